@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* decode.h — effective addresses of the memory accesses of one x86-64
+   instruction, computed from a signal context (Zydis, with the fix-ups the
+   spike found: prototype/FINDINGS.md §3.1, §9.15), and recovery of the
+   *previous* instruction's access for timer skid (decode forward from the
+   enclosing function's start, found in the in-memory .eh_frame_hdr tables,
+   funcstart.h). After hc_decode_init() every function here is
+   async-signal-safe: no allocation, no locks, no stdio. */
+#ifndef HC_DECODE_H
+#define HC_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* direction */
+#define HC_ACC_R 1u
+#define HC_ACC_W 2u
+
+/* kind of access */
+enum hc_acc_kind {
+	HC_ACC_EXPLICIT = 0, /* a ModRM/moffs memory operand */
+	HC_ACC_STACK    = 1, /* push/pop/call/ret/enter/leave hidden operand */
+	HC_ACC_STRING   = 2, /* movs/stos/lods/cmps/scas (current element) */
+	HC_ACC_IMPLICIT = 3, /* other hidden operands (xlat, maskmovdqu...) */
+};
+
+/* flags */
+#define HC_AF_LOCK    0x0001u /* lock prefix or implicitly locked (xchg m,r): RMW */
+#define HC_AF_VSIB    0x0002u /* gather/scatter: ea = base+disp only */
+#define HC_AF_BITOFF  0x0004u /* bt* m,r: register bit offset applied */
+#define HC_AF_REP     0x0008u /* rep string op */
+#define HC_AF_SEG     0x0010u /* fs/gs base added */
+#define HC_AF_ADDR32  0x0020u /* 0x67 prefix */
+#define HC_AF_RIPREL  0x0040u
+#define HC_AF_SYNTH   0x0080u /* synthesised by us */
+#define HC_AF_VARSIZE 0x0100u /* xsave & co: size is a guess */
+#define HC_AF_MASKED  0x0200u /* AVX-512 {k} or maskmov: not every byte touched */
+
+struct hc_mem_access {
+	uint64_t ea;
+	uint32_t size;   /* bytes (element size for string ops) */
+	uint8_t  rw;     /* HC_ACC_R | HC_ACC_W */
+	uint8_t  kind;   /* enum hc_acc_kind */
+	uint16_t flags;  /* HC_AF_* */
+};
+
+#define HC_MAX_ACC 4
+struct hc_insn {
+	uint8_t  len;    /* instruction length, 0 = not decoded */
+	uint8_t  n;      /* accesses in acc[] (hints, lea, nops, clflush filtered out) */
+	uint16_t flags;  /* HC_AF_* for the whole instruction */
+	bool     branch; /* control-flow instruction (jmp/jcc/call/ret...) */
+	struct hc_mem_access acc[HC_MAX_ACC];
+};
+
+/* Register state at the sample: the interrupted context. */
+struct hc_regs {
+	const long long *gregs;  /* ucontext_t.uc_mcontext.gregs (greg_t[NGREG]) */
+	uint64_t fsbase, gsbase;
+};
+
+/* Once, before any signal: initialise the shared, read-only decoder. */
+int hc_decode_init(void);
+
+/* Decode the instruction at rip (code = its bytes, avail readable bytes) and
+   compute its accesses against the register state r. 0 or -EINVAL. */
+int hc_decode_insn(const uint8_t *code, size_t avail, uint64_t rip,
+                   const struct hc_regs *r, struct hc_insn *out);
+
+/* Decode the instruction at the interrupted PC of r (reads code memory
+   safely: up to the page end first, 15 bytes only if needed). */
+int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out);
+
+/* Per-thread cache for previous-instruction lookups (direct mapped by PC). */
+#define HC_PREV_CACHE_SIZE 1024
+struct hc_prev_cache_entry {
+	uint64_t pc;     /* key; 0 = empty */
+	uint64_t prev;   /* address of the instruction before pc, 0 = none */
+	uint8_t  status; /* enum hc_prev_status */
+};
+struct hc_prev_cache {
+	struct hc_prev_cache_entry e[HC_PREV_CACHE_SIZE];
+	uint64_t hits, misses;
+};
+
+enum hc_prev_status {
+	HC_PREV_OK = 0,          /* out filled with the recoverable accesses */
+	HC_PREV_NO_FUNC = 1,     /* pc not inside a known function */
+	HC_PREV_BRANCH_TARGET = 2,/* pc is a direct-branch target: predecessor may not have run */
+	HC_PREV_UNDECODABLE = 3, /* forward decode from the function start failed */
+	HC_PREV_UNRECOVERABLE = 4,/* the previous insn overwrote its own address registers */
+	HC_PREV_NO_ACCESS = 5,   /* the previous instruction accesses no memory */
+};
+
+/* The previous instruction's recoverable memory accesses, computed from the
+   post-execution registers r (i.e. the sample's context). Stack, string and
+   synthesised accesses, and accesses whose base/index register the
+   instruction itself writes, are dropped. Returns enum hc_prev_status. */
+int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);
+
+/* The instruction that ends exactly at pc (a data watchpoint traps after the
+   access): its accesses, for classifying the trapping access. 0 or -errno. */
+int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,
+                        struct hc_insn *out);
+
+#endif

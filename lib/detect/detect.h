@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* detect.h — the ComDetective detection core as a pure module: the shared
+   BulletinBoard (bulletin.c, per-slot seqlocks) and the per-thread detection
+   rules (detect.c). No system calls, no allocation, no clocks: callers pass
+   times and memory in, so unit tests replay synthetic streams
+   deterministically. Everything here is async-signal-safe and lock-free;
+   the runtime calls it from its sample and trap handlers.
+
+   Rules (DESIGN §4.4, decisions in doc/design-decisions.md):
+   - Only store samples publish (atomic RMW counts as a store). Loads and
+     stores both look up.
+   - On a sample: the entry for the sample's line, from another thread,
+     published after this thread's previous sample (fresh) and after this
+     thread's t_prev, is one communication of weight `period`; true sharing
+     if the byte ranges overlap, false otherwise; t_prev := entry time.
+   - Otherwise, if this thread's watchpoint set is stale (not armed, or armed
+     before this thread's previous sample), pick a fresh entry published by
+     another thread and ask the caller to arm D (<= HC_MAX_WATCH) 8-byte
+     watchpoints on distinct random 8-byte chunks of its line.
+   - On the first trap of an armed set: one communication with the entry's
+     publisher of weight period*64/(D*8), true iff the trapping access
+     overlaps the published access; the whole set is disarmed.
+   - Publishing: a slot holding the same line is always replaced; a slot
+     holding another line (a collision) is replaced only when its entry is
+     expired (older than `expiry` ns) or was published by the same thread. */
+#ifndef HC_DETECT_H
+#define HC_DETECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hc/common.h"
+
+#define HC_MAX_WATCH 4
+#define HC_BB_DEFAULT_SLOTS 127
+
+/* One published store sample. */
+struct hc_bb_entry {
+	uint64_t line;    /* addr & ~63 */
+	uint64_t addr;
+	uint64_t time;    /* publication time, ns (CLOCK_MONOTONIC) */
+	uint32_t len;
+	uint32_t thread;  /* publisher's thread index */
+	int32_t  cpu;
+	uint32_t ctx;     /* publisher's CCT node for this access */
+};
+
+struct hc_bb_slot;   /* seqlock + entry, cache-line aligned (bulletin.c) */
+
+struct hc_bulletin {
+	uint32_t nslots;
+	uint64_t expiry;            /* ns after which a colliding entry may be replaced */
+	struct hc_bb_slot *slots;   /* hc_bulletin_size(nslots) bytes, caller-owned */
+};
+
+/* Bytes of slot memory needed for nslots (callers mmap or use static storage). */
+size_t hc_bulletin_size(uint32_t nslots);
+/* Initialise over zeroed caller memory (>= hc_bulletin_size(nslots), 64-aligned). */
+int  hc_bulletin_init(struct hc_bulletin *bb, void *mem, uint32_t nslots, uint64_t expiry);
+uint32_t hc_bulletin_slot_of(const struct hc_bulletin *bb, uint64_t line);
+/* Consistent snapshot of slot i; false if empty or a writer was active (torn). */
+bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_entry *out);
+/* Snapshot of the entry for `line`, false if the slot holds another line or none. */
+bool hc_bulletin_lookup(const struct hc_bulletin *bb, uint64_t line, struct hc_bb_entry *out);
+/* Publish; 0 = written, -EBUSY = another writer held the slot (skipped),
+   -EEXIST = a fresh colliding entry of another thread was kept. Never blocks. */
+int  hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e);
+
+/* Configuration shared by all threads of a process. */
+struct hc_detect_config {
+	uint64_t period;     /* weight of one sample (events or ns) */
+	uint32_t nwatch;     /* D: watchpoints per armed set, 0..HC_MAX_WATCH (0 = no traps) */
+	uint32_t probes;     /* slots probed when choosing an entry to watch (default 8) */
+};
+
+/* Per-thread detection state; zero-initialise, then set .thread and .rng. */
+struct hc_detect_thread {
+	uint32_t thread;
+	uint64_t prev_sample;   /* time of this thread's previous sample, 0 = none yet */
+	uint64_t t_prev;        /* publication time of the last entry counted */
+	uint64_t rng;           /* xorshift64 state, nonzero */
+	/* the armed watchpoint set */
+	bool     armed;
+	uint32_t nwatch;
+	uint64_t armed_at;
+	struct hc_bb_entry watched;
+	uint64_t watch_addr[HC_MAX_WATCH];
+};
+
+/* One address sample (soft, pebs or ibs) or trapping access. */
+struct hc_sample {
+	uint64_t time;
+	uint64_t addr;
+	uint32_t len;
+	bool     is_store;   /* store or atomic RMW */
+	int32_t  cpu;
+	uint32_t ctx;        /* this thread's CCT node for the access */
+};
+
+/* One detected communication (becomes a struct hc_prof_event). */
+struct hc_comm {
+	uint64_t time, weight;
+	uint64_t addr, peer_addr;
+	uint32_t len, peer_len;
+	uint32_t peer;
+	int32_t  cpu, peer_cpu;
+	uint32_t ctx, peer_ctx;
+	uint32_t flags;      /* enum hc_comm_flag */
+};
+
+/* What hc_detect_sample decided. */
+struct hc_detect_result {
+	bool     comm;             /* *comm_out filled */
+	int      published;        /* 1 published, 0 not a store, or the -errno of hc_bulletin_publish */
+	bool     arm;              /* caller must arm watch_addr[0..nwatch) (8 bytes, RW) */
+	uint32_t nwatch;
+	uint64_t watch_addr[HC_MAX_WATCH];
+};
+
+/* Process one sample of thread th. Fills *comm on detection. */
+void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                      struct hc_detect_thread *th, const struct hc_sample *s,
+                      struct hc_detect_result *res, struct hc_comm *comm);
+/* The caller could not arm the set it was asked to arm: forget it. */
+void hc_detect_arm_failed(struct hc_detect_thread *th);
+/* Process a watchpoint trap with the trapping access t. Returns true and fills
+   *comm if an armed set was hit (the set is then disarmed), false otherwise. */
+bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                    const struct hc_sample *t, struct hc_comm *comm);
+/* Byte-range overlap test used for true/false classification. */
+static inline bool hc_ranges_overlap(uint64_t a, uint32_t alen, uint64_t b, uint32_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+#endif
