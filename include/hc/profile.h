@@ -60,13 +60,17 @@ struct hc_prof_module {
 };
 
 /* One calling-context node. Nodes are stored parents-first: parent < id.
-   Node 0 is the root (parent = HC_NONE, lm = HC_NONE). lm/offset name the
-   return address (call site) of interior frames and the sampled PC of leaves. */
+   Node 0 is the root (parent = HC_NONE, lm = HC_NONE). lm/offset name a
+   return address (a call site: symbolize offset - 1) for frame nodes, and the
+   exact address of the accessing instruction for HC_NODE_LEAF nodes. */
+enum hc_node_flag {
+	HC_NODE_LEAF = 1u << 0,  /* offset is an instruction address, not a return address */
+};
 struct hc_prof_node {
 	uint32_t id;
 	uint32_t parent;
 	uint32_t lm;
-	uint32_t reserved;
+	uint32_t flags;          /* enum hc_node_flag */
 	uint64_t offset;
 	uint64_t m[HC_M_COUNT]; /* exclusive metrics, in the profile's unit */
 };
