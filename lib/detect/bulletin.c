@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* bulletin.c — the shared table of recent store samples (ComDetective's
+   BulletinBoard): direct-mapped by cache line, one seqlock per 64-byte slot.
+   Readers never block and never write the slot; a writer takes a slot by CAS
+   of its sequence counter from even to odd and skips its publish if another
+   writer holds it. Every access to a slot goes through GCC __atomic builtins
+   on 64-bit words, so the table is free of data races in the C11 sense (and
+   TSan agrees). Everything here runs in signal handlers: no system calls, no
+   allocation, no locks.
+
+   Memory ordering, without standalone fences (GCC rejects them under
+   -fsanitize=thread, and TSan does not model them): the writer stores the
+   payload words with release and the reader loads them with acquire. If a
+   reader's payload load sees a word of a writer that took the slot after the
+   reader's first sequence load, that writer's CAS happens-before the reader's
+   second sequence load, which therefore sees the change. On x86 acquire loads
+   and release stores are plain moves, so this costs nothing over relaxed
+   accesses plus fences. */
+#include <errno.h>
+#include <string.h>
+
+#include "detect/detect.h"
+
+enum {
+	W_LINE,
+	W_ADDR,
+	W_TIME,
+	W_LEN_THREAD,  /* len | thread << 32 */
+	W_CPU_CTX,     /* (uint32_t)cpu | ctx << 32 */
+	W_COUNT,
+};
+
+/* seq: 0 = never written, odd = a writer holds the slot, even = stable. */
+struct hc_bb_slot {
+	uint64_t seq;
+	uint64_t w[W_COUNT];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct hc_bb_slot) == 64, "one slot per cache line");
+
+size_t hc_bulletin_size(uint32_t nslots)
+{
+	return (size_t)nslots * sizeof(struct hc_bb_slot);
+}
+
+int hc_bulletin_init(struct hc_bulletin *bb, void *mem, uint32_t nslots, uint64_t expiry)
+{
+	if (!bb || !mem || nslots == 0 || ((uintptr_t)mem & 63))
+		return -EINVAL;
+	/* Not concurrent with any reader or writer: plain stores are fine. */
+	memset(mem, 0, hc_bulletin_size(nslots));
+	bb->nslots = nslots;
+	bb->expiry = expiry;
+	bb->slots = mem;
+	return 0;
+}
+
+/* Consecutive lines map to consecutive slots, so with a prime nslots (the
+   default 127) no two of any nslots consecutive lines collide and
+   power-of-two strides (per-thread arrays, page-aligned blocks) do not alias. */
+uint32_t hc_bulletin_slot_of(const struct hc_bulletin *bb, uint64_t line)
+{
+	return (uint32_t)((line / HC_LINE) % bb->nslots);
+}
+
+static uint64_t load_acq(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void store_rel(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_entry *out)
+{
+	const struct hc_bb_slot *slot;
+	uint64_t s1, s2, w[W_COUNT];
+	int k;
+
+	if (i >= bb->nslots)
+		return false;
+	slot = &bb->slots[i];
+	s1 = load_acq(&slot->seq);
+	if (s1 == 0 || (s1 & 1))
+		return false;
+	for (k = 0; k < W_COUNT; k++)
+		w[k] = load_acq(&slot->w[k]);
+	s2 = load_acq(&slot->seq);
+	if (s1 != s2)
+		return false;
+	out->line = w[W_LINE];
+	out->addr = w[W_ADDR];
+	out->time = w[W_TIME];
+	out->len = (uint32_t)w[W_LEN_THREAD];
+	out->thread = (uint32_t)(w[W_LEN_THREAD] >> 32);
+	out->cpu = (int32_t)(uint32_t)w[W_CPU_CTX];
+	out->ctx = (uint32_t)(w[W_CPU_CTX] >> 32);
+	return true;
+}
+
+bool hc_bulletin_lookup(const struct hc_bulletin *bb, uint64_t line, struct hc_bb_entry *out)
+{
+	return hc_bulletin_read(bb, hc_bulletin_slot_of(bb, line), out) && out->line == line;
+}
+
+/* May `e` replace the slot's current entry (line, time, thread)? */
+static bool may_replace(const struct hc_bulletin *bb, const struct hc_bb_entry *e,
+                        uint64_t line, uint64_t time, uint32_t thread)
+{
+	if (line == e->line || thread == e->thread)
+		return true;
+	/* No clock here: age is judged against the new entry's time. An entry
+	   that looks newer than the new one (samples of different threads are
+	   not ordered) is not expired. */
+	return e->time > time && e->time - time > bb->expiry;
+}
+
+int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
+{
+	struct hc_bb_slot *slot = &bb->slots[hc_bulletin_slot_of(bb, e->line)];
+	uint64_t s, line, time, lt;
+
+	/* Decide on a snapshot taken under the read protocol; the CAS below
+	   succeeds only if no writer came in between, so the decision holds. */
+	s = load_acq(&slot->seq);
+	if (s & 1)
+		return -EBUSY;
+	if (s != 0) {
+		line = load_acq(&slot->w[W_LINE]);
+		time = load_acq(&slot->w[W_TIME]);
+		lt = load_acq(&slot->w[W_LEN_THREAD]);
+		if (!may_replace(bb, e, line, time, (uint32_t)(lt >> 32))) {
+			/* The snapshot may be torn; only a stable one is a refusal. */
+			if (load_acq(&slot->seq) != s)
+				return -EBUSY;
+			return -EEXIST;
+		}
+	}
+	/* Acquire: the previous writer's payload stores happen-before ours, so
+	   ours come later in every word's modification order. */
+	if (!__atomic_compare_exchange_n(&slot->seq, &s, s + 1, false,
+	                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return -EBUSY;
+	store_rel(&slot->w[W_LINE], e->line);
+	store_rel(&slot->w[W_ADDR], e->addr);
+	store_rel(&slot->w[W_TIME], e->time);
+	store_rel(&slot->w[W_LEN_THREAD], (uint64_t)e->len | (uint64_t)e->thread << 32);
+	store_rel(&slot->w[W_CPU_CTX], (uint64_t)(uint32_t)e->cpu | (uint64_t)e->ctx << 32);
+	store_rel(&slot->seq, s + 2);
+	return 0;
+}

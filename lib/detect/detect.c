@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* detect.c — the per-thread ComDetective rules: what one address sample or
+   one watchpoint trap of a thread means, given the shared BulletinBoard.
+   A sample first looks up its own line (communication detected by the
+   sample), otherwise may ask the caller to arm watchpoints on a line another
+   thread stored to recently (communication detected by the trap), and a
+   store sample then publishes itself. Pure: times come from the caller,
+   randomness from the thread's own xorshift64 state. Runs in the runtime's
+   sample and trap handlers; no system calls, no allocation, no locks.
+   The rules and the decisions behind them: doc/detection.md. */
+#include <string.h>
+
+#include "detect/detect.h"
+
+#define DEFAULT_PROBES 8
+#define CHUNK 8u                       /* bytes per watchpoint */
+#define NCHUNKS (HC_LINE / CHUNK)      /* watchable chunks per line */
+
+static uint64_t rng_next(struct hc_detect_thread *th)
+{
+	uint64_t x = th->rng;
+
+	if (x == 0)  /* xorshift is stuck at 0; the contract says nonzero */
+		x = 0x9e3779b97f4a7c15ull ^ th->thread;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	th->rng = x;
+	return x;
+}
+
+/* Uniform-enough integer in [0, n) by multiply-shift of the high half. */
+static uint32_t rng_below(struct hc_detect_thread *th, uint32_t n)
+{
+	return (uint32_t)(((rng_next(th) >> 32) * n) >> 32);
+}
+
+static uint32_t watch_count(const struct hc_detect_config *cfg)
+{
+	return cfg->nwatch < HC_MAX_WATCH ? cfg->nwatch : HC_MAX_WATCH;
+}
+
+/* Weight of one trap: the set covers D*8 of the line's 64 bytes, so one trap
+   stands for 64/(D*8) = 8/D sampled communications of weight `period`.
+   Exact for D = 1, 2, 4; rounded down for D = 3. */
+static uint64_t trap_weight(uint64_t period, uint32_t d)
+{
+	return period * NCHUNKS / d;
+}
+
+/* Fresh for th: published by another thread after th's previous sample. */
+static bool is_fresh(const struct hc_detect_thread *th, const struct hc_bb_entry *e)
+{
+	return e->thread != th->thread && e->time > th->prev_sample;
+}
+
+static bool set_is_stale(const struct hc_detect_thread *th)
+{
+	return !th->armed || th->armed_at < th->prev_sample;
+}
+
+static void fill_comm(struct hc_comm *c, const struct hc_sample *s,
+                      const struct hc_bb_entry *e, uint64_t weight, uint32_t how)
+{
+	c->time = s->time;
+	c->weight = weight;
+	c->addr = s->addr;
+	c->len = s->len;
+	c->cpu = s->cpu;
+	c->ctx = s->ctx;
+	c->peer = e->thread;
+	c->peer_addr = e->addr;
+	c->peer_len = e->len;
+	c->peer_cpu = e->cpu;
+	c->peer_ctx = e->ctx;
+	/* Only stores publish, so the peer access always wrote. */
+	c->flags = how | HC_COMM_PEER_STORE
+	         | (s->is_store ? HC_COMM_STORE : 0)
+	         | (hc_ranges_overlap(s->addr, s->len, e->addr, e->len) ? HC_COMM_TRUE : 0);
+}
+
+/* Probe random slots for an entry worth watching: fresh, and not already
+   counted (newer than t_prev). */
+static bool pick_entry(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                       struct hc_detect_thread *th, struct hc_bb_entry *out)
+{
+	uint32_t probes = cfg->probes ? cfg->probes : DEFAULT_PROBES;
+	uint32_t i;
+
+	for (i = 0; i < probes; i++) {
+		if (hc_bulletin_read(bb, rng_below(th, bb->nslots), out) &&
+		    is_fresh(th, out) && out->time > th->t_prev)
+			return true;
+	}
+	return false;
+}
+
+/* Arm d watchpoints on distinct random 8-byte chunks of e's line (a partial
+   Fisher-Yates shuffle of the line's 8 chunks). */
+static void arm_set(struct hc_detect_thread *th, const struct hc_bb_entry *e,
+                    uint32_t d, uint64_t now, struct hc_detect_result *res)
+{
+	uint8_t chunk[NCHUNKS];
+	uint32_t i, j;
+	uint8_t tmp;
+
+	for (i = 0; i < NCHUNKS; i++)
+		chunk[i] = (uint8_t)i;
+	for (i = 0; i < d; i++) {
+		j = i + rng_below(th, NCHUNKS - i);
+		tmp = chunk[i];
+		chunk[i] = chunk[j];
+		chunk[j] = tmp;
+		th->watch_addr[i] = e->line + (uint64_t)chunk[i] * CHUNK;
+		res->watch_addr[i] = th->watch_addr[i];
+	}
+	th->armed = true;
+	th->nwatch = d;
+	th->armed_at = now;
+	th->watched = *e;
+	res->arm = true;
+	res->nwatch = d;
+}
+
+void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                      struct hc_detect_thread *th, const struct hc_sample *s,
+                      struct hc_detect_result *res, struct hc_comm *comm)
+{
+	uint64_t line = s->addr & ~(uint64_t)(HC_LINE - 1);
+	struct hc_bb_entry e;
+	uint32_t d = watch_count(cfg);
+
+	memset(res, 0, sizeof(*res));
+
+	/* 1. Look up before publishing, so we never read our own entry back. */
+	if (hc_bulletin_lookup(bb, line, &e) && is_fresh(th, &e) && e.time > th->t_prev) {
+		fill_comm(comm, s, &e, cfg->period, 0);
+		th->t_prev = e.time;
+		res->comm = true;
+	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, &e)) {
+		/* 2. Nothing here: watch a line another thread just wrote. */
+		arm_set(th, &e, d, s->time, res);
+	}
+
+	/* 3. Only stores (and atomic RMWs) publish. */
+	if (s->is_store) {
+		struct hc_bb_entry mine = {
+			.line = line,
+			.addr = s->addr,
+			.time = s->time,
+			.len = s->len,
+			.thread = th->thread,
+			.cpu = s->cpu,
+			.ctx = s->ctx,
+		};
+		int rc = hc_bulletin_publish(bb, &mine);
+
+		res->published = rc == 0 ? 1 : rc;
+	}
+
+	th->prev_sample = s->time;
+}
+
+void hc_detect_arm_failed(struct hc_detect_thread *th)
+{
+	th->armed = false;
+	th->nwatch = 0;
+}
+
+bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                    const struct hc_sample *t, struct hc_comm *comm)
+{
+	const struct hc_bb_entry *e = &th->watched;
+
+	if (!th->armed || th->nwatch == 0)
+		return false;
+	/* A trap whose access is not on the watched line (a late trap of an
+	   older set) matched nothing; the current set stays armed. */
+	if (!hc_ranges_overlap(t->addr, t->len ? t->len : 1, e->line, HC_LINE))
+		return false;
+	fill_comm(comm, t, e, trap_weight(cfg->period, th->nwatch), HC_COMM_TRAP);
+	if (e->time > th->t_prev)
+		th->t_prev = e->time;
+	th->armed = false;
+	th->nwatch = 0;
+	return true;
+}

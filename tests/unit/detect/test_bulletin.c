@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_bulletin.c — single-threaded tests of the BulletinBoard: sizing and
+   initialisation, the line-to-slot mapping, round trips of every entry field,
+   and the publishing policy (same line replaces; a collision replaces only an
+   expired entry or one of the same publisher, else -EEXIST). No signals. */
+#include <errno.h>
+
+#include "detect/detect.h"
+#include "../../hc_test.h"
+
+#define NSLOTS 7
+#define EXPIRY 1000
+
+static struct hc_bb_slot *slot_mem(void)
+{
+	static unsigned char mem[64 * HC_BB_DEFAULT_SLOTS] __attribute__((aligned(64)));
+
+	return (struct hc_bb_slot *)mem;
+}
+
+static struct hc_bb_entry entry(uint64_t addr, uint64_t time, uint32_t thread)
+{
+	struct hc_bb_entry e = {
+		.line = addr & ~63ull,
+		.addr = addr,
+		.time = time,
+		.len = 4,
+		.thread = thread,
+		.cpu = (int32_t)thread + 10,
+		.ctx = 100 + thread,
+	};
+	return e;
+}
+
+static void test_init(void)
+{
+	struct hc_bulletin bb;
+
+	CHECK_EQ_U64(hc_bulletin_size(1), 64);
+	CHECK_EQ_U64(hc_bulletin_size(HC_BB_DEFAULT_SLOTS), 64 * HC_BB_DEFAULT_SLOTS);
+	CHECK_EQ_U64(hc_bulletin_init(&bb, slot_mem(), 0, EXPIRY), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hc_bulletin_init(&bb, (char *)slot_mem() + 8, NSLOTS, EXPIRY), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hc_bulletin_init(&bb, NULL, NSLOTS, EXPIRY), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(hc_bulletin_init(&bb, slot_mem(), NSLOTS, EXPIRY), 0);
+	CHECK_EQ_U64(bb.nslots, NSLOTS);
+	CHECK_EQ_U64(bb.expiry, EXPIRY);
+}
+
+static void test_slot_of(void)
+{
+	struct hc_bulletin bb;
+	uint64_t line = 0x7f0000001000ull;
+	uint32_t i, j;
+	bool distinct = true;
+
+	hc_bulletin_init(&bb, slot_mem(), HC_BB_DEFAULT_SLOTS, EXPIRY);
+	for (i = 0; i < 1000; i++)
+		CHECK(hc_bulletin_slot_of(&bb, line + 64ull * i) < HC_BB_DEFAULT_SLOTS);
+	/* nslots consecutive lines never collide */
+	for (i = 0; i < HC_BB_DEFAULT_SLOTS; i++)
+		for (j = i + 1; j < HC_BB_DEFAULT_SLOTS; j++)
+			if (hc_bulletin_slot_of(&bb, line + 64ull * i) ==
+			    hc_bulletin_slot_of(&bb, line + 64ull * j))
+				distinct = false;
+	CHECK(distinct);
+	/* page-strided lines (one per thread's page) do not alias either */
+	CHECK(hc_bulletin_slot_of(&bb, line) != hc_bulletin_slot_of(&bb, line + 4096));
+}
+
+static void test_empty_and_roundtrip(void)
+{
+	struct hc_bulletin bb;
+	struct hc_bb_entry e = entry(0x1234567, 42, 3), out;
+	uint32_t i;
+
+	hc_bulletin_init(&bb, slot_mem(), NSLOTS, EXPIRY);
+	for (i = 0; i < NSLOTS; i++)
+		CHECK(!hc_bulletin_read(&bb, i, &out));
+	CHECK(!hc_bulletin_read(&bb, NSLOTS, &out));
+	CHECK(!hc_bulletin_lookup(&bb, e.line, &out));
+
+	e.cpu = -1;  /* unknown cpu must survive the packing */
+	e.ctx = 0xfedcba98;
+	e.len = 0x80000001;
+	e.thread = 0xfffffffe;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
+	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
+	CHECK_EQ_U64(out.line, e.line);
+	CHECK_EQ_U64(out.addr, e.addr);
+	CHECK_EQ_U64(out.time, e.time);
+	CHECK_EQ_U64(out.len, e.len);
+	CHECK_EQ_U64(out.thread, e.thread);
+	CHECK(out.cpu == -1);
+	CHECK_EQ_U64(out.ctx, e.ctx);
+	CHECK(hc_bulletin_read(&bb, hc_bulletin_slot_of(&bb, e.line), &out));
+	CHECK_EQ_U64(out.addr, e.addr);
+	/* another line of the same slot is not found by lookup */
+	CHECK(!hc_bulletin_lookup(&bb, e.line + 64ull * NSLOTS, &out));
+	/* the slot's neighbours are still empty */
+	CHECK(!hc_bulletin_read(&bb, (hc_bulletin_slot_of(&bb, e.line) + 1) % NSLOTS, &out));
+}
+
+static void test_same_line_replaces(void)
+{
+	struct hc_bulletin bb;
+	struct hc_bb_entry a = entry(0x10008, 5000, 1), b = entry(0x10010, 5001, 2), out;
+
+	hc_bulletin_init(&bb, slot_mem(), NSLOTS, EXPIRY);
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &a), 0);
+	/* another thread, same line, well within expiry: replaced */
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &b), 0);
+	CHECK(hc_bulletin_lookup(&bb, a.line, &out));
+	CHECK_EQ_U64(out.thread, 2);
+	CHECK_EQ_U64(out.addr, 0x10010);
+	/* even an older time on the same line replaces (latest publish wins) */
+	a.time = 10;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &a), 0);
+	CHECK(hc_bulletin_lookup(&bb, a.line, &out));
+	CHECK_EQ_U64(out.thread, 1);
+	CHECK_EQ_U64(out.time, 10);
+}
+
+static void test_collision_policy(void)
+{
+	struct hc_bulletin bb;
+	uint64_t l1 = 0x20000, l2 = l1 + 64ull * NSLOTS;  /* same slot */
+	struct hc_bb_entry a = entry(l1 + 8, 10000, 1), out;
+	struct hc_bb_entry b;
+
+	hc_bulletin_init(&bb, slot_mem(), NSLOTS, EXPIRY);
+	CHECK_EQ_U64(hc_bulletin_slot_of(&bb, l1), hc_bulletin_slot_of(&bb, l2));
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &a), 0);
+
+	/* another thread's fresh colliding entry is kept */
+	b = entry(l2 + 16, 10000 + EXPIRY, 2);   /* age == expiry: not older than it */
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &b), (uint64_t)-EEXIST);
+	CHECK(hc_bulletin_lookup(&bb, l1, &out));
+	CHECK_EQ_U64(out.thread, 1);
+	CHECK(!hc_bulletin_lookup(&bb, l2, &out));
+
+	/* a new entry that looks older than the resident one never expires it */
+	b.time = 5;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &b), (uint64_t)-EEXIST);
+
+	/* older than expiry: replaced */
+	b.time = 10000 + EXPIRY + 1;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &b), 0);
+	CHECK(hc_bulletin_lookup(&bb, l2, &out));
+	CHECK_EQ_U64(out.thread, 2);
+	CHECK_EQ_U64(out.addr, l2 + 16);
+	CHECK(!hc_bulletin_lookup(&bb, l1, &out));
+
+	/* the same publisher always replaces its own colliding entry */
+	b = entry(l1 + 24, out.time + 1, 2);
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &b), 0);
+	CHECK(hc_bulletin_lookup(&bb, l1, &out));
+	CHECK_EQ_U64(out.addr, l1 + 24);
+	CHECK_EQ_U64(out.thread, 2);
+}
+
+static void test_expiry_zero(void)
+{
+	struct hc_bulletin bb;
+	uint64_t l1 = 0x30000, l2 = l1 + 64ull * NSLOTS;
+	struct hc_bb_entry a = entry(l1, 100, 1), b = entry(l2, 100, 2), out;
+
+	/* expiry 0: any strictly older colliding entry is replaced */
+	hc_bulletin_init(&bb, slot_mem(), NSLOTS, 0);
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &a), 0);
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &b), (uint64_t)-EEXIST);  /* same time */
+	b.time = 101;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &b), 0);
+	CHECK(hc_bulletin_lookup(&bb, l2, &out));
+}
+
+int main(void)
+{
+	test_init();
+	test_slot_of();
+	test_empty_and_roundtrip();
+	test_same_line_replaces();
+	test_collision_policy();
+	test_expiry_zero();
+	return hc_test_done("test_bulletin");
+}

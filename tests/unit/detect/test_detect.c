@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_detect.c — the ComDetective rules on synthetic event streams: a few
+   simulated threads feed hand-written (time, address, length, load/store)
+   samples and traps to hc_detect_sample / hc_detect_trap, and each test
+   checks what was detected, armed and published. Deterministic (fixed rng
+   seeds), single-threaded, no signals. */
+#include <errno.h>
+
+#include "detect/detect.h"
+#include "../../hc_test.h"
+
+#define NTHREADS 4
+#define PERIOD 1000
+#define LINE_A 0x7f0000010000ull
+#define LINE_B 0x7f0000020040ull
+
+struct world {
+	struct hc_bulletin bb;
+	struct hc_detect_config cfg;
+	struct hc_detect_thread th[NTHREADS];
+	struct hc_detect_result res;
+	struct hc_comm comm;
+};
+
+static void world_init(struct world *w, uint32_t nslots, uint32_t nwatch)
+{
+	static unsigned char mem[64 * 64] __attribute__((aligned(64)));
+	uint32_t i;
+
+	memset(w, 0, sizeof(*w));
+	CHECK(nslots <= 64);
+	CHECK_EQ_U64(hc_bulletin_init(&w->bb, mem, nslots, 1000000), 0);
+	w->cfg.period = PERIOD;
+	w->cfg.nwatch = nwatch;
+	w->cfg.probes = 64;
+	for (i = 0; i < NTHREADS; i++) {
+		w->th[i].thread = i;
+		w->th[i].rng = 0x1234567ull * (i + 1);
+	}
+}
+
+/* Thread t samples an access; returns whether a communication was detected.
+   The comm record is poisoned first so unfilled fields show. */
+static bool sample(struct world *w, uint32_t t, uint64_t time, uint64_t addr,
+                   uint32_t len, bool store)
+{
+	struct hc_sample s = {
+		.time = time, .addr = addr, .len = len, .is_store = store,
+		.cpu = (int32_t)t + 20, .ctx = 500 + t,
+	};
+
+	memset(&w->comm, 0xa5, sizeof(w->comm));
+	hc_detect_sample(&w->bb, &w->cfg, &w->th[t], &s, &w->res, &w->comm);
+	return w->res.comm;
+}
+
+static bool trap(struct world *w, uint32_t t, uint64_t time, uint64_t addr,
+                 uint32_t len, bool store)
+{
+	struct hc_sample s = {
+		.time = time, .addr = addr, .len = len, .is_store = store,
+		.cpu = (int32_t)t + 20, .ctx = 700 + t,
+	};
+
+	memset(&w->comm, 0xa5, sizeof(w->comm));
+	return hc_detect_trap(&w->cfg, &w->th[t], &s, &w->comm);
+}
+
+static void test_overlap(void)
+{
+	CHECK(hc_ranges_overlap(8, 8, 12, 4));
+	CHECK(hc_ranges_overlap(8, 8, 15, 2));   /* partial, straddles the end */
+	CHECK(hc_ranges_overlap(8, 8, 6, 4));    /* partial, straddles the start */
+	CHECK(hc_ranges_overlap(8, 8, 0, 64));   /* contains */
+	CHECK(!hc_ranges_overlap(8, 8, 16, 8));  /* adjacent above */
+	CHECK(!hc_ranges_overlap(8, 8, 4, 4));   /* adjacent below */
+	CHECK(!hc_ranges_overlap(8, 0, 8, 8));   /* empty range */
+}
+
+static void test_detect_record(void)
+{
+	struct world w;
+
+	world_init(&w, 7, 0);
+	CHECK(!sample(&w, 0, 50, LINE_B, 8, false));           /* T0's previous sample */
+	CHECK(!sample(&w, 1, 100, LINE_A + 8, 8, true));       /* T1 publishes */
+	CHECK_EQ_U64(w.res.published, 1);
+	CHECK(sample(&w, 0, 200, LINE_A + 12, 4, true));       /* T0 stores into it */
+	CHECK_EQ_U64(w.comm.time, 200);
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	CHECK_EQ_U64(w.comm.addr, LINE_A + 12);
+	CHECK_EQ_U64(w.comm.len, 4);
+	CHECK_EQ_U64(w.comm.cpu, 20);
+	CHECK_EQ_U64(w.comm.ctx, 500);
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK_EQ_U64(w.comm.peer_addr, LINE_A + 8);
+	CHECK_EQ_U64(w.comm.peer_len, 8);
+	CHECK_EQ_U64(w.comm.peer_cpu, 21);
+	CHECK_EQ_U64(w.comm.peer_ctx, 501);
+	CHECK_EQ_U64(w.comm.flags, HC_COMM_STORE | HC_COMM_PEER_STORE | HC_COMM_TRUE);
+	CHECK_EQ_U64(w.th[0].t_prev, 100);
+	CHECK_EQ_U64(w.th[0].prev_sample, 200);
+	/* T0's store replaced T1's entry on the same line */
+	CHECK_EQ_U64(w.res.published, 1);
+	/* ... so T1 now sees T0's store: a load, false sharing */
+	CHECK(sample(&w, 1, 300, LINE_A + 40, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 0);
+	CHECK_EQ_U64(w.comm.flags, HC_COMM_PEER_STORE);
+	CHECK_EQ_U64(w.res.published, 0);
+}
+
+static void test_fresh_vs_expired(void)
+{
+	struct world w;
+
+	/* first sample ever: everything on the board is fresh */
+	world_init(&w, 7, 0);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	CHECK(sample(&w, 0, 200, LINE_A, 8, false));
+
+	/* published before my previous sample: not fresh */
+	world_init(&w, 7, 0);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	CHECK(!sample(&w, 0, 150, LINE_B, 8, false));
+	CHECK(!sample(&w, 0, 200, LINE_A, 8, false));
+	CHECK_EQ_U64(w.th[0].t_prev, 0);
+
+	/* published exactly at my previous sample: not after it, not fresh */
+	world_init(&w, 7, 0);
+	sample(&w, 0, 100, LINE_B, 8, false);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	CHECK(!sample(&w, 0, 200, LINE_A, 8, false));
+
+	/* published between my previous sample and this one: fresh */
+	world_init(&w, 7, 0);
+	sample(&w, 0, 99, LINE_B, 8, false);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	CHECK(sample(&w, 0, 200, LINE_A, 8, false));
+	/* and not again at my next sample (now it predates my previous one) */
+	CHECK(!sample(&w, 0, 300, LINE_A, 8, false));
+}
+
+static void test_t_prev_dedup(void)
+{
+	struct world w;
+
+	/* Samples of different threads are not time-ordered (a late handler,
+	   clocks read at different moments): T1's entry is stamped 300 while
+	   T0 samples at 200 and 250. It stays fresh for both, but counts once. */
+	world_init(&w, 7, 0);
+	sample(&w, 1, 300, LINE_A, 8, true);
+	CHECK(sample(&w, 0, 200, LINE_A, 8, false));
+	CHECK_EQ_U64(w.th[0].t_prev, 300);
+	CHECK(w.th[0].prev_sample < 300);
+	CHECK(!sample(&w, 0, 250, LINE_A, 8, false));
+	/* a newer publication counts again */
+	sample(&w, 1, 310, LINE_A, 8, true);
+	CHECK(sample(&w, 0, 260, LINE_A, 8, false));
+	CHECK_EQ_U64(w.th[0].t_prev, 310);
+	/* t_prev is per thread: T2 still counts T1's entry */
+	CHECK(sample(&w, 2, 260, LINE_A, 8, false));
+}
+
+static void test_true_false(void)
+{
+	static const struct { uint64_t off; uint32_t len; bool isTrue; } cases[] = {
+		{ 12, 4, true },    /* inside [8,16) */
+		{ 15, 2, true },    /* partial overlap at the end */
+		{ 6, 4, true },     /* partial overlap at the start */
+		{ 0, 64, true },    /* covers */
+		{ 16, 8, false },   /* adjacent above */
+		{ 4, 4, false },    /* adjacent below */
+		{ 40, 1, false },   /* elsewhere on the line */
+	};
+	struct world w;
+	uint64_t now = 100;
+	size_t i;
+
+	world_init(&w, 7, 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sample(&w, 1, now++, LINE_A + 8, 8, true);
+		CHECK_MSG(sample(&w, 0, now++, LINE_A + cases[i].off, cases[i].len, false),
+		          "case %zu", i);
+		CHECK_MSG(!!(w.comm.flags & HC_COMM_TRUE) == cases[i].isTrue, "case %zu", i);
+		CHECK(!(w.comm.flags & HC_COMM_TRAP));
+	}
+}
+
+static void test_needs_a_store(void)
+{
+	struct world w;
+	uint64_t now = 100;
+	struct hc_bb_entry e;
+	int i;
+
+	/* two threads loading the same line never communicate: loads never publish */
+	world_init(&w, 1, 4);
+	for (i = 0; i < 50; i++) {
+		CHECK(!sample(&w, i & 1, now, LINE_A + (uint64_t)(i & 7) * 8, 8, false));
+		CHECK_EQ_U64(w.res.published, 0);
+		CHECK(!w.res.arm);
+		now += 100;
+	}
+	CHECK(!hc_bulletin_read(&w.bb, 0, &e));
+	/* one store, and the other thread's load sees it */
+	sample(&w, 1, now++, LINE_A, 8, true);
+	CHECK_EQ_U64(w.res.published, 1);
+	CHECK(sample(&w, 0, now++, LINE_A, 8, false));
+}
+
+static void test_never_with_oneself(void)
+{
+	struct world w;
+	uint64_t now = 100;
+	int i;
+
+	/* one thread storing and loading its own line: nothing detected, nothing armed */
+	world_init(&w, 1, 4);
+	for (i = 0; i < 50; i++) {
+		CHECK(!sample(&w, 0, now, LINE_A + (uint64_t)(i & 7) * 8, 8, i & 1));
+		CHECK(!w.res.arm);
+		now += 100;
+	}
+	CHECK(!w.th[0].armed);
+	CHECK(!trap(&w, 0, now, LINE_A, 8, true));
+	/* another thread does see it */
+	CHECK(sample(&w, 1, now, LINE_A, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 0);
+}
+
+static void test_collision_in_detect(void)
+{
+	struct world w;
+	uint64_t l2 = LINE_A + 64ull * 7;   /* same slot as LINE_A in a 7-slot board */
+
+	world_init(&w, 7, 0);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	/* a store to a colliding line of another thread, within expiry: kept */
+	CHECK(!sample(&w, 2, 200, l2, 8, true));
+	CHECK_EQ_U64(w.res.published, (uint64_t)-EEXIST);
+	/* the colliding line is not mistaken for LINE_A (T3's first sample:
+	   everything on the board is fresh for it) */
+	CHECK(!sample(&w, 3, 300, l2, 8, false));
+	CHECK(sample(&w, 0, 300, LINE_A, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK_EQ_U64(w.comm.peer_addr, LINE_A);
+}
+
+/* Check a requested set: d distinct 8-aligned chunks of `line`, mirrored in th. */
+static void check_set(const struct world *w, uint32_t t, uint64_t line, uint32_t d,
+                      unsigned *seen)
+{
+	uint32_t i, j;
+
+	CHECK(w->res.arm);
+	CHECK_EQ_U64(w->res.nwatch, d);
+	CHECK(w->th[t].armed);
+	CHECK_EQ_U64(w->th[t].nwatch, d);
+	for (i = 0; i < d; i++) {
+		uint64_t a = w->res.watch_addr[i];
+
+		CHECK_EQ_U64(a & ~63ull, line);
+		CHECK_EQ_U64(a & 7, 0);
+		CHECK_EQ_U64(w->th[t].watch_addr[i], a);
+		for (j = 0; j < i; j++)
+			CHECK(w->res.watch_addr[j] != a);
+		*seen |= 1u << ((a & 63) / 8);
+	}
+}
+
+static void test_arm_chunks(void)
+{
+	struct world w;
+	unsigned seen[HC_MAX_WATCH + 1] = { 0 };
+	uint64_t now = 100;
+	uint32_t d;
+	int k;
+
+	for (d = 1; d <= HC_MAX_WATCH; d++) {
+		world_init(&w, 1, d);
+		for (k = 0; k < 200; k++) {
+			sample(&w, 1, now++, LINE_A + 8, 8, true);
+			CHECK(!sample(&w, 0, now++, LINE_B, 8, false));
+			check_set(&w, 0, LINE_A, d, &seen[d]);
+			CHECK_EQ_U64(w.th[0].watched.line, LINE_A);
+			CHECK_EQ_U64(w.th[0].watched.thread, 1);
+			CHECK_EQ_U64(w.th[0].armed_at, now - 1);
+			hc_detect_arm_failed(&w.th[0]);
+			CHECK(!w.th[0].armed);
+		}
+		/* the choice is random: over 200 sets every chunk was used */
+		CHECK_EQ_U64(seen[d], 0xff);
+	}
+	/* more than the hardware has: clamped */
+	world_init(&w, 1, 9);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	check_set(&w, 0, LINE_A, HC_MAX_WATCH, &seen[0]);
+	/* nwatch = 0: traps off, never armed */
+	world_init(&w, 1, 0);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	CHECK(!w.th[0].armed);
+}
+
+static void test_arm_choice(void)
+{
+	struct world w;
+
+	/* an entry of another thread published before my previous sample: not armed */
+	world_init(&w, 7, 2);
+	sample(&w, 0, 150, LINE_B, 8, false);
+	CHECK(!w.res.arm);                      /* empty board */
+	sample(&w, 1, 100, LINE_A, 8, true);    /* stamped before T0's 150 */
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	CHECK(!w.th[0].armed);
+	/* my own fresh entry is not a candidate */
+	sample(&w, 0, 300, LINE_B + 8, 8, true);
+	CHECK_EQ_U64(w.res.published, 1);
+	sample(&w, 0, 400, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	/* an entry already counted by a sample (t_prev) is not watched again */
+	world_init(&w, 1, 2);
+	sample(&w, 1, 300, LINE_A, 8, true);
+	CHECK(sample(&w, 0, 200, LINE_A, 8, false));
+	CHECK(!sample(&w, 0, 250, LINE_B, 8, false));
+	CHECK(!w.res.arm);
+	/* ...but a fresh uncounted one is */
+	sample(&w, 1, 320, LINE_A, 8, true);
+	CHECK(!sample(&w, 0, 260, LINE_B, 8, false));
+	CHECK(w.res.arm);
+	/* a sample that detects does not also arm */
+	world_init(&w, 1, 2);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	CHECK(sample(&w, 0, 200, LINE_A, 8, false));
+	CHECK(!w.res.arm);
+}
+
+static void test_trap(void)
+{
+	struct world w;
+	uint32_t d;
+	uint64_t now = 100;
+
+	for (d = 1; d <= HC_MAX_WATCH; d++) {
+		world_init(&w, 1, d);
+		/* nothing armed: a trap matches nothing */
+		CHECK(!trap(&w, 0, now++, LINE_A, 8, false));
+
+		sample(&w, 1, now++, LINE_A + 8, 8, true);
+		sample(&w, 0, now++, LINE_B, 8, false);
+		CHECK(w.res.arm);
+		/* a late trap off the watched line matches nothing; the set stays */
+		CHECK(!trap(&w, 0, now++, LINE_B, 8, false));
+		CHECK(w.th[0].armed);
+
+		CHECK(trap(&w, 0, now, LINE_A + 12, 4, false));
+		CHECK_EQ_U64(w.comm.weight, (uint64_t)PERIOD * 64 / (d * 8));
+		CHECK_EQ_U64(w.comm.time, now);
+		CHECK_EQ_U64(w.comm.addr, LINE_A + 12);
+		CHECK_EQ_U64(w.comm.len, 4);
+		CHECK_EQ_U64(w.comm.cpu, 20);
+		CHECK_EQ_U64(w.comm.ctx, 700);
+		CHECK_EQ_U64(w.comm.peer, 1);
+		CHECK_EQ_U64(w.comm.peer_addr, LINE_A + 8);
+		CHECK_EQ_U64(w.comm.peer_len, 8);
+		CHECK_EQ_U64(w.comm.peer_cpu, 21);
+		CHECK_EQ_U64(w.comm.peer_ctx, 501);
+		CHECK_EQ_U64(w.comm.flags, HC_COMM_TRAP | HC_COMM_PEER_STORE | HC_COMM_TRUE);
+		/* the whole set is disarmed after the first trap */
+		CHECK(!w.th[0].armed);
+		CHECK(!trap(&w, 0, now + 1, LINE_A + 12, 4, false));
+		now += 2;
+	}
+	CHECK_EQ_U64(PERIOD * 64 / (1 * 8), 8000);
+	CHECK_EQ_U64(PERIOD * 64 / (4 * 8), 2000);
+
+	/* D = 3: rounded down */
+	world_init(&w, 1, 3);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(trap(&w, 0, 210, LINE_A + 32, 8, true));
+	CHECK_EQ_U64(w.comm.weight, PERIOD * 8 / 3);
+
+	/* a storing trap on other bytes: false sharing, both stores */
+	world_init(&w, 1, 2);
+	sample(&w, 1, 100, LINE_A + 8, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(trap(&w, 0, 210, LINE_A + 16, 8, true));
+	CHECK_EQ_U64(w.comm.flags, HC_COMM_TRAP | HC_COMM_PEER_STORE | HC_COMM_STORE);
+	CHECK_EQ_U64(w.th[0].t_prev, 100);
+	/* the entry counted by the trap is not counted again by a sample */
+	w.th[0].prev_sample = 50;
+	CHECK(!sample(&w, 0, 220, LINE_A, 8, false));
+}
+
+static void test_stale_rearm(void)
+{
+	struct world w;
+
+	world_init(&w, 1, 1);
+	sample(&w, 1, 90, LINE_A, 8, true);
+	sample(&w, 0, 100, LINE_B, 8, false);        /* arms at 100 */
+	CHECK(w.res.arm);
+	CHECK_EQ_U64(w.th[0].armed_at, 100);
+
+	/* next sample: the set was armed at my previous sample, not before it */
+	sample(&w, 1, 150, LINE_A + 64 * 3, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	CHECK_EQ_U64(w.th[0].armed_at, 100);
+	CHECK_EQ_U64(w.th[0].watched.line, LINE_A);
+
+	/* the one after: armed before my previous sample, stale, re-armed */
+	sample(&w, 1, 250, LINE_A + 64 * 3, 8, true);
+	sample(&w, 0, 300, LINE_B, 8, false);
+	CHECK(w.res.arm);
+	CHECK_EQ_U64(w.th[0].armed_at, 300);
+	CHECK_EQ_U64(w.th[0].watched.line, LINE_A + 64 * 3);
+	CHECK_EQ_U64(w.th[0].watched.time, 250);
+
+	/* stale but nothing fresh to watch: the old set is left armed */
+	sample(&w, 0, 400, LINE_B, 8, false);
+	sample(&w, 0, 500, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	CHECK(w.th[0].armed);
+
+	/* after a trap (disarmed) the very next sample may re-arm */
+	CHECK(trap(&w, 0, 510, LINE_A + 64 * 3, 8, false));
+	sample(&w, 1, 520, LINE_A, 8, true);
+	sample(&w, 0, 530, LINE_B, 8, false);
+	CHECK(w.res.arm);
+	/* after a failed arm, likewise */
+	hc_detect_arm_failed(&w.th[0]);
+	sample(&w, 1, 540, LINE_A, 8, true);
+	sample(&w, 0, 550, LINE_B, 8, false);
+	CHECK(w.res.arm);
+}
+
+static void test_rng_zero(void)
+{
+	struct world w;
+
+	/* a zero rng state would stick at zero; it is reseeded instead */
+	world_init(&w, 1, 4);
+	w.th[0].rng = 0;
+	sample(&w, 1, 100, LINE_A, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm);
+	CHECK(w.th[0].rng != 0);
+}
+
+int main(void)
+{
+	test_overlap();
+	test_detect_record();
+	test_fresh_vs_expired();
+	test_t_prev_dedup();
+	test_true_false();
+	test_needs_a_store();
+	test_never_with_oneself();
+	test_collision_in_detect();
+	test_arm_chunks();
+	test_arm_choice();
+	test_trap();
+	test_stale_rearm();
+	test_rng_zero();
+	return hc_test_done("test_detect");
+}
