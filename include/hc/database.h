@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* database.h — the names a database directory is made of, shared by the
+   analyzer that writes it (hpcprof-comm) and the programs that read it
+   (viewer-export): file and directory names, the format version, the unit,
+   level and kind spellings used in file names and XML attributes, the
+   threads.csv columns and the metric table of experiment.xml. The formats
+   themselves are specified in doc/database-format.md; the XML schemas are
+   doc/database.xsd and doc/experiment.xsd. Plain constants, no functions that
+   touch the system. */
+#ifndef HC_DATABASE_H
+#define HC_DATABASE_H
+
+#include "hc/common.h"
+
+/* Bumped whenever a reader written against the previous version could
+   misread a file (a removed or renamed column/attribute, a changed meaning).
+   Added optional attributes or elements do not bump it. */
+#define HC_DB_VERSION 1
+
+/* Files and folders inside a database directory. */
+#define HC_DB_META        "database.xml"    /* metadata: units, processes, matrices, labels */
+#define HC_DB_EXPERIMENT  "experiment.xml"  /* calling-context tree and code pairs */
+#define HC_DB_THREADS     "threads.csv"     /* one row per thread */
+#define HC_DB_SUMMARY     "summary.txt"     /* the terminal summary */
+#define HC_DB_MATRICES    "matrices"        /* <level>-<kind>.csv */
+#define HC_DB_OBJECTS     "objects.xml"     /* data objects (written by a later version) */
+
+/* Schemas shipped in doc/ (installed with the documentation). */
+#define HC_DB_META_XSD        "database.xsd"
+#define HC_DB_EXPERIMENT_XSD  "experiment.xsd"
+
+/* Default database name for a measurement directory "hpctoolkit-X-measurements"
+   is "hpctoolkit-X-database"; see doc/hpcprof-comm.md. */
+#define HC_DB_MEASUREMENTS_SUFFIX "-measurements"
+#define HC_DB_DATABASE_SUFFIX     "-database"
+
+/* Matrix levels and kinds; a matrix file is matrices/<level>-<kind>.csv. */
+enum hc_db_level {
+	HC_DB_LEVEL_THREAD = 0,  /* global thread index (threads.csv) */
+	HC_DB_LEVEL_CORE   = 1,  /* logical CPU (hwloc PU) of the access */
+	HC_DB_LEVEL_SOCKET = 2,  /* package of that CPU (needs the topology) */
+	HC_DB_LEVEL_NUMA   = 3,  /* NUMA node of that CPU (needs the topology) */
+	HC_DB_LEVEL_COUNT  = 4,
+};
+
+enum hc_db_kind {
+	HC_DB_KIND_ALL   = 0,    /* true + false */
+	HC_DB_KIND_TRUE  = 1,
+	HC_DB_KIND_FALSE = 2,
+	HC_DB_KIND_COUNT = 3,
+};
+
+static inline const char *hc_db_level_name(int level)
+{
+	static const char *const names[HC_DB_LEVEL_COUNT] = { "thread", "core", "socket", "numa" };
+	return level >= 0 && level < HC_DB_LEVEL_COUNT ? names[level] : "?";
+}
+
+static inline const char *hc_db_kind_name(int kind)
+{
+	static const char *const names[HC_DB_KIND_COUNT] = { "all", "true", "false" };
+	return kind >= 0 && kind < HC_DB_KIND_COUNT ? names[kind] : "?";
+}
+
+/* Unit spellings in database.xml / experiment.xml ("unit" attributes). */
+#define HC_DB_UNIT_NS        "ns"
+#define HC_DB_UNIT_TRANSFERS "transfers"
+
+static inline const char *hc_db_unit_name(int unit)
+{
+	return unit == HC_UNIT_TRANSFERS ? HC_DB_UNIT_TRANSFERS : HC_DB_UNIT_NS;
+}
+
+static inline const char *hc_db_unit_text(int unit)
+{
+	return unit == HC_UNIT_TRANSFERS ? "estimated cache-line transfers"
+	                                 : "estimated CPU nanoseconds in communicating accesses";
+}
+
+static inline const char *hc_db_sampler_name(int sampler)
+{
+	static const char *const names[] = { "none", "soft", "pebs", "ibs" };
+	return sampler >= 0 && sampler <= HC_SAMPLER_IBS ? names[sampler] : "?";
+}
+
+/* threads.csv: the header row, exactly (columns in this order). */
+#define HC_DB_THREADS_HEADER \
+	"index,process,pid,thread,tid,creator,start_routine,creation_context,cpus,sampler,period,profile"
+
+/* experiment.xml metric table: metric i = 2 * base + (exclusive ? 1 : 0);
+   the inclusive and exclusive variants are partners. */
+enum hc_db_metric {
+	HC_DB_M_ALL    = 0,  /* true + false */
+	HC_DB_M_TRUE   = 1,
+	HC_DB_M_FALSE  = 2,
+	HC_DB_M_SAMPLE = 3,  /* detected by an address sample (true + false) */
+	HC_DB_M_TRAP   = 4,  /* detected by a watchpoint trap (true + false) */
+	HC_DB_M_COUNT  = 5,
+};
+
+static inline const char *hc_db_metric_name(int m)
+{
+	static const char *const names[HC_DB_M_COUNT] = {
+		"comm-all", "comm-true", "comm-false", "comm-sample", "comm-trap" };
+	return m >= 0 && m < HC_DB_M_COUNT ? names[m] : "?";
+}
+
+/* Attribute "kind" of a <Metric>: the base metric without the "comm-" prefix. */
+static inline const char *hc_db_metric_kind(int m)
+{
+	static const char *const names[HC_DB_M_COUNT] = { "all", "true", "false", "sample", "trap" };
+	return m >= 0 && m < HC_DB_M_COUNT ? names[m] : "?";
+}
+
+#define HC_DB_METRIC_ID(base, exclusive) (2 * (base) + ((exclusive) ? 1 : 0))
+
+#endif
