@@ -174,6 +174,9 @@ static int check_envelope(const struct ctx *c, struct hc_prof *p, uint32_t *hdr_
 		return fail(c, size - L_END_SIZE + L_END_TOTAL, "expected total length %zu "
 		            "(the file size), found %llu", size,
 		            (unsigned long long)le_get64(e + L_END_TOTAL));
+	if (le_get32(e + L_END_RESERVED) != 0)
+		return fail(c, size - L_END_SIZE + L_END_RESERVED, "expected the END record's "
+		            "reserved field 0, found 0x%08x", le_get32(e + L_END_RESERVED));
 	crc = (uint32_t)crc32_z(0, m, size - L_END_SIZE);
 	if (le_get32(e + L_END_CRC) != crc)
 		return fail(c, size - L_END_SIZE + L_END_CRC, "expected CRC-32 0x%08x of bytes "
