@@ -226,6 +226,19 @@ static void test_never_with_oneself(void)
 	/* another thread does see it */
 	CHECK(sample(&w, 1, now, LINE_A, 8, false));
 	CHECK_EQ_U64(w.comm.peer, 0);
+
+	/* My own entries predate my next sample, so freshness alone excludes
+	   them — unless my state was reset (fresh per-thread state over a board
+	   that outlived it, e.g. inherited across fork). The thread check still
+	   holds then, for lookup and for arming. */
+	world_init(&w, 1, 4);
+	sample(&w, 0, 100, LINE_A + 8, 8, true);
+	memset(&w.th[0], 0, sizeof(w.th[0]));
+	w.th[0].rng = 99;
+	CHECK(!sample(&w, 0, 50, LINE_B, 8, false));
+	CHECK(!w.res.arm);
+	CHECK(!sample(&w, 0, 60, LINE_A + 8, 8, false));
+	CHECK(!w.res.arm);
 }
 
 static void test_collision_in_detect(void)
