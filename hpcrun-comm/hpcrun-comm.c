@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hpcrun-comm.c — the launcher. Validates the command (found, ELF,
+   dynamically linked), checks that this machine can sample before anything
+   runs, creates the measurement directory with the machine topology (hwloc
+   XML), then puts the runtime in LD_PRELOAD with the options in the
+   environment and execs the program. When asked to measure it never runs
+   the program unmeasured: every refusal happens before exec, with the reason
+   and what to do. `-L` reports what this machine supports. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <libelf.h>
+#include <limits.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <hwloc.h>
+#include "config.h"
+#include "hc/common.h"
+#include "runtime/probe.h"
+#include "detect/detect.h"
+
+#ifndef HC_RUNTIMEDIR
+#define HC_RUNTIMEDIR "/usr/local/lib/hpcrun-comm"
+#endif
+
+static const char *prog = "hpcrun-comm";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s [options] [--] PROGRAM [ARGS...]\n"
+"Measure which threads of PROGRAM communicate through shared memory, where\n"
+"in the code and on which data (true vs false sharing).\n"
+"\n"
+"Options:\n"
+"  -e, --event COMM[@P]          sample loads/stores every P events (PMU) or every\n"
+"                                P ns of thread CPU time (soft); default COMM@%llu\n"
+"  -o, --output DIR              measurement directory\n"
+"                                (default hpctoolkit-PROGRAM-measurements)\n"
+"  -L, --list                    report what this machine supports and exit\n"
+"      --sampler KIND            auto (default), soft, pebs or ibs\n"
+"      --bulletin-board-size N   BulletinBoard slots (default %u)\n"
+"      --watchpoints N           watchpoints per armed set (default: all available)\n"
+"      --min-alloc BYTES         track only heap blocks of at least BYTES (default 0)\n"
+"  -h, --help                    this text\n"
+"  -V, --version                 version\n"
+"\n"
+"Then: hpcprof-comm DIR  (analysis), viewer-export DATABASE  (report).\n",
+	        prog, (unsigned long long)HC_DEFAULT_PERIOD, HC_BB_DEFAULT_SLOTS);
+}
+
+static void die(const char *hint, const char *fmt, ...) HC_PRINTF(2, 3) __attribute__((noreturn));
+static void die(const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (hint)
+		fprintf(stderr, "%s: hint: %s\n", prog, hint);
+	exit(2);
+}
+
+static int list_capabilities(void)
+{
+	char why[1024];
+	struct utsname u;
+	int r, nw = 0, par = hc_perf_paranoid();
+	bool fast = false;
+	int sel;
+
+	uname(&u);
+	printf("hpcrun-comm %s: what this machine supports\n\n", PACKAGE_VERSION);
+	printf("kernel:               %s %s (%s)\n", u.sysname, u.release, u.machine);
+	printf("perf_event_paranoid:  %d%s\n", par,
+	       par > 2 ? " (too high: sudo sysctl kernel.perf_event_paranoid=2)" :
+	       par == 2 ? " (user-space measurement of own processes: enough)" : "");
+	r = hc_probe_pebs(why, sizeof why);
+	printf("pebs (Intel):         %s — %s\n", r == 0 ? "yes" : "no", why);
+	r = hc_probe_ibs(why, sizeof why);
+	printf("ibs (AMD):            %s — %s\n", r == 0 ? "yes" : "no", why);
+	r = hc_probe_soft(why, sizeof why);
+	printf("soft (timer+decode):  %s — %s\n", r == 0 ? "yes" : "no", why);
+	printf("sigtrap delivery:     %s\n", r == 0 ? "yes (attr.sigtrap, Linux >= 5.13)" : "no");
+	r = hc_probe_watch(&nw, &fast, why, sizeof why);
+	printf("watchpoints:          %s — %s\n", r == 0 ? "yes" : "no", why);
+	printf("fast re-arm:          %s\n", fast ? "yes (PERF_EVENT_IOC_MODIFY_ATTRIBUTES)" : "no");
+	sel = hc_probe_select(HC_SAMPLER_NONE, why, sizeof why);
+	printf("\nverdict: ");
+	if (sel < 0)
+		printf("this machine cannot measure: %s\n", why);
+	else
+		printf("hpcrun-comm can measure here with the %s sampler%s%s.\n", hc_sampler_name(sel),
+		       nw ? " and watchpoints" : " (no watchpoints: detection by samples only)",
+		       sel == HC_SAMPLER_SOFT ? "; matrices in estimated ns of communicating accesses" :
+		                                "; matrices in estimated cache-line transfers");
+	return sel < 0 ? 1 : 0;
+}
+
+/* Find PROGRAM like execvp would. */
+static bool find_program(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return access(out, F_OK) == 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *c = strchr(path, ':');
+		size_t n = c ? (size_t)(c - path) : strlen(path);
+		snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name);
+		if (access(out, X_OK) == 0)
+			return true;
+		path += n + (c ? 1 : 0);
+	}
+	return false;
+}
+
+/* Refuse what LD_PRELOAD cannot measure: not ELF, static. Scripts are fine
+   (their interpreter is measured). */
+static void check_program(const char *path)
+{
+	struct stat st;
+	char magic[2] = "";
+	int fd;
+	Elf *e;
+	GElf_Ehdr eh;
+	size_t nph;
+	bool interp = false;
+
+	if (stat(path, &st) < 0)
+		die("check the path", "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die(NULL, "%s is not a regular file", path);
+	if (access(path, X_OK) < 0)
+		die("chmod +x it, or run it through its interpreter", "%s is not executable", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(NULL, "cannot open %s: %s", path, strerror(errno));
+	if (read(fd, magic, 2) == 2 && magic[0] == '#' && magic[1] == '!') {
+		close(fd);
+		return;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		die("give an executable program (or a #! script)", "%s is not an ELF executable", path);
+	if (eh.e_machine != EM_X86_64)
+		die(NULL, "%s is not an x86-64 program", path);
+	if (elf_getphdrnum(e, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				interp = true;
+		}
+	elf_end(e);
+	close(fd);
+	if (!interp)
+		die("relink it dynamically (without -static), the runtime is injected with LD_PRELOAD, "
+		    "which a static binary ignores",
+		    "%s is statically linked: hpcrun-comm cannot measure it", path);
+}
+
+static void find_runtime(char *out, size_t len)
+{
+	const char *env = getenv("HPCRUN_COMM_RUNTIME");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		if (access(out, R_OK) == 0)
+			return;
+		die("unset HPCRUN_COMM_RUNTIME or point it to libhpcrun-comm.so",
+		    "HPCRUN_COMM_RUNTIME=%s: %s", env, strerror(errno));
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		char *slash;
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(out, len, "%s/../lib/runtime/libhpcrun-comm.so", self);  /* build tree */
+			if (access(out, R_OK) == 0)
+				return;
+		}
+	}
+	snprintf(out, len, "%s/libhpcrun-comm.so", HC_RUNTIMEDIR);
+	if (access(out, R_OK) != 0)
+		die("reinstall hpcrun-comm, or set HPCRUN_COMM_RUNTIME", "runtime library not found: %s", out);
+}
+
+static void write_topology(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	hwloc_topology_t topo;
+
+	snprintf(path, sizeof path, "%s/topology-%08x.xml", dir, (unsigned)gethostid());
+	if (access(path, F_OK) == 0)
+		return;
+	if (hwloc_topology_init(&topo) < 0)
+		return;
+	if (hwloc_topology_load(topo) == 0 && hwloc_topology_export_xml(topo, path, 0) < 0)
+		fprintf(stderr, "%s: warning: cannot write the topology %s: %s\n", prog, path, strerror(errno));
+	hwloc_topology_destroy(topo);
+}
+
+#ifdef HC_SANITIZERS
+/* An ASan-built runtime needs the ASan runtime first in LD_PRELOAD. */
+static int asan_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "libasan.so")) {
+		snprintf(data, PATH_MAX, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "list", no_argument, NULL, 'L' },
+		{ "sampler", required_argument, NULL, 's' },
+		{ "bulletin-board-size", required_argument, NULL, 'b' },
+		{ "watchpoints", required_argument, NULL, 'w' },
+		{ "min-alloc", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *event = NULL, *outdir = NULL, *sampler = "auto";
+	unsigned long bb = HC_BB_DEFAULT_SLOTS, nwatch = ULONG_MAX, min_alloc = 0;
+	char err[512], why[1024], progpath[PATH_MAX], rtlib[PATH_MAX], dir[PATH_MAX], buf[PATH_MAX * 3];
+	uint64_t period;
+	int c, kind, sel;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "+e:o:LhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': event = optarg; break;
+		case 'o': outdir = optarg; break;
+		case 'L': return list_capabilities();
+		case 's': sampler = optarg; break;
+		case 'b':
+			errno = 0;
+			bb = strtoul(optarg, &end, 10);
+			if (errno || *end || bb == 0 || bb > (1u << 24))
+				die("use a number of slots from 1 to 16777216",
+				    "bad --bulletin-board-size '%s'", optarg);
+			break;
+		case 'w':
+			errno = 0;
+			nwatch = strtoul(optarg, &end, 10);
+			if (errno || *end || nwatch > HC_MAX_WATCH)
+				die("x86 has 4 debug registers: use 0 to 4", "bad --watchpoints '%s'", optarg);
+			break;
+		case 'm':
+			errno = 0;
+			min_alloc = strtoul(optarg, &end, 10);
+			if (errno || *end)
+				die(NULL, "bad --min-alloc '%s' (bytes)", optarg);
+			break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("hpcrun-comm %s\n", PACKAGE_VERSION); return 0;
+		default:  usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		die("e.g. hpcrun-comm ./app", "no program to measure");
+	}
+	if (hc_event_parse(event ? event : "COMM", &period, err, sizeof err) < 0)
+		die("the only event is COMM, e.g. -e COMM or -e COMM@500000", "%s", err);
+	if (hc_sampler_parse(sampler, &kind) < 0)
+		die("use auto, soft, pebs or ibs", "unknown sampler '%s'", sampler);
+	if (!find_program(argv[optind], progpath, sizeof progpath))
+		die("check the name, or give a path", "program not found: %s", argv[optind]);
+	check_program(progpath);
+
+	sel = hc_probe_select(kind, why, sizeof why);
+	if (sel < 0)
+		die("run hpcrun-comm -L for what this machine supports", "cannot measure: %s", why);
+	if (sel == HC_SAMPLER_SOFT && period < HC_MIN_SOFT_PERIOD)
+		die("use a period of at least 50000 ns with the soft sampler",
+		    "COMM@%llu is too short for the soft sampler: below 50 us the timer interrupts "
+		    "livelock the program in a virtual machine", (unsigned long long)period);
+
+	find_runtime(rtlib, sizeof rtlib);
+	if (outdir) {
+		snprintf(dir, sizeof dir, "%s", outdir);
+	} else {
+		const char *base = strrchr(progpath, '/');
+		snprintf(dir, sizeof dir, "hpctoolkit-%s-measurements", base ? base + 1 : progpath);
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		die("choose another directory with -o", "cannot create %s: %s", dir, strerror(errno));
+	if (!realpath(dir, buf))
+		die(NULL, "%s: %s", dir, strerror(errno));
+	snprintf(dir, sizeof dir, "%s", buf);
+	write_topology(dir);
+
+	setenv("HPCRUN_COMM_DIR", dir, 1);
+	snprintf(buf, sizeof buf, "COMM@%llu", (unsigned long long)period);
+	setenv("HPCRUN_COMM_EVENT", buf, 1);
+	setenv("HPCRUN_COMM_SAMPLER", hc_sampler_name(sel), 1);
+	snprintf(buf, sizeof buf, "%lu", bb);
+	setenv("HPCRUN_COMM_BB_SIZE", buf, 1);
+	if (nwatch != ULONG_MAX) {
+		snprintf(buf, sizeof buf, "%lu", nwatch);
+		setenv("HPCRUN_COMM_WATCHPOINTS", buf, 1);
+	}
+	snprintf(buf, sizeof buf, "%lu", min_alloc);
+	setenv("HPCRUN_COMM_MIN_ALLOC", buf, 1);
+	unsetenv("HPCRUN_COMM_GEN");
+	{
+		const char *old = getenv("LD_PRELOAD");
+		char asan[PATH_MAX] = "";
+#ifdef HC_SANITIZERS
+		dl_iterate_phdr(asan_cb, asan);
+#endif
+		snprintf(buf, sizeof buf, "%s%s%s%s%s", asan, *asan ? ":" : "", rtlib,
+		         old && *old ? ":" : "", old ? old : "");
+		setenv("LD_PRELOAD", buf, 1);
+	}
+	fprintf(stderr, "%s: measuring %s (sampler %s, COMM@%llu) into %s\n", prog, progpath,
+	        hc_sampler_name(sel), (unsigned long long)period, dir);
+	execv(progpath, argv + optind);
+	die(NULL, "cannot execute %s: %s", progpath, strerror(errno));
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* init.c — process life cycle of the runtime: options from the environment
+   (set by the launcher), sampler selection, the BulletinBoard, the process
+   log, fork handling and the final flush at exit. The constructor runs
+   before main() and either starts measurement or stops the process: when
+   asked to measure we never run the program unmeasured. Nothing here runs in
+   signal context except rt__log and rt__now (async-signal-safe). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "config.h"
+#include "runtime/rt.h"
+#include "runtime/probe.h"
+#include "runtime/safety.h"
+#include "decode/funcstart.h"
+#include "support/fmt.h"
+
+struct hc_runtime hc_rt;
+__thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec")));
+
+static int logfd = -1;
+static int fini_done;
+
+uint64_t rt__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void vlog(int fd, const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	size_t n = (size_t)hc_fmt(buf, sizeof buf, "%s", prefix);
+
+	if (n >= sizeof buf)
+		n = sizeof buf - 1;
+	n += (size_t)hc_vfmt(buf + n, sizeof buf - n, fmt, ap);
+	if (n > sizeof buf - 2)
+		n = sizeof buf - 2;
+	buf[n++] = '\n';
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+		if (w <= 0)
+			break;
+		n -= (size_t)w;
+	}
+}
+
+/* Async-signal-safe: formats on the stack and write(2)s to the process log. */
+void rt__log(const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	if (logfd < 0) {
+		errno = saved;
+		return;
+	}
+	va_start(ap, fmt);
+	vlog(logfd, "", fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+/* The runtime cannot measure: say why on stderr and in the log, and stop the
+   process before the program runs unmeasured. */
+void rt__fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(2, "hpcrun-comm: error: ", fmt, ap);
+	va_end(ap);
+	if (logfd >= 0) {
+		va_start(ap, fmt);
+		vlog(logfd, "error: ", fmt, ap);
+		va_end(ap);
+	}
+	_exit(126);
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		rt__fatal("bad value '%s' for %s (expected a decimal number)", s, name);
+	return v;
+}
+
+static void read_options(struct hc_options *o)
+{
+	const char *s;
+	char err[256];
+
+	memset(o, 0, sizeof *o);
+	o->period = HC_DEFAULT_PERIOD;
+	s = getenv("HPCRUN_COMM_EVENT");
+	if (s && hc_event_parse(s, &o->period, err, sizeof err) < 0)
+		rt__fatal("HPCRUN_COMM_EVENT: %s", err);
+	o->sampler = HC_SAMPLER_NONE;
+	s = getenv("HPCRUN_COMM_SAMPLER");
+	if (s && *s && hc_sampler_parse(s, &o->sampler) < 0)
+		rt__fatal("HPCRUN_COMM_SAMPLER: unknown sampler '%s' (auto, soft, pebs or ibs)", s);
+	o->bb_slots = (uint32_t)env_u64("HPCRUN_COMM_BB_SIZE", HC_BB_DEFAULT_SLOTS);
+	if (o->bb_slots == 0 || o->bb_slots > (1u << 24))
+		rt__fatal("HPCRUN_COMM_BB_SIZE: %u is out of range (1..16777216)", o->bb_slots);
+	s = getenv("HPCRUN_COMM_WATCHPOINTS");
+	o->nwatch = s && *s ? (int)env_u64("HPCRUN_COMM_WATCHPOINTS", 0) : -1;
+	if (o->nwatch > HC_MAX_WATCH)
+		o->nwatch = HC_MAX_WATCH;
+	o->gen = (unsigned)env_u64("HPCRUN_COMM_GEN", 0);
+	o->min_alloc = env_u64("HPCRUN_COMM_MIN_ALLOC", 0);
+	s = getenv("HPCRUN_COMM_DIR");
+	if (s && *s) {
+		if (strlen(s) >= sizeof o->dir)
+			rt__fatal("HPCRUN_COMM_DIR is too long");
+		strcpy(o->dir, s);
+	} else {
+		hc_fmt(o->dir, sizeof o->dir, "hpctoolkit-%s-measurements", hc_rt.exe);
+	}
+}
+
+static void read_exe(void)
+{
+	ssize_t n = readlink("/proc/self/exe", hc_rt.exe_path, sizeof hc_rt.exe_path - 1);
+	const char *base;
+
+	if (n < 0)
+		n = 0;
+	hc_rt.exe_path[n] = 0;
+	base = strrchr(hc_rt.exe_path, '/');
+	base = base ? base + 1 : hc_rt.exe_path;
+	hc_fmt(hc_rt.exe, sizeof hc_rt.exe, "%s", *base ? base : "unknown");
+}
+
+static int tls_size_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint64_t *sum = data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS) {
+			uint64_t al = info->dlpi_phdr[i].p_align ? info->dlpi_phdr[i].p_align : 1;
+			*sum = (*sum + info->dlpi_phdr[i].p_memsz + al - 1) / al * al;
+		}
+	return 0;
+}
+
+static int map_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct hc_prof_module *m, *v = data;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	(void)size;
+	if (hc_rt.nmods >= 4096)
+		return 1;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (hi == 0)
+		return 0;
+	m = &v[hc_rt.nmods];
+	memset(m, 0, sizeof *m);
+	m->id = hc_rt.nmods;
+	m->base = info->dlpi_addr;
+	m->lo = lo;
+	m->hi = hi;
+	if (info->dlpi_name && info->dlpi_name[0])
+		hc_fmt(m->path, sizeof m->path, "%s", info->dlpi_name);
+	else if (hc_rt.nmods == 0)
+		hc_fmt(m->path, sizeof m->path, "%s", hc_rt.exe_path);
+	else
+		hc_fmt(m->path, sizeof m->path, "[anonymous-%u]", hc_rt.nmods);
+	hc_rt.nmods++;
+	return 0;
+}
+
+/* Snapshot the load map (for the profiles) and the function tables (for
+   previous-instruction recovery). Outside signal context only. Old
+   snapshots are kept: a fatal-signal flush may be reading one. */
+void rt__refresh_maps(void)
+{
+	static struct hc_prof_module *spare;
+	struct hc_prof_module *v = spare;
+
+	if (!v) {
+		v = mmap(NULL, 4096 * sizeof *v, PROT_READ | PROT_WRITE,
+		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (v == MAP_FAILED)
+			return;
+	}
+	hc_rt.nmods = 0;
+	dl_iterate_phdr(map_cb, v);
+	spare = hc_rt.mods;
+	__atomic_store_n(&hc_rt.mods, v, __ATOMIC_RELEASE);
+	hc_funcs_refresh();
+}
+
+static void open_log(void)
+{
+	char path[PATH_MAX];
+
+	hc_fmt(path, sizeof path, "%s/%s-000000-%08x-%u-%u.log", hc_rt.opt.dir, hc_rt.exe,
+	       hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen);
+	logfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
+	if (logfd < 0)
+		rt__fatal("cannot create the log %s: %s", path, strerror(errno));
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+		if (want > rl.rlim_cur) {
+			rl.rlim_cur = want;
+			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+				rt__log("raised RLIMIT_NOFILE to %lu for perf fds", (unsigned long)want);
+		}
+	}
+}
+
+static void atfork_prepare(void)
+{
+	if (hc_self)
+		hc_guard_enter(hc_self);
+}
+
+static void atfork_parent(void)
+{
+	if (hc_self)
+		hc_guard_leave(hc_self);
+}
+
+/* The child has one thread, copies of every thread record and inherited
+   perf fds bound to the parent's threads: drop them all (the parent writes
+   those profiles) and start over as a new measured process. */
+static void atfork_child(void)
+{
+	struct hc_thread *self = hc_self;
+
+	if (!hc_rt.ready)
+		return;
+	for (int i = 0; i < HC_MAX_LIVE; i++) {
+		struct hc_thread *t = hc_rt.live[i];
+		if (!t)
+			continue;
+		hc_rt.live[i] = NULL;
+		rt__sampler_thread_stop(t);
+		rt__watch_thread_stop(t);
+		if (t != self)
+			rt__arena_release(&t->arena);
+	}
+	if (self) {
+		hc_self = NULL;
+		rt__altstack_off(self);
+		rt__arena_release(&self->arena);
+	}
+	if (logfd >= 0)
+		close(logfd);
+	logfd = -1;
+	rt__process_init(true);
+}
+
+void rt__process_init(bool after_fork)
+{
+	char why[768];
+	int kind, nw = 0;
+	bool fast = false;
+	size_t bbsz;
+	void *bbmem;
+	uint32_t ppid = hc_rt.pid;
+
+	if (after_fork) {
+		struct hc_options keep = hc_rt.opt;
+		char exe[sizeof hc_rt.exe], path[sizeof hc_rt.exe_path];
+		memcpy(exe, hc_rt.exe, sizeof exe);
+		memcpy(path, hc_rt.exe_path, sizeof path);
+		memset(&hc_rt, 0, sizeof hc_rt);
+		hc_rt.opt = keep;
+		hc_rt.opt.gen = 0;
+		memcpy(hc_rt.exe, exe, sizeof exe);
+		memcpy(hc_rt.exe_path, path, sizeof path);
+		hc_rt.opt.ppid = ppid;
+		fini_done = 0;
+	} else {
+		read_exe();
+		read_options(&hc_rt.opt);
+		hc_rt.opt.ppid = (uint32_t)getppid();
+	}
+	hc_rt.pid = (uint32_t)getpid();
+	hc_rt.hostid = (uint32_t)gethostid();
+	if (mkdir(hc_rt.opt.dir, 0700) < 0 && errno != EEXIST)
+		rt__fatal("cannot create the measurement directory %s: %s", hc_rt.opt.dir, strerror(errno));
+	open_log();
+	rt__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
+	        hc_rt.opt.ppid, hc_rt.opt.gen, hc_rt.exe_path);
+
+	kind = hc_probe_select(hc_rt.opt.sampler, why, sizeof why);
+	if (kind < 0)
+		rt__fatal("no address sampler can run: %s", why);
+	hc_rt.sampler_kind = kind;
+	hc_rt.unit = kind == HC_SAMPLER_SOFT ? HC_UNIT_NS : HC_UNIT_TRANSFERS;
+	hc_fmt(hc_rt.sampler_why, sizeof hc_rt.sampler_why, "%s", why);
+	rt__log("sampler: %s (%s)", hc_sampler_name(kind), why);
+	rt__log("event: COMM@%llu (%s), unit: %s", (unsigned long long)hc_rt.opt.period,
+	        kind == HC_SAMPLER_SOFT ? "ns of thread CPU time between samples" : "events between samples",
+	        hc_rt.unit == HC_UNIT_NS ? "ns" : "transfers");
+
+	if (hc_probe_watch(&nw, &fast, why, sizeof why) < 0)
+		rt__log("watchpoints: none (%s): detection by samples only", why);
+	else
+		rt__log("watchpoints: %s", why);
+	if (hc_rt.opt.nwatch >= 0 && hc_rt.opt.nwatch < nw)
+		nw = hc_rt.opt.nwatch;
+	hc_rt.nwatch = nw;
+	rt__log("watchpoints per armed set: %d", nw);
+
+	hc_rt.have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
+	raise_fd_limit();
+
+	bbsz = hc_bulletin_size(hc_rt.opt.bb_slots);
+	bbmem = mmap(NULL, bbsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (bbmem == MAP_FAILED)
+		rt__fatal("cannot allocate the bulletin board (%zu bytes)", bbsz);
+	/* Expiry of colliding entries: two sampling periods (ns for soft). */
+	if (hc_bulletin_init(&hc_rt.bb, bbmem, hc_rt.opt.bb_slots, 2 * hc_rt.opt.period) < 0)
+		rt__fatal("cannot initialise the bulletin board (%u slots)", hc_rt.opt.bb_slots);
+	hc_rt.dcfg.period = hc_rt.opt.period;
+	hc_rt.dcfg.nwatch = (uint32_t)nw;
+	hc_rt.dcfg.probes = 8;
+	rt__log("bulletin board: %u slots", hc_rt.opt.bb_slots);
+
+	if (!after_fork) {
+		if (hc_decode_init() < 0)
+			rt__fatal("cannot initialise the instruction decoder (Zydis)");
+		if (rt__signals_init() < 0)
+			rt__fatal("cannot install the SIGTRAP handler: %s", strerror(errno));
+		dl_iterate_phdr(tls_size_cb, &hc_rt.static_tls_size);
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	}
+	rt__refresh_maps();
+	hc_rt.next_index = 1;
+	hc_rt.ready = 1;
+	if (!rt__thread_begin(0, HC_NONE, HC_NONE, 0))
+		rt__fatal("cannot start measuring the main thread (see the log in %s)", hc_rt.opt.dir);
+}
+
+/* Flush every profile and the process log, once. */
+void rt__process_fini(void)
+{
+	if (!hc_rt.ready || __atomic_exchange_n(&fini_done, 1, __ATOMIC_ACQ_REL))
+		return;
+	rt__refresh_maps();
+	__atomic_store_n(&hc_rt.stopping, 1, __ATOMIC_RELEASE);
+	rt__flush_all();
+	rt__write_process_log();
+}
+
+__attribute__((constructor(101))) static void hc_runtime_ctor(void)
+{
+	/* Children inherit LD_PRELOAD; the launcher itself never loads us. */
+	rt__process_init(false);
+}
+
+__attribute__((destructor(101))) static void hc_runtime_dtor(void)
+{
+	rt__process_fini();
+}
+
+/* exec failed after we flushed: keep measuring under the next generation,
+   with fresh metrics and events (the flushed profiles keep the old ones;
+   CCT nodes stay so that node ids held by peers remain valid). */
+void rt__resume_after_exec_failure(void);
+void rt__resume_after_exec_failure(void)
+{
+	hc_rt.opt.gen++;
+	memset(&hc_rt.total, 0, sizeof hc_rt.total);
+	memset(hc_rt.hist, 0, sizeof hc_rt.hist);
+	for (int i = 0; i < HC_MAX_LIVE; i++) {
+		struct hc_thread *t = hc_rt.live[i];
+		if (!t)
+			continue;
+		for (uint32_t k = 0; k < t->cct.n; k++)
+			memset(t->cct.nodes[k].m, 0, sizeof t->cct.nodes[k].m);
+		t->events.n = 0;
+		t->allocs.n = 0;
+		memset(&t->cnt, 0, sizeof t->cnt);
+		memset(t->hist, 0, sizeof t->hist);
+		t->id.end_ns = 0;
+		__atomic_store_n(&t->safety.flushed, 0, __ATOMIC_RELEASE);
+	}
+	fini_done = 0;
+	__atomic_store_n(&hc_rt.stopping, 0, __ATOMIC_RELEASE);
+	if (hc_self && hc_self->sampler.fd < 0)
+		rt__sampler_thread_start(hc_self);
+	rt__log("exec failed: measurement continues as generation %u", hc_rt.opt.gen);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* output.c — writing measurements: one profile per thread, named as
+   HPCToolkit does (<exe>-<rank>-<thread>-<hostid>-<pid>-<gen>.hcprof),
+   written to a temporary file opened O_EXCL|O_NOFOLLOW and moved into place
+   without replacing anything (renameat2 RENAME_NOREPLACE), and the process
+   log with the counters and the handler cost. Uses only the profile writer,
+   hc_fmt and system calls, so a fatal-signal flush may call it too. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "runtime/rt.h"
+#include "runtime/probe.h"
+#include "support/fmt.h"
+
+static const struct hc_prof_module *module_of(uint64_t ip, const struct hc_prof_module *mods, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (ip >= mods[i].lo && ip < mods[i].hi)
+			return &mods[i];
+	return NULL;
+}
+
+static void to_lm(uint64_t ip, uint32_t *lm, uint64_t *off, const struct hc_prof_module *mods, uint32_t n)
+{
+	const struct hc_prof_module *m = module_of(ip, mods, n);
+
+	*lm = m ? m->id : HC_NONE;
+	*off = m ? ip - m->base : ip;
+}
+
+static void counters_add(struct hc_counters *dst, const struct hc_counters *src)
+{
+#define HC_X(n) __atomic_add_fetch(&dst->n, src->n, __ATOMIC_RELAXED);
+	HC_COUNTERS(HC_X)
+#undef HC_X
+}
+
+static int put_counters(struct hc_prof_writer *w, const struct hc_thread *t)
+{
+	int ret = hc_prof_section_begin(w, HC_SEC_COUNTERS);
+#define HC_X(n) if (!ret) ret = hc_prof_put_counter(w, #n, t->cnt.n);
+	HC_COUNTERS(HC_X)
+#undef HC_X
+	if (!ret)
+		ret = hc_prof_put_counter(w, "cct_nodes", t->cct.n);
+	if (!ret)
+		ret = hc_prof_put_counter(w, "events", t->events.n);
+	return ret ? ret : hc_prof_section_end(w);
+}
+
+int rt__write_profile(struct hc_thread *t)
+{
+	const struct hc_prof_module *mods = __atomic_load_n(&hc_rt.mods, __ATOMIC_ACQUIRE);
+	uint32_t nmods = hc_rt.nmods;
+	struct hc_prof_thread th;
+	struct hc_prof_writer w;
+	char tmp[PATH_MAX], path[PATH_MAX];
+	int fd, ret;
+
+	memset(&th, 0, sizeof th);
+	th.index = t->id.index;
+	th.creator = t->id.creator;
+	th.pid = t->id.pid;
+	th.tid = t->id.tid;
+	th.ppid = hc_rt.opt.ppid;
+	th.sampler = (uint32_t)hc_rt.sampler_kind;
+	th.unit = (uint32_t)hc_rt.unit;
+	th.creation_ctx = t->id.creation_ctx;
+	th.period = hc_rt.opt.period;
+	th.start_ns = t->id.start_ns;
+	th.end_ns = t->id.end_ns ? t->id.end_ns : rt__now();
+	th.stack_lo = t->id.stack_lo;
+	th.stack_hi = t->id.stack_hi;
+	th.tls_lo = t->id.tls_lo;
+	th.tls_hi = t->id.tls_hi;
+	th.start_lm = HC_NONE;
+	if (t->id.start_fn)
+		to_lm(t->id.start_fn, &th.start_lm, &th.start_off, mods, nmods);
+	hc_fmt(th.exe, sizeof th.exe, "%s", hc_rt.exe_path);
+
+	hc_fmt(path, sizeof path, "%s/%s-000000-%03u-%08x-%u-%u.%s", hc_rt.opt.dir, hc_rt.exe,
+	       t->id.index, hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen, HC_PROF_SUFFIX);
+	hc_fmt(tmp, sizeof tmp, "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rt__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(errno));
+		return -errno;
+	}
+	ret = hc_prof_writer_init(&w, fd, t->wbuf, HC_WRITE_BUF, &th);
+	if (!ret)
+		ret = hc_prof_section_begin(&w, HC_SEC_LOADMAP);
+	for (uint32_t i = 0; !ret && i < nmods; i++)
+		ret = hc_prof_put_module(&w, &mods[i]);
+	if (!ret)
+		ret = hc_prof_section_end(&w);
+	if (!ret)
+		ret = hc_prof_section_begin(&w, HC_SEC_CCT);
+	for (uint32_t i = 0; !ret && i < t->cct.n; i++) {
+		const struct hc_cct_node *c = &t->cct.nodes[i];
+		struct hc_prof_node n;
+		memset(&n, 0, sizeof n);
+		n.id = i;
+		n.parent = c->parent;
+		n.flags = c->flags;
+		if (i == 0) {
+			n.lm = HC_NONE;
+		} else {
+			to_lm(c->ip, &n.lm, &n.offset, mods, nmods);
+		}
+		memcpy(n.m, c->m, sizeof n.m);
+		ret = hc_prof_put_node(&w, &n);
+	}
+	if (!ret)
+		ret = hc_prof_section_end(&w);
+	if (!ret)
+		ret = hc_prof_section_begin(&w, HC_SEC_EVENTS);
+	for (uint32_t i = 0; !ret && i < t->events.n; i++)
+		ret = hc_prof_put_event(&w, &t->events.v[i]);
+	if (!ret)
+		ret = hc_prof_section_end(&w);
+	if (!ret && t->allocs.n) {
+		ret = hc_prof_section_begin(&w, HC_SEC_ALLOCS);
+		for (uint32_t i = 0; !ret && i < t->allocs.n; i++)
+			ret = hc_prof_put_alloc(&w, &t->allocs.v[i]);
+		if (!ret)
+			ret = hc_prof_section_end(&w);
+	}
+	if (!ret)
+		ret = put_counters(&w, t);
+	if (!ret)
+		ret = hc_prof_writer_finish(&w);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
+		ret = -errno;
+	if (ret) {
+		rt__log("thread %u: writing %s failed: %s", t->id.index, path, strerror(-ret));
+		unlink(tmp);
+	}
+	counters_add(&hc_rt.total, &t->cnt);
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
+		if (t->hist[i])
+			__atomic_add_fetch(&hc_rt.hist[i], t->hist[i], __ATOMIC_RELAXED);
+	return ret;
+}
+
+/* The q-quantile of the handler cost histogram, in ns (bucket midpoint). */
+static uint64_t hist_quantile(const uint64_t *h, double q)
+{
+	uint64_t total = 0, acc = 0, want;
+
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
+		total += h[i];
+	if (!total)
+		return 0;
+	want = (uint64_t)(q * (double)total);
+	if (want >= total)
+		want = total - 1;
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++) {
+		acc += h[i];
+		if (acc > want)
+			return (uint64_t)i * HC_HIST_NS + HC_HIST_NS / 2;
+	}
+	return (uint64_t)HC_HIST_BUCKETS * HC_HIST_NS;
+}
+
+void rt__write_process_log(void)
+{
+	const struct hc_counters *c = &hc_rt.total;
+
+	rt__log("threads measured: %u, unmeasured: %u", hc_rt.threads_seen, hc_rt.threads_unmeasured);
+#define HC_X(n) rt__log("counter %-28s %llu", #n, (unsigned long long)c->n);
+	HC_COUNTERS(HC_X)
+#undef HC_X
+	rt__log("handler cost: median %llu ns, p99 %llu ns (sample handler, %llu samples)",
+	        (unsigned long long)hist_quantile(hc_rt.hist, 0.5),
+	        (unsigned long long)hist_quantile(hc_rt.hist, 0.99),
+	        (unsigned long long)c->samples);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* record.c — what the sample and trap paths share: the register state of
+   the interrupted context (with FS/GS bases, FINDINGS §4.5), choosing the
+   data access of a decoded instruction, and recording one communication
+   into the thread's event buffer and its CCT metrics. Signal context. */
+#include <sched.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#include "runtime/rt.h"
+#include "runtime/record.h"
+
+void rt__regs(void *uctx, struct hc_regs *r)
+{
+	const ucontext_t *uc = uctx;
+	uint64_t fs = 0, gs = 0;
+
+	r->gregs = (const long long *)uc->uc_mcontext.gregs;
+	if (hc_rt.have_fsgsbase) {
+		__asm__ volatile("rdfsbase %0" : "=r"(fs));
+		__asm__ volatile("rdgsbase %0" : "=r"(gs));
+	} else {
+		syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+		syscall(SYS_arch_prctl, ARCH_GET_GS, &gs);
+	}
+	r->fsbase = fs;
+	r->gsbase = gs;
+}
+
+const struct hc_mem_access *rt__pick_access(const struct hc_insn *in)
+{
+	const struct hc_mem_access *best = NULL;
+
+	for (int i = 0; i < in->n; i++) {
+		const struct hc_mem_access *a = &in->acc[i];
+		if (a->kind == HC_ACC_STACK || a->size == 0)
+			continue;
+		if (!best || ((a->rw & HC_ACC_W) && !(best->rw & HC_ACC_W)))
+			best = a;
+	}
+	return best;
+}
+
+int32_t rt__cpu(void)
+{
+	return (int32_t)sched_getcpu();
+}
+
+void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
+{
+	struct hc_prof_event *e;
+	int m;
+
+	if (c->ctx < t->cct.n) {
+		bool tr = c->flags & HC_COMM_TRUE;
+		m = c->flags & HC_COMM_TRAP ? (tr ? HC_M_TRUE_TRAP : HC_M_FALSE_TRAP)
+		                            : (tr ? HC_M_TRUE_SAMPLE : HC_M_FALSE_SAMPLE);
+		t->cct.nodes[c->ctx].m[m] += c->weight;
+	}
+	if (t->events.n >= t->events.cap) {
+		t->cnt.events_dropped++;
+		return;
+	}
+	e = &t->events.v[t->events.n++];
+	e->time = c->time;
+	e->weight = c->weight;
+	e->addr = c->addr;
+	e->peer_addr = c->peer_addr;
+	e->len = c->len;
+	e->peer_len = c->peer_len;
+	e->peer = c->peer;
+	e->cpu = c->cpu;
+	e->peer_cpu = c->peer_cpu;
+	e->ctx = c->ctx < t->cct.n ? c->ctx : 0;
+	e->peer_ctx = c->peer_ctx;
+	e->flags = c->flags;
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rt.h — internal state of the measurement runtime (libhpcrun-comm.so): the
+   process-wide options and globals, and the one per-thread record with its
+   named sections (safety flags, identity, sampler, watchpoints, detection,
+   calling-context tree, events, counters). Both are reached through
+   hc_self / hc_rt; nothing else is global. Fields read in signal context are
+   written only by their own thread or before the thread starts sampling. */
+#ifndef HC_RT_H
+#define HC_RT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include "hc/common.h"
+#include "hc/profile.h"
+#include "decode/decode.h"
+#include "detect/detect.h"
+#include "support/arena.h"
+
+#define HC_MAX_FRAMES     128
+#define HC_MAX_LIVE       8192      /* live threads tracked at once */
+#define HC_HIST_BUCKETS   256       /* handler cost histogram, 50 ns buckets */
+#define HC_HIST_NS        50
+#define HC_WRITE_BUF      (64u << 10)
+
+/* Everything the runtime counts; written to the profile's COUNTERS section and
+   summed into the process log. X-macro so names and fields never drift. */
+#define HC_COUNTERS(X) \
+	X(samples) X(samples_blocked) X(samples_with_access_at_pc) X(samples_recovered_prev) \
+	X(samples_undecodable) X(samples_no_access) X(samples_stack_only) \
+	X(published) X(publish_lost_race) X(publish_refused) X(detections_sample) \
+	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) \
+	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) \
+	X(signals_chained) X(allocs_tracked) X(allocs_dropped)
+
+struct hc_counters {
+#define HC_X(n) uint64_t n;
+	HC_COUNTERS(HC_X)
+#undef HC_X
+};
+
+/* Per-thread calling-context tree: nodes in arena memory, hashed by
+   (parent, ip, leaf) with chaining; ids grow in insertion order, so a
+   parent's id is always smaller than its children's (the profile's rule). */
+struct hc_cct_node {
+	uint64_t ip;
+	uint32_t parent;
+	uint32_t flags;      /* HC_NODE_LEAF */
+	uint32_t next;       /* hash chain, HC_NONE = end */
+	uint32_t pad;
+	uint64_t m[HC_M_COUNT];
+};
+struct hc_cct {
+	struct hc_cct_node *nodes;
+	uint32_t n, cap;
+	uint32_t *buckets;
+	uint32_t mask;       /* nbuckets - 1 */
+};
+
+struct hc_thread {
+	/* --- safety: read first by every handler (safety.h) --- */
+	struct {
+		volatile int busy;       /* re-entrancy guard */
+		volatile int in_handler; /* a handler is running (for exit-time flush) */
+		int flushed;             /* profile written (claimed with CAS) */
+	} safety;
+
+	/* --- identity --- */
+	struct {
+		uint32_t index, creator, pid, tid;
+		uint32_t creation_ctx;
+		uint64_t start_ns, end_ns;
+		uint64_t start_fn;            /* start routine address, 0 for main */
+		uint64_t stack_lo, stack_hi, tls_lo, tls_hi;
+		int slot;                     /* index in the live-thread registry */
+	} id;
+
+	/* --- memory --- */
+	struct hc_arena arena;
+	void *altstack;
+	size_t altstack_size;
+	uint8_t *wbuf;                        /* profile writer staging buffer */
+
+	/* --- sampler --- */
+	struct {
+		int fd;                       /* perf fd of the address sampler, -1 */
+		uint64_t cookie;
+	} sampler;
+
+	/* --- watchpoints (watch.c) --- */
+	struct {
+		int n;                        /* opened debug-register events */
+		int fd[HC_MAX_WATCH];
+		bool enabled[HC_MAX_WATCH];
+		struct perf_event_attr attr[HC_MAX_WATCH];
+		uint64_t dummy;               /* initial, harmless target */
+	} watch;
+
+	/* --- detection, contexts, results --- */
+	struct hc_detect_thread det;
+	struct hc_prev_cache *prev;
+	struct hc_cct cct;
+	struct {
+		struct hc_prof_event *v;
+		uint32_t n, cap;
+	} events;
+	struct {
+		struct hc_prof_alloc *v;
+		uint32_t n, cap;
+	} allocs;
+
+	/* --- accounting --- */
+	struct hc_counters cnt;
+	uint32_t hist[HC_HIST_BUCKETS + 1];   /* handler cost; last = overflow */
+};
+
+/* Options, from the environment set by the launcher (parsed once, at load). */
+struct hc_options {
+	uint64_t period;            /* COMM@P */
+	int      sampler;           /* enum hc_sampler, or HC_SAMPLER_NONE = auto */
+	uint32_t bb_slots;
+	int      nwatch;            /* -1 = all available */
+	char     dir[PATH_MAX];     /* measurement directory (absolute) */
+	unsigned gen;               /* exec generation */
+	uint32_t ppid;              /* measured parent, 0 if none */
+	uint64_t min_alloc;         /* smallest tracked allocation */
+};
+
+/* Process-wide state. */
+struct hc_runtime {
+	struct hc_options opt;
+	int      ready;              /* sampling may start */
+	volatile int stopping;       /* process exit in progress: refuse samples */
+	int      sampler_kind;       /* what actually runs */
+	int      unit;
+	char     sampler_why[256];   /* why this sampler (auto selection) */
+	int      nwatch;             /* watchpoints per thread actually used */
+	int      have_fsgsbase;
+	uint32_t hostid;
+	uint32_t pid;
+	char     exe[256];           /* basename */
+	char     exe_path[PATH_MAX];
+	struct hc_bulletin bb;
+	struct hc_detect_config dcfg;
+	uint32_t next_index;         /* thread numbering (atomic) */
+	struct hc_thread *live[HC_MAX_LIVE];
+	/* totals of exited threads, for the process log */
+	struct hc_counters total;
+	uint64_t hist[HC_HIST_BUCKETS + 1];
+	uint32_t threads_seen, threads_unmeasured;
+	/* load map snapshot, refreshed outside signal context */
+	struct hc_prof_module *mods;
+	uint32_t nmods;
+	uint64_t static_tls_size;
+};
+
+extern struct hc_runtime hc_rt;
+extern __thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec")));
+
+/* init.c */
+uint64_t rt__now(void);
+void rt__log(const char *fmt, ...) HC_PRINTF(1, 2);
+void rt__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));
+void rt__refresh_maps(void);
+void rt__process_init(bool after_fork);
+void rt__process_fini(void);
+
+/* thread.c */
+struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+                                   uint64_t start_fn);
+void rt__thread_end(struct hc_thread *t);
+void rt__flush_all(void);
+/* Unmap a thread's arena; safe when the arena holds its own descriptor. */
+static inline void rt__arena_release(struct hc_arena *a)
+{
+	struct hc_arena copy = *a;
+	hc_arena_destroy(&copy);
+}
+
+/* cct.c */
+int  rt__cct_init(struct hc_thread *t, uint32_t cap);
+uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf);
+uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip);
+uint32_t rt__context_here(struct hc_thread *t, int skip);
+
+/* soft.c / sampler */
+int  rt__sampler_thread_start(struct hc_thread *t);
+void rt__sampler_thread_stop(struct hc_thread *t);
+void rt__on_sample(struct hc_thread *t, void *uctx);
+int  rt__sampler_select(char *why, size_t whylen);
+
+/* watch.c */
+int  rt__watch_probe(void);
+int  rt__watch_thread_start(struct hc_thread *t);
+void rt__watch_thread_stop(struct hc_thread *t);
+int  rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n);
+void rt__watch_disarm(struct hc_thread *t);
+void rt__on_trap(struct hc_thread *t, int slot, void *uctx);
+
+/* record.c: shared by sample and trap paths */
+void rt__record_comm(struct hc_thread *t, const struct hc_comm *c);
+void rt__regs(void *uctx, struct hc_regs *r);
+
+/* signal.c */
+int  rt__signals_init(void);
+int  rt__altstack_on(struct hc_thread *t);
+void rt__altstack_off(struct hc_thread *t);
+
+/* output.c */
+int  rt__write_profile(struct hc_thread *t);
+void rt__write_process_log(void);
+
+#endif

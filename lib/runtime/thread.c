@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* thread.c — one measured thread from birth to profile: pthread_create is
+   interposed so every new thread gets its number (creation order, main = 0),
+   its creator and creation context, its own memory (one arena holding the
+   record, the sigaltstack, the CCT and the event buffers), its sampler and
+   watchpoints; a pthread key destructor tears it down and writes its profile
+   on every exit path (return, pthread_exit, cancellation). Not signal
+   context, but every step that touches state a handler reads runs under the
+   thread's re-entrancy guard. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include "runtime/rt.h"
+#include "runtime/safety.h"
+
+#define ARENA_RESERVE   (256ull << 20)  /* address space per thread, touched on use */
+#define ALTSTACK_SIZE   (128u << 10)
+#define CCT_CAP         (1u << 20)
+#define EVENTS_CAP      (1u << 20)
+#define ALLOCS_CAP      (1u << 20)
+
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg);
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, on_thread_exit);
+}
+
+static int registry_add(struct hc_thread *t)
+{
+	for (int i = 0; i < HC_MAX_LIVE; i++) {
+		struct hc_thread *none = NULL;
+		if (__atomic_compare_exchange_n(&hc_rt.live[i], &none, t, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return i;
+	}
+	return -1;
+}
+
+static void stack_range(struct hc_thread *t)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+	uint64_t fs;
+
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+			t->id.stack_lo = (uint64_t)(uintptr_t)addr;
+			t->id.stack_hi = t->id.stack_lo + size;
+		}
+		pthread_attr_destroy(&a);
+	}
+	/* Static TLS lies just below the thread pointer on x86-64 (variant II). */
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(fs));
+	t->id.tls_hi = fs;
+	t->id.tls_lo = fs - hc_rt.static_tls_size;
+}
+
+struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+                                   uint64_t start_fn)
+{
+	struct hc_arena arena;
+	struct hc_thread *t;
+	void *warm[4];
+
+	pthread_once(&key_once, make_key);
+	if (hc_arena_init(&arena, ARENA_RESERVE) < 0) {
+		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
+		rt__log("thread %u: cannot reserve memory: unmeasured", index);
+		return NULL;
+	}
+	t = hc_arena_alloc(&arena, sizeof *t, 64);
+	memset(t, 0, sizeof *t);
+	t->arena = arena;
+	t->safety.busy = 1;
+	t->id.index = index;
+	t->id.creator = creator;
+	t->id.creation_ctx = creation_ctx;
+	t->id.pid = hc_rt.pid;
+	t->id.tid = (uint32_t)syscall(SYS_gettid);
+	t->id.start_fn = start_fn;
+	t->id.start_ns = rt__now();
+	t->sampler.fd = -1;
+	t->altstack_size = ALTSTACK_SIZE;
+	t->altstack = hc_arena_alloc(&t->arena, ALTSTACK_SIZE, 4096);
+	t->wbuf = hc_arena_alloc(&t->arena, HC_WRITE_BUF, 4096);
+	t->prev = hc_arena_alloc(&t->arena, sizeof *t->prev, 64);
+	t->events.v = hc_arena_alloc(&t->arena, EVENTS_CAP * sizeof *t->events.v, 64);
+	t->events.cap = EVENTS_CAP;
+	t->allocs.v = hc_arena_alloc(&t->arena, ALLOCS_CAP * sizeof *t->allocs.v, 64);
+	t->allocs.cap = ALLOCS_CAP;
+	if (!t->altstack || !t->wbuf || !t->prev || !t->events.v || !t->allocs.v ||
+	    rt__cct_init(t, CCT_CAP) < 0) {
+		rt__log("thread %u: arena too small: unmeasured", index);
+		rt__arena_release(&t->arena);
+		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	t->det.thread = index;
+	t->det.rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)t->id.tid << 17) ^ t->id.start_ns;
+	if (!t->det.rng)
+		t->det.rng = 1;
+	stack_range(t);
+	t->id.slot = registry_add(t);
+	if (t->id.slot < 0) {
+		rt__log("thread %u: more than %d live threads: unmeasured", index, HC_MAX_LIVE);
+		rt__arena_release(&t->arena);
+		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	__atomic_add_fetch(&hc_rt.threads_seen, 1, __ATOMIC_RELAXED);
+	/* unw_backtrace allocates its per-thread cache on first use: do it here. */
+	unw_backtrace(warm, 4);
+	hc_self = t;
+	pthread_setspecific(exit_key, t);
+	if (rt__altstack_on(t) < 0)
+		rt__log("thread %u: sigaltstack failed: %s", index, strerror(errno));
+	if (rt__watch_thread_start(t) < 0)
+		rt__log("thread %u: watchpoints unavailable: detection by samples only", index);
+	if (rt__sampler_thread_start(t) < 0) {
+		rt__log("thread %u: the sampler could not start: %s", index, strerror(errno));
+		if (index == 0)
+			return NULL;
+	}
+	hc_guard_leave(t);
+	return t;
+}
+
+/* Stop sampling, write the profile (unless already written), release. */
+void rt__thread_end(struct hc_thread *t)
+{
+	t->safety.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt__sampler_thread_stop(t);
+	rt__watch_thread_stop(t);
+	t->id.end_ns = rt__now();
+	if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
+		rt__write_profile(t);
+	if (t->id.slot >= 0)
+		__atomic_store_n(&hc_rt.live[t->id.slot], NULL, __ATOMIC_RELEASE);
+	if (hc_self == t) {
+		hc_self = NULL;
+		rt__altstack_off(t);
+	}
+	rt__arena_release(&t->arena);
+}
+
+static void on_thread_exit(void *arg)
+{
+	struct hc_thread *t = arg;
+
+	/* The process-exit flush may be writing our profile concurrently. */
+	if (__atomic_load_n(&hc_rt.stopping, __ATOMIC_ACQUIRE)) {
+		t->safety.busy = 1;
+		return;
+	}
+	rt__thread_end(t);
+}
+
+/* At process exit (or before exec): every live thread's profile. Other
+   threads may still run; their handlers refuse samples once `stopping` is
+   set; wait briefly for a handler that is already running. */
+void rt__flush_all(void)
+{
+	for (int i = 0; i < HC_MAX_LIVE; i++) {
+		struct hc_thread *t = __atomic_load_n(&hc_rt.live[i], __ATOMIC_ACQUIRE);
+		if (!t)
+			continue;
+		for (int spin = 0; t->safety.in_handler && spin < 10000; spin++)
+			sched_yield();
+		if (t == hc_self)
+			rt__sampler_thread_stop(t);
+		if (!t->id.end_ns)
+			t->id.end_ns = rt__now();
+		if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
+			rt__write_profile(t);
+	}
+}
+
+/* ---------------- pthread_create interposition ---------------- */
+
+struct start_args {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t index, creator, creation_ctx;
+};
+
+static void *thread_trampoline(void *p)
+{
+	struct start_args a = *(struct start_args *)p;
+
+	free(p);
+	rt__thread_begin(a.index, a.creator, a.creation_ctx, (uint64_t)(uintptr_t)a.fn);
+	return a.fn(a.arg);
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static pthread_create_fn real;
+	struct hc_thread *self = hc_self;
+	struct start_args *a;
+	int ret;
+
+	if (!real)
+		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!hc_rt.ready || hc_rt.stopping || !(a = malloc(sizeof *a)))
+		return real(thr, attr, fn, arg);
+	a->fn = fn;
+	a->arg = arg;
+	a->index = __atomic_fetch_add(&hc_rt.next_index, 1, __ATOMIC_RELAXED);
+	a->creator = self ? self->id.index : HC_NONE;
+	a->creation_ctx = HC_NONE;
+	if (self && hc_guard_enter(self)) {
+		a->creation_ctx = rt__context_here(self, 1);
+		hc_guard_leave(self);
+	}
+	ret = real(thr, attr, thread_trampoline, a);
+	if (ret != 0)
+		free(a);
+	return ret;
+}

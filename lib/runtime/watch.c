@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* watch.c — debug-register watchpoints (DESIGN §4.3). Each thread opens its
+   D breakpoint events once, disabled, on a harmless address, and re-targets
+   them in place with PERF_EVENT_IOC_MODIFY_ATTRIBUTES (the attr must stay
+   byte-identical apart from the breakpoint fields: FINDINGS §5.3), so arming
+   costs a few ioctls and no open. One-shot: the first trap disarms the whole
+   set. x86 data traps fire after the access, so the accessing instruction
+   is the one ending at the trap PC — except REP string ops, which trap on
+   the REP itself. rt__watch_arm/disarm and rt__on_trap run in signal
+   context. */
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "runtime/rt.h"
+#include "runtime/probe.h"
+#include "runtime/record.h"
+
+int rt__watch_thread_start(struct hc_thread *t)
+{
+	t->watch.n = 0;
+	for (int i = 0; i < hc_rt.nwatch; i++) {
+		hc_watch_attr(&t->watch.attr[i], (uint64_t)(uintptr_t)&t->watch.dummy, rt__cookie_watch(i));
+		t->watch.fd[i] = hc_perf_open(&t->watch.attr[i], 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (t->watch.fd[i] < 0) {
+			rt__log("thread %u: watchpoint %d: %s", t->id.index, i, hc_perf_strerror(errno, -1));
+			break;
+		}
+		t->watch.enabled[i] = false;
+		t->watch.n++;
+	}
+	/* Fewer registers than the process default (fd limit, contention):
+	   this thread arms smaller sets; the weight uses the set's own D. */
+	return t->watch.n > 0 || hc_rt.nwatch == 0 ? 0 : -1;
+}
+
+void rt__watch_thread_stop(struct hc_thread *t)
+{
+	for (int i = 0; i < t->watch.n; i++)
+		close(t->watch.fd[i]);
+	t->watch.n = 0;
+}
+
+void rt__watch_disarm(struct hc_thread *t)
+{
+	for (int i = 0; i < t->watch.n; i++)
+		if (t->watch.enabled[i]) {
+			ioctl(t->watch.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			t->watch.enabled[i] = false;
+		}
+}
+
+int rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n)
+{
+	if (n > (uint32_t)t->watch.n)
+		return -ENOSPC;
+	rt__watch_disarm(t);
+	for (uint32_t i = 0; i < n; i++) {
+		t->watch.attr[i].bp_addr = addr[i];
+		if (ioctl(t->watch.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &t->watch.attr[i]) < 0 ||
+		    ioctl(t->watch.fd[i], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			rt__watch_disarm(t);
+			return -errno;
+		}
+		t->watch.enabled[i] = true;
+	}
+	return 0;
+}
+
+/* The trapping access: a REP string op traps on itself (current element);
+   otherwise the instruction ending at the PC. Falls back to the watched
+   8-byte chunk when neither decodes to an access on the watched line. */
+static void trapping_access(struct hc_thread *t, const struct hc_regs *r, int slot,
+                            struct hc_sample *s, uint64_t *leaf)
+{
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP];
+	uint64_t line = t->det.watched.line;
+	struct hc_insn in;
+	const struct hc_mem_access *a = NULL;
+
+	*leaf = pc;
+	if (hc_decode_at_pc(r, &in) == 0 && (in.flags & HC_AF_REP))
+		a = rt__pick_access(&in);
+	if (!a && hc_decode_ending_at(r, pc, t->prev, &in) == 0) {
+		for (int i = 0; i < in.n; i++)
+			if ((in.acc[i].ea & ~(uint64_t)(HC_LINE - 1)) == line ||
+			    ((in.acc[i].ea + in.acc[i].size - 1) & ~(uint64_t)(HC_LINE - 1)) == line) {
+				a = &in.acc[i];
+				break;
+			}
+		if (a)
+			*leaf = in.addr;
+	}
+	if (a) {
+		s->addr = a->ea;
+		s->len = a->size;
+		s->is_store = (a->rw & HC_ACC_W) != 0;
+	} else {
+		s->addr = t->watch.attr[slot < t->watch.n ? slot : 0].bp_addr;
+		s->len = 8;
+		s->is_store = false;
+	}
+}
+
+void rt__on_trap(struct hc_thread *t, int slot, void *uctx)
+{
+	struct hc_regs r;
+	struct hc_sample s;
+	struct hc_comm comm;
+	uint64_t leaf;
+
+	t->cnt.traps++;
+	rt__watch_disarm(t);
+	rt__regs(uctx, &r);
+	trapping_access(t, &r, slot, &s, &leaf);
+	s.time = rt__now();
+	s.cpu = rt__cpu();
+	s.ctx = rt__context(t, uctx, leaf);
+	if (hc_detect_trap(&hc_rt.dcfg, &t->det, &s, &comm)) {
+		t->cnt.traps_matched++;
+		rt__record_comm(t, &comm);
+	} else {
+		/* A late trap of an older set: the registers are off now, so the
+		   detection state must not believe a set is still armed. */
+		t->cnt.traps_unmatched++;
+		hc_detect_arm_failed(&t->det);
+	}
+}

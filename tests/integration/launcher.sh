@@ -1,0 +1,43 @@
+#!/bin/sh
+# The launcher refuses what it cannot measure, before anything runs, with
+# a reason and a hint; -L and --help work.
+. "$(dirname "$0")/lib.sh"
+
+expect_refusal() { # what pattern args...
+	what=$1 pat=$2; shift 2
+	"$HPCRUN" -o "$TMP/refused" "$@" >"$TMP/r.out" 2>"$TMP/r.err"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then fail "$what: accepted"; return; fi
+	grep -q "$pat" "$TMP/r.err" || { fail "$what: message lacks '$pat'"; cat "$TMP/r.err" >&2; }
+	[ ! -e "$TMP/refused" ] || fail "$what: created a measurement directory anyway"
+	[ ! -e "$TMP/ran" ] || fail "$what: the program ran"
+	echo "ok: $what refused: $(head -n 1 "$TMP/r.err")"
+}
+
+expect_refusal "missing program" "not found" /nonexistent/prog
+printf 'not a program\n' >"$TMP/text"; chmod +x "$TMP/text"
+expect_refusal "non-ELF file" "not an ELF executable" "$TMP/text"
+expect_refusal "bad event" "unknown event" -e CYCLES@100 /bin/true
+expect_refusal "bad period" "bad period" -e COMM@abc /bin/true
+expect_refusal "zero period" "bad period" -e COMM@0 /bin/true
+expect_refusal "too short a period" "too short" -e COMM@1000 /bin/true
+expect_refusal "bad sampler" "unknown sampler" --sampler magic /bin/true
+expect_refusal "bad watchpoints" "bad --watchpoints" --watchpoints 9 /bin/true
+expect_refusal "no program" "no program" 
+
+if printf 'int main(void){return 0;}\n' | cc -static -x c -o "$TMP/static" - 2>/dev/null; then
+	expect_refusal "static binary" "statically linked" "$TMP/static"
+else
+	echo "note: no static libc, static-binary refusal not exercised"
+fi
+
+"$HPCRUN" --help >"$TMP/h.out" 2>&1 && grep -q -- "--event" "$TMP/h.out" || fail "--help"
+if "$HPCRUN" -L >"$TMP/L.out" 2>&1; then
+	for k in "kernel:" "perf_event_paranoid:" "soft (timer+decode):" "watchpoints:" "fast re-arm:" "verdict:"; do
+		grep -q "$k" "$TMP/L.out" || fail "-L lacks '$k'"
+	done
+	echo "ok: -L"; cat "$TMP/L.out"
+else
+	grep -q "cannot measure" "$TMP/L.out" || fail "-L failed without a verdict"
+fi
+finish

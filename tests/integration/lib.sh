@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# lib.sh — shared by the integration tests: run a program under the real
+# launcher and runtime, and read the recorded per-thread rows with hc_rows.
+# Exit 77 (automake SKIP) when the machine cannot measure, never a silent pass.
+set -u
+B=${HC_BUILDDIR:?run through make check}
+S=${HC_SRCDIR:?run through make check}
+HPCRUN="$B/hpcrun-comm/hpcrun-comm"
+HPCPROF="$B/hpcprof-comm/hpcprof-comm"
+BENCH="$B/tests/programs/comm_bench"
+ROWS="$B/tests/integration/hc_rows"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hc-it.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+ok() { echo "ok: $*"; }
+
+require_measurable() {
+	if ! "$HPCRUN" -L >"$TMP/L.txt" 2>&1; then
+		cat "$TMP/L.txt" >&2
+		echo "SKIP: this machine cannot measure" >&2
+		exit 77
+	fi
+}
+
+# measure NAME ARGS...: run under hpcrun-comm into $TMP/NAME, rows in $TMP/NAME.rows
+measure() {
+	name=$1; shift
+	"$HPCRUN" -o "$TMP/$name" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	"$ROWS" "$TMP/$name" >"$TMP/$name.rows" || fail "$name: unreadable profile"
+	return $rc
+}
+
+# total NAME [FIELD]: sum of a row column (4 all, 5 true, 6 false, 7 sample, 8 trap)
+total() {
+	awk -v f="${2:-4}" '$1 == "row" { s += $f } END { printf "%d\n", s }' "$TMP/$1.rows"
+}
+
+# cell NAME I J [FIELD]: volume between threads I and J, both directions
+cell() {
+	awk -v i="$2" -v j="$3" -v f="${4:-4}" \
+	    '$1 == "row" && (($3 == i && $4 == j) || ($3 == j && $4 == i)) { s += $f } END { printf "%d\n", s }' \
+	    "$TMP/$1.rows"
+}
+
+counter() {
+	awk -v n="$2" '$1 == "counter" && $2 == n { print $3; found = 1 } END { if (!found) print 0 }' "$TMP/$1.rows"
+}
+
+# ratio A B: A/B as a decimal, 0 if B is 0
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print 0; else printf "%.4f\n", a / b }'; }
+# ge X Y: X >= Y (decimals)
+ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
+
+finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "$FAILS check(s) failed; measurement logs:" >&2
+		for f in "$TMP"/*/*.log; do [ -f "$f" ] && { echo "== $f" >&2; tail -n 40 "$f" >&2; }; done
+		exit 1
+	fi
+	exit 0
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* comm_bench.c — the ComDetective microbenchmarks plus a private control,
+   as one program with designed communication patterns (used by the
+   integration tests, the demo and bench/accuracy). Worker w (0-based) is
+   measured thread w+1: the main thread only creates and joins.
+
+     pairs     workers 2k and 2k+1 share one line (both store to word 0);
+               no other sharing. Expect cells (2k+1, 2k+2) only.
+     false F   every access goes either to a true-sharing line (all workers
+               store word 0) or, with probability F, to the worker's own
+               8-byte slot of a false-sharing line. Expect false fraction F.
+     sharing S with probability S a store to a random word of a small
+               shared array, else to a private array. Volume grows with S.
+     readwrite R  accesses to one shared line: load with probability R,
+               else store.
+     private   each worker updates its own padded private array only.
+
+   Usage: comm_bench MODE [PARAM] [-t WORKERS] [-s SECONDS] */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LINE 64
+#define MAXW 64
+#define PRIV_WORDS (1u << 15)     /* 256 KiB per worker */
+#define SHARED_LINES 16
+
+struct line { volatile uint64_t w[8]; } __attribute__((aligned(LINE)));
+
+static struct line true_line, false_line, rw_line;
+static struct line pair_lines[MAXW / 2];
+static struct line shared[SHARED_LINES];
+static volatile uint64_t *priv[MAXW];
+
+static const char *mode;
+static double param;
+static double seconds = 1.0;
+static volatile int stop;
+
+static inline uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static inline int chance(uint64_t *s, double p)
+{
+	return (double)(rnd(s) >> 11) * (1.0 / 9007199254740992.0) < p;
+}
+
+/* Each kernel is its own non-inlined function so profiles name it. */
+__attribute__((noinline)) static void pairs_kernel(int w, uint64_t *s)
+{
+	volatile uint64_t *x = &pair_lines[w / 2].w[0];
+	volatile uint64_t *p = priv[w];
+	while (!stop)
+		for (int i = 0; i < 1024; i++) {
+			*x = *x + 1;
+			p[rnd(s) & (PRIV_WORDS - 1)] += 1;
+		}
+}
+
+__attribute__((noinline)) static void false_kernel(int w, uint64_t *s)
+{
+	volatile uint64_t *t = &true_line.w[0];
+	volatile uint64_t *f = &false_line.w[w % 8];
+	while (!stop)
+		for (int i = 0; i < 1024; i++) {
+			if (chance(s, param))
+				*f = *f + 1;
+			else
+				*t = *t + 1;
+		}
+}
+
+__attribute__((noinline)) static void sharing_kernel(int w, uint64_t *s)
+{
+	volatile uint64_t *p = priv[w];
+	while (!stop)
+		for (int i = 0; i < 1024; i++) {
+			uint64_t r = rnd(s);
+			if (chance(s, param))
+				shared[r % SHARED_LINES].w[(r >> 8) & 7] += 1;
+			else
+				p[r & (PRIV_WORDS - 1)] += 1;
+		}
+}
+
+__attribute__((noinline)) static void readwrite_kernel(int w, uint64_t *s)
+{
+	volatile uint64_t *x = &rw_line.w[0];
+	uint64_t sum = 0;
+	(void)w;
+	while (!stop)
+		for (int i = 0; i < 1024; i++) {
+			if (chance(s, param))
+				sum += *x;
+			else
+				*x = sum + 1;
+		}
+}
+
+__attribute__((noinline)) static void private_kernel(int w, uint64_t *s)
+{
+	volatile uint64_t *p = priv[w];
+	while (!stop)
+		for (int i = 0; i < 1024; i++)
+			p[rnd(s) & (PRIV_WORDS - 1)] += 1;
+}
+
+static void *worker(void *arg)
+{
+	int w = (int)(intptr_t)arg;
+	uint64_t s = 0x9E3779B97F4A7C15ull * (uint64_t)(w + 1);
+
+	if (!strcmp(mode, "pairs"))
+		pairs_kernel(w, &s);
+	else if (!strcmp(mode, "false"))
+		false_kernel(w, &s);
+	else if (!strcmp(mode, "sharing"))
+		sharing_kernel(w, &s);
+	else if (!strcmp(mode, "readwrite"))
+		readwrite_kernel(w, &s);
+	else
+		private_kernel(w, &s);
+	return NULL;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: comm_bench pairs|false F|sharing S|readwrite R|private [-t WORKERS] [-s SECONDS]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[MAXW];
+	int nw = 4, i = 2;
+	struct timespec ts;
+
+	if (argc < 2)
+		usage();
+	mode = argv[1];
+	if (!strcmp(mode, "false") || !strcmp(mode, "sharing") || !strcmp(mode, "readwrite")) {
+		if (argc < 3)
+			usage();
+		param = atof(argv[2]);
+		i = 3;
+	} else if (strcmp(mode, "pairs") && strcmp(mode, "private")) {
+		usage();
+	}
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "-t") && i + 1 < argc)
+			nw = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+			seconds = atof(argv[++i]);
+		else
+			usage();
+	}
+	if (nw < 1 || nw > MAXW)
+		usage();
+	for (int w = 0; w < nw; w++) {
+		priv[w] = aligned_alloc(4096, PRIV_WORDS * sizeof(uint64_t));
+		if (!priv[w])
+			return 1;
+		memset((void *)priv[w], 0, PRIV_WORDS * sizeof(uint64_t));
+	}
+	for (int w = 0; w < nw; w++)
+		pthread_create(&th[w], NULL, worker, (void *)(intptr_t)w);
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+	stop = 1;
+	for (int w = 0; w < nw; w++)
+		pthread_join(th[w], NULL);
+	printf("comm_bench %s done: %d workers, %.2f s\n", mode, nw, seconds);
+	return 0;
+}
