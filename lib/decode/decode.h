@@ -47,6 +47,7 @@ struct hc_mem_access {
 
 #define HC_MAX_ACC 4
 struct hc_insn {
+	uint64_t addr;   /* address of this instruction (set by every hc_decode_* call) */
 	uint8_t  len;    /* instruction length, 0 = not decoded */
 	uint8_t  n;      /* accesses in acc[] (hints, lea, nops, clflush filtered out) */
 	uint16_t flags;  /* HC_AF_* for the whole instruction */
@@ -72,12 +73,18 @@ int hc_decode_insn(const uint8_t *code, size_t avail, uint64_t rip,
    safely: up to the page end first, 15 bytes only if needed). */
 int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out);
 
-/* Per-thread cache for previous-instruction lookups (direct mapped by PC). */
-#define HC_PREV_CACHE_SIZE 1024
+/* Per-thread cache for previous-instruction lookups (direct mapped by PC).
+   Zero-initialise it (static, calloc or memset) before first use; one cache
+   per thread, never shared, never used re-entrantly. An entry holds the
+   result of the forward walk only (prev and its status), so a hit costs one
+   instruction decode. Entries are tagged with hc_funcs_generation(), so a
+   refresh after dlopen/dlclose invalidates them. */
+#define HC_PREV_CACHE_SIZE 1024  /* power of two */
 struct hc_prev_cache_entry {
 	uint64_t pc;     /* key; 0 = empty */
 	uint64_t prev;   /* address of the instruction before pc, 0 = none */
-	uint8_t  status; /* enum hc_prev_status */
+	uint32_t gen;    /* hc_funcs_generation() when filled */
+	uint8_t  status; /* walk result: OK, NO_FUNC, BRANCH_TARGET or UNDECODABLE */
 };
 struct hc_prev_cache {
 	struct hc_prev_cache_entry e[HC_PREV_CACHE_SIZE];
@@ -93,14 +100,26 @@ enum hc_prev_status {
 	HC_PREV_NO_ACCESS = 5,   /* the previous instruction accesses no memory */
 };
 
+/* Longest function the forward walk decodes; larger ones are UNDECODABLE
+   (their branch targets cannot all be seen within a bounded walk). */
+#define HC_PREV_WALK_MAX 65536
+
 /* The previous instruction's recoverable memory accesses, computed from the
    post-execution registers r (i.e. the sample's context). Stack, string and
    synthesised accesses, and accesses whose base/index register the
-   instruction itself writes, are dropped. Returns enum hc_prev_status. */
+   instruction itself writes, are dropped. Returns enum hc_prev_status.
+   The function containing the PC comes from hc_funcs_lookup (funcstart.h):
+   hc_funcs_refresh() must have run. BRANCH_TARGET also covers a PC at a
+   function start and a previous instruction that cannot fall through to
+   PC (jmp, ret, and call: the callee ran in between). cache may be NULL. */
 int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);
 
 /* The instruction that ends exactly at pc (a data watchpoint traps after the
-   access): its accesses, for classifying the trapping access. 0 or -errno. */
+   access): its accesses, computed from r as they are (registers the
+   instruction overwrote are not corrected for: the caller judges
+   plausibility). The function is the one containing pc - 1, so an access
+   that is the last instruction of a function is found too. 0, -ENOENT (no
+   function) or -EINVAL (no instruction ends at pc). cache may be NULL. */
 int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,
                         struct hc_insn *out);
 

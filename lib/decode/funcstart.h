@@ -5,15 +5,30 @@
    dl_iterate_phdr (outside signal context: at start and after dlopen);
    hc_funcs_lookup() is async-signal-safe and lock-free (readers see either
    the old or the new snapshot; old snapshots are never unmapped while a
-   reader may hold them). */
+   reader may hold them: they are kept, on purpose, for the life of the
+   process — a few KiB per refresh that changed the module list). */
 #ifndef HC_FUNCSTART_H
 #define HC_FUNCSTART_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Take a new snapshot of the loaded modules that have a usable
+   .eh_frame_hdr table (call at start and after every dlopen/dlclose; may
+   allocate and take a mutex: never from a signal handler). Publishes a new
+   snapshot, and a new generation, only when the module list changed.
+   0 or -ENOMEM. */
 int  hc_funcs_refresh(void);
-/* [*start, *end) of the function (FDE range) containing pc; false if unknown. */
+
+/* [*start, *end) of the function (FDE range) containing pc; false if unknown
+   (no snapshot yet, no module, no FDE, or an unsupported table encoding).
+   Async-signal-safe, lock-free, no allocation. */
 bool hc_funcs_lookup(uint64_t pc, uint64_t *start, uint64_t *end);
+
+/* Generation of the current snapshot: 0 before the first refresh, then
+   incremented whenever a refresh publishes a changed module list. Caches of
+   lookup results (struct hc_prev_cache) tag entries with it.
+   Async-signal-safe. */
+uint32_t hc_funcs_generation(void);
 
 #endif

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* decode.c — the memory accesses of one x86-64 instruction, with effective
+   addresses computed from a signal context, and the previous instruction's
+   accesses for timer skid. Zydis 4.0 decodes; we post-process what it gets
+   wrong or leaves implicit for our purpose (prototype/FINDINGS.md §3.1, §9.15):
+   stores to the stack go to rsp - size, pop m with an rsp base addresses
+   after the increment, xlat adds AL, bt* m,r adds the register bit offset,
+   REP with a zero count touches nothing, hints and cache-line operations are
+   not accesses, clzero's store is synthesised. The previous instruction is
+   found by decoding forward from the enclosing function's start
+   (funcstart.h), cached per PC by the caller. After hc_decode_init the
+   decoder and our register tables are read-only and shared by all threads;
+   every other function runs in signal handlers: no allocation, no locks, no
+   stdio, only reads of code the process is executing. */
+#include <errno.h>
+#include <string.h>
+#include <sys/ucontext.h>
+#include <Zydis/Zydis.h>
+
+#include "decode/decode.h"
+#include "decode/funcstart.h"
+
+#define MAX_INSN 15      /* longest x86 instruction */
+#define CODE_PAGE 4096u  /* smallest page: reading up to its end is safe */
+#define NO_GPR 0xff
+
+/* General-purpose registers in hardware order (the order of Zydis's RAX..R15
+   and of the REX-extended encodings), as bits of a register set. */
+enum { GPR_RAX = 0, GPR_RCX, GPR_RDX, GPR_RBX, GPR_RSP, GPR_RBP, GPR_RSI, GPR_RDI, NGPR = 16 };
+
+static const uint8_t gpr_greg[NGPR] = {
+	REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+	REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+
+static ZydisDecoder decoder;
+static bool ready;
+
+/* Per Zydis register: the GPR holding it (NO_GPR if none), its width in bits
+   and its bit offset in that GPR (8 for ah/ch/dh/bh). */
+static uint8_t reg_gpr[ZYDIS_REGISTER_MAX_VALUE + 1];
+static uint8_t reg_width[ZYDIS_REGISTER_MAX_VALUE + 1];
+static uint8_t reg_shift[ZYDIS_REGISTER_MAX_VALUE + 1];
+
+/* What the previous-instruction filter needs beyond struct hc_insn: the GPRs
+   each access's address was computed from, and the GPRs the instruction
+   writes. */
+struct deps {
+	uint16_t used[HC_MAX_ACC];
+	uint16_t written;
+};
+
+int hc_decode_init(void)
+{
+	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		return 0;
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
+	                                   ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	for (int r = 0; r <= ZYDIS_REGISTER_MAX_VALUE; r++) {
+		ZydisRegisterClass c = ZydisRegisterGetClass((ZydisRegister)r);
+		ZydisRegister big;
+
+		reg_gpr[r] = NO_GPR;
+		if (c != ZYDIS_REGCLASS_GPR8 && c != ZYDIS_REGCLASS_GPR16 &&
+		    c != ZYDIS_REGCLASS_GPR32 && c != ZYDIS_REGCLASS_GPR64)
+			continue;
+		big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)r);
+		if (big < ZYDIS_REGISTER_RAX || big > ZYDIS_REGISTER_R15)
+			continue;
+		reg_gpr[r] = (uint8_t)(big - ZYDIS_REGISTER_RAX);
+		reg_width[r] = (uint8_t)ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64,
+		                                              (ZydisRegister)r);
+		reg_shift[r] = (r == ZYDIS_REGISTER_AH || r == ZYDIS_REGISTER_CH ||
+		                r == ZYDIS_REGISTER_DH || r == ZYDIS_REGISTER_BH) ? 8 : 0;
+	}
+	__atomic_store_n(&ready, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static uint16_t gpr_bit(ZydisRegister reg)
+{
+	if ((unsigned)reg > ZYDIS_REGISTER_MAX_VALUE || reg_gpr[reg] == NO_GPR)
+		return 0;
+	return (uint16_t)(1u << reg_gpr[reg]);
+}
+
+static bool reg_value(const struct hc_regs *r, ZydisRegister reg, uint64_t *v)
+{
+	uint64_t x;
+
+	if ((unsigned)reg > ZYDIS_REGISTER_MAX_VALUE || reg_gpr[reg] == NO_GPR)
+		return false;
+	x = (uint64_t)r->gregs[gpr_greg[reg_gpr[reg]]] >> reg_shift[reg];
+	if (reg_width[reg] < 64)
+		x &= (1ull << reg_width[reg]) - 1;
+	*v = x;
+	return true;
+}
+
+static void add_acc(struct hc_insn *out, struct deps *d, uint64_t ea, uint32_t size,
+                    uint8_t rw, uint8_t kind, uint16_t flags, uint16_t used)
+{
+	struct hc_mem_access *a;
+
+	if (out->n >= HC_MAX_ACC)
+		return;
+	d->used[out->n] = used;
+	a = &out->acc[out->n++];
+	a->ea = ea;
+	a->size = size;
+	a->rw = rw;
+	a->kind = kind;
+	a->flags = flags;
+}
+
+/* Instructions with a memory operand that is not an access: hints and
+   cache-line maintenance (lea and bnd* are filtered by operand type). */
+static bool not_an_access(const ZydisDecodedInstruction *in)
+{
+	switch (in->meta.category) {
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_WIDENOP:
+	case ZYDIS_CATEGORY_PREFETCH:
+	case ZYDIS_CATEGORY_PREFETCHWT1:
+	case ZYDIS_CATEGORY_CLFLUSHOPT:
+	case ZYDIS_CATEGORY_CLWB:
+	case ZYDIS_CATEGORY_CLDEMOTE:
+		return true;
+	default:
+		return in->mnemonic == ZYDIS_MNEMONIC_CLFLUSH;
+	}
+}
+
+static bool is_branch(const ZydisDecodedInstruction *in)
+{
+	switch (in->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+	case ZYDIS_CATEGORY_INTERRUPT:
+		return true;
+	default:
+		return in->meta.branch_type != ZYDIS_BRANCH_TYPE_NONE;
+	}
+}
+
+/* The next instruction in address order is not the next one executed:
+   jmp, ret, and call (the callee runs in between). */
+static bool no_fallthrough(const ZydisDecodedInstruction *in)
+{
+	switch (in->meta.category) {
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_SYSRET:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool is_string_op(const ZydisDecodedInstruction *in)
+{
+	return in->meta.category == ZYDIS_CATEGORY_STRINGOP ||
+	       in->meta.category == ZYDIS_CATEGORY_IOSTRINGOP;
+}
+
+/* Always read-modify-write on their memory operand, whatever the decoder's
+   operand actions say (a failing cmpxchg still writes back). */
+static bool is_rmw(ZydisMnemonic m)
+{
+	return m == ZYDIS_MNEMONIC_XCHG || m == ZYDIS_MNEMONIC_XADD ||
+	       m == ZYDIS_MNEMONIC_CMPXCHG || m == ZYDIS_MNEMONIC_CMPXCHG8B ||
+	       m == ZYDIS_MNEMONIC_CMPXCHG16B;
+}
+
+static bool is_bit_test(ZydisMnemonic m)
+{
+	return m == ZYDIS_MNEMONIC_BT || m == ZYDIS_MNEMONIC_BTS ||
+	       m == ZYDIS_MNEMONIC_BTR || m == ZYDIS_MNEMONIC_BTC;
+}
+
+static bool is_mask_move(ZydisMnemonic m)
+{
+	return m == ZYDIS_MNEMONIC_MASKMOVQ || m == ZYDIS_MNEMONIC_MASKMOVDQU ||
+	       m == ZYDIS_MNEMONIC_VMASKMOVDQU || m == ZYDIS_MNEMONIC_VMASKMOVPS ||
+	       m == ZYDIS_MNEMONIC_VMASKMOVPD || m == ZYDIS_MNEMONIC_VPMASKMOVD ||
+	       m == ZYDIS_MNEMONIC_VPMASKMOVQ;
+}
+
+static uint16_t insn_flags(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
+{
+	uint16_t fl = 0;
+
+	if (in->attributes & ZYDIS_ATTRIB_HAS_LOCK)
+		fl |= HC_AF_LOCK;
+	if (in->mnemonic == ZYDIS_MNEMONIC_XCHG)  /* xchg with memory locks implicitly */
+		for (int i = 0; i < in->operand_count_visible; i++)
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
+				fl |= HC_AF_LOCK;
+	if ((in->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+	                       ZYDIS_ATTRIB_HAS_REPNE)) && is_string_op(in))
+		fl |= HC_AF_REP;
+	if (in->meta.category == ZYDIS_CATEGORY_XSAVE ||
+	    in->meta.category == ZYDIS_CATEGORY_XSAVEOPT)
+		fl |= HC_AF_VARSIZE;
+	if ((in->avx.mask.reg != ZYDIS_REGISTER_NONE && in->avx.mask.reg != ZYDIS_REGISTER_K0) ||
+	    is_mask_move(in->mnemonic))
+		fl |= HC_AF_MASKED;
+	return fl;
+}
+
+/* One memory operand of in: its effective address, size, direction, kind. */
+static void mem_operand(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+                        int i, uint64_t rip, const struct hc_regs *r, uint16_t ifl,
+                        struct hc_insn *out, struct deps *d)
+{
+	const ZydisDecodedOperand *op = &ops[i];
+	bool explicit = op->visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT;
+	bool rsp_base = op->mem.base == ZYDIS_REGISTER_RSP || op->mem.base == ZYDIS_REGISTER_ESP;
+	uint32_t size = op->size / 8;
+	uint16_t fl = ifl, used = 0;
+	uint8_t rw = 0, kind = HC_ACC_EXPLICIT;
+	uint64_t ea = 0, v;
+
+	if (op->mem.type != ZYDIS_MEMOP_TYPE_MEM && op->mem.type != ZYDIS_MEMOP_TYPE_VSIB)
+		return;  /* lea, bnd*: address generation only */
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+		rw |= HC_ACC_R;
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+		rw |= HC_ACC_W;
+	if ((ifl & HC_AF_LOCK) || is_rmw(in->mnemonic))
+		rw = HC_ACC_R | HC_ACC_W;
+	if (!rw)
+		return;
+
+	if (op->mem.base == ZYDIS_REGISTER_RIP || op->mem.base == ZYDIS_REGISTER_EIP) {
+		ea = rip + in->length;
+		fl |= HC_AF_RIPREL;
+	} else if (op->mem.base != ZYDIS_REGISTER_NONE) {
+		if (!reg_value(r, op->mem.base, &v))
+			return;
+		ea = v;
+		used |= gpr_bit(op->mem.base);
+	}
+	if (op->mem.index != ZYDIS_REGISTER_NONE) {
+		if (op->mem.type == ZYDIS_MEMOP_TYPE_VSIB) {
+			fl |= HC_AF_VSIB;  /* per-element addresses need the vector index */
+		} else {
+			if (!reg_value(r, op->mem.index, &v))
+				return;
+			ea += v * (op->mem.scale ? op->mem.scale : 1);
+			used |= gpr_bit(op->mem.index);
+		}
+	}
+	if (op->mem.disp.has_displacement)
+		ea += (uint64_t)op->mem.disp.value;
+
+	/* pop m: the address is computed after rsp was incremented. */
+	if (in->mnemonic == ZYDIS_MNEMONIC_POP && explicit && rsp_base)
+		ea += in->operand_width / 8;
+	/* bt* m, r: the signed bit offset selects a word away from the base. */
+	if (is_bit_test(in->mnemonic) && i == 0 && in->operand_count_visible >= 2 &&
+	    ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && reg_value(r, ops[1].reg.value, &v)) {
+		unsigned w = in->operand_width;  /* 16, 32 or 64 */
+		int64_t off = w == 64 ? (int64_t)v : w == 32 ? (int64_t)(int32_t)v : (int64_t)(int16_t)v;
+		int shift = w == 64 ? 6 : w == 32 ? 5 : 4;
+
+		ea += (uint64_t)((off >> shift) * (int64_t)(w / 8));
+		used |= gpr_bit(ops[1].reg.value);
+		fl |= HC_AF_BITOFF;
+	}
+	/* xlat: Zydis reports [rbx] without the AL index. */
+	if (in->mnemonic == ZYDIS_MNEMONIC_XLAT && op->mem.index == ZYDIS_REGISTER_NONE) {
+		ea += (uint64_t)r->gregs[REG_RAX] & 0xff;
+		used |= 1u << GPR_RAX;
+	}
+
+	if (is_string_op(in)) {
+		kind = HC_ACC_STRING;
+	} else if (!explicit) {
+		if (rsp_base) {
+			kind = HC_ACC_STACK;
+			/* push/call/enter/pushf: Zydis reports [rsp] before the
+			   decrement; the store goes below it. */
+			if (rw & HC_ACC_W)
+				ea -= size;
+		} else if (in->mnemonic == ZYDIS_MNEMONIC_LEAVE) {
+			kind = HC_ACC_STACK;  /* reads the saved rbp at [rbp] */
+		} else {
+			kind = HC_ACC_IMPLICIT;
+		}
+	}
+
+	if (in->address_width == 32) {
+		ea &= 0xffffffffull;
+		fl |= HC_AF_ADDR32;
+	}
+	if (op->mem.segment == ZYDIS_REGISTER_FS) {
+		ea += r->fsbase;
+		fl |= HC_AF_SEG;
+	} else if (op->mem.segment == ZYDIS_REGISTER_GS) {
+		ea += r->gsbase;
+		fl |= HC_AF_SEG;
+	}
+	add_acc(out, d, ea, size, rw, kind, fl, used);
+}
+
+/* Decode at code[0..avail) (the instruction's address is rip) into out.
+   0, -ENODATA (the instruction runs past avail) or -EINVAL. */
+static int decode(const uint8_t *code, size_t avail, uint64_t rip, const struct hc_regs *r,
+                  struct hc_insn *out, struct deps *d)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZyanStatus st;
+	uint16_t ifl;
+
+	memset(out, 0, sizeof(*out));
+	memset(d, 0, sizeof(*d));
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		return -EINVAL;
+	st = ZydisDecoderDecodeFull(&decoder, code, avail, &in, ops);
+	if (!ZYAN_SUCCESS(st))
+		return st == ZYDIS_STATUS_NO_MORE_DATA ? -ENODATA : -EINVAL;
+	ifl = insn_flags(&in, ops);
+	out->len = in.length;
+	out->flags = ifl;
+	out->branch = is_branch(&in);
+	for (int i = 0; i < in.operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			d->written |= gpr_bit(ops[i].reg.value);
+	if (not_an_access(&in))
+		return 0;
+
+	for (int i = 0; i < in.operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
+			mem_operand(&in, ops, i, rip, r, ifl, out, d);
+
+	/* clzero zeroes the cache line at rax; Zydis lists only the register. */
+	if (in.mnemonic == ZYDIS_MNEMONIC_CLZERO) {
+		uint64_t a = (uint64_t)r->gregs[REG_RAX];
+
+		if (in.address_width == 32)
+			a &= 0xffffffffull;
+		add_acc(out, d, a & ~63ull, 64, HC_ACC_W, HC_ACC_IMPLICIT, ifl | HC_AF_SYNTH,
+		        1u << GPR_RAX);
+	}
+	/* A REP string op with a zero count does nothing at all. */
+	if (ifl & HC_AF_REP) {
+		uint64_t count = (uint64_t)r->gregs[REG_RCX];
+
+		if (in.address_width == 32)
+			count &= 0xffffffffull;
+		if (count == 0)
+			out->n = 0;
+	}
+	return 0;
+}
+
+int hc_decode_insn(const uint8_t *code, size_t avail, uint64_t rip,
+                   const struct hc_regs *r, struct hc_insn *out)
+{
+	struct deps d;
+
+	return decode(code, avail, rip, r, out, &d) ? -EINVAL : 0;
+}
+
+int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out)
+{
+	uint64_t rip = (uint64_t)r->gregs[REG_RIP];
+	const uint8_t *code = (const uint8_t *)(uintptr_t)rip;
+	size_t avail = CODE_PAGE - (rip & (CODE_PAGE - 1));
+	struct deps d;
+	int err;
+
+	/* The next page may be unmapped: go past the page end only when the
+	   instruction really continues there (then the page is mapped). */
+	if (avail > MAX_INSN)
+		avail = MAX_INSN;
+	err = decode(code, avail, rip, r, out, &d);
+	if (err == -ENODATA && avail < MAX_INSN)
+		err = decode(code, MAX_INSN, rip, r, out, &d);
+	return err ? -EINVAL : 0;
+}
+
+/* Decode [start, end) forward to find the instruction that ends exactly at
+   pc (*prev) and whether pc may be reached other than by falling through
+   from it: the target of a direct branch anywhere in the function (a loop
+   head is targeted from after it), or prev itself does not fall through.
+   Returns OK, BRANCH_TARGET or UNDECODABLE (with *prev still set when the
+   decode failed only after pc). */
+static uint8_t walk(uint64_t start, uint64_t end, uint64_t pc, uint64_t *prev)
+{
+	bool target = false;
+
+	*prev = 0;
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || end - start > HC_PREV_WALK_MAX)
+		return HC_PREV_UNDECODABLE;
+	for (uint64_t a = start; a < end; ) {
+		ZydisDecodedInstruction in;
+		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
+		uint64_t next;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&decoder, NULL,
+		                                                (const void *)(uintptr_t)a, avail, &in)))
+			return HC_PREV_UNDECODABLE;
+		next = a + in.length;
+		if (a < pc && next > pc)
+			return HC_PREV_UNDECODABLE;  /* pc is inside an instruction */
+		if (next == pc) {
+			*prev = a;
+			target |= no_fallthrough(&in);
+		}
+		if (in.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE && in.raw.imm[0].is_relative &&
+		    next + (uint64_t)in.raw.imm[0].value.s == pc)
+			target = true;
+		a = next;
+	}
+	if (!*prev)
+		return HC_PREV_UNDECODABLE;
+	return target ? HC_PREV_BRANCH_TARGET : HC_PREV_OK;
+}
+
+static struct hc_prev_cache_entry *cache_slot(struct hc_prev_cache *c, uint64_t pc)
+{
+	_Static_assert((HC_PREV_CACHE_SIZE & (HC_PREV_CACHE_SIZE - 1)) == 0,
+	               "HC_PREV_CACHE_SIZE must be a power of two");
+	/* Fibonacci hashing: the top bits of pc * 2^64/phi. */
+	return &c->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(HC_PREV_CACHE_SIZE))];
+}
+
+/* The walk result for pc: from the cache, or computed and cached. */
+static uint8_t prev_lookup(uint64_t pc, struct hc_prev_cache *c, uint64_t *prev)
+{
+	uint32_t gen = hc_funcs_generation();
+	struct hc_prev_cache_entry *e = c ? cache_slot(c, pc) : NULL;
+	uint64_t start, end;
+	uint8_t st;
+
+	if (e && e->pc == pc && e->gen == gen) {
+		c->hits++;
+		*prev = e->prev;
+		return e->status;
+	}
+	*prev = 0;
+	if (!hc_funcs_lookup(pc, &start, &end))
+		st = HC_PREV_NO_FUNC;
+	else if (pc == start)
+		st = HC_PREV_BRANCH_TARGET;  /* entered by a call or a jump */
+	else
+		st = walk(start, end, pc, prev);
+	if (e) {
+		c->misses++;
+		e->pc = pc;
+		e->prev = *prev;
+		e->gen = gen;
+		e->status = st;
+	}
+	return st;
+}
+
+int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out)
+{
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], prev;
+	struct deps d;
+	uint8_t st, k = 0;
+
+	memset(out, 0, sizeof(*out));
+	st = prev_lookup(pc, cache, &prev);
+	if (st != HC_PREV_OK)
+		return st;
+	if (decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, out, &d) != 0 ||
+	    out->len != pc - prev) {
+		memset(out, 0, sizeof(*out));
+		return HC_PREV_UNDECODABLE;
+	}
+	if (out->n == 0)  /* a REP op that ran to rcx == 0 did access memory */
+		return (out->flags & HC_AF_REP) ? HC_PREV_UNRECOVERABLE : HC_PREV_NO_ACCESS;
+	/* r is the state after prev ran: keep only addresses it left intact. */
+	for (uint8_t i = 0; i < out->n; i++) {
+		const struct hc_mem_access *a = &out->acc[i];
+
+		if (a->kind == HC_ACC_STACK || a->kind == HC_ACC_STRING ||
+		    (a->flags & HC_AF_SYNTH) || (d.used[i] & d.written))
+			continue;
+		out->acc[k++] = *a;
+	}
+	out->n = k;
+	return k ? HC_PREV_OK : HC_PREV_UNRECOVERABLE;
+}
+
+int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,
+                        struct hc_insn *out)
+{
+	uint64_t start, end, prev;
+	struct deps d;
+
+	memset(out, 0, sizeof(*out));
+	if (!hc_funcs_lookup(pc - 1, &start, &end))
+		return -ENOENT;
+	/* Inside the function, pc has the same walk as a sample at pc: share
+	   the cache. At the function's end it belongs to no (or another)
+	   function: walk without caching. */
+	if (pc < end)
+		prev_lookup(pc, cache, &prev);
+	else
+		walk(start, end, pc, &prev);
+	if (!prev)
+		return -EINVAL;
+	if (decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, out, &d) != 0)
+		return -EINVAL;
+	return 0;
+}

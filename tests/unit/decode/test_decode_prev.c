@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_decode_prev.c — previous-instruction recovery (timer skid) and the
+   instruction ending at a watchpoint trap PC, on hand-built asm functions
+   with CFI (so funcstart finds them) whose instructions and branch targets
+   are known. Register states are synthetic "after the previous instruction"
+   contexts, except for one function run for real under single-stepping
+   (EFLAGS.TF), whose SIGTRAP context at the instruction after a lock add is
+   exactly a skidded timer sample. Also checks the per-PC cache: hits do not
+   walk again, and a refresh that changes the module list invalidates it. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ucontext.h>
+
+#include "decode/decode.h"
+#include "decode/funcstart.h"
+#include "hc_test.h"
+
+#define FN(name) ".globl " #name "\n.hidden " #name "\n.type " #name ",@function\n" \
+	#name ":\n\t.cfi_startproc\n"
+#define ENDFN(name) "\t.cfi_endproc\n.size " #name ",.-" #name "\n"
+#define PC(name) ".globl " #name "\n.hidden " #name "\n" #name ":\n"
+
+__asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
+	".text\n"
+	/* store before an unconditional jmp: the bench's true-sharing shape */
+	FN(fn_store)
+	"\tmov %rsi,(%rdi)\n" PC(store_pc)
+	"\tjmp 1f\n1:\tret\n"
+	ENDFN(fn_store)
+	/* lock add before an add */
+	FN(fn_lock)
+	"\tlock addq $1,8(%rdi)\n" PC(lock_pc)
+	"\tadd $1,%rax\n\tret\n"
+	ENDFN(fn_lock)
+	/* loop head: reached from the jnz after it */
+	FN(fn_loop)
+	"\txor %eax,%eax\n\tmov (%rdi),%rcx\n" PC(loop_head)
+	"\tadd (%rsi),%rax\n\tdec %rcx\n\tjnz loop_head\n\tret\n"
+	ENDFN(fn_loop)
+	/* forward branch target */
+	FN(fn_fwd)
+	"\ttest %rax,%rax\n\tje fwd_pc\n\tmov (%rdi),%rax\n" PC(fwd_pc)
+	"\tret\n"
+	ENDFN(fn_fwd)
+	/* the load overwrites its own base */
+	FN(fn_unrec)
+	"\tmov (%rax),%rax\n" PC(unrec_pc)
+	"\tret\n"
+	ENDFN(fn_unrec)
+	/* ... its index */
+	FN(fn_index)
+	"\tmov 8(%rdi,%rcx,4),%ecx\n" PC(index_pc)
+	"\tret\n"
+	ENDFN(fn_index)
+	/* ... but not a register the address does not use */
+	FN(fn_other)
+	"\tmov (%rdi),%ecx\n" PC(other_pc)
+	"\tret\n"
+	ENDFN(fn_other)
+	/* the private RMW of the spike's bench */
+	FN(fn_rmw)
+	"\tadd %rsi,(%rbx,%rcx,8)\n" PC(rmw_pc)
+	"\tret\n"
+	ENDFN(fn_rmw)
+	/* no memory access */
+	FN(fn_noacc)
+	"\tadd $1,%rax\n" PC(noacc_pc)
+	"\tret\n"
+	ENDFN(fn_noacc)
+	/* after an unconditional jmp: not reached from it */
+	FN(fn_afterjmp)
+	"\tjmp 1f\n" PC(afterjmp_pc)
+	"\tmov (%rdi),%rax\n1:\tret\n"
+	ENDFN(fn_afterjmp)
+	/* after a call: the callee ran in between */
+	FN(fn_aftercall)
+	"\tcall fn_noacc\n" PC(aftercall_pc)
+	"\tret\n"
+	ENDFN(fn_aftercall)
+	/* stack, string, implicit-AL accesses */
+	FN(fn_push)
+	"\tpush %rax\n" PC(push_pc)
+	"\tpop %rax\n\tret\n"
+	ENDFN(fn_push)
+	FN(fn_pushm)
+	"\tpushq 8(%rdi)\n" PC(pushm_pc)
+	"\tpop %rax\n\tret\n"
+	ENDFN(fn_pushm)
+	FN(fn_rep)
+	"\trep movsb\n" PC(rep_pc)
+	"\tret\n"
+	ENDFN(fn_rep)
+	FN(fn_xlat)
+	"\txlat\n" PC(xlat_pc)
+	"\tret\n"
+	ENDFN(fn_xlat)
+	/* RIP-relative: recoverable whatever the registers */
+	FN(fn_riprel)
+	"\taddl $1,pv_glob(%rip)\n" PC(riprel_pc)
+	"\tret\n"
+	ENDFN(fn_riprel)
+	/* a PC inside an instruction */
+	FN(fn_mid)
+	"\tmovabs $0x1122334455667788,%rax\n\tret\n"
+	ENDFN(fn_mid)
+	/* longer than the walk limit */
+	FN(fn_big)
+	"\tmov (%rdi),%rax\n" PC(big_pc)
+	"\t.skip 70000,0x90\n\tret\n"
+	ENDFN(fn_big)
+	/* the store is the function's last instruction */
+	FN(fn_last)
+	"\tmov %rsi,(%rdi)\n"
+	ENDFN(fn_last)
+	PC(fn_last_end)
+	"\tnop\n"
+	/* run for real under single-stepping */
+	FN(fn_step)
+	"\tpushfq\n\torq $0x100,(%rsp)\n\tpopfq\n\tnop\n"
+	"\tlock addq $1,(%rdi)\n" PC(step_pc)
+	"\tjmp 1f\n1:\tpushfq\n\tandq $~0x100,(%rsp)\n\tpopfq\n\tret\n"
+	ENDFN(fn_step));
+
+#define ASM_SYM(name) extern const uint8_t name[] __attribute__((visibility("hidden")))
+ASM_SYM(fn_store); ASM_SYM(store_pc); ASM_SYM(fn_lock); ASM_SYM(lock_pc);
+ASM_SYM(fn_loop); ASM_SYM(loop_head); ASM_SYM(fwd_pc); ASM_SYM(unrec_pc);
+ASM_SYM(fn_unrec); ASM_SYM(index_pc); ASM_SYM(other_pc); ASM_SYM(rmw_pc);
+ASM_SYM(noacc_pc); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
+ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
+ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
+ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc);
+extern long pv_glob __attribute__((visibility("hidden")));
+extern void fn_step(long *counter) __attribute__((visibility("hidden")));
+
+static uint64_t addr(const void *p) { return (uint64_t)(uintptr_t)p; }
+
+static long long g[NGREG];
+static struct hc_regs regs = { g, 0, 0 };
+static struct hc_prev_cache cache;
+
+static void at(const uint8_t *pc) { g[REG_RIP] = (long long)addr(pc); }
+
+static int prev(struct hc_insn *out) { return hc_decode_prev(&regs, &cache, out); }
+
+static const char *status_name(int st)
+{
+	static const char *const names[] = { "OK", "NO_FUNC", "BRANCH_TARGET", "UNDECODABLE",
+	                                     "UNRECOVERABLE", "NO_ACCESS" };
+
+	return st >= 0 && st <= HC_PREV_NO_ACCESS ? names[st] : "?";
+}
+
+#define CHECK_STATUS(pcsym, want) do { \
+	struct hc_insn o_; \
+	int st_; \
+	at(pcsym); \
+	st_ = prev(&o_); \
+	CHECK_MSG(st_ == (want), "%s: %s, want %s", #pcsym, status_name(st_), status_name(want)); \
+	CHECK_MSG(st_ == HC_PREV_OK || o_.n == 0, "%s: accesses with status %s", #pcsym, status_name(st_)); \
+} while (0)
+
+/* One recoverable access of the previous instruction. */
+static void check_one(const char *name, const uint8_t *pc, uint64_t ea, uint32_t size, uint8_t rw,
+                      uint16_t flags)
+{
+	struct hc_insn o;
+	int st;
+
+	at(pc);
+	st = prev(&o);
+	CHECK_MSG(st == HC_PREV_OK, "%s: %s", name, status_name(st));
+	CHECK_MSG(o.n == 1 && o.acc[0].ea == ea && o.acc[0].size == size && o.acc[0].rw == rw &&
+	          (o.acc[0].flags & flags) == flags,
+	          "%s: n %u ea 0x%" PRIx64 " size %u rw %u flags 0x%x", name, o.n, o.acc[0].ea,
+	          o.acc[0].size, o.acc[0].rw, o.acc[0].flags);
+}
+
+static void statuses(void)
+{
+	struct hc_insn o;
+	void *heap = malloc(16);
+
+	memset(g, 0, sizeof(g));
+	g[REG_RDI] = 0x10000;
+	g[REG_RSI] = 0x20000;
+	g[REG_RBX] = 0x30000;
+	g[REG_RCX] = 3;
+	g[REG_RAX] = 0x40000;
+	g[REG_RSP] = 0x7fff0000;
+
+	check_one("store before jmp", store_pc, 0x10000, 8, HC_ACC_W, 0);
+	check_one("lock add before add", lock_pc, 0x10008, 8, HC_ACC_R | HC_ACC_W, HC_AF_LOCK);
+	check_one("add %rsi,(%rbx,%rcx,8)", rmw_pc, 0x30000 + 3 * 8, 8, HC_ACC_R | HC_ACC_W, 0);
+	check_one("mov (%rdi),%ecx: rcx written, not used", other_pc, 0x10000, 4, HC_ACC_R, 0);
+	check_one("pushq 8(%rdi): the read stays, the push goes", pushm_pc, 0x10008, 8, HC_ACC_R, 0);
+	check_one("addl $1,pv_glob(%rip)", riprel_pc, addr(&pv_glob), 4, HC_ACC_R | HC_ACC_W,
+	          HC_AF_RIPREL);
+
+	CHECK_STATUS(loop_head, HC_PREV_BRANCH_TARGET);
+	CHECK_STATUS(fwd_pc, HC_PREV_BRANCH_TARGET);
+	CHECK_STATUS(afterjmp_pc, HC_PREV_BRANCH_TARGET);
+	CHECK_STATUS(aftercall_pc, HC_PREV_BRANCH_TARGET);
+	CHECK_STATUS(fn_store, HC_PREV_BRANCH_TARGET);  /* a function's first instruction */
+	CHECK_STATUS(unrec_pc, HC_PREV_UNRECOVERABLE);
+	CHECK_STATUS(index_pc, HC_PREV_UNRECOVERABLE);
+	CHECK_STATUS(push_pc, HC_PREV_UNRECOVERABLE);
+	CHECK_STATUS(xlat_pc, HC_PREV_UNRECOVERABLE);
+	CHECK_STATUS(rep_pc, HC_PREV_UNRECOVERABLE);
+	g[REG_RCX] = 0;  /* a finished rep op: it did access memory */
+	CHECK_STATUS(rep_pc, HC_PREV_UNRECOVERABLE);
+	CHECK_STATUS(noacc_pc, HC_PREV_NO_ACCESS);
+	CHECK_STATUS(fn_mid + 3, HC_PREV_UNDECODABLE);
+	CHECK_STATUS(fn_mid + 10, HC_PREV_NO_ACCESS);  /* after the movabs */
+	CHECK_STATUS(big_pc, HC_PREV_UNDECODABLE);
+	CHECK_STATUS((const uint8_t *)heap, HC_PREV_NO_FUNC);
+	/* No cache is allowed too. */
+	at(store_pc);
+	CHECK_EQ_U64(hc_decode_prev(&regs, NULL, &o), HC_PREV_OK);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x10000);
+	free(heap);
+}
+
+static struct hc_prev_cache_entry *entry_of(const uint8_t *pc)
+{
+	for (int i = 0; i < HC_PREV_CACHE_SIZE; i++)
+		if (cache.e[i].pc == addr(pc))
+			return &cache.e[i];
+	return NULL;
+}
+
+static void caching(void)
+{
+	struct hc_prev_cache_entry *e;
+	struct hc_insn o;
+	uint64_t hits, misses;
+	void *h;
+
+	memset(&cache, 0, sizeof(cache));
+	g[REG_RDI] = 0x10000;
+	g[REG_RSI] = 0x20000;
+	at(lock_pc);
+	CHECK_EQ_U64(prev(&o), HC_PREV_OK);
+	CHECK_EQ_U64(cache.misses, 1);
+	CHECK_EQ_U64(cache.hits, 0);
+	g[REG_RDI] = 0x50000;  /* the hit recomputes the address from the new registers */
+	CHECK_EQ_U64(prev(&o), HC_PREV_OK);
+	CHECK_EQ_U64(cache.misses, 1);
+	CHECK_EQ_U64(cache.hits, 1);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x50008);
+	e = entry_of(lock_pc);
+	CHECK(e && e->prev == addr(fn_lock) && e->status == HC_PREV_OK);
+	/* A hit answers from the entry without walking the function again. */
+	if (e) {
+		e->status = HC_PREV_BRANCH_TARGET;
+		CHECK_EQ_U64(prev(&o), HC_PREV_BRANCH_TARGET);
+		e->status = HC_PREV_OK;
+	}
+	/* Negative results are cached as well. */
+	at(unrec_pc);
+	prev(&o);
+	prev(&o);
+	CHECK_EQ_U64(cache.misses, 2);
+	CHECK_EQ_U64(cache.hits, 3);
+
+	/* A refresh that changes the module list invalidates every entry. */
+	h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		uint32_t gen = hc_funcs_generation();
+
+		CHECK_EQ_U64(hc_funcs_refresh(), 0);
+		if (hc_funcs_generation() != gen) {
+			hits = cache.hits;
+			misses = cache.misses;
+			at(lock_pc);
+			CHECK_EQ_U64(prev(&o), HC_PREV_OK);
+			CHECK_EQ_U64(cache.misses, misses + 1);
+			CHECK_EQ_U64(cache.hits, hits);
+		} else {
+			fprintf(stderr, "  skip invalidation: the library was already loaded\n");
+		}
+		dlclose(h);
+		CHECK_EQ_U64(hc_funcs_refresh(), 0);
+	} else {
+		fprintf(stderr, "  skip invalidation: no libz or libm to dlopen\n");
+	}
+}
+
+static void ending_at(void)
+{
+	struct hc_insn o;
+	void *heap = malloc(16);
+
+	memset(g, 0, sizeof(g));
+	g[REG_RDI] = 0x10000;
+	g[REG_RAX] = 0x40000;  /* what mov (%rax),%rax loaded: taken as is */
+	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(store_pc), &cache, &o), 0);
+	CHECK(o.len == 3 && o.n == 1 && o.acc[0].ea == 0x10000 && o.acc[0].rw == HC_ACC_W);
+	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(unrec_pc), &cache, &o), 0);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x40000 && o.acc[0].rw == HC_ACC_R && o.acc[0].size == 8);
+	/* the loop head is a branch target, but the load before it ends there */
+	g[REG_RDI] = 0x10000;
+	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(loop_head), NULL, &o), 0);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x10000 && o.acc[0].rw == HC_ACC_R);
+	/* the last instruction of a function ends at the function's end */
+	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(fn_last_end), &cache, &o), 0);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x10000 && o.acc[0].rw == HC_ACC_W);
+	CHECK(addr(fn_last_end) - addr(fn_last) == o.len);
+	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(fn_mid + 3), &cache, &o), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(o.len, 0);
+	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(heap), &cache, &o), (uint64_t)-ENOENT);
+	free(heap);
+}
+
+/* ---- a real skidded context, by single-stepping ------------------------- */
+
+static long step_counter;
+static int step_traps, step_status = -1;
+static struct hc_insn step_out;
+
+static void on_step(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct hc_regs r = { uc->uc_mcontext.gregs, 0, 0 };
+
+	(void)sig;
+	(void)si;
+	step_traps++;
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == addr(step_pc))
+		step_status = hc_decode_prev(&r, &cache, &step_out);
+}
+
+static void single_step(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_step;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, &old);
+	step_counter = 41;
+	fn_step(&step_counter);
+	sigaction(SIGTRAP, &old, NULL);
+	CHECK_EQ_U64(step_counter, 42);
+	CHECK(step_traps >= 3);
+	CHECK_MSG(step_status == HC_PREV_OK, "single-step: %s", status_name(step_status));
+	CHECK(step_out.n == 1 && step_out.acc[0].ea == addr(&step_counter) &&
+	      step_out.acc[0].size == 8 && step_out.acc[0].rw == (HC_ACC_R | HC_ACC_W) &&
+	      (step_out.acc[0].flags & HC_AF_LOCK));
+}
+
+int main(void)
+{
+	CHECK_EQ_U64(hc_decode_init(), 0);
+	at(store_pc);
+	CHECK_EQ_U64(prev(&(struct hc_insn){ 0 }), HC_PREV_NO_FUNC);  /* no snapshot yet */
+	CHECK_EQ_U64(hc_funcs_refresh(), 0);
+	memset(&cache, 0, sizeof(cache));  /* entries of generation 0 are stale anyway */
+
+	statuses();
+	caching();
+	ending_at();
+	single_step();
+	return hc_test_done("test_decode_prev");
+}
