@@ -67,9 +67,13 @@ size_t hc_arena_used(const struct hc_arena *a)
 
 void hc_arena_destroy(struct hc_arena *a)
 {
-	if (a->base)
-		munmap(a->base, a->reserve);
+	char *base = a->base;
+	size_t len = a->reserve;
+
+	/* Clear first: the descriptor may live inside its own arena. */
 	a->base = NULL;
 	a->reserve = 0;
 	a->used = 0;
+	if (base)
+		munmap(base, len);
 }

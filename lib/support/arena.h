@@ -28,7 +28,8 @@ int hc_arena_init(struct hc_arena *a, size_t reserve_bytes);
 void *hc_arena_alloc(struct hc_arena *a, size_t size, size_t align);
 /* Bytes handed out so far (including alignment gaps). */
 size_t hc_arena_used(const struct hc_arena *a);
-/* Unmap everything; the arena may be initialized again. Not signal-safe. */
+/* Unmap everything; the arena may be initialized again. The descriptor may
+   itself live in the arena (it is cleared before the unmap). Not signal-safe. */
 void hc_arena_destroy(struct hc_arena *a);
 
 #endif

@@ -78,6 +78,19 @@ static void test_basics(void)
 	hc_arena_destroy(&a);
 	CHECK(a.base == NULL);
 	CHECK(hc_arena_alloc(&a, 8, 8) == NULL);
+
+	/* A descriptor moved into its own arena can destroy it. */
+	{
+		struct hc_arena tmp, *self;
+		CHECK_EQ_U64(hc_arena_init(&tmp, 1u << 16), 0);
+		self = hc_arena_alloc(&tmp, sizeof(*self), 64);
+		CHECK(self != NULL);
+		if (self) {
+			*self = tmp;
+			CHECK(hc_arena_alloc(self, 100, 8) != NULL);
+			hc_arena_destroy(self);   /* must not write to the unmapped page */
+		}
+	}
 }
 
 static void test_exhaustion(void)
