@@ -6,7 +6,7 @@
 require_measurable
 for f in 0.25 0.75; do
 	n=false$f
-	measure "$n" -e COMM@200000 "$BENCH" false "$f" -t 2 -s 2 || fail "comm_bench exited non-zero"
+	measure "$n" -e COMM@200000 "$BENCH" false "$f" -t 2 -s 3 || fail "comm_bench exited non-zero"
 	all=$(total "$n"); fal=$(total "$n" 7)
 	[ "$all" -gt 0 ] || { fail "F=$f: no communication recorded"; continue; }
 	r=$(ratio "$fal" "$all")

@@ -16,7 +16,15 @@ FAILS=0
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 ok() { echo "ok: $*"; }
 
+# Integration tests measure timing-dependent behaviour: run them one at a
+# time (make check runs tests in parallel), so they do not starve each other.
+serialize() {
+	exec 9>"${TMPDIR:-/tmp}/hpcrun-comm-integration.lock"
+	flock 9
+}
+
 require_measurable() {
+	serialize
 	if ! "$HPCRUN" -L >"$TMP/L.txt" 2>&1; then
 		cat "$TMP/L.txt" >&2
 		echo "SKIP: this machine cannot measure" >&2
