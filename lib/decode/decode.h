@@ -73,7 +73,8 @@ int hc_decode_insn(const uint8_t *code, size_t avail, uint64_t rip,
    safely: up to the page end first, 15 bytes only if needed). */
 int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out);
 
-/* Per-thread cache for previous-instruction lookups (direct mapped by PC).
+/* Per-thread cache for previous-instruction lookups (by PC, two-way set
+   associative: entries 2k and 2k+1 form a set, most recently used first).
    Zero-initialise it (static, calloc or memset) before first use; one cache
    per thread, never shared, never used re-entrantly. An entry holds the
    result of the forward walk only (prev and its status), so a hit costs one

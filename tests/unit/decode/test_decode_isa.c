@@ -300,12 +300,21 @@ static void static_cases(void)
 
 /* ---- the executed cases ------------------------------------------------ */
 
+/* CPUID feature bits __builtin_cpu_supports does not know. */
 static bool have_clzero(void)
 {
 	unsigned a = 0x80000008, b, c = 0, d;
 
 	__asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
 	return b & 1;
+}
+
+static bool have_prefetchw(void)
+{
+	unsigned a = 0x80000001, b, c = 0, d;
+
+	__asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return c & (1u << 8);  /* 3DNowPrefetch / PRFCHW */
 }
 
 int main(void)
@@ -495,8 +504,12 @@ int main(void)
 	begin("prefetcht0 (%r)");
 	__asm__ volatile("int3\n\tprefetcht0 (%0)" :: "r"(buf) : "memory"); end();
 
-	begin("prefetchw (%r)");
-	__asm__ volatile("int3\n\tprefetchw (%0)" :: "r"(buf) : "memory"); end();
+	if (have_prefetchw()) {
+		begin("prefetchw (%r)");
+		__asm__ volatile("int3\n\tprefetchw (%0)" :: "r"(buf) : "memory"); end();
+	} else {
+		skip("prefetchw", "no PRFCHW");
+	}
 
 	begin("clflush (%r)");
 	__asm__ volatile("int3\n\tclflush (%0)" :: "r"(buf) : "memory"); end();
