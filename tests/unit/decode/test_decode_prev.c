@@ -233,6 +233,43 @@ static struct hc_prev_cache_entry *entry_of(const uint8_t *pc)
 	return NULL;
 }
 
+/* The set a PC falls in: mirrors decode.c's hash (white box), to make
+   three PCs compete for one two-way set. */
+static uint64_t set_of(uint64_t pc)
+{
+	return ((pc * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(HC_PREV_CACHE_SIZE))) & ~1ull;
+}
+
+static void conflicts(void)
+{
+	uint64_t pcs[3], base = addr(big_pc), hits, misses;
+	struct hc_insn o;
+	int n = 0;
+
+	/* Any PC of fn_big is a cache key (its walk result: UNDECODABLE). */
+	pcs[n++] = base;
+	for (uint64_t a = base + 1; a < base + 60000 && n < 3; a++)
+		if (set_of(a) == set_of(base))
+			pcs[n++] = a;
+	CHECK(n == 3);
+	if (n < 3)
+		return;
+	hits = cache.hits;
+	misses = cache.misses;
+#define LOOK(i) do { g[REG_RIP] = (long long)pcs[i]; CHECK_EQ_U64(prev(&o), HC_PREV_UNDECODABLE); } while (0)
+	LOOK(0); LOOK(1);          /* two misses fill the set: [1, 0] */
+	LOOK(0); LOOK(1);          /* both stay: two hits */
+	CHECK_EQ_U64(cache.misses - misses, 2);
+	CHECK_EQ_U64(cache.hits - hits, 2);
+	LOOK(2);                   /* evicts the least recently used, 0 */
+	LOOK(1);                   /* hit */
+	CHECK_EQ_U64(cache.misses - misses, 3);
+	CHECK_EQ_U64(cache.hits - hits, 3);
+	LOOK(0);                   /* miss */
+	CHECK_EQ_U64(cache.misses - misses, 4);
+#undef LOOK
+}
+
 static void caching(void)
 {
 	struct hc_prev_cache_entry *e;
@@ -266,6 +303,8 @@ static void caching(void)
 	prev(&o);
 	CHECK_EQ_U64(cache.misses, 2);
 	CHECK_EQ_U64(cache.hits, 3);
+
+	conflicts();
 
 	/* A refresh that changes the module list invalidates every entry. */
 	h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
