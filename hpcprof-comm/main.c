@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* main.c — hpcprof-comm, the offline analyzer: turns measurement directories
+   written by hpcrun-comm into a database directory (doc/hpcprof-comm.md,
+   doc/database-format.md). This file is only the command line: options, the
+   default database name, progress on a terminal, exit codes; the work is in
+   lib/analysis. Exit status: 0 success, 1 nothing usable or the output could
+   not be written, 2 usage error. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "hc/common.h"
+#include "analysis/analysis.h"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: hpcprof-comm [OPTION]... MEASUREMENT-DIR...\n"
+	      "Merge the profiles of hpcrun-comm measurement directories into a database:\n"
+	      "communication matrices (thread, core, socket, NUMA), threads, the calling-context\n"
+	      "tree with code pairs (experiment.xml) and a summary, also printed.\n"
+	      "\n"
+	      "  -o, --output=DIR  database directory (default: the input's name with\n"
+	      "                    \"-measurements\" turned into \"-database\", in the current\n"
+	      "                    directory; -2, -3, ... appended when that exists)\n"
+	      "  -f, --force       replace DIR if it exists (only an earlier database or an\n"
+	      "                    empty directory is ever replaced)\n"
+	      "  -j, --jobs=N      threads to use (default: all online CPUs)\n"
+	      "      --top=N       rows of the summary tables and code pairs kept per\n"
+	      "                    context (default 10)\n"
+	      "      --unit=UNIT   when profiles mix units, keep those in UNIT: ns (soft\n"
+	      "                    sampler) or transfers (PMU samplers); default: the unit of\n"
+	      "                    most profiles. Units are never mixed in one database.\n"
+	      "  -q, --quiet       print only errors (no summary, no progress)\n"
+	      "  -h, --help        this help\n"
+	      "  -V, --version     version\n"
+	      "\n"
+	      "Damaged profiles are reported with the reason and skipped. Exit status: 0 on\n"
+	      "success, 1 when nothing usable was found or the database could not be written,\n"
+	      "2 on a usage error. See doc/hpcprof-comm.md and doc/database-format.md.\n", f);
+}
+
+struct progress {
+	struct timespec start;
+	bool shown;
+};
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Only installed when stderr is a terminal; shows up after one second. */
+static void show_progress(void *arg, const char *what, size_t done, size_t total)
+{
+	struct progress *p = arg;
+
+	if (!what) {
+		if (p->shown)
+			fputs("\r\033[K", stderr);
+		p->shown = false;
+		return;
+	}
+	if (elapsed(&p->start) < 1.0)
+		return;
+	fprintf(stderr, "\r\033[Khpcprof-comm: %s %zu/%zu (%.0f%%)", what, done, total,
+	        total ? 100.0 * (double)done / (double)total : 0.0);
+	p->shown = true;
+}
+
+static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 't' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hc_analysis_opts o = { .unit = -1, .diag = stderr };
+	struct hc_analysis_result res;
+	struct progress prog;
+	char outbuf[4300], err[2048];
+	const char *outdir = NULL;
+	bool quiet = false;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "o:fj:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'f':
+			o.force = true;
+			break;
+		case 'j':
+			if (!parse_uint(optarg, 1, 1024, &o.jobs)) {
+				fprintf(stderr, "hpcprof-comm: -j wants a number of threads from 1 to 1024, "
+				        "not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			if (!parse_uint(optarg, 1, 1000000, &o.top)) {
+				fprintf(stderr, "hpcprof-comm: --top wants a positive number, not '%s'\n",
+				        optarg);
+				return 2;
+			}
+			break;
+		case 'u':
+			if (strcmp(optarg, "ns") == 0) {
+				o.unit = HC_UNIT_NS;
+			} else if (strcmp(optarg, "transfers") == 0) {
+				o.unit = HC_UNIT_TRANSFERS;
+			} else {
+				fprintf(stderr, "hpcprof-comm: --unit is 'ns' or 'transfers', not '%s'\n",
+				        optarg);
+				return 2;
+			}
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("hpcprof-comm %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			fputs("Try 'hpcprof-comm --help'.\n", stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fputs("hpcprof-comm: no measurement directory given\n"
+		      "Usage: hpcprof-comm [OPTION]... MEASUREMENT-DIR...  (try --help)\n", stderr);
+		return 2;
+	}
+	o.inputs = (const char *const *)argv + optind;
+	o.ninputs = (size_t)(argc - optind);
+
+	if (!outdir) {
+		ret = hc_analysis_default_outdir(o.inputs[0], outbuf, sizeof(outbuf));
+		if (ret) {
+			fprintf(stderr, "hpcprof-comm: cannot choose a database name for %s (%s); "
+			        "give one with -o\n", o.inputs[0], strerror(-ret));
+			return 1;
+		}
+		outdir = outbuf;
+	}
+	o.outdir = outdir;
+	if (!quiet) {
+		o.summary = stdout;
+		if (isatty(STDERR_FILENO)) {
+			clock_gettime(CLOCK_MONOTONIC, &prog.start);
+			prog.shown = false;
+			o.progress = show_progress;
+			o.progress_arg = &prog;
+		}
+	}
+
+	ret = hc_analysis_run(&o, &res, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "hpcprof-comm: %s\n", err);
+		return 1;
+	}
+	if (!quiet)
+		printf("\nDatabase: %s (%zu profile%s used, %zu skipped)\n", outdir, res.read,
+		       res.read == 1 ? "" : "s", res.skipped);
+	return 0;
+}

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* analysis.c — one analyzer run, in order: check the output target and
+   create the staging directory (so an unwritable output fails before any
+   work), list the inputs, read and merge every profile in parallel, choose
+   the unit, number the threads, load the topologies, symbolize into the view
+   tree, resolve code pairs, build the matrices, write every file, and move
+   the database into place. Damaged inputs are reported by name with the
+   reason and skipped; the run fails only when nothing usable is left or the
+   output cannot be written. Also the default database name. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/internal.h"
+
+void an__warn(struct an *an, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (an->o->diag)
+		fprintf(an->o->diag, "hpcprof-comm: warning: %s\n", s);
+	if (an__grow(&an->warns, &an->warncap, an->nwarns + 1, sizeof(*an->warns))) {
+		free(s);
+		return;
+	}
+	an->warns[an->nwarns++].text = s;
+}
+
+static void an_free(struct an *an)
+{
+	uint32_t i;
+	unsigned w;
+
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+		free(p->path);
+		free(p->reason);
+		free(p->map);
+		free(p->row);
+		free(p->ref);
+		free(p->counters);
+	}
+	free(an->profs);
+	for (i = 0; i < an->nhosts; i++) {
+		free(an->hosts[i].topo_path);
+		topo__free(an->hosts[i].topo);
+	}
+	free(an->hosts);
+	for (i = 0; i < an->nlogs; i++)
+		free(an->logs[i].path);
+	free(an->logs);
+	strtab__free(&an->modules);
+	hmap__free(&an->prockey);
+	hmap__free(&an->claimed);
+	free(an->procs);
+	if (an->workers)
+		for (w = 0; w < an->nworkers; w++) {
+			merge__acc_free(&an->workers[w].acc[0]);
+			merge__acc_free(&an->workers[w].acc[1]);
+		}
+	free(an->workers);
+	cct__free(&an->tree);
+	for (i = 0; i < an->nthreads; i++) {
+		free(an->threads[i].start_name);
+		free(an->threads[i].cpus);
+	}
+	free(an->threads);
+	hmap__free(&an->thread_of);
+	free(an->proc_order);
+	view__free(&an->view);
+	for (i = 0; i < an->nwarns; i++)
+		free(an->warns[i].text);
+	free(an->warns);
+	pthread_cond_destroy(&an->cond);
+	pthread_mutex_destroy(&an->lock);
+}
+
+static void report_skipped(struct an *an, enum an_status *seen)
+{
+	uint32_t i;
+
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+		if (p->status == AN_SKIPPED && seen[i] != AN_SKIPPED && an->o->diag)
+			fprintf(an->o->diag, "hpcprof-comm: skipping profile %s\n",
+			        p->reason ? p->reason : p->path);
+		seen[i] = p->status;
+	}
+}
+
+static void load_topologies(struct an *an)
+{
+	char err[1024];
+	uint32_t h;
+
+	for (h = 0; h < an->nhosts; h++) {
+		struct an_host *x = &an->hosts[h];
+		if (!x->topo_path)
+			continue;
+		if (topo__load(x->topo_path, &x->topo, err, sizeof(err)) < 0)
+			an__warn(an, "%s (no socket or NUMA placement for host %08x)", err, x->id);
+	}
+}
+
+static int write_all(struct an *an, const struct levels *lv, const struct pair *pairs,
+                     uint32_t npairs, const char *dir, char **text, char *err, size_t errlen)
+{
+	int ret, lev, kind;
+
+	ret = threads__write(an, dir, err, errlen);
+	for (lev = 0; lev < HC_DB_LEVEL_COUNT && !ret; lev++) {
+		if (!lv->m[lev].present)
+			continue;
+		for (kind = 0; kind < HC_DB_KIND_COUNT && !ret; kind++)
+			ret = matrix__write(&lv->m[lev], kind, dir, err, errlen);
+	}
+	if (!ret)
+		ret = view__write_experiment(an, pairs, npairs, dir, err, errlen);
+	if (!ret)
+		ret = meta__write(an, lv, dir, err, errlen);
+	if (!ret)
+		ret = summary__write(an, lv, pairs, npairs, dir, text, err, errlen);
+	return ret;
+}
+
+static int init(struct an *an, const struct hc_analysis_opts *o)
+{
+	long ncpu;
+	int ret;
+
+	memset(an, 0, sizeof(*an));
+	an->o = o;
+	an->top = o->top ? o->top : HC_ANALYSIS_DEFAULT_TOP;
+	pthread_mutex_init(&an->lock, NULL);
+	pthread_cond_init(&an->cond, NULL);
+	ret = strtab__init(&an->modules);
+	if (!ret)
+		ret = hmap__init(&an->prockey, 64);
+	if (!ret)
+		ret = hmap__init(&an->claimed, 1024);
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	an->nworkers = o->jobs ? o->jobs : (ncpu > 0 ? (unsigned)ncpu : 1);
+	if (an->nworkers > 1024)
+		an->nworkers = 1024;
+	return ret;
+}
+
+int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result *res,
+                    char *err, size_t errlen)
+{
+	struct levels lv;
+	struct an an;
+	struct pair *pairs = NULL;
+	enum an_status *seen = NULL;
+	uint32_t npairs = 0, ndirs = 0, i;
+	char *stage = NULL, *text = NULL;
+	int ret;
+
+	if (res)
+		memset(res, 0, sizeof(*res));
+	memset(&lv, 0, sizeof(lv));
+	err[0] = '\0';
+	if (!o || !o->ninputs || !o->outdir) {
+		snprintf(err, errlen, "no measurement directory or no output directory given");
+		return -EINVAL;
+	}
+	ret = out__check_target(o->outdir, o->force, err, errlen);
+	if (ret)
+		return ret;
+	ret = init(&an, o);
+	if (ret)
+		goto out_nomem;
+	ret = out__stage(o->outdir, &stage, err, errlen);
+	if (ret)
+		goto out;
+
+	ret = scan__inputs(&an, &ndirs);
+	if (ret)
+		goto out_nomem;
+	if (!an.nprofs) {
+		snprintf(err, errlen, "nothing to analyze: no profile (*.%s) in %s%s", HC_PROF_SUFFIX,
+		         o->inputs[0], o->ninputs > 1 ? " or the other inputs" : "");
+		ret = -ENOENT;
+		goto out;
+	}
+	if (an.nworkers > an.nprofs)
+		an.nworkers = an.nprofs;
+	seen = calloc(an.nprofs, sizeof(*seen));
+	if (!seen)
+		goto out_nomem;
+
+	ret = merge__read_all(&an);
+	if (ret)
+		goto out_nomem;
+	ret = merge__combine(&an);
+	report_skipped(&an, seen);
+	if (ret)
+		goto out_nomem;
+	for (i = 0; i < an.nprofs; i++)
+		if (an.profs[i].status == AN_OK)
+			break;
+	if (i == an.nprofs) {
+		snprintf(err, errlen, "nothing usable: all %u profile%s found were skipped (reasons "
+		         "above)", an.nprofs, an.nprofs == 1 ? "" : "s");
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = threads__assemble(&an);
+	if (ret)
+		goto out_nomem;
+	load_topologies(&an);
+	ret = view__build(&an);
+	if (!ret)
+		ret = pairs__collect(&an, &pairs, &npairs);
+	if (!ret)
+		ret = matrix__build(&an, &lv);
+	if (ret)
+		goto out_nomem;
+	ret = write_all(&an, &lv, pairs, npairs, stage, &text, err, errlen);
+	if (ret)
+		goto out;
+	ret = out__commit(stage, o->outdir, o->force, err, errlen);
+	if (ret)
+		goto out;
+	free(stage);
+	stage = NULL;
+	if (o->progress)
+		o->progress(o->progress_arg, NULL, 0, 0);
+	if (o->summary && text) {
+		fputs(text, o->summary);
+		fflush(o->summary);
+	}
+	goto out;
+
+out_nomem:
+	if (ret == 0 || ret == -ENOMEM) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+	} else if (!err[0]) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+	}
+out:
+	if (res) {
+		res->found = an.nprofs;
+		for (i = 0; i < an.nprofs; i++) {
+			res->read += an.profs[i].status == AN_OK;
+			res->skipped += an.profs[i].status != AN_OK;
+		}
+		res->processes = an.nused_procs;
+		res->threads = an.nthreads;
+	}
+	if (ret && o->progress)
+		o->progress(o->progress_arg, NULL, 0, 0);
+	if (stage) {
+		out__discard(stage);
+		free(stage);
+	}
+	free(text);
+	free(seen);
+	free(pairs);
+	matrix__free(&lv);
+	an_free(&an);
+	return ret;
+}
+
+int hc_analysis_default_outdir(const char *input, char *buf, size_t len)
+{
+	static const char meas[] = HC_DB_MEASUREMENTS_SUFFIX;
+	char base[4096], name[4200];
+	const char *b, *m, *hit = NULL;
+	size_t n;
+	struct stat st;
+	int k;
+
+	n = strlen(input);
+	while (n > 1 && input[n - 1] == '/')
+		n--;
+	if (n >= sizeof(base))
+		return -ENAMETOOLONG;
+	memcpy(base, input, n);
+	base[n] = '\0';
+	b = strrchr(base, '/');
+	b = b && b[1] ? b + 1 : base;
+	if (strcmp(b, ".") == 0 || strcmp(b, "/") == 0 || strcmp(b, "..") == 0)
+		b = "hpctoolkit";
+	/* The last "-measurements" that ends the name or is followed by "-". */
+	for (m = strstr(b, meas); m; m = strstr(m + 1, meas))
+		if (m[sizeof(meas) - 1] == '\0' || m[sizeof(meas) - 1] == '-')
+			hit = m;
+	if (hit)
+		snprintf(name, sizeof(name), "%.*s%s%s", (int)(hit - b), b, HC_DB_DATABASE_SUFFIX,
+		         hit + sizeof(meas) - 1);
+	else
+		snprintf(name, sizeof(name), "%s%s", b, HC_DB_DATABASE_SUFFIX);
+	for (k = 1; k <= 1000; k++) {
+		int w = k == 1 ? snprintf(buf, len, "%s", name) : snprintf(buf, len, "%s-%d", name, k);
+		if (w < 0 || (size_t)w >= len)
+			return -ENAMETOOLONG;
+		if (lstat(buf, &st) < 0 && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}

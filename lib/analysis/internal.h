@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* internal.h — the analyzer's cross-file pieces: hash tables, the address
+   calling-context tree, per-profile and per-worker records, symbolization,
+   topology, the symbolized ("view") tree and the output helpers. Each part is
+   owned by one .c file, named by its prefix (hmap__, strtab__, cct__, scan__,
+   merge__, sym__, topo__, view__, pairs__, out__ ...). Nothing here runs in
+   signal context. */
+#ifndef HC_ANALYSIS_INTERNAL_H
+#define HC_ANALYSIS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hc/common.h"
+#include "hc/database.h"
+#include "hc/profile.h"
+#include "analysis/analysis.h"
+
+/* Sanity bounds applied to values a profile can name but the reader cannot
+   check (they refer to other profiles or to the machine). */
+#define AN_MAX_THREAD 65536u   /* thread indexes within one process */
+#define AN_MAX_CPU    65536    /* logical CPU numbers */
+#define AN_MAX_INLINE 64       /* inlined frames kept per address */
+
+/* ---------------- hmap.c: tables ---------------- */
+
+/* A key of three 64-bit words. */
+struct hkey {
+	uint64_t a, b, c;
+};
+
+/* Open-addressing hash set of keys with dense indexes 0..n-1 in insertion
+   order; callers keep their values in parallel arrays indexed the same way. */
+struct hmap {
+	uint32_t *slots;      /* index + 1, 0 = empty */
+	uint32_t mask;
+	struct hkey *keys;
+	uint32_t n, cap;
+};
+
+int hmap__init(struct hmap *h, uint32_t hint);
+void hmap__free(struct hmap *h);
+/* Find k or append it: *idx is its index; returns 1 if added, 0 if found,
+   -ENOMEM. */
+int hmap__intern(struct hmap *h, const struct hkey *k, uint32_t *idx);
+bool hmap__find(const struct hmap *h, const struct hkey *k, uint32_t *idx);
+
+/* Sums of two 64-bit values by key (code pairs, CPU pairs). */
+struct agg {
+	struct hmap h;
+	uint64_t (*v)[2];
+	uint32_t vcap;
+};
+
+int agg__init(struct agg *g, uint32_t hint);
+void agg__free(struct agg *g);
+int agg__add(struct agg *g, const struct hkey *k, uint64_t v0, uint64_t v1);
+
+/* Interned strings: id <-> string, ids dense from 0. */
+struct strtab {
+	uint32_t *slots;
+	uint32_t mask;
+	char **s;
+	uint32_t n, cap;
+};
+
+int strtab__init(struct strtab *t);
+void strtab__free(struct strtab *t);
+int strtab__intern(struct strtab *t, const char *s, uint32_t *id);
+bool strtab__find(const struct strtab *t, const char *s, uint32_t *id);
+
+/* Grow *p (elements of size el) to hold at least need; 0 or -ENOMEM. */
+int an__grow(void *pp, uint32_t *cap, uint32_t need, size_t el);
+uint64_t an__hash(const struct hkey *k);
+
+/* ---------------- cct.c: the address calling-context tree ---------------- */
+
+/* Nodes are (parent, module, offset, leaf flag), merged by identity; node 0
+   is the root. Parents always have smaller ids than their children. */
+struct cct {
+	struct hmap h;              /* key a = parent | lm << 32, b = offset, c = flags */
+	uint64_t (*m)[HC_M_COUNT];  /* exclusive metrics */
+	uint32_t mcap;
+};
+
+int cct__init(struct cct *t);
+void cct__free(struct cct *t);
+int cct__add(struct cct *t, uint32_t parent, uint32_t lm, uint32_t flags, uint64_t offset,
+             const uint64_t m[HC_M_COUNT], uint32_t *id);
+static inline uint32_t cct__n(const struct cct *t) { return t->h.n; }
+static inline uint32_t cct__parent(const struct cct *t, uint32_t i) { return (uint32_t)t->h.keys[i].a; }
+static inline uint32_t cct__lm(const struct cct *t, uint32_t i) { return (uint32_t)(t->h.keys[i].a >> 32); }
+static inline uint64_t cct__offset(const struct cct *t, uint32_t i) { return t->h.keys[i].b; }
+static inline uint32_t cct__flags(const struct cct *t, uint32_t i) { return (uint32_t)t->h.keys[i].c; }
+
+/* ---------------- scan.c: inputs ---------------- */
+
+/* Parsed "<exe>-<rank>-<thread>-<hostid>-<pid>-<gen>.hcprof" or
+   "<exe>-<rank>-<hostid>-<pid>-<gen>.log". */
+struct an_name {
+	bool ok;
+	uint32_t rank, thread, hostid, pid, gen;
+};
+
+bool scan__parse_profile_name(const char *base, struct an_name *out);
+bool scan__parse_log_name(const char *base, struct an_name *out);
+bool scan__parse_topology_name(const char *base, uint32_t *hostid);
+struct an;
+/* List every input directory (profiles, logs, topologies); hosts sorted by id.
+   *ndirs_ok counts the directories that could be listed. 0 or -ENOMEM. */
+int scan__inputs(struct an *an, uint32_t *ndirs_ok);
+
+/* ---------------- per-profile and per-process records ---------------- */
+
+struct an_counter {
+	char name[40];
+	uint64_t value;
+};
+
+enum an_status {
+	AN_PENDING = 0,
+	AN_OK,
+	AN_SKIPPED,
+};
+
+struct an_prof {
+	char *path;
+	unsigned input;             /* index of the measurement directory */
+	uint32_t host;              /* index into an->hosts */
+	uint32_t host_id;           /* the host id itself (file name) */
+	uint32_t gen;               /* exec generation from the file name, 0 if unnamed */
+	enum an_status status;
+	char *reason;               /* why skipped */
+	struct hc_prof_thread th;
+	uint32_t proc;              /* index into an->procs */
+	unsigned worker;
+	uint32_t *map;              /* profile node -> worker-local cct node */
+	uint32_t nnodes;
+	uint32_t start_lm;          /* global module id of the start routine, HC_NONE */
+	/* Row of the thread matrix: [peer][0 = true, 1 = false]. */
+	uint64_t (*row)[2];
+	uint8_t *ref;               /* peer named by at least one event */
+	uint32_t nrow;
+	uint64_t self_weight[2];    /* events naming this thread as its own peer (true, false) */
+	uint64_t bad_events;        /* events naming an impossible peer */
+	uint64_t nevents, event_weight;
+	uint64_t mtot[HC_M_COUNT];  /* sum of node metrics */
+	struct an_counter *counters;
+	uint32_t ncounters;
+	uint32_t gthread;           /* global thread index, HC_NONE until assigned */
+};
+
+struct an_proc {
+	unsigned input;
+	uint32_t host;
+	uint32_t pid, gen, ppid;
+	char exe[256];
+	uint64_t start_ns;
+	char *log;
+	int unit;                   /* unit of its first profile */
+	uint32_t first;             /* global index of its first thread */
+	uint32_t nthreads;
+	uint32_t order;             /* position after sorting */
+	bool used;
+};
+
+struct an_thread {
+	uint32_t proc;              /* index into an->procs */
+	uint32_t idx;               /* index within the process */
+	struct an_prof *prof;       /* NULL for a thread known only from others */
+	uint32_t creator;           /* global index or HC_NONE */
+	uint32_t creation_view;     /* experiment.xml node id or 0 */
+	char *start_name;           /* symbolized start routine, NULL for main */
+	int32_t *cpus;              /* sorted */
+	uint32_t ncpus, cpucap;
+};
+
+/* One unit's aggregates inside a worker. */
+struct an_acc {
+	bool used;
+	struct cct tree;
+	struct agg pairs;           /* a = ctx | proc << 32, b = peer | peer_ctx << 32 */
+	struct agg cpus;            /* a = host, b = cpu, c = peer cpu (+1, 0 = unknown) */
+	struct agg tcpus;           /* a = proc, b = thread index, c = cpu: presence */
+	uint32_t *remap;            /* local cct node -> global, after the merge */
+};
+
+struct an_worker {
+	struct an *an;
+	unsigned id;
+	struct an_acc acc[2];       /* by enum hc_unit */
+	int err;                    /* -ENOMEM */
+};
+
+struct an_host {
+	uint32_t id;
+	char *topo_path;            /* first topology-<id>.xml found */
+	struct topo *topo;          /* loaded, or NULL */
+};
+
+struct an_log {
+	unsigned input;
+	struct an_name name;
+	char *path;
+};
+
+/* ---------------- symbols.c: libdw ---------------- */
+
+struct sym_frame {
+	const char *name;           /* NULL when unknown */
+	const char *decl_file;
+	int decl_line;
+	const char *call_file;      /* where this frame is inlined into the previous one */
+	int call_line;
+};
+
+struct sym_result {
+	int nframes;                /* 0 when nothing is known */
+	struct sym_frame fr[AN_MAX_INLINE];  /* outermost (real function) first */
+	const char *file;           /* source location of the address itself */
+	int line;
+};
+
+struct symmod;
+
+/* Open one module's ELF (and its separate debug information) at bias 0.
+   Returns NULL and says why in err when the file cannot be used. */
+struct symmod *sym__open(const char *path, char *err, size_t errlen);
+void sym__close(struct symmod *m);
+/* Symbolize addr (relative to the load bias); strings stay valid until
+   sym__close. Never fails: unknown parts are NULL / 0. */
+void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out);
+
+/* ---------------- topology.c: hwloc ---------------- */
+
+struct topo_pu {
+	int cpu;                    /* PU os_index */
+	int core;                   /* Core logical index, -1 */
+	int socket;                 /* Package os_index, -1 */
+	int numa;                   /* NUMA node os_index, -1 */
+};
+
+struct topo {
+	struct topo_pu *pu;         /* sorted by cpu */
+	uint32_t npu, ncores;
+	int *sockets;               /* sorted os indexes */
+	uint32_t nsockets;
+	int *numas;
+	uint32_t nnuma;
+};
+
+int topo__load(const char *xmlpath, struct topo **out, char *err, size_t errlen);
+void topo__free(struct topo *t);
+const struct topo_pu *topo__pu(const struct topo *t, int cpu);
+
+/* ---------------- view.c: the symbolized tree ---------------- */
+
+enum view_kind { V_ROOT = 0, V_PF, V_A, V_C, V_S };
+
+struct vnode {
+	uint32_t parent;
+	uint32_t kind;
+	uint32_t proc;              /* PF, A: procedure id */
+	uint32_t file, line;        /* see doc/database-format.md 5.2 */
+	uint32_t first_child, next_sibling, last_child;
+	uint64_t excl[HC_M_COUNT];
+	uint64_t incl[HC_M_COUNT];
+};
+
+struct procedure {
+	uint32_t name;              /* strtab id */
+	uint32_t lm, file, line;
+};
+
+struct view {
+	struct hmap index;          /* (parent | kind << 32, proc | file << 32, line) */
+	struct vnode *n;
+	uint32_t ncap;
+	struct strtab names, files; /* file 0 = "<unknown file>" */
+	struct hmap procs;          /* (name | lm << 32, file | line << 32, 0) */
+	struct procedure *proc;
+	uint32_t proccap;
+	uint32_t *of_cct;           /* address node -> view node (terminal C or S) */
+};
+
+/* ---------------- output helpers: out.c ---------------- */
+
+/* A buffered file that remembers its first error. */
+struct out {
+	FILE *f;
+	char *path;
+	int err;
+};
+
+int out__open(struct out *o, const char *dir, const char *name, char *err, size_t errlen);
+int out__close(struct out *o, char *err, size_t errlen);
+void out__puts(struct out *o, const char *s);
+void out__printf(struct out *o, const char *fmt, ...) HC_PRINTF(2, 3);
+void out__u64(struct out *o, uint64_t v);
+/* Text escaped for an XML attribute value (and made valid UTF-8). */
+void out__xml(struct out *o, const char *s);
+/* A CSV field, quoted when needed (RFC 4180). */
+void out__csv(struct out *o, const char *s);
+
+/* Make s valid UTF-8 in place: invalid bytes become '?'. */
+void out__utf8_fix(char *s);
+/* Decimal digits of v inside buf (returned pointer, NUL-terminated). */
+char *out__fmt_u64(char buf[24], uint64_t v);
+
+/* The database directory: may outdir be created (or replaced with force)? */
+int out__check_target(const char *outdir, bool force, char *err, size_t errlen);
+/* Create the staging directory (with matrices/) next to outdir. */
+int out__stage(const char *outdir, char **stage, char *err, size_t errlen);
+/* Move the staging directory into place as outdir. */
+int out__commit(const char *stage, const char *outdir, bool force, char *err, size_t errlen);
+void out__discard(const char *stage);
+
+/* ---------------- analysis.c: the whole run ---------------- */
+
+struct an_warn {
+	char *text;
+};
+
+struct an {
+	const struct hc_analysis_opts *o;
+	unsigned top;
+	char **inputs_abs;
+
+	/* inputs */
+	struct an_prof *profs;
+	uint32_t nprofs, profcap;
+	struct an_host *hosts;
+	uint32_t nhosts, hostcap;
+	struct an_log *logs;
+	uint32_t nlogs, logcap;
+
+	/* filled by the workers under lock */
+	pthread_mutex_t lock;
+	struct strtab modules;      /* global module ids by path */
+	uint32_t unknown_lm;        /* the "<unknown>" module, for addresses outside any */
+	struct hmap prockey;        /* (input | host << 32, pid | gen << 32, 0) */
+	struct an_proc *procs;
+	uint32_t nprocs, proccap;
+	pthread_cond_t cond;        /* a worker finished (with lock) */
+	unsigned running;           /* workers still running */
+	struct hmap claimed;        /* (proc, thread index, 0): one profile per thread */
+	uint32_t next_prof;         /* work queue */
+	uint32_t done_profs;
+
+	struct an_worker *workers;
+	unsigned nworkers;
+
+	/* after the merge */
+	int unit;
+	uint32_t samplers;          /* bit per enum hc_sampler */
+	struct cct tree;
+	struct an_thread *threads;
+	uint32_t nthreads;
+	struct hmap thread_of;      /* (proc, idx, 0) -> global index */
+	uint32_t *proc_order;       /* sorted position -> proc index */
+	uint32_t nused_procs;
+	uint64_t mtot[HC_M_COUNT];
+	uint64_t nevents, event_weight;
+	struct view view;
+	struct an_warn *warns;
+	uint32_t nwarns, warncap;
+};
+
+void an__warn(struct an *an, const char *fmt, ...) HC_PRINTF(2, 3);
+
+/* par.c: run fn(arg, id) on n threads; report progress of *done / total. */
+int par__run(struct an *an, unsigned n, void (*fn)(void *arg, unsigned id), void *arg,
+             const char *what, const uint32_t *done, size_t total);
+
+/* merge.c */
+void merge__acc_free(struct an_acc *a);
+uint32_t merge__global_node(const struct an *an, const struct an_prof *p, uint32_t node);
+int merge__read_all(struct an *an);
+int merge__combine(struct an *an);
+
+/* threads.c: process/thread table and threads.csv */
+int threads__assemble(struct an *an);
+bool threads__find(const struct an *an, uint32_t proc, uint32_t idx, uint32_t *g);
+int threads__write(struct an *an, const char *dir, char *err, size_t errlen);
+
+/* symbolize + view.c */
+int view__build(struct an *an);
+void view__free(struct view *v);
+/* Code pairs resolved to view ids and summed per unordered pair: c < p, or
+   p = 0 when the peer's context is unknown; sorted by (c, p). */
+struct pair {
+	uint32_t c, p;              /* view ids */
+	uint64_t t, f;              /* true / false volume */
+};
+int pairs__collect(struct an *an, struct pair **out, uint32_t *n);
+
+/* experiment.c */
+void experiment__derive(const uint64_t m[HC_M_COUNT], uint64_t d[HC_DB_M_COUNT]);
+const char *experiment__program(const struct an *an);
+int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npairs,
+                           const char *dir, char *err, size_t errlen);
+
+/* matrix.c */
+struct matrix {
+	int level;
+	uint32_t n;
+	uint64_t *t, *f;            /* n*n raw (asymmetric) true/false */
+	uint64_t diag[2], unplaced[2];
+	bool present;
+};
+
+struct label {
+	uint32_t host;              /* index into an->hosts */
+	int cpu, core, socket, numa;
+};
+
+struct levels {
+	struct matrix m[HC_DB_LEVEL_COUNT];
+	struct label *lab[HC_DB_LEVEL_COUNT];  /* core, socket, numa */
+	uint32_t n_lab[HC_DB_LEVEL_COUNT];
+};
+
+int matrix__build(struct an *an, struct levels *lv);
+void matrix__free(struct levels *lv);
+int matrix__write(const struct matrix *m, int kind, const char *dir, char *err, size_t errlen);
+/* Published value: raw(i,j) + raw(j,i) off the diagonal, 0 on it. */
+uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j);
+/* Sum of the upper triangle. */
+uint64_t matrix__total(const struct matrix *m, int kind);
+
+/* meta.c: database.xml */
+int meta__write(struct an *an, const struct levels *lv, const char *dir, char *err, size_t errlen);
+
+/* summary.c */
+/* Write summary.txt into dir; *text receives the same text (malloc'd). */
+int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
+                   uint32_t npairs, const char *dir, char **text, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* merge.c — reading every profile once, in parallel, and merging. Workers
+   take profiles from a shared queue; each opens one (hc_prof_open validates it
+   entirely; a failure marks the profile skipped with the reader's message),
+   folds its calling-context tree into the worker's own tree, and streams its
+   events into small aggregates: the thread's matrix row, code pairs keyed by
+   (context, peer thread, peer context), CPU pairs, CPUs seen per thread.
+   Nothing per event is kept, so memory follows the merged tree and the number
+   of distinct pairs, not the number of events. Aggregates are kept per unit
+   (ns / transfers) because the database unit is only chosen once every
+   profile has been read. The combine step then maps worker trees into one
+   global tree in profile order, which makes node ids independent of how work
+   was scheduled. Only the process table and the module table are shared
+   while reading (under an->lock). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+
+static int acc_init(struct an_acc *a)
+{
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	ret = cct__init(&a->tree);
+	if (!ret)
+		ret = agg__init(&a->pairs, 1024);
+	if (!ret)
+		ret = agg__init(&a->cpus, 64);
+	if (!ret)
+		ret = agg__init(&a->tcpus, 64);
+	if (ret)
+		return ret;
+	a->used = true;
+	return 0;
+}
+
+void merge__acc_free(struct an_acc *a)
+{
+	if (!a->used)
+		return;
+	cct__free(&a->tree);
+	agg__free(&a->pairs);
+	agg__free(&a->cpus);
+	agg__free(&a->tcpus);
+	free(a->remap);
+	memset(a, 0, sizeof(*a));
+}
+
+static void skip(struct an_prof *p, const char *why)
+{
+	p->status = AN_SKIPPED;
+	free(p->reason);
+	p->reason = strdup(why);
+}
+
+/* The process a profile belongs to (created on first sight), under the lock. */
+static int process_of(struct an *an, struct an_prof *p, uint32_t *out)
+{
+	const struct hc_prof_thread *th = &p->th;
+	struct hkey k = { (uint64_t)p->input | (uint64_t)p->host << 32,
+	                  (uint64_t)th->pid | (uint64_t)p->gen << 32, 0 };
+	struct an_proc *pr;
+	uint32_t i;
+	int ret;
+
+	ret = hmap__intern(&an->prockey, &k, &i);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		ret = an__grow(&an->procs, &an->proccap, an->prockey.n, sizeof(*an->procs));
+		if (ret)
+			return ret;
+		pr = &an->procs[i];
+		memset(pr, 0, sizeof(*pr));
+		pr->input = p->input;
+		pr->host = p->host;
+		pr->pid = th->pid;
+		pr->gen = p->gen;
+		pr->ppid = th->ppid;
+		memcpy(pr->exe, th->exe, sizeof(pr->exe));
+		pr->exe[sizeof(pr->exe) - 1] = '\0';
+		pr->start_ns = th->start_ns;
+		pr->unit = (int)th->unit;
+	}
+	*out = i;
+	return 0;
+}
+
+/* Register (process, thread index) once; a second profile claiming the same
+   thread is skipped. Under the lock. */
+static int claim_thread(struct an *an, struct an_prof *p, bool *dup)
+{
+	struct hkey k = { p->proc, p->th.index, 0 };
+	uint32_t i;
+	int ret = hmap__intern(&an->claimed, &k, &i);
+
+	if (ret < 0)
+		return ret;
+	*dup = ret == 0;
+	return 0;
+}
+
+static int row_grow(struct an_prof *p, uint32_t peer)
+{
+	uint32_t old = p->nrow, cap = p->nrow, need = peer + 1;
+	uint32_t cap2;
+	int ret;
+
+	if (need <= p->nrow)
+		return 0;
+	ret = an__grow(&p->row, &cap, need, sizeof(*p->row));
+	if (ret)
+		return ret;
+	cap2 = old;
+	ret = an__grow(&p->ref, &cap2, cap, sizeof(*p->ref));
+	if (ret)
+		return ret;
+	memset(p->row + old, 0, (size_t)(cap - old) * sizeof(*p->row));
+	memset(p->ref + old, 0, (size_t)(cap - old));
+	p->nrow = cap;
+	return 0;
+}
+
+static int read_events(struct an_acc *a, struct an_prof *p, const struct hc_prof *hp)
+{
+	size_t i, n = hc_prof_nevents(hp);
+	uint64_t host = p->host;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct hc_prof_event ev;
+		uint64_t wt, wf;
+		bool cpu_ok, peer_cpu_ok;
+
+		hc_prof_event(hp, i, &ev);
+		wt = ev.flags & HC_COMM_TRUE ? ev.weight : 0;
+		wf = ev.flags & HC_COMM_TRUE ? 0 : ev.weight;
+		p->nevents++;
+		p->event_weight += ev.weight;
+		if (ev.peer >= AN_MAX_THREAD) {
+			p->bad_events++;
+			continue;
+		}
+		if (ev.peer == p->th.index) {
+			p->self_weight[0] += wt;
+			p->self_weight[1] += wf;
+		} else {
+			ret = row_grow(p, ev.peer);
+			if (ret)
+				return ret;
+			p->row[ev.peer][0] += wt;
+			p->row[ev.peer][1] += wf;
+			p->ref[ev.peer] = 1;
+		}
+
+		cpu_ok = ev.cpu >= 0 && ev.cpu < AN_MAX_CPU;
+		peer_cpu_ok = ev.peer_cpu >= 0 && ev.peer_cpu < AN_MAX_CPU;
+		{
+			struct hkey k = { host, cpu_ok ? (uint64_t)ev.cpu + 1 : 0,
+			                  peer_cpu_ok ? (uint64_t)ev.peer_cpu + 1 : 0 };
+			ret = agg__add(&a->cpus, &k, wt, wf);
+			if (ret)
+				return ret;
+		}
+		if (cpu_ok) {
+			struct hkey k = { p->proc, p->th.index, (uint64_t)ev.cpu };
+			ret = agg__add(&a->tcpus, &k, 1, 0);
+			if (ret)
+				return ret;
+		}
+		if (peer_cpu_ok) {
+			struct hkey k = { p->proc, ev.peer, (uint64_t)ev.peer_cpu };
+			ret = agg__add(&a->tcpus, &k, 1, 0);
+			if (ret)
+				return ret;
+		}
+		{
+			/* ctx < nnodes: checked by the reader. */
+			struct hkey k = { (uint64_t)p->map[ev.ctx] | (uint64_t)p->proc << 32,
+			                  (uint64_t)ev.peer | (uint64_t)ev.peer_ctx << 32, 0 };
+			ret = agg__add(&a->pairs, &k, wt, wf);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int read_tree(struct an *an, struct an_acc *a, struct an_prof *p, const struct hc_prof *hp)
+{
+	size_t nmod = hc_prof_nmodules(hp), i, n = hc_prof_nnodes(hp);
+	uint32_t *gmod = NULL;
+	int ret = 0, k;
+
+	if (n > UINT32_MAX)
+		return -EOVERFLOW;
+	if (nmod) {
+		gmod = malloc(nmod * sizeof(*gmod));
+		if (!gmod)
+			return -ENOMEM;
+		pthread_mutex_lock(&an->lock);
+		for (i = 0; i < nmod && ret >= 0; i++) {
+			struct hc_prof_module m;
+			hc_prof_module(hp, i, &m);
+			ret = strtab__intern(&an->modules, m.path, &gmod[i]);
+		}
+		pthread_mutex_unlock(&an->lock);
+		if (ret < 0)
+			goto out;
+		ret = 0;
+	}
+	if (p->th.start_lm != HC_NONE && p->th.start_lm < nmod)
+		p->start_lm = gmod[p->th.start_lm];
+
+	p->nnodes = (uint32_t)n;
+	p->map = malloc((n ? n : 1) * sizeof(*p->map));
+	if (!p->map) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct hc_prof_node nd;
+
+		hc_prof_node(hp, i, &nd);
+		for (k = 0; k < HC_M_COUNT; k++)
+			p->mtot[k] += nd.m[k];
+		if (i == 0) {
+			/* The root: parent and module HC_NONE (checked by the reader). */
+			p->map[0] = 0;
+			for (k = 0; k < HC_M_COUNT; k++)
+				a->tree.m[0][k] += nd.m[k];
+			continue;
+		}
+		ret = cct__add(&a->tree, p->map[nd.parent],
+		               nd.lm == HC_NONE ? HC_NONE : gmod[nd.lm],
+		               nd.flags & HC_NODE_LEAF, nd.offset, nd.m, &p->map[i]);
+		if (ret)
+			goto out;
+	}
+out:
+	free(gmod);
+	return ret;
+}
+
+static int read_counters(struct an_prof *p, const struct hc_prof *hp)
+{
+	size_t i, n = hc_prof_ncounters(hp);
+
+	if (!n)
+		return 0;
+	p->counters = calloc(n, sizeof(*p->counters));
+	if (!p->counters)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct hc_prof_counter c;
+		hc_prof_counter(hp, i, &c);
+		memcpy(p->counters[i].name, c.name, sizeof(c.name));
+		p->counters[i].name[sizeof(c.name) - 1] = '\0';
+		p->counters[i].value = c.value;
+	}
+	p->ncounters = (uint32_t)n;
+	return 0;
+}
+
+/* One profile. Returns 0 (possibly skipped) or -ENOMEM. */
+static int read_profile(struct an_worker *w, struct an_prof *p)
+{
+	struct an *an = w->an;
+	struct hc_prof *hp = NULL;
+	struct an_acc *a;
+	char err[1024];
+	bool dup = false;
+	int ret;
+
+	ret = hc_prof_open(p->path, &hp, err, sizeof(err));
+	if (ret) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s: %s", p->path, strerror(-ret));
+		skip(p, err);
+		return 0;
+	}
+	p->th = *hc_prof_thread(hp);
+	p->th.exe[sizeof(p->th.exe) - 1] = '\0';
+	a = &w->acc[p->th.unit == HC_UNIT_TRANSFERS ? 1 : 0];
+	if (!a->used) {
+		ret = acc_init(a);
+		if (ret)
+			goto out;
+	}
+
+	pthread_mutex_lock(&an->lock);
+	ret = process_of(an, p, &p->proc);
+	if (!ret)
+		ret = claim_thread(an, p, &dup);
+	pthread_mutex_unlock(&an->lock);
+	if (ret)
+		goto out;
+	if (dup) {
+		snprintf(err, sizeof(err), "%s: a second profile for thread %u of process %u "
+		         "(generation %u); the first one read is used", p->path, p->th.index,
+		         p->th.pid, p->gen);
+		skip(p, err);
+		goto out;
+	}
+
+	p->worker = w->id;
+	ret = read_tree(an, a, p, hp);
+	if (!ret)
+		ret = read_events(a, p, hp);
+	if (!ret)
+		ret = read_counters(p, hp);
+	if (!ret)
+		p->status = AN_OK;
+out:
+	hc_prof_close(hp);
+	if (ret && ret != -ENOMEM) {
+		snprintf(err, sizeof(err), "%s: %s", p->path, strerror(-ret));
+		skip(p, err);
+		ret = 0;
+	}
+	return ret;
+}
+
+static void worker_main(void *arg, unsigned id)
+{
+	struct an *an = arg;
+	struct an_worker *w = &an->workers[id];
+
+	for (;;) {
+		uint32_t i = __atomic_fetch_add(&an->next_prof, 1, __ATOMIC_RELAXED);
+		int ret;
+
+		if (i >= an->nprofs)
+			break;
+		ret = read_profile(w, &an->profs[i]);
+		__atomic_fetch_add(&an->done_profs, 1, __ATOMIC_RELAXED);
+		if (ret) {
+			w->err = ret;
+			/* Let the others stop early too. */
+			__atomic_store_n(&an->next_prof, an->nprofs, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+}
+
+int merge__read_all(struct an *an)
+{
+	unsigned i;
+	int ret;
+
+	an->workers = calloc(an->nworkers, sizeof(*an->workers));
+	if (!an->workers)
+		return -ENOMEM;
+	for (i = 0; i < an->nworkers; i++) {
+		an->workers[i].an = an;
+		an->workers[i].id = i;
+	}
+	ret = par__run(an, an->nworkers, worker_main, an, "reading profiles", &an->done_profs,
+	               an->nprofs);
+	for (i = 0; i < an->nworkers && !ret; i++)
+		ret = an->workers[i].err;
+	return ret;
+}
+
+/* The global calling-context node of a profile's node, HC_NONE when the
+   profile is not used or the node does not exist. */
+uint32_t merge__global_node(const struct an *an, const struct an_prof *p, uint32_t node)
+{
+	const struct an_acc *a;
+
+	if (!p || p->status != AN_OK || node >= p->nnodes)
+		return HC_NONE;
+	a = &an->workers[p->worker].acc[an->unit == HC_UNIT_TRANSFERS ? 1 : 0];
+	return a->remap ? a->remap[p->map[node]] : HC_NONE;
+}
+
+/* Choose the database unit and skip the profiles of the other one. */
+static void choose_unit(struct an *an)
+{
+	uint32_t count[2] = { 0, 0 }, i;
+	char why[1024];
+	int u;
+
+	for (i = 0; i < an->nprofs; i++)
+		if (an->profs[i].status == AN_OK)
+			count[an->profs[i].th.unit == HC_UNIT_TRANSFERS]++;
+	if (an->o->unit == HC_UNIT_NS || an->o->unit == HC_UNIT_TRANSFERS)
+		u = an->o->unit;
+	else
+		u = count[1] >= count[0] ? HC_UNIT_TRANSFERS : HC_UNIT_NS;
+	if (!count[0] && !count[1] && an->o->unit < 0)
+		u = HC_UNIT_NS;
+	an->unit = u;
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+		int pu = p->th.unit == HC_UNIT_TRANSFERS ? HC_UNIT_TRANSFERS : HC_UNIT_NS;
+
+		if (p->status != AN_OK || pu == u)
+			continue;
+		snprintf(why, sizeof(why), "%s: unit %s (%s sampler) differs from the database "
+		         "unit %s; units are never mixed (run again with --unit=%s for these profiles)",
+		         p->path, hc_db_unit_name(pu), hc_db_sampler_name((int)p->th.sampler),
+		         hc_db_unit_name(u), hc_db_unit_name(pu));
+		skip(p, why);
+	}
+}
+
+/* Map worker trees into the global tree, visiting profiles in file order so
+   the ids do not depend on scheduling. */
+int merge__combine(struct an *an)
+{
+	int ui, k, ret;
+	uint32_t i, j;
+	unsigned w;
+
+	choose_unit(an);
+	ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	ret = cct__init(&an->tree);
+	if (ret)
+		return ret;
+	for (w = 0; w < an->nworkers; w++) {
+		struct an_acc *a = &an->workers[w].acc[ui];
+
+		if (!a->used)
+			continue;
+		a->remap = malloc(cct__n(&a->tree) * sizeof(*a->remap));
+		if (!a->remap)
+			return -ENOMEM;
+		memset(a->remap, 0xff, cct__n(&a->tree) * sizeof(*a->remap));
+		a->remap[0] = 0;
+		for (k = 0; k < HC_M_COUNT; k++)
+			an->tree.m[0][k] += a->tree.m[0][k];
+	}
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+		struct an_acc *a;
+
+		if (p->status != AN_OK)
+			continue;
+		a = &an->workers[p->worker].acc[ui];
+		for (j = 1; j < p->nnodes; j++) {
+			uint32_t l = p->map[j], g;
+
+			if (a->remap[l] != HC_NONE)
+				continue;
+			ret = cct__add(&an->tree, a->remap[cct__parent(&a->tree, l)],
+			               cct__lm(&a->tree, l), cct__flags(&a->tree, l),
+			               cct__offset(&a->tree, l), a->tree.m[l], &g);
+			if (ret)
+				return ret;
+			a->remap[l] = g;
+		}
+		for (k = 0; k < HC_M_COUNT; k++)
+			an->mtot[k] += p->mtot[k];
+		an->nevents += p->nevents;
+		an->event_weight += p->event_weight;
+		an->samplers |= 1u << (p->th.sampler & 31);
+		if (p->bad_events)
+			an__warn(an, "%s: %llu events name a peer thread index beyond %u and were ignored",
+			         p->path, (unsigned long long)p->bad_events, AN_MAX_THREAD - 1);
+	}
+	/* The local trees' nodes are all in the global tree now; keep only the
+	   remap arrays (code pairs need them). */
+	for (w = 0; w < an->nworkers; w++) {
+		struct an_acc *a = &an->workers[w].acc[ui];
+		if (a->used)
+			cct__free(&a->tree);
+		merge__acc_free(&an->workers[w].acc[1 - ui]);
+	}
+	return 0;
+}

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* summary.c — summary.txt, the text a perf c2c user reads first: what was
+   measured and in which unit, the totals with the true/false split and how
+   they were detected (sample vs trap), then three top-N tables: thread pairs
+   (from the thread matrix), code pairs aggregated by source location
+   (file:line <-> file:line, over all calling contexts), and functions by
+   exclusive communication (the innermost function of each statement, inlined
+   ones counted as themselves). The text is built in memory and written to
+   summary.txt and, when asked, to the terminal. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "analysis/internal.h"
+
+#define RULE "==============================================================================\n"
+
+struct row {
+	uint32_t a, b;
+	uint64_t t, f;
+};
+
+static int cmp_row(const void *x, const void *y)
+{
+	const struct row *p = x, *q = y;
+	uint64_t vp = p->t + p->f, vq = q->t + q->f;
+
+	if (vp != vq)
+		return vp > vq ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->b > q->b) - (p->b < q->b);
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+static void section(struct out *o, const char *title)
+{
+	out__printf(o, "\n" RULE " %s\n" RULE, title);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+/* "file.c:45 (worker)" or "[lib.so+0x1234]" for view node x. */
+static void put_loc(struct out *o, const struct an *an, uint32_t x)
+{
+	const struct view *v = &an->view;
+	const struct vnode *n = &v->n[x];
+	const char *proc = v->names.s[v->proc[v->n[n->parent].proc].name];
+
+	if (n->file) {
+		out__puts(o, base_name(v->files.s[n->file]));
+		out__printf(o, ":%u (%s)", n->line, proc);
+	} else {
+		out__puts(o, proc);
+	}
+}
+
+static void put_thread(struct out *o, const struct an *an, uint32_t g)
+{
+	const struct an_thread *t = &an->threads[g];
+	const struct an_proc *pr = &an->procs[t->proc];
+	char buf[64];
+
+	if (t->prof)
+		snprintf(buf, sizeof(buf), "T%u (%u/%u)", g, pr->pid, t->prof->th.tid);
+	else
+		snprintf(buf, sizeof(buf), "T%u (%u/?)", g, pr->pid);
+	out__printf(o, "%-22s", buf);
+}
+
+static void put_vals(struct out *o, uint64_t t, uint64_t f, uint64_t total)
+{
+	char b0[24], b1[24], b2[24];
+
+	out__printf(o, "%14s %6.1f%% %12s %12s   ", out__fmt_u64(b0, t + f), pct(t + f, total),
+	            out__fmt_u64(b1, t), out__fmt_u64(b2, f));
+}
+
+static void totals(struct out *o, const struct an *an)
+{
+	uint64_t d[HC_DB_M_COUNT];
+	const uint64_t *m = an->mtot;
+	char b[3][24];
+	uint64_t all;
+
+	experiment__derive(m, d);
+	all = d[HC_DB_M_ALL];
+	section(o, "Communication totals");
+	out__printf(o, "  %-12s %14s %7s %14s %7s %14s %7s\n", "", "all", "", "true", "", "false", "");
+	out__printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "total",
+	            out__fmt_u64(b[0], all), pct(all, all), out__fmt_u64(b[1], d[HC_DB_M_TRUE]),
+	            pct(d[HC_DB_M_TRUE], all), out__fmt_u64(b[2], d[HC_DB_M_FALSE]),
+	            pct(d[HC_DB_M_FALSE], all));
+	out__printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "by sample",
+	            out__fmt_u64(b[0], d[HC_DB_M_SAMPLE]), pct(d[HC_DB_M_SAMPLE], all),
+	            out__fmt_u64(b[1], m[HC_M_TRUE_SAMPLE]), pct(m[HC_M_TRUE_SAMPLE], all),
+	            out__fmt_u64(b[2], m[HC_M_FALSE_SAMPLE]), pct(m[HC_M_FALSE_SAMPLE], all));
+	out__printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "by trap",
+	            out__fmt_u64(b[0], d[HC_DB_M_TRAP]), pct(d[HC_DB_M_TRAP], all),
+	            out__fmt_u64(b[1], m[HC_M_TRUE_TRAP]), pct(m[HC_M_TRUE_TRAP], all),
+	            out__fmt_u64(b[2], m[HC_M_FALSE_TRAP]), pct(m[HC_M_FALSE_TRAP], all));
+	out__printf(o, "  (percentages of the total; unit: %s)\n", hc_db_unit_name(an->unit));
+	out__printf(o, "\n  events: %s records, total weight %s %s\n", out__fmt_u64(b[0], an->nevents),
+	            out__fmt_u64(b[1], an->event_weight), hc_db_unit_name(an->unit));
+	if (an->event_weight != all)
+		out__printf(o, "  note: the event records (matrices, code pairs) add up to %s, the "
+		            "calling-context metrics to %s:\n        the runtime did not keep every "
+		            "event (see the counters in database.xml).\n",
+		            out__fmt_u64(b[0], an->event_weight), out__fmt_u64(b[1], all));
+}
+
+static int thread_pairs(struct out *o, const struct an *an, const struct matrix *m)
+{
+	struct row *r = NULL;
+	uint32_t n = 0, cap = 0, i, j;
+	uint64_t total = matrix__total(m, HC_DB_KIND_ALL);
+	int ret;
+
+	for (i = 0; i < m->n; i++) {
+		for (j = i + 1; j < m->n; j++) {
+			uint64_t t = matrix__cell(m, HC_DB_KIND_TRUE, i, j);
+			uint64_t f = matrix__cell(m, HC_DB_KIND_FALSE, i, j);
+			if (!t && !f)
+				continue;
+			ret = an__grow(&r, &cap, n + 1, sizeof(*r));
+			if (ret) {
+				free(r);
+				return ret;
+			}
+			r[n++] = (struct row){ i, j, t, f };
+		}
+	}
+	qsort(r, n, sizeof(*r), cmp_row);
+	section(o, "Top thread pairs");
+	if (!n) {
+		out__puts(o, "  no communication between threads\n");
+		free(r);
+		return 0;
+	}
+	out__printf(o, "  %3s  %-22s %-22s %14s %7s %12s %12s\n", "#", "thread (pid/tid)",
+	            "peer thread", "all", "%", "true", "false");
+	for (i = 0; i < n && i < an->top; i++) {
+		out__printf(o, "  %3u  ", i + 1);
+		put_thread(o, an, r[i].a);
+		out__puts(o, " ");
+		put_thread(o, an, r[i].b);
+		put_vals(o, r[i].t, r[i].f, total);
+		out__puts(o, "\n");
+	}
+	out__printf(o, "  (%u communicating pair%s; %% of all communication between threads)\n",
+	            n, n == 1 ? "" : "s");
+	free(r);
+	return 0;
+}
+
+/* Location key of a statement or call site: (file, line, innermost proc). */
+static int loc_of(const struct an *an, struct hmap *locs, uint32_t x, uint32_t *id, uint32_t **rep,
+                  uint32_t *repcap)
+{
+	const struct vnode *n = &an->view.n[x];
+	struct hkey k = { (uint64_t)n->file | (uint64_t)n->line << 32, an->view.n[n->parent].proc, 0 };
+	int ret = hmap__intern(locs, &k, id);
+
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		int r = an__grow(rep, repcap, locs->n, sizeof(**rep));
+		if (r)
+			return r;
+		(*rep)[*id] = x;
+	}
+	return 0;
+}
+
+static int code_pairs(struct out *o, const struct an *an, const struct pair *pairs, uint32_t npairs)
+{
+	struct hmap locs;
+	struct agg by;
+	uint32_t *rep = NULL, repcap = 0, i;
+	struct row *r = NULL;
+	uint64_t total = 0;
+	int ret;
+
+	ret = hmap__init(&locs, 256);
+	if (ret)
+		return ret;
+	ret = agg__init(&by, 256);
+	if (ret) {
+		hmap__free(&locs);
+		return ret;
+	}
+	for (i = 0; i < npairs && !ret; i++) {
+		uint32_t a, b = UINT32_MAX;
+		struct hkey k;
+
+		ret = loc_of(an, &locs, pairs[i].c, &a, &rep, &repcap);
+		if (!ret && pairs[i].p)
+			ret = loc_of(an, &locs, pairs[i].p, &b, &rep, &repcap);
+		if (ret)
+			break;
+		if (b < a) {
+			uint32_t x = a;
+			a = b;
+			b = x;
+		}
+		k = (struct hkey){ a, b, 0 };
+		ret = agg__add(&by, &k, pairs[i].t, pairs[i].f);
+		total += pairs[i].t + pairs[i].f;
+	}
+	if (ret)
+		goto out;
+	r = malloc((by.h.n ? by.h.n : 1) * sizeof(*r));
+	if (!r) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < by.h.n; i++)
+		r[i] = (struct row){ (uint32_t)by.h.keys[i].a, (uint32_t)by.h.keys[i].b, by.v[i][0],
+		                     by.v[i][1] };
+	qsort(r, by.h.n, sizeof(*r), cmp_row);
+	section(o, "Top code pairs (source line <-> source line, all calling contexts)");
+	if (!by.h.n) {
+		out__puts(o, "  no code pairs\n");
+		goto out;
+	}
+	out__printf(o, "  %3s  %14s %7s %12s %12s   %s\n", "#", "all", "%", "true", "false",
+	            "code <-> peer code");
+	for (i = 0; i < by.h.n && i < an->top; i++) {
+		out__printf(o, "  %3u  ", i + 1);
+		put_vals(o, r[i].t, r[i].f, total);
+		put_loc(o, an, rep[r[i].a]);
+		out__puts(o, " <-> ");
+		if (r[i].b == UINT32_MAX)
+			out__puts(o, "(unknown: peer profile missing)");
+		else
+			put_loc(o, an, rep[r[i].b]);
+		out__puts(o, "\n");
+	}
+out:
+	free(r);
+	free(rep);
+	agg__free(&by);
+	hmap__free(&locs);
+	return ret;
+}
+
+static int functions(struct out *o, const struct an *an)
+{
+	const struct view *v = &an->view;
+	uint64_t (*sum)[HC_M_COUNT];
+	struct row *r;
+	uint32_t i, n = 0;
+	uint64_t d[HC_DB_M_COUNT], total;
+	int k;
+
+	experiment__derive(an->mtot, d);
+	total = d[HC_DB_M_ALL];
+	sum = calloc(v->procs.n ? v->procs.n : 1, sizeof(*sum));
+	r = malloc((v->procs.n ? v->procs.n : 1) * sizeof(*r));
+	if (!sum || !r) {
+		free(sum);
+		free(r);
+		return -ENOMEM;
+	}
+	for (i = 1; i < v->index.n; i++) {
+		const struct vnode *x = &v->n[i];
+		if (x->kind != V_S && x->kind != V_C)
+			continue;
+		for (k = 0; k < HC_M_COUNT; k++)
+			sum[v->n[x->parent].proc][k] += x->excl[k];
+	}
+	for (i = 0; i < v->procs.n; i++) {
+		experiment__derive(sum[i], d);
+		if (d[HC_DB_M_ALL])
+			r[n++] = (struct row){ i, 0, d[HC_DB_M_TRUE], d[HC_DB_M_FALSE] };
+	}
+	qsort(r, n, sizeof(*r), cmp_row);
+	section(o, "Top functions (exclusive: accesses in the function itself)");
+	if (!n)
+		out__puts(o, "  no function with communication\n");
+	else
+		out__printf(o, "  %3s  %14s %7s %12s %12s   %s\n", "#", "all", "%", "true", "false",
+		            "function (file)");
+	for (i = 0; i < n && i < an->top; i++) {
+		const struct procedure *p = &v->proc[r[i].a];
+		out__printf(o, "  %3u  ", i + 1);
+		put_vals(o, r[i].t, r[i].f, total);
+		out__puts(o, v->names.s[p->name]);
+		if (p->file)
+			out__printf(o, " (%s)", base_name(v->files.s[p->file]));
+		else
+			out__printf(o, " (%s)", base_name(an->modules.s[p->lm]));
+		out__puts(o, "\n");
+	}
+	free(sum);
+	free(r);
+	return 0;
+}
+
+static void header(struct out *o, const struct an *an)
+{
+	uint32_t i, used = 0, skipped = 0;
+	int b, e;
+
+	for (i = 0; i < an->nprofs; i++) {
+		used += an->profs[i].status == AN_OK;
+		skipped += an->profs[i].status != AN_OK;
+	}
+	out__printf(o, "hpcprof-comm %s: inter-thread communication summary\n", PACKAGE_VERSION);
+	out__printf(o, "  program    %s (%u process%s, %u thread%s)\n", experiment__program(an),
+	            an->nused_procs, an->nused_procs == 1 ? "" : "es", an->nthreads,
+	            an->nthreads == 1 ? "" : "s");
+	out__printf(o, "  profiles   %u used", used);
+	if (skipped)
+		out__printf(o, ", %u skipped (reasons in %s)", skipped, HC_DB_META);
+	out__puts(o, "\n  sampler    ");
+	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
+		if (an->samplers & (1u << b))
+			out__printf(o, "%s%s", e++ ? ", " : "", hc_db_sampler_name(b));
+	out__printf(o, "\n  unit       %s = %s\n", hc_db_unit_name(an->unit), hc_db_unit_text(an->unit));
+}
+
+int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
+                   uint32_t npairs, const char *dir, char **text, char *err, size_t errlen)
+{
+	struct out o, f;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret, e;
+
+	*text = NULL;
+	memset(&o, 0, sizeof(o));
+	o.f = open_memstream(&buf, &len);
+	if (!o.f) {
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_SUMMARY);
+		return -ENOMEM;
+	}
+	header(&o, an);
+	totals(&o, an);
+	ret = thread_pairs(&o, an, &lv->m[HC_DB_LEVEL_THREAD]);
+	if (!ret)
+		ret = code_pairs(&o, an, pairs, npairs);
+	if (!ret)
+		ret = functions(&o, an);
+	e = o.err;
+	if (fclose(o.f) != 0 || e || ret) {
+		free(buf);
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_SUMMARY);
+		return ret ? ret : -ENOMEM;
+	}
+	ret = out__open(&f, dir, HC_DB_SUMMARY, err, errlen);
+	if (!ret) {
+		if (len && fwrite(buf, 1, len, f.f) != len)
+			f.err = errno ? errno : EIO;
+		ret = out__close(&f, err, errlen);
+	}
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*text = buf;
+	return 0;
+}
