@@ -332,6 +332,7 @@ static int decode(const uint8_t *code, size_t avail, uint64_t rip, const struct 
 
 	memset(out, 0, sizeof(*out));
 	memset(d, 0, sizeof(*d));
+	out->addr = rip;
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
 		return -EINVAL;
 	st = ZydisDecoderDecodeFull(&decoder, code, avail, &in, ops);

@@ -47,7 +47,8 @@ struct hc_mem_access {
 
 #define HC_MAX_ACC 4
 struct hc_insn {
-	uint64_t addr;   /* address of this instruction (set by every hc_decode_* call) */
+	uint64_t addr;   /* address of this instruction (set by every hc_decode_* call;
+	                    0 when hc_decode_prev/_ending_at found none) */
 	uint8_t  len;    /* instruction length, 0 = not decoded */
 	uint8_t  n;      /* accesses in acc[] (hints, lea, nops, clflush filtered out) */
 	uint16_t flags;  /* HC_AF_* for the whole instruction */

@@ -61,7 +61,7 @@ static uint64_t gs_base(void)
 
 static struct hc_insn got;
 static int got_rc;
-static uint64_t ctx_rsp, ctx_rbp;
+static uint64_t ctx_rsp, ctx_rbp, ctx_rip;
 static int traps;
 
 static void on_trap(int sig, siginfo_t *si, void *ucv)
@@ -73,6 +73,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	(void)si;
 	ctx_rsp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
 	ctx_rbp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	ctx_rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	got_rc = hc_decode_at_pc(&r, &got);
 	traps++;
 }
@@ -136,7 +137,8 @@ static bool matches(void)
 {
 	bool used[HC_MAX_ACC] = { false };
 
-	if (got_rc != 0 || got.len == 0 || got.n > HC_MAX_ACC || got.n != nwant)
+	if (got_rc != 0 || got.len == 0 || got.addr != ctx_rip || got.n > HC_MAX_ACC ||
+	    got.n != nwant)
 		return false;
 	for (int i = 0; i < nwant; i++) {
 		bool ok = false;
@@ -238,6 +240,7 @@ static void static_run(const uint8_t *b, const uint8_t *e)
 	const char *name = case_name;
 
 	ctx_rsp = (uint64_t)sregs[REG_RSP];
+	ctx_rip = (uint64_t)(uintptr_t)b;
 	ctx_rbp = (uint64_t)sregs[REG_RBP];
 	got_rc = hc_decode_insn(b, (size_t)(e - b), (uint64_t)(uintptr_t)b, &r, &got);
 	ncases++;

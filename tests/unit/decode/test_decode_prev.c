@@ -174,6 +174,7 @@ static void check_one(const char *name, const uint8_t *pc, uint64_t ea, uint32_t
 	at(pc);
 	st = prev(&o);
 	CHECK_MSG(st == HC_PREV_OK, "%s: %s", name, status_name(st));
+	CHECK_MSG(o.addr + o.len == addr(pc), "%s: addr 0x%" PRIx64 " len %u", name, o.addr, o.len);
 	CHECK_MSG(o.n == 1 && o.acc[0].ea == ea && o.acc[0].size == size && o.acc[0].rw == rw &&
 	          (o.acc[0].flags & flags) == flags,
 	          "%s: n %u ea 0x%" PRIx64 " size %u rw %u flags 0x%x", name, o.n, o.acc[0].ea,
@@ -341,6 +342,7 @@ static void ending_at(void)
 	g[REG_RAX] = 0x40000;  /* what mov (%rax),%rax loaded: taken as is */
 	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(store_pc), &cache, &o), 0);
 	CHECK(o.len == 3 && o.n == 1 && o.acc[0].ea == 0x10000 && o.acc[0].rw == HC_ACC_W);
+	CHECK_EQ_U64(o.addr, addr(fn_store));
 	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(unrec_pc), &cache, &o), 0);
 	CHECK(o.n == 1 && o.acc[0].ea == 0x40000 && o.acc[0].rw == HC_ACC_R && o.acc[0].size == 8);
 	/* the loop head is a branch target, but the load before it ends there */
@@ -351,8 +353,10 @@ static void ending_at(void)
 	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(fn_last_end), &cache, &o), 0);
 	CHECK(o.n == 1 && o.acc[0].ea == 0x10000 && o.acc[0].rw == HC_ACC_W);
 	CHECK(addr(fn_last_end) - addr(fn_last) == o.len);
+	CHECK_EQ_U64(o.addr, addr(fn_last));
 	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(fn_mid + 3), &cache, &o), (uint64_t)-EINVAL);
 	CHECK_EQ_U64(o.len, 0);
+	CHECK_EQ_U64(o.addr, 0);
 	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(heap), &cache, &o), (uint64_t)-ENOENT);
 	free(heap);
 }
