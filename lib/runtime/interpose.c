@@ -5,7 +5,7 @@
    and our atfork handlers only run for fork), every exec* flushes all
    profiles first and passes the measurement environment on (generation + 1,
    LD_PRELOAD kept even when the program built its own environment), and
-   dlopen refreshes the load map. Shims stay thin; the work is in init.c and
+   dlopen/dlclose refresh the load map. Shims stay thin; the work is in init.c and
    thread.c. Not signal context. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +47,17 @@ HC_EXPORT void *dlopen(const char *file, int mode)
 	if (h && hc_rt.ready)
 		rt__refresh_maps();
 	return h;
+}
+
+/* After dlclose the snapshot may still list the unloaded module: refresh so
+   the handler never reads a dead .eh_frame_hdr table. */
+HC_EXPORT int dlclose(void *h)
+{
+	int ret = REAL(dlclose)(h);
+
+	if (hc_rt.ready)
+		rt__refresh_maps();
+	return ret;
 }
 
 /* ---- exec ---- */
