@@ -83,6 +83,7 @@ static int process_of(struct an *an, struct an_prof *p, uint32_t *out)
 		pr->exe[sizeof(pr->exe) - 1] = '\0';
 		pr->start_ns = th->start_ns;
 		pr->unit = (int)th->unit;
+		an->nprocs = an->prockey.n;
 	}
 	*out = i;
 	return 0;

@@ -82,7 +82,7 @@ static void put_vals(struct out *o, uint64_t t, uint64_t f, uint64_t total)
 {
 	char b0[24], b1[24], b2[24];
 
-	out__printf(o, "%14s %6.1f%% %12s %12s   ", out__fmt_u64(b0, t + f), pct(t + f, total),
+	out__printf(o, "%14s %6.1f%% %12s %12s", out__fmt_u64(b0, t + f), pct(t + f, total),
 	            out__fmt_u64(b1, t), out__fmt_u64(b2, f));
 }
 
@@ -238,6 +238,7 @@ static int code_pairs(struct out *o, const struct an *an, const struct pair *pai
 	for (i = 0; i < by.h.n && i < an->top; i++) {
 		out__printf(o, "  %3u  ", i + 1);
 		put_vals(o, r[i].t, r[i].f, total);
+		out__puts(o, "   ");
 		put_loc(o, an, rep[r[i].a]);
 		out__puts(o, " <-> ");
 		if (r[i].b == UINT32_MAX)
@@ -295,6 +296,7 @@ static int functions(struct out *o, const struct an *an)
 		const struct procedure *p = &v->proc[r[i].a];
 		out__printf(o, "  %3u  ", i + 1);
 		put_vals(o, r[i].t, r[i].f, total);
+		out__puts(o, "   ");
 		out__puts(o, v->names.s[p->name]);
 		if (p->file)
 			out__printf(o, " (%s)", base_name(v->files.s[p->file]));
