@@ -1,0 +1,82 @@
+#!/bin/sh
+# End to end: real programs under hpcrun-comm, merged by hpcprof-comm, checked
+# on the database: every matrix symmetric with a zero diagonal; the pairs
+# program's expected cells hold >= 90 % of the volume; the false-sharing
+# program's false fraction within 0.15 of its design; the private program's
+# total < 5 % of the sharing program's; the kernel that shares tops the code
+# view; the XML validates against the shipped schemas; a damaged profile is
+# reported and skipped while the rest merges.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+
+# analyze NAME: hpcprof-comm into $TMP/NAME.db
+analyze() {
+	"$HPCPROF" -q -o "$TMP/$1.db" "$TMP/$1" >"$TMP/$1.prof.out" 2>&1 ||
+		{ fail "$1: hpcprof-comm failed"; cat "$TMP/$1.prof.out" >&2; }
+}
+
+# matrix_ok FILE: square, header ,0..N-1, symmetric, zero diagonal
+matrix_ok() {
+	awk -F, 'NR == 1 { n = NF - 1; for (i = 2; i <= NF; i++) if ($i != i - 2) bad = "header"; next }
+	         { r = NR - 2; if ($1 != r || NF != n + 1) bad = "row " r; for (j = 2; j <= NF; j++) m[r, j - 2] = $j }
+	         END { if (NR != n + 1) bad = bad " rows";
+	               for (i = 0; i < n; i++) { if (m[i, i] != 0) bad = bad " diag" i;
+	                 for (j = 0; j < n; j++) if (m[i, j] != m[j, i]) bad = bad " asym" i "," j }
+	               if (bad != "") { print bad; exit 1 } }' "$1"
+}
+
+# mcell DB KIND I J
+mcell() { awk -F, -v i="$3" -v j="$4" 'NR == i + 2 { print $(j + 2) }' "$TMP/$1.db/matrices/thread-$2.csv"; }
+# mtotal DB KIND: upper triangle sum
+mtotal() { awk -F, 'NR > 1 { r = NR - 2; for (j = r + 2; j <= NF; j++) s += $j } END { printf "%d\n", s }' "$TMP/$1.db/matrices/thread-$2.csv"; }
+
+measure pairs -e COMM@200000 "$BENCH" pairs -t 4 -s 2 || fail "pairs run failed"
+measure fs -e COMM@200000 "$BENCH" false 0.5 -t 2 -s 3 || fail "false run failed"
+measure share -e COMM@200000 "$BENCH" sharing 1.0 -t 4 -s 1.5 || fail "sharing run failed"
+measure priv -e COMM@200000 "$BENCH" private -t 4 -s 1.5 || fail "private run failed"
+for n in pairs fs share priv; do analyze $n; done
+
+for f in "$TMP"/*.db/matrices/*.csv; do
+	why=$(matrix_ok "$f") || fail "$(basename "$(dirname "$(dirname "$f")")")/$(basename "$f"): $why"
+done
+ok "all matrices square, symmetric, zero diagonal"
+
+all=$(mtotal pairs all); p=$(( $(mcell pairs all 1 2) + $(mcell pairs all 3 4) ))
+r=$(ratio "$p" "$all")
+echo "pairs: total $all, expected cells $p"
+[ "$all" -gt 0 ] || fail "pairs: no communication in the database"
+ge "$r" 0.90 && ok "pairs: expected cells hold $r" || fail "pairs: expected cells hold $r (< 0.90)"
+
+all=$(mtotal fs all); fal=$(mtotal fs false); t=$(mtotal fs true)
+[ "$all" -eq $((fal + t)) ] || fail "fs: all ($all) != true ($t) + false ($fal)"
+r=$(ratio "$fal" "$all")
+d=$(awk -v r="$r" 'BEGIN { d = r - 0.5; if (d < 0) d = -d; print d }')
+ge 0.15 "$d" && ok "false fraction $r (design 0.5)" || fail "false fraction $r (design 0.5, off by $d)"
+
+s=$(mtotal share all); pv=$(mtotal priv all)
+r=$(ratio "$pv" "$s")
+[ "$s" -gt 0 ] || fail "sharing program: no communication"
+ge 0.05 "$r" && ok "private/sharing = $r" || fail "private/sharing = $r (>= 0.05)"
+
+# the code view: the kernel that shares is the top function
+top=$(awk '/Top functions/ { f = 1; next } f && $1 == "1" { print $NF, $(NF - 1); exit }' "$TMP/fs.db/summary.txt")
+echo "$top" | grep -q false_kernel && ok "top function: $top" || fail "top function is '$top', not false_kernel"
+
+if command -v xmllint >/dev/null; then
+	before=$FAILS
+	for n in pairs fs; do
+		xmllint --noout --schema "$S/doc/database.xsd" "$TMP/$n.db/database.xml" 2>"$TMP/x.err" || { fail "$n: database.xml invalid"; cat "$TMP/x.err" >&2; }
+		xmllint --noout --schema "$S/doc/experiment.xsd" "$TMP/$n.db/experiment.xml" 2>"$TMP/x.err" || { fail "$n: experiment.xml invalid"; cat "$TMP/x.err" >&2; }
+	done
+	[ "$FAILS" -eq "$before" ] && ok "database.xml and experiment.xml validate"
+else
+	fail "xmllint missing (libxml2-utils): schemas not checked"
+fi
+
+# a damaged profile is reported by name and skipped; the rest merges
+victim=$(ls "$TMP/pairs"/*-002-*.hcprof | head -n 1)
+head -c 300 "$victim" >"$victim.cut" && mv "$victim.cut" "$victim"
+"$HPCPROF" -o "$TMP/damaged.db" "$TMP/pairs" >"$TMP/damaged.out" 2>&1 || fail "damaged: hpcprof-comm gave up"
+grep -q "$(basename "$victim")" "$TMP/damaged.out" && ok "damaged profile reported" || fail "damaged profile not reported by name"
+[ -f "$TMP/damaged.db/matrices/thread-all.csv" ] || fail "damaged: no database"
+finish
