@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* internal.h — what the files of lib/viewer share and nobody else sees: the
+   load context that carries the database being filled and the first error
+   ("FILE[:LINE]: what is wrong"), the streaming XML reader wrapper (xmlr.c)
+   and the CSV record reader (csv.c), plus the per-file loaders called by
+   db.c in order. No signal context. */
+#ifndef HC_VIEWER_INTERNAL_H
+#define HC_VIEWER_INTERNAL_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "hc/common.h"
+#include "viewer/viewer.h"
+
+struct vload {
+	struct hc_vdb *db;
+	char *err;
+	size_t errsz;
+	char path[PATH_MAX];   /* the file being read, as shown in messages */
+	const char *rel;       /* its name relative to the database */
+};
+
+/* Set ld->path to <dir>/<rel>; returns it. */
+const char *vload__file(struct vload *ld, const char *rel);
+
+/* Record "PATH:LINE: message" (":LINE" only when line > 0) unless an error is
+   already recorded; returns -EINVAL. */
+int vload__fail(struct vload *ld, long line, const char *fmt, ...) HC_PRINTF(3, 4);
+/* Same with a given errno value, returned negated ("PATH: strerror"). */
+int vload__errno(struct vload *ld, int errnum);
+
+/* Plain decimal non-negative integer (no sign, spaces or exponent). */
+bool v__parse_u64(const char *s, uint64_t *out);
+
+/* Grow *arr (element size esz) so that index n is valid; 0 / -ENOMEM. */
+int v__grow(void *arr, size_t *cap, size_t n, size_t esz);
+char *v__strdup(const char *s);
+
+/* ---- xmlr.c: xmlTextReader with element-name stack and checked attributes */
+struct xr;
+int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok);
+void xr__close(struct xr *x);
+/* Advance to the next element start: 1, 0 at the end of the document,
+   -EINVAL on a well-formedness error (recorded in ld). */
+int xr__next(struct xr *x);
+const char *xr__name(struct xr *x);
+const char *xr__parent(struct xr *x);   /* "" at the root element */
+int xr__depth(struct xr *x);            /* 0 for the root element */
+long xr__line(struct xr *x);
+bool xr__has(struct xr *x, const char *attr);
+int xr__u64(struct xr *x, const char *attr, uint64_t *v);                /* required */
+int xr__u64_opt(struct xr *x, const char *attr, uint64_t *v, bool *found);
+int xr__i64_opt(struct xr *x, const char *attr, int64_t *v);             /* -1 when absent */
+int xr__str(struct xr *x, const char *attr, char **s);                   /* required, strdup'ed */
+int xr__str_opt(struct xr *x, const char *attr, char **s);               /* NULL when absent */
+int xr__text(struct xr *x, char **s);   /* text content of the current element */
+
+/* ---- csv.c: RFC 4180 records, fields unquoted in place */
+struct vcsv {
+	char *buf;
+	size_t len, pos;
+	long line;       /* line of the record last returned (1-based) */
+	long next_line;
+	char **f;        /* fields of the last record */
+	size_t nf, cap;
+};
+int vcsv__open(struct vcsv *c, struct vload *ld, const char *rel);
+/* Next record: 1 (fields in c->f, c->nf), 0 at the end, -EINVAL on damage. */
+int vcsv__next(struct vcsv *c, struct vload *ld);
+void vcsv__close(struct vcsv *c);
+
+/* ---- the per-file loaders, in the order db.c calls them */
+int meta__load(struct vload *ld);        /* database.xml */
+int matrix__load_all(struct vload *ld);  /* matrices/ named by database.xml */
+int threads__load(struct vload *ld);     /* threads.csv */
+int experiment__load(struct vload *ld);  /* experiment.xml */
+int objects__load(struct vload *ld);     /* objects.xml, when present */
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* json.h — streaming JSON writer used by viewer-export for --json and for the
+   data blob embedded in report.html (html mode escapes '<'). Callers nest at
+   most HC_JSON_MAXDEPTH containers. No signal context. */
+#ifndef HC_VIEWER_JSON_H
+#define HC_VIEWER_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HC_JSON_MAXDEPTH 32
+#define HC_JSON_PRETTY 2     /* containers this deep or shallower are indented */
+
+struct hc_json {
+	FILE *f;
+	bool html;
+	bool after_key;
+	int depth;
+	unsigned count[HC_JSON_MAXDEPTH];   /* values written in each open container */
+};
+
+void hc_json_init(struct hc_json *j, FILE *f, bool html);
+void hc_json_obj(struct hc_json *j);
+void hc_json_obj_end(struct hc_json *j);
+void hc_json_arr(struct hc_json *j);
+void hc_json_arr_end(struct hc_json *j);
+void hc_json_key(struct hc_json *j, const char *k);
+void hc_json_str(struct hc_json *j, const char *s);
+void hc_json_u64(struct hc_json *j, uint64_t v);
+void hc_json_i64(struct hc_json *j, int64_t v);   /* negative -> null */
+void hc_json_null(struct hc_json *j);
+void hc_json_bool(struct hc_json *j, bool b);
+/* key + value; a NULL string is written as null */
+void hc_json_kstr(struct hc_json *j, const char *k, const char *s);
+void hc_json_ku64(struct hc_json *j, const char *k, uint64_t v);
+void hc_json_ki64(struct hc_json *j, const char *k, int64_t v);
+
+#endif

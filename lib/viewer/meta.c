@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* meta.c — database.xml (doc/database-format.md §4): unit, inputs, skipped
+   profiles, hosts, processes, the list of matrix files with their totals,
+   index labels, totals, counters and warnings. Unknown elements and
+   attributes are ignored (the format grows by additions); what the format
+   requires is checked: the version, the unit (one unit everywhere), the
+   matrices that must exist, label indexes inside their level. No signal
+   context. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer/internal.h"
+
+static int load_matrix_entry(struct vload *ld, struct xr *x)
+{
+	struct hc_vdb *db = ld->db;
+	char *level = NULL, *kind = NULL, *unit = NULL;
+	struct hc_vmatrix *m;
+	uint64_t n = 0;
+	int l, k, rc;
+
+	rc = xr__str(x, "level", &level);
+	if (!rc)
+		rc = xr__str(x, "kind", &kind);
+	if (!rc)
+		rc = xr__str(x, "unit", &unit);
+	if (rc)
+		goto out;
+	l = hc_vdb_level_parse(level);
+	k = hc_vdb_kind_parse(kind);
+	if (l < 0 || k < 0) {
+		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\">: unknown level or kind",
+		                 level, kind);
+		goto out;
+	}
+	if (!db->unit || strcmp(unit, db->unit)) {
+		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\"> is in unit '%s', "
+		                 "the database in '%s' (units are never mixed)",
+		                 level, kind, unit, db->unit ? db->unit : "?");
+		goto out;
+	}
+	m = &db->mat[l][k];
+	if (m->present) {
+		rc = vload__fail(ld, xr__line(x), "a second <Matrix level=\"%s\" kind=\"%s\">", level, kind);
+		goto out;
+	}
+	rc = xr__str(x, "file", &m->file);
+	if (!rc)
+		rc = xr__u64(x, "n", &n);
+	if (!rc)
+		rc = xr__u64(x, "total", &m->total);
+	if (!rc)
+		rc = xr__u64(x, "diagonal", &m->diagonal);
+	if (!rc)
+		rc = xr__u64(x, "unplaced", &m->unplaced);
+	if (rc)
+		goto out;
+	if (n < 1 || n > 65536) {
+		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\" n=\"%llu\">: "
+		                 "dimension out of range 1..65536", level, kind, (unsigned long long)n);
+		goto out;
+	}
+	if (m->file[0] == '/' || strstr(m->file, "..")) {
+		rc = vload__fail(ld, xr__line(x), "<Matrix file=\"%s\">: not a path inside the database",
+		                 m->file);
+		goto out;
+	}
+	m->n = (uint32_t)n;
+	m->present = true;
+out:
+	free(level);
+	free(kind);
+	free(unit);
+	return rc;
+}
+
+static int load_label(struct vload *ld, struct xr *x, int level)
+{
+	struct hc_vdb *db = ld->db;
+	struct hc_vmatrix *m = &db->mat[level][HC_DB_KIND_ALL];
+	struct hc_vlabel *lb;
+	uint64_t i;
+	int rc;
+
+	if ((rc = xr__u64(x, "i", &i)))
+		return rc;
+	if (!m->present || i >= m->n)
+		return vload__fail(ld, xr__line(x), "<Label i=\"%llu\"> of level %s: no such index "
+		                   "(the %s matrix has %u)", (unsigned long long)i,
+		                   hc_db_level_name(level), hc_db_level_name(level), m->present ? m->n : 0);
+	if (!db->labels[level]) {
+		db->labels[level] = calloc(m->n, sizeof(*db->labels[level]));
+		if (!db->labels[level])
+			return -ENOMEM;
+		db->nlabels[level] = m->n;
+		for (size_t k = 0; k < m->n; k++) {
+			struct hc_vlabel *e = &db->labels[level][k];
+			e->cpu = e->core = e->socket = e->numa = -1;
+		}
+	}
+	lb = &db->labels[level][i];
+	if (lb->host)
+		return vload__fail(ld, xr__line(x), "a second <Label i=\"%llu\"> of level %s",
+		                   (unsigned long long)i, hc_db_level_name(level));
+	rc = xr__str(x, "host", &lb->host);
+	if (!rc)
+		rc = xr__i64_opt(x, "cpu", &lb->cpu);
+	if (!rc)
+		rc = xr__i64_opt(x, "core", &lb->core);
+	if (!rc)
+		rc = xr__i64_opt(x, "socket", &lb->socket);
+	if (!rc)
+		rc = xr__i64_opt(x, "numa", &lb->numa);
+	return rc;
+}
+
+static int load_process(struct vload *ld, struct xr *x)
+{
+	struct hc_vdb *db = ld->db;
+	struct hc_vprocess *p;
+	size_t cap = db->nprocs;
+	int rc;
+
+	if (v__grow(&db->procs, &cap, db->nprocs, sizeof(*db->procs)))
+		return -ENOMEM;
+	p = &db->procs[db->nprocs++];
+	rc = xr__u64(x, "i", &p->i);
+	if (!rc && p->i != db->nprocs - 1)
+		rc = vload__fail(ld, xr__line(x), "<Process i=\"%llu\"> out of order (expected %zu)",
+		                 (unsigned long long)p->i, db->nprocs - 1);
+	if (!rc)
+		rc = xr__str(x, "host", &p->host);
+	if (!rc)
+		rc = xr__u64(x, "pid", &p->pid);
+	if (!rc)
+		rc = xr__u64(x, "ppid", &p->ppid);
+	if (!rc)
+		rc = xr__u64(x, "gen", &p->gen);
+	if (!rc)
+		rc = xr__str(x, "exe", &p->exe);
+	if (!rc)
+		rc = xr__u64(x, "start-ns", &p->start_ns);
+	if (!rc)
+		rc = xr__u64(x, "threads", &p->threads);
+	if (!rc)
+		rc = xr__u64(x, "first-thread", &p->first_thread);
+	if (!rc)
+		rc = xr__str_opt(x, "log", &p->log);
+	return rc;
+}
+
+static int load_host(struct vload *ld, struct xr *x)
+{
+	struct hc_vdb *db = ld->db;
+	struct hc_vhost *h;
+	size_t cap = db->nhosts;
+	int rc;
+
+	if (v__grow(&db->hosts, &cap, db->nhosts, sizeof(*db->hosts)))
+		return -ENOMEM;
+	h = &db->hosts[db->nhosts++];
+	rc = xr__u64(x, "i", &h->i);
+	if (!rc)
+		rc = xr__str(x, "id", &h->id);
+	if (!rc)
+		rc = xr__str_opt(x, "topology", &h->topology);
+	if (!rc)
+		rc = xr__i64_opt(x, "pus", &h->pus);
+	if (!rc)
+		rc = xr__i64_opt(x, "cores", &h->cores);
+	if (!rc)
+		rc = xr__i64_opt(x, "sockets", &h->sockets);
+	if (!rc)
+		rc = xr__i64_opt(x, "numa", &h->numa);
+	return rc;
+}
+
+static int push_str(char ***v, size_t *n, char *s)
+{
+	size_t cap = *n;
+
+	if (!s || v__grow(v, &cap, *n, sizeof(**v))) {
+		free(s);
+		return -ENOMEM;
+	}
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool seen[4])
+{
+	struct hc_vdb *db = ld->db;
+	const char *name = xr__name(x), *parent = xr__parent(x);
+	char *s = NULL;
+	int rc = 0;
+
+	if (!strcmp(parent, "Database")) {
+		if (!strcmp(name, "Measurement")) {
+			seen[0] = true;
+			rc = xr__str(x, "unit", &db->unit);
+			if (!rc)
+				rc = xr__str(x, "unit-text", &db->unit_text);
+			if (!rc)
+				rc = xr__str(x, "samplers", &db->samplers);
+			if (!rc && strcmp(db->unit, HC_DB_UNIT_NS) && strcmp(db->unit, HC_DB_UNIT_TRANSFERS))
+				rc = vload__fail(ld, xr__line(x), "unknown unit '%s' (expected '%s' or '%s')",
+				                 db->unit, HC_DB_UNIT_NS, HC_DB_UNIT_TRANSFERS);
+		} else if (!strcmp(name, "Profiles")) {
+			rc = xr__u64(x, "found", &db->found);
+			if (!rc)
+				rc = xr__u64(x, "read", &db->read);
+			if (!rc)
+				rc = xr__u64(x, "skipped", &db->skipped);
+		} else if (!strcmp(name, "Matrices")) {
+			seen[1] = true;
+			rc = xr__str(x, "unit", &s);
+			if (!rc && (!db->unit || strcmp(s, db->unit)))
+				rc = vload__fail(ld, xr__line(x), "<Matrices unit=\"%s\"> differs from "
+				                 "<Measurement unit=\"%s\"> (or <Measurement> is missing)",
+				                 s, db->unit ? db->unit : "");
+		} else if (!strcmp(name, "Labels")) {
+			rc = xr__str(x, "level", &s);
+			if (!rc) {
+				*labels_level = hc_vdb_level_parse(s);
+				if (*labels_level <= HC_DB_LEVEL_THREAD)
+					rc = vload__fail(ld, xr__line(x), "<Labels level=\"%s\">: not core, "
+					                 "socket or numa", s);
+				else if (db->labels[*labels_level])
+					rc = vload__fail(ld, xr__line(x), "a second <Labels level=\"%s\">", s);
+			}
+		} else if (!strcmp(name, "Totals")) {
+			seen[2] = true;
+			rc = xr__u64(x, "all", &db->t_all);
+			if (!rc)
+				rc = xr__u64(x, "true", &db->t_true);
+			if (!rc)
+				rc = xr__u64(x, "false", &db->t_false);
+			if (!rc)
+				rc = xr__u64(x, "sample", &db->t_sample);
+			if (!rc)
+				rc = xr__u64(x, "trap", &db->t_trap);
+			if (!rc)
+				rc = xr__u64(x, "events", &db->events);
+			if (!rc)
+				rc = xr__u64(x, "event-weight", &db->event_weight);
+			if (!rc && db->t_all != db->t_true + db->t_false)
+				rc = vload__fail(ld, xr__line(x), "<Totals>: all (%llu) != true + false (%llu)",
+				                 (unsigned long long)db->t_all,
+				                 (unsigned long long)(db->t_true + db->t_false));
+		}
+	} else if (!strcmp(name, "Input") && !strcmp(parent, "Inputs")) {
+		if (!(rc = xr__str(x, "path", &s))) {
+			rc = push_str(&db->inputs, &db->ninputs, s);
+			s = NULL;
+		}
+	} else if (!strcmp(name, "Skipped") && !strcmp(parent, "Profiles")) {
+		size_t cap = db->nskips;
+		if (v__grow(&db->skips, &cap, db->nskips, sizeof(*db->skips)))
+			return -ENOMEM;
+		rc = xr__str(x, "file", &db->skips[db->nskips].file);
+		if (!rc)
+			rc = xr__str(x, "reason", &db->skips[db->nskips].reason);
+		db->nskips++;
+	} else if (!strcmp(name, "Host") && !strcmp(parent, "Hosts")) {
+		rc = load_host(ld, x);
+	} else if (!strcmp(name, "Process") && !strcmp(parent, "Processes")) {
+		seen[3] = true;
+		rc = load_process(ld, x);
+	} else if (!strcmp(name, "Matrix") && !strcmp(parent, "Matrices")) {
+		rc = load_matrix_entry(ld, x);
+	} else if (!strcmp(name, "Label") && !strcmp(parent, "Labels")) {
+		rc = load_label(ld, x, *labels_level);
+	} else if (!strcmp(name, "Counter") && !strcmp(parent, "Counters")) {
+		size_t cap = db->ncounters;
+		if (v__grow(&db->counters, &cap, db->ncounters, sizeof(*db->counters)))
+			return -ENOMEM;
+		rc = xr__str(x, "n", &db->counters[db->ncounters].name);
+		if (!rc)
+			rc = xr__u64(x, "v", &db->counters[db->ncounters].v);
+		db->ncounters++;
+	} else if (!strcmp(name, "Warning") && !strcmp(parent, "Warnings")) {
+		if (!(rc = xr__text(x, &s))) {
+			rc = push_str(&db->warnings, &db->nwarnings, s);
+			s = NULL;
+		}
+	}
+	free(s);
+	return rc;
+}
+
+static int check_matrix_set(struct vload *ld)
+{
+	struct hc_vdb *db = ld->db;
+
+	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
+		int have = 0;
+		for (int k = 0; k < HC_DB_KIND_COUNT; k++)
+			have += db->mat[l][k].present;
+		if ((l <= HC_DB_LEVEL_CORE && have != HC_DB_KIND_COUNT) ||
+		    (have != 0 && have != HC_DB_KIND_COUNT))
+			return vload__fail(ld, 0, "<Matrices> lists %d of the 3 %s matrices (all, true, "
+			                   "false are required together%s)", have, hc_db_level_name(l),
+			                   l <= HC_DB_LEVEL_CORE ? " and always" : "");
+		for (int k = 1; k < HC_DB_KIND_COUNT && have; k++)
+			if (db->mat[l][k].n != db->mat[l][0].n)
+				return vload__fail(ld, 0, "the %s matrices differ in dimension",
+				                   hc_db_level_name(l));
+	}
+	return 0;
+}
+
+int meta__load(struct vload *ld)
+{
+	struct hc_vdb *db = ld->db;
+	struct xr *x;
+	bool seen[4] = { false };
+	int labels_level = -1, rc;
+
+	if ((rc = xr__open(&x, ld, HC_DB_META, false)))
+		return rc;
+	while ((rc = xr__next(x)) > 0) {
+		if (xr__depth(x) == 0) {
+			if (strcmp(xr__name(x), "Database")) {
+				rc = vload__fail(ld, xr__line(x), "root element is <%s>, expected <Database> "
+				                 "(is this an hpcprof-comm database?)", xr__name(x));
+				break;
+			}
+			rc = xr__u64(x, "version", &db->version);
+			if (!rc)
+				rc = xr__str(x, "generator", &db->generator);
+			if (!rc && db->version != HC_DB_VERSION)
+				rc = vload__fail(ld, xr__line(x), "format version %llu, this viewer reads "
+				                 "version %d", (unsigned long long)db->version, HC_DB_VERSION);
+		} else {
+			rc = load_element(ld, x, &labels_level, seen);
+		}
+		if (rc)
+			break;
+	}
+	xr__close(x);
+	if (rc)
+		return rc;
+	vload__file(ld, HC_DB_META);
+	if (!seen[0] || !seen[1] || !seen[2] || !seen[3])
+		return vload__fail(ld, 0, "missing <%s> (required)",
+		                   !seen[0] ? "Measurement" : !seen[1] ? "Matrices" :
+		                   !seen[2] ? "Totals" : "Processes/Process");
+	if (db->nskips != db->skipped)
+		return vload__fail(ld, 0, "<Profiles skipped=\"%llu\"> but %zu <Skipped> elements",
+		                   (unsigned long long)db->skipped, db->nskips);
+	return check_matrix_set(ld);
+}

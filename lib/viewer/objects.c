@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* objects.c — objects.xml, the optional data-object file of a database: one
+   <Object> per static variable, heap allocation context, stack or TLS block,
+   with its totals, its sparse thread matrix, the fields (or offset ranges)
+   that took part and its top code pairs. The file is optional: without it
+   has_objects stays false and the exporters say "no object data in this
+   database". Element and attribute names follow doc/viewer-export.md §
+   "objects.xml"; unknown ones are ignored. No signal context. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer/internal.h"
+
+struct objload {
+	struct vload *ld;
+	struct xr *x;
+	size_t cap_obj, cap_cells, cap_fields, cap_pairs;
+};
+
+static int read_vol(struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal, struct vload *ld)
+{
+	int rc = xr__u64(x, "all", all);
+
+	if (!rc)
+		rc = xr__u64(x, "true", tru);
+	if (!rc)
+		rc = xr__u64(x, "false", fal);
+	if (!rc && *all != *tru + *fal)
+		rc = vload__fail(ld, xr__line(x), "<%s>: all (%llu) != true + false (%llu)",
+		                 xr__name(x), (unsigned long long)*all,
+		                 (unsigned long long)(*tru + *fal));
+	return rc;
+}
+
+/* threads="1 4 7": thread indexes, each below the thread count. */
+static int parse_threads(struct objload *o, const char *s, struct hc_vfield *f)
+{
+	size_t n = 0, cap = 0;
+	char *copy = v__strdup(s), *save = NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, " ;,", &save); tok; tok = strtok_r(NULL, " ;,", &save)) {
+		uint64_t t;
+		if (!v__parse_u64(tok, &t) || t >= o->ld->db->nthreads) {
+			free(copy);
+			return vload__fail(o->ld, xr__line(o->x), "<Field threads=\"%.60s\">: '%s' is "
+			                   "not a thread index (0..%zu)", s, tok, o->ld->db->nthreads - 1);
+		}
+		if (v__grow(&f->threads, &cap, n, sizeof(*f->threads))) {
+			free(copy);
+			return -ENOMEM;
+		}
+		f->threads[n++] = (uint32_t)t;
+	}
+	f->nthreads = n;
+	free(copy);
+	return 0;
+}
+
+static int load_object(struct objload *o)
+{
+	struct hc_vdb *db = o->ld->db;
+	struct hc_vobject *ob;
+	bool has;
+	int rc;
+
+	if (v__grow(&db->objects, &o->cap_obj, db->nobjects, sizeof(*db->objects)))
+		return -ENOMEM;
+	ob = &db->objects[db->nobjects++];
+	o->cap_cells = o->cap_fields = o->cap_pairs = 0;
+	rc = xr__u64(o->x, "i", &ob->i);
+	if (!rc)
+		rc = xr__str(o->x, "kind", &ob->kind);
+	if (!rc)
+		rc = xr__str(o->x, "name", &ob->name);
+	if (!rc)
+		rc = xr__str_opt(o->x, "module", &ob->module);
+	if (!rc && !ob->module && !(ob->module = v__strdup("")))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = xr__u64_opt(o->x, "context", &ob->context, &has);
+	if (!rc && has && ob->context && !hc_vdb_node(db, ob->context))
+		rc = vload__fail(o->ld, xr__line(o->x), "<Object context=\"%llu\">: not a node of "
+		                 HC_DB_EXPERIMENT, (unsigned long long)ob->context);
+	if (!rc)
+		rc = xr__u64_opt(o->x, "size", &ob->size, NULL);
+	if (!rc)
+		rc = xr__u64_opt(o->x, "blocks", &ob->blocks, NULL);
+	if (!rc)
+		rc = read_vol(o->x, &ob->all, &ob->tru, &ob->fal, o->ld);
+	return rc;
+}
+
+static int load_child(struct objload *o, struct hc_vobject *ob)
+{
+	struct hc_vdb *db = o->ld->db;
+	const char *name = xr__name(o->x);
+	int rc = 0;
+
+	if (!strcmp(name, "T")) {
+		struct hc_vobjcell *c;
+		uint64_t i, j;
+		if (v__grow(&ob->cells, &o->cap_cells, ob->ncells, sizeof(*c)))
+			return -ENOMEM;
+		c = &ob->cells[ob->ncells];
+		if ((rc = xr__u64(o->x, "i", &i)) || (rc = xr__u64(o->x, "j", &j)))
+			return rc;
+		if (i >= db->nthreads || j >= db->nthreads || i == j)
+			return vload__fail(o->ld, xr__line(o->x), "<T i=\"%llu\" j=\"%llu\">: not a pair "
+			                   "of two threads (0..%zu)", (unsigned long long)i,
+			                   (unsigned long long)j, db->nthreads - 1);
+		c->i = (uint32_t)(i < j ? i : j);
+		c->j = (uint32_t)(i < j ? j : i);
+		if ((rc = read_vol(o->x, &c->all, &c->tru, &c->fal, o->ld)))
+			return rc;
+		ob->ncells++;
+	} else if (!strcmp(name, "Field")) {
+		struct hc_vfield *f;
+		char *threads = NULL;
+		if (v__grow(&ob->fields, &o->cap_fields, ob->nfields, sizeof(*f)))
+			return -ENOMEM;
+		f = &ob->fields[ob->nfields++];
+		rc = xr__str_opt(o->x, "name", &f->name);
+		if (!rc && !f->name && !(f->name = v__strdup("")))
+			rc = -ENOMEM;
+		if (!rc)
+			rc = xr__u64(o->x, "offset", &f->offset);
+		if (!rc)
+			rc = xr__u64(o->x, "size", &f->size);
+		if (!rc)
+			rc = read_vol(o->x, &f->all, &f->tru, &f->fal, o->ld);
+		if (!rc)
+			rc = xr__str_opt(o->x, "threads", &threads);
+		if (!rc && threads)
+			rc = parse_threads(o, threads, f);
+		free(threads);
+	} else if (!strcmp(name, "CP")) {
+		struct hc_vcodepair *p;
+		bool has_p;
+		if (v__grow(&ob->pairs, &o->cap_pairs, ob->npairs, sizeof(*p)))
+			return -ENOMEM;
+		p = &ob->pairs[ob->npairs];
+		rc = xr__u64(o->x, "c", &p->c);
+		if (!rc)
+			rc = xr__u64_opt(o->x, "p", &p->p, &has_p);
+		if (!rc && (!hc_vdb_node(db, p->c) || (has_p && !hc_vdb_node(db, p->p))))
+			rc = vload__fail(o->ld, xr__line(o->x), "<CP c=\"%llu\" p=\"%llu\">: not nodes of "
+			                 HC_DB_EXPERIMENT, (unsigned long long)p->c,
+			                 (unsigned long long)p->p);
+		if (!rc)
+			rc = read_vol(o->x, &p->all, &p->tru, &p->fal, o->ld);
+		if (!rc)
+			ob->npairs++;
+	}
+	return rc;
+}
+
+int objects__load(struct vload *ld)
+{
+	struct hc_vdb *db = ld->db;
+	struct objload o = { .ld = ld };
+	int rc;
+
+	rc = xr__open(&o.x, ld, HC_DB_OBJECTS, true);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc)
+		return rc;
+	db->has_objects = true;
+	while ((rc = xr__next(o.x)) > 0) {
+		const char *name = xr__name(o.x), *parent = xr__parent(o.x);
+		if (xr__depth(o.x) == 0) {
+			uint64_t version;
+			char *unit = NULL;
+			if (strcmp(name, "Objects")) {
+				rc = vload__fail(ld, xr__line(o.x), "root element is <%s>, expected <Objects>",
+				                 name);
+				break;
+			}
+			if ((rc = xr__u64(o.x, "version", &version)))
+				break;
+			if (version != HC_DB_VERSION) {
+				rc = vload__fail(ld, xr__line(o.x), "format version %llu, this viewer reads "
+				                 "version %d", (unsigned long long)version, HC_DB_VERSION);
+				break;
+			}
+			if ((rc = xr__str(o.x, "unit", &unit)))
+				break;
+			if (strcmp(unit, db->unit))
+				rc = vload__fail(ld, xr__line(o.x), "unit '%s', but database.xml says '%s'",
+				                 unit, db->unit);
+			free(unit);
+		} else if (!strcmp(name, "Object") && !strcmp(parent, "Objects")) {
+			rc = load_object(&o);
+		} else if (!strcmp(parent, "Object") && db->nobjects) {
+			rc = load_child(&o, &db->objects[db->nobjects - 1]);
+		}
+		if (rc)
+			break;
+	}
+	xr__close(o.x);
+	return rc;
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xmlr.c — a thin wrapper over libxml2's streaming xmlTextReader for the
+   database's XML files: it steps from element start to element start, keeps
+   the names of the enclosing elements (so a loader can ask "is this <Matrix>
+   inside <Matrices>?"), turns libxml2's own errors into "FILE:LINE: message"
+   through a per-reader handler (no global libxml2 state is touched), and reads
+   attributes with the checks the format promises: required ones present,
+   integers in plain decimal. No network access (XML_PARSE_NONET), no entity
+   expansion, deep trees allowed (XML_PARSE_HUGE: calling contexts nest as
+   deep as the program's recursion). No signal context. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/xmlreader.h>
+
+#include "viewer/internal.h"
+
+struct xr {
+	xmlTextReaderPtr r;
+	struct vload *ld;
+	int fd;
+	char **names;          /* element names by depth */
+	size_t nnames, cap;
+	int depth;
+	char xmlerr[512];      /* first libxml2 error */
+	long xmlerr_line;
+};
+
+static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
+                     xmlTextReaderLocatorPtr loc)
+{
+	struct xr *x = arg;
+	size_t n;
+
+	if (sev == XML_PARSER_SEVERITY_WARNING || sev == XML_PARSER_SEVERITY_VALIDITY_WARNING)
+		return;
+	if (x->xmlerr[0])
+		return;
+	snprintf(x->xmlerr, sizeof(x->xmlerr), "%s", msg ? msg : "malformed XML");
+	n = strlen(x->xmlerr);
+	while (n && (x->xmlerr[n - 1] == '\n' || x->xmlerr[n - 1] == ' '))
+		x->xmlerr[--n] = 0;
+	x->xmlerr_line = loc ? xmlTextReaderLocatorLineNumber(loc) : 0;
+}
+
+int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok)
+{
+	struct xr *x;
+	const char *path = vload__file(ld, rel);
+
+	*out = NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->ld = ld;
+	x->depth = -1;
+	x->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (x->fd < 0) {
+		int e = errno;
+		free(x);
+		if (e == ENOENT && missing_ok)
+			return -ENOENT;
+		return vload__errno(ld, e);
+	}
+	x->r = xmlReaderForFd(x->fd, path, NULL,
+	                      XML_PARSE_NONET | XML_PARSE_HUGE | XML_PARSE_BIG_LINES |
+	                      XML_PARSE_NOBLANKS);
+	if (!x->r) {
+		close(x->fd);
+		free(x);
+		return vload__fail(ld, 0, "cannot start the XML parser");
+	}
+	xmlTextReaderSetErrorHandler(x->r, on_error, x);
+	*out = x;
+	return 0;
+}
+
+void xr__close(struct xr *x)
+{
+	if (!x)
+		return;
+	xmlFreeTextReader(x->r);
+	close(x->fd);
+	for (size_t i = 0; i < x->nnames; i++)
+		free(x->names[i]);
+	free(x->names);
+	free(x);
+}
+
+static int parse_error(struct xr *x)
+{
+	if (x->xmlerr[0])
+		return vload__fail(x->ld, x->xmlerr_line, "%s", x->xmlerr);
+	return vload__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
+	                   "malformed or truncated XML");
+}
+
+int xr__next(struct xr *x)
+{
+	for (;;) {
+		int rc = xmlTextReaderRead(x->r);
+		int d;
+
+		if (rc < 0 || x->xmlerr[0])
+			return parse_error(x);
+		if (rc == 0) {
+			/* a well-formed end: the root element must have been seen */
+			if (x->nnames == 0)
+				return vload__fail(x->ld, 0, "empty document (no root element)");
+			return 0;
+		}
+		if (xmlTextReaderNodeType(x->r) != XML_READER_TYPE_ELEMENT)
+			continue;
+		d = xmlTextReaderDepth(x->r);
+		if (d < 0)
+			return parse_error(x);
+		if (v__grow(&x->names, &x->cap, (size_t)d, sizeof(*x->names)))
+			return -ENOMEM;
+		for (size_t i = (size_t)d; i < x->nnames; i++) {
+			free(x->names[i]);
+			x->names[i] = NULL;
+		}
+		x->names[d] = v__strdup((const char *)xmlTextReaderConstName(x->r));
+		if (!x->names[d])
+			return -ENOMEM;
+		x->nnames = (size_t)d + 1;
+		x->depth = d;
+		return 1;
+	}
+}
+
+const char *xr__name(struct xr *x)
+{
+	return x->names[x->depth];
+}
+
+const char *xr__parent(struct xr *x)
+{
+	return x->depth > 0 ? x->names[x->depth - 1] : "";
+}
+
+int xr__depth(struct xr *x)
+{
+	return x->depth;
+}
+
+long xr__line(struct xr *x)
+{
+	return xmlTextReaderGetParserLineNumber(x->r);
+}
+
+bool xr__has(struct xr *x, const char *attr)
+{
+	xmlChar *v = xmlTextReaderGetAttribute(x->r, (const xmlChar *)attr);
+	bool has = v != NULL;
+
+	xmlFree(v);
+	return has;
+}
+
+int xr__u64_opt(struct xr *x, const char *attr, uint64_t *v, bool *found)
+{
+	xmlChar *s = xmlTextReaderGetAttribute(x->r, (const xmlChar *)attr);
+	int rc = 0;
+
+	if (found)
+		*found = s != NULL;
+	if (!s)
+		return 0;
+	if (!v__parse_u64((const char *)s, v))
+		rc = vload__fail(x->ld, xr__line(x),
+		                 "<%s %s=\"%.40s\">: expected a non-negative decimal integer",
+		                 xr__name(x), attr, (const char *)s);
+	xmlFree(s);
+	return rc;
+}
+
+int xr__u64(struct xr *x, const char *attr, uint64_t *v)
+{
+	bool found;
+	int rc = xr__u64_opt(x, attr, v, &found);
+
+	if (rc)
+		return rc;
+	if (!found)
+		return vload__fail(x->ld, xr__line(x), "<%s> lacks the required attribute '%s'",
+		                   xr__name(x), attr);
+	return 0;
+}
+
+int xr__i64_opt(struct xr *x, const char *attr, int64_t *v)
+{
+	uint64_t u = 0;
+	bool found;
+	int rc = xr__u64_opt(x, attr, &u, &found);
+
+	if (rc)
+		return rc;
+	if (found && u > INT64_MAX)
+		return vload__fail(x->ld, xr__line(x), "<%s %s>: value too large", xr__name(x), attr);
+	*v = found ? (int64_t)u : -1;
+	return 0;
+}
+
+int xr__str_opt(struct xr *x, const char *attr, char **s)
+{
+	xmlChar *v = xmlTextReaderGetAttribute(x->r, (const xmlChar *)attr);
+
+	*s = NULL;
+	if (!v)
+		return 0;
+	*s = v__strdup((const char *)v);
+	xmlFree(v);
+	return *s ? 0 : -ENOMEM;
+}
+
+int xr__str(struct xr *x, const char *attr, char **s)
+{
+	int rc = xr__str_opt(x, attr, s);
+
+	if (rc)
+		return rc;
+	if (!*s)
+		return vload__fail(x->ld, xr__line(x), "<%s> lacks the required attribute '%s'",
+		                   xr__name(x), attr);
+	return 0;
+}
+
+int xr__text(struct xr *x, char **s)
+{
+	xmlChar *v = xmlTextReaderReadString(x->r);
+
+	*s = v__strdup(v ? (const char *)v : "");
+	xmlFree(v);
+	return *s ? 0 : -ENOMEM;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* exporter.h — the exporters of viewer-export as method tables, the one list
+   of them (exporters[]), and the helpers they share: output files written
+   through a temporary name and renamed only when complete (a failed export
+   never leaves half a report behind), value formatting in the database unit,
+   the report model as JSON (used by --json and embedded in report.html), and
+   code pairs aggregated by source location. No signal context. */
+#ifndef HC_VIEWER_EXPORTER_H
+#define HC_VIEWER_EXPORTER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "hc/common.h"
+#include "viewer/viewer.h"
+
+#define VX_NAME "viewer-export"
+
+struct export_opts {
+	const char *db_dir;
+	const char *out;     /* file or directory for this exporter; NULL: its default */
+	int level;           /* enum hc_db_level for single-matrix exports */
+	int kind;            /* enum hc_db_kind */
+	int width;           /* --text: columns */
+};
+
+struct exporter {
+	const char *name;    /* the option: --<name> */
+	const char *arg;     /* NULL: the option takes no argument; else its metavariable */
+	const char *help;
+	int (*run)(const struct hc_vdb *db, const struct export_opts *o);
+};
+
+extern const struct exporter export_html, export_text, export_csv, export_json,
+	export_dot, export_metis, export_scotch;
+
+/* Error to stderr as "viewer-export: ..."; returns -1. */
+int vx_error(const char *fmt, ...) HC_PRINTF(1, 2);
+
+/* An output file: "-" is stdout; anything else is written as PATH.tmp.PID and
+   renamed onto PATH by out_close(ok = true). */
+struct out {
+	FILE *f;
+	char *path, *tmp;
+};
+int out_open(struct out *o, const char *path);
+/* Flushes and commits (ok) or discards; returns 0 or -1 (error printed). */
+int out_close(struct out *o, bool ok);
+
+/* v in the database unit, compact: "1.23 ms" (ns) or "4.56 k" (transfers). */
+char *fmt_value(char *buf, size_t sz, uint64_t v, const char *unit);
+/* 100 * part / whole with one decimal, "-" when whole is 0. */
+char *fmt_pct(char *buf, size_t sz, uint64_t part, uint64_t whole);
+
+/* The report model (doc/report.schema.json) as one JSON document. */
+void report_json(const struct hc_vdb *db, FILE *f, bool html);
+
+/* Code pairs merged by source location, unordered {a, b}, sorted by all
+   descending. Each pair of the database appears under both its ends; this
+   keeps one. */
+struct loc_pair {
+	char a[512], b[512];   /* "file:line" (basename), a <= b */
+	uint64_t all, tru, fal;
+};
+int loc_pairs(const struct hc_vdb *db, const struct hc_vcodepair *pairs, size_t n,
+              struct loc_pair **out, size_t *nout);
+
+#endif

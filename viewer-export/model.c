@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* model.c — the report model: everything the HTML report shows, as one JSON
+   document described by doc/report.schema.json. `--json` writes it as is;
+   report.html embeds it (HTML mode: '<' escaped) and its script renders from
+   it, so the two can never disagree. Ids and indexes are those of the
+   database (thread index, node id), so a script can join the JSON with the
+   database's own files. No signal context. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "exporter.h"
+#include "viewer/json.h"
+
+static const char *const type_names[] = { "PF", "A", "C", "S" };
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void write_overview(struct hc_json *j, const struct hc_vdb *db)
+{
+	int64_t *periods = calloc(db->nthreads ? db->nthreads : 1, sizeof(*periods));
+	size_t np = 0;
+	char *s, *save = NULL, *tok;
+
+	hc_json_kstr(j, "program", db->program);
+	hc_json_kstr(j, "unit", db->unit);
+	hc_json_kstr(j, "unit_text", db->unit_text);
+	hc_json_key(j, "samplers");
+	hc_json_arr(j);
+	s = strdup(db->samplers);
+	for (tok = s ? strtok_r(s, " ", &save) : NULL; tok; tok = strtok_r(NULL, " ", &save))
+		hc_json_str(j, tok);
+	free(s);
+	hc_json_arr_end(j);
+
+	/* distinct sampling periods of the threads that have a profile */
+	for (size_t t = 0; periods && t < db->nthreads; t++)
+		if (db->threads[t].period >= 0)
+			periods[np++] = db->threads[t].period;
+	if (periods)
+		qsort(periods, np, sizeof(*periods), cmp_i64);
+	hc_json_key(j, "periods");
+	hc_json_arr(j);
+	for (size_t k = 0; k < np; k++)
+		if (!k || periods[k] != periods[k - 1])
+			hc_json_i64(j, periods[k]);
+	hc_json_arr_end(j);
+	free(periods);
+
+	hc_json_key(j, "totals");
+	hc_json_obj(j);
+	hc_json_ku64(j, "all", db->t_all);
+	hc_json_ku64(j, "true", db->t_true);
+	hc_json_ku64(j, "false", db->t_false);
+	hc_json_ku64(j, "sample", db->t_sample);
+	hc_json_ku64(j, "trap", db->t_trap);
+	hc_json_ku64(j, "events", db->events);
+	hc_json_ku64(j, "event_weight", db->event_weight);
+	hc_json_obj_end(j);
+
+	hc_json_key(j, "profiles");
+	hc_json_obj(j);
+	hc_json_ku64(j, "found", db->found);
+	hc_json_ku64(j, "read", db->read);
+	hc_json_key(j, "skipped");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nskips; k++) {
+		hc_json_obj(j);
+		hc_json_kstr(j, "file", db->skips[k].file);
+		hc_json_kstr(j, "reason", db->skips[k].reason);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+	hc_json_obj_end(j);
+
+	hc_json_key(j, "inputs");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->ninputs; k++)
+		hc_json_str(j, db->inputs[k]);
+	hc_json_arr_end(j);
+
+	hc_json_key(j, "counters");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->ncounters; k++) {
+		hc_json_obj(j);
+		hc_json_kstr(j, "name", db->counters[k].name);
+		hc_json_ku64(j, "value", db->counters[k].v);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+
+	hc_json_key(j, "warnings");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nwarnings; k++)
+		hc_json_str(j, db->warnings[k]);
+	hc_json_arr_end(j);
+}
+
+static void write_hosts_processes_threads(struct hc_json *j, const struct hc_vdb *db)
+{
+	char label[256];
+
+	hc_json_key(j, "hosts");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nhosts; k++) {
+		const struct hc_vhost *h = &db->hosts[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "i", h->i);
+		hc_json_kstr(j, "id", h->id);
+		hc_json_kstr(j, "topology", h->topology);
+		hc_json_ki64(j, "pus", h->pus);
+		hc_json_ki64(j, "cores", h->cores);
+		hc_json_ki64(j, "sockets", h->sockets);
+		hc_json_ki64(j, "numa", h->numa);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+
+	hc_json_key(j, "processes");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nprocs; k++) {
+		const struct hc_vprocess *p = &db->procs[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "i", p->i);
+		hc_json_kstr(j, "host", p->host);
+		hc_json_ku64(j, "pid", p->pid);
+		hc_json_ku64(j, "ppid", p->ppid);
+		hc_json_ku64(j, "gen", p->gen);
+		hc_json_kstr(j, "exe", p->exe);
+		hc_json_ku64(j, "start_ns", p->start_ns);
+		hc_json_ku64(j, "threads", p->threads);
+		hc_json_ku64(j, "first_thread", p->first_thread);
+		hc_json_kstr(j, "log", p->log);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+
+	hc_json_key(j, "threads");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nthreads; k++) {
+		const struct hc_vthread *t = &db->threads[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "index", t->index);
+		hc_json_kstr(j, "label", hc_vdb_index_label(db, HC_DB_LEVEL_THREAD, (uint32_t)k,
+		                                             label, sizeof(label)));
+		hc_json_ku64(j, "process", t->process);
+		hc_json_ku64(j, "pid", t->pid);
+		hc_json_ku64(j, "thread", t->thread);
+		hc_json_ki64(j, "tid", t->tid);
+		hc_json_ki64(j, "creator", t->creator);
+		hc_json_kstr(j, "start_routine", t->start_routine);
+		hc_json_ki64(j, "creation_context", t->creation_context);
+		hc_json_kstr(j, "cpus", t->cpus);
+		hc_json_kstr(j, "sampler", t->sampler);
+		hc_json_ki64(j, "period", t->period);
+		hc_json_kstr(j, "profile", t->profile);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+}
+
+static void write_levels(struct hc_json *j, const struct hc_vdb *db)
+{
+	char label[256];
+
+	hc_json_key(j, "levels");
+	hc_json_arr(j);
+	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
+		const struct hc_vmatrix *a = &db->mat[l][HC_DB_KIND_ALL];
+		if (!a->present)
+			continue;
+		hc_json_obj(j);
+		hc_json_kstr(j, "level", hc_db_level_name(l));
+		hc_json_ku64(j, "n", a->n);
+		hc_json_key(j, "labels");
+		hc_json_arr(j);
+		for (uint32_t i = 0; i < a->n; i++)
+			hc_json_str(j, hc_vdb_index_label(db, l, i, label, sizeof(label)));
+		hc_json_arr_end(j);
+		hc_json_key(j, "matrices");
+		hc_json_obj(j);
+		for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
+			const struct hc_vmatrix *m = &db->mat[l][k];
+			hc_json_key(j, hc_db_kind_name(k));
+			hc_json_obj(j);
+			hc_json_kstr(j, "file", m->file);
+			hc_json_ku64(j, "total", m->total);
+			hc_json_ku64(j, "diagonal", m->diagonal);
+			hc_json_ku64(j, "unplaced", m->unplaced);
+			hc_json_key(j, "values");
+			hc_json_arr(j);
+			for (uint32_t r = 0; r < m->n; r++) {
+				hc_json_arr(j);
+				for (uint32_t c = 0; c < m->n; c++)
+					hc_json_u64(j, hc_vmatrix_at(m, r, c));
+				hc_json_arr_end(j);
+			}
+			hc_json_arr_end(j);
+			hc_json_obj_end(j);
+		}
+		hc_json_obj_end(j);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+}
+
+static void write_metrics(struct hc_json *j, const char *key, const uint64_t *m, int exclusive)
+{
+	hc_json_key(j, key);
+	hc_json_arr(j);
+	for (int b = 0; b < HC_DB_M_COUNT; b++)
+		hc_json_u64(j, m[HC_DB_METRIC_ID(b, exclusive)]);
+	hc_json_arr_end(j);
+}
+
+static void write_pair(struct hc_json *j, const struct hc_vcodepair *p)
+{
+	hc_json_obj(j);
+	hc_json_ku64(j, "c", p->c);
+	hc_json_ki64(j, "p", p->p ? (int64_t)p->p : -1);
+	hc_json_ku64(j, "all", p->all);
+	hc_json_ku64(j, "true", p->tru);
+	hc_json_ku64(j, "false", p->fal);
+	hc_json_obj_end(j);
+}
+
+static void write_cct(struct hc_json *j, const struct hc_vdb *db)
+{
+	hc_json_key(j, "cct");
+	hc_json_obj(j);
+	hc_json_key(j, "metrics");
+	hc_json_arr(j);
+	for (int b = 0; b < HC_DB_M_COUNT; b++)
+		hc_json_str(j, hc_db_metric_kind(b));
+	hc_json_arr_end(j);
+	hc_json_key(j, "load_modules");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nlms; k++) {
+		hc_json_obj(j);
+		hc_json_ku64(j, "i", db->lms[k].i);
+		hc_json_kstr(j, "name", db->lms[k].n);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+	hc_json_key(j, "files");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nfiles; k++) {
+		hc_json_obj(j);
+		hc_json_ku64(j, "i", db->files[k].i);
+		hc_json_kstr(j, "name", db->files[k].n);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+	hc_json_key(j, "procedures");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nprocedures; k++) {
+		const struct hc_vproc *p = &db->procedures[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "i", p->i);
+		hc_json_kstr(j, "name", p->n);
+		hc_json_ku64(j, "lm", p->lm);
+		hc_json_ku64(j, "file", p->f);
+		hc_json_ku64(j, "line", p->l);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+	hc_json_key(j, "root");
+	hc_json_obj(j);
+	write_metrics(j, "inclusive", db->root_m, 0);
+	write_metrics(j, "exclusive", db->root_m, 1);
+	hc_json_obj_end(j);
+	hc_json_key(j, "nodes");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nnodes; k++) {
+		const struct hc_vnode *n = &db->nodes[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "id", n->id);
+		hc_json_ku64(j, "parent", n->parent == HC_V_NONE ? 0 : db->nodes[n->parent].id);
+		hc_json_kstr(j, "type", type_names[n->type]);
+		if (n->type == HC_VN_PF || n->type == HC_VN_A)
+			hc_json_ku64(j, "proc", n->proc);
+		if (n->type == HC_VN_PF)
+			hc_json_ku64(j, "lm", n->lm);
+		hc_json_ku64(j, "file", n->f);
+		hc_json_ku64(j, "line", n->l);
+		write_metrics(j, "inclusive", n->m, 0);
+		write_metrics(j, "exclusive", n->m, 1);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+	hc_json_obj_end(j);
+
+	hc_json_key(j, "code_pairs");
+	hc_json_obj(j);
+	hc_json_ku64(j, "top", db->pairs_top);
+	hc_json_key(j, "pairs");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->npairs; k++)
+		write_pair(j, &db->pairs[k]);
+	hc_json_arr_end(j);
+	hc_json_obj_end(j);
+}
+
+static void write_objects(struct hc_json *j, const struct hc_vdb *db)
+{
+	hc_json_key(j, "objects");
+	if (!db->has_objects) {
+		hc_json_null(j);
+		return;
+	}
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nobjects; k++) {
+		const struct hc_vobject *o = &db->objects[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "i", o->i);
+		hc_json_kstr(j, "kind", o->kind);
+		hc_json_kstr(j, "name", o->name);
+		hc_json_kstr(j, "module", o->module);
+		hc_json_ki64(j, "context", o->context ? (int64_t)o->context : -1);
+		hc_json_ku64(j, "size", o->size);
+		hc_json_ku64(j, "blocks", o->blocks);
+		hc_json_ku64(j, "all", o->all);
+		hc_json_ku64(j, "true", o->tru);
+		hc_json_ku64(j, "false", o->fal);
+		hc_json_key(j, "cells");
+		hc_json_arr(j);
+		for (size_t c = 0; c < o->ncells; c++) {
+			hc_json_arr(j);
+			hc_json_u64(j, o->cells[c].i);
+			hc_json_u64(j, o->cells[c].j);
+			hc_json_u64(j, o->cells[c].all);
+			hc_json_u64(j, o->cells[c].tru);
+			hc_json_u64(j, o->cells[c].fal);
+			hc_json_arr_end(j);
+		}
+		hc_json_arr_end(j);
+		hc_json_key(j, "fields");
+		hc_json_arr(j);
+		for (size_t f = 0; f < o->nfields; f++) {
+			const struct hc_vfield *fd = &o->fields[f];
+			hc_json_obj(j);
+			hc_json_kstr(j, "name", fd->name);
+			hc_json_ku64(j, "offset", fd->offset);
+			hc_json_ku64(j, "size", fd->size);
+			hc_json_ku64(j, "all", fd->all);
+			hc_json_ku64(j, "true", fd->tru);
+			hc_json_ku64(j, "false", fd->fal);
+			hc_json_key(j, "threads");
+			hc_json_arr(j);
+			for (size_t t = 0; t < fd->nthreads; t++)
+				hc_json_u64(j, fd->threads[t]);
+			hc_json_arr_end(j);
+			hc_json_obj_end(j);
+		}
+		hc_json_arr_end(j);
+		hc_json_key(j, "code_pairs");
+		hc_json_arr(j);
+		for (size_t p = 0; p < o->npairs; p++)
+			write_pair(j, &o->pairs[p]);
+		hc_json_arr_end(j);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+}
+
+void report_json(const struct hc_vdb *db, FILE *f, bool html)
+{
+	struct hc_json j;
+
+	hc_json_init(&j, f, html);
+	hc_json_obj(&j);
+	hc_json_kstr(&j, "format", "hpcrun-comm-report");
+	hc_json_ku64(&j, "version", 1);
+	hc_json_kstr(&j, "generator", VX_NAME " " PACKAGE_VERSION);
+	hc_json_key(&j, "database");
+	hc_json_obj(&j);
+	hc_json_kstr(&j, "path", db->dir);
+	hc_json_ku64(&j, "version", db->version);
+	hc_json_kstr(&j, "generator", db->generator);
+	hc_json_obj_end(&j);
+	write_overview(&j, db);
+	write_hosts_processes_threads(&j, db);
+	write_levels(&j, db);
+	write_cct(&j, db);
+	write_objects(&j, db);
+	hc_json_obj_end(&j);
+}
