@@ -21,7 +21,7 @@
 /* Sanity bounds applied to values a profile can name but the reader cannot
    check (they refer to other profiles or to the machine). */
 #define AN_MAX_THREAD 65536u   /* thread indexes within one process */
-#define AN_MAX_CPU    65536    /* logical CPU numbers */
+#define AN_MAX_CPU    8192     /* logical CPU numbers (Linux's largest NR_CPUS) */
 #define AN_MAX_INLINE 64       /* inlined frames kept per address */
 
 /* ---------------- hmap.c: tables ---------------- */

@@ -8,7 +8,8 @@
    (unknown CPU, no topology), is kept as a total for database.xml. Index
    spaces: threads from threads.c; CPUs, sockets and NUMA nodes from each
    host's topology (all of its PUs, packages, nodes, in OS-index order) plus
-   CPUs seen in events but absent from it, hosts in id order. */
+   CPUs seen in events but absent from it (only the CPUs seen for a host
+   without a topology), hosts in id order. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Core labels of one host: its PUs, then CPUs seen outside the topology (or
-   0..max seen without one). seen is sorted and distinct. */
+   only the CPUs seen, without one). seen is sorted and distinct. */
 static int core_labels(const struct an *an, uint32_t h, const int *seen, uint32_t nseen,
                        struct label **lab, uint32_t *n, uint32_t *cap)
 {
@@ -127,14 +128,11 @@ static int core_labels(const struct an *an, uint32_t h, const int *seen, uint32_
 		}
 		return 0;
 	}
-	if (nseen) {
-		int c;
-		for (c = 0; c <= seen[nseen - 1]; c++) {
-			struct label l = { h, c, -1, -1, -1 };
-			ret = add_label(lab, n, cap, &l);
-			if (ret)
-				return ret;
-		}
+	for (i = 0; i < nseen; i++) {
+		struct label l = { h, seen[i], -1, -1, -1 };
+		ret = add_label(lab, n, cap, &l);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -96,7 +96,7 @@ static void totals(struct out *o, const struct an *an)
 	experiment__derive(m, d);
 	all = d[HC_DB_M_ALL];
 	section(o, "Communication totals");
-	out__printf(o, "  %-12s %14s %7s %14s %7s %14s %7s\n", "", "all", "", "true", "", "false", "");
+	out__printf(o, "  %-12s %14s %7s %14s %7s %14s\n", "", "all", "", "true", "", "false");
 	out__printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "total",
 	            out__fmt_u64(b[0], all), pct(all, all), out__fmt_u64(b[1], d[HC_DB_M_TRUE]),
 	            pct(d[HC_DB_M_TRUE], all), out__fmt_u64(b[2], d[HC_DB_M_FALSE]),

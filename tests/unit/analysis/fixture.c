@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <hwloc.h>
 #include <libxml/parser.h>
+#include <libxml/xpath.h>
 #include <libxml/xmlschemas.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,4 +299,58 @@ int fx_count(const char *s, const char *needle)
 		p += strlen(needle);
 	}
 	return n;
+}
+
+static xmlXPathObjectPtr xpath(const char *xml, const char *expr, xmlDocPtr *docp)
+{
+	xmlXPathContextPtr ctx;
+	xmlXPathObjectPtr r;
+	xmlDocPtr doc = xmlReadFile(xml, NULL, XML_PARSE_NONET);
+
+	*docp = doc;
+	if (!doc)
+		return NULL;
+	ctx = xmlXPathNewContext(doc);
+	if (!ctx)
+		return NULL;
+	r = xmlXPathEvalExpression((const xmlChar *)expr, ctx);
+	xmlXPathFreeContext(ctx);
+	if (!r)
+		fprintf(stderr, "fixture: bad XPath %s\n", expr);
+	return r;
+}
+
+int fx_xpath_count(const char *xml, const char *expr)
+{
+	xmlDocPtr doc;
+	xmlXPathObjectPtr r = xpath(xml, expr, &doc);
+	int n = -1;
+
+	if (r) {
+		n = r->nodesetval ? r->nodesetval->nodeNr : 0;
+		xmlXPathFreeObject(r);
+	}
+	if (doc)
+		xmlFreeDoc(doc);
+	return n;
+}
+
+char *fx_xpath_string(const char *xml, const char *expr)
+{
+	char *wrapped = malloc(strlen(expr) + 16), *s = NULL;
+	xmlDocPtr doc;
+	xmlXPathObjectPtr r;
+
+	if (!wrapped)
+		die("malloc", "out of memory");
+	sprintf(wrapped, "string(%s)", expr);
+	r = xpath(xml, wrapped, &doc);
+	if (r) {
+		s = strdup(r->stringval ? (const char *)r->stringval : "");
+		xmlXPathFreeObject(r);
+	}
+	if (doc)
+		xmlFreeDoc(doc);
+	free(wrapped);
+	return s ? s : strdup("");
 }

@@ -70,6 +70,11 @@ int fx_validate(const char *xml, const char *xsd);
 /* The XSD shipped in doc/ ($HC_SRCDIR/doc/NAME). malloc'd. */
 char *fx_doc(const char *name);
 
+/* XPath over an XML file: the number of nodes matched by expr, -1 on error. */
+int fx_xpath_count(const char *xml, const char *expr);
+/* XPath string(expr) over an XML file (malloc'd, "" when nothing matches). */
+char *fx_xpath_string(const char *xml, const char *expr);
+
 /* Number of occurrences of needle in s. */
 int fx_count(const char *s, const char *needle);
 

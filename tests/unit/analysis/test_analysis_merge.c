@@ -326,7 +326,7 @@ int main(void)
 
 	for (i = 0; i < SC_NPROFILES; i++)
 		free(paths[i]);
-	if (!hc_test_failures)
+	if (!hc_test_failures && !getenv("HC_KEEP_TMP"))
 		fx_rm_rf(work);
 	else
 		fprintf(stderr, "kept %s for inspection\n", work);
