@@ -9,7 +9,6 @@
 #define HC_PROF_LAYOUT_H
 
 #include <stdint.h>
-#include <string.h>
 
 /* File header: magic, version, header size, then the thread record. */
 #define L_MAGIC_OFF     0
