@@ -11,6 +11,7 @@
 #ifndef HC_PROFILE_H
 #define HC_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "hc/common.h"
@@ -28,6 +29,7 @@ enum hc_prof_section {
 	HC_SEC_EVENTS   = HC_TAG('E', 'V', 'N', 'T'),
 	HC_SEC_COUNTERS = HC_TAG('C', 'N', 'T', 'R'),
 	HC_SEC_ALLOCS   = HC_TAG('A', 'L', 'O', 'C'),
+	HC_SEC_OBJECTS  = HC_TAG('O', 'B', 'J', 'S'),
 	HC_SEC_END      = HC_TAG('E', 'N', 'D', ' '),
 };
 
@@ -99,6 +101,23 @@ struct hc_prof_alloc {
 	uint32_t kind;          /* enum hc_alloc_kind */
 };
 
+/* The live heap block that held one address of an event, resolved by the
+   runtime when it recorded the event (doc/objects.md). An address that was in
+   no tracked block has no record. Records are sorted by (event, side), at
+   most one per pair, and the address always lies in [base, base + size). */
+enum hc_obj_side { HC_SIDE_ADDR = 0, HC_SIDE_PEER = 1 };   /* event addr / peer_addr */
+enum hc_obj_kind { HC_OBJ_MALLOC = 0, HC_OBJ_MMAP = 1 };   /* malloc family / anonymous mmap */
+struct hc_prof_object {
+	uint32_t event;         /* index in this file's EVNT section */
+	uint32_t side;          /* enum hc_obj_side */
+	uint64_t base;          /* block start */
+	uint64_t size;          /* bytes requested (> 0); mmap: length rounded up to pages */
+	uint32_t thread;        /* allocating thread index (same process) */
+	uint32_t ctx;           /* allocation context: node in the *allocating* thread's CCT */
+	uint32_t kind;          /* enum hc_obj_kind */
+	uint32_t reserved;
+};
+
 /* One named counter (samples taken, dropped..., see doc/profile-format.md). */
 struct hc_prof_counter {
 	char     name[40];      /* NUL-terminated */
@@ -116,6 +135,7 @@ struct hc_prof_writer {
 	uint64_t sec_count;
 	uint32_t sec_tag;
 	uint32_t crc;           /* zlib crc32 of every byte written so far */
+	uint64_t last_key;      /* OBJS: (event << 1 | side) + 1 of the previous record, 0 if none */
 };
 
 /* Start a profile on an open, empty fd; buf (>= 4 KiB) stays the caller's. */
@@ -126,6 +146,8 @@ int hc_prof_put_module(struct hc_prof_writer *w, const struct hc_prof_module *m)
 int hc_prof_put_node(struct hc_prof_writer *w, const struct hc_prof_node *n);
 int hc_prof_put_event(struct hc_prof_writer *w, const struct hc_prof_event *e);
 int hc_prof_put_alloc(struct hc_prof_writer *w, const struct hc_prof_alloc *a);
+/* Records must come sorted by (event, side), one per pair, size > 0. */
+int hc_prof_put_object(struct hc_prof_writer *w, const struct hc_prof_object *o);
 int hc_prof_put_counter(struct hc_prof_writer *w, const char *name, uint64_t value);
 int hc_prof_section_end(struct hc_prof_writer *w);
 /* Write the END section (with the CRC) and flush. Does not close fd. */
@@ -146,11 +168,17 @@ size_t hc_prof_nmodules(const struct hc_prof *p);
 size_t hc_prof_nnodes(const struct hc_prof *p);
 size_t hc_prof_nevents(const struct hc_prof *p);
 size_t hc_prof_nallocs(const struct hc_prof *p);
+size_t hc_prof_nobjects(const struct hc_prof *p);
 size_t hc_prof_ncounters(const struct hc_prof *p);
 void hc_prof_module(const struct hc_prof *p, size_t i, struct hc_prof_module *out);
 void hc_prof_node(const struct hc_prof *p, size_t i, struct hc_prof_node *out);
 void hc_prof_event(const struct hc_prof *p, size_t i, struct hc_prof_event *out);
 void hc_prof_alloc(const struct hc_prof *p, size_t i, struct hc_prof_alloc *out);
+void hc_prof_object(const struct hc_prof *p, size_t i, struct hc_prof_object *out);
+/* The object record of (event, side), by binary search: true and *out filled
+   if there is one. */
+bool hc_prof_object_find(const struct hc_prof *p, uint32_t event, uint32_t side,
+                         struct hc_prof_object *out);
 void hc_prof_counter(const struct hc_prof *p, size_t i, struct hc_prof_counter *out);
 /* Counter by name, 0 if absent. */
 uint64_t hc_prof_counter_value(const struct hc_prof *p, const char *name);

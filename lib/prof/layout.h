@@ -89,6 +89,17 @@
 #define L_AL_KIND       28
 #define L_AL_SIZE       32
 
+/* OBJS record (struct hc_prof_object). */
+#define L_OB_EVENT      0
+#define L_OB_SIDE       4
+#define L_OB_BASE       8
+#define L_OB_SIZE_F     16
+#define L_OB_THREAD     24
+#define L_OB_CTX        28
+#define L_OB_KIND       32
+#define L_OB_RESERVED   36
+#define L_OB_SIZE       40
+
 /* CNTR record (struct hc_prof_counter). */
 #define L_CN_NAME       0
 #define L_CN_NAME_LEN   40

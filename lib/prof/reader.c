@@ -38,7 +38,7 @@ struct hc_prof {
 	const uint8_t *map;
 	size_t size;
 	struct hc_prof_thread th;
-	struct section mod, node, ev, al, cn;
+	struct section mod, node, ev, al, ob, cn;
 };
 
 struct ctx {
@@ -211,6 +211,7 @@ static int walk_sections(const struct ctx *c, struct hc_prof *p, uint32_t hs)
 		case HC_SEC_CCT:      sec = &p->node; want = L_NODE_SIZE; break;
 		case HC_SEC_EVENTS:   sec = &p->ev;   want = L_EV_SIZE;   break;
 		case HC_SEC_ALLOCS:   sec = &p->al;   want = L_AL_SIZE;   break;
+		case HC_SEC_OBJECTS:  sec = &p->ob;   want = L_OB_SIZE;   break;
 		case HC_SEC_COUNTERS: sec = &p->cn;   want = L_CN_SIZE;   break;
 		case HC_SEC_END:
 			return fail(c, off, "expected the END section to be last, found it %llu "
@@ -329,6 +330,36 @@ static int check_records(const struct ctx *c, const struct hc_prof *p)
 			            (unsigned long long)nnode, ctx);
 	}
 
+	for (i = 0; i < p->ob.count; i++) {
+		const uint8_t *r = p->ob.p + i * L_OB_SIZE;
+		uint64_t o = p->ob.off + i * L_OB_SIZE, key, base, size, addr;
+		uint32_t ev = le_get32(r + L_OB_EVENT), side = le_get32(r + L_OB_SIDE);
+		uint32_t kind = le_get32(r + L_OB_KIND);
+
+		if (ev >= p->ev.count)
+			return fail(c, o + L_OB_EVENT, "expected object %llu's event below %llu, found %u",
+			            (unsigned long long)i, (unsigned long long)p->ev.count, ev);
+		if (side > HC_SIDE_PEER)
+			return fail(c, o + L_OB_SIDE, "expected object side 0 (addr) or 1 (peer_addr), "
+			            "found %u", side);
+		key = (uint64_t)ev << 1 | side;
+		if (i > 0 && key <= ((uint64_t)le_get32(r - L_OB_SIZE + L_OB_EVENT) << 1 |
+		                     le_get32(r - L_OB_SIZE + L_OB_SIDE)))
+			return fail(c, o + L_OB_EVENT, "expected object records sorted by (event, side), "
+			            "one per pair, found (%u, %u) after (%u, %u)", ev, side,
+			            le_get32(r - L_OB_SIZE + L_OB_EVENT), le_get32(r - L_OB_SIZE + L_OB_SIDE));
+		if (kind > HC_OBJ_MMAP)
+			return fail(c, o + L_OB_KIND, "expected object kind 0 (malloc) or 1 (mmap), found %u",
+			            kind);
+		base = le_get64(r + L_OB_BASE);
+		size = le_get64(r + L_OB_SIZE_F);
+		addr = le_get64(p->ev.p + (uint64_t)ev * L_EV_SIZE + (side ? L_EV_PEER_ADDR : L_EV_ADDR));
+		if (size == 0 || addr < base || addr - base >= size)
+			return fail(c, o + L_OB_BASE, "expected a block [0x%llx, +%llu) holding event %u's "
+			            "%s 0x%llx", (unsigned long long)base, (unsigned long long)size, ev,
+			            side ? "peer_addr" : "addr", (unsigned long long)addr);
+	}
+
 	for (i = 0; i < p->cn.count; i++) {
 		const uint8_t *r = p->cn.p + i * L_CN_SIZE;
 
@@ -430,6 +461,7 @@ size_t hc_prof_nmodules(const struct hc_prof *p) { return (size_t)p->mod.count; 
 size_t hc_prof_nnodes(const struct hc_prof *p) { return (size_t)p->node.count; }
 size_t hc_prof_nevents(const struct hc_prof *p) { return (size_t)p->ev.count; }
 size_t hc_prof_nallocs(const struct hc_prof *p) { return (size_t)p->al.count; }
+size_t hc_prof_nobjects(const struct hc_prof *p) { return (size_t)p->ob.count; }
 size_t hc_prof_ncounters(const struct hc_prof *p) { return (size_t)p->cn.count; }
 
 /* The accessors below trust the validation done at open; an index out of
@@ -503,6 +535,48 @@ void hc_prof_alloc(const struct hc_prof *p, size_t i, struct hc_prof_alloc *out)
 	out->size = le_get64(r + L_AL_SIZE_F);
 	out->ctx = le_get32(r + L_AL_CTX);
 	out->kind = le_get32(r + L_AL_KIND);
+}
+
+void hc_prof_object(const struct hc_prof *p, size_t i, struct hc_prof_object *out)
+{
+	const uint8_t *r;
+
+	memset(out, 0, sizeof(*out));
+	if (i >= p->ob.count)
+		return;
+	r = p->ob.p + i * L_OB_SIZE;
+	out->event = le_get32(r + L_OB_EVENT);
+	out->side = le_get32(r + L_OB_SIDE);
+	out->base = le_get64(r + L_OB_BASE);
+	out->size = le_get64(r + L_OB_SIZE_F);
+	out->thread = le_get32(r + L_OB_THREAD);
+	out->ctx = le_get32(r + L_OB_CTX);
+	out->kind = le_get32(r + L_OB_KIND);
+	out->reserved = le_get32(r + L_OB_RESERVED);
+}
+
+/* Records are sorted by (event, side) (checked at open): binary search. */
+bool hc_prof_object_find(const struct hc_prof *p, uint32_t event, uint32_t side,
+                         struct hc_prof_object *out)
+{
+	uint64_t lo = 0, hi = p->ob.count, key = (uint64_t)event << 1 | side;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const uint8_t *r = p->ob.p + mid * L_OB_SIZE;
+		uint64_t k = (uint64_t)le_get32(r + L_OB_EVENT) << 1 | le_get32(r + L_OB_SIDE);
+
+		if (k == key) {
+			hc_prof_object(p, (size_t)mid, out);
+			return true;
+		}
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memset(out, 0, sizeof(*out));
+	return false;
 }
 
 void hc_prof_counter(const struct hc_prof *p, size_t i, struct hc_prof_counter *out)

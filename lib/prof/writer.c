@@ -83,6 +83,7 @@ static uint32_t record_size(uint32_t tag)
 	case HC_SEC_EVENTS:   return L_EV_SIZE;
 	case HC_SEC_COUNTERS: return L_CN_SIZE;
 	case HC_SEC_ALLOCS:   return L_AL_SIZE;
+	case HC_SEC_OBJECTS:  return L_OB_SIZE;
 	case HC_SEC_END:      return L_END_SIZE;
 	default:              return 0;
 	}
@@ -155,6 +156,7 @@ int hc_prof_section_begin(struct hc_prof_writer *w, uint32_t tag)
 	w->sec_off = w->off + (uint64_t)(s - w->buf);
 	w->sec_tag = tag;
 	w->sec_count = 0;
+	w->last_key = 0;
 	return 0;
 }
 
@@ -246,6 +248,32 @@ int hc_prof_put_alloc(struct hc_prof_writer *w, const struct hc_prof_alloc *a)
 	le_put64(r + L_AL_SIZE_F, a->size);
 	le_put32(r + L_AL_CTX, a->ctx);
 	le_put32(r + L_AL_KIND, a->kind);
+	w->sec_count++;
+	return 0;
+}
+
+int hc_prof_put_object(struct hc_prof_writer *w, const struct hc_prof_object *o)
+{
+	uint8_t *r;
+	uint64_t key;
+	int err = check_put(w, HC_SEC_OBJECTS);
+
+	if (err)
+		return err;
+	key = ((uint64_t)o->event << 1 | o->side) + 1;
+	if (o->side > HC_SIDE_PEER || o->kind > HC_OBJ_MMAP || o->size == 0 || key <= w->last_key)
+		return -EINVAL;
+	r = reserve(w, L_OB_SIZE);
+	if (!r)
+		return w->err;
+	le_put32(r + L_OB_EVENT, o->event);
+	le_put32(r + L_OB_SIDE, o->side);
+	le_put64(r + L_OB_BASE, o->base);
+	le_put64(r + L_OB_SIZE_F, o->size);
+	le_put32(r + L_OB_THREAD, o->thread);
+	le_put32(r + L_OB_CTX, o->ctx);
+	le_put32(r + L_OB_KIND, o->kind);
+	w->last_key = key;
 	w->sec_count++;
 	return 0;
 }
