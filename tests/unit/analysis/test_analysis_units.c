@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_analysis_units.c — the analyzer's small pieces on their own: file-name
+   parsing (program names with dashes, wrong widths), the default database
+   name, XML and CSV escaping (with invalid UTF-8 and control characters), the
+   hash table under growth, the symmetric zero-diagonal matrix view of raw
+   cells, and CPU placement from hwloc synthetic topologies. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "analysis/internal.h"
+#include "hc_test.h"
+#include "fixture.h"
+
+static void names(void)
+{
+	struct an_name n;
+	uint32_t h;
+
+	CHECK(scan__parse_profile_name("app-000000-003-0a1b2c3d-4242-1.hcprof", &n));
+	CHECK(n.ok && n.rank == 0 && n.thread == 3 && n.hostid == 0x0a1b2c3du && n.pid == 4242 &&
+	      n.gen == 1);
+	CHECK(scan__parse_profile_name("my-prog-2-000000-1012-DEADBEEF-1-0.hcprof", &n));
+	CHECK(n.thread == 1012 && n.hostid == 0xdeadbeefu && n.pid == 1 && n.gen == 0);
+	CHECK(!scan__parse_profile_name("app-00000-003-0a1b2c3d-4242-1.hcprof", &n));   /* rank */
+	CHECK(!scan__parse_profile_name("app-000000-03-0a1b2c3d-4242-1.hcprof", &n));   /* thread */
+	CHECK(!scan__parse_profile_name("app-000000-003-0a1b2c3-4242-1.hcprof", &n));   /* host */
+	CHECK(!scan__parse_profile_name("app-000000-003-0a1b2c3g-4242-1.hcprof", &n));
+	CHECK(!scan__parse_profile_name("-000000-003-0a1b2c3d-4242-1.hcprof", &n));     /* no exe */
+	CHECK(!scan__parse_profile_name("app-000000-003-0a1b2c3d-4242-.hcprof", &n));
+	CHECK(!scan__parse_profile_name("app-000000-003-0a1b2c3d-99999999999-1.hcprof", &n));
+	CHECK(!scan__parse_profile_name("app-000000-003-0a1b2c3d-4242-1.hcprofx", &n));
+	CHECK(!scan__parse_profile_name(".hcprof", &n));
+	CHECK(scan__parse_log_name("app-000000-0a1b2c3d-4242-0.log", &n));
+	CHECK(n.hostid == 0x0a1b2c3du && n.pid == 4242 && n.gen == 0);
+	CHECK(!scan__parse_log_name("app-000000-003-0a1b2c3d-4242.log", &n));
+	CHECK(scan__parse_topology_name("topology-0a1b2c3d.xml", &h) && h == 0x0a1b2c3du);
+	CHECK(!scan__parse_topology_name("topology-0a1b2c3.xml", &h));
+	CHECK(!scan__parse_topology_name("xtopology-0a1b2c3d.xml", &h));
+	CHECK(!scan__parse_topology_name("topology-x-0a1b2c3d.xml", &h));
+}
+
+static void default_outdir(void)
+{
+	char *work = fx_tmpdir("names"), old[4096], buf[4096];
+
+	CHECK(getcwd(old, sizeof(old)) != NULL);
+	CHECK(chdir(work) == 0);
+	CHECK(hc_analysis_default_outdir("hpctoolkit-app-measurements", buf, sizeof(buf)) == 0);
+	CHECK_STR(buf, "hpctoolkit-app-database");
+	CHECK(hc_analysis_default_outdir("/x/y/hpctoolkit-app-measurements//", buf, sizeof(buf)) == 0);
+	CHECK_STR(buf, "hpctoolkit-app-database");
+	CHECK(hc_analysis_default_outdir("hpctoolkit-app-measurements-1234", buf, sizeof(buf)) == 0);
+	CHECK_STR(buf, "hpctoolkit-app-database-1234");
+	CHECK(hc_analysis_default_outdir("my-measurementsfoo", buf, sizeof(buf)) == 0);
+	CHECK_STR(buf, "my-measurementsfoo-database");
+	CHECK(hc_analysis_default_outdir("meas", buf, sizeof(buf)) == 0);
+	CHECK_STR(buf, "meas-database");
+	fx_mkdir("meas-database");
+	fx_mkdir("meas-database-2");
+	CHECK(hc_analysis_default_outdir("meas", buf, sizeof(buf)) == 0);
+	CHECK_STR(buf, "meas-database-3");
+	CHECK(hc_analysis_default_outdir("meas", buf, 4) == -ENAMETOOLONG);
+	CHECK(chdir(old) == 0);
+	fx_rm_rf(work);
+	free(work);
+}
+
+static char *through_out(void (*put)(struct out *, const char *), const char *s)
+{
+	struct out o;
+	char *buf = NULL;
+	size_t len = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.f = open_memstream(&buf, &len);
+	put(&o, s);
+	fclose(o.f);
+	return buf;
+}
+
+static void escaping(void)
+{
+	char *s, fix[] = "ok \xc3\xa9 \xff bad \xe2\x82 \xf0\x9f\x98\x80 \xed\xa0\x80 end";
+
+	s = through_out(out__xml, "a<b>&\"'\t\n\x01 \xc3\xa9\xff");
+	CHECK_STR(s, "a&lt;b&gt;&amp;&quot;&apos;&#9;&#10;? \xc3\xa9?");
+	free(s);
+	s = through_out(out__xml, "\xef\xbf\xbe\xef\xbf\xbd");   /* U+FFFE is not XML, U+FFFD is */
+	CHECK_STR(s, "???\xef\xbf\xbd");
+	free(s);
+	s = through_out(out__csv, "plain name");
+	CHECK_STR(s, "plain name");
+	free(s);
+	s = through_out(out__csv, "foo<int, int>");
+	CHECK_STR(s, "\"foo<int, int>\"");
+	free(s);
+	s = through_out(out__csv, "say \"hi\"\n");
+	CHECK_STR(s, "\"say \"\"hi\"\"\n\"");
+	free(s);
+	out__utf8_fix(fix);
+	CHECK_STR(fix, "ok \xc3\xa9 ? bad ?? \xf0\x9f\x98\x80 ??? end");
+}
+
+static void hashing(void)
+{
+	struct hmap h;
+	struct agg g;
+	uint32_t i, idx;
+	bool ok = true;
+
+	CHECK(hmap__init(&h, 1) == 0);
+	for (i = 0; i < 200000 && ok; i++) {
+		struct hkey k = { i * 7919u, i % 13, (uint64_t)i << 40 };
+		ok = hmap__intern(&h, &k, &idx) == 1 && idx == i;
+	}
+	CHECK(ok);
+	for (i = 0; i < 200000 && ok; i++) {
+		struct hkey k = { i * 7919u, i % 13, (uint64_t)i << 40 };
+		ok = hmap__find(&h, &k, &idx) && idx == i && hmap__intern(&h, &k, &idx) == 0;
+	}
+	CHECK(ok);
+	{
+		struct hkey k = { 1, 2, 3 };
+		CHECK(!hmap__find(&h, &k, &idx));
+	}
+	CHECK_EQ_U64(h.n, 200000);
+	hmap__free(&h);
+
+	CHECK(agg__init(&g, 4) == 0);
+	for (i = 0; i < 1000; i++) {
+		struct hkey k = { i % 10, 0, 0 };
+		CHECK(agg__add(&g, &k, 1, i) == 0);
+	}
+	CHECK_EQ_U64(g.h.n, 10);
+	CHECK_EQ_U64(g.v[3][0], 100);
+	CHECK_EQ_U64(g.v[3][1], 3 * 100 + 10 * (99 * 100 / 2));
+	agg__free(&g);
+}
+
+static void matrix_view(void)
+{
+	uint64_t t[16], f[16];
+	struct matrix m = { .level = HC_DB_LEVEL_THREAD, .n = 4, .t = t, .f = f, .present = true };
+	uint32_t i, j;
+	unsigned seed = 7;
+
+	for (i = 0; i < 16; i++) {
+		seed = seed * 1103515245u + 12345u;
+		t[i] = seed % 1000;
+		seed = seed * 1103515245u + 12345u;
+		f[i] = seed % 1000;
+	}
+	for (i = 0; i < 4; i++) {
+		CHECK(matrix__cell(&m, HC_DB_KIND_ALL, i, i) == 0);
+		for (j = 0; j < 4; j++) {
+			CHECK(matrix__cell(&m, HC_DB_KIND_ALL, i, j) == matrix__cell(&m, HC_DB_KIND_ALL, j, i));
+			if (i != j) {
+				CHECK(matrix__cell(&m, HC_DB_KIND_TRUE, i, j) == t[i * 4 + j] + t[j * 4 + i]);
+				CHECK(matrix__cell(&m, HC_DB_KIND_ALL, i, j) ==
+				      matrix__cell(&m, HC_DB_KIND_TRUE, i, j) +
+				      matrix__cell(&m, HC_DB_KIND_FALSE, i, j));
+			}
+		}
+	}
+}
+
+static void topology(void)
+{
+	char *work = fx_tmpdir("topo"), *path = fx_join(work, "topology-00000001.xml"), err[512];
+	struct topo *t = NULL;
+	const struct topo_pu *pu;
+
+	fx_write_topology(work, 1, "pack:2 [numa] core:2 pu:2");
+	CHECK_MSG(topo__load(path, &t, err, sizeof(err)) == 0, "%s", err);
+	if (t) {
+		CHECK_EQ_U64(t->npu, 8);
+		CHECK_EQ_U64(t->ncores, 4);
+		CHECK_EQ_U64(t->nsockets, 2);
+		CHECK_EQ_U64(t->nnuma, 2);
+		pu = topo__pu(t, 5);
+		CHECK(pu && pu->core == 2 && pu->socket == 1 && pu->numa == 1);
+		pu = topo__pu(t, 1);
+		CHECK(pu && pu->core == 0 && pu->socket == 0 && pu->numa == 0);
+		CHECK(topo__pu(t, 8) == NULL);
+		CHECK(topo__pu(t, -1) == NULL);
+		topo__free(t);
+	}
+	fx_write_file(path, "<topology>", 10);
+	CHECK(topo__load(path, &t, err, sizeof(err)) < 0 && t == NULL);
+	CHECK(strstr(err, path) != NULL);
+	fx_rm_rf(work);
+	free(path);
+	free(work);
+}
+
+int main(void)
+{
+	names();
+	default_outdir();
+	escaping();
+	hashing();
+	matrix_view();
+	topology();
+	return hc_test_done("test_analysis_units");
+}
