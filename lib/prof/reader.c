@@ -561,6 +561,8 @@ bool hc_prof_object_find(const struct hc_prof *p, uint32_t event, uint32_t side,
 {
 	uint64_t lo = 0, hi = p->ob.count, key = (uint64_t)event << 1 | side;
 
+	if (side > HC_SIDE_PEER)
+		hi = 0;   /* no such record; a side of 2 would alias (event + 1, 0) */
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		const uint8_t *r = p->ob.p + mid * L_OB_SIZE;

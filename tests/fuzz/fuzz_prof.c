@@ -41,6 +41,7 @@ static void walk(const struct hc_prof *p)
 	struct hc_prof_node n;
 	struct hc_prof_event e;
 	struct hc_prof_alloc a;
+	struct hc_prof_object o, o2;
 	struct hc_prof_counter c;
 	volatile uint64_t sink = hc_prof_thread(p)->pid;
 	size_t i;
@@ -61,6 +62,15 @@ static void walk(const struct hc_prof *p)
 		hc_prof_alloc(p, i, &a);
 		sink += a.kind;
 	}
+	for (i = 0; i < hc_prof_nobjects(p); i++) {
+		hc_prof_object(p, i, &o);
+		/* Every record is found again by its key; a miss is a reader bug. */
+		if (!hc_prof_object_find(p, o.event, o.side, &o2) || o2.base != o.base)
+			abort();
+	}
+	if (hc_prof_nevents(p) > 0)
+		sink += hc_prof_object_find(p, 0, HC_SIDE_PEER, &o2);
+	sink += hc_prof_object_find(p, UINT32_MAX, HC_SIDE_PEER, &o2);
 	for (i = 0; i < hc_prof_ncounters(p); i++) {
 		hc_prof_counter(p, i, &c);
 		sink += hc_prof_counter_value(p, c.name);

@@ -95,6 +95,14 @@ static uint8_t *make(int full, size_t *len)
 			rc |= hc_prof_put_alloc(&w, &a);
 		}
 		rc |= hc_prof_section_end(&w);
+		rc |= hc_prof_section_begin(&w, HC_SEC_OBJECTS);
+		for (i = 0; i < 3; i++) {
+			/* event 0 (both sides) and event 1 (addr) lie in one block */
+			struct hc_prof_object o = { .event = i / 2, .side = i % 2, .base = 0x601000,
+				.size = 64, .thread = i % 2, .ctx = 2, .kind = HC_OBJ_MALLOC };
+			rc |= hc_prof_put_object(&w, &o);
+		}
+		rc |= hc_prof_section_end(&w);
 		rc |= hc_prof_section_begin(&w, HC_SEC_COUNTERS);
 		rc |= hc_prof_put_counter(&w, "samples", 1234);
 		rc |= hc_prof_put_counter(&w, "traps", 5);
@@ -215,6 +223,13 @@ int main(int argc, char **argv)
 	EDITED("bad-counter-name", memset(c + cn + L_SEC_SIZE, 'x', L_CN_NAME_LEN));
 	EDITED("bad-module-path", memset(c + sec(b, n, HC_SEC_LOADMAP) + L_SEC_SIZE + L_MOD_PATH,
 	                                 'p', L_MOD_PATH_LEN));
+	{
+		size_t ob = sec(b, n, HC_SEC_OBJECTS) + L_SEC_SIZE;
+		EDITED("bad-object-event", le_put32(c + ob + L_OB_EVENT, 3));
+		EDITED("bad-object-order", le_put32(c + ob + L_OB_SIZE + L_OB_SIDE, 0));
+		EDITED("bad-object-block", le_put64(c + ob + L_OB_BASE, 0x601009));
+		EDITED("bad-object-kind", le_put32(c + ob + L_OB_KIND, 2));
+	}
 	memset(ins, 0, sizeof(ins));
 	le_put32(ins + L_SEC_TAG, HC_SEC_CCT);
 	le_put32(ins + L_SEC_RSIZE, L_NODE_SIZE);
