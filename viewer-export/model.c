@@ -181,6 +181,25 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 		for (uint32_t i = 0; i < a->n; i++)
 			hc_json_str(j, hc_vdb_index_label(db, l, i, label, sizeof(label)));
 		hc_json_arr_end(j);
+		/* where each index is (core/socket/numa): lets the report map threads,
+		   through the CPUs they ran on, to the indexes of this level */
+		hc_json_key(j, "indexes");
+		if (l == HC_DB_LEVEL_THREAD || !db->labels[l]) {
+			hc_json_null(j);
+		} else {
+			hc_json_arr(j);
+			for (uint32_t i = 0; i < a->n; i++) {
+				const struct hc_vlabel *lb = &db->labels[l][i];
+				hc_json_obj(j);
+				hc_json_kstr(j, "host", lb->host);
+				hc_json_ki64(j, "cpu", lb->cpu);
+				hc_json_ki64(j, "core", lb->core);
+				hc_json_ki64(j, "socket", lb->socket);
+				hc_json_ki64(j, "numa", lb->numa);
+				hc_json_obj_end(j);
+			}
+			hc_json_arr_end(j);
+		}
 		hc_json_key(j, "matrices");
 		hc_json_obj(j);
 		for (int k = 0; k < HC_DB_KIND_COUNT; k++) {

@@ -44,9 +44,10 @@ static int parse_threads(struct objload *o, const char *s, struct hc_vfield *f)
 	for (char *tok = strtok_r(copy, " ;,", &save); tok; tok = strtok_r(NULL, " ;,", &save)) {
 		uint64_t t;
 		if (!v__parse_u64(tok, &t) || t >= o->ld->db->nthreads) {
+			int rc = vload__fail(o->ld, xr__line(o->x), "<Field threads=\"%.60s\">: '%s' is "
+			                     "not a thread index (0..%zu)", s, tok, o->ld->db->nthreads - 1);
 			free(copy);
-			return vload__fail(o->ld, xr__line(o->x), "<Field threads=\"%.60s\">: '%s' is "
-			                   "not a thread index (0..%zu)", s, tok, o->ld->db->nthreads - 1);
+			return rc;
 		}
 		if (v__grow(&f->threads, &cap, n, sizeof(*f->threads))) {
 			free(copy);

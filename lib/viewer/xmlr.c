@@ -94,7 +94,7 @@ void xr__close(struct xr *x)
 static int parse_error(struct xr *x)
 {
 	if (x->xmlerr[0])
-		return vload__fail(x->ld, x->xmlerr_line, "%s", x->xmlerr);
+		return vload__fail(x->ld, x->xmlerr_line, "malformed XML: %s", x->xmlerr);
 	return vload__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
 	                   "malformed or truncated XML");
 }
@@ -148,9 +148,14 @@ int xr__depth(struct xr *x)
 	return x->depth;
 }
 
+/* The line of the current element's start tag (the parser itself may have
+   read further ahead). */
 long xr__line(struct xr *x)
 {
-	return xmlTextReaderGetParserLineNumber(x->r);
+	xmlNodePtr n = xmlTextReaderCurrentNode(x->r);
+	long l = n ? xmlGetLineNo(n) : -1;
+
+	return l > 0 ? l : xmlTextReaderGetParserLineNumber(x->r);
 }
 
 bool xr__has(struct xr *x, const char *attr)

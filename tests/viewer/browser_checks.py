@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# browser_checks.py — what the browser tests assert about a report.html open
+# in headless Chromium (cdp.Browser), against the database it was built from
+# (dbread.Database): the page loads with no console error and no network
+# request; every heatmap has N×N cells carrying the database's values; the
+# hottest pair is the darkest cell; hovering shows its exact value; a real
+# mouse click on a cell lists that pair's objects (or says there is no object
+# data); the objects table sorts by false/true/all/name on header clicks; the
+# calling-context tree renders lazily. Failures are collected, not raised, so
+# one run reports everything that is wrong.
+import json
+import re
+import time
+
+from dbread import KINDS, hottest
+
+
+class Checker:
+    def __init__(self, name):
+        self.name = name
+        self.failures = 0
+
+    def check(self, cond, what):
+        if cond:
+            print("ok: %s: %s" % (self.name, what))
+        else:
+            print("FAIL: %s: %s" % (self.name, what))
+            self.failures += 1
+        return cond
+
+
+def luminance(css):
+    m = re.match(r"rgb\((\d+),\s*(\d+),\s*(\d+)\)", css)
+    if m:
+        r, g, b = (int(x) for x in m.groups())
+    else:
+        h = css.lstrip("#")
+        r, g, b = int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def timed(what, fn, limit=15.0):
+    """Run fn; a page that does not answer within `limit` seconds is frozen
+    (a freeze detector with a wide margin, not a benchmark)."""
+    t0 = time.time()
+    r = fn()
+    dt = time.time() - t0
+    print("time: %s: %.2f s" % (what, dt))
+    return r, dt <= limit
+
+
+def open_report(b, c, html):
+    url = "file://" + html
+    (_, fast) = timed("load " + html, lambda: b.navigate(url), 60)
+    c.check(fast, "page loads")
+    ready = b.eval("!!(window.hcReport && window.hcReport.ready)")
+    c.check(ready, "report script ran (window.hcReport.ready)")
+    return url
+
+
+def check_heatmaps(b, c, db):
+    labels = b.eval("hcReport.data.levels.map(l => [l.level, l.labels])")
+    labels = dict((l, lab) for l, lab in labels)
+    for level in db.levels:
+        for kind in KINDS:
+            b.eval("hcReport.setView(%s, %s)" % (json.dumps(level), json.dumps(kind)))
+            m = db.matrix(level, kind)
+            n = len(m)
+            view = b.eval("hcReport.view()")
+            c.check(view["n"] == n, "%s/%s: heatmap is %d×%d" % (level, kind, n, n))
+            if view["mode"] == "svg":
+                cells = b.eval("[...document.querySelectorAll('#heatmap rect.cell')]"
+                               ".map(r => [+r.dataset.i, +r.dataset.j, +r.dataset.v, r.getAttribute('fill')])")
+                c.check(len(cells) == n * n, "%s/%s: %d cells drawn (want %d)" % (level, kind, len(cells), n * n))
+                bad = [x for x in cells if m[x[0]][x[1]] != x[2]]
+                c.check(not bad, "%s/%s: every cell holds the database value%s"
+                        % (level, kind, "" if not bad else " (first mismatch %r)" % (bad[0],)))
+                fills = {(x[0], x[1]): x[3] for x in cells}
+            else:
+                # canvas: sample the colours the script painted, by its own colour function
+                fills = {}
+                vals = b.eval("(() => { const n = hcReport.view().n, out = [];"
+                              " for (let i = 0; i < n; i++) for (let j = 0; j < n; j++)"
+                              " if (i !== j && hcReport.value(i, j)) out.push([i, j, hcReport.value(i, j), hcReport.color(i, j)]);"
+                              " return out; })()")
+                bad = [x for x in vals if m[x[0]][x[1]] != x[2]]
+                nz = sum(1 for i in range(n) for j in range(n) if i != j and m[i][j])
+                c.check(len(vals) == nz and not bad, "%s/%s: canvas holds the database's %d non-zero cells"
+                        % (level, kind, nz))
+                fills = {(x[0], x[1]): x[3] for x in vals}
+            if n >= 2 and any(m[i][j] for i in range(n) for j in range(n)):
+                hi, hj, hv = hottest(m)
+                dark = luminance(fills[(hi, hj)])
+                lighter = all(luminance(f) >= dark for (i, j), f in fills.items() if i != j)
+                strictly = all(luminance(f) > dark for (i, j), f in fills.items()
+                               if i != j and m[i][j] < hv)
+                c.check(lighter and strictly, "%s/%s: hottest pair (%d,%d) is the darkest cell"
+                        % (level, kind, hi, hj))
+
+
+def hover_and_click(b, c, db, level="thread", kind="all", click=True):
+    """Hover over and click the hottest cell with real mouse events."""
+    b.eval("hcReport.setView(%s, %s)" % (json.dumps(level), json.dumps(kind)))
+    m = db.matrix(level, kind)
+    i, j, v = hottest(m)
+    pos = b.eval("hcReport.cellCenter(%d, %d)" % (i, j))
+    (_, fast) = timed("hover", lambda: b.mouse("mouseMoved", pos["x"], pos["y"]))
+    tip = b.eval("(() => { const t = document.querySelector('.tooltip'); return [t.style.display, t.textContent]; })()")
+    c.check(fast and tip[0] == "block" and "{:,}".format(v) in tip[1],
+            "hover on (%d,%d) shows its value %s: %r" % (i, j, "{:,}".format(v), tip[1][:120]))
+    if not click:
+        return i, j
+    (_, fast) = timed("click", lambda: b.click(pos["x"], pos["y"]))
+    c.check(fast and b.eval("hcReport.selected()") == [i, j], "click selects cell (%d,%d)" % (i, j))
+    title = b.eval("document.getElementById('drill-title').textContent")
+    lab = b.eval("hcReport.data.levels.find(l => l.level === %s).labels" % json.dumps(level))
+    c.check(lab[i] in title and lab[j] in title, "drill-down names the pair: %r" % title)
+    if db.objects is None:
+        txt = b.eval("document.getElementById('drill-objects').textContent")
+        c.check(txt == "no object data in this database", "drill-down says there is no object data: %r" % txt)
+    elif level == "thread":
+        want = db.objects_for_pair(i, j, kind)
+        got = b.eval("[...document.querySelectorAll('#drill-objects > li')].map(li => +li.dataset.object)")
+        c.check(got == [o["i"] for o, _ in want][:10],
+                "drill-down lists the pair's objects in order: %r (want %r)" % (got, [o["i"] for o, _ in want][:10]))
+    return i, j
+
+
+def check_objects_sort(b, c, db):
+    if db.objects is None:
+        txt = b.eval("(document.getElementById('objects-empty') || {}).textContent")
+        c.check(txt == "no object data in this database", "objects section says there is no object data")
+        return
+    objs = db.objects
+
+    def order(key, desc):
+        # the page's rule: by the key, ties by all descending, then object id
+        if key == "name":
+            return [o["name"] for o in sorted(objs, key=lambda o: (o["name"], -o["all"], o["i"]))]
+        return [o["name"] for o in sorted(objs, key=lambda o: ((-o[key] if desc else o[key]), -o["all"], o["i"]))]
+
+    def shown():
+        return b.eval("hcReport.objectOrder()")
+
+    k = min(100, len(objs))
+    c.check(shown()[:k] == order("false", True)[:k], "objects table starts ranked by false sharing")
+    c.check(shown()[0] == order("false", True)[0], "first object is the top false-sharing one: %s" % shown()[0])
+    # one click per step: a new column sorts descending (names ascending),
+    # a second click on the same column reverses it
+    for key, desc in (("true", True), ("true", False), ("all", True), ("name", False)):
+        b.click_selector('#objects-table th[data-key="%s"]' % key)
+        got = shown()[:k]
+        c.check(got == order(key, desc)[:k], "click on '%s' header sorts %s" % (key, "descending" if desc else "ascending"))
+        sort_attr = b.eval("document.querySelector('#objects-table th[data-key=\"%s\"]').getAttribute('aria-sort')" % key)
+        c.check(sort_attr == ("descending" if desc else "ascending"), "'%s' header shows aria-sort=%s" % (key, sort_attr))
+    # back to the default ranking for the screenshot
+    b.click_selector('#objects-table th[data-key="false"]')
+
+
+def check_offline(b, c, url):
+    reqs = [u for u in b.requests() if u != url and not u.startswith("data:")]
+    c.check(not reqs, "no network or file request besides the page itself%s" % ("" if not reqs else ": %r" % reqs[:5]))
+
+
+def check_errors(b, c):
+    errs = b.errors()
+    c.check(not errs, "no console errors%s" % ("" if not errs else ": %r" % errs[:5]))
+
+
+def check_tree(b, c, db):
+    n = len(db.nodes())
+    shown = b.eval("document.querySelectorAll('#cct-tree .row').length")
+    c.check(0 < shown <= min(n, 2000), "calling-context tree shows %d of %d nodes at first (lazy)" % (shown, n))
+    c.check(b.eval("hcReport.treeRows()") == shown, "tree row count agrees with the DOM")
+
+
+def full_check(b, c, db, html, shot):
+    """The whole list, for a report of database `db` written to `html`."""
+    url = open_report(b, c, html)
+    check_heatmaps(b, c, db)
+    check_objects_sort(b, c, db)
+    check_tree(b, c, db)
+    b.eval("window.scrollTo(0, 0)")
+    hover_and_click(b, c, db)
+    check_offline(b, c, url)
+    check_errors(b, c)
+    b.eval("window.scrollTo(0, 0)")
+    b.screenshot(shot)
+    print("screenshot: " + shot)
