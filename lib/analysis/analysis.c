@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis/internal.h"
@@ -34,6 +35,35 @@ void an__warn(struct an *an, const char *fmt, ...)
 		return;
 	}
 	an->warns[an->nwarns++].text = s;
+}
+
+/* HC_DEBUG=time (or all): the duration of each phase on the diagnostic
+   stream, for benchmarks. */
+struct phase {
+	bool on;
+	FILE *f;
+	struct timespec t;
+};
+
+static void phase_start(struct phase *ph, const struct hc_analysis_opts *o)
+{
+	const char *d = getenv("HC_DEBUG");
+
+	ph->on = d && o->diag && (strstr(d, "time") || strstr(d, "all"));
+	ph->f = o->diag;
+	clock_gettime(CLOCK_MONOTONIC, &ph->t);
+}
+
+static void phase_end(struct phase *ph, const char *what)
+{
+	struct timespec t;
+
+	if (!ph->on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	fprintf(ph->f, "hpcprof-comm: time: %-12s %8.3f s\n", what,
+	        (double)(t.tv_sec - ph->t.tv_sec) + (double)(t.tv_nsec - ph->t.tv_nsec) / 1e9);
+	ph->t = t;
 }
 
 static void an_free(struct an *an)
@@ -159,6 +189,7 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
                     char *err, size_t errlen)
 {
 	struct levels lv;
+	struct phase ph;
 	struct an an;
 	struct pair *pairs = NULL;
 	enum an_status *seen = NULL;
@@ -184,9 +215,11 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out;
 
+	phase_start(&ph, o);
 	ret = scan__inputs(&an, &ndirs);
 	if (ret)
 		goto out_nomem;
+	phase_end(&ph, "scan");
 	if (!an.nprofs) {
 		snprintf(err, errlen, "nothing to analyze: no profile (*.%s) in %s%s", HC_PROF_SUFFIX,
 		         o->inputs[0], o->ninputs > 1 ? " or the other inputs" : "");
@@ -202,10 +235,12 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	ret = merge__read_all(&an);
 	if (ret)
 		goto out_nomem;
+	phase_end(&ph, "read");
 	ret = merge__combine(&an);
 	report_skipped(&an, seen);
 	if (ret)
 		goto out_nomem;
+	phase_end(&ph, "combine");
 	for (i = 0; i < an.nprofs; i++)
 		if (an.profs[i].status == AN_OK)
 			break;
@@ -219,16 +254,20 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out_nomem;
 	load_topologies(&an);
+	phase_end(&ph, "threads");
 	ret = view__build(&an);
+	phase_end(&ph, "symbolize");
 	if (!ret)
 		ret = pairs__collect(&an, &pairs, &npairs);
 	if (!ret)
 		ret = matrix__build(&an, &lv);
 	if (ret)
 		goto out_nomem;
+	phase_end(&ph, "pairs+matrix");
 	ret = write_all(&an, &lv, pairs, npairs, stage, &text, err, errlen);
 	if (ret)
 		goto out;
+	phase_end(&ph, "write");
 	ret = out__commit(stage, o->outdir, o->force, err, errlen);
 	if (ret)
 		goto out;

@@ -408,6 +408,53 @@ static void choose_unit(struct an *an)
 	}
 }
 
+static int cmp_modpath(const void *a, const void *b, void *arg)
+{
+	const struct strtab *t = arg;
+
+	return strcmp(t->s[*(const uint32_t *)a], t->s[*(const uint32_t *)b]);
+}
+
+/* Modules were numbered in the order workers met them: number them by path
+   instead. The global tree is final at this point, so its keys (which hold
+   the module) are rewritten in place; it is never searched again. */
+static int sort_modules(struct an *an)
+{
+	uint32_t n = an->modules.n, i, *order, *newid, id;
+	struct strtab sorted;
+	int ret = -ENOMEM;
+
+	order = malloc((n ? n : 1) * sizeof(*order));
+	newid = malloc((n ? n : 1) * sizeof(*newid));
+	if (!order || !newid || strtab__init(&sorted))
+		goto out;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_modpath, &an->modules);
+	for (i = 0; i < n; i++) {
+		if (strtab__intern(&sorted, an->modules.s[order[i]], &id) < 0)
+			goto out;
+		newid[order[i]] = i;
+	}
+	for (i = 1; i < cct__n(&an->tree); i++) {
+		uint32_t lm = cct__lm(&an->tree, i);
+		if (lm != HC_NONE)
+			an->tree.h.keys[i].a = (uint32_t)an->tree.h.keys[i].a | (uint64_t)newid[lm] << 32;
+	}
+	for (i = 0; i < an->nprofs; i++)
+		if (an->profs[i].start_lm != HC_NONE)
+			an->profs[i].start_lm = newid[an->profs[i].start_lm];
+	strtab__free(&an->modules);
+	an->modules = sorted;
+	memset(&sorted, 0, sizeof(sorted));
+	ret = 0;
+out:
+	strtab__free(&sorted);
+	free(order);
+	free(newid);
+	return ret;
+}
+
 /* Map worker trees into the global tree, visiting profiles in file order so
    the ids do not depend on scheduling. */
 int merge__combine(struct an *an)
@@ -470,5 +517,5 @@ int merge__combine(struct an *an)
 			cct__free(&a->tree);
 		merge__acc_free(&an->workers[w].acc[1 - ui]);
 	}
-	return 0;
+	return sort_modules(an);
 }

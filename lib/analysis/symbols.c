@@ -7,11 +7,15 @@
    the absolute address. A lookup yields the chain of frames at the address,
    outermost first: the real function (DW_TAG_subprogram) and the functions
    inlined into it, each with the source position of its inlined call, and the
-   source line of the address itself. The concrete chain comes from
-   dwarf_getscopes_die on the innermost scope (dwarf_getscopes alone continues
-   into the abstract origin, not into the caller). Without DWARF the ELF
-   symbol table still names the function. One struct symmod per thread: a
-   Dwfl is not shared between threads. */
+   source line of the address itself (line table). Lookups come in address
+   order and many per module, so instead of dwarf_getscopes (a walk from the
+   compilation unit's root on every call) each compilation unit is walked once
+   into a sorted list of the pc ranges of its concrete functions and inlined
+   calls, with each one's enclosing function: the innermost range containing
+   an address is found by binary search, and its enclosing chain is the frame
+   list. Without DWARF the ELF symbol table still names the function (also
+   sorted once per module: dwfl_module_addrinfo walks the whole table on every
+   call). One struct symmod per thread: a Dwfl is not shared between threads. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -21,10 +25,111 @@
 
 #include "analysis/internal.h"
 
+/* A function symbol of the ELF symbol table. */
+struct fsym {
+	uint64_t lo, size;
+	const char *name;
+	int rank;           /* at equal addresses: sized first, then global, weak, local */
+};
+
+/* A concrete function or inlined call of a compilation unit. */
+struct fn {
+	Dwarf_Die die;
+	int parent;         /* enclosing function (index), -1 for none */
+};
+
+/* One pc range of a function. */
+struct range {
+	uint64_t lo, hi;
+	int fn;
+	int depth;          /* DIE nesting: at equal lo, deeper = more inner */
+};
+
+struct cuindex {
+	Dwarf_Off off;      /* of the CU DIE */
+	struct fn *fn;
+	struct range *r;    /* sorted by (lo, depth) */
+	size_t nfn, fncap, nr, rcap;
+};
+
 struct symmod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct fsym *syms;  /* sorted by lo */
+	size_t nsyms;
+	struct cuindex *cu;
+	size_t ncu, cucap, last;
 };
+
+static int cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The module's function symbols, sorted, built once per open module. */
+static void load_symbols(struct symmod *m)
+{
+	int n = dwfl_module_getsymtab(m->mod), i;
+	size_t k = 0;
+
+	if (n <= 1)
+		return;
+	m->syms = calloc((size_t)n, sizeof(*m->syms));
+	if (!m->syms)
+		return;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+
+		if (!name || !name[0] || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		m->syms[k].lo = addr;
+		m->syms[k].size = sym.st_size;
+		m->syms[k].name = name;
+		m->syms[k].rank = (sym.st_size ? 0 : 4) +
+		                  (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
+		k++;
+	}
+	qsort(m->syms, k, sizeof(*m->syms), cmp_fsym);
+	m->nsyms = k;
+}
+
+/* The function symbol containing addr, else the closest unsized one before
+   it; NULL when none. */
+static const char *find_symbol(const struct symmod *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsyms, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Candidates are syms[0 .. lo-1]; look back over the few that can
+	   still contain addr (symbols of one address, nested aliases). */
+	for (i = lo; i-- > 0 && lo - i <= 16;) {
+		const struct fsym *s = &m->syms[i];
+		if (s->size && addr < s->lo + s->size) {
+			/* The best-ranked symbol at this address. */
+			while (i > 0 && m->syms[i - 1].lo == s->lo && m->syms[i - 1].size)
+				s = &m->syms[--i];
+			return s->name;
+		}
+	}
+	if (lo > 0 && m->syms[lo - 1].size == 0)
+		return m->syms[lo - 1].name;
+	return NULL;
+}
 
 static char *debuginfo_path;   /* NULL: libdwfl's default search path */
 
@@ -65,14 +170,23 @@ struct symmod *sym__open(const char *path, char *err, size_t errlen)
 		free(m);
 		return NULL;
 	}
+	load_symbols(m);
 	return m;
 }
 
 void sym__close(struct symmod *m)
 {
+	size_t i;
+
 	if (!m)
 		return;
+	for (i = 0; i < m->ncu; i++) {
+		free(m->cu[i].fn);
+		free(m->cu[i].r);
+	}
+	free(m->cu);
 	dwfl_end(m->dwfl);
+	free(m->syms);
 	free(m);
 }
 
@@ -121,49 +235,164 @@ static void set_frame(struct sym_frame *f, Dwarf_Die *d)
 		f->decl_line = line;
 }
 
+static bool grow(void *pp, size_t *cap, size_t need, size_t el)
+{
+	void **p = pp;
+	size_t n = *cap ? *cap : 16;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	np = realloc(*p, n * el);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = n;
+	return true;
+}
+
+static bool may_hold_functions(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+	       tag == DW_TAG_module || tag == DW_TAG_entry_point ||
+	       tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit;
+}
+
+/* Collect the functions below die. Recursion follows source nesting (a few
+   levels of blocks and inlined calls), bounded here anyway. */
+static bool walk(struct cuindex *c, Dwarf_Die *die, int parent, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 256 || dwarf_child(die, &child) != 0)
+		return true;
+	do {
+		int tag = dwarf_tag(&child), me = parent;
+
+		if (is_function(&child)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			int idx = (int)c->nfn;
+			bool any = false;
+
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (!grow(&c->r, &c->rcap, c->nr + 1, sizeof(*c->r)))
+					return false;
+				c->r[c->nr++] = (struct range){ lo, hi, idx, depth };
+				any = true;
+			}
+			if (any) {
+				if (!grow(&c->fn, &c->fncap, c->nfn + 1, sizeof(*c->fn)))
+					return false;
+				c->fn[c->nfn++] = (struct fn){ child, parent };
+				me = idx;
+			}
+		}
+		if (may_hold_functions(tag) && !walk(c, &child, me, depth + 1))
+			return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return true;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* The index of the compilation unit cudie, built on first use. */
+static struct cuindex *cu_index(struct symmod *m, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	struct cuindex *c;
+	size_t i;
+
+	if (m->last < m->ncu && m->cu[m->last].off == off)
+		return &m->cu[m->last];
+	for (i = 0; i < m->ncu; i++) {
+		if (m->cu[i].off == off) {
+			m->last = i;
+			return &m->cu[i];
+		}
+	}
+	if (!grow(&m->cu, &m->cucap, m->ncu + 1, sizeof(*m->cu)))
+		return NULL;
+	c = &m->cu[m->ncu];
+	memset(c, 0, sizeof(*c));
+	c->off = off;
+	if (!walk(c, cudie, -1, 0)) {
+		free(c->fn);
+		free(c->r);
+		return NULL;
+	}
+	qsort(c->r, c->nr, sizeof(*c->r), cmp_range);
+	m->last = m->ncu++;
+	return c;
+}
+
 /* Fill out->fr from DWARF; returns the number of frames found. */
 static int dwarf_frames(struct symmod *m, uint64_t addr, struct sym_result *out)
 {
-	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
-	Dwarf_Die *fn[AN_MAX_INLINE];
+	Dwarf_Die *cudie, *fn[AN_MAX_INLINE];
+	const struct cuindex *c;
 	Dwarf_Addr bias;
-	int n, nchain, nfn = 0, i;
+	uint64_t pc;
+	size_t lo = 0, hi, i;
+	int nfn = 0, k = -1, j;
 
-	cu = dwfl_module_addrdie(m->mod, addr, &bias);
-	if (!cu)
+	cudie = dwfl_module_addrdie(m->mod, addr, &bias);
+	if (!cudie)
 		return 0;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	if (n <= 0)
+	c = cu_index(m, cudie);
+	if (!c)
 		return 0;
-	nchain = dwarf_getscopes_die(&scopes[0], &chain);
-	if (nchain <= 0)
-		goto out;
-	/* chain is innermost first. Keep the innermost AN_MAX_INLINE - 1
-	   functions and, in the last slot, the outermost one. */
-	for (i = 0; i < nchain; i++) {
-		if (!is_function(&chain[i]))
-			continue;
-		if (nfn < AN_MAX_INLINE)
-			fn[nfn++] = &chain[i];
+	pc = addr - bias;
+	hi = c->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->r[mid].lo <= pc)
+			lo = mid + 1;
 		else
-			fn[AN_MAX_INLINE - 1] = &chain[i];
+			hi = mid;
 	}
-	/* fn is innermost first; out->fr is outermost first. */
-	for (i = 0; i < nfn; i++) {
-		struct sym_frame *f = &out->fr[i];
-		Dwarf_Die *d = fn[nfn - 1 - i];
+	/* The innermost range holding pc has the largest lo (then depth) among
+	   those holding it: scan back from the last range starting at or
+	   before pc. */
+	for (i = lo; i-- > 0;) {
+		if (pc < c->r[i].hi) {
+			k = c->r[i].fn;
+			break;
+		}
+	}
+	/* Innermost first; keep the innermost AN_MAX_INLINE - 1 and, in the
+	   last slot, the outermost. */
+	for (; k >= 0; k = c->fn[k].parent) {
+		if (nfn < AN_MAX_INLINE)
+			fn[nfn++] = &c->fn[k].die;
+		else
+			fn[AN_MAX_INLINE - 1] = &c->fn[k].die;
+	}
+	/* out->fr is outermost first. */
+	for (j = 0; j < nfn; j++) {
+		struct sym_frame *f = &out->fr[j];
+		Dwarf_Die *d = fn[nfn - 1 - j];
 		Dwarf_Word line;
 
 		set_frame(f, d);
-		if (i > 0 && dwarf_tag(d) == DW_TAG_inlined_subroutine) {
+		if (j > 0 && dwarf_tag(d) == DW_TAG_inlined_subroutine) {
 			f->call_file = call_file(d);
 			if (attr_udata(d, DW_AT_call_line, &line) == 0)
 				f->call_line = (int)line;
 		}
 	}
-out:
-	free(chain);
-	free(scopes);
 	return nfn;
 }
 
@@ -171,8 +400,6 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 {
 	const char *elfname;
 	Dwfl_Line *ln;
-	GElf_Sym sym;
-	GElf_Off off;
 	int line = 0;
 
 	out->nframes = 0;
@@ -186,7 +413,7 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 		out->line = out->file ? line : 0;
 	}
 	out->nframes = dwarf_frames(m, addr, out);
-	elfname = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+	elfname = find_symbol(m, addr);
 	if (out->nframes == 0 && elfname) {
 		memset(&out->fr[0], 0, sizeof(out->fr[0]));
 		out->fr[0].name = elfname;

@@ -200,6 +200,108 @@ static void sym_worker(void *arg, unsigned id)
 	free(s);
 }
 
+/* Workers intern procedures and files in whatever order they run; number
+   them again by first use in request order (module, address), so that the
+   tables do not depend on scheduling. */
+static int renumber(struct view *v, struct res *res, uint32_t nuq)
+{
+	uint32_t np = v->procs.n, nf = v->files.n, i, k, n;
+	uint32_t *pmap = malloc((np ? np : 1) * sizeof(*pmap));
+	uint32_t *fmap = malloc((nf ? nf : 1) * sizeof(*fmap));
+	uint32_t *porder = malloc((np ? np : 1) * sizeof(*porder));
+	uint32_t *forder = malloc((nf ? nf : 1) * sizeof(*forder));
+	struct procedure *proc = NULL;
+	struct strtab files;
+	struct hmap procs;
+	uint32_t npn = 0, nfn = 1, id, pcap = 0;
+	int ret = -ENOMEM;
+
+	memset(&files, 0, sizeof(files));
+	memset(&procs, 0, sizeof(procs));
+	if (!pmap || !fmap || !porder || !forder)
+		goto out;
+	memset(pmap, 0xff, (np ? np : 1) * sizeof(*pmap));
+	memset(fmap, 0xff, (nf ? nf : 1) * sizeof(*fmap));
+	fmap[0] = 0;
+	forder[0] = 0;
+#define USE_FILE(f) do { if (fmap[f] == HC_NONE) { fmap[f] = nfn; forder[nfn++] = (f); } } while (0)
+	for (i = 0; i < nuq; i++) {
+		const struct res *r = &res[i];
+
+		for (k = 0; k < r->nfr; k++) {
+			uint32_t pr = r->fr[k].proc;
+			if (pmap[pr] == HC_NONE) {
+				pmap[pr] = npn;
+				porder[npn++] = pr;
+				USE_FILE(v->proc[pr].file);
+			}
+			USE_FILE(r->fr[k].call_file);
+		}
+		USE_FILE(r->file);
+	}
+#undef USE_FILE
+	/* Entries nobody uses (none today) keep their relative order at the end. */
+	for (i = 0; i < np; i++)
+		if (pmap[i] == HC_NONE) {
+			pmap[i] = npn;
+			porder[npn++] = i;
+			if (fmap[v->proc[i].file] == HC_NONE) {
+				fmap[v->proc[i].file] = nfn;
+				forder[nfn++] = v->proc[i].file;
+			}
+		}
+	for (i = 0; i < nf; i++)
+		if (fmap[i] == HC_NONE) {
+			fmap[i] = nfn;
+			forder[nfn++] = i;
+		}
+	if (strtab__init(&files) || hmap__init(&procs, np + 16) ||
+	    an__grow(&proc, &pcap, np ? np : 1, sizeof(*proc)))
+		goto out;
+	for (n = 0; n < nfn; n++)
+		if (strtab__intern(&files, v->files.s[forder[n]], &id) < 0)
+			goto out;
+	for (n = 0; n < npn; n++) {
+		struct procedure q = v->proc[porder[n]];
+		struct hkey key;
+
+		q.file = fmap[q.file];
+		key = (struct hkey){ (uint64_t)q.name | (uint64_t)q.lm << 32,
+		                     (uint64_t)q.file | (uint64_t)q.line << 32, 0 };
+		if (hmap__intern(&procs, &key, &id) < 0)
+			goto out;
+		proc[n] = q;
+	}
+	for (i = 0; i < nuq; i++) {
+		struct res *r = &res[i];
+		r->file = fmap[r->file];
+		for (k = 0; k < r->nfr; k++) {
+			r->fr[k].proc = pmap[r->fr[k].proc];
+			r->fr[k].call_file = fmap[r->fr[k].call_file];
+		}
+	}
+	strtab__free(&v->files);
+	hmap__free(&v->procs);
+	free(v->proc);
+	v->files = files;
+	v->procs = procs;
+	v->proc = proc;
+	v->proccap = pcap;
+	memset(&files, 0, sizeof(files));
+	memset(&procs, 0, sizeof(procs));
+	proc = NULL;
+	ret = 0;
+out:
+	strtab__free(&files);
+	hmap__free(&procs);
+	free(proc);
+	free(pmap);
+	free(fmap);
+	free(porder);
+	free(forder);
+	return ret;
+}
+
 /* ---- the view tree ---- */
 
 static int vchild(struct view *v, uint32_t parent, uint32_t kind, uint32_t proc, uint32_t file,
@@ -403,6 +505,8 @@ int view__build(struct an *an)
 	               sym_worker, &sr, "symbolizing", &sr.done, nuq);
 	if (!ret)
 		ret = sr.err;
+	if (!ret)
+		ret = renumber(v, sr.res, nuq);
 	if (ret)
 		goto out;
 
