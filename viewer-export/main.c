@@ -21,6 +21,7 @@ static const struct exporter *const exporters[] = {
 	&export_dot, &export_metis, &export_scotch,
 };
 #define NEXP (sizeof(exporters) / sizeof(exporters[0]))
+enum { X_HTML = 0, X_TEXT = 1 };   /* their places in exporters[] */
 
 static void usage(FILE *f)
 {
@@ -130,7 +131,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!any)
-		want[0] = true;   /* exporters[0] is HTML */
+		want[X_HTML] = true;
+	if (output && !want[X_HTML] && !want[X_TEXT]) {
+		vx_error("-o names the output of --html or --text; the other formats take "
+		         "their file as argument (try --help)");
+		return 2;
+	}
 	o.db_dir = argv[optind];
 	if (!o.width)
 		o.width = terminal_width();
@@ -143,9 +149,7 @@ int main(int argc, char **argv)
 		if (!want[k])
 			continue;
 		o.out = args[k];
-		if (exporters[k] == &export_html)
-			o.out = output;
-		else if (exporters[k] == &export_text && !want[0])
+		if (k == X_HTML || (k == X_TEXT && !want[X_HTML]))
 			o.out = output;
 		if (exporters[k]->run(db, &o))
 			rc = 1;
