@@ -455,6 +455,24 @@
 		if (!hm.sel) {
 			drill.append(el("h3", { text: "Click a cell" }),
 				el("div", { class: "sub", text: "to see which data objects and which code the pair communicates through. Hover for values." }));
+			/* the hottest pairs of this view, also clickable: on a large map
+			   a single hot cell is only a few pixels wide */
+			const L = levels.get(hm.level), M = L.matrices[hm.kind].values, top = [];
+			for (let i = 0; i < L.n; i++)
+				for (let j = i + 1; j < L.n; j++)
+					if (M[i][j]) {
+						top.push([M[i][j], i, j]);
+						if (top.length > 64) { top.sort((a, b) => b[0] - a[0]); top.length = 8; }
+					}
+			top.sort((a, b) => b[0] - a[0] || a[1] - b[1] || a[2] - b[2]);
+			if (top.length) {
+				const ol = el("ol", { id: "drill-top" });
+				for (const [v, i, j] of top.slice(0, 8))
+					ol.append(el("li", null, el("a", { href: "#matrices", text: label(hm.level, i) + " ↔ " + label(hm.level, j),
+						onclick: (ev) => { ev.preventDefault(); selectCell(i, j); } }),
+						el("span", { class: "sub", text: "  " + fmtValue(v) })));
+				drill.append(el("h4", { text: "Hottest pairs (" + hm.kind + ")" }), ol);
+			}
 			return;
 		}
 		const [i, j] = hm.sel, L = levels.get(hm.level);
@@ -553,7 +571,7 @@
 		const cs = px / n, m = o.cells.reduce((a, x) => Math.max(a, x[2]), 1);
 		for (const x of o.cells) {
 			ctx.fillStyle = LUT[Math.max(40, Math.round(x[2] / m * 255))];
-			const w = Math.max(cs, 1);
+			const w = Math.max(cs, 2);
 			ctx.fillRect(x[1] * cs, x[0] * cs, w, w);
 			ctx.fillRect(x[0] * cs, x[1] * cs, w, w);
 		}
