@@ -1,0 +1,253 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run.sh — overhead benchmark of the measurement runtime (issue #6). Runs a
+# set of fixed-work workloads natively (A) and under hpcrun-comm at default
+# settings (B), interleaved (A B, then B A, ...) so slow drifts of the
+# machine's load hit both sides alike, and prints Markdown tables (the format
+# of doc/performance.md, "Runtime overhead"):
+#   1. per workload: median wall time A and B, median ratio, worst ratio
+#      (slowest B run / median A), CPU-time ratio, peak RSS ratio, and the
+#      runtime's own counters from its log: samples per second, handler cost
+#      median/p99, watchpoint arms and traps;
+#   2. overhead vs the sampling period (-e COMM@P, 100 us .. 5 ms);
+#   3. overhead vs the thread count (1 .. 16 threads, fixed total work).
+# Workloads: the microbenchmarks (bench/kernels/comm_work.c: comm_bench's
+# patterns with fixed work), OpenMP kernels (stencil, reduction, histogram)
+# and real multithreaded programs from Debian (pigz, zstd -T2, xz -T2) on a
+# generated text-like input. Timing is never a pass/fail test: this only
+# reports.
+#
+#   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--only main|period|threads]
+#                         BUILDDIR [WORKDIR]
+# --quick: 3 runs, fewer workloads and sweep points (~1-2 min);
+# default: 5 runs (~6-10 min, depending on the load).
+# -e EVENT: measure with `-e EVENT` instead of the default (the main table).
+# WORKDIR (default /tmp/hc-bench-overhead) receives the built workloads, the
+# measurement directories of the last run of each kind, results.md and the
+# .dat files that plot.sh draws.
+set -eu
+
+runs=5 quick=0 only="" event=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1; runs=3; shift ;;
+	-n) runs=$2; shift 2 ;;
+	-e) event=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	-h|--help) sed -n '3,26p' "$0"; exit 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+build=${1:?usage: run.sh [--quick] [-n RUNS] BUILDDIR [WORKDIR]}
+build=$(cd "$build" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=${2:-${TMPDIR:-/tmp}/hc-bench-overhead}
+hpcrun="$build/hpcrun-comm/hpcrun-comm"
+
+test -x "$hpcrun" || { echo "run.sh: $hpcrun not built (make in $build)" >&2; exit 1; }
+test -x /usr/bin/time || { echo "run.sh: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
+for p in pigz zstd xz; do
+	command -v $p >/dev/null || { echo "run.sh: $p missing (scripts/install-deps.sh)" >&2; exit 1; }
+done
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+bin="$work/bin"
+mkdir -p "$bin"
+cc -O2 -g -pthread -o "$bin/comm_work" "$src/bench/kernels/comm_work.c"
+for k in stencil reduction histogram; do
+	cc -O2 -g -fopenmp -o "$bin/$k" "$src/bench/kernels/$k.c"
+done
+cc -O2 -o "$bin/geninput" "$src/bench/overhead/geninput.c"
+test -s "$work/input-8m.txt" || "$bin/geninput" 8 >"$work/input-8m.txt"
+in="$work/input-8m.txt"
+export OMP_NUM_THREADS=2
+
+# ---- one run -------------------------------------------------------------
+# run_one OUT MDIR CMD...: run CMD (natively if MDIR is "-", else under
+# hpcrun-comm into MDIR), append "wall user sys maxrss_kb" to OUT.
+run_one() {
+	local out=$1 mdir=$2 tf="$work/time.txt"
+	shift 2
+	if [ "$mdir" = - ]; then
+		/usr/bin/time -f "%e %U %S %M" -o "$tf" "$@" >/dev/null 2>"$work/stderr.txt"
+	else
+		rm -rf "$mdir"
+		/usr/bin/time -f "%e %U %S %M" -o "$tf" "$hpcrun" ${EV:+-e "$EV"} -o "$mdir" "$@" \
+			>/dev/null 2>"$work/stderr.txt"
+	fi || { echo "run.sh: failed: $*" >&2; cat "$work/stderr.txt" >&2; exit 1; }
+	tail -n 1 "$tf" >>"$out"
+}
+
+# counters MDIR: "samples median_ns p99_ns armed traps threads" summed over
+# the process logs of MDIR (handler cost: the log with the most samples).
+counters() {
+	awk '
+	$1 == "counter" && $2 == "samples" { s += $3 }
+	$1 == "counter" && $2 == "watch_armed" { a += $3 }
+	$1 == "counter" && $2 == "traps" { t += $3 }
+	/^threads measured:/ { th += $3 }
+	/^handler cost:/ { if ($11 + 0 >= best) { best = $11 + 0; med = $4; p99 = $7 } }
+	END { printf "%d %d %d %d %d %d\n", s, med, p99, a, t, th }' "$1"/*.log
+}
+
+# ---- statistics over the collected files -----------------------------------
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+col() { awk -v c="$1" '{ print $c }' "$2"; }
+cpu() { awk '{ print $2 + $3 }' "$1"; }
+
+# pair NAME CMD...: RUNS interleaved A/B runs of CMD; files in $work/r/NAME.*
+pair() {
+	local name=$1 r
+	shift
+	rm -f "$work/r/$name".*
+	for r in $(seq 1 "$runs"); do
+		if [ $((r % 2)) = 1 ]; then
+			run_one "$work/r/$name.A" - "$@"
+			run_one "$work/r/$name.B" "$work/m/$name" "$@"
+		else
+			run_one "$work/r/$name.B" "$work/m/$name" "$@"
+			run_one "$work/r/$name.A" - "$@"
+		fi
+		# per-run rate: samples / wall of that B run
+		echo "$(counters "$work/m/$name") $(tail -n 1 "$work/r/$name.B" | cut -d' ' -f1)" >>"$work/r/$name.C"
+	done
+}
+
+# row NAME LABEL: one Markdown row of the main table (threads: measured by
+# the runtime, main thread included)
+row() {
+	local n="$work/r/$1" label=$2 a b worst ca cb ra rb
+	a=$(col 1 "$n.A" | median); b=$(col 1 "$n.B" | median)
+	worst=$(col 1 "$n.B" | sort -g | tail -n 1)
+	ca=$(cpu "$n.A" | median); cb=$(cpu "$n.B" | median)
+	ra=$(col 4 "$n.A" | median); rb=$(col 4 "$n.B" | median)
+	awk -v label="$label" -v a="$a" -v b="$b" -v w="$worst" -v ca="$ca" -v cb="$cb" \
+	    -v ra="$ra" -v rb="$rb" '
+	function med(x, n,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+		return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+	}
+	{ k++; sps[k] = ($7 > 0 ? $1 / $7 : 0); hm[k] = $2; hp[k] = $3; arm[k] = $4; tr[k] = $5; th[k] = $6 }
+	END {
+		printf "| %s | %d | %.2f | %.2f | **%.3f** | %.3f | %.3f | %.1f | %.2f | %.0f | %.0f / %.0f | %.0f | %.0f |\n",
+		       label, med(th, k), a, b, (a > 0 ? b / a : 0), (a > 0 ? w / a : 0), (ca > 0 ? cb / ca : 0),
+		       ra / 1024, (ra > 0 ? rb / ra : 0), med(sps, k), med(hm, k), med(hp, k),
+		       med(arm, k), med(tr, k)
+	}' "$n.C" | tee -a "$work/results.md"
+}
+
+mkdir -p "$work/r" "$work/m"
+: >"$work/results.md"
+note() { echo "$*" | tee -a "$work/results.md"; }
+
+note "Load before: $(uptime | sed 's/.*load average/load average/'); $(nproc) CPUs; runs per side: $runs; $(date -u +%Y-%m-%dT%H:%MZ)"
+
+# ---- 1. the workload set ---------------------------------------------------
+if [ -z "$only" ] || [ "$only" = main ]; then
+	EV=$event
+	note ""
+	note "Main table (event: ${event:-default}):"
+	note ""
+	note "| workload | threads | native s | measured s | median ratio | worst ratio | CPU ratio | native RSS MB | RSS ratio | samples/s | handler median / p99 ns | arms | traps |"
+	note "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	W="$bin/comm_work"
+	if [ $quick = 1 ]; then
+		pair private "$W" private -t 2 -n 300; row private "micro private"
+		pair false "$W" false 0.5 -t 2 -n 60; row false "micro false 0.5"
+		pair stencil "$bin/stencil" 1024 200; row stencil "omp stencil"
+		pair pigz pigz -p 2 -c "$in"; row pigz "pigz -p 2"
+		pair zstd zstd -q -T2 -B2MiB -9 -c "$in"; row zstd "zstd -T2"
+	else
+		pair private "$W" private -t 2 -n 400; row private "micro private"
+		pair pairs "$W" pairs -t 2 -n 300; row pairs "micro pairs"
+		pair false "$W" false 0.5 -t 2 -n 80; row false "micro false 0.5"
+		pair sharing "$W" sharing 0.5 -t 2 -n 80; row sharing "micro sharing 0.5"
+		pair readwrite "$W" readwrite 0.5 -t 2 -n 100; row readwrite "micro readwrite 0.5"
+		pair stencil "$bin/stencil" 1024 400; row stencil "omp stencil"
+		pair reduction "$bin/reduction" 4000000 60; row reduction "omp reduction"
+		pair histogram "$bin/histogram" 8000000 12; row histogram "omp histogram"
+		pair pigz pigz -p 2 -c "$in"; row pigz "pigz -p 2"
+		pair zstd zstd -q -T2 -B2MiB -12 -c "$in"; row zstd "zstd -T2"
+		pair xz xz -T2 -1 -c "$in"; row xz "xz -T2"
+	fi
+	EV=
+fi
+
+# ---- 2. overhead vs the sampling period ------------------------------------
+# sweep NAME VALUES CMD...: per rep, one native run and one run per period,
+# in rotated order; prints one row per period.
+if [ -z "$only" ] || [ "$only" = period ]; then
+	if [ $quick = 1 ]; then periods="100000 500000 5000000"; else periods="100000 200000 500000 1000000 2000000 5000000"; fi
+	note ""
+	note "Overhead vs sampling period (median ratio to native; samples/s of the measured runs):"
+	note ""
+	note "| workload | period µs | median ratio | CPU ratio | samples/s | handler median ns |"
+	note "|---|--:|--:|--:|--:|--:|"
+	: >"$work/period.dat"
+	for wl in private stencil; do
+		case $wl in
+		private) cmd=("$bin/comm_work" private -t 2 -n 300) ;;
+		stencil) cmd=("$bin/stencil" 1024 300) ;;
+		esac
+		rm -f "$work/r/p-$wl".*
+		for r in $(seq 1 "$runs"); do
+			list="native $periods"
+			# rotate the order by the rep number
+			set -- $list
+			for k in $(seq 1 $(( (r - 1) % $# ))); do set -- "${@:2}" "$1"; done
+			for p in "$@"; do
+				if [ "$p" = native ]; then
+					run_one "$work/r/p-$wl.A" - "${cmd[@]}"
+				else
+					EV="COMM@$p"
+					run_one "$work/r/p-$wl.$p" "$work/m/p-$wl-$p" "${cmd[@]}"
+					echo "$(counters "$work/m/p-$wl-$p") $(tail -n 1 "$work/r/p-$wl.$p" | cut -d' ' -f1)" >>"$work/r/p-$wl.$p.C"
+					EV=
+				fi
+			done
+		done
+		a=$(col 1 "$work/r/p-$wl.A" | median); ca=$(cpu "$work/r/p-$wl.A" | median)
+		for p in $periods; do
+			b=$(col 1 "$work/r/p-$wl.$p" | median); cb=$(cpu "$work/r/p-$wl.$p" | median)
+			sps=$(awk '{ print ($7 > 0 ? $1 / $7 : 0) }' "$work/r/p-$wl.$p.C" | median)
+			hm=$(col 2 "$work/r/p-$wl.$p.C" | median)
+			awk -v wl="$wl" -v p="$p" -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" -v s="$sps" -v h="$hm" \
+			    'BEGIN { printf "| %s | %g | **%.3f** | %.3f | %.0f | %.0f |\n", wl, p / 1000, b / a, cb / ca, s, h }' |
+				tee -a "$work/results.md"
+			echo "$wl $((p / 1000)) $(awk -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" 'BEGIN { print b / a, cb / ca }')" >>"$work/period.dat"
+		done
+	done
+fi
+
+# ---- 3. overhead vs the thread count (2 CPUs) ------------------------------
+if [ -z "$only" ] || [ "$only" = threads ]; then
+	if [ $quick = 1 ]; then counts="1 4 16"; else counts="1 2 4 8 16"; fi
+	note ""
+	note "Overhead vs thread count, fixed total work, $(nproc) CPUs (median ratio to native):"
+	note ""
+	note "| workload | threads | native s | measured s | median ratio | CPU ratio | RSS native MB | RSS ratio | samples/s |"
+	note "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+	: >"$work/threads.dat"
+	for wl in private sharing; do
+		for t in $counts; do
+			case $wl in
+			private) pair "t-$wl-$t" "$bin/comm_work" private -t "$t" -n 300 ;;
+			sharing) pair "t-$wl-$t" "$bin/comm_work" sharing 0.5 -t "$t" -n 60 ;;
+			esac
+			n="$work/r/t-$wl-$t"
+			a=$(col 1 "$n.A" | median); b=$(col 1 "$n.B" | median)
+			ca=$(cpu "$n.A" | median); cb=$(cpu "$n.B" | median)
+			ra=$(col 4 "$n.A" | median); rb=$(col 4 "$n.B" | median)
+			sps=$(awk '{ print ($7 > 0 ? $1 / $7 : 0) }' "$n.C" | median)
+			awk -v wl="$wl" -v t="$t" -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" -v ra="$ra" -v rb="$rb" -v s="$sps" \
+			    'BEGIN { printf "| %s | %d | %.2f | %.2f | **%.3f** | %.3f | %.1f | %.2f | %.0f |\n", wl, t, a, b, b / a, cb / ca, ra / 1024, rb / ra, s }' |
+				tee -a "$work/results.md"
+			echo "$wl $t $(awk -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" -v ra="$ra" -v rb="$rb" 'BEGIN { print b / a, cb / ca, rb / ra }')" >>"$work/threads.dat"
+		done
+	done
+fi
+
+note ""
+note "Load after: $(uptime | sed 's/.*load average/load average/')"
+echo "results: $work/results.md"
