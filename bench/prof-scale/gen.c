@@ -4,11 +4,15 @@
    program, where threads run the same code: a shared pool of frames (every
    thread has all of them) and a larger pool of access sites (each thread uses
    a random subset), so the merged tree stays bounded while the input grows
-   with the number of threads. Each thread also records events with random
-   peers of its process, random contexts and CPUs, and a few counters. Not
-   part of the product; deterministic for a given seed.
+   with the number of threads. Communication happens at a few hot sites
+   (shared data is touched by little code): every thread has the HOT first
+   sites of the pool, and each event pairs two of them, with a random peer of
+   the process and random CPUs. HOT = 0 draws both contexts from all of the
+   thread's sites instead (a stress case: nearly every event is a new code
+   pair). A few counters too. Not part of the product; deterministic for a
+   given seed.
 
-   usage: gen DIR THREADS NODES EVENTS [THREADS_PER_PROCESS [SEED]] */
+   usage: gen DIR THREADS NODES EVENTS [THREADS_PER_PROCESS [HOT [SEED]]] */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,13 +56,13 @@ static const char *const modules[] = {
 int main(int argc, char **argv)
 {
 	static uint8_t buf[1 << 20];
-	uint32_t nthreads, nnodes, nevents, per_proc = 64, t, i;
+	uint32_t nthreads, nnodes, nevents, per_proc = 64, hot = 64, t, i;
 	uint64_t total = 0;
 	struct pool pl;
 	uint32_t *pick, *mapf;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: gen DIR THREADS NODES EVENTS [THREADS_PER_PROCESS [SEED]]\n");
+		fprintf(stderr, "usage: gen DIR THREADS NODES EVENTS [THREADS_PER_PROCESS [HOT [SEED]]]\n");
 		return 2;
 	}
 	nthreads = (uint32_t)strtoul(argv[2], NULL, 10);
@@ -66,9 +70,12 @@ int main(int argc, char **argv)
 	nevents = (uint32_t)strtoul(argv[4], NULL, 10);
 	if (argc > 5)
 		per_proc = (uint32_t)strtoul(argv[5], NULL, 10);
-	rng_state = argc > 6 ? strtoull(argv[6], NULL, 10) | 1 : 0x9e3779b97f4a7c15ULL;
-	if (nthreads == 0 || nnodes < 8 || per_proc < 2) {
-		fprintf(stderr, "gen: need THREADS >= 1, NODES >= 8, THREADS_PER_PROCESS >= 2\n");
+	if (argc > 6)
+		hot = (uint32_t)strtoul(argv[6], NULL, 10);
+	rng_state = argc > 7 ? strtoull(argv[7], NULL, 10) | 1 : 0x9e3779b97f4a7c15ULL;
+	if (nthreads == 0 || nnodes < 8 || per_proc < 2 || hot > nnodes / 4) {
+		fprintf(stderr, "gen: need THREADS >= 1, NODES >= 8, THREADS_PER_PROCESS >= 2, "
+		        "HOT <= NODES / 4\n");
 		return 2;
 	}
 	if (mkdir(argv[1], 0777) < 0 && errno != EEXIST)
@@ -157,7 +164,8 @@ int main(int argc, char **argv)
 		}
 		for (k = 0; k < nleaf; k++) {
 			struct hc_prof_node n;
-			uint32_t leaf = pl.nframes + (uint32_t)(rnd() % pl.nleaves);
+			/* The first HOT sites are the same for every thread. */
+			uint32_t leaf = pl.nframes + (k < hot ? k : (uint32_t)(rnd() % pl.nleaves));
 			memset(&n, 0, sizeof(n));
 			n.id = pl.nframes + 1 + k;
 			n.parent = mapf[pl.parent[leaf]];
@@ -184,8 +192,14 @@ int main(int argc, char **argv)
 			e.peer = nproc_threads > 1 ? (idx + 1 + (uint32_t)((x >> 16) % (nproc_threads - 1))) % nproc_threads : idx;
 			e.cpu = (int32_t)((x >> 24) % 64);
 			e.peer_cpu = (int32_t)((x >> 32) % 64);
-			e.ctx = pick[(x >> 40) % nleaf];
-			e.peer_ctx = pl.nframes + 1 + (uint32_t)((x >> 8) % nleaf);
+			if (hot) {
+				/* Hot sites are nodes nframes+1 .. nframes+hot in every thread. */
+				e.ctx = pl.nframes + 1 + (uint32_t)((x >> 40) % hot);
+				e.peer_ctx = pl.nframes + 1 + (uint32_t)((x >> 8) % hot);
+			} else {
+				e.ctx = pick[(x >> 40) % nleaf];
+				e.peer_ctx = pl.nframes + 1 + (uint32_t)((x >> 8) % nleaf);
+			}
 			e.flags = (x & 1 ? HC_COMM_TRUE : 0) | (x & 2 ? HC_COMM_TRAP : 0) | HC_COMM_STORE;
 			r |= hc_prof_put_event(&w, &e);
 		}

@@ -93,6 +93,7 @@ static void an_free(struct an *an)
 	hmap__free(&an->prockey);
 	hmap__free(&an->claimed);
 	free(an->procs);
+	free(an->claim_prof);
 	if (an->workers)
 		for (w = 0; w < an->nworkers; w++) {
 			merge__acc_free(&an->workers[w].acc[0]);
@@ -241,6 +242,10 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "combine");
+	ret = merge__read_events(&an);
+	if (ret)
+		goto out_nomem;
+	phase_end(&ph, "events");
 	for (i = 0; i < an.nprofs; i++)
 		if (an.profs[i].status == AN_OK)
 			break;

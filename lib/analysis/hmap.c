@@ -2,9 +2,11 @@
 /* hmap.c — the analyzer's tables: a hash set of three-word keys with dense
    indexes (the calling-context trees and every aggregate are built on it), sums
    by key, and interned strings. Open addressing with linear probing over a
-   power-of-two slot array holding index + 1; keys live in a dense array in
-   insertion order, so iteration is a plain loop and values are parallel
-   arrays. Not thread-safe: each table has one owner at a time. */
+   power-of-two slot array; a slot holds index + 1 and the high half of the
+   key's hash, so probing past other keys rarely touches the key array (a cache
+   miss each). Keys live in a dense array in insertion order, so iteration is a
+   plain loop and values are parallel arrays. Not thread-safe: each table has
+   one owner at a time. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +45,18 @@ static inline uint64_t mix64(uint64_t x)
 	return x;
 }
 
+static inline uint64_t rotl(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+/* Three multiplies spread each word, one finalizer mixes them: cheaper than
+   chaining finalizers, and the slot index (low bits) and the slot tag (high
+   bits) both depend on every key bit. */
 uint64_t an__hash(const struct hkey *k)
 {
-	return mix64(k->a ^ mix64(k->b ^ mix64(k->c + 0x9e3779b97f4a7c15ULL)));
+	return mix64(k->a * 0x9e3779b97f4a7c15ULL ^ rotl(k->b * 0xc2b2ae3d27d4eb4fULL, 29) ^
+	             rotl(k->c * 0x165667b19e3779f9ULL, 43));
 }
 
 static int slots_resize(uint32_t **slots, uint32_t *mask, uint32_t nslots)
@@ -60,6 +71,22 @@ static int slots_resize(uint32_t **slots, uint32_t *mask, uint32_t nslots)
 	return 0;
 }
 
+static int slots64_resize(uint64_t **slots, uint32_t *mask, uint32_t nslots)
+{
+	uint64_t *s = calloc(nslots, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	free(*slots);
+	*slots = s;
+	*mask = nslots - 1;
+	return 0;
+}
+
+#define SLOT(idx, h) ((uint64_t)((idx) + 1) | ((h) & 0xffffffff00000000ULL))
+#define SLOT_IDX(s)  ((uint32_t)(s) - 1)
+#define SLOT_TAG(s)  ((s) & 0xffffffff00000000ULL)
+
 int hmap__init(struct hmap *h, uint32_t hint)
 {
 	uint32_t n = 16;
@@ -67,7 +94,7 @@ int hmap__init(struct hmap *h, uint32_t hint)
 	memset(h, 0, sizeof(*h));
 	while (n < hint * 2 && n < (1u << 30))
 		n *= 2;
-	return slots_resize(&h->slots, &h->mask, n);
+	return slots64_resize(&h->slots, &h->mask, n);
 }
 
 void hmap__free(struct hmap *h)
@@ -84,14 +111,15 @@ static int hmap_rehash(struct hmap *h)
 
 	if (nslots == 0 || nslots > (1u << 31))
 		return -ENOMEM;
-	ret = slots_resize(&h->slots, &h->mask, nslots);
+	ret = slots64_resize(&h->slots, &h->mask, nslots);
 	if (ret)
 		return ret;
 	for (i = 0; i < h->n; i++) {
-		uint32_t s = (uint32_t)an__hash(&h->keys[i]) & h->mask;
+		uint64_t hv = an__hash(&h->keys[i]);
+		uint32_t s = (uint32_t)hv & h->mask;
 		while (h->slots[s])
 			s = (s + 1) & h->mask;
-		h->slots[s] = i + 1;
+		h->slots[s] = SLOT(i, hv);
 	}
 	return 0;
 }
@@ -103,12 +131,13 @@ static inline bool key_eq(const struct hkey *x, const struct hkey *y)
 
 bool hmap__find(const struct hmap *h, const struct hkey *k, uint32_t *idx)
 {
-	uint32_t s = (uint32_t)an__hash(k) & h->mask;
+	uint64_t hv = an__hash(k), tag = SLOT_TAG(hv);
+	uint32_t s = (uint32_t)hv & h->mask;
 
 	while (h->slots[s]) {
-		uint32_t i = h->slots[s] - 1;
-		if (key_eq(&h->keys[i], k)) {
-			*idx = i;
+		uint64_t v = h->slots[s];
+		if (SLOT_TAG(v) == tag && key_eq(&h->keys[SLOT_IDX(v)], k)) {
+			*idx = SLOT_IDX(v);
 			return true;
 		}
 		s = (s + 1) & h->mask;
@@ -118,13 +147,14 @@ bool hmap__find(const struct hmap *h, const struct hkey *k, uint32_t *idx)
 
 int hmap__intern(struct hmap *h, const struct hkey *k, uint32_t *idx)
 {
-	uint32_t s = (uint32_t)an__hash(k) & h->mask;
+	uint64_t hv = an__hash(k), tag = SLOT_TAG(hv);
+	uint32_t s = (uint32_t)hv & h->mask;
 	int ret;
 
 	while (h->slots[s]) {
-		uint32_t i = h->slots[s] - 1;
-		if (key_eq(&h->keys[i], k)) {
-			*idx = i;
+		uint64_t v = h->slots[s];
+		if (SLOT_TAG(v) == tag && key_eq(&h->keys[SLOT_IDX(v)], k)) {
+			*idx = SLOT_IDX(v);
 			return 0;
 		}
 		s = (s + 1) & h->mask;
@@ -135,7 +165,7 @@ int hmap__intern(struct hmap *h, const struct hkey *k, uint32_t *idx)
 	if (ret)
 		return ret;
 	h->keys[h->n] = *k;
-	h->slots[s] = h->n + 1;
+	h->slots[s] = SLOT(h->n, hv);
 	*idx = h->n++;
 	/* Keep the load factor at or below 1/2. */
 	if ((uint64_t)h->n * 2 > (uint64_t)h->mask + 1) {

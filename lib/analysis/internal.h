@@ -34,7 +34,7 @@ struct hkey {
 /* Open-addressing hash set of keys with dense indexes 0..n-1 in insertion
    order; callers keep their values in parallel arrays indexed the same way. */
 struct hmap {
-	uint32_t *slots;      /* index + 1, 0 = empty */
+	uint64_t *slots;      /* index + 1 | high half of the hash, 0 = empty */
 	uint32_t mask;
 	struct hkey *keys;
 	uint32_t n, cap;
@@ -181,7 +181,7 @@ struct an_thread {
 struct an_acc {
 	bool used;
 	struct cct tree;
-	struct agg pairs;           /* a = ctx | proc << 32, b = peer | peer_ctx << 32 */
+	struct agg pairs;           /* a = global node, b = peer's global node or HC_NONE */
 	struct agg cpus;            /* a = host, b = cpu, c = peer cpu (+1, 0 = unknown) */
 	struct agg tcpus;           /* a = proc, b = thread index, c = cpu: presence */
 	uint32_t *remap;            /* local cct node -> global, after the merge */
@@ -346,6 +346,8 @@ struct an {
 	pthread_cond_t cond;        /* a worker finished (with lock) */
 	unsigned running;           /* workers still running */
 	struct hmap claimed;        /* (proc, thread index, 0): one profile per thread */
+	uint32_t *claim_prof;       /* claimed index -> profile index */
+	uint32_t claimcap;
 	uint32_t next_prof;         /* work queue */
 	uint32_t done_profs;
 
@@ -377,8 +379,9 @@ int par__run(struct an *an, unsigned n, void (*fn)(void *arg, unsigned id), void
 /* merge.c */
 void merge__acc_free(struct an_acc *a);
 uint32_t merge__global_node(const struct an *an, const struct an_prof *p, uint32_t node);
-int merge__read_all(struct an *an);
-int merge__combine(struct an *an);
+int merge__read_all(struct an *an);      /* pass 1: trees */
+int merge__combine(struct an *an);       /* unit, global tree */
+int merge__read_events(struct an *an);   /* pass 2: events */
 
 /* threads.c: process/thread table and threads.csv */
 int threads__assemble(struct an *an);

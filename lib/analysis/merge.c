@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* merge.c — reading every profile once, in parallel, and merging. Workers
-   take profiles from a shared queue; each opens one (hc_prof_open validates it
-   entirely; a failure marks the profile skipped with the reader's message),
-   folds its calling-context tree into the worker's own tree, and streams its
-   events into small aggregates: the thread's matrix row, code pairs keyed by
-   (context, peer thread, peer context), CPU pairs, CPUs seen per thread.
-   Nothing per event is kept, so memory follows the merged tree and the number
-   of distinct pairs, not the number of events. Aggregates are kept per unit
-   (ns / transfers) because the database unit is only chosen once every
-   profile has been read. The combine step then maps worker trees into one
-   global tree in profile order, which makes node ids independent of how work
-   was scheduled. Only the process table and the module table are shared
-   while reading (under an->lock). */
+/* merge.c — reading every profile, in parallel, in two passes. Pass 1: each
+   worker takes profiles from a shared queue, opens one (hc_prof_open
+   validates it entirely; a failure marks the profile skipped with the
+   reader's message), registers its process and thread, and folds its
+   calling-context tree into the worker's own tree, keeping the profile's
+   node -> worker node map. The combine step then chooses the database unit
+   and maps the worker trees into one global tree, visiting profiles in file
+   order so that node ids do not depend on scheduling. Pass 2 streams each
+   profile's events (the file is opened, and validated, again) into small
+   aggregates: the thread's matrix row, CPU pairs, CPUs seen per thread, and
+   code pairs keyed by *global* nodes on both ends, the peer's end resolved
+   through the peer's own profile map. Nothing per event is kept, so memory
+   follows the merged tree and the distinct code pairs among its nodes, not
+   the number of events. Only the process, thread and module tables are
+   shared while reading pass 1 (under an->lock); pass 2 only reads them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +102,27 @@ static int claim_thread(struct an *an, struct an_prof *p, bool *dup)
 	if (ret < 0)
 		return ret;
 	*dup = ret == 0;
+	if (ret == 1) {
+		ret = an__grow(&an->claim_prof, &an->claimcap, an->claimed.n,
+		               sizeof(*an->claim_prof));
+		if (ret)
+			return ret;
+		an->claim_prof[i] = (uint32_t)(p - an->profs);
+	}
 	return 0;
+}
+
+/* The used profile of thread idx of process proc, NULL if none. */
+static const struct an_prof *profile_of(const struct an *an, uint32_t proc, uint32_t idx)
+{
+	struct hkey k = { proc, idx, 0 };
+	const struct an_prof *p;
+	uint32_t i;
+
+	if (!hmap__find(&an->claimed, &k, &i))
+		return NULL;
+	p = &an->profs[an->claim_prof[i]];
+	return p->status == AN_OK ? p : NULL;
 }
 
 static int row_grow(struct an_prof *p, uint32_t peer)
@@ -124,15 +146,24 @@ static int row_grow(struct an_prof *p, uint32_t peer)
 	return 0;
 }
 
-static int read_events(struct an_acc *a, struct an_prof *p, const struct hc_prof *hp)
+/* A small direct-mapped memory of the (thread, CPU) facts already recorded
+   for a profile: threads run on few CPUs, so most events repeat one. */
+#define SEEN_SLOTS 64
+
+static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
+                       const struct hc_prof *hp)
 {
+	const uint32_t *remap = an->workers[p->worker].acc[an->unit == HC_UNIT_TRANSFERS].remap;
 	size_t i, n = hc_prof_nevents(hp);
-	uint64_t host = p->host;
+	uint64_t host = p->host, seen[SEEN_SLOTS];
 	int ret;
 
+	memset(seen, 0xff, sizeof(seen));
 	for (i = 0; i < n; i++) {
 		struct hc_prof_event ev;
 		uint64_t wt, wf;
+		uint32_t g, gp = HC_NONE;
+		const struct an_prof *peer;
 		bool cpu_ok, peer_cpu_ok;
 
 		hc_prof_event(hp, i, &ev);
@@ -166,21 +197,35 @@ static int read_events(struct an_acc *a, struct an_prof *p, const struct hc_prof
 				return ret;
 		}
 		if (cpu_ok) {
-			struct hkey k = { p->proc, p->th.index, (uint64_t)ev.cpu };
-			ret = agg__add(&a->tcpus, &k, 1, 0);
-			if (ret)
-				return ret;
+			uint64_t fact = (uint64_t)p->th.index << 32 | (uint32_t)ev.cpu;
+			uint64_t *slot = &seen[(fact * 0x9e3779b97f4a7c15ULL) >> 58];
+			if (*slot != fact) {
+				struct hkey k = { p->proc, p->th.index, (uint64_t)ev.cpu };
+				ret = agg__add(&a->tcpus, &k, 1, 0);
+				if (ret)
+					return ret;
+				*slot = fact;
+			}
 		}
 		if (peer_cpu_ok) {
-			struct hkey k = { p->proc, ev.peer, (uint64_t)ev.peer_cpu };
-			ret = agg__add(&a->tcpus, &k, 1, 0);
-			if (ret)
-				return ret;
+			uint64_t fact = (uint64_t)ev.peer << 32 | (uint32_t)ev.peer_cpu;
+			uint64_t *slot = &seen[(fact * 0x9e3779b97f4a7c15ULL) >> 58];
+			if (*slot != fact) {
+				struct hkey k = { p->proc, ev.peer, (uint64_t)ev.peer_cpu };
+				ret = agg__add(&a->tcpus, &k, 1, 0);
+				if (ret)
+					return ret;
+				*slot = fact;
+			}
 		}
+		/* Code pair between global nodes; ctx < nnodes (checked by the
+		   reader), the peer's node is checked against its own profile. */
+		g = remap[p->map[ev.ctx]];
+		peer = profile_of(an, p->proc, ev.peer);
+		if (peer && ev.peer_ctx < peer->nnodes)
+			gp = merge__global_node(an, peer, ev.peer_ctx);
 		{
-			/* ctx < nnodes: checked by the reader. */
-			struct hkey k = { (uint64_t)p->map[ev.ctx] | (uint64_t)p->proc << 32,
-			                  (uint64_t)ev.peer | (uint64_t)ev.peer_ctx << 32, 0 };
+			struct hkey k = { g, gp, 0 };
 			ret = agg__add(&a->pairs, &k, wt, wf);
 			if (ret)
 				return ret;
@@ -309,8 +354,6 @@ static int read_profile(struct an_worker *w, struct an_prof *p)
 	p->worker = w->id;
 	ret = read_tree(an, a, p, hp);
 	if (!ret)
-		ret = read_events(a, p, hp);
-	if (!ret)
 		ret = read_counters(p, hp);
 	if (!ret)
 		p->status = AN_OK;
@@ -363,6 +406,81 @@ int merge__read_all(struct an *an)
 	for (i = 0; i < an->nworkers && !ret; i++)
 		ret = an->workers[i].err;
 	return ret;
+}
+
+/* Pass 2 for one used profile. Returns 0 or -ENOMEM. */
+static int events_of(struct an_worker *w, struct an_prof *p)
+{
+	struct an *an = w->an;
+	struct an_acc *a = &w->acc[an->unit == HC_UNIT_TRANSFERS ? 1 : 0];
+	struct hc_prof *hp = NULL;
+	char err[1024];
+	int ret;
+
+	ret = hc_prof_open(p->path, &hp, err, sizeof(err));
+	if (ret) {
+		/* It was valid a moment ago: the file is being rewritten. */
+		pthread_mutex_lock(&an->lock);
+		an__warn(an, "%s changed during the analysis; its calling contexts are used, its "
+		         "events are not (%s)", p->path, err[0] ? err : strerror(-ret));
+		pthread_mutex_unlock(&an->lock);
+		return 0;
+	}
+	if (!a->used)
+		ret = acc_init(a);
+	if (!ret)
+		ret = read_events(an, a, p, hp);
+	hc_prof_close(hp);
+	return ret == -ENOMEM ? ret : 0;
+}
+
+static void events_main(void *arg, unsigned id)
+{
+	struct an *an = arg;
+	struct an_worker *w = &an->workers[id];
+
+	for (;;) {
+		uint32_t i = __atomic_fetch_add(&an->next_prof, 1, __ATOMIC_RELAXED);
+		int ret = 0;
+
+		if (i >= an->nprofs)
+			break;
+		if (an->profs[i].status == AN_OK)
+			ret = events_of(w, &an->profs[i]);
+		__atomic_fetch_add(&an->done_profs, 1, __ATOMIC_RELAXED);
+		if (ret) {
+			w->err = ret;
+			__atomic_store_n(&an->next_prof, an->nprofs, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+}
+
+int merge__read_events(struct an *an)
+{
+	unsigned i;
+	int ret;
+
+	an->next_prof = 0;
+	an->done_profs = 0;
+	ret = par__run(an, an->nworkers, events_main, an, "reading events", &an->done_profs,
+	               an->nprofs);
+	for (i = 0; i < an->nworkers && !ret; i++)
+		ret = an->workers[i].err;
+	if (ret)
+		return ret;
+	for (i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+
+		if (p->status != AN_OK)
+			continue;
+		an->nevents += p->nevents;
+		an->event_weight += p->event_weight;
+		if (p->bad_events)
+			an__warn(an, "%s: %llu events name a peer thread index beyond %u and were ignored",
+			         p->path, (unsigned long long)p->bad_events, AN_MAX_THREAD - 1);
+	}
+	return 0;
 }
 
 /* The global calling-context node of a profile's node, HC_NONE when the
@@ -502,12 +620,7 @@ int merge__combine(struct an *an)
 		}
 		for (k = 0; k < HC_M_COUNT; k++)
 			an->mtot[k] += p->mtot[k];
-		an->nevents += p->nevents;
-		an->event_weight += p->event_weight;
 		an->samplers |= 1u << (p->th.sampler & 31);
-		if (p->bad_events)
-			an__warn(an, "%s: %llu events name a peer thread index beyond %u and were ignored",
-			         p->path, (unsigned long long)p->bad_events, AN_MAX_THREAD - 1);
 	}
 	/* The local trees' nodes are all in the global tree now; keep only the
 	   remap arrays (code pairs need them). */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* pairs.c — code pairs: which code communicated with which. Each worker
-   aggregated its events by (context node, process, peer thread, peer's node);
-   here both ends are resolved to experiment.xml nodes (the peer's node through
-   the peer's own profile, which may be missing: then the peer end is unknown)
-   and summed per unordered pair {c, p}, since "c detected p" and "p detected
-   c" are the same conflict seen from either side. */
+   aggregated its events by (global node, peer's global node), the peer's end
+   resolved through the peer's own profile (HC_NONE when that profile is
+   missing or the node does not exist); here both ends become experiment.xml
+   nodes and are summed per unordered pair {c, p}, since "c detected p" and "p
+   detected c" are the same conflict seen from either side. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +38,14 @@ int pairs__collect(struct an *an, struct pair **out, uint32_t *nout)
 	for (w = 0; w < an->nworkers; w++) {
 		const struct an_acc *a = &an->workers[w].acc[ui];
 
-		if (!a->used || !a->remap)
+		if (!a->used)
 			continue;
 		for (i = 0; i < a->pairs.h.n; i++) {
 			const struct hkey *k = &a->pairs.h.keys[i];
-			uint32_t g = a->remap[(uint32_t)k->a], proc = (uint32_t)(k->a >> 32);
-			uint32_t peer = (uint32_t)k->b, pctx = (uint32_t)(k->b >> 32);
-			uint32_t c = g == HC_NONE ? 0 : of[g], p = 0, tg;
+			uint32_t g = (uint32_t)k->a, gp = (uint32_t)k->b;
+			uint32_t c = g == HC_NONE ? 0 : of[g], p = gp == HC_NONE ? 0 : of[gp];
 			struct hkey key;
 
-			if (threads__find(an, proc, peer, &tg)) {
-				uint32_t pg = merge__global_node(an, an->threads[tg].prof, pctx);
-				if (pg != HC_NONE)
-					p = of[pg];
-			}
 			if (c == 0) {
 				c = p;
 				p = 0;
