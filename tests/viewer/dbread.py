@@ -3,9 +3,12 @@
 # viewer-export tests (Python standard library: csv, xml.etree), written from
 # doc/database-format.md and doc/viewer-export.md, so that what the viewer
 # shows is compared with the database files themselves and not with the
-# viewer's own reading of them.
+# viewer's own reading of them. Also measure(): run hpcrun-comm under the
+# lock the integration tests share.
 import csv
+import fcntl
 import os
+import subprocess
 import xml.etree.ElementTree as ET
 
 KINDS = ("all", "true", "false")
@@ -78,3 +81,16 @@ def hottest(m):
             if m[i][j] > best[2]:
                 best = (i, j, m[i][j])
     return best
+
+
+def measure(cmd):
+    """Run a measurement (hpcrun-comm ...) while holding the lock that the
+    integration tests take (tests/integration/lib.sh): timing-dependent runs
+    go one at a time even under make -j."""
+    lock = os.path.join(os.environ.get("TMPDIR", "/tmp"), "hpcrun-comm-integration.lock")
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True)
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

@@ -17,7 +17,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 from browser_checks import Checker, full_check  # noqa: E402
-from dbread import Database, hottest  # noqa: E402
+from dbread import Database, hottest, measure  # noqa: E402
 
 B = os.environ.get("HC_BUILDDIR")
 if not B:
@@ -43,14 +43,15 @@ c = Checker("run")
 b = None
 try:
     m, d = os.path.join(tmp, "M"), os.path.join(tmp, "DB")
-    r = subprocess.run([HPCRUN, "-o", m, "-e", "COMM@200000", BENCH, "pairs", "-t", "4", "-s", "2"],
-                       capture_output=True, text=True)
+    r = measure([HPCRUN, "-o", m, "-e", "COMM@200000", BENCH, "pairs", "-t", "4", "-s", "2"])
     c.check(r.returncode == 0, "hpcrun-comm comm_bench pairs (rc %d) %s" % (r.returncode, r.stderr[-300:]))
     r = subprocess.run([HPCPROF, "-q", "-o", d, m], capture_output=True, text=True)
     c.check(r.returncode == 0, "hpcprof-comm (rc %d) %s" % (r.returncode, r.stderr[-300:]))
     r = subprocess.run([VX, d], capture_output=True, text=True)
     html = os.path.join(d, "report.html")
-    c.check(r.returncode == 0 and os.path.exists(html), "viewer-export DB writes DB/report.html: %s" % r.stderr.strip())
+    if not c.check(r.returncode == 0 and os.path.exists(html),
+                   "viewer-export DB writes DB/report.html: %s" % r.stderr.strip()):
+        raise SystemExit(1)
     db = Database(d)
     tm = db.matrix("thread", "all")
     i, j, v = hottest(tm)

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dbread import Database, KINDS  # noqa: E402
+from dbread import Database, KINDS, measure  # noqa: E402
 from jsonschema_lite import validate  # noqa: E402
 
 B = os.environ.get("HC_BUILDDIR")
@@ -253,8 +253,8 @@ def main():
         hpcrun = os.path.join(B, "hpcrun-comm", "hpcrun-comm")
         if subprocess.run([hpcrun, "-L"], capture_output=True).returncode == 0:
             m, d = os.path.join(tmp, "M"), os.path.join(tmp, "DB")
-            r1 = subprocess.run([hpcrun, "-o", m, "-e", "COMM@200000", os.path.join(B, "tests", "programs", "comm_bench"),
-                                 "pairs", "-t", "4", "-s", "1"], capture_output=True)
+            r1 = measure([hpcrun, "-o", m, "-e", "COMM@200000", os.path.join(B, "tests", "programs", "comm_bench"),
+                          "pairs", "-t", "4", "-s", "1"])
             r2 = subprocess.run([os.path.join(B, "hpcprof-comm", "hpcprof-comm"), "-q", "-o", d, m], capture_output=True)
             if check(r1.returncode == 0 and r2.returncode == 0, "real run measured and analysed"):
                 dbs.append(("run", Database(d)))
