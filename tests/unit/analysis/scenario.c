@@ -15,7 +15,8 @@
      B.T0 -> B.T5   11 false  ?  -> ?   0x3000 -> (no profile)
      B.T1 -> B.T0   50 true, trap  3 -> 3   0x3300 -> 0x3000
      C.T0 -> C.T1    5 true    1 -> 0   0x3000 -> 0x3000 (host 2)
-   Node metrics equal the events at their context. Test code only. */
+   Node metrics equal the events at their context. Process A has a log file.
+   Test code only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,12 @@ void sc_write(const char *dir, char **paths)
 	size_t i;
 
 	fx_write_topology(dir, SC_HOST1, "pack:2 [numa] core:2 pu:1");
+	/* Process A's log (the others have none). */
+	{
+		char *log = fx_join(dir, "app-000000-0a0b0c0d-1000-0.log");
+		fx_write_file(log, "hpcrun-comm: log of process 1000\n", 33);
+		free(log);
+	}
 	for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
 		const struct sc_thread *t = &threads[i];
 		struct hc_prof_module mods[2];

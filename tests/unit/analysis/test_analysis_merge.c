@@ -205,6 +205,9 @@ static void check_meta(const char *db)
 		CHECK(strstr(text, "<Process i=\"0\" host=\"0a0b0c0d\" pid=\"2000\"") != NULL);
 		CHECK(strstr(text, "threads=\"3\" first-thread=\"0\"") != NULL);
 		CHECK(strstr(text, "<Process i=\"2\" host=\"11111111\" pid=\"3000\"") != NULL);
+		CHECK(strstr(text, "first-thread=\"3\" log=\"") != NULL);   /* process A */
+		CHECK(strstr(text, "app-000000-0a0b0c0d-1000-0.log\"/>") != NULL);
+		CHECK_EQ_U64(fx_count(text, " log=\""), 1);
 		CHECK(strstr(text, "file=\"matrices/thread-all.csv\" unit=\"ns\" n=\"8\" total=\"206\" "
 		                   "diagonal=\"0\" unplaced=\"0\"") != NULL);
 		CHECK(strstr(text, "file=\"matrices/core-all.csv\" unit=\"ns\" n=\"6\" total=\"145\" "
@@ -287,6 +290,59 @@ static void check_summary(const char *db)
 	free(path);
 }
 
+/* The same measurement given twice: two copies of every process (told apart
+   by input directory, ordered by input after start time and pid), the
+   second copy's threads after the first's in each tie, every cell found
+   again in the second block. */
+static void check_two_inputs(const char *work, const char *meas)
+{
+	char *meas2 = fx_join(work, "second-measurements"), *paths[SC_NPROFILES];
+	char *db = fx_join(work, "db-two"), *dir, *path, err[1024];
+	const char *inputs[2] = { meas, meas2 };
+	struct hc_analysis_opts o = { .inputs = inputs, .ninputs = 2, .outdir = db, .jobs = 2,
+	                              .unit = -1, .diag = stderr };
+	struct hc_analysis_result res;
+	struct fx_matrix m;
+	int i;
+
+	fx_mkdir(meas2);
+	sc_write(meas2, paths);
+	CHECK_MSG(hc_analysis_run(&o, &res, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ_U64(res.read, 2 * SC_NPROFILES);
+	CHECK_EQ_U64(res.processes, 6);
+	CHECK_EQ_U64(res.threads, 16);
+	dir = fx_join(db, HC_DB_MATRICES);
+	path = fx_join(dir, "thread-all.csv");
+	CHECK_MSG(fx_read_matrix(path, &m), "%s", m.why);
+	if (m.ok && m.n == 16) {
+		/* Order: B (input 0), B (input 1), A, A, C, C: 3+3+3+3+2+2 threads. */
+		CHECK_EQ_U64(fx_cell(&m, 0, 1), 50);     /* B.T0-B.T1, first copy */
+		CHECK_EQ_U64(fx_cell(&m, 3, 4), 50);     /* second copy */
+		CHECK_EQ_U64(fx_cell(&m, 0, 4), 0);      /* never across copies */
+		CHECK_EQ_U64(fx_cell(&m, 7, 8), 130);    /* A.T1-A.T2 */
+		CHECK_EQ_U64(fx_cell(&m, 10, 11), 130);
+		CHECK_EQ_U64(fx_cell(&m, 12, 13), 5);    /* C */
+		CHECK_EQ_U64(fx_cell(&m, 14, 15), 5);
+	}
+	fx_free_matrix(&m);
+	free(path);
+	path = fx_join(db, HC_DB_META);
+	{
+		char *text = fx_read(path, NULL), *xsd = fx_doc(HC_DB_META_XSD);
+		CHECK(fx_validate(path, xsd) == 0);
+		CHECK(text && fx_count(text, "<Input path=") == 2);
+		CHECK(text && strstr(text, "total=\"412\"") != NULL);   /* twice 206 */
+		free(text);
+		free(xsd);
+	}
+	free(path);
+	free(dir);
+	for (i = 0; i < SC_NPROFILES; i++)
+		free(paths[i]);
+	free(db);
+	free(meas2);
+}
+
 static void check_same(const char *a, const char *b, const char *name)
 {
 	char *pa = fx_join(a, name), *pb = fx_join(b, name);
@@ -323,6 +379,8 @@ int main(void)
 	check_same(db1, db3, HC_DB_SUMMARY);
 	check_same(db1, db3, HC_DB_MATRICES "/thread-all.csv");
 	check_same(db1, db3, HC_DB_MATRICES "/core-false.csv");
+	check_same(db1, db3, HC_DB_META);
+	check_two_inputs(work, meas);
 
 	for (i = 0; i < SC_NPROFILES; i++)
 		free(paths[i]);

@@ -8,8 +8,10 @@
    function (called at a known line) at the known line of the call; a
    function's entry must give its name and definition line. Then the whole
    analyzer runs on a profile whose module is this binary, and experiment.xml
-   must contain PF outer > A inlined (call line) > C (call line) > PF leaf > S,
-   and threads.csv the start routine by name. */
+   must contain PF outer > A inlined (call line) > C (call line) > PF leaf > S
+   (merged from two threads whose load maps list the modules in different
+   orders, with the same result for one or three workers), and threads.csv the
+   start routine by name. */
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
@@ -56,6 +58,16 @@ static int main_bias(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	*(uintptr_t *)arg = info->dlpi_addr;   /* the first object is the program */
 	return 1;
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libc.so")) {
+		snprintf(arg, PATH_MAX, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -166,7 +178,7 @@ static void check_pipeline(const char *self, uintptr_t bias, uint64_t ret_off, u
 	nodes[1] = (struct hc_prof_node){ .id = 1, .parent = 0, .lm = 0, .offset = ret_off };
 	nodes[2] = (struct hc_prof_node){ .id = 2, .parent = 1, .lm = 0, .offset = leaf_off,
 	                                  .flags = HC_NODE_LEAF };
-	nodes[2].m[HC_M_FALSE_TRAP] = 64;
+	nodes[2].m[HC_M_FALSE_TRAP] = 32;
 	memset(&ev, 0, sizeof(ev));
 	ev = (struct hc_prof_event){ .weight = 64, .flags = HC_COMM_TRAP, .cpu = -1, .peer_cpu = -1,
 	                             .peer = 0, .ctx = 2, .peer_ctx = 2 };
@@ -184,9 +196,55 @@ static void check_pipeline(const char *self, uintptr_t bias, uint64_t ret_off, u
 	p.evs = &ev;
 	p.nevs = 1;
 	free(fx_write_profile(meas, &p));
+	/* Thread 2: the same code, its load map in another order (libc first),
+	   so modules reach the workers in different orders. */
+	{
+		struct hc_prof_module mods2[2];
+		struct hc_prof_node nodes2[3];
+		char libc[PATH_MAX] = "";
+
+		dl_iterate_phdr(find_libc, libc);
+		memset(mods2, 0, sizeof(mods2));
+		snprintf(mods2[0].path, sizeof(mods2[0].path), "%s", libc[0] ? libc : "/nonexistent/libc.so.6");
+		mods2[1] = mod;
+		mods2[1].id = 1;
+		memcpy(nodes2, nodes, sizeof(nodes2));
+		nodes2[1].lm = 1;
+		nodes2[2].lm = 1;
+		p.mods = mods2;
+		p.nmods = 2;
+		p.nodes = nodes2;
+		p.th.index = 2;
+		p.th.tid = 79;
+		p.th.start_lm = 1;
+		free(fx_write_profile(meas, &p));
+	}
 
 	ret = hc_analysis_run(&o, NULL, err, sizeof(err));
 	CHECK_MSG(ret == 0, "hc_analysis_run: %s", err);
+	{
+		/* Same database with one worker; modules sorted by path. */
+		char *db1 = fx_join(work, "db1"), *x1, *x3, *a, *b;
+		struct hc_analysis_opts o1 = o;
+		o1.outdir = db1;
+		o1.jobs = 1;
+		CHECK(hc_analysis_run(&o1, NULL, err, sizeof(err)) == 0);
+		a = fx_join(db1, HC_DB_EXPERIMENT);
+		b = fx_join(db, HC_DB_EXPERIMENT);
+		x1 = fx_read(a, NULL);
+		x3 = fx_read(b, NULL);
+		CHECK(x1 && x3 && strcmp(x1, x3) == 0);
+		free(x1);
+		free(x3);
+		x1 = fx_xpath_string(b, "//LoadModule[@i='0']/@n");
+		x3 = fx_xpath_string(b, "//LoadModule[@i='1']/@n");
+		CHECK_MSG(strcmp(x1, x3) < 0, "modules not sorted: %s, %s", x1, x3);
+		free(x1);
+		free(x3);
+		free(a);
+		free(b);
+		free(db1);
+	}
 	xml = fx_join(db, HC_DB_EXPERIMENT);
 	threads = fx_join(db, HC_DB_THREADS);
 	text = fx_read(threads, NULL);
@@ -215,6 +273,7 @@ static void check_pipeline(const char *self, uintptr_t bias, uint64_t ret_off, u
 	   started at pie_leaf. */
 	CHECK(text && strstr(text, "\n1,0,77,1,78,0,pie_leaf,,,pebs,10000,") != NULL);
 	CHECK(text && strstr(text, "\n0,0,77,0,,,,,,,,\n") != NULL);
+	CHECK(text && strstr(text, "\n2,0,77,2,79,0,pie_leaf,,,pebs,10000,") != NULL);
 	free(id_outer);
 	free(id_inl);
 	free(id_leaf);
