@@ -6,9 +6,10 @@
 
      pairs     workers 2k and 2k+1 share one line (both store to word 0);
                no other sharing. Expect cells (2k+1, 2k+2) only.
-     false F   every access goes either to a true-sharing line (all workers
-               store word 0) or, with probability F, to the worker's own
-               8-byte slot of a false-sharing line. Expect false fraction F.
+     false F   in a fraction F of shared 4 ms wall-clock phases every worker
+               stores to its own 8-byte slot of one line (false sharing), in
+               the others all store to one word (true sharing). Expect false
+               fraction F.
      sharing S with probability S a store to a random word of a small
                shared array, else to a private array. Volume grows with S.
      readwrite R  accesses to one shared line: load with probability R,
@@ -65,17 +66,34 @@ __attribute__((noinline)) static void pairs_kernel(int w, uint64_t *s)
 		}
 }
 
+/* The false-sharing fraction is designed in time: wall-clock phases of
+   PHASE_NS shared by all workers; a fraction F of the phases store to each
+   worker's own slot (false sharing), the others to one shared word (true
+   sharing). Both phases run the same instructions at the same contention,
+   so the communication volume splits as F : 1-F whatever the scheduling. */
+#define PHASE_NS 4000000ull
+#define PHASES   20u
+
+static inline int false_phase(void)
+{
+	struct timespec ts;
+	uint64_t n;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	n = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / PHASE_NS;
+	return (double)(n % PHASES) < param * PHASES;
+}
+
 __attribute__((noinline)) static void false_kernel(int w, uint64_t *s)
 {
 	volatile uint64_t *t = &true_line.w[0];
 	volatile uint64_t *f = &false_line.w[w % 8];
-	while (!stop)
-		for (int i = 0; i < 1024; i++) {
-			if (chance(s, param))
-				*f = *f + 1;
-			else
-				*t = *t + 1;
-		}
+	(void)s;
+	while (!stop) {
+		volatile uint64_t *x = false_phase() ? f : t;
+		for (int i = 0; i < 1024; i++)
+			*x = *x + 1;
+	}
 }
 
 __attribute__((noinline)) static void sharing_kernel(int w, uint64_t *s)
