@@ -312,7 +312,7 @@
 			hm.sel = null;
 			hideTip();
 			hmBox.replaceChildren();
-			const size = Math.max(160, Math.min(620, n * 44));
+			const size = Math.max(240, Math.min(620, n * 56));
 			hm.cell = Math.max(2, Math.floor(size / n));
 			const gridPx = hm.cell * n;
 			const showLabels = hm.cell >= 16;

@@ -80,6 +80,21 @@ int v__grow(void *arr, size_t *cap, size_t n, size_t esz)
 	return 0;
 }
 
+int v__push(void *arr, size_t n, size_t esz)
+{
+	void **p = arr;
+	void *q;
+
+	if (n == 0 || (n >= 8 && (n & (n - 1)) == 0)) {
+		q = realloc(*p, (n ? 2 * n : 8) * esz);
+		if (!q)
+			return -ENOMEM;
+		*p = q;
+	}
+	memset((char *)*p + n * esz, 0, esz);
+	return 0;
+}
+
 char *v__strdup(const char *s)
 {
 	return strdup(s ? s : "");

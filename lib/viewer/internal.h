@@ -35,6 +35,10 @@ bool v__parse_u64(const char *s, uint64_t *out);
 
 /* Grow *arr (element size esz) so that index n is valid; 0 / -ENOMEM. */
 int v__grow(void *arr, size_t *cap, size_t n, size_t esz);
+/* Make room for element n of an array that only ever grows by appending and
+   keeps no capacity: the capacity is implied (8, then powers of two). The new
+   element is zeroed. 0 / -ENOMEM. */
+int v__push(void *arr, size_t n, size_t esz);
 char *v__strdup(const char *s);
 
 /* ---- xmlr.c: xmlTextReader with element-name stack and checked attributes */

@@ -119,10 +119,9 @@ static int load_process(struct vload *ld, struct xr *x)
 {
 	struct hc_vdb *db = ld->db;
 	struct hc_vprocess *p;
-	size_t cap = db->nprocs;
 	int rc;
 
-	if (v__grow(&db->procs, &cap, db->nprocs, sizeof(*db->procs)))
+	if (v__push(&db->procs, db->nprocs, sizeof(*db->procs)))
 		return -ENOMEM;
 	p = &db->procs[db->nprocs++];
 	rc = xr__u64(x, "i", &p->i);
@@ -154,10 +153,9 @@ static int load_host(struct vload *ld, struct xr *x)
 {
 	struct hc_vdb *db = ld->db;
 	struct hc_vhost *h;
-	size_t cap = db->nhosts;
 	int rc;
 
-	if (v__grow(&db->hosts, &cap, db->nhosts, sizeof(*db->hosts)))
+	if (v__push(&db->hosts, db->nhosts, sizeof(*db->hosts)))
 		return -ENOMEM;
 	h = &db->hosts[db->nhosts++];
 	rc = xr__u64(x, "i", &h->i);
@@ -178,9 +176,7 @@ static int load_host(struct vload *ld, struct xr *x)
 
 static int push_str(char ***v, size_t *n, char *s)
 {
-	size_t cap = *n;
-
-	if (!s || v__grow(v, &cap, *n, sizeof(**v))) {
+	if (!s || v__push(v, *n, sizeof(**v))) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -255,8 +251,7 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 			s = NULL;
 		}
 	} else if (!strcmp(name, "Skipped") && !strcmp(parent, "Profiles")) {
-		size_t cap = db->nskips;
-		if (v__grow(&db->skips, &cap, db->nskips, sizeof(*db->skips)))
+		if (v__push(&db->skips, db->nskips, sizeof(*db->skips)))
 			return -ENOMEM;
 		rc = xr__str(x, "file", &db->skips[db->nskips].file);
 		if (!rc)
@@ -272,8 +267,7 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 	} else if (!strcmp(name, "Label") && !strcmp(parent, "Labels")) {
 		rc = load_label(ld, x, *labels_level);
 	} else if (!strcmp(name, "Counter") && !strcmp(parent, "Counters")) {
-		size_t cap = db->ncounters;
-		if (v__grow(&db->counters, &cap, db->ncounters, sizeof(*db->counters)))
+		if (v__push(&db->counters, db->ncounters, sizeof(*db->counters)))
 			return -ENOMEM;
 		rc = xr__str(x, "n", &db->counters[db->ncounters].name);
 		if (!rc)

@@ -7,8 +7,9 @@
 # matrices, tree, code pairs and objects, --text within its width at several
 # widths, --dot/--metis/--scotch graphs with exactly the non-zero pairs and
 # their volumes, the command line's exit codes, and damaged databases refused
-# with the damaged file named. Runs on the committed fixture and, when this
-# machine can measure, on a real comm_bench run.
+# with the damaged file named. Runs on the committed fixture, on a generated
+# 64-thread database and, when this machine can measure, on a real comm_bench
+# run.
 import csv
 import json
 import os
@@ -250,6 +251,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="hc-vx-fmt-")
     try:
         dbs = [("fixture", Database(os.path.join(S, "tests", "viewer", "fixtures", "small")))]
+        big = os.path.join(tmp, "big")
+        subprocess.run([sys.executable, os.path.join(S, "tests", "viewer", "make_db.py"), "big", big,
+                        "--threads", "64", "--nodes", "5000", "--seed", "3"], check=True)
+        dbs.append(("big", Database(big)))
         hpcrun = os.path.join(B, "hpcrun-comm", "hpcrun-comm")
         if subprocess.run([hpcrun, "-L"], capture_output=True).returncode == 0:
             m, d = os.path.join(tmp, "M"), os.path.join(tmp, "DB")
