@@ -47,6 +47,8 @@ static int put_counters(struct hc_prof_writer *w, const struct hc_thread *t)
 		ret = hc_prof_put_counter(w, "cct_nodes", t->cct.n);
 	if (!ret)
 		ret = hc_prof_put_counter(w, "events", t->events.n);
+	if (!ret)
+		ret = hc_prof_put_counter(w, "alloc_min_size", hc_rt.opt.min_alloc);
 	return ret ? ret : hc_prof_section_end(w);
 }
 
@@ -120,6 +122,8 @@ int rt__write_profile(struct hc_thread *t)
 		ret = hc_prof_put_event(&w, &t->events.v[i]);
 	if (!ret)
 		ret = hc_prof_section_end(&w);
+	if (!ret)
+		ret = rt__alloc_write(&w, t);
 	if (!ret && t->allocs.n) {
 		ret = hc_prof_section_begin(&w, HC_SEC_ALLOCS);
 		for (uint32_t i = 0; !ret && i < t->allocs.n; i++)

@@ -75,4 +75,5 @@ void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
 	e->ctx = c->ctx < t->cct.n ? c->ctx : 0;
 	e->peer_ctx = c->peer_ctx;
 	e->flags = c->flags;
+	rt__alloc_note_event(t, t->events.n - 1);
 }

@@ -17,6 +17,7 @@
 #include "decode/decode.h"
 #include "detect/detect.h"
 #include "support/arena.h"
+#include "runtime/alloc.h"
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */
@@ -32,7 +33,9 @@
 	X(published) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) \
 	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) \
-	X(signals_chained) X(allocs_tracked) X(allocs_dropped)
+	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
+	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
+	X(objects_resolved) X(objects_dropped)
 
 struct hc_counters {
 #define HC_X(n) uint64_t n;
@@ -48,7 +51,7 @@ struct hc_cct_node {
 	uint32_t parent;
 	uint32_t flags;      /* HC_NODE_LEAF */
 	uint32_t next;       /* hash chain, HC_NONE = end */
-	uint32_t pad;
+	uint32_t site;       /* allocation site of this context, 0 = none yet (alloc.c) */
 	uint64_t m[HC_M_COUNT];
 };
 struct hc_cct {
@@ -109,6 +112,7 @@ struct hc_thread {
 		struct hc_prof_alloc *v;
 		uint32_t n, cap;
 	} allocs;
+	struct rt_alloc_thread alloc;         /* heap allocation tracking (alloc.c) */
 
 	/* --- accounting --- */
 	struct hc_counters cnt;

@@ -66,6 +66,10 @@ static void stack_range(struct hc_thread *t)
 	__asm__ volatile("mov %%fs:0, %0" : "=r"(fs));
 	t->id.tls_hi = fs;
 	t->id.tls_lo = fs - hc_rt.static_tls_size;
+	/* glibc keeps a thread's static TLS and descriptor at the top of the
+	   stack mapping it reports: the stack proper ends below them. */
+	if (t->id.tls_lo > t->id.stack_lo && t->id.tls_lo < t->id.stack_hi)
+		t->id.stack_hi = t->id.tls_lo;
 }
 
 struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
@@ -113,6 +117,7 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 	if (!t->det.rng)
 		t->det.rng = 1;
 	stack_range(t);
+	rt__alloc_thread_start(t);     /* failure: measured, allocations untracked */
 	t->id.slot = registry_add(t);
 	if (t->id.slot < 0) {
 		rt__log("thread %u: more than %d live threads: unmeasured", index, HC_MAX_LIVE);

@@ -1,0 +1,730 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* alloc.c — heap allocation tracking (DESIGN §4.6, doc/objects.md). The
+   allocation family (malloc, calloc, realloc, free, posix_memalign,
+   aligned_alloc, memalign, valloc, pvalloc, anonymous mmap, munmap, mremap)
+   is interposed; C++ new/delete reach malloc/aligned_alloc/free through
+   libstdc++ and are covered by the same wrappers. Each wrapper calls the
+   real function first and then, under the thread's re-entrancy guard,
+   records the block in the live-block table (blocks.c) with its allocation
+   site, or removes it. Memory stays bounded by the live blocks.
+
+   The allocation context must cost next to nothing per call, so it is
+   cached: the key is the wrapper's return-address slot and the return
+   address in it (the call site and the stack depth), validated by up to four
+   return addresses further up the stack at the slots where the full unwind
+   found them (so wrappers like strdup or operator new, whose own call site
+   is shared, still separate their callers). A miss — and one hit in
+   VERIFY_EVERY, to measure the approximation — unwinds fully
+   (unw_backtrace) and inserts the path into the thread's CCT; the node
+   becomes the block's allocation site.
+
+   Communication events are resolved online: when a thread records an event,
+   rt__alloc_note_event (signal context, lock-free, read-only on the table)
+   looks both addresses up and keeps the live block each falls in.
+
+   Until dlsym has found the real functions (dlsym itself calls calloc),
+   allocations come from a static bump buffer that is never freed. Calls made
+   by the runtime itself (guard set, no thread record, or a return address
+   inside this library) go straight to the real functions, untracked. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include "runtime/rt.h"
+#include "runtime/safety.h"
+#include "runtime/alloc.h"
+
+#define CTX_SETS      512
+#define CTX_WAYS      2
+#define CTX_SLOTS     4              /* return addresses checked above the call site */
+#define CTX_SCAN      512            /* stack words searched per caller slot */
+#define VERIFY_EVERY  1024           /* one cache hit in this many is re-unwound */
+#define OBJ_CAP       (1u << 20)     /* object records per thread */
+#define BOOT_SIZE     (64u << 10)
+#define PAGE_SIZE_    4096u
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* The wrapper's return-address slot: its caller's call site is in it, and
+   its address gives the stack depth. Forces a frame pointer in the wrapper. */
+#define CALLER_SLOT() ((const uint64_t *)__builtin_frame_address(0) + 1)
+
+/* A cached allocation context. */
+struct rt_ctx_entry {
+	uint64_t slot0, ra0;              /* key: return-address slot and its value */
+	uint32_t site, nslot;
+	uint32_t off[CTX_SLOTS];          /* byte offsets above slot0 of the callers' slots */
+	uint64_t val[CTX_SLOTS];          /* the return addresses the unwind found there */
+};
+
+/* ---------------- the real functions and the bootstrap ---------------- */
+
+static struct {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void  (*free)(void *);
+	int   (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	size_t (*malloc_usable_size)(void *);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	int   (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+} real;
+
+static int rstate;                    /* 0 unresolved, 1 resolving, 2 ready */
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+static char boot_buf[BOOT_SIZE] __attribute__((aligned(64)));
+static size_t boot_used;
+static uint64_t self_lo, self_len;    /* this library's mapped range */
+
+static inline bool ready(void)
+{
+	return likely(__atomic_load_n(&rstate, __ATOMIC_ACQUIRE) == 2);
+}
+
+static void die(const char *msg)
+{
+	static const char pre[] = "hpcrun-comm: error: cannot find the real ";
+
+	if (write(2, pre, sizeof(pre) - 1) < 0 || write(2, msg, strlen(msg)) < 0 ||
+	    write(2, "\n", 1) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+#define RESOLVE(name) do { \
+	*(void **)&real.name = dlsym(RTLD_NEXT, #name); \
+	if (!real.name) die(#name); \
+} while (0)
+
+/* Find the real functions once. Returns false while they are not usable on
+   this thread: dlsym is running (here, or in another thread) — the caller
+   then serves the request from the boot buffer. */
+static bool resolve(void)
+{
+	int expect = 0;
+
+	if (ready())
+		return true;
+	if (resolving || !__atomic_compare_exchange_n(&rstate, &expect, 1, false,
+	                                              __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	resolving = 1;
+	RESOLVE(malloc);
+	RESOLVE(calloc);
+	RESOLVE(realloc);
+	RESOLVE(free);
+	RESOLVE(posix_memalign);
+	RESOLVE(aligned_alloc);
+	RESOLVE(memalign);
+	RESOLVE(valloc);
+	RESOLVE(pvalloc);
+	RESOLVE(malloc_usable_size);
+	RESOLVE(mmap);
+	RESOLVE(munmap);
+	RESOLVE(mremap);
+	resolving = 0;
+	__atomic_store_n(&rstate, 2, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Boot buffer: a bump allocator with the size in the 16 bytes before each
+   block; zero-filled (never reused), never freed. */
+static void *boot_alloc(size_t n, size_t align)
+{
+	size_t old = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start;
+
+	if (align < 16)
+		align = 16;
+	do {
+		start = (old + 16 + align - 1) & ~(align - 1);
+		if (n > BOOT_SIZE || start > BOOT_SIZE - n) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&boot_used, &old, start + n, true,
+	                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*(size_t *)(boot_buf + start - 16) = n;
+	return boot_buf + start;
+}
+
+static inline bool is_boot(const void *p)
+{
+	return (const char *)p >= boot_buf && (const char *)p < boot_buf + BOOT_SIZE;
+}
+
+static size_t boot_size(const void *p)
+{
+	return *(const size_t *)((const char *)p - 16);
+}
+
+/* ---------------- allocation contexts ---------------- */
+
+/* A word of the stack, read without sanitizer instrumentation (the slots
+   belong to other frames). */
+static inline uint64_t stack_word(const uint64_t *p)
+{
+	uint64_t v;
+
+	__asm__("movq %1, %0" : "=r"(v) : "m"(*p));
+	return v;
+}
+
+static inline struct rt_ctx_entry *ctx_set(struct hc_thread *t, uint64_t s0, uint64_t ra0)
+{
+	uint64_t h = (s0 ^ ra0) * 0x9E3779B97F4A7C15ull;
+
+	return &t->alloc.ctx[(h >> 55) * CTX_WAYS];
+}
+
+static inline bool ctx_match(const struct rt_ctx_entry *e, const uint64_t *slot0, uint64_t ra0)
+{
+	if (e->slot0 != (uint64_t)(uintptr_t)slot0 || e->ra0 != ra0)
+		return false;
+	for (uint32_t i = 0; i < e->nslot; i++)
+		if (stack_word((const uint64_t *)((const char *)slot0 + e->off[i])) != e->val[i])
+			return false;
+	return true;
+}
+
+/* The allocation site of CCT node `node` of t, created on first use. */
+static uint32_t node_site(struct hc_thread *t, uint32_t node)
+{
+	uint32_t *s = &t->cct.nodes[node].site;
+
+	if (!*s)
+		*s = rt__site_new(t->id.index, node);
+	return *s;
+}
+
+/* Unwind from here, put the path from the call site outward into the CCT,
+   and describe it as a cache entry: the return addresses of the callers are
+   looked for in the stack above slot0 (only within this thread's stack). */
+static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64_t *slot0,
+                                               uint64_t ra0, struct rt_ctx_entry *ne)
+{
+	void *fr[HC_MAX_FRAMES];
+	int n = unw_backtrace(fr, HC_MAX_FRAMES), i;
+	uint64_t s0 = (uint64_t)(uintptr_t)slot0;
+	uint32_t node;
+
+	memset(ne, 0, sizeof(*ne));
+	ne->slot0 = s0;
+	ne->ra0 = ra0;
+	t->cnt.alloc_ctx_unwinds++;
+	for (i = 0; i < n; i++)
+		if ((uint64_t)(uintptr_t)fr[i] == ra0)
+			break;
+	if (i >= n) {
+		/* The unwinder lost the way: keep the call site alone. */
+		t->cnt.unwind_failed++;
+		node = rt__cct_insert(t, &ra0, 1, 0);
+	} else {
+		node = rt__cct_insert(t, (const uint64_t *)(fr + i), n - i, 0);
+		if (s0 >= t->id.stack_lo && s0 + 8 <= t->id.stack_hi) {
+			const uint64_t *p = slot0 + 1, *top = (const uint64_t *)(uintptr_t)t->id.stack_hi;
+			for (int j = 1; j <= CTX_SLOTS && i + j < n; j++) {
+				uint64_t want = (uint64_t)(uintptr_t)fr[i + j];
+				const uint64_t *lim = top - p > CTX_SCAN ? p + CTX_SCAN : top, *q;
+				for (q = p; q < lim && stack_word(q) != want; q++)
+					;
+				if (q >= lim)
+					break;
+				ne->off[j - 1] = (uint32_t)((const char *)q - (const char *)slot0);
+				ne->val[j - 1] = want;
+				ne->nslot = (uint32_t)j;
+				p = q + 1;
+			}
+		}
+	}
+	ne->site = node == HC_NONE ? 0 : node_site(t, node);
+}
+
+static __attribute__((noinline)) uint32_t ctx_miss(struct hc_thread *t, const uint64_t *slot0,
+                                                   uint64_t ra0, struct rt_ctx_entry *set)
+{
+	struct rt_ctx_entry ne;
+
+	ctx_fill(t, slot0, ra0, &ne);
+	set[1] = set[0];
+	set[0] = ne;
+	return ne.site;
+}
+
+/* Re-unwind a hit and count whether the cache was right. */
+static __attribute__((noinline)) uint32_t ctx_verify(struct hc_thread *t, const uint64_t *slot0,
+                                                     uint64_t ra0, struct rt_ctx_entry *e)
+{
+	struct rt_ctx_entry ne;
+
+	t->alloc.verify = VERIFY_EVERY;
+	t->cnt.alloc_ctx_checks++;
+	ctx_fill(t, slot0, ra0, &ne);
+	if (ne.site != e->site)
+		t->cnt.alloc_ctx_mismatches++;
+	*e = ne;
+	return ne.site;
+}
+
+static inline uint32_t ctx_site(struct hc_thread *t, const uint64_t *slot0, uint64_t ra0)
+{
+	struct rt_ctx_entry *set = ctx_set(t, (uint64_t)(uintptr_t)slot0, ra0);
+
+	for (int w = 0; w < CTX_WAYS; w++)
+		if (ctx_match(&set[w], slot0, ra0)) {
+			if (unlikely(--t->alloc.verify == 0))
+				return ctx_verify(t, slot0, ra0, &set[w]);
+			return set[w].site;
+		}
+	return ctx_miss(t, slot0, ra0, set);
+}
+
+/* ---------------- tracking ---------------- */
+
+/* Record block [p, p+n) allocated from the call site in *slot0. */
+static inline void track(void *p, size_t n, uint32_t kind, const uint64_t *slot0)
+{
+	struct hc_thread *t = hc_self;
+	uint64_t ra0;
+	uint32_t site;
+
+	if (!p || !t || t->safety.busy || !t->alloc.on)
+		return;
+	if (unlikely(n < hc_rt.opt.min_alloc || n == 0)) {
+		t->cnt.allocs_below_min++;
+		return;
+	}
+	ra0 = *slot0;
+	if (unlikely(ra0 - self_lo < self_len))
+		return;     /* the runtime's own allocation */
+	t->safety.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	site = ctx_site(t, slot0, ra0);
+	if (likely(site) && rt__blocks_insert(&t->alloc.leaves, (uint64_t)(uintptr_t)p, n, site,
+	                                      kind) == 0)
+		t->cnt.allocs_tracked++;
+	else
+		t->cnt.allocs_dropped++;
+	hc_guard_leave(t);
+}
+
+/* Stop tracking the block at p (if it is one); its description in *old. */
+static inline bool untrack(void *p, struct rt_block *old)
+{
+	struct hc_thread *t;
+	bool had;
+
+	if (!rt__blocks_used())
+		return false;
+	t = hc_self;
+	if (t && hc_guard_enter(t)) {
+		had = rt__blocks_remove(&t->alloc.leaves, (uint64_t)(uintptr_t)p, old);
+		if (had)
+			t->cnt.frees_tracked++;
+		hc_guard_leave(t);
+		return had;
+	}
+	/* Inside the runtime, or a thread without a record: no thread state. */
+	return rt__blocks_remove(NULL, (uint64_t)(uintptr_t)p, old);
+}
+
+static void untrack_range(void *p, size_t len)
+{
+	struct hc_thread *t;
+	uint32_t n;
+
+	if (!rt__blocks_used() || len == 0)
+		return;
+	t = hc_self;
+	if (t && hc_guard_enter(t)) {
+		n = rt__blocks_remove_range((uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)p + len);
+		t->cnt.frees_tracked += n;
+		hc_guard_leave(t);
+	} else {
+		rt__blocks_remove_range((uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)p + len);
+	}
+}
+
+/* Put a block back as it was (a realloc or mremap that failed). */
+static void retrack(const struct rt_block *b)
+{
+	struct hc_thread *t = hc_self;
+
+	if (t && hc_guard_enter(t)) {
+		if (rt__blocks_insert(&t->alloc.leaves, b->base, b->size, b->site, b->kind) == 0)
+			t->cnt.allocs_tracked++;
+		else
+			t->cnt.allocs_dropped++;
+		hc_guard_leave(t);
+	} else {
+		rt__blocks_insert(NULL, b->base, b->size, b->site, b->kind);
+	}
+}
+
+/* ---------------- the malloc family ---------------- */
+
+HC_EXPORT void *malloc(size_t n)
+{
+	void *p;
+
+	if (!ready() && !resolve())
+		return boot_alloc(n, 16);
+	p = real.malloc(n);
+	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
+	return p;
+}
+
+HC_EXPORT void *calloc(size_t nm, size_t sz)
+{
+	size_t n;
+	void *p;
+
+	if (!ready() && !resolve()) {
+		if (__builtin_mul_overflow(nm, sz, &n)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return boot_alloc(n, 16);
+	}
+	p = real.calloc(nm, sz);
+	if (p && !__builtin_mul_overflow(nm, sz, &n))
+		track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
+	return p;
+}
+
+HC_EXPORT void free(void *p)
+{
+	if (!p || is_boot(p))
+		return;
+	if (!ready() && !resolve())
+		return;       /* cannot happen: only boot blocks exist before resolution */
+	untrack(p, NULL);
+	real.free(p);
+}
+
+HC_EXPORT void *realloc(void *p, size_t n)
+{
+	struct rt_block old;
+	bool had = false;
+	void *q;
+
+	if (!ready() && !resolve()) {
+		q = boot_alloc(n, 16);
+		if (q && p)
+			memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+		return q;
+	}
+	if (p && is_boot(p)) {
+		q = real.malloc(n);
+		if (q)
+			memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+		track(q, n, HC_OBJ_MALLOC, CALLER_SLOT());
+		return q;
+	}
+	if (p)
+		had = untrack(p, &old);
+	q = real.realloc(p, n);
+	if (q)
+		track(q, n, HC_OBJ_MALLOC, CALLER_SLOT());
+	else if (had && n != 0)
+		retrack(&old);     /* failed: the old block is still there */
+	return q;
+}
+
+HC_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	int ret;
+
+	if (!ready() && !resolve()) {
+		*out = boot_alloc(n, align);
+		return *out ? 0 : ENOMEM;
+	}
+	ret = real.posix_memalign(out, align, n);
+	if (ret == 0)
+		track(*out, n, HC_OBJ_MALLOC, CALLER_SLOT());
+	return ret;
+}
+
+HC_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	if (!ready() && !resolve())
+		return boot_alloc(n, align);
+	p = real.aligned_alloc(align, n);
+	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
+	return p;
+}
+
+HC_EXPORT void *memalign(size_t align, size_t n)
+{
+	void *p;
+
+	if (!ready() && !resolve())
+		return boot_alloc(n, align);
+	p = real.memalign(align, n);
+	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
+	return p;
+}
+
+HC_EXPORT void *valloc(size_t n)
+{
+	void *p;
+
+	if (!ready() && !resolve())
+		return boot_alloc(n, PAGE_SIZE_);
+	p = real.valloc(n);
+	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
+	return p;
+}
+
+HC_EXPORT void *pvalloc(size_t n)
+{
+	size_t r = (n + PAGE_SIZE_ - 1) & ~(size_t)(PAGE_SIZE_ - 1);
+	void *p;
+
+	if (r == 0)
+		r = PAGE_SIZE_;
+	if (!ready() && !resolve())
+		return boot_alloc(r, PAGE_SIZE_);
+	p = real.pvalloc(n);
+	track(p, r, HC_OBJ_MALLOC, CALLER_SLOT());
+	return p;
+}
+
+HC_EXPORT size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (is_boot(p))
+		return boot_size(p);
+	if (!ready() && !resolve())
+		return 0;
+	return real.malloc_usable_size(p);
+}
+
+/* ---------------- anonymous mappings ---------------- */
+
+static inline size_t page_round(size_t n)
+{
+	return (n + PAGE_SIZE_ - 1) & ~(size_t)(PAGE_SIZE_ - 1);
+}
+
+HC_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p;
+
+	if (!ready() && !resolve())
+		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	p = real.mmap(addr, len, prot, flags, fd, off);
+	if (p == MAP_FAILED)
+		return p;
+	/* A fixed mapping replaced whatever was there. */
+	if ((flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE))
+		untrack_range(p, len);
+	if ((flags & MAP_ANONYMOUS) && (prot & (PROT_READ | PROT_WRITE)))
+		track(p, page_round(len), HC_OBJ_MMAP, CALLER_SLOT());
+	return p;
+}
+
+HC_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
+
+HC_EXPORT int munmap(void *addr, size_t len)
+{
+	if (!ready() && !resolve())
+		return (int)syscall(SYS_munmap, addr, len);
+	/* Before the range can be mapped again by another thread. */
+	untrack_range(addr, page_round(len));
+	return real.munmap(addr, len);
+}
+
+HC_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	struct rt_block b;
+	void *new_addr = NULL, *p;
+	bool had = false;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (!ready() && !resolve())
+		return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+	had = rt__blocks_used() && rt__blocks_find((uint64_t)(uintptr_t)old, &b) &&
+	      b.base == (uint64_t)(uintptr_t)old && b.kind == HC_OBJ_MMAP;
+	untrack_range(old, page_round(old_len));
+	p = real.mremap(old, old_len, new_len, flags, new_addr);
+	if (p == MAP_FAILED) {
+		if (had)
+			retrack(&b);
+		return p;
+	}
+	if (p != old)
+		untrack_range(p, page_round(new_len));
+	if (had) {
+		/* The same object, moved or resized. */
+		b.base = (uint64_t)(uintptr_t)p;
+		b.size = page_round(new_len);
+		retrack(&b);
+	}
+	return p;
+}
+
+/* ---------------- thread and process life cycle ---------------- */
+
+static int self_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint64_t me = (uint64_t)(uintptr_t)data, lo = UINT64_MAX, hi = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (me < lo || me >= hi)
+		return 0;
+	self_lo = lo;
+	self_len = hi - lo;
+	return 1;
+}
+
+/* fork: no thread may hold the descriptor lock while the process is
+   copied. The child's table is still the parent's (its blocks belong to the
+   parent's threads and contexts): it is dropped when the child's first
+   thread starts (rt__alloc_thread_start sees the new pid). */
+static void atfork_prepare(void)
+{
+	rt__blocks_lock();
+}
+
+static void atfork_after(void)
+{
+	rt__blocks_unlock();
+}
+
+static uint32_t table_pid;
+
+/* The runtime's own address range (its allocations are not the program's). */
+static void find_self(void)
+{
+	if (!self_len)
+		dl_iterate_phdr(self_cb, (void *)(uintptr_t)&find_self);
+}
+
+__attribute__((constructor(101))) static void alloc_ctor(void)
+{
+	resolve();
+	find_self();
+	if (!table_pid)
+		table_pid = (uint32_t)getpid();
+	pthread_atfork(atfork_prepare, atfork_after, atfork_after);
+}
+
+int rt__alloc_thread_start(struct hc_thread *t)
+{
+	static int said;
+
+	memset(&t->alloc, 0, sizeof(t->alloc));
+	find_self();
+	if (table_pid && t->id.pid != table_pid) {
+		/* A forked child: nothing tracked yet in this process. */
+		rt__blocks_reset();
+	}
+	table_pid = t->id.pid;
+	if (rt__blocks_init() < 0) {
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			rt__log("allocation tracking: cannot reserve the block table: heap objects untracked");
+		return -ENOMEM;
+	}
+	t->alloc.ctx = hc_arena_alloc(&t->arena, CTX_SETS * CTX_WAYS * sizeof(*t->alloc.ctx), 64);
+	t->alloc.obj = hc_arena_alloc(&t->arena, OBJ_CAP * sizeof(*t->alloc.obj), 64);
+	if (!t->alloc.ctx || !t->alloc.obj) {
+		t->alloc.obj = NULL;
+		rt__log("thread %u: arena too small: allocations untracked", t->id.index);
+		return -ENOMEM;
+	}
+	t->alloc.capobj = OBJ_CAP;
+	t->alloc.verify = VERIFY_EVERY;
+	t->alloc.on = true;
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+		if (hc_rt.opt.min_alloc > 1)
+			rt__log("allocation tracking: blocks of %llu bytes or more (--min-alloc)",
+			        (unsigned long long)hc_rt.opt.min_alloc);
+		else
+			rt__log("allocation tracking: every heap block");
+	}
+	return 0;
+}
+
+void rt__alloc_note_event(struct hc_thread *t, uint32_t ev)
+{
+	const struct hc_prof_event *e = &t->events.v[ev];
+	struct rt_alloc_thread *a = &t->alloc;
+
+	if (!a->obj)
+		return;
+	/* Event numbering restarted (measurement resumed after a failed exec):
+	   the old records describe events that are gone. */
+	if (a->nobj && a->obj[a->nobj - 1].event >= ev)
+		a->nobj = 0;
+	for (uint32_t side = HC_SIDE_ADDR; side <= HC_SIDE_PEER; side++) {
+		uint64_t addr = side == HC_SIDE_ADDR ? e->addr : e->peer_addr;
+		struct hc_prof_object *o;
+		struct rt_block b;
+		uint32_t th, ctx;
+
+		if (!addr || !rt__blocks_find(addr, &b) || !rt__site_get(b.site, &th, &ctx))
+			continue;
+		if (a->nobj >= a->capobj) {
+			t->cnt.objects_dropped++;
+			continue;
+		}
+		o = &a->obj[a->nobj];
+		o->event = ev;
+		o->side = side;
+		o->base = b.base;
+		o->size = b.size;
+		o->thread = th;
+		o->ctx = ctx;
+		o->kind = b.kind;
+		o->reserved = 0;
+		a->nobj++;
+		t->cnt.objects_resolved++;
+	}
+}
+
+int rt__alloc_write(struct hc_prof_writer *w, const struct hc_thread *t)
+{
+	int ret;
+
+	if (!t->alloc.nobj)
+		return 0;
+	ret = hc_prof_section_begin(w, HC_SEC_OBJECTS);
+	for (uint32_t i = 0; !ret && i < t->alloc.nobj; i++)
+		if (t->alloc.obj[i].event < t->events.n)
+			ret = hc_prof_put_object(w, &t->alloc.obj[i]);
+	return ret ? ret : hc_prof_section_end(w);
+}

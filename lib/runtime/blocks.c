@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* blocks.c — the table of live heap blocks (blocks.h, doc/objects.md).
+
+   Shadow map. Address space [0, 2^47) is cut into 1 GiB regions (a `top`
+   array of 2^17 words), each region into 16384 chunks of 64 KiB (a `mid`
+   node: one word per chunk for a whole-chunk tag and one for its leaf), each
+   chunk into 4096 granules of 16 bytes (a `leaf`: one word per granule). A
+   granule word is 0 or tagged in its low two bits:
+     FIRST (1)  first granule of a small block: site << 7 | size << 2 when
+                the size is 1..16 bytes, else site << 7 (size follows);
+     SIZE  (2)  second granule of a small block of 17..4096 bytes: size << 2;
+     BIG   (3)  a descriptor id << 2: at the first granule of a big block and
+                at every 4 KiB boundary inside it, in chunks it covers only
+                partly.
+   A chunk (region) that a big block covers entirely holds the descriptor id
+   in its whole-chunk (whole-region) word instead. So every byte of a block
+   has a mark of its block at most 4 KiB back, and every other mark in
+   between belongs to it; a lookup checks the whole-region and whole-chunk
+   words, then scans back granule by granule to the first mark and checks
+   the address against the block the mark describes.
+
+   Memory: one reservation (MAP_NORESERVE) holds top, the whole-region array,
+   mids and leaves, handed out by an atomic bump and installed with a
+   compare-and-swap (the loser's pages stay untouched); descriptors and sites
+   are arrays with their own reservations. Nothing is unmapped, so a reader
+   in a signal handler never faults. Resident memory: 4 bytes per 16 bytes of
+   address range that ever held a small block, 32 bytes per live big block.
+
+   Concurrency: a small block's marks are written SIZE first, FIRST last
+   (release), removed FIRST first; readers re-read FIRST after SIZE.
+   Descriptors are seqlocks (odd while written). Only the descriptor free
+   list has a lock, never taken in signal context. */
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "hc/profile.h"
+#include "runtime/blocks.h"
+
+#define GRAN_SHIFT   4
+#define CHUNK_SHIFT  16
+#define REGION_SHIFT 30
+#define LEAF_N       (1u << (CHUNK_SHIFT - GRAN_SHIFT))    /* granules per chunk */
+#define MID_N        (1u << (REGION_SHIFT - CHUNK_SHIFT))  /* chunks per region */
+#define TOP_N        (1u << (47 - REGION_SHIFT))           /* regions */
+#define PAGE         4096u
+#define MARK_STEP    4096u                                 /* big-block mark spacing */
+#define CHUNK        (1ull << CHUNK_SHIFT)
+#define REGION       (1ull << REGION_SHIFT)
+
+#define T_FIRST 1u
+#define T_SIZE  2u
+#define T_BIG   3u
+#define TAG(v)            ((v) & 3u)
+#define FIRST_V(site, sz) (T_FIRST | (uint32_t)(sz) << 2 | (uint32_t)(site) << 7)
+#define FIRST_SMALL(v)    (((v) >> 2) & 31u)
+#define FIRST_SITE(v)     ((v) >> 7)
+#define SIZE_V(n)         (T_SIZE | (uint32_t)(n) << 2)
+#define SIZE_N(v)         ((v) >> 2)
+#define BIG_V(id)         (T_BIG | (uint32_t)(id) << 2)
+#define BIG_ID(v)         ((v) >> 2)
+
+#define HEAP_MAX     (16ull << 30)       /* shadow reservation, halved until mmap agrees */
+#define HEAP_MIN     (64ull << 20)
+#define BIG_CAP      (1u << 22)          /* live big blocks */
+#define SITE_CAP     (1u << 24)          /* allocation sites */
+
+struct mid {
+	uint32_t whole[MID_N];    /* descriptor id of a big block covering the chunk */
+	uint32_t leaf[MID_N];     /* leaf page index, 0 = none */
+};
+#define MID_PAGES  (sizeof(struct mid) / PAGE)
+#define LEAF_PAGES (LEAF_N * 4 / PAGE)
+#define TOP_PAGES  (TOP_N * 4 / PAGE)
+
+/* A big block's descriptor; a seqlock (seq odd while written). */
+struct big {
+	uint32_t seq;
+	uint32_t site;
+	uint64_t base;            /* 0 when free */
+	uint64_t size;
+	uint32_t kind;
+	uint32_t next;            /* free list */
+};
+
+struct site {
+	uint32_t thread, ctx;
+};
+
+int rt__blocks_any;
+
+static struct {
+	char     *heap;           /* shadow reservation */
+	uint64_t  heap_pages;
+	uint64_t  heap_next;      /* bump, in pages */
+	uint32_t *top;            /* region -> mid page index */
+	uint32_t *topwhole;       /* region -> descriptor id */
+	struct big *big;
+	uint32_t  big_next, big_free;
+	int       big_lock;
+	struct site *site;
+	uint32_t  site_next;
+	int       state;          /* 0 none, 1 initializing, 2 ready, -1 failed */
+} g;
+
+static inline uint32_t ld(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t ld_acq(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void st(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline void st_rel(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Compare-clear: a word shared with a neighbour keeps the neighbour's mark. */
+static inline void clear_if(uint32_t *p, uint32_t v)
+{
+	if (ld(p) == v)
+		st(p, 0);
+}
+
+static void *reserve(uint64_t *len, uint64_t min)
+{
+	for (; *len >= min; *len /= 2) {
+		void *p = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED)
+			return p;
+	}
+	return NULL;
+}
+
+int rt__blocks_init(void)
+{
+	uint64_t hl = HEAP_MAX, bl = (uint64_t)BIG_CAP * sizeof(struct big);
+	uint64_t sl = (uint64_t)SITE_CAP * sizeof(struct site);
+	int expect = 0;
+
+	if (!__atomic_compare_exchange_n(&g.state, &expect, 1, false, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE)) {
+		while (expect == 1) {
+			sched_yield();
+			expect = __atomic_load_n(&g.state, __ATOMIC_ACQUIRE);
+		}
+		return expect == 2 ? 0 : -ENOMEM;
+	}
+	g.heap = reserve(&hl, HEAP_MIN);
+	g.big = reserve(&bl, bl);
+	g.site = reserve(&sl, sl);
+	if (!g.heap || !g.big || !g.site) {
+		if (g.heap)
+			munmap(g.heap, hl);
+		if (g.big)
+			munmap(g.big, (uint64_t)BIG_CAP * sizeof(struct big));
+		if (g.site)
+			munmap(g.site, (uint64_t)SITE_CAP * sizeof(struct site));
+		memset(&g, 0, sizeof(g));
+		__atomic_store_n(&g.state, -1, __ATOMIC_RELEASE);
+		return -ENOMEM;
+	}
+	g.heap_pages = hl / PAGE;
+	g.top = (uint32_t *)g.heap;
+	g.topwhole = (uint32_t *)(g.heap + (uint64_t)TOP_PAGES * PAGE);
+	g.heap_next = 2 * TOP_PAGES;
+	g.big_next = 1;
+	g.site_next = 1;
+	__atomic_store_n(&g.state, 2, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void rt__blocks_reset(void)
+{
+	uint64_t used;
+
+	if (g.state != 2)
+		return;
+	used = g.heap_next < g.heap_pages ? g.heap_next : g.heap_pages;
+	madvise(g.heap, used * PAGE, MADV_DONTNEED);
+	madvise(g.big, (uint64_t)(g.big_next < BIG_CAP ? g.big_next : BIG_CAP) * sizeof(struct big),
+	        MADV_DONTNEED);
+	madvise(g.site, (uint64_t)(g.site_next < SITE_CAP ? g.site_next : SITE_CAP) *
+	        sizeof(struct site), MADV_DONTNEED);
+	g.heap_next = 2 * TOP_PAGES;
+	g.big_next = 1;
+	g.big_free = 0;
+	g.big_lock = 0;
+	g.site_next = 1;
+	rt__blocks_any = 0;
+}
+
+/* ---------------- sites ---------------- */
+
+uint32_t rt__site_new(uint32_t thread, uint32_t ctx)
+{
+	uint32_t id;
+
+	if (g.state != 2)
+		return 0;
+	id = __atomic_fetch_add(&g.site_next, 1, __ATOMIC_RELAXED);
+	if (id >= SITE_CAP || id > RT_SITE_MAX)
+		return 0;
+	g.site[id].thread = thread;
+	g.site[id].ctx = ctx;
+	return id;
+}
+
+bool rt__site_get(uint32_t site, uint32_t *thread, uint32_t *ctx)
+{
+	uint32_t n = __atomic_load_n(&g.site_next, __ATOMIC_RELAXED);
+
+	if (site == 0 || site >= n || site >= SITE_CAP || !g.site)
+		return false;
+	*thread = g.site[site].thread;
+	*ctx = g.site[site].ctx;
+	return true;
+}
+
+/* ---------------- the shadow directory ---------------- */
+
+/* A page index for `pages` fresh pages, 0 when the reservation is used up. */
+static uint32_t pages_alloc(uint32_t pages)
+{
+	uint64_t i = __atomic_fetch_add(&g.heap_next, pages, __ATOMIC_RELAXED);
+
+	return i + pages <= g.heap_pages ? (uint32_t)i : 0;
+}
+
+/* The page index in *slot, installing fresh pages if asked and empty. */
+static uint32_t install(uint32_t *slot, uint32_t pages, bool create)
+{
+	uint32_t cur = ld_acq(slot), fresh;
+
+	if (cur || !create)
+		return cur;
+	fresh = pages_alloc(pages);
+	if (!fresh)
+		return ld_acq(slot);
+	if (__atomic_compare_exchange_n(slot, &cur, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return fresh;
+	return cur;     /* lost the race: our pages are never touched */
+}
+
+static inline void *page_ptr(uint32_t idx)
+{
+	return g.heap + (uint64_t)idx * PAGE;
+}
+
+static struct mid *mid_of(uint64_t a, bool create)
+{
+	uint32_t i = install(&g.top[a >> REGION_SHIFT], MID_PAGES, create);
+
+	return i ? page_ptr(i) : NULL;
+}
+
+static uint32_t *leaf_of(struct rt_leaf_cache *lc, uint64_t a, bool create)
+{
+	uint64_t chunk = a >> CHUNK_SHIFT;
+	unsigned k = (unsigned)(chunk & (RT_LEAF_CACHE - 1));
+	struct mid *m;
+	uint32_t i, *leaf;
+
+	if (lc && lc->chunk[k] == chunk + 1)
+		return lc->leaf[k];
+	m = mid_of(a, create);
+	if (!m)
+		return NULL;
+	i = install(&m->leaf[chunk & (MID_N - 1)], LEAF_PAGES, create);
+	if (!i)
+		return NULL;
+	leaf = page_ptr(i);
+	if (lc) {
+		lc->chunk[k] = chunk + 1;
+		lc->leaf[k] = leaf;
+	}
+	return leaf;
+}
+
+static inline unsigned gran(uint64_t a)
+{
+	return (unsigned)(a >> GRAN_SHIFT) & (LEAF_N - 1);
+}
+
+/* The shadow word of address a, or NULL if its leaf does not exist. */
+static uint32_t *word_of(struct rt_leaf_cache *lc, uint64_t a, bool create)
+{
+	uint32_t *leaf = leaf_of(lc, a, create);
+
+	return leaf ? &leaf[gran(a)] : NULL;
+}
+
+/* The whole-chunk or whole-region tag over a, 0 if none. */
+static uint32_t whole_of(uint64_t a)
+{
+	uint32_t v = ld_acq(&g.topwhole[a >> REGION_SHIFT]);
+	struct mid *m;
+
+	if (v)
+		return v;
+	m = mid_of(a, false);
+	return m ? ld_acq(&m->whole[(a >> CHUNK_SHIFT) & (MID_N - 1)]) : 0;
+}
+
+/* ---------------- big blocks ---------------- */
+
+static void big_lock(void)
+{
+	while (__atomic_exchange_n(&g.big_lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&g.big_lock, __ATOMIC_RELAXED))
+			sched_yield();
+}
+
+static void big_unlock(void)
+{
+	__atomic_store_n(&g.big_lock, 0, __ATOMIC_RELEASE);
+}
+
+void rt__blocks_lock(void)
+{
+	big_lock();
+}
+
+void rt__blocks_unlock(void)
+{
+	big_unlock();
+}
+
+static uint32_t big_alloc(void)
+{
+	uint32_t id;
+
+	big_lock();
+	id = g.big_free;
+	if (id)
+		g.big_free = g.big[id].next;
+	big_unlock();
+	if (!id) {
+		id = __atomic_fetch_add(&g.big_next, 1, __ATOMIC_RELAXED);
+		if (id >= BIG_CAP)
+			return 0;
+	}
+	return id;
+}
+
+static void big_release(uint32_t id)
+{
+	big_lock();
+	g.big[id].next = g.big_free;
+	g.big_free = id;
+	big_unlock();
+}
+
+static void big_write(struct big *b, uint64_t base, uint64_t size, uint32_t site, uint32_t kind)
+{
+	uint32_t s = ld(&b->seq);
+
+	st(&b->seq, s + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&b->base, base, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->size, size, __ATOMIC_RELAXED);
+	st(&b->site, site);
+	st(&b->kind, kind);
+	st_rel(&b->seq, s + 2);
+}
+
+/* A consistent copy of descriptor id; false if it is free or kept changing. */
+static bool big_read(uint32_t id, struct rt_block *out)
+{
+	const struct big *b;
+
+	if (id == 0 || id >= BIG_CAP || id >= __atomic_load_n(&g.big_next, __ATOMIC_RELAXED))
+		return false;
+	b = &g.big[id];
+	for (int tries = 0; tries < 8; tries++) {
+		uint32_t s1 = ld_acq(&b->seq), s2;
+		if (s1 & 1)
+			continue;
+		out->base = __atomic_load_n(&b->base, __ATOMIC_RELAXED);
+		out->size = __atomic_load_n(&b->size, __ATOMIC_RELAXED);
+		out->site = ld(&b->site);
+		out->kind = ld(&b->kind);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = ld(&b->seq);
+		if (s1 == s2)
+			return out->base != 0;
+	}
+	return false;
+}
+
+/* Visit every shadow word that a big block [base, end) with descriptor id
+   owns: whole-region and whole-chunk tags, and in partly covered chunks the
+   mark at base and at every 4 KiB boundary. set: write (creating leaves);
+   else compare-clear. Returns false if a leaf could not be created. */
+static bool big_marks(struct rt_leaf_cache *lc, uint64_t base, uint64_t end, uint32_t id, bool set)
+{
+	uint32_t v = BIG_V(id), *w;
+	uint64_t x = base;
+
+	/* The mark at base, even when its chunk is covered whole, so that
+	   removal by base finds the descriptor where a small block's FIRST is. */
+	w = word_of(lc, base, set);
+	if (w) {
+		if (set)
+			st_rel(w, v);
+		else
+			clear_if(w, v);
+	} else if (set) {
+		return false;
+	}
+	while (x < end) {
+		uint64_t rs = x & ~(REGION - 1), cs = x & ~(CHUNK - 1);
+		if (rs >= base && rs + REGION <= end) {
+			uint32_t *t = &g.topwhole[rs >> REGION_SHIFT];
+			if (set)
+				st_rel(t, id);
+			else
+				clear_if(t, id);
+			x = rs + REGION;
+			continue;
+		}
+		if (cs >= base && cs + CHUNK <= end) {
+			struct mid *m = mid_of(cs, set);
+			if (!m) {
+				if (set)
+					return false;
+			} else if (set) {
+				st_rel(&m->whole[(cs >> CHUNK_SHIFT) & (MID_N - 1)], id);
+			} else {
+				clear_if(&m->whole[(cs >> CHUNK_SHIFT) & (MID_N - 1)], id);
+			}
+			x = cs + CHUNK;
+			continue;
+		}
+		/* A partly covered chunk: marks at the 4 KiB boundaries in it. */
+		{
+			uint64_t hi = cs + CHUNK < end ? cs + CHUNK : end;
+			uint64_t m0 = (x + MARK_STEP - 1) & ~(uint64_t)(MARK_STEP - 1);
+			uint32_t *leaf = leaf_of(lc, cs, set);
+
+			if (!leaf) {
+				if (set)
+					return false;
+			} else {
+				for (uint64_t y = m0; y < hi; y += MARK_STEP) {
+					if (set)
+						st_rel(&leaf[gran(y)], v);
+					else
+						clear_if(&leaf[gran(y)], v);
+				}
+			}
+			x = hi;
+		}
+	}
+	return true;
+}
+
+static int big_insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size, uint32_t site,
+                      uint32_t kind)
+{
+	uint32_t id = big_alloc();
+
+	if (!id)
+		return -ENOMEM;
+	big_write(&g.big[id], base, size, site, kind);
+	if (!big_marks(lc, base, base + size, id, true)) {
+		big_marks(lc, base, base + size, id, false);
+		big_write(&g.big[id], 0, 0, 0, 0);
+		big_release(id);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Remove descriptor id (found through a mark); false if it is already free. */
+static bool big_remove(uint32_t id, struct rt_block *old)
+{
+	struct rt_block b;
+
+	if (!big_read(id, &b))
+		return false;
+	big_marks(NULL, b.base, b.base + b.size, id, false);
+	big_write(&g.big[id], 0, 0, 0, 0);
+	big_release(id);
+	if (old)
+		*old = b;
+	return true;
+}
+
+/* ---------------- insert, remove, find ---------------- */
+
+int rt__blocks_insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
+                      uint32_t site, uint32_t kind)
+{
+	uint32_t *leaf;
+	unsigned g0;
+
+	if (g.state != 2)
+		return -ENOMEM;
+	if (size == 0 || (base & (RT_BLOCK_GRAN - 1)) || site == 0 || site > RT_SITE_MAX)
+		return -EINVAL;
+	if (base >= RT_BLOCK_ADDR_END || size > RT_BLOCK_ADDR_END - base)
+		return -ERANGE;
+	if (!rt__blocks_any)
+		__atomic_store_n(&rt__blocks_any, 1, __ATOMIC_RELAXED);
+	if (size > RT_BLOCK_SMALL_MAX || kind != HC_OBJ_MALLOC)
+		return big_insert(lc, base, size, site, kind);
+	leaf = leaf_of(lc, base, true);
+	if (!leaf)
+		return -ENOMEM;
+	g0 = gran(base);
+	if (size <= RT_BLOCK_GRAN) {
+		st_rel(&leaf[g0], FIRST_V(site, size));
+		return 0;
+	}
+	if (g0 + 1 < LEAF_N) {
+		st(&leaf[g0 + 1], SIZE_V(size));
+	} else {
+		uint32_t *w = word_of(lc, base + RT_BLOCK_GRAN, true);
+		if (!w)
+			return -ENOMEM;
+		st(w, SIZE_V(size));
+	}
+	st_rel(&leaf[g0], FIRST_V(site, 0));
+	return 0;
+}
+
+bool rt__blocks_remove(struct rt_leaf_cache *lc, uint64_t base, struct rt_block *old)
+{
+	uint32_t *w, v;
+
+	if (g.state != 2 || base >= RT_BLOCK_ADDR_END || (base & (RT_BLOCK_GRAN - 1)))
+		return false;
+	w = word_of(lc, base, false);
+	if (!w)
+		return false;
+	v = ld_acq(w);
+	if (TAG(v) == T_FIRST) {
+		uint64_t size = FIRST_SMALL(v);
+		st(w, 0);
+		if (!size) {
+			uint32_t *s = word_of(lc, base + RT_BLOCK_GRAN, false);
+			uint32_t sv = s ? ld(s) : 0;
+			if (TAG(sv) == T_SIZE) {
+				size = SIZE_N(sv);
+				st(s, 0);
+			}
+		}
+		if (old) {
+			old->base = base;
+			old->size = size;
+			old->site = FIRST_SITE(v);
+			old->kind = HC_OBJ_MALLOC;
+		}
+		return true;
+	}
+	if (TAG(v) == T_BIG) {
+		struct rt_block b;
+		uint32_t id = BIG_ID(v);
+		if (!big_read(id, &b) || b.base != base)
+			return false;
+		return big_remove(id, old);
+	}
+	return false;
+}
+
+bool rt__blocks_find(uint64_t a, struct rt_block *out)
+{
+	uint64_t x = a & ~(uint64_t)(RT_BLOCK_GRAN - 1), chunk = UINT64_MAX;
+	uint32_t v = 0, *leaf = NULL, *fw = NULL, sv;
+
+	if (__atomic_load_n(&g.state, __ATOMIC_ACQUIRE) != 2 || a >= RT_BLOCK_ADDR_END)
+		return false;
+	v = whole_of(a);
+	if (v)
+		return big_read(v, out) && a - out->base < out->size;
+	/* Scan back to the nearest mark, at most 4 KiB + one granule. */
+	for (unsigned k = 0; k <= RT_BLOCK_SMALL_MAX / RT_BLOCK_GRAN; k++) {
+		if (x >> CHUNK_SHIFT != chunk) {
+			chunk = x >> CHUNK_SHIFT;
+			/* A chunk covered whole by a big block cannot hold the start
+			   of the block containing a (a's own chunk would be covered
+			   or marked). */
+			if (k > 0 && whole_of(x))
+				return false;
+			leaf = leaf_of(NULL, x, false);
+		}
+		if (leaf) {
+			v = ld_acq(&leaf[gran(x)]);
+			if (v) {
+				fw = &leaf[gran(x)];
+				break;
+			}
+		}
+		if (x < RT_BLOCK_GRAN)
+			return false;
+		x -= RT_BLOCK_GRAN;
+	}
+	if (!v)
+		return false;
+	if (TAG(v) == T_BIG)
+		return big_read(BIG_ID(v), out) && a - out->base < out->size;
+	if (TAG(v) == T_SIZE) {
+		/* The block's first granule is just before its size. */
+		if (x < RT_BLOCK_GRAN)
+			return false;
+		x -= RT_BLOCK_GRAN;
+		fw = word_of(NULL, x, false);
+		v = fw ? ld_acq(fw) : 0;
+		if (TAG(v) != T_FIRST)
+			return false;
+	}
+	out->base = x;
+	out->size = FIRST_SMALL(v);
+	out->site = FIRST_SITE(v);
+	out->kind = HC_OBJ_MALLOC;
+	if (!out->size) {
+		uint32_t *s = word_of(NULL, x + RT_BLOCK_GRAN, false);
+		sv = s ? ld(s) : 0;
+		if (TAG(sv) != T_SIZE)
+			return false;
+		out->size = SIZE_N(sv);
+	}
+	/* The block must not have changed under us (removed, or replaced). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (ld(fw) != v)
+		return false;
+	return a - out->base < out->size;
+}
+
+uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi)
+{
+	struct rt_block b;
+	uint32_t n = 0;
+	uint64_t x;
+
+	if (g.state != 2 || lo >= hi || lo >= RT_BLOCK_ADDR_END)
+		return 0;
+	if (hi > RT_BLOCK_ADDR_END)
+		hi = RT_BLOCK_ADDR_END;
+	/* A block that starts before lo and reaches into the range. */
+	if (rt__blocks_find(lo, &b) && b.base < lo && rt__blocks_remove(NULL, b.base, NULL))
+		n++;
+	x = lo & ~(uint64_t)(RT_BLOCK_GRAN - 1);
+	while (x < hi) {
+		uint64_t rs = x & ~(REGION - 1), cs = x & ~(CHUNK - 1), ce;
+		uint32_t v = ld_acq(&g.topwhole[rs >> REGION_SHIFT]);
+		struct mid *m;
+		uint32_t *leaf;
+
+		if (v && big_remove(v, NULL))
+			n++;
+		m = mid_of(x, false);
+		if (!m) {
+			x = rs + REGION;
+			continue;
+		}
+		v = ld_acq(&m->whole[(x >> CHUNK_SHIFT) & (MID_N - 1)]);
+		if (v && big_remove(v, NULL))
+			n++;
+		ce = cs + CHUNK < hi ? cs + CHUNK : hi;
+		leaf = leaf_of(NULL, x, false);
+		for (uint64_t y = x; leaf && y < ce; y += RT_BLOCK_GRAN) {
+			uint32_t w = ld(&leaf[gran(y)]);
+			if (TAG(w) == T_FIRST && y >= lo && rt__blocks_remove(NULL, y, NULL))
+				n++;
+			else if (TAG(w) == T_BIG && big_remove(BIG_ID(w), NULL))
+				n++;
+		}
+		x = cs + CHUNK;
+	}
+	return n;
+}

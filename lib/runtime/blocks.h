@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* blocks.h — the table of live heap blocks (doc/objects.md): which tracked
+   block, if any, holds an address, for any address, from any thread, in
+   signal context. A shadow map at 16-byte granularity (two-level directory
+   over the 47-bit user address space, leaves created on first use) marks
+   each small block with two words — its first granule holds the allocation
+   site, the second its size — and interior granules stay zero, so a lookup
+   scans back at most 4 KiB to the nearest mark; blocks above 4 KiB and mmap
+   regions get a descriptor, marks every 4 KiB and whole-chunk (64 KiB) and
+   whole-region (1 GiB) tags. Insert and remove touch one or two shadow words
+   for small blocks and never lock; lookups never lock, never write and never
+   touch user memory (a block freed while a lookup runs is either still seen
+   whole or not seen). Memory never goes back to the system except in a
+   forked child (rt__blocks_reset), so a reader can never fault.
+   Insertion and removal are not signal-safe (they may create leaves and take
+   the descriptor lock); rt__blocks_find and rt__site_get are. */
+#ifndef HC_RT_BLOCKS_H
+#define HC_RT_BLOCKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RT_BLOCK_GRAN      16u          /* shadow granule = the allocator's alignment */
+#define RT_BLOCK_SMALL_MAX 4096u        /* larger blocks get a descriptor */
+#define RT_BLOCK_ADDR_END  (1ull << 47) /* user addresses tracked: [0, 2^47) */
+#define RT_SITE_MAX        ((1u << 25) - 1)
+#define RT_LEAF_CACHE      16
+
+/* One live block as a lookup sees it. */
+struct rt_block {
+	uint64_t base, size;
+	uint32_t site;     /* allocation site (rt__site_get) */
+	uint32_t kind;     /* enum hc_obj_kind */
+};
+
+/* A thread's cache of shadow leaves it used recently (chunk -> leaf), so
+   most inserts and removes skip the directory walk. All-zero = empty; any
+   cache is invalid after rt__blocks_reset. */
+struct rt_leaf_cache {
+	uint64_t chunk[RT_LEAF_CACHE];     /* chunk number + 1, 0 = empty */
+	uint32_t *leaf[RT_LEAF_CACHE];
+};
+
+/* Something was ever inserted (free() skips the lookup until then). */
+extern int rt__blocks_any;
+static inline bool rt__blocks_used(void)
+{
+	return __atomic_load_n(&rt__blocks_any, __ATOMIC_RELAXED) != 0;
+}
+
+/* Reserve the shadow map, the descriptors and the site table (address
+   space only). Idempotent; 0 or -errno. Not signal-safe. */
+int rt__blocks_init(void);
+/* Forget everything (in a forked child, before it tracks anything). */
+void rt__blocks_reset(void);
+/* Hold / release the one lock (descriptor free list) across fork. */
+void rt__blocks_lock(void);
+void rt__blocks_unlock(void);
+
+/* A new allocation site for (thread, context node), 0 when the table is
+   full. Sites are never reused; the caller keeps one per context. */
+uint32_t rt__site_new(uint32_t thread, uint32_t ctx);
+/* The (thread, context) of a site; false for an unknown site. Signal-safe. */
+bool rt__site_get(uint32_t site, uint32_t *thread, uint32_t *ctx);
+
+/* Track [base, base + size): base 16-byte aligned, size > 0, below
+   RT_BLOCK_ADDR_END, overlapping no tracked block (the allocator's promise).
+   lc may be NULL. 0, -EINVAL (misaligned or empty), -ERANGE (address out of
+   range), -ENOMEM (shadow or descriptors exhausted: nothing recorded). */
+int rt__blocks_insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
+                      uint32_t site, uint32_t kind);
+/* Stop tracking the block starting exactly at base; true (and *old filled,
+   if old is not NULL) if there was one. An interior address removes nothing. */
+bool rt__blocks_remove(struct rt_leaf_cache *lc, uint64_t base, struct rt_block *old);
+/* Stop tracking every block that overlaps [lo, hi) (munmap, MAP_FIXED);
+   returns how many. */
+uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi);
+/* The live block holding addr (interior addresses included): true and *out
+   filled, false if none. Async-signal-safe, lock-free, read-only. */
+bool rt__blocks_find(uint64_t addr, struct rt_block *out);
+
+#endif
