@@ -268,8 +268,8 @@ static void header(struct text *x)
 		put_line(x->f, x->width, "  program   %s (pid %llu)", db->procs[0].exe,
 		         (unsigned long long)db->procs[0].pid);
 	else
-		put_line(x->f, x->width, "  program   %s and %zu more processes", db->procs[0].exe,
-		         db->nprocs - 1);
+		put_line(x->f, x->width, "  program   %s and %zu more process%s", db->procs[0].exe,
+		         db->nprocs - 1, db->nprocs == 2 ? "" : "es");
 	put_line(x->f, x->width, "  threads   %zu in %zu process%s", db->nthreads, db->nprocs,
 	         db->nprocs == 1 ? "" : "es");
 	for (size_t t = 0; t < db->nthreads && shown < 4; t++) {

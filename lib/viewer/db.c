@@ -382,13 +382,16 @@ char *hc_vdb_node_where(const struct hc_vdb *db, const struct hc_vnode *n, bool 
 char *hc_vdb_index_label(const struct hc_vdb *db, int level, uint32_t i, char *buf, size_t sz)
 {
 	if (level == HC_DB_LEVEL_THREAD) {
+		/* "<index> <start routine or main>", and the pid when there are
+		   several processes */
 		const struct hc_vthread *t = i < db->nthreads ? &db->threads[i] : NULL;
-		if (t && t->start_routine[0])
-			snprintf(buf, sz, "%u %s", i, t->start_routine);
-		else if (t && t->thread == 0)
-			snprintf(buf, sz, "%u main", i);
+		const char *name = !t ? "" : t->start_routine[0] ? t->start_routine :
+		                   t->thread == 0 ? "main" : "";
+		if (t && db->nprocs > 1)
+			snprintf(buf, sz, "%u %s%s@%llu", i, name, name[0] ? " " : "",
+			         (unsigned long long)t->pid);
 		else
-			snprintf(buf, sz, "%u", i);
+			snprintf(buf, sz, "%u%s%s", i, name[0] ? " " : "", name);
 		return buf;
 	}
 	if (i < db->nlabels[level]) {
