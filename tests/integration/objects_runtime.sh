@@ -33,25 +33,29 @@ block() {
 	awk '$1 == "block" { sub(/^0x/, "", $2); print $2, $3 }' "$TMP/$1.out"
 }
 
-# sides_in NAME BASE SIZE: event addresses (both sides) inside the block
+# sides_in NAME BASE SIZE: event addresses (both sides) inside the block,
+# recorded by the workers (threads 1..): they run only while the block is
+# live. The main thread allocates and frees it; glibc's free writes into the
+# freed block, and a watchpoint may catch that: such an event rightly has no
+# object record.
 sides_in() {
 	awk -v b="$2" -v s="$3" '
 		function hex(x,   i, c, v) { v = 0; x = tolower(x)
 			for (i = 1; i <= length(x); i++) { c = index("0123456789abcdef", substr(x, i, 1)) - 1; v = v * 16 + c }
 			return v }
 		BEGIN { lo = hex(b); hi = lo + s }
-		$1 == "event" { a = hex($5); p = hex($6)
+		$1 == "event" && $3 != 0 { a = hex($5); p = hex($6)
 			if (a >= lo && a < hi) n++
 			if (p >= lo && p < hi) n++ }
 		END { print n + 0 }' "$TMP/$1.objs"
 }
 
-# objs_in NAME BASE: object records whose block starts at BASE, and how many
-# of them have the expected size, allocating thread 0, kind 0 and frames
-# matching REGEX: prints "TOTAL GOOD"
+# objs_in NAME BASE SIZE REGEX: the workers' object records whose block
+# starts at BASE, and how many of them have the expected size, allocating
+# thread 0, kind 0 and frames matching REGEX: prints "TOTAL GOOD"
 objs_in() {
 	awk -v b="$2" -v s="$3" -v re="$4" '
-		$1 == "obj" && $7 == b { n++; if ($8 == s && $9 == 0 && $10 == 0 && $11 ~ re) g++ }
+		$1 == "obj" && $3 != 0 && $7 == b { n++; if ($8 == s && $9 == 0 && $10 == 0 && $11 ~ re) g++ }
 		END { print n + 0, g + 0 }' "$TMP/$1.objs"
 }
 
