@@ -64,6 +64,17 @@ static uint32_t child(struct hc_thread *t, uint32_t parent, uint64_t ip, uint32_
 	return c->n++;
 }
 
+/* The leaf (if nonzero) as a child of node `parent`. */
+uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t leaf)
+{
+	uint32_t c;
+
+	if (!leaf)
+		return parent;
+	c = child(t, parent, leaf, HC_NODE_LEAF);
+	return c == HC_NONE ? parent : c;
+}
+
 /* ret_addrs[0] is the innermost return address, ret_addrs[nret-1] the
    outermost. leaf (if nonzero) is the accessing instruction's address. */
 uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf)
@@ -85,14 +96,31 @@ uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret
 }
 
 /* Context of the interrupted instruction: unwind from the handler, skip to
-   the interrupted PC, keep the callers' return addresses. */
+   the interrupted PC, keep the callers' return addresses.
+
+   Unwinding is the largest part of a sample's cost, and a hot loop is
+   sampled again and again at the same PC and stack pointer with the same
+   callers. So the callers' node is cached by (PC, SP), and a hit is
+   validated by the leaf frame's return address still being in its stack
+   slot (it would differ if the same code ran at the same depth under
+   another caller). Frames larger than HC_CTX_SCAN words are not cached. */
 uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 {
 	const ucontext_t *uc = uctx;
 	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	unsigned h = (unsigned)((pc ^ (pc >> 9) ^ (sp >> 4)) & (HC_CTX_CACHE - 1));
 	void *fr[HC_MAX_FRAMES];
-	int n = unw_backtrace(fr, HC_MAX_FRAMES), i;
+	const uint64_t *stack = (const uint64_t *)(uintptr_t)sp;
+	uint32_t parent;
+	int n, i;
 
+	if (t->ctxc[h].pc == pc && t->ctxc[h].sp == sp && stack[t->ctxc[h].slot] == t->ctxc[h].ret &&
+	    t->ctxc[h].parent < t->cct.n) {
+		t->cnt.unwind_cached++;
+		return rt__cct_insert_under(t, t->ctxc[h].parent, leaf_ip);
+	}
+	n = unw_backtrace(fr, HC_MAX_FRAMES);
 	for (i = 0; i < n; i++)
 		if ((uint64_t)(uintptr_t)fr[i] == pc)
 			break;
@@ -100,7 +128,20 @@ uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 		t->cnt.unwind_failed++;
 		return rt__cct_insert(t, NULL, 0, leaf_ip);
 	}
-	return rt__cct_insert(t, (const uint64_t *)(fr + i + 1), n - i - 1, leaf_ip);
+	parent = rt__cct_insert(t, (const uint64_t *)(fr + i + 1), n - i - 1, 0);
+	if (i + 1 < n && sp >= t->id.stack_lo && sp + HC_CTX_SCAN * 8 <= t->id.stack_hi) {
+		uint64_t ret = (uint64_t)(uintptr_t)fr[i + 1];
+		for (uint32_t k = 0; k < HC_CTX_SCAN; k++)
+			if (stack[k] == ret) {
+				t->ctxc[h].pc = pc;
+				t->ctxc[h].sp = sp;
+				t->ctxc[h].ret = ret;
+				t->ctxc[h].slot = k;
+				t->ctxc[h].parent = parent;
+				break;
+			}
+	}
+	return rt__cct_insert_under(t, parent, leaf_ip);
 }
 
 /* Context of our caller's caller (skip = frames of the runtime to drop). */

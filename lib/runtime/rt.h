@@ -24,15 +24,18 @@
 #define HC_HIST_BUCKETS   256       /* handler cost histogram, 50 ns buckets */
 #define HC_HIST_NS        50
 #define HC_WRITE_BUF      (64u << 10)
+#define HC_RMW_CACHE      512       /* entries, power of two */
+#define HC_CTX_CACHE      256       /* unwind cache entries, power of two */
+#define HC_CTX_SCAN       64        /* stack words searched for the return address */
 
 /* Everything the runtime counts; written to the profile's COUNTERS section and
    summed into the process log. X-macro so names and fields never drift. */
 #define HC_COUNTERS(X) \
 	X(samples) X(samples_blocked) X(samples_with_access_at_pc) X(samples_recovered_prev) \
-	X(samples_undecodable) X(samples_no_access) X(samples_stack_only) \
+	X(samples_undecodable) X(samples_no_access) X(samples_stack_only) X(samples_rmw_store) \
 	X(published) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) \
-	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) \
+	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_cached) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
 	X(objects_resolved) X(objects_dropped)
@@ -103,7 +106,17 @@ struct hc_thread {
 	/* --- detection, contexts, results --- */
 	struct hc_detect_thread det;
 	struct hc_prev_cache *prev;
+	struct {                              /* read-modify-write look-ahead cache (soft.c) */
+		uint64_t pc;                  /* where the look-ahead starts */
+		uint64_t store;               /* the store found there, 0 = none */
+	} rmw[HC_RMW_CACHE];
 	struct hc_cct cct;
+	struct {                              /* unwind cache (cct.c) */
+		uint64_t pc, sp;              /* interrupted PC and stack pointer */
+		uint64_t ret;                 /* the leaf frame's return address ... */
+		uint32_t slot;                /* ... found at sp + 8*slot */
+		uint32_t parent;              /* CCT node of the callers' path */
+	} ctxc[HC_CTX_CACHE];
 	struct {
 		struct hc_prof_event *v;
 		uint32_t n, cap;
@@ -185,6 +198,7 @@ static inline void rt__arena_release(struct hc_arena *a)
 /* cct.c */
 int  rt__cct_init(struct hc_thread *t, uint32_t cap);
 uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf);
+uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t leaf);
 uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t rt__context_here(struct hc_thread *t, int skip);
 

@@ -7,11 +7,65 @@
    goes through the detection core; a store is published with its calling
    context. rt__on_sample runs in signal context (safety.h). */
 #include <errno.h>
+#include <ucontext.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/probe.h"
 #include "runtime/record.h"
+#include "decode/funcstart.h"
+
+#define RMW_LOOKAHEAD 3
+
+/* The first store at or after pc, within straight-line code of the same
+   function (at most RMW_LOOKAHEAD instructions, no branch), or 0. */
+static uint64_t find_store(uint64_t pc, const struct hc_regs *r)
+{
+	uint64_t start, end, a = pc;
+	struct hc_insn in;
+
+	if (!hc_funcs_lookup(pc, &start, &end))
+		return 0;
+	for (int k = 0; k < RMW_LOOKAHEAD && a < end; k++) {
+		size_t avail = end - a < 15 ? (size_t)(end - a) : 15;
+		if (hc_decode_insn((const uint8_t *)(uintptr_t)a, avail, a, r, &in) < 0 || in.branch)
+			return 0;
+		for (int i = 0; i < in.n; i++)
+			if ((in.acc[i].rw & HC_ACC_W) && in.acc[i].kind != HC_ACC_STACK)
+				return a;
+		a += in.len;
+	}
+	return 0;
+}
+
+/* A sampled load is usually the first half of a read-modify-write
+   (x = x + 1 compiles to load; op; store). The store is about to run and
+   rarely stalls, so timer samples almost never land on it and nothing would
+   ever be published. If straight-line code right after the sample stores to
+   exactly the loaded bytes, the sample counts as that store. The store's
+   position is cached per PC; its address is recomputed from the registers
+   every time (a changed base register simply fails to match). */
+static bool store_follows(struct hc_thread *t, uint64_t from, const struct hc_regs *r,
+                          const struct hc_mem_access *ld)
+{
+	unsigned slot = (unsigned)((from >> 1) ^ (from >> 11)) & (HC_RMW_CACHE - 1);
+	uint64_t st;
+	struct hc_insn in;
+
+	if (t->rmw[slot].pc == from) {
+		st = t->rmw[slot].store;
+	} else {
+		st = find_store(from, r);
+		t->rmw[slot].pc = from;
+		t->rmw[slot].store = st;
+	}
+	if (!st || hc_decode_insn((const uint8_t *)(uintptr_t)st, 15, st, r, &in) < 0)
+		return false;
+	for (int i = 0; i < in.n; i++)
+		if ((in.acc[i].rw & HC_ACC_W) && in.acc[i].ea == ld->ea && in.acc[i].size == ld->size)
+			return true;
+	return false;
+}
 
 int rt__sampler_thread_start(struct hc_thread *t)
 {
@@ -48,12 +102,13 @@ void rt__on_sample(struct hc_thread *t, void *uctx)
 	struct hc_sample s;
 	struct hc_detect_result res;
 	struct hc_comm comm;
-	uint64_t leaf = 0;
+	uint64_t leaf = 0, next;
 	int st;
 
 	t->cnt.samples++;
 	rt__regs(uctx, &r);
 	st = hc_decode_prev(&r, t->prev, &in);
+	next = (uint64_t)r.gregs[REG_RIP];
 	if (st == HC_PREV_OK && (acc = rt__pick_access(&in))) {
 		t->cnt.samples_recovered_prev++;
 		leaf = in.addr;
@@ -69,12 +124,17 @@ void rt__on_sample(struct hc_thread *t, void *uctx)
 	} else {
 		t->cnt.samples_with_access_at_pc++;
 		leaf = in.addr;
+		next = in.addr + in.len;
 	}
 
 	s.time = rt__now();
 	s.addr = acc->ea;
 	s.len = acc->size;
 	s.is_store = (acc->rw & HC_ACC_W) != 0;
+	if (!s.is_store && acc->kind == HC_ACC_EXPLICIT && store_follows(t, next, &r, acc)) {
+		s.is_store = true;
+		t->cnt.samples_rmw_store++;
+	}
 	s.cpu = rt__cpu();
 	/* Only stores publish, and the publisher's context travels with the
 	   entry: unwind now for stores, lazily for loads that communicate. */

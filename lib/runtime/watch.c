@@ -47,23 +47,33 @@ void rt__watch_disarm(struct hc_thread *t)
 		if (t->watch.enabled[i]) {
 			ioctl(t->watch.fd[i], PERF_EVENT_IOC_DISABLE, 0);
 			t->watch.enabled[i] = false;
+			t->watch.attr[i].disabled = 1;
 		}
 }
 
+/* Re-target in place: one MODIFY_ATTRIBUTES per register, with disabled=0
+   so the same call enables it (the kernel allows the attr to differ only
+   in the breakpoint fields and `disabled`). Registers beyond n go off. */
 int rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n)
 {
 	if (n > (uint32_t)t->watch.n)
 		return -ENOSPC;
-	rt__watch_disarm(t);
 	for (uint32_t i = 0; i < n; i++) {
 		t->watch.attr[i].bp_addr = addr[i];
-		if (ioctl(t->watch.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &t->watch.attr[i]) < 0 ||
-		    ioctl(t->watch.fd[i], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		t->watch.attr[i].disabled = 0;
+		if (ioctl(t->watch.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &t->watch.attr[i]) < 0) {
+			int err = errno;
+			t->watch.attr[i].disabled = 1;
 			rt__watch_disarm(t);
-			return -errno;
+			return -err;
 		}
 		t->watch.enabled[i] = true;
 	}
+	for (int i = (int)n; i < t->watch.n; i++)
+		if (t->watch.enabled[i]) {
+			ioctl(t->watch.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			t->watch.enabled[i] = false;
+		}
 	return 0;
 }
 

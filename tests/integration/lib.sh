@@ -43,13 +43,13 @@ measure() {
 
 # total NAME [FIELD]: sum of a row column (5 all, 6 true, 7 false, 8 sample, 9 trap)
 total() {
-	awk -v f="${2:-5}" '$1 == "row" { s += $f } END { printf "%d\n", s }' "$TMP/$1.rows"
+	awk -v f="${2:-5}" '$1 == "row" { s += $f } END { printf "%.0f\n", s }' "$TMP/$1.rows"
 }
 
 # cell NAME I J [FIELD]: volume between threads I and J, both directions
 cell() {
 	awk -v i="$2" -v j="$3" -v f="${4:-5}" \
-	    '$1 == "row" && (($3 == i && $4 == j) || ($3 == j && $4 == i)) { s += $f } END { printf "%d\n", s }' \
+	    '$1 == "row" && (($3 == i && $4 == j) || ($3 == j && $4 == i)) { s += $f } END { printf "%.0f\n", s }' \
 	    "$TMP/$1.rows"
 }
 

@@ -7,7 +7,7 @@ require_measurable
 measure pairs -e COMM@200000 "$BENCH" pairs -t 4 -s 2 || fail "comm_bench exited non-zero"
 all=$(total pairs)
 p12=$(cell pairs 1 2); p34=$(cell pairs 3 4)
-diag=$(awk '$1 == "row" && $3 == $4 { s += $5 } END { print s + 0 }' "$TMP/pairs.rows")
+diag=$(awk '$1 == "row" && $3 == $4 { s += $5 } END { printf "%.0f\n", s }' "$TMP/pairs.rows")
 echo "total $all, cell(1,2) $p12, cell(3,4) $p34"
 [ "$all" -gt 0 ] || fail "no communication recorded"
 [ "$p12" -gt 0 ] || fail "pair 1-2 not detected"
