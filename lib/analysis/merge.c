@@ -146,8 +146,9 @@ static int row_grow(struct an_prof *p, uint32_t peer)
 	return 0;
 }
 
-/* A small direct-mapped memory of the (thread, CPU) facts already recorded
-   for a profile: threads run on few CPUs, so most events repeat one. */
+/* Small direct-mapped memories per profile: the (thread, CPU) facts already
+   recorded (threads run on few CPUs, so most events repeat one) and the
+   profiles of the peers met. */
 #define SEEN_SLOTS 64
 
 static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
@@ -156,9 +157,15 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 	const uint32_t *remap = an->workers[p->worker].acc[an->unit == HC_UNIT_TRANSFERS].remap;
 	size_t i, n = hc_prof_nevents(hp);
 	uint64_t host = p->host, seen[SEEN_SLOTS];
+	struct {
+		uint32_t peer;
+		const struct an_prof *prof;
+	} peers[SEEN_SLOTS];   /* peer index -> its profile, direct-mapped */
 	int ret;
 
 	memset(seen, 0xff, sizeof(seen));
+	for (i = 0; i < SEEN_SLOTS; i++)
+		peers[i].peer = HC_NONE;
 	for (i = 0; i < n; i++) {
 		struct hc_prof_event ev;
 		uint64_t wt, wf;
@@ -221,7 +228,11 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 		/* Code pair between global nodes; ctx < nnodes (checked by the
 		   reader), the peer's node is checked against its own profile. */
 		g = remap[p->map[ev.ctx]];
-		peer = profile_of(an, p->proc, ev.peer);
+		if (peers[ev.peer % SEEN_SLOTS].peer != ev.peer) {
+			peers[ev.peer % SEEN_SLOTS].peer = ev.peer;
+			peers[ev.peer % SEEN_SLOTS].prof = profile_of(an, p->proc, ev.peer);
+		}
+		peer = peers[ev.peer % SEEN_SLOTS].prof;
 		if (peer && ev.peer_ctx < peer->nnodes)
 			gp = merge__global_node(an, peer, ev.peer_ctx);
 		{
