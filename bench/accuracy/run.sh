@@ -225,10 +225,11 @@ note ""
 note "R² of a line through the origin, share vs S (2 / 4 / 8 threads): $lin"
 
 note ""
-note "### Read-fraction sweep (designed: true sharing only; volume falls with R, zero at R = 1)"
+note "### Read-fraction sweep (designed: true sharing only; most volume at R = 0, falling with R, zero at R = 1)"
 note ""
-note "Volume normalised to R = 0 (true fraction in brackets), and two simple models:"
-note "1 − R (a communication needs the peer's store) and 1 − R² (a transfer needs a store on either side)."
+note "Communicating share of the sampled CPU time (true fraction in brackets). Two simple models of the"
+note "designed volume, relative to R = 0: 1 − R (a communication needs the peer's store) and 1 − R²"
+note "(a line transfer needs a store on either side)."
 note ""
 note "| R | 2 threads | 4 threads | 8 threads | 1 − R | 1 − R² |"
 note "|--:|--:|--:|--:|--:|--:|"
@@ -236,10 +237,9 @@ note "|--:|--:|--:|--:|--:|--:|"
 for p in $params; do
 	line="| $p |"; dat="$p"
 	for t in $threads; do
-		k="readwrite-$t-$p"; k0="readwrite-$t-0"
-		n=$(awk -v a="$(v "$k" commfrac)" -v b="$(v "$k0" commfrac)" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
-		line="$line $n ($(frac "$(v "$k" true)" "$(v "$k" all)")) |"
-		dat="$dat $n"
+		k="readwrite-$t-$p"; cf=$(v "$k" commfrac)
+		line="$line $(awk -v c="$cf" 'BEGIN { printf "%.2f %%", c * 100 }') ($(frac "$(v "$k" true)" "$(v "$k" all)")) |"
+		dat="$dat $cf"
 	done
 	note "$line $(awk -v r="$p" 'BEGIN { printf "%.3f | %.3f |", 1 - r, 1 - r * r }')"
 	echo "$dat" >>"$work/readwrite.dat"

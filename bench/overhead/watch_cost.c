@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* watch_cost.c — what arming and disarming a set of D watchpoints costs, the
-   way the runtime does it (lib/runtime/watch.c: DISABLE every enabled event,
-   then MODIFY_ATTRIBUTES + ENABLE per watchpoint; on a trap, DISABLE each)
-   against two cheaper sequences the kernel allows:
+/* watch_cost.c — what arming and disarming a set of D watchpoints costs
+   with the sequences the kernel allows (lib/runtime/watch.c):
+     two-ioctl      DISABLE every enabled event, then MODIFY_ATTRIBUTES +
+                    ENABLE per watchpoint (the runtime before commit 83a3276);
      modify-enable  one MODIFY_ATTRIBUTES per watchpoint with attr.disabled = 0
                     (the kernel's perf_event_modify_breakpoint disables the
                     event, re-targets it and enables it when the new attr is
-                    enabled), no separate DISABLE/ENABLE;
-     group-disable  the D events opened as one group: one
-                    IOC_DISABLE(PERF_IOC_FLAG_GROUP) disarms the whole set;
+                    enabled) — the runtime since 83a3276; disarm (after a
+                    trap) still DISABLEs each event;
+     group-disable  the same arm, with the D events opened as one group, so
+                    one IOC_DISABLE(PERF_IOC_FLAG_GROUP) disarms the set;
      group          the group's members re-targeted while disabled (MODIFY
                     only), then one IOC_ENABLE(PERF_IOC_FLAG_GROUP) arms all.
    Each sequence also checks that it works: after arming, a store to a
@@ -87,8 +88,8 @@ static void close_set(int *fd, int d)
 		close(fd[i]);
 }
 
-/* The runtime's sequence (watch.c: rt__watch_arm / rt__watch_disarm). */
-static int arm_current(int *fd, struct perf_event_attr *a, int *en, int d, const uint64_t *addr)
+/* The runtime's sequence before 83a3276 (watch.c: rt__watch_arm / rt__watch_disarm). */
+static int arm_two_ioctl(int *fd, struct perf_event_attr *a, int *en, int d, const uint64_t *addr)
 {
 	for (int i = 0; i < d; i++)
 		if (en[i]) {
@@ -243,9 +244,9 @@ int main(int argc, char **argv)
 		printf("cannot open breakpoint events: %s\n", strerror(-err));
 		return 77;
 	}
-	check("current (disable+modify+enable)", fd, a, en, d, 0, arm_current, disarm_each);
-	bench(fd, a, en, d, iters, arm_current, disarm_each, arm_ns, dis_ns);
-	printf("current        arm %6llu / %6llu  (%d ioctls, +%d DISABLE when the set is armed)  disarm %6llu / %6llu (%d ioctls)\n",
+	check("two-ioctl (disable+modify+enable)", fd, a, en, d, 0, arm_two_ioctl, disarm_each);
+	bench(fd, a, en, d, iters, arm_two_ioctl, disarm_each, arm_ns, dis_ns);
+	printf("two-ioctl      arm %6llu / %6llu  (%d ioctls, +%d DISABLE when the set is armed)  disarm %6llu / %6llu (%d ioctls)\n",
 	       (unsigned long long)arm_ns[0], (unsigned long long)arm_ns[1], 2 * d, d,
 	       (unsigned long long)dis_ns[0], (unsigned long long)dis_ns[1], d);
 	check("modify with disabled=0", fd, a, en, d, 0, arm_modify_enable, disarm_each);
