@@ -41,7 +41,7 @@ int out_open(struct out *o, const char *path)
 	o->f = fopen(o->tmp, "w");
 	if (!o->f) {
 		int e = errno;
-		vx_error("%s: %s", o->tmp, strerror(e));
+		vx_error("%s: cannot write: %s", path, strerror(e));
 		free(o->path);
 		free(o->tmp);
 		return -1;
