@@ -174,7 +174,8 @@ static int scan_dir(struct an *an, unsigned input, const char *dir, struct topo_
 		}
 		n++;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 
 	for (i = 0; i < n && !ret; i++) {
 		struct an_name nm;

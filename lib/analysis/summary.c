@@ -140,7 +140,8 @@ static int thread_pairs(struct out *o, const struct an *an, const struct matrix 
 			r[n++] = (struct row){ i, j, t, f };
 		}
 	}
-	qsort(r, n, sizeof(*r), cmp_row);
+	if (n > 1)
+		qsort(r, n, sizeof(*r), cmp_row);
 	section(o, "Top thread pairs");
 	if (!n) {
 		out__puts(o, "  no communication between threads\n");

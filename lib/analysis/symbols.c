@@ -333,7 +333,8 @@ static struct cuindex *cu_index(struct symmod *m, Dwarf_Die *cudie)
 		free(c->r);
 		return NULL;
 	}
-	qsort(c->r, c->nr, sizeof(*c->r), cmp_range);
+	if (c->nr > 1)
+		qsort(c->r, c->nr, sizeof(*c->r), cmp_range);
 	m->last = m->ncu++;
 	return c;
 }

@@ -97,7 +97,8 @@ static int collect_cpus(struct an *an)
 		struct an_thread *th = &an->threads[t];
 		uint32_t n = 0;
 
-		qsort(th->cpus, th->ncpus, sizeof(*th->cpus), cmp_i32);
+		if (th->ncpus > 1)
+			qsort(th->cpus, th->ncpus, sizeof(*th->cpus), cmp_i32);
 		for (i = 0; i < th->ncpus; i++)
 			if (n == 0 || th->cpus[n - 1] != th->cpus[i])
 				th->cpus[n++] = th->cpus[i];

@@ -300,7 +300,11 @@ static void hostile_profile(const char *work)
 	p.evs = evs;
 	p.nevs = 5;
 	free(fx_write_profile(meas, &p));
-	fx_write_file(fx_join(meas, "topology-ffffffff.xml"), "<not hwloc/>", 12);
+	{
+		char *topo = fx_join(meas, "topology-ffffffff.xml");
+		fx_write_file(topo, "<not hwloc/>", 12);
+		free(topo);
+	}
 
 	run(inputs, 1, db, false, -1, &r);
 	CHECK_MSG(r.ret == 0, "hostile run: %s", r.err);
