@@ -148,9 +148,12 @@ else
 	measure_stress stress-rt-first env LD_PRELOAD="$RT:$ASANLIB" \
 		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 		HPCRUN_COMM_DIR="$TMP/stress-rt-first" "$P/objects_stress" -t 8 -n 1000000 -f
+	# (ASan's own strdup does not call malloc: about 9 % fewer blocks.)
 	at=$(ocounter stress-rt-first allocs_tracked)
-	echo "stress with the runtime over ASan's allocator: $at blocks tracked"
-	[ "$at" -ge 7000000 ] && ok "stress (runtime first): allocations tracked" ||
+	echo "stress with the runtime over ASan's allocator: $at blocks tracked," \
+	     "$(ocounter stress-rt-first allocs_dropped) dropped"
+	[ "$at" -ge 6000000 ] && ok "stress (runtime first): allocations tracked" ||
 		fail "stress (runtime first): only $at allocations tracked"
+	[ "$(ocounter stress-rt-first allocs_dropped)" -eq 0 ] || fail "stress (runtime first): allocations dropped"
 fi
 finish
