@@ -280,8 +280,10 @@ static void check_pipeline(const char *self, uintptr_t bias, uint64_t ret_off, u
 	free(text);
 	free(threads);
 	free(xml);
-	if (!hc_test_failures)
+	if (!hc_test_failures && !getenv("HC_KEEP_TMP"))
 		fx_rm_rf(work);
+	else
+		fprintf(stderr, "kept %s for inspection\n", work);
 	free(db);
 	free(meas);
 	free(work);
