@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis/internal.h"
+#include "analysis/objects.h"
 
 void an__warn(struct an *an, const char *fmt, ...)
 {
@@ -144,7 +145,8 @@ static void load_topologies(struct an *an)
 }
 
 static int write_all(struct an *an, const struct levels *lv, const struct pair *pairs,
-                     uint32_t npairs, const char *dir, char **text, char *err, size_t errlen)
+                     uint32_t npairs, const struct objects *objs, const char *dir, char **text,
+                     char *err, size_t errlen)
 {
 	int ret, lev, kind;
 
@@ -161,6 +163,10 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 		ret = meta__write(an, lv, dir, err, errlen);
 	if (!ret)
 		ret = summary__write(an, lv, pairs, npairs, dir, text, err, errlen);
+	if (!ret)
+		ret = objects__write(an, objs, dir, err, errlen);
+	if (!ret)
+		ret = objects__summary(an, objs, dir, text, err, errlen);
 	return ret;
 }
 
@@ -193,6 +199,7 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	struct phase ph;
 	struct an an;
 	struct pair *pairs = NULL;
+	struct objects *objs = NULL;
 	enum an_status *seen = NULL;
 	uint32_t npairs = 0, ndirs = 0, i;
 	char *stage = NULL, *text = NULL;
@@ -269,7 +276,11 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "pairs+matrix");
-	ret = write_all(&an, &lv, pairs, npairs, stage, &text, err, errlen);
+	ret = objects__build(&an, &objs);
+	if (ret)
+		goto out_nomem;
+	phase_end(&ph, "objects");
+	ret = write_all(&an, &lv, pairs, npairs, objs, stage, &text, err, errlen);
 	if (ret)
 		goto out;
 	phase_end(&ph, "write");
@@ -312,6 +323,7 @@ out:
 	free(text);
 	free(seen);
 	free(pairs);
+	objects__free(objs);
 	matrix__free(&lv);
 	an_free(&an);
 	return ret;

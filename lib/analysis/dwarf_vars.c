@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dwarf_vars.c — static data objects of one module: which variable holds an
+   address, and which field of it. The ELF symbol tables (.symtab, else
+   .dynsym) give the variable covering an offset from the load bias
+   (STT_OBJECT, value <= off < value + size); DWARF gives its source name and
+   type, and the type is walked down to the accessed leaf (typedefs and
+   qualifiers peeled, array elements indexed, struct/union/class members
+   chosen by DW_AT_data_member_location) to spell a path like
+   "stats[3].hits". The DWARF index (variable address -> DIE) is built on the
+   first lookup of a module. No signal context. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/objects.h"
+
+#define MAX_DEPTH 32
+
+struct dvsym {
+	uint64_t lo, size;
+	const char *name;
+};
+
+struct dvvar {
+	uint64_t addr;
+	Dwarf_Off die;
+};
+
+struct dvmod {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;                  /* NULL without DWARF */
+	struct dvsym *syms;
+	size_t nsyms;
+	struct dvvar *vars;
+	size_t nvars, varcap;
+	bool indexed;
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct dvsym *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->size < y->size) - (x->size > y->size);
+}
+
+static int cmp_var(const void *a, const void *b)
+{
+	const struct dvvar *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Data symbols of one symbol table section; returns how many were added. */
+static size_t load_symtab(struct dvmod *m, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n, i, k = 0;
+	struct dvsym *s;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	s = realloc(m->syms, (m->nsyms + n + 1) * sizeof(*s));
+	if (!s)
+		return 0;
+	m->syms = s;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_size == 0)
+			continue;
+		name = elf_strptr(m->elf, sh->sh_link, sym.st_name);
+		if (!name || !name[0])
+			continue;
+		s[m->nsyms + k].lo = sym.st_value;
+		s[m->nsyms + k].size = sym.st_size;
+		s[m->nsyms + k].name = name;
+		k++;
+	}
+	m->nsyms += k;
+	return k;
+}
+
+struct dvmod *dvars__open(const char *path)
+{
+	struct dvmod *m = calloc(1, sizeof(*m));
+	Elf_Scn *scn = NULL;
+	bool have_symtab = false;
+
+	if (!m)
+		return NULL;
+	elf_version(EV_CURRENT);
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0)
+		goto out_free;
+	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF)
+		goto out_close;
+	/* .symtab has every static variable; .dynsym only exported ones. */
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			load_symtab(m, scn, &sh);
+			have_symtab = true;
+		}
+	}
+	while (!have_symtab && (scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+			load_symtab(m, scn, &sh);
+	}
+	if (m->nsyms)
+		qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
+	m->dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+	return m;
+
+out_close:
+	if (m->elf)
+		elf_end(m->elf);
+	close(m->fd);
+out_free:
+	free(m);
+	return NULL;
+}
+
+void dvars__close(struct dvmod *m)
+{
+	if (!m)
+		return;
+	if (m->dw)
+		dwarf_end(m->dw);
+	elf_end(m->elf);
+	close(m->fd);
+	free(m->syms);
+	free(m->vars);
+	free(m);
+}
+
+/* The address of a variable whose location is one DW_OP_addr. */
+static bool var_addr(Dwarf_Die *d, uint64_t *addr)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr(d, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) != 0 ||
+	    nops != 1 || ops[0].atom != DW_OP_addr)
+		return false;
+	*addr = ops[0].number;
+	return true;
+}
+
+static void index_die(struct dvmod *m, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > MAX_DEPTH || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		uint64_t addr;
+
+		if (tag == DW_TAG_variable && var_addr(&c, &addr)) {
+			if (m->nvars == m->varcap) {
+				size_t cap = m->varcap ? 2 * m->varcap : 256;
+				struct dvvar *v = realloc(m->vars, cap * sizeof(*v));
+				if (!v)
+					return;
+				m->vars = v;
+				m->varcap = cap;
+			}
+			m->vars[m->nvars++] = (struct dvvar){ addr, dwarf_dieoffset(&c) };
+		} else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		           tag == DW_TAG_namespace || tag == DW_TAG_inlined_subroutine) {
+			index_die(m, &c, depth + 1);   /* function-scope statics */
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static void build_index(struct dvmod *m)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	m->indexed = true;
+	if (!m->dw)
+		return;
+	while (dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(m->dw, off + hsize, &cu))
+			index_die(m, &cu, 0);
+		off = next;
+	}
+	if (m->nvars)
+		qsort(m->vars, m->nvars, sizeof(*m->vars), cmp_var);
+}
+
+static bool type_of(Dwarf_Die *d, Dwarf_Die *out)
+{
+	Dwarf_Attribute at;
+
+	return dwarf_attr_integrate(d, DW_AT_type, &at) && dwarf_formref_die(&at, out);
+}
+
+static void peel(Dwarf_Die *t)
+{
+	int i;
+
+	for (i = 0; i < MAX_DEPTH; i++) {
+		int tag = dwarf_tag(t);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
+			return;
+		if (!type_of(t, t))
+			return;
+	}
+}
+
+static void append_index(char *buf, size_t len, uint64_t k)
+{
+	size_t n = strlen(buf);
+
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "[%llu]", (unsigned long long)k);
+}
+
+static void append_member(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(buf);
+
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, ".%s", name);
+}
+
+/* The extent of each dimension of an array type, outermost first. */
+static int array_dims(Dwarf_Die *arr, uint64_t *dims, int max)
+{
+	Dwarf_Die c;
+	int n = 0;
+
+	if (dwarf_child(arr, &c) != 0)
+		return 0;
+	do {
+		Dwarf_Attribute at;
+		Dwarf_Word w;
+		if (dwarf_tag(&c) != DW_TAG_subrange_type || n == max)
+			continue;
+		if (dwarf_attr(&c, DW_AT_count, &at) && dwarf_formudata(&at, &w) == 0)
+			dims[n++] = w;
+		else if (dwarf_attr(&c, DW_AT_upper_bound, &at) && dwarf_formudata(&at, &w) == 0)
+			dims[n++] = w + 1;
+		else
+			dims[n++] = 0;   /* flexible or unknown: the outermost may be */
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
+/* Walk type t down to the leaf holding byte off; append the path to buf,
+   set *foff (start of the leaf within t) and *fsize. */
+static void describe(Dwarf_Die *t, uint64_t off, char *buf, size_t len, uint64_t *foff,
+                     uint64_t *fsize, int depth)
+{
+	Dwarf_Word size;
+	int tag;
+
+	peel(t);
+	tag = dwarf_tag(t);
+	if (depth < MAX_DEPTH && tag == DW_TAG_array_type) {
+		Dwarf_Die el;
+		Dwarf_Word esize;
+		uint64_t dims[8], stride[8], base = 0;
+		int n = array_dims(t, dims, 8), i;
+
+		if (n > 0 && type_of(t, &el) && dwarf_aggregate_size(&el, &esize) == 0 && esize) {
+			stride[n - 1] = esize;
+			for (i = n - 2; i >= 0; i--)
+				stride[i] = stride[i + 1] * (dims[i + 1] ? dims[i + 1] : 1);
+			for (i = 0; i < n; i++) {
+				uint64_t k = off / stride[i];
+				append_index(buf, len, k);
+				off -= k * stride[i];
+				base += k * stride[i];
+			}
+			describe(&el, off, buf, len, foff, fsize, depth + 1);
+			*foff += base;
+			return;
+		}
+	} else if (depth < MAX_DEPTH && (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	                                 tag == DW_TAG_class_type)) {
+		Dwarf_Die c;
+
+		if (dwarf_child(t, &c) == 0) {
+			do {
+				Dwarf_Attribute at;
+				Dwarf_Word loc = 0, msize;
+				Dwarf_Die mt;
+				int ctag = dwarf_tag(&c);
+				const char *name;
+
+				if (ctag != DW_TAG_member && ctag != DW_TAG_inheritance)
+					continue;
+				if (dwarf_attr(&c, DW_AT_data_member_location, &at) &&
+				    dwarf_formudata(&at, &loc) != 0)
+					continue;   /* a location expression: virtual base */
+				if (!type_of(&c, &mt) || dwarf_aggregate_size(&mt, &msize) != 0)
+					continue;
+				if (off < loc || off >= loc + msize)
+					continue;
+				name = dwarf_diename(&c);
+				if (ctag == DW_TAG_member)
+					append_member(buf, len, name ? name : "<anon>");
+				describe(&mt, off - loc, buf, len, foff, fsize, depth + 1);
+				*foff += loc;
+				return;
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+	}
+	/* A leaf (or a gap between members: the whole aggregate). */
+	*foff = 0;
+	*fsize = dwarf_aggregate_size(t, &size) == 0 ? size : 0;
+}
+
+bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
+{
+	size_t lo = 0, hi = m->nsyms, i;
+	const struct dvsym *s = NULL;
+	Dwarf_Die die, type;
+
+	memset(out, 0, sizeof(*out));
+	/* Last symbol starting at or before off, then back over overlapping ones. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].lo <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i > 0 && lo - i < 16; i--)
+		if (off - m->syms[i - 1].lo < m->syms[i - 1].size) {
+			s = &m->syms[i - 1];
+			break;
+		}
+	if (!s)
+		return false;
+	out->start = s->lo;
+	out->size = s->size;
+	snprintf(out->var, sizeof(out->var), "%s", s->name);
+	out->foff = 0;
+	out->fsize = s->size;
+	if (!m->indexed)
+		build_index(m);
+	lo = 0;
+	hi = m->nvars;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->vars[mid].addr < s->lo)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nvars && m->vars[lo].addr == s->lo && dwarf_offdie(m->dw, m->vars[lo].die, &die)) {
+		Dwarf_Attribute at;
+		const char *name = NULL;
+
+		if (dwarf_attr_integrate(&die, DW_AT_name, &at))
+			name = dwarf_formstring(&at);
+		if (name)
+			snprintf(out->var, sizeof(out->var), "%s", name);
+		if (type_of(&die, &type)) {
+			snprintf(out->field, sizeof(out->field), "%s", out->var);
+			describe(&type, off - s->lo, out->field, sizeof(out->field), &out->foff,
+			         &out->fsize, 0);
+			out->typed = true;
+		}
+	}
+	if (!out->typed) {
+		/* No type: a bare byte offset, sized by the access (caller). */
+		out->field[0] = '\0';
+		out->foff = off - s->lo;
+		out->fsize = 0;
+	}
+	return true;
+}

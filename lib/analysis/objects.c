@@ -1,0 +1,816 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* objects.c — data objects: a third pass over the events resolves both data
+   addresses of every communication to an object, in this order:
+     heap   the OBJS record the runtime wrote for (event, side); one object
+            per allocation context (experiment.xml node), all its blocks
+            together, fields are byte offsets in the block;
+     stack  the stack range of a thread of the same process (its header);
+     tls    likewise its static TLS block;
+     static the module of the detecting thread's load map holding it, then
+            the ELF data symbol and its DWARF type (dwarf_vars.c): one object
+            per variable, fields named like "stats[3].hits";
+     unknown everything else, one object, so nothing vanishes.
+   An event adds its weight once to each distinct object its two addresses
+   fall in (both ends in one object: once; in two objects: to each), and to
+   the object's thread cell and code pair; each field touched gets the weight
+   once and remembers which threads touched it. Objects are ranked by false
+   sharing, then by all. Sequential (the symbol caches are not shared);
+   memory grows with objects x fields x threads, not with events. No signal
+   context. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+#include "analysis/objects.h"
+
+enum okind { OK_STATIC = 0, OK_HEAP, OK_STACK, OK_TLS, OK_UNKNOWN };
+static const char *const kind_name[] = { "static", "heap", "stack", "tls", "unknown" };
+
+struct obj {
+	uint32_t kind;
+	char *name;
+	const char *module;         /* an->modules string or "" */
+	uint32_t context;           /* experiment.xml node, 0 */
+	uint64_t size, blocks;
+	uint64_t t, f;
+};
+
+struct fld {
+	uint32_t obj;
+	char *name;                 /* NULL: a bare byte range */
+	uint64_t off, size;
+	uint64_t t, f;
+};
+
+struct objects {
+	struct hmap index;          /* (kind, a, b) -> object */
+	struct obj *o;
+	uint32_t ocap;
+	struct hmap fidx;           /* (obj, off, size | name id << 32) -> field */
+	struct fld *fl;
+	uint32_t fcap;
+	struct strtab fnames;
+	struct agg cells;           /* (obj, i, j), i < j */
+	struct agg cps;             /* (obj, c, p) as in pairs.c */
+	struct hmap fthreads;       /* (field, thread, 0): presence */
+	struct hmap blocks;         /* (obj, base, size): distinct heap blocks */
+	uint32_t *rank;             /* object indexes, ranked */
+};
+
+/* Per-run caches of the static side. */
+struct modcache {
+	struct strtab paths;
+	struct dvmod **mods;        /* by path id, NULL when unreadable */
+	uint32_t cap;
+};
+
+/* One resolved address. */
+struct res {
+	uint32_t obj;
+	uint32_t field;
+};
+
+static int object(struct objects *ob, uint32_t kind, uint64_t a, uint64_t b, uint32_t *idx,
+                  bool *added)
+{
+	struct hkey k = { kind, a, b };
+	int ret = hmap__intern(&ob->index, &k, idx);
+
+	if (ret < 0)
+		return ret;
+	*added = ret == 1;
+	if (*added) {
+		if (an__grow(&ob->o, &ob->ocap, *idx + 1, sizeof(*ob->o)))
+			return -ENOMEM;
+		memset(&ob->o[*idx], 0, sizeof(ob->o[*idx]));
+		ob->o[*idx].kind = kind;
+		ob->o[*idx].module = "";
+	}
+	return 0;
+}
+
+static int field(struct objects *ob, uint32_t obj, const char *name, uint64_t off,
+                 uint64_t size, uint32_t *idx)
+{
+	uint32_t nid = 0;
+	struct hkey k;
+	int ret;
+
+	if (name && name[0]) {
+		if (strtab__intern(&ob->fnames, name, &nid) < 0)
+			return -ENOMEM;
+		nid++;
+	}
+	k = (struct hkey){ obj, off, size | (uint64_t)nid << 32 };
+	ret = hmap__intern(&ob->fidx, &k, idx);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		if (an__grow(&ob->fl, &ob->fcap, *idx + 1, sizeof(*ob->fl)))
+			return -ENOMEM;
+		ob->fl[*idx] = (struct fld){ .obj = obj, .off = off, .size = size };
+		if (nid && !(ob->fl[*idx].name = strdup(name)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int set_name(struct obj *o, const char *s)
+{
+	if (o->name)
+		return 0;
+	o->name = strdup(s);
+	return o->name ? 0 : -ENOMEM;
+}
+
+/* Frames that say nothing about which object was allocated: the allocator's
+   own (operator new calling malloc) and the C runtime's start-up. */
+static bool boring_frame(const char *name)
+{
+	static const char *const prefix[] = { "_Znw", "_Zna", "operator new", "__libc_start",
+	                                      "_start", "__libc_malloc", "__libc_calloc" };
+	size_t i;
+
+	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
+/* "f (file:line) <- g (file:line)": the allocation context, innermost
+   first, each function with its call site. */
+static void context_name(const struct an *an, uint32_t v, char *buf, size_t len)
+{
+	const struct view *w = &an->view;
+	uint32_t file = 0, line = 0;
+	size_t n = 0;
+	int frames = 0;
+
+	buf[0] = '\0';
+	for (; v && n < len && frames < 8; v = w->n[v].parent) {
+		const char *name;
+
+		if (w->n[v].kind == V_C || w->n[v].kind == V_S) {
+			file = w->n[v].file;
+			line = w->n[v].line;
+			continue;
+		}
+		if (w->n[v].kind != V_PF && w->n[v].kind != V_A)
+			continue;
+		name = w->names.s[w->proc[w->n[v].proc].name];
+		if (!boring_frame(name)) {
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", frames ? " <- " : "", name);
+			if (line && n < len)
+				n += (size_t)snprintf(buf + n, len - n, " (%s:%u)", w->files.s[file], line);
+			frames++;
+		}
+		file = line = 0;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "<unknown allocation context>");
+}
+
+static struct dvmod *module_of(struct modcache *mc, const char *path)
+{
+	uint32_t id;
+	int ret = strtab__intern(&mc->paths, path, &id);
+
+	if (ret < 0)
+		return NULL;
+	if (ret == 1) {
+		if (an__grow(&mc->mods, &mc->cap, id + 1, sizeof(*mc->mods)))
+			return NULL;
+		mc->mods[id] = path[0] == '/' ? dvars__open(path) : NULL;
+	}
+	return mc->mods[id];
+}
+
+struct pctx {
+	struct an *an;
+	struct objects *ob;
+	struct modcache *mc;
+	struct an_prof *p;
+	const struct hc_prof *hp;
+	struct hc_prof_module *mods;
+	size_t nmods;
+};
+
+static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, uint32_t len,
+                   struct res *r)
+{
+	struct an *an = c->an;
+	struct objects *ob = c->ob;
+	const struct an_proc *pr = &an->procs[c->p->proc];
+	struct hc_prof_object rec;
+	char name[1024];
+	bool added;
+	uint32_t t;
+	size_t i;
+	int ret;
+
+	if (!len)
+		len = 1;
+	if (hc_prof_object_find(c->hp, ev, side, &rec)) {
+		uint32_t g, gn = HC_NONE, v = 0;
+		struct hkey bk;
+
+		if (threads__find(an, c->p->proc, rec.thread, &g) && an->threads[g].prof)
+			gn = merge__global_node(an, an->threads[g].prof, rec.ctx);
+		if (gn != HC_NONE)
+			v = an->view.of_cct[gn];
+		if ((ret = object(ob, OK_HEAP, v, 0, &r->obj, &added)))
+			return ret;
+		if (added) {
+			context_name(an, v, name, sizeof(name));
+			if ((ret = set_name(&ob->o[r->obj], name)))
+				return ret;
+			ob->o[r->obj].context = v;
+		}
+		bk = (struct hkey){ r->obj, rec.base, rec.size };
+		ret = hmap__intern(&ob->blocks, &bk, &t);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			ob->o[r->obj].blocks++;
+			ob->o[r->obj].size += rec.size;
+		}
+		return field(ob, r->obj, NULL, addr - rec.base, len, &r->field);
+	}
+	for (t = pr->first; t < pr->first + pr->nthreads; t++) {
+		const struct an_prof *tp = an->threads[t].prof;
+		uint32_t kind;
+		uint64_t lo;
+
+		if (!tp)
+			continue;
+		if (addr >= tp->th.tls_lo && addr < tp->th.tls_hi) {
+			kind = OK_TLS;
+			lo = tp->th.tls_lo;
+		} else if (addr >= tp->th.stack_lo && addr < tp->th.stack_hi) {
+			kind = OK_STACK;
+			lo = tp->th.stack_lo;
+		} else {
+			continue;
+		}
+		if ((ret = object(ob, kind, t, 0, &r->obj, &added)))
+			return ret;
+		if (added) {
+			snprintf(name, sizeof(name), "%s of thread %u", kind == OK_TLS ? "TLS" : "stack",
+			         t);
+			if ((ret = set_name(&ob->o[r->obj], name)))
+				return ret;
+			ob->o[r->obj].size = kind == OK_TLS ? tp->th.tls_hi - tp->th.tls_lo
+			                                    : tp->th.stack_hi - tp->th.stack_lo;
+			ob->o[r->obj].blocks = 1;
+		}
+		return field(ob, r->obj, NULL, addr - lo, len, &r->field);
+	}
+	for (i = 0; i < c->nmods; i++) {
+		const struct hc_prof_module *m = &c->mods[i];
+		struct dvmod *dm;
+		struct dv_hit hit;
+		uint32_t mid;
+
+		if (addr < m->lo || addr >= m->hi)
+			continue;
+		dm = module_of(c->mc, m->path);
+		if (!dm || !dvars__lookup(dm, addr - m->base, &hit))
+			break;
+		if (!strtab__find(&an->modules, m->path, &mid))
+			break;
+		if ((ret = object(ob, OK_STATIC, mid, hit.start, &r->obj, &added)))
+			return ret;
+		if (added) {
+			if ((ret = set_name(&ob->o[r->obj], hit.var)))
+				return ret;
+			ob->o[r->obj].module = an->modules.s[mid];
+			ob->o[r->obj].size = hit.size;
+			ob->o[r->obj].blocks = 1;
+		}
+		if (hit.fsize)
+			return field(ob, r->obj, hit.field, hit.foff, hit.fsize, &r->field);
+		return field(ob, r->obj, NULL, hit.foff, len, &r->field);
+	}
+	if ((ret = object(ob, OK_UNKNOWN, 0, 0, &r->obj, &added)))
+		return ret;
+	if (added && (ret = set_name(&ob->o[r->obj], "<unknown>")))
+		return ret;
+	return field(ob, r->obj, NULL, 0, 0, &r->field);
+}
+
+static int touch(struct objects *ob, uint32_t fieldi, uint32_t thread, uint64_t wt, uint64_t wf,
+                 bool add)
+{
+	struct hkey k = { fieldi, thread, 0 };
+	uint32_t x;
+
+	if (add) {
+		ob->fl[fieldi].t += wt;
+		ob->fl[fieldi].f += wf;
+	}
+	return thread == HC_NONE ? 0 : (hmap__intern(&ob->fthreads, &k, &x) < 0 ? -ENOMEM : 0);
+}
+
+static int add_to(struct objects *ob, uint32_t obj, uint32_t ti, uint32_t tj, uint32_t c,
+                  uint32_t p, uint64_t wt, uint64_t wf)
+{
+	struct hkey k;
+	int ret = 0;
+
+	ob->o[obj].t += wt;
+	ob->o[obj].f += wf;
+	if (ti != HC_NONE && tj != HC_NONE && ti != tj) {
+		k = (struct hkey){ obj, ti < tj ? ti : tj, ti < tj ? tj : ti };
+		ret = agg__add(&ob->cells, &k, wt, wf);
+	}
+	if (!ret && (c || p)) {
+		k = (struct hkey){ obj, c, p };
+		ret = agg__add(&ob->cps, &k, wt, wf);
+	}
+	return ret;
+}
+
+static int profile_events(struct pctx *c)
+{
+	struct an *an = c->an;
+	struct an_prof *p = c->p;
+	size_t i, n = hc_prof_nevents(c->hp);
+	int ret = 0;
+
+	c->nmods = hc_prof_nmodules(c->hp);
+	c->mods = malloc((c->nmods ? c->nmods : 1) * sizeof(*c->mods));
+	if (!c->mods)
+		return -ENOMEM;
+	for (i = 0; i < c->nmods; i++)
+		hc_prof_module(c->hp, i, &c->mods[i]);
+	for (i = 0; i < n && !ret; i++) {
+		struct hc_prof_event ev;
+		uint32_t gp = HC_NONE, g, gn, cv = 0, pv = 0;
+		uint64_t wt, wf;
+		struct res a, b;
+
+		hc_prof_event(c->hp, i, &ev);
+		/* The same events as the thread matrix: not self, not impossible. */
+		if (ev.peer >= AN_MAX_THREAD || ev.peer == p->th.index)
+			continue;
+		wt = ev.flags & HC_COMM_TRUE ? ev.weight : 0;
+		wf = ev.flags & HC_COMM_TRUE ? 0 : ev.weight;
+		g = p->gthread;
+		if (threads__find(an, p->proc, ev.peer, &gp) && an->threads[gp].prof &&
+		    ev.peer_ctx < an->threads[gp].prof->nnodes &&
+		    (gn = merge__global_node(an, an->threads[gp].prof, ev.peer_ctx)) != HC_NONE)
+			pv = an->view.of_cct[gn];
+		if ((gn = merge__global_node(an, p, ev.ctx)) != HC_NONE)
+			cv = an->view.of_cct[gn];
+		if (!cv) {
+			cv = pv;
+			pv = 0;
+		}
+		if (pv && pv < cv) {
+			uint32_t x = pv;
+			pv = cv;
+			cv = x;
+		}
+		if ((ret = resolve(c, (uint32_t)i, HC_SIDE_ADDR, ev.addr, ev.len, &a)) ||
+		    (ret = resolve(c, (uint32_t)i, HC_SIDE_PEER, ev.peer_addr, ev.peer_len, &b)))
+			break;
+		ret = add_to(c->ob, a.obj, g, gp, cv, pv, wt, wf);
+		if (!ret && b.obj != a.obj)
+			ret = add_to(c->ob, b.obj, g, gp, cv, pv, wt, wf);
+		if (!ret)
+			ret = touch(c->ob, a.field, g, wt, wf, true);
+		if (!ret)
+			ret = touch(c->ob, b.field, gp, wt, wf, b.field != a.field);
+	}
+	free(c->mods);
+	c->mods = NULL;
+	return ret;
+}
+
+static const struct objects *sort_ob;
+
+static int cmp_rank(const void *x, const void *y)
+{
+	const struct obj *a = &sort_ob->o[*(const uint32_t *)x], *b = &sort_ob->o[*(const uint32_t *)y];
+
+	if (a->f != b->f)
+		return a->f > b->f ? -1 : 1;
+	if (a->t + a->f != b->t + b->f)
+		return a->t + a->f > b->t + b->f ? -1 : 1;
+	return (*(const uint32_t *)x > *(const uint32_t *)y) - (*(const uint32_t *)x < *(const uint32_t *)y);
+}
+
+void objects__free(struct objects *ob)
+{
+	uint32_t i;
+
+	if (!ob)
+		return;
+	for (i = 0; i < ob->index.n; i++)
+		free(ob->o[i].name);
+	for (i = 0; i < ob->fidx.n; i++)
+		free(ob->fl[i].name);
+	hmap__free(&ob->index);
+	hmap__free(&ob->fidx);
+	hmap__free(&ob->fthreads);
+	hmap__free(&ob->blocks);
+	strtab__free(&ob->fnames);
+	agg__free(&ob->cells);
+	agg__free(&ob->cps);
+	free(ob->o);
+	free(ob->fl);
+	free(ob->rank);
+	free(ob);
+}
+
+int objects__build(struct an *an, struct objects **out)
+{
+	struct objects *ob = calloc(1, sizeof(*ob));
+	struct modcache mc;
+	uint32_t i;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	memset(&mc, 0, sizeof(mc));
+	if (!ob || strtab__init(&mc.paths))
+		goto out;
+	if (hmap__init(&ob->index, 64) || hmap__init(&ob->fidx, 256) ||
+	    hmap__init(&ob->fthreads, 256) || hmap__init(&ob->blocks, 64) ||
+	    strtab__init(&ob->fnames) || agg__init(&ob->cells, 256) || agg__init(&ob->cps, 256))
+		goto out;
+	ret = 0;
+	for (i = 0; i < an->nprofs && !ret; i++) {
+		struct pctx c = { .an = an, .ob = ob, .mc = &mc, .p = &an->profs[i] };
+		struct hc_prof *hp;
+		char err[1024];
+
+		if (c.p->status != AN_OK || c.p->gthread == HC_NONE)
+			continue;
+		/* Checked twice already; a file rewritten meanwhile was warned about. */
+		if (hc_prof_open(c.p->path, &hp, err, sizeof(err)))
+			continue;
+		c.hp = hp;
+		ret = profile_events(&c);
+		hc_prof_close(hp);
+	}
+	if (ret)
+		goto out;
+	ob->rank = malloc((ob->index.n ? ob->index.n : 1) * sizeof(*ob->rank));
+	if (!ob->rank) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ob->index.n; i++)
+		ob->rank[i] = i;
+	sort_ob = ob;
+	qsort(ob->rank, ob->index.n, sizeof(*ob->rank), cmp_rank);
+	sort_ob = NULL;
+	*out = ob;
+	ob = NULL;
+out:
+	for (i = 0; i < mc.paths.n; i++)
+		dvars__close(mc.mods[i]);
+	free(mc.mods);
+	strtab__free(&mc.paths);
+	objects__free(ob);
+	return ret;
+}
+
+/* ---------------- output ---------------- */
+
+struct child {
+	uint32_t obj, key;          /* object, then a field, cell or pair index */
+};
+
+static int cmp_child(const void *x, const void *y)
+{
+	const struct child *a = x, *b = y;
+
+	if (a->obj != b->obj)
+		return a->obj < b->obj ? -1 : 1;
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Indexes of the entries of each object, grouped: first[o]..first[o + 1]. */
+static int group(uint32_t n, const struct hkey *keys, uint32_t nobj, struct child **out,
+                 uint32_t **first)
+{
+	struct child *c = malloc((n ? n : 1) * sizeof(*c));
+	uint32_t *f = calloc(nobj + 1, sizeof(*f)), i;
+
+	if (!c || !f) {
+		free(c);
+		free(f);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		c[i] = (struct child){ (uint32_t)keys[i].a, i };
+		f[c[i].obj + 1]++;
+	}
+	for (i = 0; i < nobj; i++)
+		f[i + 1] += f[i];
+	qsort(c, n, sizeof(*c), cmp_child);
+	*out = c;
+	*first = f;
+	return 0;
+}
+
+struct groups {
+	struct child *fc, *cc, *pc, *tc;
+	uint32_t *ff, *cf, *pf, *tf;
+};
+
+static void groups_free(struct groups *g)
+{
+	free(g->fc);
+	free(g->cc);
+	free(g->pc);
+	free(g->tc);
+	free(g->ff);
+	free(g->cf);
+	free(g->pf);
+	free(g->tf);
+}
+
+static int groups_build(const struct objects *ob, struct groups *g)
+{
+	uint32_t n = ob->index.n;
+
+	memset(g, 0, sizeof(*g));
+	if (group(ob->fidx.n, ob->fidx.keys, n, &g->fc, &g->ff) ||
+	    group(ob->cells.h.n, ob->cells.h.keys, n, &g->cc, &g->cf) ||
+	    group(ob->cps.h.n, ob->cps.h.keys, n, &g->pc, &g->pf) ||
+	    group(ob->fthreads.n, ob->fthreads.keys, ob->fidx.n, &g->tc, &g->tf)) {
+		groups_free(g);
+		memset(g, 0, sizeof(*g));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void vol(struct out *o, uint64_t t, uint64_t f)
+{
+	out__printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
+	            (unsigned long long)t, (unsigned long long)f);
+}
+
+static void threads_of(struct out *o, const struct objects *ob, const struct groups *g,
+                       uint32_t fi, const char *sep)
+{
+	uint32_t k;
+	uint32_t *t = malloc((g->tf[fi + 1] - g->tf[fi] + 1) * sizeof(*t)), n = 0, a, b;
+
+	if (!t) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	for (k = g->tf[fi]; k < g->tf[fi + 1]; k++)
+		t[n++] = (uint32_t)ob->fthreads.keys[g->tc[k].key].b;
+	/* Insertion sort: a field is touched by few threads. */
+	for (a = 1; a < n; a++)
+		for (b = a; b > 0 && t[b - 1] > t[b]; b--) {
+			uint32_t x = t[b];
+			t[b] = t[b - 1];
+			t[b - 1] = x;
+		}
+	for (k = 0; k < n; k++)
+		out__printf(o, "%s%u", k ? sep : "", t[k]);
+	free(t);
+}
+
+/* Top code pairs of an object: the CP children kept, by volume. */
+#define OBJ_TOP_PAIRS 10
+
+static uint32_t top_pairs(const struct objects *ob, const struct groups *g, uint32_t obj,
+                          uint32_t *sel)
+{
+	uint32_t k, n = 0, a;
+
+	for (k = g->pf[obj]; k < g->pf[obj + 1]; k++) {
+		uint32_t x = g->pc[k].key;
+		uint64_t v = ob->cps.v[x][0] + ob->cps.v[x][1];
+
+		for (a = n < OBJ_TOP_PAIRS ? n++ : n; a > 0; a--) {
+			uint32_t y = sel[a - 1];
+			if (ob->cps.v[y][0] + ob->cps.v[y][1] >= v)
+				break;
+			if (a < OBJ_TOP_PAIRS)
+				sel[a] = y;
+		}
+		if (a < OBJ_TOP_PAIRS)
+			sel[a] = x;
+	}
+	return n;
+}
+
+static int write_xml(struct an *an, const struct objects *ob, const struct groups *g,
+                     const char *dir, char *err, size_t errlen)
+{
+	struct out o;
+	uint32_t r, k, sel[OBJ_TOP_PAIRS];
+	int ret = out__open(&o, dir, HC_DB_OBJECTS, err, errlen);
+
+	if (ret)
+		return ret;
+	out__printf(&o, "<?xml version=\"1.0\"?>\n<Objects version=\"%d\" unit=\"%s\">\n",
+	            HC_DB_VERSION, hc_db_unit_name(an->unit));
+	for (r = 0; r < ob->index.n; r++) {
+		uint32_t i = ob->rank[r];
+		const struct obj *x = &ob->o[i];
+		uint32_t np;
+
+		out__printf(&o, "  <Object i=\"%u\" kind=\"%s\" name=\"", r, kind_name[x->kind]);
+		out__xml(&o, x->name);
+		out__puts(&o, "\" module=\"");
+		out__xml(&o, x->module);
+		out__puts(&o, "\"");
+		if (x->context)
+			out__printf(&o, " context=\"%u\"", x->context);
+		out__printf(&o, " size=\"%llu\" blocks=\"%llu\"", (unsigned long long)x->size,
+		            (unsigned long long)x->blocks);
+		vol(&o, x->t, x->f);
+		out__puts(&o, ">\n");
+		for (k = g->cf[i]; k < g->cf[i + 1]; k++) {
+			const struct hkey *c = &ob->cells.h.keys[g->cc[k].key];
+			out__printf(&o, "    <T i=\"%u\" j=\"%u\"", (uint32_t)c->b, (uint32_t)c->c);
+			vol(&o, ob->cells.v[g->cc[k].key][0], ob->cells.v[g->cc[k].key][1]);
+			out__puts(&o, "/>\n");
+		}
+		for (k = g->ff[i]; k < g->ff[i + 1]; k++) {
+			uint32_t fi = g->fc[k].key;
+			const struct fld *f = &ob->fl[fi];
+
+			out__puts(&o, "    <Field");
+			if (f->name) {
+				out__puts(&o, " name=\"");
+				out__xml(&o, f->name);
+				out__puts(&o, "\"");
+			}
+			out__printf(&o, " offset=\"%llu\" size=\"%llu\"", (unsigned long long)f->off,
+			            (unsigned long long)f->size);
+			vol(&o, f->t, f->f);
+			out__puts(&o, " threads=\"");
+			threads_of(&o, ob, g, fi, " ");
+			out__puts(&o, "\"/>\n");
+		}
+		np = top_pairs(ob, g, i, sel);
+		for (k = 0; k < np; k++) {
+			const struct hkey *c = &ob->cps.h.keys[sel[k]];
+			out__printf(&o, "    <CP c=\"%u\"", (uint32_t)c->b);
+			if (c->c)
+				out__printf(&o, " p=\"%u\"", (uint32_t)c->c);
+			vol(&o, ob->cps.v[sel[k]][0], ob->cps.v[sel[k]][1]);
+			out__puts(&o, "/>\n");
+		}
+		out__puts(&o, "  </Object>\n");
+	}
+	out__puts(&o, "</Objects>\n");
+	return out__close(&o, err, errlen);
+}
+
+static void fields_csv(struct out *o, const struct objects *ob, const struct groups *g,
+                       uint32_t i)
+{
+	uint32_t k;
+
+	for (k = g->ff[i]; k < g->ff[i + 1]; k++) {
+		const struct fld *f = &ob->fl[g->fc[k].key];
+		out__printf(o, "%s%s@%llu+%llu", k > g->ff[i] ? ";" : "", f->name ? f->name : "",
+		            (unsigned long long)f->off, (unsigned long long)f->size);
+	}
+}
+
+static int write_csv(const struct objects *ob, const struct groups *g, const char *dir,
+                     char *err, size_t errlen)
+{
+	struct out o;
+	uint32_t r;
+	int ret = out__open(&o, dir, "objects.csv", err, errlen);
+
+	if (ret)
+		return ret;
+	out__puts(&o, "i,kind,name,module,context,size,blocks,all,true,false,fields\n");
+	for (r = 0; r < ob->index.n; r++) {
+		uint32_t i = ob->rank[r];
+		const struct obj *x = &ob->o[i];
+		struct out s = { 0 };
+		char *buf = NULL;
+		size_t len = 0;
+
+		out__printf(&o, "%u,%s,", r, kind_name[x->kind]);
+		out__csv(&o, x->name);
+		out__puts(&o, ",");
+		out__csv(&o, x->module);
+		out__printf(&o, ",%u,%llu,%llu,%llu,%llu,%llu,", x->context,
+		            (unsigned long long)x->size, (unsigned long long)x->blocks,
+		            (unsigned long long)(x->t + x->f), (unsigned long long)x->t,
+		            (unsigned long long)x->f);
+		s.f = open_memstream(&buf, &len);
+		if (!s.f) {
+			o.err = o.err ? o.err : -ENOMEM;
+			break;
+		}
+		fields_csv(&s, ob, g, i);
+		fclose(s.f);
+		out__csv(&o, buf ? buf : "");
+		free(buf);
+		out__puts(&o, "\n");
+	}
+	return out__close(&o, err, errlen);
+}
+
+int objects__write(struct an *an, const struct objects *ob, const char *dir, char *err,
+                   size_t errlen)
+{
+	struct groups g;
+	int ret = groups_build(ob, &g);
+
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	ret = write_xml(an, ob, &g, dir, err, errlen);
+	if (!ret)
+		ret = write_csv(ob, &g, dir, err, errlen);
+	groups_free(&g);
+	return ret;
+}
+
+#define SUMMARY_FIELDS 4
+
+int objects__summary(struct an *an, const struct objects *ob, const char *dir, char **text,
+                     char *err, size_t errlen)
+{
+	uint64_t total = 0;
+	struct groups g;
+	struct out s = { 0 };
+	char *buf = NULL, *path = NULL, *joined;
+	size_t len = 0, tlen = *text ? strlen(*text) : 0;
+	uint32_t r, k, shown = 0;
+	FILE *f;
+	int ret = groups_build(ob, &g);
+
+	if (ret)
+		goto out_nomem;
+	for (r = 0; r < ob->index.n; r++)
+		total += ob->o[r].f;
+	s.f = open_memstream(&buf, &len);
+	if (!s.f)
+		goto out_nomem;
+	out__printf(&s, "\nTop data objects by false sharing (objects.xml; an event counts once "
+	            "in each object it touches)\n%-4s %-7s %14s %6s %6s  %s\n", "#", "kind",
+	            "false", "%fals", "%obj", "object: fields");
+	for (r = 0; r < ob->index.n && shown < an->top; r++) {
+		const struct obj *x = &ob->o[ob->rank[r]];
+		uint32_t i = ob->rank[r];
+
+		if (!x->f)
+			break;
+		out__printf(&s, "%-4u %-7s %14llu %6.1f %6.1f  %s", r + 1, kind_name[x->kind],
+		            (unsigned long long)x->f, total ? 100.0 * (double)x->f / (double)total : 0.0,
+		            100.0 * (double)x->f / (double)(x->t + x->f), x->name);
+		for (k = g.ff[i]; k < g.ff[i + 1] && k - g.ff[i] < SUMMARY_FIELDS; k++) {
+			const struct fld *fl = &ob->fl[g.fc[k].key];
+			if (fl->name)
+				out__printf(&s, "%s%s", k == g.ff[i] ? ": " : ", ", fl->name);
+			else
+				out__printf(&s, "%s+%llu", k == g.ff[i] ? ": " : ", ",
+				            (unsigned long long)fl->off);
+		}
+		if (g.ff[i + 1] - g.ff[i] > SUMMARY_FIELDS)
+			out__puts(&s, ", ...");
+		out__puts(&s, "\n");
+		shown++;
+	}
+	if (!shown)
+		out__puts(&s, "(no false sharing on any data object)\n");
+	if (fclose(s.f) || s.err)
+		goto out_nomem;
+	joined = realloc(*text, tlen + len + 1);
+	if (!joined)
+		goto out_nomem;
+	memcpy(joined + tlen, buf, len + 1);
+	*text = joined;
+	if (asprintf(&path, "%s/%s", dir, HC_DB_SUMMARY) < 0) {
+		path = NULL;
+		goto out_nomem;
+	}
+	f = fopen(path, "ae");
+	ret = !f ? -errno : 0;
+	if (f && fwrite(buf, 1, len, f) != len)
+		ret = -EIO;
+	if (f && fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "cannot append to %s: %s", path, strerror(-ret));
+	goto out;
+out_nomem:
+	ret = -ENOMEM;
+	snprintf(err, errlen, "out of memory");
+out:
+	free(path);
+	free(buf);
+	groups_free(&g);
+	return ret;
+}
