@@ -337,6 +337,15 @@ int main(int argc, char **argv)
 		char asan[PATH_MAX] = "";
 #ifdef HC_SANITIZERS
 		dl_iterate_phdr(asan_cb, asan);
+		{
+			/* The program keeps its own fatal-signal behaviour: ASan's
+			   handlers would turn a SIGSEGV into exit status 1. */
+			const char *ao = getenv("ASAN_OPTIONS");
+			char aopts[1024];
+			snprintf(aopts, sizeof aopts, "%s%shandle_segv=0:handle_sigbus=0:handle_sigfpe=0:"
+			         "handle_sigill=0:handle_abort=0:detect_leaks=0", ao ? ao : "", ao && *ao ? ":" : "");
+			setenv("ASAN_OPTIONS", aopts, 1);
+		}
 #endif
 		snprintf(buf, sizeof buf, "%s%s%s%s%s", asan, *asan ? ":" : "", rtlib,
 		         old && *old ? ":" : "", old ? old : "");

@@ -378,9 +378,18 @@ void rt__process_init(bool after_fork)
 /* Flush every profile and the process log, once. */
 void rt__process_fini(void)
 {
-	if (!hc_rt.ready || __atomic_exchange_n(&fini_done, 1, __ATOMIC_ACQ_REL))
+	if (!hc_rt.ready || fini_done)
 		return;
 	rt__refresh_maps();
+	rt__process_finish();
+}
+
+/* The flush itself, async-signal-safe (no load-map refresh: the fatal-signal
+   path uses the last snapshot). */
+void rt__process_finish(void)
+{
+	if (!hc_rt.ready || __atomic_exchange_n(&fini_done, 1, __ATOMIC_ACQ_REL))
+		return;
 	__atomic_store_n(&hc_rt.stopping, 1, __ATOMIC_RELEASE);
 	rt__flush_all();
 	rt__write_process_log();

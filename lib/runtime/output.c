@@ -59,6 +59,7 @@ int rt__write_profile(struct hc_thread *t)
 	struct hc_prof_thread th;
 	struct hc_prof_writer w;
 	char tmp[PATH_MAX], path[PATH_MAX];
+	const char *stage = "open";
 	int fd, ret;
 
 	memset(&th, 0, sizeof th);
@@ -90,14 +91,15 @@ int rt__write_profile(struct hc_thread *t)
 		rt__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(errno));
 		return -errno;
 	}
+	stage = "header";
 	ret = hc_prof_writer_init(&w, fd, t->wbuf, HC_WRITE_BUF, &th);
-	if (!ret)
+	if (!ret && (stage = "load map"))
 		ret = hc_prof_section_begin(&w, HC_SEC_LOADMAP);
 	for (uint32_t i = 0; !ret && i < nmods; i++)
 		ret = hc_prof_put_module(&w, &mods[i]);
 	if (!ret)
 		ret = hc_prof_section_end(&w);
-	if (!ret)
+	if (!ret && (stage = "calling-context tree"))
 		ret = hc_prof_section_begin(&w, HC_SEC_CCT);
 	for (uint32_t i = 0; !ret && i < t->cct.n; i++) {
 		const struct hc_cct_node *c = &t->cct.nodes[i];
@@ -116,13 +118,13 @@ int rt__write_profile(struct hc_thread *t)
 	}
 	if (!ret)
 		ret = hc_prof_section_end(&w);
-	if (!ret)
+	if (!ret && (stage = "events"))
 		ret = hc_prof_section_begin(&w, HC_SEC_EVENTS);
 	for (uint32_t i = 0; !ret && i < t->events.n; i++)
 		ret = hc_prof_put_event(&w, &t->events.v[i]);
 	if (!ret)
 		ret = hc_prof_section_end(&w);
-	if (!ret)
+	if (!ret && (stage = "data objects"))
 		ret = rt__alloc_write(&w, t);
 	if (!ret && t->allocs.n) {
 		ret = hc_prof_section_begin(&w, HC_SEC_ALLOCS);
@@ -131,7 +133,7 @@ int rt__write_profile(struct hc_thread *t)
 		if (!ret)
 			ret = hc_prof_section_end(&w);
 	}
-	if (!ret)
+	if (!ret && (stage = "counters"))
 		ret = put_counters(&w, t);
 	if (!ret)
 		ret = hc_prof_writer_finish(&w);
@@ -140,7 +142,7 @@ int rt__write_profile(struct hc_thread *t)
 	if (!ret && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
 		ret = -errno;
 	if (ret) {
-		rt__log("thread %u: writing %s failed: %s", t->id.index, path, strerror(-ret));
+		rt__log("thread %u: writing %s failed (%s): %s", t->id.index, path, stage, strerror(-ret));
 		unlink(tmp);
 	}
 	counters_add(&hc_rt.total, &t->cnt);

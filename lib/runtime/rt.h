@@ -182,6 +182,7 @@ void rt__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));
 void rt__refresh_maps(void);
 void rt__process_init(bool after_fork);
 void rt__process_fini(void);
+void rt__process_finish(void);
 
 /* thread.c */
 struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,

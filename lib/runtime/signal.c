@@ -5,8 +5,9 @@
    SIGTRAP belongs to the application (or its debugger) and is chained to the
    handler it installed. sigaction/signal are interposed so the application
    cannot replace ours; it gets its own disposition back, as if it had
-   installed it. The handler runs on the thread's sigaltstack and follows
-   safety.h's rules. */
+   installed it. The same holds for the fatal signals (SEGV, BUS, FPE, ILL,
+   ABRT), where our handler writes the profiles before the default action.
+   The handlers run on the thread's sigaltstack and follow safety.h's rules. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -30,6 +31,11 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn real_sigaction;
 static struct sigaction app_trap;     /* the application's SIGTRAP disposition */
 static int installed;
+
+/* Fatal signals: flushed best effort, then the application's disposition. */
+static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static struct sigaction app_fatal[NSIG];
+static int fatal_installed[NSIG];
 
 uint64_t rt__cookie_sample(void);
 uint64_t rt__cookie_watch(int slot);
@@ -103,6 +109,36 @@ out:
 	errno = saved;
 }
 
+/* A fatal signal: if the application handles it, it is the application's
+   business (it may recover): chain. Otherwise write every profile (the
+   writer is async-signal-safe), restore the application's disposition and
+   let the signal take effect: a fault re-executes and kills as it would
+   have; a sent signal is raised again. */
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	static volatile int flushing;
+	struct sigaction a = app_fatal[sig];
+	int saved = errno;
+
+	if ((a.sa_flags & SA_SIGINFO) ? a.sa_sigaction != NULL :
+	    (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)) {
+		if (a.sa_flags & SA_SIGINFO)
+			a.sa_sigaction(sig, si, uc);
+		else
+			a.sa_handler(sig);
+		errno = saved;
+		return;
+	}
+	if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
+		rt__log("fatal signal %d (si_code %d): writing the profiles", sig, si->si_code);
+		rt__process_finish();
+	}
+	real_sigaction(sig, &a, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
+	errno = saved;
+}
+
 int rt__signals_init(void)
 {
 	struct sigaction a;
@@ -119,6 +155,13 @@ int rt__signals_init(void)
 	if (app_trap.sa_sigaction == on_sigtrap)   /* inherited across exec? never */
 		memset(&app_trap, 0, sizeof app_trap);
 	installed = 1;
+	for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++) {
+		int sig = fatal_sigs[i];
+		a.sa_sigaction = on_fatal;
+		a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+		if (real_sigaction(sig, &a, &app_fatal[sig]) == 0)
+			fatal_installed[sig] = 1;
+	}
 	return 0;
 }
 
@@ -143,6 +186,13 @@ HC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 {
 	if (!real_sigaction)
 		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (sig > 0 && sig < NSIG && fatal_installed[sig]) {
+		if (old)
+			*old = app_fatal[sig];
+		if (act)
+			app_fatal[sig] = *act;
+		return 0;
+	}
 	if (sig != SIGTRAP || !installed)
 		return real_sigaction(sig, act, old);
 	if (old)

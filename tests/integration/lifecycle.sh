@@ -31,6 +31,9 @@ check_mode() { # mode expected_status expected_profiles expected_processes
 check_mode exit3 3 4 1
 check_mode _exit 4 4 1
 check_mode threadexit 5 4 1
+# fatal signals: profiles written, the signal kept (128 + signal number)
+check_mode segv 139 4 1
+check_mode abort 134 4 1
 check_mode fork 0 8 2
 # exec: generation 0 (main + 3 workers) then generation 1 in the same pid
 check_mode exec 3 8 1

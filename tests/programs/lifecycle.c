@@ -7,6 +7,8 @@
      exec         exec this program again in mode "exit3"
      system       system() a shell that runs this program in mode "exit3"
      _exit        _exit(4) from main
+     segv         a segmentation fault in main
+     abort        abort() in main
    Output on stdout is fixed text the test compares. */
 #include <pthread.h>
 #include <stdint.h>
@@ -89,6 +91,14 @@ int main(int argc, char **argv)
 		printf("lifecycle _exit\n");
 		fflush(stdout);
 		_exit(4);
+	}
+	if (!strcmp(mode, "segv")) {
+		fflush(stdout);
+		*(volatile int *)(uintptr_t)argc = 1;
+	}
+	if (!strcmp(mode, "abort")) {
+		fflush(stdout);
+		abort();
 	}
 	printf("lifecycle exit 3\n");
 	return 3;
