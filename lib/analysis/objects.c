@@ -186,6 +186,62 @@ static struct dvmod *module_of(struct modcache *mc, const char *path)
 	return mc->mods[id];
 }
 
+/* A thread's stack or TLS range; a process's ranges sorted by lo. */
+struct range {
+	uint64_t lo, hi;
+	uint32_t kind, thread;
+};
+
+static int cmp_range(const void *x, const void *y)
+{
+	const struct range *a = x, *b = y;
+
+	return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* The range holding addr (ranges do not overlap; if a damaged header makes
+   them, the one starting last before addr is asked). */
+static bool find_range(const struct range *r, uint32_t n, uint64_t addr, const struct range **out)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= r[lo - 1].hi)
+		return false;
+	*out = &r[lo - 1];
+	return true;
+}
+
+static int process_ranges(const struct an *an, uint32_t proc, struct range **out, uint32_t *n)
+{
+	const struct an_proc *pr = &an->procs[proc];
+	struct range *r = malloc((2 * pr->nthreads + 1) * sizeof(*r));
+	uint32_t t, k = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (t = pr->first; t < pr->first + pr->nthreads; t++) {
+		const struct an_prof *tp = an->threads[t].prof;
+
+		if (!tp)
+			continue;
+		if (tp->th.tls_lo < tp->th.tls_hi)
+			r[k++] = (struct range){ tp->th.tls_lo, tp->th.tls_hi, OK_TLS, t };
+		if (tp->th.stack_lo < tp->th.stack_hi)
+			r[k++] = (struct range){ tp->th.stack_lo, tp->th.stack_hi, OK_STACK, t };
+	}
+	qsort(r, k, sizeof(*r), cmp_range);
+	*out = r;
+	*n = k;
+	return 0;
+}
+
 struct pctx {
 	struct an *an;
 	struct objects *ob;
@@ -194,6 +250,8 @@ struct pctx {
 	const struct hc_prof *hp;
 	struct hc_prof_module *mods;
 	size_t nmods;
+	struct range *ranges;
+	uint32_t nranges;
 };
 
 static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, uint32_t len,
@@ -201,7 +259,7 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 {
 	struct an *an = c->an;
 	struct objects *ob = c->ob;
-	const struct an_proc *pr = &an->procs[c->p->proc];
+	const struct range *rg;
 	struct hc_prof_object rec;
 	char name[1024];
 	bool added;
@@ -237,34 +295,22 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 		}
 		return field(ob, r->obj, NULL, addr - rec.base, len, &r->field);
 	}
-	for (t = pr->first; t < pr->first + pr->nthreads; t++) {
-		const struct an_prof *tp = an->threads[t].prof;
-		uint32_t kind;
-		uint64_t lo;
+	if (find_range(c->ranges, c->nranges, addr, &rg)) {
+		const struct an_prof *tp = an->threads[rg->thread].prof;
 
-		if (!tp)
-			continue;
-		if (addr >= tp->th.tls_lo && addr < tp->th.tls_hi) {
-			kind = OK_TLS;
-			lo = tp->th.tls_lo;
-		} else if (addr >= tp->th.stack_lo && addr < tp->th.stack_hi) {
-			kind = OK_STACK;
-			lo = tp->th.stack_lo;
-		} else {
-			continue;
-		}
-		if ((ret = object(ob, kind, t, 0, &r->obj, &added)))
+		t = rg->thread;
+		if ((ret = object(ob, rg->kind, t, 0, &r->obj, &added)))
 			return ret;
 		if (added) {
-			snprintf(name, sizeof(name), "%s of thread %u", kind == OK_TLS ? "TLS" : "stack",
-			         t);
+			snprintf(name, sizeof(name), "%s of thread %u",
+			         rg->kind == OK_TLS ? "TLS" : "stack", t);
 			if ((ret = set_name(&ob->o[r->obj], name)))
 				return ret;
-			ob->o[r->obj].size = kind == OK_TLS ? tp->th.tls_hi - tp->th.tls_lo
-			                                    : tp->th.stack_hi - tp->th.stack_lo;
+			ob->o[r->obj].size = rg->kind == OK_TLS ? tp->th.tls_hi - tp->th.tls_lo
+			                                        : tp->th.stack_hi - tp->th.stack_lo;
 			ob->o[r->obj].blocks = 1;
 		}
-		return field(ob, r->obj, NULL, addr - lo, len, &r->field);
+		return field(ob, r->obj, NULL, addr - rg->lo, len, &r->field);
 	}
 	for (i = 0; i < c->nmods; i++) {
 		const struct hc_prof_module *m = &c->mods[i];
@@ -342,6 +388,10 @@ static int profile_events(struct pctx *c)
 	c->mods = malloc((c->nmods ? c->nmods : 1) * sizeof(*c->mods));
 	if (!c->mods)
 		return -ENOMEM;
+	if (process_ranges(an, p->proc, &c->ranges, &c->nranges)) {
+		free(c->mods);
+		return -ENOMEM;
+	}
 	for (i = 0; i < c->nmods; i++)
 		hc_prof_module(c->hp, i, &c->mods[i]);
 	for (i = 0; i < n && !ret; i++) {
@@ -384,21 +434,33 @@ static int profile_events(struct pctx *c)
 			ret = touch(c->ob, b.field, gp, wt, wf, b.field != a.field);
 	}
 	free(c->mods);
+	free(c->ranges);
 	c->mods = NULL;
+	c->ranges = NULL;
 	return ret;
 }
 
-static const struct objects *sort_ob;
-
-static int cmp_rank(const void *x, const void *y)
+/* By false, then all, descending; ties by kind and name (so the order does
+   not depend on how the work was split). */
+static int cmp_rank(const void *x, const void *y, void *arg)
 {
-	const struct obj *a = &sort_ob->o[*(const uint32_t *)x], *b = &sort_ob->o[*(const uint32_t *)y];
+	const struct objects *ob = arg;
+	const struct obj *a = &ob->o[*(const uint32_t *)x], *b = &ob->o[*(const uint32_t *)y];
+	const struct hkey *ka = &ob->index.keys[*(const uint32_t *)x];
+	const struct hkey *kb = &ob->index.keys[*(const uint32_t *)y];
+	int c;
 
 	if (a->f != b->f)
 		return a->f > b->f ? -1 : 1;
 	if (a->t + a->f != b->t + b->f)
 		return a->t + a->f > b->t + b->f ? -1 : 1;
-	return (*(const uint32_t *)x > *(const uint32_t *)y) - (*(const uint32_t *)x < *(const uint32_t *)y);
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if ((c = strcmp(a->name, b->name)))
+		return c;
+	if (ka->b != kb->b)
+		return ka->b < kb->b ? -1 : 1;
+	return (ka->c > kb->c) - (ka->c < kb->c);
 }
 
 void objects__free(struct objects *ob)
@@ -424,36 +486,164 @@ void objects__free(struct objects *ob)
 	free(ob);
 }
 
-int objects__build(struct an *an, struct objects **out)
+static struct objects *objects_new(void)
 {
 	struct objects *ob = calloc(1, sizeof(*ob));
+
+	if (!ob)
+		return NULL;
+	if (hmap__init(&ob->index, 64) || hmap__init(&ob->fidx, 256) ||
+	    hmap__init(&ob->fthreads, 256) || hmap__init(&ob->blocks, 64) ||
+	    strtab__init(&ob->fnames) || agg__init(&ob->cells, 256) || agg__init(&ob->cps, 256)) {
+		objects__free(ob);
+		return NULL;
+	}
+	return ob;
+}
+
+struct build {
+	struct an *an;
+	struct objects **wob;       /* one table per worker */
+	uint32_t next, done;
+	int err;
+};
+
+static void build_main(void *arg, unsigned id)
+{
+	struct build *b = arg;
+	struct an *an = b->an;
 	struct modcache mc;
+	uint32_t i;
+	int ret = 0;
+
+	memset(&mc, 0, sizeof(mc));
+	if (strtab__init(&mc.paths))
+		ret = -ENOMEM;
+	while (!ret) {
+		struct pctx c = { .an = an, .ob = b->wob[id], .mc = &mc };
+		struct hc_prof *hp;
+		char err[1024];
+
+		i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+		if (i >= an->nprofs)
+			break;
+		c.p = &an->profs[i];
+		/* A profile rewritten since pass 2 was warned about there. */
+		if (c.p->status == AN_OK && c.p->gthread != HC_NONE &&
+		    !hc_prof_open(c.p->path, &hp, err, sizeof(err))) {
+			c.hp = hp;
+			ret = profile_events(&c);
+			hc_prof_close(hp);
+		}
+		__atomic_fetch_add(&b->done, 1, __ATOMIC_RELAXED);
+	}
+	if (ret) {
+		__atomic_store_n(&b->err, ret, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->next, an->nprofs, __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < mc.paths.n; i++)
+		dvars__close(mc.mods[i]);
+	free(mc.mods);
+	strtab__free(&mc.paths);
+}
+
+/* Add one worker's table to the global one. */
+static int merge_into(struct objects *g, const struct objects *w)
+{
+	uint32_t *omap = malloc((w->index.n + 1) * sizeof(*omap));
+	uint32_t *fmap = malloc((w->fidx.n + 1) * sizeof(*fmap));
+	uint32_t i, x;
+	int ret = -ENOMEM;
+	bool added;
+
+	if (!omap || !fmap)
+		goto out;
+	for (i = 0; i < w->index.n; i++) {
+		const struct hkey *k = &w->index.keys[i];
+		const struct obj *wo = &w->o[i];
+		struct obj *go;
+
+		if ((ret = object(g, (uint32_t)k->a, k->b, k->c, &omap[i], &added)))
+			goto out;
+		go = &g->o[omap[i]];
+		if (added) {
+			if ((ret = set_name(go, wo->name)))
+				goto out;
+			go->module = wo->module;
+			go->context = wo->context;
+			if (wo->kind != OK_HEAP) {   /* heap: from the blocks below */
+				go->size = wo->size;
+				go->blocks = wo->blocks;
+			}
+		}
+		go->t += wo->t;
+		go->f += wo->f;
+	}
+	ret = -ENOMEM;
+	for (i = 0; i < w->blocks.n; i++) {
+		const struct hkey *k = &w->blocks.keys[i];
+		struct hkey nk = { omap[k->a], k->b, k->c };
+		int r = hmap__intern(&g->blocks, &nk, &x);
+
+		if (r < 0)
+			goto out;
+		if (r == 1) {
+			g->o[nk.a].blocks++;
+			g->o[nk.a].size += k->c;
+		}
+	}
+	for (i = 0; i < w->fidx.n; i++) {
+		const struct fld *f = &w->fl[i];
+
+		if (field(g, omap[f->obj], f->name, f->off, f->size, &fmap[i]))
+			goto out;
+		g->fl[fmap[i]].t += f->t;
+		g->fl[fmap[i]].f += f->f;
+	}
+	for (i = 0; i < w->fthreads.n; i++) {
+		struct hkey nk = { fmap[w->fthreads.keys[i].a], w->fthreads.keys[i].b, 0 };
+		if (hmap__intern(&g->fthreads, &nk, &x) < 0)
+			goto out;
+	}
+	for (i = 0; i < w->cells.h.n; i++) {
+		const struct hkey *k = &w->cells.h.keys[i];
+		struct hkey nk = { omap[k->a], k->b, k->c };
+		if (agg__add(&g->cells, &nk, w->cells.v[i][0], w->cells.v[i][1]))
+			goto out;
+	}
+	for (i = 0; i < w->cps.h.n; i++) {
+		const struct hkey *k = &w->cps.h.keys[i];
+		struct hkey nk = { omap[k->a], k->b, k->c };
+		if (agg__add(&g->cps, &nk, w->cps.v[i][0], w->cps.v[i][1]))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(omap);
+	free(fmap);
+	return ret;
+}
+
+int objects__build(struct an *an, struct objects **out)
+{
+	struct build b = { .an = an };
+	struct objects *ob = objects_new();
+	unsigned n = an->nworkers ? an->nworkers : 1, w;
 	uint32_t i;
 	int ret = -ENOMEM;
 
 	*out = NULL;
-	memset(&mc, 0, sizeof(mc));
-	if (!ob || strtab__init(&mc.paths))
+	b.wob = calloc(n, sizeof(*b.wob));
+	if (!ob || !b.wob)
 		goto out;
-	if (hmap__init(&ob->index, 64) || hmap__init(&ob->fidx, 256) ||
-	    hmap__init(&ob->fthreads, 256) || hmap__init(&ob->blocks, 64) ||
-	    strtab__init(&ob->fnames) || agg__init(&ob->cells, 256) || agg__init(&ob->cps, 256))
-		goto out;
-	ret = 0;
-	for (i = 0; i < an->nprofs && !ret; i++) {
-		struct pctx c = { .an = an, .ob = ob, .mc = &mc, .p = &an->profs[i] };
-		struct hc_prof *hp;
-		char err[1024];
-
-		if (c.p->status != AN_OK || c.p->gthread == HC_NONE)
-			continue;
-		/* Checked twice already; a file rewritten meanwhile was warned about. */
-		if (hc_prof_open(c.p->path, &hp, err, sizeof(err)))
-			continue;
-		c.hp = hp;
-		ret = profile_events(&c);
-		hc_prof_close(hp);
-	}
+	for (w = 0; w < n; w++)
+		if (!(b.wob[w] = objects_new()))
+			goto out;
+	ret = par__run(an, n, build_main, &b, "resolving data objects", &b.done, an->nprofs);
+	if (!ret)
+		ret = b.err;
+	for (w = 0; w < n && !ret; w++)
+		ret = merge_into(ob, b.wob[w]);
 	if (ret)
 		goto out;
 	ob->rank = malloc((ob->index.n ? ob->index.n : 1) * sizeof(*ob->rank));
@@ -463,16 +653,13 @@ int objects__build(struct an *an, struct objects **out)
 	}
 	for (i = 0; i < ob->index.n; i++)
 		ob->rank[i] = i;
-	sort_ob = ob;
-	qsort(ob->rank, ob->index.n, sizeof(*ob->rank), cmp_rank);
-	sort_ob = NULL;
+	qsort_r(ob->rank, ob->index.n, sizeof(*ob->rank), cmp_rank, ob);
 	*out = ob;
 	ob = NULL;
 out:
-	for (i = 0; i < mc.paths.n; i++)
-		dvars__close(mc.mods[i]);
-	free(mc.mods);
-	strtab__free(&mc.paths);
+	for (w = 0; b.wob && w < n; w++)
+		objects__free(b.wob[w]);
+	free(b.wob);
 	objects__free(ob);
 	return ret;
 }
@@ -481,6 +668,7 @@ out:
 
 struct child {
 	uint32_t obj, key;          /* object, then a field, cell or pair index */
+	uint64_t b, c;              /* the entry's key words: its order */
 };
 
 static int cmp_child(const void *x, const void *y)
@@ -489,6 +677,10 @@ static int cmp_child(const void *x, const void *y)
 
 	if (a->obj != b->obj)
 		return a->obj < b->obj ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	if (a->c != b->c)
+		return a->c < b->c ? -1 : 1;
 	return (a->key > b->key) - (a->key < b->key);
 }
 
@@ -505,7 +697,7 @@ static int group(uint32_t n, const struct hkey *keys, uint32_t nobj, struct chil
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		c[i] = (struct child){ (uint32_t)keys[i].a, i };
+		c[i] = (struct child){ (uint32_t)keys[i].a, i, keys[i].b, keys[i].c };
 		f[c[i].obj + 1]++;
 	}
 	for (i = 0; i < nobj; i++)
