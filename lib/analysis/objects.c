@@ -342,7 +342,8 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 		return ret;
 	if (added && (ret = set_name(&ob->o[r->obj], "<unknown>")))
 		return ret;
-	return field(ob, r->obj, NULL, 0, 0, &r->field);
+	r->field = HC_NONE;   /* no base to measure offsets from */
+	return 0;
 }
 
 static int touch(struct objects *ob, uint32_t fieldi, uint32_t thread, uint64_t wt, uint64_t wf,
@@ -351,6 +352,8 @@ static int touch(struct objects *ob, uint32_t fieldi, uint32_t thread, uint64_t 
 	struct hkey k = { fieldi, thread, 0 };
 	uint32_t x;
 
+	if (fieldi == HC_NONE)
+		return 0;
 	if (add) {
 		ob->fl[fieldi].t += wt;
 		ob->fl[fieldi].f += wf;
@@ -951,15 +954,15 @@ int objects__summary(struct an *an, const struct objects *ob, const char *dir, c
 	if (!s.f)
 		goto out_nomem;
 	out__printf(&s, "\nTop data objects by false sharing (objects.xml; an event counts once "
-	            "in each object it touches)\n%-4s %-7s %14s %6s %6s  %s\n", "#", "kind",
-	            "false", "%fals", "%obj", "object: fields");
+	            "in each object it touches)\n%-4s %-7s %14s %7s %9s  %s\n", "#", "kind",
+	            "false", "%false", "false/all", "object: fields (offsets for byte ranges)");
 	for (r = 0; r < ob->index.n && shown < an->top; r++) {
 		const struct obj *x = &ob->o[ob->rank[r]];
 		uint32_t i = ob->rank[r];
 
 		if (!x->f)
 			break;
-		out__printf(&s, "%-4u %-7s %14llu %6.1f %6.1f  %s", r + 1, kind_name[x->kind],
+		out__printf(&s, "%-4u %-7s %14llu %6.1f%% %8.1f%%  %s", r + 1, kind_name[x->kind],
 		            (unsigned long long)x->f, total ? 100.0 * (double)x->f / (double)total : 0.0,
 		            100.0 * (double)x->f / (double)(x->t + x->f), x->name);
 		for (k = g.ff[i]; k < g.ff[i + 1] && k - g.ff[i] < SUMMARY_FIELDS; k++) {
