@@ -138,8 +138,9 @@ static bool boring_frame(const char *name)
 	return false;
 }
 
-/* "f (file:line) <- g (file:line)": the allocation context, innermost
-   first, each function with its call site. */
+/* "f (file:line) <- g <- h": the allocation context, innermost first, the
+   allocating call's site by file base name (the full context, with paths
+   and lines, is in experiment.xml under the context node). */
 static void context_name(const struct an *an, uint32_t v, char *buf, size_t len)
 {
 	const struct view *w = &an->view;
@@ -161,8 +162,11 @@ static void context_name(const struct an *an, uint32_t v, char *buf, size_t len)
 		name = w->names.s[w->proc[w->n[v].proc].name];
 		if (!boring_frame(name)) {
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", frames ? " <- " : "", name);
-			if (line && n < len)
-				n += (size_t)snprintf(buf + n, len - n, " (%s:%u)", w->files.s[file], line);
+			if (line && n < len && frames == 0) {
+				const char *path = w->files.s[file], *base = strrchr(path, '/');
+				n += (size_t)snprintf(buf + n, len - n, " (%s:%u)", base ? base + 1 : path,
+				                      line);
+			}
 			frames++;
 		}
 		file = line = 0;
