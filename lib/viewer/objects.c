@@ -4,8 +4,9 @@
    with its totals, its sparse thread matrix, the fields (or offset ranges)
    that took part and its top code pairs. The file is optional: without it
    has_objects stays false and the exporters say "no object data in this
-   database". Element and attribute names follow doc/viewer-export.md §
-   "objects.xml"; unknown ones are ignored. No signal context. */
+   database". The format is doc/database-format.md §7 (schema
+   doc/objects.xsd); unknown elements and attributes are ignored, references
+   (thread indexes, node ids) are checked. No signal context. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

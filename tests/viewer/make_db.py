@@ -222,9 +222,7 @@ def write_db(out, d):
     if d.get("objects") is not None:
         o = ['<?xml version="1.0" encoding="UTF-8"?>', '<Objects version="1" unit="ns">']
         for i, ob in enumerate(d["objects"]):
-            extra = ""
-            if ob.get("module"):
-                extra += " module=%s" % quoteattr(ob["module"])
+            extra = " module=%s" % quoteattr(ob.get("module", ""))
             if ob.get("context"):
                 extra += ' context="%d"' % ob["context"]
             cells = ob["cells"]

@@ -5,8 +5,10 @@
 # hpcprof-comm, exported by viewer-export with its defaults (DB/report.html),
 # then opened and driven (browser_checks.full_check: no console errors, no
 # network, N×N cells with the database's values, hottest pair darkest, hover
-# value, click drill-down, objects table or its absence, lazy tree). The
-# screenshot is kept as tests/viewer/report.png in the build tree.
+# value, click drill-down, objects table or its absence, lazy tree). Then a
+# designed false-sharing run ("false 0.5"): false_line must lead the objects
+# table with its fields. Screenshots are kept as tests/viewer/report.png and
+# report-objects.png in the build tree.
 # Exit 77 (SKIP) without chromium or when this machine cannot measure.
 import os
 import shutil
@@ -59,6 +61,30 @@ try:
     c.check(v > 0 and (i, j) in ((1, 2), (3, 4)), "the hottest pair (%d,%d) is a designed pair" % (i, j))
     b = cdp.Browser()
     full_check(b, c, db, html, os.path.join(OUT, "report.png"))
+    b.close()
+    b = None
+
+    # a designed false-sharing run: every worker stores to its own word of
+    # one line half of the time; that object must lead the table with its fields
+    m, d = os.path.join(tmp, "M-false"), os.path.join(tmp, "DB-false")
+    r = measure([HPCRUN, "-o", m, "-e", "COMM@200000", BENCH, "false", "0.5", "-t", "4", "-s", "2"])
+    c.check(r.returncode == 0, "hpcrun-comm comm_bench false 0.5 (rc %d)" % r.returncode)
+    r = subprocess.run([HPCPROF, "-q", "-o", d, m], capture_output=True, text=True)
+    c.check(r.returncode == 0, "hpcprof-comm (rc %d) %s" % (r.returncode, r.stderr[-300:]))
+    html = os.path.join(tmp, "false.html")
+    r = subprocess.run([VX, "-o", html, d], capture_output=True, text=True)
+    if not c.check(r.returncode == 0, "viewer-export -o: %s" % r.stderr.strip()):
+        raise SystemExit(1)
+    db = Database(d)
+    if c.check(db.objects is not None, "the analyzer wrote objects.xml"):
+        b = cdp.Browser()
+        full_check(b, c, db, html, os.path.join(OUT, "report-objects.png"))
+        first = b.eval("hcReport.objectOrder()[0]")
+        c.check(first == "false_line", "the designed false-sharing object is first in the table: %s" % first)
+        fields = b.eval("[...document.querySelectorAll('#objects-table tbody tr:first-child .fieldlist code')]"
+                        ".map(e => e.textContent)")
+        c.check(len(fields) >= 2 and all(f.startswith("false_line.w[") for f in fields),
+                "its fields are listed: %r" % fields)
 finally:
     if b:
         b.close()

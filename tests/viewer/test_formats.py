@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # test_formats.py — every non-HTML output of viewer-export checked against the
-# database it came from (read independently by dbread.py): --json validated
+# database it came from (whose XML must itself validate against doc/*.xsd) (read independently by dbread.py): --json validated
 # against doc/report.schema.json and compared value by value, the JSON inside
 # report.html identical to --json and free of "</", --csv tables equal to the
 # matrices, tree, code pairs and objects, --text within its width at several
@@ -46,6 +46,20 @@ def vx(*args, **kw):
 
 def upper_pairs(m):
     return {(i, j): m[i][j] for i in range(len(m)) for j in range(i + 1, len(m)) if m[i][j]}
+
+
+def check_schemas(db, name):
+    """The synthetic databases must be real ones: valid against the shipped XSDs."""
+    if not shutil.which("xmllint"):
+        print("note: xmllint not installed (Debian package libxml2-utils); XSD check skipped")
+        return
+    for f in ("database", "experiment", "objects"):
+        path = os.path.join(db.path, f + ".xml")
+        if not os.path.exists(path):
+            continue
+        r = subprocess.run(["xmllint", "--huge", "--noout", "--schema", os.path.join(S, "doc", f + ".xsd"), path],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "%s: %s.xml validates against doc/%s.xsd %s" % (name, f, f, r.stderr.strip()[-200:]))
 
 
 def check_json(db, tmp, name):
@@ -266,6 +280,7 @@ def main():
         else:
             print("note: this machine cannot measure; checking the fixture only")
         for name, db in dbs:
+            check_schemas(db, name)
             check_json(db, tmp, name)
             check_csv(db, tmp, name)
             check_text(db, name)
