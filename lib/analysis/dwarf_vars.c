@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/objects.h"
@@ -97,13 +98,17 @@ struct dvmod *dvars__open(const char *path)
 	struct dvmod *m = calloc(1, sizeof(*m));
 	Elf_Scn *scn = NULL;
 	bool have_symtab = false;
+	struct stat st;
 
 	if (!m)
 		return NULL;
 	elf_version(EV_CURRENT);
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Only regular files: a profile may name anything (a FIFO would block). */
+	m->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (m->fd < 0)
 		goto out_free;
+	if (fstat(m->fd, &st) || !S_ISREG(st.st_mode))
+		goto out_close;
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF)
 		goto out_close;

@@ -113,6 +113,8 @@ static void test_dwarf(const char *self, const struct self *s)
 	CHECK(!dvars__lookup(m, 0x10, &h));
 	dvars__close(m);
 	CHECK(dvars__open("/nonexistent/module") == NULL);
+	CHECK(dvars__open("/dev/null") == NULL);
+	CHECK(dvars__open("/proc/self") == NULL);
 }
 
 /* ---------------- the analyzer on synthetic profiles ---------------- */
