@@ -200,8 +200,7 @@ static int write_objects(struct csvdir *c, const struct hc_vdb *db)
 		fputc(',', c->f);
 		csv_str(c->f, o->module);
 		fputc(',', c->f);
-		if (o->context)
-			fprintf(c->f, "%llu", (unsigned long long)o->context);
+		fprintf(c->f, "%llu", (unsigned long long)o->context);   /* 0: none, as in the database */
 		fprintf(c->f, ",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)o->size,
 		        (unsigned long long)o->blocks, (unsigned long long)o->all,
 		        (unsigned long long)o->tru, (unsigned long long)o->fal);
@@ -249,6 +248,13 @@ static int csv_run(const struct hc_vdb *db, const struct export_opts *o)
 		return vx_error("%s: %s", o->out, strerror(errno));
 	if (stat(o->out, &st) || !S_ISDIR(st.st_mode))
 		return vx_error("%s: not a directory", o->out);
+	{
+		/* threads.csv and objects.csv would replace the database's own */
+		struct stat dbst;
+		if (stat(o->db_dir, &dbst) == 0 && dbst.st_dev == st.st_dev && dbst.st_ino == st.st_ino)
+			return vx_error("%s: is the database directory; write the CSV tables elsewhere",
+			                o->out);
+	}
 	rc |= write_summary(&c, db);
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++)
 		if (db->mat[l][HC_DB_KIND_ALL].present)

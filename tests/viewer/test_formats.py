@@ -232,6 +232,8 @@ def check_cli(db, tmp):
     check(r.returncode == 2 and "database" in r.stderr, "usage error: no database exits 2")
     r = vx("-o", os.path.join(tmp, "x"), "--json", os.path.join(tmp, "x.json"), db.path)
     check(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "x.json")), "usage error: -o without --html/--text exits 2")
+    r = vx("--csv", db.path, db.path)
+    check(r.returncode == 1 and "is the database directory" in r.stderr, "--csv into the database itself is refused")
     r = vx("--help")
     check(r.returncode == 0 and "--scotch" in r.stdout and "--json" in r.stdout, "--help lists the exporters")
     r = vx("--text", "--level", "numa", os.path.join(tmp, "nonexistent"))
