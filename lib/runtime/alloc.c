@@ -47,8 +47,8 @@
 #define CTX_SETS      512
 #define CTX_WAYS      2
 #define CTX_SLOTS     4              /* return addresses checked above the call site */
-#define CTX_SCAN      512            /* stack words searched per caller slot */
-#define VERIFY_EVERY  1024           /* one cache hit in this many is re-unwound */
+#define CTX_SCAN      512            /* stack words searched per caller slot (offsets < 64 KiB) */
+#define VERIFY_EVERY  4096           /* one cache hit in this many is re-unwound */
 #define OBJ_CAP       (1u << 20)     /* object records per thread */
 #define BOOT_SIZE     (64u << 10)
 #define PAGE_SIZE_    4096u
@@ -60,13 +60,13 @@
    its address gives the stack depth. Forces a frame pointer in the wrapper. */
 #define CALLER_SLOT() ((const uint64_t *)__builtin_frame_address(0) + 1)
 
-/* A cached allocation context. */
+/* A cached allocation context: one cache line. */
 struct rt_ctx_entry {
 	uint64_t slot0, ra0;              /* key: return-address slot and its value */
 	uint32_t site, nslot;
-	uint32_t off[CTX_SLOTS];          /* byte offsets above slot0 of the callers' slots */
+	uint16_t off[CTX_SLOTS];          /* byte offsets above slot0 of the callers' slots */
 	uint64_t val[CTX_SLOTS];          /* the return addresses the unwind found there */
-};
+} __attribute__((aligned(64)));
 
 /* ---------------- the real functions and the bootstrap ---------------- */
 
@@ -165,7 +165,7 @@ static void *boot_alloc(size_t n, size_t align)
 
 static inline bool is_boot(const void *p)
 {
-	return (const char *)p >= boot_buf && (const char *)p < boot_buf + BOOT_SIZE;
+	return (uintptr_t)p - (uintptr_t)boot_buf < BOOT_SIZE;
 }
 
 static size_t boot_size(const void *p)
@@ -192,14 +192,20 @@ static inline struct rt_ctx_entry *ctx_set(struct hc_thread *t, uint64_t s0, uin
 	return &t->alloc.ctx[(h >> 55) * CTX_WAYS];
 }
 
+/* Unused caller slots point at slot0 itself and expect ra0 there, so the
+   check is four loads and one branch. */
 static inline bool ctx_match(const struct rt_ctx_entry *e, const uint64_t *slot0, uint64_t ra0)
 {
+	const char *s = (const char *)slot0;
+	uint64_t d;
+
 	if (e->slot0 != (uint64_t)(uintptr_t)slot0 || e->ra0 != ra0)
 		return false;
-	for (uint32_t i = 0; i < e->nslot; i++)
-		if (stack_word((const uint64_t *)((const char *)slot0 + e->off[i])) != e->val[i])
-			return false;
-	return true;
+	d = (stack_word((const uint64_t *)(s + e->off[0])) ^ e->val[0]) |
+	    (stack_word((const uint64_t *)(s + e->off[1])) ^ e->val[1]) |
+	    (stack_word((const uint64_t *)(s + e->off[2])) ^ e->val[2]) |
+	    (stack_word((const uint64_t *)(s + e->off[3])) ^ e->val[3]);
+	return d == 0;
 }
 
 /* The allocation site of CCT node `node` of t, created on first use. */
@@ -226,6 +232,8 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	memset(ne, 0, sizeof(*ne));
 	ne->slot0 = s0;
 	ne->ra0 = ra0;
+	for (int j = 0; j < CTX_SLOTS; j++)
+		ne->val[j] = ra0;      /* off 0: slot0 itself, always ra0 */
 	t->cnt.alloc_ctx_unwinds++;
 	for (i = 0; i < n; i++)
 		if ((uint64_t)(uintptr_t)fr[i] == ra0)
@@ -245,7 +253,9 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 					;
 				if (q >= lim)
 					break;
-				ne->off[j - 1] = (uint32_t)((const char *)q - (const char *)slot0);
+				if ((const char *)q - (const char *)slot0 > UINT16_MAX)
+					break;
+				ne->off[j - 1] = (uint16_t)((const char *)q - (const char *)slot0);
 				ne->val[j - 1] = want;
 				ne->nslot = (uint32_t)j;
 				p = q + 1;
@@ -281,7 +291,8 @@ static __attribute__((noinline)) uint32_t ctx_verify(struct hc_thread *t, const 
 	return ne.site;
 }
 
-static inline uint32_t ctx_site(struct hc_thread *t, const uint64_t *slot0, uint64_t ra0)
+static inline __attribute__((always_inline)) uint32_t ctx_site(struct hc_thread *t,
+                                                              const uint64_t *slot0, uint64_t ra0)
 {
 	struct rt_ctx_entry *set = ctx_set(t, (uint64_t)(uintptr_t)slot0, ra0);
 
@@ -296,27 +307,34 @@ static inline uint32_t ctx_site(struct hc_thread *t, const uint64_t *slot0, uint
 
 /* ---------------- tracking ---------------- */
 
-/* Record block [p, p+n) allocated from the call site in *slot0. */
-static inline void track(void *p, size_t n, uint32_t kind, const uint64_t *slot0)
+/* Record block [p, p+n) allocated from the call site in *slot0. Inlined in
+   every wrapper: this is the per-allocation cost. */
+static inline __attribute__((always_inline)) void track(void *p, size_t n, uint32_t kind,
+                                                       const uint64_t *slot0)
 {
 	struct hc_thread *t = hc_self;
-	uint64_t ra0;
+	uint64_t ra0, base = (uint64_t)(uintptr_t)p;
 	uint32_t site;
+	int ret;
 
-	if (!p || !t || t->safety.busy || !t->alloc.on)
+	if (!p || !t || t->safety.busy)
 		return;
-	if (unlikely(n < hc_rt.opt.min_alloc || n == 0)) {
-		t->cnt.allocs_below_min++;
+	if (unlikely(n < t->alloc.min)) {
+		if (t->alloc.on)
+			t->cnt.allocs_below_min++;
 		return;
 	}
 	ra0 = *slot0;
-	if (unlikely(ra0 - self_lo < self_len))
+	if (unlikely(ra0 - t->alloc.self_lo < t->alloc.self_len))
 		return;     /* the runtime's own allocation */
 	t->safety.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	site = ctx_site(t, slot0, ra0);
-	if (likely(site) && rt__blocks_insert(&t->alloc.leaves, (uint64_t)(uintptr_t)p, n, site,
-	                                      kind) == 0)
+	if (kind == HC_OBJ_MALLOC)
+		ret = rt__blocks_insert_fast(&t->alloc.leaves, base, n, site);
+	else
+		ret = rt__blocks_insert(&t->alloc.leaves, base, n, site, kind);
+	if (likely(ret == 0))
 		t->cnt.allocs_tracked++;
 	else
 		t->cnt.allocs_dropped++;
@@ -324,7 +342,7 @@ static inline void track(void *p, size_t n, uint32_t kind, const uint64_t *slot0
 }
 
 /* Stop tracking the block at p (if it is one); its description in *old. */
-static inline bool untrack(void *p, struct rt_block *old)
+static bool untrack(void *p, struct rt_block *old)
 {
 	struct hc_thread *t;
 	bool had;
@@ -341,6 +359,28 @@ static inline bool untrack(void *p, struct rt_block *old)
 	}
 	/* Inside the runtime, or a thread without a record: no thread state. */
 	return rt__blocks_remove(NULL, (uint64_t)(uintptr_t)p, old);
+}
+
+/* untrack for free(): the common case inline. */
+static inline __attribute__((always_inline)) void untrack_free(void *p)
+{
+	struct hc_thread *t;
+	int r;
+
+	if (!rt__blocks_used())
+		return;
+	t = hc_self;
+	if (likely(t && !t->safety.busy)) {
+		t->safety.busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		r = rt__blocks_remove_fast(&t->alloc.leaves, (uint64_t)(uintptr_t)p);
+		if (r < 0)
+			r = rt__blocks_remove(&t->alloc.leaves, (uint64_t)(uintptr_t)p, NULL);
+		t->cnt.frees_tracked += (uint64_t)r;
+		hc_guard_leave(t);
+		return;
+	}
+	rt__blocks_remove(NULL, (uint64_t)(uintptr_t)p, NULL);
 }
 
 static void untrack_range(void *p, size_t len)
@@ -413,7 +453,7 @@ HC_EXPORT void free(void *p)
 		return;
 	if (!ready() && !resolve())
 		return;       /* cannot happen: only boot blocks exist before resolution */
-	untrack(p, NULL);
+	untrack_free(p);
 	real.free(p);
 }
 
@@ -648,6 +688,7 @@ int rt__alloc_thread_start(struct hc_thread *t)
 	static int said;
 
 	memset(&t->alloc, 0, sizeof(t->alloc));
+	t->alloc.min = UINT64_MAX;
 	find_self();
 	if (table_pid && t->id.pid != table_pid) {
 		/* A forked child: nothing tracked yet in this process. */
@@ -668,6 +709,9 @@ int rt__alloc_thread_start(struct hc_thread *t)
 	}
 	t->alloc.capobj = OBJ_CAP;
 	t->alloc.verify = VERIFY_EVERY;
+	t->alloc.min = hc_rt.opt.min_alloc ? hc_rt.opt.min_alloc : 1;
+	t->alloc.self_lo = self_lo;
+	t->alloc.self_len = self_len;
 	t->alloc.on = true;
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
 		if (hc_rt.opt.min_alloc > 1)

@@ -22,6 +22,8 @@ struct rt_ctx_entry;
 struct rt_alloc_thread {
 	bool on;                          /* this thread tracks its allocations */
 	uint32_t verify;                  /* context-cache hits until the next full check */
+	uint64_t min;                     /* smallest tracked size (>= 1), UINT64_MAX when off */
+	uint64_t self_lo, self_len;       /* the runtime's own code: its calls are not tracked */
 	struct rt_ctx_entry *ctx;         /* allocation-context cache (arena) */
 	struct rt_leaf_cache leaves;      /* shadow leaves used recently */
 	struct hc_prof_object *obj;       /* object records of this thread's events (arena) */

@@ -38,10 +38,10 @@
 #include "hc/profile.h"
 #include "runtime/blocks.h"
 
-#define GRAN_SHIFT   4
-#define CHUNK_SHIFT  16
+#define GRAN_SHIFT   RT_BLK_GRAN_SHIFT
+#define CHUNK_SHIFT  RT_BLK_CHUNK_SHIFT
 #define REGION_SHIFT 30
-#define LEAF_N       (1u << (CHUNK_SHIFT - GRAN_SHIFT))    /* granules per chunk */
+#define LEAF_N       RT_BLK_LEAF_N                         /* granules per chunk */
 #define MID_N        (1u << (REGION_SHIFT - CHUNK_SHIFT))  /* chunks per region */
 #define TOP_N        (1u << (47 - REGION_SHIFT))           /* regions */
 #define PAGE         4096u
@@ -49,14 +49,14 @@
 #define CHUNK        (1ull << CHUNK_SHIFT)
 #define REGION       (1ull << REGION_SHIFT)
 
-#define T_FIRST 1u
-#define T_SIZE  2u
-#define T_BIG   3u
+#define T_FIRST RT_BLK_T_FIRST
+#define T_SIZE  RT_BLK_T_SIZE
+#define T_BIG   RT_BLK_T_BIG
 #define TAG(v)            ((v) & 3u)
-#define FIRST_V(site, sz) (T_FIRST | (uint32_t)(sz) << 2 | (uint32_t)(site) << 7)
+#define FIRST_V(site, sz) RT_BLK_FIRST_V(site, sz)
 #define FIRST_SMALL(v)    (((v) >> 2) & 31u)
 #define FIRST_SITE(v)     ((v) >> 7)
-#define SIZE_V(n)         (T_SIZE | (uint32_t)(n) << 2)
+#define SIZE_V(n)         RT_BLK_SIZE_V(n)
 #define SIZE_N(v)         ((v) >> 2)
 #define BIG_V(id)         (T_BIG | (uint32_t)(id) << 2)
 #define BIG_ID(v)         ((v) >> 2)
@@ -271,8 +271,8 @@ static uint32_t *leaf_of(struct rt_leaf_cache *lc, uint64_t a, bool create)
 	struct mid *m;
 	uint32_t i, *leaf;
 
-	if (lc && lc->chunk[k] == chunk + 1)
-		return lc->leaf[k];
+	if (lc && lc->e[k].chunk == chunk + 1)
+		return lc->e[k].leaf;
 	m = mid_of(a, create);
 	if (!m)
 		return NULL;
@@ -281,8 +281,8 @@ static uint32_t *leaf_of(struct rt_leaf_cache *lc, uint64_t a, bool create)
 		return NULL;
 	leaf = page_ptr(i);
 	if (lc) {
-		lc->chunk[k] = chunk + 1;
-		lc->leaf[k] = leaf;
+		lc->e[k].chunk = chunk + 1;
+		lc->e[k].leaf = leaf;
 	}
 	return leaf;
 }

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "hc/profile.h"
 
 #define RT_BLOCK_GRAN      16u          /* shadow granule = the allocator's alignment */
 #define RT_BLOCK_SMALL_MAX 4096u        /* larger blocks get a descriptor */
@@ -37,9 +38,11 @@ struct rt_block {
    most inserts and removes skip the directory walk. All-zero = empty; any
    cache is invalid after rt__blocks_reset. */
 struct rt_leaf_cache {
-	uint64_t chunk[RT_LEAF_CACHE];     /* chunk number + 1, 0 = empty */
-	uint32_t *leaf[RT_LEAF_CACHE];
-};
+	struct {
+		uint64_t chunk;            /* chunk number + 1, 0 = empty */
+		uint32_t *leaf;
+	} e[RT_LEAF_CACHE];
+} __attribute__((aligned(64)));
 
 /* Something was ever inserted (free() skips the lookup until then). */
 extern int rt__blocks_any;
@@ -78,5 +81,64 @@ uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi);
 /* The live block holding addr (interior addresses included): true and *out
    filled, false if none. Async-signal-safe, lock-free, read-only. */
 bool rt__blocks_find(uint64_t addr, struct rt_block *out);
+
+/* ---- inline fast paths for the common small block (alloc.c's hot path);
+   they share the shadow encoding described in blocks.c ---- */
+#define RT_BLK_GRAN_SHIFT  4
+#define RT_BLK_CHUNK_SHIFT 16
+#define RT_BLK_LEAF_N      (1u << (RT_BLK_CHUNK_SHIFT - RT_BLK_GRAN_SHIFT))
+#define RT_BLK_T_FIRST     1u
+#define RT_BLK_T_SIZE      2u
+#define RT_BLK_T_BIG       3u
+#define RT_BLK_FIRST_V(site, sz) (RT_BLK_T_FIRST | (uint32_t)(sz) << 2 | (uint32_t)(site) << 7)
+#define RT_BLK_SIZE_V(n)         (RT_BLK_T_SIZE | (uint32_t)(n) << 2)
+
+/* The leaf of address a if the thread's cache has it, else NULL. */
+static inline uint32_t *rt__blocks_leaf_cached(const struct rt_leaf_cache *lc, uint64_t a)
+{
+	uint64_t chunk = a >> RT_BLK_CHUNK_SHIFT;
+	unsigned k = (unsigned)chunk & (RT_LEAF_CACHE - 1);
+
+	return lc->e[k].chunk == chunk + 1 ? lc->e[k].leaf : NULL;
+}
+
+/* rt__blocks_insert of a malloc block; small blocks in a cached leaf are
+   recorded here, everything else by rt__blocks_insert. */
+static inline int rt__blocks_insert_fast(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
+                                         uint32_t site)
+{
+	uint32_t *leaf = rt__blocks_leaf_cached(lc, base);
+	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
+
+	if (__builtin_expect(!leaf || (base & (RT_BLOCK_GRAN - 1)) || size - 1 >= RT_BLOCK_SMALL_MAX ||
+	                     g == RT_BLK_LEAF_N - 1 || site - 1 >= RT_SITE_MAX, 0))
+		return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
+	if (size > RT_BLOCK_GRAN) {
+		__atomic_store_n(&leaf[g + 1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
+		size = 0;
+	}
+	__atomic_store_n(&leaf[g], RT_BLK_FIRST_V(site, size), __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* rt__blocks_remove without the old block's description: 1 removed, 0 no
+   tracked block starts at base, -1 not decided here (call rt__blocks_remove). */
+static inline int rt__blocks_remove_fast(struct rt_leaf_cache *lc, uint64_t base)
+{
+	uint32_t *leaf = rt__blocks_leaf_cached(lc, base), v;
+	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
+
+	if (!leaf || (base & (RT_BLOCK_GRAN - 1)))
+		return -1;
+	v = __atomic_load_n(&leaf[g], __ATOMIC_RELAXED);
+	if ((v & 3) != RT_BLK_T_FIRST)
+		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -1;
+	if ((v >> 2 & 31) == 0 && g == RT_BLK_LEAF_N - 1)
+		return -1;     /* its size word is in the next leaf */
+	__atomic_store_n(&leaf[g], 0, __ATOMIC_RELAXED);
+	if ((v >> 2 & 31) == 0)
+		__atomic_store_n(&leaf[g + 1], 0, __ATOMIC_RELAXED);
+	return 1;
+}
 
 #endif

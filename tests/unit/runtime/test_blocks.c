@@ -241,7 +241,7 @@ static void test_sites(void)
 #define WSPAN  (2ull << 20)
 #define NPERM  64
 
-static volatile int stop;
+static volatile int stop, writers_ready;
 static volatile long bad_reads, perm_misses, handler_lookups;
 static uint64_t perm[NW][NPERM];
 
@@ -303,6 +303,7 @@ static void *writer(void *arg)
 		rt__blocks_insert(&lc, perm[w][k], 48 + (uint64_t)k * 16,
 		                  site_of(perm[w][k], 48 + (uint64_t)k * 16), HC_OBJ_MALLOC);
 	}
+	__atomic_add_fetch(&writers_ready, 1, __ATOMIC_RELEASE);
 	while (!stop) {
 		int i;
 		s ^= s << 13;
@@ -357,7 +358,9 @@ static void test_concurrent(void)
 	sigaction(SIGPROF, &sa, NULL);
 	for (int w = 0; w < NW; w++)
 		pthread_create(&wt[w], NULL, writer, (void *)(intptr_t)w);
-	usleep(20000);    /* permanent blocks in place before anyone checks them */
+	/* Permanent blocks in place before anyone checks them. */
+	while (__atomic_load_n(&writers_ready, __ATOMIC_ACQUIRE) < NW)
+		usleep(1000);
 	for (int r = 0; r < NR; r++)
 		pthread_create(&rt[r], NULL, reader, (void *)(intptr_t)r);
 	setitimer(ITIMER_PROF, &it, NULL);
