@@ -124,16 +124,22 @@ static int set_name(struct obj *o, const char *s)
 	return o->name ? 0 : -ENOMEM;
 }
 
-/* Frames that say nothing about which object was allocated: the allocator's
-   own (operator new calling malloc) and the C runtime's start-up. */
+/* Frames that say nothing about which object was allocated: allocation
+   helpers (operator new calling malloc, strdup, a program's xmalloc; see
+   doc/objects.md) and the C runtime's start-up. */
 static bool boring_frame(const char *name)
 {
-	static const char *const prefix[] = { "_Znw", "_Zna", "operator new", "__libc_start",
-	                                      "_start", "__libc_malloc", "__libc_calloc" };
+	static const char *const prefix[] = { "_Znw", "_Zna", "operator new", "__libc_start" };
+	static const char *const exact[] = { "_start", "strdup", "__strdup", "strndup",
+	                                     "__strndup", "xmalloc", "xcalloc", "xrealloc",
+	                                     "xstrdup", "xzalloc" };
 	size_t i;
 
 	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
 		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i]))
 			return true;
 	return false;
 }
