@@ -3,8 +3,8 @@
 # in both directions.
 . "$(dirname "$0")/lib.sh"
 require_measurable
-measure s10 -e COMM@200000 "$BENCH" sharing 0.1 -t 2 -s 1.5 || fail "S=0.1 run failed"
-measure s90 -e COMM@200000 "$BENCH" sharing 0.9 -t 2 -s 1.5 || fail "S=0.9 run failed"
+measure s10 -e COMM@200000 "$BENCH" sharing 0.1 -t 2 -s 2 || fail "S=0.1 run failed"
+measure s90 -e COMM@200000 "$BENCH" sharing 0.9 -t 2 -s 2 || fail "S=0.9 run failed"
 measure rw -e COMM@200000 "$BENCH" readwrite 0.5 -t 2 -s 1.5 || fail "R=0.5 run failed"
 a=$(total s10); b=$(total s90); rw12=$(cell rw 1 2)
 echo "S=0.1: $a, S=0.9: $b, readwrite 0.5 cell(1,2): $rw12"

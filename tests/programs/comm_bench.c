@@ -27,7 +27,7 @@
 #define LINE 64
 #define MAXW 64
 #define PRIV_WORDS (1u << 15)     /* 256 KiB per worker */
-#define SHARED_LINES 16
+#define SHARED_LINES 4
 
 struct line { volatile uint64_t w[8]; } __attribute__((aligned(LINE)));
 
@@ -99,14 +99,20 @@ __attribute__((noinline)) static void false_kernel(int w, uint64_t *s)
 __attribute__((noinline)) static void sharing_kernel(int w, uint64_t *s)
 {
 	volatile uint64_t *p = priv[w];
+	/* one xorshift per access: the top 10 bits decide shared vs private,
+	   the low bits pick the word, so memory, not arithmetic, dominates */
+	uint64_t threshold = (uint64_t)(param * 1024.0), r = *s;
 	while (!stop)
 		for (int i = 0; i < 1024; i++) {
-			uint64_t r = rnd(s);
-			if (chance(s, param))
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			if ((r >> 54) < threshold)
 				shared[r % SHARED_LINES].w[(r >> 8) & 7] += 1;
 			else
 				p[r & (PRIV_WORDS - 1)] += 1;
 		}
+	*s = r;
 }
 
 __attribute__((noinline)) static void readwrite_kernel(int w, uint64_t *s)
