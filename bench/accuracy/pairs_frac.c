@@ -9,7 +9,8 @@
 
    Usage: pairs_frac [-t WORKERS] [-s SECONDS] [-f F0,F1,...]
    (default 4 workers, 1 s; default f_k = (k+1)/pairs; a shorter list
-   repeats its last value) */
+   repeats its last value). The last line of output gives the iterations
+   each pair ran, for calibrating the cost of an iteration. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ struct line { volatile uint64_t w[8]; } __attribute__((aligned(LINE)));
 static struct line pair_lines[MAXW / 2];
 static volatile uint64_t *priv[MAXW];
 static double frac[MAXW / 2];
+static uint64_t done_iters[MAXW];
 static volatile int stop;
 
 static inline uint64_t rnd(uint64_t *s)
@@ -40,15 +42,15 @@ static inline uint64_t rnd(uint64_t *s)
    in a register: the only memory accesses of the loop are the shared word
    and the private array (comm_bench's generator state is on the stack and
    its loads and stores are sampled too). */
-__attribute__((noinline)) static void pair_kernel(int w)
+__attribute__((noinline)) static uint64_t pair_kernel(int w)
 {
 	volatile uint64_t *x = &pair_lines[w / 2].w[0];
 	volatile uint64_t *p = priv[w];
 	uint64_t s = 0x9E3779B97F4A7C15ull * (uint64_t)(w + 1);
 	/* threshold on the top 53 bits: P(shared) = frac */
-	uint64_t lim = (uint64_t)(frac[w / 2] * 9007199254740992.0);
+	uint64_t lim = (uint64_t)(frac[w / 2] * 9007199254740992.0), n = 0;
 
-	while (!stop)
+	while (!stop) {
 		for (int i = 0; i < 1024; i++) {
 			uint64_t r = rnd(&s);
 			if ((r >> 11) < lim)
@@ -56,11 +58,16 @@ __attribute__((noinline)) static void pair_kernel(int w)
 			else
 				p[r & (PRIV_WORDS - 1)] += 1;
 		}
+		n += 1024;
+	}
+	return n;
 }
 
 static void *worker(void *arg)
 {
-	pair_kernel((int)(intptr_t)arg);
+	int w = (int)(intptr_t)arg;
+
+	done_iters[w] = pair_kernel(w);
 	return NULL;
 }
 
@@ -115,6 +122,9 @@ int main(int argc, char **argv)
 	printf("pairs_frac done: %d workers, %.2f s, fractions", nw, seconds);
 	for (int k = 0; k < npairs; k++)
 		printf(" %.3g", frac[k]);
+	printf("; iterations per pair");
+	for (int k = 0; k < npairs; k++)
+		printf(" %llu", (unsigned long long)(done_iters[2 * k] + done_iters[2 * k + 1]));
 	printf("\n");
 	return 0;
 }

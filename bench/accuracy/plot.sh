@@ -28,13 +28,14 @@ plot x title "designed" with lines dt 2 lc rgb "black", \
      "false.dat" using (\$1+0.01):8:9:10 title "8 threads" with yerrorlines pt 9
 
 set output "$out/accuracy-sharing.png"
-set title "Sharing sweep: communicating share of the sampled CPU time"
+set title "Sharing sweep: volume relative to S = 1"
 set xlabel "designed sharing fraction S"
-set ylabel "volume / (samples x period)  [%]"
+set ylabel "volume / volume at S = 1"
 set xrange [-0.05:1.05]; set autoscale y; set yrange [0:*]
-plot "sharing.dat" using 1:(\$2*100) title "2 threads" with linespoints pt 7, \
-     "sharing.dat" using 1:(\$3*100) title "4 threads" with linespoints pt 5, \
-     "sharing.dat" using 1:(\$4*100) title "8 threads" with linespoints pt 9
+plot x title "designed (S)" with lines dt 2 lc rgb "black", \
+     "sharing.dat" using 1:3 title "2 threads" with linespoints pt 7, \
+     "sharing.dat" using 1:6 title "4 threads" with linespoints pt 5, \
+     "sharing.dat" using 1:9 title "8 threads" with linespoints pt 9
 
 set output "$out/accuracy-readwrite.png"
 set title "Read-fraction sweep: communicating share of the sampled CPU time"

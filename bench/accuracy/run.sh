@@ -25,18 +25,23 @@
 # Prints Markdown tables (doc/accuracy.md) and writes .dat files for plot.sh.
 # Accuracy is never a timing test; this only reports.
 #
-#   bench/accuracy/run.sh [--quick] [-r REPS] [-s SECONDS] BUILDDIR [WORKDIR]
+#   bench/accuracy/run.sh [--quick] [--analyze-only] [-r REPS] [-s SECONDS] BUILDDIR [WORKDIR]
 # default: 3 repetitions of 2 s per point (~8 min); --quick: 1 x 1 s, three
-# points per sweep (~1.5 min). WORKDIR defaults to /tmp/hc-bench-accuracy.
+# points per sweep (~1.5 min); --analyze-only: tables and .dat files again
+# from the rows and calibration already in WORKDIR (default
+# /tmp/hc-bench-accuracy). Before the sweeps, a native calibration measures
+# the CPU cost of an iteration of each kernel (the soft sampler's unit is
+# time, the designs are in accesses).
 set -eu
 
-reps=3 dur=2 quick=0
+reps=3 dur=2 quick=0 analyze_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; reps=1; dur=1; shift ;;
+	--analyze-only) analyze_only=1; shift ;;
 	-r) reps=$2; shift 2 ;;
 	-s) dur=$2; shift 2 ;;
-	-h|--help) sed -n '3,33p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,37p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -57,6 +62,8 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 mkdir -p "$work/bin" "$work/m" "$work/d"
 cc -O2 -g -pthread -o "$work/bin/pairs_frac" "$src/bench/accuracy/pairs_frac.c"
+cc -O2 -g -pthread -o "$work/bin/comm_work" "$src/bench/kernels/comm_work.c"
+cc -O2 -o "$work/bin/runstat" "$src/bench/overhead/runstat.c"
 pf="$work/bin/pairs_frac"
 
 if [ $quick = 1 ]; then params="0 0.5 1"; else params="0 0.25 0.5 0.75 1"; fi
@@ -64,7 +71,12 @@ threads="2 4 8"
 noprev=0
 grep -q HPCRUN_COMM_NO_PREV "$build/lib/runtime/libhpcrun-comm.so" 2>/dev/null && noprev=1
 
-: >"$work/results.md"
+if [ $analyze_only = 1 ]; then   # keep the header of the measuring run
+	head -n 3 "$work/results.md" >"$work/header.md" 2>/dev/null || :
+	mv "$work/header.md" "$work/results.md"
+else
+	: >"$work/results.md"
+fi
 note() { echo "$*" | tee -a "$work/results.md"; }
 
 # measure KEY REP [HPCRUN-OPTIONS...] -- CMD...: one run under hpcrun-comm
@@ -109,22 +121,50 @@ analyze() {
 		if (pattern == "all")
 			for (i = 1; i <= nw; i++) for (j = i + 1; j <= nw; j++) { v = cell[i " " j] + 0; n++; s += v; s2 += v * v }
 		mean = n ? s / n : 0; sd = n && s2 / n > mean * mean ? sqrt(s2 / n - mean * mean) : 0
-		printf "all=%d true=%d false=%d sample=%d trap=%d inexp=%d cv=%.3f ff_min=%.3f ff_max=%.3f", all, tru, fal, smp, trp, inexp, mean ? sd / mean : 0, ffmin, ffmax
-		printf " samples=%d at_pc=%d prev=%d no_access=%d stack_only=%d undecodable=%d published=%d detections=%d armed=%d traps=%d traps_matched=%d",
+		# %.0f, not %d: mawk clamps %d to 32 bits, and volumes are ns
+		printf "all=%.0f true=%.0f false=%.0f sample=%.0f trap=%.0f inexp=%.0f cv=%.3f ff_min=%.3f ff_max=%.3f", all, tru, fal, smp, trp, inexp, mean ? sd / mean : 0, ffmin, ffmax
+		printf " samples=%.0f at_pc=%.0f prev=%.0f no_access=%.0f stack_only=%.0f undecodable=%.0f published=%.0f detections=%.0f armed=%.0f traps=%.0f traps_matched=%.0f",
 		       c["samples"], c["samples_with_access_at_pc"], c["samples_recovered_prev"], c["samples_no_access"],
 		       c["samples_stack_only"], c["samples_undecodable"], c["published"], c["detections_sample"],
 		       c["watch_armed"], c["traps"], c["traps_matched"]
 		printf " commfrac=%.5f", c["samples"] ? all / (c["samples"] * period) : 0
-		for (k = 1; k < nw; k += 2) printf " pair_%d=%d", (k - 1) / 2, cell[k " " (k + 1)]
+		for (k = 1; k < nw; k += 2) printf " pair_%d=%.0f", (k - 1) / 2, cell[k " " (k + 1)]
 		printf "\n"
 	}' "$1"
 }
 get() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
 frac() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 
+# ---- calibration: what an iteration costs natively --------------------------
+# The soft sampler's unit is CPU time, so a designed fraction of ACCESSES is
+# seen as a fraction of TIME, weighted by what each access (and each branch
+# misprediction around it) costs. The same kernels with fixed work
+# (bench/kernels/comm_work.c) and pairs_frac's iteration count give the
+# native CPU ns per iteration at each point, printed for the discussion.
+calibrate() {
+	local n=10 f out="$work/calib.txt"
+	[ $quick = 0 ] || n=4
+	: >"$out"
+	for t in $threads; do
+		for p in $params; do
+			rm -f "$work/rs.txt"
+			"$work/bin/runstat" "$work/rs.txt" "$work/bin/comm_work" sharing "$p" -t "$t" -n "$n" >/dev/null
+			awk -v t="$t" -v p="$p" -v n="$n" '{ printf "sharing %s %s %.2f\n", t, p, ($2 + $3) * 1e3 / n }' "$work/rs.txt" >>"$out"
+		done
+	done
+	for f in 0 0.25 0.5 0.75 1; do
+		rm -f "$work/rs.txt"
+		it=$("$work/bin/runstat" "$work/rs.txt" "$pf" -t 2 -s 0.5 -f "$f" | awk '{ print $NF }')
+		awk -v f="$f" -v it="$it" '{ printf "pairs 2 %s %.2f\n", f, ($2 + $3) * 1e9 / it }' "$work/rs.txt" >>"$out"
+	done
+}
+cal() { awk -v k="$1" -v t="$2" -v p="$3" '$1 == k && $2 == t && $3 == p { print $4 }' "$work/calib.txt"; }
+
+if [ $analyze_only = 0 ]; then
 note "Accuracy sweeps: $reps repetition(s) x ${dur} s per point, default settings (COMM@500000, all watchpoints); $(date -u +%Y-%m-%dT%H:%MZ)"
 note "Load before: $(uptime | sed 's/.*load average/load average/'); $(nproc) CPUs"
 rm -f "$work"/d/*.rows
+calibrate
 
 # ---- run everything, repetitions outermost (slow drifts spread evenly) ------
 for rep in $(seq 1 "$reps"); do
@@ -152,6 +192,7 @@ for rep in $(seq 1 "$reps"); do
 	fi
 done
 note "Load after: $(uptime | sed 's/.*load average/load average/')"
+fi
 
 # ---- analysis ----------------------------------------------------------------
 A() { analyze "$work/d/$1.rows" "$2" "$3"; }
@@ -198,31 +239,47 @@ note "Mean absolute error of the false fraction (2 / 4 / 8 threads): $err"
 note ""
 note "### Sharing sweep (designed: volume grows with S, zero at S = 0; false fraction 7/8; all pairs alike)"
 note ""
-note "Communicating share of the sampled CPU time (volume / (samples x P)), false fraction, and the"
-note "coefficient of variation of the worker-pair cells (0 = all pairs alike):"
+note "Communicating share of the sampled CPU time (volume / (samples x P)), and that share relative"
+note "to S = 1 (designed: S, the fraction of accesses that go to shared lines)."
 note ""
-note "| S | share 2 thr | share 4 thr | share 8 thr | false 2 / 4 / 8 | CV 2 / 4 / 8 |"
-note "|--:|--:|--:|--:|--:|--:|"
+note "| S | 2 threads | 4 threads | 8 threads |"
+note "|--:|--:|--:|--:|"
 : >"$work/sharing.dat"
 for p in $params; do
-	line="| $p |"; dat="$p"; fl=""; cv=""
+	line="| $p |"; dat="$p"
+	for t in $threads; do
+		k="sharing-$t-$p"; k1="sharing-$t-1"
+		cf=$(v "$k" commfrac); c1=$(v "$k1" commfrac)
+		nm=$(awk -v a="$cf" -v b="$c1" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+		line="$line $(awk -v c="$cf" 'BEGIN { printf "%.2f %%", c * 100 }'), $nm |"
+		dat="$dat $cf $nm $p"
+	done
+	note "$line"; echo "$dat" >>"$work/sharing.dat"
+done
+err=$(awk '{ for (c = 3; c <= 9; c += 3) { d = $c - $(c + 1); e[c] += d < 0 ? -d : d } n++ }
+           END { printf "%.3f / %.3f / %.3f", e[3] / n, e[6] / n, e[9] / n }' "$work/sharing.dat")
+note ""
+note "Mean absolute error of the relative volume against S (2 / 4 / 8 threads): $err"
+note ""
+note "False fraction (designed 0.875) and the coefficient of variation of the worker-pair cells"
+note "(designed 0: all pairs alike):"
+note ""
+note "| S | false 2 / 4 / 8 threads | CV 2 / 4 / 8 threads |"
+note "|--:|--:|--:|"
+for p in $params; do
+	fl=""; cv=""
 	for t in $threads; do
 		k="sharing-$t-$p"
-		cf=$(v "$k" commfrac)
-		line="$line $(awk -v c="$cf" 'BEGIN { printf "%.2f %%", c * 100 }') |"
-		dat="$dat $cf"
 		fl="$fl${fl:+ / }$(frac "$(v "$k" false)" "$(v "$k" all)")"
 		cv="$cv${cv:+ / }$(v "$k" cv)"
 	done
-	note "$line $fl | $cv |"; echo "$dat" >>"$work/sharing.dat"
+	note "| $p | $fl | $cv |"
 done
-# linearity: least-squares line through the origin vs S, R^2 per thread count
-lin=$(awk '{ for (c = 2; c <= 4; c++) { sxy[c] += $1 * $c; sx2[c] += $1 * $1; y[c, NR] = $c }; x[NR] = $1; n = NR }
-     END { for (c = 2; c <= 4; c++) { b = sx2[c] ? sxy[c] / sx2[c] : 0; m = 0; for (i = 1; i <= n; i++) m += y[c, i]; m /= n
-           ss = 0; st = 0; for (i = 1; i <= n; i++) { r = y[c, i] - b * x[i]; ss += r * r; d = y[c, i] - m; st += d * d }
-           printf "%s%.3f", (c > 2 ? " / " : ""), (st ? 1 - ss / st : 0) } }' "$work/sharing.dat")
 note ""
-note "R² of a line through the origin, share vs S (2 / 4 / 8 threads): $lin"
+note "Native CPU ns per iteration (fixed-work runs of the same kernels, for the discussion of"
+note "time weighting in doc/accuracy.md), sharing S with 2 / 4 / 8 threads:"
+note "$(for p in $params; do printf '%s: %s / %s / %s; ' "$p" "$(cal sharing 2 "$p")" "$(cal sharing 4 "$p")" "$(cal sharing 8 "$p")"; done)"
+note "pairs_frac, 2 workers, c(f): $(for f in 0 0.25 0.5 0.75 1; do printf '%s: %s; ' "$f" "$(cal pairs 2 "$f")"; done)"
 
 note ""
 note "### Read-fraction sweep (designed: true sharing only; most volume at R = 0, falling with R, zero at R = 1)"
@@ -250,7 +307,7 @@ note "### Pairs with different sharing fractions (designed: volume only in the p
 note ""
 note "2 workers, one run per f (share of sampled time, and normalised to f = 1):"
 note ""
-note "| f | share | normalised | in pair cell |"
+note "| f | share | relative to f = 1 (designed: f) | in pair cell |"
 note "|--:|--:|--:|--:|"
 : >"$work/pairs2.dat"
 c1=$(v pairs-2-1 commfrac)

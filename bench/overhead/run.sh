@@ -6,18 +6,21 @@
 # machine's load hit both sides alike, and prints Markdown tables (the format
 # of doc/performance.md, "Runtime overhead"):
 #   1. per workload: median wall time A and B, median ratio, worst ratio
-#      (slowest B run / median A), CPU-time ratio, peak RSS ratio, and the
+#      (slowest B run / median A), min ratio (fastest B / fastest A: the
+#      least disturbed runs), CPU-time (user + sys) ratio, peak RSS ratio, and the
 #      runtime's own counters from its log: samples per second, handler cost
 #      median/p99, watchpoint arms and traps;
 #   2. overhead vs the sampling period (-e COMM@P, 100 us .. 5 ms);
-#   3. overhead vs the thread count (1 .. 16 threads, fixed total work).
+#   3. overhead vs the thread count (1 .. 16 threads, fixed total work);
+#   4. the fixed cost of a run (launcher, set-up, profile writing) vs threads;
+#   5. the cost of the watchpoint re-arm sequences (watch_cost.c).
 # Workloads: the microbenchmarks (bench/kernels/comm_work.c: comm_bench's
 # patterns with fixed work), OpenMP kernels (stencil, reduction, histogram)
 # and real multithreaded programs from Debian (pigz, zstd -T2, xz -T2) on a
 # generated text-like input. Timing is never a pass/fail test: this only
 # reports.
 #
-#   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--only main|period|threads]
+#   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--only main|period|threads|startup|watch]
 #                         BUILDDIR [WORKDIR]
 # --quick: 3 runs, fewer workloads and sweep points (~1-2 min);
 # default: 5 runs (~6-10 min, depending on the load).
@@ -34,7 +37,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift 2 ;;
 	-e) event=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	-h|--help) sed -n '3,26p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,28p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -46,7 +49,6 @@ work=${2:-${TMPDIR:-/tmp}/hc-bench-overhead}
 hpcrun="$build/hpcrun-comm/hpcrun-comm"
 
 test -x "$hpcrun" || { echo "run.sh: $hpcrun not built (make in $build)" >&2; exit 1; }
-test -x /usr/bin/time || { echo "run.sh: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
 for p in pigz zstd xz; do
 	command -v $p >/dev/null || { echo "run.sh: $p missing (scripts/install-deps.sh)" >&2; exit 1; }
 done
@@ -59,24 +61,28 @@ for k in stencil reduction histogram; do
 	cc -O2 -g -fopenmp -o "$bin/$k" "$src/bench/kernels/$k.c"
 done
 cc -O2 -o "$bin/geninput" "$src/bench/overhead/geninput.c"
+cc -O2 -o "$bin/runstat" "$src/bench/overhead/runstat.c"
+cc -O2 -o "$bin/watch_cost" "$src/bench/overhead/watch_cost.c"
 test -s "$work/input-8m.txt" || "$bin/geninput" 8 >"$work/input-8m.txt"
 in="$work/input-8m.txt"
 export OMP_NUM_THREADS=2
 
 # ---- one run -------------------------------------------------------------
 # run_one OUT MDIR CMD...: run CMD (natively if MDIR is "-", else under
-# hpcrun-comm into MDIR), append "wall user sys maxrss_kb" to OUT.
+# hpcrun-comm into MDIR), append "wall user sys maxrss_kb" to OUT (runstat.c:
+# microsecond times and peak RSS from wait4; the launcher execs the program,
+# so a measured run's peak RSS includes the launcher's own).
 run_one() {
 	local out=$1 mdir=$2 tf="$work/time.txt"
 	shift 2
+	rm -f "$tf"
 	if [ "$mdir" = - ]; then
-		/usr/bin/time -f "%e %U %S %M" -o "$tf" "$@" >/dev/null 2>"$work/stderr.txt"
+		"$bin/runstat" "$tf" "$@" >/dev/null 2>"$work/stderr.txt"
 	else
 		rm -rf "$mdir"
-		/usr/bin/time -f "%e %U %S %M" -o "$tf" "$hpcrun" ${EV:+-e "$EV"} -o "$mdir" "$@" \
-			>/dev/null 2>"$work/stderr.txt"
+		"$bin/runstat" "$tf" "$hpcrun" ${EV:+-e "$EV"} -o "$mdir" "$@" >/dev/null 2>"$work/stderr.txt"
 	fi || { echo "run.sh: failed: $*" >&2; cat "$work/stderr.txt" >&2; exit 1; }
-	tail -n 1 "$tf" >>"$out"
+	cat "$tf" >>"$out"
 }
 
 # counters MDIR: "samples median_ns p99_ns armed traps threads" summed over
@@ -117,12 +123,13 @@ pair() {
 # row NAME LABEL: one Markdown row of the main table (threads: measured by
 # the runtime, main thread included)
 row() {
-	local n="$work/r/$1" label=$2 a b worst ca cb ra rb
+	local n="$work/r/$1" label=$2 a b worst mina minb ca cb ra rb
 	a=$(col 1 "$n.A" | median); b=$(col 1 "$n.B" | median)
+	mina=$(col 1 "$n.A" | sort -g | head -n 1); minb=$(col 1 "$n.B" | sort -g | head -n 1)
 	worst=$(col 1 "$n.B" | sort -g | tail -n 1)
 	ca=$(cpu "$n.A" | median); cb=$(cpu "$n.B" | median)
 	ra=$(col 4 "$n.A" | median); rb=$(col 4 "$n.B" | median)
-	awk -v label="$label" -v a="$a" -v b="$b" -v w="$worst" -v ca="$ca" -v cb="$cb" \
+	awk -v label="$label" -v a="$a" -v b="$b" -v w="$worst" -v ma="$mina" -v mb="$minb" -v ca="$ca" -v cb="$cb" \
 	    -v ra="$ra" -v rb="$rb" '
 	function med(x, n,   i, j, t) {
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
@@ -130,15 +137,15 @@ row() {
 	}
 	{ k++; sps[k] = ($7 > 0 ? $1 / $7 : 0); hm[k] = $2; hp[k] = $3; arm[k] = $4; tr[k] = $5; th[k] = $6 }
 	END {
-		printf "| %s | %d | %.2f | %.2f | **%.3f** | %.3f | %.3f | %.1f | %.2f | %.0f | %.0f / %.0f | %.0f | %.0f |\n",
-		       label, med(th, k), a, b, (a > 0 ? b / a : 0), (a > 0 ? w / a : 0), (ca > 0 ? cb / ca : 0),
+		printf "| %s | %d | %.2f | %.2f | **%.3f** | %.3f | %.3f | %.3f | %.1f | %.2f | %.0f | %.0f / %.0f | %.0f | %.0f |\n",
+		       label, med(th, k), a, b, (a > 0 ? b / a : 0), (a > 0 ? w / a : 0), (ma > 0 ? mb / ma : 0), (ca > 0 ? cb / ca : 0),
 		       ra / 1024, (ra > 0 ? rb / ra : 0), med(sps, k), med(hm, k), med(hp, k),
 		       med(arm, k), med(tr, k)
 	}' "$n.C" | tee -a "$work/results.md"
 }
 
 mkdir -p "$work/r" "$work/m"
-: >"$work/results.md"
+[ -n "$only" ] || : >"$work/results.md"
 note() { echo "$*" | tee -a "$work/results.md"; }
 
 note "Load before: $(uptime | sed 's/.*load average/load average/'); $(nproc) CPUs; runs per side: $runs; $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -149,8 +156,8 @@ if [ -z "$only" ] || [ "$only" = main ]; then
 	note ""
 	note "Main table (event: ${event:-default}):"
 	note ""
-	note "| workload | threads | native s | measured s | median ratio | worst ratio | CPU ratio | native RSS MB | RSS ratio | samples/s | handler median / p99 ns | arms | traps |"
-	note "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	note "| workload | threads | native s | measured s | median ratio | worst ratio | min ratio | CPU ratio | native RSS MB | RSS ratio | samples/s | handler median / p99 ns | arms | traps |"
+	note "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	W="$bin/comm_work"
 	if [ $quick = 1 ]; then
 		pair private "$W" private -t 2 -n 300; row private "micro private"
@@ -182,8 +189,8 @@ if [ -z "$only" ] || [ "$only" = period ]; then
 	note ""
 	note "Overhead vs sampling period (median ratio to native; samples/s of the measured runs):"
 	note ""
-	note "| workload | period µs | median ratio | CPU ratio | samples/s | handler median ns |"
-	note "|---|--:|--:|--:|--:|--:|"
+	note "| workload | period µs | median ratio | CPU ratio | samples/s | handler median ns | extra CPU per sample µs |"
+	note "|---|--:|--:|--:|--:|--:|--:|"
 	: >"$work/period.dat"
 	for wl in private stencil; do
 		case $wl in
@@ -212,8 +219,10 @@ if [ -z "$only" ] || [ "$only" = period ]; then
 			b=$(col 1 "$work/r/p-$wl.$p" | median); cb=$(cpu "$work/r/p-$wl.$p" | median)
 			sps=$(awk '{ print ($7 > 0 ? $1 / $7 : 0) }' "$work/r/p-$wl.$p.C" | median)
 			hm=$(col 2 "$work/r/p-$wl.$p.C" | median)
-			awk -v wl="$wl" -v p="$p" -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" -v s="$sps" -v h="$hm" \
-			    'BEGIN { printf "| %s | %g | **%.3f** | %.3f | %.0f | %.0f |\n", wl, p / 1000, b / a, cb / ca, s, h }' |
+			ns=$(col 1 "$work/r/p-$wl.$p.C" | median)
+			awk -v wl="$wl" -v p="$p" -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" -v s="$sps" -v h="$hm" -v ns="$ns" \
+			    'BEGIN { printf "| %s | %g | **%.3f** | %.3f | %.0f | %.0f | %.1f |\n", wl, p / 1000, b / a, cb / ca, s, h,
+			             (ns > 0 ? (cb - ca) / ns * 1e6 : 0) }' |
 				tee -a "$work/results.md"
 			echo "$wl $((p / 1000)) $(awk -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" 'BEGIN { print b / a, cb / ca }')" >>"$work/period.dat"
 		done
@@ -246,6 +255,43 @@ if [ -z "$only" ] || [ "$only" = threads ]; then
 			echo "$wl $t $(awk -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" -v ra="$ra" -v rb="$rb" 'BEGIN { print b / a, cb / ca, rb / ra }')" >>"$work/threads.dat"
 		done
 	done
+fi
+
+# ---- 4. fixed cost: start-up and exit of a process with N threads -----------
+# A near-empty run (10^4 iterations in all) natively and measured, interleaved;
+# the difference is what the launcher, the runtime's set-up per process and
+# per thread, and the profile writing at exit cost.
+if [ -z "$only" ] || [ "$only" = startup ]; then
+	if [ $quick = 1 ]; then counts="1 16"; k=10; else counts="1 2 4 8 16"; k=20; fi
+	note ""
+	note "Fixed cost per run: a near-empty comm_work run ($k interleaved runs per side, medians):"
+	note ""
+	note "| threads | native ms | measured ms | extra wall ms | extra CPU ms | native RSS MB | measured RSS MB |"
+	note "|--:|--:|--:|--:|--:|--:|--:|"
+	for t in $counts; do
+		rm -f "$work/r/s-$t".*
+		for r in $(seq 1 "$k"); do
+			run_one "$work/r/s-$t.A" - "$bin/comm_work" private -t "$t" -n 0.01
+			run_one "$work/r/s-$t.B" "$work/m/s-$t" "$bin/comm_work" private -t "$t" -n 0.01
+		done
+		a=$(col 1 "$work/r/s-$t.A" | median); b=$(col 1 "$work/r/s-$t.B" | median)
+		ca=$(cpu "$work/r/s-$t.A" | median); cb=$(cpu "$work/r/s-$t.B" | median)
+		ra=$(col 4 "$work/r/s-$t.A" | median); rb=$(col 4 "$work/r/s-$t.B" | median)
+		awk -v t="$t" -v a="$a" -v b="$b" -v ca="$ca" -v cb="$cb" -v ra="$ra" -v rb="$rb" \
+		    'BEGIN { printf "| %d | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f |\n", t, a * 1e3, b * 1e3, (b - a) * 1e3, (cb - ca) * 1e3, ra / 1024, rb / 1024 }' |
+			tee -a "$work/results.md"
+	done
+fi
+
+# ---- 5. watchpoint re-arm sequences (bench/overhead/watch_cost.c) ----------
+if [ -z "$only" ] || [ "$only" = watch ]; then
+	note ""
+	note "Watchpoint arm/disarm cost, D = 4 and D = 1 (median / p90 ns, this thread only):"
+	note ""
+	note '```'
+	"$bin/watch_cost" 20000 4 | tee -a "$work/results.md"
+	"$bin/watch_cost" 20000 1 | tee -a "$work/results.md"
+	note '```'
 fi
 
 note ""
