@@ -3,9 +3,10 @@
    with a fixed amount of WORK instead of a fixed time, for overhead
    benchmarks (bench/overhead): a slower run then shows as a longer runtime.
    The kernels are the same access patterns (pairs, false F, sharing S,
-   readwrite R, private); N million iterations in total are split evenly
-   over the workers, so the work stays the same when the thread count
-   changes. Worker w is measured thread w+1 (main only creates and joins).
+   readwrite R, private; as of comm_bench commit fb049ef); N million
+   iterations in total are split evenly over the workers, so the work stays
+   the same when the thread count changes. Worker w is measured thread w+1
+   (main only creates and joins).
 
    Usage: comm_work MODE [PARAM] [-t WORKERS] [-n MILLION_ITERATIONS] */
 #include <pthread.h>
@@ -17,7 +18,7 @@
 #define LINE 64
 #define MAXW 64
 #define PRIV_WORDS (1u << 15)     /* 256 KiB per worker */
-#define SHARED_LINES 16
+#define SHARED_LINES 4
 
 struct line { volatile uint64_t w[8]; } __attribute__((aligned(LINE)));
 
@@ -70,14 +71,20 @@ __attribute__((noinline)) static void false_kernel(int w, uint64_t *s)
 __attribute__((noinline)) static void sharing_kernel(int w, uint64_t *s)
 {
 	volatile uint64_t *p = priv[w];
+	/* one xorshift per access: the top 10 bits decide shared vs private,
+	   the low bits pick the word, so memory, not arithmetic, dominates */
+	uint64_t threshold = (uint64_t)(param * 1024.0), r = *s;
 
 	for (uint64_t i = 0; i < iters; i++) {
-		uint64_t r = rnd(s);
-		if (chance(s, param))
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		if ((r >> 54) < threshold)
 			shared[r % SHARED_LINES].w[(r >> 8) & 7] += 1;
 		else
 			p[r & (PRIV_WORDS - 1)] += 1;
 	}
+	*s = r;
 }
 
 __attribute__((noinline)) static void readwrite_kernel(int w, uint64_t *s)
