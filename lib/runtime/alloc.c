@@ -29,7 +29,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,7 +47,7 @@
 #define CTX_WAYS      2
 #define CTX_SLOTS     4              /* return addresses checked above the call site */
 #define CTX_SCAN      512            /* stack words searched per caller slot (offsets < 64 KiB) */
-#define VERIFY_EVERY  4096           /* one cache hit in this many is re-unwound */
+#define VERIFY_EVERY  8192           /* one cache hit in this many is re-unwound */
 #define OBJ_CAP       (1u << 20)     /* object records per thread */
 #define BOOT_SIZE     (64u << 10)
 #define PAGE_SIZE_    4096u
@@ -576,7 +575,7 @@ HC_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		return p;
 	/* A fixed mapping replaced whatever was there. */
 	if ((flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE))
-		untrack_range(p, len);
+		untrack_range(p, page_round(len));
 	if ((flags & MAP_ANONYMOUS) && (prot & (PROT_READ | PROT_WRITE)))
 		track(p, page_round(len), HC_OBJ_MMAP, CALLER_SLOT());
 	return p;
@@ -651,20 +650,10 @@ static int self_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-/* fork: no thread may hold the descriptor lock while the process is
-   copied. The child's table is still the parent's (its blocks belong to the
+/* fork: the child's table is still the parent's (its blocks belong to the
    parent's threads and contexts): it is dropped when the child's first
-   thread starts (rt__alloc_thread_start sees the new pid). */
-static void atfork_prepare(void)
-{
-	rt__blocks_lock();
-}
-
-static void atfork_after(void)
-{
-	rt__blocks_unlock();
-}
-
+   thread starts (rt__alloc_thread_start sees the new pid). The table has no
+   lock that a fork could leave held. */
 static uint32_t table_pid;
 
 /* The runtime's own address range (its allocations are not the program's). */
@@ -680,7 +669,6 @@ __attribute__((constructor(101))) static void alloc_ctor(void)
 	find_self();
 	if (!table_pid)
 		table_pid = (uint32_t)getpid();
-	pthread_atfork(atfork_prepare, atfork_after, atfork_after);
 }
 
 int rt__alloc_thread_start(struct hc_thread *t)

@@ -28,8 +28,8 @@
 
    Concurrency: a small block's marks are written SIZE first, FIRST last
    (release), removed FIRST first; readers re-read FIRST after SIZE.
-   Descriptors are seqlocks (odd while written). Only the descriptor free
-   list has a lock, never taken in signal context. */
+   Descriptors are seqlocks (odd while written); their free list is a
+   lock-free stack. Nothing locks, so a fork can interrupt nothing. */
 #include <errno.h>
 #include <sched.h>
 #include <stddef.h>
@@ -97,8 +97,8 @@ static struct {
 	uint32_t *top;            /* region -> mid page index */
 	uint32_t *topwhole;       /* region -> descriptor id */
 	struct big *big;
-	uint32_t  big_next, big_free;
-	int       big_lock;
+	uint32_t  big_next;
+	uint64_t  big_free;       /* free descriptors: id | ABA tag << 32 */
 	struct site *site;
 	uint32_t  site_next;
 	int       state;          /* 0 none, 1 initializing, 2 ready, -1 failed */
@@ -195,7 +195,6 @@ void rt__blocks_reset(void)
 	g.heap_next = 2 * TOP_PAGES;
 	g.big_next = 1;
 	g.big_free = 0;
-	g.big_lock = 0;
 	g.site_next = 1;
 	rt__blocks_any = 0;
 }
@@ -314,51 +313,38 @@ static uint32_t whole_of(uint64_t a)
 
 /* ---------------- big blocks ---------------- */
 
-static void big_lock(void)
-{
-	while (__atomic_exchange_n(&g.big_lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&g.big_lock, __ATOMIC_RELAXED))
-			sched_yield();
-}
-
-static void big_unlock(void)
-{
-	__atomic_store_n(&g.big_lock, 0, __ATOMIC_RELEASE);
-}
-
-void rt__blocks_lock(void)
-{
-	big_lock();
-}
-
-void rt__blocks_unlock(void)
-{
-	big_unlock();
-}
-
+/* The free descriptors are a lock-free stack (Treiber) with an ABA tag in
+   the head's high half: a `fork` can interrupt no critical section, and a
+   descriptor's `next` may be read after another thread took it (memory is
+   never unmapped; the tag makes that compare-and-swap fail). */
 static uint32_t big_alloc(void)
 {
+	uint64_t h = __atomic_load_n(&g.big_free, __ATOMIC_ACQUIRE), n;
 	uint32_t id;
 
-	big_lock();
-	id = g.big_free;
-	if (id)
-		g.big_free = g.big[id].next;
-	big_unlock();
-	if (!id) {
-		id = __atomic_fetch_add(&g.big_next, 1, __ATOMIC_RELAXED);
-		if (id >= BIG_CAP)
-			return 0;
+	for (;;) {
+		id = (uint32_t)h;
+		if (!id)
+			break;
+		n = (uint64_t)__atomic_load_n(&g.big[id].next, __ATOMIC_RELAXED) |
+		    ((h >> 32) + 1) << 32;
+		if (__atomic_compare_exchange_n(&g.big_free, &h, n, true, __ATOMIC_ACQUIRE,
+		                                __ATOMIC_ACQUIRE))
+			return id;
 	}
-	return id;
+	id = __atomic_fetch_add(&g.big_next, 1, __ATOMIC_RELAXED);
+	return id < BIG_CAP ? id : 0;
 }
 
 static void big_release(uint32_t id)
 {
-	big_lock();
-	g.big[id].next = g.big_free;
-	g.big_free = id;
-	big_unlock();
+	uint64_t h = __atomic_load_n(&g.big_free, __ATOMIC_RELAXED), n;
+
+	do {
+		__atomic_store_n(&g.big[id].next, (uint32_t)h, __ATOMIC_RELAXED);
+		n = (uint64_t)id | ((h >> 32) + 1) << 32;
+	} while (!__atomic_compare_exchange_n(&g.big_free, &h, n, true, __ATOMIC_RELEASE,
+	                                      __ATOMIC_RELAXED));
 }
 
 static void big_write(struct big *b, uint64_t base, uint64_t size, uint32_t site, uint32_t kind)

@@ -12,8 +12,10 @@
    touch user memory (a block freed while a lookup runs is either still seen
    whole or not seen). Memory never goes back to the system except in a
    forked child (rt__blocks_reset), so a reader can never fault.
-   Insertion and removal are not signal-safe (they may create leaves and take
-   the descriptor lock); rt__blocks_find and rt__site_get are. */
+   Nothing takes a lock, so a fork can interrupt no critical section.
+   Insertion and removal run in the allocation wrappers, under the thread's
+   re-entrancy guard (the leaf cache is the thread's own); rt__blocks_find
+   and rt__site_get are async-signal-safe. */
 #ifndef HC_RT_BLOCKS_H
 #define HC_RT_BLOCKS_H
 
@@ -56,9 +58,6 @@ static inline bool rt__blocks_used(void)
 int rt__blocks_init(void);
 /* Forget everything (in a forked child, before it tracks anything). */
 void rt__blocks_reset(void);
-/* Hold / release the one lock (descriptor free list) across fork. */
-void rt__blocks_lock(void);
-void rt__blocks_unlock(void);
 
 /* A new allocation site for (thread, context node), 0 when the table is
    full. Sites are never reused; the caller keeps one per context. */

@@ -3,9 +3,9 @@
    threads (default 8) each run N (default 10^6) operations of the whole
    allocation family — malloc, calloc, realloc (grow, shrink, to zero),
    posix_memalign, aligned_alloc, memalign, valloc, pvalloc, anonymous
-   mmap/munmap/mremap, strdup — on a private ring of live blocks, and trade
-   blocks through a shared exchange so that many are freed by another thread
-   than the one that allocated them. Every block carries a pattern derived
+   mmap (also MAP_FIXED over itself)/munmap/mremap, strdup — on a private
+   ring of live blocks, and trade blocks through a shared exchange so that
+   many are freed by another thread than the one that allocated them. Every block carries a pattern derived
    from its size, checked before it is freed or reallocated (a wrapper that
    corrupts, loses or shrinks a block fails the run); calloc memory must be
    zero and aligned allocations aligned. With -f, thread 0 forks once in the
@@ -121,6 +121,13 @@ __attribute__((noinline)) static void make(struct blk *b, uint64_t *s)
 		if (p == MAP_FAILED)
 			p = NULL;
 		b->mm = 1;
+		if (p && kind & 2) {
+			/* A fixed mapping over itself: the old region goes away. */
+			void *q = mmap(p, n, PROT_READ | PROT_WRITE,
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			if (q != p)
+				fail("MAP_FIXED over a mapping moved it", n);
+		}
 		if (p && kind & 1) {
 			void *q = mremap(p, n, 2 * n, MREMAP_MAYMOVE);
 			if (q != MAP_FAILED) {
