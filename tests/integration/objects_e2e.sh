@@ -66,6 +66,14 @@ if analyze sp; then
 		fail "stats: false sharing $a shared vs $b spread (want a drop of >= 90 %)"
 fi
 
+# In a sanitizer build libasan comes first in LD_PRELOAD and its allocator
+# takes the program's malloc before our wrappers: heap attribution is checked
+# by the default build only (objects_runtime.sh covers the wrappers there).
+ASAN=no
+grep -q "define HC_SANITIZERS 1" "$B/config.h" 2>/dev/null && ASAN=yes
+if [ "$ASAN" = yes ]; then
+	echo "note: sanitizer build: heap and C++ attribution not checked"
+else
 # 2. Per-thread counters carved from one malloc, and the padded version.
 measure heap -e COMM@200000 "$P/objects_heap" -t 2 -s 2 || fail "objects_heap exited non-zero"
 if analyze heap; then
@@ -85,6 +93,7 @@ if analyze pad; then
 	[ "$a" -gt 0 ] && [ $((b * 10)) -le "$a" ] && ok "heap: padding drops its false sharing by >= 90 %" ||
 		fail "heap: false sharing $a packed vs $b padded (want a drop of >= 90 %)"
 fi
+fi
 
 # 3. A buffer on one thread's stack written by another thread.
 measure stk -e COMM@200000 "$P/objects_static" -k -s 2 || fail "objects_static -k exited non-zero"
@@ -98,6 +107,7 @@ if analyze stk; then
 fi
 
 # 4. C++ new'd objects.
+if [ "$ASAN" = no ]; then
 measure cxx -e COMM@200000 "$P/objects_cxx" -s 2 || fail "objects_cxx exited non-zero"
 if analyze cxx; then
 	t=$(top cxx)
@@ -106,5 +116,6 @@ if analyze cxx; then
 	*",heap,make_counters "*) ok "cxx: top object is the new[]'d array of make_counters" ;;
 	*) fail "cxx: top object not from make_counters: $t" ;;
 	esac
+fi
 fi
 finish
