@@ -13,16 +13,18 @@
 # tracking") and, per workload, the runtime's allocation counters from C.
 # Timing is never a pass/fail test: this only reports.
 #
-#   bench/malloc/run.sh [-n RUNS] BUILDDIR [WORKDIR]
-# RUNS (default 5); WORKDIR (default /tmp/hc-bench-malloc) receives the
-# benchmark binary, the last measurement of each workload and results.md.
+#   bench/malloc/run.sh [-n RUNS] [--only NAME,...] BUILDDIR [WORKDIR]
+# RUNS (default 5); --only: the named rows (default, churn, hot, work, big,
+# threads8); WORKDIR (default /tmp/hc-bench-malloc) receives the benchmark
+# binary, the last measurement of each workload and results.md.
 set -eu
 
-runs=5
+runs=5 only=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift 2 ;;
-	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+	--only) only=",$2,"; shift 2 ;;
+	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -63,6 +65,7 @@ counter() {
 row() {
 	local name=$1 label=$2 r a b c
 	shift 2
+	[ -z "$only" ] || case $only in *",$name,"*) ;; *) return 0 ;; esac
 	rm -f "$work/r/$name".*
 	for r in $(seq 1 "$runs"); do
 		if [ $((r % 2)) = 1 ]; then

@@ -96,13 +96,15 @@ static inline bool ready(void)
 	return likely(__atomic_load_n(&rstate, __ATOMIC_ACQUIRE) == 2);
 }
 
-static void die(const char *msg)
+/* No real allocator behind us: nothing can run. */
+static void die(const char *what)
 {
-	static const char pre[] = "hpcrun-comm: error: cannot find the real ";
+	static const char pre[] = "hpcrun-comm: error: dlsym cannot find the real ";
+	ssize_t r = write(2, pre, sizeof(pre) - 1);
 
-	if (write(2, pre, sizeof(pre) - 1) < 0 || write(2, msg, strlen(msg)) < 0 ||
-	    write(2, "\n", 1) < 0)
-		_exit(127);
+	r += write(2, what, strlen(what));
+	r += write(2, "\n", 1);
+	(void)r;
 	_exit(127);
 }
 

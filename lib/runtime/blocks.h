@@ -27,7 +27,7 @@
 #define RT_BLOCK_SMALL_MAX 4096u        /* larger blocks get a descriptor */
 #define RT_BLOCK_ADDR_END  (1ull << 47) /* user addresses tracked: [0, 2^47) */
 #define RT_SITE_MAX        ((1u << 25) - 1)
-#define RT_LEAF_CACHE      16
+#define RT_LEAF_CACHE      64
 
 /* One live block as a lookup sees it. */
 struct rt_block {
