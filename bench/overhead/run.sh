@@ -25,12 +25,14 @@
 # --quick: 3 runs, fewer workloads and sweep points (~1-2 min);
 # default: 5 runs (~6-10 min, depending on the load).
 # -e EVENT: measure with `-e EVENT` instead of the default (the main table).
+# QUIET_WAIT / QUIET_MAX (environment): the quiet-machine gate, see wait_quiet.
 # WORKDIR (default /tmp/hc-bench-overhead) receives the built workloads, the
 # measurement directories of the last run of each kind, results.md and the
 # .dat files that plot.sh draws.
 set -eu
 
 runs=5 quick=0 only="" event=""
+quiet_wait=${QUIET_WAIT:-0} quiet_max=${QUIET_MAX:-2}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; runs=3; shift ;;
@@ -66,6 +68,24 @@ cc -O2 -o "$bin/watch_cost" "$src/bench/overhead/watch_cost.c"
 test -s "$work/input-8m.txt" || "$bin/geninput" 8 >"$work/input-8m.txt"
 in="$work/input-8m.txt"
 export OMP_NUM_THREADS=2
+
+# ---- waiting for a quiet machine ---------------------------------------------
+# The machine is shared: before each A/B pair, wait (at most QUIET_WAIT s;
+# default 0 = never; 20 is good on a shared machine) until /proc/stat's
+# procs_running stays <= QUIET_MAX (default 2: the sampling awk itself and
+# one stray task) over 5 looks 100 ms apart. The notes count the pairs that
+# started without a quiet machine.
+quiet_ok=0 quiet_timeout=0
+wait_quiet() {
+	local t0 busy
+	[ "$quiet_wait" -gt 0 ] || return 0
+	t0=$(date +%s)
+	while :; do
+		busy=$(for k in 1 2 3 4 5; do awk '/^procs_running/ { print $2 }' /proc/stat; sleep 0.1; done | sort -n | tail -n 1)
+		if [ "$busy" -le "$quiet_max" ]; then quiet_ok=$((quiet_ok + 1)); return 0; fi
+		if [ $(( $(date +%s) - t0 )) -ge "$quiet_wait" ]; then quiet_timeout=$((quiet_timeout + 1)); return 0; fi
+	done
+}
 
 # ---- one run -------------------------------------------------------------
 # run_one OUT MDIR CMD...: run CMD (natively if MDIR is "-", else under
@@ -108,6 +128,7 @@ pair() {
 	shift
 	rm -f "$work/r/$name".*
 	for r in $(seq 1 "$runs"); do
+		wait_quiet
 		if [ $((r % 2)) = 1 ]; then
 			run_one "$work/r/$name.A" - "$@"
 			run_one "$work/r/$name.B" "$work/m/$name" "$@"
@@ -204,6 +225,7 @@ if [ -z "$only" ] || [ "$only" = period ]; then
 			set -- $list
 			for k in $(seq 1 $(( (r - 1) % $# ))); do set -- "${@:2}" "$1"; done
 			for p in "$@"; do
+				wait_quiet
 				if [ "$p" = native ]; then
 					run_one "$work/r/p-$wl.A" - "${cmd[@]}"
 				else
@@ -271,6 +293,7 @@ if [ -z "$only" ] || [ "$only" = startup ]; then
 	for t in $counts; do
 		rm -f "$work/r/s-$t".*
 		for r in $(seq 1 "$k"); do
+			[ $((r % 5)) != 1 ] || wait_quiet
 			run_one "$work/r/s-$t.A" - "$bin/comm_work" private -t "$t" -n 0.01
 			run_one "$work/r/s-$t.B" "$work/m/s-$t" "$bin/comm_work" private -t "$t" -n 0.01
 		done
@@ -295,5 +318,5 @@ if [ -z "$only" ] || [ "$only" = watch ]; then
 fi
 
 note ""
-note "Load after: $(uptime | sed 's/.*load average/load average/')"
+note "Load after: $(uptime | sed 's/.*load average/load average/'); quiet-machine gate: $quiet_ok runs started quiet, $quiet_timeout after waiting ${quiet_wait} s in vain"
 echo "results: $work/results.md"
