@@ -166,6 +166,7 @@ struct hc_runtime {
 	struct hc_counters total;
 	uint64_t hist[HC_HIST_BUCKETS + 1];
 	uint32_t threads_seen, threads_unmeasured;
+	int      writing;            /* threads writing their own profile right now */
 	/* load map snapshot, refreshed outside signal context */
 	struct hc_prof_module *mods;
 	uint32_t nmods;

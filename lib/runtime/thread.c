@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -151,8 +152,12 @@ void rt__thread_end(struct hc_thread *t)
 	rt__sampler_thread_stop(t);
 	rt__watch_thread_stop(t);
 	t->id.end_ns = rt__now();
+	/* Announce the write before claiming it: an exit in another thread
+	   waits for it instead of ending the process mid-write. */
+	__atomic_add_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
 	if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
 		rt__write_profile(t);
+	__atomic_sub_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
 	if (t->id.slot >= 0)
 		__atomic_store_n(&hc_rt.live[t->id.slot], NULL, __ATOMIC_RELEASE);
 	if (hc_self == t) {
@@ -191,6 +196,12 @@ void rt__flush_all(void)
 			t->id.end_ns = rt__now();
 		if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
 			rt__write_profile(t);
+	}
+	/* Threads that were already writing their own profile when the process
+	   began to exit: give them up to 2 s to finish (async-signal-safe). */
+	for (int ms = 0; __atomic_load_n(&hc_rt.writing, __ATOMIC_ACQUIRE) > 0 && ms < 2000; ms++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
 	}
 }
 
