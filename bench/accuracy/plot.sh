@@ -11,6 +11,7 @@ work=${1:?usage: plot.sh WORKDIR OUTDIR}
 out=${2:?usage: plot.sh WORKDIR OUTDIR}
 command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 cd "$work"
 gnuplot <<GP
 set terminal pngcairo size 640,440 font "DejaVu Sans,10"
