@@ -102,7 +102,8 @@ static inline uint32_t *rt__blocks_leaf_cached(const struct rt_leaf_cache *lc, u
 }
 
 /* rt__blocks_insert of a malloc block; small blocks in a cached leaf are
-   recorded here, everything else by rt__blocks_insert. */
+   recorded here, everything else by rt__blocks_insert. site comes from
+   rt__site_new (0, or at most RT_SITE_MAX). */
 static inline int rt__blocks_insert_fast(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
                                          uint32_t site)
 {
@@ -110,9 +111,11 @@ static inline int rt__blocks_insert_fast(struct rt_leaf_cache *lc, uint64_t base
 	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
 
 	if (__builtin_expect(!leaf || (base & (RT_BLOCK_GRAN - 1)) || size - 1 >= RT_BLOCK_SMALL_MAX ||
-	                     g == RT_BLK_LEAF_N - 1 || site - 1 >= RT_SITE_MAX, 0))
+	                     !site, 0))
 		return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
 	if (size > RT_BLOCK_GRAN) {
+		if (__builtin_expect(g == RT_BLK_LEAF_N - 1, 0))   /* size word in the next leaf */
+			return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
 		__atomic_store_n(&leaf[g + 1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
 		size = 0;
 	}

@@ -3,8 +3,10 @@
    reference model: blocks of every size class (1..16 bytes: one mark; up to
    4 KiB: two; big blocks with 4 KiB marks, whole 64 KiB chunks and whole
    1 GiB regions; mmap kind), placed at chunk and region boundaries and at
-   random, looked up at every interior address that matters and at random
-   ones, removed by base, by interior pointer (nothing happens) and by range.
+   random, inserted and removed through the full functions and through the
+   inline fast paths alloc.c uses, looked up at every interior address that
+   matters and at random ones, removed by base, by interior pointer (nothing
+   happens) and by range.
    Then a concurrent run: writer threads churn blocks in their own address
    ranges while reader threads — and a SIGPROF handler interrupting the
    writers — look up random addresses and permanent blocks: a lookup must
@@ -92,7 +94,11 @@ static int add(uint64_t base, uint64_t size, uint32_t kind, struct rt_leaf_cache
 
 	if (nmodel >= MAXB || !model_free(base, size))
 		return -EEXIST;
-	rc = rt__blocks_insert(lc, base, size, site, kind);
+	/* The inline fast path (alloc.c's) where it applies, half the time. */
+	if (lc && kind == HC_OBJ_MALLOC && rnd() % 2)
+		rc = rt__blocks_insert_fast(lc, base, size, site);
+	else
+		rc = rt__blocks_insert(lc, base, size, site, kind);
 	CHECK_MSG(rc == 0, "insert [0x%llx,+%llu): %d", (unsigned long long)base,
 	          (unsigned long long)size, rc);
 	if (rc == 0)
@@ -105,11 +111,24 @@ static void del(int i, struct rt_leaf_cache *lc)
 	struct rt_block old;
 	struct mblock m = model[i];
 
-	if (m.size > 16)    /* an interior pointer removes nothing */
+	if (m.size > 16) {  /* an interior pointer removes nothing */
 		CHECK(!rt__blocks_remove(lc, m.base + 16, NULL));
-	CHECK(rt__blocks_remove(lc, m.base, &old));
-	CHECK(old.base == m.base && old.size == m.size && old.site == m.site && old.kind == m.kind);
+		if (lc)
+			CHECK(rt__blocks_remove_fast(lc, m.base + 16) <= 0);
+	}
+	if (lc && rnd() % 2) {
+		/* The inline fast path: removed (1), or undecided (-1). */
+		int r = rt__blocks_remove_fast(lc, m.base);
+		CHECK(r != 0);
+		CHECK(r == 1 || rt__blocks_remove(lc, m.base, NULL));
+	} else {
+		CHECK(rt__blocks_remove(lc, m.base, &old));
+		CHECK(old.base == m.base && old.size == m.size && old.site == m.site &&
+		      old.kind == m.kind);
+	}
 	CHECK(!rt__blocks_remove(lc, m.base, NULL));     /* already gone */
+	if (lc)
+		CHECK(rt__blocks_remove_fast(lc, m.base) <= 0);
 	model[i] = model[--nmodel];
 }
 
