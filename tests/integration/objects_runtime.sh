@@ -8,6 +8,7 @@
 #                   false-shared: events on the block carry an object record
 #                   naming that block and that context, allocated by thread 0
 #   objects_padded  the same block padded to 64 bytes: (almost) no events on it
+#   --min-alloc 32  objects_heap's 16-byte block is not tracked
 #   objects_cxx     a new[]'d array false-shared: context make_counters
 # In a sanitizer build (libasan first in LD_PRELOAD, so ASan's allocator
 # takes the program's calls) the stress run checks only that nothing breaks;
@@ -111,6 +112,19 @@ if [ $ASAN = no ]; then
 	echo "padded: $pn event addresses in the block (false-shared: $hn)"
 	[ $((pn * 4)) -lt "$hn" ] && ok "padding removes the block's communication" ||
 		fail "padded block still has $pn event addresses (false-shared: $hn)"
+
+	# 3b. --min-alloc above the block's size: the block is not tracked.
+	measure minalloc -e COMM@200000 --min-alloc 32 "$P/objects_heap" -t 2 -s 2 ||
+		fail "objects_heap --min-alloc exited non-zero"
+	objs minalloc
+	set -- $(block minalloc)
+	mo=$(objs_in minalloc "$1" "$2" .)
+	echo "min-alloc 32: $(sides_in minalloc "$1" "$2") event addresses in the 16-byte block," \
+	     "object records: ${mo% *}, allocations below the minimum: $(ocounter minalloc allocs_below_min)"
+	[ "${mo% *}" -eq 0 ] && [ "$(ocounter minalloc allocs_below_min)" -gt 0 ] &&
+		[ "$(ocounter minalloc alloc_min_size)" -gt 0 ] &&
+		ok "--min-alloc 32 leaves the 16-byte block untracked" ||
+		fail "--min-alloc 32: the 16-byte block was tracked, or nothing counted below the minimum"
 
 	# 4. C++: an array of structs from new[].
 	measure cxx -e COMM@200000 "$P/objects_cxx" -t 2 -s 3 || fail "objects_cxx exited non-zero"
