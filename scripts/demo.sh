@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # demo.sh — quick start 1: install, build, and measure a bundled example
-# (comm_bench pairs: workers 1-2 and 3-4 share a cache line each), then run
+# (comm_bench false 0.5: four workers, half of the time false sharing one
+# line field by field, half of the time true sharing one word), then run
 # the analyzer and the report exporter, and print where the results are.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +13,7 @@ out=${DEMO_DIR:-$src/demo-output}
 rm -rf "$out"
 mkdir -p "$out"
 "$build/hpcrun-comm/hpcrun-comm" -o "$out/hpctoolkit-comm_bench-measurements" -e COMM@200000 \
-	"$build/tests/programs/comm_bench" pairs -t 4 -s 2
+	"$build/tests/programs/comm_bench" false 0.5 -t 4 -s 2
 echo
 echo "measurements: $out/hpctoolkit-comm_bench-measurements"
 if [ -x "$build/hpcprof-comm/hpcprof-comm" ]; then
