@@ -13,14 +13,16 @@
 #   2. overhead vs the sampling period (-e COMM@P, 100 us .. 5 ms);
 #   3. overhead vs the thread count (1 .. 16 threads, fixed total work);
 #   4. the fixed cost of a run (launcher, set-up, profile writing) vs threads;
-#   5. the cost of the watchpoint re-arm sequences (watch_cost.c).
+#   5. the pure per-sample work (decode, detection) warm and cold
+#      (handler_path.c; also the way to run it under callgrind);
+#   6. the cost of the watchpoint re-arm sequences (watch_cost.c).
 # Workloads: the microbenchmarks (bench/kernels/comm_work.c: comm_bench's
 # patterns with fixed work), OpenMP kernels (stencil, reduction, histogram)
 # and real multithreaded programs from Debian (pigz, zstd -T2, xz -T2) on a
 # generated text-like input. Timing is never a pass/fail test: this only
 # reports.
 #
-#   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--only main|period|threads|startup|watch]
+#   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--only main|period|threads|startup|handler|watch]
 #                         BUILDDIR [WORKDIR]
 # --quick: 3 runs, fewer workloads and sweep points (~2 min);
 # default: 5 runs of workloads of 1-3 s each (~10 min on an idle machine).
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift 2 ;;
 	-e) event=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	-h|--help) sed -n '3,28p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,31p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -65,6 +67,9 @@ done
 cc -O2 -o "$bin/geninput" "$src/bench/overhead/geninput.c"
 cc -O2 -o "$bin/runstat" "$src/bench/overhead/runstat.c"
 cc -O2 -o "$bin/watch_cost" "$src/bench/overhead/watch_cost.c"
+cc -O2 -g -D_GNU_SOURCE -I"$src/include" -I"$src/lib" -I"$build" -o "$bin/handler_path" \
+   "$src/bench/overhead/handler_path.c" "$build/lib/decode/libhcdecode.a" \
+   "$build/lib/detect/libhcdetect.a" -lZydis
 test -s "$work/input-8m.txt" || "$bin/geninput" 8 >"$work/input-8m.txt"
 test -s "$work/input-32m.txt" || "$bin/geninput" 32 >"$work/input-32m.txt"
 in="$work/input-8m.txt" in32="$work/input-32m.txt"
@@ -321,7 +326,18 @@ if [ -z "$only" ] || [ "$only" = startup ]; then
 	done
 fi
 
-# ---- 5. watchpoint re-arm sequences (bench/overhead/watch_cost.c) ----------
+# ---- 5. the pure per-sample work, warm and cold (handler_path.c) -----------
+if [ -z "$only" ] || [ "$only" = handler ]; then
+	note ""
+	note "Per-sample work of the pure modules (decode, detection) on a synthetic sample:"
+	note ""
+	note '```'
+	"$bin/handler_path" 200000 | tee -a "$work/results.md"
+	"$bin/handler_path" 3000 cold | tee -a "$work/results.md"
+	note '```'
+fi
+
+# ---- 6. watchpoint re-arm sequences (bench/overhead/watch_cost.c) ----------
 if [ -z "$only" ] || [ "$only" = watch ]; then
 	note ""
 	note "Watchpoint arm/disarm cost, D = 4 and D = 1 (median / p90 ns, this thread only):"
