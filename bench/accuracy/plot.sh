@@ -57,7 +57,7 @@ plot x title "designed" with lines dt 2 lc rgb "black", \
      "pairs.dat" using (\$1==8 ? \$4 : 1/0):5 title "8 workers" with points pt 9 ps 1.5
 
 set output "$out/accuracy-pairs8.png"
-set title "Pairs, 8 workers, f = 0.25 / 0.5 / 0.75 / 1: thread matrix (ms of CPU time)"
+set title "Pairs, 8 workers, f = 0.25 / 0.5 / 0.75 / 1: thread matrix (ms of CPU time, repetitions summed)"
 unset key; unset grid
 set xlabel "thread"; set ylabel "thread"
 set xrange [-0.5:8.5]; set yrange [8.5:-0.5]
