@@ -158,7 +158,7 @@ calibrate() {
 		awk -v f="$f" -v it="$it" '{ printf "pairs 2 %s %.2f\n", f, ($2 + $3) * 1e9 / it }' "$work/rs.txt" >>"$out"
 	done
 }
-cal() { awk -v k="$1" -v t="$2" -v p="$3" '$1 == k && $2 == t && $3 == p { print $4 }' "$work/calib.txt"; }
+cal() { awk -v k="$1" -v t="$2" -v p="$3" '$1 == k && $2 == t && $3 == p { print $4 }' "$work/calib.txt" 2>/dev/null || echo "?"; }
 
 if [ $analyze_only = 0 ]; then
 note "Accuracy sweeps: $reps repetition(s) x ${dur} s per point, default settings (COMM@500000, all watchpoints); $(date -u +%Y-%m-%dT%H:%MZ)"
