@@ -190,62 +190,66 @@ HC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return do_exec(EXEC_FD, NULL, fd, argv, envp);
 }
 
-/* execl*: collect the variadic arguments into an argv on the stack. */
-#define COLLECT_ARGS(first, ap, argv, n) do { \
-	va_list c_; va_copy(c_, ap); n = 1; \
-	while (va_arg(c_, char *)) n++; \
-	va_end(c_); \
-} while (0)
+/* execl*: the variadic arguments become a heap argv (exec wrappers are
+   not signal context); execle's environment follows the terminating NULL. */
+static int exec_list(enum exec_kind kind, const char *file, const char *arg, va_list ap, bool with_env)
+{
+	char *const *envp = environ;
+	char **argv;
+	va_list c;
+	size_t n = 1;
+	int ret, err;
+
+	va_copy(c, ap);
+	while (va_arg(c, char *))
+		n++;
+	va_end(c);
+	argv = malloc((n + 1) * sizeof *argv);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (with_env)
+		envp = va_arg(ap, char *const *);
+	ret = do_exec(kind, file, -1, argv, envp);
+	err = errno;
+	free(argv);
+	errno = err;
+	return ret;
+}
 
 HC_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv, n);
-	{
-		char *argv[n + 1];
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		va_end(ap);
-		return do_exec(EXEC_PATH, path, -1, argv, environ);
-	}
+	ret = exec_list(EXEC_PATH, path, arg, ap, false);
+	va_end(ap);
+	return ret;
 }
 
 HC_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv, n);
-	{
-		char *argv[n + 1];
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		va_end(ap);
-		return do_exec(EXEC_SEARCH, file, -1, argv, environ);
-	}
+	ret = exec_list(EXEC_SEARCH, file, arg, ap, false);
+	va_end(ap);
+	return ret;
 }
 
 HC_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv, n);
-	{
-		char *argv[n + 1];
-		char *const *envp;
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		envp = va_arg(ap, char *const *);
-		va_end(ap);
-		return do_exec(EXEC_PATH, path, -1, argv, envp);
-	}
+	ret = exec_list(EXEC_PATH, path, arg, ap, true);
+	va_end(ap);
+	return ret;
 }
