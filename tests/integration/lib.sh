@@ -38,6 +38,10 @@ measure() {
 	"$HPCRUN" -o "$TMP/$name" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	rc=$?
 	"$ROWS" "$TMP/$name" >"$TMP/$name.rows" || fail "$name: unreadable profile"
+	if [ "$rc" -ne 0 ]; then
+		echo "$name: hpcrun-comm exited with status $rc; its stderr (last 40 lines):" >&2
+		tail -n 40 "$TMP/$name.err" >&2
+	fi
 	return $rc
 }
 
