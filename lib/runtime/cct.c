@@ -103,7 +103,28 @@ uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret
    callers. So the callers' node is cached by (PC, SP), and a hit is
    validated by the leaf frame's return address still being in its stack
    slot (it would differ if the same code ran at the same depth under
-   another caller). Frames larger than HC_CTX_SCAN words are not cached. */
+   another caller). Frames larger than HC_CTX_SCAN words are not cached.
+
+   The validation reads the interrupted code's stack frame, which an ASan
+   build of the application poisons as redzones: these two readers are
+   deliberately left uninstrumented (the words are inside the thread's
+   stack, checked against its bounds before a cache entry is made). */
+__attribute__((no_sanitize_address, noinline))
+static uint64_t stack_word(const uint64_t *stack, uint32_t k)
+{
+	return stack[k];
+}
+
+/* The slot (< HC_CTX_SCAN) holding ret in the frame at stack, or -1. */
+__attribute__((no_sanitize_address, noinline))
+static int find_slot(const uint64_t *stack, uint64_t ret)
+{
+	for (uint32_t k = 0; k < HC_CTX_SCAN; k++)
+		if (stack[k] == ret)
+			return (int)k;
+	return -1;
+}
+
 uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 {
 	const ucontext_t *uc = uctx;
@@ -115,7 +136,7 @@ uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 	uint32_t parent;
 	int n, i;
 
-	if (t->ctxc[h].pc == pc && t->ctxc[h].sp == sp && stack[t->ctxc[h].slot] == t->ctxc[h].ret &&
+	if (t->ctxc[h].pc == pc && t->ctxc[h].sp == sp && stack_word(stack, t->ctxc[h].slot) == t->ctxc[h].ret &&
 	    t->ctxc[h].parent < t->cct.n) {
 		t->cnt.unwind_cached++;
 		return rt__cct_insert_under(t, t->ctxc[h].parent, leaf_ip);
@@ -131,15 +152,15 @@ uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 	parent = rt__cct_insert(t, (const uint64_t *)(fr + i + 1), n - i - 1, 0);
 	if (i + 1 < n && sp >= t->id.stack_lo && sp + HC_CTX_SCAN * 8 <= t->id.stack_hi) {
 		uint64_t ret = (uint64_t)(uintptr_t)fr[i + 1];
-		for (uint32_t k = 0; k < HC_CTX_SCAN; k++)
-			if (stack[k] == ret) {
-				t->ctxc[h].pc = pc;
-				t->ctxc[h].sp = sp;
-				t->ctxc[h].ret = ret;
-				t->ctxc[h].slot = k;
-				t->ctxc[h].parent = parent;
-				break;
-			}
+		int k = find_slot(stack, ret);
+
+		if (k >= 0) {
+			t->ctxc[h].pc = pc;
+			t->ctxc[h].sp = sp;
+			t->ctxc[h].ret = ret;
+			t->ctxc[h].slot = (uint32_t)k;
+			t->ctxc[h].parent = parent;
+		}
 	}
 	return rt__cct_insert_under(t, parent, leaf_ip);
 }

@@ -380,6 +380,9 @@ void rt__process_fini(void)
 {
 	if (!hc_rt.ready || fini_done)
 		return;
+	/* No samples of our own exit path (the refresh walks every module). */
+	if (hc_self)
+		rt__sampler_thread_stop(hc_self);
 	rt__refresh_maps();
 	rt__process_finish();
 }
