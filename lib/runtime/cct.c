@@ -13,12 +13,15 @@
 #include <libunwind.h>
 #include "runtime/rt.h"
 
+/* The hash starts small and grows x4 (see grow): a table sized for `cap`
+   nodes would cost 4 MiB and ~1,000 page faults per thread at start-up
+   (performance.md, F1), while most threads keep a few hundred nodes. */
+#define CCT_BUCKETS_MIN 4096u
+
 int rt__cct_init(struct hc_thread *t, uint32_t cap)
 {
-	uint32_t nb = 1;
+	uint32_t nb = CCT_BUCKETS_MIN;
 
-	while (nb < cap)
-		nb <<= 1;
 	t->cct.nodes = hc_arena_alloc(&t->arena, (size_t)cap * sizeof *t->cct.nodes, 64);
 	t->cct.buckets = hc_arena_alloc(&t->arena, (size_t)nb * sizeof *t->cct.buckets, 64);
 	if (!t->cct.nodes || !t->cct.buckets)
@@ -38,6 +41,30 @@ static inline uint32_t hash(uint32_t parent, uint64_t ip, uint32_t flags)
 {
 	uint64_t h = (ip ^ ((uint64_t)parent << 32) ^ flags) * 0x9E3779B97F4A7C15ull;
 	return (uint32_t)(h >> 32);
+}
+
+/* Four times the buckets, rehashed into a fresh arena block once the chains
+   average two nodes. Signal context: arena memory only; when the arena is
+   exhausted the old table stays (longer chains, nothing lost). The old
+   block is not reused: at most a third of the final table's size. */
+static void grow(struct hc_thread *t)
+{
+	struct hc_cct *c = &t->cct;
+	uint32_t nb = (c->mask + 1) * 4;
+	uint32_t *b = hc_arena_alloc(&t->arena, (size_t)nb * sizeof *b, 64);
+
+	if (!b)
+		return;
+	memset(b, 0xff, (size_t)nb * sizeof *b);
+	for (uint32_t i = 1; i < c->n; i++) {
+		struct hc_cct_node *n = &c->nodes[i];
+		uint32_t h = hash(n->parent, n->ip, n->flags) & (nb - 1);
+
+		n->next = b[h];
+		b[h] = i;
+	}
+	c->buckets = b;
+	c->mask = nb - 1;
 }
 
 /* Child of `parent` for ip; created if missing. HC_NONE when full. */
@@ -60,8 +87,10 @@ static uint32_t child(struct hc_thread *t, uint32_t parent, uint64_t ip, uint32_
 	n->parent = parent;
 	n->flags = flags;
 	n->next = c->buckets[b];
-	c->buckets[b] = c->n;
-	return c->n++;
+	c->buckets[b] = c->n++;
+	if (c->n > 2 * (c->mask + 1) && c->mask + 1 < c->cap)
+		grow(t);
+	return c->n - 1;
 }
 
 /* The leaf (if nonzero) as a child of node `parent`. */

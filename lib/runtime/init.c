@@ -425,7 +425,6 @@ void rt__resume_after_exec_failure(void)
 		for (uint32_t k = 0; k < t->cct.n; k++)
 			memset(t->cct.nodes[k].m, 0, sizeof t->cct.nodes[k].m);
 		t->events.n = 0;
-		t->allocs.n = 0;
 		memset(&t->cnt, 0, sizeof t->cnt);
 		memset(t->hist, 0, sizeof t->hist);
 		t->id.end_ns = 0;

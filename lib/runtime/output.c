@@ -126,13 +126,6 @@ int rt__write_profile(struct hc_thread *t)
 		ret = hc_prof_section_end(&w);
 	if (!ret && (stage = "data objects"))
 		ret = rt__alloc_write(&w, t);
-	if (!ret && t->allocs.n) {
-		ret = hc_prof_section_begin(&w, HC_SEC_ALLOCS);
-		for (uint32_t i = 0; !ret && i < t->allocs.n; i++)
-			ret = hc_prof_put_alloc(&w, &t->allocs.v[i]);
-		if (!ret)
-			ret = hc_prof_section_end(&w);
-	}
 	if (!ret && (stage = "counters"))
 		ret = put_counters(&w, t);
 	if (!ret)

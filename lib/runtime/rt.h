@@ -121,10 +121,6 @@ struct hc_thread {
 		struct hc_prof_event *v;
 		uint32_t n, cap;
 	} events;
-	struct {
-		struct hc_prof_alloc *v;
-		uint32_t n, cap;
-	} allocs;
 	struct rt_alloc_thread alloc;         /* heap allocation tracking (alloc.c) */
 
 	/* --- accounting --- */

@@ -26,7 +26,6 @@
 #define ALTSTACK_SIZE   (128u << 10)
 #define CCT_CAP         (1u << 20)
 #define EVENTS_CAP      (1u << 20)
-#define ALLOCS_CAP      (1u << 20)
 
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -104,9 +103,7 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 	t->prev = hc_arena_alloc(&t->arena, sizeof *t->prev, 64);
 	t->events.v = hc_arena_alloc(&t->arena, EVENTS_CAP * sizeof *t->events.v, 64);
 	t->events.cap = EVENTS_CAP;
-	t->allocs.v = hc_arena_alloc(&t->arena, ALLOCS_CAP * sizeof *t->allocs.v, 64);
-	t->allocs.cap = ALLOCS_CAP;
-	if (!t->altstack || !t->wbuf || !t->prev || !t->events.v || !t->allocs.v ||
+	if (!t->altstack || !t->wbuf || !t->prev || !t->events.v ||
 	    rt__cct_init(t, CCT_CAP) < 0) {
 		rt__log("thread %u: arena too small: unmeasured", index);
 		rt__arena_release(&t->arena);
