@@ -145,7 +145,8 @@ int rt__write_profile(struct hc_thread *t)
 	return ret;
 }
 
-/* The q-quantile of the handler cost histogram, in ns (bucket midpoint). */
+/* The q-quantile of the handler cost histogram, in ns (bucket midpoint;
+   the overflow bucket reports its lower bound). */
 static uint64_t hist_quantile(const uint64_t *h, double q)
 {
 	uint64_t total = 0, acc = 0, want;
@@ -160,9 +161,10 @@ static uint64_t hist_quantile(const uint64_t *h, double q)
 	for (int i = 0; i <= HC_HIST_BUCKETS; i++) {
 		acc += h[i];
 		if (acc > want)
-			return (uint64_t)i * HC_HIST_NS + HC_HIST_NS / 2;
+			return i == HC_HIST_BUCKETS ? hc_hist_low(HC_HIST_BUCKETS)
+			                            : hc_hist_low((unsigned)i) + hc_hist_width((unsigned)i) / 2;
 	}
-	return (uint64_t)HC_HIST_BUCKETS * HC_HIST_NS;
+	return hc_hist_low(HC_HIST_BUCKETS);
 }
 
 void rt__write_process_log(void)

@@ -100,8 +100,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	else if (kind == COOKIE_WATCH)
 		rt__on_trap(t, COOKIE_SLOT(cookie), uc);
 	if (kind == COOKIE_SAMPLE) {
-		uint64_t b = (rt__now() - t0) / HC_HIST_NS;
-		t->hist[b < HC_HIST_BUCKETS ? b : HC_HIST_BUCKETS]++;
+		t->hist[hc_hist_bucket(rt__now() - t0)]++;
 	}
 	t->safety.in_handler = 0;
 	hc_guard_leave(t);
