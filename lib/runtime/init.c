@@ -132,6 +132,10 @@ static void read_options(struct hc_options *o)
 		o->nwatch = HC_MAX_WATCH;
 	o->gen = (unsigned)env_u64("HPCRUN_COMM_GEN", 0);
 	o->min_alloc = env_u64("HPCRUN_COMM_MIN_ALLOC", 0);
+	/* An experiment switch (bench/accuracy): attribute only accesses
+	   found at the interrupted PC. */
+	s = getenv("HPCRUN_COMM_NO_PREV");
+	o->no_prev = s && *s && strcmp(s, "0") != 0;
 	s = getenv("HPCRUN_COMM_DIR");
 	if (s && *s) {
 		if (strlen(s) >= sizeof o->dir)
@@ -359,6 +363,8 @@ void rt__process_init(bool after_fork)
 	hc_rt.dcfg.nwatch = (uint32_t)nw;
 	hc_rt.dcfg.probes = 8;
 	rt__log("bulletin board: %u slots", hc_rt.opt.bb_slots);
+	if (hc_rt.opt.no_prev)
+		rt__log("previous-instruction recovery: off (HPCRUN_COMM_NO_PREV)");
 
 	if (!after_fork) {
 		if (hc_decode_init() < 0)

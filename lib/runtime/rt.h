@@ -161,6 +161,7 @@ struct hc_options {
 	unsigned gen;               /* exec generation */
 	uint32_t ppid;              /* measured parent, 0 if none */
 	uint64_t min_alloc;         /* smallest tracked allocation */
+	bool     no_prev;           /* soft sampler: no previous-instruction recovery */
 };
 
 /* Process-wide state. */

@@ -107,7 +107,7 @@ void rt__on_sample(struct hc_thread *t, void *uctx)
 
 	t->cnt.samples++;
 	rt__regs(uctx, &r);
-	st = hc_decode_prev(&r, t->prev, &in);
+	st = hc_rt.opt.no_prev ? -1 /* switched off */ : hc_decode_prev(&r, t->prev, &in);
 	next = (uint64_t)r.gregs[REG_RIP];
 	if (st == HC_PREV_OK && (acc = rt__pick_access(&in))) {
 		t->cnt.samples_recovered_prev++;

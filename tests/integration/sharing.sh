@@ -18,4 +18,10 @@ ge "$b" "$(awk -v a="$a" 'BEGIN { printf "%.0f", a * 1.1 }')" && ok "volume grow
 ge "$(awk -v b="$b" 'BEGIN { printf "%.0f", b * 0.05 }')" "$z" && ok "nothing shared: $z" ||
 	fail "S=0 shows $z (>= 5 % of S=0.9)"
 [ "$rw12" -gt 0 ] && ok "read-write pair communicates" || fail "read-write pair shows nothing"
+# The experiment switch: no previous-instruction recovery, accesses at the PC only.
+HPCRUN_COMM_NO_PREV=1 measure np -e COMM@200000 "$BENCH" sharing 0.9 -t 2 -s 1 || fail "NO_PREV run failed"
+rp=$(counter np samples_recovered_prev); ap=$(counter np samples_with_access_at_pc)
+[ "$rp" -eq 0 ] && [ "$ap" -gt 0 ] && ok "HPCRUN_COMM_NO_PREV: $ap at the PC, none recovered" ||
+	fail "HPCRUN_COMM_NO_PREV: recovered $rp, at the PC $ap"
+grep -q "previous-instruction recovery: off" "$TMP"/np/*.log && ok "the log says so" || fail "no log line for NO_PREV"
 finish
