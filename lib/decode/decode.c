@@ -49,6 +49,8 @@ static uint8_t reg_shift[ZYDIS_REGISTER_MAX_VALUE + 1];
 struct deps {
 	uint16_t used[HC_MAX_ACC];
 	uint16_t written;
+	struct hc_acc_recipe rec[HC_MAX_ACC];  /* how each access's address was computed */
+	bool dynamic;   /* some address or count needs more than its recipe */
 };
 
 int hc_decode_init(void)
@@ -99,6 +101,34 @@ static bool reg_value(const struct hc_regs *r, ZydisRegister reg, uint64_t *v)
 	if (reg_width[reg] < 64)
 		x &= (1ull << reg_width[reg]) - 1;
 	*v = x;
+	return true;
+}
+
+/* The effective address of a recipe, plus extra (register-dependent parts
+   that no recipe holds), under the registers r. False if a register is not
+   a general-purpose one. */
+static bool recipe_ea(const struct hc_acc_recipe *rc, const struct hc_regs *r, uint64_t extra,
+                      uint64_t *ea)
+{
+	uint64_t a = (uint64_t)rc->off + extra, v;
+
+	if (rc->base != ZYDIS_REGISTER_NONE) {
+		if (!reg_value(r, (ZydisRegister)rc->base, &v))
+			return false;
+		a += v;
+	}
+	if (rc->index != ZYDIS_REGISTER_NONE) {
+		if (!reg_value(r, (ZydisRegister)rc->index, &v))
+			return false;
+		a += v * rc->scale;
+	}
+	if (rc->flags & HC_AF_ADDR32)
+		a &= 0xffffffffull;
+	if (rc->seg == 1)
+		a += r->fsbase;
+	else if (rc->seg == 2)
+		a += r->gsbase;
+	*ea = a;
 	return true;
 }
 
@@ -248,13 +278,16 @@ static void mem_operand(const ZydisDecodedInstruction *in, const ZydisDecodedOpe
 	if (!rw)
 		return;
 
+	struct hc_acc_recipe rc = { .scale = 1 };
+	uint64_t extra = 0;
+
 	if (op->mem.base == ZYDIS_REGISTER_RIP || op->mem.base == ZYDIS_REGISTER_EIP) {
-		ea = rip + in->length;
+		rc.off = (int64_t)(rip + in->length);
 		fl |= HC_AF_RIPREL;
 	} else if (op->mem.base != ZYDIS_REGISTER_NONE) {
 		if (!reg_value(r, op->mem.base, &v))
 			return;
-		ea = v;
+		rc.base = (uint16_t)op->mem.base;
 		used |= gpr_bit(op->mem.base);
 	}
 	if (op->mem.index != ZYDIS_REGISTER_NONE) {
@@ -263,16 +296,17 @@ static void mem_operand(const ZydisDecodedInstruction *in, const ZydisDecodedOpe
 		} else {
 			if (!reg_value(r, op->mem.index, &v))
 				return;
-			ea += v * (op->mem.scale ? op->mem.scale : 1);
+			rc.index = (uint16_t)op->mem.index;
+			rc.scale = op->mem.scale ? op->mem.scale : 1;
 			used |= gpr_bit(op->mem.index);
 		}
 	}
 	if (op->mem.disp.has_displacement)
-		ea += (uint64_t)op->mem.disp.value;
+		rc.off += op->mem.disp.value;
 
 	/* pop m: the address is computed after rsp was incremented. */
 	if (in->mnemonic == ZYDIS_MNEMONIC_POP && explicit && rsp_base)
-		ea += in->operand_width / 8;
+		rc.off += in->operand_width / 8;
 	/* bt* m, r: the signed bit offset selects a word away from the base. */
 	if (is_bit_test(in->mnemonic) && i == 0 && in->operand_count_visible >= 2 &&
 	    ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && reg_value(r, ops[1].reg.value, &v)) {
@@ -280,14 +314,16 @@ static void mem_operand(const ZydisDecodedInstruction *in, const ZydisDecodedOpe
 		int64_t off = w == 64 ? (int64_t)v : w == 32 ? (int64_t)(int32_t)v : (int64_t)(int16_t)v;
 		int shift = w == 64 ? 6 : w == 32 ? 5 : 4;
 
-		ea += (uint64_t)((off >> shift) * (int64_t)(w / 8));
+		extra += (uint64_t)((off >> shift) * (int64_t)(w / 8));
 		used |= gpr_bit(ops[1].reg.value);
 		fl |= HC_AF_BITOFF;
+		d->dynamic = true;
 	}
 	/* xlat: Zydis reports [rbx] without the AL index. */
 	if (in->mnemonic == ZYDIS_MNEMONIC_XLAT && op->mem.index == ZYDIS_REGISTER_NONE) {
-		ea += (uint64_t)r->gregs[REG_RAX] & 0xff;
+		extra += (uint64_t)r->gregs[REG_RAX] & 0xff;
 		used |= 1u << GPR_RAX;
+		d->dynamic = true;
 	}
 
 	if (is_string_op(in)) {
@@ -298,7 +334,7 @@ static void mem_operand(const ZydisDecodedInstruction *in, const ZydisDecodedOpe
 			/* push/call/enter/pushf: Zydis reports [rsp] before the
 			   decrement; the store goes below it. */
 			if (rw & HC_ACC_W)
-				ea -= size;
+				rc.off -= size;
 		} else if (in->mnemonic == ZYDIS_MNEMONIC_LEAVE) {
 			kind = HC_ACC_STACK;  /* reads the saved rbp at [rbp] */
 		} else {
@@ -306,17 +342,23 @@ static void mem_operand(const ZydisDecodedInstruction *in, const ZydisDecodedOpe
 		}
 	}
 
-	if (in->address_width == 32) {
-		ea &= 0xffffffffull;
+	if (in->address_width == 32)
 		fl |= HC_AF_ADDR32;
-	}
 	if (op->mem.segment == ZYDIS_REGISTER_FS) {
-		ea += r->fsbase;
+		rc.seg = 1;
 		fl |= HC_AF_SEG;
 	} else if (op->mem.segment == ZYDIS_REGISTER_GS) {
-		ea += r->gsbase;
+		rc.seg = 2;
 		fl |= HC_AF_SEG;
 	}
+	rc.flags = fl;
+	rc.rw = rw;
+	rc.kind = kind;
+	rc.size = size;
+	if (!recipe_ea(&rc, r, extra, &ea))
+		return;
+	if (out->n < HC_MAX_ACC)
+		d->rec[out->n] = rc;
 	add_acc(out, d, ea, size, rw, kind, fl, used);
 }
 
@@ -361,6 +403,7 @@ static int decode(const uint8_t *code, size_t avail, uint64_t rip, const struct 
 			a &= 0xffffffffull;
 		add_acc(out, d, a & ~63ull, 64, HC_ACC_W, HC_ACC_IMPLICIT, ifl | HC_AF_SYNTH,
 		        1u << GPR_RAX);
+		d->dynamic = true;
 	}
 	/* A REP string op with a zero count does nothing at all. */
 	if (ifl & HC_AF_REP) {
@@ -370,6 +413,7 @@ static int decode(const uint8_t *code, size_t avail, uint64_t rip, const struct 
 			count &= 0xffffffffull;
 		if (count == 0)
 			out->n = 0;
+		d->dynamic = true;
 	}
 	return 0;
 }
@@ -380,6 +424,23 @@ int hc_decode_insn(const uint8_t *code, size_t avail, uint64_t rip,
 	struct deps d;
 
 	return decode(code, avail, rip, r, out, &d) ? -EINVAL : 0;
+}
+
+int hc_decode_recipes(const uint8_t *code, size_t avail, uint64_t rip,
+                      const struct hc_regs *r, struct hc_insn *out,
+                      struct hc_acc_recipe rec[HC_MAX_ACC])
+{
+	struct deps d;
+
+	if (decode(code, avail, rip, r, out, &d))
+		return -EINVAL;
+	memcpy(rec, d.rec, out->n * sizeof rec[0]);
+	return d.dynamic ? 1 : 0;
+}
+
+bool hc_recipe_ea(const struct hc_acc_recipe *rc, const struct hc_regs *r, uint64_t *ea)
+{
+	return recipe_ea(rc, r, 0, ea);
 }
 
 int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out)
@@ -455,8 +516,10 @@ static struct hc_prev_cache_entry *cache_set(struct hc_prev_cache *c, uint64_t p
 }
 
 /* The walk result for pc: from the cache, or computed and cached. The set
-   is kept most recently used first. */
-static uint8_t prev_lookup(uint64_t pc, struct hc_prev_cache *c, uint64_t *prev)
+   is kept most recently used first; *ent (if asked) is pc's entry, NULL
+   without a cache. */
+static uint8_t prev_lookup(uint64_t pc, struct hc_prev_cache *c, uint64_t *prev,
+                           struct hc_prev_cache_entry **ent)
 {
 	uint32_t gen = hc_funcs_generation();
 	struct hc_prev_cache_entry *set = c ? cache_set(c, pc) : NULL, hit;
@@ -473,9 +536,13 @@ static uint8_t prev_lookup(uint64_t pc, struct hc_prev_cache *c, uint64_t *prev)
 			set[0] = hit;
 		}
 		*prev = hit.prev;
+		if (ent)
+			*ent = &set[0];
 		return hit.status;
 	}
 	*prev = 0;
+	if (ent)
+		*ent = set;
 	if (!hc_funcs_lookup(pc, &start, &end))
 		st = HC_PREV_NO_FUNC;
 	else if (pc == start)
@@ -491,23 +558,51 @@ static uint8_t prev_lookup(uint64_t pc, struct hc_prev_cache *c, uint64_t *prev)
 	return st;
 }
 
+/* A cached final result: prev's recipes evaluated under r. */
+static int from_recipes(const struct hc_prev_cache_entry *e, const struct hc_regs *r,
+                        struct hc_insn *out)
+{
+	out->addr = e->prev;
+	out->len = e->len;
+	out->flags = e->iflags;
+	out->branch = e->branch;
+	for (uint8_t i = 0; i < e->n; i++) {
+		struct hc_mem_access *a = &out->acc[out->n];
+
+		if (!recipe_ea(&e->rec[i], r, 0, &a->ea))
+			continue;  /* cannot happen: the decode computed it */
+		a->size = e->rec[i].size;
+		a->rw = e->rec[i].rw;
+		a->kind = e->rec[i].kind;
+		a->flags = e->rec[i].flags;
+		out->n++;
+	}
+	return e->result;
+}
+
 int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out)
 {
 	uint64_t pc = (uint64_t)r->gregs[REG_RIP], prev;
+	struct hc_prev_cache_entry *e = NULL;
+	struct hc_acc_recipe kept[HC_MAX_ACC];
 	struct deps d;
 	uint8_t st, k = 0;
 
 	memset(out, 0, sizeof(*out));
-	st = prev_lookup(pc, cache, &prev);
+	st = prev_lookup(pc, cache, &prev, &e);
 	if (st != HC_PREV_OK)
 		return st;
+	if (e && e->decoded)
+		return from_recipes(e, r, out);
 	if (decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, out, &d) != 0 ||
 	    out->len != pc - prev) {
 		memset(out, 0, sizeof(*out));
 		return HC_PREV_UNDECODABLE;
 	}
-	if (out->n == 0)  /* a REP op that ran to rcx == 0 did access memory */
-		return (out->flags & HC_AF_REP) ? HC_PREV_UNRECOVERABLE : HC_PREV_NO_ACCESS;
+	if (out->n == 0) {  /* a REP op that ran to rcx == 0 did access memory */
+		st = (out->flags & HC_AF_REP) ? HC_PREV_UNRECOVERABLE : HC_PREV_NO_ACCESS;
+		goto out_cache;
+	}
 	/* r is the state after prev ran: keep only addresses it left intact. */
 	for (uint8_t i = 0; i < out->n; i++) {
 		const struct hc_mem_access *a = &out->acc[i];
@@ -515,10 +610,23 @@ int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct 
 		if (a->kind == HC_ACC_STACK || a->kind == HC_ACC_STRING ||
 		    (a->flags & HC_AF_SYNTH) || (d.used[i] & d.written))
 			continue;
+		kept[k] = d.rec[i];
 		out->acc[k++] = *a;
 	}
 	out->n = k;
-	return k ? HC_PREV_OK : HC_PREV_UNRECOVERABLE;
+	st = k ? HC_PREV_OK : HC_PREV_UNRECOVERABLE;
+out_cache:
+	/* The result depends on the registers only through the recipes. */
+	if (e && !d.dynamic && out->n <= HC_PREV_RECIPES) {
+		e->result = st;
+		e->n = out->n;
+		e->len = out->len;
+		e->iflags = out->flags;
+		e->branch = out->branch;
+		memcpy(e->rec, kept, out->n * sizeof kept[0]);
+		e->decoded = 1;
+	}
+	return st;
 }
 
 int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,
@@ -534,7 +642,7 @@ int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cac
 	   the cache. At the function's end it belongs to no (or another)
 	   function: walk without caching. */
 	if (pc < end)
-		prev_lookup(pc, cache, &prev);
+		prev_lookup(pc, cache, &prev, NULL);
 	else
 		walk(start, end, pc, &prev);
 	if (!prev)

@@ -56,6 +56,20 @@ struct hc_insn {
 	struct hc_mem_access acc[HC_MAX_ACC];
 };
 
+/* How to compute one access's effective address from registers, as the
+   full decode found it: ea = segment base + (base + index * scale + off),
+   truncated to 32 bits before the segment base under HC_AF_ADDR32. A
+   RIP-relative operand's next-instruction address is folded into off. */
+struct hc_acc_recipe {
+	int64_t  off;
+	uint16_t base, index;   /* Zydis register ids, 0 (ZYDIS_REGISTER_NONE) = none */
+	uint8_t  scale;
+	uint8_t  seg;           /* 0 none, 1 fs, 2 gs */
+	uint8_t  rw, kind;      /* as in struct hc_mem_access */
+	uint16_t flags;
+	uint32_t size;
+};
+
 /* Register state at the sample: the interrupted context. */
 struct hc_regs {
 	const long long *gregs;  /* ucontext_t.uc_mcontext.gregs (greg_t[NGREG]) */
@@ -70,6 +84,18 @@ int hc_decode_init(void);
 int hc_decode_insn(const uint8_t *code, size_t avail, uint64_t rip,
                    const struct hc_regs *r, struct hc_insn *out);
 
+/* As hc_decode_insn, and the recipe of each access in rec[0..out->n): 0
+   when the recipes compute the addresses under any registers (hc_recipe_ea),
+   1 when some address or count needs more (bt* m,r, xlat, REP, clzero),
+   -EINVAL when it does not decode. */
+int hc_decode_recipes(const uint8_t *code, size_t avail, uint64_t rip,
+                      const struct hc_regs *r, struct hc_insn *out,
+                      struct hc_acc_recipe rec[HC_MAX_ACC]);
+
+/* The effective address a recipe gives under the registers r; false if it
+   names a register that is not a general-purpose one. */
+bool hc_recipe_ea(const struct hc_acc_recipe *rc, const struct hc_regs *r, uint64_t *ea);
+
 /* Decode the instruction at the interrupted PC of r (reads code memory
    safely: up to the page end first, 15 bytes only if needed). */
 int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out);
@@ -78,15 +104,27 @@ int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out);
    associative: entries 2k and 2k+1 form a set, most recently used first).
    Zero-initialise it (static, calloc or memset) before first use; one cache
    per thread, never shared, never used re-entrantly. An entry holds the
-   result of the forward walk only (prev and its status), so a hit costs one
-   instruction decode. Entries are tagged with hc_funcs_generation(), so a
-   refresh after dlopen/dlclose invalidates them. */
+   result of the forward walk (prev and its status) and, once prev has been
+   decoded, the *recipe* of its recoverable accesses: a hit then computes the
+   addresses from the registers without decoding (performance.md, F6).
+   Instructions whose accesses depend on more than base, index and
+   displacement (bt* m,r, xlat, REP counts, clzero) or that have more than
+   HC_PREV_RECIPES of them are decoded on every hit. Entries are tagged with
+   hc_funcs_generation(), so a refresh after dlopen/dlclose invalidates them. */
 #define HC_PREV_CACHE_SIZE 1024  /* power of two */
+#define HC_PREV_RECIPES    2
 struct hc_prev_cache_entry {
 	uint64_t pc;     /* key; 0 = empty */
 	uint64_t prev;   /* address of the instruction before pc, 0 = none */
 	uint32_t gen;    /* hc_funcs_generation() when filled */
 	uint8_t  status; /* walk result: OK, NO_FUNC, BRANCH_TARGET or UNDECODABLE */
+	uint8_t  decoded;/* 1: the fields below hold prev's final result */
+	uint8_t  result; /* hc_decode_prev's status: OK, NO_ACCESS or UNRECOVERABLE */
+	uint8_t  n;      /* recipes */
+	uint8_t  len;
+	bool     branch;
+	uint16_t iflags;
+	struct hc_acc_recipe rec[HC_PREV_RECIPES];
 };
 struct hc_prev_cache {
 	struct hc_prev_cache_entry e[HC_PREV_CACHE_SIZE];

@@ -132,6 +132,8 @@ struct hc_thread {
 	struct {                              /* read-modify-write look-ahead cache (soft.c) */
 		uint64_t pc;                  /* where the look-ahead starts */
 		uint64_t store;               /* the store found there, 0 = none */
+		bool has_recipe;              /* its one write, as a recipe (no decode) */
+		struct hc_acc_recipe write;
 	} rmw[HC_RMW_CACHE];
 	struct hc_cct cct;
 	struct {                              /* unwind cache (cct.c) */

@@ -43,24 +43,41 @@ static uint64_t find_store(uint64_t pc, const struct hc_regs *r)
    rarely stalls, so timer samples almost never land on it and nothing would
    ever be published. If straight-line code right after the sample stores to
    exactly the loaded bytes, the sample counts as that store. The store's
-   position is cached per PC; its address is recomputed from the registers
-   every time (a changed base register simply fails to match). */
+   position is cached per PC, with the recipe of its address when it has a
+   single plain write (then no decode at all: performance.md, F6); the
+   address is recomputed from the registers every time (a changed base
+   register simply fails to match). */
 static bool store_follows(struct hc_thread *t, uint64_t from, const struct hc_regs *r,
                           const struct hc_mem_access *ld)
 {
 	unsigned slot = (unsigned)((from >> 1) ^ (from >> 11)) & (HC_RMW_CACHE - 1);
-	uint64_t st;
+	struct hc_acc_recipe rec[HC_MAX_ACC];
+	uint64_t st, ea;
 	struct hc_insn in;
+	int exact, writes = 0, w = 0;
 
 	if (t->rmw[slot].pc == from) {
 		st = t->rmw[slot].store;
+		if (st && t->rmw[slot].has_recipe)
+			return hc_recipe_ea(&t->rmw[slot].write, r, &ea) && ea == ld->ea &&
+			       t->rmw[slot].write.size == ld->size;
 	} else {
 		st = find_store(from, r);
 		t->rmw[slot].pc = from;
 		t->rmw[slot].store = st;
+		t->rmw[slot].has_recipe = false;
 	}
-	if (!st || hc_decode_insn((const uint8_t *)(uintptr_t)st, 15, st, r, &in) < 0)
+	if (!st || (exact = hc_decode_recipes((const uint8_t *)(uintptr_t)st, 15, st, r, &in, rec)) < 0)
 		return false;
+	for (int i = 0; i < in.n; i++)
+		if (in.acc[i].rw & HC_ACC_W) {
+			writes++;
+			w = i;
+		}
+	if (exact == 0 && writes == 1) {
+		t->rmw[slot].write = rec[w];
+		t->rmw[slot].has_recipe = true;
+	}
 	for (int i = 0; i < in.n; i++)
 		if ((in.acc[i].rw & HC_ACC_W) && in.acc[i].ea == ld->ea && in.acc[i].size == ld->size)
 			return true;

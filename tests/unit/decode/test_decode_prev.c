@@ -104,6 +104,28 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\taddl $1,pv_glob(%rip)\n" PC(riprel_pc)
 	"\tret\n"
 	ENDFN(fn_riprel)
+	/* address shapes for the recipe cache: fs segment, 32-bit address,
+	   scaled index with a negative displacement, two accesses, bt m,r */
+	FN(fn_fs)
+	"\tmov %fs:0x28(%rdi),%rax\n" PC(fs_pc)
+	"\tret\n"
+	ENDFN(fn_fs)
+	FN(fn_a32)
+	"\tmovl %esi,0x10(%edi)\n" PC(a32_pc)
+	"\tret\n"
+	ENDFN(fn_a32)
+	FN(fn_sib)
+	"\tmovw %ax,-0x18(%rbx,%rdx,4)\n" PC(sib_pc)
+	"\tret\n"
+	ENDFN(fn_sib)
+	FN(fn_movs)
+	"\tmovsq\n" PC(movs_pc)
+	"\tret\n"
+	ENDFN(fn_movs)
+	FN(fn_bt)
+	"\tbtsq %rsi,(%rdi)\n" PC(bt_pc)
+	"\tret\n"
+	ENDFN(fn_bt)
 	/* a PC inside an instruction */
 	FN(fn_mid)
 	"\tmovabs $0x1122334455667788,%rax\n\tret\n"
@@ -134,6 +156,7 @@ ASM_SYM(noacc_pc); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc)
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
 ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc);
+ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_pc);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
 
@@ -398,6 +421,84 @@ static void single_step(void)
 	      (step_out.acc[0].flags & HC_AF_LOCK));
 }
 
+/* A cache hit answers from the access recipes (no decode): under any
+   registers it must equal a full decode without the cache. Instructions
+   whose addresses need more than a recipe (bt m,r, xlat, REP) are decoded
+   on every hit and are never marked decoded. */
+static void recipes(void)
+{
+	static const struct { const uint8_t *pc; bool cached; } pcs[] = {
+		{ store_pc, true }, { lock_pc, true }, { unrec_pc, true }, { index_pc, true },
+		{ other_pc, true }, { rmw_pc, true }, { noacc_pc, true }, { push_pc, true },
+		{ pushm_pc, true }, { riprel_pc, true }, { fs_pc, true }, { a32_pc, true },
+		{ sib_pc, true }, { movs_pc, true }, { xlat_pc, false }, { rep_pc, false },
+		{ bt_pc, false },
+	};
+	uint64_t rng = 0x243F6A8885A308D3ull;
+
+	memset(&cache, 0, sizeof(cache));
+	for (size_t p = 0; p < sizeof pcs / sizeof pcs[0]; p++) {
+		struct hc_prev_cache_entry *e;
+
+		for (int round = 0; round < 40; round++) {
+			struct hc_insn full, hit;
+			int st_full, st_hit;
+
+			for (int r = 0; r < NGREG; r++) {
+				rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+				/* small values too: bt offsets, rcx == 0 for rep */
+				g[r] = (long long)(round % 3 == 0 ? (rng & 0xff) : rng);
+			}
+			regs.fsbase = rng ^ 0x5555;
+			regs.gsbase = rng ^ 0xaaaa;
+			at(pcs[p].pc);
+			st_full = hc_decode_prev(&regs, NULL, &full);
+			st_hit = prev(&hit);
+			CHECK_MSG(st_full == st_hit, "pc %zu round %d: %s vs %s", p, round,
+			          status_name(st_full), status_name(st_hit));
+			CHECK_MSG(full.n == hit.n && full.len == hit.len && full.addr == hit.addr &&
+			          full.flags == hit.flags && full.branch == hit.branch,
+			          "pc %zu round %d: n %u/%u len %u/%u", p, round, full.n, hit.n,
+			          full.len, hit.len);
+			for (uint8_t i = 0; i < full.n && i < hit.n; i++)
+				CHECK_MSG(full.acc[i].ea == hit.acc[i].ea &&
+				          full.acc[i].size == hit.acc[i].size &&
+				          full.acc[i].rw == hit.acc[i].rw &&
+				          full.acc[i].kind == hit.acc[i].kind &&
+				          full.acc[i].flags == hit.acc[i].flags,
+				          "pc %zu round %d access %u: ea %#llx vs %#llx", p, round, i,
+				          (unsigned long long)full.acc[i].ea,
+				          (unsigned long long)hit.acc[i].ea);
+		}
+		e = entry_of(pcs[p].pc);
+		CHECK_MSG(e && e->decoded == pcs[p].cached, "pc %zu: decoded %d, expected %d", p,
+		          e ? e->decoded : -1, pcs[p].cached);
+	}
+	/* the shapes decode as designed (registers chosen by hand) */
+	{
+		struct hc_insn o;
+
+		memset(g, 0, sizeof g);
+		g[REG_RDI] = (long long)0xffffffff00001000ull;
+		g[REG_RSI] = 7;
+		g[REG_RBX] = 0x1000;
+		g[REG_RDX] = 3;
+		regs.fsbase = 0x7f0000000000ull;
+		for (int twice = 0; twice < 2; twice++) {  /* decode, then recipe */
+			at(fs_pc);
+			CHECK(prev(&o) == HC_PREV_OK && o.n == 1 &&
+			      o.acc[0].ea == 0x7f0000000000ull + 0xffffffff00001028ull &&
+			      (o.acc[0].flags & HC_AF_SEG));
+			at(a32_pc);
+			CHECK(prev(&o) == HC_PREV_OK && o.n == 1 && o.acc[0].ea == 0x1010 && o.acc[0].size == 4 &&
+			      (o.acc[0].flags & HC_AF_ADDR32));
+			at(sib_pc);
+			CHECK(prev(&o) == HC_PREV_OK && o.n == 1 && o.acc[0].ea == 0x1000 + 12 - 0x18 &&
+			      o.acc[0].size == 2 && o.acc[0].rw == HC_ACC_W);
+		}
+	}
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -410,5 +511,6 @@ int main(void)
 	caching();
 	ending_at();
 	single_step();
+	recipes();
 	return hc_test_done("test_decode_prev");
 }
