@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pmusample.c — from one hardware sample to one detection-core sample
+   (perfbuf.h). PEBS gives the data address and (precise_ip >= 2) the exact
+   IP; AMD IBS gives both in its raw op registers, with load/store bits and
+   an address-valid bit that we check. Neither says how many bytes were
+   accessed, which true/false-sharing classification needs, so the
+   instruction at the IP is decoded with Zydis and its access in the sampled
+   direction supplies the length (and tells a private stack slot from an
+   explicit operand). Runs in signal context: async-signal-safe. */
+#include <string.h>
+#include <ucontext.h>
+#include "hc/common.h"
+#include "hc/profile.h"
+#include "decode/decode.h"
+#include "runtime/perfbuf.h"
+
+/* The lowest non-canonical / kernel half of the x86-64 address space. */
+#define USER_TOP 0x0000800000000000ull
+
+static inline uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
+{
+	const uint8_t *r;
+	uint64_t ctl, data, d3, w;
+
+	memset(o, 0, sizeof *o);
+	if (!raw || size < HC_IBS_RAW_MIN)
+		return HC_IBS_SHORT;
+	r = raw + 4;                         /* skip the u32 capability word */
+	ctl = get64(r + 0 * 8);
+	o->rip = get64(r + 1 * 8);
+	data = get64(r + 2 * 8);
+	d3 = get64(r + 4 * 8);
+	if (!(ctl & HC_IBS_OPCTL_VAL))
+		return HC_IBS_NOT_VALID;
+	o->load = (d3 & HC_IBS_D3_LD) != 0;
+	o->store = (d3 & HC_IBS_D3_ST) != 0;
+	o->locked = (d3 & HC_IBS_D3_LOCKED) != 0;
+	w = (d3 >> HC_IBS_D3_WIDTH_SHIFT) & 0xf;
+	o->width = w >= 1 && w <= 5 ? 1u << (w - 1) : 0;   /* byte..oword */
+	if ((!o->load && !o->store) || (d3 & HC_IBS_D3_SW_PF))
+		return HC_IBS_NOT_MEMORY;
+	if (data & HC_IBS_OPDATA_RIP_INVALID)
+		return HC_IBS_NO_RIP;
+	if (!(d3 & HC_IBS_D3_LIN_VALID))
+		return HC_IBS_NO_ADDR;
+	o->addr = get64(r + 5 * 8);
+	return HC_IBS_MEM;
+}
+
+uint64_t hc_ibs_period(uint64_t period)
+{
+	period &= ~0xfull;
+	return period < 0x10 ? 0x10 : period;
+}
+
+/* The access of in that the hardware sampled: in the sampled direction,
+   preferring an explicit operand over a stack slot. */
+static const struct hc_mem_access *pick(const struct hc_insn *in, bool store, int *status)
+{
+	const struct hc_mem_access *stack = NULL;
+
+	for (int i = 0; i < in->n; i++) {
+		const struct hc_mem_access *a = &in->acc[i];
+		if (a->size == 0 || !(a->rw & (store ? HC_ACC_W : HC_ACC_R)))
+			continue;
+		if (a->kind != HC_ACC_STACK)
+			return a;
+		stack = a;
+	}
+	*status = stack ? HC_PMU_STACK : HC_PMU_NO_ACCESS;
+	return NULL;
+}
+
+int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sample *ps,
+                     struct hc_sample *s, uint64_t *leaf)
+{
+	long long gregs[NGREG];
+	struct hc_regs r = { .gregs = gregs };
+	const struct hc_mem_access *a;
+	struct hc_insn in;
+	uint64_t ip, addr;
+	bool store, locked = false;
+	uint32_t hwlen = 0;
+	int status = HC_PMU_OK;
+
+	if (src->kind == HC_SAMPLER_IBS) {
+		struct hc_ibs_op op;
+		switch (hc_ibs_decode(ps->raw, ps->raw_size, &op)) {
+		case HC_IBS_MEM: break;
+		case HC_IBS_NOT_MEMORY: return HC_PMU_NOT_MEMORY;
+		case HC_IBS_NO_ADDR: return HC_PMU_NO_ADDR;
+		default: return HC_PMU_BAD_RAW;
+		}
+		ip = op.rip;
+		addr = op.addr;
+		store = op.store;            /* a locked RMW sets both: it counts as a store */
+		locked = op.locked;
+		hwlen = op.width;
+	} else {
+		ip = ps->ip;
+		addr = ps->addr;
+		store = src->store_event;
+	}
+	if (ip == 0 || ip >= USER_TOP || addr >= USER_TOP)
+		return HC_PMU_KERNEL;
+	if (addr == 0)
+		return HC_PMU_NO_ADDR;
+
+	/* Registers are unknown here (the hardware computed the address), so
+	   the decoder computes addresses from zeros; only the instruction's
+	   operand sizes, directions and kinds are used. */
+	memset(gregs, 0, sizeof gregs);
+	if (src->ip_is_next) {
+		if (hc_decode_ending_at(&r, ip, NULL, &in) < 0)
+			return HC_PMU_UNDECODABLE;
+	} else {
+		gregs[REG_RIP] = (long long)ip;
+		if (hc_decode_at_pc(&r, &in) < 0)
+			return HC_PMU_UNDECODABLE;
+	}
+	a = pick(&in, store, &status);
+	if (!a)
+		return status;
+
+	memset(s, 0, sizeof *s);
+	s->time = ps->time;
+	s->addr = addr;
+	s->len = a->size;
+	if (hwlen && hwlen < s->len && !(a->flags & HC_AF_VSIB))
+		s->len = hwlen;
+	s->is_store = store || locked || (a->flags & HC_AF_LOCK);
+	s->cpu = (int32_t)ps->cpu;
+	s->ctx = HC_NONE;
+	*leaf = in.addr ? in.addr : ip;
+	return HC_PMU_OK;
+}
+
+const char *hc_pmu_status_name(int status)
+{
+	static const char *const names[HC_PMU_STATUS_COUNT] = {
+		[HC_PMU_OK] = "ok", [HC_PMU_KERNEL] = "kernel", [HC_PMU_NO_ADDR] = "no-address",
+		[HC_PMU_NOT_MEMORY] = "not-memory", [HC_PMU_UNDECODABLE] = "undecodable",
+		[HC_PMU_NO_ACCESS] = "no-access", [HC_PMU_STACK] = "stack",
+		[HC_PMU_BAD_RAW] = "bad-raw",
+	};
+	return status >= 0 && status < HC_PMU_STATUS_COUNT ? names[status] : "?";
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_pmu_sample.c — from a hardware sample to a detection sample
+   (lib/runtime/pmusample.c): AMD IBS op register images (loads, stores,
+   locked RMW, software prefetch, invalid linear address, invalid RIP,
+   non-memory ops, invalid samples, short images, the optional branch-target
+   register) and the access length / direction / stack check obtained by
+   decoding the instruction at the sample's IP, on hand-assembled
+   instructions with CFI (so the precise_ip = 1 "IP is the next
+   instruction" path can find the function). */
+#include <errno.h>
+#include "hc_test.h"
+#include "kbuf.h"
+#include "hc/common.h"
+#include "hc/profile.h"
+#include "decode/decode.h"
+#include "decode/funcstart.h"
+#include "runtime/perfbuf.h"
+
+#define FN(name) ".globl " #name "\n.hidden " #name "\n.type " #name ",@function\n" \
+	#name ":\n\t.cfi_startproc\n"
+#define ENDFN(name) "\t.cfi_endproc\n.size " #name ",.-" #name "\n"
+#define PC(name) ".globl " #name "\n.hidden " #name "\n" #name ":\n"
+
+/* Never called: only decoded. */
+__asm__(".text\n"
+	FN(pmu_fn)
+	PC(at_st4)   "\tmovl %eax,(%rdi)\n"
+	PC(at_ld8)   "\tmovq (%rsi),%rdx\n"
+	PC(at_push)  "\tpush %rbx\n"
+	PC(at_pop)   "\tpop %rbx\n"
+	PC(at_lock)  "\tlock addl $1,(%rdi)\n"
+	PC(at_st1)   "\tmovb %al,(%rdi)\n"
+	PC(at_nop)   "\tnop\n"
+	PC(at_ld16)  "\tmovdqu (%rsi),%xmm0\n"
+	PC(at_ret)   "\tret\n"
+	ENDFN(pmu_fn));
+extern const char at_st4[], at_ld8[], at_push[], at_pop[], at_lock[], at_st1[], at_nop[],
+	at_ld16[], at_ret[];
+#define IP(x) ((uint64_t)(uintptr_t)(x))
+
+static void test_ibs_decode(void)
+{
+	struct kibs k = { .caps = 0x1ff, .ctl = KIBS_CTL_VAL | KIBS_CTL_EN, .rip = 0x401000,
+	                  .linaddr = 0x7f1234567890ull, .physaddr = 0x1000 };
+	struct hc_ibs_op op;
+	uint8_t img[128];
+	uint32_t n;
+
+	/* load, 8 bytes (op_mem_width 4 = qword) */
+	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID | KIBS_D3_PHYVALID | KIBS_D3_WIDTH(4);
+	n = kibs_image(&k, img);
+	CHECK(n == HC_IBS_RAW_MIN);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(op.load && !op.store && !op.locked);
+	CHECK_EQ_U64(op.addr, 0x7f1234567890ull);
+	CHECK_EQ_U64(op.rip, 0x401000);
+	CHECK_EQ_U64(op.width, 8);
+	/* store, a dc miss, no width reported (before Zen 4) */
+	k.data3 = KIBS_D3_ST | KIBS_D3_LINVALID | KIBS_D3_DC_MISS;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(op.store && !op.load && op.width == 0);
+	/* locked RMW: both bits */
+	k.data3 = KIBS_D3_LD | KIBS_D3_ST | KIBS_D3_LOCKED | KIBS_D3_LINVALID | KIBS_D3_WIDTH(3);
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(op.load && op.store && op.locked && op.width == 4);
+	/* a memory op without a valid linear address */
+	k.data3 = KIBS_D3_LD | KIBS_D3_PHYVALID;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NO_ADDR);
+	CHECK_EQ_U64(op.addr, 0);
+	/* not a memory op (an ALU op or a branch) */
+	k.data3 = 0;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NOT_MEMORY);
+	/* a software prefetch is not an access of the program's data */
+	k.data3 = KIBS_D3_LD | KIBS_D3_SWPF | KIBS_D3_LINVALID;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NOT_MEMORY);
+	/* invalid RIP */
+	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID;
+	k.data = KIBS_D1_RIP_INV;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NO_RIP);
+	k.data = 0;
+	/* the sample's valid bit is clear */
+	k.ctl = KIBS_CTL_EN;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NOT_VALID);
+	k.ctl = KIBS_CTL_VAL | KIBS_CTL_EN;
+	/* short images */
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n - 8, &op) == HC_IBS_SHORT);
+	CHECK(hc_ibs_decode(NULL, 0, &op) == HC_IBS_SHORT);
+	/* with the branch-target register appended (caps BRNTRGT) */
+	k.with_brtarget = 1;
+	k.brtarget = 0xdeadbeef;
+	n = kibs_image(&k, img);
+	CHECK(n == HC_IBS_RAW_MIN + 8);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK_EQ_U64(op.addr, 0x7f1234567890ull);
+
+	CHECK_EQ_U64(hc_ibs_period(500000), 500000);
+	CHECK_EQ_U64(hc_ibs_period(1000001), 1000000);
+	CHECK_EQ_U64(hc_ibs_period(15), 16);
+	CHECK_EQ_U64(hc_ibs_period(0), 16);
+}
+
+static struct hc_perf_sample ps_at(uint64_t ip, uint64_t addr)
+{
+	struct hc_perf_sample p = { .ip = ip, .addr = addr, .time = 777, .cpu = 3, .tid = 9 };
+	return p;
+}
+
+static void test_pebs_convert(void)
+{
+	struct hc_pmu_source st = { .kind = HC_SAMPLER_PEBS, .store_event = true };
+	struct hc_pmu_source ld = { .kind = HC_SAMPLER_PEBS, .store_event = false };
+	struct hc_perf_sample p;
+	struct hc_sample s;
+	uint64_t leaf = 0;
+
+	p = ps_at(IP(at_st4), 0x7f0000001004ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK_EQ_U64(s.addr, 0x7f0000001004ull);
+	CHECK_EQ_U64(s.len, 4);
+	CHECK(s.is_store);
+	CHECK_EQ_U64(s.time, 777);
+	CHECK(s.cpu == 3 && s.ctx == HC_NONE);
+	CHECK_EQ_U64(leaf, IP(at_st4));
+
+	p = ps_at(IP(at_ld8), 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(!s.is_store && s.len == 8);
+	p = ps_at(IP(at_ld16), 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK_EQ_U64(s.len, 16);
+	p = ps_at(IP(at_st1), 0x7f0000002001ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK_EQ_U64(s.len, 1);
+	/* the loads event on a locked RMW: an atomic counts as a store */
+	p = ps_at(IP(at_lock), 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(s.is_store && s.len == 4);
+	/* direction mismatch, stack slots, no access */
+	p = ps_at(IP(at_ld8), 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_NO_ACCESS);
+	p = ps_at(IP(at_push), 0x7ffc00000ff8ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_STACK);
+	p = ps_at(IP(at_pop), 0x7ffc00000ff8ull);
+	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_STACK);
+	p = ps_at(IP(at_nop), 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_NO_ACCESS);
+	/* no address, kernel IP, kernel address */
+	p = ps_at(IP(at_st4), 0);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_NO_ADDR);
+	p = ps_at(0xffffffff81000000ull, 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_KERNEL);
+	p = ps_at(IP(at_st4), 0xffff888000001000ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_KERNEL);
+	p = ps_at(0, 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_KERNEL);
+
+	/* precise_ip = 1: the IP is the instruction after the access */
+	st.ip_is_next = true;
+	ld.ip_is_next = true;
+	p = ps_at(IP(at_ld8), 0x7f0000001004ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(s.is_store && s.len == 4);
+	CHECK_EQ_U64(leaf, IP(at_st4));
+	p = ps_at(IP(at_push), 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(!s.is_store && s.len == 8);
+	CHECK_EQ_U64(leaf, IP(at_ld8));
+	/* an IP that is no instruction boundary */
+	p = ps_at(IP(at_ld8) + 1, 0x7f0000002000ull);
+	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_UNDECODABLE);
+
+	for (int i = 0; i < HC_PMU_STATUS_COUNT; i++)
+		CHECK(strcmp(hc_pmu_status_name(i), "?") != 0);
+}
+
+static struct hc_perf_sample ibs_sample(struct kibs *k, uint8_t *img)
+{
+	struct hc_perf_sample p = { .ip = k->rip, .time = 55, .cpu = 1 };
+	p.raw_size = kibs_image(k, img);
+	p.raw = img;
+	return p;
+}
+
+static void test_ibs_convert(void)
+{
+	struct hc_pmu_source src = { .kind = HC_SAMPLER_IBS };
+	struct kibs k = { .ctl = KIBS_CTL_VAL | KIBS_CTL_EN, .linaddr = 0x7f0000003008ull };
+	struct hc_perf_sample p;
+	struct hc_sample s;
+	uint8_t img[128];
+	uint64_t leaf;
+
+	k.rip = IP(at_st4);
+	k.data3 = KIBS_D3_ST | KIBS_D3_LINVALID;
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(s.is_store && s.len == 4 && s.addr == 0x7f0000003008ull && s.time == 55);
+	/* a 16-byte load reported as an 8-byte op (split): the op's width wins */
+	k.rip = IP(at_ld16);
+	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID | KIBS_D3_WIDTH(4);
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(!s.is_store && s.len == 8);
+	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID | KIBS_D3_WIDTH(5);
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK_EQ_U64(s.len, 16);
+	/* locked RMW */
+	k.rip = IP(at_lock);
+	k.data3 = KIBS_D3_LD | KIBS_D3_ST | KIBS_D3_LOCKED | KIBS_D3_LINVALID;
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(s.is_store);
+	/* rejected ops */
+	k.data3 = 0;
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_NOT_MEMORY);
+	k.data3 = KIBS_D3_LD;
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_NO_ADDR);
+	k.ctl = 0;
+	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID;
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_BAD_RAW);
+	p.raw = NULL;
+	p.raw_size = 0;
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_BAD_RAW);
+	/* kernel ops are dropped (kernels without exclude_kernel for IBS) */
+	k.ctl = KIBS_CTL_VAL;
+	k.rip = 0xffffffff81234567ull;
+	p = ibs_sample(&k, img);
+	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_KERNEL);
+}
+
+int main(void)
+{
+	if (hc_decode_init() < 0 || hc_funcs_refresh() < 0) {
+		fprintf(stderr, "cannot initialise the decoder\n");
+		return 1;
+	}
+	test_ibs_decode();
+	test_pebs_convert();
+	test_ibs_convert();
+	return hc_test_done("test_pmu_sample");
+}
