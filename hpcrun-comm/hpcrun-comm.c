@@ -96,7 +96,7 @@ static int list_capabilities(void)
 	r = hc_probe_watch(&nw, &fast, why, sizeof why);
 	printf("watchpoints:          %s — %s\n", r == 0 ? "yes" : "no", why);
 	printf("fast re-arm:          %s\n", fast ? "yes (PERF_EVENT_IOC_MODIFY_ATTRIBUTES)" : "no");
-	sel = hc_probe_select(HC_SAMPLER_NONE, why, sizeof why);
+	sel = hc_probe_select(HC_SAMPLER_NONE, NULL, why, sizeof why);
 	printf("\nverdict: ");
 	if (sel < 0)
 		printf("this machine cannot measure: %s\n", why);
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 		die("check the name, or give a path", "program not found: %s", argv[optind]);
 	check_program(progpath);
 
-	sel = hc_probe_select(kind, why, sizeof why);
+	sel = hc_probe_select(kind, NULL, why, sizeof why);
 	if (sel < 0)
 		die("run hpcrun-comm -L for what this machine supports", "cannot measure: %s", why);
 	if (sel == HC_SAMPLER_SOFT && period < HC_MIN_SOFT_PERIOD)

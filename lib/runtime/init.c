@@ -329,7 +329,7 @@ void rt__process_init(bool after_fork)
 	rt__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
 	        hc_rt.opt.ppid, hc_rt.opt.gen, hc_rt.exe_path);
 
-	kind = hc_probe_select(hc_rt.opt.sampler, why, sizeof why);
+	kind = hc_probe_select(hc_rt.opt.sampler, NULL, why, sizeof why);
 	if (kind < 0)
 		rt__fatal("no address sampler can run: %s", why);
 	hc_rt.sampler_kind = kind;

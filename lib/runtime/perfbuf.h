@@ -118,10 +118,6 @@ struct hc_ibs_op {
 /* Decode raw IBS op registers. Returns enum hc_ibs_status. */
 int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *out);
 
-/* The perf config of an ibs_op event counting ops (cnt_ctl) and the
-   period the kernel accepts for COMM@period (low 4 bits clear, >= 16). */
-uint64_t hc_ibs_period(uint64_t period);
-
 /* ---- one hardware sample -> one detection-core sample ---- */
 
 enum hc_pmu_status {

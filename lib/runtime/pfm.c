@@ -2,7 +2,10 @@
 /* pfm.c — the one place that includes libpfm4's perf header (its copy of
    perf_event.h clashes with the kernel's <linux/perf_event.h> used by
    everything else): encode a named PMU event into the fields the probes
-   and samplers need. Not signal context. */
+   and samplers need, and the table of precise load/store events per Intel
+   microarchitecture. Not signal context. */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include "runtime/pfm.h"
@@ -31,4 +34,71 @@ int hc_pfm_encode(const char *name, struct hc_pfm_event *out, const char **errst
 	out->config1 = a.config1;
 	out->config2 = a.config2;
 	return 0;
+}
+
+/* libpfm4 PMU name -> the PEBS events ComDetective samples. Names of PMUs
+   a given libpfm4 does not know are simply never present (libpfm4 4.13, in
+   Debian 12, has no hybrid table yet: adl_glc / mtl_rwc come with later
+   releases). */
+static const struct {
+	const char *pmu, *loads, *stores;
+} models[] = {
+	{ "hsw",     "MEM_UOPS_RETIRED:ALL_LOADS", "MEM_UOPS_RETIRED:ALL_STORES" },
+	{ "hsw_ep",  "MEM_UOPS_RETIRED:ALL_LOADS", "MEM_UOPS_RETIRED:ALL_STORES" },
+	{ "bdw",     "MEM_UOPS_RETIRED:ALL_LOADS", "MEM_UOPS_RETIRED:ALL_STORES" },
+	{ "bdw_ep",  "MEM_UOPS_RETIRED:ALL_LOADS", "MEM_UOPS_RETIRED:ALL_STORES" },
+	{ "skl",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "skx",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "clx",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "icl",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "icx",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "spr",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "emr",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "gnr",     "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "adl_glc", "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+	{ "mtl_rwc", "MEM_INST_RETIRED:ALL_LOADS", "MEM_INST_RETIRED:ALL_STORES" },
+};
+
+int hc_pfm_pebs_events(struct hc_pfm_event *loads, struct hc_pfm_event *stores,
+                       const char **model, char *err, size_t errlen)
+{
+	char present[256] = "", name[96];
+	const char *perr = "";
+	size_t used = 0;
+	int ret = pfm_initialize();
+	pfm_pmu_t p;
+
+	*model = NULL;
+	if (ret != PFM_SUCCESS) {
+		snprintf(err, errlen, "libpfm4 cannot initialise: %s", pfm_strerror(ret));
+		return -ENOENT;
+	}
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t info;
+		memset(&info, 0, sizeof info);
+		info.size = sizeof info;
+		if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present || !info.name)
+			continue;
+		for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+			if (strcmp(info.name, models[i].pmu) != 0)
+				continue;
+			snprintf(name, sizeof name, "%s::%s", models[i].pmu, models[i].loads);
+			if (hc_pfm_encode(name, loads, &perr) < 0)
+				goto out_encode;
+			snprintf(name, sizeof name, "%s::%s", models[i].pmu, models[i].stores);
+			if (hc_pfm_encode(name, stores, &perr) < 0)
+				goto out_encode;
+			*model = models[i].pmu;
+			return 0;
+		}
+		if (info.type == PFM_PMU_TYPE_CORE && used < sizeof present - 1)
+			used += (size_t)snprintf(present + used, sizeof present - used, "%s%s",
+			                         used ? ", " : "", info.name);
+	}
+	snprintf(err, errlen, "no PEBS-capable Intel core PMU known to libpfm4 here "
+	         "(libpfm4 found: %s)", used ? present : "no core PMU");
+	return -ENOENT;
+out_encode:
+	snprintf(err, errlen, "libpfm4 cannot encode %s: %s", name, perr);
+	return -ENOENT;
 }

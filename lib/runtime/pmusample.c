@@ -54,12 +54,6 @@ int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
 	return HC_IBS_MEM;
 }
 
-uint64_t hc_ibs_period(uint64_t period)
-{
-	period &= ~0xfull;
-	return period < 0x10 ? 0x10 : period;
-}
-
 /* The access of in that the hardware sampled: in the sampled direction,
    preferring an explicit operand over a stack slot. */
 static const struct hc_mem_access *pick(const struct hc_insn *in, bool store, int *status)

@@ -5,17 +5,20 @@
    signal context. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include "hc/common.h"
 #include "runtime/probe.h"
 #include "runtime/pfm.h"
+#include "runtime/perfbuf.h"
 
 int hc_event_parse(const char *spec, uint64_t *period, char *err, size_t errlen)
 {
@@ -112,17 +115,68 @@ void hc_watch_attr(struct perf_event_attr *a, uint64_t addr, uint64_t cookie)
 	a->sig_data = cookie;
 }
 
+/* ---- test hooks: the open function and the file-system root ---- */
+
+static hc_perf_open_fn open_hook;
+
+void hc_probe_set_open(hc_perf_open_fn fn)
+{
+	open_hook = fn;
+}
+
+/* Every open made by a probe goes through here. */
+static int probe_open(struct perf_event_attr *a)
+{
+	if (open_hook)
+		return open_hook(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return hc_perf_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Read a small file under $HPCRUN_COMM_SYSFS_ROOT (default /), trailing
+   newline removed. Length read, or -errno. */
+static int read_small(const char *rel, char *buf, size_t len)
+{
+	const char *root = getenv("HPCRUN_COMM_SYSFS_ROOT");
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "%s%s", root && *root ? root : "", rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return (int)n;
+}
+
+#define PMU_DIR "/sys/bus/event_source/devices/"
+
+/* The dynamic type of PMU `pmu` from sysfs, or -ENOENT. */
+static int pmu_type(const char *pmu)
+{
+	char rel[128], buf[32], *end;
+	long v;
+
+	snprintf(rel, sizeof rel, PMU_DIR "%s/type", pmu);
+	if (read_small(rel, buf, sizeof buf) <= 0)
+		return -ENOENT;
+	v = strtol(buf, &end, 10);
+	return *end || v < 0 || v > INT32_MAX ? -EINVAL : (int)v;
+}
+
 int hc_perf_paranoid(void)
 {
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-	char buf[16] = "";
-	ssize_t n;
+	char buf[16];
 
-	if (fd < 0)
+	if (read_small("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	return n > 0 ? atoi(buf) : -1;
+	return atoi(buf);
 }
 
 const char *hc_perf_strerror(int err, int paranoid)
@@ -141,9 +195,11 @@ const char *hc_perf_strerror(int err, int paranoid)
 		       "or a seccomp filter hides it";
 	case ENOENT:
 	case ENODEV:
+		return "the kernel has no such PMU or event (ENOENT): typical inside a virtual machine "
+		       "that exposes no hardware PMU";
 	case EOPNOTSUPP:
-		return "the event is not supported by this kernel/CPU (no such PMU or event: "
-		       "typical inside a virtual machine that exposes no hardware PMU)";
+		return "the PMU does not support this kind of event (EOPNOTSUPP): no precise/address "
+		       "sampling here (a virtual PMU without PEBS, or sampling not supported)";
 	case EINVAL:
 		return "the kernel rejected the event attributes (EINVAL): sigtrap needs Linux >= 5.13";
 	case EMFILE:
@@ -167,7 +223,7 @@ int hc_probe_soft(char *why, size_t len)
 	int fd;
 
 	hc_soft_attr(&a, HC_DEFAULT_PERIOD, 0);
-	fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = probe_open(&a);
 	if (fd < 0)
 		return why_errno(why, len, "soft sampler (task-clock with sigtrap)", errno);
 	close(fd);
@@ -176,92 +232,230 @@ int hc_probe_soft(char *why, size_t len)
 	return 0;
 }
 
-/* Encode a named PMU event with libpfm4 and try to open it as a precise
-   address-sampling event, precise_ip 3 down to 1. */
-static int try_pebs_event(const char *name, char *why, size_t len)
-{
-	struct perf_event_attr a;
-	struct hc_pfm_event ev;
-	const char *perr = "";
-	int fd = -1, err = 0;
+/* ---- PMU sampler attrs ---- */
 
-	if (hc_pfm_encode(name, &ev, &perr) < 0) {
-		snprintf(why, len, "libpfm4 cannot encode %s on this CPU (%s)", name, perr);
+void hc_pebs_attr(struct perf_event_attr *a, uint32_t type, uint64_t config, uint64_t config1,
+                  uint64_t period, int precise, uint64_t cookie)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = type;
+	a->config = config;
+	a->config1 = config1;
+	a->sample_period = period;
+	a->sample_type = HC_PEBS_SAMPLE_TYPE;
+	a->precise_ip = (unsigned)precise;
+	a->disabled = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;    /* comparable with rt__now() across threads */
+	a->sigtrap = 1;
+	a->remove_on_exec = 1;
+	a->sig_data = cookie;
+}
+
+void hc_ibs_attr(struct perf_event_attr *a, uint32_t type, int cnt_bit, uint64_t period,
+                 bool exclude_kernel, uint64_t cookie)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = type;
+	a->config = cnt_bit >= 0 ? 1ull << cnt_bit : 0;
+	a->sample_period = hc_ibs_period(period);
+	a->sample_type = HC_IBS_SAMPLE_TYPE;
+	a->disabled = 1;
+	a->exclude_kernel = exclude_kernel;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->sigtrap = 1;
+	a->remove_on_exec = 1;
+	a->sig_data = cookie;
+}
+
+uint64_t hc_ibs_period(uint64_t period)
+{
+	period &= ~0xfull;
+	return period < 0x10 ? 0x10 : period;
+}
+
+void hc_plan_attr(const struct hc_pmu_plan *plan, int i, uint64_t period, uint64_t cookie,
+                  struct perf_event_attr *out)
+{
+	*out = plan->attr[i];
+	out->sample_period = plan->kind == HC_SAMPLER_IBS ? hc_ibs_period(period) : period;
+	out->sig_data = cookie;
+}
+
+/* ---- PEBS ---- */
+
+/* Open one attr with precise_ip from `from` down to 1; returns the level
+   that opened, or -errno of the last try. */
+static int open_precise(struct perf_event_attr *a, int from)
+{
+	int err = EOPNOTSUPP;
+
+	for (int p = from; p >= 1; p--) {
+		int fd;
+		a->precise_ip = (unsigned)p;
+		fd = probe_open(a);
+		if (fd >= 0) {
+			close(fd);
+			return p;
+		}
+		err = errno;
+		if (err != EOPNOTSUPP && err != EINVAL)
+			break;               /* refused outright: lower levels will not help */
+	}
+	return -err;
+}
+
+int hc_probe_pebs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
+{
+	struct hc_pfm_event ld, st;
+	struct hc_pmu_plan tmp;
+	const char *model = NULL;
+	char err[256], caps[64] = "", hybrid[96] = "";
+	int core, maxp = 3, p, ps, e;
+
+	if (!plan)
+		plan = &tmp;
+	memset(plan, 0, sizeof *plan);
+	/* The core PMU: "cpu", or "cpu_core" (the P-cores) on hybrid parts. */
+	core = pmu_type("cpu_core");
+	if (core >= 0) {
+		snprintf(hybrid, sizeof hybrid, "; hybrid CPU: P-core PMU cpu_core (type %d), "
+		         "threads while on E-cores are not sampled", core);
+		if (read_small(PMU_DIR "cpu_core/caps/max_precise", caps, sizeof caps) > 0)
+			maxp = atoi(caps);
+	} else if (pmu_type("cpu") < 0) {
+		snprintf(why, len, "pebs: no hardware core PMU in " PMU_DIR " (no 'cpu' or 'cpu_core': "
+		         "a virtual machine without a virtual PMU, or not an x86 PMU)");
+		return -ENOENT;
+	} else if (read_small(PMU_DIR "cpu/caps/max_precise", caps, sizeof caps) > 0) {
+		maxp = atoi(caps);
+	}
+	if (hc_pfm_pebs_events(&ld, &st, &model, err, sizeof err) < 0) {
+		snprintf(why, len, "pebs: %s", err);
 		return -ENOENT;
 	}
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = ev.type;
-	a.config = ev.config;
-	a.config1 = ev.config1;
-	a.config2 = ev.config2;
-	a.sample_period = HC_DEFAULT_PERIOD;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	for (int p = 3; p >= 1 && fd < 0; p--) {
-		a.precise_ip = (unsigned)p;
-		fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0)
-			err = errno;
+	if (maxp < 1) {
+		snprintf(why, len, "pebs: %s: the kernel reports max_precise=%d: no precise (PEBS) "
+		         "sampling on this PMU (a virtual PMU without PEBS?)", model, maxp);
+		return -EOPNOTSUPP;
 	}
-	if (fd < 0)
-		return why_errno(why, len, name, err);
-	close(fd);
-	snprintf(why, len, "PEBS event %s opens (precise)", name);
+	if (maxp > 3)
+		maxp = 3;
+	if (core >= 0)
+		ld.type = st.type = (uint32_t)core;
+	hc_pebs_attr(&plan->attr[0], ld.type, ld.config, ld.config1, HC_DEFAULT_PERIOD, maxp, 0);
+	hc_pebs_attr(&plan->attr[1], st.type, st.config, st.config1, HC_DEFAULT_PERIOD, maxp, 0);
+	p = open_precise(&plan->attr[0], maxp);
+	if (p < 0) {
+		e = -p;
+		goto out_refused;
+	}
+	/* the stores at the same precision the loads got, or lower */
+	ps = open_precise(&plan->attr[1], p);
+	if (ps < 0) {
+		e = -ps;
+		goto out_refused;
+	}
+	plan->attr[0].precise_ip = plan->attr[1].precise_ip = (unsigned)ps;
+	plan->kind = HC_SAMPLER_PEBS;
+	plan->nevents = 2;
+	plan->store_event[1] = true;
+	plan->precise = ps;
+	snprintf(plan->model, sizeof plan->model, "%s", model);
+	snprintf(why, len, "pebs: %s load and store events (raw 0x%llx, 0x%llx) open with precise_ip=%d%s%s",
+	         model, (unsigned long long)ld.config, (unsigned long long)st.config, ps,
+	         ps == 1 ? " (IP is the next instruction: the access is decoded backwards)" : "",
+	         hybrid);
 	return 0;
+out_refused:
+	if (e == EOPNOTSUPP || e == EINVAL)
+		snprintf(why, len, "pebs: %s: the precise load/store events are refused at every "
+		         "precise_ip 3..1 (%s): no PEBS here", model, strerror(e));
+	else
+		why_errno(why, len, "pebs", e);
+	return -e;
 }
 
 int hc_probe_pebs(char *why, size_t len)
 {
-	static const char *const events[] = {
-		"MEM_INST_RETIRED:ALL_STORES",   /* Skylake and later */
-		"MEM_UOPS_RETIRED:ALL_STORES",   /* Haswell, Broadwell */
-	};
-	char tmp[256] = "";
-	int ret = -ENOENT;
+	return hc_probe_pebs_plan(NULL, why, len);
+}
 
-	for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
-		ret = try_pebs_event(events[i], tmp, sizeof tmp);
-		if (ret == 0 || ret != -ENOENT)
-			break;
+/* ---- IBS ---- */
+
+/* The config bit of ibs_op's cnt_ctl (sysfs format file "config:19"), -1 if none. */
+static int ibs_cnt_bit(void)
+{
+	char buf[32];
+	int bit;
+
+	if (read_small(PMU_DIR "ibs_op/format/cnt_ctl", buf, sizeof buf) <= 0 ||
+	    strncmp(buf, "config:", 7) != 0)
+		return -1;
+	bit = atoi(buf + 7);
+	return bit >= 0 && bit < 64 ? bit : -1;
+}
+
+int hc_probe_ibs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
+{
+	struct hc_pmu_plan tmp;
+	int type = pmu_type("ibs_op"), bit, fd, e;
+
+	if (!plan)
+		plan = &tmp;
+	memset(plan, 0, sizeof *plan);
+	if (type < 0) {
+		snprintf(why, len, "ibs: no ibs_op PMU in " PMU_DIR
+		         " (not an AMD CPU, or the hypervisor does not expose IBS)");
+		return -ENOENT;
 	}
-	snprintf(why, len, "pebs: %s", tmp);
-	return ret;
+	bit = ibs_cnt_bit();
+	if (bit < 0) {
+		snprintf(why, len, "ibs: ibs_op has no op-counting mode (no format/cnt_ctl): its period "
+		         "would count cycles, not ops; not used");
+		return -EOPNOTSUPP;
+	}
+	hc_ibs_attr(&plan->attr[0], (uint32_t)type, bit, HC_DEFAULT_PERIOD, true, 0);
+	fd = probe_open(&plan->attr[0]);
+	if (fd < 0 && errno == EINVAL) {
+		/* Kernels whose IBS cannot exclude the kernel refuse exclude_kernel
+		   with EINVAL: sample everything, drop kernel ops when decoding. */
+		plan->attr[0].exclude_kernel = 0;
+		fd = probe_open(&plan->attr[0]);
+		if (fd < 0 && errno == EINVAL) {
+			snprintf(why, len, "ibs: the kernel refuses a per-thread ibs_op event (EINVAL): this "
+			         "kernel's IBS driver only accepts CPU-wide events (no per-task context)");
+			return -EINVAL;
+		}
+		if (fd < 0 && (errno == EACCES || errno == EPERM) && hc_perf_paranoid() > 1) {
+			e = errno;
+			snprintf(why, len, "ibs: this kernel's IBS cannot exclude kernel samples, and "
+			         "kernel.perf_event_paranoid=%d forbids them (needs <= 1: "
+			         "sudo sysctl kernel.perf_event_paranoid=1)", hc_perf_paranoid());
+			return -e;
+		}
+	}
+	if (fd < 0)
+		return why_errno(why, len, "ibs: per-thread ibs_op event", errno);
+	close(fd);
+	plan->kind = HC_SAMPLER_IBS;
+	plan->nevents = 1;
+	snprintf(plan->model, sizeof plan->model, "ibs_op");
+	snprintf(why, len, "ibs: per-thread ibs_op event (type %d) opens, counting ops (config:%d)%s",
+	         type, bit, plan->attr[0].exclude_kernel ? "" :
+	         "; kernel ops are sampled too and dropped (this kernel cannot exclude them)");
+	return 0;
 }
 
 int hc_probe_ibs(char *why, size_t len)
 {
-	struct perf_event_attr a;
-	char buf[32] = "";
-	int fd = open("/sys/bus/event_source/devices/ibs_op/type", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		snprintf(why, len, "ibs: no ibs_op PMU in /sys/bus/event_source/devices "
-		         "(not an AMD CPU, or the hypervisor does not expose IBS)");
-		return -ENOENT;
-	}
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0) {
-		snprintf(why, len, "ibs: cannot read the ibs_op PMU type");
-		return -EIO;
-	}
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = (uint32_t)atoi(buf);
-	a.sample_period = 0x10000;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_RAW | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return why_errno(why, len, "ibs: per-thread ibs_op event", errno);
-	close(fd);
-	snprintf(why, len, "ibs: per-thread ibs_op event opens");
-	return 0;
+	return hc_probe_ibs_plan(NULL, why, len);
 }
 
 int hc_probe_watch(int *count, bool *fast_rearm, char *why, size_t len)
@@ -294,32 +488,44 @@ int hc_probe_watch(int *count, bool *fast_rearm, char *why, size_t len)
 	return 0;
 }
 
-int hc_probe_select(int requested, char *why, size_t len)
+int hc_probe_select(int requested, struct hc_pmu_plan *plan, char *why, size_t len)
 {
-	char p[256], i[256], s[256];
+	char p[512], i[512], s[512];
+	struct hc_pmu_plan tmp;
 	int rp, ri, rs;
 
-	/* The PMU back ends (issue 7) are not built into this runtime yet: a PMU
-	   that opens is reported, but soft is what runs. */
+	if (!plan)
+		plan = &tmp;
+	memset(plan, 0, sizeof *plan);
 	if (requested == HC_SAMPLER_PEBS || requested == HC_SAMPLER_IBS) {
-		int r = requested == HC_SAMPLER_PEBS ? hc_probe_pebs(p, sizeof p) : hc_probe_ibs(p, sizeof p);
-		if (r < 0)
-			snprintf(why, len, "%s unavailable: %s", hc_sampler_name(requested), p);
-		else
-			snprintf(why, len, "%s: the hardware answers (%s) but this runtime has no %s back end yet; "
-			         "use --sampler soft", hc_sampler_name(requested), p, hc_sampler_name(requested));
-		return -ENOTSUP;
+		int r = requested == HC_SAMPLER_PEBS ? hc_probe_pebs_plan(plan, p, sizeof p)
+		                                     : hc_probe_ibs_plan(plan, p, sizeof p);
+		if (r < 0) {
+			snprintf(why, len, "%s (requested) unavailable: %s", hc_sampler_name(requested), p);
+			return r;
+		}
+		snprintf(why, len, "%s (requested)", p);
+		return requested;
 	}
-	rs = hc_probe_soft(s, sizeof s);
 	if (requested == HC_SAMPLER_SOFT) {
+		rs = hc_probe_soft(s, sizeof s);
 		snprintf(why, len, "%s (requested)", s);
 		return rs < 0 ? rs : HC_SAMPLER_SOFT;
 	}
-	rp = hc_probe_pebs(p, sizeof p);
-	ri = hc_probe_ibs(i, sizeof i);
-	snprintf(why, len, "auto: %s%s; %s%s; %s",
-	         p, rp == 0 ? " (no pebs back end built yet)" : "",
-	         i, ri == 0 ? " (no ibs back end built yet)" : "",
-	         rs == 0 ? "using soft" : s);
+	rp = hc_probe_pebs_plan(plan, p, sizeof p);
+	if (rp == 0) {
+		snprintf(why, len, "auto: using pebs; %s", p);
+		return HC_SAMPLER_PEBS;
+	}
+	ri = hc_probe_ibs_plan(plan, i, sizeof i);
+	if (ri == 0) {
+		snprintf(why, len, "auto: using ibs; %s; not pebs: %s", i, p);
+		return HC_SAMPLER_IBS;
+	}
+	rs = hc_probe_soft(s, sizeof s);
+	if (rs == 0)
+		snprintf(why, len, "auto: using soft; not pebs: %s; not ibs: %s", p, i);
+	else
+		snprintf(why, len, "auto: nothing can sample; not pebs: %s; not ibs: %s; not soft: %s", p, i, s);
 	return rs < 0 ? rs : HC_SAMPLER_SOFT;
 }

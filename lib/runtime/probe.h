@@ -29,18 +29,58 @@ void hc_soft_attr(struct perf_event_attr *a, uint64_t period_ns, uint64_t cookie
 /* Fill the attr of one disabled 8-byte RW watchpoint on addr. */
 void hc_watch_attr(struct perf_event_attr *a, uint64_t addr, uint64_t cookie);
 
-/* Each probe: 0 when usable, else -errno, with why[] in plain words. */
+/* What a PMU probe found usable: the attrs to open per thread (period and
+   cookie are filled in per thread), as the probe opened them. */
+struct hc_pmu_plan {
+	int kind;                        /* HC_SAMPLER_PEBS or HC_SAMPLER_IBS */
+	int nevents;                     /* PEBS: 2 (loads, stores); IBS: 1 */
+	struct perf_event_attr attr[2];
+	bool store_event[2];             /* PEBS: attr[i] counts stores */
+	int precise;                     /* precise_ip that opened (PEBS) */
+	char model[32];                  /* libpfm4 PMU name (PEBS) / "ibs_op" */
+};
+
+/* Each probe: 0 when usable, else -errno, with why[] in plain words. The
+   _plan variants also say how to open it (plan may be NULL). */
 int hc_probe_soft(char *why, size_t len);
 int hc_probe_pebs(char *why, size_t len);
 int hc_probe_ibs(char *why, size_t len);
+int hc_probe_pebs_plan(struct hc_pmu_plan *plan, char *why, size_t len);
+int hc_probe_ibs_plan(struct hc_pmu_plan *plan, char *why, size_t len);
 /* Number of debug-register watchpoints a thread can hold (0..4) and whether
    they can be re-targeted in place. */
 int hc_probe_watch(int *count, bool *fast_rearm, char *why, size_t len);
 /* Sampler to use for `requested` (HC_SAMPLER_NONE = auto): pebs, ibs, then
    soft. Returns the kind, or -errno when nothing (or not the requested one)
-   can sample; why[] says which ran and why the others did not. Back ends not
-   built into this runtime count as unusable. */
-int hc_probe_select(int requested, char *why, size_t len);
+   can sample; why[] says which one runs and why the others do not; *plan
+   (may be NULL) says how to open a PMU sampler. */
+int hc_probe_select(int requested, struct hc_pmu_plan *plan, char *why, size_t len);
+
+/* The attrs of the PMU samplers (probe and runtime share them): a PEBS
+   load or store event encoded by libpfm4, sampling every `period` events
+   with precise_ip `precise`; an ibs_op event of PMU type `type` counting
+   ops (the config bit cnt_bit, from sysfs format/cnt_ctl), period rounded
+   as the kernel requires (hc_ibs_period). Both deliver SIGTRAP with
+   `cookie` to the sampled thread, timestamps in CLOCK_MONOTONIC. */
+void hc_pebs_attr(struct perf_event_attr *a, uint32_t type, uint64_t config, uint64_t config1,
+                  uint64_t period, int precise, uint64_t cookie);
+void hc_ibs_attr(struct perf_event_attr *a, uint32_t type, int cnt_bit, uint64_t period,
+                 bool exclude_kernel, uint64_t cookie);
+/* The ibs_op period the kernel accepts for COMM@period: low 4 bits clear
+   (the hardware ignores them), at least 16. */
+uint64_t hc_ibs_period(uint64_t period);
+/* Per-thread fill of a plan's attr i for COMM@period. */
+void hc_plan_attr(const struct hc_pmu_plan *plan, int i, uint64_t period, uint64_t cookie,
+                  struct perf_event_attr *out);
+
+/* Test hooks. The probes open events through *fn instead of
+   perf_event_open(2) (NULL restores the system call); the sysfs and procfs
+   files they read are looked up under $HPCRUN_COMM_SYSFS_ROOT when set (a
+   directory holding sys/bus/event_source/devices/... and
+   proc/sys/kernel/perf_event_paranoid, as hwloc's HWLOC_FSROOT). */
+typedef int (*hc_perf_open_fn)(struct perf_event_attr *attr, int pid, int cpu, int group,
+                               unsigned long flags);
+void hc_probe_set_open(hc_perf_open_fn fn);
 
 /* perf_event_paranoid level, or -1 if unreadable. */
 int hc_perf_paranoid(void);

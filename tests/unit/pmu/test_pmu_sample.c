@@ -15,6 +15,7 @@
 #include "decode/decode.h"
 #include "decode/funcstart.h"
 #include "runtime/perfbuf.h"
+#include "runtime/probe.h"
 
 #define FN(name) ".globl " #name "\n.hidden " #name "\n.type " #name ",@function\n" \
 	#name ":\n\t.cfi_startproc\n"

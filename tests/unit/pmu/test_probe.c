@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_probe.c — PMU sampler encodings, probing and selection without the
+   hardware (lib/runtime/pfm.c, probe.c).
+   Encodings: for each supported Intel model, libpfm4 is forced to that PMU
+   (LIBPFM_FORCE_PMU) and the encoded events must be the documented raw
+   codes (MEM_INST_RETIRED.ALL_LOADS = event 0xD0 umask 0x81, ALL_STORES =
+   0xD0/0x82 on Skylake and later; MEM_UOPS_RETIRED.* the same codes on
+   Haswell and Broadwell).
+   Probing and selection: the probes read sysfs under HPCRUN_COMM_SYSFS_ROOT
+   (trees in tests/data/pmu) and open events through an injected function
+   that plays the kernel: it opens fine, or refuses with EACCES, ENOENT,
+   EOPNOTSUPP or EINVAL depending on the attr. Each scenario runs in a child
+   process because libpfm4 reads LIBPFM_FORCE_PMU once per process. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "hc_test.h"
+#include "hc/common.h"
+#include "runtime/pfm.h"
+#include "runtime/probe.h"
+#include "runtime/perfbuf.h"
+
+static char datadir[1024];
+
+/* ---- the fake kernel ---- */
+
+static struct {
+	int hw_err[4];        /* errno for a hardware (raw or cpu_core) event at precise_ip 0..3, 0 = opens */
+	int ibs_err_excl;     /* errno for ibs_op with exclude_kernel = 1 */
+	int ibs_err_all;      /* ... with exclude_kernel = 0 */
+	int soft_err;
+	int calls;
+	struct perf_event_attr last_ok[8];
+	int nok;
+} k;
+
+static int fake_open(struct perf_event_attr *a, int pid, int cpu, int group, unsigned long flags)
+{
+	int err;
+
+	k.calls++;
+	if (pid != 0 || cpu != -1 || group != -1 || !(flags & PERF_FLAG_FD_CLOEXEC) || a->size != sizeof *a) {
+		errno = EINVAL;               /* the probes open per-thread, self, cloexec */
+		return -1;
+	}
+	if (a->type == PERF_TYPE_SOFTWARE)
+		err = k.soft_err;
+	else if (a->type == 11 || a->type == 10)   /* ibs_op of amd-zen3 / amd-noopcnt */
+		err = a->exclude_kernel ? k.ibs_err_excl : k.ibs_err_all;
+	else if (a->type == PERF_TYPE_RAW || a->type == 44)
+		err = k.hw_err[a->precise_ip & 3];
+	else
+		err = ENOENT;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	if (k.nok < 8)
+		k.last_ok[k.nok++] = *a;
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void use_tree(const char *name)
+{
+	char root[1200];
+	snprintf(root, sizeof root, "%s/%s", datadir, name);
+	setenv("HPCRUN_COMM_SYSFS_ROOT", root, 1);
+}
+
+/* Run fn in a child with LIBPFM_FORCE_PMU=pmu (NULL: unset); it passes when
+   all its checks held. */
+static void scenario(const char *what, const char *pmu, void (*fn)(void))
+{
+	pid_t p;
+	int status = 0;
+
+	fflush(stderr);
+	p = fork();
+	if (p == 0) {
+		if (pmu)
+			setenv("LIBPFM_FORCE_PMU", pmu, 1);
+		else
+			unsetenv("LIBPFM_FORCE_PMU");
+		memset(&k, 0, sizeof k);
+		hc_probe_set_open(fake_open);
+		fn();
+		fflush(stdout);
+		_exit(hc_test_failures ? 1 : 0);
+	}
+	CHECK(p > 0 && waitpid(p, &status, 0) == p);
+	CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "scenario '%s' failed", what);
+	fprintf(stderr, "scenario %-48s %s\n", what, WIFEXITED(status) && !WEXITSTATUS(status) ? "ok" : "FAILED");
+}
+
+static bool has(const char *s, const char *needle)
+{
+	bool ok = strstr(s, needle) != NULL;
+	if (!ok)
+		fprintf(stderr, "  expected '%s' in: %s\n", needle, s);
+	return ok;
+}
+
+/* ---- encodings ---- */
+
+static const char *expect_model;
+
+static void encode_one(void)
+{
+	struct hc_pfm_event ld, st;
+	const char *model = NULL;
+	char err[256] = "";
+
+	CHECK_MSG(hc_pfm_pebs_events(&ld, &st, &model, err, sizeof err) == 0, "%s", err);
+	CHECK_STR(model, expect_model);
+	CHECK_EQ_U64(ld.type, PERF_TYPE_RAW);
+	CHECK_EQ_U64(st.type, PERF_TYPE_RAW);
+	CHECK_EQ_U64(ld.config & 0xff, 0xd0);            /* event code */
+	CHECK_EQ_U64((ld.config >> 8) & 0xff, 0x81);     /* umask ALL_LOADS */
+	CHECK_EQ_U64(st.config & 0xff, 0xd0);
+	CHECK_EQ_U64((st.config >> 8) & 0xff, 0x82);     /* umask ALL_STORES */
+	CHECK_EQ_U64(ld.config, 0x81d0);                 /* nothing else set (cmask, inv, edge...) */
+	CHECK_EQ_U64(st.config, 0x82d0);
+	CHECK_EQ_U64(ld.config1 | st.config1, 0);
+}
+
+static void encode_none(void)
+{
+	struct hc_pfm_event ld, st;
+	const char *model = NULL;
+	char err[256] = "";
+
+	CHECK(hc_pfm_pebs_events(&ld, &st, &model, err, sizeof err) == -ENOENT);
+	CHECK(model == NULL);
+	CHECK(has(err, "no PEBS-capable Intel core PMU"));
+	CHECK(has(err, expect_model));                   /* names what libpfm4 found */
+}
+
+static void test_encodings(void)
+{
+	static const char *const intel[] = { "hsw", "hsw_ep", "bdw", "bdw_ep", "skl", "skx", "clx",
+	                                     "icl", "icx", "spr" };
+	char what[64];
+
+	for (size_t i = 0; i < sizeof intel / sizeof intel[0]; i++) {
+		expect_model = intel[i];
+		snprintf(what, sizeof what, "encode PEBS events for %s", intel[i]);
+		scenario(what, intel[i], encode_one);
+	}
+	expect_model = "amd64_fam19h_zen3";
+	scenario("no PEBS events on AMD Zen 3", "amd64_fam19h_zen3", encode_none);
+}
+
+/* ---- probing ---- */
+
+static void check_pebs_attr(const struct perf_event_attr *a, uint64_t config, int precise)
+{
+	CHECK_EQ_U64(a->type, PERF_TYPE_RAW);
+	CHECK_EQ_U64(a->config, config);
+	CHECK_EQ_U64(a->sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_TID |
+	             PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC);
+	CHECK_EQ_U64(a->precise_ip, precise);
+	CHECK(a->exclude_kernel && a->exclude_hv && a->disabled);
+	CHECK(a->sigtrap && a->remove_on_exec && !a->inherit);
+	CHECK(a->use_clockid && a->clockid == CLOCK_MONOTONIC);
+}
+
+static void pebs_opens(void)
+{
+	struct hc_pmu_plan plan;
+	char why[1024];
+
+	use_tree("intel-skx");
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_PEBS);
+	CHECK(has(why, "using pebs"));
+	CHECK(has(why, "skx"));
+	CHECK(has(why, "precise_ip=3"));
+	CHECK(plan.kind == HC_SAMPLER_PEBS && plan.nevents == 2 && plan.precise == 3);
+	CHECK(!plan.store_event[0] && plan.store_event[1]);
+	CHECK_STR(plan.model, "skx");
+	check_pebs_attr(&plan.attr[0], 0x81d0, 3);
+	check_pebs_attr(&plan.attr[1], 0x82d0, 3);
+	/* what the probe really opened */
+	CHECK(k.nok == 2);
+	if (k.nok == 2) {
+		check_pebs_attr(&k.last_ok[0], 0x81d0, 3);
+		check_pebs_attr(&k.last_ok[1], 0x82d0, 3);
+	}
+	/* the per-thread attr: period and cookie filled in */
+	{
+		struct perf_event_attr a;
+		hc_plan_attr(&plan, 1, 123457, 0x5a00000000000000ull, &a);
+		CHECK_EQ_U64(a.sample_period, 123457);
+		CHECK_EQ_U64(a.sig_data, 0x5a00000000000000ull);
+		check_pebs_attr(&a, 0x82d0, 3);
+	}
+}
+
+static void pebs_precise2(void)
+{
+	struct hc_pmu_plan plan;
+	char why[1024];
+
+	use_tree("intel-skx");
+	k.hw_err[3] = EOPNOTSUPP;
+	CHECK(hc_probe_pebs_plan(&plan, why, sizeof why) == 0);
+	CHECK(plan.precise == 2);
+	CHECK(plan.attr[0].precise_ip == 2 && plan.attr[1].precise_ip == 2);
+	CHECK(has(why, "precise_ip=2"));
+}
+
+static void pebs_precise1(void)
+{
+	struct hc_pmu_plan plan;
+	char why[1024];
+
+	use_tree("intel-hsw");           /* max_precise 2: precise 3 is never tried */
+	k.hw_err[3] = EACCES;            /* would fail the probe if tried */
+	k.hw_err[2] = EOPNOTSUPP;
+	CHECK(hc_probe_pebs_plan(&plan, why, sizeof why) == 0);
+	CHECK(plan.precise == 1);
+	CHECK(has(why, "hsw"));
+	CHECK(has(why, "next instruction"));
+	check_pebs_attr(&plan.attr[0], 0x81d0, 1);
+}
+
+static void pebs_no_precise(void)
+{
+	struct hc_pmu_plan plan;
+	char why[2048];
+
+	use_tree("intel-skx");
+	k.hw_err[1] = k.hw_err[2] = k.hw_err[3] = EOPNOTSUPP;
+	CHECK(hc_probe_pebs_plan(&plan, why, sizeof why) == -EOPNOTSUPP);
+	CHECK(has(why, "refused at every precise_ip"));
+	/* auto falls back to soft and says why */
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "using soft"));
+	CHECK(has(why, "not pebs: pebs: skx"));
+	CHECK(has(why, "not ibs: ibs: no ibs_op PMU"));
+	/* asked for pebs explicitly: refused with the reason */
+	CHECK(hc_probe_select(HC_SAMPLER_PEBS, &plan, why, sizeof why) == -EOPNOTSUPP);
+	CHECK(has(why, "pebs (requested) unavailable"));
+}
+
+static void pebs_paranoid(void)
+{
+	char why[1024];
+	char root[1200], tree[1300];
+
+	/* a copy of intel-skx's sys/ with perf_event_paranoid = 3 */
+	snprintf(root, sizeof root, "%s/probe-paranoid-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(tree, sizeof tree, "%s/intel-skx/sys", datadir);
+	{
+		char p[1400];
+		FILE *f;
+		snprintf(p, sizeof p, "%s/sys", root);
+		CHECK(symlink(tree, p) == 0);
+		snprintf(p, sizeof p, "%s/proc", root);  mkdir(p, 0700);
+		snprintf(p, sizeof p, "%s/proc/sys", root);  mkdir(p, 0700);
+		snprintf(p, sizeof p, "%s/proc/sys/kernel", root);  mkdir(p, 0700);
+		snprintf(p, sizeof p, "%s/proc/sys/kernel/perf_event_paranoid", root);
+		f = fopen(p, "w");
+		CHECK(f != NULL);
+		if (f) { fputs("3\n", f); fclose(f); }
+	}
+	setenv("HPCRUN_COMM_SYSFS_ROOT", root, 1);
+	k.hw_err[1] = k.hw_err[2] = k.hw_err[3] = EACCES;
+	CHECK(hc_perf_paranoid() == 3);
+	CHECK(hc_probe_pebs(why, sizeof why) == -EACCES);
+	CHECK(has(why, "perf_event_paranoid is above 2"));
+	CHECK(k.calls == 1);             /* EACCES: lower precision is not tried */
+	/* same refusal at paranoid 2: a seccomp filter or LSM */
+	use_tree("intel-skx");
+	CHECK(hc_probe_pebs(why, sizeof why) == -EACCES);
+	CHECK(has(why, "seccomp"));
+	{
+		char cmd[1500];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+		CHECK(system(cmd) == 0);
+	}
+}
+
+static void pebs_enoent(void)
+{
+	char why[1024];
+
+	use_tree("intel-skx");
+	k.hw_err[1] = k.hw_err[2] = k.hw_err[3] = ENOENT;
+	CHECK(hc_probe_pebs(why, sizeof why) == -ENOENT);
+	CHECK(has(why, "no such PMU or event"));
+}
+
+static void pebs_hybrid(void)
+{
+	struct hc_pmu_plan plan;
+	char why[1024];
+
+	/* libpfm4 4.13 has no Alder Lake table: forced to its Golden Cove
+	   sibling spr, the events must go to the cpu_core PMU's type */
+	use_tree("intel-adl");
+	CHECK(hc_probe_pebs_plan(&plan, why, sizeof why) == 0);
+	CHECK(has(why, "hybrid CPU"));
+	CHECK(has(why, "cpu_core (type 4)"));
+	CHECK_EQ_U64(plan.attr[0].type, 4);
+}
+
+static void pebs_hybrid_type(void)
+{
+	/* the same with a cpu_core type other than PERF_TYPE_RAW: the attr
+	   must carry the sysfs type, not libpfm4's */
+	char root[1200], cmd[2600], why[1024];
+	struct hc_pmu_plan plan;
+
+	snprintf(root, sizeof root, "%s/probe-hybrid-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(cmd, sizeof cmd, "cp -r '%s/intel-adl/.' '%s/' && echo 44 > '%s/sys/bus/event_source/devices/cpu_core/type'",
+	         datadir, root, root);
+	CHECK(system(cmd) == 0);
+	setenv("HPCRUN_COMM_SYSFS_ROOT", root, 1);
+	CHECK(hc_probe_pebs_plan(&plan, why, sizeof why) == 0);
+	CHECK_EQ_U64(plan.attr[0].type, 44);
+	CHECK_EQ_U64(plan.attr[1].type, 44);
+	CHECK_EQ_U64(plan.attr[1].config, 0x82d0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+}
+
+static void vm_soft(void)
+{
+	struct hc_pmu_plan plan;
+	char why[2048];
+
+	use_tree("vm");
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "no hardware core PMU"));
+	CHECK(has(why, "no ibs_op PMU"));
+	CHECK(plan.kind == 0);
+	CHECK(k.calls == 1);             /* only soft was opened */
+	/* nothing at all */
+	k.soft_err = EACCES;
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == -EACCES);
+	CHECK(has(why, "nothing can sample"));
+	k.soft_err = ENOSYS;
+	CHECK(hc_probe_select(HC_SAMPLER_SOFT, &plan, why, sizeof why) == -ENOSYS);
+	CHECK(has(why, "ENOSYS"));
+}
+
+static void ibs_opens(void)
+{
+	struct hc_pmu_plan plan;
+	char why[2048];
+
+	use_tree("amd-zen3");
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_IBS);
+	CHECK(has(why, "using ibs"));
+	CHECK(has(why, "not pebs: pebs: no PEBS-capable Intel core PMU"));
+	CHECK(has(why, "amd64_fam19h_zen3"));
+	CHECK(plan.kind == HC_SAMPLER_IBS && plan.nevents == 1);
+	CHECK_EQ_U64(plan.attr[0].type, 11);
+	CHECK_EQ_U64(plan.attr[0].config, 1ull << 19);   /* cnt_ctl: count ops */
+	CHECK_EQ_U64(plan.attr[0].sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	             PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
+	CHECK(plan.attr[0].exclude_kernel && plan.attr[0].sigtrap && plan.attr[0].remove_on_exec);
+	{
+		struct perf_event_attr a;
+		hc_plan_attr(&plan, 0, 500001, 7, &a);
+		CHECK_EQ_U64(a.sample_period, 500000);       /* low nibble cleared */
+		CHECK_EQ_U64(a.sig_data, 7);
+	}
+}
+
+static void ibs_no_exclude(void)
+{
+	struct hc_pmu_plan plan;
+	char why[2048];
+
+	use_tree("amd-zen3");
+	k.ibs_err_excl = EINVAL;
+	CHECK(hc_probe_ibs_plan(&plan, why, sizeof why) == 0);
+	CHECK(!plan.attr[0].exclude_kernel);
+	CHECK(has(why, "kernel ops are sampled too and dropped"));
+	/* ... and paranoid 2 forbids kernel samples */
+	k.ibs_err_all = EACCES;
+	CHECK(hc_probe_ibs_plan(&plan, why, sizeof why) == -EACCES);
+	CHECK(has(why, "cannot exclude kernel samples"));
+	CHECK(has(why, "perf_event_paranoid=2"));
+}
+
+static void ibs_cpu_wide_only(void)
+{
+	struct hc_pmu_plan plan;
+	char why[2048];
+
+	use_tree("amd-zen3");
+	k.ibs_err_excl = k.ibs_err_all = EINVAL;
+	CHECK(hc_probe_ibs_plan(&plan, why, sizeof why) == -EINVAL);
+	CHECK(has(why, "refuses a per-thread ibs_op event"));
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "using soft"));
+	CHECK(has(why, "not ibs: ibs: the kernel refuses a per-thread"));
+	CHECK(hc_probe_select(HC_SAMPLER_IBS, &plan, why, sizeof why) == -EINVAL);
+}
+
+static void ibs_no_opcount(void)
+{
+	char why[1024];
+
+	use_tree("amd-noopcnt");
+	CHECK(hc_probe_ibs(why, sizeof why) == -EOPNOTSUPP);
+	CHECK(has(why, "no op-counting mode"));
+	CHECK(k.calls == 0);
+}
+
+static void ibs_enoent(void)
+{
+	char why[1024];
+
+	use_tree("amd-zen3");
+	k.ibs_err_excl = ENOENT;
+	CHECK(hc_probe_ibs(why, sizeof why) == -ENOENT);
+	CHECK(has(why, "no such PMU"));
+}
+
+int main(void)
+{
+	const char *src = getenv("HC_SRCDIR");
+
+	snprintf(datadir, sizeof datadir, "%s/tests/data/pmu", src ? src : ".");
+	if (access(datadir, R_OK) != 0) {
+		fprintf(stderr, "cannot find %s (set HC_SRCDIR)\n", datadir);
+		return 1;
+	}
+	test_encodings();
+	scenario("skx: pebs opens at precise 3, auto picks it", "skx", pebs_opens);
+	scenario("skx: precise 3 refused, 2 used", "skx", pebs_precise2);
+	scenario("hsw: max_precise 2, 2 refused, 1 used", "hsw", pebs_precise1);
+	scenario("skx: no precise support -> soft", "skx", pebs_no_precise);
+	scenario("skx: EACCES at paranoid 3 and 2", "skx", pebs_paranoid);
+	scenario("skx: ENOENT", "skx", pebs_enoent);
+	scenario("adl: hybrid, cpu_core", "spr", pebs_hybrid);
+	scenario("adl: cpu_core type from sysfs", "spr", pebs_hybrid_type);
+	scenario("vm: soft, or nothing", "amd64_fam17h_zen1", vm_soft);
+	scenario("zen3: ibs opens, auto picks it", "amd64_fam19h_zen3", ibs_opens);
+	scenario("zen3: ibs without exclude_kernel", "amd64_fam19h_zen3", ibs_no_exclude);
+	scenario("zen3: per-thread ibs refused -> soft", "amd64_fam19h_zen3", ibs_cpu_wide_only);
+	scenario("old amd: no op counting", "amd64_fam17h_zen1", ibs_no_opcount);
+	scenario("zen3: ENOENT", "amd64_fam19h_zen3", ibs_enoent);
+	return hc_test_done("test_probe");
+}
