@@ -329,7 +329,7 @@ void rt__process_init(bool after_fork)
 	rt__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
 	        hc_rt.opt.ppid, hc_rt.opt.gen, hc_rt.exe_path);
 
-	kind = hc_probe_select(hc_rt.opt.sampler, NULL, why, sizeof why);
+	kind = hc_probe_select(hc_rt.opt.sampler, &hc_rt.pmu, why, sizeof why);
 	if (kind < 0)
 		rt__fatal("no address sampler can run: %s", why);
 	hc_rt.sampler_kind = kind;
@@ -337,7 +337,9 @@ void rt__process_init(bool after_fork)
 	hc_fmt(hc_rt.sampler_why, sizeof hc_rt.sampler_why, "%s", why);
 	rt__log("sampler: %s (%s)", hc_sampler_name(kind), why);
 	rt__log("event: COMM@%llu (%s), unit: %s", (unsigned long long)hc_rt.opt.period,
-	        kind == HC_SAMPLER_SOFT ? "ns of thread CPU time between samples" : "events between samples",
+	        kind == HC_SAMPLER_SOFT ? "ns of thread CPU time between samples" :
+	        kind == HC_SAMPLER_PEBS ? "retired loads, and retired stores, between samples" :
+	        "ops between IBS samples; each load/store sample weighs P memory ops",
 	        hc_rt.unit == HC_UNIT_NS ? "ns" : "transfers");
 
 	if (hc_probe_watch(&nw, &fast, why, sizeof why) < 0)

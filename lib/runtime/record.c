@@ -3,6 +3,7 @@
    the interrupted context (with FS/GS bases, FINDINGS §4.5), choosing the
    data access of a decoded instruction, and recording one communication
    into the thread's event buffer and its CCT metrics. Signal context. */
+#include <errno.h>
 #include <sched.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -76,4 +77,35 @@ void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
 	e->peer_ctx = c->peer_ctx;
 	e->flags = c->flags;
 	rt__alloc_note_event(t, t->events.n - 1);
+}
+
+void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
+{
+	struct hc_detect_result res;
+	struct hc_comm comm;
+
+	/* Only stores publish, and the publisher's context travels with the
+	   entry: unwind now for stores, lazily for loads that communicate. */
+	s->ctx = s->is_store ? rt__context(t, uctx, leaf) : HC_NONE;
+	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
+	if (res.published == 1)
+		t->cnt.published++;
+	else if (res.published == -EBUSY)
+		t->cnt.publish_lost_race++;
+	else if (res.published == -EEXIST)
+		t->cnt.publish_refused++;
+	if (res.comm) {
+		t->cnt.detections_sample++;
+		if (comm.ctx == HC_NONE)
+			comm.ctx = rt__context(t, uctx, leaf);
+		rt__record_comm(t, &comm);
+	}
+	if (res.arm) {
+		if (rt__watch_arm(t, res.watch_addr, res.nwatch) == 0) {
+			t->cnt.watch_armed++;
+		} else {
+			t->cnt.watch_arm_failed++;
+			hc_detect_arm_failed(&t->det);
+		}
+	}
 }

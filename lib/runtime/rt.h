@@ -18,6 +18,8 @@
 #include "detect/detect.h"
 #include "support/arena.h"
 #include "runtime/alloc.h"
+#include "runtime/perfbuf.h"
+#include "runtime/probe.h"
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */
@@ -61,7 +63,9 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_cached) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
-	X(objects_resolved) X(objects_dropped)
+	X(objects_resolved) X(objects_dropped) \
+	X(pmu_records) X(pmu_lost) X(pmu_throttled) X(pmu_truncated) X(pmu_kernel) \
+	X(pmu_no_addr) X(pmu_not_memory) X(pmu_bad_raw) X(pmu_foreign) X(pmu_batched)
 
 struct hc_counters {
 #define HC_X(n) uint64_t n;
@@ -115,6 +119,15 @@ struct hc_thread {
 	struct {
 		int fd;                       /* perf fd of the address sampler, -1 */
 		uint64_t cookie;
+		int npmu;                     /* PMU samplers (pmu.c): events opened */
+		struct rt_pmu_event {
+			int fd;
+			void *base;           /* ring-buffer mapping */
+			size_t len;
+			struct hc_pmu_source src;
+			struct hc_perfbuf buf;
+		} pmu[2];
+		struct hc_perfbuf_stats pmu_stats;
 	} sampler;
 
 	/* --- watchpoints (watch.c) --- */
@@ -172,6 +185,7 @@ struct hc_runtime {
 	int      ready;              /* sampling may start */
 	volatile int stopping;       /* process exit in progress: refuse samples */
 	int      sampler_kind;       /* what actually runs */
+	struct hc_pmu_plan pmu;      /* how the PMU sampler opens its events */
 	int      unit;
 	char     sampler_why[256];   /* why this sampler (auto selection) */
 	int      nwatch;             /* watchpoints per thread actually used */
@@ -226,11 +240,19 @@ uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t lea
 uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t rt__context_here(struct hc_thread *t, int skip);
 
-/* soft.c / sampler */
+/* Address samplers: a method table per back end, listed in sampler.c
+   (soft.c: timer + decode; pmu.c: PEBS and IBS). on_sample runs in the
+   SIGTRAP handler for the sample cookie. */
+struct rt_sampler {
+	int  (*thread_start)(struct hc_thread *t);   /* 0, or -errno with errno set */
+	void (*thread_stop)(struct hc_thread *t);
+	void (*on_sample)(struct hc_thread *t, void *uctx);
+};
+/* sampler.c: dispatch to hc_rt.sampler_kind's table */
 int  rt__sampler_thread_start(struct hc_thread *t);
 void rt__sampler_thread_stop(struct hc_thread *t);
 void rt__on_sample(struct hc_thread *t, void *uctx);
-int  rt__sampler_select(char *why, size_t whylen);
+extern const struct rt_sampler rt__soft_sampler, rt__pmu_sampler;
 
 /* watch.c */
 int  rt__watch_probe(void);
@@ -241,6 +263,10 @@ void rt__watch_disarm(struct hc_thread *t);
 void rt__on_trap(struct hc_thread *t, int slot, void *uctx);
 
 /* record.c: shared by sample and trap paths */
+/* One address sample of any sampler into detection: unwinds for stores
+   (and for loads that communicate), publishes, records, arms watchpoints.
+   s->ctx is filled here. */
+void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s);
 void rt__record_comm(struct hc_thread *t, const struct hc_comm *c);
 void rt__regs(void *uctx, struct hc_regs *r);
 

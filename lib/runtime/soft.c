@@ -84,7 +84,7 @@ static bool store_follows(struct hc_thread *t, uint64_t from, const struct hc_re
 	return false;
 }
 
-int rt__sampler_thread_start(struct hc_thread *t)
+static int soft_start(struct hc_thread *t)
 {
 	struct perf_event_attr a;
 
@@ -102,7 +102,7 @@ int rt__sampler_thread_start(struct hc_thread *t)
 	return 0;
 }
 
-void rt__sampler_thread_stop(struct hc_thread *t)
+static void soft_stop(struct hc_thread *t)
 {
 	if (t->sampler.fd < 0)
 		return;
@@ -111,14 +111,12 @@ void rt__sampler_thread_stop(struct hc_thread *t)
 	t->sampler.fd = -1;
 }
 
-void rt__on_sample(struct hc_thread *t, void *uctx)
+static void soft_on_sample(struct hc_thread *t, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_insn in;
 	const struct hc_mem_access *acc = NULL;
 	struct hc_sample s;
-	struct hc_detect_result res;
-	struct hc_comm comm;
 	uint64_t leaf = 0, next;
 	int st;
 
@@ -153,29 +151,11 @@ void rt__on_sample(struct hc_thread *t, void *uctx)
 		t->cnt.samples_rmw_store++;
 	}
 	s.cpu = rt__cpu();
-	/* Only stores publish, and the publisher's context travels with the
-	   entry: unwind now for stores, lazily for loads that communicate. */
-	s.ctx = s.is_store ? rt__context(t, uctx, leaf) : HC_NONE;
-
-	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s, &res, &comm);
-	if (res.published == 1)
-		t->cnt.published++;
-	else if (res.published == -EBUSY)
-		t->cnt.publish_lost_race++;
-	else if (res.published == -EEXIST)
-		t->cnt.publish_refused++;
-	if (res.comm) {
-		t->cnt.detections_sample++;
-		if (comm.ctx == HC_NONE)
-			comm.ctx = rt__context(t, uctx, leaf);
-		rt__record_comm(t, &comm);
-	}
-	if (res.arm) {
-		if (rt__watch_arm(t, res.watch_addr, res.nwatch) == 0) {
-			t->cnt.watch_armed++;
-		} else {
-			t->cnt.watch_arm_failed++;
-			hc_detect_arm_failed(&t->det);
-		}
-	}
+	rt__detect_sample(t, uctx, leaf, &s);
 }
+
+const struct rt_sampler rt__soft_sampler = {
+	.thread_start = soft_start,
+	.thread_stop = soft_stop,
+	.on_sample = soft_on_sample,
+};

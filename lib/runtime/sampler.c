@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sampler.c — the list of address samplers (one method table per back end)
+   and the dispatch on the one chosen at start-up (hc_rt.sampler_kind, set
+   by init.c from hc_probe_select). rt__on_sample runs in the SIGTRAP
+   handler; the table is read-only after start-up. */
+#include "runtime/rt.h"
+
+static const struct rt_sampler *const samplers[] = {
+	[HC_SAMPLER_SOFT] = &rt__soft_sampler,
+	[HC_SAMPLER_PEBS] = &rt__pmu_sampler,
+	[HC_SAMPLER_IBS]  = &rt__pmu_sampler,
+};
+
+static const struct rt_sampler *current(void)
+{
+	int k = hc_rt.sampler_kind;
+
+	if (k <= 0 || k >= (int)(sizeof samplers / sizeof samplers[0]) || !samplers[k])
+		k = HC_SAMPLER_SOFT;
+	return samplers[k];
+}
+
+int rt__sampler_thread_start(struct hc_thread *t)
+{
+	return current()->thread_start(t);
+}
+
+void rt__sampler_thread_stop(struct hc_thread *t)
+{
+	current()->thread_stop(t);
+}
+
+void rt__on_sample(struct hc_thread *t, void *uctx)
+{
+	current()->on_sample(t, uctx);
+}
