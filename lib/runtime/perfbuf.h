@@ -148,4 +148,31 @@ int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sampl
                      struct hc_sample *s, uint64_t *leaf);
 const char *hc_pmu_status_name(int status);
 
+/* ---- the whole drain of one thread's PMU events (the signal handler's
+   body, minus what only the runtime has) ---- */
+
+/* One event's ring buffer and how it was opened. */
+struct hc_pmu_stream {
+	struct hc_perfbuf buf;
+	struct hc_pmu_source src;
+};
+
+/* Counted by hc_pmu_drain (added to, never reset). */
+struct hc_pmu_counts {
+	uint64_t samples;                      /* hardware samples read */
+	uint64_t batched;                      /* samples after the first of one drain */
+	uint64_t foreign;                      /* samples of another thread (never expected) */
+	uint64_t status[HC_PMU_STATUS_COUNT];  /* by hc_pmu_to_sample's verdict; [HC_PMU_OK] = delivered */
+	struct hc_perfbuf_stats ring;
+};
+
+/* Where a usable sample goes: the runtime's rt__detect_sample, or a test's
+   replay of the detection core. */
+typedef void (*hc_pmu_sink)(void *arg, uint64_t leaf, struct hc_sample *s);
+
+/* Drain streams v[0..n) of thread tid: every record is read, every sample
+   converted; usable ones go to sink. Returns the number delivered. */
+uint64_t hc_pmu_drain(struct hc_pmu_stream *v, int n, uint32_t tid, hc_pmu_sink sink, void *arg,
+                      struct hc_pmu_counts *c);
+
 #endif

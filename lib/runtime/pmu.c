@@ -4,12 +4,11 @@
    PEBS loads + stores, or one ibs_op event), each with a ring buffer mapped
    read-write, and every overflow delivers a synchronous SIGTRAP carrying
    the sample cookie, as the soft sampler's timer does. The handler is thin
-   on purpose: drain each ring buffer with the tested reader
-   (hc_perfbuf_drain), turn each hardware sample into a detection sample
-   with the tested conversion (hc_pmu_to_sample), and pass it to
-   rt__detect_sample, the same entry the soft sampler uses. Only the
-   opening, mapping and enabling below need a real PMU.
-   pmu_on_sample runs in signal context (safety.h); start/stop do not. */
+   on purpose: hc_pmu_drain (libhcpmu, tested on the kernel's byte layout
+   in tests/unit/pmu) reads every ring buffer and converts each hardware
+   sample; usable ones go to rt__detect_sample, the same entry the soft
+   sampler uses. Only the opening, mapping and enabling below need a real
+   PMU. pmu_on_sample runs in signal context (safety.h); start/stop do not. */
 #include <errno.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -21,22 +20,18 @@
    a buffer rarely holds more than a few records; 16 KiB absorbs bursts. */
 #define PMU_DATA_PAGES 4
 
-static void close_event(struct rt_pmu_event *e)
-{
-	if (e->fd >= 0) {
-		ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(e->fd);
-	}
-	if (e->base)
-		munmap(e->base, e->len);
-	e->fd = -1;
-	e->base = NULL;
-}
-
 static void pmu_stop(struct hc_thread *t)
 {
-	for (int i = 0; i < t->sampler.npmu; i++)
-		close_event(&t->sampler.pmu[i]);
+	for (int i = 0; i < t->sampler.npmu; i++) {
+		if (t->sampler.pmu_fd[i] >= 0) {
+			ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			close(t->sampler.pmu_fd[i]);
+		}
+		if (t->sampler.pmu_base[i])
+			munmap(t->sampler.pmu_base[i], t->sampler.pmu_len[i]);
+		t->sampler.pmu_fd[i] = -1;
+		t->sampler.pmu_base[i] = NULL;
+	}
 	t->sampler.npmu = 0;
 	t->sampler.fd = -1;
 }
@@ -51,38 +46,41 @@ static int pmu_start(struct hc_thread *t)
 	t->sampler.cookie = rt__cookie_sample();
 	t->sampler.npmu = 0;
 	for (int i = 0; i < plan->nevents && i < 2; i++) {
-		struct rt_pmu_event *e = &t->sampler.pmu[i];
+		struct hc_pmu_stream *st = &t->sampler.pmu[i];
+		void *base;
+		int fd;
 
-		e->fd = -1;
-		e->base = NULL;
-		e->len = (1 + PMU_DATA_PAGES) * page;
-		e->src.kind = plan->kind;
-		e->src.store_event = plan->store_event[i];
-		e->src.ip_is_next = plan->kind == HC_SAMPLER_PEBS && plan->precise < 2;
+		t->sampler.pmu_fd[i] = -1;
+		t->sampler.pmu_base[i] = NULL;
+		t->sampler.pmu_len[i] = (1 + PMU_DATA_PAGES) * page;
 		t->sampler.npmu = i + 1;
+		st->src.kind = plan->kind;
+		st->src.store_event = plan->store_event[i];
+		st->src.ip_is_next = plan->kind == HC_SAMPLER_PEBS && plan->precise < 2;
 		hc_plan_attr(plan, i, hc_rt.opt.period, t->sampler.cookie, &a);
-		e->fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (e->fd < 0) {
+		fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
 			err = errno;
 			goto out_fail;
 		}
-		e->base = mmap(NULL, e->len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
-		if (e->base == MAP_FAILED) {
-			e->base = NULL;
+		t->sampler.pmu_fd[i] = fd;
+		base = mmap(NULL, t->sampler.pmu_len[i], PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (base == MAP_FAILED) {
 			err = errno;
 			goto out_fail;
 		}
-		if (hc_perfbuf_init(&e->buf, e->base, e->len, page, a.sample_type) < 0) {
+		t->sampler.pmu_base[i] = base;
+		if (hc_perfbuf_init(&st->buf, base, t->sampler.pmu_len[i], page, a.sample_type) < 0) {
 			err = EINVAL;
 			goto out_fail;
 		}
 	}
 	for (int i = 0; i < t->sampler.npmu; i++)
-		if (ioctl(t->sampler.pmu[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		if (ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_ENABLE, 0) < 0) {
 			err = errno;
 			goto out_fail;
 		}
-	t->sampler.fd = t->sampler.pmu[0].fd;
+	t->sampler.fd = t->sampler.pmu_fd[0];
 	return 0;
 out_fail:
 	pmu_stop(t);
@@ -90,58 +88,46 @@ out_fail:
 	return -err;
 }
 
-struct drain {
+struct sink_arg {
 	struct hc_thread *t;
 	void *uctx;
-	const struct hc_pmu_source *src;
-	unsigned n;
 };
 
-/* One hardware sample: the same path as a soft sample from here on. */
-static void on_hw_sample(const struct hc_perf_sample *ps, void *arg)
+/* A usable hardware sample: from here on, the soft sampler's path. The
+   calling context is unwound from the signal's context (the sampled IP is
+   the leaf): exact for the sample that raised the signal, approximate for
+   older ones drained together (counted as pmu_batched). */
+static void sink(void *arg, uint64_t leaf, struct hc_sample *s)
 {
-	struct drain *d = arg;
-	struct hc_thread *t = d->t;
-	struct hc_sample s;
-	uint64_t leaf = 0;
+	struct sink_arg *a = arg;
 
-	t->cnt.samples++;
-	if (++d->n > 1)
-		t->cnt.pmu_batched++;         /* its context is unwound from a later PC */
-	if (ps->tid != t->id.tid) {
-		t->cnt.pmu_foreign++;         /* per-thread events: never expected */
-		return;
-	}
-	switch (hc_pmu_to_sample(d->src, ps, &s, &leaf)) {
-	case HC_PMU_OK:
-		break;
-	case HC_PMU_KERNEL:      t->cnt.pmu_kernel++; return;
-	case HC_PMU_NO_ADDR:     t->cnt.pmu_no_addr++; return;
-	case HC_PMU_NOT_MEMORY:  t->cnt.pmu_not_memory++; return;
-	case HC_PMU_UNDECODABLE: t->cnt.samples_undecodable++; return;
-	case HC_PMU_NO_ACCESS:   t->cnt.samples_no_access++; return;
-	case HC_PMU_STACK:       t->cnt.samples_stack_only++; return;
-	default:                 t->cnt.pmu_bad_raw++; return;
-	}
-	if (s.time == 0)
-		s.time = rt__now();
-	t->cnt.samples_with_access_at_pc++;
-	rt__detect_sample(t, d->uctx, leaf, &s);
+	if (s->time == 0)
+		s->time = rt__now();
+	a->t->cnt.samples_with_access_at_pc++;
+	rt__detect_sample(a->t, a->uctx, leaf, s);
 }
 
 static void pmu_on_sample(struct hc_thread *t, void *uctx)
 {
-	struct drain d = { .t = t, .uctx = uctx };
-	struct hc_perfbuf_stats *st = &t->sampler.pmu_stats;
+	struct sink_arg a = { .t = t, .uctx = uctx };
+	const struct hc_pmu_counts *c = &t->sampler.pmu_cnt;
 
-	for (int i = 0; i < t->sampler.npmu; i++) {
-		d.src = &t->sampler.pmu[i].src;
-		hc_perfbuf_drain(&t->sampler.pmu[i].buf, on_hw_sample, &d, st);
-	}
-	t->cnt.pmu_records = st->records;
-	t->cnt.pmu_lost = st->lost;
-	t->cnt.pmu_throttled = st->throttle;
-	t->cnt.pmu_truncated = st->truncated + st->corrupt;
+	hc_pmu_drain(t->sampler.pmu, t->sampler.npmu, t->id.tid, sink, &a, &t->sampler.pmu_cnt);
+	/* the totals into the profile's counters */
+	t->cnt.samples = c->samples;
+	t->cnt.samples_undecodable = c->status[HC_PMU_UNDECODABLE];
+	t->cnt.samples_no_access = c->status[HC_PMU_NO_ACCESS];
+	t->cnt.samples_stack_only = c->status[HC_PMU_STACK];
+	t->cnt.pmu_kernel = c->status[HC_PMU_KERNEL];
+	t->cnt.pmu_no_addr = c->status[HC_PMU_NO_ADDR];
+	t->cnt.pmu_not_memory = c->status[HC_PMU_NOT_MEMORY];
+	t->cnt.pmu_bad_raw = c->status[HC_PMU_BAD_RAW];
+	t->cnt.pmu_foreign = c->foreign;
+	t->cnt.pmu_batched = c->batched;
+	t->cnt.pmu_records = c->ring.records;
+	t->cnt.pmu_lost = c->ring.lost;
+	t->cnt.pmu_throttled = c->ring.throttle;
+	t->cnt.pmu_truncated = c->ring.truncated + c->ring.corrupt;
 }
 
 const struct rt_sampler rt__pmu_sampler = {

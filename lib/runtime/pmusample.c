@@ -146,3 +146,45 @@ const char *hc_pmu_status_name(int status)
 	};
 	return status >= 0 && status < HC_PMU_STATUS_COUNT ? names[status] : "?";
 }
+
+struct drain {
+	const struct hc_pmu_source *src;
+	uint32_t tid;
+	unsigned n;
+	hc_pmu_sink sink;
+	void *arg;
+	struct hc_pmu_counts *c;
+};
+
+static void on_record(const struct hc_perf_sample *ps, void *arg)
+{
+	struct drain *d = arg;
+	struct hc_sample s;
+	uint64_t leaf = 0;
+	int st;
+
+	d->c->samples++;
+	if (++d->n > 1)
+		d->c->batched++;
+	if (ps->tid != d->tid) {
+		d->c->foreign++;
+		return;
+	}
+	st = hc_pmu_to_sample(d->src, ps, &s, &leaf);
+	d->c->status[st >= 0 && st < HC_PMU_STATUS_COUNT ? st : HC_PMU_BAD_RAW]++;
+	if (st == HC_PMU_OK)
+		d->sink(d->arg, leaf, &s);
+}
+
+uint64_t hc_pmu_drain(struct hc_pmu_stream *v, int n, uint32_t tid, hc_pmu_sink sink, void *arg,
+                      struct hc_pmu_counts *c)
+{
+	struct drain d = { .tid = tid, .sink = sink, .arg = arg, .c = c };
+	uint64_t before = c->status[HC_PMU_OK];
+
+	for (int i = 0; i < n; i++) {
+		d.src = &v[i].src;
+		hc_perfbuf_drain(&v[i].buf, on_record, &d, &c->ring);
+	}
+	return c->status[HC_PMU_OK] - before;
+}

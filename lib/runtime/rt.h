@@ -120,14 +120,11 @@ struct hc_thread {
 		int fd;                       /* perf fd of the address sampler, -1 */
 		uint64_t cookie;
 		int npmu;                     /* PMU samplers (pmu.c): events opened */
-		struct rt_pmu_event {
-			int fd;
-			void *base;           /* ring-buffer mapping */
-			size_t len;
-			struct hc_pmu_source src;
-			struct hc_perfbuf buf;
-		} pmu[2];
-		struct hc_perfbuf_stats pmu_stats;
+		int pmu_fd[2];
+		void *pmu_base[2];            /* ring-buffer mappings */
+		size_t pmu_len[2];
+		struct hc_pmu_stream pmu[2];
+		struct hc_pmu_counts pmu_cnt;
 	} sampler;
 
 	/* --- watchpoints (watch.c) --- */
