@@ -72,9 +72,16 @@ static void die(const char *hint, const char *fmt, ...)
 	exit(2);
 }
 
+/* A probe's reason without its own "pebs: " / "ibs: " prefix. */
+static const char *unprefixed(const char *why, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(why, prefix, n) == 0 ? why + n : why;
+}
+
 static int list_capabilities(void)
 {
-	char why[1024];
+	char why[2048];
 	struct utsname u;
 	int r, nw = 0, par = hc_perf_paranoid();
 	bool fast = false;
@@ -87,9 +94,9 @@ static int list_capabilities(void)
 	       par > 2 ? " (too high: sudo sysctl kernel.perf_event_paranoid=2)" :
 	       par == 2 ? " (user-space measurement of own processes: enough)" : "");
 	r = hc_probe_pebs(why, sizeof why);
-	printf("pebs (Intel):         %s — %s\n", r == 0 ? "yes" : "no", why);
+	printf("pebs (Intel):         %s — %s\n", r == 0 ? "yes" : "no", unprefixed(why, "pebs: "));
 	r = hc_probe_ibs(why, sizeof why);
-	printf("ibs (AMD):            %s — %s\n", r == 0 ? "yes" : "no", why);
+	printf("ibs (AMD):            %s — %s\n", r == 0 ? "yes" : "no", unprefixed(why, "ibs: "));
 	r = hc_probe_soft(why, sizeof why);
 	printf("soft (timer+decode):  %s — %s\n", r == 0 ? "yes" : "no", why);
 	printf("sigtrap delivery:     %s\n", r == 0 ? "yes (attr.sigtrap, Linux >= 5.13)" : "no");
@@ -105,6 +112,8 @@ static int list_capabilities(void)
 		       nw ? " and watchpoints" : " (no watchpoints: detection by samples only)",
 		       sel == HC_SAMPLER_SOFT ? "; matrices in estimated ns of communicating accesses" :
 		                                "; matrices in estimated cache-line transfers");
+	if (sel >= 0)
+		printf("selection (auto):     %s\n", why);
 	return sel < 0 ? 1 : 0;
 }
 
@@ -322,7 +331,9 @@ int main(int argc, char **argv)
 	setenv("HPCRUN_COMM_DIR", dir, 1);
 	snprintf(buf, sizeof buf, "COMM@%llu", (unsigned long long)period);
 	setenv("HPCRUN_COMM_EVENT", buf, 1);
-	setenv("HPCRUN_COMM_SAMPLER", hc_sampler_name(sel), 1);
+	/* The request, not the verdict: the runtime probes again and its log
+	   says which sampler ran and why the others did not. */
+	setenv("HPCRUN_COMM_SAMPLER", hc_sampler_name(kind), 1);
 	snprintf(buf, sizeof buf, "%lu", bb);
 	setenv("HPCRUN_COMM_BB_SIZE", buf, 1);
 	if (nwatch != ULONG_MAX) {

@@ -377,8 +377,11 @@ out_refused:
 	if (e == EOPNOTSUPP || e == EINVAL)
 		snprintf(why, len, "pebs: %s: the precise load/store events are refused at every "
 		         "precise_ip 3..1 (%s): no PEBS here", model, strerror(e));
-	else
-		why_errno(why, len, "pebs", e);
+	else {
+		char what[96];
+		snprintf(what, sizeof what, "pebs: %s precise load/store events", model);
+		why_errno(why, len, what, e);
+	}
 	return -e;
 }
 
@@ -519,13 +522,13 @@ int hc_probe_select(int requested, struct hc_pmu_plan *plan, char *why, size_t l
 	}
 	ri = hc_probe_ibs_plan(plan, i, sizeof i);
 	if (ri == 0) {
-		snprintf(why, len, "auto: using ibs; %s; not pebs: %s", i, p);
+		snprintf(why, len, "auto: using ibs; %s; %s", i, p);
 		return HC_SAMPLER_IBS;
 	}
 	rs = hc_probe_soft(s, sizeof s);
 	if (rs == 0)
-		snprintf(why, len, "auto: using soft; not pebs: %s; not ibs: %s", p, i);
+		snprintf(why, len, "auto: using soft; %s; %s", p, i);
 	else
-		snprintf(why, len, "auto: nothing can sample; not pebs: %s; not ibs: %s; not soft: %s", p, i, s);
+		snprintf(why, len, "auto: nothing can sample; %s; %s; soft: %s", p, i, s);
 	return rs < 0 ? rs : HC_SAMPLER_SOFT;
 }
