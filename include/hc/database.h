@@ -77,6 +77,19 @@ static inline const char *hc_db_unit_text(int unit)
 	                                 : "estimated CPU nanoseconds in communicating accesses";
 }
 
+/* How a PMU sampler's samples are scaled into the unit ("scaling"
+   attribute of <Measurement>, written when the sampler took part). IBS
+   tags one op in every P ops (op counting, cnt_ctl), of which only loads
+   and stores are kept: a memory op is sampled with probability 1/P, as
+   with PEBS's P memory ops, so each kept sample weighs P and the unit stays
+   cache-line transfers; the measured memory-op fraction (kept / all IBS
+   samples) only sets the interrupt cost, and the log reports it. */
+#define HC_DB_IBS_SCALING \
+	"ibs: one op in every P ops is sampled (IBS op counting); only loads and stores with a " \
+	"valid linear address are kept, each weighing P: memory ops are sampled with probability " \
+	"1/P as with pebs, so the unit is unchanged; non-memory samples are dropped and counted " \
+	"(counter pmu_not_memory)"
+
 static inline const char *hc_db_sampler_name(int sampler)
 {
 	static const char *const names[] = { "none", "soft", "pebs", "ibs" };

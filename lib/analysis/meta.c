@@ -113,7 +113,10 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
 		if (an->samplers & (1u << b))
 			out__printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
-	out__puts(&o, "\"/>\n  <Inputs>\n");
+	out__puts(&o, "\"");
+	if (an->samplers & (1u << HC_SAMPLER_IBS))
+		out__printf(&o, " scaling=\"%s\"", HC_DB_IBS_SCALING);
+	out__puts(&o, "/>\n  <Inputs>\n");
 	for (k = 0; k < an->o->ninputs; k++) {
 		out__puts(&o, "    <Input");
 		attr_str(&o, "path", an->o->inputs[k]);

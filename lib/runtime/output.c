@@ -175,6 +175,15 @@ void rt__write_process_log(void)
 #define HC_X(n) rt__log("counter %-28s %llu", #n, (unsigned long long)c->n);
 	HC_COUNTERS(HC_X)
 #undef HC_X
+	if (hc_rt.sampler_kind == HC_SAMPLER_IBS && c->samples)
+		/* IBS samples all ops; only loads/stores feed detection
+		   (doc/samplers.md: the weight stays P, this sets the cost). */
+		rt__log("ibs: measured memory-op fraction %llu/%llu samples = %llu%% "
+		        "(non-memory ops %llu, memory ops without address %llu)",
+		        (unsigned long long)(c->samples - c->pmu_not_memory),
+		        (unsigned long long)c->samples,
+		        (unsigned long long)((c->samples - c->pmu_not_memory) * 100 / c->samples),
+		        (unsigned long long)c->pmu_not_memory, (unsigned long long)c->pmu_no_addr);
 	rt__log("handler cost: median %llu ns, p99 %llu ns (sample handler, %llu samples)",
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.5),
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.99),

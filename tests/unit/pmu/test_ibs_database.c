@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_ibs_database.c — what the database says about an IBS measurement:
+   two threads' IBS profiles (unit transfers, period P) with one detected
+   communication merged by the analyzer; database.xml must validate against
+   doc/database.xsd, name the sampler, carry the IBS scaling statement
+   (<Measurement scaling=...>), and the matrix cell must be the recorded
+   weight P (no further scaling). The same profiles as PEBS carry no
+   scaling attribute. */
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analysis.h"
+#include "hc/database.h"
+#include "hc_test.h"
+#include "fixture.h"
+
+#define P 500000u
+
+static void one(int sampler)
+{
+	char *work = fx_tmpdir("ibsdb"), *meas = fx_join(work, "hpctoolkit-app-measurements");
+	char *db = fx_join(work, "db"), *meta, *text, *xsd, *mdir, *mpath;
+	const char *inputs[1] = { meas };
+	struct hc_prof_module mod = { .id = 0, .base = 0x400000, .lo = 0x400000, .hi = 0x500000,
+	                              .path = "/nonexistent/bin/app" };
+	struct hc_prof_node nodes[2] = {
+		{ .id = 0, .parent = HC_NONE, .lm = HC_NONE },
+		{ .id = 1, .parent = 0, .lm = 0, .flags = HC_NODE_LEAF, .offset = 0x1234,
+		  .m = { [HC_M_TRUE_SAMPLE] = P } },
+	};
+	struct hc_prof_event ev = { .time = 2000, .weight = P, .addr = 0x7f0000001000ull,
+	                            .peer_addr = 0x7f0000001000ull, .len = 8, .peer_len = 8, .peer = 0,
+	                            .cpu = 1, .peer_cpu = 0, .ctx = 1, .peer_ctx = 1,
+	                            .flags = HC_COMM_TRUE | HC_COMM_PEER_STORE };
+	struct hc_analysis_opts o = { .inputs = inputs, .ninputs = 1, .outdir = db, .jobs = 1, .unit = -1 };
+	struct hc_analysis_result res;
+	struct fx_matrix m;
+	char err[512] = "";
+
+	fx_mkdir(meas);
+	fx_write_topology(meas, 0x0a0b0c0du, "pack:1 core:2 pu:1");
+	for (uint32_t t = 0; t < 2; t++) {
+		struct fx_prof p;
+		memset(&p, 0, sizeof p);
+		p.th = (struct hc_prof_thread){ .index = t, .creator = t ? 0 : HC_NONE, .pid = 4242,
+		                                .tid = 4242 + t, .sampler = (uint32_t)sampler,
+		                                .unit = HC_UNIT_TRANSFERS, .period = P,
+		                                .creation_ctx = t ? 1 : HC_NONE, .start_lm = HC_NONE,
+		                                .start_ns = 1000, .end_ns = 3000 };
+		snprintf(p.th.exe, sizeof p.th.exe, "/nonexistent/bin/app");
+		p.hostid = 0x0a0b0c0du;
+		p.mods = &mod;
+		p.nmods = 1;
+		p.nodes = nodes;
+		p.nnodes = 2;
+		p.evs = t ? &ev : NULL;
+		p.nevs = t ? 1 : 0;
+		free(fx_write_profile(meas, &p));
+	}
+	o.diag = stderr;
+	CHECK_MSG(hc_analysis_run(&o, &res, err, sizeof err) == 0, "analysis: %s", err);
+	meta = fx_join(db, HC_DB_META);
+	xsd = fx_doc(HC_DB_META_XSD);
+	CHECK(fx_validate(meta, xsd) == 0);
+	text = fx_read(meta, NULL);
+	CHECK(text != NULL);
+	if (text) {
+		if (sampler == HC_SAMPLER_IBS) {
+			CHECK(strstr(text, "samplers=\"ibs\"") != NULL);
+			CHECK(strstr(text, "scaling=\"" HC_DB_IBS_SCALING "\"") != NULL);
+		} else {
+			CHECK(strstr(text, "samplers=\"pebs\"") != NULL);
+			CHECK(strstr(text, "scaling=") == NULL);
+		}
+		CHECK(strstr(text, "unit=\"transfers\"") != NULL);
+	}
+	mdir = fx_join(db, HC_DB_MATRICES);
+	mpath = fx_join(mdir, "thread-true.csv");
+	CHECK_MSG(fx_read_matrix(mpath, &m), "%s: %s", mpath, m.why);
+	if (m.ok)
+		CHECK(m.n == 2 && fx_cell(&m, 0, 1) == P && fx_cell(&m, 1, 0) == P);
+	fx_free_matrix(&m);
+	free(mpath);
+	free(mdir);
+	free(text);
+	free(xsd);
+	free(meta);
+	fx_rm_rf(work);
+	free(db);
+	free(meas);
+	free(work);
+}
+
+int main(void)
+{
+	one(HC_SAMPLER_IBS);
+	one(HC_SAMPLER_PEBS);
+	return hc_test_done("test_ibs_database");
+}
