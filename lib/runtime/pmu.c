@@ -110,24 +110,29 @@ static void sink(void *arg, uint64_t leaf, struct hc_sample *s)
 static void pmu_on_sample(struct hc_thread *t, void *uctx)
 {
 	struct sink_arg a = { .t = t, .uctx = uctx };
-	const struct hc_pmu_counts *c = &t->sampler.pmu_cnt;
+	struct hc_pmu_counts *c = &t->sampler.pmu_cnt;
+	struct hc_pmu_counts was = *c;
 
-	hc_pmu_drain(t->sampler.pmu, t->sampler.npmu, t->id.tid, sink, &a, &t->sampler.pmu_cnt);
-	/* the totals into the profile's counters */
-	t->cnt.samples = c->samples;
-	t->cnt.samples_undecodable = c->status[HC_PMU_UNDECODABLE];
-	t->cnt.samples_no_access = c->status[HC_PMU_NO_ACCESS];
-	t->cnt.samples_stack_only = c->status[HC_PMU_STACK];
-	t->cnt.pmu_kernel = c->status[HC_PMU_KERNEL];
-	t->cnt.pmu_no_addr = c->status[HC_PMU_NO_ADDR];
-	t->cnt.pmu_not_memory = c->status[HC_PMU_NOT_MEMORY];
-	t->cnt.pmu_bad_raw = c->status[HC_PMU_BAD_RAW];
-	t->cnt.pmu_foreign = c->foreign;
-	t->cnt.pmu_batched = c->batched;
-	t->cnt.pmu_records = c->ring.records;
-	t->cnt.pmu_lost = c->ring.lost;
-	t->cnt.pmu_throttled = c->ring.throttle;
-	t->cnt.pmu_truncated = c->ring.truncated + c->ring.corrupt;
+	hc_pmu_drain(t->sampler.pmu, t->sampler.npmu, t->id.tid, sink, &a, c);
+	/* what this drain counted, into the profile's counters (which the
+	   runtime may reset, e.g. after a failed exec) */
+#define ADD(field, expr) t->cnt.field += c->expr - was.expr
+	ADD(samples, samples);
+	ADD(samples_undecodable, status[HC_PMU_UNDECODABLE]);
+	ADD(samples_no_access, status[HC_PMU_NO_ACCESS]);
+	ADD(samples_stack_only, status[HC_PMU_STACK]);
+	ADD(pmu_kernel, status[HC_PMU_KERNEL]);
+	ADD(pmu_no_addr, status[HC_PMU_NO_ADDR]);
+	ADD(pmu_not_memory, status[HC_PMU_NOT_MEMORY]);
+	ADD(pmu_bad_raw, status[HC_PMU_BAD_RAW]);
+	ADD(pmu_foreign, foreign);
+	ADD(pmu_batched, batched);
+	ADD(pmu_records, ring.records);
+	ADD(pmu_lost, ring.lost);
+	ADD(pmu_throttled, ring.throttle);
+	ADD(pmu_truncated, ring.truncated);
+	ADD(pmu_truncated, ring.corrupt);
+#undef ADD
 }
 
 const struct rt_sampler rt__pmu_sampler = {
