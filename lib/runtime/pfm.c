@@ -3,30 +3,86 @@
    perf_event.h clashes with the kernel's <linux/perf_event.h> used by
    everything else): encode a named PMU event into the fields the probes
    and samplers need, and the table of precise load/store events per Intel
-   microarchitecture. Not signal context. */
+   microarchitecture. Not signal context.
+
+   libpfm4 is loaded with dlopen on first use, not linked: its 41,000
+   relocations cost every measured process ~2 MB of RSS and 1-2 ms at start
+   (performance.md, F2), while only the PEBS probe on a machine with a core
+   PMU ever calls it. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include "runtime/pfm.h"
 
+#define LIBPFM_SONAME "libpfm.so.4"
+
+static struct {
+	__typeof__(&pfm_initialize) initialize;
+	__typeof__(&pfm_strerror) strerror;
+	__typeof__(&pfm_get_os_event_encoding) encode;
+	__typeof__(&pfm_get_pmu_info) pmu_info;
+} lib;
+static char lib_error[256];
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+	void *h = dlopen(LIBPFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *e;
+
+	if (!h) {
+		e = dlerror();
+		snprintf(lib_error, sizeof lib_error, "libpfm4 is not installed (%s; Debian package libpfm4)",
+		         e ? e : LIBPFM_SONAME);
+		return;
+	}
+	lib.initialize = (__typeof__(lib.initialize))dlsym(h, "pfm_initialize");
+	lib.strerror = (__typeof__(lib.strerror))dlsym(h, "pfm_strerror");
+	lib.encode = (__typeof__(lib.encode))dlsym(h, "pfm_get_os_event_encoding");
+	lib.pmu_info = (__typeof__(lib.pmu_info))dlsym(h, "pfm_get_pmu_info");
+	if (!lib.initialize || !lib.strerror || !lib.encode || !lib.pmu_info) {
+		snprintf(lib_error, sizeof lib_error, "%s lacks the libpfm4 4.x interface", LIBPFM_SONAME);
+		lib.initialize = NULL;
+		dlclose(h);
+	}
+}
+
+/* pfm_initialize through the loaded library; on failure *errstr says why. */
+static int initialize(const char **errstr)
+{
+	int ret;
+
+	pthread_once(&lib_once, load);
+	if (!lib.initialize) {
+		*errstr = lib_error;
+		return -1;
+	}
+	ret = lib.initialize();
+	if (ret != PFM_SUCCESS) {
+		*errstr = lib.strerror(ret);
+		return -1;
+	}
+	return 0;
+}
+
 int hc_pfm_encode(const char *name, struct hc_pfm_event *out, const char **errstr)
 {
 	struct perf_event_attr a;
 	pfm_perf_encode_arg_t arg;
-	int ret = pfm_initialize();
+	int ret;
 
-	if (ret != PFM_SUCCESS) {
-		*errstr = pfm_strerror(ret);
+	if (initialize(errstr) < 0)
 		return -1;
-	}
 	memset(&a, 0, sizeof a);
 	memset(&arg, 0, sizeof arg);
 	arg.attr = &a;
 	arg.size = sizeof arg;
-	ret = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = lib.encode(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
-		*errstr = pfm_strerror(ret);
+		*errstr = lib.strerror(ret);
 		return -1;
 	}
 	out->type = a.type;
@@ -65,19 +121,18 @@ int hc_pfm_pebs_events(struct hc_pfm_event *loads, struct hc_pfm_event *stores,
 	char present[256] = "", name[96];
 	const char *perr = "";
 	size_t used = 0;
-	int ret = pfm_initialize();
 	pfm_pmu_t p;
 
 	*model = NULL;
-	if (ret != PFM_SUCCESS) {
-		snprintf(err, errlen, "libpfm4 cannot initialise: %s", pfm_strerror(ret));
+	if (initialize(&perr) < 0) {
+		snprintf(err, errlen, "libpfm4 cannot initialise: %s", perr);
 		return -ENOENT;
 	}
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t info;
 		memset(&info, 0, sizeof info);
 		info.size = sizeof info;
-		if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present || !info.name)
+		if (lib.pmu_info(p, &info) != PFM_SUCCESS || !info.is_present || !info.name)
 			continue;
 		for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
 			if (strcmp(info.name, models[i].pmu) != 0)
