@@ -157,13 +157,21 @@ static int find_slot(const uint64_t *stack, uint64_t ret)
 uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 {
 	const ucontext_t *uc = uctx;
-	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-	unsigned h = (unsigned)((pc ^ (pc >> 9) ^ (sp >> 4)) & (HC_CTX_CACHE - 1));
+	uint64_t pc, sp;
+	unsigned h;
 	void *fr[HC_MAX_FRAMES];
-	const uint64_t *stack = (const uint64_t *)(uintptr_t)sp;
+	const uint64_t *stack;
 	uint32_t parent;
 	int n, i;
+
+	/* No interrupted context (PMU records drained when the sampler stops,
+	   pmu.c): the leaf alone, under the thread's root. */
+	if (!uc)
+		return rt__cct_insert(t, NULL, 0, leaf_ip);
+	pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	h = (unsigned)((pc ^ (pc >> 9) ^ (sp >> 4)) & (HC_CTX_CACHE - 1));
+	stack = (const uint64_t *)(uintptr_t)sp;
 
 	if (t->ctxc[h].pc == pc && t->ctxc[h].sp == sp && stack_word(stack, t->ctxc[h].slot) == t->ctxc[h].ret &&
 	    t->ctxc[h].parent < t->cct.n) {

@@ -164,6 +164,7 @@ uint64_t hc_perfbuf_drain(struct hc_perfbuf *b, hc_perfbuf_fn fn, void *arg,
 				st->truncated++;
 				break;
 			}
+			s.newest = tail + h.size == head;
 			st->samples++;
 			delivered++;
 			fn(&s, arg);

@@ -4,7 +4,7 @@
    kernel writes it), parsing PERF_RECORD_SAMPLE for the sample_type bits we
    request, decoding raw AMD IBS op registers, and turning one hardware
    sample into the struct hc_sample the detection core takes. No system
-   calls, no allocation, no clocks: the signal handler (pebs.c) and the unit
+   calls, no allocation, no clocks: the signal handler (pmu.c) and the unit
    tests (tests/unit/pmu) run the same code on the same bytes. Everything
    here is async-signal-safe. */
 #ifndef HC_RT_PERFBUF_H
@@ -42,6 +42,7 @@ struct hc_perf_sample {
 	uint32_t pid, tid, cpu;
 	uint32_t raw_size;
 	const uint8_t *raw;
+	bool newest;           /* set by hc_perfbuf_drain: the last record before data_head */
 };
 
 /* Counted by hc_perfbuf_drain (added to, never reset). */
@@ -137,15 +138,30 @@ struct hc_pmu_source {
 	int  kind;             /* HC_SAMPLER_PEBS or HC_SAMPLER_IBS */
 	bool store_event;      /* PEBS: this buffer's event counts stores (else loads) */
 	bool ip_is_next;       /* PEBS with precise_ip 1: ip is the instruction after */
+	bool addr_from_regs;   /* TEST-ONLY software stand-in (HPCRUN_COMM_PMU_STANDIN): the
+	                          records carry no address; the newest record whose IP is the
+	                          interrupted PC takes it from decoding there with the signal's
+	                          registers (doc/samplers.md) */
+};
+
+/* What the thread has at hand when converting: the interrupted registers
+   (only in the signal handler; NULL when draining at stop) and the
+   per-thread previous-instruction cache (precise_ip 1 decodes the
+   instruction ending at the IP: the walk to it is cached per IP). Either
+   may be NULL. */
+struct hc_pmu_env {
+	const struct hc_regs *regs;
+	struct hc_prev_cache *cache;
 };
 
 /* Turn hardware sample ps into s (time, addr, len, is_store, cpu; ctx left
    HC_NONE) and *leaf (the accessing instruction). The length and the
    stack/explicit kind come from decoding the instruction at the IP with
    Zydis (hc_decode_init must have run; the code must be mapped, as it is
-   for an IP this thread just executed). Returns enum hc_pmu_status. */
+   for an IP this thread just executed). env may be NULL. Returns enum
+   hc_pmu_status. */
 int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sample *ps,
-                     struct hc_sample *s, uint64_t *leaf);
+                     const struct hc_pmu_env *env, struct hc_sample *s, uint64_t *leaf);
 const char *hc_pmu_status_name(int status);
 
 /* ---- the whole drain of one thread's PMU events (the signal handler's
@@ -171,8 +187,9 @@ struct hc_pmu_counts {
 typedef void (*hc_pmu_sink)(void *arg, uint64_t leaf, struct hc_sample *s);
 
 /* Drain streams v[0..n) of thread tid: every record is read, every sample
-   converted; usable ones go to sink. Returns the number delivered. */
-uint64_t hc_pmu_drain(struct hc_pmu_stream *v, int n, uint32_t tid, hc_pmu_sink sink, void *arg,
-                      struct hc_pmu_counts *c);
+   converted (with env, may be NULL); usable ones go to sink. Returns the
+   number delivered. */
+uint64_t hc_pmu_drain(struct hc_pmu_stream *v, int n, uint32_t tid, const struct hc_pmu_env *env,
+                      hc_pmu_sink sink, void *arg, struct hc_pmu_counts *c);
 
 #endif

@@ -12,29 +12,17 @@
 #include <errno.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/record.h"
+#include "runtime/safety.h"
 
 /* Data pages per ring buffer: a power of two. With one SIGTRAP per sample
    a buffer rarely holds more than a few records; 16 KiB absorbs bursts. */
 #define PMU_DATA_PAGES 4
 
-static void pmu_stop(struct hc_thread *t)
-{
-	for (int i = 0; i < t->sampler.npmu; i++) {
-		if (t->sampler.pmu_fd[i] >= 0) {
-			ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
-			close(t->sampler.pmu_fd[i]);
-		}
-		if (t->sampler.pmu_base[i])
-			munmap(t->sampler.pmu_base[i], t->sampler.pmu_len[i]);
-		t->sampler.pmu_fd[i] = -1;
-		t->sampler.pmu_base[i] = NULL;
-	}
-	t->sampler.npmu = 0;
-	t->sampler.fd = -1;
-}
+static void release(struct hc_thread *t, bool mapped_here);
 
 static int pmu_start(struct hc_thread *t)
 {
@@ -57,6 +45,7 @@ static int pmu_start(struct hc_thread *t)
 		st->src.kind = plan->kind;
 		st->src.store_event = plan->store_event[i];
 		st->src.ip_is_next = plan->kind == HC_SAMPLER_PEBS && plan->precise < 2;
+		st->src.addr_from_regs = plan->standin;
 		hc_plan_attr(plan, i, hc_rt.opt.period, t->sampler.cookie, &a);
 		fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
@@ -83,20 +72,22 @@ static int pmu_start(struct hc_thread *t)
 	t->sampler.fd = t->sampler.pmu_fd[0];
 	return 0;
 out_fail:
-	pmu_stop(t);
+	release(t, true);                    /* nothing was sampled: nothing to drain */
 	errno = err;
 	return -err;
 }
 
 struct sink_arg {
 	struct hc_thread *t;
-	void *uctx;
+	void *uctx;                      /* NULL: drained at stop, no interrupted context */
 };
 
 /* A usable hardware sample: from here on, the soft sampler's path. The
    calling context is unwound from the signal's context (the sampled IP is
    the leaf): exact for the sample that raised the signal, approximate for
-   older ones drained together (counted as pmu_batched). */
+   older ones drained together (counted as pmu_batched). Records drained
+   when the sampler stops have no interrupted context: the leaf alone,
+   under the thread's root (counted as pmu_stop_drained). */
 static void sink(void *arg, uint64_t leaf, struct hc_sample *s)
 {
 	struct sink_arg *a = arg;
@@ -107,15 +98,22 @@ static void sink(void *arg, uint64_t leaf, struct hc_sample *s)
 	rt__detect_sample(a->t, a->uctx, leaf, s);
 }
 
-static void pmu_on_sample(struct hc_thread *t, void *uctx)
+/* Drain every ring buffer of t (its own thread only) and add what this
+   drain counted to the profile's counters (which the runtime may reset,
+   e.g. after a failed exec). */
+static void drain(struct hc_thread *t, void *uctx)
 {
 	struct sink_arg a = { .t = t, .uctx = uctx };
 	struct hc_pmu_counts *c = &t->sampler.pmu_cnt;
 	struct hc_pmu_counts was = *c;
+	struct hc_regs r;
+	struct hc_pmu_env env = { .regs = NULL, .cache = t->prev };
 
-	hc_pmu_drain(t->sampler.pmu, t->sampler.npmu, t->id.tid, sink, &a, c);
-	/* what this drain counted, into the profile's counters (which the
-	   runtime may reset, e.g. after a failed exec) */
+	if (uctx) {
+		rt__regs(uctx, &r);
+		env.regs = &r;
+	}
+	hc_pmu_drain(t->sampler.pmu, t->sampler.npmu, t->id.tid, &env, sink, &a, c);
 #define ADD(field, expr) t->cnt.field += c->expr - was.expr
 	ADD(samples, samples);
 	ADD(samples_undecodable, status[HC_PMU_UNDECODABLE]);
@@ -132,7 +130,57 @@ static void pmu_on_sample(struct hc_thread *t, void *uctx)
 	ADD(pmu_throttled, ring.throttle);
 	ADD(pmu_truncated, ring.truncated);
 	ADD(pmu_truncated, ring.corrupt);
+	if (!uctx)
+		ADD(pmu_stop_drained, samples);
 #undef ADD
+}
+
+static void pmu_on_sample(struct hc_thread *t, void *uctx)
+{
+	drain(t, uctx);
+}
+
+/* Stop sampling. In the owning thread (thread exit, process exit, exec,
+   a failed start) the events are disabled first and the records still in
+   the ring buffers are drained into the profile before it is written;
+   the guard keeps a SIGTRAP already queued from draining concurrently.
+   Anywhere else nothing is read and nothing is disabled: in a fork child
+   the mappings were not inherited (perf maps them VM_DONTCOPY) and the
+   fds are the parent's events, which must keep running; another thread
+   of the same process must not move this thread's data_tail. Not in
+   signal context, but async-signal-safe (the fatal-signal flush). */
+/* Close and unmap (mappings only in the process that made them). */
+static void release(struct hc_thread *t, bool mapped_here)
+{
+	for (int i = 0; i < t->sampler.npmu; i++) {
+		if (t->sampler.pmu_fd[i] >= 0)
+			close(t->sampler.pmu_fd[i]);
+		if (t->sampler.pmu_base[i] && mapped_here)
+			munmap(t->sampler.pmu_base[i], t->sampler.pmu_len[i]);
+		t->sampler.pmu_fd[i] = -1;
+		t->sampler.pmu_base[i] = NULL;
+	}
+	t->sampler.npmu = 0;
+	t->sampler.fd = -1;
+}
+
+static void pmu_stop(struct hc_thread *t)
+{
+	bool process = (uint32_t)getpid() == t->id.pid;
+	bool owner = process && (uint32_t)syscall(SYS_gettid) == t->id.tid;
+
+	/* Not from inside our own handler (a fault there reaching the
+	   fatal-signal flush): that drain is what failed. */
+	if (owner && t->sampler.npmu > 0 && !t->safety.in_handler) {
+		bool guarded = hc_guard_enter(t);   /* false: the caller holds it */
+
+		for (int i = 0; i < t->sampler.npmu; i++)
+			ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		drain(t, NULL);
+		if (guarded)
+			hc_guard_leave(t);
+	}
+	release(t, process);
 }
 
 const struct rt_sampler rt__pmu_sampler = {

@@ -72,8 +72,33 @@ static const struct hc_mem_access *pick(const struct hc_insn *in, bool store, in
 	return NULL;
 }
 
+/* TEST-ONLY software stand-in (src->addr_from_regs): a task-clock record
+   has no data address. Its IP is where the timer interrupted, after the
+   last retired instruction, as PEBS's with precise_ip 1 (the stand-in
+   opens with precise_ip 0, so ip_is_next is set). When the record is the
+   newest of its buffer and its IP is the PC the signal interrupted, the
+   signal's registers are the ones that instruction left: recover its
+   address as the soft sampler does (hc_decode_prev: only accesses whose
+   address registers it did not overwrite) and take the access in the
+   sampled direction. Anything else keeps address 0 (no-address). */
+static uint64_t standin_addr(const struct hc_pmu_source *src, const struct hc_perf_sample *ps,
+                             const struct hc_pmu_env *env, bool store)
+{
+	const struct hc_mem_access *a;
+	struct hc_insn in;
+	int status;
+
+	if (!src->addr_from_regs || !env || !env->regs || !ps->newest ||
+	    ps->ip != (uint64_t)env->regs->gregs[REG_RIP])
+		return 0;
+	if (hc_decode_prev(env->regs, env->cache, &in) != HC_PREV_OK ||
+	    !(a = pick(&in, store, &status)))
+		return 0;
+	return a->ea;
+}
+
 int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sample *ps,
-                     struct hc_sample *s, uint64_t *leaf)
+                     const struct hc_pmu_env *env, struct hc_sample *s, uint64_t *leaf)
 {
 	long long gregs[NGREG];
 	struct hc_regs r = { .gregs = gregs };
@@ -101,6 +126,8 @@ int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sampl
 		ip = ps->ip;
 		addr = ps->addr;
 		store = src->store_event;
+		if (addr == 0 && src->addr_from_regs)
+			addr = standin_addr(src, ps, env, store);
 	}
 	if (ip == 0 || ip >= USER_TOP || addr >= USER_TOP)
 		return HC_PMU_KERNEL;
@@ -112,7 +139,7 @@ int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sampl
 	   operand sizes, directions and kinds are used. */
 	memset(gregs, 0, sizeof gregs);
 	if (src->ip_is_next) {
-		if (hc_decode_ending_at(&r, ip, NULL, &in) < 0)
+		if (hc_decode_ending_at(&r, ip, env ? env->cache : NULL, &in) < 0)
 			return HC_PMU_UNDECODABLE;
 	} else {
 		gregs[REG_RIP] = (long long)ip;
@@ -149,6 +176,7 @@ const char *hc_pmu_status_name(int status)
 
 struct drain {
 	const struct hc_pmu_source *src;
+	const struct hc_pmu_env *env;
 	uint32_t tid;
 	unsigned n;
 	hc_pmu_sink sink;
@@ -170,16 +198,16 @@ static void on_record(const struct hc_perf_sample *ps, void *arg)
 		d->c->foreign++;
 		return;
 	}
-	st = hc_pmu_to_sample(d->src, ps, &s, &leaf);
+	st = hc_pmu_to_sample(d->src, ps, d->env, &s, &leaf);
 	d->c->status[st >= 0 && st < HC_PMU_STATUS_COUNT ? st : HC_PMU_BAD_RAW]++;
 	if (st == HC_PMU_OK)
 		d->sink(d->arg, leaf, &s);
 }
 
-uint64_t hc_pmu_drain(struct hc_pmu_stream *v, int n, uint32_t tid, hc_pmu_sink sink, void *arg,
-                      struct hc_pmu_counts *c)
+uint64_t hc_pmu_drain(struct hc_pmu_stream *v, int n, uint32_t tid, const struct hc_pmu_env *env,
+                      hc_pmu_sink sink, void *arg, struct hc_pmu_counts *c)
 {
-	struct drain d = { .tid = tid, .sink = sink, .arg = arg, .c = c };
+	struct drain d = { .env = env, .tid = tid, .sink = sink, .arg = arg, .c = c };
 	uint64_t before = c->status[HC_PMU_OK];
 
 	for (int i = 0; i < n; i++) {

@@ -254,6 +254,9 @@ void hc_pebs_attr(struct perf_event_attr *a, uint32_t type, uint64_t config, uin
 	a->sigtrap = 1;
 	a->remove_on_exec = 1;
 	a->sig_data = cookie;
+	/* A poll wake-up per record (sigtrap signals every overflow anyway):
+	   records pile up only when the handler cannot run (doc/samplers.md). */
+	a->wakeup_events = 1;
 }
 
 void hc_ibs_attr(struct perf_event_attr *a, uint32_t type, int cnt_bit, uint64_t period,
@@ -272,6 +275,7 @@ void hc_ibs_attr(struct perf_event_attr *a, uint32_t type, int cnt_bit, uint64_t
 	a->sigtrap = 1;
 	a->remove_on_exec = 1;
 	a->sig_data = cookie;
+	a->wakeup_events = 1;
 }
 
 uint64_t hc_ibs_period(uint64_t period)
@@ -383,6 +387,42 @@ out_refused:
 		why_errno(why, len, what, e);
 	}
 	return -e;
+}
+
+int hc_probe_standin_plan(const char *event, struct hc_pmu_plan *plan, char *why, size_t len)
+{
+	struct hc_pmu_plan tmp;
+	uint64_t config;
+	int fd;
+
+	if (!plan)
+		plan = &tmp;
+	memset(plan, 0, sizeof *plan);
+	if (strcmp(event, "task-clock") == 0)
+		config = PERF_COUNT_SW_TASK_CLOCK;
+	else if (strcmp(event, "cpu-clock") == 0)
+		config = PERF_COUNT_SW_CPU_CLOCK;
+	else {
+		snprintf(why, len, "pebs: HPCRUN_COMM_PMU_STANDIN='%s' is not task-clock or cpu-clock", event);
+		return -EINVAL;
+	}
+	for (int i = 0; i < 2; i++)
+		hc_pebs_attr(&plan->attr[i], PERF_TYPE_SOFTWARE, config, 0, HC_DEFAULT_PERIOD, 0, 0);
+	fd = probe_open(&plan->attr[0]);
+	if (fd < 0)
+		return why_errno(why, len, "pebs: STAND-IN software event", errno);
+	close(fd);
+	plan->kind = HC_SAMPLER_PEBS;
+	plan->nevents = 2;
+	plan->store_event[1] = true;
+	plan->precise = 0;
+	plan->standin = true;
+	snprintf(plan->model, sizeof plan->model, "standin-%s", event);
+	snprintf(why, len, "pebs: STAND-IN (test only, HPCRUN_COMM_PMU_STANDIN): software %s events "
+	         "in place of the load and store events, PEBS settings otherwise; no hardware "
+	         "addresses: the newest record at the interrupted PC is decoded with the signal's "
+	         "registers", event);
+	return 0;
 }
 
 int hc_probe_pebs(char *why, size_t len)
@@ -501,8 +541,10 @@ int hc_probe_select(int requested, struct hc_pmu_plan *plan, char *why, size_t l
 		plan = &tmp;
 	memset(plan, 0, sizeof *plan);
 	if (requested == HC_SAMPLER_PEBS || requested == HC_SAMPLER_IBS) {
-		int r = requested == HC_SAMPLER_PEBS ? hc_probe_pebs_plan(plan, p, sizeof p)
-		                                     : hc_probe_ibs_plan(plan, p, sizeof p);
+		const char *standin = getenv("HPCRUN_COMM_PMU_STANDIN");
+		int r = requested == HC_SAMPLER_IBS ? hc_probe_ibs_plan(plan, p, sizeof p) :
+		        standin && *standin ? hc_probe_standin_plan(standin, plan, p, sizeof p) :
+		        hc_probe_pebs_plan(plan, p, sizeof p);
 		if (r < 0) {
 			snprintf(why, len, "%s (requested) unavailable: %s", hc_sampler_name(requested), p);
 			return r;

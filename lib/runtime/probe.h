@@ -38,6 +38,7 @@ struct hc_pmu_plan {
 	bool store_event[2];             /* PEBS: attr[i] counts stores */
 	int precise;                     /* precise_ip that opened (PEBS) */
 	char model[32];                  /* libpfm4 PMU name (PEBS) / "ibs_op" */
+	bool standin;                    /* TEST-ONLY: software events in PEBS's place */
 };
 
 /* Each probe: 0 when usable, else -errno, with why[] in plain words. The
@@ -81,6 +82,17 @@ void hc_plan_attr(const struct hc_pmu_plan *plan, int i, uint64_t period, uint64
 typedef int (*hc_perf_open_fn)(struct perf_event_attr *attr, int pid, int cpu, int group,
                                unsigned long flags);
 void hc_probe_set_open(hc_perf_open_fn fn);
+
+/* TEST-ONLY stand-in for the PEBS sampler (a hidden option, documented in
+   doc/samplers.md, never chosen by auto): with
+   HPCRUN_COMM_PMU_STANDIN=task-clock (or cpu-clock) and the pebs sampler
+   requested explicitly, the plan opens that software event in place of each
+   PEBS event with exactly PEBS's other settings (sample_type, wakeup,
+   sigtrap + cookie, clock, per-thread, exclusions; precise_ip 0, which
+   software events require), so the PMU sampler's whole runtime path runs on
+   a machine without a PMU. 0, or -EINVAL for another value; why[] says
+   STAND-IN. */
+int hc_probe_standin_plan(const char *event, struct hc_pmu_plan *plan, char *why, size_t len);
 
 /* perf_event_paranoid level, or -1 if unreadable. */
 int hc_perf_paranoid(void);

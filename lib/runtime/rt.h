@@ -65,7 +65,8 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
 	X(objects_resolved) X(objects_dropped) \
 	X(pmu_records) X(pmu_lost) X(pmu_throttled) X(pmu_truncated) X(pmu_kernel) \
-	X(pmu_no_addr) X(pmu_not_memory) X(pmu_bad_raw) X(pmu_foreign) X(pmu_batched)
+	X(pmu_no_addr) X(pmu_not_memory) X(pmu_bad_raw) X(pmu_foreign) X(pmu_batched) \
+	X(pmu_stop_drained)
 
 struct hc_counters {
 #define HC_X(n) uint64_t n;

@@ -180,7 +180,7 @@ static void run(int mode)
 		}
 		if (e->drain) {             /* the thread's SIGTRAP */
 			struct sink_arg a = { .th = t };
-			hc_pmu_drain(t->st, t->n, t->tid, sink, &a, &t->cnt);
+			hc_pmu_drain(t->st, t->n, t->tid, NULL, sink, &a, &t->cnt);
 			for (int i = 0; i < t->n; i++)
 				CHECK_EQ_U64(t->kb[i].meta->data_tail, t->kb[i].meta->data_head);
 		}

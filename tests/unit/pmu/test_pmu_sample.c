@@ -123,7 +123,7 @@ static void test_pebs_convert(void)
 	uint64_t leaf = 0;
 
 	p = ps_at(IP(at_st4), 0x7f0000001004ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK_EQ_U64(s.addr, 0x7f0000001004ull);
 	CHECK_EQ_U64(s.len, 4);
 	CHECK(s.is_store);
@@ -132,51 +132,51 @@ static void test_pebs_convert(void)
 	CHECK_EQ_U64(leaf, IP(at_st4));
 
 	p = ps_at(IP(at_ld8), 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&ld, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK(!s.is_store && s.len == 8);
 	p = ps_at(IP(at_ld16), 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&ld, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK_EQ_U64(s.len, 16);
 	p = ps_at(IP(at_st1), 0x7f0000002001ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK_EQ_U64(s.len, 1);
 	/* the loads event on a locked RMW: an atomic counts as a store */
 	p = ps_at(IP(at_lock), 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&ld, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK(s.is_store && s.len == 4);
 	/* direction mismatch, stack slots, no access */
 	p = ps_at(IP(at_ld8), 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_NO_ACCESS);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_NO_ACCESS);
 	p = ps_at(IP(at_push), 0x7ffc00000ff8ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_STACK);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_STACK);
 	p = ps_at(IP(at_pop), 0x7ffc00000ff8ull);
-	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_STACK);
+	CHECK(hc_pmu_to_sample(&ld, &p, NULL, &s, &leaf) == HC_PMU_STACK);
 	p = ps_at(IP(at_nop), 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_NO_ACCESS);
+	CHECK(hc_pmu_to_sample(&ld, &p, NULL, &s, &leaf) == HC_PMU_NO_ACCESS);
 	/* no address, kernel IP, kernel address */
 	p = ps_at(IP(at_st4), 0);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_NO_ADDR);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_NO_ADDR);
 	p = ps_at(0xffffffff81000000ull, 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_KERNEL);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_KERNEL);
 	p = ps_at(IP(at_st4), 0xffff888000001000ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_KERNEL);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_KERNEL);
 	p = ps_at(0, 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_KERNEL);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_KERNEL);
 
 	/* precise_ip = 1: the IP is the instruction after the access */
 	st.ip_is_next = true;
 	ld.ip_is_next = true;
 	p = ps_at(IP(at_ld8), 0x7f0000001004ull);
-	CHECK(hc_pmu_to_sample(&st, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK(s.is_store && s.len == 4);
 	CHECK_EQ_U64(leaf, IP(at_st4));
 	p = ps_at(IP(at_push), 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&ld, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK(!s.is_store && s.len == 8);
 	CHECK_EQ_U64(leaf, IP(at_ld8));
 	/* an IP that is no instruction boundary */
 	p = ps_at(IP(at_ld8) + 1, 0x7f0000002000ull);
-	CHECK(hc_pmu_to_sample(&ld, &p, &s, &leaf) == HC_PMU_UNDECODABLE);
+	CHECK(hc_pmu_to_sample(&ld, &p, NULL, &s, &leaf) == HC_PMU_UNDECODABLE);
 
 	for (int i = 0; i < HC_PMU_STATUS_COUNT; i++)
 		CHECK(strcmp(hc_pmu_status_name(i), "?") != 0);
@@ -202,43 +202,43 @@ static void test_ibs_convert(void)
 	k.rip = IP(at_st4);
 	k.data3 = KIBS_D3_ST | KIBS_D3_LINVALID;
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK(s.is_store && s.len == 4 && s.addr == 0x7f0000003008ull && s.time == 55);
 	/* a 16-byte load reported as an 8-byte op (split): the op's width wins */
 	k.rip = IP(at_ld16);
 	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID | KIBS_D3_WIDTH(4);
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK(!s.is_store && s.len == 8);
 	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID | KIBS_D3_WIDTH(5);
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK_EQ_U64(s.len, 16);
 	/* locked RMW */
 	k.rip = IP(at_lock);
 	k.data3 = KIBS_D3_LD | KIBS_D3_ST | KIBS_D3_LOCKED | KIBS_D3_LINVALID;
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_OK);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_OK);
 	CHECK(s.is_store);
 	/* rejected ops */
 	k.data3 = 0;
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_NOT_MEMORY);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_NOT_MEMORY);
 	k.data3 = KIBS_D3_LD;
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_NO_ADDR);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_NO_ADDR);
 	k.ctl = 0;
 	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID;
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_BAD_RAW);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_BAD_RAW);
 	p.raw = NULL;
 	p.raw_size = 0;
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_BAD_RAW);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_BAD_RAW);
 	/* kernel ops are dropped (kernels without exclude_kernel for IBS) */
 	k.ctl = KIBS_CTL_VAL;
 	k.rip = 0xffffffff81234567ull;
 	p = ibs_sample(&k, img);
-	CHECK(hc_pmu_to_sample(&src, &p, &s, &leaf) == HC_PMU_KERNEL);
+	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_KERNEL);
 }
 
 int main(void)
