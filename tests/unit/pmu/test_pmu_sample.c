@@ -6,8 +6,10 @@
    register) and the access length / direction / stack check obtained by
    decoding the instruction at the sample's IP, on hand-assembled
    instructions with CFI (so the precise_ip = 1 "IP is the next
-   instruction" path can find the function). */
+   instruction" path can find the function); the per-IP cache of that
+   path; the TEST-ONLY stand-in's addresses from the signal's registers. */
 #include <errno.h>
+#include <ucontext.h>
 #include "hc_test.h"
 #include "kbuf.h"
 #include "hc/common.h"
@@ -38,6 +40,12 @@ __asm__(".text\n"
 extern const char at_st4[], at_ld8[], at_push[], at_pop[], at_lock[], at_st1[], at_nop[],
 	at_ld16[], at_ret[];
 #define IP(x) ((uint64_t)(uintptr_t)(x))
+
+static void null_sink(void *arg, uint64_t leaf, struct hc_sample *s)
+{
+	(void)arg; (void)leaf; (void)s;
+}
+#define NULL_SINK null_sink
 
 static void test_ibs_decode(void)
 {
@@ -241,6 +249,110 @@ static void test_ibs_convert(void)
 	CHECK(hc_pmu_to_sample(&src, &p, NULL, &s, &leaf) == HC_PMU_KERNEL);
 }
 
+/* precise_ip = 1 decodes the instruction ending at the IP: the walk from
+   the function start is cached per IP in the thread's previous-instruction
+   cache, so a repeated IP is a hit with the same result. */
+static void test_prev_cache(void)
+{
+	struct hc_pmu_source ld = { .kind = HC_SAMPLER_PEBS, .ip_is_next = true };
+	struct hc_pmu_env env = { .cache = calloc(1, sizeof(struct hc_prev_cache)) };
+	struct hc_perf_sample p = ps_at(IP(at_push), 0x7f0000002000ull);
+	struct hc_sample s1, s2;
+	uint64_t l1 = 0, l2 = 0, h, m;
+	struct kbuf k;
+	struct krec r;
+	struct hc_pmu_stream stream = { .src = ld };
+	struct hc_pmu_counts c;
+	size_t n;
+
+	if (!env.cache) {
+		CHECK(env.cache != NULL);
+		return;
+	}
+	CHECK(hc_pmu_to_sample(&ld, &p, &env, &s1, &l1) == HC_PMU_OK);
+	CHECK_EQ_U64(env.cache->hits, 0);
+	m = env.cache->misses;
+	CHECK(m >= 1);
+	CHECK(hc_pmu_to_sample(&ld, &p, &env, &s2, &l2) == HC_PMU_OK);
+	CHECK_EQ_U64(env.cache->hits, 1);
+	CHECK_EQ_U64(env.cache->misses, m);
+	CHECK_EQ_U64(l1, IP(at_ld8));
+	CHECK_EQ_U64(l2, l1);
+	CHECK(s1.len == 8 && s2.len == 8 && !s1.is_store && !s2.is_store);
+	/* another IP: a miss, then hits through the drain */
+	p = ps_at(IP(at_push) + 1, 0x7f0000002000ull);   /* after push: ends at at_pop */
+	ld.store_event = true;                               /* push: a stack store */
+	CHECK(hc_pmu_to_sample(&ld, &p, &env, &s1, &l1) == HC_PMU_STACK);
+	ld.store_event = false;
+	CHECK_EQ_U64(env.cache->misses, m + 1);
+	h = env.cache->hits;
+
+	if (kbuf_open(&k, 4, 1) < 0) {
+		CHECK(!"kbuf_open");
+		free(env.cache);
+		return;
+	}
+	kbuf_seek(&k, 0);
+	for (int i = 0; i < 3; i++) {
+		struct kpebs e = { .ip = IP(at_push), .addr = 0x7f0000002000ull + 8u * (unsigned)i,
+		                   .time = 100u + (unsigned)i, .pid = 9, .tid = 9 };
+		n = krec_pebs(&r, &e);
+		kbuf_put(&k, r.b, n);
+	}
+	CHECK(hc_perfbuf_init(&stream.buf, k.base, k.len, k.page, HC_PEBS_SAMPLE_TYPE) == 0);
+	memset(&c, 0, sizeof c);
+	CHECK_EQ_U64(hc_pmu_drain(&stream, 1, 9, &env, NULL_SINK, NULL, &c), 3);
+	CHECK_EQ_U64(env.cache->hits, h + 3);
+	CHECK_EQ_U64(env.cache->misses, m + 1);
+	kbuf_close(&k);
+	free(env.cache);
+}
+
+/* The TEST-ONLY stand-in (addr_from_regs): a record without an address
+   gets the one of the instruction before the interrupted PC, computed
+   from the signal's registers, only when it is the newest record and its
+   IP is that PC, and only in the event's direction. */
+static void test_standin_addr(void)
+{
+	struct hc_pmu_source st = { .kind = HC_SAMPLER_PEBS, .store_event = true,
+	                            .ip_is_next = true, .addr_from_regs = true };
+	struct hc_pmu_source ld = st;
+	static long long gregs[NGREG];
+	struct hc_regs regs = { .gregs = gregs };
+	struct hc_pmu_env env = { .regs = &regs, .cache = calloc(1, sizeof(struct hc_prev_cache)) };
+	struct hc_perf_sample p = ps_at(IP(at_ld8), 0);
+	struct hc_sample s;
+	uint64_t leaf = 0;
+
+	ld.store_event = false;
+	gregs[REG_RIP] = (long long)IP(at_ld8);      /* after movl %eax,(%rdi) */
+	gregs[REG_RDI] = 0x7f0000005004ll;
+	p.newest = true;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_OK);
+	CHECK_EQ_U64(s.addr, 0x7f0000005004ull);
+	CHECK(s.is_store && s.len == 4);
+	CHECK_EQ_U64(leaf, IP(at_st4));
+	/* the loads event at a store: no address */
+	CHECK(hc_pmu_to_sample(&ld, &p, &env, &s, &leaf) == HC_PMU_NO_ADDR);
+	/* an older record of the batch, or another IP: the registers are not its own */
+	p.newest = false;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_NO_ADDR);
+	p.newest = true;
+	p.ip = IP(at_push);
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_NO_ADDR);
+	/* drained at stop (no registers), or not the stand-in */
+	p.ip = IP(at_ld8);
+	CHECK(hc_pmu_to_sample(&st, &p, NULL, &s, &leaf) == HC_PMU_NO_ADDR);
+	st.addr_from_regs = false;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_NO_ADDR);
+	/* a real address wins over the registers */
+	st.addr_from_regs = true;
+	p.addr = 0x7f0000009000ull;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_OK);
+	CHECK_EQ_U64(s.addr, 0x7f0000009000ull);
+	free(env.cache);
+}
+
 int main(void)
 {
 	if (hc_decode_init() < 0 || hc_funcs_refresh() < 0) {
@@ -250,5 +362,7 @@ int main(void)
 	test_ibs_decode();
 	test_pebs_convert();
 	test_ibs_convert();
+	test_prev_cache();
+	test_standin_addr();
 	return hc_test_done("test_pmu_sample");
 }

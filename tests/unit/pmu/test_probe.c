@@ -165,6 +165,45 @@ static void check_pebs_attr(const struct perf_event_attr *a, uint64_t config, in
 	CHECK(a->exclude_kernel && a->exclude_hv && a->disabled);
 	CHECK(a->sigtrap && a->remove_on_exec && !a->inherit);
 	CHECK(a->use_clockid && a->clockid == CLOCK_MONOTONIC);
+	CHECK_EQ_U64(a->wakeup_events, 1);
+	CHECK(!a->watermark);
+}
+
+/* The TEST-ONLY stand-in: only for an explicit pebs request, PEBS's attrs
+   on a software event, precise_ip 0; auto never uses it; a bad value is
+   refused with the reason. */
+static void pebs_standin(void)
+{
+	struct hc_pmu_plan plan;
+	struct perf_event_attr a;
+	char why[1024];
+
+	use_tree("vm");
+	setenv("HPCRUN_COMM_PMU_STANDIN", "task-clock", 1);
+	CHECK(hc_probe_select(HC_SAMPLER_PEBS, &plan, why, sizeof why) == HC_SAMPLER_PEBS);
+	CHECK(has(why, "STAND-IN (test only"));
+	CHECK(plan.kind == HC_SAMPLER_PEBS && plan.nevents == 2 && plan.standin && plan.precise == 0);
+	CHECK(!plan.store_event[0] && plan.store_event[1]);
+	for (int i = 0; i < 2; i++) {
+		hc_plan_attr(&plan, i, 200000, 0x5a00000000000001ull, &a);
+		CHECK_EQ_U64(a.type, PERF_TYPE_SOFTWARE);
+		CHECK_EQ_U64(a.config, PERF_COUNT_SW_TASK_CLOCK);
+		a.type = PERF_TYPE_RAW;             /* everything else exactly as PEBS */
+		check_pebs_attr(&a, PERF_COUNT_SW_TASK_CLOCK, 0);
+		CHECK_EQ_U64(a.sample_period, 200000);
+		CHECK_EQ_U64(a.sig_data, 0x5a00000000000001ull);
+	}
+	CHECK(k.nok == 1 && k.last_ok[0].type == PERF_TYPE_SOFTWARE);
+	setenv("HPCRUN_COMM_PMU_STANDIN", "cpu-clock", 1);
+	CHECK(hc_probe_select(HC_SAMPLER_PEBS, &plan, why, sizeof why) == HC_SAMPLER_PEBS);
+	CHECK_EQ_U64(plan.attr[1].config, PERF_COUNT_SW_CPU_CLOCK);
+	/* auto: the real probes, never the stand-in */
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(!plan.standin && has(why, "pebs: no hardware core PMU"));
+	setenv("HPCRUN_COMM_PMU_STANDIN", "cycles", 1);
+	CHECK(hc_probe_select(HC_SAMPLER_PEBS, &plan, why, sizeof why) == -EINVAL);
+	CHECK(has(why, "'cycles' is not task-clock or cpu-clock"));
+	unsetenv("HPCRUN_COMM_PMU_STANDIN");
 }
 
 static void pebs_opens(void)
@@ -366,6 +405,7 @@ static void ibs_opens(void)
 	CHECK_EQ_U64(plan.attr[0].sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 	             PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
 	CHECK(plan.attr[0].exclude_kernel && plan.attr[0].sigtrap && plan.attr[0].remove_on_exec);
+	CHECK_EQ_U64(plan.attr[0].wakeup_events, 1);
 	{
 		struct perf_event_attr a;
 		hc_plan_attr(&plan, 0, 500001, 7, &a);
@@ -450,5 +490,6 @@ int main(void)
 	scenario("zen3: per-thread ibs refused -> soft", "amd64_fam19h_zen3", ibs_cpu_wide_only);
 	scenario("old amd: no op counting", "amd64_fam17h_zen1", ibs_no_opcount);
 	scenario("zen3: ENOENT", "amd64_fam19h_zen3", ibs_enoent);
+	scenario("vm: pebs stand-in (test only)", "amd64_fam17h_zen1", pebs_standin);
 	return hc_test_done("test_probe");
 }
