@@ -82,7 +82,9 @@ static char **exec_env(char *const envp[], char *store, size_t cap)
 {
 	static const char *const keep[] = {
 		"HPCRUN_COMM_DIR", "HPCRUN_COMM_EVENT", "HPCRUN_COMM_SAMPLER", "HPCRUN_COMM_BB_SIZE",
-		"HPCRUN_COMM_WATCHPOINTS", "HPCRUN_COMM_MIN_ALLOC",
+		"HPCRUN_COMM_WATCHPOINTS", "HPCRUN_COMM_MIN_ALLOC", "HPCRUN_COMM_NO_PREV",
+		/* test hooks: the exec'd image must measure the same way */
+		"HPCRUN_COMM_PMU_STANDIN", "HPCRUN_COMM_SYSFS_ROOT",
 	};
 	const char *lib = self_path(), *preload = NULL;
 	size_t n = 0, used = 0;

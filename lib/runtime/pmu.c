@@ -33,6 +33,7 @@ static int pmu_start(struct hc_thread *t)
 
 	t->sampler.cookie = rt__cookie_sample();
 	t->sampler.npmu = 0;
+	t->sampler.pmu_lost_base = t->sampler.pmu_cnt.ring.lost;
 	for (int i = 0; i < plan->nevents && i < 2; i++) {
 		struct hc_pmu_stream *st = &t->sampler.pmu[i];
 		void *base;
@@ -47,7 +48,17 @@ static int pmu_start(struct hc_thread *t)
 		st->src.ip_is_next = plan->kind == HC_SAMPLER_PEBS && plan->precise < 2;
 		st->src.addr_from_regs = plan->standin;
 		hc_plan_attr(plan, i, hc_rt.opt.period, t->sampler.cookie, &a);
+		/* The kernel's own count of samples it could not write (Linux
+		   >= 6.0): read at stop, for a buffer still full then (no LOST
+		   record is written until space frees). Older kernels: without. */
+		a.read_format = PERF_FORMAT_LOST;
 		fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL) {
+			a.read_format = 0;
+			fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		}
+		t->sampler.pmu_fmt_lost = fd >= 0 && a.read_format == PERF_FORMAT_LOST &&
+		                          (i == 0 || t->sampler.pmu_fmt_lost);
 		if (fd < 0) {
 			err = errno;
 			goto out_fail;
@@ -164,6 +175,26 @@ static void release(struct hc_thread *t, bool mapped_here)
 	t->sampler.fd = -1;
 }
 
+/* Samples the kernel dropped on a full buffer that no PERF_RECORD_LOST
+   reported (the buffer was still full when the events stopped): the
+   events' own lost counts minus the LOST records read since they opened. */
+static void unreported_lost(struct hc_thread *t)
+{
+	uint64_t v[2], kernel = 0, seen = t->sampler.pmu_cnt.ring.lost - t->sampler.pmu_lost_base;
+
+	if (!t->sampler.pmu_fmt_lost)
+		return;
+	for (int i = 0; i < t->sampler.npmu; i++) {
+		if (read(t->sampler.pmu_fd[i], v, sizeof v) != (ssize_t)sizeof v)
+			return;
+		kernel += v[1];
+	}
+	if (kernel > seen) {
+		t->cnt.pmu_lost += kernel - seen;
+		t->sampler.pmu_cnt.ring.lost += kernel - seen;
+	}
+}
+
 static void pmu_stop(struct hc_thread *t)
 {
 	bool process = (uint32_t)getpid() == t->id.pid;
@@ -177,6 +208,7 @@ static void pmu_stop(struct hc_thread *t)
 		for (int i = 0; i < t->sampler.npmu; i++)
 			ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
 		drain(t, NULL);
+		unreported_lost(t);
 		if (guarded)
 			hc_guard_leave(t);
 	}

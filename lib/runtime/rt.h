@@ -126,6 +126,8 @@ struct hc_thread {
 		size_t pmu_len[2];
 		struct hc_pmu_stream pmu[2];
 		struct hc_pmu_counts pmu_cnt;
+		bool pmu_fmt_lost;            /* events opened with PERF_FORMAT_LOST */
+		uint64_t pmu_lost_base;       /* pmu_cnt.ring.lost when they were opened */
 	} sampler;
 
 	/* --- watchpoints (watch.c) --- */

@@ -1,0 +1,86 @@
+#!/bin/sh
+# The PMU sampler's runtime path on this kernel, end to end, through the
+# TEST-ONLY software stand-in (HPCRUN_COMM_PMU_STANDIN=task-clock with
+# --sampler pebs: PEBS's perf_event_attr with a task-clock event in place
+# of each load/store event; doc/samplers.md). Real per-thread events, ring
+# buffers and SIGTRAPs: pmu_start opens, maps and enables; the handler
+# drains (hc_pmu_drain) into rt__detect_sample; pmu_stop drains what is
+# left. Checked from the profiles and the process log:
+#   * the log names the stand-in; profiles are in transfers (PEBS's unit);
+#   * kernel records were read, every one accounted for by a verdict, none
+#     foreign or truncated; address-less records are counted, not crashes;
+#     the stand-in's register addresses reach detection and the matrices;
+#   * records left in the buffers at thread exit, and at process exit, are
+#     drained into the profiles (pmu_stop_drained), full buffers report the
+#     kernel's lost count (pmu_lost);
+#   * fork and exec under the PMU sampler: every process writes its profiles.
+# Counts depend on the timer: the checks ask for "some", or for identities.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+BLOCKED="$B/tests/programs/sigtrap_blocked"
+LIFE="$B/tests/programs/lifecycle"
+export HPCRUN_COMM_PMU_STANDIN=task-clock
+
+c() { counter "$1" "$2"; }
+
+# --- 1. a communicating program ---
+measure sh --sampler pebs -e COMM@100000 "$BENCH" sharing 0.9 -t 2 -s 1.5 || fail "stand-in run failed"
+log=$(ls "$TMP"/sh/*.log 2>/dev/null | head -n 1)
+grep -q "^sampler: pebs (pebs: STAND-IN (test only" "$log" && ok "log: the pebs sampler, as the stand-in" ||
+	fail "the log does not name the stand-in: $(grep '^sampler:' "$log")"
+[ "$(grep -c '^thread ' "$TMP/sh.rows")" -eq 3 ] && ok "3 thread profiles" || fail "not 3 thread profiles"
+grep '^unit ' "$TMP/sh.rows" | grep -qv '^unit 1$' && fail "a profile not in transfers" || ok "unit: transfers"
+rec=$(c sh pmu_records); smp=$(c sh samples); okc=$(c sh samples_with_access_at_pc)
+noaddr=$(c sh pmu_no_addr)
+verdicts=$((okc + noaddr + $(c sh pmu_kernel) + $(c sh samples_undecodable) + $(c sh samples_no_access) +
+	$(c sh samples_stack_only) + $(c sh pmu_not_memory) + $(c sh pmu_bad_raw) + $(c sh pmu_foreign)))
+echo "records $rec, samples $smp, with address $okc, no address $noaddr, batched $(c sh pmu_batched)," \
+	"drained at stop $(c sh pmu_stop_drained), published $(c sh published), detections $(c sh detections_sample)," \
+	"traps $(c sh traps_matched), matrix total $(total sh)"
+[ "$rec" -gt 0 ] && [ "$smp" -gt 0 ] && [ "$smp" -le "$rec" ] && ok "kernel records drained: $rec" ||
+	fail "records $rec, samples $smp"
+[ "$verdicts" -eq "$smp" ] && ok "every sample has one verdict ($verdicts)" ||
+	fail "verdicts $verdicts != samples $smp"
+[ "$(c sh pmu_foreign)" -eq 0 ] && [ "$(c sh pmu_truncated)" -eq 0 ] && ok "none foreign, none truncated" ||
+	fail "foreign $(c sh pmu_foreign), truncated $(c sh pmu_truncated)"
+[ "$noaddr" -gt 0 ] && ok "records without an address counted ($noaddr)" || fail "no pmu_no_addr"
+[ "$okc" -gt 0 ] && [ "$(c sh published)" -gt 0 ] && ok "register addresses reach detection, stores publish" ||
+	fail "with address $okc, published $(c sh published)"
+[ "$(total sh)" -gt 0 ] && ok "matrices through the PMU path: $(total sh) transfers" ||
+	fail "no communication recorded through the PMU path"
+for n in pmu_records pmu_lost pmu_batched pmu_stop_drained pmu_no_addr; do
+	grep -q "^counter $n " "$log" || fail "the process log lacks counter $n"
+done
+grep -q "^handler cost: .*, $smp samples)" "$log" && ok "process log: counters and the handler cost" ||
+	fail "handler cost line: $(grep '^handler cost' "$log")"
+
+# --- 2. records left in the buffers at thread exit (main not blocked) ---
+measure te --sampler pebs -e COMM@100000 "$BLOCKED" 2 30 300 0 || fail "thread-exit run failed"
+d=$(c te pmu_stop_drained); l=$(c te pmu_lost)
+echo "thread exit: drained at stop $d, lost $l, records $(c te pmu_records)"
+[ "$d" -ge 255 ] && ok "thread exit drains the ring buffers ($d records)" ||
+	fail "only $d records drained at thread exit (a full buffer holds 255)"
+[ "$l" -gt 0 ] && ok "full buffers: the kernel's lost count reported ($l)" || fail "no pmu_lost with full buffers"
+
+# --- 3. ... and at process exit (the main thread only) ---
+measure pe --sampler pebs -e COMM@100000 "$BLOCKED" 0 30 300 || fail "process-exit run failed"
+d=$(c pe pmu_stop_drained)
+[ "$d" -ge 255 ] && ok "process exit drains the ring buffers ($d records)" ||
+	fail "only $d records drained at process exit"
+
+# --- 4. fork and exec under the PMU sampler ---
+# fork: the child stops the inherited events without draining or disabling
+# them (they are the parent's); both processes write profiles.
+measure fork --sampler pebs -e COMM@200000 "$LIFE" fork || fail "fork run failed"
+np=$(awk '$1 == "thread" { print $2 }' "$TMP/fork.rows" | sort -u | wc -l)
+[ "$np" -eq 2 ] && [ "$(c fork pmu_records)" -gt 0 ] && [ "$(c fork pmu_foreign)" -eq 0 ] &&
+	ok "fork: $np processes wrote profiles, $(c fork pmu_records) records" ||
+	fail "fork: $np processes, records $(c fork pmu_records), foreign $(c fork pmu_foreign)"
+# exec (lifecycle exits 3 after it): drained and flushed before, measured after,
+# the exec'd image with the stand-in too.
+measure exec --sampler pebs -e COMM@200000 "$LIFE" exec; rc=$?
+[ "$rc" -eq 3 ] || fail "exec run: status $rc, expected the program's 3"
+n=$(grep -l "^sampler: pebs (pebs: STAND-IN" "$TMP"/exec/*.log 2>/dev/null | wc -l)
+[ "$n" -eq 2 ] && [ "$(c exec pmu_records)" -gt 0 ] && ok "exec: both images measured with the stand-in" ||
+	fail "exec: $n logs name the stand-in, records $(c exec pmu_records)"
+finish
