@@ -106,7 +106,11 @@ static void soft_stop(struct hc_thread *t)
 {
 	if (t->sampler.fd < 0)
 		return;
-	ioctl(t->sampler.fd, PERF_EVENT_IOC_DISABLE, 0);
+	/* In a fork child the fd is the parent's event: disabling it would
+	   stop the parent's sampling (measured: 0 samples after a fork); the
+	   child only closes it. */
+	if ((uint32_t)getpid() == t->id.pid)
+		ioctl(t->sampler.fd, PERF_EVENT_IOC_DISABLE, 0);
 	close(t->sampler.fd);
 	t->sampler.fd = -1;
 }

@@ -76,6 +76,15 @@ np=$(awk '$1 == "thread" { print $2 }' "$TMP/fork.rows" | sort -u | wc -l)
 [ "$np" -eq 2 ] && [ "$(c fork pmu_records)" -gt 0 ] && [ "$(c fork pmu_foreign)" -eq 0 ] &&
 	ok "fork: $np processes wrote profiles, $(c fork pmu_records) records" ||
 	fail "fork: $np processes, records $(c fork pmu_records), foreign $(c fork pmu_foreign)"
+# the parent keeps being sampled after a fork (a child that disabled the
+# inherited fds stopped it: 0 samples); the soft sampler too.
+for smp in pebs soft; do
+	measure "fs-$smp" --sampler $smp -e COMM@1000000 "$B/tests/programs/fork_spin" 300 ||
+		fail "fork_spin ($smp) failed"
+	n=$(c "fs-$smp" samples)
+	[ "$n" -ge 10 ] && ok "$smp: the parent is sampled after a fork ($n samples)" ||
+		fail "$smp: the parent got $n samples in 300 ms after a fork"
+done
 # exec (lifecycle exits 3 after it): drained and flushed before, measured after,
 # the exec'd image with the stand-in too.
 measure exec --sampler pebs -e COMM@200000 "$LIFE" exec; rc=$?
