@@ -32,7 +32,12 @@ static int load_one(struct vload *ld, struct hc_vmatrix *m)
 			rc = vload__fail(ld, 0, "empty file (expected a header and %u rows)", n);
 		goto out;
 	}
-	if (c.nf != (size_t)n + 1 || c.f[0][0]) {
+	if (c.f[0][0]) {
+		rc = vload__fail(ld, c.line, "first field of the header is '%.20s', expected it "
+		                 "empty (missing header \",0,…,%u\"?)", c.f[0], n - 1);
+		goto out;
+	}
+	if (c.nf != (size_t)n + 1) {
 		rc = vload__fail(ld, c.line, "header has %zu fields, expected %u (\",0,…,%u\")",
 		                 c.nf, n + 1, n - 1);
 		goto out;

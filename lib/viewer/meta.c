@@ -193,6 +193,8 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 
 	if (!strcmp(parent, "Database")) {
 		if (!strcmp(name, "Measurement")) {
+			if (seen[0])
+				return vload__fail(ld, xr__line(x), "a second <Measurement>");
 			seen[0] = true;
 			rc = xr__str(x, "unit", &db->unit);
 			if (!rc)

@@ -26,6 +26,7 @@ struct xr {
 	char **names;          /* element names by depth */
 	size_t nnames, cap;
 	int depth;
+	bool root_closed;      /* the end tag of the root element was read */
 	char xmlerr[512];      /* first libxml2 error */
 	long xmlerr_line;
 };
@@ -45,6 +46,25 @@ static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
 	while (n && (x->xmlerr[n - 1] == '\n' || x->xmlerr[n - 1] == ' '))
 		x->xmlerr[--n] = 0;
 	x->xmlerr_line = loc ? xmlTextReaderLocatorLineNumber(loc) : 0;
+}
+
+/* libxml2 reports some errors (encoding conversion, I/O) through its global
+   generic handler, which prints to stderr; keep the first one as the file's
+   error instead. The viewer reads one file at a time, in one thread. */
+static void HC_PRINTF(2, 3) on_generic_error(void *arg, const char *fmt, ...)
+{
+	struct xr *x = arg;
+	va_list ap;
+	size_t n;
+
+	if (!x || x->xmlerr[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(x->xmlerr, sizeof(x->xmlerr), fmt, ap);
+	va_end(ap);
+	n = strlen(x->xmlerr);
+	while (n && (x->xmlerr[n - 1] == '\n' || x->xmlerr[n - 1] == ' '))
+		x->xmlerr[--n] = 0;
 }
 
 int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok)
@@ -75,6 +95,7 @@ int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok
 		return vload__fail(ld, 0, "cannot start the XML parser");
 	}
 	xmlTextReaderSetErrorHandler(x->r, on_error, x);
+	xmlSetGenericErrorFunc(x, on_generic_error);
 	*out = x;
 	return 0;
 }
@@ -84,6 +105,7 @@ void xr__close(struct xr *x)
 	if (!x)
 		return;
 	xmlFreeTextReader(x->r);
+	xmlSetGenericErrorFunc(NULL, NULL);
 	close(x->fd);
 	for (size_t i = 0; i < x->nnames; i++)
 		free(x->names[i]);
@@ -91,8 +113,37 @@ void xr__close(struct xr *x)
 	free(x);
 }
 
+/* Does the file end (trailing white space aside) with the root's end tag?
+   Then the document is not cut short but has something after its root (the
+   reader reads ahead, so root_closed may not be set yet). */
+static bool ends_with_root(struct xr *x)
+{
+	char tail[256], want[256];
+	off_t size = lseek(x->fd, 0, SEEK_END);
+	ssize_t n;
+	size_t w;
+
+	if (x->nnames == 0 || size <= 0)
+		return false;
+	n = pread(x->fd, tail, sizeof(tail), size > (off_t)sizeof(tail) ? size - (off_t)sizeof(tail) : 0);
+	while (n > 0 && tail[n - 1] && strchr(" \t\r\n", tail[n - 1]))
+		n--;
+	snprintf(want, sizeof(want), "</%s>", x->names[0]);
+	w = strlen(want);
+	return n >= (ssize_t)w && memcmp(tail + n - w, want, w) == 0;
+}
+
 static int parse_error(struct xr *x)
 {
+	/* libxml2's reader calls a document that stops early "Extra content at
+	   the end of the document"; say what it is. */
+	if (!x->root_closed && strstr(x->xmlerr, "Extra content at the end") && !ends_with_root(x)) {
+		if (x->nnames == 0)
+			return vload__fail(x->ld, 0, "no root element (empty or cut-short file)");
+		return vload__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
+		                   "truncated XML: the document ends inside <%s> (file cut short?)",
+		                   x->names[0]);
+	}
 	if (x->xmlerr[0])
 		return vload__fail(x->ld, x->xmlerr_line, "malformed XML: %s", x->xmlerr);
 	return vload__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
@@ -113,6 +164,9 @@ int xr__next(struct xr *x)
 				return vload__fail(x->ld, 0, "empty document (no root element)");
 			return 0;
 		}
+		if (xmlTextReaderNodeType(x->r) == XML_READER_TYPE_END_ELEMENT &&
+		    xmlTextReaderDepth(x->r) == 0)
+			x->root_closed = true;
 		if (xmlTextReaderNodeType(x->r) != XML_READER_TYPE_ELEMENT)
 			continue;
 		d = xmlTextReaderDepth(x->r);

@@ -18,6 +18,8 @@
 #include "hc/profile.h"
 #include "fuzz_prof.h"
 
+const char fuzz_target_name[] = "prof";
+
 static int memfd = -1;
 
 void fuzz_prof_reseal(uint8_t *d, size_t n)
@@ -79,16 +81,21 @@ static void walk(const struct hc_prof *p)
 	(void)sink;
 }
 
-static int try_open(const uint8_t *data, size_t size)
+static int try_open(const uint8_t *data, size_t size, char *err, size_t errsz)
 {
-	char path[64], err[512];
+	char path[64];
 	struct hc_prof *p = NULL;
 	int ret;
 
+	if (memfd < 0) {
+		memfd = memfd_create("fuzz_prof", MFD_CLOEXEC);
+		if (memfd < 0)
+			abort();
+	}
 	if (ftruncate(memfd, 0) != 0 || (size && pwrite(memfd, data, size, 0) != (ssize_t)size))
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
-	ret = hc_prof_open(path, &p, err, sizeof(err));
+	ret = hc_prof_open(path, &p, err, errsz);
 	if (ret == 0) {
 		walk(p);
 		hc_prof_close(p);
@@ -98,23 +105,24 @@ static int try_open(const uint8_t *data, size_t size)
 	return ret;
 }
 
+int fuzz_target_check(const uint8_t *data, size_t size, char *err, size_t errsz)
+{
+	return try_open(data, size, err, errsz);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	char err[512];
 	uint8_t *copy;
 
-	if (memfd < 0) {
-		memfd = memfd_create("fuzz_prof", MFD_CLOEXEC);
-		if (memfd < 0)
-			abort();
-	}
-	try_open(data, size);
+	try_open(data, size, err, sizeof(err));
 	if (size >= 40 && size <= (64u << 20)) {
 		copy = malloc(size);
 		if (!copy)
 			abort();
 		memcpy(copy, data, size);
 		fuzz_prof_reseal(copy, size);
-		try_open(copy, size);
+		try_open(copy, size, err, sizeof(err));
 		free(copy);
 	}
 	return 0;

@@ -7,8 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Feed one input to hc_prof_open (as is, and re-sealed); never fails. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz/fuzz_target.h"   /* LLVMFuzzerTestOneInput: as is, and re-sealed */
 
 /* Re-seal a copy of an input: set the END record's total length and CRC so
    that a mutated input reaches the structural and semantic checks. */
