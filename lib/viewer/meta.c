@@ -78,11 +78,15 @@ out:
 static int load_label(struct vload *ld, struct xr *x, int level)
 {
 	struct hc_vdb *db = ld->db;
-	struct hc_vmatrix *m = &db->mat[level][HC_DB_KIND_ALL];
+	struct hc_vmatrix *m;
 	struct hc_vlabel *lb;
 	uint64_t i;
 	int rc;
 
+	if (level <= HC_DB_LEVEL_THREAD || level >= HC_DB_LEVEL_COUNT)
+		return vload__fail(ld, xr__line(x), "<Label> outside a <Labels level=\"core|socket|"
+		                   "numa\"> of <Database>");
+	m = &db->mat[level][HC_DB_KIND_ALL];
 	if ((rc = xr__u64(x, "i", &i)))
 		return rc;
 	if (!m->present || i >= m->n)

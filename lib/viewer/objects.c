@@ -173,6 +173,7 @@ int objects__load(struct vload *ld)
 	db->has_objects = true;
 	while ((rc = xr__next(o.x)) > 0) {
 		const char *name = xr__name(o.x), *parent = xr__parent(o.x);
+		rc = 0;   /* not xr__next's 1: an element we skip is no error */
 		if (xr__depth(o.x) == 0) {
 			uint64_t version;
 			char *unit = NULL;

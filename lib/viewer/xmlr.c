@@ -67,10 +67,52 @@ static void HC_PRINTF(2, 3) on_generic_error(void *arg, const char *fmt, ...)
 		x->xmlerr[--n] = 0;
 }
 
+/* A database file has no document type declaration, and one is the only
+   place entities can be declared: refuse it, so that no entity expansion
+   (a "billion laughs" file asks for gigabytes) reaches libxml2, whose limits
+   XML_PARSE_HUGE lifts (we need it for deep calling-context trees). The
+   prolog is scanned up to the root element's start tag; the parser is told
+   the file is UTF-8, so no other encoding can hide the declaration. */
+static int check_prolog(struct xr *x)
+{
+	char buf[4096 + 16];
+	size_t keep = 0;
+	off_t off = 0;
+
+	for (;;) {
+		ssize_t n = pread(x->fd, buf + keep, sizeof(buf) - 16 - keep, off);
+		size_t len, i;
+
+		if (n < 0)
+			return vload__errno(x->ld, errno);
+		if (n == 0)
+			return 0;   /* no root element: the parser says so */
+		len = keep + (size_t)n;
+		for (i = 0; i + 1 < len; i++) {
+			unsigned char c = (unsigned char)buf[i + 1];
+
+			if (buf[i] != '<')
+				continue;
+			if (c == '_' || c == ':' || (c | 0x20) - 'a' < 26u || c >= 0x80)
+				return 0;   /* the root element: end of the prolog */
+			if (len - i >= 9 && memcmp(buf + i, "<!DOCTYPE", 9) == 0)
+				return vload__fail(x->ld, 0, "has a document type declaration "
+				                   "(<!DOCTYPE>): not an hpcprof-comm database file");
+		}
+		off += n;
+		if (off > (1 << 20))
+			return vload__fail(x->ld, 0, "no root element in the first MiB");
+		/* keep the last 8 bytes: a "<!DOCTYPE" may straddle two reads */
+		keep = len < 8 ? len : 8;
+		memmove(buf, buf + len - keep, keep);
+	}
+}
+
 int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok)
 {
 	struct xr *x;
 	const char *path = vload__file(ld, rel);
+	int rc;
 
 	*out = NULL;
 	x = calloc(1, sizeof(*x));
@@ -86,16 +128,22 @@ int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok
 			return -ENOENT;
 		return vload__errno(ld, e);
 	}
-	x->r = xmlReaderForFd(x->fd, path, NULL,
+	if ((rc = check_prolog(x))) {
+		close(x->fd);
+		free(x);
+		return rc;
+	}
+	xmlSetGenericErrorFunc(x, on_generic_error);
+	x->r = xmlReaderForFd(x->fd, path, "UTF-8",
 	                      XML_PARSE_NONET | XML_PARSE_HUGE | XML_PARSE_BIG_LINES |
 	                      XML_PARSE_NOBLANKS);
 	if (!x->r) {
+		xmlSetGenericErrorFunc(NULL, NULL);
 		close(x->fd);
 		free(x);
 		return vload__fail(ld, 0, "cannot start the XML parser");
 	}
 	xmlTextReaderSetErrorHandler(x->r, on_error, x);
-	xmlSetGenericErrorFunc(x, on_generic_error);
 	*out = x;
 	return 0;
 }

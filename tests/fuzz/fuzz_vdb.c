@@ -130,8 +130,8 @@ int fuzz_target_check(const uint8_t *data, size_t size, char *err, size_t errsz)
 		report_json(db, devnull, true);
 		hc_vdb_close(db);
 	} else if (db != NULL || err[0] == '\0' || strncmp(err, dir, strlen(dir)) != 0) {
-		fprintf(stderr, "fuzz_%s: rejection without a message naming the file: \"%s\"\n",
-		        FUZZ_VDB_NAME, err);
+		fprintf(stderr, "fuzz_%s: rejection (%d) without a message naming the file: \"%s\"\n",
+		        FUZZ_VDB_NAME, rc, err);
 		abort();
 	}
 	return rc;
