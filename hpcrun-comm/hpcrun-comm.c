@@ -217,7 +217,7 @@ static void find_runtime(char *out, size_t len)
 
 static void write_topology(const char *dir)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], tmp[PATH_MAX + 96];
 	hwloc_topology_t topo;
 
 	snprintf(path, sizeof path, "%s/topology-%08x.xml", dir, (unsigned)gethostid());
@@ -225,8 +225,13 @@ static void write_topology(const char *dir)
 		return;
 	if (hwloc_topology_init(&topo) < 0)
 		return;
-	if (hwloc_topology_load(topo) == 0 && hwloc_topology_export_xml(topo, path, 0) < 0)
+	/* through a temporary name: a full disk must not leave half a topology */
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+	if (hwloc_topology_load(topo) == 0 &&
+	    (hwloc_topology_export_xml(topo, tmp, 0) < 0 || rename(tmp, path) < 0)) {
 		fprintf(stderr, "%s: warning: cannot write the topology %s: %s\n", prog, path, strerror(errno));
+		unlink(tmp);
+	}
 	hwloc_topology_destroy(topo);
 }
 

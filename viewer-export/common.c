@@ -60,10 +60,15 @@ int out_close(struct out *o, bool ok)
 			rc = vx_error("writing standard output: %s", strerror(errno));
 		return ok ? rc : -1;
 	}
-	if (ferror(o->f))
-		ok = false, rc = vx_error("%s: write error", o->tmp);
+	/* flush first: a failed flush says why (ENOSPC, EDQUOT, EIO) */
+	if (fflush(o->f) && ok)
+		ok = false, rc = vx_error("%s: cannot write: %s (nothing written)", o->path,
+		                          strerror(errno));
+	if (ferror(o->f) && ok)
+		ok = false, rc = vx_error("%s: write error (nothing written)", o->path);
 	if (fclose(o->f) && ok)
-		ok = false, rc = vx_error("%s: %s", o->tmp, strerror(errno));
+		ok = false, rc = vx_error("%s: cannot write: %s (nothing written)", o->path,
+		                          strerror(errno));
 	if (ok && rename(o->tmp, o->path))
 		ok = false, rc = vx_error("%s: %s", o->path, strerror(errno));
 	if (!ok) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "exporter.h"
 
@@ -34,6 +35,9 @@ struct csvdir {
 	const char *dir;
 	struct out out;
 	FILE *f;
+	const char *name;          /* table being written */
+	const char *written[16];   /* tables committed by this run */
+	int nwritten;
 };
 
 static int begin(struct csvdir *c, const char *name, const char *header)
@@ -43,6 +47,7 @@ static int begin(struct csvdir *c, const char *name, const char *header)
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
 	if (out_open(&c->out, path))
 		return -1;
+	c->name = name;
 	c->f = c->out.f;
 	fprintf(c->f, "%s\n", header);
 	return 0;
@@ -50,7 +55,32 @@ static int begin(struct csvdir *c, const char *name, const char *header)
 
 static int end(struct csvdir *c)
 {
-	return out_close(&c->out, true);
+	char *copy;
+	int rc = out_close(&c->out, true);
+
+	/* begin() names come from string literals or a caller's buffer: keep a copy */
+	if (rc == 0 && c->nwritten < (int)(sizeof(c->written) / sizeof(c->written[0])) &&
+	    (copy = strdup(c->name)) != NULL)
+		c->written[c->nwritten++] = copy;
+	return rc;
+}
+
+/* A failed export (disk full, ...) must not leave a partial set of tables
+   that looks like a complete one: remove what this run wrote, and the
+   directory when this run created it. */
+static void undo(struct csvdir *c, bool created)
+{
+	char path[4096];
+
+	for (int k = 0; k < c->nwritten; k++) {
+		snprintf(path, sizeof(path), "%s/%s", c->dir, c->written[k]);
+		unlink(path);
+	}
+	if (created)
+		rmdir(c->dir);
+	vx_error("%s: CSV export incomplete: removed the %d table%s this run had written%s",
+	         c->dir, c->nwritten, c->nwritten == 1 ? "" : "s",
+	         created ? " and the directory" : "");
 }
 
 static int write_summary(struct csvdir *c, const struct hc_vdb *db)
@@ -242,10 +272,14 @@ static int csv_run(const struct hc_vdb *db, const struct export_opts *o)
 {
 	struct csvdir c = { .dir = o->out };
 	struct stat st;
+	bool created = true;
 	int rc = 0;
 
-	if (mkdir(o->out, 0777) && errno != EEXIST)
-		return vx_error("%s: %s", o->out, strerror(errno));
+	if (mkdir(o->out, 0777)) {
+		if (errno != EEXIST)
+			return vx_error("%s: %s", o->out, strerror(errno));
+		created = false;
+	}
 	if (stat(o->out, &st) || !S_ISDIR(st.st_mode))
 		return vx_error("%s: not a directory", o->out);
 	{
@@ -264,6 +298,10 @@ static int csv_run(const struct hc_vdb *db, const struct export_opts *o)
 	rc |= write_code_pairs(&c, db);
 	if (db->has_objects)
 		rc |= write_objects(&c, db);
+	if (rc)
+		undo(&c, created);
+	for (int k = 0; k < c.nwritten; k++)
+		free((char *)c.written[k]);
 	return rc ? -1 : 0;
 }
 

@@ -7,6 +7,7 @@
    hc_fmt and system calls, so a fatal-signal flush may call it too. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +53,27 @@ static int put_counters(struct hc_prof_writer *w, const struct hc_thread *t)
 	return ret ? ret : hc_prof_section_end(w);
 }
 
+/* Profiles that could not be written (disk full, quota, I/O error). The log
+   may be on the same full file system, so a loss is also said on stderr: the
+   launcher has exec'ed the program and cannot tell, and the exit status is
+   the program's. */
+static uint32_t profiles_lost;
+
+static void say_lost(const char *fmt, ...) HC_PRINTF(1, 2);
+static void say_lost(const char *fmt, ...)
+{
+	char buf[PATH_MAX + 256];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	hc_vfmt(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	n = strlen(buf);
+	if (write(2, buf, n) < 0)
+		return;   /* nowhere left to say it */
+}
+
 int rt__write_profile(struct hc_thread *t)
 {
 	const struct hc_prof_module *mods = __atomic_load_n(&hc_rt.mods, __ATOMIC_ACQUIRE);
@@ -88,8 +110,12 @@ int rt__write_profile(struct hc_thread *t)
 	hc_fmt(tmp, sizeof tmp, "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		rt__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(errno));
-		return -errno;
+		ret = -errno;
+		rt__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(-ret));
+		if (__atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
+			say_lost("hpcrun-comm: error: process %u: profile of thread %u lost: cannot "
+			         "create %s: %s\n", hc_rt.pid, t->id.index, tmp, strerror(-ret));
+		return ret;
 	}
 	stage = "header";
 	ret = hc_prof_writer_init(&w, fd, t->wbuf, HC_WRITE_BUF, &th);
@@ -137,6 +163,9 @@ int rt__write_profile(struct hc_thread *t)
 	if (ret) {
 		rt__log("thread %u: writing %s failed (%s): %s", t->id.index, path, stage, strerror(-ret));
 		unlink(tmp);
+		if (__atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
+			say_lost("hpcrun-comm: error: process %u: profile of thread %u lost: writing %s "
+			         "failed (%s): %s\n", hc_rt.pid, t->id.index, path, stage, strerror(-ret));
 	}
 	counters_add(&hc_rt.total, &t->cnt);
 	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
@@ -171,7 +200,15 @@ void rt__write_process_log(void)
 {
 	const struct hc_counters *c = &hc_rt.total;
 
+	uint32_t lost = __atomic_load_n(&profiles_lost, __ATOMIC_RELAXED);
+
 	rt__log("threads measured: %u, unmeasured: %u", hc_rt.threads_seen, hc_rt.threads_unmeasured);
+	if (lost) {
+		rt__log("profiles lost: %u (could not be written)", lost);
+		say_lost("hpcrun-comm: error: process %u: %u thread profile%s lost (could not be "
+		         "written into %s); the measurement is incomplete\n", hc_rt.pid, lost,
+		         lost == 1 ? "" : "s", hc_rt.opt.dir);
+	}
 #define HC_X(n) rt__log("counter %-28s %llu", #n, (unsigned long long)c->n);
 	HC_COUNTERS(HC_X)
 #undef HC_X
