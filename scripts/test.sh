@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # test.sh — quick start 2: install, build and run the whole test suite, then
-# the same suite in an ASan+UBSan build. Ends with "N passed, N failed".
-# TEST_SANITIZERS=0 skips the sanitizer build.
+# the same suite in an ASan+UBSan build, then the concurrent modules' unit
+# tests in a TSan build. Ends with "N passed, N failed, N skipped".
+# TEST_SANITIZERS=0 skips the ASan+UBSan build, TEST_TSAN=0 the TSan one.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 passed=0 failed=0 skipped=0
@@ -41,9 +42,41 @@ suite() {
 	fi
 }
 
+# The concurrent modules under TSan: a TSan tree with only their
+# multithreaded unit tests built and run (the bulletin board, the arenas, the
+# profile writer and reader, the log). Each counts as one test; a TSan report
+# makes the test exit non-zero (TSan's exitcode 66). TEST_TSAN=0 skips it.
+TSAN_TESTS="tests/unit/detect/test_bulletin_mt tests/unit/support/test_arena \
+ tests/unit/prof/test_prof_mt tests/unit/support/test_log"
+tsan_suite() {
+	dir=$1
+	echo "== tsan build ($dir)"
+	mkdir -p "$dir"
+	if ! { [ -f "$dir/Makefile" ] && [ "$dir/config.status" -nt "$src/configure" ] ||
+	       (cd "$dir" && "$src/configure" -q --enable-tsan); } ||
+	   ! make -C "$dir" -j"$(nproc)" $TSAN_TESTS >"$dir/build.out" 2>&1; then
+		tail -n 40 "$dir/build.out" 2>/dev/null
+		echo "tsan: build failed"
+		failed=$((failed + 1))
+		return
+	fi
+	for t in $TSAN_TESTS; do
+		TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1}" "$dir/$t" >"$dir/$t.out" 2>&1
+		rc=$?
+		case $rc in
+		0) echo "[tsan] PASS: $t"; passed=$((passed + 1)) ;;
+		77) echo "[tsan] SKIP: $t"; skipped=$((skipped + 1)) ;;
+		*) echo "[tsan] FAIL: $t (exit $rc)"; failed=$((failed + 1)); tail -n 60 "$dir/$t.out" ;;
+		esac
+	done
+}
+
 suite default "$src/build"
 if [ "${TEST_SANITIZERS:-1}" != 0 ]; then
 	suite asan-ubsan "$src/build-asan" --enable-sanitizers
+fi
+if [ "${TEST_TSAN:-1}" != 0 ]; then
+	tsan_suite "$src/build-tsan"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
