@@ -50,11 +50,15 @@ static void usage(FILE *f)
 "      --bulletin-board-size N   BulletinBoard slots (default %u)\n"
 "      --watchpoints N           watchpoints per armed set (default: all available)\n"
 "      --min-alloc BYTES         track only heap blocks of at least BYTES (default 0)\n"
+"      --flush-interval SEC      re-write every thread's profile every SEC seconds\n"
+"                                of wall time (default %d; 0 = only at exit)\n"
+"      --dir-mode MODE           mode of a measurement directory created (octal,\n"
+"                                default 0700; an existing one is left as it is)\n"
 "  -h, --help                    this text\n"
 "  -V, --version                 version\n"
 "\n"
 "Then: hpcprof-comm DIR  (analysis), viewer-export DATABASE  (report).\n",
-	        prog, (unsigned long long)HC_DEFAULT_PERIOD, HC_BB_DEFAULT_SLOTS);
+	        prog, (unsigned long long)HC_DEFAULT_PERIOD, HC_BB_DEFAULT_SLOTS, HC_DEFAULT_FLUSH_INTERVAL);
 }
 
 static void die(const char *hint, const char *fmt, ...) HC_PRINTF(2, 3) __attribute__((noreturn));
@@ -90,8 +94,11 @@ static int list_capabilities(void)
 	uname(&u);
 	printf("hpcrun-comm %s: what this machine supports\n\n", PACKAGE_VERSION);
 	printf("kernel:               %s %s (%s)\n", u.sysname, u.release, u.machine);
+	r = hc_probe_soft(why, sizeof why);
 	printf("perf_event_paranoid:  %d%s\n", par,
-	       par > 2 ? " (too high: sudo sysctl kernel.perf_event_paranoid=2)" :
+	       par > 2 && r < 0 ? " (too high: sudo sysctl kernel.perf_event_paranoid=2)" :
+	       par > 2 ? " (above 2: forbids unprivileged perf events on kernels with that patch, "
+	                 "e.g. Debian's and Android's; this kernel still allows them)" :
 	       par == 2 ? " (user-space measurement of own processes: enough)" : "");
 	r = hc_probe_pebs(why, sizeof why);
 	printf("pebs (Intel):         %s — %s\n", r == 0 ? "yes" : "no", unprefixed(why, "pebs: "));
@@ -215,24 +222,98 @@ static void find_runtime(char *out, size_t len)
 		die("reinstall hpcrun-comm, or set HPCRUN_COMM_RUNTIME", "runtime library not found: %s", out);
 }
 
+/* The topology, once per host: created O_EXCL|O_NOFOLLOW (a concurrent run
+   that wrote it first wins; a symlink planted there is never followed). */
 static void write_topology(const char *dir)
 {
 	char path[PATH_MAX + 64], tmp[PATH_MAX + 96];
 	hwloc_topology_t topo;
+	char *xml = NULL;
+	int len = 0, fd;
 
 	snprintf(path, sizeof path, "%s/topology-%08x.xml", dir, (unsigned)gethostid());
-	if (access(path, F_OK) == 0)
+	if (faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return;
 	if (hwloc_topology_init(&topo) < 0)
 		return;
-	/* through a temporary name: a full disk must not leave half a topology */
+	/* Through a temporary name (a full disk must not leave half a
+	   topology), created O_EXCL|O_NOFOLLOW (a symlink planted there is
+	   never followed) and renamed without replacing (a concurrent run that
+	   wrote it first wins). */
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-	if (hwloc_topology_load(topo) == 0 &&
-	    (hwloc_topology_export_xml(topo, tmp, 0) < 0 || rename(tmp, path) < 0)) {
-		fprintf(stderr, "%s: warning: cannot write the topology %s: %s\n", prog, path, strerror(errno));
-		unlink(tmp);
+	if (hwloc_topology_load(topo) == 0 && hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) == 0) {
+		/* hwloc counts the final NUL in len */
+		size_t n = len > 0 ? (size_t)len - 1 : 0, off = 0;
+		int err = 0;
+
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			err = errno;
+		} else {
+			while (off < n) {
+				ssize_t w = write(fd, xml + off, n - off);
+				if (w <= 0) {
+					err = w < 0 ? errno : ENOSPC;
+					break;
+				}
+				off += (size_t)w;
+			}
+			if (close(fd) < 0 && !err)
+				err = errno;
+			if (!err && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0 &&
+			    errno != EEXIST)
+				err = errno;
+			unlink(tmp);       /* after a rename: gone already; after EEXIST: ours, unused */
+		}
+		if (err)
+			fprintf(stderr, "%s: warning: cannot write the topology %s: %s\n", prog, path, strerror(err));
+		hwloc_free_xmlbuffer(topo, xml);
 	}
 	hwloc_topology_destroy(topo);
+}
+
+/* Why perf_event_open fails when the cause is this process's setting, not
+   the machine: a seccomp filter, or perf_event_paranoid above 2. */
+static void explain_refusal(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	int mode = -1, par = hc_perf_paranoid();
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (mode == 2)
+		fprintf(stderr, "%s: note: this process runs under a seccomp filter (Seccomp: 2 in "
+		        "/proc/self/status); if it denies perf_event_open, run outside it (docker: "
+		        "--security-opt seccomp=unconfined, or allow perf_event_open in the profile)\n", prog);
+	if (par > 2)
+		fprintf(stderr, "%s: note: kernel.perf_event_paranoid is %d: unprivileged processes may not "
+		        "use perf events at all; ask an administrator for: sysctl kernel.perf_event_paranoid=2\n",
+		        prog, par);
+}
+
+/* An existing measurement directory must be ours and closed to others:
+   writing profiles into a directory someone else controls would let them
+   read or replace them. */
+static void check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		die(NULL, "%s: %s", dir, strerror(errno));
+	if (S_ISLNK(st.st_mode) && stat(dir, &st) < 0)
+		die(NULL, "%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		die("choose another directory with -o", "%s exists and is not a directory", dir);
+	if (st.st_uid != geteuid())
+		die("choose a directory of your own with -o",
+		    "%s belongs to uid %u, not to you (uid %u)", dir, (unsigned)st.st_uid, (unsigned)geteuid());
+	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+		die("chmod o-w it, or choose another directory with -o",
+		    "%s is writable by every user", dir);
 }
 
 #ifdef HC_SANITIZERS
@@ -258,12 +339,16 @@ int main(int argc, char **argv)
 		{ "bulletin-board-size", required_argument, NULL, 'b' },
 		{ "watchpoints", required_argument, NULL, 'w' },
 		{ "min-alloc", required_argument, NULL, 'm' },
+		{ "flush-interval", required_argument, NULL, 'F' },
+		{ "dir-mode", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *event = NULL, *outdir = NULL, *sampler = "auto";
 	unsigned long bb = HC_BB_DEFAULT_SLOTS, nwatch = ULONG_MAX, min_alloc = 0;
+	unsigned long flush = HC_DEFAULT_FLUSH_INTERVAL, dir_mode = 0700;
+	bool created;
 	char err[512], why[1024], progpath[PATH_MAX], rtlib[PATH_MAX], dir[PATH_MAX], buf[PATH_MAX * 3];
 	uint64_t period;
 	int c, kind, sel;
@@ -294,6 +379,18 @@ int main(int argc, char **argv)
 			if (errno || *end)
 				die(NULL, "bad --min-alloc '%s' (bytes)", optarg);
 			break;
+		case 'F':
+			errno = 0;
+			flush = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || flush > 86400)
+				die("give whole seconds from 0 (off) to 86400", "bad --flush-interval '%s'", optarg);
+			break;
+		case 'D':
+			errno = 0;
+			dir_mode = strtoul(optarg, &end, 8);
+			if (errno || *end || !*optarg || dir_mode > 0777 || !(dir_mode & 0700))
+				die("give an octal mode that lets you in, e.g. 0700 or 0750", "bad --dir-mode '%s'", optarg);
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("hpcrun-comm %s\n", PACKAGE_VERSION); return 0;
 		default:  usage(stderr); return 2;
@@ -312,8 +409,15 @@ int main(int argc, char **argv)
 	check_program(progpath);
 
 	sel = hc_probe_select(kind, NULL, why, sizeof why);
-	if (sel < 0)
+	if (sel < 0) {
+		explain_refusal();
 		die("run hpcrun-comm -L for what this machine supports", "cannot measure: %s", why);
+	}
+	if (hc_perf_paranoid() > 2)
+		fprintf(stderr, "%s: note: kernel.perf_event_paranoid is %d (above 2): kernels with the "
+		        "paranoid-3 patch (Debian, Android) forbid unprivileged perf events at this level; "
+		        "this one allows measuring your own processes, so measurement goes on\n",
+		        prog, hc_perf_paranoid());
 	if (sel == HC_SAMPLER_SOFT && period < HC_MIN_SOFT_PERIOD)
 		die("use a period of at least 50000 ns with the soft sampler",
 		    "COMM@%llu is too short for the soft sampler: below 50 us the timer interrupts "
@@ -326,8 +430,13 @@ int main(int argc, char **argv)
 		const char *base = strrchr(progpath, '/');
 		snprintf(dir, sizeof dir, "hpctoolkit-%s-measurements", base ? base + 1 : progpath);
 	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	created = mkdir(dir, 0700) == 0;
+	if (!created && errno != EEXIST)
 		die("choose another directory with -o", "cannot create %s: %s", dir, strerror(errno));
+	/* Exactly the mode asked (mkdir's is filtered by the umask). */
+	if (created && chmod(dir, (mode_t)dir_mode) < 0)
+		die(NULL, "cannot set the mode of %s: %s", dir, strerror(errno));
+	check_dir(dir);
 	if (!realpath(dir, buf))
 		die(NULL, "%s: %s", dir, strerror(errno));
 	snprintf(dir, sizeof dir, "%s", buf);
@@ -347,6 +456,10 @@ int main(int argc, char **argv)
 	}
 	snprintf(buf, sizeof buf, "%lu", min_alloc);
 	setenv("HPCRUN_COMM_MIN_ALLOC", buf, 1);
+	snprintf(buf, sizeof buf, "%lu", flush);
+	setenv("HPCRUN_COMM_FLUSH_INTERVAL", buf, 1);
+	snprintf(buf, sizeof buf, "%04lo", dir_mode);
+	setenv("HPCRUN_COMM_DIR_MODE", buf, 1);
 	unsetenv("HPCRUN_COMM_GEN");
 	{
 		const char *old = getenv("LD_PRELOAD");

@@ -87,7 +87,10 @@ static uint32_t child(struct hc_thread *t, uint32_t parent, uint64_t ip, uint32_
 	n->parent = parent;
 	n->flags = flags;
 	n->next = c->buckets[b];
-	c->buckets[b] = c->n++;
+	c->buckets[b] = c->n;
+	/* Release: a periodic flush reading nodes [0, n) from another thread
+	   sees them complete (flush.c). */
+	__atomic_store_n(&c->n, c->n + 1, __ATOMIC_RELEASE);
 	if (c->n > 2 * (c->mask + 1) && c->mask + 1 < c->cap)
 		grow(t);
 	return c->n - 1;

@@ -32,7 +32,44 @@ struct hc_runtime hc_rt;
 __thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec")));
 
 static int logfd = -1;
+static char logpath[PATH_MAX];
+static dev_t log_dev;
+static ino_t log_ino;
+static int log_reopening;
 static int fini_done;
+
+/* The log fd may have been closed under us by a raw close(2) and its number
+   reused by the program (fds.c): write only to the file we created, and
+   reopen it by name if needed. Async-signal-safe. */
+static void vlog_reopened(int fd);
+static int log_fd_checked(void)
+{
+	struct stat st;
+	int fd = __atomic_load_n(&logfd, __ATOMIC_ACQUIRE);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && st.st_dev == log_dev && st.st_ino == log_ino)
+		return fd;
+	if (__atomic_exchange_n(&log_reopening, 1, __ATOMIC_ACQ_REL))
+		return -1;
+	rt__fd_forget(&logfd);
+	fd = open(logpath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != log_dev || st.st_ino != log_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0) {
+		rt__fd_adopt(fd, &logfd, false);
+		__atomic_add_fetch(&rt__fd_stats.lost, 1, __ATOMIC_RELAXED);
+		fd = logfd;
+		vlog_reopened(fd);
+	} else {
+		logfd = -1;
+	}
+	__atomic_store_n(&log_reopening, 0, __ATOMIC_RELEASE);
+	return fd;
+}
 
 uint64_t rt__now(void)
 {
@@ -61,18 +98,26 @@ static void vlog(int fd, const char *prefix, const char *fmt, va_list ap)
 	}
 }
 
+static void vlog_reopened(int fd)
+{
+	static const char msg[] = "fds: the log fd was closed by the program behind libc's back: "
+	                          "reopened (counted in fds_lost)\n";
+	ssize_t w = write(fd, msg, sizeof msg - 1);
+	(void)w;
+}
+
 /* Async-signal-safe: formats on the stack and write(2)s to the process log. */
 void rt__log(const char *fmt, ...)
 {
 	va_list ap;
-	int saved = errno;
+	int saved = errno, fd = log_fd_checked();
 
-	if (logfd < 0) {
+	if (fd < 0) {
 		errno = saved;
 		return;
 	}
 	va_start(ap, fmt);
-	vlog(logfd, "", fmt, ap);
+	vlog(fd, "", fmt, ap);
 	va_end(ap);
 	errno = saved;
 }
@@ -86,7 +131,7 @@ void rt__fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(2, "hpcrun-comm: error: ", fmt, ap);
 	va_end(ap);
-	if (logfd >= 0) {
+	if (log_fd_checked() >= 0) {
 		va_start(ap, fmt);
 		vlog(logfd, "error: ", fmt, ap);
 		va_end(ap);
@@ -136,6 +181,16 @@ static void read_options(struct hc_options *o)
 	   found at the interrupted PC. */
 	s = getenv("HPCRUN_COMM_NO_PREV");
 	o->no_prev = s && *s && strcmp(s, "0") != 0;
+	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
+	s = getenv("HPCRUN_COMM_DIR_MODE");
+	o->dir_mode = 0700;
+	if (s && *s) {
+		char *end;
+		unsigned long m = strtoul(s, &end, 8);
+		if (*end || m > 07777)
+			rt__fatal("bad value '%s' for HPCRUN_COMM_DIR_MODE (expected an octal mode, e.g. 0750)", s);
+		o->dir_mode = (unsigned)m;
+	}
 	s = getenv("HPCRUN_COMM_DIR");
 	if (s && *s) {
 		if (strlen(s) >= sizeof o->dir)
@@ -231,26 +286,19 @@ void rt__refresh_maps(void)
 static void open_log(void)
 {
 	char path[PATH_MAX];
+	struct stat st;
+	int fd;
 
 	hc_fmt(path, sizeof path, "%s/%s-000000-%08x-%u-%u.log", hc_rt.opt.dir, hc_rt.exe,
 	       hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen);
-	logfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
-	if (logfd < 0)
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
+	if (fd < 0 || fstat(fd, &st) < 0)
 		rt__fatal("cannot create the log %s: %s", path, strerror(errno));
-}
-
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rlim_t want = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
-		if (want > rl.rlim_cur) {
-			rl.rlim_cur = want;
-			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-				rt__log("raised RLIMIT_NOFILE to %lu for perf fds", (unsigned long)want);
-		}
-	}
+	hc_fmt(logpath, sizeof logpath, "%s", path);
+	log_dev = st.st_dev;
+	log_ino = st.st_ino;
+	rt__fd_reserve(1);
+	rt__fd_adopt(fd, &logfd, false);
 }
 
 static void atfork_prepare(void)
@@ -290,8 +338,9 @@ static void atfork_child(void)
 		rt__arena_release(&self->arena);
 	}
 	if (logfd >= 0)
-		close(logfd);
+		rt__fd_close(&logfd, "the log");
 	logfd = -1;
+	rt__flush_atfork_child();
 	rt__process_init(true);
 }
 
@@ -323,8 +372,11 @@ void rt__process_init(bool after_fork)
 	}
 	hc_rt.pid = (uint32_t)getpid();
 	hc_rt.hostid = (uint32_t)gethostid();
-	if (mkdir(hc_rt.opt.dir, 0700) < 0 && errno != EEXIST)
+	if (mkdir(hc_rt.opt.dir, 0700) == 0)
+		chmod(hc_rt.opt.dir, hc_rt.opt.dir_mode);   /* exactly the mode asked, not umask's */
+	else if (errno != EEXIST)
 		rt__fatal("cannot create the measurement directory %s: %s", hc_rt.opt.dir, strerror(errno));
+	rt__fd_init();                 /* before the first fd we keep: the log */
 	open_log();
 	rt__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
 	        hc_rt.opt.ppid, hc_rt.opt.gen, hc_rt.exe_path);
@@ -352,7 +404,7 @@ void rt__process_init(bool after_fork)
 	rt__log("watchpoints per armed set: %d", nw);
 
 	hc_rt.have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
-	raise_fd_limit();
+	rt__fd_log_limits();
 
 	bbsz = hc_bulletin_size(hc_rt.opt.bb_slots);
 	bbmem = mmap(NULL, bbsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -381,6 +433,7 @@ void rt__process_init(bool after_fork)
 	hc_rt.ready = 1;
 	if (!rt__thread_begin(0, HC_NONE, HC_NONE, 0))
 		rt__fatal("cannot start measuring the main thread (see the log in %s)", hc_rt.opt.dir);
+	rt__flush_start();
 }
 
 /* Flush every profile and the process log, once. */
@@ -401,7 +454,8 @@ void rt__process_finish(void)
 {
 	if (!hc_rt.ready || __atomic_exchange_n(&fini_done, 1, __ATOMIC_ACQ_REL))
 		return;
-	__atomic_store_n(&hc_rt.stopping, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&hc_rt.stopping, 1, __ATOMIC_SEQ_CST);
+	rt__flush_quiesce();           /* no periodic snapshot after this point */
 	rt__flush_all();
 	rt__write_process_log();
 }
@@ -436,11 +490,13 @@ void rt__resume_after_exec_failure(void)
 		memset(&t->cnt, 0, sizeof t->cnt);
 		memset(t->hist, 0, sizeof t->hist);
 		t->id.end_ns = 0;
+		t->snap.written = 0;           /* new generation, new file names */
+		t->snap.key = 0;
 		__atomic_store_n(&t->safety.flushed, 0, __ATOMIC_RELEASE);
 	}
 	fini_done = 0;
 	__atomic_store_n(&hc_rt.stopping, 0, __ATOMIC_RELEASE);
-	if (hc_self && hc_self->sampler.fd < 0)
-		rt__sampler_thread_start(hc_self);
+	if (hc_self && hc_self->sampler.fd < 0 && rt__fd_reserve(1) && rt__sampler_thread_start(hc_self) < 0)
+		rt__fd_unreserve(1);
 	rt__log("exec failed: measurement continues as generation %u", hc_rt.opt.gen);
 }

@@ -5,11 +5,17 @@
    and our atfork handlers only run for fork), every exec* flushes all
    profiles first and passes the measurement environment on (generation + 1,
    LD_PRELOAD kept even when the program built its own environment), and
-   dlopen/dlclose refresh the load map. Shims stay thin; the work is in init.c and
+   dlopen/dlclose refresh the load map, posix_spawn/posix_spawnp pass the
+   measurement environment on like exec, and an exec or spawn of a
+   statically linked program is logged (it runs unmeasured). Shims stay thin; the work is in init.c and
    thread.c. Not signal context. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,25 +82,29 @@ static bool has_prefix(const char *s, const char *p)
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
-/* A copy of envp with HPCRUN_COMM_GEN = gen+1, our options restored if the
-   program dropped them, and LD_PRELOAD starting with this runtime. */
-static char **exec_env(char *const envp[], char *store, size_t cap)
+/* A copy of envp with HPCRUN_COMM_GEN = gen, our options restored if the
+   program dropped them, and LD_PRELOAD starting with this runtime. One
+   malloc'd block (pointers, then the strings we add): free() it. */
+static char **exec_env(char *const envp[], unsigned gen)
 {
 	static const char *const keep[] = {
 		"HPCRUN_COMM_DIR", "HPCRUN_COMM_EVENT", "HPCRUN_COMM_SAMPLER", "HPCRUN_COMM_BB_SIZE",
 		"HPCRUN_COMM_WATCHPOINTS", "HPCRUN_COMM_MIN_ALLOC", "HPCRUN_COMM_NO_PREV",
+		"HPCRUN_COMM_FLUSH_INTERVAL", "HPCRUN_COMM_DIR_MODE",
 		/* test hooks: the exec'd image must measure the same way */
 		"HPCRUN_COMM_PMU_STANDIN", "HPCRUN_COMM_SYSFS_ROOT",
 	};
 	const char *lib = self_path(), *preload = NULL;
-	size_t n = 0, used = 0;
-	char **out;
+	size_t n = 0, used = 0, cap = PATH_MAX * 4, slots;
+	char **out, *store;
 
 	while (envp && envp[n])
 		n++;
-	out = malloc((n + 16) * sizeof *out);
+	slots = n + 16;
+	out = malloc(slots * sizeof *out + cap);
 	if (!out)
 		return NULL;
+	store = (char *)(out + slots);
 	n = 0;
 	for (size_t i = 0; envp && envp[i]; i++) {
 		if (has_prefix(envp[i], "HPCRUN_COMM_"))
@@ -115,14 +125,84 @@ static char **exec_env(char *const envp[], char *store, size_t cap)
 		if (v)
 			ADD("%s=%s", keep[i], v);
 	}
-	ADD("HPCRUN_COMM_GEN=%u", hc_rt.opt.gen + 1);
-	if (!preload || !lib || !strstr(preload, lib))
-		ADD("LD_PRELOAD=%s%s%s", lib ? lib : "", preload && *preload ? ":" : "", preload ? preload : "");
-	else
+	ADD("HPCRUN_COMM_GEN=%u", gen);
+	if (!preload || !lib || !strstr(preload, lib)) {
+		/* What the launcher put before and including us (in a sanitizer
+		   build the ASan runtime comes first), then the program's own. */
+		const char *cur = getenv("LD_PRELOAD"), *at = cur && lib ? strstr(cur, lib) : NULL;
+		int head = at ? (int)(at - cur + (ptrdiff_t)strlen(lib)) : 0;
+		if (at)
+			ADD("LD_PRELOAD=%.*s%s%s", head, cur, preload && *preload ? ":" : "", preload ? preload : "");
+		else
+			ADD("LD_PRELOAD=%s%s%s", lib ? lib : "", preload && *preload ? ":" : "", preload ? preload : "");
+	} else {
 		ADD("LD_PRELOAD=%s", preload);
+	}
 #undef ADD
 	out[n] = NULL;
 	return out;
+}
+
+/* Does this ELF file lack a PT_INTERP (statically linked: LD_PRELOAD cannot
+   inject us)? Unreadable or not ELF → false (exec decides). */
+static bool is_static_fd(int fd)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof ph)
+		return false;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) != (ssize_t)sizeof ph)
+			return false;
+		if (ph.p_type == PT_INTERP)
+			return false;
+	}
+	return true;
+}
+
+/* The file exec would run: path as is, or searched in PATH. */
+static bool resolve(const char *file, bool search, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (!search || strchr(file, '/')) {
+		hc_fmt(out, len, "%s", file);
+		return true;
+	}
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		const char *c = strchr(path, ':');
+		size_t k = c ? (size_t)(c - path) : strlen(path);
+		hc_fmt(out, len, "%.*s/%s", (int)k, k ? path : ".", file);
+		if (access(out, X_OK) == 0)
+			return true;
+		path += k + (c ? 1 : 0);
+	}
+	return false;
+}
+
+/* Say in the log that a statically linked program runs unmeasured. */
+static void note_static(const char *file, int fd, bool search, const char *how)
+{
+	char path[PATH_MAX];
+	bool st = false;
+
+	if (fd >= 0) {
+		st = is_static_fd(fd);
+		hc_fmt(path, sizeof path, "fd %d", fd);
+	} else if (file && resolve(file, search, path, sizeof path)) {
+		int f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f >= 0) {
+			st = is_static_fd(f);
+			close(f);
+		}
+	}
+	if (st)
+		rt__log("%s of %s: statically linked, LD_PRELOAD cannot inject the runtime: "
+		        "it runs unmeasured", how, path);
 }
 
 /* Flush before the image is replaced; if exec fails, carry on measuring
@@ -146,12 +226,13 @@ enum exec_kind { EXEC_PATH, EXEC_SEARCH, EXEC_FD };
 
 static int do_exec(enum exec_kind kind, const char *file, int fd, char *const argv[], char *const envp[])
 {
-	static char store[PATH_MAX * 4];
 	char **env;
 	int ret, err;
 
+	if (hc_rt.ready)
+		note_static(file, fd, kind == EXEC_SEARCH, "exec");
 	before_exec();
-	env = exec_env(envp, store, sizeof store);
+	env = exec_env(envp, hc_rt.opt.gen + 1);
 	if (!env)
 		env = (char **)envp;
 	switch (kind) {
@@ -254,4 +335,39 @@ HC_EXPORT int execle(const char *path, const char *arg, ...)
 	ret = exec_list(EXEC_PATH, path, arg, ap, true);
 	va_end(ap);
 	return ret;
+}
+
+/* ---- posix_spawn ----
+   glibc's posix_spawn (and system(), popen() built on it) clones and execs
+   inside libc, past our exec wrappers: the child gets the environment given
+   here, so it gets our LD_PRELOAD and options the same way (a new process:
+   generation 0). */
+static int do_spawn(bool search, pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	char **env = NULL;
+	int ret;
+
+	if (hc_rt.ready) {
+		note_static(file, -1, search, "posix_spawn");
+		env = exec_env(envp, 0);
+	}
+	if (search)
+		ret = REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp);
+	else
+		ret = REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);
+	free(env);
+	return ret;
+}
+
+HC_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return do_spawn(false, pid, path, fa, attr, argv, envp);
+}
+
+HC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return do_spawn(true, pid, file, fa, attr, argv, envp);
 }

@@ -2,7 +2,8 @@
 /* output.c — writing measurements: one profile per thread, named as
    HPCToolkit does (<exe>-<rank>-<thread>-<hostid>-<pid>-<gen>.hcprof),
    written to a temporary file opened O_EXCL|O_NOFOLLOW and moved into place
-   without replacing anything (renameat2 RENAME_NOREPLACE), and the process
+   without replacing anything (renameat2 RENAME_NOREPLACE) but the thread's
+   own periodic snapshot (flush.c), and the process
    log with the counters and the handler cost. Uses only the profile writer,
    hc_fmt and system calls, so a fatal-signal flush may call it too. */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/probe.h"
@@ -74,7 +76,14 @@ static void say_lost(const char *fmt, ...)
 		return;   /* nowhere left to say it */
 }
 
-int rt__write_profile(struct hc_thread *t)
+#define WRITES_BORROWED 8
+static int borrowed;            /* profile writes holding one of the program's fds */
+
+/* Write t's profile to its file: through NAME.tmp (O_EXCL|O_NOFOLLOW),
+   then renamed into place; without replacing anything unless a periodic
+   snapshot of this thread is there (`replace`). A failed final write
+   (`final`) counts as a lost profile; a failed snapshot is only logged. */
+static int write_file(const struct hc_thread *t, bool replace, bool final)
 {
 	const struct hc_prof_module *mods = __atomic_load_n(&hc_rt.mods, __ATOMIC_ACQUIRE);
 	uint32_t nmods = hc_rt.nmods;
@@ -82,6 +91,7 @@ int rt__write_profile(struct hc_thread *t)
 	struct hc_prof_writer w;
 	char tmp[PATH_MAX], path[PATH_MAX];
 	const char *stage = "open";
+	bool counted;
 	int fd, ret;
 
 	memset(&th, 0, sizeof th);
@@ -108,11 +118,28 @@ int rt__write_profile(struct hc_thread *t)
 	hc_fmt(path, sizeof path, "%s/%s-000000-%03u-%08x-%u-%u.%s", hc_rt.opt.dir, hc_rt.exe,
 	       t->id.index, hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen, HC_PROF_SUFFIX);
 	hc_fmt(tmp, sizeof tmp, "%s.tmp", path);
+	/* The fd comes out of the runtime's budget (fds.c) when it can; if the
+	   budget is used up, at most WRITES_BORROWED writes at a time borrow one
+	   of the program's (it keeps at least 16), so a thousand threads exiting
+	   at once never leave the program without fds. */
+	counted = rt__fd_reserve(1);
+	if (!counted) {
+		for (int ms = 0; __atomic_add_fetch(&borrowed, 1, __ATOMIC_ACQ_REL) > WRITES_BORROWED &&
+		                 !hc_rt.stopping && ms < 5000; ms++) {
+			struct timespec ts = { 0, 200000 };
+			__atomic_sub_fetch(&borrowed, 1, __ATOMIC_ACQ_REL);
+			nanosleep(&ts, NULL);
+		}
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		ret = -errno;
 		rt__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(-ret));
-		if (__atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
+		if (counted)
+			rt__fd_unreserve(1);
+		else
+			__atomic_sub_fetch(&borrowed, 1, __ATOMIC_ACQ_REL);
+		if (final && __atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
 			say_lost("hpcrun-comm: error: process %u: profile of thread %u lost: cannot "
 			         "create %s: %s\n", hc_rt.pid, t->id.index, tmp, strerror(-ret));
 		return ret;
@@ -158,20 +185,54 @@ int rt__write_profile(struct hc_thread *t)
 		ret = hc_prof_writer_finish(&w);
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
-	if (!ret && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
+	if (counted)
+		rt__fd_unreserve(1);
+	else
+		__atomic_sub_fetch(&borrowed, 1, __ATOMIC_ACQ_REL);
+	if (!ret && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, replace ? 0 : RENAME_NOREPLACE) < 0)
 		ret = -errno;
 	if (ret) {
 		rt__log("thread %u: writing %s failed (%s): %s", t->id.index, path, stage, strerror(-ret));
 		unlink(tmp);
-		if (__atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
+		if (final && __atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
 			say_lost("hpcrun-comm: error: process %u: profile of thread %u lost: writing %s "
 			         "failed (%s): %s\n", hc_rt.pid, t->id.index, path, stage, strerror(-ret));
 	}
+	return ret;
+}
+
+/* The thread's final profile; its counters go into the process totals. */
+int rt__write_profile(struct hc_thread *t)
+{
+	int ret = write_file(t, t->snap.written, true);
+
 	counters_add(&hc_rt.total, &t->cnt);
 	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
 		if (t->hist[i])
 			__atomic_add_fetch(&hc_rt.hist[i], t->hist[i], __ATOMIC_RELAXED);
 	return ret;
+}
+
+/* A periodic snapshot written by the thread itself, in its sample handler
+   (flush.c, single-threaded processes): its records are not moving. */
+int rt__write_own_snapshot(struct hc_thread *t)
+{
+	return write_file(t, t->snap.written, false);
+}
+
+/* A periodic snapshot of a thread that keeps running (flush.c): counts
+   read first (acquire), then a shallow copy of the record with those
+   counts, written through the helper's own staging buffer. */
+int rt__write_snapshot(const struct hc_thread *t, struct hc_thread *copy, uint8_t *wbuf)
+{
+	uint32_t nev = __atomic_load_n(&t->events.n, __ATOMIC_ACQUIRE);
+	uint32_t nnodes = __atomic_load_n(&t->cct.n, __ATOMIC_ACQUIRE);
+
+	memcpy(copy, t, sizeof *copy);
+	copy->events.n = nev;
+	copy->cct.n = nnodes;
+	copy->wbuf = wbuf;
+	return write_file(copy, t->snap.written, false);
 }
 
 /* The q-quantile of the handler cost histogram, in ns (bucket midpoint;
@@ -203,6 +264,7 @@ void rt__write_process_log(void)
 	uint32_t lost = __atomic_load_n(&profiles_lost, __ATOMIC_RELAXED);
 
 	rt__log("threads measured: %u, unmeasured: %u", hc_rt.threads_seen, hc_rt.threads_unmeasured);
+	rt__fd_log_stats();
 	if (lost) {
 		rt__log("profiles lost: %u (could not be written)", lost);
 		say_lost("hpcrun-comm: error: process %u: %u thread profile%s lost (could not be "

@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 
 #define HC_DEFAULT_PERIOD 500000ull   /* COMM@500000 */
+#define HC_DEFAULT_FLUSH_INTERVAL 10  /* s of wall time between periodic flushes */
 #define HC_MIN_SOFT_PERIOD 50000ull   /* below 50 us the VM timer livelocks (FINDINGS §6) */
 
 /* Parse "COMM", "COMM@P" (P a positive decimal). 0 or -EINVAL with a message. */

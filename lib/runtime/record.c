@@ -63,7 +63,7 @@ void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
 		t->cnt.events_dropped++;
 		return;
 	}
-	e = &t->events.v[t->events.n++];
+	e = &t->events.v[t->events.n];
 	e->time = c->time;
 	e->weight = c->weight;
 	e->addr = c->addr;
@@ -76,6 +76,8 @@ void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
 	e->ctx = c->ctx < t->cct.n ? c->ctx : 0;
 	e->peer_ctx = c->peer_ctx;
 	e->flags = c->flags;
+	/* Published complete (release) for a periodic flush in another thread. */
+	__atomic_store_n(&t->events.n, t->events.n + 1, __ATOMIC_RELEASE);
 	rt__alloc_note_event(t, t->events.n - 1);
 }
 

@@ -92,6 +92,16 @@ struct hc_cct {
 	uint32_t mask;       /* nbuckets - 1 */
 };
 
+/* File descriptors: what fds.c had to do (process-wide, logged at exit). */
+struct hc_fd_stats {
+	uint64_t close_refused;         /* the program closed one of ours: left open */
+	uint64_t lost;                  /* closed behind libc's back: stopped using it */
+	uint64_t moved;                 /* moved out of the way of the program's dup2 */
+	uint64_t threads_watch_reduced; /* fewer watchpoints than the process default */
+	uint64_t threads_watch_none;    /* no watchpoints (fd budget or open failure) */
+	uint64_t threads_no_sampler;    /* no sampler: profile written, nothing sampled */
+};
+
 struct hc_thread {
 	/* --- safety: read first by every handler (safety.h) --- */
 	struct {
@@ -99,6 +109,15 @@ struct hc_thread {
 		volatile int in_handler; /* a handler is running (for exit-time flush) */
 		int flushed;             /* profile written (claimed with CAS) */
 	} safety;
+
+	/* --- periodic flush (flush.c): written under its lock --- */
+	struct {
+		int final;                    /* the thread is writing its last profile */
+		int written;                  /* a snapshot file exists (rename may replace it) */
+		int busy;                     /* a snapshot of this thread is being written */
+		uint64_t key;                 /* activity at the last snapshot */
+		uint64_t next_ns;             /* self-flush: not before (0 = not set) */
+	} snap;
 
 	/* --- identity --- */
 	struct {
@@ -133,6 +152,8 @@ struct hc_thread {
 	/* --- watchpoints (watch.c) --- */
 	struct {
 		int n;                        /* opened debug-register events */
+		int want;                     /* fds reserved for them (opened at first arm) */
+		bool opened;                  /* the open was attempted (watch.c) */
 		int fd[HC_MAX_WATCH];
 		bool enabled[HC_MAX_WATCH];
 		struct perf_event_attr attr[HC_MAX_WATCH];
@@ -177,6 +198,8 @@ struct hc_options {
 	uint32_t ppid;              /* measured parent, 0 if none */
 	uint64_t min_alloc;         /* smallest tracked allocation */
 	bool     no_prev;           /* soft sampler: no previous-instruction recovery */
+	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
+	unsigned dir_mode;          /* mode of a measurement directory we create */
 };
 
 /* Process-wide state. */
@@ -256,7 +279,7 @@ extern const struct rt_sampler rt__soft_sampler, rt__pmu_sampler;
 
 /* watch.c */
 int  rt__watch_probe(void);
-int  rt__watch_thread_start(struct hc_thread *t);
+int  rt__watch_thread_start(struct hc_thread *t, int want);
 void rt__watch_thread_stop(struct hc_thread *t);
 int  rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n);
 void rt__watch_disarm(struct hc_thread *t);
@@ -275,8 +298,34 @@ int  rt__signals_init(void);
 int  rt__altstack_on(struct hc_thread *t);
 void rt__altstack_off(struct hc_thread *t);
 
+/* fds.c */
+extern struct hc_fd_stats rt__fd_stats;
+void rt__fd_init(void);
+void rt__fd_log_limits(void);
+void rt__fd_log_stats(void);
+bool rt__fd_reserve(int n);
+bool rt__fd_force(int n);
+void rt__fd_unreserve(int n);
+int  rt__fd_held(void);
+int  rt__fd_budget(void);
+int  rt__fd_adopt(int fd, int *where, bool perf);
+bool rt__fd_check(const int *where);
+void rt__fd_close(int *where, const char *what);
+void rt__fd_forget(int *where);
+
+/* flush.c */
+void rt__flush_start(void);
+void rt__flush_need_helper(void);
+void rt__flush_self(struct hc_thread *t);
+void rt__flush_quiesce(void);
+void rt__flush_thread_final(struct hc_thread *t);
+void rt__flush_thread_remove(struct hc_thread *t);
+void rt__flush_atfork_child(void);
+
 /* output.c */
 int  rt__write_profile(struct hc_thread *t);
+int  rt__write_snapshot(const struct hc_thread *t, struct hc_thread *copy, uint8_t *wbuf);
+int  rt__write_own_snapshot(struct hc_thread *t);
 void rt__write_process_log(void);
 
 #endif

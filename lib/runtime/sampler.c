@@ -33,4 +33,5 @@ void rt__sampler_thread_stop(struct hc_thread *t)
 void rt__on_sample(struct hc_thread *t, void *uctx)
 {
 	current()->on_sample(t, uctx);
+	rt__flush_self(t);     /* periodic flush of a single-threaded process (flush.c) */
 }

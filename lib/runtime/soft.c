@@ -90,12 +90,15 @@ static int soft_start(struct hc_thread *t)
 
 	t->sampler.cookie = rt__cookie_sample();
 	hc_soft_attr(&a, hc_rt.opt.period, t->sampler.cookie);
+	/* The fd was reserved by the caller; adopted (fds.c) once open. */
 	t->sampler.fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (t->sampler.fd < 0)
 		return -errno;
+	rt__fd_adopt(t->sampler.fd, &t->sampler.fd, true);
 	if (ioctl(t->sampler.fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int err = errno;
-		close(t->sampler.fd);
+		rt__fd_close(&t->sampler.fd, "the sampler");
+		rt__fd_reserve(1);      /* the caller gives the reservation back */
 		t->sampler.fd = -1;
 		return -err;
 	}
@@ -108,10 +111,10 @@ static void soft_stop(struct hc_thread *t)
 		return;
 	/* In a fork child the fd is the parent's event: disabling it would
 	   stop the parent's sampling (measured: 0 samples after a fork); the
-	   child only closes it. */
-	if ((uint32_t)getpid() == t->id.pid)
+	   child only closes it. Closed only if still ours (fds.c). */
+	if ((uint32_t)getpid() == t->id.pid && rt__fd_check(&t->sampler.fd))
 		ioctl(t->sampler.fd, PERF_EVENT_IOC_DISABLE, 0);
-	close(t->sampler.fd);
+	rt__fd_close(&t->sampler.fd, "the sampler");
 	t->sampler.fd = -1;
 }
 

@@ -72,6 +72,46 @@ static void stack_range(struct hc_thread *t)
 		t->id.stack_hi = t->id.tls_lo;
 }
 
+/* The thread's perf fds within the runtime's fd budget (fds.c): the
+   sampler first, then watchpoints while they use at most half the budget,
+   so that with a low RLIMIT_NOFILE later threads still get a sampler.
+   Every degradation is counted (fds line of the process log) and said once. */
+static int start_perf(struct hc_thread *t)
+{
+	static int said_watch, said_sampler;
+	int w = hc_rt.nwatch, room, ret = 0;
+	/* The main thread always gets its sampler (a process is measured or
+	   refused, never silently unsampled); the budget then only shrinks. */
+	bool sampler = rt__fd_reserve(1) || (t->id.index == 0 && rt__fd_force(1));
+
+	room = rt__fd_budget() / 2 - rt__fd_held();
+	if (w > room)
+		w = room > 0 ? room : 0;
+	if (w > 0 && !rt__fd_reserve(w))
+		w = 0;
+	if (w > 0)
+		w = rt__watch_thread_start(t, w);
+	if (w < hc_rt.nwatch) {
+		__atomic_add_fetch(w ? &rt__fd_stats.threads_watch_reduced : &rt__fd_stats.threads_watch_none,
+		                   1, __ATOMIC_RELAXED);
+		if (!__atomic_exchange_n(&said_watch, 1, __ATOMIC_RELAXED))
+			rt__log("thread %u: %d of %d watchpoints (the runtime holds %d of its %d fds): "
+			        "detection by %s", t->id.index, w, hc_rt.nwatch, rt__fd_held(), rt__fd_budget(),
+			        w ? "smaller watchpoint sets" : "samples only");
+	}
+	if (sampler && (ret = rt__sampler_thread_start(t)) < 0)
+		rt__fd_unreserve(1);
+	if (!sampler || ret < 0) {
+		__atomic_add_fetch(&rt__fd_stats.threads_no_sampler, 1, __ATOMIC_RELAXED);
+		if (!__atomic_exchange_n(&said_sampler, 1, __ATOMIC_RELAXED) || t->id.index == 0)
+			rt__log("thread %u: no sampler: %s (its profile is written, without samples; "
+			        "counted in the fds line at exit)", t->id.index,
+			        sampler ? strerror(-ret) : "the runtime's fd budget is used up (raise ulimit -n)");
+		return ret < 0 ? ret : -EMFILE;
+	}
+	return 0;
+}
+
 struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                    uint64_t start_fn)
 {
@@ -85,8 +125,9 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 		rt__log("thread %u: cannot reserve memory: unmeasured", index);
 		return NULL;
 	}
+	/* Fresh arena memory is zero: no memset (its pages are touched only
+	   as the record's fields are used). */
 	t = hc_arena_alloc(&arena, sizeof *t, 64);
-	memset(t, 0, sizeof *t);
 	t->arena = arena;
 	t->safety.busy = 1;
 	t->id.index = index;
@@ -124,19 +165,19 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 		return NULL;
 	}
 	__atomic_add_fetch(&hc_rt.threads_seen, 1, __ATOMIC_RELAXED);
-	/* unw_backtrace allocates its per-thread cache on first use: do it here. */
-	unw_backtrace(warm, 4);
+	/* unw_backtrace sets up libunwind's process-wide state on first use
+	   (pthread_once, its memory pool): do that here, on the main thread.
+	   Every other thread builds its own trace cache (mmap, no malloc, under
+	   a lock taken with signals blocked: signal-safe) at its first unwind,
+	   so a thread that is never sampled does not pay ~140 µs for it. */
+	if (index == 0)
+		unw_backtrace(warm, 4);
 	hc_self = t;
 	pthread_setspecific(exit_key, t);
 	if (rt__altstack_on(t) < 0)
 		rt__log("thread %u: sigaltstack failed: %s", index, strerror(errno));
-	if (rt__watch_thread_start(t) < 0)
-		rt__log("thread %u: watchpoints unavailable: detection by samples only", index);
-	if (rt__sampler_thread_start(t) < 0) {
-		rt__log("thread %u: the sampler could not start: %s", index, strerror(errno));
-		if (index == 0)
-			return NULL;
-	}
+	if (start_perf(t) < 0 && index == 0)
+		return NULL;
 	hc_guard_leave(t);
 	return t;
 }
@@ -146,6 +187,7 @@ void rt__thread_end(struct hc_thread *t)
 {
 	t->safety.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt__flush_thread_final(t);     /* no periodic snapshot from now on */
 	rt__sampler_thread_stop(t);
 	rt__watch_thread_stop(t);
 	t->id.end_ns = rt__now();
@@ -155,8 +197,7 @@ void rt__thread_end(struct hc_thread *t)
 	if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
 		rt__write_profile(t);
 	__atomic_sub_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
-	if (t->id.slot >= 0)
-		__atomic_store_n(&hc_rt.live[t->id.slot], NULL, __ATOMIC_RELEASE);
+	rt__flush_thread_remove(t);
 	if (hc_self == t) {
 		hc_self = NULL;
 		rt__altstack_off(t);
@@ -221,15 +262,24 @@ static void *thread_trampoline(void *p)
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+/* libc's pthread_create, for the runtime's own (unmeasured) threads. */
+pthread_create_fn rt__real_pthread_create(void);
+pthread_create_fn rt__real_pthread_create(void)
 {
 	static pthread_create_fn real;
+
+	if (!real)
+		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	return real;
+}
+
+HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	pthread_create_fn real = rt__real_pthread_create();
 	struct hc_thread *self = hc_self;
 	struct start_args *a;
 	int ret;
 
-	if (!real)
-		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
 	if (!hc_rt.ready || hc_rt.stopping || !(a = malloc(sizeof *a)))
 		return real(thr, attr, fn, arg);
 	a->fn = fn;
@@ -241,6 +291,7 @@ HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(
 		a->creation_ctx = rt__context_here(self, 1);
 		hc_guard_leave(self);
 	}
+	rt__flush_need_helper();       /* periodic flush by a helper from now on (flush.c) */
 	ret = real(thr, attr, thread_trampoline, a);
 	if (ret != 0)
 		free(a);

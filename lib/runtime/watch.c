@@ -16,29 +16,60 @@
 #include "runtime/probe.h"
 #include "runtime/record.h"
 
-int rt__watch_thread_start(struct hc_thread *t)
+/* The thread's watchpoints are opened at its first arm, not at its start:
+   four perf_event_open calls cost ~40 µs, which a short-lived thread that
+   is never sampled should not pay (thread creation budget, issue #8). `want`
+   fds are already reserved (fds.c). */
+int rt__watch_thread_start(struct hc_thread *t, int want)
 {
 	t->watch.n = 0;
-	for (int i = 0; i < hc_rt.nwatch; i++) {
+	t->watch.want = want;
+	t->watch.opened = want == 0;
+	return want;
+}
+
+/* Open the reserved breakpoint events, disabled, on a harmless address.
+   Signal context (the first arm): system calls and rt__log only. */
+static void open_all(struct hc_thread *t)
+{
+	static int said;
+	int want = t->watch.want;
+
+	t->watch.opened = true;
+	for (int i = 0; i < want; i++) {
+		int fd;
 		hc_watch_attr(&t->watch.attr[i], (uint64_t)(uintptr_t)&t->watch.dummy, rt__cookie_watch(i));
-		t->watch.fd[i] = hc_perf_open(&t->watch.attr[i], 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (t->watch.fd[i] < 0) {
-			rt__log("thread %u: watchpoint %d: %s", t->id.index, i, hc_perf_strerror(errno, -1));
+		fd = hc_perf_open(&t->watch.attr[i], 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+				rt__log("thread %u: watchpoint %d: %s (first failure; threads with fewer "
+				        "watchpoints are counted in the fds line at exit)",
+				        t->id.index, i, hc_perf_strerror(errno, -1));
 			break;
 		}
+		rt__fd_adopt(fd, &t->watch.fd[i], true);
 		t->watch.enabled[i] = false;
 		t->watch.n++;
 	}
+	if (t->watch.n < want) {
+		rt__fd_unreserve(want - t->watch.n);
+		if (want == hc_rt.nwatch)    /* fewer than the budget allowed: count it here */
+			__atomic_add_fetch(t->watch.n ? &rt__fd_stats.threads_watch_reduced
+			                              : &rt__fd_stats.threads_watch_none, 1, __ATOMIC_RELAXED);
+	}
 	/* Fewer registers than the process default (fd limit, contention):
 	   this thread arms smaller sets; the weight uses the set's own D. */
-	return t->watch.n > 0 || hc_rt.nwatch == 0 ? 0 : -1;
 }
 
 void rt__watch_thread_stop(struct hc_thread *t)
 {
+	if (!t->watch.opened)
+		rt__fd_unreserve(t->watch.want);
 	for (int i = 0; i < t->watch.n; i++)
-		close(t->watch.fd[i]);
+		rt__fd_close(&t->watch.fd[i], "a watchpoint");
 	t->watch.n = 0;
+	t->watch.want = 0;
+	t->watch.opened = true;       /* never (re)opened after stop */
 }
 
 void rt__watch_disarm(struct hc_thread *t)
@@ -56,6 +87,8 @@ void rt__watch_disarm(struct hc_thread *t)
    in the breakpoint fields and `disabled`). Registers beyond n go off. */
 int rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n)
 {
+	if (!t->watch.opened)
+		open_all(t);
 	if (n > (uint32_t)t->watch.n)
 		return -ENOSPC;
 	for (uint32_t i = 0; i < n; i++) {

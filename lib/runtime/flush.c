@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* flush.c — periodic flush: every `flush_interval` seconds of wall time the
+   profile of every live thread whose measurement changed since its last
+   snapshot is re-written, so that a process killed without warning
+   (SIGKILL, OOM killer) loses at most the last interval.
+
+   Who writes the snapshots:
+     - while the process has one thread (and in every process that never
+       creates one: shells, compilers, most tools), the thread itself, at the
+       end of a sample in its SIGTRAP handler (rt__flush_self): the profile
+       writer is async-signal-safe and the thread's records are not moving.
+       No extra thread, so the program stays single-threaded (unshare(2) of
+       a user namespace, for one, requires that);
+     - from the program's first pthread_create on, a helper thread of the
+       runtime (not measured, every signal blocked) that wakes every
+       interval and writes the snapshots of all live threads.
+
+   A helper snapshot is read while its thread keeps running: the thread's
+   node and event counts are published with release stores (cct.c,
+   record.c) and read with acquire here, events first, so every event
+   written refers to a node written; a node or event being filled at that
+   instant may be written half-filled (its ids are still in range), and the
+   thread's final profile, written at its exit, replaces the snapshot.
+   Lifetime: a thread marks itself final and leaves the registry under
+   `lock`, which the helper holds while it reads that thread, so its memory
+   cannot go away under the helper. A thread's snapshot is claimed with
+   snap.busy (helper or self, never both). Process exit (possibly in a
+   fatal-signal handler, so no lock there) sets `stopping` and waits for the
+   helper to be idle (rt__flush_quiesce) before the final flush: a snapshot
+   can never replace a final profile. rt__flush_self and rt__flush_quiesce
+   run in signal context (atomics, the profile writer, nanosleep). */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "runtime/rt.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int busy;               /* the helper is inside a snapshot (seq_cst) */
+static int running;            /* a helper thread exists (or is starting) in this process */
+
+static uint64_t activity(const struct hc_thread *t)
+{
+	return __atomic_load_n(&t->events.n, __ATOMIC_RELAXED) + t->cnt.samples + t->cnt.traps +
+	       t->cnt.samples_blocked + t->cnt.allocs_tracked + t->cnt.frees_tracked;
+}
+
+/* One pass over the registry. */
+static void flush_pass(struct hc_thread *copy, uint8_t *wbuf)
+{
+	unsigned written = 0, failed = 0;
+
+	for (int i = 0; i < HC_MAX_LIVE; i++) {
+		struct hc_thread *t;
+
+		if (!__atomic_load_n(&hc_rt.live[i], __ATOMIC_RELAXED))
+			continue;
+		pthread_mutex_lock(&lock);
+		__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&hc_rt.stopping, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
+			pthread_mutex_unlock(&lock);
+			return;
+		}
+		t = __atomic_load_n(&hc_rt.live[i], __ATOMIC_ACQUIRE);
+		if (t && !t->snap.final && !__atomic_load_n(&t->safety.flushed, __ATOMIC_ACQUIRE) &&
+		    !__atomic_exchange_n(&t->snap.busy, 1, __ATOMIC_ACQ_REL)) {
+			uint64_t key = activity(t);
+			if (!t->snap.written || key != t->snap.key) {
+				if (rt__write_snapshot(t, copy, wbuf) == 0) {
+					t->snap.written = 1;
+					t->snap.key = key;
+					written++;
+				} else {
+					failed++;
+				}
+			}
+			__atomic_store_n(&t->snap.busy, 0, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
+		pthread_mutex_unlock(&lock);
+	}
+	if (failed)
+		rt__log("periodic flush: %u profiles written, %u failed", written, failed);
+}
+
+static void *helper(void *arg)
+{
+	struct timespec next;
+	struct hc_thread *copy = malloc(sizeof *copy);
+	uint8_t *wbuf = malloc(HC_WRITE_BUF);
+
+	(void)arg;
+	if (!copy || !wbuf) {
+		rt__log("periodic flush: out of memory: no periodic flush in this process");
+		free(copy);
+		free(wbuf);
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		next.tv_sec += (time_t)hc_rt.opt.flush_interval;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+		if (!__atomic_load_n(&hc_rt.stopping, __ATOMIC_ACQUIRE))
+			flush_pass(copy, wbuf);
+	}
+	return NULL;
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+extern pthread_create_fn rt__real_pthread_create(void);
+
+/* Process start (and a forked child): say how flushing will happen. */
+void rt__flush_start(void)
+{
+	if (hc_rt.opt.flush_interval)
+		rt__log("periodic flush: every %llu s of wall time (by the thread itself while the process "
+		        "has one, then by a helper thread of the runtime)",
+		        (unsigned long long)hc_rt.opt.flush_interval);
+	else
+		rt__log("periodic flush: off (profiles are written at thread and process end)");
+}
+
+/* The program is about to create a thread (pthread_create wrapper, not
+   signal context): from now on the helper writes the snapshots. */
+void rt__flush_need_helper(void)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t th;
+	int err;
+
+	if (!hc_rt.opt.flush_interval || __atomic_exchange_n(&running, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* The helper must never run the program's signal handlers: it is born
+	   with every signal blocked (synchronous faults still reach it). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256u << 10);
+	err = rt__real_pthread_create()(&th, &attr, helper, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		rt__log("periodic flush: cannot start the helper thread: %s: threads are flushed at exit only",
+		        strerror(err));
+		return;
+	}
+	rt__log("periodic flush: helper thread started (the program creates threads)");
+}
+
+/* End of a sample, in the thread's SIGTRAP handler (guard held): while no
+   helper exists, the thread writes its own snapshot when one is due. */
+void rt__flush_self(struct hc_thread *t)
+{
+	uint64_t now, key;
+
+	if (!hc_rt.opt.flush_interval || __atomic_load_n(&running, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&hc_rt.stopping, __ATOMIC_ACQUIRE) || t->snap.final)
+		return;
+	now = rt__now();
+	if (!t->snap.next_ns) {
+		t->snap.next_ns = t->id.start_ns + hc_rt.opt.flush_interval * 1000000000ull;
+		return;
+	}
+	if (now < t->snap.next_ns || __atomic_exchange_n(&t->snap.busy, 1, __ATOMIC_ACQ_REL))
+		return;
+	key = activity(t);
+	if ((!t->snap.written || key != t->snap.key) && rt__write_own_snapshot(t) == 0) {
+		t->snap.written = 1;
+		t->snap.key = key;
+	}
+	t->snap.next_ns = now + hc_rt.opt.flush_interval * 1000000000ull;
+	__atomic_store_n(&t->snap.busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Process exit: after `stopping` is set, wait (bounded) until the helper is
+   outside any snapshot. Async-signal-safe. */
+void rt__flush_quiesce(void)
+{
+	for (int ms = 0; __atomic_load_n(&busy, __ATOMIC_SEQ_CST) && ms < 5000; ms++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+void rt__flush_thread_final(struct hc_thread *t)
+{
+	pthread_mutex_lock(&lock);
+	t->snap.final = 1;
+	pthread_mutex_unlock(&lock);
+}
+
+void rt__flush_thread_remove(struct hc_thread *t)
+{
+	if (t->id.slot < 0)
+		return;
+	pthread_mutex_lock(&lock);
+	__atomic_store_n(&hc_rt.live[t->id.slot], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+}
+
+/* In a forked child: no helper, and the lock may have been copied held. */
+void rt__flush_atfork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	busy = 0;
+	running = 0;
+}
