@@ -4,11 +4,19 @@
    kernel reported in the events) its core (logical index within the host), its
    package (os_index) and its NUMA node (os_index, first node of its nodeset).
    The topology is loaded once, flattened into sorted arrays and closed, so the
-   rest of the analyzer never calls hwloc. */
+   rest of the analyzer never calls hwloc. hwloc runs in a child process that
+   sends the arrays back through a pipe: hwloc 2.9 crashes on some damaged
+   files (a PU without complete_cpuset: NULL dereference in
+   hwloc_topology_load, found by tests/fuzz), and a damaged file must be an
+   error message, not a crashed analyzer. */
 #include <errno.h>
+#include <fcntl.h>
 #include <hwloc.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "analysis/internal.h"
 
@@ -38,7 +46,7 @@ static uint32_t uniq(int *v, uint32_t n)
 	return k;
 }
 
-int topo__load(const char *xmlpath, struct topo **out, char *err, size_t errlen)
+static int load_here(const char *xmlpath, struct topo **out, char *err, size_t errlen)
 {
 	hwloc_topology_t h;
 	struct topo *t;
@@ -99,6 +107,140 @@ int topo__load(const char *xmlpath, struct topo **out, char *err, size_t errlen)
 out_h:
 	hwloc_topology_destroy(h);
 	return ret;
+}
+
+/* What the child sends: this header, then npu topo_pu, nsockets and nnuma ints. */
+struct topo_msg {
+	int ret;
+	uint32_t npu, ncores, nsockets, nnuma;
+	char err[512];
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+
+	while (n) {
+		ssize_t k = read(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void __attribute__((noreturn)) child(int fd, const char *xmlpath)
+{
+	struct topo_msg m;
+	struct topo *t = NULL;
+
+	memset(&m, 0, sizeof(m));
+	m.ret = load_here(xmlpath, &t, m.err, sizeof(m.err));
+	if (m.ret == 0) {
+		m.npu = t->npu;
+		m.ncores = t->ncores;
+		m.nsockets = t->nsockets;
+		m.nnuma = t->nnuma;
+	}
+	if (write_all(fd, &m, sizeof(m)) < 0 ||
+	    (m.ret == 0 && (write_all(fd, t->pu, m.npu * sizeof(*t->pu)) < 0 ||
+	                    write_all(fd, t->sockets, m.nsockets * sizeof(int)) < 0 ||
+	                    write_all(fd, t->numas, m.nnuma * sizeof(int)) < 0)))
+		_exit(1);
+	_exit(0);
+}
+
+int topo__load(const char *xmlpath, struct topo **out, char *err, size_t errlen)
+{
+	struct topo_msg m;
+	struct topo *t = NULL;
+	int fd[2], status, ret = -EINVAL, got;
+	pid_t pid;
+
+	*out = NULL;
+	if (pipe2(fd, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "%s: cannot read it: pipe: %s", xmlpath, strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot read it: fork: %s", xmlpath, strerror(errno));
+		close(fd[0]);
+		close(fd[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		child(fd[1], xmlpath);
+	}
+	close(fd[1]);
+	got = read_all(fd[0], &m, sizeof(m)) == 0;
+	if (got && m.ret == 0) {
+		ret = -ENOMEM;
+		t = calloc(1, sizeof(*t));
+		if (t) {
+			t->pu = calloc(m.npu ? m.npu : 1, sizeof(*t->pu));
+			t->sockets = calloc(m.nsockets ? m.nsockets : 1, sizeof(int));
+			t->numas = calloc(m.nnuma ? m.nnuma : 1, sizeof(int));
+		}
+		if (t && t->pu && t->sockets && t->numas &&
+		    read_all(fd[0], t->pu, m.npu * sizeof(*t->pu)) == 0 &&
+		    read_all(fd[0], t->sockets, m.nsockets * sizeof(int)) == 0 &&
+		    read_all(fd[0], t->numas, m.nnuma * sizeof(int)) == 0) {
+			t->npu = m.npu;
+			t->ncores = m.ncores;
+			t->nsockets = m.nsockets;
+			t->nnuma = m.nnuma;
+			ret = 0;
+		} else if (t && t->pu && t->sockets && t->numas) {
+			got = 0;   /* the child died half-way */
+		}
+	}
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!got) {
+		topo__free(t);
+		if (WIFSIGNALED(status))
+			snprintf(err, errlen, "%s: hwloc crashed reading it (signal %d): the file is "
+			         "damaged", xmlpath, WTERMSIG(status));
+		else
+			snprintf(err, errlen, "%s: hwloc failed reading it (its process exited with "
+			         "status %d): the file is damaged", xmlpath,
+			         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -EINVAL;
+	}
+	if (ret) {
+		topo__free(t);
+		if (m.ret != 0) {
+			snprintf(err, errlen, "%s", m.err);
+			return m.ret;
+		}
+		snprintf(err, errlen, "%s: out of memory", xmlpath);
+		return ret;
+	}
+	*out = t;
+	return 0;
 }
 
 void topo__free(struct topo *t)

@@ -292,6 +292,8 @@ static int cmp_proc(const void *a, const void *b)
 static int sort_unique(struct vload *ld, void *arr, size_t n, size_t esz,
                        int (*cmp)(const void *, const void *), const char *what)
 {
+	if (n < 2)
+		return 0;   /* qsort's array may not be NULL, even when empty */
 	qsort(arr, n, esz, cmp);
 	for (size_t k = 1; k < n; k++)
 		if (!cmp((char *)arr + (k - 1) * esz, (char *)arr + k * esz))
