@@ -212,14 +212,17 @@ static void before_exec(void)
 	if (!hc_rt.ready)
 		return;
 	rt__process_fini();
+	rt__sigmask_before_exec();
 }
 
 static void after_failed_exec(void)
 {
 	extern void rt__resume_after_exec_failure(void);
 
-	if (hc_rt.ready)
+	if (hc_rt.ready) {
+		rt__sigmask_after_exec_failure();
 		rt__resume_after_exec_failure();
+	}
 }
 
 enum exec_kind { EXEC_PATH, EXEC_SEARCH, EXEC_FD };

@@ -9,6 +9,7 @@
 #define HC_RT_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -321,6 +322,12 @@ void rt__flush_quiesce(void);
 void rt__flush_thread_final(struct hc_thread *t);
 void rt__flush_thread_remove(struct hc_thread *t);
 void rt__flush_atfork_child(void);
+
+/* sigmask.c: the application's signal mask, SIGTRAP kept deliverable */
+int  rt__sigmask_inherit(const pthread_attr_t *attr);
+void rt__sigmask_thread_start(int inherited);
+void rt__sigmask_before_exec(void);
+void rt__sigmask_after_exec_failure(void);
 
 /* output.c */
 int  rt__write_profile(struct hc_thread *t);

@@ -3,15 +3,26 @@
    signals. Sample timers and watchpoints both deliver SIGTRAP with
    si_code TRAP_PERF and our cookie in si_perf_data (attr.sigtrap); any other
    SIGTRAP belongs to the application (or its debugger) and is chained to the
-   handler it installed. sigaction/signal are interposed so the application
-   cannot replace ours; it gets its own disposition back, as if it had
-   installed it. The same holds for the fatal signals (SEGV, BUS, FPE, ILL,
-   ABRT), where our handler writes the profiles before the default action.
-   The handlers run on the thread's sigaltstack and follow safety.h's rules. */
+   handler it installed, as the kernel would have run it (its sa_mask,
+   SA_RESETHAND), or held pending while the application blocks SIGTRAP
+   (sigmask.c). sigaction/signal are interposed so the application cannot
+   replace ours; it gets its own disposition back, as if it had installed
+   it. The same holds for the fatal signals (SEGV, BUS, FPE, ILL, ABRT),
+   where our handler writes the profiles before the default action; it
+   carries the application's SA_RESTART, and an ignored fatal signal is
+   ignored for real (so it interrupts nothing).
+   The handlers follow safety.h's rules. A perf SIGTRAP that was generated
+   while SIGTRAP was blocked (glibc's internal masks, an application
+   handler's sa_mask) arrives late, flagged asynchronous, at a PC that is
+   not the sample's: it is counted as blocked. The sample work always runs
+   on the thread's own sigaltstack: if the application installed its own
+   (often a few KiB, as Rust does) the kernel delivers there and the
+   handler switches to ours before doing anything deep. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include "runtime/rt.h"
@@ -21,7 +32,9 @@
 #define TRAP_PERF 6
 #endif
 /* glibc 2.36 has no si_perf_* accessors: kernel layout on x86-64. */
-#define SI_PERF_DATA(si) (*(const uint64_t *)((const char *)(si) + 24))
+#define SI_PERF_DATA(si)  (*(const uint64_t *)((const char *)(si) + 24))
+#define SI_PERF_FLAGS(si) (*(const uint32_t *)((const char *)(si) + 36))
+#define PERF_FLAG_ASYNC   1u      /* TRAP_PERF_FLAG_ASYNC: generated while blocked */
 
 #define COOKIE_KIND(c)  ((c) >> 56)
 #define COOKIE_SLOT(c)  ((int)((c) & 0xff))
@@ -37,53 +50,142 @@ static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 static struct sigaction app_fatal[NSIG];
 static int fatal_installed[NSIG];
 
+/* sigmask.c */
+bool rt__sigmask_trap_wished(void);
+void rt__sigmask_hold(const siginfo_t *si, void *uc);
+void rt__sigmask_init(void);
+
 uint64_t rt__cookie_sample(void);
 uint64_t rt__cookie_watch(int slot);
 uint64_t rt__cookie_sample(void) { return (uint64_t)COOKIE_SAMPLE << 56; }
 uint64_t rt__cookie_watch(int slot) { return (uint64_t)COOKIE_WATCH << 56 | (uint64_t)slot; }
 
+/* rt__call_on_stack(arg, fn, top): fn(arg) with the stack pointer at top
+   (16-byte aligned), back on the caller's stack afterwards. */
+void rt__call_on_stack(void *arg, void (*fn)(void *), void *top);
+__asm__(".text\n"
+        ".globl rt__call_on_stack\n"
+        ".hidden rt__call_on_stack\n"
+        ".type rt__call_on_stack, @function\n"
+        "rt__call_on_stack:\n"
+        "	.cfi_startproc\n"
+        "	push %rbp\n"
+        "	.cfi_def_cfa_offset 16\n"
+        "	.cfi_offset %rbp, -16\n"
+        "	mov %rsp, %rbp\n"
+        "	.cfi_def_cfa_register %rbp\n"
+        "	mov %rdx, %rsp\n"
+        "	call *%rsi\n"
+        "	mov %rbp, %rsp\n"
+        "	pop %rbp\n"
+        "	.cfi_def_cfa %rsp, 8\n"
+        "	ret\n"
+        "	.cfi_endproc\n"
+        ".size rt__call_on_stack, .-rt__call_on_stack\n");
+
+/* Run the application's handler for sig as the kernel would have: its
+   sa_mask, and sig itself unless SA_NODEFER, blocked while it runs (the
+   kernel restores the mask when our handler returns; a handler that jumps
+   out keeps them blocked, as it would natively), SA_RESETHAND honoured.
+   SIGTRAP is never blocked here: it must stay ours. Returns false if the
+   disposition is SIG_DFL or SIG_IGN (nothing to run). */
+static bool call_app(int sig, struct sigaction *slot, siginfo_t *si, void *uc)
+{
+	struct sigaction a = *slot;
+	sigset_t m;
+
+	if ((a.sa_flags & SA_SIGINFO) ? a.sa_sigaction == NULL :
+	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN))
+		return false;
+	if (a.sa_flags & SA_RESETHAND) {
+		memset(slot, 0, sizeof *slot);
+		slot->sa_handler = SIG_DFL;
+	}
+	m = a.sa_mask;
+	if (!(a.sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	sigdelset(&m, SIGTRAP);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, NULL, _NSIG / 8);
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, uc);
+	else
+		a.sa_handler(sig);
+	return true;
+}
+
+/* A SIGTRAP that is not ours. */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
-	struct sigaction a = app_trap;
+	struct sigaction d;
 
 	if (hc_self)
 		hc_self->cnt.signals_chained++;
-	if (a.sa_flags & SA_SIGINFO) {
-		if (a.sa_sigaction)
-			a.sa_sigaction(sig, si, uc);
-	} else if (a.sa_handler == SIG_IGN) {
+	if (rt__sigmask_trap_wished()) {
+		/* The application blocks SIGTRAP: a sent one stays pending until
+		   it unblocks; a trap the CPU raised (int3, single step) is forced
+		   through by the kernel with the default action, which kills. */
+		if (si->si_code <= 0) {
+			rt__sigmask_hold(si, uc);
+			return;
+		}
+	} else if (call_app(sig, &app_trap, si, uc) ||
+	           (!(app_trap.sa_flags & SA_SIGINFO) && app_trap.sa_handler == SIG_IGN)) {
 		return;
-	} else if (a.sa_handler == SIG_DFL) {
-		/* Default action of SIGTRAP: terminate with a core. Restore it and
-		   let the still-pending re-raise take effect on return. */
-		struct sigaction d;
-		memset(&d, 0, sizeof d);
-		d.sa_handler = SIG_DFL;
-		real_sigaction(SIGTRAP, &d, NULL);
-		raise(SIGTRAP);
-	} else {
-		a.sa_handler(sig);
 	}
+	/* Default action of SIGTRAP: terminate with a core. Restore it and
+	   let the re-raise (pending while we run) take effect on return. */
+	memset(&d, 0, sizeof d);
+	d.sa_handler = SIG_DFL;
+	real_sigaction(SIGTRAP, &d, NULL);
+	raise(SIGTRAP);
+}
+
+struct work {
+	struct hc_thread *t;
+	void *uc;
+	uint64_t cookie;
+};
+
+/* The sample or trap proper, on our own altstack, under the guard. */
+static void work(void *p)
+{
+	struct work *w = p;
+	struct hc_thread *t = w->t;
+	unsigned kind = (unsigned)COOKIE_KIND(w->cookie);
+	uint64_t t0;
+
+	hc_guard_enter(t);
+	t->safety.in_handler = 1;
+	t0 = rt__now();
+	if (kind == COOKIE_SAMPLE)
+		rt__on_sample(t, w->uc);
+	else if (kind == COOKIE_WATCH)
+		rt__on_trap(t, COOKIE_SLOT(w->cookie), w->uc);
+	if (kind == COOKIE_SAMPLE)
+		t->hist[hc_hist_bucket(rt__now() - t0)]++;
+	t->safety.in_handler = 0;
+	hc_guard_leave(t);
 }
 
 static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct hc_thread *t;
-	uint64_t cookie, t0;
-	unsigned kind;
+	struct work w;
+	uintptr_t sp, lo;
 
 	if (si->si_code != TRAP_PERF) {
 		chain(sig, si, uc);
 		goto out;
 	}
 	t = hc_self;
-	cookie = SI_PERF_DATA(si);
-	kind = (unsigned)COOKIE_KIND(cookie);
 	if (!t)
 		goto out;
-	if (t->safety.busy || hc_rt.stopping) {
-		if (kind == COOKIE_WATCH) {
+	w.t = t;
+	w.uc = uc;
+	w.cookie = SI_PERF_DATA(si);
+	if (t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC)) {
+		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {
 			t->cnt.traps_blocked++;
 			rt__watch_disarm(t);
 			hc_detect_arm_failed(&t->det);
@@ -92,18 +194,12 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		}
 		goto out;
 	}
-	hc_guard_enter(t);
-	t->safety.in_handler = 1;
-	t0 = rt__now();
-	if (kind == COOKIE_SAMPLE)
-		rt__on_sample(t, uc);
-	else if (kind == COOKIE_WATCH)
-		rt__on_trap(t, COOKIE_SLOT(cookie), uc);
-	if (kind == COOKIE_SAMPLE) {
-		t->hist[hc_hist_bucket(rt__now() - t0)]++;
-	}
-	t->safety.in_handler = 0;
-	hc_guard_leave(t);
+	sp = (uintptr_t)__builtin_frame_address(0);
+	lo = (uintptr_t)t->altstack;
+	if (lo && (sp < lo || sp >= lo + t->altstack_size))
+		rt__call_on_stack(&w, work, (void *)((lo + t->altstack_size) & ~(uintptr_t)15));
+	else
+		work(&w);
 out:
 	errno = saved;
 }
@@ -116,18 +212,14 @@ out:
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	static volatile int flushing;
-	struct sigaction a = app_fatal[sig];
+	struct sigaction a;
 	int saved = errno;
 
-	if ((a.sa_flags & SA_SIGINFO) ? a.sa_sigaction != NULL :
-	    (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)) {
-		if (a.sa_flags & SA_SIGINFO)
-			a.sa_sigaction(sig, si, uc);
-		else
-			a.sa_handler(sig);
+	if (call_app(sig, &app_fatal[sig], si, uc)) {
 		errno = saved;
 		return;
 	}
+	a = app_fatal[sig];
 	if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
 		rt__log("fatal signal %d (si_code %d): writing the profiles", sig, si->si_code);
 		rt__process_finish();
@@ -136,6 +228,24 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	if (si->si_code <= 0)
 		raise(sig);
 	errno = saved;
+}
+
+/* Our handler for a fatal signal, with the application's SA_RESTART; an
+   ignored one is ignored for real (a synchronous fault then kills, as the
+   kernel does for an ignored fault, without our flush). */
+static int install_fatal(int sig, struct sigaction *old)
+{
+	struct sigaction a;
+
+	memset(&a, 0, sizeof a);
+	sigemptyset(&a.sa_mask);
+	if (!(app_fatal[sig].sa_flags & SA_SIGINFO) && app_fatal[sig].sa_handler == SIG_IGN) {
+		a.sa_handler = SIG_IGN;
+	} else {
+		a.sa_sigaction = on_fatal;
+		a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | (app_fatal[sig].sa_flags & SA_RESTART);
+	}
+	return real_sigaction(sig, &a, old);
 }
 
 int rt__signals_init(void)
@@ -156,11 +266,10 @@ int rt__signals_init(void)
 	installed = 1;
 	for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++) {
 		int sig = fatal_sigs[i];
-		a.sa_sigaction = on_fatal;
-		a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		if (real_sigaction(sig, &a, &app_fatal[sig]) == 0)
+		if (real_sigaction(sig, NULL, &app_fatal[sig]) == 0 && install_fatal(sig, NULL) == 0)
 			fatal_installed[sig] = 1;
 	}
+	rt__sigmask_init();
 	return 0;
 }
 
@@ -186,10 +295,16 @@ HC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	if (!real_sigaction)
 		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 	if (sig > 0 && sig < NSIG && fatal_installed[sig]) {
-		if (old)
-			*old = app_fatal[sig];
-		if (act)
+		struct sigaction prev = app_fatal[sig];
+		if (act) {
 			app_fatal[sig] = *act;
+			if (install_fatal(sig, NULL) < 0) {
+				app_fatal[sig] = prev;
+				return -1;
+			}
+		}
+		if (old)
+			*old = prev;
 		return 0;
 	}
 	if (sig != SIGTRAP || !installed)

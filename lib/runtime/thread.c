@@ -249,6 +249,7 @@ struct start_args {
 	void *(*fn)(void *);
 	void *arg;
 	uint32_t index, creator, creation_ctx;
+	int trap_blocked;       /* the application's SIGTRAP wish (sigmask.c) */
 };
 
 static void *thread_trampoline(void *p)
@@ -256,6 +257,7 @@ static void *thread_trampoline(void *p)
 	struct start_args a = *(struct start_args *)p;
 
 	free(p);
+	rt__sigmask_thread_start(a.trap_blocked);   /* F4: SIGTRAP deliverable */
 	rt__thread_begin(a.index, a.creator, a.creation_ctx, (uint64_t)(uintptr_t)a.fn);
 	return a.fn(a.arg);
 }
@@ -287,6 +289,7 @@ HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(
 	a->index = __atomic_fetch_add(&hc_rt.next_index, 1, __ATOMIC_RELAXED);
 	a->creator = self ? self->id.index : HC_NONE;
 	a->creation_ctx = HC_NONE;
+	a->trap_blocked = rt__sigmask_inherit(attr);
 	if (self && hc_guard_enter(self)) {
 		a->creation_ctx = rt__context_here(self, 1);
 		hc_guard_leave(self);

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sigmask.c — the application's signal mask, as the application sees it,
+   while SIGTRAP (our sampler and watchpoints: signal.c) stays deliverable
+   in every thread. A perf SIGTRAP that finds SIGTRAP blocked is left
+   pending by the kernel and arrives late, once, flagged asynchronous
+   (doc/reliability.md, "Signals"): a thread that blocks every signal, as
+   liblzma's workers do, would never be sampled (doc/performance.md F4).
+
+   So sigprocmask, pthread_sigmask and the BSD/System V mask calls are
+   interposed: every other signal is blocked exactly as asked; SIGTRAP is
+   dropped from the real mask and the application's wish for it is kept
+   per thread, reported back in every old set, inherited by the threads it
+   creates (pthread_create, thread.c) and restored before exec. A SIGTRAP
+   of the application's own (raise, kill) that arrives while its wish is
+   "blocked" is made pending for real (signal.c calls rt__sigmask_hold):
+   SIGTRAP is then blocked in this thread until the application unblocks
+   it, which delivers it as the kernel would have. Not signal context,
+   except rt__sigmask_trap_wished and rt__sigmask_hold (async-signal-safe:
+   thread-local flags and system calls only). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "runtime/rt.h"
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
+typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
+
+/* Per thread: the application wants SIGTRAP blocked; SIGTRAP is really
+   blocked because one of the application's is pending. Volatile: the
+   handler reads them between the wrapper's steps. */
+static __thread volatile int wish __attribute__((tls_model("initial-exec")));
+static __thread volatile int held __attribute__((tls_model("initial-exec")));
+
+static mask_fn real_pthread_sigmask(void)
+{
+	static mask_fn r;
+
+	if (!r)
+		r = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+	return r;
+}
+
+static mask_fn real_sigprocmask(void)
+{
+	static mask_fn r;
+
+	if (!r)
+		r = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+	return r;
+}
+
+static void trap_only(sigset_t *s)
+{
+	sigemptyset(s);
+	sigaddset(s, SIGTRAP);
+}
+
+static void real_trap(int how)
+{
+	sigset_t s;
+
+	trap_only(&s);
+	real_pthread_sigmask()(how, &s, NULL);
+}
+
+/* Still held but nothing of the application's pending any more (it took
+   it with sigwait or signalfd): SIGTRAP is ours again. */
+static void release_if_consumed(void)
+{
+	sigset_t p;
+
+	if (held && wish && sigpending(&p) == 0 && !sigismember(&p, SIGTRAP)) {
+		held = 0;
+		real_trap(SIG_UNBLOCK);
+	}
+}
+
+/* The one mask operation behind every interposed call. Returns what the
+   real call returns (posix: an error number; else -1 with errno). */
+static int mask_op(mask_fn real, bool posix, int how, const sigset_t *set, sigset_t *old)
+{
+	int before = wish, after = before, ret, err, saved = errno;
+	const sigset_t *use = set;
+	sigset_t s;
+
+	if (set) {
+		int in = sigismember(set, SIGTRAP) == 1;
+
+		switch (how) {
+		case SIG_BLOCK:   after = before || in; break;
+		case SIG_UNBLOCK: after = before && !in; break;
+		case SIG_SETMASK: after = in; break;
+		default:          return real(how, set, old);   /* EINVAL, as native */
+		}
+		s = *set;
+		/* A held SIGTRAP stays blocked for real while the wish does. */
+		if (!(how == SIG_SETMASK && held && after))
+			sigdelset(&s, SIGTRAP);
+		use = &s;
+	}
+	/* The wish changes first: a held SIGTRAP released by this very call
+	   is delivered on its return and must find the application willing. */
+	wish = after;
+	if (held && !after)
+		held = 0;
+	ret = real(how, use, old);
+	err = posix ? ret : (ret < 0 ? errno : 0);
+	if (err) {
+		wish = before;
+		return ret;
+	}
+	if (old) {
+		if (before)
+			sigaddset(old, SIGTRAP);
+		else
+			sigdelset(old, SIGTRAP);
+	}
+	release_if_consumed();
+	errno = saved;
+	return ret;
+}
+
+HC_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return mask_op(real_pthread_sigmask(), true, how, set, old);
+}
+
+HC_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return mask_op(real_sigprocmask(), false, how, set, old);
+}
+
+/* BSD masks: the low 32 signals as a word (glibc's own definitions). */
+static int bsd_op(int how, int mask)
+{
+	sigset_t set, old;
+	int word = 0;
+
+	sigemptyset(&set);
+	for (int sig = 1; sig < 32; sig++)
+		if (mask & (1 << (sig - 1)))
+			sigaddset(&set, sig);
+	if (mask_op(real_sigprocmask(), false, how, how == -1 ? NULL : &set, &old) < 0)
+		return -1;
+	for (int sig = 1; sig < 32; sig++)
+		if (sigismember(&old, sig) == 1)
+			word |= 1 << (sig - 1);
+	return word;
+}
+
+int sigblock(int mask);
+int sigsetmask(int mask);
+int siggetmask(void);
+HC_EXPORT int sigblock(int mask) { return bsd_op(SIG_BLOCK, mask); }
+HC_EXPORT int sigsetmask(int mask) { return bsd_op(SIG_SETMASK, mask); }
+HC_EXPORT int siggetmask(void) { return bsd_op(SIG_BLOCK, 0); }
+
+/* System V: one signal at a time. */
+static int one_op(int how, int sig)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	if (sigaddset(&set, sig) < 0)
+		return -1;
+	return mask_op(real_sigprocmask(), false, how, &set, NULL);
+}
+
+HC_EXPORT int sighold(int sig) { return one_op(SIG_BLOCK, sig); }
+HC_EXPORT int sigrelse(int sig) { return one_op(SIG_UNBLOCK, sig); }
+
+/* ---- the runtime's side ---- */
+
+bool rt__sigmask_trap_wished(void)
+{
+	return wish != 0;
+}
+
+/* Signal context: an application SIGTRAP while the application blocks
+   SIGTRAP. Queue it again to this thread with its siginfo and return with
+   SIGTRAP blocked (the handler's saved mask), so it stays pending exactly
+   as it would have: visible to sigpending, sigwait and signalfd, delivered
+   when the application unblocks SIGTRAP. */
+void rt__sigmask_hold(const siginfo_t *si, void *uc)
+{
+	siginfo_t copy = *si;
+
+	held = 1;
+	sigaddset(&((ucontext_t *)uc)->uc_sigmask, SIGTRAP);
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP, &copy);
+}
+
+/* Process start: the parent may have exec'd us with SIGTRAP blocked. */
+void rt__sigmask_init(void)
+{
+	sigset_t cur;
+
+	if (real_pthread_sigmask()(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGTRAP) == 1) {
+		wish = 1;
+		real_trap(SIG_UNBLOCK);
+	}
+}
+
+/* In the creator, at pthread_create: the new thread's wish (the attribute's
+   signal mask if it sets one, else the creator's). */
+int rt__sigmask_inherit(const pthread_attr_t *attr)
+{
+	sigset_t s;
+
+	if (attr && pthread_attr_getsigmask_np(attr, &s) == 0)
+		return sigismember(&s, SIGTRAP) == 1;
+	return wish;
+}
+
+/* In the new thread, before anything else (F4): SIGTRAP deliverable. */
+void rt__sigmask_thread_start(int inherited)
+{
+	wish = inherited;
+	held = 0;
+	real_trap(SIG_UNBLOCK);
+}
+
+/* Before exec the new image gets the mask the application asked for; our
+   events are already stopped (rt__process_fini) and this thread's
+   watchpoints go off first so no SIGTRAP of ours is left pending. */
+void rt__sigmask_before_exec(void)
+{
+	if (hc_self)
+		rt__watch_disarm(hc_self);
+	if (wish && !held)
+		real_trap(SIG_BLOCK);
+}
+
+void rt__sigmask_after_exec_failure(void)
+{
+	if (!held)
+		real_trap(SIG_UNBLOCK);
+}
