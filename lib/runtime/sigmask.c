@@ -23,10 +23,12 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/safety.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -39,6 +41,7 @@ typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
    handler reads them between the wrapper's steps. */
 static __thread volatile int wish __attribute__((tls_model("initial-exec")));
 static __thread volatile int held __attribute__((tls_model("initial-exec")));
+static __thread volatile int paused __attribute__((tls_model("initial-exec")));
 
 static mask_fn real_pthread_sigmask(void)
 {
@@ -72,6 +75,36 @@ static void real_trap(int how)
 	real_pthread_sigmask()(how, &s, NULL);
 }
 
+/* While an application SIGTRAP is held, SIGTRAP is blocked for real:
+   this thread's sampler and watchpoints stop meanwhile, so that none of
+   our SIGTRAPs can become pending (where sigpending, sigwait or signalfd
+   would show it to the application). */
+static void pause_sampling(void)
+{
+	struct hc_thread *t = hc_self;
+
+	if (!t || !hc_guard_enter(t))
+		return;
+	if (t->sampler.fd >= 0)
+		ioctl(t->sampler.fd, PERF_EVENT_IOC_DISABLE, 0);
+	rt__watch_disarm(t);
+	hc_detect_arm_failed(&t->det);
+	paused = 1;
+	hc_guard_leave(t);
+}
+
+static void resume_sampling(void)
+{
+	struct hc_thread *t = hc_self;
+
+	if (!paused || !t || !hc_guard_enter(t))
+		return;
+	if (t->sampler.fd >= 0)
+		ioctl(t->sampler.fd, PERF_EVENT_IOC_ENABLE, 0);
+	paused = 0;
+	hc_guard_leave(t);
+}
+
 /* Still held but nothing of the application's pending any more (it took
    it with sigwait or signalfd): SIGTRAP is ours again. */
 static void release_if_consumed(void)
@@ -82,6 +115,8 @@ static void release_if_consumed(void)
 		held = 0;
 		real_trap(SIG_UNBLOCK);
 	}
+	if (!held)
+		resume_sampling();
 }
 
 /* The one mask operation behind every interposed call. Returns what the
@@ -92,6 +127,10 @@ static int mask_op(mask_fn real, bool posix, int how, const sigset_t *set, sigse
 	const sigset_t *use = set;
 	sigset_t s;
 
+	/* The runtime's own calls (libunwind blocks everything around its
+	   caches, inside our handler) are not the application's wish. */
+	if (hc_self && hc_self->safety.busy)
+		return real(how, set, old);
 	if (set) {
 		int in = sigismember(set, SIGTRAP) == 1;
 
@@ -102,8 +141,13 @@ static int mask_op(mask_fn real, bool posix, int how, const sigset_t *set, sigse
 		default:          return real(how, set, old);   /* EINVAL, as native */
 		}
 		s = *set;
-		/* A held SIGTRAP stays blocked for real while the wish does. */
-		if (!(how == SIG_SETMASK && held && after))
+		/* A held SIGTRAP stays blocked for real while the wish does, and
+		   is released (unblocked for real) when the wish goes. */
+		if (held && after && how == SIG_SETMASK)
+			sigaddset(&s, SIGTRAP);
+		else if (held && !after && how == SIG_UNBLOCK)
+			sigaddset(&s, SIGTRAP);
+		else
 			sigdelset(&s, SIGTRAP);
 		use = &s;
 	}
@@ -178,6 +222,43 @@ static int one_op(int how, int sig)
 HC_EXPORT int sighold(int sig) { return one_op(SIG_BLOCK, sig); }
 HC_EXPORT int sigrelse(int sig) { return one_op(SIG_UNBLOCK, sig); }
 
+/* The application may take a held SIGTRAP with these: then it is gone. */
+typedef int (*timedwait_fn)(const sigset_t *, siginfo_t *, const struct timespec *);
+
+HC_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	static timedwait_fn real;
+	int ret, err;
+
+	if (!real)
+		real = (timedwait_fn)dlsym(RTLD_NEXT, "sigtimedwait");
+	ret = real(set, info, timeout);
+	err = errno;
+	if (ret == SIGTRAP && held)
+		release_if_consumed();
+	errno = err;
+	return ret;
+}
+
+HC_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	return sigtimedwait(set, info, NULL);
+}
+
+HC_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	siginfo_t si;
+	int ret;
+
+	do
+		ret = sigtimedwait(set, &si, NULL);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return errno;
+	*sig = ret;
+	return 0;
+}
+
 /* ---- the runtime's side ---- */
 
 bool rt__sigmask_trap_wished(void)
@@ -192,9 +273,16 @@ bool rt__sigmask_trap_wished(void)
    when the application unblocks SIGTRAP. */
 void rt__sigmask_hold(const siginfo_t *si, void *uc)
 {
-	siginfo_t copy = *si;
+	siginfo_t copy = *si, ours;
+	struct timespec zero = { 0, 0 };
+	uint64_t trap = 1ull << (SIGTRAP - 1);
 
 	held = 1;
+	pause_sampling();
+	/* A sample that fired just now would take the one pending slot. */
+	if (syscall(SYS_rt_sigtimedwait, &trap, &ours, &zero, sizeof trap) == SIGTRAP &&
+	    ours.si_code == TRAP_PERF && hc_self)
+		hc_self->cnt.samples_blocked++;
 	sigaddset(&((ucontext_t *)uc)->uc_sigmask, SIGTRAP);
 	syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP, &copy);
 }

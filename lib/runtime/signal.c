@@ -83,33 +83,40 @@ __asm__(".text\n"
         "	.cfi_endproc\n"
         ".size rt__call_on_stack, .-rt__call_on_stack\n");
 
-/* Run the application's handler for sig as the kernel would have: its
-   sa_mask, and sig itself unless SA_NODEFER, blocked while it runs (the
-   kernel restores the mask when our handler returns; a handler that jumps
-   out keeps them blocked, as it would natively), SA_RESETHAND honoured.
-   SIGTRAP is never blocked here: it must stay ours. Returns false if the
-   disposition is SIG_DFL or SIG_IGN (nothing to run). */
-static bool call_app(int sig, struct sigaction *slot, siginfo_t *si, void *uc)
+/* Run the application's handler for sig as the kernel would have: the
+   interrupted context's mask, plus its sa_mask, plus sig itself unless
+   SA_NODEFER, blocked while it runs (the kernel restores the interrupted
+   mask when our handler returns; a handler that jumps out keeps them, as
+   it would natively); SA_RESETHAND honoured. SIGTRAP stays deliverable
+   unless block_trap: our samples may then land in the application's
+   handler, which is only safe on a stack with room for a nested frame.
+   Returns false if the disposition is SIG_DFL or SIG_IGN. */
+static bool call_app(int sig, struct sigaction *slot, siginfo_t *si, void *uc, bool block_trap)
 {
-	struct sigaction a = *slot;
-	sigset_t m;
+	/* Small frame: this may run on the application's own, minimal
+	   sigaltstack. The kernel's mask is the first word of sigset_t. */
+	void (*fn)(int, siginfo_t *, void *) = slot->sa_sigaction;
+	int flags = slot->sa_flags;
+	uint64_t m = slot->sa_mask.__val[0] | ((ucontext_t *)uc)->uc_sigmask.__val[0];
 
-	if ((a.sa_flags & SA_SIGINFO) ? a.sa_sigaction == NULL :
-	    (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN))
+	if ((flags & SA_SIGINFO) ? fn == NULL :
+	    (slot->sa_handler == SIG_DFL || slot->sa_handler == SIG_IGN))
 		return false;
-	if (a.sa_flags & SA_RESETHAND) {
-		memset(slot, 0, sizeof *slot);
+	if (flags & SA_RESETHAND) {
 		slot->sa_handler = SIG_DFL;
+		slot->sa_flags = 0;
 	}
-	m = a.sa_mask;
-	if (!(a.sa_flags & SA_NODEFER))
-		sigaddset(&m, sig);
-	sigdelset(&m, SIGTRAP);
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, NULL, _NSIG / 8);
-	if (a.sa_flags & SA_SIGINFO)
-		a.sa_sigaction(sig, si, uc);
+	if (!(flags & SA_NODEFER))
+		m |= 1ull << (sig - 1);
+	if (block_trap)
+		m |= 1ull << (SIGTRAP - 1);
 	else
-		a.sa_handler(sig);
+		m &= ~(1ull << (SIGTRAP - 1));
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &m, NULL, sizeof m);
+	if (flags & SA_SIGINFO)
+		fn(sig, si, uc);
+	else
+		((void (*)(int))fn)(sig);
 	return true;
 }
 
@@ -128,7 +135,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 			rt__sigmask_hold(si, uc);
 			return;
 		}
-	} else if (call_app(sig, &app_trap, si, uc) ||
+	} else if (call_app(sig, &app_trap, si, uc, !(app_trap.sa_flags & SA_NODEFER)) ||
 	           (!(app_trap.sa_flags & SA_SIGINFO) && app_trap.sa_handler == SIG_IGN)) {
 		return;
 	}
@@ -209,17 +216,11 @@ out:
    writer is async-signal-safe), restore the application's disposition and
    let the signal take effect: a fault re-executes and kills as it would
    have; a sent signal is raised again. */
-static void on_fatal(int sig, siginfo_t *si, void *uc)
+static __attribute__((noinline)) void fatal_default(int sig, const siginfo_t *si)
 {
 	static volatile int flushing;
-	struct sigaction a;
-	int saved = errno;
+	struct sigaction a = app_fatal[sig];
 
-	if (call_app(sig, &app_fatal[sig], si, uc)) {
-		errno = saved;
-		return;
-	}
-	a = app_fatal[sig];
 	if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
 		rt__log("fatal signal %d (si_code %d): writing the profiles", sig, si->si_code);
 		rt__process_finish();
@@ -227,6 +228,18 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	real_sigaction(sig, &a, NULL);
 	if (si->si_code <= 0)
 		raise(sig);
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	/* On the application's own sigaltstack (maybe a few KiB) a sample
+	   nested in its handler could overflow it: keep SIGTRAP blocked there
+	   (such samples arrive late and are counted as blocked). */
+	bool foreign = !hc_self || ((ucontext_t *)uc)->uc_stack.ss_sp != hc_self->altstack;
+
+	if (!call_app(sig, &app_fatal[sig], si, uc, foreign))
+		fatal_default(sig, si);
 	errno = saved;
 }
 
@@ -258,7 +271,14 @@ int rt__signals_init(void)
 	memset(&a, 0, sizeof a);
 	a.sa_sigaction = on_sigtrap;
 	a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	sigemptyset(&a.sa_mask);
+	/* Nothing interrupts a sample but a fault of our own: the handler
+	   may have left the stack the kernel delivered it on (see
+	   on_sigtrap), where a nested frame would overwrite its own. */
+	sigfillset(&a.sa_mask);
+	sigdelset(&a.sa_mask, SIGSEGV);
+	sigdelset(&a.sa_mask, SIGBUS);
+	sigdelset(&a.sa_mask, SIGILL);
+	sigdelset(&a.sa_mask, SIGFPE);
 	if (real_sigaction(SIGTRAP, &a, &app_trap) < 0)
 		return -1;
 	if (app_trap.sa_sigaction == on_sigtrap)   /* inherited across exec? never */
