@@ -139,8 +139,11 @@ static void chain(int sig, siginfo_t *si, void *uc)
 	           (!(app_trap.sa_flags & SA_SIGINFO) && app_trap.sa_handler == SIG_IGN)) {
 		return;
 	}
-	/* Default action of SIGTRAP: terminate with a core. Restore it and
-	   let the re-raise (pending while we run) take effect on return. */
+	/* Default action of SIGTRAP: terminate with a core. Write the
+	   profiles, restore it and let the re-raise (pending while we run)
+	   take effect on return. */
+	rt__log("SIGTRAP (si_code %d) with the default action: writing the profiles", si->si_code);
+	rt__process_finish();
 	memset(&d, 0, sizeof d);
 	d.sa_handler = SIG_DFL;
 	real_sigaction(SIGTRAP, &d, NULL);

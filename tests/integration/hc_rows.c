@@ -6,6 +6,7 @@
      thread PID INDEX TID
      row PID FROM TO ALL TRUE FALSE SAMPLE TRAP
      counter NAME VALUE
+     tcounter PID INDEX NAME VALUE   (per thread)
      unit U
    Exits 1 if a profile cannot be read. */
 #include <dirent.h>
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
 			struct hc_prof_counter c;
 			int k;
 			hc_prof_counter(p, i, &c);
+			printf("tcounter %u %u %s %" PRIu64 "\n", th->pid, th->index, c.name, c.value);
 			for (k = 0; k < nc && strcmp(cname[k], c.name); k++)
 				;
 			if (k == nc && nc < MAXC)
