@@ -490,7 +490,15 @@ static void *alt_worker(void *arg)
 	crunch(200, 6);
 	while (!a->checked)
 		crunch(1, 1);
-	/* Overflow this thread's (small) stack: caught on the altstack. */
+	/* Overflow this thread's (small) stack: caught on the altstack. A
+	   larger one for this: siglongjmp is heavy when a sanitizer's
+	   runtime is preloaded (the sanitizer build runs us so). */
+	ss.ss_size = 64 << 10;
+	ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sigaltstack(&ss, NULL) < 0)
+		printf("BAD sigaltstack: %s\n", strerror(errno));
+	a->lo = ss.ss_sp;
+	a->size = ss.ss_size;
 	if (!sigsetjmp(ov_env, 1))
 		recurse(0);
 	crunch(20, 2);
