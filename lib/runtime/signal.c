@@ -219,9 +219,16 @@ out:
    writer is async-signal-safe), restore the application's disposition and
    let the signal take effect: a fault re-executes and kills as it would
    have; a sent signal is raised again. */
-static __attribute__((noinline)) void fatal_default(int sig, const siginfo_t *si)
+struct fatal {
+	int sig;
+	const siginfo_t *si;
+};
+
+static void fatal_default(void *p)
 {
 	static volatile int flushing;
+	int sig = ((struct fatal *)p)->sig;
+	const siginfo_t *si = ((struct fatal *)p)->si;
 	struct sigaction a = app_fatal[sig];
 
 	if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
@@ -236,13 +243,24 @@ static __attribute__((noinline)) void fatal_default(int sig, const siginfo_t *si
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	struct fatal f = { sig, si };
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
 	/* On the application's own sigaltstack (maybe a few KiB) a sample
 	   nested in its handler could overflow it: keep SIGTRAP blocked there
 	   (such samples arrive late and are counted as blocked). */
 	bool foreign = !hc_self || ((ucontext_t *)uc)->uc_stack.ss_sp != hc_self->altstack;
 
-	if (!call_app(sig, &app_fatal[sig], si, uc, foreign))
-		fatal_default(sig, si);
+	if (call_app(sig, &app_fatal[sig], si, uc, foreign))
+		goto out;
+	/* Writing the profiles needs more than the application's altstack may
+	   hold: on ours (nothing of ours runs there now but a sample that
+	   faulted, which dies with the process anyway). */
+	lo = hc_self ? (uintptr_t)hc_self->altstack : 0;
+	if (lo && (sp < lo || sp >= lo + hc_self->altstack_size))
+		rt__call_on_stack(&f, fatal_default, (void *)((lo + hc_self->altstack_size) & ~(uintptr_t)15));
+	else
+		fatal_default(&f);
+out:
 	errno = saved;
 }
 

@@ -74,6 +74,11 @@ for i in 1 2; do
 	echo "ok: altstack: thread $i (own 4 KiB sigaltstack) got $n samples"
 done
 
+run altsegv
+n=$(ls "$TMP/m-altsegv"/signals-*.hcprof 2>/dev/null | wc -l)
+[ "$n" -ge 4 ] || fail "altsegv: $n profiles written before the fault killed the program, want 4"
+grep -q 'fatal signal 11' "$TMP/m-altsegv"/*.log || fail "altsegv: the log does not record the fault"
+
 run sigwait
 run eintr
 expect eintr "eintr: total 0"

@@ -14,6 +14,8 @@
                  unprotected by the handler, SIGFPE, SA_RESETHAND
      altstack    threads with their own minimal sigaltstack, a handler that
                  checks it runs there, a stack overflow caught on it
+     altsegv     a fault with no handler in a thread whose own sigaltstack
+                 is one page (status 139)
      sigwait     sigwaitinfo and signalfd consumers while others compute
      eintr       blocking read, nanosleep, sem_wait, futex, poll while
                  sampled: counts EINTR (must be 0)
@@ -537,6 +539,33 @@ static int mode_altstack(void)
 	return bad;
 }
 
+/* A fault with no handler in a thread with a one-page sigaltstack: the
+   runtime writes the profiles there, then the default action kills. */
+static void *altsegv_worker(void *arg)
+{
+	stack_t ss;
+
+	ss.ss_size = 4096;
+	ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ss.ss_flags = 0;
+	sigaltstack(&ss, NULL);
+	crunch(30, 1);
+	printf("altsegv: faulting\n");
+	*(volatile int *)(uintptr_t)arg = 1;
+	return NULL;
+}
+
+static int mode_altsegv(void)
+{
+	pthread_t t;
+
+	start_workers();
+	crunch(10, 0);
+	pthread_create(&t, NULL, altsegv_worker, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+
 /* ---------------- sigwait / signalfd ---------------- */
 
 #define WAIT_N 300
@@ -795,6 +824,8 @@ int main(int argc, char **argv)
 		ret = mode_segv();
 	else if (!strcmp(mode, "altstack"))
 		ret = mode_altstack();
+	else if (!strcmp(mode, "altsegv"))
+		ret = mode_altsegv();
 	else if (!strcmp(mode, "sigwait"))
 		ret = mode_sigwait();
 	else if (!strcmp(mode, "eintr"))
@@ -802,7 +833,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "eintr-control"))
 		ret = mode_eintr(1);
 	else {
-		fprintf(stderr, "usage: signals trap|int3blocked|blockall|rt|segv|altstack|sigwait|eintr|eintr-control\n");
+		fprintf(stderr, "usage: signals trap|int3blocked|blockall|rt|segv|altstack|altsegv|sigwait|eintr|eintr-control\n");
 		return 2;
 	}
 	return ret;
