@@ -79,14 +79,24 @@ static void real_trap(int how)
    this thread's sampler and watchpoints stop meanwhile, so that none of
    our SIGTRAPs can become pending (where sigpending, sigwait or signalfd
    would show it to the application). */
+static void sampler_ioctl(struct hc_thread *t, unsigned long req)
+{
+	if (t->sampler.npmu > 0) {
+		for (int i = 0; i < t->sampler.npmu && i < 2; i++)
+			if (t->sampler.pmu_fd[i] >= 0)
+				ioctl(t->sampler.pmu_fd[i], req, 0);
+	} else if (t->sampler.fd >= 0) {
+		ioctl(t->sampler.fd, req, 0);
+	}
+}
+
 static void pause_sampling(void)
 {
 	struct hc_thread *t = hc_self;
 
 	if (!t || !hc_guard_enter(t))
 		return;
-	if (t->sampler.fd >= 0)
-		ioctl(t->sampler.fd, PERF_EVENT_IOC_DISABLE, 0);
+	sampler_ioctl(t, PERF_EVENT_IOC_DISABLE);
 	rt__watch_disarm(t);
 	hc_detect_arm_failed(&t->det);
 	paused = 1;
@@ -99,8 +109,7 @@ static void resume_sampling(void)
 
 	if (!paused || !t || !hc_guard_enter(t))
 		return;
-	if (t->sampler.fd >= 0)
-		ioctl(t->sampler.fd, PERF_EVENT_IOC_ENABLE, 0);
+	sampler_ioctl(t, PERF_EVENT_IOC_ENABLE);
 	paused = 0;
 	hc_guard_leave(t);
 }
