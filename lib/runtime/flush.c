@@ -139,13 +139,13 @@ void rt__flush_need_helper(void)
 	/* The helper must never run the program's signal handlers: it is born
 	   with every signal blocked (synchronous faults still reach it). */
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rt__sigmask_real(SIG_SETMASK, &all, &old);   /* SIGTRAP too (sigmask.c) */
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256u << 10);
 	err = rt__real_pthread_create()(&th, &attr, helper, NULL);
 	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rt__sigmask_real(SIG_SETMASK, &old, NULL);
 	if (err) {
 		rt__log("periodic flush: cannot start the helper thread: %s: threads are flushed at exit only",
 		        strerror(err));

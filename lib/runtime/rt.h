@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -328,6 +329,8 @@ int  rt__sigmask_inherit(const pthread_attr_t *attr);
 void rt__sigmask_thread_start(int inherited);
 void rt__sigmask_before_exec(void);
 void rt__sigmask_after_exec_failure(void);
+/* The real pthread_sigmask, for the runtime's own threads (SIGTRAP included). */
+int  rt__sigmask_real(int how, const sigset_t *set, sigset_t *old);
 
 /* output.c */
 int  rt__write_profile(struct hc_thread *t);

@@ -296,6 +296,11 @@ void rt__sigmask_hold(const siginfo_t *si, void *uc)
 	syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP, &copy);
 }
 
+int rt__sigmask_real(int how, const sigset_t *set, sigset_t *old)
+{
+	return real_pthread_sigmask()(how, set, old);
+}
+
 /* Process start: the parent may have exec'd us with SIGTRAP blocked. */
 void rt__sigmask_init(void)
 {
