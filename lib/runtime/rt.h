@@ -331,6 +331,9 @@ void rt__sigmask_before_exec(void);
 void rt__sigmask_after_exec_failure(void);
 /* The real pthread_sigmask, for the runtime's own threads (SIGTRAP included). */
 int  rt__sigmask_real(int how, const sigset_t *set, sigset_t *old);
+bool rt__sigmask_trap_wished(void);
+void rt__sigmask_hold(const siginfo_t *si, void *uc);
+void rt__sigmask_init(void);
 
 /* output.c */
 int  rt__write_profile(struct hc_thread *t);

@@ -50,10 +50,6 @@ static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 static struct sigaction app_fatal[NSIG];
 static int fatal_installed[NSIG];
 
-/* sigmask.c */
-bool rt__sigmask_trap_wished(void);
-void rt__sigmask_hold(const siginfo_t *si, void *uc);
-void rt__sigmask_init(void);
 
 uint64_t rt__cookie_sample(void);
 uint64_t rt__cookie_watch(int slot);
@@ -116,7 +112,7 @@ static bool call_app(int sig, struct sigaction *slot, siginfo_t *si, void *uc, b
 	if (flags & SA_SIGINFO)
 		fn(sig, si, uc);
 	else
-		((void (*)(int))fn)(sig);
+		((void (*)(int))(void (*)(void))fn)(sig);
 	return true;
 }
 

@@ -93,7 +93,7 @@ static int check_prolog(struct xr *x)
 
 			if (buf[i] != '<')
 				continue;
-			if (c == '_' || c == ':' || (c | 0x20) - 'a' < 26u || c >= 0x80)
+			if (c == '_' || c == ':' || (unsigned)((c | 0x20) - 'a') < 26u || c >= 0x80)
 				return 0;   /* the root element: end of the prolog */
 			if (len - i >= 9 && memcmp(buf + i, "<!DOCTYPE", 9) == 0)
 				return vload__fail(x->ld, 0, "has a document type declaration "

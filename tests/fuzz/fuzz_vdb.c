@@ -41,7 +41,7 @@ static void die(const char *what, const char *path)
 
 static void copy_file(const char *from, const char *to)
 {
-	char buf[65536];
+	static char buf[65536];   /* setup only, single-threaded */
 	ssize_t n;
 	int in = open(from, O_RDONLY | O_CLOEXEC), out;
 
@@ -82,7 +82,7 @@ static const char *const files[] = {
 static void setup(void)
 {
 	const char *tmpl = getenv("HC_FUZZ_TEMPLATE"), *src = getenv("HC_SRCDIR");
-	char from[4096], to[8300], sub[4200];
+	static char from[4096], to[8300], sub[4200], src_path[8300];  /* once per process */
 	size_t i;
 
 	if (!tmpl) {
@@ -100,8 +100,6 @@ static void setup(void)
 	if (mkdir(sub, 0700) < 0)
 		die("cannot create", sub);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char src_path[8300];
-
 		snprintf(src_path, sizeof(src_path), "%s/%s", tmpl, files[i]);
 		snprintf(to, sizeof(to), "%s/%s", dir, files[i]);
 		copy_file(src_path, to);
