@@ -248,6 +248,19 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 
 	if (call_app(sig, &app_fatal[sig], si, uc, foreign))
 		goto out;
+	/* From here the process dies (or re-executes the fault after our
+	   flush): no sample or watchpoint trap may nest in the flush. A nested
+	   SIGTRAP would be delivered on the registered altstack (we are not on
+	   it) and its handler would switch to the top of *our* stack, where the
+	   flush runs, and overwrite it (seen: profiles written with garbage,
+	   EINVAL). Perf SIGTRAPs stay pending while blocked; sigreturn restores
+	   the interrupted mask if the fault re-executes. */
+	{
+		uint64_t m = ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)) |
+		               (1ull << (SIGILL - 1)) | (1ull << (SIGFPE - 1)));
+
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, NULL, sizeof m);
+	}
 	/* Writing the profiles needs more than the application's altstack may
 	   hold: on ours (nothing of ours runs there now but a sample that
 	   faulted, which dies with the process anyway). */
