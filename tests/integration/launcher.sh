@@ -31,6 +31,20 @@ else
 	echo "note: no static libc, static-binary refusal not exercised"
 fi
 
+# The topology is written without hwloc's plugins (HWLOC_PLUGINS_PATH set
+# to empty around hwloc's init); the program sees the variable as it was.
+unset HWLOC_PLUGINS_PATH
+"$HPCRUN" -o "$TMP/env1" /usr/bin/env >"$TMP/env1.out" 2>/dev/null || fail "env under the launcher"
+if grep -q '^HWLOC_PLUGINS_PATH=' "$TMP/env1.out"; then fail "HWLOC_PLUGINS_PATH leaked into the program"; fi
+HWLOC_PLUGINS_PATH=/opt/mine "$HPCRUN" -o "$TMP/env2" /usr/bin/env >"$TMP/env2.out" 2>/dev/null ||
+	fail "env under the launcher (HWLOC_PLUGINS_PATH set)"
+grep -qx 'HWLOC_PLUGINS_PATH=/opt/mine' "$TMP/env2.out" || fail "HWLOC_PLUGINS_PATH not restored"
+for d in env1 env2; do
+	t=$(ls "$TMP/$d"/topology-*.xml 2>/dev/null | head -n 1)
+	[ -n "$t" ] && grep -q '<object type="Machine"' "$t" || fail "$d: no topology written"
+done
+echo "ok: topology written, HWLOC_PLUGINS_PATH kept as the program had it"
+
 "$HPCRUN" --help >"$TMP/h.out" 2>&1 && grep -q -- "--event" "$TMP/h.out" || fail "--help"
 if "$HPCRUN" -L >"$TMP/L.out" 2>&1; then
 	for k in "kernel:" "perf_event_paranoid:" "soft (timer+decode):" "watchpoints:" "fast re-arm:" "verdict:"; do
