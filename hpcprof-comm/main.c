@@ -36,6 +36,8 @@ static void usage(FILE *f)
 	      "      --unit=UNIT   when profiles mix units, keep those in UNIT: ns (soft\n"
 	      "                    sampler) or transfers (PMU samplers); default: the unit of\n"
 	      "                    most profiles. Units are never mixed in one database.\n"
+	      "      --dense-max=N matrices of at most N rows are written as N×N CSV, larger\n"
+	      "                    ones in the sparse form (default 1024)\n"
 	      "  -q, --quiet       print only errors (no summary, no progress)\n"
 	      "  -h, --help        this help\n"
 	      "  -V, --version     version\n"
@@ -97,6 +99,7 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 't' },
 		{ "unit", required_argument, NULL, 'u' },
+		{ "dense-max", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -140,6 +143,13 @@ int main(int argc, char **argv)
 			} else {
 				fprintf(stderr, "hpcprof-comm: --unit is 'ns' or 'transfers', not '%s'\n",
 				        optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			if (!parse_uint(optarg, 1, UINT32_MAX, &o.dense_max)) {
+				fprintf(stderr, "hpcprof-comm: --dense-max wants a positive number, not "
+				        "'%s'\n", optarg);
 				return 2;
 			}
 			break;

@@ -25,6 +25,10 @@
 #define HC_DB_MATRICES    "matrices"        /* <level>-<kind>.csv */
 #define HC_DB_OBJECTS     "objects.xml"     /* data objects (written by a later version) */
 
+/* First line of a matrix file in the sparse form (<Matrix format="sparse">):
+   then "i,j,v" per non-zero upper-triangle cell, i < j, sorted by (i, j). */
+#define HC_DB_SPARSE_HEADER "row,column,value"
+
 /* Schemas shipped in doc/ (installed with the documentation). */
 #define HC_DB_META_XSD        "database.xsd"
 #define HC_DB_EXPERIMENT_XSD  "experiment.xsd"

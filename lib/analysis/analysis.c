@@ -77,8 +77,7 @@ static void an_free(struct an *an)
 		free(p->path);
 		free(p->reason);
 		free(p->map);
-		free(p->row);
-		free(p->ref);
+		agg__free(&p->row);
 		free(p->counters);
 	}
 	free(an->profs);
@@ -155,7 +154,7 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 		if (!lv->m[lev].present)
 			continue;
 		for (kind = 0; kind < HC_DB_KIND_COUNT && !ret; kind++)
-			ret = matrix__write(&lv->m[lev], kind, dir, err, errlen);
+			ret = matrix__write(&lv->m[lev], kind, an->dense_max, dir, err, errlen);
 	}
 	if (!ret)
 		ret = view__write_experiment(an, pairs, npairs, dir, err, errlen);
@@ -178,6 +177,7 @@ static int init(struct an *an, const struct hc_analysis_opts *o)
 	memset(an, 0, sizeof(*an));
 	an->o = o;
 	an->top = o->top ? o->top : HC_ANALYSIS_DEFAULT_TOP;
+	an->dense_max = o->dense_max ? o->dense_max : HC_ANALYSIS_DEFAULT_DENSE_MAX;
 	pthread_mutex_init(&an->lock, NULL);
 	pthread_cond_init(&an->cond, NULL);
 	ret = strtab__init(&an->modules);

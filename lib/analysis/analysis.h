@@ -15,6 +15,10 @@
 #include <stdio.h>
 
 #define HC_ANALYSIS_DEFAULT_TOP 10u
+/* Matrices of at most this many rows are written dense (N×N CSV), larger ones
+   sparse (doc/database-format.md §2): at 1024 a dense file is ~2 MiB and a
+   viewer's dense copy 8 MiB; at 100,000 threads it would be 20 GB and 80 GB. */
+#define HC_ANALYSIS_DEFAULT_DENSE_MAX 1024u
 
 struct hc_analysis_opts {
 	const char *const *inputs;  /* measurement directories */
@@ -23,6 +27,7 @@ struct hc_analysis_opts {
 	bool force;                 /* replace outdir if it is an earlier database or empty */
 	unsigned jobs;              /* worker threads, 0 = online CPUs */
 	unsigned top;               /* summary rows / code pairs per context, 0 = default */
+	unsigned dense_max;         /* largest matrix dimension written dense, 0 = default */
 	int unit;                   /* enum hc_unit to keep, -1 = the majority's */
 	FILE *diag;                 /* skipped files and warnings, NULL = silent */
 	FILE *summary;              /* where to print summary.txt too, NULL = nowhere */

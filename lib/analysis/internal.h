@@ -20,7 +20,10 @@
 
 /* Sanity bounds applied to values a profile can name but the reader cannot
    check (they refer to other profiles or to the machine). */
-#define AN_MAX_THREAD 65536u   /* thread indexes within one process */
+/* Thread indexes within one process: the runtime never reuses one, so a
+   process that churns short-lived threads goes past pid_max (at most 2^22);
+   the matrices are sparse, so the bound only rejects garbage. */
+#define AN_MAX_THREAD (1u << 24)
 #define AN_MAX_CPU    8192     /* logical CPU numbers (Linux's largest NR_CPUS) */
 #define AN_MAX_INLINE 64       /* inlined frames kept per address */
 
@@ -139,10 +142,9 @@ struct an_prof {
 	uint32_t *map;              /* profile node -> worker-local cct node */
 	uint32_t nnodes;
 	uint32_t start_lm;          /* global module id of the start routine, HC_NONE */
-	/* Row of the thread matrix: [peer][0 = true, 1 = false]. */
-	uint64_t (*row)[2];
-	uint8_t *ref;               /* peer named by at least one event */
-	uint32_t nrow;
+	/* Row of the thread matrix: (peer index, 0, 0) -> (true, false), only
+	   the peers named by at least one event (h.slots NULL until the first). */
+	struct agg row;
 	uint64_t self_weight[2];    /* events naming this thread as its own peer (true, false) */
 	uint64_t bad_events;        /* events naming an impossible peer */
 	uint64_t nevents, event_weight;
@@ -326,6 +328,7 @@ struct an_warn {
 struct an {
 	const struct hc_analysis_opts *o;
 	unsigned top;
+	uint32_t dense_max;         /* largest matrix written in the dense form */
 	char **inputs_abs;
 
 	/* inputs */
@@ -406,10 +409,21 @@ int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npa
                            const char *dir, char *err, size_t errlen);
 
 /* matrix.c */
+/* One published cell: the upper triangle (i < j) of M + Mᵀ, true and false. */
+struct mcell {
+	uint32_t i, j;
+	uint64_t v[2];
+};
+
+/* Sparse: memory is proportional to n (row offsets) plus the non-zero cells,
+   so a measurement of 100,000 threads does not need n² of anything. */
 struct matrix {
 	int level;
 	uint32_t n;
-	uint64_t *t, *f;            /* n*n raw (asymmetric) true/false */
+	struct agg acc;             /* (min, max, 0) -> (true, false) while building */
+	struct mcell *cell;         /* then: the non-zero cells sorted by (i, j) */
+	uint32_t ncell;
+	uint32_t *row;              /* n + 1 offsets: row i is cell[row[i] .. row[i+1]) */
 	uint64_t diag[2], unplaced[2];
 	bool present;
 };
@@ -426,8 +440,19 @@ struct levels {
 };
 
 int matrix__build(struct an *an, struct levels *lv);
+/* Building one matrix (matrix__build does it; exposed for the unit tests):
+   init, add raw cells (row = detecting side; i == j goes to diag), finish. */
+int matrix__init(struct matrix *m, int level, uint32_t n);
+int matrix__add(struct matrix *m, uint32_t i, uint32_t j, uint64_t t, uint64_t f);
+int matrix__finish(struct matrix *m);
 void matrix__free(struct levels *lv);
-int matrix__write(const struct matrix *m, int kind, const char *dir, char *err, size_t errlen);
+/* Dense CSV when m->n <= dense_max, sparse otherwise (doc/database-format.md §2). */
+int matrix__write(const struct matrix *m, int kind, uint32_t dense_max, const char *dir, char *err,
+                  size_t errlen);
+static inline bool matrix__sparse(const struct matrix *m, uint32_t dense_max)
+{
+	return m->n > dense_max;
+}
 /* Published value: raw(i,j) + raw(j,i) off the diagonal, 0 on it. */
 uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j);
 /* Sum of the upper triangle. */

@@ -16,47 +16,101 @@
 
 #include "analysis/internal.h"
 
-static int mat_alloc(struct matrix *m, int level, uint32_t n)
+int matrix__init(struct matrix *m, int level, uint32_t n)
 {
 	m->level = level;
 	m->n = n ? n : 1;
-	m->t = calloc((size_t)m->n * m->n, sizeof(*m->t));
-	m->f = calloc((size_t)m->n * m->n, sizeof(*m->f));
 	m->present = true;
-	return m->t && m->f ? 0 : -ENOMEM;
+	return agg__init(&m->acc, 64);
 }
 
-static void mat_add(struct matrix *m, uint32_t i, uint32_t j, uint64_t t, uint64_t f)
+/* Published values only: M + Mᵀ adds (i, j) and (j, i) into one cell, so the
+   raw asymmetric cells need not be kept. */
+int matrix__add(struct matrix *m, uint32_t i, uint32_t j, uint64_t t, uint64_t f)
 {
+	struct hkey k = { i < j ? i : j, i < j ? j : i, 0 };
+
 	if (i == j) {
 		m->diag[0] += t;
 		m->diag[1] += f;
-		return;
+		return 0;
 	}
-	m->t[(size_t)i * m->n + j] += t;
-	m->f[(size_t)i * m->n + j] += f;
+	return agg__add(&m->acc, &k, t, f);
+}
+
+static int cmp_cell(const void *x, const void *y)
+{
+	const struct mcell *p = x, *q = y;
+
+	if (p->i != q->i)
+		return p->i < q->i ? -1 : 1;
+	return (p->j > q->j) - (p->j < q->j);
+}
+
+/* The accumulated cells -> sorted non-zero cells and row offsets. */
+int matrix__finish(struct matrix *m)
+{
+	uint32_t k, n = 0, r;
+
+	m->cell = malloc((m->acc.h.n ? m->acc.h.n : 1) * sizeof(*m->cell));
+	m->row = calloc((size_t)m->n + 1, sizeof(*m->row));
+	if (!m->cell || !m->row)
+		return -ENOMEM;
+	for (k = 0; k < m->acc.h.n; k++) {
+		const struct hkey *key = &m->acc.h.keys[k];
+		if (!m->acc.v[k][0] && !m->acc.v[k][1])
+			continue;
+		m->cell[n++] = (struct mcell){ (uint32_t)key->a, (uint32_t)key->b,
+		                               { m->acc.v[k][0], m->acc.v[k][1] } };
+	}
+	agg__free(&m->acc);
+	m->ncell = n;
+	if (n > 1)
+		qsort(m->cell, n, sizeof(*m->cell), cmp_cell);
+	for (k = 0; k < n; k++)
+		m->row[m->cell[k].i + 1]++;
+	for (r = 0; r < m->n; r++)
+		m->row[r + 1] += m->row[r];
+	return 0;
+}
+
+static uint64_t kind_of(const uint64_t v[2], int kind)
+{
+	return kind == HC_DB_KIND_TRUE ? v[0] : kind == HC_DB_KIND_FALSE ? v[1] : v[0] + v[1];
 }
 
 uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j)
 {
-	size_t a = (size_t)i * m->n + j, b = (size_t)j * m->n + i;
-	uint64_t t, f;
+	uint32_t lo, hi;
 
-	if (i == j)
+	if (i == j || i >= m->n || j >= m->n)
 		return 0;
-	t = m->t[a] + m->t[b];
-	f = m->f[a] + m->f[b];
-	return kind == HC_DB_KIND_TRUE ? t : kind == HC_DB_KIND_FALSE ? f : t + f;
+	if (i > j) {
+		uint32_t x = i;
+		i = j;
+		j = x;
+	}
+	lo = m->row[i];
+	hi = m->row[i + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->cell[mid].j == j)
+			return kind_of(m->cell[mid].v, kind);
+		if (m->cell[mid].j < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 uint64_t matrix__total(const struct matrix *m, int kind)
 {
 	uint64_t s = 0;
-	uint32_t i, j;
+	uint32_t k;
 
-	for (i = 0; i < m->n; i++)
-		for (j = i + 1; j < m->n; j++)
-			s += matrix__cell(m, kind, i, j);
+	for (k = 0; k < m->ncell; k++)
+		s += kind_of(m->cell[k].v, kind);
 	return s;
 }
 
@@ -65,24 +119,24 @@ static int build_thread(struct an *an, struct matrix *m)
 	uint32_t i, k;
 	int ret;
 
-	ret = mat_alloc(m, HC_DB_LEVEL_THREAD, an->nthreads);
+	ret = matrix__init(m, HC_DB_LEVEL_THREAD, an->nthreads);
 	if (ret)
 		return ret;
-	for (i = 0; i < an->nprofs; i++) {
+	for (i = 0; i < an->nprofs && !ret; i++) {
 		const struct an_prof *p = &an->profs[i];
 
 		if (p->status != AN_OK)
 			continue;
 		m->diag[0] += p->self_weight[0];
 		m->diag[1] += p->self_weight[1];
-		for (k = 0; k < p->nrow; k++) {
+		for (k = 0; k < p->row.h.n && !ret; k++) {
 			uint32_t g;
-			if (!p->ref[k] || !threads__find(an, p->proc, k, &g))
+			if (!threads__find(an, p->proc, (uint32_t)p->row.h.keys[k].a, &g))
 				continue;
-			mat_add(m, p->gthread, g, p->row[k][0], p->row[k][1]);
+			ret = matrix__add(m, p->gthread, g, p->row.v[k][0], p->row.v[k][1]);
 		}
 	}
-	return 0;
+	return ret ? ret : matrix__finish(m);
 }
 
 static int add_label(struct label **lab, uint32_t *n, uint32_t *cap, const struct label *l)
@@ -235,7 +289,7 @@ static int build_places(struct an *an, struct levels *lv)
 	for (lev = HC_DB_LEVEL_CORE; lev < HC_DB_LEVEL_COUNT; lev++) {
 		if (lev != HC_DB_LEVEL_CORE && n[lev] == 0)
 			continue;   /* no topology with sockets / NUMA nodes: no file */
-		ret = mat_alloc(&lv->m[lev], lev, n[lev]);
+		ret = matrix__init(&lv->m[lev], lev, n[lev]);
 		if (!ret)
 			ret = idx_build(&idx[lev], lv->lab[lev], n[lev], lev);
 		if (ret)
@@ -243,7 +297,7 @@ static int build_places(struct an *an, struct levels *lv)
 		lv->n_lab[lev] = n[lev];
 	}
 
-	for (i = 0; i < all.h.n; i++) {
+	for (i = 0; i < all.h.n && !ret; i++) {
 		const struct hkey *k = &all.h.keys[i];
 		uint32_t host = (uint32_t)k->a;
 		uint64_t t = all.v[i][0], f = all.v[i][1];
@@ -260,7 +314,7 @@ static int build_places(struct an *an, struct levels *lv)
 		}
 		if (idx_find(&idx[HC_DB_LEVEL_CORE], host, (int)k->b - 1, &a) &&
 		    idx_find(&idx[HC_DB_LEVEL_CORE], host, (int)k->c - 1, &b))
-			mat_add(&lv->m[HC_DB_LEVEL_CORE], a, b, t, f);
+			ret = matrix__add(&lv->m[HC_DB_LEVEL_CORE], a, b, t, f);
 		if (tp) {
 			p1 = topo__pu(tp, (int)k->b - 1);
 			p2 = topo__pu(tp, (int)k->c - 1);
@@ -274,13 +328,16 @@ static int build_places(struct an *an, struct levels *lv)
 			}
 			if (lv->m[lev].present && v1 >= 0 && v2 >= 0 &&
 			    idx_find(&idx[lev], host, v1, &a) && idx_find(&idx[lev], host, v2, &b)) {
-				mat_add(&lv->m[lev], a, b, t, f);
+				ret = matrix__add(&lv->m[lev], a, b, t, f);
 			} else {
 				lv->m[lev].unplaced[0] += t;
 				lv->m[lev].unplaced[1] += f;
 			}
 		}
 	}
+	for (lev = HC_DB_LEVEL_CORE; lev < HC_DB_LEVEL_COUNT && !ret; lev++)
+		if (lv->m[lev].present)
+			ret = matrix__finish(&lv->m[lev]);
 out:
 	for (lev = 0; lev < HC_DB_LEVEL_COUNT; lev++)
 		hmap__free(&idx[lev].h);
@@ -305,61 +362,127 @@ void matrix__free(struct levels *lv)
 	int i;
 
 	for (i = 0; i < HC_DB_LEVEL_COUNT; i++) {
-		free(lv->m[i].t);
-		free(lv->m[i].f);
+		agg__free(&lv->m[i].acc);
+		free(lv->m[i].cell);
+		free(lv->m[i].row);
 		free(lv->lab[i]);
 	}
 	memset(lv, 0, sizeof(*lv));
 }
 
-int matrix__write(const struct matrix *m, int kind, const char *dir, char *err, size_t errlen)
+static char *put_u64(char *p, uint64_t v)
 {
-	char name[64], *line, *p, num[24];
+	char num[24];
+	const char *s = out__fmt_u64(num, v);
+	size_t l = strlen(s);
+
+	memcpy(p, s, l);
+	return p + l;
+}
+
+/* N×N: header ",0,…,N-1", then "i,v(i,0),…,v(i,N-1)". A row is built in a
+   buffer of N values from the cells of row i (i < j) and of column i (the
+   cells (k, i), k < i, found through a column index), so the cost is the
+   file's size plus the non-zero cells. */
+static int write_dense(const struct matrix *m, int kind, struct out *o)
+{
+	uint32_t *col = calloc((size_t)m->n + 1, sizeof(*col));
+	uint32_t *byc = malloc((m->ncell ? m->ncell : 1) * sizeof(*byc));
+	uint64_t *v = calloc(m->n, sizeof(*v));
+	char *line = malloc((size_t)m->n * 22 + 32), *p;
+	uint32_t i, j, k;
+	int ret = 0;
+
+	if (!col || !byc || !v || !line) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < m->ncell; k++)
+		col[m->cell[k].j + 1]++;
+	for (j = 0; j < m->n; j++)
+		col[j + 1] += col[j];
+	for (k = 0; k < m->ncell; k++)   /* cells are in (i, j) order: stays sorted by i */
+		byc[col[m->cell[k].j]++] = k;
+	for (j = m->n; j > 0; j--)
+		col[j] = col[j - 1];
+	col[0] = 0;
+
+	p = line;
+	for (j = 0; j < m->n; j++) {
+		*p++ = ',';
+		p = put_u64(p, j);
+	}
+	*p++ = '\n';
+	*p = '\0';
+	out__puts(o, line);
+	for (i = 0; i < m->n; i++) {
+		for (k = m->row[i]; k < m->row[i + 1]; k++)
+			v[m->cell[k].j] = kind_of(m->cell[k].v, kind);
+		for (k = col[i]; k < col[i + 1]; k++)
+			v[m->cell[byc[k]].i] = kind_of(m->cell[byc[k]].v, kind);
+		p = put_u64(line, i);
+		for (j = 0; j < m->n; j++) {
+			*p++ = ',';
+			p = put_u64(p, v[j]);
+		}
+		*p++ = '\n';
+		*p = '\0';
+		out__puts(o, line);
+		for (k = m->row[i]; k < m->row[i + 1]; k++)
+			v[m->cell[k].j] = 0;
+		for (k = col[i]; k < col[i + 1]; k++)
+			v[m->cell[byc[k]].i] = 0;
+	}
+out:
+	free(col);
+	free(byc);
+	free(v);
+	free(line);
+	return ret;
+}
+
+/* Header "row,column,value", then one line "i,j,v" per non-zero cell of the
+   upper triangle (i < j), sorted by (i, j). */
+static void write_sparse(const struct matrix *m, int kind, struct out *o)
+{
+	char line[80], *p;
+	uint32_t k;
+
+	out__puts(o, HC_DB_SPARSE_HEADER "\n");
+	for (k = 0; k < m->ncell; k++) {
+		uint64_t x = kind_of(m->cell[k].v, kind);
+		if (!x)
+			continue;
+		p = put_u64(line, m->cell[k].i);
+		*p++ = ',';
+		p = put_u64(p, m->cell[k].j);
+		*p++ = ',';
+		p = put_u64(p, x);
+		*p++ = '\n';
+		*p = '\0';
+		out__puts(o, line);
+	}
+}
+
+int matrix__write(const struct matrix *m, int kind, uint32_t dense_max, const char *dir, char *err,
+                  size_t errlen)
+{
+	char name[64];
 	struct out o;
-	uint32_t i, j;
 	int ret;
 
 	snprintf(name, sizeof(name), "%s/%s-%s.csv", HC_DB_MATRICES, hc_db_level_name(m->level),
 	         hc_db_kind_name(kind));
-	line = malloc((size_t)m->n * 22 + 32);
-	if (!line) {
-		snprintf(err, errlen, "out of memory writing %s", name);
-		return -ENOMEM;
-	}
 	ret = out__open(&o, dir, name, err, errlen);
-	if (ret) {
-		free(line);
+	if (ret)
+		return ret;
+	if (matrix__sparse(m, dense_max)) {
+		write_sparse(m, kind, &o);
+	} else if ((ret = write_dense(m, kind, &o))) {
+		char scratch[8];
+		out__close(&o, scratch, sizeof(scratch));
+		snprintf(err, errlen, "out of memory writing %s", name);
 		return ret;
 	}
-	p = line;
-	for (j = 0; j < m->n; j++) {
-		const char *s = out__fmt_u64(num, j);
-		size_t l = strlen(s);
-		*p++ = ',';
-		memcpy(p, s, l);
-		p += l;
-	}
-	*p++ = '\n';
-	*p = '\0';
-	out__puts(&o, line);
-	for (i = 0; i < m->n; i++) {
-		const char *s = out__fmt_u64(num, i);
-		size_t l = strlen(s);
-
-		p = line;
-		memcpy(p, s, l);
-		p += l;
-		for (j = 0; j < m->n; j++) {
-			s = out__fmt_u64(num, matrix__cell(m, kind, i, j));
-			l = strlen(s);
-			*p++ = ',';
-			memcpy(p, s, l);
-			p += l;
-		}
-		*p++ = '\n';
-		*p = '\0';
-		out__puts(&o, line);
-	}
-	free(line);
 	return out__close(&o, err, errlen);
 }

@@ -125,25 +125,18 @@ static const struct an_prof *profile_of(const struct an *an, uint32_t proc, uint
 	return p->status == AN_OK ? p : NULL;
 }
 
-static int row_grow(struct an_prof *p, uint32_t peer)
+/* Adds to the profile's matrix row: sparse, so a thread of a process with
+   100,000 threads costs its peers, not the highest peer index. */
+static int row_add(struct an_prof *p, uint32_t peer, uint64_t t, uint64_t f)
 {
-	uint32_t old = p->nrow, cap = p->nrow, need = peer + 1;
-	uint32_t cap2;
-	int ret;
+	struct hkey k = { peer, 0, 0 };
 
-	if (need <= p->nrow)
-		return 0;
-	ret = an__grow(&p->row, &cap, need, sizeof(*p->row));
-	if (ret)
-		return ret;
-	cap2 = old;
-	ret = an__grow(&p->ref, &cap2, cap, sizeof(*p->ref));
-	if (ret)
-		return ret;
-	memset(p->row + old, 0, (size_t)(cap - old) * sizeof(*p->row));
-	memset(p->ref + old, 0, (size_t)(cap - old));
-	p->nrow = cap;
-	return 0;
+	if (!p->row.h.slots) {
+		int ret = agg__init(&p->row, 4);
+		if (ret)
+			return ret;
+	}
+	return agg__add(&p->row, &k, t, f);
 }
 
 /* Small direct-mapped memories per profile: the (thread, CPU) facts already
@@ -186,12 +179,9 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 			p->self_weight[0] += wt;
 			p->self_weight[1] += wf;
 		} else {
-			ret = row_grow(p, ev.peer);
+			ret = row_add(p, ev.peer, wt, wf);
 			if (ret)
 				return ret;
-			p->row[ev.peer][0] += wt;
-			p->row[ev.peer][1] += wf;
-			p->ref[ev.peer] = 1;
 		}
 
 		cpu_ok = ev.cpu >= 0 && ev.cpu < AN_MAX_CPU;

@@ -171,6 +171,8 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 			out__printf(&o, "    <Matrix level=\"%s\" kind=\"%s\" file=\"%s/%s-%s.csv\" "
 			            "unit=\"%s\" n=\"%u\"", hc_db_level_name(lev), hc_db_kind_name(kind),
 			            HC_DB_MATRICES, hc_db_level_name(lev), hc_db_kind_name(kind), unit, m->n);
+			if (matrix__sparse(m, an->dense_max))
+				out__puts(&o, " format=\"sparse\"");
 			attr_u64(&o, "total", matrix__total(m, kind));
 			attr_u64(&o, "diagonal", dg);
 			attr_u64(&o, "unplaced", un);

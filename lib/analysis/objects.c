@@ -401,10 +401,6 @@ static int profile_events(struct pctx *c)
 	c->mods = malloc((c->nmods ? c->nmods : 1) * sizeof(*c->mods));
 	if (!c->mods)
 		return -ENOMEM;
-	if (process_ranges(an, p->proc, &c->ranges, &c->nranges)) {
-		free(c->mods);
-		return -ENOMEM;
-	}
 	for (i = 0; i < c->nmods; i++)
 		hc_prof_module(c->hp, i, &c->mods[i]);
 	for (i = 0; i < n && !ret; i++) {
@@ -447,9 +443,7 @@ static int profile_events(struct pctx *c)
 			ret = touch(c->ob, b.field, gp, wt, wf, b.field != a.field);
 	}
 	free(c->mods);
-	free(c->ranges);
 	c->mods = NULL;
-	c->ranges = NULL;
 	return ret;
 }
 
@@ -517,6 +511,10 @@ static struct objects *objects_new(void)
 struct build {
 	struct an *an;
 	struct objects **wob;       /* one table per worker */
+	/* Stack and TLS ranges by process, built once: per profile it was
+	   O(threads of the process) each, quadratic with 100,000 threads. */
+	struct range **ranges;
+	uint32_t *nranges;
 	uint32_t next, done;
 	int err;
 };
@@ -541,6 +539,10 @@ static void build_main(void *arg, unsigned id)
 		if (i >= an->nprofs)
 			break;
 		c.p = &an->profs[i];
+		if (c.p->status == AN_OK) {
+			c.ranges = b->ranges[c.p->proc];
+			c.nranges = b->nranges[c.p->proc];
+		}
 		/* A profile rewritten since pass 2 was warned about there. */
 		if (c.p->status == AN_OK && c.p->gthread != HC_NONE &&
 		    !hc_prof_open(c.p->path, &hp, err, sizeof(err))) {
@@ -652,6 +654,13 @@ int objects__build(struct an *an, struct objects **out)
 	for (w = 0; w < n; w++)
 		if (!(b.wob[w] = objects_new()))
 			goto out;
+	b.ranges = calloc(an->nprocs ? an->nprocs : 1, sizeof(*b.ranges));
+	b.nranges = calloc(an->nprocs ? an->nprocs : 1, sizeof(*b.nranges));
+	if (!b.ranges || !b.nranges)
+		goto out;
+	for (i = 0; i < an->nprocs; i++)
+		if (an->procs[i].used && process_ranges(an, i, &b.ranges[i], &b.nranges[i]))
+			goto out;
 	ret = par__run(an, n, build_main, &b, "resolving data objects", &b.done, an->nprofs);
 	if (!ret)
 		ret = b.err;
@@ -673,6 +682,10 @@ out:
 	for (w = 0; b.wob && w < n; w++)
 		objects__free(b.wob[w]);
 	free(b.wob);
+	for (i = 0; b.ranges && i < an->nprocs; i++)
+		free(b.ranges[i]);
+	free(b.ranges);
+	free(b.nranges);
 	objects__free(ob);
 	return ret;
 }

@@ -122,23 +122,18 @@ static void totals(struct out *o, const struct an *an)
 static int thread_pairs(struct out *o, const struct an *an, const struct matrix *m)
 {
 	struct row *r = NULL;
-	uint32_t n = 0, cap = 0, i, j;
+	uint32_t n = 0, cap = 0, i, k;
 	uint64_t total = matrix__total(m, HC_DB_KIND_ALL);
 	int ret;
 
-	for (i = 0; i < m->n; i++) {
-		for (j = i + 1; j < m->n; j++) {
-			uint64_t t = matrix__cell(m, HC_DB_KIND_TRUE, i, j);
-			uint64_t f = matrix__cell(m, HC_DB_KIND_FALSE, i, j);
-			if (!t && !f)
-				continue;
-			ret = an__grow(&r, &cap, n + 1, sizeof(*r));
-			if (ret) {
-				free(r);
-				return ret;
-			}
-			r[n++] = (struct row){ i, j, t, f };
+	for (k = 0; k < m->ncell; k++) {
+		const struct mcell *c = &m->cell[k];
+		ret = an__grow(&r, &cap, n + 1, sizeof(*r));
+		if (ret) {
+			free(r);
+			return ret;
 		}
+		r[n++] = (struct row){ c->i, c->j, c->v[0], c->v[1] };
 	}
 	if (n > 1)
 		qsort(r, n, sizeof(*r), cmp_row);

@@ -149,9 +149,8 @@ int threads__assemble(struct an *an)
 		if (p->th.start_ns < pr->start_ns)
 			pr->start_ns = p->th.start_ns;
 		ret = add_key(&keys, p->proc, p->th.index);
-		for (j = 0; j < p->nrow && !ret; j++)
-			if (p->ref[j])
-				ret = add_key(&keys, p->proc, j);
+		for (j = 0; j < p->row.h.n && !ret; j++)
+			ret = add_key(&keys, p->proc, (uint32_t)p->row.h.keys[j].a);
 		if (!ret && p->th.creator != HC_NONE && p->th.creator < AN_MAX_THREAD)
 			ret = add_key(&keys, p->proc, p->th.creator);
 	}

@@ -275,7 +275,7 @@ static void hostile_profile(const char *work)
 	};
 	struct hc_prof_event evs[5] = {
 		{ .weight = 5, .peer = 0xfffffff0u, .cpu = 1, .peer_cpu = 2, .ctx = 3, .peer_ctx = 3 },
-		{ .weight = 6, .peer = 70000, .cpu = 1, .peer_cpu = 2, .ctx = 3, .peer_ctx = 3 },
+		{ .weight = 6, .peer = (1u << 24) + 70000, .cpu = 1, .peer_cpu = 2, .ctx = 3, .peer_ctx = 3 },
 		{ .weight = 7, .peer = 1, .cpu = 1 << 30, .peer_cpu = -5, .ctx = 3,
 		  .peer_ctx = 0xffffffffu },
 		{ .weight = 8, .peer = 2, .cpu = 3, .peer_cpu = 4000, .ctx = 0, .peer_ctx = 123456 },

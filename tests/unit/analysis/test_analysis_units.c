@@ -144,28 +144,98 @@ static void hashing(void)
 static void matrix_view(void)
 {
 	uint64_t t[16], f[16];
-	struct matrix m = { .level = HC_DB_LEVEL_THREAD, .n = 4, .t = t, .f = f, .present = true };
+	struct levels lv;
+	struct matrix *m = &lv.m[HC_DB_LEVEL_THREAD];
 	uint32_t i, j;
 	unsigned seed = 7;
+	uint64_t sum = 0;
 
+	memset(&lv, 0, sizeof(lv));
+	CHECK(matrix__init(m, HC_DB_LEVEL_THREAD, 4) == 0);
 	for (i = 0; i < 16; i++) {
 		seed = seed * 1103515245u + 12345u;
 		t[i] = seed % 1000;
 		seed = seed * 1103515245u + 12345u;
 		f[i] = seed % 1000;
+		CHECK(matrix__add(m, i / 4, i % 4, t[i], f[i]) == 0);
 	}
+	CHECK(matrix__finish(m) == 0);
 	for (i = 0; i < 4; i++) {
-		CHECK(matrix__cell(&m, HC_DB_KIND_ALL, i, i) == 0);
+		CHECK(matrix__cell(m, HC_DB_KIND_ALL, i, i) == 0);
 		for (j = 0; j < 4; j++) {
-			CHECK(matrix__cell(&m, HC_DB_KIND_ALL, i, j) == matrix__cell(&m, HC_DB_KIND_ALL, j, i));
+			CHECK(matrix__cell(m, HC_DB_KIND_ALL, i, j) == matrix__cell(m, HC_DB_KIND_ALL, j, i));
 			if (i != j) {
-				CHECK(matrix__cell(&m, HC_DB_KIND_TRUE, i, j) == t[i * 4 + j] + t[j * 4 + i]);
-				CHECK(matrix__cell(&m, HC_DB_KIND_ALL, i, j) ==
-				      matrix__cell(&m, HC_DB_KIND_TRUE, i, j) +
-				      matrix__cell(&m, HC_DB_KIND_FALSE, i, j));
+				CHECK(matrix__cell(m, HC_DB_KIND_TRUE, i, j) == t[i * 4 + j] + t[j * 4 + i]);
+				CHECK(matrix__cell(m, HC_DB_KIND_ALL, i, j) ==
+				      matrix__cell(m, HC_DB_KIND_TRUE, i, j) +
+				      matrix__cell(m, HC_DB_KIND_FALSE, i, j));
+				if (i < j)
+					sum += t[i * 4 + j] + t[j * 4 + i];
 			}
 		}
 	}
+	CHECK_EQ_U64(m->diag[0], t[0] + t[5] + t[10] + t[15]);
+	CHECK_EQ_U64(m->diag[1], f[0] + f[5] + f[10] + f[15]);
+	CHECK_EQ_U64(matrix__total(m, HC_DB_KIND_TRUE), sum);
+	CHECK(matrix__cell(m, HC_DB_KIND_ALL, 0, 9) == 0);   /* out of range */
+	matrix__free(&lv);
+}
+
+/* A matrix with a million rows and a few cells: the memory is the row
+   offsets and the cells (a dense one would be 8 TB), and both file forms say
+   the same. */
+static void matrix_sparse(void)
+{
+	static const char want_sparse[] = HC_DB_SPARSE_HEADER "\n0,999999,3\n5,6,15\n";
+	static const char want_dense[] = ",0,1,2\n0,0,5,0\n1,5,0,0\n2,0,0,0\n";
+	char *work = fx_tmpdir("msparse"), *path, err[256], *text;
+	struct levels lv;
+	struct matrix *m = &lv.m[HC_DB_LEVEL_THREAD];
+
+	memset(&lv, 0, sizeof(lv));
+	CHECK(matrix__init(m, HC_DB_LEVEL_THREAD, 1000000) == 0);
+	CHECK(matrix__add(m, 6, 5, 10, 1) == 0);
+	CHECK(matrix__add(m, 5, 6, 5, 0) == 0);
+	CHECK(matrix__add(m, 400000, 5, 0, 7) == 0);
+	CHECK(matrix__add(m, 999999, 0, 3, 0) == 0);
+	CHECK(matrix__add(m, 7, 7, 2, 0) == 0);
+	CHECK(matrix__add(m, 8, 9, 0, 0) == 0);   /* zero: no cell */
+	CHECK(matrix__finish(m) == 0);
+	CHECK_EQ_U64(m->ncell, 3);
+	CHECK_EQ_U64(matrix__cell(m, HC_DB_KIND_ALL, 6, 5), 16);
+	CHECK_EQ_U64(matrix__cell(m, HC_DB_KIND_TRUE, 5, 6), 15);
+	CHECK_EQ_U64(matrix__cell(m, HC_DB_KIND_FALSE, 5, 400000), 7);
+	CHECK_EQ_U64(matrix__cell(m, HC_DB_KIND_ALL, 0, 999999), 3);
+	CHECK_EQ_U64(matrix__cell(m, HC_DB_KIND_ALL, 8, 9), 0);
+	CHECK_EQ_U64(matrix__total(m, HC_DB_KIND_ALL), 26);
+	CHECK_EQ_U64(m->diag[0], 2);
+	{
+		char *md = fx_join(work, HC_DB_MATRICES);
+		fx_mkdir(md);
+		free(md);
+	}
+	CHECK_MSG(matrix__write(m, HC_DB_KIND_TRUE, 1024, work, err, sizeof(err)) == 0, "%s", err);
+	path = fx_join(work, HC_DB_MATRICES "/thread-true.csv");
+	text = fx_read(path, NULL);
+	CHECK_MSG(text && strcmp(text, want_sparse) == 0, "got '%s'", text ? text : "(none)");
+	free(text);
+	matrix__free(&lv);
+
+	/* The dense form of a small one: symmetric, zero diagonal. */
+	CHECK(matrix__init(m, HC_DB_LEVEL_THREAD, 3) == 0);
+	CHECK(matrix__add(m, 1, 0, 2, 3) == 0);
+	CHECK(matrix__add(m, 2, 2, 9, 9) == 0);
+	CHECK(matrix__finish(m) == 0);
+	CHECK_MSG(matrix__write(m, HC_DB_KIND_ALL, 3, work, err, sizeof(err)) == 0, "%s", err);
+	free(path);
+	path = fx_join(work, HC_DB_MATRICES "/thread-all.csv");
+	text = fx_read(path, NULL);
+	CHECK_MSG(text && strcmp(text, want_dense) == 0, "got '%s'", text ? text : "(none)");
+	free(text);
+	matrix__free(&lv);
+	fx_rm_rf(work);
+	free(path);
+	free(work);
 }
 
 static void topology(void)
@@ -204,6 +274,7 @@ int main(void)
 	escaping();
 	hashing();
 	matrix_view();
+	matrix_sparse();
 	topology();
 	return hc_test_done("test_analysis_units");
 }
