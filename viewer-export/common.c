@@ -221,3 +221,61 @@ int loc_pairs(const struct hc_vdb *db, const struct hc_vcodepair *pairs, size_t 
 	*nout = k;
 	return 0;
 }
+
+static const uint64_t *top_vol;   /* qsort has no context argument; no threads here */
+
+static int cmp_top(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (top_vol[x] != top_vol[y])
+		return top_vol[x] > top_vol[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+uint32_t vx_top_indexes(const struct hc_vmatrix *m, uint32_t k, uint32_t **idx, uint64_t **vol)
+{
+	uint32_t *all;
+
+	*idx = NULL;
+	*vol = malloc((size_t)m->n * sizeof(**vol));
+	all = malloc((size_t)m->n * sizeof(*all));
+	if (!*vol || !all) {
+		free(*vol);
+		free(all);
+		*vol = NULL;
+		return 0;
+	}
+	hc_vmatrix_volumes(m, *vol);
+	for (uint32_t i = 0; i < m->n; i++)
+		all[i] = i;
+	top_vol = *vol;
+	qsort(all, m->n, sizeof(*all), cmp_top);
+	top_vol = NULL;
+	*idx = all;
+	return k < m->n ? k : m->n;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t vx_covered(const struct hc_vmatrix *m, const uint32_t *idx, uint32_t n)
+{
+	uint32_t *s = malloc((n ? n : 1) * sizeof(*s));
+	uint64_t sum = 0;
+
+	if (!s)
+		return 0;
+	memcpy(s, idx, (size_t)n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_u32);
+	for (size_t c = 0; c < m->ncells; c++)
+		if (bsearch(&m->cells[c].i, s, n, sizeof(*s), cmp_u32) &&
+		    bsearch(&m->cells[c].j, s, n, sizeof(*s), cmp_u32))
+			sum += m->cells[c].v;
+	free(s);
+	return sum;
+}

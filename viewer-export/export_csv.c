@@ -103,43 +103,60 @@ static int write_summary(struct csvdir *c, const struct hc_vdb *db)
 	return end(c);
 }
 
+static void level_pair_row(struct csvdir *c, const struct hc_vdb *db, int level, uint32_t i, uint32_t j,
+                     char *li, char *lj)
+{
+	fprintf(c->f, "%u,%u,", i, j);
+	csv_str(c->f, hc_vdb_index_label(db, level, i, li, 256));
+	fputc(',', c->f);
+	csv_str(c->f, hc_vdb_index_label(db, level, j, lj, 256));
+	fprintf(c->f, ",%llu,%llu,%llu\n",
+	        (unsigned long long)hc_vmatrix_at(&db->mat[level][HC_DB_KIND_ALL], i, j),
+	        (unsigned long long)hc_vmatrix_at(&db->mat[level][HC_DB_KIND_TRUE], i, j),
+	        (unsigned long long)hc_vmatrix_at(&db->mat[level][HC_DB_KIND_FALSE], i, j));
+}
+
 static int write_pairs(struct csvdir *c, const struct hc_vdb *db, int level)
 {
 	const struct hc_vmatrix *a = &db->mat[level][HC_DB_KIND_ALL];
-	const struct hc_vmatrix *t = &db->mat[level][HC_DB_KIND_TRUE];
-	const struct hc_vmatrix *f = &db->mat[level][HC_DB_KIND_FALSE];
 	char name[64], li[256], lj[256];
 
 	snprintf(name, sizeof(name), "pairs-%s.csv", hc_db_level_name(level));
 	if (begin(c, name, "i,j,label_i,label_j,all,true,false"))
 		return -1;
-	for (uint32_t i = 0; i < a->n; i++)
-		for (uint32_t j = i + 1; j < a->n; j++) {
-			fprintf(c->f, "%u,%u,", i, j);
-			csv_str(c->f, hc_vdb_index_label(db, level, i, li, sizeof(li)));
-			fputc(',', c->f);
-			csv_str(c->f, hc_vdb_index_label(db, level, j, lj, sizeof(lj)));
-			fprintf(c->f, ",%llu,%llu,%llu\n", (unsigned long long)hc_vmatrix_at(a, i, j),
-			        (unsigned long long)hc_vmatrix_at(t, i, j),
-			        (unsigned long long)hc_vmatrix_at(f, i, j));
-		}
+	/* Every pair of a small level; of a large one the non-zero pairs (the
+	   cells of `all`: true and false are parts of it). */
+	for (size_t k = 0; a->n > VX_LARGE_N && k < a->ncells; k++)
+		level_pair_row(c, db, level, a->cells[k].i, a->cells[k].j, li, lj);
+	for (uint32_t i = 0; a->n <= VX_LARGE_N && i < a->n; i++)
+		for (uint32_t j = i + 1; j < a->n; j++)
+			level_pair_row(c, db, level, i, j, li, lj);
 	return end(c);
 }
 
 static int write_threads(struct csvdir *c, const struct hc_vdb *db)
 {
 	const struct hc_vmatrix *m = db->mat[HC_DB_LEVEL_THREAD];
+	uint64_t *vol[HC_DB_KIND_COUNT];
+	int rc = 0;
 
-	if (begin(c, "threads.csv", "index,label,process,pid,tid,creator,start_routine,cpus,"
-	          "all,true,false"))
-		return -1;
-	for (uint32_t i = 0; i < db->nthreads; i++) {
+	for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
+		vol[k] = calloc((size_t)m[k].n + 1, sizeof(*vol[k]));
+		if (vol[k])
+			hc_vmatrix_volumes(&m[k], vol[k]);
+		else
+			rc = vx_error("out of memory");
+	}
+	if (!rc && begin(c, "threads.csv", "index,label,process,pid,tid,creator,start_routine,cpus,"
+	                 "all,true,false"))
+		rc = -1;
+	for (uint32_t i = 0; !rc && i < db->nthreads; i++) {
 		const struct hc_vthread *t = &db->threads[i];
 		uint64_t sum[HC_DB_KIND_COUNT] = { 0 };
 		char label[256];
 		for (int k = 0; k < HC_DB_KIND_COUNT; k++)
-			for (uint32_t j = 0; j < m[k].n; j++)
-				sum[k] += hc_vmatrix_at(&m[k], i, j);
+			if (i < m[k].n)
+				sum[k] = vol[k][i];
 		fprintf(c->f, "%u,", i);
 		csv_str(c->f, hc_vdb_index_label(db, HC_DB_LEVEL_THREAD, i, label, sizeof(label)));
 		fprintf(c->f, ",%llu,%llu,", (unsigned long long)t->process, (unsigned long long)t->pid);
@@ -155,7 +172,9 @@ static int write_threads(struct csvdir *c, const struct hc_vdb *db)
 		fprintf(c->f, ",%llu,%llu,%llu\n", (unsigned long long)sum[0],
 		        (unsigned long long)sum[1], (unsigned long long)sum[2]);
 	}
-	return end(c);
+	for (int k = 0; k < HC_DB_KIND_COUNT; k++)
+		free(vol[k]);
+	return rc ? rc : end(c);
 }
 
 static int write_cct(struct csvdir *c, const struct hc_vdb *db)

@@ -24,6 +24,50 @@ static const struct hc_vmatrix *chosen(const struct hc_vdb *db, const struct exp
 	return m;
 }
 
+/* The symmetric matrix as adjacency lists (CSR): vertex i's neighbours are
+   nb[off[i] .. off[i+1]), in increasing index order (cells come sorted by
+   (i, j), so the k < i of cells (k, i) arrive first, then the j > i).
+   O(n + cells): what METIS and Scotch need for 100,000 threads. */
+struct adj {
+	uint64_t *off;
+	struct nb { uint32_t to; uint64_t v; } *nb;
+};
+
+static int adj_build(const struct hc_vmatrix *m, struct adj *g)
+{
+	uint64_t *fill;
+
+	g->off = calloc((size_t)m->n + 1, sizeof(*g->off));
+	g->nb = malloc((2 * m->ncells + 1) * sizeof(*g->nb));
+	fill = calloc((size_t)m->n + 1, sizeof(*fill));
+	if (!g->off || !g->nb || !fill) {
+		free(g->off);
+		free(g->nb);
+		free(fill);
+		return vx_error("out of memory");
+	}
+	for (size_t c = 0; c < m->ncells; c++) {
+		g->off[m->cells[c].i + 1]++;
+		g->off[m->cells[c].j + 1]++;
+	}
+	for (uint32_t i = 0; i < m->n; i++)
+		g->off[i + 1] += g->off[i];
+	memcpy(fill, g->off, (size_t)m->n * sizeof(*fill));
+	for (size_t c = 0; c < m->ncells; c++) {
+		const struct hc_vcell *x = &m->cells[c];
+		g->nb[fill[x->i]++] = (struct nb){ x->j, x->v };
+		g->nb[fill[x->j]++] = (struct nb){ x->i, x->v };
+	}
+	free(fill);
+	return 0;
+}
+
+static void adj_free(struct adj *g)
+{
+	free(g->off);
+	free(g->nb);
+}
+
 static void dot_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -39,40 +83,65 @@ static void dot_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static int dot_run(const struct hc_vdb *db, const struct export_opts *o)
 {
 	const struct hc_vmatrix *m = chosen(db, o);
 	struct out out;
-	uint64_t max = 0, maxrow = 0;
+	uint64_t max = 0, maxrow = 0, *vol = NULL;
+	uint32_t *idx = NULL, k;
 	char label[512], v[64], title[1024];
 
-	if (!m || out_open(&out, o->out))
+	if (!m)
 		return -1;
-	for (uint32_t i = 0; i < m->n; i++) {
-		uint64_t row = 0;
-		for (uint32_t j = 0; j < m->n; j++) {
-			row += hc_vmatrix_at(m, i, j);
-			if (hc_vmatrix_at(m, i, j) > max)
-				max = hc_vmatrix_at(m, i, j);
-		}
-		if (row > maxrow)
-			maxrow = row;
+	/* A large level: the VX_SHOWN indexes with the most communication, and
+	   the edges between them; a small one: all (idx = 0 … n-1). */
+	k = vx_top_indexes(m, m->n > VX_LARGE_N ? VX_SHOWN : m->n, &idx, &vol);
+	if (!idx)
+		return vx_error("out of memory");
+	qsort(idx, k, sizeof(*idx), cmp_u32);
+	if (out_open(&out, o->out)) {
+		free(idx);
+		free(vol);
+		return -1;
 	}
+	for (size_t c = 0; c < m->ncells; c++)
+		if (m->cells[c].v > max &&
+		    bsearch(&m->cells[c].i, idx, k, sizeof(*idx), cmp_u32) &&
+		    bsearch(&m->cells[c].j, idx, k, sizeof(*idx), cmp_u32))
+			max = m->cells[c].v;
+	for (uint32_t r = 0; r < k; r++)
+		if (vol[idx[r]] > maxrow)
+			maxrow = vol[idx[r]];
 	fprintf(out.f, "// %s: %s communication graph (%s sharing) of %s, unit %s\n",
 	        VX_NAME, hc_db_level_name(o->level), hc_db_kind_name(o->kind), db->dir, db->unit);
+	if (k < m->n)
+		fprintf(out.f, "// only the %u of %u indexes taking part in the most communication and "
+		        "the edges between them; node volumes and the total are of the whole matrix\n",
+		        k, m->n);
 	fprintf(out.f, "graph comm {\n");
-	snprintf(title, sizeof(title), "%s — %s communication (%s), total %s", db->program,
+	snprintf(title, sizeof(title), "%s — %s communication (%s), total %s%s", db->program,
 	         hc_db_level_name(o->level), hc_db_kind_name(o->kind),
-	         fmt_value(v, sizeof(v), m->total, db->unit));
+	         fmt_value(v, sizeof(v), m->total, db->unit),
+	         k < m->n ? " — the top indexes only" : "");
+	if (k < m->n) {
+		size_t len = strlen(title);
+		snprintf(title + len, sizeof(title) - len, " (%u of %u)", k, m->n);
+	}
 	fputs("  graph [layout=neato, overlap=false, splines=true, labelloc=t, label=", out.f);
 	dot_str(out.f, title);
 	fputs("];\n  node [shape=circle, style=filled, fontname=\"Helvetica\"];\n"
 	      "  edge [fontname=\"Helvetica\", fontsize=9];\n", out.f);
-	for (uint32_t i = 0; i < m->n; i++) {
-		uint64_t row = 0;
+	for (uint32_t r = 0; r < k; r++) {
+		uint32_t i = idx[r];
+		uint64_t row = vol[i];
 		int shade;
-		for (uint32_t j = 0; j < m->n; j++)
-			row += hc_vmatrix_at(m, i, j);
 		/* white (silent) to orange (most communicating) */
 		shade = maxrow ? (int)(255 - (double)row / (double)maxrow * 160) : 255;
 		fprintf(out.f, "  n%u [label=", i);
@@ -80,18 +149,21 @@ static int dot_run(const struct hc_vdb *db, const struct export_opts *o)
 		fprintf(out.f, ", fillcolor=\"#ff%02x%02x\", volume=%llu];\n", shade, shade * 3 / 4,
 		        (unsigned long long)row);
 	}
-	for (uint32_t i = 0; i < m->n; i++)
-		for (uint32_t j = i + 1; j < m->n; j++) {
-			uint64_t x = hc_vmatrix_at(m, i, j);
-			double r;
-			if (!x)
-				continue;
-			r = (double)x / (double)max;
-			fprintf(out.f, "  n%u -- n%u [volume=%llu, weight=%d, penwidth=%.2f, label=\"%s\"];\n",
-			        i, j, (unsigned long long)x, 1 + (int)(r * 99), 0.5 + r * 7.5,
-			        fmt_value(v, sizeof(v), x, db->unit));
-		}
+	for (size_t c = 0; c < m->ncells; c++) {
+		uint32_t i = m->cells[c].i, j = m->cells[c].j;
+		uint64_t x = m->cells[c].v;
+		double r;
+		if (!bsearch(&i, idx, k, sizeof(*idx), cmp_u32) ||
+		    !bsearch(&j, idx, k, sizeof(*idx), cmp_u32))
+			continue;
+		r = (double)x / (double)max;
+		fprintf(out.f, "  n%u -- n%u [volume=%llu, weight=%d, penwidth=%.2f, label=\"%s\"];\n",
+		        i, j, (unsigned long long)x, 1 + (int)(r * 99), 0.5 + r * 7.5,
+		        fmt_value(v, sizeof(v), x, db->unit));
+	}
 	fputs("}\n", out.f);
+	free(idx);
+	free(vol);
 	return out_close(&out, true);
 }
 
@@ -102,16 +174,13 @@ static uint64_t weight_divisor(const struct hc_vmatrix *m, uint64_t *edges)
 	bool wrap = false;
 
 	*edges = 0;
-	for (uint32_t i = 0; i < m->n; i++)
-		for (uint32_t j = i + 1; j < m->n; j++) {
-			uint64_t x = hc_vmatrix_at(m, i, j);
-			if (!x)
-				continue;
-			(*edges)++;
-			if (sum + 2 * x < sum)
-				wrap = true;
-			sum += 2 * x;
-		}
+	for (size_t c = 0; c < m->ncells; c++) {
+		uint64_t x = m->cells[c].v;
+		(*edges)++;
+		if (sum + 2 * x < sum || 2 * x < x)
+			wrap = true;
+		sum += 2 * x;
+	}
 	if (wrap)
 		return UINT64_MAX / INT32_MAX;
 	div = sum / (INT32_MAX / 2) + 1;
@@ -128,10 +197,15 @@ static int metis_run(const struct hc_vdb *db, const struct export_opts *o)
 {
 	const struct hc_vmatrix *m = chosen(db, o);
 	struct out out;
+	struct adj g;
 	uint64_t edges, div;
 
-	if (!m || out_open(&out, o->out))
+	if (!m || adj_build(m, &g))
 		return -1;
+	if (out_open(&out, o->out)) {
+		adj_free(&g);
+		return -1;
+	}
 	div = weight_divisor(m, &edges);
 	fprintf(out.f, "%% %s: %s communication graph (%s sharing) of %s\n", VX_NAME,
 	        hc_db_level_name(o->level), hc_db_kind_name(o->kind), db->dir);
@@ -139,17 +213,12 @@ static int metis_run(const struct hc_vdb *db, const struct export_opts *o)
 	        hc_db_level_name(o->level), db->unit, (unsigned long long)div);
 	fprintf(out.f, "%u %llu 001\n", m->n, (unsigned long long)edges);
 	for (uint32_t i = 0; i < m->n; i++) {
-		bool first = true;
-		for (uint32_t j = 0; j < m->n; j++) {
-			uint64_t x = hc_vmatrix_at(m, i, j);
-			if (!x || i == j)
-				continue;
-			fprintf(out.f, "%s%u %llu", first ? "" : " ", j + 1,
-			        (unsigned long long)scaled(x, div));
-			first = false;
-		}
+		for (uint64_t e = g.off[i]; e < g.off[i + 1]; e++)
+			fprintf(out.f, "%s%u %llu", e == g.off[i] ? "" : " ", g.nb[e].to + 1,
+			        (unsigned long long)scaled(g.nb[e].v, div));
 		fputc('\n', out.f);
 	}
+	adj_free(&g);
 	return out_close(&out, true);
 }
 
@@ -157,27 +226,27 @@ static int scotch_run(const struct hc_vdb *db, const struct export_opts *o)
 {
 	const struct hc_vmatrix *m = chosen(db, o);
 	struct out out;
+	struct adj g;
 	uint64_t edges, div;
 
-	if (!m || out_open(&out, o->out))
+	if (!m || adj_build(m, &g))
 		return -1;
+	if (out_open(&out, o->out)) {
+		adj_free(&g);
+		return -1;
+	}
 	div = weight_divisor(m, &edges);
 	if (div > 1)
 		fprintf(stderr, VX_NAME ": %s: edge weights divided by %llu to fit 32 bits\n",
 		        o->out, (unsigned long long)div);
 	fprintf(out.f, "0\n%u\t%llu\n0\t010\n", m->n, (unsigned long long)(2 * edges));
 	for (uint32_t i = 0; i < m->n; i++) {
-		uint32_t deg = 0;
-		for (uint32_t j = 0; j < m->n; j++)
-			deg += i != j && hc_vmatrix_at(m, i, j) != 0;
-		fprintf(out.f, "%u", deg);
-		for (uint32_t j = 0; j < m->n; j++) {
-			uint64_t x = hc_vmatrix_at(m, i, j);
-			if (x && i != j)
-				fprintf(out.f, "\t%llu %u", (unsigned long long)scaled(x, div), j);
-		}
+		fprintf(out.f, "%llu", (unsigned long long)(g.off[i + 1] - g.off[i]));
+		for (uint64_t e = g.off[i]; e < g.off[i + 1]; e++)
+			fprintf(out.f, "\t%llu %u", (unsigned long long)scaled(g.nb[e].v, div), g.nb[e].to);
 		fputc('\n', out.f);
 	}
+	adj_free(&g);
 	return out_close(&out, true);
 }
 

@@ -353,13 +353,11 @@ static void top_pairs(struct text *x)
 	snprintf(title, sizeof(title), "Top %s pairs (by %s)", hc_db_level_name(x->level),
 	         hc_db_kind_name(x->kind));
 	section(x, title);
-	cells = calloc((size_t)a->n * a->n / 2 + 1, sizeof(*cells));
+	cells = calloc(key->ncells + 1, sizeof(*cells));
 	if (!cells)
 		return;
-	for (uint32_t i = 0; i < a->n; i++)
-		for (uint32_t j = i + 1; j < a->n; j++)
-			if (hc_vmatrix_at(key, i, j))
-				cells[n++] = (struct cellref){ i, j, hc_vmatrix_at(key, i, j) };
+	for (size_t c = 0; c < key->ncells; c++)
+		cells[n++] = (struct cellref){ key->cells[c].i, key->cells[c].j, key->cells[c].v };
 	qsort(cells, n, sizeof(*cells), cmp_cell);
 	if (!n)
 		put_line(x->f, x->width, "  (no %s communication at this level)",
@@ -389,6 +387,73 @@ static void top_pairs(struct text *x)
 	free(cells);
 }
 
+/* A large level (100,000 threads) instead of a grid: the indexes taking part
+   in the most communication, said as such. */
+static void top_indexes(struct text *x)
+{
+	const struct hc_vdb *db = x->db;
+	const struct hc_vmatrix *m = &db->mat[x->level][x->kind];
+	const struct hc_vmatrix *a = &db->mat[x->level][HC_DB_KIND_ALL];
+	const struct hc_vmatrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
+	const struct hc_vmatrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
+	struct table t = { .ncol = 6, .col = {
+		{ "#", true, false, 2, 0 },
+		{ "index", true, false, 1, 0 },
+		{ "all", true, false, 0, 0 },
+		{ "true", true, false, 4, 0 },
+		{ "false", true, false, 5, 0 },
+		{ "name", false, true, 3, 16 } } };
+	uint64_t *vol = NULL, *va = NULL, *vt = NULL, *vf = NULL, in = 0;
+	uint32_t *idx = NULL, k, shown = 0;
+	char title[160], v[64];
+
+	snprintf(title, sizeof(title), "Top %s indexes (by %s; %u×%u is too large for a grid)",
+	         hc_db_level_name(x->level), hc_db_kind_name(x->kind), m->n, m->n);
+	section(x, title);
+	k = vx_top_indexes(m, TOP, &idx, &vol);
+	va = malloc((size_t)m->n * sizeof(*va));
+	vt = malloc((size_t)m->n * sizeof(*vt));
+	vf = malloc((size_t)m->n * sizeof(*vf));
+	if (!idx || !va || !vt || !vf) {
+		put_line(x->f, x->width, "  (out of memory)");
+		goto out;
+	}
+	hc_vmatrix_volumes(a, va);
+	hc_vmatrix_volumes(tr, vt);
+	hc_vmatrix_volumes(fa, vf);
+	for (uint32_t r = 0; r < k && vol[idx[r]]; r++) {
+		char rank[16], ix[16], s0[64], s1[64], s2[64], li[256];
+		const char *name = hc_vdb_index_label(db, x->level, idx[r], li, sizeof(li));
+		if (strchr(name, ' '))
+			name = strchr(name, ' ') + 1;
+		snprintf(rank, sizeof(rank), "%u", r + 1);
+		snprintf(ix, sizeof(ix), "%u", idx[r]);
+		t_row(&t, rank, ix, fmt_value(s0, sizeof(s0), va[idx[r]], unit_of(x)),
+		      fmt_value(s1, sizeof(s1), vt[idx[r]], unit_of(x)),
+		      fmt_value(s2, sizeof(s2), vf[idx[r]], unit_of(x)), name[0] ? name : "-");
+		shown++;
+	}
+	if (!shown) {
+		put_line(x->f, x->width, "  (no %s communication at this level)",
+		         hc_db_kind_name(x->kind));
+		goto out;
+	}
+	t_print(&t, x->f, x->width);
+	in = vx_covered(m, idx, shown);
+	put_line(x->f, x->width, "  (the %u of %u %s indexes taking part in the most %s "
+	         "communication, each with its whole volume; %s, %s of the total, is between two "
+	         "of them; the totals above are of the whole matrix)", shown, m->n,
+	         hc_db_level_name(x->level), hc_db_kind_name(x->kind),
+	         fmt_value(v, sizeof(v), in, unit_of(x)), fmt_pct(title, sizeof(title), in, m->total));
+out:
+	t_free(&t);
+	free(idx);
+	free(vol);
+	free(va);
+	free(vt);
+	free(vf);
+}
+
 /* The chosen matrix as a grid, in one scaled unit, when it fits. */
 static void grid(struct text *x)
 {
@@ -403,15 +468,21 @@ static void grid(struct text *x)
 	int step = 0, cw = 1, lw = 1;
 	char title[160], line[8192], cell[64];
 
-	for (size_t c = 0; c < (size_t)m->n * m->n; c++)
-		if (m->v[c] > max)
-			max = m->v[c];
+	if (m->n > VX_LARGE_N) {
+		top_indexes(x);
+		return;
+	}
+	for (size_t c = 0; c < m->ncells; c++)
+		if (m->cells[c].v > max)
+			max = m->cells[c].v;
 	while ((double)max / div >= 9999.5 && step < 3) {
 		div *= 1000;
 		step++;
 	}
-	for (size_t c = 0; c < (size_t)m->n * m->n; c++) {
-		int w = snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f", (double)m->v[c] / div);
+	/* the zeros (at least the diagonal) and every cell */
+	cw = snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f", 0.0);
+	for (size_t c = 0; c < m->ncells; c++) {
+		int w = snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f", (double)m->cells[c].v / div);
 		if (w > cw)
 			cw = w;
 	}

@@ -34,6 +34,21 @@ struct exporter {
 extern const struct exporter export_html, export_text, export_csv, export_json,
 	export_dot, export_metis, export_scotch;
 
+/* A level with more indexes than VX_LARGE_N is "large" (100,000 threads):
+   no exporter draws or lists its n² cells; pairs-<level>.csv has the
+   non-zero pairs only, the report (--json, --html) and --dot the VX_SHOWN
+   indexes with the most communication, --text a table of the top indexes.
+   Totals are always of the whole matrix. */
+#define VX_LARGE_N 1024u
+#define VX_SHOWN   64u
+
+/* Up to k indexes of m with the largest volume (row sum), volume descending,
+   ties by index; *vol (m->n entries) receives every volume. Returns the
+   count (0 with *idx NULL on no memory); free *idx and *vol. */
+uint32_t vx_top_indexes(const struct hc_vmatrix *m, uint32_t k, uint32_t **idx, uint64_t **vol);
+/* Sum of the cells of m with both ends in idx (n indexes). */
+uint64_t vx_covered(const struct hc_vmatrix *m, const uint32_t *idx, uint32_t n);
+
 /* Error to stderr as "viewer-export: ..."; returns -1. */
 int vx_error(const char *fmt, ...) HC_PRINTF(1, 2);
 

@@ -163,6 +163,13 @@ static void write_hosts_processes_threads(struct hc_json *j, const struct hc_vdb
 	hc_json_arr_end(j);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 {
 	char label[256];
@@ -171,15 +178,47 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 	hc_json_arr(j);
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
 		const struct hc_vmatrix *a = &db->mat[l][HC_DB_KIND_ALL];
+		uint32_t *idx = NULL, k;
+		uint64_t *vol = NULL;
+		bool large;
 		if (!a->present)
 			continue;
+		/* A large level: the VX_SHOWN indexes with the most communication
+		   (in index order); values, labels and indexes are of those. */
+		large = a->n > VX_LARGE_N;
+		k = vx_top_indexes(a, large ? VX_SHOWN : a->n, &idx, &vol);
+		if (!idx)
+			k = 0;
+		else
+			qsort(idx, k, sizeof(*idx), cmp_u32);
 		hc_json_obj(j);
 		hc_json_kstr(j, "level", hc_db_level_name(l));
 		hc_json_ku64(j, "n", a->n);
+		hc_json_key(j, "shown");
+		if (large) {
+			hc_json_arr(j);
+			for (uint32_t r = 0; r < k; r++)
+				hc_json_u64(j, idx[r]);
+			hc_json_arr_end(j);
+		} else {
+			hc_json_null(j);
+		}
+		if (large) {
+			char note[512], v[64], p[32];
+			uint64_t in = vx_covered(a, idx, k);
+			snprintf(note, sizeof(note), "%u of %u %s indexes shown: those taking part in the "
+			         "most communication; %s (%s of the total) is between two of them. Totals "
+			         "and volumes are of the whole matrix.", k, a->n, hc_db_level_name(l),
+			         fmt_value(v, sizeof(v), in, db->unit), fmt_pct(p, sizeof(p), in, a->total));
+			hc_json_kstr(j, "note", note);
+		} else {
+			hc_json_key(j, "note");
+			hc_json_null(j);
+		}
 		hc_json_key(j, "labels");
 		hc_json_arr(j);
-		for (uint32_t i = 0; i < a->n; i++)
-			hc_json_str(j, hc_vdb_index_label(db, l, i, label, sizeof(label)));
+		for (uint32_t r = 0; r < k; r++)
+			hc_json_str(j, hc_vdb_index_label(db, l, idx[r], label, sizeof(label)));
 		hc_json_arr_end(j);
 		/* where each index is (core/socket/numa): lets the report map threads,
 		   through the CPUs they ran on, to the indexes of this level */
@@ -188,8 +227,8 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 			hc_json_null(j);
 		} else {
 			hc_json_arr(j);
-			for (uint32_t i = 0; i < a->n; i++) {
-				const struct hc_vlabel *lb = &db->labels[l][i];
+			for (uint32_t r = 0; r < k; r++) {
+				const struct hc_vlabel *lb = &db->labels[l][idx[r]];
 				hc_json_obj(j);
 				hc_json_kstr(j, "host", lb->host);
 				hc_json_ki64(j, "cpu", lb->cpu);
@@ -202,20 +241,28 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 		}
 		hc_json_key(j, "matrices");
 		hc_json_obj(j);
-		for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
-			const struct hc_vmatrix *m = &db->mat[l][k];
-			hc_json_key(j, hc_db_kind_name(k));
+		for (int kd = 0; kd < HC_DB_KIND_COUNT; kd++) {
+			const struct hc_vmatrix *m = &db->mat[l][kd];
+			hc_json_key(j, hc_db_kind_name(kd));
 			hc_json_obj(j);
 			hc_json_kstr(j, "file", m->file);
 			hc_json_ku64(j, "total", m->total);
 			hc_json_ku64(j, "diagonal", m->diagonal);
 			hc_json_ku64(j, "unplaced", m->unplaced);
+			hc_json_key(j, "volumes");
+			hc_json_arr(j);
+			if (vol) {
+				hc_vmatrix_volumes(m, vol);
+				for (uint32_t r = 0; r < m->n; r++)
+					hc_json_u64(j, vol[r]);
+			}
+			hc_json_arr_end(j);
 			hc_json_key(j, "values");
 			hc_json_arr(j);
-			for (uint32_t r = 0; r < m->n; r++) {
+			for (uint32_t r = 0; r < k; r++) {
 				hc_json_arr(j);
-				for (uint32_t c = 0; c < m->n; c++)
-					hc_json_u64(j, hc_vmatrix_at(m, r, c));
+				for (uint32_t c = 0; c < k; c++)
+					hc_json_u64(j, hc_vmatrix_at(m, idx[r], idx[c]));
 				hc_json_arr_end(j);
 			}
 			hc_json_arr_end(j);
@@ -223,6 +270,8 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 		}
 		hc_json_obj_end(j);
 		hc_json_obj_end(j);
+		free(idx);
+		free(vol);
 	}
 	hc_json_arr_end(j);
 }

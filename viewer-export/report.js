@@ -134,11 +134,14 @@
 		/* ---------- levels, threads and the mapping between them ---------- */
 
 		const levels = new Map(data.levels.map((l) => [l.level, l]));
+		/* Rows drawn and the index of row i: a large level shows only some. */
+		function dim(L) { return L.shown ? L.shown.length : L.n; }
+		function orig(L, i) { return L.shown ? L.shown[i] : i; }
 		const threadComm = (function () {
 			const L = levels.get("thread");
 			return data.threads.map((t, i) => {
 				const r = {};
-				for (const k of KINDS) r[k] = L.matrices[k].values[i].reduce((a, b) => a + b, 0);
+				for (const k of KINDS) r[k] = L.matrices[k].volumes[i];
 				return r;
 			});
 		})();
@@ -305,7 +308,7 @@
 		function hideTip() { tooltip.style.display = "none"; }
 
 		function drawHeatmap() {
-			const L = levels.get(hm.level), M = L.matrices[hm.kind].values, n = L.n;
+			const L = levels.get(hm.level), M = L.matrices[hm.kind].values, n = dim(L);
 			hm.n = n;
 			hm.max = matrixMax(M) || 1;
 			hm.mode = n <= SVG_MAX ? "svg" : "canvas";
@@ -408,7 +411,7 @@
 				el("span", { text: fmtValue(hm.max) + (hm.log ? " (log scale)" : "") }),
 				el("span", { class: "dot", style: { background: DIAG, marginLeft: "14px" } }), "same index");
 			const m = L.matrices[hm.kind];
-			hmMeta.textContent = L.n + "×" + L.n + " · total " + fmtValue(m.total) + " · on the diagonal (same " +
+			hmMeta.textContent = (L.note ? L.note + " · " : "") + L.n + "×" + L.n + " · total " + fmtValue(m.total) + " · on the diagonal (same " +
 				hm.level + ") " + fmtValue(m.diagonal) + " · not placed at this level " + fmtValue(m.unplaced) +
 				" · file " + m.file;
 			renderDrill();
@@ -437,6 +440,7 @@
 			if (!data.objects) return null;
 			const out = [];
 			let ti = null, tj = null;
+			const L = levels.get(hm.level), oi = orig(L, i), oj = orig(L, j);
 			if (hm.level !== "thread") {
 				ti = new Set(); tj = new Set();
 				data.threads.forEach((t, k) => {
@@ -449,7 +453,7 @@
 				const v = { all: 0, true: 0, false: 0 };
 				for (const c of o.cells) {
 					const hit = ti === null
-						? (c[0] === Math.min(i, j) && c[1] === Math.max(i, j))
+						? (c[0] === Math.min(oi, oj) && c[1] === Math.max(oi, oj))
 						: ((ti.has(c[0]) && tj.has(c[1])) || (ti.has(c[1]) && tj.has(c[0])));
 					if (hit) { v.all += c[2]; v.true += c[3]; v.false += c[4]; }
 				}
@@ -471,8 +475,8 @@
 				/* the hottest pairs of this view, also clickable: on a large map
 				   a single hot cell is only a few pixels wide */
 				const L = levels.get(hm.level), M = L.matrices[hm.kind].values, top = [];
-				for (let i = 0; i < L.n; i++)
-					for (let j = i + 1; j < L.n; j++)
+				for (let i = 0; i < dim(L); i++)
+					for (let j = i + 1; j < dim(L); j++)
 						if (M[i][j]) {
 							top.push([M[i][j], i, j]);
 							if (top.length > 64) { top.sort((a, b) => b[0] - a[0]); top.length = 8; }

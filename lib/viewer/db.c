@@ -244,7 +244,7 @@ void hc_vdb_close(struct hc_vdb *db)
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
 		for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
 			free(db->mat[l][k].file);
-			free(db->mat[l][k].v);
+			free(db->mat[l][k].cells);
 		}
 		for (size_t i = 0; i < db->nlabels[l]; i++)
 			free(db->labels[l][i].host);

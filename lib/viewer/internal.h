@@ -60,6 +60,9 @@ int xr__str(struct xr *x, const char *attr, char **s);                   /* requ
 int xr__str_opt(struct xr *x, const char *attr, char **s);               /* NULL when absent */
 int xr__text(struct xr *x, char **s);   /* text content of the current element */
 
+/* Largest dimension of a sparse matrix (a dense one: 65536). */
+#define HC_V_SPARSE_MAX_N (1u << 24)
+
 /* ---- csv.c: RFC 4180 records, fields unquoted in place */
 struct vcsv {
 	char *buf;

@@ -1,104 +1,215 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* matrix.c — the matrix files named by database.xml (doc/database-format.md
-   §2): header ",0,1,…,N-1", then row i as "i,v(i,0),…,v(i,N-1)", exactly
-   N + 1 lines. Beyond the shape it checks what every matrix promises — zero
-   diagonal, symmetry, the upper triangle summing to the `total` of its
-   <Matrix>, and all = true + false cell by cell — because a matrix that
-   breaks them was cut, edited or mixed from two analyses, and a heatmap of it
-   would mislead. No signal context. */
+   §2), in either form: dense, header ",0,1,…,N-1" then row i as
+   "i,v(i,0),…,v(i,N-1)", exactly N + 1 lines; sparse (<Matrix
+   format="sparse">), header "row,column,value" then "i,j,v" per non-zero
+   upper-triangle cell, i < j, in increasing (i, j) order. Beyond the shape it
+   checks what every matrix promises — zero diagonal, symmetry, the upper
+   triangle summing to the `total` of its <Matrix>, and all = true + false
+   cell by cell — because a matrix that breaks them was cut, edited or mixed
+   from two analyses, and a heatmap of it would mislead. Either way only the
+   non-zero upper-triangle cells are kept: memory follows them (plus the
+   file's text while it is read), never n². No signal context. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "viewer/internal.h"
 
-static int load_one(struct vload *ld, struct hc_vmatrix *m)
+static int cmp_cell(const void *x, const void *y)
 {
-	struct vcsv c;
+	const struct hc_vcell *p = x, *q = y;
+
+	if (p->i != q->i)
+		return p->i < q->i ? -1 : 1;
+	return (p->j > q->j) - (p->j < q->j);
+}
+
+static int push(struct hc_vcell **c, size_t *n, size_t *cap, uint32_t i, uint32_t j, uint64_t v)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct hc_vcell *p = realloc(*c, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		*c = p;
+		*cap = nc;
+	}
+	(*c)[(*n)++] = (struct hc_vcell){ i, j, v };
+	return 0;
+}
+
+static int load_dense(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
+{
 	uint32_t n = m->n;
-	uint64_t sum = 0;
+	struct hc_vcell *low = NULL;   /* (j, i, v) for the cells below the diagonal */
+	size_t nlow = 0, lowcap = 0, cap = 0;
 	int rc;
 
-	if ((rc = vcsv__open(&c, ld, m->file)))
-		return rc;
-	m->v = calloc((size_t)n * n, sizeof(*m->v));
-	if (!m->v) {
-		rc = -ENOMEM;
+	if (c->f[0][0]) {
+		rc = vload__fail(ld, c->line, "first field of the header is '%.20s', expected it "
+		                 "empty (missing header \",0,…,%u\"?)", c->f[0], n - 1);
 		goto out;
 	}
-	rc = vcsv__next(&c, ld);
-	if (rc <= 0) {
-		if (rc == 0)
-			rc = vload__fail(ld, 0, "empty file (expected a header and %u rows)", n);
-		goto out;
-	}
-	if (c.f[0][0]) {
-		rc = vload__fail(ld, c.line, "first field of the header is '%.20s', expected it "
-		                 "empty (missing header \",0,…,%u\"?)", c.f[0], n - 1);
-		goto out;
-	}
-	if (c.nf != (size_t)n + 1) {
-		rc = vload__fail(ld, c.line, "header has %zu fields, expected %u (\",0,…,%u\")",
-		                 c.nf, n + 1, n - 1);
+	if (c->nf != (size_t)n + 1) {
+		rc = vload__fail(ld, c->line, "header has %zu fields, expected %u (\",0,…,%u\")",
+		                 c->nf, n + 1, n - 1);
 		goto out;
 	}
 	for (uint32_t j = 0; j < n; j++) {
 		uint64_t h;
-		if (!v__parse_u64(c.f[j + 1], &h) || h != j) {
-			rc = vload__fail(ld, c.line, "header field %u is '%.20s', expected %u",
-			                 j + 2, c.f[j + 1], j);
+		if (!v__parse_u64(c->f[j + 1], &h) || h != j) {
+			rc = vload__fail(ld, c->line, "header field %u is '%.20s', expected %u",
+			                 j + 2, c->f[j + 1], j);
 			goto out;
 		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t idx;
-		rc = vcsv__next(&c, ld);
+		rc = vcsv__next(c, ld);
 		if (rc <= 0) {
 			if (rc == 0)
 				rc = vload__fail(ld, 0, "%u rows, expected %u (file cut short?)", i, n);
 			goto out;
 		}
-		if (c.nf != (size_t)n + 1) {
-			rc = vload__fail(ld, c.line, "row %u has %zu values, expected %u",
-			                 i, c.nf - 1, n);
+		if (c->nf != (size_t)n + 1) {
+			rc = vload__fail(ld, c->line, "row %u has %zu values, expected %u",
+			                 i, c->nf - 1, n);
 			goto out;
 		}
-		if (!v__parse_u64(c.f[0], &idx) || idx != i) {
-			rc = vload__fail(ld, c.line, "row index is '%.20s', expected %u", c.f[0], i);
+		if (!v__parse_u64(c->f[0], &idx) || idx != i) {
+			rc = vload__fail(ld, c->line, "row index is '%.20s', expected %u", c->f[0], i);
 			goto out;
 		}
-		for (uint32_t j = 0; j < n; j++)
-			if (!v__parse_u64(c.f[j + 1], &m->v[(size_t)i * n + j])) {
-				rc = vload__fail(ld, c.line, "column %u: '%.30s' is not a non-negative "
-				                 "decimal integer", j, c.f[j + 1]);
+		for (uint32_t j = 0; j < n; j++) {
+			uint64_t v;
+			if (!v__parse_u64(c->f[j + 1], &v)) {
+				rc = vload__fail(ld, c->line, "column %u: '%.30s' is not a non-negative "
+				                 "decimal integer", j, c->f[j + 1]);
 				goto out;
 			}
+			if (!v)
+				continue;
+			if (i == j) {
+				rc = vload__fail(ld, c->line, "diagonal cell (%u,%u) is not 0", i, i);
+				goto out;
+			}
+			rc = i < j ? push(&m->cells, &m->ncells, &cap, i, j, v)
+			           : push(&low, &nlow, &lowcap, j, i, v);
+			if (rc)
+				goto out;
+		}
 	}
-	rc = vcsv__next(&c, ld);
+	rc = vcsv__next(c, ld);
 	if (rc != 0) {
 		if (rc > 0)
-			rc = vload__fail(ld, c.line, "more than %u rows", n);
+			rc = vload__fail(ld, c->line, "more than %u rows", n);
 		goto out;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (m->v[(size_t)i * n + i]) {
-			rc = vload__fail(ld, (long)i + 2, "diagonal cell (%u,%u) is not 0", i, i);
+	/* The upper cells are in (i, j) order already; the transposed lower
+	   ones, sorted the same way, must be the same list. */
+	if (nlow > 1)
+		qsort(low, nlow, sizeof(*low), cmp_cell);
+	for (size_t a = 0, b = 0; a < m->ncells || b < nlow;) {
+		const struct hc_vcell *u = a < m->ncells ? &m->cells[a] : NULL;
+		const struct hc_vcell *l = b < nlow ? &low[b] : NULL;
+		int d = !u ? 1 : !l ? -1 : cmp_cell(u, l);
+		if (d == 0 && u->v == l->v) {
+			a++;
+			b++;
+			continue;
+		}
+		/* The first asymmetric cell in (i, j) order. */
+		{
+			uint32_t i = d <= 0 ? u->i : l->i, j = d <= 0 ? u->j : l->j;
+			uint64_t up = d <= 0 ? u->v : 0, lo = d >= 0 ? l->v : 0;
+			rc = vload__fail(ld, (long)i + 2, "not symmetric: (%u,%u) = %llu but (%u,%u) = "
+			                 "%llu", i, j, (unsigned long long)up, j, i, (unsigned long long)lo);
 			goto out;
 		}
-		for (uint32_t j = i + 1; j < n; j++) {
-			uint64_t a = m->v[(size_t)i * n + j];
-			if (a != m->v[(size_t)j * n + i]) {
-				rc = vload__fail(ld, (long)i + 2, "not symmetric: (%u,%u) = %llu but "
-				                 "(%u,%u) = %llu", i, j, (unsigned long long)a, j, i,
-				                 (unsigned long long)m->v[(size_t)j * n + i]);
-				goto out;
-			}
-			if (sum + a < sum) {
-				rc = vload__fail(ld, (long)i + 2, "values overflow 64 bits");
-				goto out;
-			}
-			sum += a;
+	}
+	rc = 0;
+out:
+	free(low);
+	return rc;
+}
+
+static int load_sparse(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
+{
+	size_t cap = 0;
+	int rc;
+
+	if (c->nf != 3 || strcmp(c->f[0], "row") || strcmp(c->f[1], "column") ||
+	    strcmp(c->f[2], "value"))
+		return vload__fail(ld, c->line, "header is not \"" HC_DB_SPARSE_HEADER "\" (database.xml "
+		                   "says format=\"sparse\")");
+	while ((rc = vcsv__next(c, ld)) > 0) {
+		uint64_t i, j, v;
+		const struct hc_vcell *last = m->ncells ? &m->cells[m->ncells - 1] : NULL;
+
+		if (c->nf != 3)
+			return vload__fail(ld, c->line, "%zu fields, expected 3 (row,column,value)", c->nf);
+		if (!v__parse_u64(c->f[0], &i) || !v__parse_u64(c->f[1], &j))
+			return vload__fail(ld, c->line, "row '%.20s' or column '%.20s' is not a "
+			                   "non-negative decimal integer", c->f[0], c->f[1]);
+		if (!v__parse_u64(c->f[2], &v))
+			return vload__fail(ld, c->line, "value '%.30s' is not a non-negative decimal "
+			                   "integer", c->f[2]);
+		if (i >= m->n || j >= m->n)
+			return vload__fail(ld, c->line, "cell (%llu,%llu) is outside the %u×%u matrix",
+			                   (unsigned long long)i, (unsigned long long)j, m->n, m->n);
+		if (i >= j)
+			return vload__fail(ld, c->line, "cell (%llu,%llu) is not above the diagonal (the "
+			                   "sparse form lists row < column only)",
+			                   (unsigned long long)i, (unsigned long long)j);
+		if (!v)
+			return vload__fail(ld, c->line, "cell (%llu,%llu) is 0 (the sparse form lists "
+			                   "non-zero cells only)", (unsigned long long)i,
+			                   (unsigned long long)j);
+		if (last && (last->i > i || (last->i == i && last->j >= j)))
+			return vload__fail(ld, c->line, "cell (%llu,%llu) %s (%u,%u): cells must be in "
+			                   "increasing (row, column) order, each once",
+			                   (unsigned long long)i, (unsigned long long)j,
+			                   last->i == i && last->j == j ? "repeats" : "comes after",
+			                   last->i, last->j);
+		if ((rc = push(&m->cells, &m->ncells, &cap, (uint32_t)i, (uint32_t)j, v)))
+			return rc;
+	}
+	return rc;
+}
+
+/* The file line of cell k (for messages): its row in the dense form. */
+static long cell_line(const struct hc_vmatrix *m, size_t k, uint32_t i)
+{
+	return m->sparse ? (long)k + 2 : (long)i + 2;
+}
+
+static int load_one(struct vload *ld, struct hc_vmatrix *m)
+{
+	struct vcsv c;
+	uint64_t sum = 0;
+	int rc;
+
+	if ((rc = vcsv__open(&c, ld, m->file)))
+		return rc;
+	rc = vcsv__next(&c, ld);
+	if (rc <= 0) {
+		if (rc == 0)
+			rc = m->sparse ? vload__fail(ld, 0, "empty file (expected the header \""
+			                             HC_DB_SPARSE_HEADER "\")")
+			               : vload__fail(ld, 0, "empty file (expected a header and %u rows)",
+			                             m->n);
+		goto out;
+	}
+	rc = m->sparse ? load_sparse(ld, m, &c) : load_dense(ld, m, &c);
+	if (rc)
+		goto out;
+	for (size_t k = 0; k < m->ncells; k++) {
+		if (sum + m->cells[k].v < sum) {
+			rc = vload__fail(ld, cell_line(m, k, m->cells[k].i), "values overflow 64 bits");
+			goto out;
 		}
+		sum += m->cells[k].v;
 	}
 	if (sum != m->total)
 		rc = vload__fail(ld, 0, "upper triangle sums to %llu, database.xml says total=\"%llu\"",
@@ -108,30 +219,81 @@ out:
 	return rc;
 }
 
+/* all = true + false cell by cell: a merge of the three sorted cell lists. */
+static int check_sum(struct vload *ld, const struct hc_vmatrix *a, const struct hc_vmatrix *t,
+                     const struct hc_vmatrix *f)
+{
+	size_t x = 0, y = 0, z = 0;
+
+	while (x < a->ncells || y < t->ncells || z < f->ncells) {
+		const struct hc_vcell *ca = x < a->ncells ? &a->cells[x] : NULL;
+		const struct hc_vcell *ct = y < t->ncells ? &t->cells[y] : NULL;
+		const struct hc_vcell *cf = z < f->ncells ? &f->cells[z] : NULL;
+		const struct hc_vcell *lo = ca;
+		uint64_t va = 0, vt = 0, vf = 0;
+		const struct hc_vmatrix *where = a;
+		size_t k = x;
+
+		if (ct && (!lo || cmp_cell(ct, lo) < 0))
+			lo = ct;
+		if (cf && (!lo || cmp_cell(cf, lo) < 0))
+			lo = cf;
+		if (ca && !cmp_cell(ca, lo))
+			va = a->cells[x++].v;
+		if (ct && !cmp_cell(ct, lo))
+			vt = t->cells[y++].v;
+		if (cf && !cmp_cell(cf, lo))
+			vf = f->cells[z++].v;
+		if (vt + vf >= vt && va == vt + vf)
+			continue;
+		if (!va) {   /* not in the all file: say where it is */
+			where = vt ? t : f;
+			k = vt ? y - 1 : z - 1;
+		}
+		vload__file(ld, where->file);
+		return vload__fail(ld, cell_line(where, k, lo->i), "cell (%u,%u) = %llu is not true + "
+		                   "false = %llu + %llu (from %s and %s)", lo->i, lo->j,
+		                   (unsigned long long)va, (unsigned long long)vt,
+		                   (unsigned long long)vf, t->file, f->file);
+	}
+	return 0;
+}
+
 int matrix__load_all(struct vload *ld)
 {
 	struct hc_vdb *db = ld->db;
 	int rc;
 
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
-		struct hc_vmatrix *a = &db->mat[l][HC_DB_KIND_ALL];
-		struct hc_vmatrix *t = &db->mat[l][HC_DB_KIND_TRUE];
-		struct hc_vmatrix *f = &db->mat[l][HC_DB_KIND_FALSE];
-
-		if (!a->present)
+		if (!db->mat[l][HC_DB_KIND_ALL].present)
 			continue;
 		for (int k = 0; k < HC_DB_KIND_COUNT; k++)
 			if ((rc = load_one(ld, &db->mat[l][k])))
 				return rc;
-		for (size_t c = 0; c < (size_t)a->n * a->n; c++)
-			if (a->v[c] != t->v[c] + f->v[c]) {
-				vload__file(ld, a->file);
-				return vload__fail(ld, (long)(c / a->n) + 2, "cell (%zu,%zu) = %llu is not "
-				                   "true + false = %llu + %llu (from %s and %s)",
-				                   c / a->n, c % a->n, (unsigned long long)a->v[c],
-				                   (unsigned long long)t->v[c], (unsigned long long)f->v[c],
-				                   t->file, f->file);
-			}
+		rc = check_sum(ld, &db->mat[l][HC_DB_KIND_ALL], &db->mat[l][HC_DB_KIND_TRUE],
+		               &db->mat[l][HC_DB_KIND_FALSE]);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+uint64_t hc_vmatrix_at(const struct hc_vmatrix *m, uint32_t i, uint32_t j)
+{
+	struct hc_vcell key = { i < j ? i : j, i < j ? j : i, 0 };
+	const struct hc_vcell *c;
+
+	if (i == j || !m->ncells)
+		return 0;
+	c = bsearch(&key, m->cells, m->ncells, sizeof(*m->cells), cmp_cell);
+	return c ? c->v : 0;
+}
+
+void hc_vmatrix_volumes(const struct hc_vmatrix *m, uint64_t *vol)
+{
+	memset(vol, 0, (size_t)m->n * sizeof(*vol));
+	for (size_t k = 0; k < m->ncells; k++) {
+		vol[m->cells[k].i] += m->cells[k].v;
+		vol[m->cells[k].j] += m->cells[k].v;
+	}
 }

@@ -15,9 +15,9 @@
 static int load_matrix_entry(struct vload *ld, struct xr *x)
 {
 	struct hc_vdb *db = ld->db;
-	char *level = NULL, *kind = NULL, *unit = NULL;
+	char *level = NULL, *kind = NULL, *unit = NULL, *format = NULL;
 	struct hc_vmatrix *m;
-	uint64_t n = 0;
+	uint64_t n = 0, maxn;
 	int l, k, rc;
 
 	rc = xr__str(x, "level", &level);
@@ -54,11 +54,23 @@ static int load_matrix_entry(struct vload *ld, struct xr *x)
 		rc = xr__u64(x, "diagonal", &m->diagonal);
 	if (!rc)
 		rc = xr__u64(x, "unplaced", &m->unplaced);
+	if (!rc)
+		rc = xr__str_opt(x, "format", &format);
 	if (rc)
 		goto out;
-	if (n < 1 || n > 65536) {
+	if (format && strcmp(format, "sparse") && strcmp(format, "dense")) {
+		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\" format=\"%.20s\">: "
+		                 "unknown format (dense or sparse)", level, kind, format);
+		goto out;
+	}
+	m->sparse = format && !strcmp(format, "sparse");
+	/* A dense file holds n² values: beyond 65536 rows that is 4G cells. */
+	maxn = m->sparse ? HC_V_SPARSE_MAX_N : 65536;
+	if (n < 1 || n > maxn) {
 		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\" n=\"%llu\">: "
-		                 "dimension out of range 1..65536", level, kind, (unsigned long long)n);
+		                 "dimension out of range 1..%llu for the %s form", level, kind,
+		                 (unsigned long long)n, (unsigned long long)maxn,
+		                 m->sparse ? "sparse" : "dense");
 		goto out;
 	}
 	if (m->file[0] == '/' || strstr(m->file, "..")) {
@@ -72,6 +84,7 @@ out:
 	free(level);
 	free(kind);
 	free(unit);
+	free(format);
 	return rc;
 }
 

@@ -20,13 +20,23 @@
 
 #define HC_V_NONE UINT32_MAX   /* "no index" in the uint32_t references below */
 
-/* One square matrix file (matrices/<level>-<kind>.csv). */
+/* A non-zero cell of the upper triangle of a matrix. */
+struct hc_vcell {
+	uint32_t i, j;         /* i < j */
+	uint64_t v;
+};
+
+/* One square matrix file (matrices/<level>-<kind>.csv), dense or sparse on
+   disk; in memory always its non-zero upper-triangle cells (the matrix is
+   symmetric with a zero diagonal), so memory follows the cells, not n². */
 struct hc_vmatrix {
 	bool present;
+	bool sparse;           /* <Matrix format="sparse">: the file's form */
 	char *file;            /* as named in database.xml, relative to the database */
 	uint32_t n;
 	uint64_t total, diagonal, unplaced;
-	uint64_t *v;           /* n*n values, row-major */
+	struct hc_vcell *cells; /* sorted by (i, j) */
+	size_t ncells;
 };
 
 /* One index of a core/socket/numa level (<Labels>); -1 = attribute absent. */
@@ -167,11 +177,12 @@ char *hc_vdb_node_where(const struct hc_vdb *db, const struct hc_vnode *n, bool 
 /* A human label for index i of a level: "3 worker", "cpu 1", "socket 0". */
 char *hc_vdb_index_label(const struct hc_vdb *db, int level, uint32_t i, char *buf, size_t sz);
 
-/* Value of the (level, kind) matrix at (i, j). */
-static inline uint64_t hc_vmatrix_at(const struct hc_vmatrix *m, uint32_t i, uint32_t j)
-{
-	return m->v[(size_t)i * m->n + j];
-}
+/* Value of the (level, kind) matrix at (i, j): 0 on the diagonal, symmetric;
+   O(log cells). */
+uint64_t hc_vmatrix_at(const struct hc_vmatrix *m, uint32_t i, uint32_t j);
+/* Per index: the sum of its row (= its column), i.e. all the communication
+   it takes part in; vol has m->n entries. O(n + cells). */
+void hc_vmatrix_volumes(const struct hc_vmatrix *m, uint64_t *vol);
 
 /* Level/kind spellings -> enums; -1 when unknown. */
 int hc_vdb_level_parse(const char *s);
