@@ -440,10 +440,9 @@ static void top_indexes(struct text *x)
 	}
 	t_print(&t, x->f, x->width);
 	in = vx_covered(m, idx, shown);
-	put_line(x->f, x->width, "  (the %u of %u %s indexes taking part in the most %s "
-	         "communication, each with its whole volume; %s, %s of the total, is between two "
-	         "of them; the totals above are of the whole matrix)", shown, m->n,
-	         hc_db_level_name(x->level), hc_db_kind_name(x->kind),
+	put_line(x->f, x->width, "  (only the %u of %u %s indexes with the most %s communication;",
+	         shown, m->n, hc_db_level_name(x->level), hc_db_kind_name(x->kind));
+	put_line(x->f, x->width, "   %s (%s of the total) is between two of them; totals are complete)",
 	         fmt_value(v, sizeof(v), in, unit_of(x)), fmt_pct(title, sizeof(title), in, m->total));
 out:
 	t_free(&t);
