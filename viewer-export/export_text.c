@@ -260,6 +260,7 @@ static void header(struct text *x)
 	char periods[256] = "", v[64], line[1024];
 	size_t plen = 0;
 	int shown = 0;
+	int64_t seen_p[4];
 
 	put_line(x->f, x->width, "hpcrun-comm communication report: %s", db->program);
 	put_line(x->f, x->width, "  database  %s (format %llu, %s)", db->dir,
@@ -277,10 +278,13 @@ static void header(struct text *x)
 		bool seen = false;
 		if (p < 0)
 			continue;
-		for (size_t u = 0; u < t; u++)
-			seen |= db->threads[u].period == p;
+		/* every distinct earlier period is among those shown (we stop at 4):
+		   linear in the threads, not quadratic */
+		for (int u = 0; u < shown; u++)
+			seen |= seen_p[u] == p;
 		if (seen)
 			continue;
+		seen_p[shown] = p;
 		plen += (size_t)snprintf(periods + plen, sizeof(periods) - plen, "%s%lld",
 		                         shown ? ", " : "", (long long)p);
 		shown++;
