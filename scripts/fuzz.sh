@@ -11,13 +11,14 @@
 #        crashes go to WORKDIR/TARGET-crash-*, the log to WORKDIR/TARGET.log.
 #   scripts/fuzz.sh list                           the target names
 #
-# Targets: prof topo meta experiment objects threads matrix (tests/fuzz/README.md).
+# Targets: prof topo meta experiment objects threads matrix matrix_sparse
+# (tests/fuzz/README.md).
 # Needs clang and libclang-rt-14-dev (scripts/install-deps.sh).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 CC=${CC:-clang}
-TARGETS="prof topo meta experiment objects threads matrix"
+TARGETS="prof topo meta experiment objects threads matrix matrix_sparse"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
  -D_GNU_SOURCE -I$top/include -I$top/lib -I$top/tests -I$top/viewer-export"
 
@@ -27,7 +28,7 @@ vdb_file() {
 	experiment) echo experiment.xml ;;
 	objects) echo objects.xml ;;
 	threads) echo threads.csv ;;
-	matrix) echo matrices/thread-all.csv ;;
+	matrix | matrix_sparse) echo matrices/thread-all.csv ;;
 	*) return 1 ;;
 	esac
 }
@@ -49,7 +50,10 @@ build() {
 				-lhwloc -o "$out/fuzz_topo" ;;
 		*)
 			f=$(vdb_file "$t")
+			tmpl=small
+			[ "$t" = matrix_sparse ] && tmpl=small-sparse
 			$CC $FLAGS $xml -I"$out" -DFUZZ_VDB_NAME="\"$t\"" -DFUZZ_VDB_FILE="\"$f\"" \
+				-DFUZZ_VDB_TEMPLATE="\"$tmpl\"" \
 				"$top/tests/fuzz/fuzz_vdb.c" "$top"/lib/viewer/*.c \
 				"$top/viewer-export/model.c" "$top/viewer-export/common.c" \
 				-lxml2 -o "$out/fuzz_$t" ;;

@@ -3,7 +3,8 @@
    (lib/viewer, hc_vdb_open), one per file it parses. Compiled once per target
    with FUZZ_VDB_FILE set to the file the input replaces (database.xml,
    experiment.xml, objects.xml, threads.csv or matrices/thread-all.csv) and
-   FUZZ_VDB_NAME to the target's name. On the first input the target copies a
+   FUZZ_VDB_NAME to the target's name (matrix_sparse: thread-all.csv in the
+   sparse form, FUZZ_VDB_TEMPLATE "small-sparse"). On the first input the target copies a
    valid template database (the viewer fixture, tests/viewer/fixtures/small,
    found through HC_FUZZ_TEMPLATE or HC_SRCDIR) into a private temporary
    directory; each input then overwrites the one file and the whole database
@@ -26,6 +27,12 @@
 
 #ifndef FUZZ_VDB_FILE
 #error "FUZZ_VDB_FILE must name the database file the input replaces"
+#endif
+/* The fixture the template is copied from (tests/viewer/fixtures/NAME):
+   "small" (dense matrices), or "small-sparse" (its thread matrices in the
+   sparse form) for the matrix_sparse target. */
+#ifndef FUZZ_VDB_TEMPLATE
+#define FUZZ_VDB_TEMPLATE "small"
 #endif
 
 const char fuzz_target_name[] = FUZZ_VDB_NAME;
@@ -86,7 +93,8 @@ static void setup(void)
 	size_t i;
 
 	if (!tmpl) {
-		snprintf(from, sizeof(from), "%s/tests/viewer/fixtures/small", src ? src : ".");
+		snprintf(from, sizeof(from), "%s/tests/viewer/fixtures/%s", src ? src : ".",
+		         FUZZ_VDB_TEMPLATE);
 		tmpl = from;
 	} else {
 		snprintf(from, sizeof(from), "%s", tmpl);
