@@ -52,6 +52,10 @@
 #define BOOT_SIZE     (64u << 10)
 #define PAGE_SIZE_    4096u
 
+/* The site cached for the runtime's own call sites (never a real site:
+   rt__blocks_insert_direct refuses it, track_slow ignores it). */
+#define SITE_SELF     UINT32_MAX
+
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -235,6 +239,10 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	ne->ra0 = ra0;
 	for (int j = 0; j < CTX_SLOTS; j++)
 		ne->val[j] = ra0;      /* off 0: slot0 itself, always ra0 */
+	if (ra0 - t->alloc.self_lo < t->alloc.self_len) {
+		ne->site = SITE_SELF;  /* the runtime's own call: never tracked */
+		return;
+	}
 	t->cnt.alloc_ctx_unwinds++;
 	for (i = 0; i < n; i++)
 		if ((uint64_t)(uintptr_t)fr[i] == ra0)
@@ -264,6 +272,12 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 		}
 	}
 	ne->site = node == HC_NONE ? 0 : node_site(t, node);
+	/* Blocks may be inserted from now on without rt__blocks_insert (the
+	   inline direct path): free() must look them up. Every cached context
+	   was filled here first, in this process or before a fork (the flag
+	   survives rt__blocks_reset). */
+	if (ne->site && !rt__blocks_used())
+		__atomic_store_n(&rt__blocks_any, 1, __ATOMIC_RELAXED);
 }
 
 static __attribute__((noinline)) uint32_t ctx_miss(struct hc_thread *t, const uint64_t *slot0,
@@ -284,7 +298,8 @@ static __attribute__((noinline)) uint32_t ctx_verify(struct hc_thread *t, const 
 	struct rt_ctx_entry ne;
 
 	t->alloc.verify = VERIFY_EVERY;
-	t->cnt.alloc_ctx_checks++;
+	if (e->site != SITE_SELF)
+		t->cnt.alloc_ctx_checks++;
 	ctx_fill(t, slot0, ra0, &ne);
 	if (ne.site != e->site)
 		t->cnt.alloc_ctx_mismatches++;
@@ -308,15 +323,30 @@ static inline __attribute__((always_inline)) uint32_t ctx_site(struct hc_thread 
 
 /* ---------------- tracking ---------------- */
 
+/* The rest of track(): blocks the inline path does not record (big,
+   mmap, misaligned, no direct shadow), the runtime's own call sites, and
+   site 0 (the site table is full). Under the guard. */
+static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t base, uint64_t n,
+                                                 uint32_t site, uint32_t kind)
+{
+	if (site == SITE_SELF)
+		return;     /* the runtime's own allocation */
+	if (rt__blocks_insert(&t->alloc.leaves, base, n, site, kind) == 0)
+		t->cnt.allocs_tracked++;
+	else
+		t->cnt.allocs_dropped++;
+}
+
 /* Record block [p, p+n) allocated from the call site in *slot0. Inlined in
-   every wrapper: this is the per-allocation cost. */
+   every wrapper: this is the per-allocation cost. The runtime's own call
+   sites are recognized on a context-cache miss (ctx_fill) and cached as
+   SITE_SELF, so the hit path needs no range check. */
 static inline __attribute__((always_inline)) void track(void *p, size_t n, uint32_t kind,
                                                        const uint64_t *slot0)
 {
 	struct hc_thread *t = hc_self;
 	uint64_t ra0, base = (uint64_t)(uintptr_t)p;
 	uint32_t site;
-	int ret;
 
 	if (!p || !t || t->safety.busy)
 		return;
@@ -326,19 +356,13 @@ static inline __attribute__((always_inline)) void track(void *p, size_t n, uint3
 		return;
 	}
 	ra0 = *slot0;
-	if (unlikely(ra0 - t->alloc.self_lo < t->alloc.self_len))
-		return;     /* the runtime's own allocation */
 	t->safety.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	site = ctx_site(t, slot0, ra0);
-	if (kind == HC_OBJ_MALLOC)
-		ret = rt__blocks_insert_fast(&t->alloc.leaves, base, n, site);
-	else
-		ret = rt__blocks_insert(&t->alloc.leaves, base, n, site, kind);
-	if (likely(ret == 0))
+	if (likely(kind == HC_OBJ_MALLOC && rt__blocks_insert_direct(t->alloc.shadow, base, n, site)))
 		t->cnt.allocs_tracked++;
 	else
-		t->cnt.allocs_dropped++;
+		track_slow(t, base, n, site, kind);
 	hc_guard_leave(t);
 }
 
@@ -374,8 +398,8 @@ static inline __attribute__((always_inline)) void untrack_free(void *p)
 	if (likely(t && !t->safety.busy)) {
 		t->safety.busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		r = rt__blocks_remove_fast(&t->alloc.leaves, (uint64_t)(uintptr_t)p);
-		if (r < 0)
+		r = rt__blocks_remove_direct(t->alloc.shadow, (uint64_t)(uintptr_t)p);
+		if (unlikely(r < 0))
 			r = rt__blocks_remove(&t->alloc.leaves, (uint64_t)(uintptr_t)p, NULL);
 		t->cnt.frees_tracked += (uint64_t)r;
 		hc_guard_leave(t);
@@ -690,6 +714,7 @@ int rt__alloc_thread_start(struct hc_thread *t)
 			rt__log("allocation tracking: cannot reserve the block table: heap objects untracked");
 		return -ENOMEM;
 	}
+	t->alloc.shadow = rt__blocks_shadow();
 	t->alloc.ctx = hc_arena_alloc(&t->arena, CTX_SETS * CTX_WAYS * sizeof(*t->alloc.ctx), 64);
 	t->alloc.obj = hc_arena_alloc(&t->arena, OBJ_CAP * sizeof(*t->alloc.obj), 64);
 	if (!t->alloc.ctx || !t->alloc.obj) {

@@ -101,8 +101,13 @@ static struct {
 	uint64_t  big_free;       /* free descriptors: id | ABA tag << 32 */
 	struct site *site;
 	uint32_t  site_next;
+	uint32_t *direct;         /* direct-mapped leaves (see rt__blocks_shadow), or NULL */
 	int       state;          /* 0 none, 1 initializing, 2 ready, -1 failed */
 } g;
+
+/* The direct-mapped shadow: one word per granule of [0, RT_BLOCK_ADDR_END),
+   plus a page so that the word after the last granule exists. */
+#define DIRECT_LEN (RT_BLOCK_ADDR_END / RT_BLOCK_GRAN * 4 + PAGE)
 
 static inline uint32_t ld(const uint32_t *p)
 {
@@ -142,6 +147,18 @@ static void *reserve(uint64_t *len, uint64_t min)
 	return NULL;
 }
 
+static bool no_direct;
+
+void rt__blocks_no_direct(void)
+{
+	no_direct = true;
+}
+
+uint32_t *rt__blocks_shadow(void)
+{
+	return __atomic_load_n(&g.state, __ATOMIC_ACQUIRE) == 2 ? g.direct : NULL;
+}
+
 int rt__blocks_init(void)
 {
 	uint64_t hl = HEAP_MAX, bl = (uint64_t)BIG_CAP * sizeof(struct big);
@@ -170,6 +187,11 @@ int rt__blocks_init(void)
 		__atomic_store_n(&g.state, -1, __ATOMIC_RELEASE);
 		return -ENOMEM;
 	}
+	if (!no_direct) {
+		void *d = mmap(NULL, DIRECT_LEN, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		g.direct = d == MAP_FAILED ? NULL : d;
+	}
 	g.heap_pages = hl / PAGE;
 	g.top = (uint32_t *)g.heap;
 	g.topwhole = (uint32_t *)(g.heap + (uint64_t)TOP_PAGES * PAGE);
@@ -188,6 +210,8 @@ void rt__blocks_reset(void)
 		return;
 	used = g.heap_next < g.heap_pages ? g.heap_next : g.heap_pages;
 	madvise(g.heap, used * PAGE, MADV_DONTNEED);
+	if (g.direct)
+		madvise(g.direct, DIRECT_LEN, MADV_DONTNEED);
 	madvise(g.big, (uint64_t)(g.big_next < BIG_CAP ? g.big_next : BIG_CAP) * sizeof(struct big),
 	        MADV_DONTNEED);
 	madvise(g.site, (uint64_t)(g.site_next < SITE_CAP ? g.site_next : SITE_CAP) *
@@ -196,7 +220,8 @@ void rt__blocks_reset(void)
 	g.big_next = 1;
 	g.big_free = 0;
 	g.site_next = 1;
-	rt__blocks_any = 0;
+	/* rt__blocks_any stays: the forking thread's context cache survives,
+	   and its hits insert blocks without rt__blocks_insert (alloc.c). */
 }
 
 /* ---------------- sites ---------------- */
@@ -270,6 +295,8 @@ static uint32_t *leaf_of(struct rt_leaf_cache *lc, uint64_t a, bool create)
 	struct mid *m;
 	uint32_t i, *leaf;
 
+	if (g.direct)
+		return g.direct + (chunk << (CHUNK_SHIFT - GRAN_SHIFT));
 	if (lc && lc->e[k].chunk == chunk + 1)
 		return lc->e[k].leaf;
 	m = mid_of(a, create);

@@ -46,7 +46,9 @@ struct rt_leaf_cache {
 	} e[RT_LEAF_CACHE];
 } __attribute__((aligned(64)));
 
-/* Something was ever inserted (free() skips the lookup until then). */
+/* Something was ever inserted, or may be by the inline path (alloc.c sets
+   it when it caches a context); free() skips the lookup until then. Never
+   cleared. */
 extern int rt__blocks_any;
 static inline bool rt__blocks_used(void)
 {
@@ -92,54 +94,61 @@ bool rt__blocks_find(uint64_t addr, struct rt_block *out);
 #define RT_BLK_FIRST_V(site, sz) (RT_BLK_T_FIRST | (uint32_t)(sz) << 2 | (uint32_t)(site) << 7)
 #define RT_BLK_SIZE_V(n)         (RT_BLK_T_SIZE | (uint32_t)(n) << 2)
 
-/* The leaf of address a if the thread's cache has it, else NULL. */
-static inline uint32_t *rt__blocks_leaf_cached(const struct rt_leaf_cache *lc, uint64_t a)
+/* The direct-mapped shadow: when the table could reserve address space for
+   one word per granule of the whole user address space (2^45 bytes,
+   MAP_NORESERVE: pages are committed when first written, as the leaves
+   are), the word of address a is shadow[a >> 4] and no directory walk or
+   leaf cache is needed. NULL when that reservation failed (strict
+   overcommit, an address-space limit): the leaves then come from the
+   directory. Constant once rt__blocks_init succeeded. */
+uint32_t *rt__blocks_shadow(void);
+/* Do not try the direct-mapped shadow (tests of the directory; before
+   rt__blocks_init). */
+void rt__blocks_no_direct(void);
+
+/* Granule-aligned user addresses: base & RT_BLK_BAD == 0. */
+#define RT_BLK_BAD (~(RT_BLOCK_ADDR_END - 1) | (RT_BLOCK_GRAN - 1))
+
+/* rt__blocks_insert of a small malloc block through the direct-mapped
+   shadow: one store of the size word (blocks above 16 bytes) and one
+   release store of the first word. false: not done here (no direct shadow,
+   a big or misaligned block, site 0 or not a site) — call
+   rt__blocks_insert. */
+static inline bool rt__blocks_insert_direct(uint32_t *shadow, uint64_t base, uint64_t size,
+                                            uint32_t site)
 {
-	uint64_t chunk = a >> RT_BLK_CHUNK_SHIFT;
-	unsigned k = (unsigned)chunk & (RT_LEAF_CACHE - 1);
+	uint32_t *w;
 
-	return lc->e[k].chunk == chunk + 1 ? lc->e[k].leaf : NULL;
-}
-
-/* rt__blocks_insert of a malloc block; small blocks in a cached leaf are
-   recorded here, everything else by rt__blocks_insert. site comes from
-   rt__site_new (0, or at most RT_SITE_MAX). */
-static inline int rt__blocks_insert_fast(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
-                                         uint32_t site)
-{
-	uint32_t *leaf = rt__blocks_leaf_cached(lc, base);
-	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
-
-	if (__builtin_expect(!leaf || (base & (RT_BLOCK_GRAN - 1)) || size - 1 >= RT_BLOCK_SMALL_MAX ||
-	                     !site, 0))
-		return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
+	if (__builtin_expect(!shadow || (base & RT_BLK_BAD) || size - 1 >= RT_BLOCK_SMALL_MAX ||
+	                     site - 1 >= RT_SITE_MAX, 0))
+		return false;
+	w = shadow + (base >> RT_BLK_GRAN_SHIFT);
 	if (size > RT_BLOCK_GRAN) {
-		if (__builtin_expect(g == RT_BLK_LEAF_N - 1, 0))   /* size word in the next leaf */
-			return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
-		__atomic_store_n(&leaf[g + 1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
+		__atomic_store_n(&w[1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
 		size = 0;
 	}
-	__atomic_store_n(&leaf[g], RT_BLK_FIRST_V(site, size), __ATOMIC_RELEASE);
-	return 0;
+	__atomic_store_n(&w[0], RT_BLK_FIRST_V(site, size), __ATOMIC_RELEASE);
+	return true;
 }
 
-/* rt__blocks_remove without the old block's description: 1 removed, 0 no
-   tracked block starts at base, -1 not decided here (call rt__blocks_remove). */
-static inline int rt__blocks_remove_fast(struct rt_leaf_cache *lc, uint64_t base)
+/* rt__blocks_remove through the direct-mapped shadow, without the old
+   block's description: 1 removed, 0 no tracked block starts at base, -1
+   not decided here (call rt__blocks_remove). */
+static inline int rt__blocks_remove_direct(uint32_t *shadow, uint64_t base)
 {
-	uint32_t *leaf = rt__blocks_leaf_cached(lc, base), v;
-	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
+	uint32_t *w, v;
 
-	if (!leaf || (base & (RT_BLOCK_GRAN - 1)))
+	if (__builtin_expect(!shadow || (base & RT_BLK_BAD), 0))
 		return -1;
-	v = __atomic_load_n(&leaf[g], __ATOMIC_RELAXED);
-	if ((v & 3) != RT_BLK_T_FIRST)
+	w = shadow + (base >> RT_BLK_GRAN_SHIFT);
+	v = __atomic_load_n(&w[0], __ATOMIC_RELAXED);
+	if (__builtin_expect((v & 3) != RT_BLK_T_FIRST, 0))
 		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -1;
-	if ((v >> 2 & 31) == 0 && g == RT_BLK_LEAF_N - 1)
-		return -1;     /* its size word is in the next leaf */
-	__atomic_store_n(&leaf[g], 0, __ATOMIC_RELAXED);
+	/* FIRST first: a lookup that still sees SIZE finds no block. */
+	__atomic_store_n(&w[0], 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if ((v >> 2 & 31) == 0)
-		__atomic_store_n(&leaf[g + 1], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&w[1], 0, __ATOMIC_RELAXED);
 	return 1;
 }
 
