@@ -52,9 +52,9 @@
 #define BOOT_SIZE     (64u << 10)
 #define PAGE_SIZE_    4096u
 
-/* The site cached for the runtime's own call sites (never a real site:
-   rt__blocks_insert_direct refuses it, track_slow ignores it). */
-#define SITE_SELF     UINT32_MAX
+/* The mark cached for the runtime's own call sites (never a FIRST mark). */
+#define MARK_SELF     RT_BLK_T_SIZE
+#define MARK_SITE(m)  ((m) >> 7)
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -63,10 +63,15 @@
    its address gives the stack depth. Forces a frame pointer in the wrapper. */
 #define CALLER_SLOT() ((const uint64_t *)__builtin_frame_address(0) + 1)
 
-/* A cached allocation context: one cache line. */
+/* A cached allocation context: one cache line. What the inline insert
+   needs comes ready-made: the block's first shadow word without its size
+   (mark), and lim, the size limit of the inline path — RT_BLOCK_SMALL_MAX
+   for a real site, 0 for site 0 (table full: counted as dropped) and for
+   the runtime's own call sites (MARK_SELF: ignored), so one comparison
+   sends both to track_slow. */
 struct rt_ctx_entry {
 	uint64_t slot0, ra0;              /* key: return-address slot and its value */
-	uint32_t site, nslot;
+	uint32_t mark, lim;
 	uint16_t off[CTX_SLOTS];          /* byte offsets above slot0 of the callers' slots */
 	uint64_t val[CTX_SLOTS];          /* the return addresses the unwind found there */
 } __attribute__((aligned(64)));
@@ -192,9 +197,9 @@ static inline uint64_t stack_word(const uint64_t *p)
 
 static inline struct rt_ctx_entry *ctx_set(struct hc_thread *t, uint64_t s0, uint64_t ra0)
 {
-	uint64_t h = (s0 ^ ra0) * 0x9E3779B97F4A7C15ull;
-
-	return &t->alloc.ctx[(h >> 55) * CTX_WAYS];
+	/* The call site's low bits and the stack depth in words: no multiply
+	   on the path to the compare (the two ways absorb collisions). */
+	return &t->alloc.ctx[((ra0 ^ s0 >> 3) & (CTX_SETS - 1)) * CTX_WAYS];
 }
 
 /* Unused caller slots point at slot0 itself and expect ra0 there, so the
@@ -232,7 +237,7 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	void *fr[HC_MAX_FRAMES];
 	int n = unw_backtrace(fr, HC_MAX_FRAMES), i;
 	uint64_t s0 = (uint64_t)(uintptr_t)slot0;
-	uint32_t node;
+	uint32_t node, site;
 
 	memset(ne, 0, sizeof(*ne));
 	ne->slot0 = s0;
@@ -240,7 +245,7 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	for (int j = 0; j < CTX_SLOTS; j++)
 		ne->val[j] = ra0;      /* off 0: slot0 itself, always ra0 */
 	if (ra0 - t->alloc.self_lo < t->alloc.self_len) {
-		ne->site = SITE_SELF;  /* the runtime's own call: never tracked */
+		ne->mark = MARK_SELF;  /* the runtime's own call: never tracked */
 		return;
 	}
 	t->cnt.alloc_ctx_unwinds++;
@@ -266,59 +271,66 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 					break;
 				ne->off[j - 1] = (uint16_t)((const char *)q - (const char *)slot0);
 				ne->val[j - 1] = want;
-				ne->nslot = (uint32_t)j;
 				p = q + 1;
 			}
 		}
 	}
-	ne->site = node == HC_NONE ? 0 : node_site(t, node);
+	site = node == HC_NONE ? 0 : node_site(t, node);
+	ne->mark = site ? RT_BLK_FIRST_V(site, 0) : 0;
+	ne->lim = site ? RT_BLOCK_SMALL_MAX : 0;
 	/* Blocks may be inserted from now on without rt__blocks_insert (the
 	   inline direct path): free() must look them up. Every cached context
 	   was filled here first, in this process or before a fork (the flag
 	   survives rt__blocks_reset). */
-	if (ne->site && !rt__blocks_used())
+	if (site && !rt__blocks_used())
 		__atomic_store_n(&rt__blocks_any, 1, __ATOMIC_RELAXED);
 }
 
-static __attribute__((noinline)) uint32_t ctx_miss(struct hc_thread *t, const uint64_t *slot0,
-                                                   uint64_t ra0, struct rt_ctx_entry *set)
+static __attribute__((noinline)) struct rt_ctx_entry *ctx_miss(struct hc_thread *t,
+                                                               const uint64_t *slot0, uint64_t ra0,
+                                                               struct rt_ctx_entry *set)
 {
 	struct rt_ctx_entry ne;
 
 	ctx_fill(t, slot0, ra0, &ne);
 	set[1] = set[0];
 	set[0] = ne;
-	return ne.site;
+	return &set[0];
 }
 
 /* Re-unwind a hit and count whether the cache was right. */
-static __attribute__((noinline)) uint32_t ctx_verify(struct hc_thread *t, const uint64_t *slot0,
-                                                     uint64_t ra0, struct rt_ctx_entry *e)
+static __attribute__((noinline)) struct rt_ctx_entry *ctx_verify(struct hc_thread *t,
+                                                                 const uint64_t *slot0,
+                                                                 uint64_t ra0,
+                                                                 struct rt_ctx_entry *e)
 {
 	struct rt_ctx_entry ne;
 
 	t->alloc.verify = VERIFY_EVERY;
-	if (e->site != SITE_SELF)
+	if (e->mark != MARK_SELF)
 		t->cnt.alloc_ctx_checks++;
 	ctx_fill(t, slot0, ra0, &ne);
-	if (ne.site != e->site)
+	if (ne.mark != e->mark)
 		t->cnt.alloc_ctx_mismatches++;
 	*e = ne;
-	return ne.site;
+	return e;
 }
 
-static inline __attribute__((always_inline)) uint32_t ctx_site(struct hc_thread *t,
-                                                              const uint64_t *slot0, uint64_t ra0)
+/* The cache entry of the allocation context of the call in *slot0. */
+static inline __attribute__((always_inline)) const struct rt_ctx_entry *
+ctx_get(struct hc_thread *t, const uint64_t *slot0, uint64_t ra0)
 {
-	struct rt_ctx_entry *set = ctx_set(t, (uint64_t)(uintptr_t)slot0, ra0);
+	struct rt_ctx_entry *set = ctx_set(t, (uint64_t)(uintptr_t)slot0, ra0), *e;
 
-	for (int w = 0; w < CTX_WAYS; w++)
-		if (ctx_match(&set[w], slot0, ra0)) {
-			if (unlikely(--t->alloc.verify == 0))
-				return ctx_verify(t, slot0, ra0, &set[w]);
-			return set[w].site;
-		}
-	return ctx_miss(t, slot0, ra0, set);
+	if (likely(ctx_match(&set[0], slot0, ra0)))
+		e = &set[0];
+	else if (ctx_match(&set[1], slot0, ra0))
+		e = &set[1];
+	else
+		return ctx_miss(t, slot0, ra0, set);
+	if (unlikely(--t->alloc.verify == 0))
+		return ctx_verify(t, slot0, ra0, e);
+	return e;
 }
 
 /* ---------------- tracking ---------------- */
@@ -327,11 +339,11 @@ static inline __attribute__((always_inline)) uint32_t ctx_site(struct hc_thread 
    mmap, misaligned, no direct shadow), the runtime's own call sites, and
    site 0 (the site table is full). Under the guard. */
 static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t base, uint64_t n,
-                                                 uint32_t site, uint32_t kind)
+                                                 uint32_t mark, uint32_t kind)
 {
-	if (site == SITE_SELF)
+	if (mark == MARK_SELF)
 		return;     /* the runtime's own allocation */
-	if (rt__blocks_insert(&t->alloc.leaves, base, n, site, kind) == 0)
+	if (rt__blocks_insert(&t->alloc.leaves, base, n, MARK_SITE(mark), kind) == 0)
 		t->cnt.allocs_tracked++;
 	else
 		t->cnt.allocs_dropped++;
@@ -340,13 +352,13 @@ static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t b
 /* Record block [p, p+n) allocated from the call site in *slot0. Inlined in
    every wrapper: this is the per-allocation cost. The runtime's own call
    sites are recognized on a context-cache miss (ctx_fill) and cached as
-   SITE_SELF, so the hit path needs no range check. */
+   MARK_SELF, so the hit path needs no range check. */
 static inline __attribute__((always_inline)) void track(void *p, size_t n, uint32_t kind,
                                                        const uint64_t *slot0)
 {
 	struct hc_thread *t = hc_self;
 	uint64_t ra0, base = (uint64_t)(uintptr_t)p;
-	uint32_t site;
+	const struct rt_ctx_entry *e;
 
 	if (!p || !t || t->safety.busy)
 		return;
@@ -358,11 +370,12 @@ static inline __attribute__((always_inline)) void track(void *p, size_t n, uint3
 	ra0 = *slot0;
 	t->safety.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	site = ctx_site(t, slot0, ra0);
-	if (likely(kind == HC_OBJ_MALLOC && rt__blocks_insert_direct(t->alloc.shadow, base, n, site)))
+	e = ctx_get(t, slot0, ra0);
+	if (likely(kind == HC_OBJ_MALLOC &&
+	           rt__blocks_insert_direct(t->alloc.shadow, t->alloc.bad, base, n, e->mark, e->lim)))
 		t->cnt.allocs_tracked++;
 	else
-		track_slow(t, base, n, site, kind);
+		track_slow(t, base, n, e->mark, kind);
 	hc_guard_leave(t);
 }
 
@@ -398,7 +411,7 @@ static inline __attribute__((always_inline)) void untrack_free(void *p)
 	if (likely(t && !t->safety.busy)) {
 		t->safety.busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		r = rt__blocks_remove_direct(t->alloc.shadow, (uint64_t)(uintptr_t)p);
+		r = rt__blocks_remove_direct(t->alloc.shadow, t->alloc.bad, (uint64_t)(uintptr_t)p);
 		if (unlikely(r < 0))
 			r = rt__blocks_remove(&t->alloc.leaves, (uint64_t)(uintptr_t)p, NULL);
 		t->cnt.frees_tracked += (uint64_t)r;
@@ -703,6 +716,7 @@ int rt__alloc_thread_start(struct hc_thread *t)
 
 	memset(&t->alloc, 0, sizeof(t->alloc));
 	t->alloc.min = UINT64_MAX;
+	t->alloc.bad = UINT64_MAX;
 	find_self();
 	if (table_pid && t->id.pid != table_pid) {
 		/* A forked child: nothing tracked yet in this process. */
@@ -715,6 +729,7 @@ int rt__alloc_thread_start(struct hc_thread *t)
 		return -ENOMEM;
 	}
 	t->alloc.shadow = rt__blocks_shadow();
+	t->alloc.bad = t->alloc.shadow ? RT_BLK_BAD : UINT64_MAX;
 	t->alloc.ctx = hc_arena_alloc(&t->arena, CTX_SETS * CTX_WAYS * sizeof(*t->alloc.ctx), 64);
 	t->alloc.obj = hc_arena_alloc(&t->arena, OBJ_CAP * sizeof(*t->alloc.obj), 64);
 	if (!t->alloc.ctx || !t->alloc.obj) {

@@ -26,6 +26,7 @@ struct rt_alloc_thread {
 	uint64_t self_lo, self_len;       /* the runtime's own code: its calls are not tracked */
 	struct rt_ctx_entry *ctx;         /* allocation-context cache (arena) */
 	uint32_t *shadow;                 /* rt__blocks_shadow(), NULL: use the leaf cache */
+	uint64_t bad;                     /* RT_BLK_BAD; all ones when shadow is NULL */
 	struct rt_leaf_cache leaves;      /* shadow leaves used recently */
 	struct hc_prof_object *obj;       /* object records of this thread's events (arena) */
 	uint32_t nobj, capobj;

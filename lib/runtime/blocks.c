@@ -105,9 +105,9 @@ static struct {
 	int       state;          /* 0 none, 1 initializing, 2 ready, -1 failed */
 } g;
 
-/* The direct-mapped shadow: one word per granule of [0, RT_BLOCK_ADDR_END),
+/* The direct-mapped shadow: one word per granule of [0, RT_BLK_DIRECT_END),
    plus a page so that the word after the last granule exists. */
-#define DIRECT_LEN (RT_BLOCK_ADDR_END / RT_BLOCK_GRAN * 4 + PAGE)
+#define DIRECT_LEN (RT_BLK_DIRECT_END / RT_BLOCK_GRAN * 4 + PAGE)
 
 static inline uint32_t ld(const uint32_t *p)
 {
@@ -191,6 +191,9 @@ int rt__blocks_init(void)
 		void *d = mmap(NULL, DIRECT_LEN, PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		g.direct = d == MAP_FAILED ? NULL : d;
+		/* A core dump would list 32 TiB (as ASan's shadow, left out). */
+		if (g.direct)
+			madvise(g.direct, DIRECT_LEN, MADV_DONTDUMP);
 	}
 	g.heap_pages = hl / PAGE;
 	g.top = (uint32_t *)g.heap;
@@ -295,7 +298,7 @@ static uint32_t *leaf_of(struct rt_leaf_cache *lc, uint64_t a, bool create)
 	struct mid *m;
 	uint32_t i, *leaf;
 
-	if (g.direct)
+	if (g.direct && a < RT_BLK_DIRECT_END)
 		return g.direct + (chunk << (CHUNK_SHIFT - GRAN_SHIFT));
 	if (lc && lc->e[k].chunk == chunk + 1)
 		return lc->e[k].leaf;
@@ -415,10 +418,41 @@ static bool big_read(uint32_t id, struct rt_block *out)
    owns: whole-region and whole-chunk tags, and in partly covered chunks the
    mark at base and at every 4 KiB boundary. set: write (creating leaves);
    else compare-clear. Returns false if a leaf could not be created. */
+/* With the direct-mapped shadow no directory entry says which chunks hold
+   marks, so a big block notes each chunk it marks in its mid (the leaf
+   word, unused then, set to 1): rt__blocks_remove_range scans only those.
+   false if the mid cannot be created. */
+static bool direct_note(uint64_t a)
+{
+	uint32_t *f;
+	struct mid *m;
+
+	if (!g.direct || a >= RT_BLK_DIRECT_END)
+		return true;
+	m = mid_of(a, true);
+	if (!m)
+		return false;
+	f = &m->leaf[(a >> CHUNK_SHIFT) & (MID_N - 1)];
+	if (!ld(f))
+		st_rel(f, 1);
+	return true;
+}
+
+/* A chunk rt__blocks_remove_range must scan: its leaf exists (directory),
+   or it holds big-block marks (direct shadow, direct_note). */
+static bool direct_noted(const struct mid *m, uint64_t a)
+{
+	return !g.direct || a >= RT_BLK_DIRECT_END ||
+	       ld(&m->leaf[(a >> CHUNK_SHIFT) & (MID_N - 1)]) != 0;
+}
+
 static bool big_marks(struct rt_leaf_cache *lc, uint64_t base, uint64_t end, uint32_t id, bool set)
 {
 	uint32_t v = BIG_V(id), *w;
 	uint64_t x = base;
+
+	if (set && !direct_note(base))
+		return false;
 
 	/* The mark at base, even when its chunk is covered whole, so that
 	   removal by base finds the descriptor where a small block's FIRST is. */
@@ -459,8 +493,11 @@ static bool big_marks(struct rt_leaf_cache *lc, uint64_t base, uint64_t end, uin
 		{
 			uint64_t hi = cs + CHUNK < end ? cs + CHUNK : end;
 			uint64_t m0 = (x + MARK_STEP - 1) & ~(uint64_t)(MARK_STEP - 1);
-			uint32_t *leaf = leaf_of(lc, cs, set);
+			uint32_t *leaf;
 
+			if (set && m0 < hi && !direct_note(cs))
+				return false;
+			leaf = leaf_of(lc, cs, set);
 			if (!leaf) {
 				if (set)
 					return false;
@@ -682,7 +719,11 @@ uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi)
 		if (v && big_remove(v, NULL))
 			n++;
 		ce = cs + CHUNK < hi ? cs + CHUNK : hi;
-		leaf = leaf_of(NULL, x, false);
+		/* Direct shadow: only chunks with big-block marks. A small block
+		   inside an unmapped range means the program unmapped memory of
+		   the allocator (undefined behaviour); only the directory finds
+		   those too. */
+		leaf = direct_noted(m, x) ? leaf_of(NULL, x, false) : NULL;
 		for (uint64_t y = x; leaf && y < ce; y += RT_BLOCK_GRAN) {
 			uint32_t w = ld(&leaf[gran(y)]);
 			if (TAG(w) == T_FIRST && y >= lo && rt__blocks_remove(NULL, y, NULL))

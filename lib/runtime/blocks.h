@@ -106,39 +106,47 @@ uint32_t *rt__blocks_shadow(void);
    rt__blocks_init). */
 void rt__blocks_no_direct(void);
 
-/* Granule-aligned user addresses: base & RT_BLK_BAD == 0. */
-#define RT_BLK_BAD (~(RT_BLOCK_ADDR_END - 1) | (RT_BLOCK_GRAN - 1))
+/* The direct-mapped shadow covers [0, 2^RT_BLK_DIRECT_BITS); addresses
+   above it use the directory's leaves. 47 = the whole user address space;
+   a smaller value only for measuring under valgrind, which refuses the big
+   reservation (doc/performance.md). */
+#ifndef RT_BLK_DIRECT_BITS
+#define RT_BLK_DIRECT_BITS 47
+#endif
+#define RT_BLK_DIRECT_END (1ull << RT_BLK_DIRECT_BITS)
+/* Granule-aligned addresses the direct shadow covers: base & RT_BLK_BAD == 0. */
+#define RT_BLK_BAD (~(RT_BLK_DIRECT_END - 1) | (RT_BLOCK_GRAN - 1))
 
 /* rt__blocks_insert of a small malloc block through the direct-mapped
    shadow: one store of the size word (blocks above 16 bytes) and one
-   release store of the first word. false: not done here (no direct shadow,
-   a big or misaligned block, site 0 or not a site) — call
-   rt__blocks_insert. */
-static inline bool rt__blocks_insert_direct(uint32_t *shadow, uint64_t base, uint64_t size,
-                                            uint32_t site)
+   release store of the first word. bad: RT_BLK_BAD, or all ones when
+   shadow is NULL; mark: RT_BLK_FIRST_V(site, 0); lim: RT_BLOCK_SMALL_MAX,
+   or 0 to decline. false: not done here (no direct shadow, a big or
+   misaligned block, lim 0) — call rt__blocks_insert. */
+static inline bool rt__blocks_insert_direct(uint32_t *shadow, uint64_t bad, uint64_t base,
+                                            uint64_t size, uint32_t mark, uint32_t lim)
 {
 	uint32_t *w;
 
-	if (__builtin_expect(!shadow || (base & RT_BLK_BAD) || size - 1 >= RT_BLOCK_SMALL_MAX ||
-	                     site - 1 >= RT_SITE_MAX, 0))
+	if (__builtin_expect((base & bad) || size - 1 >= lim, 0))
 		return false;
 	w = shadow + (base >> RT_BLK_GRAN_SHIFT);
 	if (size > RT_BLOCK_GRAN) {
 		__atomic_store_n(&w[1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
 		size = 0;
 	}
-	__atomic_store_n(&w[0], RT_BLK_FIRST_V(site, size), __ATOMIC_RELEASE);
+	__atomic_store_n(&w[0], mark | (uint32_t)size << 2, __ATOMIC_RELEASE);
 	return true;
 }
 
 /* rt__blocks_remove through the direct-mapped shadow, without the old
-   block's description: 1 removed, 0 no tracked block starts at base, -1
-   not decided here (call rt__blocks_remove). */
-static inline int rt__blocks_remove_direct(uint32_t *shadow, uint64_t base)
+   block's description (bad as above): 1 removed, 0 no tracked block starts
+   at base, -1 not decided here (call rt__blocks_remove). */
+static inline int rt__blocks_remove_direct(uint32_t *shadow, uint64_t bad, uint64_t base)
 {
 	uint32_t *w, v;
 
-	if (__builtin_expect(!shadow || (base & RT_BLK_BAD), 0))
+	if (__builtin_expect(base & bad, 0))
 		return -1;
 	w = shadow + (base >> RT_BLK_GRAN_SHIFT);
 	v = __atomic_load_n(&w[0], __ATOMIC_RELAXED);

@@ -88,6 +88,22 @@ static void check_block(const struct mblock *m, int line)
 		check_addr(m->base + rnd() % m->size, line);
 }
 
+/* alloc.c's inline paths, called as alloc.c calls them. */
+static bool ins_direct(uint64_t base, uint64_t size, uint32_t site)
+{
+	uint32_t *sh = rt__blocks_shadow();
+
+	return rt__blocks_insert_direct(sh, sh ? RT_BLK_BAD : UINT64_MAX, base, size,
+	                                RT_BLK_FIRST_V(site, 0), site ? RT_BLOCK_SMALL_MAX : 0);
+}
+
+static int rm_direct(uint64_t base)
+{
+	uint32_t *sh = rt__blocks_shadow();
+
+	return rt__blocks_remove_direct(sh, sh ? RT_BLK_BAD : UINT64_MAX, base);
+}
+
 static int add(uint64_t base, uint64_t size, uint32_t kind, struct rt_leaf_cache *lc)
 {
 	uint32_t site = (uint32_t)(rnd() % RT_SITE_MAX) + 1;
@@ -98,7 +114,7 @@ static int add(uint64_t base, uint64_t size, uint32_t kind, struct rt_leaf_cache
 	/* The inline fast path (alloc.c's) where it applies, half the time;
 	   where it declines, the full function (as alloc.c does). */
 	if (lc && kind == HC_OBJ_MALLOC && rnd() % 2 &&
-	    rt__blocks_insert_direct(rt__blocks_shadow(), base, size, site))
+	    ins_direct(base, size, site))
 		rc = 0;
 	else
 		rc = rt__blocks_insert(lc, base, size, site, kind);
@@ -117,11 +133,11 @@ static void del(int i, struct rt_leaf_cache *lc)
 	if (m.size > 16) {  /* an interior pointer removes nothing */
 		CHECK(!rt__blocks_remove(lc, m.base + 16, NULL));
 		if (lc)
-			CHECK(rt__blocks_remove_direct(rt__blocks_shadow(), m.base + 16) <= 0);
+			CHECK(rm_direct(m.base + 16) <= 0);
 	}
 	if (lc && rnd() % 2) {
 		/* The inline fast path: removed (1), or undecided (-1). */
-		int r = rt__blocks_remove_direct(rt__blocks_shadow(), m.base);
+		int r = rm_direct(m.base);
 		CHECK(r != 0);
 		CHECK(r == 1 || rt__blocks_remove(lc, m.base, NULL));
 	} else {
@@ -131,7 +147,7 @@ static void del(int i, struct rt_leaf_cache *lc)
 	}
 	CHECK(!rt__blocks_remove(lc, m.base, NULL));     /* already gone */
 	if (lc)
-		CHECK(rt__blocks_remove_direct(rt__blocks_shadow(), m.base) <= 0);
+		CHECK(rm_direct(m.base) <= 0);
 	model[i] = model[--nmodel];
 }
 
@@ -333,7 +349,7 @@ static void *writer(void *arg)
 		s ^= s << 17;
 		i = (int)(s % 128);
 		if (live[i]) {
-			if ((s & 4) == 0 || rt__blocks_remove_direct(rt__blocks_shadow(), live[i]) < 0)
+			if ((s & 4) == 0 || rm_direct(live[i]) < 0)
 				rt__blocks_remove(s & 1 ? &lc : NULL, live[i], NULL);
 			live[i] = 0;
 		} else {
@@ -341,8 +357,7 @@ static void *writer(void *arg)
 			uint64_t base = lo + (uint64_t)i * 8192 + ((s >> 24) % 8 * 16);
 			uint32_t kind = (s >> 40) % 8 == 0 ? HC_OBJ_MMAP : HC_OBJ_MALLOC;
 			if ((kind == HC_OBJ_MALLOC && (s & 4) &&
-			     rt__blocks_insert_direct(rt__blocks_shadow(), base, size,
-			                              site_of(base, size))) ||
+			     ins_direct(base, size, site_of(base, size))) ||
 			    rt__blocks_insert(&lc, base, size, site_of(base, size), kind) == 0)
 				live[i] = base;
 		}
@@ -417,6 +432,29 @@ static void test_concurrent(void)
 	}
 }
 
+/* munmap of small mappings in regions where nothing else lives (with the
+   direct shadow no directory entry exists there unless the block notes
+   its chunks): each is found and removed by range, wholly. */
+static void test_range_fresh(void)
+{
+	uint64_t r = R0 + (40ull << 30);     /* a region no other test uses */
+	struct rt_block b;
+
+	CHECK_EQ_U64(rt__blocks_insert(NULL, r + 0x3000, 8192, 7, HC_OBJ_MMAP), 0);
+	CHECK_EQ_U64(rt__blocks_insert(NULL, r + 0x1f000, 12288, 8, HC_OBJ_MMAP), 0); /* 2 chunks */
+	CHECK_EQ_U64(rt__blocks_insert(NULL, r + (3ull << 30) + 0x5000, 4096, 9, HC_OBJ_MMAP), 0);
+	CHECK(rt__blocks_find(r + 0x3000 + 8191, &b) && b.site == 7);
+	CHECK(rt__blocks_find(r + 0x20800, &b) && b.site == 8);
+	CHECK_EQ_U64(rt__blocks_remove_range(r + 0x3000, r + 0x5000), 1);
+	CHECK_EQ_U64(rt__blocks_remove_range(r + 0x20000, r + 0x21000), 1);   /* its tail */
+	CHECK_EQ_U64(rt__blocks_remove_range(r + (3ull << 30), r + (3ull << 30) + 0x10000), 1);
+	CHECK(!rt__blocks_find(r + 0x3000, &b));
+	CHECK(!rt__blocks_find(r + 0x1f000, &b));
+	CHECK(!rt__blocks_find(r + 0x21fff, &b));
+	CHECK(!rt__blocks_find(r + (3ull << 30) + 0x5000, &b));
+	CHECK_EQ_U64(rt__blocks_remove_range(r, r + (4ull << 30)), 0);
+}
+
 static void test_reset(void)
 {
 	struct rt_block b;
@@ -450,6 +488,7 @@ static int run_all(bool direct, const char *name)
 	CHECK(rt__blocks_used());
 	test_random();
 	test_concurrent();
+	test_range_fresh();
 	test_reset();
 	return hc_test_done(name);
 }
