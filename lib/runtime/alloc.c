@@ -341,9 +341,15 @@ ctx_get(struct hc_thread *t, const uint64_t *slot0, uint64_t ra0)
 static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t base, uint64_t n,
                                                  uint32_t mark, uint32_t kind)
 {
+	int ret;
+
 	if (mark == MARK_SELF)
 		return;     /* the runtime's own allocation */
-	if (rt__blocks_insert(&t->alloc.leaves, base, n, MARK_SITE(mark), kind) == 0)
+	if (kind == HC_OBJ_MALLOC)     /* small blocks without the direct shadow, big ones */
+		ret = rt__blocks_insert_fast(&t->alloc.leaves, base, n, MARK_SITE(mark));
+	else
+		ret = rt__blocks_insert(&t->alloc.leaves, base, n, MARK_SITE(mark), kind);
+	if (ret == 0)
 		t->cnt.allocs_tracked++;
 	else
 		t->cnt.allocs_dropped++;
@@ -399,6 +405,14 @@ static bool untrack(void *p, struct rt_block *old)
 	return rt__blocks_remove(NULL, (uint64_t)(uintptr_t)p, old);
 }
 
+/* The rest of untrack_free: no direct shadow (the leaf cache), a big block. */
+static __attribute__((noinline)) int untrack_slow(struct hc_thread *t, uint64_t base)
+{
+	int r = rt__blocks_remove_fast(&t->alloc.leaves, base);
+
+	return r >= 0 ? r : rt__blocks_remove(&t->alloc.leaves, base, NULL);
+}
+
 /* untrack for free(): the common case inline. */
 static inline __attribute__((always_inline)) void untrack_free(void *p)
 {
@@ -413,7 +427,7 @@ static inline __attribute__((always_inline)) void untrack_free(void *p)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		r = rt__blocks_remove_direct(t->alloc.shadow, t->alloc.bad, (uint64_t)(uintptr_t)p);
 		if (unlikely(r < 0))
-			r = rt__blocks_remove(&t->alloc.leaves, (uint64_t)(uintptr_t)p, NULL);
+			r = untrack_slow(t, (uint64_t)(uintptr_t)p);
 		t->cnt.frees_tracked += (uint64_t)r;
 		hc_guard_leave(t);
 		return;

@@ -19,6 +19,12 @@
    words, then scans back granule by granule to the first mark and checks
    the address against the block the mark describes.
 
+   Direct shadow: when a reservation of 2^45 bytes (MAP_NORESERVE) for the
+   words of all granules succeeds, leaf_of is one shift and add and the
+   mids' leaf words only flag chunks that hold big-block marks
+   (direct_note; rt__blocks_remove_range scans those). Else the leaves come
+   from the directory as below.
+
    Memory: one reservation (MAP_NORESERVE) holds top, the whole-region array,
    mids and leaves, handed out by an atomic bump and installed with a
    compare-and-swap (the loser's pages stay untouched); descriptors and sites
@@ -191,9 +197,13 @@ int rt__blocks_init(void)
 		void *d = mmap(NULL, DIRECT_LEN, PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		g.direct = d == MAP_FAILED ? NULL : d;
-		/* A core dump would list 32 TiB (as ASan's shadow, left out). */
-		if (g.direct)
+		/* A core dump would list 32 TiB (as ASan's shadow, left out);
+		   huge pages would commit 2 MiB of shadow per 8 MiB of heap range
+		   on first touch, which the memory bound below does not allow. */
+		if (g.direct) {
 			madvise(g.direct, DIRECT_LEN, MADV_DONTDUMP);
+			madvise(g.direct, DIRECT_LEN, MADV_NOHUGEPAGE);
+		}
 	}
 	g.heap_pages = hl / PAGE;
 	g.top = (uint32_t *)g.heap;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* blocks.h — the table of live heap blocks (doc/objects.md): which tracked
    block, if any, holds an address, for any address, from any thread, in
-   signal context. A shadow map at 16-byte granularity (two-level directory
-   over the 47-bit user address space, leaves created on first use) marks
+   signal context. A shadow map at 16-byte granularity (one word per
+   granule of the 47-bit user address space, direct-mapped in one 32 TiB
+   MAP_NORESERVE reservation, or — when that is refused — leaves created on
+   first use under a two-level directory) marks
    each small block with two words — its first granule holds the allocation
    site, the second its size — and interior granules stay zero, so a lookup
    scans back at most 4 KiB to the nearest mark; blocks above 4 KiB and mmap
@@ -157,6 +159,59 @@ static inline int rt__blocks_remove_direct(uint32_t *shadow, uint64_t bad, uint6
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if ((v >> 2 & 31) == 0)
 		__atomic_store_n(&w[1], 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* ---- without the direct shadow: the leaf cache (alloc.c's slow path) ---- */
+
+/* The leaf of address a if the thread's cache has it, else NULL. */
+static inline uint32_t *rt__blocks_leaf_cached(const struct rt_leaf_cache *lc, uint64_t a)
+{
+	uint64_t chunk = a >> RT_BLK_CHUNK_SHIFT;
+	unsigned k = (unsigned)chunk & (RT_LEAF_CACHE - 1);
+
+	return lc->e[k].chunk == chunk + 1 ? lc->e[k].leaf : NULL;
+}
+
+/* rt__blocks_insert of a malloc block; small blocks in a cached leaf are
+   recorded here, everything else by rt__blocks_insert. site comes from
+   rt__site_new (0, or at most RT_SITE_MAX). */
+static inline int rt__blocks_insert_fast(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
+                                         uint32_t site)
+{
+	uint32_t *leaf = rt__blocks_leaf_cached(lc, base);
+	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
+
+	if (__builtin_expect(!leaf || (base & (RT_BLOCK_GRAN - 1)) || size - 1 >= RT_BLOCK_SMALL_MAX ||
+	                     !site, 0))
+		return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
+	if (size > RT_BLOCK_GRAN) {
+		if (__builtin_expect(g == RT_BLK_LEAF_N - 1, 0))   /* size word in the next leaf */
+			return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
+		__atomic_store_n(&leaf[g + 1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
+		size = 0;
+	}
+	__atomic_store_n(&leaf[g], RT_BLK_FIRST_V(site, size), __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* rt__blocks_remove without the old block's description: 1 removed, 0 no
+   tracked block starts at base, -1 not decided here (call rt__blocks_remove). */
+static inline int rt__blocks_remove_fast(struct rt_leaf_cache *lc, uint64_t base)
+{
+	uint32_t *leaf = rt__blocks_leaf_cached(lc, base), v;
+	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
+
+	if (!leaf || (base & (RT_BLOCK_GRAN - 1)))
+		return -1;
+	v = __atomic_load_n(&leaf[g], __ATOMIC_RELAXED);
+	if ((v & 3) != RT_BLK_T_FIRST)
+		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -1;
+	if ((v >> 2 & 31) == 0 && g == RT_BLK_LEAF_N - 1)
+		return -1;     /* its size word is in the next leaf */
+	__atomic_store_n(&leaf[g], 0, __ATOMIC_RELAXED);
+	if ((v >> 2 & 31) == 0)
+		__atomic_store_n(&leaf[g + 1], 0, __ATOMIC_RELAXED);
 	return 1;
 }
 

@@ -12,7 +12,9 @@
    writers — look up random addresses and permanent blocks: a lookup must
    only ever return a block that is consistent (its site encodes its base
    and size) and contains the address, and permanent blocks must always be
-   found. No memory at these addresses exists: the table stores numbers. */
+   found. No memory at these addresses exists: the table stores numbers.
+   Everything runs twice: with the direct-mapped shadow, and in a forked
+   child with the directory's leaves only (the fallback). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -113,11 +115,16 @@ static int add(uint64_t base, uint64_t size, uint32_t kind, struct rt_leaf_cache
 		return -EEXIST;
 	/* The inline fast path (alloc.c's) where it applies, half the time;
 	   where it declines, the full function (as alloc.c does). */
-	if (lc && kind == HC_OBJ_MALLOC && rnd() % 2 &&
-	    ins_direct(base, size, site))
-		rc = 0;
-	else
+	switch (lc && kind == HC_OBJ_MALLOC ? rnd() % 3 : 0) {
+	case 1:
+		rc = ins_direct(base, size, site) ? 0 : rt__blocks_insert(lc, base, size, site, kind);
+		break;
+	case 2:     /* the leaf-cache path (without the direct shadow) */
+		rc = rt__blocks_insert_fast(lc, base, size, site);
+		break;
+	default:
 		rc = rt__blocks_insert(lc, base, size, site, kind);
+	}
 	CHECK_MSG(rc == 0, "insert [0x%llx,+%llu): %d", (unsigned long long)base,
 	          (unsigned long long)size, rc);
 	if (rc == 0)
@@ -132,12 +139,14 @@ static void del(int i, struct rt_leaf_cache *lc)
 
 	if (m.size > 16) {  /* an interior pointer removes nothing */
 		CHECK(!rt__blocks_remove(lc, m.base + 16, NULL));
-		if (lc)
+		if (lc) {
 			CHECK(rm_direct(m.base + 16) <= 0);
+			CHECK(rt__blocks_remove_fast(lc, m.base + 16) <= 0);
+		}
 	}
 	if (lc && rnd() % 2) {
-		/* The inline fast path: removed (1), or undecided (-1). */
-		int r = rm_direct(m.base);
+		/* The inline fast paths: removed (1), or undecided (-1). */
+		int r = rnd() % 2 ? rm_direct(m.base) : rt__blocks_remove_fast(lc, m.base);
 		CHECK(r != 0);
 		CHECK(r == 1 || rt__blocks_remove(lc, m.base, NULL));
 	} else {
@@ -146,8 +155,10 @@ static void del(int i, struct rt_leaf_cache *lc)
 		      old.kind == m.kind);
 	}
 	CHECK(!rt__blocks_remove(lc, m.base, NULL));     /* already gone */
-	if (lc)
+	if (lc) {
 		CHECK(rm_direct(m.base) <= 0);
+		CHECK(rt__blocks_remove_fast(lc, m.base) <= 0);
+	}
 	model[i] = model[--nmodel];
 }
 
