@@ -209,13 +209,13 @@ static inline bool ctx_match(const struct rt_ctx_entry *e, const uint64_t *slot0
 	const char *s = (const char *)slot0;
 	uint64_t d;
 
-	if (e->slot0 != (uint64_t)(uintptr_t)slot0 || e->ra0 != ra0)
+	if (unlikely(e->slot0 != (uint64_t)(uintptr_t)slot0 || e->ra0 != ra0))
 		return false;
 	d = (stack_word((const uint64_t *)(s + e->off[0])) ^ e->val[0]) |
 	    (stack_word((const uint64_t *)(s + e->off[1])) ^ e->val[1]) |
 	    (stack_word((const uint64_t *)(s + e->off[2])) ^ e->val[2]) |
 	    (stack_word((const uint64_t *)(s + e->off[3])) ^ e->val[3]);
-	return d == 0;
+	return likely(d == 0);
 }
 
 /* The allocation site of CCT node `node` of t, created on first use. */
@@ -426,9 +426,10 @@ static inline __attribute__((always_inline)) void untrack_free(void *p)
 		t->safety.busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		r = rt__blocks_remove_direct(t->alloc.shadow, t->alloc.bad, (uint64_t)(uintptr_t)p);
-		if (unlikely(r < 0))
-			r = untrack_slow(t, (uint64_t)(uintptr_t)p);
-		t->cnt.frees_tracked += (uint64_t)r;
+		if (likely(r > 0))
+			t->cnt.frees_tracked++;
+		else if (r < 0)
+			t->cnt.frees_tracked += (uint64_t)untrack_slow(t, (uint64_t)(uintptr_t)p);
 		hc_guard_leave(t);
 		return;
 	}

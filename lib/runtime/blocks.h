@@ -133,7 +133,7 @@ static inline bool rt__blocks_insert_direct(uint32_t *shadow, uint64_t bad, uint
 	if (__builtin_expect((base & bad) || size - 1 >= lim, 0))
 		return false;
 	w = shadow + (base >> RT_BLK_GRAN_SHIFT);
-	if (size > RT_BLOCK_GRAN) {
+	if (__builtin_expect(size > RT_BLOCK_GRAN, 1)) {   /* falls through: no taken branch */
 		__atomic_store_n(&w[1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
 		size = 0;
 	}
@@ -152,12 +152,12 @@ static inline int rt__blocks_remove_direct(uint32_t *shadow, uint64_t bad, uint6
 		return -1;
 	w = shadow + (base >> RT_BLK_GRAN_SHIFT);
 	v = __atomic_load_n(&w[0], __ATOMIC_RELAXED);
-	if (__builtin_expect((v & 3) != RT_BLK_T_FIRST, 0))
+	if (__builtin_expect((v - RT_BLK_T_FIRST) & 3, 0))     /* tag != FIRST */
 		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -1;
 	/* FIRST first: a lookup that still sees SIZE finds no block. */
 	__atomic_store_n(&w[0], 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if ((v >> 2 & 31) == 0)
+	if (__builtin_expect((v >> 2 & 31) == 0, 1))
 		__atomic_store_n(&w[1], 0, __ATOMIC_RELAXED);
 	return 1;
 }
