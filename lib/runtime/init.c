@@ -181,6 +181,10 @@ static void read_options(struct hc_options *o)
 	   found at the interrupted PC. */
 	s = getenv("HPCRUN_COMM_NO_PREV");
 	o->no_prev = s && *s && strcmp(s, "0") != 0;
+	/* Soft sampler: one event per thread instead of one inherited by
+	   every thread (doc/samplers.md; bench/threads compares both). */
+	s = getenv("HPCRUN_COMM_SAMPLER_PER_THREAD");
+	o->per_thread = s && *s && strcmp(s, "0") != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
 	s = getenv("HPCRUN_COMM_DIR_MODE");
 	o->dir_mode = 0700;
@@ -322,6 +326,7 @@ static void atfork_child(void)
 
 	if (!hc_rt.ready)
 		return;
+	rt__sampler_atfork_child();
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
 		struct hc_thread *t = hc_rt.live[i];
 		if (!t)
@@ -419,6 +424,10 @@ void rt__process_init(bool after_fork)
 	rt__log("bulletin board: %u slots", hc_rt.opt.bb_slots);
 	if (hc_rt.opt.no_prev)
 		rt__log("previous-instruction recovery: off (HPCRUN_COMM_NO_PREV)");
+	if (kind == HC_SAMPLER_SOFT)
+		rt__log("soft sampler events: %s", hc_rt.opt.per_thread ?
+		        "one per thread (HPCRUN_COMM_SAMPLER_PER_THREAD)" :
+		        "one per process, inherited by every thread at clone");
 
 	if (!after_fork) {
 		if (hc_decode_init() < 0)
@@ -442,8 +451,7 @@ void rt__process_fini(void)
 	if (!hc_rt.ready || fini_done)
 		return;
 	/* No samples of our own exit path (the refresh walks every module). */
-	if (hc_self)
-		rt__sampler_thread_stop(hc_self);
+	rt__sampler_process_stop();
 	rt__refresh_maps();
 	rt__process_finish();
 }
@@ -496,7 +504,6 @@ void rt__resume_after_exec_failure(void)
 	}
 	fini_done = 0;
 	__atomic_store_n(&hc_rt.stopping, 0, __ATOMIC_RELEASE);
-	if (hc_self && hc_self->sampler.fd < 0 && rt__fd_reserve(1) && rt__sampler_thread_start(hc_self) < 0)
-		rt__fd_unreserve(1);
+	rt__sampler_process_resume();
 	rt__log("exec failed: measurement continues as generation %u", hc_rt.opt.gen);
 }

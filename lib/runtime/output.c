@@ -264,6 +264,8 @@ void rt__write_process_log(void)
 	uint32_t lost = __atomic_load_n(&profiles_lost, __ATOMIC_RELAXED);
 
 	rt__log("threads measured: %u, unmeasured: %u", hc_rt.threads_seen, hc_rt.threads_unmeasured);
+	rt__log("samples outside measured threads (before a thread's start, after its end): %llu",
+	        (unsigned long long)__atomic_load_n(&hc_rt.samples_outside, __ATOMIC_RELAXED));
 	rt__fd_log_stats();
 	if (lost) {
 		rt__log("profiles lost: %u (could not be written)", lost);

@@ -215,8 +215,36 @@ static void pmu_stop(struct hc_thread *t)
 	release(t, process);
 }
 
+static int pmu_thread_fds(const struct hc_thread *t)
+{
+	(void)t;
+	return 1;
+}
+
+/* Per-thread events only: the process stops with the calling thread (the
+   others' handlers refuse samples once hc_rt.stopping is set). */
+static void pmu_process_stop(void)
+{
+	if (hc_self)
+		pmu_stop(hc_self);
+}
+
+static void pmu_process_resume(void)
+{
+	if (hc_self && hc_self->sampler.fd < 0 && rt__fd_reserve(1) && pmu_start(hc_self) < 0)
+		rt__fd_unreserve(1);
+}
+
+static void pmu_atfork_child(void)
+{
+}
+
 const struct rt_sampler rt__pmu_sampler = {
+	.thread_fds = pmu_thread_fds,
 	.thread_start = pmu_start,
 	.thread_stop = pmu_stop,
+	.process_stop = pmu_process_stop,
+	.process_resume = pmu_process_resume,
+	.atfork_child = pmu_atfork_child,
 	.on_sample = pmu_on_sample,
 };

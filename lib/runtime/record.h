@@ -11,5 +11,6 @@ const struct hc_mem_access *rt__pick_access(const struct hc_insn *in);
 int32_t rt__cpu(void);
 uint64_t rt__cookie_sample(void);
 uint64_t rt__cookie_watch(int slot);
+bool rt__siginfo_ours(const siginfo_t *si);
 
 #endif

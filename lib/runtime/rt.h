@@ -140,6 +140,7 @@ struct hc_thread {
 	/* --- sampler --- */
 	struct {
 		int fd;                       /* perf fd of the address sampler, -1 */
+		bool inherited;               /* soft: event inherited at clone, no fd */
 		uint64_t cookie;
 		int npmu;                     /* PMU samplers (pmu.c): events opened */
 		int pmu_fd[2];
@@ -200,6 +201,7 @@ struct hc_options {
 	uint32_t ppid;              /* measured parent, 0 if none */
 	uint64_t min_alloc;         /* smallest tracked allocation */
 	bool     no_prev;           /* soft sampler: no previous-instruction recovery */
+	bool     per_thread;        /* soft sampler: one event opened per thread, not inherited */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 };
@@ -227,6 +229,7 @@ struct hc_runtime {
 	struct hc_counters total;
 	uint64_t hist[HC_HIST_BUCKETS + 1];
 	uint32_t threads_seen, threads_unmeasured;
+	uint64_t samples_outside;    /* sample SIGTRAPs in threads without a record (atomic) */
 	int      writing;            /* threads writing their own profile right now */
 	/* load map snapshot, refreshed outside signal context */
 	struct hc_prof_module *mods;
@@ -269,13 +272,26 @@ uint32_t rt__context_here(struct hc_thread *t, int skip);
    (soft.c: timer + decode; pmu.c: PEBS and IBS). on_sample runs in the
    SIGTRAP handler for the sample cookie. */
 struct rt_sampler {
+	/* fds a thread's start opens (reserved by the caller in fds.c's
+	   budget first); 0 when the thread inherited its event at clone */
+	int  (*thread_fds)(const struct hc_thread *t);
 	int  (*thread_start)(struct hc_thread *t);   /* 0, or -errno with errno set */
 	void (*thread_stop)(struct hc_thread *t);
+	/* Whole process: stop every thread's sampling (exit, exec; may run
+	   in signal context), resume it (exec failed), forget the parent's
+	   events in a fork child (before the child starts over). */
+	void (*process_stop)(void);
+	void (*process_resume)(void);
+	void (*atfork_child)(void);
 	void (*on_sample)(struct hc_thread *t, void *uctx);
 };
 /* sampler.c: dispatch to hc_rt.sampler_kind's table */
+int  rt__sampler_thread_fds(const struct hc_thread *t);
 int  rt__sampler_thread_start(struct hc_thread *t);
 void rt__sampler_thread_stop(struct hc_thread *t);
+void rt__sampler_process_stop(void);
+void rt__sampler_process_resume(void);
+void rt__sampler_atfork_child(void);
 void rt__on_sample(struct hc_thread *t, void *uctx);
 extern const struct rt_sampler rt__soft_sampler, rt__pmu_sampler;
 

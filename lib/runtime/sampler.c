@@ -20,6 +20,11 @@ static const struct rt_sampler *current(void)
 	return samplers[k];
 }
 
+int rt__sampler_thread_fds(const struct hc_thread *t)
+{
+	return current()->thread_fds(t);
+}
+
 int rt__sampler_thread_start(struct hc_thread *t)
 {
 	return current()->thread_start(t);
@@ -28,6 +33,21 @@ int rt__sampler_thread_start(struct hc_thread *t)
 void rt__sampler_thread_stop(struct hc_thread *t)
 {
 	current()->thread_stop(t);
+}
+
+void rt__sampler_process_stop(void)
+{
+	current()->process_stop();
+}
+
+void rt__sampler_process_resume(void)
+{
+	current()->process_resume();
+}
+
+void rt__sampler_atfork_child(void)
+{
+	current()->atfork_child();
 }
 
 void rt__on_sample(struct hc_thread *t, void *uctx)

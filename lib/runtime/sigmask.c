@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/safety.h"
+#include "runtime/record.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -114,12 +115,36 @@ static void resume_sampling(void)
 	hc_guard_leave(t);
 }
 
+/* The SIGTRAP pending in this thread, if it is one of our samples: taken
+   and counted as blocked; an application's is queued again. An inherited
+   sampler's event (soft sampler, soft.c) cannot be paused per thread: its
+   SIGTRAP is dropped by the kernel while the application's occupies the
+   one pending slot, but may take the slot in the instant after the
+   application took its own. Async-signal-safe. */
+static void drop_ours(void)
+{
+	uint64_t trap = 1ull << (SIGTRAP - 1);
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+
+	if (syscall(SYS_rt_sigtimedwait, &trap, &si, &zero, sizeof trap) != SIGTRAP)
+		return;
+	if (rt__siginfo_ours(&si)) {
+		if (hc_self)
+			hc_self->cnt.samples_blocked++;
+		return;
+	}
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP, &si);
+}
+
 /* Still held but nothing of the application's pending any more (it took
    it with sigwait or signalfd): SIGTRAP is ours again. */
 static void release_if_consumed(void)
 {
 	sigset_t p;
 
+	if (held && wish && sigpending(&p) == 0 && sigismember(&p, SIGTRAP))
+		drop_ours();
 	if (held && wish && sigpending(&p) == 0 && !sigismember(&p, SIGTRAP)) {
 		held = 0;
 		real_trap(SIG_UNBLOCK);
@@ -237,11 +262,18 @@ typedef int (*timedwait_fn)(const sigset_t *, siginfo_t *, const struct timespec
 HC_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
 	static timedwait_fn real;
+	siginfo_t mine;
 	int ret, err;
 
 	if (!real)
 		real = (timedwait_fn)dlsym(RTLD_NEXT, "sigtimedwait");
-	ret = real(set, info, timeout);
+	if (!info)
+		info = &mine;
+	/* One of our samples that took the pending slot (drop_ours) is not
+	   the application's: wait on (the timeout starts again). */
+	while ((ret = real(set, info, timeout)) == SIGTRAP && rt__siginfo_ours(info))
+		if (hc_self)
+			hc_self->cnt.samples_blocked++;
 	err = errno;
 	if (ret == SIGTRAP && held)
 		release_if_consumed();

@@ -53,7 +53,15 @@ static int fatal_installed[NSIG];
 
 uint64_t rt__cookie_sample(void);
 uint64_t rt__cookie_watch(int slot);
+bool rt__siginfo_ours(const siginfo_t *si);
 uint64_t rt__cookie_sample(void) { return (uint64_t)COOKIE_SAMPLE << 56; }
+/* Is this siginfo one of our perf SIGTRAPs (sample or watchpoint)? */
+bool rt__siginfo_ours(const siginfo_t *si)
+{
+	unsigned k = (unsigned)COOKIE_KIND(SI_PERF_DATA(si));
+
+	return si->si_signo == SIGTRAP && si->si_code == TRAP_PERF && (k == COOKIE_SAMPLE || k == COOKIE_WATCH);
+}
 uint64_t rt__cookie_watch(int slot) { return (uint64_t)COOKIE_WATCH << 56 | (uint64_t)slot; }
 
 /* rt__call_on_stack(arg, fn, top): fn(arg) with the stack pointer at top
@@ -185,8 +193,14 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		goto out;
 	}
 	t = hc_self;
-	if (!t)
+	if (!t) {
+		/* An inherited sampler's copy in a thread without a record: before
+		   the thread's start or after its end, an unmeasured thread, the
+		   runtime's own helper. */
+		if (COOKIE_KIND(SI_PERF_DATA(si)) == COOKIE_SAMPLE)
+			__atomic_add_fetch(&hc_rt.samples_outside, 1, __ATOMIC_RELAXED);
 		goto out;
+	}
 	w.t = t;
 	w.uc = uc;
 	w.cookie = SI_PERF_DATA(si);

@@ -84,29 +84,79 @@ static bool store_follows(struct hc_thread *t, uint64_t from, const struct hc_re
 	return false;
 }
 
-static int soft_start(struct hc_thread *t)
+/* One event for the whole process (doc/samplers.md, "Soft sampler"):
+   opened by the process's first thread with inherit + inherit_thread, so
+   the kernel gives every thread created afterwards (CLONE_THREAD only: a
+   fork child starts over) its own copy at clone, counting that thread's CPU
+   time and sending it its own SIGTRAPs with the same cookie. Thread
+   creation makes no system call of ours for sampling (issue #8). Its fd
+   stays with the process until exit, even when the opening thread ends
+   (the copies keep sampling and are still inherited: checked on this
+   kernel). HPCRUN_COMM_SAMPLER_PER_THREAD=1 opens one event per thread
+   instead (the previous scheme). */
+static int inh_fd = -1;
+static uint32_t inh_pid;
+
+/* Is the process's inherited event there (this thread has its copy)? */
+static bool inherited_here(void)
+{
+	return !hc_rt.opt.per_thread && inh_fd >= 0 && inh_pid == hc_rt.pid;
+}
+
+/* The thread's start needs an fd, except for a thread with its copy of
+   the inherited event. */
+static int soft_thread_fds(const struct hc_thread *t)
+{
+	return t->id.index == 0 || !inherited_here();
+}
+
+static int open_event(int *where, bool inherit)
 {
 	struct perf_event_attr a;
+	int fd;
 
-	t->sampler.cookie = rt__cookie_sample();
-	hc_soft_attr(&a, hc_rt.opt.period, t->sampler.cookie);
+	hc_soft_attr(&a, hc_rt.opt.period, rt__cookie_sample());
+	a.inherit = inherit;
+	a.inherit_thread = inherit;
 	/* The fd was reserved by the caller; adopted (fds.c) once open. */
-	t->sampler.fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (t->sampler.fd < 0)
+	fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	rt__fd_adopt(t->sampler.fd, &t->sampler.fd, true);
-	if (ioctl(t->sampler.fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+	rt__fd_adopt(fd, where, true);
+	if (ioctl(*where, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int err = errno;
-		rt__fd_close(&t->sampler.fd, "the sampler");
+		rt__fd_close(where, "the sampler");
 		rt__fd_reserve(1);      /* the caller gives the reservation back */
-		t->sampler.fd = -1;
+		*where = -1;
 		return -err;
 	}
 	return 0;
 }
 
+static int soft_start(struct hc_thread *t)
+{
+	int ret;
+
+	t->sampler.cookie = rt__cookie_sample();
+	t->sampler.inherited = false;
+	if (t->id.index != 0 && inherited_here()) {
+		t->sampler.inherited = true;   /* its copy has counted since clone */
+		return 0;
+	}
+	/* Per-thread mode, or the process has no inherited event (its first
+	   thread could not open it): one event for this thread alone. */
+	if (hc_rt.opt.per_thread || t->id.index != 0 || inh_fd >= 0)
+		return open_event(&t->sampler.fd, false);
+	if ((ret = open_event(&inh_fd, true)) == 0) {
+		inh_pid = hc_rt.pid;
+		t->sampler.inherited = true;
+	}
+	return ret;
+}
+
 static void soft_stop(struct hc_thread *t)
 {
+	t->sampler.inherited = false;  /* its copy runs on; handlers refuse its samples */
 	if (t->sampler.fd < 0)
 		return;
 	/* In a fork child the fd is the parent's event: disabling it would
@@ -116,6 +166,40 @@ static void soft_stop(struct hc_thread *t)
 		ioctl(t->sampler.fd, PERF_EVENT_IOC_DISABLE, 0);
 	rt__fd_close(&t->sampler.fd, "the sampler");
 	t->sampler.fd = -1;
+}
+
+/* Disabling the inherited event disables every thread's copy. Async-signal-
+   safe (fatal-signal flush). */
+static void soft_process_stop(void)
+{
+	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && rt__fd_check(&inh_fd))
+		ioctl(inh_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (hc_self)
+		soft_stop(hc_self);
+}
+
+static void soft_process_resume(void)
+{
+	struct hc_thread *t = hc_self;
+
+	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && rt__fd_check(&inh_fd))
+		ioctl(inh_fd, PERF_EVENT_IOC_ENABLE, 0);
+	if (!t || t->sampler.fd >= 0)
+		return;
+	if (inherited_here())
+		t->sampler.inherited = true;
+	else if (rt__fd_reserve(1) && soft_start(t) < 0)
+		rt__fd_unreserve(1);
+}
+
+/* The child has no copy of the event (inherit_thread: threads only) and an
+   fd of the parent's, which it closes without disabling it. */
+static void soft_atfork_child(void)
+{
+	if (inh_fd >= 0)
+		rt__fd_close(&inh_fd, "the sampler");
+	inh_fd = -1;
+	inh_pid = 0;
 }
 
 static void soft_on_sample(struct hc_thread *t, void *uctx)
@@ -162,7 +246,11 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 }
 
 const struct rt_sampler rt__soft_sampler = {
+	.thread_fds = soft_thread_fds,
 	.thread_start = soft_start,
 	.thread_stop = soft_stop,
+	.process_stop = soft_process_stop,
+	.process_resume = soft_process_resume,
+	.atfork_child = soft_atfork_child,
 	.on_sample = soft_on_sample,
 };

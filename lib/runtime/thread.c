@@ -27,6 +27,72 @@
 #define CCT_CAP         (1u << 20)
 #define EVENTS_CAP      (1u << 20)
 
+/* Arenas of exited threads, kept for the next threads (issue #8): a fresh
+   arena costs an mmap and a page fault for every page its start touches
+   (the record, the CCT's hash: ~12 faults, 5-8 µs each on this loaded VM),
+   a recycled one neither. Slots hold the arena's base; taken and given
+   back with atomic exchanges (no lock: fork-safe). An arena is kept only
+   if its thread stayed small (POOL_KEEP bytes of events and CCT nodes), so
+   the pool holds at most POOL_MAX x (record + stacks + those) of memory. */
+#define POOL_MAX        32
+#define POOL_KEEP       (1u << 20)
+
+static char *pool[POOL_MAX];
+static size_t pool_prefix;      /* arena bytes of rt__thread_begin's fixed allocations */
+
+static char *pool_get(void)
+{
+	for (int i = 0; i < POOL_MAX; i++)
+		if (__atomic_load_n(&pool[i], __ATOMIC_RELAXED)) {
+			char *b = __atomic_exchange_n(&pool[i], NULL, __ATOMIC_ACQUIRE);
+			if (b)
+				return b;
+		}
+	return NULL;
+}
+
+static bool pool_put(char *b)
+{
+	for (int i = 0; i < POOL_MAX; i++) {
+		char *none = NULL;
+		if (__atomic_compare_exchange_n(&pool[i], &none, b, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+/* The thread's arena, back to the state of a fresh one where that matters:
+   the record zeroed (fresh memory is zero: rt__thread_begin does not clear
+   it), everything allocated after the fixed part (CCT hash growth, the
+   allocation tracker's tables) given back to the kernel, so that it reads
+   zero again. The fixed part's other blocks need no clearing: the altstack
+   and the write buffer are scratch, events and CCT nodes are written before
+   they are read (cct.c clears a node when it creates it), the root and the
+   hash are set up by rt__cct_init, and the previous-instruction cache holds
+   facts about the process's code (keyed by PC and code generation), as
+   true for the next thread as for this one. Else the arena is unmapped. */
+static void arena_recycle(struct hc_thread *t)
+{
+	struct hc_arena a = t->arena;
+	size_t prefix = __atomic_load_n(&pool_prefix, __ATOMIC_RELAXED);
+	size_t big = (size_t)t->events.n * sizeof *t->events.v + (size_t)t->cct.n * sizeof *t->cct.nodes;
+
+	if (!prefix || a.used < prefix || a.reserve != ARENA_RESERVE || big > POOL_KEEP ||
+	    (uint32_t)getpid() != t->id.pid) {
+		rt__arena_release(&t->arena);
+		return;
+	}
+	if (a.used > prefix)
+		madvise(a.base + prefix, a.used - prefix, MADV_DONTNEED);
+	memset(t, 0, sizeof *t);        /* t is the arena's first block */
+	/* An exit-time flush that found t in the registry before we left it
+	   must still see it written (it was). */
+	t->safety.flushed = 1;
+	t->safety.busy = 1;
+	if (!pool_put(a.base))
+		munmap(a.base, a.reserve);
+}
+
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -80,9 +146,11 @@ static int start_perf(struct hc_thread *t)
 {
 	static int said_watch, said_sampler;
 	int w = hc_rt.nwatch, room, ret = 0;
+	/* The soft sampler's threads inherit their event at clone: no fd. */
+	int need = rt__sampler_thread_fds(t);
 	/* The main thread always gets its sampler (a process is measured or
 	   refused, never silently unsampled); the budget then only shrinks. */
-	bool sampler = rt__fd_reserve(1) || (t->id.index == 0 && rt__fd_force(1));
+	bool sampler = !need || rt__fd_reserve(need) || (t->id.index == 0 && rt__fd_force(need));
 
 	room = rt__fd_budget() / 2 - rt__fd_held();
 	if (w > room)
@@ -100,7 +168,7 @@ static int start_perf(struct hc_thread *t)
 			        w ? "smaller watchpoint sets" : "samples only");
 	}
 	if (sampler && (ret = rt__sampler_thread_start(t)) < 0)
-		rt__fd_unreserve(1);
+		rt__fd_unreserve(need);
 	if (!sampler || ret < 0) {
 		__atomic_add_fetch(&rt__fd_stats.threads_no_sampler, 1, __ATOMIC_RELAXED);
 		if (!__atomic_exchange_n(&said_sampler, 1, __ATOMIC_RELAXED) || t->id.index == 0)
@@ -120,16 +188,21 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 	void *warm[4];
 
 	pthread_once(&key_once, make_key);
-	if (hc_arena_init(&arena, ARENA_RESERVE) < 0) {
+	if ((arena.base = pool_get())) {
+		arena.reserve = ARENA_RESERVE;
+		arena.used = 0;
+	} else if (hc_arena_init(&arena, ARENA_RESERVE) < 0) {
 		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		rt__log("thread %u: cannot reserve memory: unmeasured", index);
 		return NULL;
 	}
-	/* Fresh arena memory is zero: no memset (its pages are touched only
-	   as the record's fields are used). */
+	/* Fresh arena memory is zero, a recycled arena's record was cleared
+	   (arena_recycle): no memset (a fresh arena's pages are touched only as
+	   the record's fields are used). The first block is at the base. */
 	t = hc_arena_alloc(&arena, sizeof *t, 64);
 	t->arena = arena;
 	t->safety.busy = 1;
+	t->safety.flushed = 0;
 	t->id.index = index;
 	t->id.creator = creator;
 	t->id.creation_ctx = creation_ctx;
@@ -151,6 +224,8 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	/* The same for every thread: what a recycled arena keeps as is. */
+	__atomic_store_n(&pool_prefix, hc_arena_used(&t->arena), __ATOMIC_RELAXED);
 	t->det.thread = index;
 	t->det.rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)t->id.tid << 17) ^ t->id.start_ns;
 	if (!t->det.rng)
@@ -188,7 +263,7 @@ void rt__thread_end(struct hc_thread *t)
 	t->safety.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rt__flush_thread_final(t);     /* no periodic snapshot from now on */
-	rt__sampler_thread_stop(t);
+	rt__sampler_thread_stop(t);    /* an inherited event runs on: the guard refuses */
 	rt__watch_thread_stop(t);
 	t->id.end_ns = rt__now();
 	/* Announce the write before claiming it: an exit in another thread
@@ -201,6 +276,8 @@ void rt__thread_end(struct hc_thread *t)
 	if (hc_self == t) {
 		hc_self = NULL;
 		rt__altstack_off(t);
+		arena_recycle(t);
+		return;
 	}
 	rt__arena_release(&t->arena);
 }
@@ -222,14 +299,13 @@ static void on_thread_exit(void *arg)
    set; wait briefly for a handler that is already running. */
 void rt__flush_all(void)
 {
+	rt__sampler_process_stop();
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
 		struct hc_thread *t = __atomic_load_n(&hc_rt.live[i], __ATOMIC_ACQUIRE);
 		if (!t)
 			continue;
 		for (int spin = 0; t->safety.in_handler && spin < 10000; spin++)
 			sched_yield();
-		if (t == hc_self)
-			rt__sampler_thread_stop(t);
 		if (!t->id.end_ns)
 			t->id.end_ns = rt__now();
 		if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Threads and descriptors (issue #8): 1,000 live threads all profiled; with
 # a low soft fd limit the runtime raises it; with a low hard limit it
-# degrades (fewer watchpoints, then no sampler), says so in the log with
+# degrades (fewer watchpoints; with per-thread sampler events also no
+# sampler), says so in the log with
 # counters, and the program runs as natively; 5,000 short-lived threads all
 # profiled without fd or memory leak, seen from inside the program.
 # (100,000 threads: tests/stress/threads_100k.sh.)
@@ -41,14 +42,28 @@ grep -q "raised the soft RLIMIT_NOFILE from 256" "$LOG" || fail "soft: the limit
 [ "$(fdsfield 'without sampler')" = 0 ] || fail "soft: threads without sampler after raising the limit"
 ok "soft: limit raised, $got profiles"
 
-# Hard limit 400: at most 300 runtime fds. Degrade, never fail.
+# Hard limit 400: at most 300 runtime fds. Degrade, never fail. The soft
+# sampler's threads inherit the process's event at clone (no fd of their
+# own): every thread keeps its sampler, only watchpoints degrade.
 run hard '-n 400' live 1000
 ns=$(fdsfield 'without sampler') nw=$(fdsfield 'without watchpoints')
-[ "${ns:-0}" -gt 0 ] && [ "${nw:-0}" -gt 0 ] || fail "hard: degradation not counted (no sampler $ns, no watchpoints $nw)"
+[ "${ns:-1}" -eq 0 ] && [ "${nw:-0}" -gt 0 ] || fail "hard: want every sampler and fewer watchpoints (no sampler $ns, no watchpoints $nw)"
 grep -q "watchpoints.*detection by" "$LOG" || fail "hard: fewer watchpoints not said in the log"
-grep -q "no sampler: the runtime's fd budget is used up" "$LOG" || fail "hard: missing samplers not said in the log"
+grep -q "samples outside measured threads" "$LOG" || fail "hard: no count of samples outside measured threads"
+ok "hard: ulimit -n 400: every thread sampled, $nw without watchpoints, $got profiles"
+
+# The same with one sampler event per thread: samplers degrade too.
+HPCRUN_COMM_SAMPLER_PER_THREAD=1
+export HPCRUN_COMM_SAMPLER_PER_THREAD
+run hardpt '-n 400' live 1000
+unset HPCRUN_COMM_SAMPLER_PER_THREAD
+ns=$(fdsfield 'without sampler') nw=$(fdsfield 'without watchpoints')
+[ "${ns:-0}" -gt 0 ] && [ "${nw:-0}" -gt 0 ] || fail "hardpt: degradation not counted (no sampler $ns, no watchpoints $nw)"
+grep -q "watchpoints.*detection by" "$LOG" || fail "hardpt: fewer watchpoints not said in the log"
+grep -q "no sampler: the runtime's fd budget is used up" "$LOG" || fail "hardpt: missing samplers not said in the log"
+grep -q "soft sampler events: one per thread" "$LOG" || fail "hardpt: the per-thread mode not said in the log"
 # the program kept its quarter of the fds: it could open its own (stdout/stderr checked above)
-ok "hard: ulimit -n 400: $ns threads without sampler, $nw without watchpoints, $got profiles"
+ok "hardpt: ulimit -n 400, one event per thread: $ns threads without sampler, $nw without watchpoints, $got profiles"
 
 # 5,000 short-lived threads: every profile, no fd or memory leak. (In a
 # sanitizer build ASan's malloc keeps freed blocks in a quarantine of up to
