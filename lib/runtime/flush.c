@@ -13,7 +13,10 @@
        a user namespace, for one, requires that);
      - from the program's first pthread_create on, a helper thread of the
        runtime (not measured, every signal blocked) that wakes every
-       interval and writes the snapshots of all live threads.
+       interval and writes the snapshots of all live threads. It leaves
+       when the last measured thread has (a main thread that called
+       pthread_exit: glibc ends the process with its last thread, and the
+       helper must not be that thread for ever).
 
    A helper snapshot is read while its thread keeps running: the thread's
    node and event counts are published with release stores (cct.c,
@@ -39,8 +42,21 @@
 #include "runtime/rt.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake;    /* the last measured thread left (CLOCK_MONOTONIC) */
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
 static int busy;               /* the helper is inside a snapshot (seq_cst) */
 static int running;            /* a helper thread exists (or is starting) in this process */
+static int nlive;              /* measured threads in the registry (atomic) */
+
+static void wake_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake, &a);
+	pthread_condattr_destroy(&a);
+}
 
 static uint64_t activity(const struct hc_thread *t)
 {
@@ -101,13 +117,27 @@ static void *helper(void *arg)
 		return NULL;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&lock);
 	for (;;) {
 		next.tv_sec += (time_t)hc_rt.opt.flush_interval;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+		while (__atomic_load_n(&nlive, __ATOMIC_ACQUIRE) > 0 &&
+		       pthread_cond_timedwait(&wake, &lock, &next) != ETIMEDOUT)
 			;
+		/* Every measured thread has left (the main thread by
+		   pthread_exit): the helper must not keep the process alive
+		   (glibc ends it when its last thread exits). A thread created
+		   later starts a new helper (rt__flush_need_helper). */
+		if (__atomic_load_n(&nlive, __ATOMIC_ACQUIRE) == 0)
+			break;
+		pthread_mutex_unlock(&lock);
 		if (!__atomic_load_n(&hc_rt.stopping, __ATOMIC_ACQUIRE))
 			flush_pass(copy, wbuf);
+		pthread_mutex_lock(&lock);
 	}
+	__atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+	free(copy);
+	free(wbuf);
 	return NULL;
 }
 
@@ -134,8 +164,10 @@ void rt__flush_need_helper(void)
 	pthread_t th;
 	int err;
 
-	if (!hc_rt.opt.flush_interval || __atomic_exchange_n(&running, 1, __ATOMIC_ACQ_REL))
+	if (!hc_rt.opt.flush_interval || __atomic_load_n(&running, __ATOMIC_ACQUIRE) ||
+	    __atomic_exchange_n(&running, 1, __ATOMIC_ACQ_REL))
 		return;
+	pthread_once(&wake_once, wake_init);
 	/* The helper must never run the program's signal handlers: it is born
 	   with every signal blocked (synchronous faults still reach it). */
 	sigfillset(&all);
@@ -202,13 +234,25 @@ void rt__flush_thread_remove(struct hc_thread *t)
 		return;
 	pthread_mutex_lock(&lock);
 	__atomic_store_n(&hc_rt.live[t->id.slot], NULL, __ATOMIC_RELEASE);
+	if (__atomic_sub_fetch(&nlive, 1, __ATOMIC_ACQ_REL) == 0 && __atomic_load_n(&running, __ATOMIC_ACQUIRE))
+		pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&lock);
+}
+
+/* A thread entered the registry (thread.c; no lock: the helper may hold it
+   for a snapshot's write, which thread creation must not wait for). */
+void rt__flush_thread_added(void)
+{
+	__atomic_add_fetch(&nlive, 1, __ATOMIC_ACQ_REL);
 }
 
 /* In a forked child: no helper, and the lock may have been copied held. */
 void rt__flush_atfork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	if (__atomic_load_n(&wake_once, __ATOMIC_RELAXED) != PTHREAD_ONCE_INIT)
+		wake_init();            /* may have been copied mid-wait */
 	busy = 0;
 	running = 0;
+	nlive = 0;
 }

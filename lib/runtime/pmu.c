@@ -22,7 +22,7 @@
    a buffer rarely holds more than a few records; 16 KiB absorbs bursts. */
 #define PMU_DATA_PAGES 4
 
-static void release(struct hc_thread *t, bool mapped_here);
+static int release(struct hc_thread *t, bool mapped_here);
 
 static int pmu_start(struct hc_thread *t)
 {
@@ -63,7 +63,9 @@ static int pmu_start(struct hc_thread *t)
 			err = errno;
 			goto out_fail;
 		}
-		t->sampler.pmu_fd[i] = fd;
+		/* Reserved by the caller (pmu_thread_fds); moved above the
+		   program's fds and protected from its closes (fds.c). */
+		fd = rt__fd_adopt(fd, &t->sampler.pmu_fd[i], true);
 		base = mmap(NULL, t->sampler.pmu_len[i], PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (base == MAP_FAILED) {
 			err = errno;
@@ -83,7 +85,9 @@ static int pmu_start(struct hc_thread *t)
 	t->sampler.fd = t->sampler.pmu_fd[0];
 	return 0;
 out_fail:
-	release(t, true);                    /* nothing was sampled: nothing to drain */
+	/* Nothing was sampled: nothing to drain. The caller gives back the
+	   whole reservation: keep the closed fds' share reserved until then. */
+	(void)rt__fd_force(release(t, true));
 	errno = err;
 	return -err;
 }
@@ -160,12 +164,17 @@ static void pmu_on_sample(struct hc_thread *t, void *uctx)
    fds are the parent's events, which must keep running; another thread
    of the same process must not move this thread's data_tail. Not in
    signal context, but async-signal-safe (the fatal-signal flush). */
-/* Close and unmap (mappings only in the process that made them). */
-static void release(struct hc_thread *t, bool mapped_here)
+/* Close (through fds.c: only if still ours, the budget released) and unmap
+   (mappings only in the process that made them). Returns the fds closed. */
+static int release(struct hc_thread *t, bool mapped_here)
 {
+	int closed = 0;
+
 	for (int i = 0; i < t->sampler.npmu; i++) {
-		if (t->sampler.pmu_fd[i] >= 0)
-			close(t->sampler.pmu_fd[i]);
+		if (t->sampler.pmu_fd[i] >= 0) {
+			rt__fd_close(&t->sampler.pmu_fd[i], "a PMU sampler");
+			closed++;
+		}
 		if (t->sampler.pmu_base[i] && mapped_here)
 			munmap(t->sampler.pmu_base[i], t->sampler.pmu_len[i]);
 		t->sampler.pmu_fd[i] = -1;
@@ -173,6 +182,7 @@ static void release(struct hc_thread *t, bool mapped_here)
 	}
 	t->sampler.npmu = 0;
 	t->sampler.fd = -1;
+	return closed;
 }
 
 /* Samples the kernel dropped on a full buffer that no PERF_RECORD_LOST
@@ -215,10 +225,11 @@ static void pmu_stop(struct hc_thread *t)
 	release(t, process);
 }
 
+/* One fd per planned event (PEBS: loads and stores; IBS: one). */
 static int pmu_thread_fds(const struct hc_thread *t)
 {
 	(void)t;
-	return 1;
+	return hc_rt.pmu.nevents < 1 ? 1 : hc_rt.pmu.nevents > 2 ? 2 : hc_rt.pmu.nevents;
 }
 
 /* Per-thread events only: the process stops with the calling thread (the
@@ -231,8 +242,13 @@ static void pmu_process_stop(void)
 
 static void pmu_process_resume(void)
 {
-	if (hc_self && hc_self->sampler.fd < 0 && rt__fd_reserve(1) && pmu_start(hc_self) < 0)
-		rt__fd_unreserve(1);
+	int need;
+
+	if (!hc_self || hc_self->sampler.fd >= 0)
+		return;
+	need = pmu_thread_fds(hc_self);
+	if (rt__fd_reserve(need) && pmu_start(hc_self) < 0)
+		rt__fd_unreserve(need);
 }
 
 static void pmu_atfork_child(void)

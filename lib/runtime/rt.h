@@ -338,6 +338,7 @@ void rt__flush_self(struct hc_thread *t);
 void rt__flush_quiesce(void);
 void rt__flush_thread_final(struct hc_thread *t);
 void rt__flush_thread_remove(struct hc_thread *t);
+void rt__flush_thread_added(void);
 void rt__flush_atfork_child(void);
 
 /* sigmask.c: the application's signal mask, SIGTRAP kept deliverable */

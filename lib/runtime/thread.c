@@ -239,6 +239,7 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	rt__flush_thread_added();
 	__atomic_add_fetch(&hc_rt.threads_seen, 1, __ATOMIC_RELAXED);
 	/* unw_backtrace sets up libunwind's process-wide state on first use
 	   (pthread_once, its memory pool): do that here, on the main thread.

@@ -13,7 +13,9 @@
 #   * records left in the buffers at thread exit, and at process exit, are
 #     drained into the profiles (pmu_stop_drained), full buffers report the
 #     kernel's lost count (pmu_lost);
-#   * fork and exec under the PMU sampler: every process writes its profiles.
+#   * fork and exec under the PMU sampler: every process writes its profiles;
+#   * its fds (2 per thread) are in the runtime's fd budget: reserved at a
+#     thread's start, given back at its end; a thread beyond it runs without.
 # Counts depend on the timer: the checks ask for "some", or for identities.
 . "$(dirname "$0")/lib.sh"
 require_measurable
@@ -92,4 +94,24 @@ measure exec --sampler pebs -e COMM@200000 "$LIFE" exec; rc=$?
 n=$(grep -l "^sampler: pebs (pebs: STAND-IN" "$TMP"/exec/*.log 2>/dev/null | wc -l)
 [ "$n" -eq 2 ] && [ "$(c exec pmu_records)" -gt 0 ] && ok "exec: both images measured with the stand-in" ||
 	fail "exec: $n logs name the stand-in, records $(c exec pmu_records)"
+
+# --- 5. the PMU sampler's fds in the fd budget (ulimit -n 400: 300 ours) ---
+TM="$B/tests/programs/threads_many"
+nosampler() { sed -n 's/.*without sampler \([0-9]*\);.*/\1/p' "$TMP"/"$1"/*.log | head -n 1; }
+for m in "churn 2000" "live 300"; do
+	name=fd-${m%% *}
+	sh -c 'ulimit -n 400 && exec "$@"' sh "$HPCRUN" -o "$TMP/$name" --sampler pebs -e COMM@1000000 \
+		"$TM" $m >"$TMP/$name.out" 2>"$TMP/$name.err" || fail "$name: failed: $(tail -3 "$TMP/$name.err")"
+	grep -q "^threads ${m#* } ok$" "$TMP/$name.out" || fail "$name: the program's output is wrong"
+done
+# 2000 threads, 4 alive at a time: every thread's 2 fds come back (a leak
+# would leave later threads without sampler).
+n=$(nosampler fd-churn)
+[ "${n:-1}" -eq 0 ] && ok "fds: 2000 short-lived threads under ulimit -n 400, none without sampler" ||
+	fail "fds: $n of 2000 short-lived threads without sampler (PMU fds not given back?)"
+# 300 threads alive at once need 600: the budget says no to some, counted.
+n=$(nosampler fd-live)
+[ "${n:-0}" -gt 0 ] && grep -q "no sampler: the runtime's fd budget is used up" "$TMP"/fd-live/*.log &&
+	ok "fds: 300 live threads x 2 PMU fds under ulimit -n 400: $n without sampler, said in the log" ||
+	fail "fds: 300 live threads: $n without sampler (want some: 600 fds > the budget of 300)"
 finish

@@ -65,6 +65,27 @@ grep -q "soft sampler events: one per thread" "$LOG" || fail "hardpt: the per-th
 # the program kept its quarter of the fds: it could open its own (stdout/stderr checked above)
 ok "hardpt: ulimit -n 400, one event per thread: $ns threads without sampler, $nw without watchpoints, $got profiles"
 
+# The soft sampler's inherited event (issue #8): every thread sampled when
+# the thread that opened it has left (mainexit), and in both processes of a
+# fork, the child with its own event (forked). Samples per (pid, thread).
+inherit_run() {
+	name=$1
+	"$TM" "$name" >"$TMP/$name.nout" 2>&1 || fail "$name: native run failed"
+	"$HPCRUN" -o "$TMP/$name" "$TM" "$name" >"$TMP/$name.out" 2>"$TMP/$name.err" ||
+		fail "$name: measured run failed: $(tail -3 "$TMP/$name.err")"
+	cmp -s "$TMP/$name.nout" "$TMP/$name.out" || fail "$name: stdout differs from the native run"
+	"$ROWS" "$TMP/$name" >"$TMP/$name.rows" 2>"$TMP/$name.rerr" || fail "$name: unreadable profiles"
+	awk '$1 == "tcounter" && $4 == "samples" { print $2, $3, $5 }' "$TMP/$name.rows" | sort >"$TMP/$name.samples"
+	got=$(wc -l <"$TMP/$name.samples")
+	[ "$got" -eq "$2" ] || fail "$name: $got thread profiles, want $2"
+	# each thread spins 150 ms of CPU time: ~150 samples at the default 1 ms
+	low=$(awk '$3 < 30' "$TMP/$name.samples")
+	[ -z "$low" ] || fail "$name: threads (pid index samples) with fewer than 30 samples: $low"
+	ok "$name: $got threads, samples per thread $(awk '{ printf "%s%s", s, $3; s = " " }' "$TMP/$name.samples")"
+}
+inherit_run mainexit 3
+inherit_run forked 4
+
 # 5,000 short-lived threads: every profile, no fd or memory leak. (In a
 # sanitizer build ASan's malloc keeps freed blocks in a quarantine of up to
 # 256 MiB, which would read as growth: it is switched off for this run.)
