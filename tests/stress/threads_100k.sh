@@ -6,7 +6,8 @@
 # native ones, that all 100,001 profiles are there and readable, that the
 # program saw no fd or memory leak from inside (open fds and VmRSS after
 # the first 1% and at the end), and reports the wall time, the size of the
-# measurement directory, and whether and how fast hpcprof-comm reads it.
+# measurement directory, and that hpcprof-comm and viewer-export read it
+# (with the analyzer's time).
 #   tests/stress/threads_100k.sh BUILDDIR [N] [WORKDIR]
 set -u
 B=$(cd "${1:?usage: threads_100k.sh BUILDDIR [N] [WORKDIR]}" && pwd)
@@ -41,14 +42,19 @@ set -- $(awk '$1 == "fds" && $4 == "rss_kb" { print $2, $3, $5, $6 }' "$W/m.err"
 [ $((${4:-0} - ${3:-0})) -lt 16384 ] || fail "RSS grew from $3 kB to $4 kB"
 du=$(du -sk "$W/m" | cut -f1)
 t3=$(now)
-# The analyzer is reported, not judged here: its thread matrices are dense
-# (N x N), see doc/reliability.md.
+# The analyzer must read them all (sparse thread matrices: memory grows
+# with threads + non-zero cells, doc/reliability.md), and viewer-export must
+# summarize the database.
 if "$HPCPROF" -o "$W/db" "$W/m" >"$W/prof.out" 2>&1; then
+	rows=$(($(wc -l <"$W/db/threads.csv") - 1))
+	[ "$rows" -eq "$got" ] || fail "threads.csv lists $rows threads, want $got"
 	echo "analyzer: hpcprof-comm read all $got profiles"
 else
-	echo "analyzer: hpcprof-comm failed: $(tail -1 "$W/prof.out")"
+	fail "hpcprof-comm failed: $(tail -1 "$W/prof.out")"
 fi
 t4=$(now)
+"$B/viewer-export/viewer-export" --text "$W/db" >"$W/text.out" 2>"$W/text.err" ||
+	fail "viewer-export --text failed: $(tail -1 "$W/text.err")"
 awk -v n="$N" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v du="$du" \
     -v f1="$1" -v f2="$2" -v r1="$3" -v r2="$4" -v got="$got" 'BEGIN {
 	printf "threads %d: native %.1f s, measured %.1f s (%.0f us per thread more), %d profiles, %.0f MiB (%.1f KiB per profile)\n",
