@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -164,7 +165,7 @@ static void *reader(void *arg)
 			reader_bad++;
 		if (!hc_funcs_lookup(gf, &s, &e) || s != gf)
 			reader_bad++;
-		reader_ok++;
+		__atomic_fetch_add(&reader_ok, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -176,6 +177,11 @@ static void racing_refreshes(void)
 
 	reader_bad = reader_ok = 0;
 	CHECK_EQ_U64(pthread_create(&t, NULL, reader, NULL), 0);
+	/* The refreshes must race a running reader: on a loaded machine the
+	   reader could otherwise be scheduled only after the last round
+	   (CI once saw 0 reader rounds). */
+	while (__atomic_load_n(&reader_ok, __ATOMIC_RELAXED) == 0)
+		sched_yield();
 	for (int i = 0; i < 200; i++) {
 		const char *sym;
 		uint32_t g = hc_funcs_generation();
@@ -188,7 +194,7 @@ static void racing_refreshes(void)
 		}
 		published += hc_funcs_generation() != g;
 	}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	CHECK_EQ_U64(reader_bad, 0);
 	CHECK(reader_ok > 0);
