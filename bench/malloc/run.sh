@@ -82,7 +82,7 @@ row() {
 	printf '%s\t%s blocks tracked, %s context unwinds (%s checks, %s mismatches), %s of %s samples refused while tracking\n' \
 		"$name" "$(counter "$name" allocs_tracked)" "$(counter "$name" alloc_ctx_unwinds)" \
 		"$(counter "$name" alloc_ctx_checks)" "$(counter "$name" alloc_ctx_mismatches)" \
-		"$(counter "$name" samples_blocked)" "$(counter "$name" samples)" >>"$work/notes.txt"
+		"$(( $(counter "$name" samples_blocked) + $(counter "$name" samples_in_runtime) ))" "$(counter "$name" samples)" >>"$work/notes.txt"
 }
 
 rm -f "$work/notes.txt"

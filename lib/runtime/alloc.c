@@ -72,7 +72,7 @@
 struct rt_ctx_entry {
 	uint64_t slot0, ra0;              /* key: return-address slot and its value */
 	uint32_t mark, lim;
-	uint16_t off[CTX_SLOTS];          /* byte offsets above slot0 of the callers' slots */
+	uint64_t off;                     /* 16 bits per caller slot: its byte offset above slot0 (one load) */
 	uint64_t val[CTX_SLOTS];          /* the return addresses the unwind found there */
 } __attribute__((aligned(64)));
 
@@ -98,7 +98,7 @@ static int rstate;                    /* 0 unresolved, 1 resolving, 2 ready */
 static __thread int resolving __attribute__((tls_model("initial-exec")));
 static char boot_buf[BOOT_SIZE] __attribute__((aligned(64)));
 static size_t boot_used;
-static uint64_t self_lo, self_len;    /* this library's mapped range */
+uint64_t rt__self_lo, rt__self_len;   /* this library's mapped range (the handlers refuse PCs in it) */
 
 static inline bool ready(void)
 {
@@ -207,14 +207,15 @@ static inline struct rt_ctx_entry *ctx_set(struct hc_thread *t, uint64_t s0, uin
 static inline bool ctx_match(const struct rt_ctx_entry *e, const uint64_t *slot0, uint64_t ra0)
 {
 	const char *s = (const char *)slot0;
-	uint64_t d;
+	uint64_t d, o;
 
 	if (unlikely(e->slot0 != (uint64_t)(uintptr_t)slot0 || e->ra0 != ra0))
 		return false;
-	d = (stack_word((const uint64_t *)(s + e->off[0])) ^ e->val[0]) |
-	    (stack_word((const uint64_t *)(s + e->off[1])) ^ e->val[1]) |
-	    (stack_word((const uint64_t *)(s + e->off[2])) ^ e->val[2]) |
-	    (stack_word((const uint64_t *)(s + e->off[3])) ^ e->val[3]);
+	o = e->off;
+	d = (stack_word((const uint64_t *)(s + (o & 0xffff))) ^ e->val[0]) |
+	    (stack_word((const uint64_t *)(s + (o >> 16 & 0xffff))) ^ e->val[1]) |
+	    (stack_word((const uint64_t *)(s + (o >> 32 & 0xffff))) ^ e->val[2]) |
+	    (stack_word((const uint64_t *)(s + (o >> 48))) ^ e->val[3]);
 	return likely(d == 0);
 }
 
@@ -269,7 +270,7 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 					break;
 				if ((const char *)q - (const char *)slot0 > UINT16_MAX)
 					break;
-				ne->off[j - 1] = (uint16_t)((const char *)q - (const char *)slot0);
+				ne->off |= (uint64_t)((const char *)q - (const char *)slot0) << 16 * (j - 1);
 				ne->val[j - 1] = want;
 				p = q + 1;
 			}
@@ -292,9 +293,12 @@ static __attribute__((noinline)) struct rt_ctx_entry *ctx_miss(struct hc_thread 
 {
 	struct rt_ctx_entry ne;
 
+	t->safety.busy = 1;     /* track() saw it clear; unwinding needs it */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ctx_fill(t, slot0, ra0, &ne);
 	set[1] = set[0];
 	set[0] = ne;
+	hc_guard_leave(t);
 	return &set[0];
 }
 
@@ -306,6 +310,8 @@ static __attribute__((noinline)) struct rt_ctx_entry *ctx_verify(struct hc_threa
 {
 	struct rt_ctx_entry ne;
 
+	t->safety.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->alloc.verify = VERIFY_EVERY;
 	if (e->mark != MARK_SELF)
 		t->cnt.alloc_ctx_checks++;
@@ -313,6 +319,7 @@ static __attribute__((noinline)) struct rt_ctx_entry *ctx_verify(struct hc_threa
 	if (ne.mark != e->mark)
 		t->cnt.alloc_ctx_mismatches++;
 	*e = ne;
+	hc_guard_leave(t);
 	return e;
 }
 
@@ -337,7 +344,7 @@ ctx_get(struct hc_thread *t, const uint64_t *slot0, uint64_t ra0)
 
 /* The rest of track(): blocks the inline path does not record (big,
    mmap, misaligned, no direct shadow), the runtime's own call sites, and
-   site 0 (the site table is full). Under the guard. */
+   site 0 (the site table is full). Takes the guard (track() saw it clear). */
 static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t base, uint64_t n,
                                                  uint32_t mark, uint32_t kind)
 {
@@ -345,6 +352,8 @@ static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t b
 
 	if (mark == MARK_SELF)
 		return;     /* the runtime's own allocation */
+	t->safety.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (kind == HC_OBJ_MALLOC)     /* small blocks without the direct shadow, big ones */
 		ret = rt__blocks_insert_fast(&t->alloc.leaves, base, n, MARK_SITE(mark));
 	else
@@ -353,12 +362,20 @@ static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t b
 		t->cnt.allocs_tracked++;
 	else
 		t->cnt.allocs_dropped++;
+	hc_guard_leave(t);
 }
 
 /* Record block [p, p+n) allocated from the call site in *slot0. Inlined in
    every wrapper: this is the per-allocation cost. The runtime's own call
    sites are recognized on a context-cache miss (ctx_fill) and cached as
-   MARK_SELF, so the hit path needs no range check. */
+   MARK_SELF, so the hit path needs no range check.
+   The hit path runs without setting the re-entrancy guard (it only reads
+   the context cache and writes shadow words in the order lookups accept):
+   a sample or trap interrupting it is refused because its PC lies in this
+   library (signal.c), and every path that leaves the library or changes
+   shared state — a cache miss or check (unwinding, the CCT), the slow
+   insert — sets the guard itself. It must still be clear on entry: set, the
+   runtime itself is allocating (e.g. libunwind inside a handler). */
 static inline __attribute__((always_inline)) void track(void *p, size_t n, uint32_t kind,
                                                        const uint64_t *slot0)
 {
@@ -374,15 +391,12 @@ static inline __attribute__((always_inline)) void track(void *p, size_t n, uint3
 		return;
 	}
 	ra0 = *slot0;
-	t->safety.busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e = ctx_get(t, slot0, ra0);
 	if (likely(kind == HC_OBJ_MALLOC &&
 	           rt__blocks_insert_direct(t->alloc.shadow, t->alloc.bad, base, n, e->mark, e->lim)))
 		t->cnt.allocs_tracked++;
 	else
 		track_slow(t, base, n, e->mark, kind);
-	hc_guard_leave(t);
 }
 
 /* Stop tracking the block at p (if it is one); its description in *old. */
@@ -408,12 +422,19 @@ static bool untrack(void *p, struct rt_block *old)
 /* The rest of untrack_free: no direct shadow (the leaf cache), a big block. */
 static __attribute__((noinline)) int untrack_slow(struct hc_thread *t, uint64_t base)
 {
-	int r = rt__blocks_remove_fast(&t->alloc.leaves, base);
+	int r;
 
-	return r >= 0 ? r : rt__blocks_remove(&t->alloc.leaves, base, NULL);
+	t->safety.busy = 1;     /* untrack_free saw it clear */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r = rt__blocks_remove_fast(&t->alloc.leaves, base);
+	if (r < 0)
+		r = rt__blocks_remove(&t->alloc.leaves, base, NULL);
+	hc_guard_leave(t);
+	return r;
 }
 
-/* untrack for free(): the common case inline. */
+/* untrack for free(): the common case inline, without setting the guard
+   (as track()'s hit path: samples in this library are refused). */
 static inline __attribute__((always_inline)) void untrack_free(void *p)
 {
 	struct hc_thread *t;
@@ -423,14 +444,11 @@ static inline __attribute__((always_inline)) void untrack_free(void *p)
 		return;
 	t = hc_self;
 	if (likely(t && !t->safety.busy)) {
-		t->safety.busy = 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		r = rt__blocks_remove_direct(t->alloc.shadow, t->alloc.bad, (uint64_t)(uintptr_t)p);
 		if (likely(r > 0))
 			t->cnt.frees_tracked++;
 		else if (r < 0)
 			t->cnt.frees_tracked += (uint64_t)untrack_slow(t, (uint64_t)(uintptr_t)p);
-		hc_guard_leave(t);
 		return;
 	}
 	rt__blocks_remove(NULL, (uint64_t)(uintptr_t)p, NULL);
@@ -699,8 +717,8 @@ static int self_cb(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (me < lo || me >= hi)
 		return 0;
-	self_lo = lo;
-	self_len = hi - lo;
+	rt__self_lo = lo;
+	rt__self_len = hi - lo;
 	return 1;
 }
 
@@ -713,7 +731,7 @@ static uint32_t table_pid;
 /* The runtime's own address range (its allocations are not the program's). */
 static void find_self(void)
 {
-	if (!self_len)
+	if (!rt__self_len)
 		dl_iterate_phdr(self_cb, (void *)(uintptr_t)&find_self);
 }
 
@@ -755,8 +773,8 @@ int rt__alloc_thread_start(struct hc_thread *t)
 	t->alloc.capobj = OBJ_CAP;
 	t->alloc.verify = VERIFY_EVERY;
 	t->alloc.min = hc_rt.opt.min_alloc ? hc_rt.opt.min_alloc : 1;
-	t->alloc.self_lo = self_lo;
-	t->alloc.self_len = self_len;
+	t->alloc.self_lo = rt__self_lo;
+	t->alloc.self_len = rt__self_len;
 	t->alloc.on = true;
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
 		if (hc_rt.opt.min_alloc > 1)

@@ -61,7 +61,7 @@ static void wake_init(void)
 static uint64_t activity(const struct hc_thread *t)
 {
 	return __atomic_load_n(&t->events.n, __ATOMIC_RELAXED) + t->cnt.samples + t->cnt.traps +
-	       t->cnt.samples_blocked + t->cnt.allocs_tracked + t->cnt.frees_tracked;
+	       t->cnt.samples_blocked + t->cnt.samples_in_runtime + t->cnt.allocs_tracked + t->cnt.frees_tracked;
 }
 
 /* One pass over the registry. */

@@ -58,7 +58,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 /* Everything the runtime counts; written to the profile's COUNTERS section and
    summed into the process log. X-macro so names and fields never drift. */
 #define HC_COUNTERS(X) \
-	X(samples) X(samples_blocked) X(samples_with_access_at_pc) X(samples_recovered_prev) \
+	X(samples) X(samples_blocked) X(samples_in_runtime) X(samples_with_access_at_pc) X(samples_recovered_prev) \
 	X(samples_undecodable) X(samples_no_access) X(samples_stack_only) X(samples_rmw_store) \
 	X(published) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) \
@@ -242,6 +242,16 @@ extern __thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec
 
 /* init.c */
 uint64_t rt__now(void);
+
+/* This library's mapped range (alloc.c, set by a constructor; 0 before).
+   A sample or trap whose PC is in it interrupted the runtime's own code —
+   the allocation wrappers' hit paths run there without the guard — and is
+   refused like one under the guard. */
+extern uint64_t rt__self_lo, rt__self_len;
+static inline bool rt__pc_in_self(uint64_t pc)
+{
+	return pc - rt__self_lo < rt__self_len;
+}
 void rt__log(const char *fmt, ...) HC_PRINTF(1, 2);
 void rt__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));
 void rt__refresh_maps(void);

@@ -17,7 +17,12 @@
      - every dropped thing has a counter.
    Wrappers (malloc family, pthread_create, fork, exec...) set the guard
    around their bookkeeping so a sample arriving then is refused, not run
-   on half-updated state. */
+   on half-updated state. The one exception is the allocation wrappers' hit
+   path (alloc.c, track/untrack_free), the per-allocation cost: it only
+   reads per-thread state and writes shadow words, stays inside this
+   library, and the handlers refuse every sample or trap whose PC lies in
+   this library (rt__pc_in_self), guard or not. Anything it calls out of
+   line sets the guard. */
 #ifndef HC_RT_SAFETY_H
 #define HC_RT_SAFETY_H
 

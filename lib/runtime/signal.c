@@ -204,13 +204,16 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	w.t = t;
 	w.uc = uc;
 	w.cookie = SI_PERF_DATA(si);
-	if (t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC)) {
+	if (t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC) ||
+	    rt__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
 		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {
 			t->cnt.traps_blocked++;
 			rt__watch_disarm(t);
 			hc_detect_arm_failed(&t->det);
-		} else {
+		} else if (t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC)) {
 			t->cnt.samples_blocked++;
+		} else {
+			t->cnt.samples_in_runtime++;   /* e.g. an allocation wrapper's hit path */
 		}
 		goto out;
 	}

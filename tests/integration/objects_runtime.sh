@@ -149,6 +149,13 @@ if [ $ASAN = no ]; then
 	echo "stress: $at blocks tracked, $ft removed, $(ocounter stress allocs_dropped) dropped," \
 	     "$(ocounter stress samples) samples ($(ocounter stress samples_blocked) refused)"
 	[ "$at" -ge 7000000 ] && ok "stress: allocations tracked" || fail "stress: only $at allocations tracked"
+	# Samples landing in the wrappers' hit path (which runs without the
+	# guard) must be refused by their PC: a few percent of this program's
+	# time is spent there. Taken, they would record the runtime's own
+	# shadow and cache accesses as the program's.
+	ns=$(ocounter stress samples) nr=$(ocounter stress samples_in_runtime)
+	[ "$ns" -gt 0 ] && [ $((nr * 1000 / ns)) -ge 5 ] && ok "stress: samples in the wrappers refused ($nr of $ns)" ||
+		fail "stress: only $nr of $ns samples refused in the runtime's code (its wrappers' hit path is a few % of the time)"
 	[ "$(ocounter stress allocs_dropped)" -eq 0 ] || fail "stress: allocations dropped"
 	d=$((at - ft)); [ $d -lt 0 ] && d=$((-d))
 	[ $d -le 200 ] && ok "stress: every tracked block was removed again ($d left)" ||
