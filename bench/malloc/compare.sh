@@ -10,7 +10,7 @@
 #
 #   bench/malloc/compare.sh [-n RUNS] OLDBUILD NEWBUILD [MALLOC_BENCH ARGS...]
 # RUNS (default 9); the arguments default to the default row of run.sh
-# (-t 2 -n 1000000 -r 6).
+# (-t 2 -n 50000 -r 120: 120 short rounds, see run.sh).
 set -eu
 
 runs=9
@@ -18,7 +18,7 @@ if [ "${1:-}" = -n ]; then runs=$2; shift 2; fi
 old=$(cd "${1:?usage: compare.sh [-n RUNS] OLDBUILD NEWBUILD [ARGS...]}" && pwd)
 new=$(cd "${2:?usage: compare.sh [-n RUNS] OLDBUILD NEWBUILD [ARGS...]}" && pwd)
 shift 2
-[ $# -gt 0 ] || set -- -t 2 -n 1000000 -r 6
+[ $# -gt 0 ] || set -- -t 2 -n 50000 -r 120
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=${TMPDIR:-/tmp}/hc-bench-malloc-compare
 rm -rf "$work" && mkdir -p "$work/r"

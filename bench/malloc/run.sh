@@ -8,7 +8,11 @@
 # (A B C, then C B A, ...) so that drifts of the machine's load hit all three
 # alike. The figure is malloc_bench's CPU time per operation in its fastest
 # round, averaged over its threads (the least disturbed by other load on a
-# shared machine); the median over the runs goes in the table. The goal is
+# shared machine); the median over the runs goes in the table. Each run
+# does its operations in 120 short rounds (~5 ms): on the shared VM a
+# neighbour's burst slows whole rounds, and with many short rounds the
+# fastest one is undisturbed (with 6 long rounds, runs of one configuration
+# spread by +-30 %; with 120, the middle two thirds lie within 2 %). The goal is
 # C/B <= 1.10. Prints a Markdown table (doc/performance.md, "Allocation
 # tracking") and, per workload, the runtime's allocation counters from C.
 # Timing is never a pass/fail test: this only reports.
@@ -92,12 +96,12 @@ rm -f "$work/notes.txt"
 	echo
 	echo "| workload | A ns/op | B ns/op | C ns/op | C/B | C/A | B/A |"
 	echo "|---|---:|---:|---:|---:|---:|---:|"
-	row default "2 threads, 16..128 B, 1024 live, work 4 (default)" -t 2 -n 1000000 -r 6
-	row churn "2 threads, 16..64 B, 1024 live, no work" -t 2 -n 1000000 -r 6 -s 64 -w 0
-	row hot "1 thread, 16..64 B, 64 live, no work (instructions only)" -t 1 -n 2000000 -r 6 -s 64 -w 0 -l 64
-	row work "2 threads, 16..128 B, 1024 live, work 32" -t 2 -n 1000000 -r 6 -w 32
-	row big "2 threads, 16..2048 B, 1024 live, work 4" -t 2 -n 500000 -r 6 -s 2048
-	row threads8 "8 threads, 16..128 B, 1024 live, work 4" -t 8 -n 250000 -r 6
+	row default "2 threads, 16..128 B, 1024 live, work 4 (default)" -t 2 -n 50000 -r 120
+	row churn "2 threads, 16..64 B, 1024 live, no work" -t 2 -n 50000 -r 120 -s 64 -w 0
+	row hot "1 thread, 16..64 B, 64 live, no work (instructions only)" -t 1 -n 100000 -r 120 -s 64 -w 0 -l 64
+	row work "2 threads, 16..128 B, 1024 live, work 32" -t 2 -n 50000 -r 120 -w 32
+	row big "2 threads, 16..2048 B, 1024 live, work 4" -t 2 -n 25000 -r 120 -s 2048
+	row threads8 "8 threads, 16..128 B, 1024 live, work 4" -t 8 -n 12500 -r 120
 	echo
 	echo "Runtime counters (last C run):"
 	echo
