@@ -123,8 +123,23 @@ counters() {
 	$1 == "counter" && $2 == "watch_armed" { a += $3 }
 	$1 == "counter" && $2 == "traps" { t += $3 }
 	/^threads measured:/ { th += $3 }
-	/^handler cost:/ { if ($11 + 0 >= best) { best = $11 + 0; med = $4; p99 = $7 } }
+	/^handler cost:/ {
+		for (i = 1; i < NF; i++) {
+			if ($i == "median") m = $(i + 1)
+			if ($i == "p99") q = $(i + 1)
+			if ($i == "(sample") n = $(i + 2) + 0
+		}
+		if (n >= best) { best = n; med = m; p99 = q }
+	}
 	END { printf "%d %d %d %d %d %d\n", s, med, p99, a, t, th }' "$1"/*.log
+}
+
+# hmean MDIR: the sample handler's mean cost in ns over all the processes'
+# samples (counter handler_ns; 0 from a runtime without it)
+hmean() {
+	awk '$1 == "counter" && $2 == "samples" { s += $3 }
+	     $1 == "counter" && $2 == "handler_ns" { h += $3 }
+	     END { printf "%d\n", s > 0 ? h / s : 0 }' "$1"/*.log
 }
 
 # ---- statistics over the collected files -----------------------------------
@@ -147,7 +162,7 @@ pair() {
 			run_one "$work/r/$name.A" - "$@"
 		fi
 		# per-run rate: samples / wall of that B run
-		echo "$(counters "$work/m/$name") $(tail -n 1 "$work/r/$name.B" | cut -d' ' -f1)" >>"$work/r/$name.C"
+		echo "$(counters "$work/m/$name") $(tail -n 1 "$work/r/$name.B" | cut -d' ' -f1) $(hmean "$work/m/$name")" >>"$work/r/$name.C"
 	done
 }
 
@@ -166,11 +181,11 @@ row() {
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
 		return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
 	}
-	{ k++; sps[k] = ($7 > 0 ? $1 / $7 : 0); hm[k] = $2; hp[k] = $3; arm[k] = $4; tr[k] = $5; th[k] = $6 }
+	{ k++; sps[k] = ($7 > 0 ? $1 / $7 : 0); hm[k] = $2; hp[k] = $3; arm[k] = $4; tr[k] = $5; th[k] = $6; hmn[k] = $8 }
 	END {
-		printf "| %s | %d | %.2f | %.2f | **%.3f** | %.3f | %.3f | %.3f | %.1f | %.2f | %.0f | %.0f / %.0f | %.0f | %.0f |\n",
+		printf "| %s | %d | %.2f | %.2f | **%.3f** | %.3f | %.3f | %.3f | %.1f | %.2f | %.0f | %.0f / %.0f / %.0f | %.0f | %.0f |\n",
 		       label, med(th, k), a, b, (a > 0 ? b / a : 0), (a > 0 ? w / a : 0), (ma > 0 ? mb / ma : 0), (ca > 0 ? cb / ca : 0),
-		       ra / 1024, (ra > 0 ? rb / ra : 0), med(sps, k), med(hm, k), med(hp, k),
+		       ra / 1024, (ra > 0 ? rb / ra : 0), med(sps, k), med(hm, k), med(hmn, k), med(hp, k),
 		       med(arm, k), med(tr, k)
 	}' "$n.C" | tee -a "$work/results.md"
 }
@@ -187,7 +202,7 @@ if [ -z "$only" ] || [ "$only" = main ]; then
 	note ""
 	note "Main table (event: ${event:-default}):"
 	note ""
-	note "| workload | threads | native s | measured s | median ratio | worst ratio | min ratio | CPU ratio | native RSS MB | RSS ratio | samples/s | handler median / p99 ns | arms | traps |"
+	note "| workload | threads | native s | measured s | median ratio | worst ratio | min ratio | CPU ratio | native RSS MB | RSS ratio | samples/s | handler median / mean / p99 ns | arms | traps |"
 	note "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	W="$bin/comm_work"
 	if [ $quick = 1 ]; then

@@ -501,6 +501,100 @@ static uint8_t walk(uint64_t start, uint64_t end, uint64_t pc, uint64_t *prev)
 	return target ? HC_PREV_BRANCH_TARGET : HC_PREV_OK;
 }
 
+/* ---- function maps (decode.h, struct hc_prev_cache) ---- */
+
+static inline void bit_set(uint64_t *b, uint64_t i) { b[i >> 6] |= 1ull << (i & 63); }
+static inline bool bit_get(const uint64_t *b, uint64_t i) { return b[i >> 6] >> (i & 63) & 1; }
+
+/* The highest set bit below i (i > 0), or UINT64_MAX. */
+static uint64_t bit_before(const uint64_t *b, uint64_t i)
+{
+	uint64_t w = (i - 1) >> 6, m = b[w] & (~0ull >> (63 - ((i - 1) & 63)));
+
+	while (!m) {
+		if (w == 0)
+			return UINT64_MAX;
+		m = b[--w];
+	}
+	return (w << 6) + 63 - (uint64_t)__builtin_clzll(m);
+}
+
+/* Decode [start, end) once: instruction starts into starts, and into
+   reached the instructions that may be entered other than by falling
+   through (as walk() judges one pc). The offset of the first instruction
+   that does not decode (its start is marked), or end - start. */
+static uint64_t map_walk(uint64_t start, uint64_t end, uint64_t *starts, uint64_t *reached)
+{
+	for (uint64_t a = start; a < end; ) {
+		ZydisDecodedInstruction in;
+		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
+		uint64_t next;
+
+		bit_set(starts, a - start);
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&walker, NULL,
+		                                                (const void *)(uintptr_t)a, avail, &in)))
+			return a - start;
+		next = a + in.length;
+		if (next < end && no_fallthrough(&in))
+			bit_set(reached, next - start);
+		if ((in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && in.raw.imm[0].is_relative) {
+			uint64_t to = next + (uint64_t)in.raw.imm[0].value.s;
+
+			if (to > start && to < end)
+				bit_set(reached, to - start);
+		}
+		a = next;
+	}
+	return end - start;
+}
+
+/* The map of [start, end), built (one walk) if the cache has none. NULL if
+   the function is too large to walk or the decoder is not ready. */
+static const struct hc_prev_fmap *fmap_get(struct hc_prev_cache *c, uint64_t start, uint64_t end,
+                                           uint32_t gen)
+{
+	uint64_t len = end - start, nw = (len >> 6) + 1;
+	struct hc_prev_fmap *f;
+
+	for (uint32_t i = 0; i < c->nfmap; i++)
+		if (c->fmap[i].start == start && c->fmap[i].len == len && c->fmap[i].gen == gen)
+			return &c->fmap[i];
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || len > HC_PREV_WALK_MAX ||
+	    2 * nw > HC_PREV_FMAP_WORDS)
+		return NULL;
+	if (c->nfmap == HC_PREV_FMAPS || c->pool_used + 2 * nw > HC_PREV_FMAP_WORDS)
+		c->nfmap = c->pool_used = 0;   /* full: start over */
+	f = &c->fmap[c->nfmap++];
+	f->start = start;
+	f->len = len;
+	f->gen = gen;
+	f->word = c->pool_used;
+	c->pool_used += (uint32_t)(2 * nw);
+	memset(&c->pool[f->word], 0, 2 * nw * sizeof c->pool[0]);
+	f->fail = map_walk(start, end, &c->pool[f->word], &c->pool[f->word + nw]);
+	c->walks++;
+	return f;
+}
+
+/* walk()'s answer for pc (start < pc < end) from the function's map. */
+static uint8_t fmap_answer(const struct hc_prev_cache *c, const struct hc_prev_fmap *f,
+                           uint64_t pc, uint64_t *prev)
+{
+	const uint64_t *starts = &c->pool[f->word], *reached = starts + (f->len >> 6) + 1;
+	uint64_t off = pc - f->start, p;
+
+	*prev = 0;
+	if (off > f->fail || !bit_get(starts, off))
+		return HC_PREV_UNDECODABLE;   /* inside an instruction, or past a failure */
+	p = bit_before(starts, off);
+	if (p == UINT64_MAX)
+		return HC_PREV_UNDECODABLE;
+	*prev = f->start + p;
+	if (f->fail < f->len)
+		return HC_PREV_UNDECODABLE;   /* as walk(): prev is kept for hc_decode_ending_at */
+	return bit_get(reached, off) ? HC_PREV_BRANCH_TARGET : HC_PREV_OK;
+}
+
 /* The cache's two-way set for pc: a miss costs a whole function walk
    (tens of µs for a large function), so two hot PCs that hash alike must
    not evict each other on every sample. */
@@ -547,8 +641,13 @@ static uint8_t prev_lookup(uint64_t pc, struct hc_prev_cache *c, uint64_t *prev,
 		st = HC_PREV_NO_FUNC;
 	else if (pc == start)
 		st = HC_PREV_BRANCH_TARGET;  /* entered by a call or a jump */
-	else
+	else if (!c)
 		st = walk(start, end, pc, prev);
+	else {
+		const struct hc_prev_fmap *f = fmap_get(c, start, end, gen);
+
+		st = f ? fmap_answer(c, f, pc, prev) : walk(start, end, pc, prev);
+	}
 	if (set) {
 		c->misses++;
 		set[1] = set[0];

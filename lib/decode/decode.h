@@ -126,9 +126,31 @@ struct hc_prev_cache_entry {
 	uint16_t iflags;
 	struct hc_acc_recipe rec[HC_PREV_RECIPES];
 };
+/* Behind the per-PC entries, the cache keeps *function maps*: a walk decodes
+   the whole function anyway (to see every branch into pc), so it records,
+   per code byte, whether an instruction starts there and whether that
+   instruction may be reached other than by falling through (a direct
+   branch targets it, or its predecessor does not fall through). A per-PC
+   miss in a mapped function then costs a bitmap scan instead of a walk:
+   one walk per function, not per sampled PC (a large function is ~10^4
+   instructions, hundreds of µs). The maps share a pool of
+   HC_PREV_FMAP_WORDS words (2 bits per code byte); when the pool or the
+   table is full, all maps are dropped and rebuilt on demand. */
+#define HC_PREV_FMAPS      32
+#define HC_PREV_FMAP_WORDS 8192  /* 64 KiB: room for four maps of the largest walkable function */
+struct hc_prev_fmap {
+	uint64_t start, len;     /* the function [start, start + len) */
+	uint32_t gen;            /* hc_funcs_generation() when built */
+	uint32_t word;           /* its bitmaps in pool: starts, then reached */
+	uint64_t fail;           /* offset of the first undecodable instruction, len if none */
+};
 struct hc_prev_cache {
 	struct hc_prev_cache_entry e[HC_PREV_CACHE_SIZE];
-	uint64_t hits, misses;
+	uint64_t hits, misses;   /* per-PC lookups answered from an entry, or not */
+	uint64_t walks;          /* functions decoded from their start (function-map misses) */
+	uint32_t nfmap, pool_used;
+	struct hc_prev_fmap fmap[HC_PREV_FMAPS];
+	uint64_t pool[HC_PREV_FMAP_WORDS];
 };
 
 enum hc_prev_status {

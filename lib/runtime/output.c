@@ -285,8 +285,10 @@ void rt__write_process_log(void)
 		        (unsigned long long)c->samples,
 		        (unsigned long long)((c->samples - c->pmu_not_memory) * 100 / c->samples),
 		        (unsigned long long)c->pmu_not_memory, (unsigned long long)c->pmu_no_addr);
-	rt__log("handler cost: median %llu ns, p99 %llu ns (sample handler, %llu samples)",
+	rt__log("handler cost: median %llu ns, p99 %llu ns, mean %llu ns, total %llu ms "
+	        "(sample handler, %llu samples)",
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.5),
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.99),
-	        (unsigned long long)c->samples);
+	        (unsigned long long)(c->samples ? c->handler_ns / c->samples : 0),
+	        (unsigned long long)(c->handler_ns / 1000000), (unsigned long long)c->samples);
 }

@@ -59,7 +59,7 @@ static inline uint64_t hc_hist_width(unsigned b)
    summed into the process log. X-macro so names and fields never drift. */
 #define HC_COUNTERS(X) \
 	X(samples) X(samples_blocked) X(samples_in_runtime) X(samples_with_access_at_pc) X(samples_recovered_prev) \
-	X(samples_undecodable) X(samples_no_access) X(samples_stack_only) X(samples_rmw_store) \
+	X(samples_undecodable) X(samples_no_access) X(handler_ns) X(prev_walks) X(samples_stack_only) X(samples_rmw_store) \
 	X(published) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) \
 	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_cached) \

@@ -166,7 +166,7 @@ static void work(void *p)
 	struct work *w = p;
 	struct hc_thread *t = w->t;
 	unsigned kind = (unsigned)COOKIE_KIND(w->cookie);
-	uint64_t t0;
+	uint64_t t0, walks = t->prev->walks;   /* the cache outlives a recycled arena's thread */
 
 	hc_guard_enter(t);
 	t->safety.in_handler = 1;
@@ -175,8 +175,13 @@ static void work(void *p)
 		rt__on_sample(t, w->uc);
 	else if (kind == COOKIE_WATCH)
 		rt__on_trap(t, COOKIE_SLOT(w->cookie), w->uc);
-	if (kind == COOKIE_SAMPLE)
-		t->hist[hc_hist_bucket(rt__now() - t0)]++;
+	if (kind == COOKIE_SAMPLE) {
+		uint64_t dt = rt__now() - t0;
+
+		t->hist[hc_hist_bucket(dt)]++;
+		t->cnt.handler_ns += dt;
+	}
+	t->cnt.prev_walks += t->prev->walks - walks;
 	t->safety.in_handler = 0;
 	hc_guard_leave(t);
 }

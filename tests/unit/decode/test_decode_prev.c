@@ -9,6 +9,8 @@
    walk again, and a refresh that changes the module list invalidates it. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <regex.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -135,6 +137,14 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tmov (%rdi),%rax\n" PC(big_pc)
 	"\t.skip 70000,0x90\n\tret\n"
 	ENDFN(fn_big)
+	/* an invalid byte (push %es does not exist in 64-bit mode) after a
+	   load: every walk result is UNDECODABLE, the load still ends at
+	   undec_pc for a trap */
+	FN(fn_undec)
+	"\tmov (%rdi),%rax\n" PC(undec_pc)
+	"\tadd $1,%rax\n"
+	"\t.byte 0x06\n\tret\n"
+	ENDFN(fn_undec)
 	/* the store is the function's last instruction */
 	FN(fn_last)
 	"\tmov %rsi,(%rdi)\n"
@@ -155,7 +165,7 @@ ASM_SYM(fn_unrec); ASM_SYM(index_pc); ASM_SYM(other_pc); ASM_SYM(rmw_pc);
 ASM_SYM(noacc_pc); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
-ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc);
+ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc); ASM_SYM(fn_undec); ASM_SYM(undec_pc);
 ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_pc);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
@@ -499,6 +509,98 @@ static void recipes(void)
 	}
 }
 
+/* ---- function maps: the cached path agrees with a plain walk ----------- */
+
+static bool same_insn(const struct hc_insn *a, const struct hc_insn *b)
+{
+	if (a->n != b->n || a->len != b->len || a->addr != b->addr || a->flags != b->flags ||
+	    a->branch != b->branch)
+		return false;
+	for (uint8_t i = 0; i < a->n; i++)
+		if (a->acc[i].ea != b->acc[i].ea || a->acc[i].size != b->acc[i].size ||
+		    a->acc[i].rw != b->acc[i].rw || a->acc[i].kind != b->acc[i].kind)
+			return false;
+	return true;
+}
+
+/* hc_decode_prev and hc_decode_ending_at at pc with the cache (function
+   maps) and without (a walk per call): the same answers. */
+static void compare_at(uint64_t pc, const char *what)
+{
+	struct hc_insn full, mapped;
+	int a, b;
+
+	g[REG_RIP] = (long long)pc;
+	a = hc_decode_prev(&regs, NULL, &full);
+	b = hc_decode_prev(&regs, &cache, &mapped);
+	CHECK_MSG(a == b && same_insn(&full, &mapped), "%s+%#llx: prev %s vs %s (cached)", what,
+	          (unsigned long long)pc, status_name(a), status_name(b));
+	a = hc_decode_ending_at(&regs, pc, NULL, &full);
+	b = hc_decode_ending_at(&regs, pc, &cache, &mapped);
+	CHECK_MSG(a == b && same_insn(&full, &mapped), "%s+%#llx: ending_at %d vs %d (cached)", what,
+	          (unsigned long long)pc, a, b);
+}
+
+static void maps(void)
+{
+	static const struct { const char *name; const void *fn; } libc[] = {
+		{ "vfprintf", (const void *)vfprintf }, { "qsort", (const void *)qsort },
+		{ "strtod", (const void *)strtod }, { "regcomp", (const void *)regcomp },
+	};
+	static const uint8_t *const ours[] = { fn_store, fn_lock, fn_loop, fn_unrec, fn_pushm,
+	                                        fn_riprel, fn_mid, fn_undec, fn_last };
+	uint64_t rng = 0x9E3779B97F4A7C15ull, start, end, walks;
+	struct hc_insn o;
+
+	memset(&cache, 0, sizeof(cache));
+	for (int r = 0; r < NGREG; r++)
+		g[r] = 0x10000 + 0x100 * r;
+	/* every byte of our functions (branch targets, invalid code, the end) */
+	for (size_t f = 0; f < sizeof ours / sizeof ours[0]; f++) {
+		CHECK(hc_funcs_lookup(addr(ours[f]), &start, &end));
+		walks = cache.walks;
+		for (uint64_t pc = start; pc <= end; pc++)
+			compare_at(pc, "ours");
+		CHECK_MSG(cache.walks == walks + 1, "function %zu: %llu walks", f,
+		          (unsigned long long)(cache.walks - walks));
+	}
+	/* the invalid byte: UNDECODABLE, but a trap after the load finds it */
+	g[REG_RDI] = 0x10000;
+	g[REG_RIP] = (long long)addr(undec_pc);
+	CHECK_EQ_U64(hc_decode_prev(&regs, &cache, &o), HC_PREV_UNDECODABLE);
+	CHECK_EQ_U64(hc_decode_ending_at(&regs, addr(undec_pc), &cache, &o), 0);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x10000 && o.acc[0].rw == HC_ACC_R);
+	/* large compiled functions: 400 random PCs each, one walk each */
+	for (size_t f = 0; f < sizeof libc / sizeof libc[0]; f++) {
+		if (!hc_funcs_lookup(addr(libc[f].fn), &start, &end)) {
+			fprintf(stderr, "  skip %s: no FDE\n", libc[f].name);
+			continue;
+		}
+		walks = cache.walks;
+		for (int i = 0; i < 400; i++) {
+			rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+			compare_at(start + rng % (end - start), libc[f].name);
+		}
+		CHECK_MSG(cache.walks == walks + (end - start <= HC_PREV_WALK_MAX),
+		          "%s (%llu bytes): %llu walks", libc[f].name,
+		          (unsigned long long)(end - start), (unsigned long long)(cache.walks - walks));
+	}
+	/* A full pool starts over: more maps than fit, then the first again. */
+	walks = cache.walks;
+	for (int round = 0; round < 2; round++)
+		for (size_t f = 0; f < sizeof ours / sizeof ours[0]; f++) {
+			CHECK(hc_funcs_lookup(addr(ours[f]), &start, &end));
+			compare_at(start + 1, "again");
+		}
+	CHECK_MSG(cache.walks - walks <= sizeof ours / sizeof ours[0],
+	          "%llu walks for maps that fit", (unsigned long long)(cache.walks - walks));
+	cache.nfmap = HC_PREV_FMAPS;   /* as if the table were full */
+	walks = cache.walks;
+	compare_at(addr(step_pc), "after reset");   /* fn_step: not mapped yet */
+	CHECK_EQ_U64(cache.walks, walks + 1);
+	CHECK_EQ_U64(cache.nfmap, 1);
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -512,5 +614,6 @@ int main(void)
 	ending_at();
 	single_step();
 	recipes();
+	maps();
 	return hc_test_done("test_decode_prev");
 }
