@@ -139,7 +139,7 @@ counters() {
 hmean() {
 	awk '$1 == "counter" && $2 == "samples" { s += $3 }
 	     $1 == "counter" && $2 == "handler_ns" { h += $3 }
-	     END { printf "%d\n", s > 0 ? h / s : 0 }' "$1"/*.log
+	     END { printf "%d\n", (s > 0 ? h / s : 0) }' "$1"/*.log
 }
 
 # ---- statistics over the collected files -----------------------------------
