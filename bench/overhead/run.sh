@@ -22,8 +22,13 @@
 # generated text-like input. Timing is never a pass/fail test: this only
 # reports.
 #
-#   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--only main|period|threads|startup|handler|watch]
+#   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--workload 'LABEL=COMMAND']...
+#                         [--only main|custom|period|threads|startup|handler|watch]
 #                         BUILDDIR [WORKDIR]
+# --workload: one more row of the main table, your own program, measured
+#   the same way (COMMAND is split as the shell would; it must do a fixed
+#   amount of work and write nothing you need: stdout goes to /dev/null).
+#   Repeatable. --only custom: the main table with only these rows.
 # --quick: 3 runs, fewer workloads and sweep points (~2 min);
 # default: 5 runs of workloads of 1-3 s each (~10 min on an idle machine).
 # -e EVENT: measure with `-e EVENT` instead of the default (the main table).
@@ -34,6 +39,7 @@
 set -eu
 
 runs=5 quick=0 only="" event=""
+custom=()
 quiet_wait=${QUIET_WAIT:-0} quiet_max=${QUIET_MAX:-2}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -41,7 +47,13 @@ while [ $# -gt 0 ]; do
 	-n) runs=$2; shift 2 ;;
 	-e) event=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	-h|--help) sed -n '3,31p' "$0"; exit 0 ;;
+	--workload)
+		case ${2:-} in
+		?*=?*) custom+=("$2") ;;
+		*) echo "run.sh: --workload wants LABEL=COMMAND, got '${2:-}'" >&2; exit 2 ;;
+		esac
+		shift 2 ;;
+	-h|--help) sed -n '3,37p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -53,6 +65,18 @@ work=${2:-${TMPDIR:-/tmp}/hc-bench-overhead}
 hpcrun="$build/hpcrun-comm/hpcrun-comm"
 
 test -x "$hpcrun" || { echo "run.sh: $hpcrun not built (make in $build)" >&2; exit 1; }
+case $only in
+""|main|custom|period|threads|startup|handler|watch) ;;
+*) echo "run.sh: --only: unknown part '$only' (main, custom, period, threads, startup, handler, watch)" >&2; exit 2 ;;
+esac
+if [ "$only" = custom ] && [ ${#custom[@]} -eq 0 ]; then
+	echo "run.sh: --only custom needs at least one --workload 'LABEL=COMMAND'" >&2; exit 2
+fi
+for c in "${custom[@]}"; do
+	eval "w=(${c#*=})"
+	command -v "${w[0]}" >/dev/null || { echo "run.sh: --workload '${c%%=*}': '${w[0]}' is not a command" >&2; exit 2; }
+done
+
 for p in pigz zstd xz; do
 	command -v $p >/dev/null || { echo "run.sh: $p missing (scripts/install-deps.sh)" >&2; exit 1; }
 done
@@ -197,7 +221,7 @@ note() { echo "$*" | tee -a "$work/results.md"; }
 note "Load before: $(uptime | sed 's/.*load average/load average/'); $(nproc) CPUs; runs per side: $runs; $(date -u +%Y-%m-%dT%H:%MZ)"
 
 # ---- 1. the workload set ---------------------------------------------------
-if [ -z "$only" ] || [ "$only" = main ]; then
+if [ -z "$only" ] || [ "$only" = main ] || [ "$only" = custom ]; then
 	EV=$event
 	note ""
 	note "Main table (event: ${event:-default}):"
@@ -205,7 +229,9 @@ if [ -z "$only" ] || [ "$only" = main ]; then
 	note "| workload | threads | native s | measured s | median ratio | worst ratio | min ratio | CPU ratio | native RSS MB | RSS ratio | samples/s | handler median / mean / p99 ns | arms | traps |"
 	note "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	W="$bin/comm_work"
-	if [ $quick = 1 ]; then
+	if [ "$only" = custom ]; then
+		:
+	elif [ $quick = 1 ]; then
 		pair private "$W" private -t 2 -n 300; row private "micro private"
 		pair false "$W" false 0.5 -t 2 -n 60; row false "micro false 0.5"
 		pair stencil "$bin/stencil" 1024 200; row stencil "omp stencil"
@@ -224,6 +250,12 @@ if [ -z "$only" ] || [ "$only" = main ]; then
 		pair zstd zstd -q -T2 -B2MiB -12 -c "$in32"; row zstd "zstd -T2"
 		pair xz xz -T2 -1 -c "$in32"; row xz "xz -T2"
 	fi
+	i=0
+	for c in "${custom[@]}"; do
+		i=$((i + 1))
+		eval "w=(${c#*=})"
+		pair "custom$i" "${w[@]}"; row "custom$i" "${c%%=*}"
+	done
 	EV=
 fi
 
