@@ -8,7 +8,8 @@
 # (A B C, then C B A, ...) so that drifts of the machine's load hit all three
 # alike. The figure is malloc_bench's CPU time per operation in its fastest
 # round, averaged over its threads (the least disturbed by other load on a
-# shared machine); the median over the runs goes in the table. Each run
+# shared machine); the median over the runs goes in the table, and the
+# ratio of the fastest runs (C/B fastest: the least disturbed pair). Each run
 # does its operations in 120 short rounds (~5 ms): on the shared VM a
 # neighbour's burst slows whole rounds, and with many short rounds the
 # fastest one is undisturbed (with 6 long rounds, runs of one configuration
@@ -67,7 +68,7 @@ counter() {
 
 # row NAME LABEL ARGS...: RUNS interleaved runs and one table row
 row() {
-	local name=$1 label=$2 r a b c
+	local name=$1 label=$2 r a b c mb mc
 	shift 2
 	[ -z "$only" ] || case $only in *",$name,"*) ;; *) return 0 ;; esac
 	rm -f "$work/r/$name".*
@@ -81,8 +82,10 @@ row() {
 	a=$(median <"$work/r/$name.A")
 	b=$(median <"$work/r/$name.B")
 	c=$(median <"$work/r/$name.C")
-	awk -v l="$label" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {
-		printf "| %s | %.1f | %.1f | %.1f | **%.3f** | %.3f | %.3f |\n", l, a, b, c, c / b, c / a, b / a }'
+	mb=$(sort -g "$work/r/$name.B" | head -n 1)
+	mc=$(sort -g "$work/r/$name.C" | head -n 1)
+	awk -v l="$label" -v a="$a" -v b="$b" -v c="$c" -v mb="$mb" -v mc="$mc" 'BEGIN {
+		printf "| %s | %.1f | %.1f | %.1f | **%.3f** | %.3f | %.3f | %.3f |\n", l, a, b, c, c / b, mc / mb, c / a, b / a }'
 	printf '%s\t%s blocks tracked, %s context unwinds (%s checks, %s mismatches), %s of %s samples refused while tracking\n' \
 		"$name" "$(counter "$name" allocs_tracked)" "$(counter "$name" alloc_ctx_unwinds)" \
 		"$(counter "$name" alloc_ctx_checks)" "$(counter "$name" alloc_ctx_mismatches)" \
@@ -94,8 +97,8 @@ rm -f "$work/notes.txt"
 	echo "malloc_bench, $runs interleaved runs each, median of the CPU ns per operation"
 	echo "(A native, B hpcrun-comm with tracking off, C hpcrun-comm default):"
 	echo
-	echo "| workload | A ns/op | B ns/op | C ns/op | C/B | C/A | B/A |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
+	echo "| workload | A ns/op | B ns/op | C ns/op | C/B | C/B fastest | C/A | B/A |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 	row default "2 threads, 16..128 B, 1024 live, work 4 (default)" -t 2 -n 50000 -r 120
 	row churn "2 threads, 16..64 B, 1024 live, no work" -t 2 -n 50000 -r 120 -s 64 -w 0
 	row hot "1 thread, 16..64 B, 64 live, no work (instructions only)" -t 1 -n 100000 -r 120 -s 64 -w 0 -l 64
