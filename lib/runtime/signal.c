@@ -192,6 +192,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	struct hc_thread *t;
 	struct work w;
 	uintptr_t sp, lo;
+	bool busy;
 
 	if (si->si_code != TRAP_PERF) {
 		chain(sig, si, uc);
@@ -209,13 +210,13 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	w.t = t;
 	w.uc = uc;
 	w.cookie = SI_PERF_DATA(si);
-	if (t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC) ||
-	    rt__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
+	busy = t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC);
+	if (busy || rt__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
 		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {
 			t->cnt.traps_blocked++;
 			rt__watch_disarm(t);
 			hc_detect_arm_failed(&t->det);
-		} else if (t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC)) {
+		} else if (busy) {
 			t->cnt.samples_blocked++;
 		} else {
 			t->cnt.samples_in_runtime++;   /* e.g. an allocation wrapper's hit path */
