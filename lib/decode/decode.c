@@ -559,8 +559,9 @@ static const struct hc_prev_fmap *fmap_get(struct hc_prev_cache *c, uint64_t sta
 	for (uint32_t i = 0; i < c->nfmap; i++)
 		if (c->fmap[i].start == start && c->fmap[i].len == len && c->fmap[i].gen == gen)
 			return &c->fmap[i];
-	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || len > HC_PREV_WALK_MAX ||
-	    2 * nw > HC_PREV_FMAP_WORDS)
+	_Static_assert(2 * ((HC_PREV_WALK_MAX >> 6) + 1) <= HC_PREV_FMAP_WORDS,
+	               "the pool must hold the map of the largest walkable function");
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || len > HC_PREV_WALK_MAX)
 		return NULL;
 	if (c->nfmap == HC_PREV_FMAPS || c->pool_used + 2 * nw > HC_PREV_FMAP_WORDS)
 		c->nfmap = c->pool_used = 0;   /* full: start over */
@@ -581,15 +582,13 @@ static uint8_t fmap_answer(const struct hc_prev_cache *c, const struct hc_prev_f
                            uint64_t pc, uint64_t *prev)
 {
 	const uint64_t *starts = &c->pool[f->word], *reached = starts + (f->len >> 6) + 1;
-	uint64_t off = pc - f->start, p;
+	uint64_t off = pc - f->start;
 
 	*prev = 0;
 	if (off > f->fail || !bit_get(starts, off))
 		return HC_PREV_UNDECODABLE;   /* inside an instruction, or past a failure */
-	p = bit_before(starts, off);
-	if (p == UINT64_MAX)
-		return HC_PREV_UNDECODABLE;
-	*prev = f->start + p;
+	/* off > 0 and bit 0 (the function's start) is always set. */
+	*prev = f->start + bit_before(starts, off);
 	if (f->fail < f->len)
 		return HC_PREV_UNDECODABLE;   /* as walk(): prev is kept for hc_decode_ending_at */
 	return bit_get(reached, off) ? HC_PREV_BRANCH_TARGET : HC_PREV_OK;
@@ -646,7 +645,9 @@ static uint8_t prev_lookup(uint64_t pc, struct hc_prev_cache *c, uint64_t *prev,
 	else {
 		const struct hc_prev_fmap *f = fmap_get(c, start, end, gen);
 
-		st = f ? fmap_answer(c, f, pc, prev) : walk(start, end, pc, prev);
+		/* No map: too large to walk, or no decoder yet (walk() says
+		   the same). */
+		st = f ? fmap_answer(c, f, pc, prev) : HC_PREV_UNDECODABLE;
 	}
 	if (set) {
 		c->misses++;

@@ -245,7 +245,7 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	ne->ra0 = ra0;
 	for (int j = 0; j < CTX_SLOTS; j++)
 		ne->val[j] = ra0;      /* off 0: slot0 itself, always ra0 */
-	if (ra0 - t->alloc.self_lo < t->alloc.self_len) {
+	if (rt__pc_in_self(ra0)) {
 		ne->mark = MARK_SELF;  /* the runtime's own call: never tracked */
 		return;
 	}
@@ -293,8 +293,7 @@ static __attribute__((noinline)) struct rt_ctx_entry *ctx_miss(struct hc_thread 
 {
 	struct rt_ctx_entry ne;
 
-	t->safety.busy = 1;     /* track() saw it clear; unwinding needs it */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	hc_guard_enter(t);      /* track() saw it clear; unwinding needs it */
 	ctx_fill(t, slot0, ra0, &ne);
 	set[1] = set[0];
 	set[0] = ne;
@@ -310,8 +309,7 @@ static __attribute__((noinline)) struct rt_ctx_entry *ctx_verify(struct hc_threa
 {
 	struct rt_ctx_entry ne;
 
-	t->safety.busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	hc_guard_enter(t);
 	t->alloc.verify = VERIFY_EVERY;
 	if (e->mark != MARK_SELF)
 		t->cnt.alloc_ctx_checks++;
@@ -352,8 +350,7 @@ static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t b
 
 	if (mark == MARK_SELF)
 		return;     /* the runtime's own allocation */
-	t->safety.busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	hc_guard_enter(t);
 	if (kind == HC_OBJ_MALLOC)     /* small blocks without the direct shadow, big ones */
 		ret = rt__blocks_insert_fast(&t->alloc.leaves, base, n, MARK_SITE(mark));
 	else
@@ -424,8 +421,7 @@ static __attribute__((noinline)) int untrack_slow(struct hc_thread *t, uint64_t 
 {
 	int r;
 
-	t->safety.busy = 1;     /* untrack_free saw it clear */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	hc_guard_enter(t);      /* untrack_free saw it clear */
 	r = rt__blocks_remove_fast(&t->alloc.leaves, base);
 	if (r < 0)
 		r = rt__blocks_remove(&t->alloc.leaves, base, NULL);
@@ -773,8 +769,6 @@ int rt__alloc_thread_start(struct hc_thread *t)
 	t->alloc.capobj = OBJ_CAP;
 	t->alloc.verify = VERIFY_EVERY;
 	t->alloc.min = hc_rt.opt.min_alloc ? hc_rt.opt.min_alloc : 1;
-	t->alloc.self_lo = rt__self_lo;
-	t->alloc.self_len = rt__self_len;
 	t->alloc.on = true;
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
 		if (hc_rt.opt.min_alloc > 1)

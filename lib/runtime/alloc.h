@@ -23,7 +23,6 @@ struct rt_alloc_thread {
 	bool on;                          /* this thread tracks its allocations */
 	uint32_t verify;                  /* context-cache hits until the next full check */
 	uint64_t min;                     /* smallest tracked size (>= 1), UINT64_MAX when off */
-	uint64_t self_lo, self_len;       /* the runtime's own code: its calls are not tracked */
 	struct rt_ctx_entry *ctx;         /* allocation-context cache (arena) */
 	uint32_t *shadow;                 /* rt__blocks_shadow(), NULL: use the leaf cache */
 	uint64_t bad;                     /* RT_BLK_BAD; all ones when shadow is NULL */
