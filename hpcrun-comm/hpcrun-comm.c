@@ -24,7 +24,7 @@
 #include <hwloc.h>
 #include "config.h"
 #include "hc/common.h"
-#include "runtime/probe.h"
+#include "probe/probe.h"
 #include "detect/detect.h"
 
 #ifndef HC_RUNTIMEDIR

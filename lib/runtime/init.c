@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "runtime/rt.h"
-#include "runtime/probe.h"
+#include "probe/probe.h"
 #include "runtime/safety.h"
 #include "decode/funcstart.h"
 #include "support/fmt.h"

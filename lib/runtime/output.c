@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "runtime/rt.h"
-#include "runtime/probe.h"
+#include "probe/probe.h"
 #include "support/fmt.h"
 
 static const struct hc_prof_module *module_of(uint64_t ip, const struct hc_prof_module *mods, uint32_t n)

@@ -19,9 +19,9 @@
 #include "decode/decode.h"
 #include "detect/detect.h"
 #include "support/arena.h"
-#include "runtime/alloc.h"
-#include "runtime/perfbuf.h"
-#include "runtime/probe.h"
+#include "runtime/alloc/alloc.h"
+#include "pmu/perfbuf.h"
+#include "probe/probe.h"
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */

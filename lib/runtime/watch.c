@@ -13,7 +13,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "runtime/rt.h"
-#include "runtime/probe.h"
+#include "probe/probe.h"
 #include "runtime/record.h"
 
 /* The thread's watchpoints are opened at its first arm, not at its start:

@@ -6,7 +6,7 @@
    they do not fit), and record builders that lay out PERF_RECORD_SAMPLE
    fields in the order perf_output_sample emits them. Written from the
    kernel's documented ABI (include/uapi/linux/perf_event.h), independently
-   of lib/runtime/perfbuf.c, which it tests. Not signal context. */
+   of lib/pmu/perfbuf.c, which it tests. Not signal context. */
 #ifndef HC_TEST_KBUF_H
 #define HC_TEST_KBUF_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_perfbuf.c — the ring-buffer reader the PMU samplers' signal handler
-   uses (lib/runtime/perfbuf.c), fed the byte layout the kernel writes
+   uses (lib/pmu/perfbuf.c), fed the byte layout the kernel writes
    (kbuf.h): several records per wake-up, records split across the end of
    the data area at every 8-byte offset, LOST / THROTTLE / UNTHROTTLE and
    unknown records, truncated samples, impossible headers, records too big
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include "hc_test.h"
 #include "kbuf.h"
-#include "runtime/perfbuf.h"
+#include "pmu/perfbuf.h"
 
 #define MAXS 256
 static struct hc_perf_sample got[MAXS];

@@ -22,7 +22,7 @@
 #include "decode/decode.h"
 #include "decode/funcstart.h"
 #include "detect/detect.h"
-#include "runtime/perfbuf.h"
+#include "pmu/perfbuf.h"
 
 #define FN(name) ".globl " #name "\n.hidden " #name "\n.type " #name ",@function\n" \
 	#name ":\n\t.cfi_startproc\n"

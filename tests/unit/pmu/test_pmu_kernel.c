@@ -26,11 +26,11 @@
 #include "hc_test.h"
 #include "hc/common.h"
 #include "decode/decode.h"
-#include "runtime/perfbuf.h"
-#include "runtime/probe.h"
+#include "pmu/perfbuf.h"
+#include "probe/probe.h"
 
 #define COOKIE 0x5a00000000000042ull
-#define DATA_PAGES 4                 /* as lib/runtime/pmu.c */
+#define DATA_PAGES 4                 /* as lib/runtime/sampler/pmu.c */
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6

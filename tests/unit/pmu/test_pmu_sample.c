@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_pmu_sample.c — from a hardware sample to a detection sample
-   (lib/runtime/pmusample.c): AMD IBS op register images (loads, stores,
+   (lib/pmu/pmusample.c): AMD IBS op register images (loads, stores,
    locked RMW, software prefetch, invalid linear address, invalid RIP,
    non-memory ops, invalid samples, short images, the optional branch-target
    register) and the access length / direction / stack check obtained by
@@ -16,8 +16,8 @@
 #include "hc/profile.h"
 #include "decode/decode.h"
 #include "decode/funcstart.h"
-#include "runtime/perfbuf.h"
-#include "runtime/probe.h"
+#include "pmu/perfbuf.h"
+#include "probe/probe.h"
 
 #define FN(name) ".globl " #name "\n.hidden " #name "\n.type " #name ",@function\n" \
 	#name ":\n\t.cfi_startproc\n"

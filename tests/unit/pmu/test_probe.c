@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_probe.c — PMU sampler encodings, probing and selection without the
-   hardware (lib/runtime/pfm.c, probe.c).
+   hardware (lib/probe/pfm.c, probe.c).
    Encodings: for each supported Intel model, libpfm4 is forced to that PMU
    (LIBPFM_FORCE_PMU) and the encoded events must be the documented raw
    codes (MEM_INST_RETIRED.ALL_LOADS = event 0xD0 umask 0x81, ALL_STORES =
@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include "hc_test.h"
 #include "hc/common.h"
-#include "runtime/pfm.h"
-#include "runtime/probe.h"
-#include "runtime/perfbuf.h"
+#include "probe/pfm.h"
+#include "probe/probe.h"
+#include "pmu/perfbuf.h"
 
 static char datadir[1024];
 

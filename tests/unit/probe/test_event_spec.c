@@ -4,7 +4,7 @@
    are refused with a message that names the problem. */
 #include <errno.h>
 #include "hc/common.h"
-#include "runtime/probe.h"
+#include "probe/probe.h"
 #include "../../hc_test.h"
 
 static void good(const char *spec, uint64_t want)

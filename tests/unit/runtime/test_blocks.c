@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_blocks.c — the live-block table (lib/runtime/blocks.c) against a
+/* test_blocks.c — the live-block table (lib/runtime/alloc/blocks.c) against a
    reference model: blocks of every size class (1..16 bytes: one mark; up to
    4 KiB: two; big blocks with 4 KiB marks, whole 64 KiB chunks and whole
    1 GiB regions; mmap kind), placed at chunk and region boundaries and at
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "hc/profile.h"
-#include "runtime/blocks.h"
+#include "runtime/alloc/blocks.h"
 #include "hc_test.h"
 
 #define R0    0x7f0000000000ull          /* 1 GiB aligned */

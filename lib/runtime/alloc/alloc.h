@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hc/profile.h"
-#include "runtime/blocks.h"
+#include "runtime/alloc/blocks.h"
 
 struct hc_thread;
 struct rt_ctx_entry;

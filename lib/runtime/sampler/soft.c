@@ -11,7 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "runtime/rt.h"
-#include "runtime/probe.h"
+#include "probe/probe.h"
 #include "runtime/record.h"
 #include "decode/funcstart.h"
 

@@ -9,7 +9,7 @@
    is used. Runs in signal context (the PMU samplers drain in the handler). */
 #include <errno.h>
 #include <string.h>
-#include "runtime/perfbuf.h"
+#include "pmu/perfbuf.h"
 
 /* PERF_RECORD_LOST: { header; u64 id; u64 lost; } */
 #define LOST_OFF 16

@@ -41,7 +41,7 @@
 #include <libunwind.h>
 #include "runtime/rt.h"
 #include "runtime/safety.h"
-#include "runtime/alloc.h"
+#include "runtime/alloc/alloc.h"
 
 #define CTX_SETS      512
 #define CTX_WAYS      2

@@ -42,7 +42,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "hc/profile.h"
-#include "runtime/blocks.h"
+#include "runtime/alloc/blocks.h"
 
 #define GRAN_SHIFT   RT_BLK_GRAN_SHIFT
 #define CHUNK_SHIFT  RT_BLK_CHUNK_SHIFT

@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include "hc/common.h"
-#include "runtime/probe.h"
-#include "runtime/pfm.h"
-#include "runtime/perfbuf.h"
+#include "probe/probe.h"
+#include "probe/pfm.h"
+#include "pmu/perfbuf.h"
 
 int hc_event_parse(const char *spec, uint64_t *period, char *err, size_t errlen)
 {

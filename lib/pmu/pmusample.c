@@ -12,7 +12,7 @@
 #include "hc/common.h"
 #include "hc/profile.h"
 #include "decode/decode.h"
-#include "runtime/perfbuf.h"
+#include "pmu/perfbuf.h"
 
 /* The lowest non-canonical / kernel half of the x86-64 address space. */
 #define USER_TOP 0x0000800000000000ull

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <perfmon/pfmlib_perf_event.h>
-#include "runtime/pfm.h"
+#include "probe/pfm.h"
 
 #define LIBPFM_SONAME "libpfm.so.4"
 
