@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* acc_metrics.h — the accuracy suite's comparison of a sampled database with
+   an exact one, as pure functions on data already read (no I/O): thread
+   matrices, data-object rankings and code pairs. Shapes and fractions only:
+   the two runs count in different units (sampled: estimated ns of
+   communicating accesses; exact: cache-line transfers), so no raw volume of
+   one is ever compared with a volume of the other.
+
+   Definitions (issues 13 and 14; doc/accuracy.md):
+   * precision = sampled volume on the thread pairs that hold >= 1 % of the
+     exact volume / all sampled volume (undefined when the sampler reported
+     nothing);
+   * recall = of the thread pairs holding >= 5 % of the exact volume, the
+     fraction with a non-zero sampled cell (undefined when no pair does);
+   * false-fraction error = |ff_sampled - ff_exact|, ff = false / all
+     (undefined when either run has no volume);
+   * top false-sharing object: the first object of the ranking (ranked by
+     false volume) with false volume > 0, provided the run's false fraction
+     is >= 5 % — else "none"; the two runs agree when both name the same
+     object (same kind and name) or both say none;
+   * top code pair: code pairs aggregated by source location (unordered pair
+     of "function file:line", file without directories), the largest one;
+     the runs agree at line level, at function level only, or not.
+   Matrices are symmetric with a zero diagonal; a pair (i < j) is the upper
+   cell; the matrices may differ in size (missing cells are 0). */
+#ifndef ACC_METRICS_H
+#define ACC_METRICS_H
+
+#include <stddef.h>
+
+#define ACC_PRECISION_SHARE 0.01
+#define ACC_RECALL_SHARE 0.05
+#define ACC_FS_MIN_FRACTION 0.05
+
+struct acc_matrix {
+	int n;          /* n x n, row-major */
+	double *v;
+};
+
+/* cell (i, j), 0 outside the matrix */
+double acc_cell(const struct acc_matrix *m, int i, int j);
+/* sum of the upper triangle */
+double acc_total(const struct acc_matrix *m);
+
+/* 0 and *out set; -EDOM when undefined (see above). share: the fraction of
+   the exact volume a pair must hold (ACC_PRECISION_SHARE /
+   ACC_RECALL_SHARE). acc_recall also gives the number of exact pairs over
+   the share and how many of them the sampler reported. */
+int acc_precision(const struct acc_matrix *sampled, const struct acc_matrix *exact,
+		  double share, double *out);
+int acc_recall(const struct acc_matrix *sampled, const struct acc_matrix *exact,
+	       double share, double *out, int *pairs, int *found);
+/* false fraction false_total / all_total; -EDOM when all_total <= 0 */
+int acc_false_fraction(double all_total, double false_total, double *out);
+
+/* One object row of objects.csv (ranked by false volume, descending). */
+struct acc_object {
+	const char *kind;
+	const char *name;
+	double all, fal;
+};
+
+/* index of the top false-sharing object among n rows, or -1 for none
+   (run's false fraction ff < ACC_FS_MIN_FRACTION, or no row with false > 0) */
+int acc_top_fs(const struct acc_object *rows, size_t n, double ff);
+/* 1 when the two choices name the same object (kind and name) or both are
+   none (-1), else 0 */
+int acc_same_object(const struct acc_object *a, int ia, const struct acc_object *b, int ib);
+
+/* Code pairs aggregated by location. */
+struct acc_loc {
+	char *func;     /* function of the context ("?" when unknown) */
+	char *where;    /* "file:line" ("?:0" when unknown) */
+};
+
+struct acc_cpair {
+	struct acc_loc a, b;    /* canonical order: (a.func, a.where) <= (b...) */
+	double v;
+};
+
+struct acc_cpairs {
+	struct acc_cpair *p;
+	size_t n, cap;
+};
+
+/* adds v to the unordered location pair {x, y} (copies the strings);
+   0 or -ENOMEM */
+int acc_cpairs_add(struct acc_cpairs *s, const struct acc_loc *x, const struct acc_loc *y, double v);
+/* index of the largest pair (ties: the first added), -1 when empty */
+long acc_cpairs_top(const struct acc_cpairs *s);
+void acc_cpairs_free(struct acc_cpairs *s);
+
+enum acc_agree { ACC_AGREE_NA = -1, ACC_AGREE_NO = 0, ACC_AGREE_FUNC = 1, ACC_AGREE_LINE = 2 };
+/* agreement of two top pairs: LINE when the same locations, FUNC when only
+   the same (unordered) pair of functions, NO otherwise, NA when either is
+   NULL (no code pair) */
+enum acc_agree acc_cpair_agree(const struct acc_cpair *x, const struct acc_cpair *y);
+const char *acc_agree_name(enum acc_agree a);
+
+/* Splits one RFC 4180 CSV record (no line end) in place into at most max
+   fields; returns the number of fields, or -EINVAL on a malformed quote.
+   Quoted fields are unquoted ("" -> "). */
+int acc_csv_split(char *line, char **fields, int max);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* omp_reduce.c — an OpenMP reduction written with atomics: a parallel loop
+   over elements, each thread computes a value per element (private work)
+   and adds it to one shared sum with `#pragma omp atomic`; REPS parallel
+   regions (the team is reused).
+   Designed communication: true sharing between every pair of team threads
+   (all-to-all) on the line of `total`; the top object `total`. libgomp's own
+   barrier words (not instrumented) add a little. */
+#include <omp.h>
+#include "acc_prog.h"
+
+static double total;
+
+int main(int argc, char **argv)
+{
+	struct acc_args a = acc_parse(argc, argv, "OpenMP reduction with atomics (THREADS = team size)");
+	long reps = acc_iters(a, 200), n = 20000;
+
+	omp_set_dynamic(0);
+	for (long r = 0; r < reps; r++) {
+#pragma omp parallel num_threads(a.threads)
+		{
+			double buf[16] = { 0 };
+#pragma omp for schedule(static)
+			for (long i = 0; i < n; i++) {
+				double v = acc_work(buf, 16, 1) * 1e-9 + (double)(i & 7);
+#pragma omp atomic
+				total += v;
+			}
+		}
+	}
+	printf("omp_reduce threads=%d reps=%ld total=%.3f\n", a.threads, reps, total);
+	return 0;
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_acc_metrics.c — the accuracy suite's comparison metrics on small
+   hand-made inputs with hand-derived answers: precision and recall over
+   thread pairs (shares at their thresholds, matrices of different sizes,
+   empty runs), the false fraction, the choice of the top false-sharing
+   object, code pairs aggregated by location and their agreement, and the
+   CSV record splitter. */
+#include <errno.h>
+#include <math.h>
+#include "hc_test.h"
+#include "acc_metrics.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+/* a symmetric n x n matrix from upper-triangle triples (i, j, v) */
+static struct acc_matrix sym(int n, double *store, const double (*cells)[3], int ncells)
+{
+	struct acc_matrix m = { n, store };
+
+	memset(store, 0, sizeof(double) * (size_t)n * (size_t)n);
+	for (int k = 0; k < ncells; k++) {
+		int i = (int)cells[k][0], j = (int)cells[k][1];
+		store[i * n + j] = store[j * n + i] = cells[k][2];
+	}
+	return m;
+}
+
+static void test_precision_recall(void)
+{
+	double es[16], ss[16], v;
+	int np, nf;
+	/* exact: 100 in all; (1,2) 60 %, (2,3) 30 %, (0,1) 9 %, (0,3) 1 % */
+	const double ec[][3] = { { 1, 2, 60 }, { 2, 3, 30 }, { 0, 1, 9 }, { 0, 3, 1 } };
+	/* sampled: (1,2) right, (1,3) and (0,2) not in the exact support */
+	const double sc[][3] = { { 1, 2, 50 }, { 1, 3, 25 }, { 0, 2, 25 } };
+	struct acc_matrix e = sym(4, es, ec, 4), s = sym(4, ss, sc, 3);
+
+	CHECK(NEAR(acc_total(&e), 100));        /* the upper triangle only */
+	CHECK(NEAR(acc_total(&s), 100));
+	CHECK(acc_precision(&s, &e, ACC_PRECISION_SHARE, &v) == 0);
+	CHECK_MSG(NEAR(v, 0.5), "precision %g, expected 0.5", v);
+	/* pairs >= 5 %: (1,2), (2,3), (0,1); the sampler has only (1,2) */
+	CHECK(acc_recall(&s, &e, ACC_RECALL_SHARE, &v, &np, &nf) == 0);
+	CHECK(np == 3 && nf == 1);
+	CHECK_MSG(NEAR(v, 1.0 / 3), "recall %g, expected 1/3", v);
+	/* the same run against itself: perfect */
+	CHECK(acc_precision(&e, &e, ACC_PRECISION_SHARE, &v) == 0 && NEAR(v, 1));
+	CHECK(acc_recall(&e, &e, ACC_RECALL_SHARE, &v, &np, &nf) == 0 && NEAR(v, 1));
+	/* a sampled volume only on (0,3), the 1 % pair: precision 1 (it is at
+	   the precision threshold), recall 0 (below the recall threshold) */
+	{
+		const double c[][3] = { { 0, 3, 7 } };
+		struct acc_matrix m = sym(4, ss, c, 1);
+		CHECK(acc_precision(&m, &e, ACC_PRECISION_SHARE, &v) == 0 && NEAR(v, 1));
+		CHECK(acc_recall(&m, &e, ACC_RECALL_SHARE, &v, &np, &nf) == 0 && NEAR(v, 0));
+	}
+}
+
+static void test_thresholds(void)
+{
+	double es[9], ss[9], v;
+	int np, nf;
+	/* (0,1) holds exactly 5 %: a recall pair; (0,2) 0.5 %: not even a
+	   precision pair */
+	const double ec[][3] = { { 0, 1, 10 }, { 1, 2, 189 }, { 0, 2, 1 } };
+	const double sc[][3] = { { 0, 1, 1 }, { 0, 2, 3 } };
+	struct acc_matrix e = sym(3, es, ec, 3), s = sym(3, ss, sc, 2);
+
+	CHECK(acc_recall(&s, &e, ACC_RECALL_SHARE, &v, &np, &nf) == 0);
+	CHECK(np == 2 && nf == 1 && NEAR(v, 0.5));
+	CHECK(acc_precision(&s, &e, ACC_PRECISION_SHARE, &v) == 0 && NEAR(v, 0.25));
+}
+
+static void test_sizes_and_empty(void)
+{
+	double es[16], ss[4], zs[16], v;
+	int np, nf;
+	/* the exact run saw 4 threads, the sampled one 2 (the others never
+	   communicated in it): the missing cells are 0 */
+	const double ec[][3] = { { 0, 1, 50 }, { 2, 3, 50 } };
+	const double sc[][3] = { { 0, 1, 8 } };
+	struct acc_matrix e = sym(4, es, ec, 2), s = sym(2, ss, sc, 1), z = sym(4, zs, NULL, 0);
+
+	CHECK(acc_precision(&s, &e, ACC_PRECISION_SHARE, &v) == 0 && NEAR(v, 1));
+	CHECK(acc_recall(&s, &e, ACC_RECALL_SHARE, &v, &np, &nf) == 0);
+	CHECK(np == 2 && nf == 1 && NEAR(v, 0.5));
+	CHECK(NEAR(acc_cell(&s, 3, 2), 0) && NEAR(acc_cell(&s, -1, 0), 0));
+	/* the sampler reported nothing: precision undefined, recall 0 */
+	CHECK(acc_precision(&z, &e, ACC_PRECISION_SHARE, &v) == -EDOM);
+	CHECK(acc_recall(&z, &e, ACC_RECALL_SHARE, &v, &np, &nf) == 0 && NEAR(v, 0));
+	/* nothing to find (a private program): recall undefined; whatever the
+	   sampler reports is on no exact pair: precision 0 */
+	CHECK(acc_recall(&s, &z, ACC_RECALL_SHARE, &v, &np, &nf) == -EDOM && np == 0);
+	CHECK(acc_precision(&s, &z, ACC_PRECISION_SHARE, &v) == 0 && NEAR(v, 0));
+	CHECK(acc_precision(&z, &z, ACC_PRECISION_SHARE, &v) == -EDOM);
+}
+
+static void test_false_fraction(void)
+{
+	double v = -1;
+
+	CHECK(acc_false_fraction(200, 50, &v) == 0 && NEAR(v, 0.25));
+	CHECK(acc_false_fraction(0, 0, &v) == -EDOM);
+}
+
+static void test_top_object(void)
+{
+	/* ranked by false volume, as objects.csv */
+	const struct acc_object a[] = {
+		{ "static", "stats", 100, 90 },
+		{ "heap", "main (x.c:3)", 50, 10 },
+		{ "stack", "stack of thread 1", 20, 0 },
+	};
+	const struct acc_object b[] = {
+		{ "heap", "stats", 80, 70 },            /* same name, other kind */
+		{ "static", "stats", 10, 5 },
+	};
+	const struct acc_object none[] = { { "static", "flag", 30, 0 } };
+
+	CHECK(acc_top_fs(a, 3, 0.5) == 0);
+	CHECK(acc_top_fs(a, 3, 0.049) == -1);   /* run below 5 % false: none */
+	CHECK(acc_top_fs(none, 1, 0.5) == -1);
+	CHECK(acc_top_fs(a, 0, 0.5) == -1);
+	CHECK(acc_same_object(a, 0, a, 0) == 1);
+	CHECK(acc_same_object(a, 0, b, 0) == 0);
+	CHECK(acc_same_object(a, 0, b, 1) == 1);
+	CHECK(acc_same_object(a, -1, b, -1) == 1);
+	CHECK(acc_same_object(a, 0, b, -1) == 0);
+}
+
+static void test_code_pairs(void)
+{
+	struct acc_cpairs s = { 0 }, t = { 0 };
+	struct acc_loc x = { "worker", "a.c:10" }, y = { "worker", "a.c:12" },
+		       z = { "main", "a.c:40" }, y2 = { "worker", "a.c:13" };
+	long top;
+
+	CHECK(acc_cpairs_top(&s) == -1);
+	CHECK(acc_cpairs_add(&s, &x, &y, 10) == 0);
+	CHECK(acc_cpairs_add(&s, &y, &x, 5) == 0);     /* the same pair, other order */
+	CHECK(acc_cpairs_add(&s, &x, &x, 3) == 0);     /* one statement, two threads */
+	CHECK(s.n == 2);
+	top = acc_cpairs_top(&s);
+	CHECK(top == 0 && NEAR(s.p[top].v, 15));
+	CHECK(acc_cpairs_add(&s, &z, &y, 20) == 0);
+	top = acc_cpairs_top(&s);
+	CHECK(top == 2 && NEAR(s.p[top].v, 20));
+	CHECK_STR(s.p[top].a.func, "main");     /* canonical order */
+
+	CHECK(acc_cpairs_add(&t, &y, &z, 1) == 0);
+	CHECK(acc_cpair_agree(&s.p[2], &t.p[0]) == ACC_AGREE_LINE);
+	CHECK(acc_cpairs_add(&t, &x, &y2, 9) == 0);    /* other lines, same functions */
+	CHECK(acc_cpair_agree(&s.p[0], &t.p[1]) == ACC_AGREE_FUNC);
+	CHECK(acc_cpair_agree(&s.p[2], &t.p[1]) == ACC_AGREE_NO);
+	CHECK(acc_cpair_agree(NULL, &t.p[1]) == ACC_AGREE_NA);
+	CHECK_STR(acc_agree_name(ACC_AGREE_LINE), "yes");
+	CHECK_STR(acc_agree_name(ACC_AGREE_NA), "-");
+	acc_cpairs_free(&s);
+	acc_cpairs_free(&t);
+	CHECK(s.n == 0 && s.p == NULL);
+}
+
+static void test_csv(void)
+{
+	char l1[] = "0,heap,\"main (a.c:3), inlined\",\"say \"\"hi\"\"\",,5";
+	char l2[] = "\"unterminated,x";
+	char l3[] = "a\"b,c";
+	char l4[] = "1,2,3";
+	char l5[] = "\"x\"y,1";
+	char *f[8];
+
+	CHECK(acc_csv_split(l1, f, 8) == 6);
+	CHECK_STR(f[0], "0");
+	CHECK_STR(f[2], "main (a.c:3), inlined");
+	CHECK_STR(f[3], "say \"hi\"");
+	CHECK_STR(f[4], "");
+	CHECK_STR(f[5], "5");
+	CHECK(acc_csv_split(l2, f, 8) == -EINVAL);
+	CHECK(acc_csv_split(l3, f, 8) == -EINVAL);
+	CHECK(acc_csv_split(l4, f, 2) == -EINVAL);     /* more fields than room */
+	CHECK(acc_csv_split(l5, f, 8) == -EINVAL);
+}
+
+int main(void)
+{
+	test_precision_recall();
+	test_thresholds();
+	test_sizes_and_empty();
+	test_false_fraction();
+	test_top_object();
+	test_code_pairs();
+	test_csv();
+	return hc_test_done("test_acc_metrics");
+}
