@@ -14,16 +14,16 @@ static double total;
 int main(int argc, char **argv)
 {
 	struct acc_args a = acc_parse(argc, argv, "OpenMP reduction with atomics (THREADS = team size)");
-	long reps = acc_iters(a, 200), n = 20000;
+	long reps = acc_iters(a, 40), n = 100000;
 
 	omp_set_dynamic(0);
 	for (long r = 0; r < reps; r++) {
 #pragma omp parallel num_threads(a.threads)
 		{
-			double buf[16] = { 0 };
+			double buf[32] = { 0 };
 #pragma omp for schedule(static)
 			for (long i = 0; i < n; i++) {
-				double v = acc_work(buf, 16, 1) * 1e-9 + (double)(i & 7);
+				double v = acc_work(buf, 32, 2) * 1e-9 + (double)(i & 7);
 #pragma omp atomic
 				total += v;
 			}
