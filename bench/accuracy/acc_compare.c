@@ -11,6 +11,7 @@
    pairs, for a human.
 
      acc_compare [-v] SAMPLED-DB EXACT-DB
+     acc_compare -d DB      (describe one database, when there is no exact one)
 
    Exit 0 with the figures; 1 when a database cannot be read (the message
    names the file and what is wrong); 2 on a usage error. */
@@ -480,13 +481,30 @@ int main(int argc, char **argv)
 	int rs, re;
 	long cs, ce;
 
+	if (argc == 3 && !strcmp(argv[1], "-d")) {
+		LIBXML_TEST_VERSION
+		read_db(argv[2], &s);
+		rs = acc_false_fraction(acc_total(&s.all), acc_total(&s.fal), &ffs);
+		os = acc_top_fs(s.obj, s.nobj, rs < 0 ? 0 : ffs);
+		printf("unit\t%s\nthreads\t%d\n", s.unit, s.all.n);
+		put("ff", rs, ffs);
+		printf("fs_top\t%s\n", os < 0 ? "none" : s.obj[os].name);
+		cs = acc_cpairs_top(&s.cp);
+		if (cs < 0)
+			printf("cp_top\t-\n");
+		else
+			printf("cp_top\t%s %s <-> %s %s\n", s.cp.p[cs].a.func, s.cp.p[cs].a.where,
+			       s.cp.p[cs].b.func, s.cp.p[cs].b.where);
+		describe("database", &s, os, cs);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-v")) {
 		verbose = 1;
 		argc--;
 		argv++;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: acc_compare [-v] SAMPLED-DB EXACT-DB\n");
+		fprintf(stderr, "usage: acc_compare [-v] SAMPLED-DB EXACT-DB | acc_compare -d DB\n");
 		return 2;
 	}
 	LIBXML_TEST_VERSION

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# plot.sh — draws the accuracy sweeps written by bench/accuracy/run.sh (the
+# plot.sh — draws the accuracy sweeps written by bench/accuracy/sweeps.sh (the
 # .dat files in its WORKDIR) as PNG files with gnuplot (Debian gnuplot-nox):
 # accuracy-false.png, accuracy-sharing.png, accuracy-readwrite.png,
 # accuracy-pairs.png and accuracy-pairs8.png (the 8-worker pairs matrix).

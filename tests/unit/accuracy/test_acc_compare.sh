@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# test_acc_compare.sh — the accuracy suite's comparator on two hand-made
+# databases (tests/data/accuracy: a dense sampled one, a sparse exact one)
+# with hand-derived figures: precision 0.9 (the sampled cell (0,3) is not an
+# exact pair), recall 1 (2/2), false fractions 0.6 / 0.7, the same top
+# false-sharing object, the same top code pair once contexts are merged by
+# location; then damaged inputs must be refused naming the file.
+set -u
+B=${HC_BUILDDIR:?run through make check}
+S=${HC_SRCDIR:?run through make check}
+CMP="$B/bench/accuracy/acc_compare"
+D="$S/tests/data/accuracy"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hc-acc.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+
+"$CMP" -v "$D/sampled" "$D/exact" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "acc_compare failed"; }
+cat "$TMP/out"
+expect() {
+	got=$(awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$TMP/out")
+	[ "$got" = "$2" ] || fail "$1: '$got', expected '$2'"
+}
+expect unit_sampled ns
+expect unit_exact transfers
+expect threads_sampled 4
+expect threads_exact 4
+expect precision 0.900
+expect recall 1.000
+expect recall_pairs 2/2
+expect ff_sampled 0.600
+expect ff_exact 0.700
+expect ff_error 0.100
+expect fs_top_sampled stats
+expect fs_top_exact stats
+expect fs_agree yes
+expect cp_agree yes
+grep -q 'top code pair: worker app.c:28 <-> worker app.c:30' "$TMP/out" ||
+	fail "sampled top code pair not worker app.c:28 <-> worker app.c:30"
+
+# one database described alone
+"$CMP" -d "$D/exact" >"$TMP/d" 2>&1 || fail "acc_compare -d failed"
+grep -q "$(printf 'fs_top\tstats')" "$TMP/d" || fail "-d: no fs_top stats"
+grep -q "$(printf 'ff\t0.700')" "$TMP/d" || fail "-d: ff not 0.700"
+
+# damaged inputs: exit 1, the message names the file
+damaged() {  # NAME FILE-IN-DB CONTENT
+	rm -rf "$TMP/bad" && cp -r "$D/exact" "$TMP/bad"
+	printf '%b' "$3" >"$TMP/bad/$2"
+	"$CMP" "$D/sampled" "$TMP/bad" >/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "$2" "$TMP/bad.err"; then
+		fail "$1: exit $rc, message: $(cat "$TMP/bad.err")"
+	else
+		echo "ok: $1 refused: $(cat "$TMP/bad.err")"
+	fi
+}
+damaged "short dense matrix" matrices/thread-all.csv ',0,1\n0,0,5\n'
+damaged "negative value" matrices/thread-false.csv 'row,column,value\n1,2,-7\n'
+damaged "objects header" objects.csv 'i,kind,name\n'
+damaged "objects row" objects.csv 'i,kind,name,module,context,size,blocks,all,true,false,fields\n0,static,"x\n'
+damaged "not XML" experiment.xml '<HPCToolkitExperiment'
+rm -rf "$TMP/bad" && cp -r "$D/exact" "$TMP/bad" && rm "$TMP/bad/objects.csv"
+"$CMP" "$D/sampled" "$TMP/bad" >/dev/null 2>"$TMP/bad.err"
+[ $? -eq 1 ] && grep -q "objects.csv" "$TMP/bad.err" || fail "missing objects.csv: $(cat "$TMP/bad.err")"
+"$CMP" only-one >/dev/null 2>&1
+[ $? -eq 2 ] || fail "usage error not exit 2"
+
+[ $FAILS -eq 0 ] && echo "test_acc_compare: all checks passed"
+exit $((FAILS > 0))
