@@ -125,7 +125,7 @@ char *fmt_pct(char *buf, size_t sz, uint64_t part, uint64_t whole)
 
 struct node_pair {
 	uint64_t lo, hi;
-	const struct hc_vcodepair *p;
+	const struct hc_db_codepair *p;
 };
 
 static int cmp_node_pair(const void *a, const void *b)
@@ -157,7 +157,7 @@ static int cmp_loc_key(const void *a, const void *b)
 	return c ? c : strcmp(x->b, y->b);
 }
 
-int loc_pairs(const struct hc_vdb *db, const struct hc_vcodepair *pairs, size_t n,
+int loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
               struct loc_pair **out, size_t *nout)
 {
 	struct node_pair *np = calloc(n ? n : 1, sizeof(*np));
@@ -179,15 +179,15 @@ int loc_pairs(const struct hc_vdb *db, const struct hc_vcodepair *pairs, size_t 
 	}
 	qsort(np, n, sizeof(*np), cmp_node_pair);
 	for (size_t i = 0; i < n; i++) {
-		const struct hc_vcodepair *p = np[i].p;
+		const struct hc_db_codepair *p = np[i].p;
 		struct loc_pair *l;
 		char a[512], b[512];
 
 		if (i && np[i].lo == np[i - 1].lo && np[i].hi == np[i - 1].hi && np[i].hi)
 			continue;   /* the same pair seen from its other end */
-		hc_vdb_node_where(db, hc_vdb_node(db, p->c), true, a, sizeof(a));
+		hc_db_node_where(db, hc_db_node_find(db, p->c), true, a, sizeof(a));
 		if (p->p)
-			hc_vdb_node_where(db, hc_vdb_node(db, p->p), true, b, sizeof(b));
+			hc_db_node_where(db, hc_db_node_find(db, p->p), true, b, sizeof(b));
 		else
 			snprintf(b, sizeof(b), "<unknown peer>");
 		l = &lp[m++];
@@ -233,7 +233,7 @@ static int cmp_top(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-uint32_t vx_top_indexes(const struct hc_vmatrix *m, uint32_t k, uint32_t **idx, uint64_t **vol)
+uint32_t vx_top_indexes(const struct hc_db_matrix *m, uint32_t k, uint32_t **idx, uint64_t **vol)
 {
 	uint32_t *all;
 
@@ -246,7 +246,7 @@ uint32_t vx_top_indexes(const struct hc_vmatrix *m, uint32_t k, uint32_t **idx, 
 		*vol = NULL;
 		return 0;
 	}
-	hc_vmatrix_volumes(m, *vol);
+	hc_db_matrix_volumes(m, *vol);
 	for (uint32_t i = 0; i < m->n; i++)
 		all[i] = i;
 	top_vol = *vol;
@@ -263,7 +263,7 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-uint64_t vx_covered(const struct hc_vmatrix *m, const uint32_t *idx, uint32_t n)
+uint64_t vx_covered(const struct hc_db_matrix *m, const uint32_t *idx, uint32_t n)
 {
 	uint32_t *s = malloc((n ? n : 1) * sizeof(*s));
 	uint64_t sum = 0;

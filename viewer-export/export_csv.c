@@ -83,7 +83,7 @@ static void undo(struct csvdir *c, bool created)
 	         created ? " and the directory" : "");
 }
 
-static int write_summary(struct csvdir *c, const struct hc_vdb *db)
+static int write_summary(struct csvdir *c, const struct hc_db *db)
 {
 	const char *keys[] = { "all", "true", "false", "sample", "trap", "events", "event_weight" };
 	uint64_t vals[] = { db->t_all, db->t_true, db->t_false, db->t_sample, db->t_trap,
@@ -103,22 +103,22 @@ static int write_summary(struct csvdir *c, const struct hc_vdb *db)
 	return end(c);
 }
 
-static void level_pair_row(struct csvdir *c, const struct hc_vdb *db, int level, uint32_t i, uint32_t j,
+static void level_pair_row(struct csvdir *c, const struct hc_db *db, int level, uint32_t i, uint32_t j,
                      char *li, char *lj)
 {
 	fprintf(c->f, "%u,%u,", i, j);
-	csv_str(c->f, hc_vdb_index_label(db, level, i, li, 256));
+	csv_str(c->f, hc_db_index_label(db, level, i, li, 256));
 	fputc(',', c->f);
-	csv_str(c->f, hc_vdb_index_label(db, level, j, lj, 256));
+	csv_str(c->f, hc_db_index_label(db, level, j, lj, 256));
 	fprintf(c->f, ",%llu,%llu,%llu\n",
-	        (unsigned long long)hc_vmatrix_at(&db->mat[level][HC_DB_KIND_ALL], i, j),
-	        (unsigned long long)hc_vmatrix_at(&db->mat[level][HC_DB_KIND_TRUE], i, j),
-	        (unsigned long long)hc_vmatrix_at(&db->mat[level][HC_DB_KIND_FALSE], i, j));
+	        (unsigned long long)hc_db_matrix_at(&db->mat[level][HC_DB_KIND_ALL], i, j),
+	        (unsigned long long)hc_db_matrix_at(&db->mat[level][HC_DB_KIND_TRUE], i, j),
+	        (unsigned long long)hc_db_matrix_at(&db->mat[level][HC_DB_KIND_FALSE], i, j));
 }
 
-static int write_pairs(struct csvdir *c, const struct hc_vdb *db, int level)
+static int write_pairs(struct csvdir *c, const struct hc_db *db, int level)
 {
-	const struct hc_vmatrix *a = &db->mat[level][HC_DB_KIND_ALL];
+	const struct hc_db_matrix *a = &db->mat[level][HC_DB_KIND_ALL];
 	char name[64], li[256], lj[256];
 
 	snprintf(name, sizeof(name), "pairs-%s.csv", hc_db_level_name(level));
@@ -134,16 +134,16 @@ static int write_pairs(struct csvdir *c, const struct hc_vdb *db, int level)
 	return end(c);
 }
 
-static int write_threads(struct csvdir *c, const struct hc_vdb *db)
+static int write_threads(struct csvdir *c, const struct hc_db *db)
 {
-	const struct hc_vmatrix *m = db->mat[HC_DB_LEVEL_THREAD];
+	const struct hc_db_matrix *m = db->mat[HC_DB_LEVEL_THREAD];
 	uint64_t *vol[HC_DB_KIND_COUNT];
 	int rc = 0;
 
 	for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
 		vol[k] = calloc((size_t)m[k].n + 1, sizeof(*vol[k]));
 		if (vol[k])
-			hc_vmatrix_volumes(&m[k], vol[k]);
+			hc_db_matrix_volumes(&m[k], vol[k]);
 		else
 			rc = vx_error("out of memory");
 	}
@@ -151,14 +151,14 @@ static int write_threads(struct csvdir *c, const struct hc_vdb *db)
 	                 "all,true,false"))
 		rc = -1;
 	for (uint32_t i = 0; !rc && i < db->nthreads; i++) {
-		const struct hc_vthread *t = &db->threads[i];
+		const struct hc_db_thread *t = &db->threads[i];
 		uint64_t sum[HC_DB_KIND_COUNT] = { 0 };
 		char label[256];
 		for (int k = 0; k < HC_DB_KIND_COUNT; k++)
 			if (i < m[k].n)
 				sum[k] = vol[k][i];
 		fprintf(c->f, "%u,", i);
-		csv_str(c->f, hc_vdb_index_label(db, HC_DB_LEVEL_THREAD, i, label, sizeof(label)));
+		csv_str(c->f, hc_db_index_label(db, HC_DB_LEVEL_THREAD, i, label, sizeof(label)));
 		fprintf(c->f, ",%llu,%llu,", (unsigned long long)t->process, (unsigned long long)t->pid);
 		if (t->tid >= 0)
 			fprintf(c->f, "%lld", (long long)t->tid);
@@ -177,7 +177,7 @@ static int write_threads(struct csvdir *c, const struct hc_vdb *db)
 	return rc ? rc : end(c);
 }
 
-static int write_cct(struct csvdir *c, const struct hc_vdb *db)
+static int write_cct(struct csvdir *c, const struct hc_db *db)
 {
 	static const char *const types[] = { "PF", "A", "C", "S" };
 
@@ -185,12 +185,12 @@ static int write_cct(struct csvdir *c, const struct hc_vdb *db)
 	          "all_i,true_i,false_i,sample_i,trap_i,all_e,true_e,false_e,sample_e,trap_e"))
 		return -1;
 	for (size_t k = 0; k < db->nnodes; k++) {
-		const struct hc_vnode *n = &db->nodes[k];
-		const char *file = hc_vdb_file_name(db, n->f);
+		const struct hc_db_node *n = &db->nodes[k];
+		const char *file = hc_db_file_name(db, n->f);
 		fprintf(c->f, "%llu,%llu,%s,", (unsigned long long)n->id,
-		        (unsigned long long)(n->parent == HC_V_NONE ? 0 : db->nodes[n->parent].id),
+		        (unsigned long long)(n->parent == HC_DB_NONE ? 0 : db->nodes[n->parent].id),
 		        types[n->type]);
-		csv_str(c->f, hc_vdb_node_proc_name(db, n));
+		csv_str(c->f, hc_db_node_proc_name(db, n));
 		fputc(',', c->f);
 		csv_str(c->f, n->f ? file : "");
 		fprintf(c->f, ",%llu", (unsigned long long)n->l);
@@ -202,28 +202,28 @@ static int write_cct(struct csvdir *c, const struct hc_vdb *db)
 	return end(c);
 }
 
-static void pair_row(FILE *f, const struct hc_vdb *db, const struct hc_vcodepair *p)
+static void pair_row(FILE *f, const struct hc_db *db, const struct hc_db_codepair *p)
 {
-	const struct hc_vnode *c = hc_vdb_node(db, p->c);
-	const struct hc_vnode *q = p->p ? hc_vdb_node(db, p->p) : NULL;
+	const struct hc_db_node *c = hc_db_node_find(db, p->c);
+	const struct hc_db_node *q = p->p ? hc_db_node_find(db, p->p) : NULL;
 	char where[600];
 
 	fprintf(f, "%llu,", (unsigned long long)p->c);
 	if (p->p)
 		fprintf(f, "%llu", (unsigned long long)p->p);
 	fputc(',', f);
-	csv_str(f, hc_vdb_node_where(db, c, false, where, sizeof(where)));
+	csv_str(f, hc_db_node_where(db, c, false, where, sizeof(where)));
 	fputc(',', f);
-	csv_str(f, q ? hc_vdb_node_where(db, q, false, where, sizeof(where)) : "");
+	csv_str(f, q ? hc_db_node_where(db, q, false, where, sizeof(where)) : "");
 	fputc(',', f);
-	csv_str(f, hc_vdb_node_proc_name(db, c));
+	csv_str(f, hc_db_node_proc_name(db, c));
 	fputc(',', f);
-	csv_str(f, q ? hc_vdb_node_proc_name(db, q) : "");
+	csv_str(f, q ? hc_db_node_proc_name(db, q) : "");
 	fprintf(f, ",%llu,%llu,%llu\n", (unsigned long long)p->all, (unsigned long long)p->tru,
 	        (unsigned long long)p->fal);
 }
 
-static int write_code_pairs(struct csvdir *c, const struct hc_vdb *db)
+static int write_code_pairs(struct csvdir *c, const struct hc_db *db)
 {
 	if (begin(c, "code-pairs.csv", "c,p,c_location,p_location,c_procedure,p_procedure,"
 	          "all,true,false"))
@@ -233,12 +233,12 @@ static int write_code_pairs(struct csvdir *c, const struct hc_vdb *db)
 	return end(c);
 }
 
-static int write_objects(struct csvdir *c, const struct hc_vdb *db)
+static int write_objects(struct csvdir *c, const struct hc_db *db)
 {
 	if (begin(c, "objects.csv", "i,kind,name,module,context,size,blocks,all,true,false,fields"))
 		return -1;
 	for (size_t k = 0; k < db->nobjects; k++) {
-		const struct hc_vobject *o = &db->objects[k];
+		const struct hc_db_object *o = &db->objects[k];
 		char *fields = NULL;
 		size_t flen = 0;
 		FILE *m = open_memstream(&fields, &flen);
@@ -269,7 +269,7 @@ static int write_objects(struct csvdir *c, const struct hc_vdb *db)
 		return -1;
 	for (size_t k = 0; k < db->nobjects; k++)
 		for (size_t e = 0; e < db->objects[k].ncells; e++) {
-			const struct hc_vobjcell *x = &db->objects[k].cells[e];
+			const struct hc_db_objcell *x = &db->objects[k].cells[e];
 			fprintf(c->f, "%llu,%u,%u,%llu,%llu,%llu\n", (unsigned long long)db->objects[k].i,
 			        x->i, x->j, (unsigned long long)x->all, (unsigned long long)x->tru,
 			        (unsigned long long)x->fal);
@@ -287,7 +287,7 @@ static int write_objects(struct csvdir *c, const struct hc_vdb *db)
 	return end(c);
 }
 
-static int csv_run(const struct hc_vdb *db, const struct export_opts *o)
+static int csv_run(const struct hc_db *db, const struct export_opts *o)
 {
 	struct csvdir c = { .dir = o->out };
 	struct stat st;

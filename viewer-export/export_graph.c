@@ -12,9 +12,9 @@
 
 #include "exporter.h"
 
-static const struct hc_vmatrix *chosen(const struct hc_vdb *db, const struct export_opts *o)
+static const struct hc_db_matrix *chosen(const struct hc_db *db, const struct export_opts *o)
 {
-	const struct hc_vmatrix *m = &db->mat[o->level][o->kind];
+	const struct hc_db_matrix *m = &db->mat[o->level][o->kind];
 
 	if (!m->present) {
 		vx_error("%s: no %s matrices in this database (no topology was found)",
@@ -33,7 +33,7 @@ struct adj {
 	struct nb { uint32_t to; uint64_t v; } *nb;
 };
 
-static int adj_build(const struct hc_vmatrix *m, struct adj *g)
+static int adj_build(const struct hc_db_matrix *m, struct adj *g)
 {
 	uint64_t *fill;
 
@@ -54,7 +54,7 @@ static int adj_build(const struct hc_vmatrix *m, struct adj *g)
 		g->off[i + 1] += g->off[i];
 	memcpy(fill, g->off, (size_t)m->n * sizeof(*fill));
 	for (size_t c = 0; c < m->ncells; c++) {
-		const struct hc_vcell *x = &m->cells[c];
+		const struct hc_db_cell *x = &m->cells[c];
 		g->nb[fill[x->i]++] = (struct nb){ x->j, x->v };
 		g->nb[fill[x->j]++] = (struct nb){ x->i, x->v };
 	}
@@ -90,9 +90,9 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int dot_run(const struct hc_vdb *db, const struct export_opts *o)
+static int dot_run(const struct hc_db *db, const struct export_opts *o)
 {
-	const struct hc_vmatrix *m = chosen(db, o);
+	const struct hc_db_matrix *m = chosen(db, o);
 	struct out out;
 	uint64_t max = 0, maxrow = 0, *vol = NULL;
 	uint32_t *idx = NULL, k;
@@ -145,7 +145,7 @@ static int dot_run(const struct hc_vdb *db, const struct export_opts *o)
 		/* white (silent) to orange (most communicating) */
 		shade = maxrow ? (int)(255 - (double)row / (double)maxrow * 160) : 255;
 		fprintf(out.f, "  n%u [label=", i);
-		dot_str(out.f, hc_vdb_index_label(db, o->level, i, label, sizeof(label)));
+		dot_str(out.f, hc_db_index_label(db, o->level, i, label, sizeof(label)));
 		fprintf(out.f, ", fillcolor=\"#ff%02x%02x\", volume=%llu];\n", shade, shade * 3 / 4,
 		        (unsigned long long)row);
 	}
@@ -168,7 +168,7 @@ static int dot_run(const struct hc_vdb *db, const struct export_opts *o)
 }
 
 /* Divisor that makes the sum of all arc weights fit a signed 32-bit int. */
-static uint64_t weight_divisor(const struct hc_vmatrix *m, uint64_t *edges)
+static uint64_t weight_divisor(const struct hc_db_matrix *m, uint64_t *edges)
 {
 	uint64_t sum = 0, div;
 	bool wrap = false;
@@ -193,9 +193,9 @@ static uint64_t scaled(uint64_t x, uint64_t div)
 	return w ? w : 1;
 }
 
-static int metis_run(const struct hc_vdb *db, const struct export_opts *o)
+static int metis_run(const struct hc_db *db, const struct export_opts *o)
 {
-	const struct hc_vmatrix *m = chosen(db, o);
+	const struct hc_db_matrix *m = chosen(db, o);
 	struct out out;
 	struct adj g;
 	uint64_t edges, div;
@@ -222,9 +222,9 @@ static int metis_run(const struct hc_vdb *db, const struct export_opts *o)
 	return out_close(&out, true);
 }
 
-static int scotch_run(const struct hc_vdb *db, const struct export_opts *o)
+static int scotch_run(const struct hc_db *db, const struct export_opts *o)
 {
-	const struct hc_vmatrix *m = chosen(db, o);
+	const struct hc_db_matrix *m = chosen(db, o);
 	struct out out;
 	struct adj g;
 	uint64_t edges, div;

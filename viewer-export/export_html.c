@@ -28,7 +28,7 @@ static void put_escaped(FILE *f, const char *s)
 	}
 }
 
-static void write_page(const struct hc_vdb *db, FILE *f)
+static void write_page(const struct hc_db *db, FILE *f)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -49,7 +49,7 @@ static void write_page(const struct hc_vdb *db, FILE *f)
 	fputs("</script>\n</body>\n</html>\n", f);
 }
 
-static int html_run(const struct hc_vdb *db, const struct export_opts *o)
+static int html_run(const struct hc_db *db, const struct export_opts *o)
 {
 	struct out out;
 	struct stat st;

@@ -4,7 +4,7 @@
    context. */
 #include "exporter.h"
 
-static int json_run(const struct hc_vdb *db, const struct export_opts *o)
+static int json_run(const struct hc_db *db, const struct export_opts *o)
 {
 	struct out out;
 

@@ -240,7 +240,7 @@ static void t_print(struct table *t, FILE *f, int width)
 /* ---- sections ---- */
 
 struct text {
-	const struct hc_vdb *db;
+	const struct hc_db *db;
 	FILE *f;
 	int width;
 	int level, kind;
@@ -256,7 +256,7 @@ static void section(struct text *x, const char *title)
 
 static void header(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
+	const struct hc_db *db = x->db;
 	char periods[256] = "", v[64], line[1024];
 	size_t plen = 0;
 	int shown = 0;
@@ -303,7 +303,7 @@ static void header(struct text *x)
 
 static void totals(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
+	const struct hc_db *db = x->db;
 	struct table t = { .ncol = 3, .col = {
 		{ "communication", false, true, 0, 18 },
 		{ "volume", true, false, 0, 0 },
@@ -337,11 +337,11 @@ static int cmp_cell(const void *a, const void *b)
 
 static void top_pairs(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
-	const struct hc_vmatrix *a = &db->mat[x->level][HC_DB_KIND_ALL];
-	const struct hc_vmatrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
-	const struct hc_vmatrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
-	const struct hc_vmatrix *key = &db->mat[x->level][x->kind];
+	const struct hc_db *db = x->db;
+	const struct hc_db_matrix *a = &db->mat[x->level][HC_DB_KIND_ALL];
+	const struct hc_db_matrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
+	const struct hc_db_matrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
+	const struct hc_db_matrix *key = &db->mat[x->level][x->kind];
 	struct table t = { .ncol = 7, .col = {
 		{ "#", true, false, 2, 0 },
 		{ "pair", false, false, 0, 0 },
@@ -373,17 +373,17 @@ static void top_pairs(struct text *x)
 		snprintf(r, sizeof(r), "%zu", k + 1);
 		snprintf(pair, sizeof(pair), "%u ↔ %u", i, j);
 		/* labels are "<index> <name>": the names column shows the names */
-		ni = hc_vdb_index_label(db, x->level, i, li, sizeof(li));
-		nj = hc_vdb_index_label(db, x->level, j, lj, sizeof(lj));
+		ni = hc_db_index_label(db, x->level, i, li, sizeof(li));
+		nj = hc_db_index_label(db, x->level, j, lj, sizeof(lj));
 		if (x->level == HC_DB_LEVEL_THREAD) {
 			ni = strchr(ni, ' ') ? strchr(ni, ' ') + 1 : "";
 			nj = strchr(nj, ' ') ? strchr(nj, ' ') + 1 : "";
 		}
 		snprintf(names, sizeof(names), "%s ↔ %s", ni[0] ? ni : "-", nj[0] ? nj : "-");
-		t_row(&t, r, pair, fmt_value(va, sizeof(va), hc_vmatrix_at(a, i, j), unit_of(x)),
-		      fmt_value(vt, sizeof(vt), hc_vmatrix_at(tr, i, j), unit_of(x)),
-		      fmt_value(vf, sizeof(vf), hc_vmatrix_at(fa, i, j), unit_of(x)),
-		      fmt_pct(p, sizeof(p), hc_vmatrix_at(fa, i, j), hc_vmatrix_at(a, i, j)), names);
+		t_row(&t, r, pair, fmt_value(va, sizeof(va), hc_db_matrix_at(a, i, j), unit_of(x)),
+		      fmt_value(vt, sizeof(vt), hc_db_matrix_at(tr, i, j), unit_of(x)),
+		      fmt_value(vf, sizeof(vf), hc_db_matrix_at(fa, i, j), unit_of(x)),
+		      fmt_pct(p, sizeof(p), hc_db_matrix_at(fa, i, j), hc_db_matrix_at(a, i, j)), names);
 	}
 	if (n)
 		t_print(&t, x->f, x->width);
@@ -395,11 +395,11 @@ static void top_pairs(struct text *x)
    in the most communication, said as such. */
 static void top_indexes(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
-	const struct hc_vmatrix *m = &db->mat[x->level][x->kind];
-	const struct hc_vmatrix *a = &db->mat[x->level][HC_DB_KIND_ALL];
-	const struct hc_vmatrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
-	const struct hc_vmatrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
+	const struct hc_db *db = x->db;
+	const struct hc_db_matrix *m = &db->mat[x->level][x->kind];
+	const struct hc_db_matrix *a = &db->mat[x->level][HC_DB_KIND_ALL];
+	const struct hc_db_matrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
+	const struct hc_db_matrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
 	struct table t = { .ncol = 6, .col = {
 		{ "#", true, false, 2, 0 },
 		{ "index", true, false, 1, 0 },
@@ -422,12 +422,12 @@ static void top_indexes(struct text *x)
 		put_line(x->f, x->width, "  (out of memory)");
 		goto out;
 	}
-	hc_vmatrix_volumes(a, va);
-	hc_vmatrix_volumes(tr, vt);
-	hc_vmatrix_volumes(fa, vf);
+	hc_db_matrix_volumes(a, va);
+	hc_db_matrix_volumes(tr, vt);
+	hc_db_matrix_volumes(fa, vf);
 	for (uint32_t r = 0; r < k && vol[idx[r]]; r++) {
 		char rank[16], ix[16], s0[64], s1[64], s2[64], li[256];
-		const char *name = hc_vdb_index_label(db, x->level, idx[r], li, sizeof(li));
+		const char *name = hc_db_index_label(db, x->level, idx[r], li, sizeof(li));
 		if (strchr(name, ' '))
 			name = strchr(name, ' ') + 1;
 		snprintf(rank, sizeof(rank), "%u", r + 1);
@@ -460,8 +460,8 @@ out:
 /* The chosen matrix as a grid, in one scaled unit, when it fits. */
 static void grid(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
-	const struct hc_vmatrix *m = &db->mat[x->level][x->kind];
+	const struct hc_db *db = x->db;
+	const struct hc_db_matrix *m = &db->mat[x->level][x->kind];
 	static const char *const ns_names[] = { "ns", "us", "ms", "s" };
 	static const char *const tr_names[] = { "transfers", "thousand transfers",
 	                                        "million transfers", "billion transfers" };
@@ -512,7 +512,7 @@ static void grid(struct text *x)
 				snprintf(cell, sizeof(cell), "-");
 			else
 				snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f",
-				         (double)hc_vmatrix_at(m, i, j) / div);
+				         (double)hc_db_matrix_at(m, i, j) / div);
 			len += (size_t)snprintf(line + len, sizeof(line) - len, " %*s", cw, cell);
 		}
 		put_line(x->f, x->width, "%s", line);
@@ -521,8 +521,8 @@ static void grid(struct text *x)
 
 static int cmp_obj_false(const void *a, const void *b)
 {
-	const struct hc_vobject *x = *(const struct hc_vobject *const *)a;
-	const struct hc_vobject *y = *(const struct hc_vobject *const *)b;
+	const struct hc_db_object *x = *(const struct hc_db_object *const *)a;
+	const struct hc_db_object *y = *(const struct hc_db_object *const *)b;
 
 	if (x->fal != y->fal)
 		return x->fal > y->fal ? -1 : 1;
@@ -533,8 +533,8 @@ static int cmp_obj_false(const void *a, const void *b)
 
 static void objects(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
-	const struct hc_vobject **v;
+	const struct hc_db *db = x->db;
+	const struct hc_db_object **v;
 	struct table t = { .ncol = 7, .col = {
 		{ "#", true, false, 2, 0 },
 		{ "object", false, true, 0, 20 },
@@ -563,7 +563,7 @@ static void objects(struct text *x)
 		char r[16], vf[64], vt[64], va[64], fields[1024] = "";
 		size_t len = 0;
 		for (size_t f = 0; f < v[k]->nfields && len < sizeof(fields); f++) {
-			const struct hc_vfield *fd = &v[k]->fields[f];
+			const struct hc_db_field *fd = &v[k]->fields[f];
 			if (fd->name[0])
 				len += (size_t)snprintf(fields + len, sizeof(fields) - len, "%s%s",
 				                        f ? ", " : "", fd->name);
@@ -631,7 +631,7 @@ static int cmp_fn_all(const void *a, const void *b)
    function around them (an inlined function counts as itself). */
 static void functions(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
+	const struct hc_db *db = x->db;
 	struct fn *v = calloc(db->nnodes ? db->nnodes : 1, sizeof(*v));
 	size_t n = 0, k = 0;
 	struct table t = { .ncol = 4, .col = {
@@ -644,12 +644,12 @@ static void functions(struct text *x)
 	if (!v)
 		return;
 	for (size_t i = 0; i < db->nnodes; i++) {
-		const struct hc_vnode *nd = &db->nodes[i];
-		if (nd->type != HC_VN_S && nd->type != HC_VN_C)
+		const struct hc_db_node *nd = &db->nodes[i];
+		if (nd->type != HC_DB_N_S && nd->type != HC_DB_N_C)
 			continue;
 		if (!nd->m[HC_DB_METRIC_ID(HC_DB_M_ALL, 1)])
 			continue;
-		v[n++] = (struct fn){ hc_vdb_node_proc_name(db, nd),
+		v[n++] = (struct fn){ hc_db_node_proc_name(db, nd),
 			nd->m[HC_DB_METRIC_ID(HC_DB_M_ALL, 1)], nd->m[HC_DB_METRIC_ID(HC_DB_M_TRUE, 1)],
 			nd->m[HC_DB_METRIC_ID(HC_DB_M_FALSE, 1)] };
 	}
@@ -680,7 +680,7 @@ static void functions(struct text *x)
 
 static void notes(struct text *x)
 {
-	const struct hc_vdb *db = x->db;
+	const struct hc_db *db = x->db;
 
 	if (db->nskips) {
 		section(x, "Skipped profiles");
@@ -694,7 +694,7 @@ static void notes(struct text *x)
 	}
 }
 
-static int text_run(const struct hc_vdb *db, const struct export_opts *o)
+static int text_run(const struct hc_db *db, const struct export_opts *o)
 {
 	struct text x = { .db = db, .width = o->width, .level = o->level, .kind = o->kind };
 	struct out out;

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "hc/common.h"
-#include "viewer/viewer.h"
+#include "db/db.h"
 
 #define VX_NAME "viewer-export"
 
@@ -28,7 +28,7 @@ struct exporter {
 	const char *name;    /* the option: --<name> */
 	const char *arg;     /* NULL: the option takes no argument; else its metavariable */
 	const char *help;
-	int (*run)(const struct hc_vdb *db, const struct export_opts *o);
+	int (*run)(const struct hc_db *db, const struct export_opts *o);
 };
 
 extern const struct exporter export_html, export_text, export_csv, export_json,
@@ -45,9 +45,9 @@ extern const struct exporter export_html, export_text, export_csv, export_json,
 /* Up to k indexes of m with the largest volume (row sum), volume descending,
    ties by index; *vol (m->n entries) receives every volume. Returns the
    count (0 with *idx NULL on no memory); free *idx and *vol. */
-uint32_t vx_top_indexes(const struct hc_vmatrix *m, uint32_t k, uint32_t **idx, uint64_t **vol);
+uint32_t vx_top_indexes(const struct hc_db_matrix *m, uint32_t k, uint32_t **idx, uint64_t **vol);
 /* Sum of the cells of m with both ends in idx (n indexes). */
-uint64_t vx_covered(const struct hc_vmatrix *m, const uint32_t *idx, uint32_t n);
+uint64_t vx_covered(const struct hc_db_matrix *m, const uint32_t *idx, uint32_t n);
 
 /* Error to stderr as "viewer-export: ..."; returns -1. */
 int vx_error(const char *fmt, ...) HC_PRINTF(1, 2);
@@ -68,7 +68,7 @@ char *fmt_value(char *buf, size_t sz, uint64_t v, const char *unit);
 char *fmt_pct(char *buf, size_t sz, uint64_t part, uint64_t whole);
 
 /* The report model (doc/report.schema.json) as one JSON document. */
-void report_json(const struct hc_vdb *db, FILE *f, bool html);
+void report_json(const struct hc_db *db, FILE *f, bool html);
 
 /* Code pairs merged by source location, unordered {a, b}, sorted by all
    descending. Each pair of the database appears under both its ends; this
@@ -77,7 +77,7 @@ struct loc_pair {
 	char a[512], b[512];   /* "file:line" (basename), a <= b */
 	uint64_t all, tru, fal;
 };
-int loc_pairs(const struct hc_vdb *db, const struct hc_vcodepair *pairs, size_t n,
+int loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
               struct loc_pair **out, size_t *nout);
 
 #endif

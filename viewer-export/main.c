@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	bool want[NEXP] = { false }, any = false;
 	const char *output = NULL;
 	struct export_opts o = { .level = HC_DB_LEVEL_THREAD, .kind = HC_DB_KIND_ALL };
-	struct hc_vdb *db;
+	struct hc_db *db;
 	char err[2048];
 	int c, n = 0, rc = 0;
 
@@ -97,13 +97,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_LEVEL:
-			if ((o.level = hc_vdb_level_parse(optarg)) < 0) {
+			if ((o.level = hc_db_level_parse(optarg)) < 0) {
 				vx_error("--level %s: expected thread, core, socket or numa", optarg);
 				return 2;
 			}
 			break;
 		case OPT_KIND:
-			if ((o.kind = hc_vdb_kind_parse(optarg)) < 0) {
+			if ((o.kind = hc_db_kind_parse(optarg)) < 0) {
 				vx_error("--kind %s: expected all, true or false", optarg);
 				return 2;
 			}
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	if (!o.width)
 		o.width = terminal_width();
 
-	if (hc_vdb_open(o.db_dir, &db, err, sizeof(err))) {
+	if (hc_db_open(o.db_dir, &db, err, sizeof(err))) {
 		vx_error("%s", err[0] ? err : strerror(ENOMEM));
 		return 1;
 	}
@@ -154,6 +154,6 @@ int main(int argc, char **argv)
 		if (exporters[k]->run(db, &o))
 			rc = 1;
 	}
-	hc_vdb_close(db);
+	hc_db_close(db);
 	return rc;
 }

@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "exporter.h"
-#include "viewer/json.h"
+#include "report/json.h"
 
 static const char *const type_names[] = { "PF", "A", "C", "S" };
 
@@ -20,7 +20,7 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void write_overview(struct hc_json *j, const struct hc_vdb *db)
+static void write_overview(struct hc_json *j, const struct hc_db *db)
 {
 	int64_t *periods = calloc(db->nthreads ? db->nthreads : 1, sizeof(*periods));
 	size_t np = 0;
@@ -100,14 +100,14 @@ static void write_overview(struct hc_json *j, const struct hc_vdb *db)
 	hc_json_arr_end(j);
 }
 
-static void write_hosts_processes_threads(struct hc_json *j, const struct hc_vdb *db)
+static void write_hosts_processes_threads(struct hc_json *j, const struct hc_db *db)
 {
 	char label[256];
 
 	hc_json_key(j, "hosts");
 	hc_json_arr(j);
 	for (size_t k = 0; k < db->nhosts; k++) {
-		const struct hc_vhost *h = &db->hosts[k];
+		const struct hc_db_host *h = &db->hosts[k];
 		hc_json_obj(j);
 		hc_json_ku64(j, "i", h->i);
 		hc_json_kstr(j, "id", h->id);
@@ -123,7 +123,7 @@ static void write_hosts_processes_threads(struct hc_json *j, const struct hc_vdb
 	hc_json_key(j, "processes");
 	hc_json_arr(j);
 	for (size_t k = 0; k < db->nprocs; k++) {
-		const struct hc_vprocess *p = &db->procs[k];
+		const struct hc_db_process *p = &db->procs[k];
 		hc_json_obj(j);
 		hc_json_ku64(j, "i", p->i);
 		hc_json_kstr(j, "host", p->host);
@@ -142,10 +142,10 @@ static void write_hosts_processes_threads(struct hc_json *j, const struct hc_vdb
 	hc_json_key(j, "threads");
 	hc_json_arr(j);
 	for (size_t k = 0; k < db->nthreads; k++) {
-		const struct hc_vthread *t = &db->threads[k];
+		const struct hc_db_thread *t = &db->threads[k];
 		hc_json_obj(j);
 		hc_json_ku64(j, "index", t->index);
-		hc_json_kstr(j, "label", hc_vdb_index_label(db, HC_DB_LEVEL_THREAD, (uint32_t)k,
+		hc_json_kstr(j, "label", hc_db_index_label(db, HC_DB_LEVEL_THREAD, (uint32_t)k,
 		                                             label, sizeof(label)));
 		hc_json_ku64(j, "process", t->process);
 		hc_json_ku64(j, "pid", t->pid);
@@ -170,14 +170,14 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void write_levels(struct hc_json *j, const struct hc_vdb *db)
+static void write_levels(struct hc_json *j, const struct hc_db *db)
 {
 	char label[256];
 
 	hc_json_key(j, "levels");
 	hc_json_arr(j);
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
-		const struct hc_vmatrix *a = &db->mat[l][HC_DB_KIND_ALL];
+		const struct hc_db_matrix *a = &db->mat[l][HC_DB_KIND_ALL];
 		uint32_t *idx = NULL, k;
 		uint64_t *vol = NULL;
 		bool large;
@@ -218,7 +218,7 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 		hc_json_key(j, "labels");
 		hc_json_arr(j);
 		for (uint32_t r = 0; r < k; r++)
-			hc_json_str(j, hc_vdb_index_label(db, l, idx[r], label, sizeof(label)));
+			hc_json_str(j, hc_db_index_label(db, l, idx[r], label, sizeof(label)));
 		hc_json_arr_end(j);
 		/* where each index is (core/socket/numa): lets the report map threads,
 		   through the CPUs they ran on, to the indexes of this level */
@@ -228,7 +228,7 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 		} else {
 			hc_json_arr(j);
 			for (uint32_t r = 0; r < k; r++) {
-				const struct hc_vlabel *lb = &db->labels[l][idx[r]];
+				const struct hc_db_label *lb = &db->labels[l][idx[r]];
 				hc_json_obj(j);
 				hc_json_kstr(j, "host", lb->host);
 				hc_json_ki64(j, "cpu", lb->cpu);
@@ -242,7 +242,7 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 		hc_json_key(j, "matrices");
 		hc_json_obj(j);
 		for (int kd = 0; kd < HC_DB_KIND_COUNT; kd++) {
-			const struct hc_vmatrix *m = &db->mat[l][kd];
+			const struct hc_db_matrix *m = &db->mat[l][kd];
 			hc_json_key(j, hc_db_kind_name(kd));
 			hc_json_obj(j);
 			hc_json_kstr(j, "file", m->file);
@@ -252,7 +252,7 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 			hc_json_key(j, "volumes");
 			hc_json_arr(j);
 			if (vol) {
-				hc_vmatrix_volumes(m, vol);
+				hc_db_matrix_volumes(m, vol);
 				for (uint32_t r = 0; r < m->n; r++)
 					hc_json_u64(j, vol[r]);
 			}
@@ -262,7 +262,7 @@ static void write_levels(struct hc_json *j, const struct hc_vdb *db)
 			for (uint32_t r = 0; r < k; r++) {
 				hc_json_arr(j);
 				for (uint32_t c = 0; c < k; c++)
-					hc_json_u64(j, hc_vmatrix_at(m, idx[r], idx[c]));
+					hc_json_u64(j, hc_db_matrix_at(m, idx[r], idx[c]));
 				hc_json_arr_end(j);
 			}
 			hc_json_arr_end(j);
@@ -285,7 +285,7 @@ static void write_metrics(struct hc_json *j, const char *key, const uint64_t *m,
 	hc_json_arr_end(j);
 }
 
-static void write_pair(struct hc_json *j, const struct hc_vcodepair *p)
+static void write_pair(struct hc_json *j, const struct hc_db_codepair *p)
 {
 	hc_json_obj(j);
 	hc_json_ku64(j, "c", p->c);
@@ -296,7 +296,7 @@ static void write_pair(struct hc_json *j, const struct hc_vcodepair *p)
 	hc_json_obj_end(j);
 }
 
-static void write_cct(struct hc_json *j, const struct hc_vdb *db)
+static void write_cct(struct hc_json *j, const struct hc_db *db)
 {
 	hc_json_key(j, "cct");
 	hc_json_obj(j);
@@ -326,7 +326,7 @@ static void write_cct(struct hc_json *j, const struct hc_vdb *db)
 	hc_json_key(j, "procedures");
 	hc_json_arr(j);
 	for (size_t k = 0; k < db->nprocedures; k++) {
-		const struct hc_vproc *p = &db->procedures[k];
+		const struct hc_db_proc *p = &db->procedures[k];
 		hc_json_obj(j);
 		hc_json_ku64(j, "i", p->i);
 		hc_json_kstr(j, "name", p->n);
@@ -344,14 +344,14 @@ static void write_cct(struct hc_json *j, const struct hc_vdb *db)
 	hc_json_key(j, "nodes");
 	hc_json_arr(j);
 	for (size_t k = 0; k < db->nnodes; k++) {
-		const struct hc_vnode *n = &db->nodes[k];
+		const struct hc_db_node *n = &db->nodes[k];
 		hc_json_obj(j);
 		hc_json_ku64(j, "id", n->id);
-		hc_json_ku64(j, "parent", n->parent == HC_V_NONE ? 0 : db->nodes[n->parent].id);
+		hc_json_ku64(j, "parent", n->parent == HC_DB_NONE ? 0 : db->nodes[n->parent].id);
 		hc_json_kstr(j, "type", type_names[n->type]);
-		if (n->type == HC_VN_PF || n->type == HC_VN_A)
+		if (n->type == HC_DB_N_PF || n->type == HC_DB_N_A)
 			hc_json_ku64(j, "proc", n->proc);
-		if (n->type == HC_VN_PF)
+		if (n->type == HC_DB_N_PF)
 			hc_json_ku64(j, "lm", n->lm);
 		hc_json_ku64(j, "file", n->f);
 		hc_json_ku64(j, "line", n->l);
@@ -373,7 +373,7 @@ static void write_cct(struct hc_json *j, const struct hc_vdb *db)
 	hc_json_obj_end(j);
 }
 
-static void write_objects(struct hc_json *j, const struct hc_vdb *db)
+static void write_objects(struct hc_json *j, const struct hc_db *db)
 {
 	hc_json_key(j, "objects");
 	if (!db->has_objects) {
@@ -382,7 +382,7 @@ static void write_objects(struct hc_json *j, const struct hc_vdb *db)
 	}
 	hc_json_arr(j);
 	for (size_t k = 0; k < db->nobjects; k++) {
-		const struct hc_vobject *o = &db->objects[k];
+		const struct hc_db_object *o = &db->objects[k];
 		hc_json_obj(j);
 		hc_json_ku64(j, "i", o->i);
 		hc_json_kstr(j, "kind", o->kind);
@@ -409,7 +409,7 @@ static void write_objects(struct hc_json *j, const struct hc_vdb *db)
 		hc_json_key(j, "fields");
 		hc_json_arr(j);
 		for (size_t f = 0; f < o->nfields; f++) {
-			const struct hc_vfield *fd = &o->fields[f];
+			const struct hc_db_field *fd = &o->fields[f];
 			hc_json_obj(j);
 			hc_json_kstr(j, "name", fd->name);
 			hc_json_ku64(j, "offset", fd->offset);
@@ -435,7 +435,7 @@ static void write_objects(struct hc_json *j, const struct hc_vdb *db)
 	hc_json_arr_end(j);
 }
 
-void report_json(const struct hc_vdb *db, FILE *f, bool html)
+void report_json(const struct hc_db *db, FILE *f, bool html)
 {
 	struct hc_json j;
 

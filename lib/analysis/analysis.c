@@ -213,13 +213,13 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 		snprintf(err, errlen, "no measurement directory or no output directory given");
 		return -EINVAL;
 	}
-	ret = out__check_target(o->outdir, o->force, err, errlen);
+	ret = hc_db_check_target(o->outdir, o->force, err, errlen);
 	if (ret)
 		return ret;
 	ret = init(&an, o);
 	if (ret)
 		goto out_nomem;
-	ret = out__stage(o->outdir, &stage, err, errlen);
+	ret = hc_db_stage(o->outdir, &stage, err, errlen);
 	if (ret)
 		goto out;
 
@@ -284,7 +284,7 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out;
 	phase_end(&ph, "write");
-	ret = out__commit(stage, o->outdir, o->force, err, errlen);
+	ret = hc_db_commit(stage, o->outdir, o->force, err, errlen);
 	if (ret)
 		goto out;
 	free(stage);
@@ -317,7 +317,7 @@ out:
 	if (ret && o->progress)
 		o->progress(o->progress_arg, NULL, 0, 0);
 	if (stage) {
-		out__discard(stage);
+		hc_db_discard(stage);
 		free(stage);
 	}
 	free(text);

@@ -22,7 +22,7 @@ void experiment__derive(const uint64_t m[HC_M_COUNT], uint64_t d[HC_DB_M_COUNT])
 	d[HC_DB_M_TRAP] = m[HC_M_TRUE_TRAP] + m[HC_M_FALSE_TRAP];
 }
 
-static void put_metrics(struct out *o, const struct vnode *n)
+static void put_metrics(struct hc_out *o, const struct vnode *n)
 {
 	uint64_t di[HC_DB_M_COUNT], de[HC_DB_M_COUNT];
 	char buf[24];
@@ -32,12 +32,12 @@ static void put_metrics(struct out *o, const struct vnode *n)
 	experiment__derive(n->excl, de);
 	for (b = 0; b < HC_DB_M_COUNT; b++) {
 		if (di[b]) {
-			out__printf(o, "<M n=\"%d\" v=\"%s\"/>\n", HC_DB_METRIC_ID(b, 0),
-			            out__fmt_u64(buf, di[b]));
+			hc_out_printf(o, "<M n=\"%d\" v=\"%s\"/>\n", HC_DB_METRIC_ID(b, 0),
+			            hc_fmt_u64(buf, di[b]));
 		}
 		if (de[b]) {
-			out__printf(o, "<M n=\"%d\" v=\"%s\"/>\n", HC_DB_METRIC_ID(b, 1),
-			            out__fmt_u64(buf, de[b]));
+			hc_out_printf(o, "<M n=\"%d\" v=\"%s\"/>\n", HC_DB_METRIC_ID(b, 1),
+			            hc_fmt_u64(buf, de[b]));
 		}
 	}
 }
@@ -52,7 +52,7 @@ static bool has_metrics(const struct vnode *n)
 	return false;
 }
 
-static void open_node(struct out *o, const struct view *v, uint32_t i)
+static void open_node(struct hc_out *o, const struct view *v, uint32_t i)
 {
 	const struct vnode *n = &v->n[i];
 	bool empty = !n->first_child && !has_metrics(n);
@@ -60,36 +60,36 @@ static void open_node(struct out *o, const struct view *v, uint32_t i)
 	switch (n->kind) {
 	case V_PF: {
 		const struct procedure *p = &v->proc[n->proc];
-		out__printf(o, "<PF i=\"%u\" n=\"%u\" lm=\"%u\" f=\"%u\" l=\"%u\"", i, n->proc, p->lm,
+		hc_out_printf(o, "<PF i=\"%u\" n=\"%u\" lm=\"%u\" f=\"%u\" l=\"%u\"", i, n->proc, p->lm,
 		            p->file, p->line);
 		break;
 	}
 	case V_A:
-		out__printf(o, "<A i=\"%u\" n=\"%u\" f=\"%u\" l=\"%u\"", i, n->proc, n->file, n->line);
+		hc_out_printf(o, "<A i=\"%u\" n=\"%u\" f=\"%u\" l=\"%u\"", i, n->proc, n->file, n->line);
 		break;
 	case V_C:
-		out__printf(o, "<C i=\"%u\" f=\"%u\" l=\"%u\"", i, n->file, n->line);
+		hc_out_printf(o, "<C i=\"%u\" f=\"%u\" l=\"%u\"", i, n->file, n->line);
 		break;
 	default:
-		out__printf(o, "<S i=\"%u\" f=\"%u\" l=\"%u\"", i, n->file, n->line);
+		hc_out_printf(o, "<S i=\"%u\" f=\"%u\" l=\"%u\"", i, n->file, n->line);
 		break;
 	}
-	out__puts(o, empty ? "/>\n" : ">\n");
+	hc_out_puts(o, empty ? "/>\n" : ">\n");
 	if (!empty)
 		put_metrics(o, n);
 }
 
-static void close_node(struct out *o, const struct view *v, uint32_t i)
+static void close_node(struct hc_out *o, const struct view *v, uint32_t i)
 {
 	static const char *const tag[] = { "", "</PF>\n", "</A>\n", "</C>\n", "</S>\n" };
 	const struct vnode *n = &v->n[i];
 
 	if (!n->first_child && !has_metrics(n))
 		return;
-	out__puts(o, tag[n->kind]);
+	hc_out_puts(o, tag[n->kind]);
 }
 
-static int write_tree(struct out *o, const struct view *v)
+static int write_tree(struct hc_out *o, const struct view *v)
 {
 	struct frame {
 		uint32_t node, next;
@@ -141,7 +141,7 @@ static int cmp_row(const void *x, const void *y)
 	return (a->p > b->p) - (a->p < b->p);
 }
 
-static int write_pairs(struct out *o, const struct pair *pairs, uint32_t n, unsigned top)
+static int write_pairs(struct hc_out *o, const struct pair *pairs, uint32_t n, unsigned top)
 {
 	struct pair *rows;
 	uint32_t i, k = 0, run = 0;
@@ -157,20 +157,20 @@ static int write_pairs(struct out *o, const struct pair *pairs, uint32_t n, unsi
 			                           .t = pairs[i].t, .f = pairs[i].f };
 	}
 	qsort(rows, k, sizeof(*rows), cmp_row);
-	out__printf(o, "<CodePairTable top=\"%u\">\n", top);
+	hc_out_printf(o, "<CodePairTable top=\"%u\">\n", top);
 	for (i = 0; i < k; i++) {
 		const struct pair *r = &rows[i];
 
 		run = i > 0 && rows[i - 1].c == r->c ? run + 1 : 0;
 		if (run >= top)
 			continue;
-		out__printf(o, "<CP c=\"%u\"", r->c);
+		hc_out_printf(o, "<CP c=\"%u\"", r->c);
 		if (r->p)
-			out__printf(o, " p=\"%u\"", r->p);
-		out__printf(o, " all=\"%s\" true=\"%s\" false=\"%s\"/>\n", out__fmt_u64(b0, r->t + r->f),
-		            out__fmt_u64(b1, r->t), out__fmt_u64(b2, r->f));
+			hc_out_printf(o, " p=\"%u\"", r->p);
+		hc_out_printf(o, " all=\"%s\" true=\"%s\" false=\"%s\"/>\n", hc_fmt_u64(b0, r->t + r->f),
+		            hc_fmt_u64(b1, r->t), hc_fmt_u64(b2, r->f));
 	}
-	out__puts(o, "</CodePairTable>\n");
+	hc_out_puts(o, "</CodePairTable>\n");
 	free(rows);
 	return 0;
 }
@@ -191,71 +191,71 @@ int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npa
 {
 	const struct view *v = &an->view;
 	const char *unit = hc_db_unit_name(an->unit);
-	struct out o;
+	struct hc_out o;
 	uint32_t i;
 	int ret, b, e;
 
-	ret = out__open(&o, dir, HC_DB_EXPERIMENT, err, errlen);
+	ret = hc_out_open(&o, dir, HC_DB_EXPERIMENT, err, errlen);
 	if (ret)
 		return ret;
-	out__puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	out__printf(&o, "<HPCToolkitExperiment version=\"%d\" generator=\"hpcprof-comm %s\">\n",
+	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	hc_out_printf(&o, "<HPCToolkitExperiment version=\"%d\" generator=\"hpcprof-comm %s\">\n",
 	            HC_DB_VERSION, PACKAGE_VERSION);
-	out__puts(&o, "<Header n=\"");
-	out__xml(&o, experiment__program(an));
-	out__puts(&o, "\">\n<Info>\n");
-	out__printf(&o, "<NV n=\"unit\" v=\"%s\"/>\n", unit);
-	out__printf(&o, "<NV n=\"unit-text\" v=\"%s\"/>\n", hc_db_unit_text(an->unit));
-	out__puts(&o, "<NV n=\"samplers\" v=\"");
+	hc_out_puts(&o, "<Header n=\"");
+	hc_out_xml(&o, experiment__program(an));
+	hc_out_puts(&o, "\">\n<Info>\n");
+	hc_out_printf(&o, "<NV n=\"unit\" v=\"%s\"/>\n", unit);
+	hc_out_printf(&o, "<NV n=\"unit-text\" v=\"%s\"/>\n", hc_db_unit_text(an->unit));
+	hc_out_puts(&o, "<NV n=\"samplers\" v=\"");
 	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
 		if (an->samplers & (1u << b))
-			out__printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
-	out__puts(&o, "\"/>\n");
-	out__printf(&o, "<NV n=\"processes\" v=\"%u\"/>\n", an->nused_procs);
-	out__printf(&o, "<NV n=\"threads\" v=\"%u\"/>\n", an->nthreads);
-	out__puts(&o, "</Info>\n</Header>\n");
+			hc_out_printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
+	hc_out_puts(&o, "\"/>\n");
+	hc_out_printf(&o, "<NV n=\"processes\" v=\"%u\"/>\n", an->nused_procs);
+	hc_out_printf(&o, "<NV n=\"threads\" v=\"%u\"/>\n", an->nthreads);
+	hc_out_puts(&o, "</Info>\n</Header>\n");
 
-	out__puts(&o, "<SecCallPathProfile i=\"0\" n=\"");
-	out__xml(&o, experiment__program(an));
-	out__puts(&o, "\">\n<SecHeader>\n<MetricTable>\n");
+	hc_out_puts(&o, "<SecCallPathProfile i=\"0\" n=\"");
+	hc_out_xml(&o, experiment__program(an));
+	hc_out_puts(&o, "\">\n<SecHeader>\n<MetricTable>\n");
 	for (b = 0; b < HC_DB_M_COUNT; b++) {
 		for (e = 0; e < 2; e++) {
-			out__printf(&o, "<Metric i=\"%d\" n=\"%s (%s)\" kind=\"%s\" t=\"%s\" "
+			hc_out_printf(&o, "<Metric i=\"%d\" n=\"%s (%s)\" kind=\"%s\" t=\"%s\" "
 			            "partner=\"%d\" unit=\"%s\"/>\n", HC_DB_METRIC_ID(b, e),
 			            hc_db_metric_name(b), e ? "E" : "I", hc_db_metric_kind(b),
 			            e ? "exclusive" : "inclusive", HC_DB_METRIC_ID(b, !e), unit);
 		}
 	}
-	out__puts(&o, "</MetricTable>\n<LoadModuleTable>\n");
+	hc_out_puts(&o, "</MetricTable>\n<LoadModuleTable>\n");
 	for (i = 0; i < an->modules.n; i++) {
-		out__printf(&o, "<LoadModule i=\"%u\" n=\"", i);
-		out__xml(&o, an->modules.s[i]);
-		out__puts(&o, "\"/>\n");
+		hc_out_printf(&o, "<LoadModule i=\"%u\" n=\"", i);
+		hc_out_xml(&o, an->modules.s[i]);
+		hc_out_puts(&o, "\"/>\n");
 	}
-	out__puts(&o, "</LoadModuleTable>\n<FileTable>\n");
+	hc_out_puts(&o, "</LoadModuleTable>\n<FileTable>\n");
 	for (i = 0; i < v->files.n; i++) {
-		out__printf(&o, "<File i=\"%u\" n=\"", i);
-		out__xml(&o, v->files.s[i]);
-		out__puts(&o, "\"/>\n");
+		hc_out_printf(&o, "<File i=\"%u\" n=\"", i);
+		hc_out_xml(&o, v->files.s[i]);
+		hc_out_puts(&o, "\"/>\n");
 	}
-	out__puts(&o, "</FileTable>\n<ProcedureTable>\n");
+	hc_out_puts(&o, "</FileTable>\n<ProcedureTable>\n");
 	for (i = 0; i < v->procs.n; i++) {
 		const struct procedure *p = &v->proc[i];
-		out__printf(&o, "<Procedure i=\"%u\" n=\"", i);
-		out__xml(&o, v->names.s[p->name]);
-		out__printf(&o, "\" lm=\"%u\" f=\"%u\" l=\"%u\"/>\n", p->lm, p->file, p->line);
+		hc_out_printf(&o, "<Procedure i=\"%u\" n=\"", i);
+		hc_out_xml(&o, v->names.s[p->name]);
+		hc_out_printf(&o, "\" lm=\"%u\" f=\"%u\" l=\"%u\"/>\n", p->lm, p->file, p->line);
 	}
-	out__puts(&o, "</ProcedureTable>\n</SecHeader>\n<SecCallPathProfileData>\n");
+	hc_out_puts(&o, "</ProcedureTable>\n</SecHeader>\n<SecCallPathProfileData>\n");
 	put_metrics(&o, &v->n[0]);
 	ret = write_tree(&o, v);
-	out__puts(&o, "</SecCallPathProfileData>\n");
+	hc_out_puts(&o, "</SecCallPathProfileData>\n");
 	if (!ret)
 		ret = write_pairs(&o, pairs, npairs, an->top);
-	out__puts(&o, "</SecCallPathProfile>\n</HPCToolkitExperiment>\n");
+	hc_out_puts(&o, "</SecCallPathProfile>\n</HPCToolkitExperiment>\n");
 	if (ret) {
-		out__close(&o, err, errlen);
+		hc_out_close(&o, true, err, errlen);
 		snprintf(err, errlen, "out of memory writing %s", HC_DB_EXPERIMENT);
 		return ret;
 	}
-	return out__close(&o, err, errlen);
+	return hc_out_close(&o, true, err, errlen);
 }

@@ -3,7 +3,8 @@
    calling-context tree, per-profile and per-worker records, symbolization,
    topology, the symbolized ("view") tree and the output helpers. Each part is
    owned by one .c file, named by its prefix (hmap__, strtab__, cct__, scan__,
-   merge__, sym__, topo__, view__, pairs__, out__ ...). Nothing here runs in
+   merge__, sym__, topo__, view__, pairs__ ...); files are written with
+   lib/support/out.h into a directory staged by lib/db. Nothing here runs in
    signal context. */
 #ifndef HC_ANALYSIS_INTERNAL_H
 #define HC_ANALYSIS_INTERNAL_H
@@ -14,9 +15,11 @@
 #include <stdio.h>
 
 #include "hc/common.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc/profile.h"
 #include "analysis/analysis.h"
+#include "db/db.h"
+#include "support/out.h"
 
 /* Sanity bounds applied to values a profile can name but the reader cannot
    check (they refer to other profiles or to the machine). */
@@ -286,38 +289,6 @@ struct view {
 	uint32_t proccap;
 	uint32_t *of_cct;           /* address node -> view node (terminal C or S) */
 };
-
-/* ---------------- output helpers: out.c ---------------- */
-
-/* A buffered file that remembers its first error. */
-struct out {
-	FILE *f;
-	char *path;
-	int err;
-};
-
-int out__open(struct out *o, const char *dir, const char *name, char *err, size_t errlen);
-int out__close(struct out *o, char *err, size_t errlen);
-void out__puts(struct out *o, const char *s);
-void out__printf(struct out *o, const char *fmt, ...) HC_PRINTF(2, 3);
-void out__u64(struct out *o, uint64_t v);
-/* Text escaped for an XML attribute value (and made valid UTF-8). */
-void out__xml(struct out *o, const char *s);
-/* A CSV field, quoted when needed (RFC 4180). */
-void out__csv(struct out *o, const char *s);
-
-/* Make s valid UTF-8 in place: invalid bytes become '?'. */
-void out__utf8_fix(char *s);
-/* Decimal digits of v inside buf (returned pointer, NUL-terminated). */
-char *out__fmt_u64(char buf[24], uint64_t v);
-
-/* The database directory: may outdir be created (or replaced with force)? */
-int out__check_target(const char *outdir, bool force, char *err, size_t errlen);
-/* Create the staging directory (with matrices/) next to outdir. */
-int out__stage(const char *outdir, char **stage, char *err, size_t errlen);
-/* Move the staging directory into place as outdir. */
-int out__commit(const char *stage, const char *outdir, bool force, char *err, size_t errlen);
-void out__discard(const char *stage);
 
 /* ---------------- analysis.c: the whole run ---------------- */
 

@@ -373,7 +373,7 @@ void matrix__free(struct levels *lv)
 static char *put_u64(char *p, uint64_t v)
 {
 	char num[24];
-	const char *s = out__fmt_u64(num, v);
+	const char *s = hc_fmt_u64(num, v);
 	size_t l = strlen(s);
 
 	memcpy(p, s, l);
@@ -384,7 +384,7 @@ static char *put_u64(char *p, uint64_t v)
    buffer of N values from the cells of row i (i < j) and of column i (the
    cells (k, i), k < i, found through a column index), so the cost is the
    file's size plus the non-zero cells. */
-static int write_dense(const struct matrix *m, int kind, struct out *o)
+static int write_dense(const struct matrix *m, int kind, struct hc_out *o)
 {
 	uint32_t *col = calloc((size_t)m->n + 1, sizeof(*col));
 	uint32_t *byc = malloc((m->ncell ? m->ncell : 1) * sizeof(*byc));
@@ -414,7 +414,7 @@ static int write_dense(const struct matrix *m, int kind, struct out *o)
 	}
 	*p++ = '\n';
 	*p = '\0';
-	out__puts(o, line);
+	hc_out_puts(o, line);
 	for (i = 0; i < m->n; i++) {
 		for (k = m->row[i]; k < m->row[i + 1]; k++)
 			v[m->cell[k].j] = kind_of(m->cell[k].v, kind);
@@ -427,7 +427,7 @@ static int write_dense(const struct matrix *m, int kind, struct out *o)
 		}
 		*p++ = '\n';
 		*p = '\0';
-		out__puts(o, line);
+		hc_out_puts(o, line);
 		for (k = m->row[i]; k < m->row[i + 1]; k++)
 			v[m->cell[k].j] = 0;
 		for (k = col[i]; k < col[i + 1]; k++)
@@ -443,12 +443,12 @@ out:
 
 /* Header "row,column,value", then one line "i,j,v" per non-zero cell of the
    upper triangle (i < j), sorted by (i, j). */
-static void write_sparse(const struct matrix *m, int kind, struct out *o)
+static void write_sparse(const struct matrix *m, int kind, struct hc_out *o)
 {
 	char line[80], *p;
 	uint32_t k;
 
-	out__puts(o, HC_DB_SPARSE_HEADER "\n");
+	hc_out_puts(o, HC_DB_SPARSE_HEADER "\n");
 	for (k = 0; k < m->ncell; k++) {
 		uint64_t x = kind_of(m->cell[k].v, kind);
 		if (!x)
@@ -460,7 +460,7 @@ static void write_sparse(const struct matrix *m, int kind, struct out *o)
 		p = put_u64(p, x);
 		*p++ = '\n';
 		*p = '\0';
-		out__puts(o, line);
+		hc_out_puts(o, line);
 	}
 }
 
@@ -468,21 +468,21 @@ int matrix__write(const struct matrix *m, int kind, uint32_t dense_max, const ch
                   size_t errlen)
 {
 	char name[64];
-	struct out o;
+	struct hc_out o;
 	int ret;
 
 	snprintf(name, sizeof(name), "%s/%s-%s.csv", HC_DB_MATRICES, hc_db_level_name(m->level),
 	         hc_db_kind_name(kind));
-	ret = out__open(&o, dir, name, err, errlen);
+	ret = hc_out_open(&o, dir, name, err, errlen);
 	if (ret)
 		return ret;
 	if (matrix__sparse(m, dense_max)) {
 		write_sparse(m, kind, &o);
 	} else if ((ret = write_dense(m, kind, &o))) {
 		char scratch[8];
-		out__close(&o, scratch, sizeof(scratch));
+		hc_out_close(&o, true, scratch, sizeof(scratch));
 		snprintf(err, errlen, "out of memory writing %s", name);
 		return ret;
 	}
-	return out__close(&o, err, errlen);
+	return hc_out_close(&o, true, err, errlen);
 }

@@ -12,18 +12,18 @@
 #include "config.h"
 #include "analysis/internal.h"
 
-static void attr_str(struct out *o, const char *name, const char *v)
+static void attr_str(struct hc_out *o, const char *name, const char *v)
 {
-	out__printf(o, " %s=\"", name);
-	out__xml(o, v);
-	out__puts(o, "\"");
+	hc_out_printf(o, " %s=\"", name);
+	hc_out_xml(o, v);
+	hc_out_puts(o, "\"");
 }
 
-static void attr_u64(struct out *o, const char *name, uint64_t v)
+static void attr_u64(struct hc_out *o, const char *name, uint64_t v)
 {
 	char b[24];
 
-	out__printf(o, " %s=\"%s\"", name, out__fmt_u64(b, v));
+	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
 }
 
 static int cmp_counter(const void *a, const void *b)
@@ -75,9 +75,9 @@ out:
 	return ret;
 }
 
-static void host_attr(struct out *o, const struct an *an, uint32_t h)
+static void host_attr(struct hc_out *o, const struct an *an, uint32_t h)
 {
-	out__printf(o, " host=\"%08x\"", an->hosts[h].id);
+	hc_out_printf(o, " host=\"%08x\"", an->hosts[h].id);
 }
 
 int meta__write(struct an *an, const struct levels *lv, const char *dir, char *err, size_t errlen)
@@ -86,7 +86,7 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 	struct an_counter *cnt = NULL;
 	uint64_t d[HC_DB_M_COUNT];
 	uint32_t ncnt = 0, i, found = an->nprofs, used = 0, skipped = 0;
-	struct out o;
+	struct hc_out o;
 	int ret, b, e, lev, kind;
 	size_t k;
 
@@ -95,7 +95,7 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 		snprintf(err, errlen, "out of memory writing %s", HC_DB_META);
 		return ret;
 	}
-	ret = out__open(&o, dir, HC_DB_META, err, errlen);
+	ret = hc_out_open(&o, dir, HC_DB_META, err, errlen);
 	if (ret) {
 		free(cnt);
 		return ret;
@@ -105,59 +105,59 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 		skipped += an->profs[i].status != AN_OK;
 	}
 
-	out__puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	out__printf(&o, "<Database version=\"%d\" generator=\"hpcprof-comm %s\">\n", HC_DB_VERSION,
+	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	hc_out_printf(&o, "<Database version=\"%d\" generator=\"hpcprof-comm %s\">\n", HC_DB_VERSION,
 	            PACKAGE_VERSION);
-	out__printf(&o, "  <Measurement unit=\"%s\" unit-text=\"%s\" samplers=\"", unit,
+	hc_out_printf(&o, "  <Measurement unit=\"%s\" unit-text=\"%s\" samplers=\"", unit,
 	            hc_db_unit_text(an->unit));
 	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
 		if (an->samplers & (1u << b))
-			out__printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
-	out__puts(&o, "\"");
+			hc_out_printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
+	hc_out_puts(&o, "\"");
 	if (an->samplers & (1u << HC_SAMPLER_IBS))
-		out__printf(&o, " scaling=\"%s\"", HC_DB_IBS_SCALING);
-	out__puts(&o, "/>\n  <Inputs>\n");
+		hc_out_printf(&o, " scaling=\"%s\"", HC_DB_IBS_SCALING);
+	hc_out_puts(&o, "/>\n  <Inputs>\n");
 	for (k = 0; k < an->o->ninputs; k++) {
-		out__puts(&o, "    <Input");
+		hc_out_puts(&o, "    <Input");
 		attr_str(&o, "path", an->o->inputs[k]);
-		out__puts(&o, "/>\n");
+		hc_out_puts(&o, "/>\n");
 	}
-	out__printf(&o, "  </Inputs>\n  <Profiles found=\"%u\" read=\"%u\" skipped=\"%u\">\n", found,
+	hc_out_printf(&o, "  </Inputs>\n  <Profiles found=\"%u\" read=\"%u\" skipped=\"%u\">\n", found,
 	            used, skipped);
 	for (i = 0; i < an->nprofs; i++) {
 		const struct an_prof *p = &an->profs[i];
 		if (p->status == AN_OK)
 			continue;
-		out__puts(&o, "    <Skipped");
+		hc_out_puts(&o, "    <Skipped");
 		attr_str(&o, "file", p->path);
 		attr_str(&o, "reason", p->reason ? p->reason : "not read");
-		out__puts(&o, "/>\n");
+		hc_out_puts(&o, "/>\n");
 	}
-	out__puts(&o, "  </Profiles>\n  <Hosts>\n");
+	hc_out_puts(&o, "  </Profiles>\n  <Hosts>\n");
 	for (i = 0; i < an->nhosts; i++) {
 		const struct an_host *h = &an->hosts[i];
-		out__printf(&o, "    <Host i=\"%u\" id=\"%08x\"", i, h->id);
+		hc_out_printf(&o, "    <Host i=\"%u\" id=\"%08x\"", i, h->id);
 		if (h->topo) {
 			attr_str(&o, "topology", h->topo_path);
-			out__printf(&o, " pus=\"%u\" cores=\"%u\" sockets=\"%u\" numa=\"%u\"",
+			hc_out_printf(&o, " pus=\"%u\" cores=\"%u\" sockets=\"%u\" numa=\"%u\"",
 			            h->topo->npu, h->topo->ncores, h->topo->nsockets, h->topo->nnuma);
 		}
-		out__puts(&o, "/>\n");
+		hc_out_puts(&o, "/>\n");
 	}
-	out__puts(&o, "  </Hosts>\n  <Processes>\n");
+	hc_out_puts(&o, "  </Hosts>\n  <Processes>\n");
 	for (i = 0; i < an->nused_procs; i++) {
 		const struct an_proc *pr = &an->procs[an->proc_order[i]];
-		out__printf(&o, "    <Process i=\"%u\"", i);
+		hc_out_printf(&o, "    <Process i=\"%u\"", i);
 		host_attr(&o, an, pr->host);
-		out__printf(&o, " pid=\"%u\" ppid=\"%u\" gen=\"%u\"", pr->pid, pr->ppid, pr->gen);
+		hc_out_printf(&o, " pid=\"%u\" ppid=\"%u\" gen=\"%u\"", pr->pid, pr->ppid, pr->gen);
 		attr_str(&o, "exe", pr->exe);
 		attr_u64(&o, "start-ns", pr->start_ns);
-		out__printf(&o, " threads=\"%u\" first-thread=\"%u\"", pr->nthreads, pr->first);
+		hc_out_printf(&o, " threads=\"%u\" first-thread=\"%u\"", pr->nthreads, pr->first);
 		if (pr->log)
 			attr_str(&o, "log", pr->log);
-		out__puts(&o, "/>\n");
+		hc_out_puts(&o, "/>\n");
 	}
-	out__printf(&o, "  </Processes>\n  <Matrices unit=\"%s\">\n", unit);
+	hc_out_printf(&o, "  </Processes>\n  <Matrices unit=\"%s\">\n", unit);
 	for (lev = 0; lev < HC_DB_LEVEL_COUNT; lev++) {
 		const struct matrix *m = &lv->m[lev];
 		if (!m->present)
@@ -168,40 +168,40 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 			uint64_t un = kind == HC_DB_KIND_TRUE ? m->unplaced[0] :
 			              kind == HC_DB_KIND_FALSE ? m->unplaced[1] :
 			              m->unplaced[0] + m->unplaced[1];
-			out__printf(&o, "    <Matrix level=\"%s\" kind=\"%s\" file=\"%s/%s-%s.csv\" "
+			hc_out_printf(&o, "    <Matrix level=\"%s\" kind=\"%s\" file=\"%s/%s-%s.csv\" "
 			            "unit=\"%s\" n=\"%u\"", hc_db_level_name(lev), hc_db_kind_name(kind),
 			            HC_DB_MATRICES, hc_db_level_name(lev), hc_db_kind_name(kind), unit, m->n);
 			if (matrix__sparse(m, an->dense_max))
-				out__puts(&o, " format=\"sparse\"");
+				hc_out_puts(&o, " format=\"sparse\"");
 			attr_u64(&o, "total", matrix__total(m, kind));
 			attr_u64(&o, "diagonal", dg);
 			attr_u64(&o, "unplaced", un);
-			out__puts(&o, "/>\n");
+			hc_out_puts(&o, "/>\n");
 		}
 	}
-	out__puts(&o, "  </Matrices>\n");
+	hc_out_puts(&o, "  </Matrices>\n");
 	for (lev = HC_DB_LEVEL_CORE; lev < HC_DB_LEVEL_COUNT; lev++) {
 		if (!lv->m[lev].present)
 			continue;
-		out__printf(&o, "  <Labels level=\"%s\">\n", hc_db_level_name(lev));
+		hc_out_printf(&o, "  <Labels level=\"%s\">\n", hc_db_level_name(lev));
 		for (i = 0; i < lv->n_lab[lev]; i++) {
 			const struct label *l = &lv->lab[lev][i];
-			out__printf(&o, "    <Label i=\"%u\"", i);
+			hc_out_printf(&o, "    <Label i=\"%u\"", i);
 			host_attr(&o, an, l->host);
 			if (l->cpu >= 0)
-				out__printf(&o, " cpu=\"%d\"", l->cpu);
+				hc_out_printf(&o, " cpu=\"%d\"", l->cpu);
 			if (l->core >= 0)
-				out__printf(&o, " core=\"%d\"", l->core);
+				hc_out_printf(&o, " core=\"%d\"", l->core);
 			if (l->socket >= 0)
-				out__printf(&o, " socket=\"%d\"", l->socket);
+				hc_out_printf(&o, " socket=\"%d\"", l->socket);
 			if (l->numa >= 0)
-				out__printf(&o, " numa=\"%d\"", l->numa);
-			out__puts(&o, "/>\n");
+				hc_out_printf(&o, " numa=\"%d\"", l->numa);
+			hc_out_puts(&o, "/>\n");
 		}
-		out__puts(&o, "  </Labels>\n");
+		hc_out_puts(&o, "  </Labels>\n");
 	}
 	experiment__derive(an->mtot, d);
-	out__puts(&o, "  <Totals");
+	hc_out_puts(&o, "  <Totals");
 	attr_u64(&o, "all", d[HC_DB_M_ALL]);
 	attr_u64(&o, "true", d[HC_DB_M_TRUE]);
 	attr_u64(&o, "false", d[HC_DB_M_FALSE]);
@@ -209,24 +209,24 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 	attr_u64(&o, "trap", d[HC_DB_M_TRAP]);
 	attr_u64(&o, "events", an->nevents);
 	attr_u64(&o, "event-weight", an->event_weight);
-	out__puts(&o, "/>\n  <Counters>\n");
+	hc_out_puts(&o, "/>\n  <Counters>\n");
 	for (i = 0; i < ncnt; i++) {
-		out__puts(&o, "    <Counter");
+		hc_out_puts(&o, "    <Counter");
 		attr_str(&o, "n", cnt[i].name);
 		attr_u64(&o, "v", cnt[i].value);
-		out__puts(&o, "/>\n");
+		hc_out_puts(&o, "/>\n");
 	}
-	out__puts(&o, "  </Counters>\n");
+	hc_out_puts(&o, "  </Counters>\n");
 	if (an->nwarns) {
-		out__puts(&o, "  <Warnings>\n");
+		hc_out_puts(&o, "  <Warnings>\n");
 		for (i = 0; i < an->nwarns; i++) {
-			out__puts(&o, "    <Warning>");
-			out__xml(&o, an->warns[i].text);
-			out__puts(&o, "</Warning>\n");
+			hc_out_puts(&o, "    <Warning>");
+			hc_out_xml(&o, an->warns[i].text);
+			hc_out_puts(&o, "</Warning>\n");
 		}
-		out__puts(&o, "  </Warnings>\n");
+		hc_out_puts(&o, "  </Warnings>\n");
 	}
-	out__puts(&o, "</Database>\n");
+	hc_out_puts(&o, "</Database>\n");
 	free(cnt);
-	return out__close(&o, err, errlen);
+	return hc_out_close(&o, true, err, errlen);
 }

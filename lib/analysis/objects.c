@@ -767,13 +767,13 @@ static int groups_build(const struct objects *ob, struct groups *g)
 	return 0;
 }
 
-static void vol(struct out *o, uint64_t t, uint64_t f)
+static void vol(struct hc_out *o, uint64_t t, uint64_t f)
 {
-	out__printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
+	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
 	            (unsigned long long)t, (unsigned long long)f);
 }
 
-static void threads_of(struct out *o, const struct objects *ob, const struct groups *g,
+static void threads_of(struct hc_out *o, const struct objects *ob, const struct groups *g,
                        uint32_t fi, const char *sep)
 {
 	uint32_t k;
@@ -793,7 +793,7 @@ static void threads_of(struct out *o, const struct objects *ob, const struct gro
 			t[b - 1] = x;
 		}
 	for (k = 0; k < n; k++)
-		out__printf(o, "%s%u", k ? sep : "", t[k]);
+		hc_out_printf(o, "%s%u", k ? sep : "", t[k]);
 	free(t);
 }
 
@@ -825,76 +825,76 @@ static uint32_t top_pairs(const struct objects *ob, const struct groups *g, uint
 static int write_xml(struct an *an, const struct objects *ob, const struct groups *g,
                      const char *dir, char *err, size_t errlen)
 {
-	struct out o;
+	struct hc_out o;
 	uint32_t r, k, sel[OBJ_TOP_PAIRS];
-	int ret = out__open(&o, dir, HC_DB_OBJECTS, err, errlen);
+	int ret = hc_out_open(&o, dir, HC_DB_OBJECTS, err, errlen);
 
 	if (ret)
 		return ret;
-	out__printf(&o, "<?xml version=\"1.0\"?>\n<Objects version=\"%d\" unit=\"%s\">\n",
+	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Objects version=\"%d\" unit=\"%s\">\n",
 	            HC_DB_VERSION, hc_db_unit_name(an->unit));
 	for (r = 0; r < ob->index.n; r++) {
 		uint32_t i = ob->rank[r];
 		const struct obj *x = &ob->o[i];
 		uint32_t np;
 
-		out__printf(&o, "  <Object i=\"%u\" kind=\"%s\" name=\"", r, kind_name[x->kind]);
-		out__xml(&o, x->name);
-		out__puts(&o, "\" module=\"");
-		out__xml(&o, x->module);
-		out__puts(&o, "\"");
+		hc_out_printf(&o, "  <Object i=\"%u\" kind=\"%s\" name=\"", r, kind_name[x->kind]);
+		hc_out_xml(&o, x->name);
+		hc_out_puts(&o, "\" module=\"");
+		hc_out_xml(&o, x->module);
+		hc_out_puts(&o, "\"");
 		if (x->context)
-			out__printf(&o, " context=\"%u\"", x->context);
-		out__printf(&o, " size=\"%llu\" blocks=\"%llu\"", (unsigned long long)x->size,
+			hc_out_printf(&o, " context=\"%u\"", x->context);
+		hc_out_printf(&o, " size=\"%llu\" blocks=\"%llu\"", (unsigned long long)x->size,
 		            (unsigned long long)x->blocks);
 		vol(&o, x->t, x->f);
-		out__puts(&o, ">\n");
+		hc_out_puts(&o, ">\n");
 		for (k = g->cf[i]; k < g->cf[i + 1]; k++) {
 			const struct hkey *c = &ob->cells.h.keys[g->cc[k].key];
-			out__printf(&o, "    <T i=\"%u\" j=\"%u\"", (uint32_t)c->b, (uint32_t)c->c);
+			hc_out_printf(&o, "    <T i=\"%u\" j=\"%u\"", (uint32_t)c->b, (uint32_t)c->c);
 			vol(&o, ob->cells.v[g->cc[k].key][0], ob->cells.v[g->cc[k].key][1]);
-			out__puts(&o, "/>\n");
+			hc_out_puts(&o, "/>\n");
 		}
 		for (k = g->ff[i]; k < g->ff[i + 1]; k++) {
 			uint32_t fi = g->fc[k].key;
 			const struct fld *f = &ob->fl[fi];
 
-			out__puts(&o, "    <Field");
+			hc_out_puts(&o, "    <Field");
 			if (f->name) {
-				out__puts(&o, " name=\"");
-				out__xml(&o, f->name);
-				out__puts(&o, "\"");
+				hc_out_puts(&o, " name=\"");
+				hc_out_xml(&o, f->name);
+				hc_out_puts(&o, "\"");
 			}
-			out__printf(&o, " offset=\"%llu\" size=\"%llu\"", (unsigned long long)f->off,
+			hc_out_printf(&o, " offset=\"%llu\" size=\"%llu\"", (unsigned long long)f->off,
 			            (unsigned long long)f->size);
 			vol(&o, f->t, f->f);
-			out__puts(&o, " threads=\"");
+			hc_out_puts(&o, " threads=\"");
 			threads_of(&o, ob, g, fi, " ");
-			out__puts(&o, "\"/>\n");
+			hc_out_puts(&o, "\"/>\n");
 		}
 		np = top_pairs(ob, g, i, sel);
 		for (k = 0; k < np; k++) {
 			const struct hkey *c = &ob->cps.h.keys[sel[k]];
-			out__printf(&o, "    <CP c=\"%u\"", (uint32_t)c->b);
+			hc_out_printf(&o, "    <CP c=\"%u\"", (uint32_t)c->b);
 			if (c->c)
-				out__printf(&o, " p=\"%u\"", (uint32_t)c->c);
+				hc_out_printf(&o, " p=\"%u\"", (uint32_t)c->c);
 			vol(&o, ob->cps.v[sel[k]][0], ob->cps.v[sel[k]][1]);
-			out__puts(&o, "/>\n");
+			hc_out_puts(&o, "/>\n");
 		}
-		out__puts(&o, "  </Object>\n");
+		hc_out_puts(&o, "  </Object>\n");
 	}
-	out__puts(&o, "</Objects>\n");
-	return out__close(&o, err, errlen);
+	hc_out_puts(&o, "</Objects>\n");
+	return hc_out_close(&o, true, err, errlen);
 }
 
-static void fields_csv(struct out *o, const struct objects *ob, const struct groups *g,
+static void fields_csv(struct hc_out *o, const struct objects *ob, const struct groups *g,
                        uint32_t i)
 {
 	uint32_t k;
 
 	for (k = g->ff[i]; k < g->ff[i + 1]; k++) {
 		const struct fld *f = &ob->fl[g->fc[k].key];
-		out__printf(o, "%s%s@%llu+%llu", k > g->ff[i] ? ";" : "", f->name ? f->name : "",
+		hc_out_printf(o, "%s%s@%llu+%llu", k > g->ff[i] ? ";" : "", f->name ? f->name : "",
 		            (unsigned long long)f->off, (unsigned long long)f->size);
 	}
 }
@@ -902,25 +902,25 @@ static void fields_csv(struct out *o, const struct objects *ob, const struct gro
 static int write_csv(const struct objects *ob, const struct groups *g, const char *dir,
                      char *err, size_t errlen)
 {
-	struct out o;
+	struct hc_out o;
 	uint32_t r;
-	int ret = out__open(&o, dir, "objects.csv", err, errlen);
+	int ret = hc_out_open(&o, dir, "objects.csv", err, errlen);
 
 	if (ret)
 		return ret;
-	out__puts(&o, "i,kind,name,module,context,size,blocks,all,true,false,fields\n");
+	hc_out_puts(&o, "i,kind,name,module,context,size,blocks,all,true,false,fields\n");
 	for (r = 0; r < ob->index.n; r++) {
 		uint32_t i = ob->rank[r];
 		const struct obj *x = &ob->o[i];
-		struct out s = { 0 };
+		struct hc_out s = { 0 };
 		char *buf = NULL;
 		size_t len = 0;
 
-		out__printf(&o, "%u,%s,", r, kind_name[x->kind]);
-		out__csv(&o, x->name);
-		out__puts(&o, ",");
-		out__csv(&o, x->module);
-		out__printf(&o, ",%u,%llu,%llu,%llu,%llu,%llu,", x->context,
+		hc_out_printf(&o, "%u,%s,", r, kind_name[x->kind]);
+		hc_out_csv(&o, x->name);
+		hc_out_puts(&o, ",");
+		hc_out_csv(&o, x->module);
+		hc_out_printf(&o, ",%u,%llu,%llu,%llu,%llu,%llu,", x->context,
 		            (unsigned long long)x->size, (unsigned long long)x->blocks,
 		            (unsigned long long)(x->t + x->f), (unsigned long long)x->t,
 		            (unsigned long long)x->f);
@@ -931,11 +931,11 @@ static int write_csv(const struct objects *ob, const struct groups *g, const cha
 		}
 		fields_csv(&s, ob, g, i);
 		fclose(s.f);
-		out__csv(&o, buf ? buf : "");
+		hc_out_csv(&o, buf ? buf : "");
 		free(buf);
-		out__puts(&o, "\n");
+		hc_out_puts(&o, "\n");
 	}
-	return out__close(&o, err, errlen);
+	return hc_out_close(&o, true, err, errlen);
 }
 
 int objects__write(struct an *an, const struct objects *ob, const char *dir, char *err,
@@ -962,7 +962,7 @@ int objects__summary(struct an *an, const struct objects *ob, const char *dir, c
 {
 	uint64_t total = 0;
 	struct groups g;
-	struct out s = { 0 };
+	struct hc_out s = { 0 };
 	char *buf = NULL, *path = NULL, *joined;
 	size_t len = 0, tlen = *text ? strlen(*text) : 0;
 	uint32_t r, k, shown = 0;
@@ -976,7 +976,7 @@ int objects__summary(struct an *an, const struct objects *ob, const char *dir, c
 	s.f = open_memstream(&buf, &len);
 	if (!s.f)
 		goto out_nomem;
-	out__printf(&s, "\nTop data objects by false sharing (objects.xml; an event counts once "
+	hc_out_printf(&s, "\nTop data objects by false sharing (objects.xml; an event counts once "
 	            "in each object it touches)\n%-4s %-7s %14s %7s %9s  %s\n", "#", "kind",
 	            "false", "%false", "false/all", "object: fields (offsets for byte ranges)");
 	for (r = 0; r < ob->index.n && shown < an->top; r++) {
@@ -985,24 +985,24 @@ int objects__summary(struct an *an, const struct objects *ob, const char *dir, c
 
 		if (!x->f)
 			break;
-		out__printf(&s, "%-4u %-7s %14llu %6.1f%% %8.1f%%  %s", r + 1, kind_name[x->kind],
+		hc_out_printf(&s, "%-4u %-7s %14llu %6.1f%% %8.1f%%  %s", r + 1, kind_name[x->kind],
 		            (unsigned long long)x->f, total ? 100.0 * (double)x->f / (double)total : 0.0,
 		            100.0 * (double)x->f / (double)(x->t + x->f), x->name);
 		for (k = g.ff[i]; k < g.ff[i + 1] && k - g.ff[i] < SUMMARY_FIELDS; k++) {
 			const struct fld *fl = &ob->fl[g.fc[k].key];
 			if (fl->name)
-				out__printf(&s, "%s%s", k == g.ff[i] ? ": " : ", ", fl->name);
+				hc_out_printf(&s, "%s%s", k == g.ff[i] ? ": " : ", ", fl->name);
 			else
-				out__printf(&s, "%s+%llu", k == g.ff[i] ? ": " : ", ",
+				hc_out_printf(&s, "%s+%llu", k == g.ff[i] ? ": " : ", ",
 				            (unsigned long long)fl->off);
 		}
 		if (g.ff[i + 1] - g.ff[i] > SUMMARY_FIELDS)
-			out__puts(&s, ", ...");
-		out__puts(&s, "\n");
+			hc_out_puts(&s, ", ...");
+		hc_out_puts(&s, "\n");
 		shown++;
 	}
 	if (!shown)
-		out__puts(&s, "(no false sharing on any data object)\n");
+		hc_out_puts(&s, "(no false sharing on any data object)\n");
 	if (fclose(s.f) || s.err)
 		goto out_nomem;
 	joined = realloc(*text, tlen + len + 1);

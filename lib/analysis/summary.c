@@ -38,9 +38,9 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-static void section(struct out *o, const char *title)
+static void section(struct hc_out *o, const char *title)
 {
-	out__printf(o, "\n" RULE " %s\n" RULE, title);
+	hc_out_printf(o, "\n" RULE " %s\n" RULE, title);
 }
 
 static const char *base_name(const char *path)
@@ -51,21 +51,21 @@ static const char *base_name(const char *path)
 }
 
 /* "file.c:45 (worker)" or "[lib.so+0x1234]" for view node x. */
-static void put_loc(struct out *o, const struct an *an, uint32_t x)
+static void put_loc(struct hc_out *o, const struct an *an, uint32_t x)
 {
 	const struct view *v = &an->view;
 	const struct vnode *n = &v->n[x];
 	const char *proc = v->names.s[v->proc[v->n[n->parent].proc].name];
 
 	if (n->file) {
-		out__puts(o, base_name(v->files.s[n->file]));
-		out__printf(o, ":%u (%s)", n->line, proc);
+		hc_out_puts(o, base_name(v->files.s[n->file]));
+		hc_out_printf(o, ":%u (%s)", n->line, proc);
 	} else {
-		out__puts(o, proc);
+		hc_out_puts(o, proc);
 	}
 }
 
-static void put_thread(struct out *o, const struct an *an, uint32_t g)
+static void put_thread(struct hc_out *o, const struct an *an, uint32_t g)
 {
 	const struct an_thread *t = &an->threads[g];
 	const struct an_proc *pr = &an->procs[t->proc];
@@ -75,18 +75,18 @@ static void put_thread(struct out *o, const struct an *an, uint32_t g)
 		snprintf(buf, sizeof(buf), "T%u (%u/%u)", g, pr->pid, t->prof->th.tid);
 	else
 		snprintf(buf, sizeof(buf), "T%u (%u/?)", g, pr->pid);
-	out__printf(o, "%-22s", buf);
+	hc_out_printf(o, "%-22s", buf);
 }
 
-static void put_vals(struct out *o, uint64_t t, uint64_t f, uint64_t total)
+static void put_vals(struct hc_out *o, uint64_t t, uint64_t f, uint64_t total)
 {
 	char b0[24], b1[24], b2[24];
 
-	out__printf(o, "%14s %6.1f%% %12s %12s", out__fmt_u64(b0, t + f), pct(t + f, total),
-	            out__fmt_u64(b1, t), out__fmt_u64(b2, f));
+	hc_out_printf(o, "%14s %6.1f%% %12s %12s", hc_fmt_u64(b0, t + f), pct(t + f, total),
+	            hc_fmt_u64(b1, t), hc_fmt_u64(b2, f));
 }
 
-static void totals(struct out *o, const struct an *an)
+static void totals(struct hc_out *o, const struct an *an)
 {
 	uint64_t d[HC_DB_M_COUNT];
 	const uint64_t *m = an->mtot;
@@ -96,30 +96,30 @@ static void totals(struct out *o, const struct an *an)
 	experiment__derive(m, d);
 	all = d[HC_DB_M_ALL];
 	section(o, "Communication totals");
-	out__printf(o, "  %-12s %14s %7s %14s %7s %14s\n", "", "all", "", "true", "", "false");
-	out__printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "total",
-	            out__fmt_u64(b[0], all), pct(all, all), out__fmt_u64(b[1], d[HC_DB_M_TRUE]),
-	            pct(d[HC_DB_M_TRUE], all), out__fmt_u64(b[2], d[HC_DB_M_FALSE]),
+	hc_out_printf(o, "  %-12s %14s %7s %14s %7s %14s\n", "", "all", "", "true", "", "false");
+	hc_out_printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "total",
+	            hc_fmt_u64(b[0], all), pct(all, all), hc_fmt_u64(b[1], d[HC_DB_M_TRUE]),
+	            pct(d[HC_DB_M_TRUE], all), hc_fmt_u64(b[2], d[HC_DB_M_FALSE]),
 	            pct(d[HC_DB_M_FALSE], all));
-	out__printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "by sample",
-	            out__fmt_u64(b[0], d[HC_DB_M_SAMPLE]), pct(d[HC_DB_M_SAMPLE], all),
-	            out__fmt_u64(b[1], m[HC_M_TRUE_SAMPLE]), pct(m[HC_M_TRUE_SAMPLE], all),
-	            out__fmt_u64(b[2], m[HC_M_FALSE_SAMPLE]), pct(m[HC_M_FALSE_SAMPLE], all));
-	out__printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "by trap",
-	            out__fmt_u64(b[0], d[HC_DB_M_TRAP]), pct(d[HC_DB_M_TRAP], all),
-	            out__fmt_u64(b[1], m[HC_M_TRUE_TRAP]), pct(m[HC_M_TRUE_TRAP], all),
-	            out__fmt_u64(b[2], m[HC_M_FALSE_TRAP]), pct(m[HC_M_FALSE_TRAP], all));
-	out__printf(o, "  (percentages of the total; unit: %s)\n", hc_db_unit_name(an->unit));
-	out__printf(o, "\n  events: %s records, total weight %s %s\n", out__fmt_u64(b[0], an->nevents),
-	            out__fmt_u64(b[1], an->event_weight), hc_db_unit_name(an->unit));
+	hc_out_printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "by sample",
+	            hc_fmt_u64(b[0], d[HC_DB_M_SAMPLE]), pct(d[HC_DB_M_SAMPLE], all),
+	            hc_fmt_u64(b[1], m[HC_M_TRUE_SAMPLE]), pct(m[HC_M_TRUE_SAMPLE], all),
+	            hc_fmt_u64(b[2], m[HC_M_FALSE_SAMPLE]), pct(m[HC_M_FALSE_SAMPLE], all));
+	hc_out_printf(o, "  %-12s %14s %6.1f%% %14s %6.1f%% %14s %6.1f%%\n", "by trap",
+	            hc_fmt_u64(b[0], d[HC_DB_M_TRAP]), pct(d[HC_DB_M_TRAP], all),
+	            hc_fmt_u64(b[1], m[HC_M_TRUE_TRAP]), pct(m[HC_M_TRUE_TRAP], all),
+	            hc_fmt_u64(b[2], m[HC_M_FALSE_TRAP]), pct(m[HC_M_FALSE_TRAP], all));
+	hc_out_printf(o, "  (percentages of the total; unit: %s)\n", hc_db_unit_name(an->unit));
+	hc_out_printf(o, "\n  events: %s records, total weight %s %s\n", hc_fmt_u64(b[0], an->nevents),
+	            hc_fmt_u64(b[1], an->event_weight), hc_db_unit_name(an->unit));
 	if (an->event_weight != all)
-		out__printf(o, "  note: the event records (matrices, code pairs) add up to %s, the "
+		hc_out_printf(o, "  note: the event records (matrices, code pairs) add up to %s, the "
 		            "calling-context metrics to %s:\n        the runtime did not keep every "
 		            "event (see the counters in database.xml).\n",
-		            out__fmt_u64(b[0], an->event_weight), out__fmt_u64(b[1], all));
+		            hc_fmt_u64(b[0], an->event_weight), hc_fmt_u64(b[1], all));
 }
 
-static int thread_pairs(struct out *o, const struct an *an, const struct matrix *m)
+static int thread_pairs(struct hc_out *o, const struct an *an, const struct matrix *m)
 {
 	struct row *r = NULL;
 	uint32_t n = 0, cap = 0, i, k;
@@ -139,21 +139,21 @@ static int thread_pairs(struct out *o, const struct an *an, const struct matrix 
 		qsort(r, n, sizeof(*r), cmp_row);
 	section(o, "Top thread pairs");
 	if (!n) {
-		out__puts(o, "  no communication between threads\n");
+		hc_out_puts(o, "  no communication between threads\n");
 		free(r);
 		return 0;
 	}
-	out__printf(o, "  %3s  %-22s %-22s %14s %7s %12s %12s\n", "#", "thread (pid/tid)",
+	hc_out_printf(o, "  %3s  %-22s %-22s %14s %7s %12s %12s\n", "#", "thread (pid/tid)",
 	            "peer thread", "all", "%", "true", "false");
 	for (i = 0; i < n && i < an->top; i++) {
-		out__printf(o, "  %3u  ", i + 1);
+		hc_out_printf(o, "  %3u  ", i + 1);
 		put_thread(o, an, r[i].a);
-		out__puts(o, " ");
+		hc_out_puts(o, " ");
 		put_thread(o, an, r[i].b);
 		put_vals(o, r[i].t, r[i].f, total);
-		out__puts(o, "\n");
+		hc_out_puts(o, "\n");
 	}
-	out__printf(o, "  (%u communicating pair%s; %% of all communication between threads)\n",
+	hc_out_printf(o, "  (%u communicating pair%s; %% of all communication between threads)\n",
 	            n, n == 1 ? "" : "s");
 	free(r);
 	return 0;
@@ -178,7 +178,7 @@ static int loc_of(const struct an *an, struct hmap *locs, uint32_t x, uint32_t *
 	return 0;
 }
 
-static int code_pairs(struct out *o, const struct an *an, const struct pair *pairs, uint32_t npairs)
+static int code_pairs(struct hc_out *o, const struct an *an, const struct pair *pairs, uint32_t npairs)
 {
 	struct hmap locs;
 	struct agg by;
@@ -226,22 +226,22 @@ static int code_pairs(struct out *o, const struct an *an, const struct pair *pai
 	qsort(r, by.h.n, sizeof(*r), cmp_row);
 	section(o, "Top code pairs (source line <-> source line, all calling contexts)");
 	if (!by.h.n) {
-		out__puts(o, "  no code pairs\n");
+		hc_out_puts(o, "  no code pairs\n");
 		goto out;
 	}
-	out__printf(o, "  %3s  %14s %7s %12s %12s   %s\n", "#", "all", "%", "true", "false",
+	hc_out_printf(o, "  %3s  %14s %7s %12s %12s   %s\n", "#", "all", "%", "true", "false",
 	            "code <-> peer code");
 	for (i = 0; i < by.h.n && i < an->top; i++) {
-		out__printf(o, "  %3u  ", i + 1);
+		hc_out_printf(o, "  %3u  ", i + 1);
 		put_vals(o, r[i].t, r[i].f, total);
-		out__puts(o, "   ");
+		hc_out_puts(o, "   ");
 		put_loc(o, an, rep[r[i].a]);
-		out__puts(o, " <-> ");
+		hc_out_puts(o, " <-> ");
 		if (r[i].b == UINT32_MAX)
-			out__puts(o, "(unknown: peer profile missing)");
+			hc_out_puts(o, "(unknown: peer profile missing)");
 		else
 			put_loc(o, an, rep[r[i].b]);
-		out__puts(o, "\n");
+		hc_out_puts(o, "\n");
 	}
 out:
 	free(r);
@@ -251,7 +251,7 @@ out:
 	return ret;
 }
 
-static int functions(struct out *o, const struct an *an)
+static int functions(struct hc_out *o, const struct an *an)
 {
 	const struct view *v = &an->view;
 	uint64_t (*sum)[HC_M_COUNT];
@@ -284,28 +284,28 @@ static int functions(struct out *o, const struct an *an)
 	qsort(r, n, sizeof(*r), cmp_row);
 	section(o, "Top functions (exclusive: accesses in the function itself)");
 	if (!n)
-		out__puts(o, "  no function with communication\n");
+		hc_out_puts(o, "  no function with communication\n");
 	else
-		out__printf(o, "  %3s  %14s %7s %12s %12s   %s\n", "#", "all", "%", "true", "false",
+		hc_out_printf(o, "  %3s  %14s %7s %12s %12s   %s\n", "#", "all", "%", "true", "false",
 		            "function (file)");
 	for (i = 0; i < n && i < an->top; i++) {
 		const struct procedure *p = &v->proc[r[i].a];
-		out__printf(o, "  %3u  ", i + 1);
+		hc_out_printf(o, "  %3u  ", i + 1);
 		put_vals(o, r[i].t, r[i].f, total);
-		out__puts(o, "   ");
-		out__puts(o, v->names.s[p->name]);
+		hc_out_puts(o, "   ");
+		hc_out_puts(o, v->names.s[p->name]);
 		if (p->file)
-			out__printf(o, " (%s)", base_name(v->files.s[p->file]));
+			hc_out_printf(o, " (%s)", base_name(v->files.s[p->file]));
 		else
-			out__printf(o, " (%s)", base_name(an->modules.s[p->lm]));
-		out__puts(o, "\n");
+			hc_out_printf(o, " (%s)", base_name(an->modules.s[p->lm]));
+		hc_out_puts(o, "\n");
 	}
 	free(sum);
 	free(r);
 	return 0;
 }
 
-static void header(struct out *o, const struct an *an)
+static void header(struct hc_out *o, const struct an *an)
 {
 	uint32_t i, used = 0, skipped = 0;
 	int b, e;
@@ -314,24 +314,24 @@ static void header(struct out *o, const struct an *an)
 		used += an->profs[i].status == AN_OK;
 		skipped += an->profs[i].status != AN_OK;
 	}
-	out__printf(o, "hpcprof-comm %s: inter-thread communication summary\n", PACKAGE_VERSION);
-	out__printf(o, "  program    %s (%u process%s, %u thread%s)\n", experiment__program(an),
+	hc_out_printf(o, "hpcprof-comm %s: inter-thread communication summary\n", PACKAGE_VERSION);
+	hc_out_printf(o, "  program    %s (%u process%s, %u thread%s)\n", experiment__program(an),
 	            an->nused_procs, an->nused_procs == 1 ? "" : "es", an->nthreads,
 	            an->nthreads == 1 ? "" : "s");
-	out__printf(o, "  profiles   %u used", used);
+	hc_out_printf(o, "  profiles   %u used", used);
 	if (skipped)
-		out__printf(o, ", %u skipped (reasons in %s)", skipped, HC_DB_META);
-	out__puts(o, "\n  sampler    ");
+		hc_out_printf(o, ", %u skipped (reasons in %s)", skipped, HC_DB_META);
+	hc_out_puts(o, "\n  sampler    ");
 	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
 		if (an->samplers & (1u << b))
-			out__printf(o, "%s%s", e++ ? ", " : "", hc_db_sampler_name(b));
-	out__printf(o, "\n  unit       %s = %s\n", hc_db_unit_name(an->unit), hc_db_unit_text(an->unit));
+			hc_out_printf(o, "%s%s", e++ ? ", " : "", hc_db_sampler_name(b));
+	hc_out_printf(o, "\n  unit       %s = %s\n", hc_db_unit_name(an->unit), hc_db_unit_text(an->unit));
 }
 
 int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
                    uint32_t npairs, const char *dir, char **text, char *err, size_t errlen)
 {
-	struct out o, f;
+	struct hc_out o, f;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret, e;
@@ -356,11 +356,11 @@ int summary__write(struct an *an, const struct levels *lv, const struct pair *pa
 		snprintf(err, errlen, "out of memory writing %s", HC_DB_SUMMARY);
 		return ret ? ret : -ENOMEM;
 	}
-	ret = out__open(&f, dir, HC_DB_SUMMARY, err, errlen);
+	ret = hc_out_open(&f, dir, HC_DB_SUMMARY, err, errlen);
 	if (!ret) {
 		if (len && fwrite(buf, 1, len, f.f) != len)
 			f.err = errno ? errno : EIO;
-		ret = out__close(&f, err, errlen);
+		ret = hc_out_close(&f, true, err, errlen);
 	}
 	if (ret) {
 		free(buf);

@@ -227,7 +227,7 @@ out:
 }
 
 /* "0-3;8;10-11" */
-static void put_cpus(struct out *o, const int32_t *c, uint32_t n)
+static void put_cpus(struct hc_out *o, const int32_t *c, uint32_t n)
 {
 	uint32_t i = 0;
 
@@ -236,53 +236,53 @@ static void put_cpus(struct out *o, const int32_t *c, uint32_t n)
 		while (j + 1 < n && c[j + 1] == c[j] + 1)
 			j++;
 		if (i)
-			out__puts(o, ";");
+			hc_out_puts(o, ";");
 		if (j == i)
-			out__printf(o, "%d", c[i]);
+			hc_out_printf(o, "%d", c[i]);
 		else
-			out__printf(o, "%d-%d", c[i], c[j]);
+			hc_out_printf(o, "%d-%d", c[i], c[j]);
 		i = j + 1;
 	}
 }
 
 int threads__write(struct an *an, const char *dir, char *err, size_t errlen)
 {
-	struct out o;
+	struct hc_out o;
 	uint32_t i;
 	int ret;
 
-	ret = out__open(&o, dir, HC_DB_THREADS, err, errlen);
+	ret = hc_out_open(&o, dir, HC_DB_THREADS, err, errlen);
 	if (ret)
 		return ret;
-	out__puts(&o, HC_DB_THREADS_HEADER "\n");
+	hc_out_puts(&o, HC_DB_THREADS_HEADER "\n");
 	for (i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
 		const struct an_proc *pr = &an->procs[t->proc];
 		const struct an_prof *p = t->prof;
 
-		out__printf(&o, "%u,%u,%u,%u,", i, pr->order, pr->pid, t->idx);
+		hc_out_printf(&o, "%u,%u,%u,%u,", i, pr->order, pr->pid, t->idx);
 		if (p)
-			out__printf(&o, "%u", p->th.tid);
-		out__puts(&o, ",");
+			hc_out_printf(&o, "%u", p->th.tid);
+		hc_out_puts(&o, ",");
 		if (t->creator != HC_NONE)
-			out__printf(&o, "%u", t->creator);
-		out__puts(&o, ",");
+			hc_out_printf(&o, "%u", t->creator);
+		hc_out_puts(&o, ",");
 		if (t->start_name)
-			out__csv(&o, t->start_name);
-		out__puts(&o, ",");
+			hc_out_csv(&o, t->start_name);
+		hc_out_puts(&o, ",");
 		if (t->creation_view)
-			out__printf(&o, "%u", t->creation_view);
-		out__puts(&o, ",");
+			hc_out_printf(&o, "%u", t->creation_view);
+		hc_out_puts(&o, ",");
 		put_cpus(&o, t->cpus, t->ncpus);
-		out__puts(&o, ",");
+		hc_out_puts(&o, ",");
 		if (p) {
-			out__puts(&o, hc_db_sampler_name((int)p->th.sampler));
-			out__printf(&o, ",%llu,", (unsigned long long)p->th.period);
-			out__csv(&o, p->path);
+			hc_out_puts(&o, hc_db_sampler_name((int)p->th.sampler));
+			hc_out_printf(&o, ",%llu,", (unsigned long long)p->th.period);
+			hc_out_csv(&o, p->path);
 		} else {
-			out__puts(&o, ",,");
+			hc_out_puts(&o, ",,");
 		}
-		out__puts(&o, "\n");
+		hc_out_puts(&o, "\n");
 	}
-	return out__close(&o, err, errlen);
+	return hc_out_close(&o, true, err, errlen);
 }

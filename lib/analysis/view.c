@@ -125,7 +125,7 @@ static int intern_result(struct an *an, uint32_t lm, uint64_t addr, const struct
 		snprintf(name, sizeof(name), "[%s+0x%llx]",
 		         lm == HC_NONE ? "<unknown>" : base_name(an->modules.s[lm]),
 		         (unsigned long long)addr);
-		out__utf8_fix(name);
+		hc_utf8_fix(name);
 		ret = intern_proc(v, name, lm == HC_NONE ? an->unknown_lm : lm, NULL, 0, &r->fr[0].proc);
 		if (ret)
 			return ret;
@@ -141,7 +141,7 @@ static int intern_result(struct an *an, uint32_t lm, uint64_t addr, const struct
 
 		if (!name)
 			return -ENOMEM;
-		out__utf8_fix(name);
+		hc_utf8_fix(name);
 		ret = intern_proc(v, name, lm, f->decl_file,
 		                  f->decl_line > 0 ? (uint32_t)f->decl_line : 0, &r->fr[i].proc);
 		free(name);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_vdb.c — fuzz targets for the database reader of viewer-export
-   (lib/viewer, hc_vdb_open), one per file it parses. Compiled once per target
+   (lib/viewer, hc_db_open), one per file it parses. Compiled once per target
    with FUZZ_VDB_FILE set to the file the input replaces (database.xml,
    experiment.xml, objects.xml, threads.csv or matrices/thread-all.csv) and
    FUZZ_VDB_NAME to the target's name (matrix_sparse: thread-all.csv in the
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "fuzz/fuzz_target.h"
-#include "viewer/viewer.h"
+#include "db/db.h"
 #include "exporter.h"
 
 #ifndef FUZZ_VDB_FILE
@@ -120,7 +120,7 @@ static void setup(void)
 int fuzz_target_check(const uint8_t *data, size_t size, char *err, size_t errsz)
 {
 	char path[4400];
-	struct hc_vdb *db = NULL;
+	struct hc_db *db = NULL;
 	int fd, rc;
 
 	if (!dir[0])
@@ -130,11 +130,11 @@ int fuzz_target_check(const uint8_t *data, size_t size, char *err, size_t errsz)
 	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
 		die("cannot write", path);
 	close(fd);
-	rc = hc_vdb_open(dir, &db, err, errsz);
+	rc = hc_db_open(dir, &db, err, errsz);
 	if (rc == 0) {
 		report_json(db, devnull, false);
 		report_json(db, devnull, true);
-		hc_vdb_close(db);
+		hc_db_close(db);
 	} else if (db != NULL || err[0] == '\0' || strncmp(err, dir, strlen(dir)) != 0) {
 		fprintf(stderr, "fuzz_%s: rejection (%d) without a message naming the file: \"%s\"\n",
 		        FUZZ_VDB_NAME, rc, err);

@@ -171,6 +171,9 @@ def check_text(db, name):
               "%s: --text ranks pair %d ↔ %d first" % (name, i, j))
     if db.objects is None:
         check("no object data in this database" in r.stdout, "%s: --text says there is no object data" % name)
+    elif not db.objects:
+        check("no data object took part in communication" in r.stdout,
+              "%s: --text says no data object took part" % name)
     else:
         top = sorted(db.objects, key=lambda o: (-o["false"], -o["all"], o["i"]))[0]["name"]
         sec = r.stdout.split("Top data objects")[1]

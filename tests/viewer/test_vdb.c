@@ -14,18 +14,18 @@
 #include <unistd.h>
 
 #include "hc_test.h"
-#include "viewer/json.h"
-#include "viewer/viewer.h"
+#include "report/json.h"
+#include "db/db.h"
 
 static char fixture[4096];
 
 static void check_fixture(void)
 {
-	struct hc_vdb *db;
+	struct hc_db *db;
 	char err[2048], buf[256];
-	const struct hc_vmatrix *m;
-	const struct hc_vnode *n;
-	int rc = hc_vdb_open(fixture, &db, err, sizeof(err));
+	const struct hc_db_matrix *m;
+	const struct hc_db_node *n;
+	int rc = hc_db_open(fixture, &db, err, sizeof(err));
 
 	CHECK_MSG(rc == 0, "%s", err);
 	if (rc)
@@ -49,39 +49,39 @@ static void check_fixture(void)
 	m = &db->mat[HC_DB_LEVEL_THREAD][HC_DB_KIND_ALL];
 	CHECK(m->present);
 	CHECK_EQ_U64(m->n, 5);
-	CHECK_EQ_U64(hc_vmatrix_at(m, 1, 2), 9400000);
-	CHECK_EQ_U64(hc_vmatrix_at(m, 2, 1), 9400000);
-	CHECK_EQ_U64(hc_vmatrix_at(&db->mat[HC_DB_LEVEL_THREAD][HC_DB_KIND_FALSE], 1, 2), 9000000);
+	CHECK_EQ_U64(hc_db_matrix_at(m, 1, 2), 9400000);
+	CHECK_EQ_U64(hc_db_matrix_at(m, 2, 1), 9400000);
+	CHECK_EQ_U64(hc_db_matrix_at(&db->mat[HC_DB_LEVEL_THREAD][HC_DB_KIND_FALSE], 1, 2), 9000000);
 	CHECK_EQ_U64(m->total, 13500000);
 	CHECK(db->mat[HC_DB_LEVEL_SOCKET][HC_DB_KIND_TRUE].present);
 	CHECK_EQ_U64(db->mat[HC_DB_LEVEL_SOCKET][HC_DB_KIND_ALL].diagonal, 13500000);
 	CHECK_EQ_U64(db->nlabels[HC_DB_LEVEL_CORE], 2);
 	CHECK_EQ_U64(db->labels[HC_DB_LEVEL_CORE][1].cpu, 1);
-	CHECK_STR(hc_vdb_index_label(db, HC_DB_LEVEL_CORE, 1, buf, sizeof(buf)), "cpu 1");
-	CHECK_STR(hc_vdb_index_label(db, HC_DB_LEVEL_THREAD, 0, buf, sizeof(buf)), "0 main");
-	CHECK_STR(hc_vdb_index_label(db, HC_DB_LEVEL_THREAD, 2, buf, sizeof(buf)), "2 worker");
+	CHECK_STR(hc_db_index_label(db, HC_DB_LEVEL_CORE, 1, buf, sizeof(buf)), "cpu 1");
+	CHECK_STR(hc_db_index_label(db, HC_DB_LEVEL_THREAD, 0, buf, sizeof(buf)), "0 main");
+	CHECK_STR(hc_db_index_label(db, HC_DB_LEVEL_THREAD, 2, buf, sizeof(buf)), "2 worker");
 
 	CHECK_EQ_U64(db->nnodes, 14);
 	CHECK_EQ_U64(db->root_m[HC_DB_METRIC_ID(HC_DB_M_ALL, 0)], 13500000);
-	n = hc_vdb_node(db, 10);      /* S comm_bench.c:64 in false_kernel */
-	CHECK(n && n->type == HC_VN_S);
+	n = hc_db_node_find(db, 10);      /* S comm_bench.c:64 in false_kernel */
+	CHECK(n && n->type == HC_DB_N_S);
 	if (n) {
-		CHECK_STR(hc_vdb_node_proc_name(db, n), "false_kernel");
-		CHECK_STR(hc_vdb_node_where(db, n, true, buf, sizeof(buf)), "comm_bench.c:64");
+		CHECK_STR(hc_db_node_proc_name(db, n), "false_kernel");
+		CHECK_STR(hc_db_node_where(db, n, true, buf, sizeof(buf)), "comm_bench.c:64");
 		CHECK_EQ_U64(n->m[HC_DB_METRIC_ID(HC_DB_M_FALSE, 1)], 9600000);
-		CHECK(db->nodes[n->parent].type == HC_VN_PF);
+		CHECK(db->nodes[n->parent].type == HC_DB_N_PF);
 	}
-	n = hc_vdb_node(db, 14);      /* S inside the inlined bump() */
-	CHECK(n && !strcmp(hc_vdb_node_proc_name(db, n), "bump"));
-	CHECK(hc_vdb_node(db, 15) == NULL);
-	CHECK(hc_vdb_node(db, 0) == NULL);
+	n = hc_db_node_find(db, 14);      /* S inside the inlined bump() */
+	CHECK(n && !strcmp(hc_db_node_proc_name(db, n), "bump"));
+	CHECK(hc_db_node_find(db, 15) == NULL);
+	CHECK(hc_db_node_find(db, 0) == NULL);
 	CHECK_EQ_U64(db->npairs, 6);
 	CHECK_EQ_U64(db->pairs_top, 10);
 
 	CHECK(db->has_objects);
 	CHECK_EQ_U64(db->nobjects, 4);
 	if (db->nobjects == 4) {
-		const struct hc_vobject *o = &db->objects[0];
+		const struct hc_db_object *o = &db->objects[0];
 		CHECK_STR(o->name, "false_line");
 		CHECK_STR(o->kind, "static");
 		CHECK_EQ_U64(o->fal, 9000000);
@@ -95,7 +95,7 @@ static void check_fixture(void)
 		CHECK_EQ_U64(db->objects[2].context, 6);
 		CHECK_STR(db->objects[2].fields[0].name, "");
 	}
-	hc_vdb_close(db);
+	hc_db_close(db);
 }
 
 /* ---- damaged copies ---- */
@@ -177,9 +177,9 @@ static void damage(const char *dir, const char *rel, const char *from, const cha
 
 static void expect_error(const char *dir, const char *what, const char *where, const char *text)
 {
-	struct hc_vdb *db = NULL;
+	struct hc_db *db = NULL;
 	char err[2048], want[4096];
-	int rc = hc_vdb_open(dir, &db, err, sizeof(err));
+	int rc = hc_db_open(dir, &db, err, sizeof(err));
 
 	snprintf(want, sizeof(want), "%s/%s", dir, where);
 	CHECK_MSG(rc < 0 && db == NULL, "%s: accepted", what);
@@ -187,7 +187,7 @@ static void expect_error(const char *dir, const char *what, const char *where, c
 	          what, err, want);
 	CHECK_MSG(strstr(err, text) != NULL, "%s: error '%s' does not say '%s'", what, err, text);
 	if (!rc)
-		hc_vdb_close(db);
+		hc_db_close(db);
 }
 
 static void check_damage(const char *tmp)
@@ -202,12 +202,12 @@ static void check_damage(const char *tmp)
 	expect_error(dir, "missing database.xml", "database.xml: ", "No such file or directory");
 	damage(dir, "objects.xml", NULL, NULL, 0);
 	{
-		struct hc_vdb *db;
+		struct hc_db *db;
 		char err[2048];
-		CHECK_MSG(hc_vdb_open(dir, &db, err, sizeof(err)) == 0, "without objects.xml: %s", err);
+		CHECK_MSG(hc_db_open(dir, &db, err, sizeof(err)) == 0, "without objects.xml: %s", err);
 		if (!err[0]) {
 			CHECK(!db->has_objects && db->nobjects == 0);
-			hc_vdb_close(db);
+			hc_db_close(db);
 		}
 	}
 	damage(dir, "experiment.xml", NULL, NULL, 2500);
@@ -258,11 +258,11 @@ static void check_damage(const char *tmp)
 	expect_error(dir, "object context", "objects.xml:", "not a node of experiment.xml");
 	damage(dir, "summary.txt", NULL, NULL, 0);
 	{
-		struct hc_vdb *db;
+		struct hc_db *db;
 		char err[2048];
-		CHECK_MSG(hc_vdb_open(dir, &db, err, sizeof(err)) == 0, "summary.txt is not needed: %s", err);
+		CHECK_MSG(hc_db_open(dir, &db, err, sizeof(err)) == 0, "summary.txt is not needed: %s", err);
 		if (!err[0])
-			hc_vdb_close(db);
+			hc_db_close(db);
 	}
 }
 

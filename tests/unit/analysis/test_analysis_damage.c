@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "fixture.h"
 #include "scenario.h"

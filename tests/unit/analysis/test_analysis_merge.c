@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "fixture.h"
 #include "scenario.h"

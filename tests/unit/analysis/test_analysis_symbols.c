@@ -22,7 +22,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/internal.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "fixture.h"
 

@@ -69,9 +69,9 @@ static void default_outdir(void)
 	free(work);
 }
 
-static char *through_out(void (*put)(struct out *, const char *), const char *s)
+static char *through_out(void (*put)(struct hc_out *, const char *), const char *s)
 {
-	struct out o;
+	struct hc_out o;
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -86,22 +86,22 @@ static void escaping(void)
 {
 	char *s, fix[] = "ok \xc3\xa9 \xff bad \xe2\x82 \xf0\x9f\x98\x80 \xed\xa0\x80 end";
 
-	s = through_out(out__xml, "a<b>&\"'\t\n\x01 \xc3\xa9\xff");
+	s = through_out(hc_out_xml, "a<b>&\"'\t\n\x01 \xc3\xa9\xff");
 	CHECK_STR(s, "a&lt;b&gt;&amp;&quot;&apos;&#9;&#10;? \xc3\xa9?");
 	free(s);
-	s = through_out(out__xml, "\xef\xbf\xbe\xef\xbf\xbd");   /* U+FFFE is not XML, U+FFFD is */
+	s = through_out(hc_out_xml, "\xef\xbf\xbe\xef\xbf\xbd");   /* U+FFFE is not XML, U+FFFD is */
 	CHECK_STR(s, "???\xef\xbf\xbd");
 	free(s);
-	s = through_out(out__csv, "plain name");
+	s = through_out(hc_out_csv, "plain name");
 	CHECK_STR(s, "plain name");
 	free(s);
-	s = through_out(out__csv, "foo<int, int>");
+	s = through_out(hc_out_csv, "foo<int, int>");
 	CHECK_STR(s, "\"foo<int, int>\"");
 	free(s);
-	s = through_out(out__csv, "say \"hi\"\n");
+	s = through_out(hc_out_csv, "say \"hi\"\n");
 	CHECK_STR(s, "\"say \"\"hi\"\"\n\"");
 	free(s);
-	out__utf8_fix(fix);
+	hc_utf8_fix(fix);
 	CHECK_STR(fix, "ok \xc3\xa9 ? bad ?? \xf0\x9f\x98\x80 ??? end");
 }
 

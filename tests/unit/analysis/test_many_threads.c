@@ -15,10 +15,10 @@
 #include <sys/resource.h>
 
 #include "analysis/analysis.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "fixture.h"
-#include "viewer/viewer.h"
+#include "db/db.h"
 
 #define N 20000u
 
@@ -78,11 +78,11 @@ static void limit_memory(void)
 
 static void check_viewer(const char *db)
 {
-	struct hc_vdb *v = NULL;
-	const struct hc_vmatrix *a, *t, *f;
+	struct hc_db *v = NULL;
+	const struct hc_db_matrix *a, *t, *f;
 	char err[2048];
 
-	CHECK_MSG(hc_vdb_open(db, &v, err, sizeof(err)) == 0, "%s", err);
+	CHECK_MSG(hc_db_open(db, &v, err, sizeof(err)) == 0, "%s", err);
 	if (!v)
 		return;
 	a = &v->mat[HC_DB_LEVEL_THREAD][HC_DB_KIND_ALL];
@@ -93,16 +93,16 @@ static void check_viewer(const char *db)
 	CHECK_EQ_U64(a->ncells, 2 * N - 3);
 	CHECK_EQ_U64(a->total, 10ull * N + (N - 1));
 	CHECK_EQ_U64(t->total, 10ull * N / 2);
-	CHECK_EQ_U64(hc_vmatrix_at(a, 0, 1), 11);
-	CHECK_EQ_U64(hc_vmatrix_at(a, 1, 0), 11);
-	CHECK_EQ_U64(hc_vmatrix_at(a, 0, N - 1), 11);
-	CHECK_EQ_U64(hc_vmatrix_at(a, 500, 501), 10);
-	CHECK_EQ_U64(hc_vmatrix_at(t, 500, 501), 10);
-	CHECK_EQ_U64(hc_vmatrix_at(f, 501, 502), 10);
-	CHECK_EQ_U64(hc_vmatrix_at(f, 0, 777), 1);
-	CHECK_EQ_U64(hc_vmatrix_at(a, 5, 7), 0);
+	CHECK_EQ_U64(hc_db_matrix_at(a, 0, 1), 11);
+	CHECK_EQ_U64(hc_db_matrix_at(a, 1, 0), 11);
+	CHECK_EQ_U64(hc_db_matrix_at(a, 0, N - 1), 11);
+	CHECK_EQ_U64(hc_db_matrix_at(a, 500, 501), 10);
+	CHECK_EQ_U64(hc_db_matrix_at(t, 500, 501), 10);
+	CHECK_EQ_U64(hc_db_matrix_at(f, 501, 502), 10);
+	CHECK_EQ_U64(hc_db_matrix_at(f, 0, 777), 1);
+	CHECK_EQ_U64(hc_db_matrix_at(a, 5, 7), 0);
 	CHECK_EQ_U64(v->nthreads, N);
-	hc_vdb_close(v);
+	hc_db_close(v);
 }
 
 static void check_export(const char *db, const char *work)

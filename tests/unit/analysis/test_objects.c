@@ -23,7 +23,7 @@
 #include "analysis/analysis.h"
 #include "analysis/internal.h"
 #include "analysis/objects.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "fixture.h"
 

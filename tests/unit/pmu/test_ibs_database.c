@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analysis.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "fixture.h"
 

@@ -10,16 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
-const char *vload__file(struct vload *ld, const char *rel)
+const char *load__file(struct load *ld, const char *rel)
 {
 	ld->rel = rel;
 	snprintf(ld->path, sizeof(ld->path), "%s/%s", ld->db->dir, rel);
 	return ld->path;
 }
 
-int vload__fail(struct vload *ld, long line, const char *fmt, ...)
+int load__fail(struct load *ld, long line, const char *fmt, ...)
 {
 	char msg[768];
 	va_list ap;
@@ -36,14 +36,14 @@ int vload__fail(struct vload *ld, long line, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int vload__errno(struct vload *ld, int errnum)
+int load__errno(struct load *ld, int errnum)
 {
 	if (!ld->err[0])
 		snprintf(ld->err, ld->errsz, "%s: %s", ld->path, strerror(errnum));
 	return -errnum;
 }
 
-bool v__parse_u64(const char *s, uint64_t *out)
+bool load__parse_u64(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -60,7 +60,7 @@ bool v__parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
-int v__grow(void *arr, size_t *cap, size_t n, size_t esz)
+int load__grow(void *arr, size_t *cap, size_t n, size_t esz)
 {
 	void **p = arr;
 	size_t nc;
@@ -80,7 +80,7 @@ int v__grow(void *arr, size_t *cap, size_t n, size_t esz)
 	return 0;
 }
 
-int v__push(void *arr, size_t n, size_t esz)
+int load__push(void *arr, size_t n, size_t esz)
 {
 	void **p = arr;
 	void *q;
@@ -95,7 +95,7 @@ int v__push(void *arr, size_t n, size_t esz)
 	return 0;
 }
 
-char *v__strdup(const char *s)
+char *load__strdup(const char *s)
 {
 	return strdup(s ? s : "");
 }
@@ -109,13 +109,13 @@ static int cmp_u64_idx(const void *a, const void *b, void *arg)
 }
 
 /* Sorted node-id index; duplicate ids are a format violation. */
-static int index_nodes(struct vload *ld)
+static int index_nodes(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	uint64_t *ids;
 	size_t n = db->nnodes;
 
-	vload__file(ld, HC_DB_EXPERIMENT);
+	load__file(ld, HC_DB_EXPERIMENT);
 	ids = malloc((n ? n : 1) * sizeof(*ids));
 	db->node_idx = malloc((n ? n : 1) * sizeof(*db->node_idx));
 	db->node_ids = malloc((n ? n : 1) * sizeof(*db->node_ids));
@@ -133,39 +133,39 @@ static int index_nodes(struct vload *ld)
 	free(ids);
 	for (size_t k = 1; k < n; k++)
 		if (db->node_ids[k] == db->node_ids[k - 1])
-			return vload__fail(ld, 0, "node id %llu is used twice",
+			return load__fail(ld, 0, "node id %llu is used twice",
 			                   (unsigned long long)db->node_ids[k]);
 	return 0;
 }
 
 /* Every reference from the code pairs, threads.csv and objects.xml to a
    calling-context node must name an existing node. */
-static int check_refs(struct vload *ld)
+static int check_refs(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 
-	vload__file(ld, HC_DB_EXPERIMENT);
+	load__file(ld, HC_DB_EXPERIMENT);
 	for (size_t k = 0; k < db->npairs; k++) {
-		const struct hc_vcodepair *p = &db->pairs[k];
-		if (!hc_vdb_node(db, p->c) || (p->p && !hc_vdb_node(db, p->p)))
-			return vload__fail(ld, 0, "code pair %zu names node %llu, which is not in the tree",
-			                   k, (unsigned long long)(hc_vdb_node(db, p->c) ? p->p : p->c));
+		const struct hc_db_codepair *p = &db->pairs[k];
+		if (!hc_db_node_find(db, p->c) || (p->p && !hc_db_node_find(db, p->p)))
+			return load__fail(ld, 0, "code pair %zu names node %llu, which is not in the tree",
+			                   k, (unsigned long long)(hc_db_node_find(db, p->c) ? p->p : p->c));
 	}
-	vload__file(ld, HC_DB_THREADS);
+	load__file(ld, HC_DB_THREADS);
 	for (size_t t = 0; t < db->nthreads; t++) {
 		int64_t c = db->threads[t].creation_context;
-		if (c > 0 && !hc_vdb_node(db, (uint64_t)c))
-			return vload__fail(ld, (long)t + 2,
+		if (c > 0 && !hc_db_node_find(db, (uint64_t)c))
+			return load__fail(ld, (long)t + 2,
 			                   "creation_context %lld is not a node of " HC_DB_EXPERIMENT,
 			                   (long long)c);
 	}
 	return 0;
 }
 
-int hc_vdb_open(const char *dir, struct hc_vdb **out, char *err, size_t errsz)
+int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
 {
-	struct vload ld = { .err = err, .errsz = errsz };
-	struct hc_vdb *db;
+	struct load ld = { .err = err, .errsz = errsz };
+	struct hc_db *db;
 	size_t len;
 	int rc;
 
@@ -175,7 +175,7 @@ int hc_vdb_open(const char *dir, struct hc_vdb **out, char *err, size_t errsz)
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
-	db->dir = v__strdup(dir);
+	db->dir = load__strdup(dir);
 	if (!db->dir) {
 		free(db);
 		return -ENOMEM;
@@ -185,23 +185,23 @@ int hc_vdb_open(const char *dir, struct hc_vdb **out, char *err, size_t errsz)
 		db->dir[--len] = 0;
 	ld.db = db;
 
-	rc = meta__load(&ld);
+	rc = read__meta(&ld);
 	if (!rc)
-		rc = matrix__load_all(&ld);
+		rc = read__matrices(&ld);
 	if (!rc)
-		rc = threads__load(&ld);
+		rc = read__threads(&ld);
 	if (!rc)
-		rc = experiment__load(&ld);
+		rc = read__experiment(&ld);
 	if (!rc)
 		rc = index_nodes(&ld);
 	if (!rc)
-		rc = objects__load(&ld);
+		rc = read__objects(&ld);
 	if (!rc)
 		rc = check_refs(&ld);
 	if (rc) {
 		if (rc == -ENOMEM && !err[0])
 			snprintf(err, errsz, "%s: out of memory", ld.path);
-		hc_vdb_close(db);
+		hc_db_close(db);
 		return rc;
 	}
 	*out = db;
@@ -215,7 +215,7 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
-void hc_vdb_close(struct hc_vdb *db)
+void hc_db_close(struct hc_db *db)
 {
 	if (!db)
 		return;
@@ -255,7 +255,7 @@ void hc_vdb_close(struct hc_vdb *db)
 	free(db->counters);
 	free_strv(db->warnings, db->nwarnings);
 	for (size_t i = 0; i < db->nthreads; i++) {
-		struct hc_vthread *t = &db->threads[i];
+		struct hc_db_thread *t = &db->threads[i];
 		free(t->start_routine);
 		free(t->cpus);
 		free(t->sampler);
@@ -275,7 +275,7 @@ void hc_vdb_close(struct hc_vdb *db)
 	free(db->nodes);
 	free(db->pairs);
 	for (size_t i = 0; i < db->nobjects; i++) {
-		struct hc_vobject *o = &db->objects[i];
+		struct hc_db_object *o = &db->objects[i];
 		free(o->kind);
 		free(o->name);
 		free(o->module);
@@ -293,7 +293,7 @@ void hc_vdb_close(struct hc_vdb *db)
 	free(db);
 }
 
-const struct hc_vnode *hc_vdb_node(const struct hc_vdb *db, uint64_t id)
+const struct hc_db_node *hc_db_node_find(const struct hc_db *db, uint64_t id)
 {
 	size_t lo = 0, hi = db->nnodes;
 
@@ -312,7 +312,7 @@ const struct hc_vnode *hc_vdb_node(const struct hc_vdb *db, uint64_t id)
 }
 
 /* Tables are sorted by id by experiment.c; binary search them. */
-static const struct hc_vname *find_name(const struct hc_vname *t, size_t n, uint64_t id)
+static const struct hc_db_name *find_name(const struct hc_db_name *t, size_t n, uint64_t id)
 {
 	size_t lo = 0, hi = n;
 
@@ -326,19 +326,19 @@ static const struct hc_vname *find_name(const struct hc_vname *t, size_t n, uint
 	return lo < n && t[lo].i == id ? &t[lo] : NULL;
 }
 
-const char *hc_vdb_file_name(const struct hc_vdb *db, uint64_t f)
+const char *hc_db_file_name(const struct hc_db *db, uint64_t f)
 {
-	const struct hc_vname *e = find_name(db->files, db->nfiles, f);
+	const struct hc_db_name *e = find_name(db->files, db->nfiles, f);
 	return e ? e->n : NULL;
 }
 
-const char *hc_vdb_lm_name(const struct hc_vdb *db, uint64_t i)
+const char *hc_db_lm_name(const struct hc_db *db, uint64_t i)
 {
-	const struct hc_vname *e = find_name(db->lms, db->nlms, i);
+	const struct hc_db_name *e = find_name(db->lms, db->nlms, i);
 	return e ? e->n : NULL;
 }
 
-const struct hc_vproc *hc_vdb_procedure(const struct hc_vdb *db, uint64_t i)
+const struct hc_db_proc *hc_db_procedure(const struct hc_db *db, uint64_t i)
 {
 	size_t lo = 0, hi = db->nprocedures;
 
@@ -352,22 +352,22 @@ const struct hc_vproc *hc_vdb_procedure(const struct hc_vdb *db, uint64_t i)
 	return lo < db->nprocedures && db->procedures[lo].i == i ? &db->procedures[lo] : NULL;
 }
 
-const char *hc_vdb_node_proc_name(const struct hc_vdb *db, const struct hc_vnode *n)
+const char *hc_db_node_proc_name(const struct hc_db *db, const struct hc_db_node *n)
 {
 	while (n) {
-		if (n->type == HC_VN_PF || n->type == HC_VN_A) {
-			const struct hc_vproc *p = hc_vdb_procedure(db, n->proc);
+		if (n->type == HC_DB_N_PF || n->type == HC_DB_N_A) {
+			const struct hc_db_proc *p = hc_db_procedure(db, n->proc);
 			return p ? p->n : "?";
 		}
-		n = n->parent == HC_V_NONE ? NULL : &db->nodes[n->parent];
+		n = n->parent == HC_DB_NONE ? NULL : &db->nodes[n->parent];
 	}
 	return "?";
 }
 
-char *hc_vdb_node_where(const struct hc_vdb *db, const struct hc_vnode *n, bool base,
+char *hc_db_node_where(const struct hc_db *db, const struct hc_db_node *n, bool base,
                         char *buf, size_t sz)
 {
-	const char *f = n && n->f ? hc_vdb_file_name(db, n->f) : NULL;
+	const char *f = n && n->f ? hc_db_file_name(db, n->f) : NULL;
 
 	if (!f) {
 		snprintf(buf, sz, "<unknown>");
@@ -379,12 +379,12 @@ char *hc_vdb_node_where(const struct hc_vdb *db, const struct hc_vnode *n, bool 
 	return buf;
 }
 
-char *hc_vdb_index_label(const struct hc_vdb *db, int level, uint32_t i, char *buf, size_t sz)
+char *hc_db_index_label(const struct hc_db *db, int level, uint32_t i, char *buf, size_t sz)
 {
 	if (level == HC_DB_LEVEL_THREAD) {
 		/* "<index> <start routine or main>", and the pid when there are
 		   several processes */
-		const struct hc_vthread *t = i < db->nthreads ? &db->threads[i] : NULL;
+		const struct hc_db_thread *t = i < db->nthreads ? &db->threads[i] : NULL;
 		const char *name = !t ? "" : t->start_routine[0] ? t->start_routine :
 		                   t->thread == 0 ? "main" : "";
 		if (t && db->nprocs > 1)
@@ -395,7 +395,7 @@ char *hc_vdb_index_label(const struct hc_vdb *db, int level, uint32_t i, char *b
 		return buf;
 	}
 	if (i < db->nlabels[level]) {
-		const struct hc_vlabel *l = &db->labels[level][i];
+		const struct hc_db_label *l = &db->labels[level][i];
 		int64_t v = level == HC_DB_LEVEL_CORE ? l->cpu :
 		            level == HC_DB_LEVEL_SOCKET ? l->socket : l->numa;
 		const char *what = level == HC_DB_LEVEL_CORE ? "cpu" :
@@ -412,7 +412,7 @@ char *hc_vdb_index_label(const struct hc_vdb *db, int level, uint32_t i, char *b
 	return buf;
 }
 
-int hc_vdb_level_parse(const char *s)
+int hc_db_level_parse(const char *s)
 {
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++)
 		if (!strcmp(s, hc_db_level_name(l)))
@@ -420,7 +420,7 @@ int hc_vdb_level_parse(const char *s)
 	return -1;
 }
 
-int hc_vdb_kind_parse(const char *s)
+int hc_db_kind_parse(const char *s)
 {
 	for (int k = 0; k < HC_DB_KIND_COUNT; k++)
 		if (!strcmp(s, hc_db_kind_name(k)))

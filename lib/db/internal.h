@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* internal.h — what the files of lib/viewer share and nobody else sees: the
+/* internal.h — what the reader files of lib/db share and nobody else sees: the
    load context that carries the database being filled and the first error
    ("FILE[:LINE]: what is wrong"), the streaming XML reader wrapper (xmlr.c)
    and the CSV record reader (csv.c), plus the per-file loaders called by
@@ -11,10 +11,10 @@
 #include <stdio.h>
 
 #include "hc/common.h"
-#include "viewer/viewer.h"
+#include "db/db.h"
 
-struct vload {
-	struct hc_vdb *db;
+struct load {
+	struct hc_db *db;
 	char *err;
 	size_t errsz;
 	char path[PATH_MAX];   /* the file being read, as shown in messages */
@@ -22,28 +22,28 @@ struct vload {
 };
 
 /* Set ld->path to <dir>/<rel>; returns it. */
-const char *vload__file(struct vload *ld, const char *rel);
+const char *load__file(struct load *ld, const char *rel);
 
 /* Record "PATH:LINE: message" (":LINE" only when line > 0) unless an error is
    already recorded; returns -EINVAL. */
-int vload__fail(struct vload *ld, long line, const char *fmt, ...) HC_PRINTF(3, 4);
+int load__fail(struct load *ld, long line, const char *fmt, ...) HC_PRINTF(3, 4);
 /* Same with a given errno value, returned negated ("PATH: strerror"). */
-int vload__errno(struct vload *ld, int errnum);
+int load__errno(struct load *ld, int errnum);
 
 /* Plain decimal non-negative integer (no sign, spaces or exponent). */
-bool v__parse_u64(const char *s, uint64_t *out);
+bool load__parse_u64(const char *s, uint64_t *out);
 
 /* Grow *arr (element size esz) so that index n is valid; 0 / -ENOMEM. */
-int v__grow(void *arr, size_t *cap, size_t n, size_t esz);
+int load__grow(void *arr, size_t *cap, size_t n, size_t esz);
 /* Make room for element n of an array that only ever grows by appending and
    keeps no capacity: the capacity is implied (8, then powers of two). The new
    element is zeroed. 0 / -ENOMEM. */
-int v__push(void *arr, size_t n, size_t esz);
-char *v__strdup(const char *s);
+int load__push(void *arr, size_t n, size_t esz);
+char *load__strdup(const char *s);
 
 /* ---- xmlr.c: xmlTextReader with element-name stack and checked attributes */
 struct xr;
-int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok);
+int xr__open(struct xr **out, struct load *ld, const char *rel, bool missing_ok);
 void xr__close(struct xr *x);
 /* Advance to the next element start: 1, 0 at the end of the document,
    -EINVAL on a well-formedness error (recorded in ld). */
@@ -61,10 +61,10 @@ int xr__str_opt(struct xr *x, const char *attr, char **s);               /* NULL
 int xr__text(struct xr *x, char **s);   /* text content of the current element */
 
 /* Largest dimension of a sparse matrix (a dense one: 65536). */
-#define HC_V_SPARSE_MAX_N (1u << 24)
+#define HC_DB_SPARSE_MAX_N (1u << 24)
 
 /* ---- csv.c: RFC 4180 records, fields unquoted in place */
-struct vcsv {
+struct csv {
 	char *buf;
 	size_t len, pos;
 	long line;       /* line of the record last returned (1-based) */
@@ -72,16 +72,16 @@ struct vcsv {
 	char **f;        /* fields of the last record */
 	size_t nf, cap;
 };
-int vcsv__open(struct vcsv *c, struct vload *ld, const char *rel);
+int csv__open(struct csv *c, struct load *ld, const char *rel);
 /* Next record: 1 (fields in c->f, c->nf), 0 at the end, -EINVAL on damage. */
-int vcsv__next(struct vcsv *c, struct vload *ld);
-void vcsv__close(struct vcsv *c);
+int csv__next(struct csv *c, struct load *ld);
+void csv__close(struct csv *c);
 
 /* ---- the per-file loaders, in the order db.c calls them */
-int meta__load(struct vload *ld);        /* database.xml */
-int matrix__load_all(struct vload *ld);  /* matrices/ named by database.xml */
-int threads__load(struct vload *ld);     /* threads.csv */
-int experiment__load(struct vload *ld);  /* experiment.xml */
-int objects__load(struct vload *ld);     /* objects.xml, when present */
+int read__meta(struct load *ld);        /* database.xml */
+int read__matrices(struct load *ld);  /* matrices/ named by database.xml */
+int read__threads(struct load *ld);     /* threads.csv */
+int read__experiment(struct load *ld);  /* experiment.xml */
+int read__objects(struct load *ld);     /* objects.xml, when present */
 
 #endif

@@ -14,84 +14,84 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
 static int cmp_cell(const void *x, const void *y)
 {
-	const struct hc_vcell *p = x, *q = y;
+	const struct hc_db_cell *p = x, *q = y;
 
 	if (p->i != q->i)
 		return p->i < q->i ? -1 : 1;
 	return (p->j > q->j) - (p->j < q->j);
 }
 
-static int push(struct hc_vcell **c, size_t *n, size_t *cap, uint32_t i, uint32_t j, uint64_t v)
+static int push(struct hc_db_cell **c, size_t *n, size_t *cap, uint32_t i, uint32_t j, uint64_t v)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 256;
-		struct hc_vcell *p = realloc(*c, nc * sizeof(*p));
+		struct hc_db_cell *p = realloc(*c, nc * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		*c = p;
 		*cap = nc;
 	}
-	(*c)[(*n)++] = (struct hc_vcell){ i, j, v };
+	(*c)[(*n)++] = (struct hc_db_cell){ i, j, v };
 	return 0;
 }
 
-static int load_dense(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
+static int load_dense(struct load *ld, struct hc_db_matrix *m, struct csv *c)
 {
 	uint32_t n = m->n;
-	struct hc_vcell *low = NULL;   /* (j, i, v) for the cells below the diagonal */
+	struct hc_db_cell *low = NULL;   /* (j, i, v) for the cells below the diagonal */
 	size_t nlow = 0, lowcap = 0, cap = 0;
 	int rc;
 
 	if (c->f[0][0]) {
-		rc = vload__fail(ld, c->line, "first field of the header is '%.20s', expected it "
+		rc = load__fail(ld, c->line, "first field of the header is '%.20s', expected it "
 		                 "empty (missing header \",0,…,%u\"?)", c->f[0], n - 1);
 		goto out;
 	}
 	if (c->nf != (size_t)n + 1) {
-		rc = vload__fail(ld, c->line, "header has %zu fields, expected %u (\",0,…,%u\")",
+		rc = load__fail(ld, c->line, "header has %zu fields, expected %u (\",0,…,%u\")",
 		                 c->nf, n + 1, n - 1);
 		goto out;
 	}
 	for (uint32_t j = 0; j < n; j++) {
 		uint64_t h;
-		if (!v__parse_u64(c->f[j + 1], &h) || h != j) {
-			rc = vload__fail(ld, c->line, "header field %u is '%.20s', expected %u",
+		if (!load__parse_u64(c->f[j + 1], &h) || h != j) {
+			rc = load__fail(ld, c->line, "header field %u is '%.20s', expected %u",
 			                 j + 2, c->f[j + 1], j);
 			goto out;
 		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t idx;
-		rc = vcsv__next(c, ld);
+		rc = csv__next(c, ld);
 		if (rc <= 0) {
 			if (rc == 0)
-				rc = vload__fail(ld, 0, "%u rows, expected %u (file cut short?)", i, n);
+				rc = load__fail(ld, 0, "%u rows, expected %u (file cut short?)", i, n);
 			goto out;
 		}
 		if (c->nf != (size_t)n + 1) {
-			rc = vload__fail(ld, c->line, "row %u has %zu values, expected %u",
+			rc = load__fail(ld, c->line, "row %u has %zu values, expected %u",
 			                 i, c->nf - 1, n);
 			goto out;
 		}
-		if (!v__parse_u64(c->f[0], &idx) || idx != i) {
-			rc = vload__fail(ld, c->line, "row index is '%.20s', expected %u", c->f[0], i);
+		if (!load__parse_u64(c->f[0], &idx) || idx != i) {
+			rc = load__fail(ld, c->line, "row index is '%.20s', expected %u", c->f[0], i);
 			goto out;
 		}
 		for (uint32_t j = 0; j < n; j++) {
 			uint64_t v;
-			if (!v__parse_u64(c->f[j + 1], &v)) {
-				rc = vload__fail(ld, c->line, "column %u: '%.30s' is not a non-negative "
+			if (!load__parse_u64(c->f[j + 1], &v)) {
+				rc = load__fail(ld, c->line, "column %u: '%.30s' is not a non-negative "
 				                 "decimal integer", j, c->f[j + 1]);
 				goto out;
 			}
 			if (!v)
 				continue;
 			if (i == j) {
-				rc = vload__fail(ld, c->line, "diagonal cell (%u,%u) is not 0", i, i);
+				rc = load__fail(ld, c->line, "diagonal cell (%u,%u) is not 0", i, i);
 				goto out;
 			}
 			rc = i < j ? push(&m->cells, &m->ncells, &cap, i, j, v)
@@ -100,10 +100,10 @@ static int load_dense(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
 				goto out;
 		}
 	}
-	rc = vcsv__next(c, ld);
+	rc = csv__next(c, ld);
 	if (rc != 0) {
 		if (rc > 0)
-			rc = vload__fail(ld, c->line, "more than %u rows", n);
+			rc = load__fail(ld, c->line, "more than %u rows", n);
 		goto out;
 	}
 	/* The upper cells are in (i, j) order already; the transposed lower
@@ -111,8 +111,8 @@ static int load_dense(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
 	if (nlow > 1)
 		qsort(low, nlow, sizeof(*low), cmp_cell);
 	for (size_t a = 0, b = 0; a < m->ncells || b < nlow;) {
-		const struct hc_vcell *u = a < m->ncells ? &m->cells[a] : NULL;
-		const struct hc_vcell *l = b < nlow ? &low[b] : NULL;
+		const struct hc_db_cell *u = a < m->ncells ? &m->cells[a] : NULL;
+		const struct hc_db_cell *l = b < nlow ? &low[b] : NULL;
 		int d = !u ? 1 : !l ? -1 : cmp_cell(u, l);
 		if (d == 0 && u->v == l->v) {
 			a++;
@@ -123,7 +123,7 @@ static int load_dense(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
 		{
 			uint32_t i = d <= 0 ? u->i : l->i, j = d <= 0 ? u->j : l->j;
 			uint64_t up = d <= 0 ? u->v : 0, lo = d >= 0 ? l->v : 0;
-			rc = vload__fail(ld, (long)i + 2, "not symmetric: (%u,%u) = %llu but (%u,%u) = "
+			rc = load__fail(ld, (long)i + 2, "not symmetric: (%u,%u) = %llu but (%u,%u) = "
 			                 "%llu", i, j, (unsigned long long)up, j, i, (unsigned long long)lo);
 			goto out;
 		}
@@ -134,40 +134,40 @@ out:
 	return rc;
 }
 
-static int load_sparse(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
+static int load_sparse(struct load *ld, struct hc_db_matrix *m, struct csv *c)
 {
 	size_t cap = 0;
 	int rc;
 
 	if (c->nf != 3 || strcmp(c->f[0], "row") || strcmp(c->f[1], "column") ||
 	    strcmp(c->f[2], "value"))
-		return vload__fail(ld, c->line, "header is not \"" HC_DB_SPARSE_HEADER "\" (database.xml "
+		return load__fail(ld, c->line, "header is not \"" HC_DB_SPARSE_HEADER "\" (database.xml "
 		                   "says format=\"sparse\")");
-	while ((rc = vcsv__next(c, ld)) > 0) {
+	while ((rc = csv__next(c, ld)) > 0) {
 		uint64_t i, j, v;
-		const struct hc_vcell *last = m->ncells ? &m->cells[m->ncells - 1] : NULL;
+		const struct hc_db_cell *last = m->ncells ? &m->cells[m->ncells - 1] : NULL;
 
 		if (c->nf != 3)
-			return vload__fail(ld, c->line, "%zu fields, expected 3 (row,column,value)", c->nf);
-		if (!v__parse_u64(c->f[0], &i) || !v__parse_u64(c->f[1], &j))
-			return vload__fail(ld, c->line, "row '%.20s' or column '%.20s' is not a "
+			return load__fail(ld, c->line, "%zu fields, expected 3 (row,column,value)", c->nf);
+		if (!load__parse_u64(c->f[0], &i) || !load__parse_u64(c->f[1], &j))
+			return load__fail(ld, c->line, "row '%.20s' or column '%.20s' is not a "
 			                   "non-negative decimal integer", c->f[0], c->f[1]);
-		if (!v__parse_u64(c->f[2], &v))
-			return vload__fail(ld, c->line, "value '%.30s' is not a non-negative decimal "
+		if (!load__parse_u64(c->f[2], &v))
+			return load__fail(ld, c->line, "value '%.30s' is not a non-negative decimal "
 			                   "integer", c->f[2]);
 		if (i >= m->n || j >= m->n)
-			return vload__fail(ld, c->line, "cell (%llu,%llu) is outside the %u×%u matrix",
+			return load__fail(ld, c->line, "cell (%llu,%llu) is outside the %u×%u matrix",
 			                   (unsigned long long)i, (unsigned long long)j, m->n, m->n);
 		if (i >= j)
-			return vload__fail(ld, c->line, "cell (%llu,%llu) is not above the diagonal (the "
+			return load__fail(ld, c->line, "cell (%llu,%llu) is not above the diagonal (the "
 			                   "sparse form lists row < column only)",
 			                   (unsigned long long)i, (unsigned long long)j);
 		if (!v)
-			return vload__fail(ld, c->line, "cell (%llu,%llu) is 0 (the sparse form lists "
+			return load__fail(ld, c->line, "cell (%llu,%llu) is 0 (the sparse form lists "
 			                   "non-zero cells only)", (unsigned long long)i,
 			                   (unsigned long long)j);
 		if (last && (last->i > i || (last->i == i && last->j >= j)))
-			return vload__fail(ld, c->line, "cell (%llu,%llu) %s (%u,%u): cells must be in "
+			return load__fail(ld, c->line, "cell (%llu,%llu) %s (%u,%u): cells must be in "
 			                   "increasing (row, column) order, each once",
 			                   (unsigned long long)i, (unsigned long long)j,
 			                   last->i == i && last->j == j ? "repeats" : "comes after",
@@ -179,25 +179,25 @@ static int load_sparse(struct vload *ld, struct hc_vmatrix *m, struct vcsv *c)
 }
 
 /* The file line of cell k (for messages): its row in the dense form. */
-static long cell_line(const struct hc_vmatrix *m, size_t k, uint32_t i)
+static long cell_line(const struct hc_db_matrix *m, size_t k, uint32_t i)
 {
 	return m->sparse ? (long)k + 2 : (long)i + 2;
 }
 
-static int load_one(struct vload *ld, struct hc_vmatrix *m)
+static int load_one(struct load *ld, struct hc_db_matrix *m)
 {
-	struct vcsv c;
+	struct csv c;
 	uint64_t sum = 0;
 	int rc;
 
-	if ((rc = vcsv__open(&c, ld, m->file)))
+	if ((rc = csv__open(&c, ld, m->file)))
 		return rc;
-	rc = vcsv__next(&c, ld);
+	rc = csv__next(&c, ld);
 	if (rc <= 0) {
 		if (rc == 0)
-			rc = m->sparse ? vload__fail(ld, 0, "empty file (expected the header \""
+			rc = m->sparse ? load__fail(ld, 0, "empty file (expected the header \""
 			                             HC_DB_SPARSE_HEADER "\")")
-			               : vload__fail(ld, 0, "empty file (expected a header and %u rows)",
+			               : load__fail(ld, 0, "empty file (expected a header and %u rows)",
 			                             m->n);
 		goto out;
 	}
@@ -206,32 +206,32 @@ static int load_one(struct vload *ld, struct hc_vmatrix *m)
 		goto out;
 	for (size_t k = 0; k < m->ncells; k++) {
 		if (sum + m->cells[k].v < sum) {
-			rc = vload__fail(ld, cell_line(m, k, m->cells[k].i), "values overflow 64 bits");
+			rc = load__fail(ld, cell_line(m, k, m->cells[k].i), "values overflow 64 bits");
 			goto out;
 		}
 		sum += m->cells[k].v;
 	}
 	if (sum != m->total)
-		rc = vload__fail(ld, 0, "upper triangle sums to %llu, database.xml says total=\"%llu\"",
+		rc = load__fail(ld, 0, "upper triangle sums to %llu, database.xml says total=\"%llu\"",
 		                 (unsigned long long)sum, (unsigned long long)m->total);
 out:
-	vcsv__close(&c);
+	csv__close(&c);
 	return rc;
 }
 
 /* all = true + false cell by cell: a merge of the three sorted cell lists. */
-static int check_sum(struct vload *ld, const struct hc_vmatrix *a, const struct hc_vmatrix *t,
-                     const struct hc_vmatrix *f)
+static int check_sum(struct load *ld, const struct hc_db_matrix *a, const struct hc_db_matrix *t,
+                     const struct hc_db_matrix *f)
 {
 	size_t x = 0, y = 0, z = 0;
 
 	while (x < a->ncells || y < t->ncells || z < f->ncells) {
-		const struct hc_vcell *ca = x < a->ncells ? &a->cells[x] : NULL;
-		const struct hc_vcell *ct = y < t->ncells ? &t->cells[y] : NULL;
-		const struct hc_vcell *cf = z < f->ncells ? &f->cells[z] : NULL;
-		const struct hc_vcell *lo = ca;
+		const struct hc_db_cell *ca = x < a->ncells ? &a->cells[x] : NULL;
+		const struct hc_db_cell *ct = y < t->ncells ? &t->cells[y] : NULL;
+		const struct hc_db_cell *cf = z < f->ncells ? &f->cells[z] : NULL;
+		const struct hc_db_cell *lo = ca;
 		uint64_t va = 0, vt = 0, vf = 0;
-		const struct hc_vmatrix *where = a;
+		const struct hc_db_matrix *where = a;
 		size_t k = x;
 
 		if (ct && (!lo || cmp_cell(ct, lo) < 0))
@@ -250,8 +250,8 @@ static int check_sum(struct vload *ld, const struct hc_vmatrix *a, const struct 
 			where = vt ? t : f;
 			k = vt ? y - 1 : z - 1;
 		}
-		vload__file(ld, where->file);
-		return vload__fail(ld, cell_line(where, k, lo->i), "cell (%u,%u) = %llu is not true + "
+		load__file(ld, where->file);
+		return load__fail(ld, cell_line(where, k, lo->i), "cell (%u,%u) = %llu is not true + "
 		                   "false = %llu + %llu (from %s and %s)", lo->i, lo->j,
 		                   (unsigned long long)va, (unsigned long long)vt,
 		                   (unsigned long long)vf, t->file, f->file);
@@ -259,9 +259,9 @@ static int check_sum(struct vload *ld, const struct hc_vmatrix *a, const struct 
 	return 0;
 }
 
-int matrix__load_all(struct vload *ld)
+int read__matrices(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	int rc;
 
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
@@ -278,10 +278,10 @@ int matrix__load_all(struct vload *ld)
 	return 0;
 }
 
-uint64_t hc_vmatrix_at(const struct hc_vmatrix *m, uint32_t i, uint32_t j)
+uint64_t hc_db_matrix_at(const struct hc_db_matrix *m, uint32_t i, uint32_t j)
 {
-	struct hc_vcell key = { i < j ? i : j, i < j ? j : i, 0 };
-	const struct hc_vcell *c;
+	struct hc_db_cell key = { i < j ? i : j, i < j ? j : i, 0 };
+	const struct hc_db_cell *c;
 
 	if (i == j || !m->ncells)
 		return 0;
@@ -289,7 +289,7 @@ uint64_t hc_vmatrix_at(const struct hc_vmatrix *m, uint32_t i, uint32_t j)
 	return c ? c->v : 0;
 }
 
-void hc_vmatrix_volumes(const struct hc_vmatrix *m, uint64_t *vol)
+void hc_db_matrix_volumes(const struct hc_db_matrix *m, uint64_t *vol)
 {
 	memset(vol, 0, (size_t)m->n * sizeof(*vol));
 	for (size_t k = 0; k < m->ncells; k++) {

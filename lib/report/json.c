@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "viewer/json.h"
+#include "report/json.h"
 
 void hc_json_init(struct hc_json *j, FILE *f, bool html)
 {

@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
-int vcsv__open(struct vcsv *c, struct vload *ld, const char *rel)
+int csv__open(struct csv *c, struct load *ld, const char *rel)
 {
-	const char *path = vload__file(ld, rel);
+	const char *path = load__file(ld, rel);
 	struct stat st;
 	size_t got = 0;
 	int fd, e;
@@ -25,15 +25,15 @@ int vcsv__open(struct vcsv *c, struct vload *ld, const char *rel)
 	c->next_line = 1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return vload__errno(ld, errno);
+		return load__errno(ld, errno);
 	if (fstat(fd, &st) < 0) {
 		e = errno;
 		close(fd);
-		return vload__errno(ld, e);
+		return load__errno(ld, e);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return vload__fail(ld, 0, "not a regular file");
+		return load__fail(ld, 0, "not a regular file");
 	}
 	c->buf = malloc((size_t)st.st_size + 1);
 	if (!c->buf) {
@@ -47,8 +47,8 @@ int vcsv__open(struct vcsv *c, struct vload *ld, const char *rel)
 		if (r <= 0) {
 			e = r < 0 ? errno : EIO;
 			close(fd);
-			vcsv__close(c);
-			return vload__errno(ld, e);
+			csv__close(c);
+			return load__errno(ld, e);
 		}
 		got += (size_t)r;
 	}
@@ -56,28 +56,28 @@ int vcsv__open(struct vcsv *c, struct vload *ld, const char *rel)
 	c->buf[got] = 0;
 	c->len = got;
 	if (memchr(c->buf, 0, got)) {
-		vcsv__close(c);
-		return vload__fail(ld, 0, "contains a NUL byte (not a text file)");
+		csv__close(c);
+		return load__fail(ld, 0, "contains a NUL byte (not a text file)");
 	}
 	return 0;
 }
 
-void vcsv__close(struct vcsv *c)
+void csv__close(struct csv *c)
 {
 	free(c->buf);
 	free(c->f);
 	memset(c, 0, sizeof(*c));
 }
 
-static int push_field(struct vcsv *c, char *f)
+static int push_field(struct csv *c, char *f)
 {
-	if (v__grow(&c->f, &c->cap, c->nf, sizeof(*c->f)))
+	if (load__grow(&c->f, &c->cap, c->nf, sizeof(*c->f)))
 		return -ENOMEM;
 	c->f[c->nf++] = f;
 	return 0;
 }
 
-int vcsv__next(struct vcsv *c, struct vload *ld)
+int csv__next(struct csv *c, struct load *ld)
 {
 	char *p, *end = c->buf + c->len;
 
@@ -93,7 +93,7 @@ int vcsv__next(struct vcsv *c, struct vload *ld)
 			p++;
 			for (;;) {
 				if (p >= end)
-					return vload__fail(ld, c->line, "unterminated quoted field "
+					return load__fail(ld, c->line, "unterminated quoted field "
 					                   "(file cut short?)");
 				if (*p == '"') {
 					if (p + 1 < end && p[1] == '"') {
@@ -109,17 +109,17 @@ int vcsv__next(struct vcsv *c, struct vload *ld)
 				*w++ = *p++;
 			}
 			if (p < end && *p != ',' && *p != '\n')
-				return vload__fail(ld, c->line, "text after a closing quote");
+				return load__fail(ld, c->line, "text after a closing quote");
 		} else {
 			while (p < end && *p != ',' && *p != '\n') {
 				if (*p == '"')
-					return vload__fail(ld, c->line, "quote inside an unquoted field");
+					return load__fail(ld, c->line, "quote inside an unquoted field");
 				p++;
 			}
 			w = p;
 		}
 		if (p >= end)
-			return vload__fail(ld, c->line, "last line does not end with a newline "
+			return load__fail(ld, c->line, "last line does not end with a newline "
 			                   "(file cut short?)");
 		{
 			char sep = *p;

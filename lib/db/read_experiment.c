@@ -12,31 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
 #define ROOT   (UINT32_MAX - 1)   /* stack marker: SecCallPathProfileData */
 #define IGNORE (UINT32_MAX - 2)   /* stack marker: inside an unknown element */
 
 struct exp {
-	struct vload *ld;
+	struct load *ld;
 	struct xr *x;
 	uint32_t *stack;          /* node index (or marker) by XML depth */
 	size_t scap;
 	int data_depth;           /* depth of SecCallPathProfileData, -1 outside */
 	size_t cap_nodes, cap_pairs, cap_lms, cap_files, cap_procs;
-	bool metric_seen[HC_V_METRICS];
+	bool metric_seen[HC_DB_METRICS];
 };
 
 static int node_type(const char *name)
 {
 	if (!strcmp(name, "PF"))
-		return HC_VN_PF;
+		return HC_DB_N_PF;
 	if (!strcmp(name, "A"))
-		return HC_VN_A;
+		return HC_DB_N_A;
 	if (!strcmp(name, "C"))
-		return HC_VN_C;
+		return HC_DB_N_C;
 	if (!strcmp(name, "S"))
-		return HC_VN_S;
+		return HC_DB_N_S;
 	return -1;
 }
 
@@ -44,15 +44,15 @@ static const char *const type_names[] = { "PF", "A", "C", "S" };
 
 static int load_metric_value(struct exp *e, uint32_t parent)
 {
-	struct hc_vdb *db = e->ld->db;
+	struct hc_db *db = e->ld->db;
 	uint64_t n, v;
 	int rc;
 
 	if ((rc = xr__u64(e->x, "n", &n)) || (rc = xr__u64(e->x, "v", &v)))
 		return rc;
-	if (n >= HC_V_METRICS)
-		return vload__fail(e->ld, xr__line(e->x), "<M n=\"%llu\">: no such metric (0..%d)",
-		                   (unsigned long long)n, HC_V_METRICS - 1);
+	if (n >= HC_DB_METRICS)
+		return load__fail(e->ld, xr__line(e->x), "<M n=\"%llu\">: no such metric (0..%d)",
+		                   (unsigned long long)n, HC_DB_METRICS - 1);
 	if (parent == ROOT)
 		db->root_m[n] = v;
 	else
@@ -62,40 +62,40 @@ static int load_metric_value(struct exp *e, uint32_t parent)
 
 static int load_node(struct exp *e, int type, uint32_t parent)
 {
-	struct hc_vdb *db = e->ld->db;
+	struct hc_db *db = e->ld->db;
 	struct xr *x = e->x;
-	struct hc_vnode *nd;
+	struct hc_db_node *nd;
 	int ptype = parent == ROOT ? -1 : db->nodes[parent].type;
 	bool ok;
 	int rc;
 
 	switch (type) {
-	case HC_VN_PF:
-		ok = parent == ROOT || ptype == HC_VN_C;
+	case HC_DB_N_PF:
+		ok = parent == ROOT || ptype == HC_DB_N_C;
 		break;
 	default:
-		ok = ptype == HC_VN_PF || ptype == HC_VN_A;
+		ok = ptype == HC_DB_N_PF || ptype == HC_DB_N_A;
 		break;
 	}
 	if (!ok)
-		return vload__fail(e->ld, xr__line(x), "<%s> inside <%s> (%s)", type_names[type],
+		return load__fail(e->ld, xr__line(x), "<%s> inside <%s> (%s)", type_names[type],
 		                   parent == ROOT ? "SecCallPathProfileData" : type_names[ptype],
-		                   type == HC_VN_PF ? "a PF belongs under the root or a C"
+		                   type == HC_DB_N_PF ? "a PF belongs under the root or a C"
 		                                    : "A, C and S belong under a PF or an A");
 	if (db->nnodes >= UINT32_MAX - 3)
-		return vload__fail(e->ld, xr__line(x), "too many nodes");
-	if (v__grow(&db->nodes, &e->cap_nodes, db->nnodes, sizeof(*db->nodes)))
+		return load__fail(e->ld, xr__line(x), "too many nodes");
+	if (load__grow(&db->nodes, &e->cap_nodes, db->nnodes, sizeof(*db->nodes)))
 		return -ENOMEM;
 	nd = &db->nodes[db->nnodes];
 	nd->type = (uint8_t)type;
-	nd->parent = parent == ROOT ? HC_V_NONE : parent;
+	nd->parent = parent == ROOT ? HC_DB_NONE : parent;
 	rc = xr__u64(x, "i", &nd->id);
 	if (!rc && nd->id == 0)
-		rc = vload__fail(e->ld, xr__line(x), "<%s i=\"0\">: node ids start at 1",
+		rc = load__fail(e->ld, xr__line(x), "<%s i=\"0\">: node ids start at 1",
 		                 type_names[type]);
-	if (!rc && (type == HC_VN_PF || type == HC_VN_A))
+	if (!rc && (type == HC_DB_N_PF || type == HC_DB_N_A))
 		rc = xr__u64(x, "n", &nd->proc);
-	if (!rc && type == HC_VN_PF)
+	if (!rc && type == HC_DB_N_PF)
 		rc = xr__u64(x, "lm", &nd->lm);
 	if (!rc)
 		rc = xr__u64(x, "f", &nd->f);
@@ -110,20 +110,20 @@ static int load_node(struct exp *e, int type, uint32_t parent)
 /* An element inside SecCallPathProfileData. */
 static int load_tree_element(struct exp *e)
 {
-	struct hc_vdb *db = e->ld->db;
+	struct hc_db *db = e->ld->db;
 	int d = xr__depth(e->x);
 	const char *name = xr__name(e->x);
 	uint32_t parent = e->stack[d - 1];
 	int type = node_type(name);
 	int rc = 0;
 
-	if (v__grow(&e->stack, &e->scap, (size_t)d, sizeof(*e->stack)))
+	if (load__grow(&e->stack, &e->scap, (size_t)d, sizeof(*e->stack)))
 		return -ENOMEM;
 	e->stack[d] = IGNORE;
 	if (parent == IGNORE)
 		return 0;
-	if (parent != ROOT && db->nodes[parent].type == HC_VN_S && strcmp(name, "M"))
-		return vload__fail(e->ld, xr__line(e->x), "<%s> inside <S> (a statement holds only "
+	if (parent != ROOT && db->nodes[parent].type == HC_DB_N_S && strcmp(name, "M"))
+		return load__fail(e->ld, xr__line(e->x), "<%s> inside <S> (a statement holds only "
 		                   "<M> values)", name);
 	if (!strcmp(name, "M"))
 		return load_metric_value(e, parent);
@@ -137,7 +137,7 @@ static int load_tree_element(struct exp *e)
 
 static int load_metric_def(struct exp *e)
 {
-	struct hc_vdb *db = e->ld->db;
+	struct hc_db *db = e->ld->db;
 	struct xr *x = e->x;
 	char *kind = NULL, *t = NULL, *unit = NULL;
 	uint64_t i, partner;
@@ -154,16 +154,16 @@ static int load_metric_def(struct exp *e)
 		rc = xr__str(x, "unit", &unit);
 	if (rc)
 		goto out;
-	if (i >= HC_V_METRICS || strcmp(kind, hc_db_metric_kind((int)i / 2)) ||
+	if (i >= HC_DB_METRICS || strcmp(kind, hc_db_metric_kind((int)i / 2)) ||
 	    strcmp(t, i % 2 ? "exclusive" : "inclusive") || partner != (i ^ 1)) {
-		rc = vload__fail(e->ld, xr__line(x), "<Metric i=\"%llu\" kind=\"%s\" t=\"%s\" "
+		rc = load__fail(e->ld, xr__line(x), "<Metric i=\"%llu\" kind=\"%s\" t=\"%s\" "
 		                 "partner=\"%llu\"> does not match the fixed metric table "
 		                 "(i = 2 × base + exclusive)", (unsigned long long)i, kind, t,
 		                 (unsigned long long)partner);
 		goto out;
 	}
 	if (strcmp(unit, db->unit)) {
-		rc = vload__fail(e->ld, xr__line(x), "<Metric i=\"%llu\" unit=\"%s\">: the database "
+		rc = load__fail(e->ld, xr__line(x), "<Metric i=\"%llu\" unit=\"%s\">: the database "
 		                 "unit is '%s'", (unsigned long long)i, unit, db->unit);
 		goto out;
 	}
@@ -175,12 +175,12 @@ out:
 	return rc;
 }
 
-static int load_name_entry(struct exp *e, struct hc_vname **arr, size_t *n, size_t *cap)
+static int load_name_entry(struct exp *e, struct hc_db_name **arr, size_t *n, size_t *cap)
 {
-	struct hc_vname *v;
+	struct hc_db_name *v;
 	int rc;
 
-	if (v__grow(arr, cap, *n, sizeof(**arr)))
+	if (load__grow(arr, cap, *n, sizeof(**arr)))
 		return -ENOMEM;
 	v = &(*arr)[(*n)++];
 	rc = xr__u64(e->x, "i", &v->i);
@@ -191,7 +191,7 @@ static int load_name_entry(struct exp *e, struct hc_vname **arr, size_t *n, size
 
 static int load_element(struct exp *e)
 {
-	struct hc_vdb *db = e->ld->db;
+	struct hc_db *db = e->ld->db;
 	struct xr *x = e->x;
 	const char *name = xr__name(x), *parent = xr__parent(x);
 	int d = xr__depth(x);
@@ -205,12 +205,12 @@ static int load_element(struct exp *e)
 	if (d == 0) {
 		uint64_t version;
 		if (strcmp(name, "HPCToolkitExperiment"))
-			return vload__fail(e->ld, xr__line(x), "root element is <%s>, expected "
+			return load__fail(e->ld, xr__line(x), "root element is <%s>, expected "
 			                   "<HPCToolkitExperiment>", name);
 		if ((rc = xr__u64(x, "version", &version)))
 			return rc;
 		if (version != HC_DB_VERSION)
-			return vload__fail(e->ld, xr__line(x), "format version %llu, this viewer reads "
+			return load__fail(e->ld, xr__line(x), "format version %llu, this viewer reads "
 			                   "version %d", (unsigned long long)version, HC_DB_VERSION);
 	} else if (!strcmp(name, "Header") && !strcmp(parent, "HPCToolkitExperiment")) {
 		free(db->program);
@@ -221,7 +221,7 @@ static int load_element(struct exp *e)
 			free(s);
 			rc = xr__str(x, "v", &s);
 			if (!rc && strcmp(s, db->unit))
-				rc = vload__fail(e->ld, xr__line(x), "unit '%s', but database.xml says '%s' "
+				rc = load__fail(e->ld, xr__line(x), "unit '%s', but database.xml says '%s' "
 				                 "(files from different analyses?)", s, db->unit);
 		}
 	} else if (!strcmp(name, "Metric") && !strcmp(parent, "MetricTable")) {
@@ -231,8 +231,8 @@ static int load_element(struct exp *e)
 	} else if (!strcmp(name, "File") && !strcmp(parent, "FileTable")) {
 		rc = load_name_entry(e, &db->files, &db->nfiles, &e->cap_files);
 	} else if (!strcmp(name, "Procedure") && !strcmp(parent, "ProcedureTable")) {
-		struct hc_vproc *p;
-		if (v__grow(&db->procedures, &e->cap_procs, db->nprocedures, sizeof(*p)))
+		struct hc_db_proc *p;
+		if (load__grow(&db->procedures, &e->cap_procs, db->nprocedures, sizeof(*p)))
 			return -ENOMEM;
 		p = &db->procedures[db->nprocedures++];
 		rc = xr__u64(x, "i", &p->i);
@@ -246,22 +246,22 @@ static int load_element(struct exp *e)
 			rc = xr__u64(x, "l", &p->l);
 	} else if (!strcmp(name, "SecCallPathProfileData")) {
 		e->data_depth = d;
-		if (v__grow(&e->stack, &e->scap, (size_t)d, sizeof(*e->stack)))
+		if (load__grow(&e->stack, &e->scap, (size_t)d, sizeof(*e->stack)))
 			return -ENOMEM;
 		e->stack[d] = ROOT;
 	} else if (!strcmp(name, "CodePairTable")) {
 		rc = xr__u64(x, "top", &db->pairs_top);
 	} else if (!strcmp(name, "CP") && !strcmp(parent, "CodePairTable")) {
-		struct hc_vcodepair *p;
+		struct hc_db_codepair *p;
 		bool has_p;
-		if (v__grow(&db->pairs, &e->cap_pairs, db->npairs, sizeof(*p)))
+		if (load__grow(&db->pairs, &e->cap_pairs, db->npairs, sizeof(*p)))
 			return -ENOMEM;
 		p = &db->pairs[db->npairs];
 		rc = xr__u64(x, "c", &p->c);
 		if (!rc)
 			rc = xr__u64_opt(x, "p", &p->p, &has_p);
 		if (!rc && has_p && p->p == 0)
-			rc = vload__fail(e->ld, xr__line(x), "<CP p=\"0\">: node ids start at 1");
+			rc = load__fail(e->ld, xr__line(x), "<CP p=\"0\">: node ids start at 1");
 		if (!rc)
 			rc = xr__u64(x, "all", &p->all);
 		if (!rc)
@@ -269,7 +269,7 @@ static int load_element(struct exp *e)
 		if (!rc)
 			rc = xr__u64(x, "false", &p->fal);
 		if (!rc && p->all != p->tru + p->fal)
-			rc = vload__fail(e->ld, xr__line(x), "<CP>: all != true + false");
+			rc = load__fail(e->ld, xr__line(x), "<CP>: all != true + false");
 		if (!rc)
 			db->npairs++;
 	}
@@ -279,17 +279,17 @@ static int load_element(struct exp *e)
 
 static int cmp_name(const void *a, const void *b)
 {
-	uint64_t x = ((const struct hc_vname *)a)->i, y = ((const struct hc_vname *)b)->i;
+	uint64_t x = ((const struct hc_db_name *)a)->i, y = ((const struct hc_db_name *)b)->i;
 	return x < y ? -1 : x > y;
 }
 
 static int cmp_proc(const void *a, const void *b)
 {
-	uint64_t x = ((const struct hc_vproc *)a)->i, y = ((const struct hc_vproc *)b)->i;
+	uint64_t x = ((const struct hc_db_proc *)a)->i, y = ((const struct hc_db_proc *)b)->i;
 	return x < y ? -1 : x > y;
 }
 
-static int sort_unique(struct vload *ld, void *arr, size_t n, size_t esz,
+static int sort_unique(struct load *ld, void *arr, size_t n, size_t esz,
                        int (*cmp)(const void *, const void *), const char *what)
 {
 	if (n < 2)
@@ -297,14 +297,14 @@ static int sort_unique(struct vload *ld, void *arr, size_t n, size_t esz,
 	qsort(arr, n, esz, cmp);
 	for (size_t k = 1; k < n; k++)
 		if (!cmp((char *)arr + (k - 1) * esz, (char *)arr + k * esz))
-			return vload__fail(ld, 0, "two <%s> entries with the same id", what);
+			return load__fail(ld, 0, "two <%s> entries with the same id", what);
 	return 0;
 }
 
 /* Table sorting and the references of the tree into the tables. */
-static int check_tables(struct vload *ld)
+static int check_tables(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	int rc;
 
 	if ((rc = sort_unique(ld, db->lms, db->nlms, sizeof(*db->lms), cmp_name, "LoadModule")) ||
@@ -313,27 +313,27 @@ static int check_tables(struct vload *ld)
 	                      cmp_proc, "Procedure")))
 		return rc;
 	for (size_t k = 0; k < db->nprocedures; k++) {
-		const struct hc_vproc *p = &db->procedures[k];
-		if (!hc_vdb_lm_name(db, p->lm) || !hc_vdb_file_name(db, p->f))
-			return vload__fail(ld, 0, "<Procedure i=\"%llu\"> names load module %llu or file "
+		const struct hc_db_proc *p = &db->procedures[k];
+		if (!hc_db_lm_name(db, p->lm) || !hc_db_file_name(db, p->f))
+			return load__fail(ld, 0, "<Procedure i=\"%llu\"> names load module %llu or file "
 			                   "%llu, not in the tables", (unsigned long long)p->i,
 			                   (unsigned long long)p->lm, (unsigned long long)p->f);
 	}
 	for (size_t k = 0; k < db->nnodes; k++) {
-		const struct hc_vnode *nd = &db->nodes[k];
-		bool frame = nd->type == HC_VN_PF || nd->type == HC_VN_A;
-		if (!hc_vdb_file_name(db, nd->f) || (frame && !hc_vdb_procedure(db, nd->proc)) ||
-		    (nd->type == HC_VN_PF && !hc_vdb_lm_name(db, nd->lm)))
-			return vload__fail(ld, 0, "<%s i=\"%llu\"> names a file, procedure or load "
+		const struct hc_db_node *nd = &db->nodes[k];
+		bool frame = nd->type == HC_DB_N_PF || nd->type == HC_DB_N_A;
+		if (!hc_db_file_name(db, nd->f) || (frame && !hc_db_procedure(db, nd->proc)) ||
+		    (nd->type == HC_DB_N_PF && !hc_db_lm_name(db, nd->lm)))
+			return load__fail(ld, 0, "<%s i=\"%llu\"> names a file, procedure or load "
 			                   "module that is not in the tables", type_names[nd->type],
 			                   (unsigned long long)nd->id);
 	}
 	return 0;
 }
 
-int experiment__load(struct vload *ld)
+int read__experiment(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	struct exp e = { .ld = ld, .data_depth = -1 };
 	int rc;
 
@@ -346,19 +346,19 @@ int experiment__load(struct vload *ld)
 	free(e.stack);
 	if (rc)
 		return rc;
-	vload__file(ld, HC_DB_EXPERIMENT);
-	for (int m = 0; m < HC_V_METRICS; m++)
+	load__file(ld, HC_DB_EXPERIMENT);
+	for (int m = 0; m < HC_DB_METRICS; m++)
 		if (!e.metric_seen[m])
-			return vload__fail(ld, 0, "metric %d missing from <MetricTable>", m);
+			return load__fail(ld, 0, "metric %d missing from <MetricTable>", m);
 	if (!db->program)
-		return vload__fail(ld, 0, "missing <Header n=…>");
+		return load__fail(ld, 0, "missing <Header n=…>");
 	if ((rc = check_tables(ld)))
 		return rc;
 	{
 		const uint64_t want[5] = { db->t_all, db->t_true, db->t_false, db->t_sample, db->t_trap };
 		for (int b = 0; b < HC_DB_M_COUNT; b++)
 			if (db->root_m[HC_DB_METRIC_ID(b, 0)] != want[b])
-				return vload__fail(ld, 0, "root metric %s (I) = %llu, but database.xml "
+				return load__fail(ld, 0, "root metric %s (I) = %llu, but database.xml "
 				                   "<Totals %s=\"%llu\"> (files from different analyses?)",
 				                   hc_db_metric_name(b),
 				                   (unsigned long long)db->root_m[HC_DB_METRIC_ID(b, 0)],

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
 enum { C_INDEX, C_PROCESS, C_PID, C_THREAD, C_TID, C_CREATOR, C_START, C_CTX, C_CPUS,
        C_SAMPLER, C_PERIOD, C_PROFILE, C_COUNT };
@@ -16,15 +16,15 @@ static const char *const col_names[C_COUNT] = {
 	"index", "process", "pid", "thread", "tid", "creator", "start_routine",
 	"creation_context", "cpus", "sampler", "period", "profile" };
 
-static int req_u64(struct vload *ld, struct vcsv *c, int col, uint64_t *v)
+static int req_u64(struct load *ld, struct csv *c, int col, uint64_t *v)
 {
-	if (!v__parse_u64(c->f[col], v))
-		return vload__fail(ld, c->line, "column %s: '%.30s' is not a non-negative integer",
+	if (!load__parse_u64(c->f[col], v))
+		return load__fail(ld, c->line, "column %s: '%.30s' is not a non-negative integer",
 		                   col_names[col], c->f[col]);
 	return 0;
 }
 
-static int opt_i64(struct vload *ld, struct vcsv *c, int col, int64_t *v)
+static int opt_i64(struct load *ld, struct csv *c, int col, int64_t *v)
 {
 	uint64_t u;
 
@@ -32,28 +32,28 @@ static int opt_i64(struct vload *ld, struct vcsv *c, int col, int64_t *v)
 		*v = -1;
 		return 0;
 	}
-	if (!v__parse_u64(c->f[col], &u) || u > INT64_MAX)
-		return vload__fail(ld, c->line, "column %s: '%.30s' is not empty or a "
+	if (!load__parse_u64(c->f[col], &u) || u > INT64_MAX)
+		return load__fail(ld, c->line, "column %s: '%.30s' is not empty or a "
 		                   "non-negative integer", col_names[col], c->f[col]);
 	*v = (int64_t)u;
 	return 0;
 }
 
-static int load_row(struct vload *ld, struct vcsv *c, struct hc_vthread *t, size_t expect)
+static int load_row(struct load *ld, struct csv *c, struct hc_db_thread *t, size_t expect)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	int rc;
 
 	if (c->nf != C_COUNT)
-		return vload__fail(ld, c->line, "%zu fields, expected %d", c->nf, C_COUNT);
+		return load__fail(ld, c->line, "%zu fields, expected %d", c->nf, C_COUNT);
 	rc = req_u64(ld, c, C_INDEX, &t->index);
 	if (!rc && t->index != expect)
-		rc = vload__fail(ld, c->line, "thread index %llu, expected %zu (rows ordered by index)",
+		rc = load__fail(ld, c->line, "thread index %llu, expected %zu (rows ordered by index)",
 		                 (unsigned long long)t->index, expect);
 	if (!rc)
 		rc = req_u64(ld, c, C_PROCESS, &t->process);
 	if (!rc && t->process >= db->nprocs)
-		rc = vload__fail(ld, c->line, "process %llu: database.xml has %zu processes",
+		rc = load__fail(ld, c->line, "process %llu: database.xml has %zu processes",
 		                 (unsigned long long)t->process, db->nprocs);
 	if (!rc)
 		rc = req_u64(ld, c, C_PID, &t->pid);
@@ -69,33 +69,33 @@ static int load_row(struct vload *ld, struct vcsv *c, struct hc_vthread *t, size
 		rc = opt_i64(ld, c, C_PERIOD, &t->period);
 	if (rc)
 		return rc;
-	t->start_routine = v__strdup(c->f[C_START]);
-	t->cpus = v__strdup(c->f[C_CPUS]);
-	t->sampler = v__strdup(c->f[C_SAMPLER]);
-	t->profile = v__strdup(c->f[C_PROFILE]);
+	t->start_routine = load__strdup(c->f[C_START]);
+	t->cpus = load__strdup(c->f[C_CPUS]);
+	t->sampler = load__strdup(c->f[C_SAMPLER]);
+	t->profile = load__strdup(c->f[C_PROFILE]);
 	if (!t->start_routine || !t->cpus || !t->sampler || !t->profile)
 		return -ENOMEM;
 	return 0;
 }
 
-int threads__load(struct vload *ld)
+int read__threads(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	size_t n = db->mat[HC_DB_LEVEL_THREAD][HC_DB_KIND_ALL].n;
-	struct vcsv c;
+	struct csv c;
 	int rc;
 
-	if ((rc = vcsv__open(&c, ld, HC_DB_THREADS)))
+	if ((rc = csv__open(&c, ld, HC_DB_THREADS)))
 		return rc;
 	db->threads = calloc(n, sizeof(*db->threads));
 	if (!db->threads) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = vcsv__next(&c, ld);
+	rc = csv__next(&c, ld);
 	if (rc <= 0) {
 		if (rc == 0)
-			rc = vload__fail(ld, 0, "empty file (expected the header and %zu rows)", n);
+			rc = load__fail(ld, 0, "empty file (expected the header and %zu rows)", n);
 		goto out;
 	}
 	{
@@ -105,14 +105,14 @@ int threads__load(struct vload *ld)
 			strncat(header, c.f[k], sizeof(header) - strlen(header) - 1);
 		}
 		if (strcmp(header, HC_DB_THREADS_HEADER)) {
-			rc = vload__fail(ld, c.line, "header is '%.120s', expected '%s'",
+			rc = load__fail(ld, c.line, "header is '%.120s', expected '%s'",
 			                 header, HC_DB_THREADS_HEADER);
 			goto out;
 		}
 	}
-	while ((rc = vcsv__next(&c, ld)) > 0) {
+	while ((rc = csv__next(&c, ld)) > 0) {
 		if (db->nthreads == n) {
-			rc = vload__fail(ld, c.line, "more than %zu threads (the thread matrices are "
+			rc = load__fail(ld, c.line, "more than %zu threads (the thread matrices are "
 			                 "%zu×%zu)", n, n, n);
 			goto out;
 		}
@@ -123,9 +123,9 @@ int threads__load(struct vload *ld)
 			goto out;
 	}
 	if (rc == 0 && db->nthreads != n)
-		rc = vload__fail(ld, 0, "%zu threads, but the thread matrices are %zu×%zu "
+		rc = load__fail(ld, 0, "%zu threads, but the thread matrices are %zu×%zu "
 		                 "(file cut short?)", db->nthreads, n, n);
 out:
-	vcsv__close(&c);
+	csv__close(&c);
 	return rc;
 }

@@ -17,11 +17,11 @@
 
 #include <libxml/xmlreader.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
 struct xr {
 	xmlTextReaderPtr r;
-	struct vload *ld;
+	struct load *ld;
 	int fd;
 	char **names;          /* element names by depth */
 	size_t nnames, cap;
@@ -84,7 +84,7 @@ static int check_prolog(struct xr *x)
 		size_t len, i;
 
 		if (n < 0)
-			return vload__errno(x->ld, errno);
+			return load__errno(x->ld, errno);
 		if (n == 0)
 			return 0;   /* no root element: the parser says so */
 		len = keep + (size_t)n;
@@ -96,22 +96,22 @@ static int check_prolog(struct xr *x)
 			if (c == '_' || c == ':' || (unsigned)((c | 0x20) - 'a') < 26u || c >= 0x80)
 				return 0;   /* the root element: end of the prolog */
 			if (len - i >= 9 && memcmp(buf + i, "<!DOCTYPE", 9) == 0)
-				return vload__fail(x->ld, 0, "has a document type declaration "
+				return load__fail(x->ld, 0, "has a document type declaration "
 				                   "(<!DOCTYPE>): not an hpcprof-comm database file");
 		}
 		off += n;
 		if (off > (1 << 20))
-			return vload__fail(x->ld, 0, "no root element in the first MiB");
+			return load__fail(x->ld, 0, "no root element in the first MiB");
 		/* keep the last 8 bytes: a "<!DOCTYPE" may straddle two reads */
 		keep = len < 8 ? len : 8;
 		memmove(buf, buf + len - keep, keep);
 	}
 }
 
-int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok)
+int xr__open(struct xr **out, struct load *ld, const char *rel, bool missing_ok)
 {
 	struct xr *x;
-	const char *path = vload__file(ld, rel);
+	const char *path = load__file(ld, rel);
 	int rc;
 
 	*out = NULL;
@@ -126,7 +126,7 @@ int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok
 		free(x);
 		if (e == ENOENT && missing_ok)
 			return -ENOENT;
-		return vload__errno(ld, e);
+		return load__errno(ld, e);
 	}
 	if ((rc = check_prolog(x))) {
 		close(x->fd);
@@ -141,7 +141,7 @@ int xr__open(struct xr **out, struct vload *ld, const char *rel, bool missing_ok
 		xmlSetGenericErrorFunc(NULL, NULL);
 		close(x->fd);
 		free(x);
-		return vload__fail(ld, 0, "cannot start the XML parser");
+		return load__fail(ld, 0, "cannot start the XML parser");
 	}
 	xmlTextReaderSetErrorHandler(x->r, on_error, x);
 	*out = x;
@@ -187,14 +187,14 @@ static int parse_error(struct xr *x)
 	   the end of the document"; say what it is. */
 	if (!x->root_closed && strstr(x->xmlerr, "Extra content at the end") && !ends_with_root(x)) {
 		if (x->nnames == 0)
-			return vload__fail(x->ld, 0, "no root element (empty or cut-short file)");
-		return vload__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
+			return load__fail(x->ld, 0, "no root element (empty or cut-short file)");
+		return load__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
 		                   "truncated XML: the document ends inside <%s> (file cut short?)",
 		                   x->names[0]);
 	}
 	if (x->xmlerr[0])
-		return vload__fail(x->ld, x->xmlerr_line, "malformed XML: %s", x->xmlerr);
-	return vload__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
+		return load__fail(x->ld, x->xmlerr_line, "malformed XML: %s", x->xmlerr);
+	return load__fail(x->ld, xmlTextReaderGetParserLineNumber(x->r),
 	                   "malformed or truncated XML");
 }
 
@@ -209,7 +209,7 @@ int xr__next(struct xr *x)
 		if (rc == 0) {
 			/* a well-formed end: the root element must have been seen */
 			if (x->nnames == 0)
-				return vload__fail(x->ld, 0, "empty document (no root element)");
+				return load__fail(x->ld, 0, "empty document (no root element)");
 			return 0;
 		}
 		if (xmlTextReaderNodeType(x->r) == XML_READER_TYPE_END_ELEMENT &&
@@ -220,13 +220,13 @@ int xr__next(struct xr *x)
 		d = xmlTextReaderDepth(x->r);
 		if (d < 0)
 			return parse_error(x);
-		if (v__grow(&x->names, &x->cap, (size_t)d, sizeof(*x->names)))
+		if (load__grow(&x->names, &x->cap, (size_t)d, sizeof(*x->names)))
 			return -ENOMEM;
 		for (size_t i = (size_t)d; i < x->nnames; i++) {
 			free(x->names[i]);
 			x->names[i] = NULL;
 		}
-		x->names[d] = v__strdup((const char *)xmlTextReaderConstName(x->r));
+		x->names[d] = load__strdup((const char *)xmlTextReaderConstName(x->r));
 		if (!x->names[d])
 			return -ENOMEM;
 		x->nnames = (size_t)d + 1;
@@ -278,8 +278,8 @@ int xr__u64_opt(struct xr *x, const char *attr, uint64_t *v, bool *found)
 		*found = s != NULL;
 	if (!s)
 		return 0;
-	if (!v__parse_u64((const char *)s, v))
-		rc = vload__fail(x->ld, xr__line(x),
+	if (!load__parse_u64((const char *)s, v))
+		rc = load__fail(x->ld, xr__line(x),
 		                 "<%s %s=\"%.40s\">: expected a non-negative decimal integer",
 		                 xr__name(x), attr, (const char *)s);
 	xmlFree(s);
@@ -294,7 +294,7 @@ int xr__u64(struct xr *x, const char *attr, uint64_t *v)
 	if (rc)
 		return rc;
 	if (!found)
-		return vload__fail(x->ld, xr__line(x), "<%s> lacks the required attribute '%s'",
+		return load__fail(x->ld, xr__line(x), "<%s> lacks the required attribute '%s'",
 		                   xr__name(x), attr);
 	return 0;
 }
@@ -308,7 +308,7 @@ int xr__i64_opt(struct xr *x, const char *attr, int64_t *v)
 	if (rc)
 		return rc;
 	if (found && u > INT64_MAX)
-		return vload__fail(x->ld, xr__line(x), "<%s %s>: value too large", xr__name(x), attr);
+		return load__fail(x->ld, xr__line(x), "<%s %s>: value too large", xr__name(x), attr);
 	*v = found ? (int64_t)u : -1;
 	return 0;
 }
@@ -320,7 +320,7 @@ int xr__str_opt(struct xr *x, const char *attr, char **s)
 	*s = NULL;
 	if (!v)
 		return 0;
-	*s = v__strdup((const char *)v);
+	*s = load__strdup((const char *)v);
 	xmlFree(v);
 	return *s ? 0 : -ENOMEM;
 }
@@ -332,7 +332,7 @@ int xr__str(struct xr *x, const char *attr, char **s)
 	if (rc)
 		return rc;
 	if (!*s)
-		return vload__fail(x->ld, xr__line(x), "<%s> lacks the required attribute '%s'",
+		return load__fail(x->ld, xr__line(x), "<%s> lacks the required attribute '%s'",
 		                   xr__name(x), attr);
 	return 0;
 }
@@ -341,7 +341,7 @@ int xr__text(struct xr *x, char **s)
 {
 	xmlChar *v = xmlTextReaderReadString(x->r);
 
-	*s = v__strdup(v ? (const char *)v : "");
+	*s = load__strdup(v ? (const char *)v : "");
 	xmlFree(v);
 	return *s ? 0 : -ENOMEM;
 }

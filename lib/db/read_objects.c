@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
 struct objload {
-	struct vload *ld;
+	struct load *ld;
 	struct xr *x;
 	size_t cap_obj, cap_cells, cap_fields, cap_pairs;
 };
 
-static int read_vol(struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal, struct vload *ld)
+static int read_vol(struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal, struct load *ld)
 {
 	int rc = xr__u64(x, "all", all);
 
@@ -28,29 +28,29 @@ static int read_vol(struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal, s
 	if (!rc)
 		rc = xr__u64(x, "false", fal);
 	if (!rc && *all != *tru + *fal)
-		rc = vload__fail(ld, xr__line(x), "<%s>: all (%llu) != true + false (%llu)",
+		rc = load__fail(ld, xr__line(x), "<%s>: all (%llu) != true + false (%llu)",
 		                 xr__name(x), (unsigned long long)*all,
 		                 (unsigned long long)(*tru + *fal));
 	return rc;
 }
 
 /* threads="1 4 7": thread indexes, each below the thread count. */
-static int parse_threads(struct objload *o, const char *s, struct hc_vfield *f)
+static int parse_threads(struct objload *o, const char *s, struct hc_db_field *f)
 {
 	size_t n = 0, cap = 0;
-	char *copy = v__strdup(s), *save = NULL;
+	char *copy = load__strdup(s), *save = NULL;
 
 	if (!copy)
 		return -ENOMEM;
 	for (char *tok = strtok_r(copy, " ;,", &save); tok; tok = strtok_r(NULL, " ;,", &save)) {
 		uint64_t t;
-		if (!v__parse_u64(tok, &t) || t >= o->ld->db->nthreads) {
-			int rc = vload__fail(o->ld, xr__line(o->x), "<Field threads=\"%.60s\">: '%s' is "
+		if (!load__parse_u64(tok, &t) || t >= o->ld->db->nthreads) {
+			int rc = load__fail(o->ld, xr__line(o->x), "<Field threads=\"%.60s\">: '%s' is "
 			                     "not a thread index (0..%zu)", s, tok, o->ld->db->nthreads - 1);
 			free(copy);
 			return rc;
 		}
-		if (v__grow(&f->threads, &cap, n, sizeof(*f->threads))) {
+		if (load__grow(&f->threads, &cap, n, sizeof(*f->threads))) {
 			free(copy);
 			return -ENOMEM;
 		}
@@ -63,12 +63,12 @@ static int parse_threads(struct objload *o, const char *s, struct hc_vfield *f)
 
 static int load_object(struct objload *o)
 {
-	struct hc_vdb *db = o->ld->db;
-	struct hc_vobject *ob;
+	struct hc_db *db = o->ld->db;
+	struct hc_db_object *ob;
 	bool has;
 	int rc;
 
-	if (v__grow(&db->objects, &o->cap_obj, db->nobjects, sizeof(*db->objects)))
+	if (load__grow(&db->objects, &o->cap_obj, db->nobjects, sizeof(*db->objects)))
 		return -ENOMEM;
 	ob = &db->objects[db->nobjects++];
 	o->cap_cells = o->cap_fields = o->cap_pairs = 0;
@@ -79,12 +79,12 @@ static int load_object(struct objload *o)
 		rc = xr__str(o->x, "name", &ob->name);
 	if (!rc)
 		rc = xr__str_opt(o->x, "module", &ob->module);
-	if (!rc && !ob->module && !(ob->module = v__strdup("")))
+	if (!rc && !ob->module && !(ob->module = load__strdup("")))
 		rc = -ENOMEM;
 	if (!rc)
 		rc = xr__u64_opt(o->x, "context", &ob->context, &has);
-	if (!rc && has && ob->context && !hc_vdb_node(db, ob->context))
-		rc = vload__fail(o->ld, xr__line(o->x), "<Object context=\"%llu\">: not a node of "
+	if (!rc && has && ob->context && !hc_db_node_find(db, ob->context))
+		rc = load__fail(o->ld, xr__line(o->x), "<Object context=\"%llu\">: not a node of "
 		                 HC_DB_EXPERIMENT, (unsigned long long)ob->context);
 	if (!rc)
 		rc = xr__u64_opt(o->x, "size", &ob->size, NULL);
@@ -95,22 +95,22 @@ static int load_object(struct objload *o)
 	return rc;
 }
 
-static int load_child(struct objload *o, struct hc_vobject *ob)
+static int load_child(struct objload *o, struct hc_db_object *ob)
 {
-	struct hc_vdb *db = o->ld->db;
+	struct hc_db *db = o->ld->db;
 	const char *name = xr__name(o->x);
 	int rc = 0;
 
 	if (!strcmp(name, "T")) {
-		struct hc_vobjcell *c;
+		struct hc_db_objcell *c;
 		uint64_t i, j;
-		if (v__grow(&ob->cells, &o->cap_cells, ob->ncells, sizeof(*c)))
+		if (load__grow(&ob->cells, &o->cap_cells, ob->ncells, sizeof(*c)))
 			return -ENOMEM;
 		c = &ob->cells[ob->ncells];
 		if ((rc = xr__u64(o->x, "i", &i)) || (rc = xr__u64(o->x, "j", &j)))
 			return rc;
 		if (i >= db->nthreads || j >= db->nthreads || i == j)
-			return vload__fail(o->ld, xr__line(o->x), "<T i=\"%llu\" j=\"%llu\">: not a pair "
+			return load__fail(o->ld, xr__line(o->x), "<T i=\"%llu\" j=\"%llu\">: not a pair "
 			                   "of two threads (0..%zu)", (unsigned long long)i,
 			                   (unsigned long long)j, db->nthreads - 1);
 		c->i = (uint32_t)(i < j ? i : j);
@@ -119,13 +119,13 @@ static int load_child(struct objload *o, struct hc_vobject *ob)
 			return rc;
 		ob->ncells++;
 	} else if (!strcmp(name, "Field")) {
-		struct hc_vfield *f;
+		struct hc_db_field *f;
 		char *threads = NULL;
-		if (v__grow(&ob->fields, &o->cap_fields, ob->nfields, sizeof(*f)))
+		if (load__grow(&ob->fields, &o->cap_fields, ob->nfields, sizeof(*f)))
 			return -ENOMEM;
 		f = &ob->fields[ob->nfields++];
 		rc = xr__str_opt(o->x, "name", &f->name);
-		if (!rc && !f->name && !(f->name = v__strdup("")))
+		if (!rc && !f->name && !(f->name = load__strdup("")))
 			rc = -ENOMEM;
 		if (!rc)
 			rc = xr__u64(o->x, "offset", &f->offset);
@@ -139,16 +139,16 @@ static int load_child(struct objload *o, struct hc_vobject *ob)
 			rc = parse_threads(o, threads, f);
 		free(threads);
 	} else if (!strcmp(name, "CP")) {
-		struct hc_vcodepair *p;
+		struct hc_db_codepair *p;
 		bool has_p;
-		if (v__grow(&ob->pairs, &o->cap_pairs, ob->npairs, sizeof(*p)))
+		if (load__grow(&ob->pairs, &o->cap_pairs, ob->npairs, sizeof(*p)))
 			return -ENOMEM;
 		p = &ob->pairs[ob->npairs];
 		rc = xr__u64(o->x, "c", &p->c);
 		if (!rc)
 			rc = xr__u64_opt(o->x, "p", &p->p, &has_p);
-		if (!rc && (!hc_vdb_node(db, p->c) || (has_p && !hc_vdb_node(db, p->p))))
-			rc = vload__fail(o->ld, xr__line(o->x), "<CP c=\"%llu\" p=\"%llu\">: not nodes of "
+		if (!rc && (!hc_db_node_find(db, p->c) || (has_p && !hc_db_node_find(db, p->p))))
+			rc = load__fail(o->ld, xr__line(o->x), "<CP c=\"%llu\" p=\"%llu\">: not nodes of "
 			                 HC_DB_EXPERIMENT, (unsigned long long)p->c,
 			                 (unsigned long long)p->p);
 		if (!rc)
@@ -159,9 +159,9 @@ static int load_child(struct objload *o, struct hc_vobject *ob)
 	return rc;
 }
 
-int objects__load(struct vload *ld)
+int read__objects(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	struct objload o = { .ld = ld };
 	int rc;
 
@@ -178,21 +178,21 @@ int objects__load(struct vload *ld)
 			uint64_t version;
 			char *unit = NULL;
 			if (strcmp(name, "Objects")) {
-				rc = vload__fail(ld, xr__line(o.x), "root element is <%s>, expected <Objects>",
+				rc = load__fail(ld, xr__line(o.x), "root element is <%s>, expected <Objects>",
 				                 name);
 				break;
 			}
 			if ((rc = xr__u64(o.x, "version", &version)))
 				break;
 			if (version != HC_DB_VERSION) {
-				rc = vload__fail(ld, xr__line(o.x), "format version %llu, this viewer reads "
+				rc = load__fail(ld, xr__line(o.x), "format version %llu, this viewer reads "
 				                 "version %d", (unsigned long long)version, HC_DB_VERSION);
 				break;
 			}
 			if ((rc = xr__str(o.x, "unit", &unit)))
 				break;
 			if (strcmp(unit, db->unit))
-				rc = vload__fail(ld, xr__line(o.x), "unit '%s', but database.xml says '%s'",
+				rc = load__fail(ld, xr__line(o.x), "unit '%s', but database.xml says '%s'",
 				                 unit, db->unit);
 			free(unit);
 		} else if (!strcmp(name, "Object") && !strcmp(parent, "Objects")) {

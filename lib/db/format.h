@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* database.h — the names a database directory is made of, shared by the
-   analyzer that writes it (hpcprof-comm) and the programs that read it
-   (viewer-export): file and directory names, the format version, the unit,
+/* format.h — the names a database directory is made of, shared by lib/db's
+   writer (used by hpcprof-comm) and its reader (used by viewer-export): file and directory names, the format version, the unit,
    level and kind spellings used in file names and XML attributes, the
    threads.csv columns and the metric table of experiment.xml. The formats
    themselves are specified in doc/database-format.md; the XML schemas are
    doc/database.xsd and doc/experiment.xsd. Plain constants, no functions that
    touch the system. */
-#ifndef HC_DATABASE_H
-#define HC_DATABASE_H
+#ifndef HC_DB_FORMAT_H
+#define HC_DB_FORMAT_H
 
 #include "hc/common.h"
 

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viewer/internal.h"
+#include "db/internal.h"
 
-static int load_matrix_entry(struct vload *ld, struct xr *x)
+static int load_matrix_entry(struct load *ld, struct xr *x)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	char *level = NULL, *kind = NULL, *unit = NULL, *format = NULL;
-	struct hc_vmatrix *m;
+	struct hc_db_matrix *m;
 	uint64_t n = 0, maxn;
 	int l, k, rc;
 
@@ -27,22 +27,22 @@ static int load_matrix_entry(struct vload *ld, struct xr *x)
 		rc = xr__str(x, "unit", &unit);
 	if (rc)
 		goto out;
-	l = hc_vdb_level_parse(level);
-	k = hc_vdb_kind_parse(kind);
+	l = hc_db_level_parse(level);
+	k = hc_db_kind_parse(kind);
 	if (l < 0 || k < 0) {
-		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\">: unknown level or kind",
+		rc = load__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\">: unknown level or kind",
 		                 level, kind);
 		goto out;
 	}
 	if (!db->unit || strcmp(unit, db->unit)) {
-		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\"> is in unit '%s', "
+		rc = load__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\"> is in unit '%s', "
 		                 "the database in '%s' (units are never mixed)",
 		                 level, kind, unit, db->unit ? db->unit : "?");
 		goto out;
 	}
 	m = &db->mat[l][k];
 	if (m->present) {
-		rc = vload__fail(ld, xr__line(x), "a second <Matrix level=\"%s\" kind=\"%s\">", level, kind);
+		rc = load__fail(ld, xr__line(x), "a second <Matrix level=\"%s\" kind=\"%s\">", level, kind);
 		goto out;
 	}
 	rc = xr__str(x, "file", &m->file);
@@ -59,22 +59,22 @@ static int load_matrix_entry(struct vload *ld, struct xr *x)
 	if (rc)
 		goto out;
 	if (format && strcmp(format, "sparse") && strcmp(format, "dense")) {
-		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\" format=\"%.20s\">: "
+		rc = load__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\" format=\"%.20s\">: "
 		                 "unknown format (dense or sparse)", level, kind, format);
 		goto out;
 	}
 	m->sparse = format && !strcmp(format, "sparse");
 	/* A dense file holds n² values: beyond 65536 rows that is 4G cells. */
-	maxn = m->sparse ? HC_V_SPARSE_MAX_N : 65536;
+	maxn = m->sparse ? HC_DB_SPARSE_MAX_N : 65536;
 	if (n < 1 || n > maxn) {
-		rc = vload__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\" n=\"%llu\">: "
+		rc = load__fail(ld, xr__line(x), "<Matrix level=\"%s\" kind=\"%s\" n=\"%llu\">: "
 		                 "dimension out of range 1..%llu for the %s form", level, kind,
 		                 (unsigned long long)n, (unsigned long long)maxn,
 		                 m->sparse ? "sparse" : "dense");
 		goto out;
 	}
 	if (m->file[0] == '/' || strstr(m->file, "..")) {
-		rc = vload__fail(ld, xr__line(x), "<Matrix file=\"%s\">: not a path inside the database",
+		rc = load__fail(ld, xr__line(x), "<Matrix file=\"%s\">: not a path inside the database",
 		                 m->file);
 		goto out;
 	}
@@ -88,22 +88,22 @@ out:
 	return rc;
 }
 
-static int load_label(struct vload *ld, struct xr *x, int level)
+static int load_label(struct load *ld, struct xr *x, int level)
 {
-	struct hc_vdb *db = ld->db;
-	struct hc_vmatrix *m;
-	struct hc_vlabel *lb;
+	struct hc_db *db = ld->db;
+	struct hc_db_matrix *m;
+	struct hc_db_label *lb;
 	uint64_t i;
 	int rc;
 
 	if (level <= HC_DB_LEVEL_THREAD || level >= HC_DB_LEVEL_COUNT)
-		return vload__fail(ld, xr__line(x), "<Label> outside a <Labels level=\"core|socket|"
+		return load__fail(ld, xr__line(x), "<Label> outside a <Labels level=\"core|socket|"
 		                   "numa\"> of <Database>");
 	m = &db->mat[level][HC_DB_KIND_ALL];
 	if ((rc = xr__u64(x, "i", &i)))
 		return rc;
 	if (!m->present || i >= m->n)
-		return vload__fail(ld, xr__line(x), "<Label i=\"%llu\"> of level %s: no such index "
+		return load__fail(ld, xr__line(x), "<Label i=\"%llu\"> of level %s: no such index "
 		                   "(the %s matrix has %u)", (unsigned long long)i,
 		                   hc_db_level_name(level), hc_db_level_name(level), m->present ? m->n : 0);
 	if (!db->labels[level]) {
@@ -112,13 +112,13 @@ static int load_label(struct vload *ld, struct xr *x, int level)
 			return -ENOMEM;
 		db->nlabels[level] = m->n;
 		for (size_t k = 0; k < m->n; k++) {
-			struct hc_vlabel *e = &db->labels[level][k];
+			struct hc_db_label *e = &db->labels[level][k];
 			e->cpu = e->core = e->socket = e->numa = -1;
 		}
 	}
 	lb = &db->labels[level][i];
 	if (lb->host)
-		return vload__fail(ld, xr__line(x), "a second <Label i=\"%llu\"> of level %s",
+		return load__fail(ld, xr__line(x), "a second <Label i=\"%llu\"> of level %s",
 		                   (unsigned long long)i, hc_db_level_name(level));
 	rc = xr__str(x, "host", &lb->host);
 	if (!rc)
@@ -132,18 +132,18 @@ static int load_label(struct vload *ld, struct xr *x, int level)
 	return rc;
 }
 
-static int load_process(struct vload *ld, struct xr *x)
+static int load_process(struct load *ld, struct xr *x)
 {
-	struct hc_vdb *db = ld->db;
-	struct hc_vprocess *p;
+	struct hc_db *db = ld->db;
+	struct hc_db_process *p;
 	int rc;
 
-	if (v__push(&db->procs, db->nprocs, sizeof(*db->procs)))
+	if (load__push(&db->procs, db->nprocs, sizeof(*db->procs)))
 		return -ENOMEM;
 	p = &db->procs[db->nprocs++];
 	rc = xr__u64(x, "i", &p->i);
 	if (!rc && p->i != db->nprocs - 1)
-		rc = vload__fail(ld, xr__line(x), "<Process i=\"%llu\"> out of order (expected %zu)",
+		rc = load__fail(ld, xr__line(x), "<Process i=\"%llu\"> out of order (expected %zu)",
 		                 (unsigned long long)p->i, db->nprocs - 1);
 	if (!rc)
 		rc = xr__str(x, "host", &p->host);
@@ -166,13 +166,13 @@ static int load_process(struct vload *ld, struct xr *x)
 	return rc;
 }
 
-static int load_host(struct vload *ld, struct xr *x)
+static int load_host(struct load *ld, struct xr *x)
 {
-	struct hc_vdb *db = ld->db;
-	struct hc_vhost *h;
+	struct hc_db *db = ld->db;
+	struct hc_db_host *h;
 	int rc;
 
-	if (v__push(&db->hosts, db->nhosts, sizeof(*db->hosts)))
+	if (load__push(&db->hosts, db->nhosts, sizeof(*db->hosts)))
 		return -ENOMEM;
 	h = &db->hosts[db->nhosts++];
 	rc = xr__u64(x, "i", &h->i);
@@ -193,7 +193,7 @@ static int load_host(struct vload *ld, struct xr *x)
 
 static int push_str(char ***v, size_t *n, char *s)
 {
-	if (!s || v__push(v, *n, sizeof(**v))) {
+	if (!s || load__push(v, *n, sizeof(**v))) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -201,9 +201,9 @@ static int push_str(char ***v, size_t *n, char *s)
 	return 0;
 }
 
-static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool seen[4])
+static int load_element(struct load *ld, struct xr *x, int *labels_level, bool seen[4])
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	const char *name = xr__name(x), *parent = xr__parent(x);
 	char *s = NULL;
 	int rc = 0;
@@ -211,7 +211,7 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 	if (!strcmp(parent, "Database")) {
 		if (!strcmp(name, "Measurement")) {
 			if (seen[0])
-				return vload__fail(ld, xr__line(x), "a second <Measurement>");
+				return load__fail(ld, xr__line(x), "a second <Measurement>");
 			seen[0] = true;
 			rc = xr__str(x, "unit", &db->unit);
 			if (!rc)
@@ -219,7 +219,7 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 			if (!rc)
 				rc = xr__str(x, "samplers", &db->samplers);
 			if (!rc && strcmp(db->unit, HC_DB_UNIT_NS) && strcmp(db->unit, HC_DB_UNIT_TRANSFERS))
-				rc = vload__fail(ld, xr__line(x), "unknown unit '%s' (expected '%s' or '%s')",
+				rc = load__fail(ld, xr__line(x), "unknown unit '%s' (expected '%s' or '%s')",
 				                 db->unit, HC_DB_UNIT_NS, HC_DB_UNIT_TRANSFERS);
 		} else if (!strcmp(name, "Profiles")) {
 			rc = xr__u64(x, "found", &db->found);
@@ -231,18 +231,18 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 			seen[1] = true;
 			rc = xr__str(x, "unit", &s);
 			if (!rc && (!db->unit || strcmp(s, db->unit)))
-				rc = vload__fail(ld, xr__line(x), "<Matrices unit=\"%s\"> differs from "
+				rc = load__fail(ld, xr__line(x), "<Matrices unit=\"%s\"> differs from "
 				                 "<Measurement unit=\"%s\"> (or <Measurement> is missing)",
 				                 s, db->unit ? db->unit : "");
 		} else if (!strcmp(name, "Labels")) {
 			rc = xr__str(x, "level", &s);
 			if (!rc) {
-				*labels_level = hc_vdb_level_parse(s);
+				*labels_level = hc_db_level_parse(s);
 				if (*labels_level <= HC_DB_LEVEL_THREAD)
-					rc = vload__fail(ld, xr__line(x), "<Labels level=\"%s\">: not core, "
+					rc = load__fail(ld, xr__line(x), "<Labels level=\"%s\">: not core, "
 					                 "socket or numa", s);
 				else if (db->labels[*labels_level])
-					rc = vload__fail(ld, xr__line(x), "a second <Labels level=\"%s\">", s);
+					rc = load__fail(ld, xr__line(x), "a second <Labels level=\"%s\">", s);
 			}
 		} else if (!strcmp(name, "Totals")) {
 			seen[2] = true;
@@ -260,7 +260,7 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 			if (!rc)
 				rc = xr__u64(x, "event-weight", &db->event_weight);
 			if (!rc && db->t_all != db->t_true + db->t_false)
-				rc = vload__fail(ld, xr__line(x), "<Totals>: all (%llu) != true + false (%llu)",
+				rc = load__fail(ld, xr__line(x), "<Totals>: all (%llu) != true + false (%llu)",
 				                 (unsigned long long)db->t_all,
 				                 (unsigned long long)(db->t_true + db->t_false));
 		}
@@ -270,7 +270,7 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 			s = NULL;
 		}
 	} else if (!strcmp(name, "Skipped") && !strcmp(parent, "Profiles")) {
-		if (v__push(&db->skips, db->nskips, sizeof(*db->skips)))
+		if (load__push(&db->skips, db->nskips, sizeof(*db->skips)))
 			return -ENOMEM;
 		rc = xr__str(x, "file", &db->skips[db->nskips].file);
 		if (!rc)
@@ -286,7 +286,7 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 	} else if (!strcmp(name, "Label") && !strcmp(parent, "Labels")) {
 		rc = load_label(ld, x, *labels_level);
 	} else if (!strcmp(name, "Counter") && !strcmp(parent, "Counters")) {
-		if (v__push(&db->counters, db->ncounters, sizeof(*db->counters)))
+		if (load__push(&db->counters, db->ncounters, sizeof(*db->counters)))
 			return -ENOMEM;
 		rc = xr__str(x, "n", &db->counters[db->ncounters].name);
 		if (!rc)
@@ -302,9 +302,9 @@ static int load_element(struct vload *ld, struct xr *x, int *labels_level, bool 
 	return rc;
 }
 
-static int check_matrix_set(struct vload *ld)
+static int check_matrix_set(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
 		int have = 0;
@@ -312,20 +312,20 @@ static int check_matrix_set(struct vload *ld)
 			have += db->mat[l][k].present;
 		if ((l <= HC_DB_LEVEL_CORE && have != HC_DB_KIND_COUNT) ||
 		    (have != 0 && have != HC_DB_KIND_COUNT))
-			return vload__fail(ld, 0, "<Matrices> lists %d of the 3 %s matrices (all, true, "
+			return load__fail(ld, 0, "<Matrices> lists %d of the 3 %s matrices (all, true, "
 			                   "false are required together%s)", have, hc_db_level_name(l),
 			                   l <= HC_DB_LEVEL_CORE ? " and always" : "");
 		for (int k = 1; k < HC_DB_KIND_COUNT && have; k++)
 			if (db->mat[l][k].n != db->mat[l][0].n)
-				return vload__fail(ld, 0, "the %s matrices differ in dimension",
+				return load__fail(ld, 0, "the %s matrices differ in dimension",
 				                   hc_db_level_name(l));
 	}
 	return 0;
 }
 
-int meta__load(struct vload *ld)
+int read__meta(struct load *ld)
 {
-	struct hc_vdb *db = ld->db;
+	struct hc_db *db = ld->db;
 	struct xr *x;
 	bool seen[4] = { false };
 	int labels_level = -1, rc;
@@ -335,7 +335,7 @@ int meta__load(struct vload *ld)
 	while ((rc = xr__next(x)) > 0) {
 		if (xr__depth(x) == 0) {
 			if (strcmp(xr__name(x), "Database")) {
-				rc = vload__fail(ld, xr__line(x), "root element is <%s>, expected <Database> "
+				rc = load__fail(ld, xr__line(x), "root element is <%s>, expected <Database> "
 				                 "(is this an hpcprof-comm database?)", xr__name(x));
 				break;
 			}
@@ -343,7 +343,7 @@ int meta__load(struct vload *ld)
 			if (!rc)
 				rc = xr__str(x, "generator", &db->generator);
 			if (!rc && db->version != HC_DB_VERSION)
-				rc = vload__fail(ld, xr__line(x), "format version %llu, this viewer reads "
+				rc = load__fail(ld, xr__line(x), "format version %llu, this viewer reads "
 				                 "version %d", (unsigned long long)db->version, HC_DB_VERSION);
 		} else {
 			rc = load_element(ld, x, &labels_level, seen);
@@ -354,13 +354,13 @@ int meta__load(struct vload *ld)
 	xr__close(x);
 	if (rc)
 		return rc;
-	vload__file(ld, HC_DB_META);
+	load__file(ld, HC_DB_META);
 	if (!seen[0] || !seen[1] || !seen[2] || !seen[3])
-		return vload__fail(ld, 0, "missing <%s> (required)",
+		return load__fail(ld, 0, "missing <%s> (required)",
 		                   !seen[0] ? "Measurement" : !seen[1] ? "Matrices" :
 		                   !seen[2] ? "Totals" : "Processes/Process");
 	if (db->nskips != db->skipped)
-		return vload__fail(ld, 0, "<Profiles skipped=\"%llu\"> but %zu <Skipped> elements",
+		return load__fail(ld, 0, "<Profiles skipped=\"%llu\"> but %zu <Skipped> elements",
 		                   (unsigned long long)db->skipped, db->nskips);
 	return check_matrix_set(ld);
 }

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* write.c — the database directory as a whole, for its one writer
+   (hpcprof-comm through lib/analysis): the whole database is written into a
+   staging directory next to the target and renamed into place at the end
+   (renameat2 RENAME_NOREPLACE), so a failed run leaves no half-written
+   database and an existing one is never silently replaced: --force replaces
+   only an earlier database (it has database.xml) or an empty directory. The
+   files inside are written with lib/support/out.h. No signal context. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/db.h"
+
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? -1 : 0;
+}
+
+static int rm_tree(const char *path)
+{
+	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+}
+
+/* An existing path that --force may replace: a directory that is empty or
+   holds database.xml. */
+static bool replaceable(const char *path)
+{
+	struct stat st;
+	char *meta;
+	size_t n;
+	bool ok;
+	int fd;
+
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	n = strlen(path) + sizeof("/" HC_DB_META);
+	meta = malloc(n);
+	if (!meta)
+		return false;
+	snprintf(meta, n, "%s/%s", path, HC_DB_META);
+	ok = access(meta, F_OK) == 0;
+	free(meta);
+	if (!ok) {
+		/* Empty: rmdir would succeed; test without removing. */
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			DIR *d = fdopendir(fd);
+			struct dirent *e;
+			ok = true;
+			if (!d) {
+				close(fd);
+				return false;
+			}
+			while ((e = readdir(d)) != NULL)
+				if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, ".."))
+					ok = false;
+			closedir(d);
+		}
+	}
+	return ok;
+}
+
+int hc_db_check_target(const char *outdir, bool force, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(outdir, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "cannot use output %s: %s", outdir, strerror(errno));
+		return -errno;
+	}
+	if (!force) {
+		snprintf(err, errlen, "output %s already exists; not overwriting it "
+		         "(choose another name with -o, or replace it with --force)", outdir);
+		return -EEXIST;
+	}
+	if (!replaceable(outdir)) {
+		snprintf(err, errlen, "output %s exists and is neither an hpcprof-comm database "
+		         "nor an empty directory; refusing to replace it, even with --force", outdir);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int hc_db_stage(const char *outdir, char **stage, char *err, size_t errlen)
+{
+	size_t n = strlen(outdir) + 32;
+	char *s = malloc(n), *m;
+	int e;
+
+	*stage = NULL;
+	if (!s)
+		return -ENOMEM;
+	snprintf(s, n, "%s.tmp-%ld", outdir, (long)getpid());
+	if (mkdir(s, 0777) < 0) {
+		e = errno;
+		snprintf(err, errlen, "cannot create the output directory next to %s (%s): %s",
+		         outdir, s, strerror(e));
+		free(s);
+		return -e;
+	}
+	n = strlen(s) + sizeof("/" HC_DB_MATRICES);
+	m = malloc(n);
+	if (!m) {
+		rm_tree(s);
+		free(s);
+		return -ENOMEM;
+	}
+	snprintf(m, n, "%s/%s", s, HC_DB_MATRICES);
+	if (mkdir(m, 0777) < 0) {
+		e = errno;
+		snprintf(err, errlen, "cannot create %s: %s", m, strerror(e));
+		free(m);
+		rm_tree(s);
+		free(s);
+		return -e;
+	}
+	free(m);
+	*stage = s;
+	return 0;
+}
+
+void hc_db_discard(const char *stage)
+{
+	if (stage)
+		rm_tree(stage);
+}
+
+int hc_db_commit(const char *stage, const char *outdir, bool force, char *err, size_t errlen)
+{
+	size_t n;
+	char *old;
+	int e;
+
+	if (renameat2(AT_FDCWD, stage, AT_FDCWD, outdir, RENAME_NOREPLACE) == 0)
+		return 0;
+	e = errno;
+	if (e == EINVAL || e == ENOSYS) {
+		/* File system without RENAME_NOREPLACE: check, then rename. */
+		if (access(outdir, F_OK) != 0 && rename(stage, outdir) == 0)
+			return 0;
+		e = errno == ENOENT ? EEXIST : errno;
+	}
+	if (e != EEXIST && e != ENOTEMPTY) {
+		snprintf(err, errlen, "cannot move the database into place as %s: %s", outdir,
+		         strerror(e));
+		return -e;
+	}
+	e = hc_db_check_target(outdir, force, err, errlen);
+	if (e)
+		return e;
+	n = strlen(outdir) + 32;
+	old = malloc(n);
+	if (!old)
+		return -ENOMEM;
+	snprintf(old, n, "%s.old-%ld", outdir, (long)getpid());
+	if (rename(outdir, old) < 0) {
+		e = errno;
+		snprintf(err, errlen, "cannot replace %s: %s", outdir, strerror(e));
+		free(old);
+		return -e;
+	}
+	if (rename(stage, outdir) < 0) {
+		e = errno;
+		snprintf(err, errlen, "cannot move the database into place as %s: %s", outdir,
+		         strerror(e));
+		rename(old, outdir);
+		free(old);
+		return -e;
+	}
+	rm_tree(old);
+	free(old);
+	return 0;
+}
