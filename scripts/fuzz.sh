@@ -55,7 +55,6 @@ build() {
 			$CC $FLAGS $xml -I"$out" -DFUZZ_VDB_NAME="\"$t\"" -DFUZZ_VDB_FILE="\"$f\"" \
 				-DFUZZ_VDB_TEMPLATE="\"$tmpl\"" \
 				"$top/tests/fuzz/fuzz_vdb.c" "$top"/lib/db/*.c "$top"/lib/report/*.c "$top/lib/support/out.c" \
-				"$top/viewer-export/model.c" "$top/viewer-export/common.c" \
 				-lxml2 -o "$out/fuzz_$t" ;;
 		esac
 		echo "built $out/fuzz_$t"

@@ -93,20 +93,20 @@ static int cmp_u32(const void *a, const void *b)
 static int dot_run(const struct hc_db *db, const struct export_opts *o)
 {
 	const struct hc_db_matrix *m = chosen(db, o);
-	struct out out;
+	struct hc_out out;
 	uint64_t max = 0, maxrow = 0, *vol = NULL;
 	uint32_t *idx = NULL, k;
 	char label[512], v[64], title[1024];
 
 	if (!m)
 		return -1;
-	/* A large level: the VX_SHOWN indexes with the most communication, and
+	/* A large level: the HC_REPORT_SHOWN indexes with the most communication, and
 	   the edges between them; a small one: all (idx = 0 … n-1). */
-	k = vx_top_indexes(m, m->n > VX_LARGE_N ? VX_SHOWN : m->n, &idx, &vol);
+	k = hc_report_top_indexes(m, m->n > HC_REPORT_LARGE_N ? HC_REPORT_SHOWN : m->n, &idx, &vol);
 	if (!idx)
 		return vx_error("out of memory");
 	qsort(idx, k, sizeof(*idx), cmp_u32);
-	if (out_open(&out, o->out)) {
+	if (vx_open(&out, o->out)) {
 		free(idx);
 		free(vol);
 		return -1;
@@ -128,7 +128,7 @@ static int dot_run(const struct hc_db *db, const struct export_opts *o)
 	fprintf(out.f, "graph comm {\n");
 	snprintf(title, sizeof(title), "%s — %s communication (%s), total %s%s", db->program,
 	         hc_db_level_name(o->level), hc_db_kind_name(o->kind),
-	         fmt_value(v, sizeof(v), m->total, db->unit),
+	         hc_report_value(v, sizeof(v), m->total, db->unit),
 	         k < m->n ? " — the top indexes only" : "");
 	if (k < m->n) {
 		size_t len = strlen(title);
@@ -159,12 +159,12 @@ static int dot_run(const struct hc_db *db, const struct export_opts *o)
 		r = (double)x / (double)max;
 		fprintf(out.f, "  n%u -- n%u [volume=%llu, weight=%d, penwidth=%.2f, label=\"%s\"];\n",
 		        i, j, (unsigned long long)x, 1 + (int)(r * 99), 0.5 + r * 7.5,
-		        fmt_value(v, sizeof(v), x, db->unit));
+		        hc_report_value(v, sizeof(v), x, db->unit));
 	}
 	fputs("}\n", out.f);
 	free(idx);
 	free(vol);
-	return out_close(&out, true);
+	return vx_close(&out, true);
 }
 
 /* Divisor that makes the sum of all arc weights fit a signed 32-bit int. */
@@ -196,13 +196,13 @@ static uint64_t scaled(uint64_t x, uint64_t div)
 static int metis_run(const struct hc_db *db, const struct export_opts *o)
 {
 	const struct hc_db_matrix *m = chosen(db, o);
-	struct out out;
+	struct hc_out out;
 	struct adj g;
 	uint64_t edges, div;
 
 	if (!m || adj_build(m, &g))
 		return -1;
-	if (out_open(&out, o->out)) {
+	if (vx_open(&out, o->out)) {
 		adj_free(&g);
 		return -1;
 	}
@@ -219,19 +219,19 @@ static int metis_run(const struct hc_db *db, const struct export_opts *o)
 		fputc('\n', out.f);
 	}
 	adj_free(&g);
-	return out_close(&out, true);
+	return vx_close(&out, true);
 }
 
 static int scotch_run(const struct hc_db *db, const struct export_opts *o)
 {
 	const struct hc_db_matrix *m = chosen(db, o);
-	struct out out;
+	struct hc_out out;
 	struct adj g;
 	uint64_t edges, div;
 
 	if (!m || adj_build(m, &g))
 		return -1;
-	if (out_open(&out, o->out)) {
+	if (vx_open(&out, o->out)) {
 		adj_free(&g);
 		return -1;
 	}
@@ -247,7 +247,7 @@ static int scotch_run(const struct hc_db *db, const struct export_opts *o)
 		fputc('\n', out.f);
 	}
 	adj_free(&g);
-	return out_close(&out, true);
+	return vx_close(&out, true);
 }
 
 const struct exporter export_dot = {

@@ -15,19 +15,6 @@
 #include "assets.h"
 #include "exporter.h"
 
-static void put_escaped(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 static void write_page(const struct hc_db *db, FILE *f)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -35,7 +22,7 @@ static void write_page(const struct hc_db *db, FILE *f)
 	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"" VX_NAME " " PACKAGE_VERSION "\">\n<title>", f);
-	put_escaped(f, db->program);
+	hc_put_xml(f, db->program);
 	fputs(" — communication report</title>\n<style>\n", f);
 	fwrite(vx_report_css, 1, vx_report_css_len, f);
 	fputs("</style>\n</head>\n<body>\n"
@@ -43,7 +30,7 @@ static void write_page(const struct hc_db *db, FILE *f)
 	      "(it makes no network access).</p></noscript>\n"
 	      "<div id=\"app\"></div>\n"
 	      "<script type=\"application/json\" id=\"hc-data\">\n", f);
-	report_json(db, f, true);
+	hc_report_json(db, f, true);
 	fputs("</script>\n<script>\n", f);
 	fwrite(vx_report_js, 1, vx_report_js_len, f);
 	fputs("</script>\n</body>\n</html>\n", f);
@@ -51,7 +38,7 @@ static void write_page(const struct hc_db *db, FILE *f)
 
 static int html_run(const struct hc_db *db, const struct export_opts *o)
 {
-	struct out out;
+	struct hc_out out;
 	struct stat st;
 	char *path = NULL;
 	int rc;
@@ -64,12 +51,12 @@ static int html_run(const struct hc_db *db, const struct export_opts *o)
 		rc = asprintf(&path, "%s", o->out);
 	if (rc < 0)
 		return vx_error("out of memory");
-	if (out_open(&out, path)) {
+	if (vx_open(&out, path)) {
 		free(path);
 		return -1;
 	}
 	write_page(db, out.f);
-	rc = out_close(&out, true);
+	rc = vx_close(&out, true);
 	if (!rc && strcmp(path, "-"))
 		fprintf(stderr, VX_NAME ": wrote %s\n", path);
 	free(path);

@@ -6,12 +6,12 @@
 
 static int json_run(const struct hc_db *db, const struct export_opts *o)
 {
-	struct out out;
+	struct hc_out out;
 
-	if (out_open(&out, o->out))
+	if (vx_open(&out, o->out))
 		return -1;
-	report_json(db, out.f, false);
-	return out_close(&out, true);
+	hc_report_json(db, out.f, false);
+	return vx_close(&out, true);
 }
 
 const struct exporter export_json = {

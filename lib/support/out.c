@@ -184,9 +184,9 @@ void hc_utf8_fix(char *s)
 	}
 }
 
-void hc_out_xml(struct hc_out *o, const char *s)
+void hc_put_xml(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	char buf[256];
 	size_t b = 0;
 
@@ -195,8 +195,7 @@ void hc_out_xml(struct hc_out *o, const char *s)
 		size_t n = utf8_len(p);
 
 		if (b + 8 >= sizeof(buf)) {
-			buf[b] = '\0';
-			hc_out_puts(o, buf);
+			fwrite_unlocked(buf, 1, b, f);
 			b = 0;
 		}
 		if (n == 0) {
@@ -232,32 +231,43 @@ void hc_out_xml(struct hc_out *o, const char *s)
 		}
 		p++;
 	}
-	buf[b] = '\0';
-	hc_out_puts(o, buf);
+	fwrite_unlocked(buf, 1, b, f);
+}
+
+void hc_put_csv(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	bool quote = strpbrk((const char *)p, ",\"\r\n") != NULL;
+
+	if (quote)
+		fputc_unlocked('"', f);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			fputc_unlocked('?', f);
+			p++;
+			continue;
+		}
+		if (*p == '"')
+			fputc_unlocked('"', f);
+		fwrite_unlocked(p, 1, n, f);
+		p += n;
+	}
+	if (quote)
+		fputc_unlocked('"', f);
+}
+
+void hc_out_xml(struct hc_out *o, const char *s)
+{
+	hc_put_xml(o->f, s);
+	if (ferror(o->f))
+		note(o, -1);
 }
 
 void hc_out_csv(struct hc_out *o, const char *s)
 {
-	char *c = strdup(s), *p;
-
-	if (!c) {
+	hc_put_csv(o->f, s);
+	if (ferror(o->f))
 		note(o, -1);
-		return;
-	}
-	hc_utf8_fix(c);
-	if (strpbrk(c, ",\"\r\n") == NULL) {
-		hc_out_puts(o, c);
-		free(c);
-		return;
-	}
-	hc_out_puts(o, "\"");
-	for (p = c; *p; p++) {
-		if (*p == '"')
-			hc_out_puts(o, "\"\"");
-		else if (fputc_unlocked(*p, o->f) == EOF)
-			note(o, -1);
-	}
-	hc_out_puts(o, "\"");
-	free(c);
 }
-

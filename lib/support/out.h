@@ -33,10 +33,15 @@ int hc_out_close(struct hc_out *o, bool commit, char *err, size_t errlen);
 void hc_out_puts(struct hc_out *o, const char *s);
 void hc_out_printf(struct hc_out *o, const char *fmt, ...) HC_PRINTF(2, 3);
 void hc_out_u64(struct hc_out *o, uint64_t v);
-/* Text escaped for an XML/HTML attribute value or text (and made valid UTF-8). */
+/* Text escaped for an XML/HTML attribute value or text, made valid UTF-8
+   (invalid bytes and C0 controls other than tab/newline become '?'). */
 void hc_out_xml(struct hc_out *o, const char *s);
 /* A CSV field, quoted when needed (RFC 4180), made valid UTF-8. */
 void hc_out_csv(struct hc_out *o, const char *s);
+
+/* The same on a plain stream (errors show in ferror). */
+void hc_put_xml(FILE *f, const char *s);
+void hc_put_csv(FILE *f, const char *s);
 
 /* Make s valid UTF-8 in place: invalid bytes become '?'. */
 void hc_utf8_fix(char *s);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fuzz_vdb.c — fuzz targets for the database reader of viewer-export
-   (lib/viewer, hc_db_open), one per file it parses. Compiled once per target
+/* fuzz_vdb.c — fuzz targets for the database reader (lib/db, hc_db_open), one per file it parses. Compiled once per target
    with FUZZ_VDB_FILE set to the file the input replaces (database.xml,
    experiment.xml, objects.xml, threads.csv or matrices/thread-all.csv) and
    FUZZ_VDB_NAME to the target's name (matrix_sparse: thread-all.csv in the
@@ -9,9 +8,9 @@
    found through HC_FUZZ_TEMPLATE or HC_SRCDIR) into a private temporary
    directory; each input then overwrites the one file and the whole database
    is opened, so the reader's cross-file checks see a consistent rest. An
-   accepted database is also turned into the report model (report_json, the
-   code shared by every viewer-export output), because the exporters trust
-   what the reader accepted. A rejection must come with a message naming a
+   accepted database is also turned into the reports of lib/report (the JSON
+   model and the text summary, which every output is made of), because the
+   reports trust what the reader accepted. A rejection must come with a message naming a
    file of the database. No signal context. */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +22,7 @@
 
 #include "fuzz/fuzz_target.h"
 #include "db/db.h"
-#include "exporter.h"
+#include "report/report.h"
 
 #ifndef FUZZ_VDB_FILE
 #error "FUZZ_VDB_FILE must name the database file the input replaces"
@@ -132,8 +131,14 @@ int fuzz_target_check(const uint8_t *data, size_t size, char *err, size_t errsz)
 	close(fd);
 	rc = hc_db_open(dir, &db, err, errsz);
 	if (rc == 0) {
-		report_json(db, devnull, false);
-		report_json(db, devnull, true);
+		hc_report_json(db, devnull, false);
+		hc_report_json(db, devnull, true);
+		{
+			struct hc_report_text_opts t = { .width = HC_REPORT_WIDTH,
+			                                 .level = HC_DB_LEVEL_THREAD,
+			                                 .kind = HC_DB_KIND_ALL };
+			hc_report_text(db, devnull, &t);
+		}
 		hc_db_close(db);
 	} else if (db != NULL || err[0] == '\0' || strncmp(err, dir, strlen(dir)) != 0) {
 		fprintf(stderr, "fuzz_%s: rejection (%d) without a message naming the file: \"%s\"\n",

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "exporter.h"
+#include "report/report.h"
 #include "report/json.h"
 
 static const char *const type_names[] = { "PF", "A", "C", "S" };
@@ -183,10 +183,10 @@ static void write_levels(struct hc_json *j, const struct hc_db *db)
 		bool large;
 		if (!a->present)
 			continue;
-		/* A large level: the VX_SHOWN indexes with the most communication
+		/* A large level: the HC_REPORT_SHOWN indexes with the most communication
 		   (in index order); values, labels and indexes are of those. */
-		large = a->n > VX_LARGE_N;
-		k = vx_top_indexes(a, large ? VX_SHOWN : a->n, &idx, &vol);
+		large = a->n > HC_REPORT_LARGE_N;
+		k = hc_report_top_indexes(a, large ? HC_REPORT_SHOWN : a->n, &idx, &vol);
 		if (!idx)
 			k = 0;
 		else
@@ -205,11 +205,11 @@ static void write_levels(struct hc_json *j, const struct hc_db *db)
 		}
 		if (large) {
 			char note[512], v[64], p[32];
-			uint64_t in = vx_covered(a, idx, k);
+			uint64_t in = hc_report_covered(a, idx, k);
 			snprintf(note, sizeof(note), "%u of %u %s indexes shown: those taking part in the "
 			         "most communication; %s (%s of the total) is between two of them. Totals "
 			         "and volumes are of the whole matrix.", k, a->n, hc_db_level_name(l),
-			         fmt_value(v, sizeof(v), in, db->unit), fmt_pct(p, sizeof(p), in, a->total));
+			         hc_report_value(v, sizeof(v), in, db->unit), hc_report_pct(p, sizeof(p), in, a->total));
 			hc_json_kstr(j, "note", note);
 		} else {
 			hc_json_key(j, "note");
@@ -435,7 +435,7 @@ static void write_objects(struct hc_json *j, const struct hc_db *db)
 	hc_json_arr_end(j);
 }
 
-void report_json(const struct hc_db *db, FILE *f, bool html)
+void hc_report_json(const struct hc_db *db, FILE *f, bool html)
 {
 	struct hc_json j;
 
@@ -443,7 +443,7 @@ void report_json(const struct hc_db *db, FILE *f, bool html)
 	hc_json_obj(&j);
 	hc_json_kstr(&j, "format", "hpcrun-comm-report");
 	hc_json_ku64(&j, "version", 1);
-	hc_json_kstr(&j, "generator", VX_NAME " " PACKAGE_VERSION);
+	hc_json_kstr(&j, "generator", "viewer-export " PACKAGE_VERSION);
 	hc_json_key(&j, "database");
 	hc_json_obj(&j);
 	hc_json_kstr(&j, "path", db->dir);

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* common.c — what the reports share: values formatted in the database unit,
+   the indexes of a level with the most communication, and code pairs merged
+   by source location. The database lists a code pair under both of its ends
+   (section 5.3 of doc/database-format.md); merging keeps one copy of each
+   unordered node pair before summing by location, so nothing is counted
+   twice. A location is (file, line, innermost procedure): two statements on
+   one line of two inlined copies of different functions stay apart, and
+   files with the same basename in different directories too (the choice is
+   explained in doc/viewer-export.md, "Code pairs"). No signal context. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+char *hc_report_value(char *buf, size_t sz, uint64_t v, const char *unit)
+{
+	static const char *const ns_units[] = { "ns", "us", "ms", "s" };
+	static const char *const sfx[] = { "", "k", "M", "G", "T", "P", "E" };
+	double d = (double)v;
+	int k = 0;
+
+	if (v == 0) {
+		snprintf(buf, sz, "0");
+		return buf;
+	}
+	if (unit && !strcmp(unit, HC_DB_UNIT_NS)) {
+		while (d >= 1000.0 && k < 3) {
+			d /= 1000.0;
+			k++;
+		}
+		if (k == 0)
+			snprintf(buf, sz, "%llu ns", (unsigned long long)v);
+		else
+			snprintf(buf, sz, "%.*f %s", d < 10 ? 2 : d < 100 ? 1 : 0, d, ns_units[k]);
+		return buf;
+	}
+	while (d >= 1000.0 && k < 6) {
+		d /= 1000.0;
+		k++;
+	}
+	if (k == 0)
+		snprintf(buf, sz, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, sz, "%.*f %s", d < 10 ? 2 : d < 100 ? 1 : 0, d, sfx[k]);
+	return buf;
+}
+
+char *hc_report_pct(char *buf, size_t sz, uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		snprintf(buf, sz, "-");
+	else
+		snprintf(buf, sz, "%.1f%%", 100.0 * (double)part / (double)whole);
+	return buf;
+}
+
+/* The location of a node: (file id, line, procedure id); the file and
+   procedure tables hold each path and procedure once, so equal ids are equal
+   locations. An unknown peer (no node) sorts after every location. */
+struct loc {
+	uint64_t f, l, proc;
+	const struct hc_db_node *n;
+};
+
+static const struct hc_db_node *frame_of(const struct hc_db *db, const struct hc_db_node *n)
+{
+	while (n && n->type != HC_DB_N_PF && n->type != HC_DB_N_A)
+		n = n->parent == HC_DB_NONE ? NULL : &db->nodes[n->parent];
+	return n;
+}
+
+static struct loc loc_of(const struct hc_db *db, const struct hc_db_node *n)
+{
+	const struct hc_db_node *fr = frame_of(db, n);
+
+	if (!n)
+		return (struct loc){ UINT64_MAX, UINT64_MAX, UINT64_MAX, NULL };
+	return (struct loc){ n->f, n->l, fr ? fr->proc : UINT64_MAX, n };
+}
+
+static int cmp_loc(const struct loc *x, const struct loc *y)
+{
+	if (x->f != y->f)
+		return x->f < y->f ? -1 : 1;
+	if (x->l != y->l)
+		return x->l < y->l ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+struct node_pair {
+	uint64_t lo, hi;
+	const struct hc_db_codepair *p;
+};
+
+struct loc_row {
+	struct loc a, b;
+	uint64_t all, tru, fal;
+};
+
+static int cmp_node_pair(const void *a, const void *b)
+{
+	const struct node_pair *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static int cmp_loc_key(const void *a, const void *b)
+{
+	const struct loc_row *x = a, *y = b;
+	int c = cmp_loc(&x->a, &y->a);
+
+	return c ? c : cmp_loc(&x->b, &y->b);
+}
+
+static int cmp_loc_row(const void *a, const void *b)
+{
+	const struct loc_row *x = a, *y = b;
+
+	if (x->all != y->all)
+		return x->all > y->all ? -1 : 1;
+	return cmp_loc_key(a, b);
+}
+
+/* "file.c:45 (worker)", the procedure alone when the file is unknown. */
+static void loc_label(const struct hc_db *db, const struct loc *l, char *buf, size_t sz)
+{
+	const struct hc_db_proc *p = l->proc == UINT64_MAX ? NULL : hc_db_procedure(db, l->proc);
+	const char *proc = p ? p->n : "?";
+	const char *f = l->f ? hc_db_file_name(db, l->f) : NULL;
+
+	if (!l->n) {
+		snprintf(buf, sz, "%s", HC_REPORT_UNKNOWN_PEER);
+		return;
+	}
+	if (!f) {
+		snprintf(buf, sz, "%s", proc);
+		return;
+	}
+	if (strrchr(f, '/') && strrchr(f, '/')[1])
+		f = strrchr(f, '/') + 1;
+	snprintf(buf, sz, "%s:%llu (%s)", f, (unsigned long long)l->l, proc);
+}
+
+int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
+                        size_t max, struct hc_report_loc_pair **out, size_t *nout, size_t *total)
+{
+	struct node_pair *np = calloc(n ? n : 1, sizeof(*np));
+	struct loc_row *lr = calloc(n ? n : 1, sizeof(*lr));
+	struct hc_report_loc_pair *lp = NULL;
+	size_t m = 0, k = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (total)
+		*total = 0;
+	if (!np || !lr) {
+		free(np);
+		free(lr);
+		return -ENOMEM;
+	}
+	/* one entry per unordered node pair; an unknown peer (p = 0) stays as is */
+	for (size_t i = 0; i < n; i++) {
+		np[i].lo = pairs[i].p && pairs[i].p < pairs[i].c ? pairs[i].p : pairs[i].c;
+		np[i].hi = pairs[i].p && pairs[i].p < pairs[i].c ? pairs[i].c : pairs[i].p;
+		np[i].p = &pairs[i];
+	}
+	qsort(np, n, sizeof(*np), cmp_node_pair);
+	for (size_t i = 0; i < n; i++) {
+		const struct hc_db_codepair *p = np[i].p;
+		struct loc a, b;
+
+		if (i && np[i].lo == np[i - 1].lo && np[i].hi == np[i - 1].hi && np[i].hi)
+			continue;   /* the same pair seen from its other end */
+		a = loc_of(db, hc_db_node_find(db, p->c));
+		b = loc_of(db, p->p ? hc_db_node_find(db, p->p) : NULL);
+		if (cmp_loc(&a, &b) <= 0)
+			lr[m] = (struct loc_row){ a, b, p->all, p->tru, p->fal };
+		else
+			lr[m] = (struct loc_row){ b, a, p->all, p->tru, p->fal };
+		m++;
+	}
+	free(np);
+	/* sum by location */
+	if (m > 1)
+		qsort(lr, m, sizeof(*lr), cmp_loc_key);
+	for (size_t i = 0; i < m; i++) {
+		if (k && !cmp_loc_key(&lr[k - 1], &lr[i])) {
+			lr[k - 1].all += lr[i].all;
+			lr[k - 1].tru += lr[i].tru;
+			lr[k - 1].fal += lr[i].fal;
+			continue;
+		}
+		if (k != i)
+			lr[k] = lr[i];
+		k++;
+	}
+	if (k > 1)
+		qsort(lr, k, sizeof(*lr), cmp_loc_row);
+	if (total)
+		*total = k;
+	if (max && k > max)
+		k = max;
+	lp = calloc(k ? k : 1, sizeof(*lp));
+	if (!lp) {
+		free(lr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		loc_label(db, &lr[i].a, lp[i].a, sizeof(lp[i].a));
+		loc_label(db, &lr[i].b, lp[i].b, sizeof(lp[i].b));
+		lp[i].all = lr[i].all;
+		lp[i].tru = lr[i].tru;
+		lp[i].fal = lr[i].fal;
+	}
+	free(lr);
+	*out = lp;
+	*nout = k;
+	return 0;
+}
+
+static const uint64_t *top_vol;   /* qsort has no context argument; no threads here */
+
+static int cmp_top(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (top_vol[x] != top_vol[y])
+		return top_vol[x] > top_vol[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+uint32_t hc_report_top_indexes(const struct hc_db_matrix *m, uint32_t k, uint32_t **idx,
+                               uint64_t **vol)
+{
+	uint32_t *all;
+
+	*idx = NULL;
+	*vol = malloc((size_t)m->n * sizeof(**vol));
+	all = malloc((size_t)m->n * sizeof(*all));
+	if (!*vol || !all) {
+		free(*vol);
+		free(all);
+		*vol = NULL;
+		return 0;
+	}
+	hc_db_matrix_volumes(m, *vol);
+	for (uint32_t i = 0; i < m->n; i++)
+		all[i] = i;
+	top_vol = *vol;
+	qsort(all, m->n, sizeof(*all), cmp_top);
+	top_vol = NULL;
+	*idx = all;
+	return k < m->n ? k : m->n;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t hc_report_covered(const struct hc_db_matrix *m, const uint32_t *idx, uint32_t n)
+{
+	uint32_t *s = malloc((n ? n : 1) * sizeof(*s));
+	uint64_t sum = 0;
+
+	if (!s)
+		return 0;
+	memcpy(s, idx, (size_t)n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_u32);
+	for (size_t c = 0; c < m->ncells; c++)
+		if (bsearch(&m->cells[c].i, s, n, sizeof(*s), cmp_u32) &&
+		    bsearch(&m->cells[c].j, s, n, sizeof(*s), cmp_u32))
+			sum += m->cells[c].v;
+	free(s);
+	return sum;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* report.h — every report of a database, computed once from lib/db's reader
+   model (struct hc_db): the text summary (hpcprof-comm's summary.txt and
+   terminal output, viewer-export --text), the report model as JSON
+   (viewer-export --json and the data inside report.html, schema
+   doc/report.schema.json) and the CSV tables (viewer-export --csv,
+   hpcprof-comm's objects.csv). The analyzer builds the model in memory from
+   what it writes; viewer-export reads it back from the files: the same code
+   turns either into the same bytes. No signal context. */
+#ifndef HC_REPORT_H
+#define HC_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db/db.h"
+
+/* Width of the text summary when it is not printed on a terminal: summary.txt
+   and viewer-export --text into a file or a pipe. */
+#define HC_REPORT_WIDTH 100
+/* Rows of each top-N table of the text summary. */
+#define HC_REPORT_TOP 10
+
+/* A level with more indexes than this is "large" (100,000 threads): no
+   report draws or lists its n² cells; the JSON model and the graphs show the
+   HC_REPORT_SHOWN indexes with the most communication, the text a table of
+   the top indexes. Totals are always of the whole matrix. */
+#define HC_REPORT_LARGE_N 1024u
+#define HC_REPORT_SHOWN   64u
+
+struct hc_report_text_opts {
+	const char *db_name;   /* the database as named in the header; NULL: db->dir */
+	int width;             /* columns; every line fits */
+	int level;             /* enum hc_db_level of the pair tables and the grid */
+	int kind;              /* enum hc_db_kind they rank by */
+};
+
+/* The text summary. 0, or -EINVAL when the level has no matrices (no
+   topology). Write errors are the caller's (ferror). */
+int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_opts *o);
+
+/* The report model (doc/report.schema.json) as one JSON document; html: for
+   embedding in a <script> element ('<' escaped). */
+void hc_report_json(const struct hc_db *db, FILE *f, bool html);
+
+/* CSV tables (RFC 4180, header row first, values in the database unit);
+   doc/viewer-export.md lists their columns. 0 or -ENOMEM; write errors are
+   the caller's (ferror). */
+int hc_report_csv_summary(const struct hc_db *db, FILE *f);
+int hc_report_csv_pairs(const struct hc_db *db, int level, FILE *f);
+int hc_report_csv_threads(const struct hc_db *db, FILE *f);
+int hc_report_csv_cct(const struct hc_db *db, FILE *f);
+int hc_report_csv_code_pairs(const struct hc_db *db, FILE *f);
+int hc_report_csv_objects(const struct hc_db *db, FILE *f);
+int hc_report_csv_object_threads(const struct hc_db *db, FILE *f);
+int hc_report_csv_object_code_pairs(const struct hc_db *db, FILE *f);
+
+/* v in the database unit, compact: "1.23 ms" (ns) or "4.56 k" (transfers). */
+char *hc_report_value(char *buf, size_t sz, uint64_t v, const char *unit);
+/* 100 * part / whole with one decimal, "-" when whole is 0. */
+char *hc_report_pct(char *buf, size_t sz, uint64_t part, uint64_t whole);
+
+/* Up to k indexes of m with the largest volume (row sum), volume descending,
+   ties by index; *vol (m->n entries) receives every volume. Returns the
+   count (0 with *idx NULL on no memory); free *idx and *vol. */
+uint32_t hc_report_top_indexes(const struct hc_db_matrix *m, uint32_t k, uint32_t **idx,
+                               uint64_t **vol);
+/* Sum of the cells of m with both ends in idx (n indexes). */
+uint64_t hc_report_covered(const struct hc_db_matrix *m, const uint32_t *idx, uint32_t n);
+
+/* Code pairs merged by source location — file, line and the innermost
+   procedure around the statement (doc/viewer-export.md "Code pairs") —
+   unordered {a, b}, sorted by all descending: the first max rows (0: all)
+   in *out, and the number of rows there are in *total (may be NULL). The
+   database lists each pair under both its ends; this keeps one. Labels are "file.c:45 (worker)", the
+   procedure alone when the file is unknown, HC_REPORT_UNKNOWN_PEER for a
+   peer whose profile is missing. */
+#define HC_REPORT_UNKNOWN_PEER "(unknown: peer profile missing)"
+struct hc_report_loc_pair {
+	char a[512], b[512];
+	uint64_t all, tru, fal;
+};
+int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
+                        size_t max, struct hc_report_loc_pair **out, size_t *nout, size_t *total);
+
+#endif

@@ -1,0 +1,741 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* text.c — the text summary (summary.txt, hpcprof-comm's terminal output and
+   viewer-export --text), in the spirit of `perf c2c report --stdio`: header, totals with the true/false and
+   sample/trap splits, top pairs of the chosen level, the matrix itself when it
+   fits, top data objects, top code pairs (file:line ↔ file:line) and top
+   functions. Every line fits the width (--width, else the terminal's, else
+   100): a table first shrinks its text column (cutting the middle of long
+   names, where paths are least informative), then drops its least important
+   columns, and as a last resort each line is cut at the width. Widths count
+   UTF-8 characters, not bytes. No signal context. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+#define TOP HC_REPORT_TOP
+#define TMAXC 8
+
+/* ---- display width and fitting ---- */
+
+static int dwidth(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+/* Byte offset of the first character after `chars` characters. */
+static size_t char_off(const char *s, int chars)
+{
+	size_t i = 0;
+
+	while (s[i] && chars > 0) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		chars--;
+	}
+	return i;
+}
+
+/* s cut to w characters: the middle replaced by "…" (keeping more of the
+   end, where file names and line numbers are). */
+static void fit_one(const char *s, int w, char *buf, size_t sz)
+{
+	int n = dwidth(s);
+
+	if (n <= w) {
+		snprintf(buf, sz, "%s", s);
+		return;
+	}
+	if (w <= 1) {
+		snprintf(buf, sz, "%.*s", (int)char_off(s, w), s);
+		return;
+	}
+	{
+		int head = (w - 1) / 3, tail = w - 1 - head;
+		size_t hb = char_off(s, head), tb = char_off(s, n - tail);
+		snprintf(buf, sz, "%.*s…%s", (int)hb, s, s + tb);
+	}
+}
+
+/* A pair "a ↔ b" is cut on both sides, so that the arrow survives. */
+static void fit(const char *s, int w, char *buf, size_t sz)
+{
+	const char *arrow = strstr(s, " ↔ ");
+	char a[1024], b[1024], fa[1024], fb[1024];
+	int wa, wb;
+
+	if (!arrow || dwidth(s) <= w || w < 9) {
+		fit_one(s, w, buf, sz);
+		return;
+	}
+	snprintf(a, sizeof(a), "%.*s", (int)(arrow - s), s);
+	snprintf(b, sizeof(b), "%s", arrow + strlen(" ↔ "));
+	wa = (w - 3) / 2;
+	wb = w - 3 - wa;
+	if (dwidth(a) < wa) {
+		wb += wa - dwidth(a);
+		wa = dwidth(a);
+	} else if (dwidth(b) < wb) {
+		wa += wb - dwidth(b);
+		wb = dwidth(b);
+	}
+	fit_one(a, wa, fa, sizeof(fa));
+	fit_one(b, wb, fb, sizeof(fb));
+	snprintf(buf, sz, "%s ↔ %s", fa, fb);
+}
+
+/* Print one line cut at `width` characters. */
+static void put_line(FILE *f, int width, const char *fmt, ...) HC_PRINTF(3, 4);
+static void put_line(FILE *f, int width, const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	line[char_off(line, width)] = 0;
+	fprintf(f, "%s\n", line);
+}
+
+/* ---- tables ---- */
+
+struct tcol {
+	const char *head;
+	bool right;      /* numbers: right-aligned */
+	bool flex;       /* text: shrinks before anything is dropped */
+	int prio;        /* dropped lowest first; 0 = never */
+	int minw;        /* a flex column shrinks down to this */
+};
+
+struct table {
+	int ncol;
+	struct tcol col[TMAXC];
+	char **cells;    /* nrows × ncol */
+	size_t nrows, cap;
+};
+
+static int t_row(struct table *t, ...)
+{
+	size_t need = (t->nrows + 1) * (size_t)t->ncol;
+	va_list ap;
+
+	if (need > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : (size_t)t->ncol * 16;
+		char **p;
+		while (nc < need)
+			nc *= 2;
+		p = realloc(t->cells, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		t->cells = p;
+		t->cap = nc;
+	}
+	va_start(ap, t);
+	for (int c = 0; c < t->ncol; c++) {
+		const char *s = va_arg(ap, const char *);
+		t->cells[t->nrows * (size_t)t->ncol + (size_t)c] = strdup(s ? s : "");
+	}
+	va_end(ap);
+	t->nrows++;
+	return 0;
+}
+
+static const char *t_cell(const struct table *t, size_t r, int c)
+{
+	const char *s = t->cells[r * (size_t)t->ncol + (size_t)c];
+	return s ? s : "";
+}
+
+static void t_free(struct table *t)
+{
+	for (size_t k = 0; k < t->nrows * (size_t)t->ncol; k++)
+		free(t->cells[k]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = t->cap = 0;
+}
+
+static void t_print(struct table *t, FILE *f, int width)
+{
+	int w[TMAXC];
+	bool vis[TMAXC];
+	char line[8192], cell[2048];
+
+	for (int c = 0; c < t->ncol; c++) {
+		w[c] = dwidth(t->col[c].head);
+		vis[c] = true;
+		for (size_t r = 0; r < t->nrows; r++) {
+			int d = dwidth(t_cell(t, r, c));
+			if (d > w[c])
+				w[c] = d;
+		}
+	}
+	/* shrink text to its comfortable width, then drop columns, then shrink
+	   text to the bare minimum; put_line cuts whatever is still too long */
+	for (int phase = 0; phase < 3; phase++) {
+		for (;;) {
+			int total = 2, nv = 0, drop = -1, excess;
+			for (int c = 0; c < t->ncol; c++)
+				if (vis[c]) {
+					total += w[c] + (nv ? 2 : 0);
+					nv++;
+				}
+			excess = total - width;
+			if (excess <= 0)
+				break;
+			if (phase != 1) {
+				for (int c = 0; c < t->ncol && excess > 0; c++) {
+					int floor = phase == 0 ? t->col[c].minw : 4;
+					if (vis[c] && t->col[c].flex && w[c] > floor) {
+						int cut = w[c] - floor;
+						if (cut > excess)
+							cut = excess;
+						w[c] -= cut;
+						excess -= cut;
+					}
+				}
+				break;
+			}
+			for (int c = 0; c < t->ncol; c++)
+				if (vis[c] && t->col[c].prio > 0 &&
+				    (drop < 0 || t->col[c].prio < t->col[drop].prio))
+					drop = c;
+			if (drop < 0)
+				break;
+			vis[drop] = false;
+		}
+	}
+	for (long r = -1; r < (long)t->nrows; r++) {
+		size_t len = 0;
+		bool first = true;
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "  ");
+		for (int c = 0; c < t->ncol; c++) {
+			const char *s = r < 0 ? t->col[c].head : t_cell(t, (size_t)r, c);
+			int pad;
+			if (!vis[c])
+				continue;
+			fit(s, w[c], cell, sizeof(cell));
+			pad = w[c] - dwidth(cell);
+			if (len < sizeof(line))
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%*s%s%*s",
+				                        first ? "" : "  ", t->col[c].right ? pad : 0, "",
+				                        cell, t->col[c].right ? 0 : pad, "");
+			first = false;
+		}
+		while (len > 0 && len < sizeof(line) && line[len - 1] == ' ')
+			line[--len] = 0;
+		put_line(f, width, "%s", line);
+	}
+}
+
+/* ---- sections ---- */
+
+struct text {
+	const struct hc_db *db;
+	const char *name;
+	FILE *f;
+	int width;
+	int level, kind;
+};
+
+static const char *unit_of(const struct text *x) { return x->db->unit; }
+
+static void section(struct text *x, const char *title)
+{
+	fputc('\n', x->f);
+	put_line(x->f, x->width, "%s", title);
+}
+
+static void header(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	char periods[256] = "", v[64], line[1024];
+	size_t plen = 0;
+	int shown = 0;
+	int64_t seen_p[4];
+
+	put_line(x->f, x->width, "hpcrun-comm communication report: %s", db->program);
+	put_line(x->f, x->width, "  database  %s (format %llu, %s)", x->name,
+	         (unsigned long long)db->version, db->generator);
+	if (db->nprocs == 1)
+		put_line(x->f, x->width, "  program   %s (pid %llu)", db->procs[0].exe,
+		         (unsigned long long)db->procs[0].pid);
+	else
+		put_line(x->f, x->width, "  program   %s and %zu more process%s", db->procs[0].exe,
+		         db->nprocs - 1, db->nprocs == 2 ? "" : "es");
+	put_line(x->f, x->width, "  threads   %zu in %zu process%s", db->nthreads, db->nprocs,
+	         db->nprocs == 1 ? "" : "es");
+	for (size_t t = 0; t < db->nthreads && shown < 4; t++) {
+		int64_t p = db->threads[t].period;
+		bool seen = false;
+		if (p < 0)
+			continue;
+		/* every distinct earlier period is among those shown (we stop at 4):
+		   linear in the threads, not quadratic */
+		for (int u = 0; u < shown; u++)
+			seen |= seen_p[u] == p;
+		if (seen)
+			continue;
+		seen_p[shown] = p;
+		plen += (size_t)snprintf(periods + plen, sizeof(periods) - plen, "%s%lld",
+		                         shown ? ", " : "", (long long)p);
+		shown++;
+	}
+	snprintf(line, sizeof(line), "  sampler   %s%s%s%s", db->samplers,
+	         shown ? ", period " : "", periods,
+	         !shown ? "" : !strcmp(db->unit, HC_DB_UNIT_NS) ? " ns of CPU time" : " events");
+	put_line(x->f, x->width, "%s", line);
+	put_line(x->f, x->width, "  unit      %s (%s)", db->unit, db->unit_text);
+	put_line(x->f, x->width, "  profiles  %llu read of %llu found, %llu skipped",
+	         (unsigned long long)db->read, (unsigned long long)db->found,
+	         (unsigned long long)db->skipped);
+	put_line(x->f, x->width, "  events    %llu, weight %s", (unsigned long long)db->events,
+	         hc_report_value(v, sizeof(v), db->event_weight, unit_of(x)));
+}
+
+static void totals(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	struct table t = { .ncol = 3, .col = {
+		{ "communication", false, true, 0, 18 },
+		{ "volume", true, false, 0, 0 },
+		{ "share", true, false, 1, 0 } } };
+	const char *names[5] = { "all", "true sharing", "false sharing",
+	                         "detected by sample", "detected by trap" };
+	uint64_t vals[5] = { db->t_all, db->t_true, db->t_false, db->t_sample, db->t_trap };
+
+	section(x, "Totals");
+	for (int k = 0; k < 5; k++) {
+		char v[64], p[32];
+		t_row(&t, names[k], hc_report_value(v, sizeof(v), vals[k], unit_of(x)),
+		      hc_report_pct(p, sizeof(p), vals[k], db->t_all));
+	}
+	t_print(&t, x->f, x->width);
+	t_free(&t);
+}
+
+struct cellref { uint32_t i, j; uint64_t key; };
+
+static int cmp_cell(const void *a, const void *b)
+{
+	const struct cellref *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	if (x->i != y->i)
+		return x->i < y->i ? -1 : 1;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+static void top_pairs(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	const struct hc_db_matrix *a = &db->mat[x->level][HC_DB_KIND_ALL];
+	const struct hc_db_matrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
+	const struct hc_db_matrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
+	const struct hc_db_matrix *key = &db->mat[x->level][x->kind];
+	struct table t = { .ncol = 7, .col = {
+		{ "#", true, false, 2, 0 },
+		{ "pair", false, false, 0, 0 },
+		{ "all", true, false, 0, 0 },
+		{ "true", true, false, 4, 0 },
+		{ "false", true, false, 5, 0 },
+		{ "false%", true, false, 3, 0 },
+		{ "names", false, true, 1, 16 } } };
+	struct cellref *cells;
+	size_t n = 0;
+	char title[128];
+
+	snprintf(title, sizeof(title), "Top %s pairs (by %s)", hc_db_level_name(x->level),
+	         hc_db_kind_name(x->kind));
+	section(x, title);
+	cells = calloc(key->ncells + 1, sizeof(*cells));
+	if (!cells)
+		return;
+	for (size_t c = 0; c < key->ncells; c++)
+		cells[n++] = (struct cellref){ key->cells[c].i, key->cells[c].j, key->cells[c].v };
+	qsort(cells, n, sizeof(*cells), cmp_cell);
+	if (!n)
+		put_line(x->f, x->width, "  (no %s communication at this level)",
+		         hc_db_kind_name(x->kind));
+	for (size_t k = 0; k < n && k < TOP; k++) {
+		char r[16], pair[64], names[600], li[256], lj[256], va[64], vt[64], vf[64], p[32];
+		uint32_t i = cells[k].i, j = cells[k].j;
+		const char *ni, *nj;
+		snprintf(r, sizeof(r), "%zu", k + 1);
+		snprintf(pair, sizeof(pair), "%u ↔ %u", i, j);
+		/* labels are "<index> <name>": the names column shows the names */
+		ni = hc_db_index_label(db, x->level, i, li, sizeof(li));
+		nj = hc_db_index_label(db, x->level, j, lj, sizeof(lj));
+		if (x->level == HC_DB_LEVEL_THREAD) {
+			ni = strchr(ni, ' ') ? strchr(ni, ' ') + 1 : "";
+			nj = strchr(nj, ' ') ? strchr(nj, ' ') + 1 : "";
+		}
+		snprintf(names, sizeof(names), "%s ↔ %s", ni[0] ? ni : "-", nj[0] ? nj : "-");
+		t_row(&t, r, pair, hc_report_value(va, sizeof(va), hc_db_matrix_at(a, i, j), unit_of(x)),
+		      hc_report_value(vt, sizeof(vt), hc_db_matrix_at(tr, i, j), unit_of(x)),
+		      hc_report_value(vf, sizeof(vf), hc_db_matrix_at(fa, i, j), unit_of(x)),
+		      hc_report_pct(p, sizeof(p), hc_db_matrix_at(fa, i, j), hc_db_matrix_at(a, i, j)), names);
+	}
+	if (n)
+		t_print(&t, x->f, x->width);
+	t_free(&t);
+	free(cells);
+}
+
+/* A large level (100,000 threads) instead of a grid: the indexes taking part
+   in the most communication, said as such. */
+static void top_indexes(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	const struct hc_db_matrix *m = &db->mat[x->level][x->kind];
+	const struct hc_db_matrix *a = &db->mat[x->level][HC_DB_KIND_ALL];
+	const struct hc_db_matrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
+	const struct hc_db_matrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
+	struct table t = { .ncol = 6, .col = {
+		{ "#", true, false, 2, 0 },
+		{ "index", true, false, 1, 0 },
+		{ "all", true, false, 0, 0 },
+		{ "true", true, false, 4, 0 },
+		{ "false", true, false, 5, 0 },
+		{ "name", false, true, 3, 16 } } };
+	uint64_t *vol = NULL, *va = NULL, *vt = NULL, *vf = NULL, in = 0;
+	uint32_t *idx = NULL, k, shown = 0;
+	char title[160], v[64];
+
+	snprintf(title, sizeof(title), "Top %s indexes (by %s; %u×%u is too large for a grid)",
+	         hc_db_level_name(x->level), hc_db_kind_name(x->kind), m->n, m->n);
+	section(x, title);
+	k = hc_report_top_indexes(m, TOP, &idx, &vol);
+	va = malloc((size_t)m->n * sizeof(*va));
+	vt = malloc((size_t)m->n * sizeof(*vt));
+	vf = malloc((size_t)m->n * sizeof(*vf));
+	if (!idx || !va || !vt || !vf) {
+		put_line(x->f, x->width, "  (out of memory)");
+		goto out;
+	}
+	hc_db_matrix_volumes(a, va);
+	hc_db_matrix_volumes(tr, vt);
+	hc_db_matrix_volumes(fa, vf);
+	for (uint32_t r = 0; r < k && vol[idx[r]]; r++) {
+		char rank[16], ix[16], s0[64], s1[64], s2[64], li[256];
+		const char *name = hc_db_index_label(db, x->level, idx[r], li, sizeof(li));
+		if (strchr(name, ' '))
+			name = strchr(name, ' ') + 1;
+		snprintf(rank, sizeof(rank), "%u", r + 1);
+		snprintf(ix, sizeof(ix), "%u", idx[r]);
+		t_row(&t, rank, ix, hc_report_value(s0, sizeof(s0), va[idx[r]], unit_of(x)),
+		      hc_report_value(s1, sizeof(s1), vt[idx[r]], unit_of(x)),
+		      hc_report_value(s2, sizeof(s2), vf[idx[r]], unit_of(x)), name[0] ? name : "-");
+		shown++;
+	}
+	if (!shown) {
+		put_line(x->f, x->width, "  (no %s communication at this level)",
+		         hc_db_kind_name(x->kind));
+		goto out;
+	}
+	t_print(&t, x->f, x->width);
+	in = hc_report_covered(m, idx, shown);
+	put_line(x->f, x->width, "  (only the %u of %u %s indexes with the most %s communication;",
+	         shown, m->n, hc_db_level_name(x->level), hc_db_kind_name(x->kind));
+	put_line(x->f, x->width, "   %s (%s of the total) is between two of them; totals are complete)",
+	         hc_report_value(v, sizeof(v), in, unit_of(x)), hc_report_pct(title, sizeof(title), in, m->total));
+out:
+	t_free(&t);
+	free(idx);
+	free(vol);
+	free(va);
+	free(vt);
+	free(vf);
+}
+
+/* The chosen matrix as a grid, in one scaled unit, when it fits. */
+static void grid(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	const struct hc_db_matrix *m = &db->mat[x->level][x->kind];
+	static const char *const ns_names[] = { "ns", "us", "ms", "s" };
+	static const char *const tr_names[] = { "transfers", "thousand transfers",
+	                                        "million transfers", "billion transfers" };
+	bool ns = !strcmp(db->unit, HC_DB_UNIT_NS);
+	uint64_t max = 0;
+	double div = 1;
+	int step = 0, cw = 1, lw = 1;
+	char title[160], line[8192], cell[64];
+
+	if (m->n > HC_REPORT_LARGE_N) {
+		top_indexes(x);
+		return;
+	}
+	for (size_t c = 0; c < m->ncells; c++)
+		if (m->cells[c].v > max)
+			max = m->cells[c].v;
+	while ((double)max / div >= 9999.5 && step < 3) {
+		div *= 1000;
+		step++;
+	}
+	/* the zeros (at least the diagonal) and every cell */
+	cw = snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f", 0.0);
+	for (size_t c = 0; c < m->ncells; c++) {
+		int w = snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f", (double)m->cells[c].v / div);
+		if (w > cw)
+			cw = w;
+	}
+	snprintf(cell, sizeof(cell), "%u", m->n - 1);
+	lw = (int)strlen(cell);
+	snprintf(title, sizeof(title), "%s matrix (%s), in %s", hc_db_level_name(x->level),
+	         hc_db_kind_name(x->kind), ns ? ns_names[step] : tr_names[step]);
+	section(x, title);
+	if (2 + lw + (size_t)m->n * (size_t)(cw + 1) > (size_t)x->width) {
+		put_line(x->f, x->width, "  (%u×%u does not fit in %d columns: see --csv or --html)",
+		         m->n, m->n, x->width);
+		return;
+	}
+	{
+		size_t len = (size_t)snprintf(line, sizeof(line), "  %*s", lw, "");
+		for (uint32_t j = 0; j < m->n && len < sizeof(line); j++)
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %*u", cw, j);
+		put_line(x->f, x->width, "%s", line);
+	}
+	for (uint32_t i = 0; i < m->n; i++) {
+		size_t len = (size_t)snprintf(line, sizeof(line), "  %*u", lw, i);
+		for (uint32_t j = 0; j < m->n && len < sizeof(line); j++) {
+			if (i == j)
+				snprintf(cell, sizeof(cell), "-");
+			else
+				snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f",
+				         (double)hc_db_matrix_at(m, i, j) / div);
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %*s", cw, cell);
+		}
+		put_line(x->f, x->width, "%s", line);
+	}
+}
+
+static int cmp_obj_false(const void *a, const void *b)
+{
+	const struct hc_db_object *x = *(const struct hc_db_object *const *)a;
+	const struct hc_db_object *y = *(const struct hc_db_object *const *)b;
+
+	if (x->fal != y->fal)
+		return x->fal > y->fal ? -1 : 1;
+	if (x->all != y->all)
+		return x->all > y->all ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void objects(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	const struct hc_db_object **v;
+	struct table t = { .ncol = 7, .col = {
+		{ "#", true, false, 2, 0 },
+		{ "object", false, true, 0, 20 },
+		{ "kind", false, false, 3, 0 },
+		{ "false", true, false, 0, 0 },
+		{ "true", true, false, 5, 0 },
+		{ "all", true, false, 4, 0 },
+		{ "fields", false, true, 1, 12 } } };
+
+	section(x, "Top data objects (by false sharing)");
+	if (!db->has_objects) {
+		put_line(x->f, x->width, "  no object data in this database");
+		return;
+	}
+	if (!db->nobjects) {
+		put_line(x->f, x->width, "  (no data object took part in communication)");
+		return;
+	}
+	v = calloc(db->nobjects, sizeof(*v));
+	if (!v)
+		return;
+	for (size_t k = 0; k < db->nobjects; k++)
+		v[k] = &db->objects[k];
+	qsort(v, db->nobjects, sizeof(*v), cmp_obj_false);
+	for (size_t k = 0; k < db->nobjects && k < TOP; k++) {
+		char r[16], vf[64], vt[64], va[64], fields[1024] = "";
+		size_t len = 0;
+		for (size_t f = 0; f < v[k]->nfields && len < sizeof(fields); f++) {
+			const struct hc_db_field *fd = &v[k]->fields[f];
+			if (fd->name[0])
+				len += (size_t)snprintf(fields + len, sizeof(fields) - len, "%s%s",
+				                        f ? ", " : "", fd->name);
+			else
+				len += (size_t)snprintf(fields + len, sizeof(fields) - len, "%s+%llu..%llu",
+				                        f ? ", " : "", (unsigned long long)fd->offset,
+				                        (unsigned long long)(fd->offset + fd->size));
+		}
+		snprintf(r, sizeof(r), "%zu", k + 1);
+		t_row(&t, r, v[k]->name, v[k]->kind,
+		      hc_report_value(vf, sizeof(vf), v[k]->fal, unit_of(x)),
+		      hc_report_value(vt, sizeof(vt), v[k]->tru, unit_of(x)),
+		      hc_report_value(va, sizeof(va), v[k]->all, unit_of(x)), fields);
+	}
+	t_print(&t, x->f, x->width);
+	t_free(&t);
+	free(v);
+}
+
+static void code_pairs(struct text *x)
+{
+	struct hc_report_loc_pair *lp;
+	size_t n, total;
+	struct table t = { .ncol = 5, .col = {
+		{ "#", true, false, 4, 0 },
+		{ "all", true, false, 0, 0 },
+		{ "true", true, false, 2, 0 },
+		{ "false", true, false, 3, 0 },
+		{ "code pair", false, true, 0, 33 } } };
+
+	section(x, "Top code pairs (by all, merged by source line and function)");
+	if (hc_report_loc_pairs(x->db, x->db->pairs, x->db->npairs, TOP, &lp, &n, &total)) {
+		put_line(x->f, x->width, "  (out of memory)");
+		return;
+	}
+	if (!n)
+		put_line(x->f, x->width, "  (none recorded)");
+	for (size_t k = 0; k < n; k++) {
+		char r[16], va[64], vt[64], vf[64], pair[1100];
+		snprintf(r, sizeof(r), "%zu", k + 1);
+		snprintf(pair, sizeof(pair), "%s ↔ %s", lp[k].a, lp[k].b);
+		t_row(&t, r, hc_report_value(va, sizeof(va), lp[k].all, unit_of(x)),
+		      hc_report_value(vt, sizeof(vt), lp[k].tru, unit_of(x)),
+		      hc_report_value(vf, sizeof(vf), lp[k].fal, unit_of(x)), pair);
+	}
+	if (n) {
+		t_print(&t, x->f, x->width);
+		put_line(x->f, x->width, "  (%zu code pair%s by source location)", total,
+		         total == 1 ? "" : "s");
+	}
+	t_free(&t);
+	free(lp);
+}
+
+struct fn { uint64_t proc, all, tru, fal; };
+
+static int cmp_fn_proc(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+static int cmp_fn_all(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+
+	if (x->all != y->all)
+		return x->all > y->all ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+/* Exclusive communication of statements and call sites, by the innermost
+   procedure around them (an inlined function counts as itself); a procedure
+   is a name in a load module and file, shown as "name (file)" or, when the
+   file is unknown, "name (module)". */
+static void functions(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	struct fn *v = calloc(db->nnodes ? db->nnodes : 1, sizeof(*v));
+	size_t n = 0, k = 0;
+	struct table t = { .ncol = 5, .col = {
+		{ "#", true, false, 4, 0 },
+		{ "all", true, false, 0, 0 },
+		{ "true", true, false, 2, 0 },
+		{ "false", true, false, 3, 0 },
+		{ "function (file)", false, true, 0, 20 } } };
+
+	section(x, "Top functions (exclusive)");
+	if (!v) {
+		put_line(x->f, x->width, "  (out of memory)");
+		return;
+	}
+	for (size_t i = 0; i < db->nnodes; i++) {
+		const struct hc_db_node *nd = &db->nodes[i], *fr = nd;
+		if (nd->type != HC_DB_N_S && nd->type != HC_DB_N_C)
+			continue;
+		if (!nd->m[HC_DB_METRIC_ID(HC_DB_M_ALL, 1)])
+			continue;
+		while (fr && fr->type != HC_DB_N_PF && fr->type != HC_DB_N_A)
+			fr = fr->parent == HC_DB_NONE ? NULL : &db->nodes[fr->parent];
+		v[n++] = (struct fn){ fr ? fr->proc : UINT64_MAX,
+			nd->m[HC_DB_METRIC_ID(HC_DB_M_ALL, 1)], nd->m[HC_DB_METRIC_ID(HC_DB_M_TRUE, 1)],
+			nd->m[HC_DB_METRIC_ID(HC_DB_M_FALSE, 1)] };
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_fn_proc);
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[k - 1].proc == v[i].proc) {
+			v[k - 1].all += v[i].all;
+			v[k - 1].tru += v[i].tru;
+			v[k - 1].fal += v[i].fal;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_fn_all);
+	if (!k)
+		put_line(x->f, x->width, "  (none recorded)");
+	for (size_t i = 0; i < k && i < TOP; i++) {
+		const struct hc_db_proc *p = v[i].proc == UINT64_MAX ? NULL :
+		                             hc_db_procedure(db, v[i].proc);
+		const char *where = !p ? NULL : p->f ? hc_db_file_name(db, p->f) :
+		                    hc_db_lm_name(db, p->lm);
+		char r[16], va[64], vt[64], vf[64], name[1100];
+		if (where && strrchr(where, '/') && strrchr(where, '/')[1])
+			where = strrchr(where, '/') + 1;
+		snprintf(name, sizeof(name), "%s (%s)", p ? p->n : "?", where ? where : "?");
+		snprintf(r, sizeof(r), "%zu", i + 1);
+		t_row(&t, r, hc_report_value(va, sizeof(va), v[i].all, unit_of(x)),
+		      hc_report_value(vt, sizeof(vt), v[i].tru, unit_of(x)),
+		      hc_report_value(vf, sizeof(vf), v[i].fal, unit_of(x)), name);
+	}
+	if (k)
+		t_print(&t, x->f, x->width);
+	t_free(&t);
+	free(v);
+}
+
+static void notes(struct text *x)
+{
+	const struct hc_db *db = x->db;
+
+	if (db->nskips) {
+		section(x, "Skipped profiles");
+		for (size_t k = 0; k < db->nskips; k++)
+			put_line(x->f, x->width, "  %s: %s", db->skips[k].file, db->skips[k].reason);
+	}
+	if (db->nwarnings) {
+		section(x, "Warnings");
+		for (size_t k = 0; k < db->nwarnings; k++)
+			put_line(x->f, x->width, "  %s", db->warnings[k]);
+	}
+}
+
+int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_opts *o)
+{
+	struct text x = { .db = db, .name = o->db_name ? o->db_name : db->dir, .f = f,
+	                  .width = o->width, .level = o->level, .kind = o->kind };
+
+	if (o->level < 0 || o->level >= HC_DB_LEVEL_COUNT || o->kind < 0 ||
+	    o->kind >= HC_DB_KIND_COUNT || !db->mat[o->level][o->kind].present)
+		return -EINVAL;
+	header(&x);
+	totals(&x);
+	top_pairs(&x);
+	grid(&x);
+	objects(&x);
+	code_pairs(&x);
+	functions(&x);
+	notes(&x);
+	return 0;
+}
