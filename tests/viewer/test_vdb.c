@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_vdb.c — lib/viewer unit test: the committed fixture database
+/* test_vdb.c — lib/db reader unit test: the committed fixture database
    (tests/viewer/fixtures/small) is read and every part checked against the
    values it was written with; then copies of it are damaged one way at a time
    (missing file, cut file, broken promise of the format) and each must be
