@@ -90,6 +90,10 @@ find_tool() {
 }
 ecc=${HC_EXACT_CC:-$(find_tool hpcrun-comm-cc)}
 ecxx=${HC_EXACT_CXX:-$(find_tool hpcrun-comm-c++)}
+# in a build tree the wrappers find their stub library through this
+if [ -z "${HPCRUN_COMM_LIBDIR:-}" ] && [ -r "$build/lib/runtime/libhpcrun-comm-stub.so" ]; then
+	export HPCRUN_COMM_LIBDIR=$build/lib/runtime
+fi
 exact_why=""
 exact_run="$hpcrun --exact"
 [ "${HC_EXACT_RUN+set}" = set ] && exact_run=${HC_EXACT_RUN:-$hpcrun}
@@ -242,6 +246,7 @@ table() {
 					fsa="no ($(short "$fs1") / $(short "$fs2"))"
 				fi
 				cpa=$(val "$f" cp_agree)
+				[ "$cpa" = - ] && cpa=–
 			fi
 		fi
 		note "| $p | $o | $t | $prec | $rec | $ffe | $fsa | ${cpa:-–} | ${cost:-?} | ${eslow:-?} | ${emem:-?} |"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // cxx_stats.cc — a C++ program: std::thread workers, each owning one element
-// of a std::vector<Stats> (16-byte elements, four to a cache line) that it
+// of a std::vector<Stats> (8-byte elements, eight to a cache line) that it
 // updates through member functions after private work, and one shared
 // std::atomic<long> progress counter bumped every 32 iterations.
 // Designed communication: false sharing between workers whose Stats share a
-// line (workers 4k..4k+3 when the vector's storage is line-aligned; where
-// the lines split depends on the heap), true sharing all-to-all on
+// line (all of them up to 2 threads, whose 16 bytes never straddle a line;
+// beyond, where the lines split depends on the heap), true sharing all-to-all on
 // `progress`; the top false-sharing object: the vector's storage (heap,
 // allocated by the std::vector constructor called from main).
 #include <atomic>
@@ -17,9 +17,9 @@
 namespace {
 
 struct Stats {
-	long hits = 0;
-	long misses = 0;
-	void record(long v)
+	int hits = 0;
+	int misses = 0;
+	void record(int v)
 	{
 		if (v & 1)
 			hits += v;
@@ -34,7 +34,7 @@ void run(Stats &s, long iters)
 {
 	double buf[32] = {};
 	for (long i = 0; i < iters; i++) {
-		s.record(static_cast<long>(acc_work(buf, 32, 2)) & 15);
+		s.record(static_cast<int>(acc_work(buf, 32, 2)) & 15);
 		if (i % 32 == 31)
 			progress.fetch_add(1, std::memory_order_relaxed);
 	}
