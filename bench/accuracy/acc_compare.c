@@ -476,7 +476,7 @@ static void describe(const char *what, const struct db *d, int top_obj, long top
 int main(int argc, char **argv)
 {
 	struct db s = { 0 }, e = { 0 };
-	int verbose = 0, rc, np, nf, os, oe;
+	int verbose = 0, rc, np, nf, os, oe, negligible;
 	double v, ffs = 0, ffe = 0;
 	int rs, re;
 	long cs, ce;
@@ -513,16 +513,27 @@ int main(int argc, char **argv)
 
 	printf("unit_sampled\t%s\nunit_exact\t%s\n", s.unit, e.unit);
 	printf("threads_sampled\t%d\nthreads_exact\t%d\n", s.all.n, e.all.n);
-	rc = acc_precision(&s.all, &e.all, ACC_PRECISION_SHARE, &v);
+	printf("total_sampled\t%.0f\ntotal_exact\t%.0f\n", acc_total(&s.all), acc_total(&e.all));
+	negligible = acc_negligible(acc_total(&e.all));
+	printf("exact_negligible\t%d\n", negligible);
+	if (negligible) {
+		/* no communication to find: whatever the sampler reports is spurious */
+		rc = acc_total(&s.all) > 0 ? 0 : -EDOM;
+		v = 0;
+	} else {
+		rc = acc_precision(&s.all, &e.all, ACC_PRECISION_SHARE, &v);
+	}
 	put("precision", rc, v);
 	rc = acc_recall(&s.all, &e.all, ACC_RECALL_SHARE, &v, &np, &nf);
+	if (negligible)
+		rc = -EDOM, np = nf = 0;
 	put("recall", rc, v);
 	printf("recall_pairs\t%d/%d\n", nf, np);
 	rs = acc_false_fraction(acc_total(&s.all), acc_total(&s.fal), &ffs);
 	re = acc_false_fraction(acc_total(&e.all), acc_total(&e.fal), &ffe);
 	put("ff_sampled", rs, ffs);
 	put("ff_exact", re, ffe);
-	put("ff_error", rs < 0 || re < 0 ? -1 : 0, ffs > ffe ? ffs - ffe : ffe - ffs);
+	put("ff_error", rs < 0 || re < 0 || negligible ? -1 : 0, ffs > ffe ? ffs - ffe : ffe - ffs);
 	os = acc_top_fs(s.obj, s.nobj, rs < 0 ? 0 : ffs);
 	oe = acc_top_fs(e.obj, e.nobj, re < 0 ? 0 : ffe);
 	printf("fs_top_sampled\t%s\n", os < 0 ? "none" : s.obj[os].name);

@@ -69,6 +69,11 @@ int acc_recall(const struct acc_matrix *sampled, const struct acc_matrix *exact,
 	return 0;
 }
 
+int acc_negligible(double exact_total)
+{
+	return exact_total < ACC_MIN_EXACT;
+}
+
 int acc_false_fraction(double all_total, double false_total, double *out)
 {
 	if (!(all_total > 0))

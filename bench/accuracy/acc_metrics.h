@@ -21,6 +21,12 @@
    * top code pair: code pairs aggregated by source location (unordered pair
      of "function file:line", file without directories), the largest one;
      the runs agree at line level, at function level only, or not.
+   * a program whose exact volume is below ACC_MIN_EXACT transfers (a
+     thousand line transfers: well under a millisecond of a run of seconds;
+     thread creation and the final join alone give a handful) does not
+     communicate: nothing to find (recall undefined), and any sampled volume
+     is on no real pair (precision 0; undefined when the sampler reported
+     nothing either), no false fraction to compare.
    Matrices are symmetric with a zero diagonal; a pair (i < j) is the upper
    cell; the matrices may differ in size (missing cells are 0). */
 #ifndef ACC_METRICS_H
@@ -31,6 +37,7 @@
 #define ACC_PRECISION_SHARE 0.01
 #define ACC_RECALL_SHARE 0.05
 #define ACC_FS_MIN_FRACTION 0.05
+#define ACC_MIN_EXACT 1000.0
 
 struct acc_matrix {
 	int n;          /* n x n, row-major */
@@ -50,6 +57,8 @@ int acc_precision(const struct acc_matrix *sampled, const struct acc_matrix *exa
 		  double share, double *out);
 int acc_recall(const struct acc_matrix *sampled, const struct acc_matrix *exact,
 	       double share, double *out, int *pairs, int *found);
+/* 1 when an exact volume is too small to call communication (above) */
+int acc_negligible(double exact_total);
 /* false fraction false_total / all_total; -EDOM when all_total <= 0 */
 int acc_false_fraction(double all_total, double false_total, double *out);
 

@@ -238,6 +238,9 @@ table() {
 				prec=$(f2 "$(val "$f" precision)")
 				rp=$(val "$f" recall_pairs)
 				rec="$(f2 "$(val "$f" recall)") (${rp:-?})"
+				if [ "$(val "$f" exact_negligible)" = 1 ]; then
+					rec="– (exact: $(val "$f" total_exact) transfers)"
+				fi
 				ffe=$(f2 "$(val "$f" ff_error)")
 				fs1=$(val "$f" fs_top_sampled) fs2=$(val "$f" fs_top_exact)
 				if [ "$(val "$f" fs_agree)" = yes ]; then

@@ -39,6 +39,19 @@ expect cp_agree yes
 grep -q 'top code pair: worker app.c:28 <-> worker app.c:30' "$TMP/out" ||
 	fail "sampled top code pair not worker app.c:28 <-> worker app.c:30"
 
+# an exact run with 4 transfers does not communicate: the sampled volume is
+# spurious (precision 0), nothing to find (recall -), no ff to compare
+rm -rf "$TMP/quiet" && cp -r "$D/exact" "$TMP/quiet"
+printf 'row,column,value\n0,1,2\n0,2,2\n' >"$TMP/quiet/matrices/thread-all.csv"
+printf 'row,column,value\n' >"$TMP/quiet/matrices/thread-false.csv"
+"$CMP" "$D/sampled" "$TMP/quiet" >"$TMP/out" 2>&1 || fail "acc_compare (negligible exact) failed"
+expect exact_negligible 1
+expect total_exact 4
+expect precision 0.000
+expect recall -
+expect recall_pairs 0/0
+expect ff_error -
+
 # one database described alone
 "$CMP" -d "$D/exact" >"$TMP/d" 2>&1 || fail "acc_compare -d failed"
 grep -q "$(printf 'fs_top\tstats')" "$TMP/d" || fail "-d: no fs_top stats"

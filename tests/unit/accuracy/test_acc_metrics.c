@@ -101,6 +101,8 @@ static void test_false_fraction(void)
 
 	CHECK(acc_false_fraction(200, 50, &v) == 0 && NEAR(v, 0.25));
 	CHECK(acc_false_fraction(0, 0, &v) == -EDOM);
+	CHECK(acc_negligible(999) == 1);
+	CHECK(acc_negligible(ACC_MIN_EXACT) == 0);
 }
 
 static void test_top_object(void)
