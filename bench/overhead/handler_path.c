@@ -24,6 +24,7 @@
 #include <ucontext.h>
 #include "decode/decode.h"
 #include "decode/funcstart.h"
+#include "runtime/loadmap.h"
 #include "detect/detect.h"
 
 /* The sampled code, with an FDE so the forward walk finds its start. */
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: handler_path [ITERATIONS] [cold]\n");
 		return 2;
 	}
-	if (hc_decode_init() < 0 || hc_funcs_refresh() < 0) {
+	if (hc_decode_init() < 0 || loadmap__refresh() < 0) {
 		fprintf(stderr, "handler_path: decoder initialisation failed\n");
 		return 1;
 	}

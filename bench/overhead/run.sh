@@ -92,8 +92,8 @@ cc -O2 -o "$bin/geninput" "$src/bench/overhead/geninput.c"
 cc -O2 -o "$bin/runstat" "$src/bench/overhead/runstat.c"
 cc -O2 -o "$bin/watch_cost" "$src/bench/overhead/watch_cost.c"
 cc -O2 -g -D_GNU_SOURCE -I"$src/include" -I"$src/lib" -I"$build" -o "$bin/handler_path" \
-   "$src/bench/overhead/handler_path.c" "$build/lib/decode/libhcdecode.a" \
-   "$build/lib/detect/libhcdetect.a" -lZydis
+   "$src/bench/overhead/handler_path.c" "$src/lib/runtime/loadmap.c" "$build/lib/decode/libhcdecode.a" \
+   "$build/lib/detect/libhcdetect.a" "$build/lib/support/libhcsupport.a" -lZydis -lpthread
 test -s "$work/input-8m.txt" || "$bin/geninput" 8 >"$work/input-8m.txt"
 test -s "$work/input-32m.txt" || "$bin/geninput" 32 >"$work/input-32m.txt"
 in="$work/input-8m.txt" in32="$work/input-32m.txt"

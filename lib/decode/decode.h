@@ -171,7 +171,7 @@ enum hc_prev_status {
    synthesised accesses, and accesses whose base/index register the
    instruction itself writes, are dropped. Returns enum hc_prev_status.
    The function containing the PC comes from hc_funcs_lookup (funcstart.h):
-   hc_funcs_refresh() must have run. BRANCH_TARGET also covers a PC at a
+   hc_funcs_update() must have run (the runtime's loadmap). BRANCH_TARGET also covers a PC at a
    function start and a previous instruction that cannot fall through to
    PC (jmp, ret, and call: the callee ran in between). cache may be NULL. */
 int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);

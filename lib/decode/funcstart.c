@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* funcstart.c — which function contains a PC, for every loaded module.
-   hc_funcs_refresh (outside signal context) walks dl_iterate_phdr, keeps the
+   hc_funcs_update (outside signal context) takes the load map as plain data
+   (the runtime's loadmap walks it; nothing here does), keeps the
    modules whose PT_GNU_EH_FRAME table we can read (ehframe.c), sorts them by
    text address and publishes the array as an immutable snapshot through one
    atomic pointer. hc_funcs_lookup (signal context) loads that pointer, binary
@@ -10,7 +11,6 @@
    keeps them reachable (leak checkers stay quiet) and costs a few KiB per
    refresh that changed the module list. */
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,48 +33,25 @@ struct snapshot {
 static const struct snapshot *current;
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Modules collected by one dl_iterate_phdr walk. */
+/* Modules collected from the caller's list. */
 struct collect {
 	struct module *m;
 	size_t n, cap;
 	bool nomem;
 };
 
-static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
+static int collect_one(struct collect *c, const struct hc_code_module *cm)
 {
-	struct collect *c = arg;
-	const ElfW(Phdr) *eh = NULL;
-	uint64_t xlo = UINT64_MAX, xhi = 0, mlo = UINT64_MAX, mhi = 0;
 	struct module mod;
 
-	(void)size;
-	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
-
-		if (ph->p_type == PT_GNU_EH_FRAME)
-			eh = ph;
-		if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
-			continue;
-		if (a < mlo)
-			mlo = a;
-		if (b > mhi)
-			mhi = b;
-		if (ph->p_flags & PF_X) {
-			if (a < xlo)
-				xlo = a;
-			if (b > xhi)
-				xhi = b;
-		}
-	}
-	if (!eh || xlo >= xhi)
+	if (!cm->eh_frame_hdr || cm->xlo >= cm->xhi)
 		return 0;
 	/* The table and the records it points to lie in the module's mapped
 	   segments; nothing outside them is ever read. */
-	if (ehframe__open(&mod.tab, info->dlpi_addr + eh->p_vaddr, mlo, mhi) != 0)
+	if (ehframe__open(&mod.tab, cm->eh_frame_hdr, cm->lo, cm->hi) != 0)
 		return 0;
-	mod.lo = xlo;
-	mod.hi = xhi;
+	mod.lo = cm->xlo;
+	mod.hi = cm->xhi;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 32;
 		struct module *m = realloc(c->m, cap * sizeof(*m));
@@ -109,7 +86,7 @@ static bool same_modules(const struct snapshot *s, const struct module *m, size_
 	return true;
 }
 
-int hc_funcs_refresh(void)
+int hc_funcs_update(const struct hc_code_module *cm, size_t ncm)
 {
 	struct collect c = { 0 };
 	const struct snapshot *old;
@@ -117,7 +94,8 @@ int hc_funcs_refresh(void)
 	int err = 0;
 
 	pthread_mutex_lock(&refresh_lock);
-	dl_iterate_phdr(collect_one, &c);
+	for (size_t i = 0; i < ncm && !c.nomem; i++)
+		collect_one(&c, &cm[i]);
 	if (c.nomem) {
 		err = -ENOMEM;
 		goto out_collect;

@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,7 +24,7 @@
 #include "runtime/rt.h"
 #include "probe/probe.h"
 #include "runtime/safety.h"
-#include "decode/funcstart.h"
+#include "runtime/loadmap.h"
 #include "support/fmt.h"
 
 struct hc_runtime hc_rt;
@@ -218,75 +217,6 @@ static void read_exe(void)
 	hc_fmt(hc_rt.exe, sizeof hc_rt.exe, "%s", *base ? base : "unknown");
 }
 
-static int tls_size_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	uint64_t *sum = data;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_TLS) {
-			uint64_t al = info->dlpi_phdr[i].p_align ? info->dlpi_phdr[i].p_align : 1;
-			*sum = (*sum + info->dlpi_phdr[i].p_memsz + al - 1) / al * al;
-		}
-	return 0;
-}
-
-static int map_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct hc_prof_module *m, *v = data;
-	uint64_t lo = UINT64_MAX, hi = 0;
-
-	(void)size;
-	if (hc_rt.nmods >= 4096)
-		return 1;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (info->dlpi_addr + ph->p_vaddr < lo)
-			lo = info->dlpi_addr + ph->p_vaddr;
-		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-	}
-	if (hi == 0)
-		return 0;
-	m = &v[hc_rt.nmods];
-	memset(m, 0, sizeof *m);
-	m->id = hc_rt.nmods;
-	m->base = info->dlpi_addr;
-	m->lo = lo;
-	m->hi = hi;
-	if (info->dlpi_name && info->dlpi_name[0])
-		hc_fmt(m->path, sizeof m->path, "%s", info->dlpi_name);
-	else if (hc_rt.nmods == 0)
-		hc_fmt(m->path, sizeof m->path, "%s", hc_rt.exe_path);
-	else
-		hc_fmt(m->path, sizeof m->path, "[anonymous-%u]", hc_rt.nmods);
-	hc_rt.nmods++;
-	return 0;
-}
-
-/* Snapshot the load map (for the profiles) and the function tables (for
-   previous-instruction recovery). Outside signal context only. Old
-   snapshots are kept: a fatal-signal flush may be reading one. */
-void rt__refresh_maps(void)
-{
-	static struct hc_prof_module *spare;
-	struct hc_prof_module *v = spare;
-
-	if (!v) {
-		v = mmap(NULL, 4096 * sizeof *v, PROT_READ | PROT_WRITE,
-		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (v == MAP_FAILED)
-			return;
-	}
-	hc_rt.nmods = 0;
-	dl_iterate_phdr(map_cb, v);
-	spare = hc_rt.mods;
-	__atomic_store_n(&hc_rt.mods, v, __ATOMIC_RELEASE);
-	hc_funcs_refresh();
-}
-
 static void open_log(void)
 {
 	char path[PATH_MAX];
@@ -346,6 +276,7 @@ static void atfork_child(void)
 		rt__fd_close(&logfd, "the log");
 	logfd = -1;
 	rt__flush_atfork_child();
+	loadmap__atfork_child();
 	rt__process_init(true);
 }
 
@@ -434,10 +365,9 @@ void rt__process_init(bool after_fork)
 			rt__fatal("cannot initialise the instruction decoder (Zydis)");
 		if (rt__signals_init() < 0)
 			rt__fatal("cannot install the SIGTRAP handler: %s", strerror(errno));
-		dl_iterate_phdr(tls_size_cb, &hc_rt.static_tls_size);
 		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	}
-	rt__refresh_maps();
+	loadmap__refresh();
 	hc_rt.next_index = 1;
 	hc_rt.ready = 1;
 	if (!rt__thread_begin(0, HC_NONE, HC_NONE, 0))
@@ -452,7 +382,7 @@ void rt__process_fini(void)
 		return;
 	/* No samples of our own exit path (the refresh walks every module). */
 	rt__sampler_process_stop();
-	rt__refresh_maps();
+	loadmap__refresh();
 	rt__process_finish();
 }
 

@@ -51,7 +51,7 @@ HC_EXPORT void *dlopen(const char *file, int mode)
 	void *h = REAL(dlopen)(file, mode);
 
 	if (h && hc_rt.ready)
-		rt__refresh_maps();
+		loadmap__refresh();
 	return h;
 }
 
@@ -62,7 +62,7 @@ HC_EXPORT int dlclose(void *h)
 	int ret = REAL(dlclose)(h);
 
 	if (hc_rt.ready)
-		rt__refresh_maps();
+		loadmap__refresh();
 	return ret;
 }
 

@@ -85,8 +85,8 @@ static int borrowed;            /* profile writes holding one of the program's f
    (`final`) counts as a lost profile; a failed snapshot is only logged. */
 static int write_file(const struct hc_thread *t, bool replace, bool final)
 {
-	const struct hc_prof_module *mods = __atomic_load_n(&hc_rt.mods, __ATOMIC_ACQUIRE);
-	uint32_t nmods = hc_rt.nmods;
+	uint32_t nmods;
+	const struct hc_prof_module *mods = loadmap__modules(&nmods);
 	struct hc_prof_thread th;
 	struct hc_prof_writer w;
 	char tmp[PATH_MAX], path[PATH_MAX];

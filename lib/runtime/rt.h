@@ -22,6 +22,7 @@
 #include "runtime/alloc/alloc.h"
 #include "pmu/perfbuf.h"
 #include "probe/probe.h"
+#include "runtime/loadmap.h"
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */
@@ -231,10 +232,6 @@ struct hc_runtime {
 	uint32_t threads_seen, threads_unmeasured;
 	uint64_t samples_outside;    /* sample SIGTRAPs in threads without a record (atomic) */
 	int      writing;            /* threads writing their own profile right now */
-	/* load map snapshot, refreshed outside signal context */
-	struct hc_prof_module *mods;
-	uint32_t nmods;
-	uint64_t static_tls_size;
 };
 
 extern struct hc_runtime hc_rt;
@@ -243,18 +240,8 @@ extern __thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec
 /* init.c */
 uint64_t rt__now(void);
 
-/* This library's mapped range (alloc.c, set by a constructor; 0 before).
-   A sample or trap whose PC is in it interrupted the runtime's own code —
-   the allocation wrappers' hit paths run there without the guard — and is
-   refused like one under the guard. */
-extern uint64_t rt__self_lo, rt__self_len;
-static inline bool rt__pc_in_self(uint64_t pc)
-{
-	return pc - rt__self_lo < rt__self_len;
-}
 void rt__log(const char *fmt, ...) HC_PRINTF(1, 2);
 void rt__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));
-void rt__refresh_maps(void);
 void rt__process_init(bool after_fork);
 void rt__process_fini(void);
 void rt__process_finish(void);

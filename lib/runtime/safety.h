@@ -21,7 +21,7 @@
    path (alloc.c, track/untrack_free), the per-allocation cost: it only
    reads per-thread state and writes shadow words, stays inside this
    library, and the handlers refuse every sample or trap whose PC lies in
-   this library (rt__pc_in_self), guard or not. Anything it calls out of
+   this library (loadmap__pc_in_self), guard or not. Anything it calls out of
    line sets the guard. */
 #ifndef HC_RT_SAFETY_H
 #define HC_RT_SAFETY_H

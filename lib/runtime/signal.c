@@ -211,7 +211,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	w.uc = uc;
 	w.cookie = SI_PERF_DATA(si);
 	busy = t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC);
-	if (busy || rt__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
+	if (busy || loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
 		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {
 			t->cnt.traps_blocked++;
 			rt__watch_disarm(t);

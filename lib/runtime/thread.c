@@ -131,7 +131,7 @@ static void stack_range(struct hc_thread *t)
 	/* Static TLS lies just below the thread pointer on x86-64 (variant II). */
 	__asm__ volatile("mov %%fs:0, %0" : "=r"(fs));
 	t->id.tls_hi = fs;
-	t->id.tls_lo = fs - hc_rt.static_tls_size;
+	t->id.tls_lo = fs - loadmap__static_tls_size();
 	/* glibc keeps a thread's static TLS and descriptor at the top of the
 	   stack mapping it reports: the stack proper ends below them. */
 	if (t->id.tls_lo > t->id.stack_lo && t->id.tls_lo < t->id.stack_hi)

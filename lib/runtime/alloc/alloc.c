@@ -98,7 +98,6 @@ static int rstate;                    /* 0 unresolved, 1 resolving, 2 ready */
 static __thread int resolving __attribute__((tls_model("initial-exec")));
 static char boot_buf[BOOT_SIZE] __attribute__((aligned(64)));
 static size_t boot_used;
-uint64_t rt__self_lo, rt__self_len;   /* this library's mapped range (the handlers refuse PCs in it) */
 
 static inline bool ready(void)
 {
@@ -245,7 +244,7 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	ne->ra0 = ra0;
 	for (int j = 0; j < CTX_SLOTS; j++)
 		ne->val[j] = ra0;      /* off 0: slot0 itself, always ra0 */
-	if (rt__pc_in_self(ra0)) {
+	if (loadmap__pc_in_self(ra0)) {
 		ne->mark = MARK_SELF;  /* the runtime's own call: never tracked */
 		return;
 	}
@@ -697,44 +696,16 @@ HC_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 
 /* ---------------- thread and process life cycle ---------------- */
 
-static int self_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	uint64_t me = (uint64_t)(uintptr_t)data, lo = UINT64_MAX, hi = 0;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (info->dlpi_addr + ph->p_vaddr < lo)
-			lo = info->dlpi_addr + ph->p_vaddr;
-		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-	}
-	if (me < lo || me >= hi)
-		return 0;
-	rt__self_lo = lo;
-	rt__self_len = hi - lo;
-	return 1;
-}
-
 /* fork: the child's table is still the parent's (its blocks belong to the
    parent's threads and contexts): it is dropped when the child's first
    thread starts (rt__alloc_thread_start sees the new pid). The table has no
    lock that a fork could leave held. */
 static uint32_t table_pid;
 
-/* The runtime's own address range (its allocations are not the program's). */
-static void find_self(void)
-{
-	if (!rt__self_len)
-		dl_iterate_phdr(self_cb, (void *)(uintptr_t)&find_self);
-}
-
 __attribute__((constructor(101))) static void alloc_ctor(void)
 {
 	resolve();
-	find_self();
+	loadmap__self_init();
 	if (!table_pid)
 		table_pid = (uint32_t)getpid();
 }
@@ -746,7 +717,7 @@ int rt__alloc_thread_start(struct hc_thread *t)
 	memset(&t->alloc, 0, sizeof(t->alloc));
 	t->alloc.min = UINT64_MAX;
 	t->alloc.bad = UINT64_MAX;
-	find_self();
+	loadmap__self_init();
 	if (table_pid && t->id.pid != table_pid) {
 		/* A forked child: nothing tracked yet in this process. */
 		rt__blocks_reset();

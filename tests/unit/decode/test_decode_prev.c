@@ -20,6 +20,7 @@
 
 #include "decode/decode.h"
 #include "decode/funcstart.h"
+#include "runtime/loadmap.h"
 #include "hc_test.h"
 
 #define FN(name) ".globl " #name "\n.hidden " #name "\n.type " #name ",@function\n" \
@@ -347,7 +348,7 @@ static void caching(void)
 	if (h) {
 		uint32_t gen = hc_funcs_generation();
 
-		CHECK_EQ_U64(hc_funcs_refresh(), 0);
+		CHECK_EQ_U64(loadmap__refresh(), 0);
 		if (hc_funcs_generation() != gen) {
 			hits = cache.hits;
 			misses = cache.misses;
@@ -359,7 +360,7 @@ static void caching(void)
 			fprintf(stderr, "  skip invalidation: the library was already loaded\n");
 		}
 		dlclose(h);
-		CHECK_EQ_U64(hc_funcs_refresh(), 0);
+		CHECK_EQ_U64(loadmap__refresh(), 0);
 	} else {
 		fprintf(stderr, "  skip invalidation: no libz or libm to dlopen\n");
 	}
@@ -606,7 +607,7 @@ int main(void)
 	CHECK_EQ_U64(hc_decode_init(), 0);
 	at(store_pc);
 	CHECK_EQ_U64(prev(&(struct hc_insn){ 0 }), HC_PREV_NO_FUNC);  /* no snapshot yet */
-	CHECK_EQ_U64(hc_funcs_refresh(), 0);
+	CHECK_EQ_U64(loadmap__refresh(), 0);
 	memset(&cache, 0, sizeof(cache));  /* entries of generation 0 are stale anyway */
 
 	statuses();

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "decode/funcstart.h"
+#include "runtime/loadmap.h"
 #include "hc_test.h"
 
 /* An asm function of known extent with CFI, and one without any. */
@@ -136,14 +137,14 @@ static void after_dlopen(void)
 	fn = dlsym(h, symname);
 	CHECK(fn != NULL);
 	CHECK_MSG(!hc_funcs_lookup(addr(fn), &s, &e), "%s found before refresh", symname);
-	CHECK_EQ_U64(hc_funcs_refresh(), 0);
+	CHECK_EQ_U64(loadmap__refresh(), 0);
 	CHECK(hc_funcs_generation() == gen + 1);
 	check_fn(symname, addr(fn), 0);
 	/* Unchanged module list: same snapshot, same generation. */
-	CHECK_EQ_U64(hc_funcs_refresh(), 0);
+	CHECK_EQ_U64(loadmap__refresh(), 0);
 	CHECK(hc_funcs_generation() == gen + 1);
 	dlclose(h);
-	CHECK_EQ_U64(hc_funcs_refresh(), 0);
+	CHECK_EQ_U64(loadmap__refresh(), 0);
 	CHECK(hc_funcs_generation() == gen + 2);
 	check_fn("local_fn after dlclose", addr((void *)local_fn), 0);
 }
@@ -187,10 +188,10 @@ static void racing_refreshes(void)
 		uint32_t g = hc_funcs_generation();
 		void *h = open_new_lib(&sym);
 
-		CHECK_EQ_U64(hc_funcs_refresh(), 0);
+		CHECK_EQ_U64(loadmap__refresh(), 0);
 		if (h) {
 			dlclose(h);
-			CHECK_EQ_U64(hc_funcs_refresh(), 0);
+			CHECK_EQ_U64(loadmap__refresh(), 0);
 		}
 		published += hc_funcs_generation() != g;
 	}
@@ -208,7 +209,7 @@ int main(void)
 
 	CHECK_EQ_U64(hc_funcs_generation(), 0);
 	CHECK(!hc_funcs_lookup(addr((void *)local_fn), &s, &e));  /* no snapshot yet */
-	CHECK_EQ_U64(hc_funcs_refresh(), 0);
+	CHECK_EQ_U64(loadmap__refresh(), 0);
 	CHECK(hc_funcs_generation() == 1);
 
 	own_and_libc();

@@ -21,6 +21,7 @@
 #include "hc/profile.h"
 #include "decode/decode.h"
 #include "decode/funcstart.h"
+#include "runtime/loadmap.h"
 #include "detect/detect.h"
 #include "pmu/perfbuf.h"
 
@@ -228,7 +229,7 @@ int main(void)
 {
 	void *mem;
 
-	if (hc_decode_init() < 0 || hc_funcs_refresh() < 0) {
+	if (hc_decode_init() < 0 || loadmap__refresh() < 0) {
 		fprintf(stderr, "cannot initialise the decoder\n");
 		return 1;
 	}

@@ -16,6 +16,7 @@
 #include "hc/profile.h"
 #include "decode/decode.h"
 #include "decode/funcstart.h"
+#include "runtime/loadmap.h"
 #include "pmu/perfbuf.h"
 #include "probe/probe.h"
 
@@ -355,7 +356,7 @@ static void test_standin_addr(void)
 
 int main(void)
 {
-	if (hc_decode_init() < 0 || hc_funcs_refresh() < 0) {
+	if (hc_decode_init() < 0 || loadmap__refresh() < 0) {
 		fprintf(stderr, "cannot initialise the decoder\n");
 		return 1;
 	}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* loadmap.c — the one walk of the load map in the runtime. loadmap__refresh
+   calls dl_iterate_phdr once (at start, after each dlopen/dlclose, at exit)
+   and derives from each module's program headers, read by one loop
+   (phdr_spans), everything the runtime needs: the module list written into
+   every profile, the static TLS size and the code modules (executable span,
+   .eh_frame_hdr) handed to lib/decode as plain data (hc_funcs_update), so
+   lib/decode does no walk of its own. This library's own range comes from
+   its own headers through the same loop, without a walk, because the
+   allocation wrappers need it before anything else runs. Module lists are
+   published through one atomic pointer; two buffers alternate, so a
+   fatal-signal flush that holds the previous list still reads a whole one.
+   Nothing here runs in signal context except the readers
+   (loadmap__modules, loadmap__static_tls_size, loadmap__pc_in_self). */
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "decode/funcstart.h"
+#include "runtime/loadmap.h"
+#include "support/fmt.h"
+
+uint64_t loadmap__self_lo, loadmap__self_len;
+
+struct snapshot {
+	uint32_t n;
+	struct hc_prof_module m[LOADMAP_MAX_MODULES];
+};
+
+static struct snapshot *current, *spare;
+static struct hc_code_module *code;       /* scratch for hc_funcs_update */
+static uint64_t static_tls;
+static bool tls_done;
+static char exe_path[512];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What one module's program headers say. */
+struct spans {
+	uint64_t lo, hi;          /* every PT_LOAD segment, [lo, hi); hi = 0: none */
+	uint64_t xlo, xhi;        /* the executable ones */
+	uint64_t eh_frame_hdr;    /* PT_GNU_EH_FRAME, 0 = none */
+	uint64_t tls_memsz, tls_align;
+};
+
+static void phdr_spans(const ElfW(Phdr) *ph, size_t n, uint64_t bias, struct spans *s)
+{
+	memset(s, 0, sizeof *s);
+	s->lo = s->xlo = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = bias + ph[i].p_vaddr, b = a + ph[i].p_memsz;
+
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			s->eh_frame_hdr = a;
+		if (ph[i].p_type == PT_TLS) {
+			s->tls_memsz = ph[i].p_memsz;
+			s->tls_align = ph[i].p_align ? ph[i].p_align : 1;
+		}
+		if (ph[i].p_type != PT_LOAD || ph[i].p_memsz == 0)
+			continue;
+		if (a < s->lo)
+			s->lo = a;
+		if (b > s->hi)
+			s->hi = b;
+		if (ph[i].p_flags & PF_X) {
+			if (a < s->xlo)
+				s->xlo = a;
+			if (b > s->xhi)
+				s->xhi = b;
+		}
+	}
+}
+
+/* Our own ELF header, placed by the linker at the start of our first
+   segment. */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
+void loadmap__self_init(void)
+{
+	const ElfW(Ehdr) *eh = &__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	uint64_t bias = 0;
+	struct spans s;
+
+	if (__atomic_load_n(&loadmap__self_len, __ATOMIC_ACQUIRE))
+		return;
+	/* The segment that maps file offset 0 holds the ELF header. */
+	for (size_t i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) {
+			bias = (uint64_t)(uintptr_t)eh - ph[i].p_vaddr;
+			break;
+		}
+	phdr_spans(ph, eh->e_phnum, bias, &s);
+	if (s.hi <= s.lo)
+		return;
+	loadmap__self_lo = s.lo;
+	__atomic_store_n(&loadmap__self_len, s.hi - s.lo, __ATOMIC_RELEASE);
+}
+
+struct walk {
+	struct snapshot *snap;
+	size_t ncode;
+	uint64_t tls;
+};
+
+static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct walk *w = arg;
+	struct hc_prof_module *m;
+	struct spans s;
+
+	(void)size;
+	if (w->snap->n >= LOADMAP_MAX_MODULES)
+		return 1;
+	phdr_spans(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, &s);
+	if (s.tls_memsz)
+		w->tls = (w->tls + s.tls_memsz + s.tls_align - 1) / s.tls_align * s.tls_align;
+	if (s.hi == 0)
+		return 0;
+	m = &w->snap->m[w->snap->n];
+	memset(m, 0, sizeof *m);
+	m->id = w->snap->n;
+	m->base = info->dlpi_addr;
+	m->lo = s.lo;
+	m->hi = s.hi;
+	if (info->dlpi_name && info->dlpi_name[0])
+		hc_fmt(m->path, sizeof m->path, "%s", info->dlpi_name);
+	else if (w->snap->n == 0)
+		hc_fmt(m->path, sizeof m->path, "%s", exe_path);
+	else
+		hc_fmt(m->path, sizeof m->path, "[anonymous-%u]", w->snap->n);
+	w->snap->n++;
+	if (s.eh_frame_hdr && s.xlo < s.xhi) {
+		struct hc_code_module *c = &code[w->ncode++];
+
+		c->lo = s.lo;
+		c->hi = s.hi;
+		c->xlo = s.xlo;
+		c->xhi = s.xhi;
+		c->eh_frame_hdr = s.eh_frame_hdr;
+	}
+	return 0;
+}
+
+static void *map_zero(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int loadmap__refresh(void)
+{
+	struct walk w = { 0 };
+	int err = 0;
+
+	pthread_mutex_lock(&lock);
+	if (!code) {
+		ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+
+		exe_path[n > 0 ? n : 0] = 0;
+		code = map_zero(LOADMAP_MAX_MODULES * sizeof *code);
+		if (!code) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	if (!spare && !(spare = map_zero(sizeof *spare))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	w.snap = spare;
+	w.snap->n = 0;
+	dl_iterate_phdr(walk_one, &w);
+	if (!tls_done) {
+		static_tls = w.tls;
+		tls_done = true;
+	}
+	spare = current;
+	/* Release: a reader that sees the pointer sees the filled list. */
+	__atomic_store_n(&current, w.snap, __ATOMIC_RELEASE);
+	err = hc_funcs_update(code, w.ncode);
+out:
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+void loadmap__atfork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+}
+
+const struct hc_prof_module *loadmap__modules(uint32_t *n)
+{
+	const struct snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+
+	*n = s ? s->n : 0;
+	return s ? s->m : NULL;
+}
+
+uint64_t loadmap__static_tls_size(void)
+{
+	return static_tls;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* loadmap.h — the runtime's one view of the load map (loadmap.c): the
+   modules the profiles record, this library's own mapped range, the static
+   TLS size, and the code modules lib/decode's function table is built from.
+   loadmap__refresh walks (outside signal context); everything else reads
+   published snapshots and is async-signal-safe. Self-contained (no rt.h), so
+   tests link loadmap.c on its own. */
+#ifndef HC_RT_LOADMAP_H
+#define HC_RT_LOADMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hc/profile.h"
+
+#define LOADMAP_MAX_MODULES 4096
+
+/* One walk of dl_iterate_phdr, everything derived from it published:
+   the profile module list, the static TLS size (first walk only: static TLS
+   never grows) and lib/decode's function table (hc_funcs_update). Outside
+   signal context only (takes a lock, may allocate in lib/decode): at start,
+   after dlopen/dlclose, at exit. 0, or -ENOMEM (the previous snapshots stay
+   published). */
+int loadmap__refresh(void);
+
+/* A fork child: forget a refresh that another thread of the parent may
+   have been in (the lock). */
+void loadmap__atfork_child(void);
+
+/* The last published module list (*n entries), NULL before the first
+   refresh. Async-signal-safe; the array stays valid across one later
+   refresh. */
+const struct hc_prof_module *loadmap__modules(uint32_t *n);
+
+/* Bytes of static TLS of every module loaded at start (thread.c's TLS
+   range: it lies just below the thread pointer). */
+uint64_t loadmap__static_tls_size(void);
+
+/* This library's mapped range, from its own program headers (no walk):
+   loadmap__self_init runs in the first constructor that needs it and is
+   idempotent; 0 before. A sample or trap whose PC is in it interrupted the
+   runtime's own code — the allocation wrappers' hit paths run there without
+   the guard — and is refused like one under the guard. */
+void loadmap__self_init(void);
+extern uint64_t loadmap__self_lo, loadmap__self_len;
+static inline bool loadmap__pc_in_self(uint64_t pc)
+{
+	return pc - loadmap__self_lo < loadmap__self_len;
+}
+
+#endif
