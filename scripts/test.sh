@@ -47,7 +47,7 @@ suite() {
 # profile writer and reader, the log). Each counts as one test; a TSan report
 # makes the test exit non-zero (TSan's exitcode 66). TEST_TSAN=0 skips it.
 TSAN_TESTS="tests/unit/detect/test_bulletin_mt tests/unit/support/test_arena \
- tests/unit/prof/test_prof_mt tests/unit/support/test_log"
+ tests/unit/prof/test_prof_mt tests/unit/support/test_log tests/unit/exact/test_model_mt"
 tsan_suite() {
 	dir=$1
 	echo "== tsan build ($dir)"

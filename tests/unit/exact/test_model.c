@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_model.c — the exact mode's ownership model (lib/exact/model.c) on
+   scripted access sequences whose transfers and counts are derived by hand
+   from the rules at the top of model.c (cited as R1..W3, A1, S). */
+#include <stdlib.h>
+#include "exact/model.h"
+#include "../../hc_test.h"
+
+#define A 0x100000ull      /* 128-byte aligned */
+
+struct rec { struct hc_xtransfer x[1024]; int n; };
+static struct rec rec;
+
+static void *zalloc(void *arg, size_t n) { (void)arg; return calloc(1, n); }
+static uint32_t ctx_of(void *arg) { return 1000 + ((struct hc_xthread *)arg)->id; }
+static void on_transfer(void *arg, const struct hc_xtransfer *x)
+{
+	(void)arg;
+	if (rec.n < 1024)
+		rec.x[rec.n++] = *x;
+}
+
+static struct hc_xthread th[256];
+
+static void threads_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		memset(&th[i], 0, sizeof th[i]);
+		th[i].id = i;
+		th[i].ctx = ctx_of;
+		th[i].transfer = on_transfer;
+		th[i].arg = &th[i];
+	}
+}
+
+static void model(struct hc_xmodel *m, unsigned shift)
+{
+	struct hc_xmodel_config c = { .line_shift = shift, .alloc = zalloc };
+	CHECK(hc_xmodel_init(m, &c) == 0);
+	threads_init();
+	rec.n = 0;
+}
+
+/* acc: one access; returns its number of transfers, the last one in *last. */
+static unsigned acc(struct hc_xmodel *m, uint32_t t, uint64_t addr, uint64_t len, int kind)
+{
+	int before = rec.n;
+	unsigned n = hc_xmodel_access(m, &th[t], addr, len, kind);
+	CHECK_EQ_U64(n, (unsigned)(rec.n - before));
+	return n;
+}
+
+#define LAST (rec.x[rec.n - 1])
+
+static void test_rules(void)
+{
+	struct hc_xmodel m;
+
+	model(&m, 6);
+	/* R2 cold: T0 reads a fresh line */
+	CHECK_EQ_U64(acc(&m, 0, A, 4, HC_X_READ), 0);
+	CHECK_EQ_U64(th[0].st.read_misses, 1);
+	CHECK_EQ_U64(th[0].st.cold_misses, 1);
+	/* W1: T0 is the sole holder: writes are hits */
+	CHECK_EQ_U64(acc(&m, 0, A, 4, HC_X_WRITE), 0);
+	CHECK(hc_xmodel_hit(&m, 0, A, 4, HC_X_WRITE));
+	CHECK(hc_xmodel_hit(&m, 0, A + 1, 2, HC_X_WRITE));
+	CHECK(!hc_xmodel_hit(&m, 0, A + 4, 4, HC_X_WRITE));   /* new bytes: slow path */
+	CHECK(hc_xmodel_hit(&m, 0, A + 40, 8, HC_X_READ));
+	CHECK(!hc_xmodel_hit(&m, 1, A, 4, HC_X_READ));
+	/* R2: T1 reads what T0 wrote: one true transfer 0 -> 1 */
+	CHECK_EQ_U64(acc(&m, 1, A, 4, HC_X_READ), 1);
+	CHECK_EQ_U64(LAST.writer, 0);
+	CHECK_EQ_U64(LAST.writer_ctx, 1000);
+	CHECK(LAST.is_true);
+	CHECK(!LAST.is_write);
+	CHECK_EQ_U64(LAST.addr, A);
+	CHECK_EQ_U64(LAST.peer_addr, A);
+	CHECK_EQ_U64(LAST.peer_len, 4);
+	/* R1: T1 now holds the line */
+	CHECK_EQ_U64(acc(&m, 1, A + 8, 4, HC_X_READ), 0);
+	CHECK_EQ_U64(th[1].st.read_misses, 1);
+	/* W2: T1 writes A+8: upgrade, T0's copy invalidated, no transfer */
+	CHECK_EQ_U64(acc(&m, 1, A + 8, 4, HC_X_WRITE), 0);
+	CHECK_EQ_U64(th[1].st.upgrades, 1);
+	CHECK_EQ_U64(th[1].st.invalidated, 1);
+	CHECK(!hc_xline_holds(hc_xmodel_line(&m, A), 0));
+	/* R2 false: T0 reads A (its own old bytes); W = {8..11} by T1 */
+	CHECK_EQ_U64(acc(&m, 0, A, 4, HC_X_READ), 1);
+	CHECK_EQ_U64(LAST.writer, 1);
+	CHECK_EQ_U64(LAST.writer_ctx, 1001);
+	CHECK(!LAST.is_true);
+	CHECK_EQ_U64(LAST.peer_addr, A + 8);
+	CHECK_EQ_U64(LAST.peer_len, 4);
+	/* W3: T2 writes A+8 (write miss), true (overwrites T1's bytes), invalidates T0 and T1 */
+	CHECK_EQ_U64(acc(&m, 2, A + 8, 4, HC_X_WRITE), 1);
+	CHECK_EQ_U64(LAST.writer, 1);
+	CHECK(LAST.is_true);
+	CHECK(LAST.is_write);
+	CHECK_EQ_U64(th[2].st.write_misses, 1);
+	CHECK_EQ_U64(th[2].st.invalidated, 2);
+	/* S: T0 writes 8 bytes at A+60: line A is a write miss from T2 (false),
+	   line A+64 is fresh (cold, no transfer) */
+	CHECK_EQ_U64(acc(&m, 0, A + 60, 8, HC_X_WRITE), 1);
+	CHECK_EQ_U64(LAST.writer, 2);
+	CHECK(!LAST.is_true);
+	CHECK_EQ_U64(LAST.addr, A + 60);
+	CHECK_EQ_U64(LAST.len, 4);
+	CHECK_EQ_U64(th[0].st.write_misses, 2);
+	CHECK_EQ_U64(th[0].st.cold_misses, 2);   /* the first read and line A+64 */
+	/* A1: T1's atomic RMW on A+60: a write miss from T0, true */
+	CHECK_EQ_U64(acc(&m, 1, A + 60, 4, HC_X_RMW), 1);
+	CHECK_EQ_U64(LAST.writer, 0);
+	CHECK(LAST.is_true);
+	CHECK(LAST.is_write);
+	/* the RMW made T1 the sole holder and writer: a second one is a hit */
+	CHECK_EQ_U64(acc(&m, 1, A + 60, 4, HC_X_RMW), 0);
+	CHECK_EQ_U64(th[1].st.write_misses, 1);
+	/* memset by T2 of [A, A+128): two write misses, both true
+	   (line A: T1 wrote 60..63; line A+64: T0 wrote 64..67) */
+	CHECK_EQ_U64(acc(&m, 2, A, 128, HC_X_WRITE), 2);
+	CHECK(rec.x[rec.n - 2].is_true && rec.x[rec.n - 2].writer == 1);
+	CHECK(rec.x[rec.n - 1].is_true && rec.x[rec.n - 1].writer == 0);
+	/* memcpy by T0 of 8 bytes A+64 -> A+256: the read is a miss from T2
+	   (true: T2 wrote the whole line), the write a cold miss */
+	CHECK_EQ_U64(acc(&m, 0, A + 64, 8, HC_X_READ) + acc(&m, 0, A + 256, 8, HC_X_WRITE), 1);
+	CHECK_EQ_U64(LAST.writer, 2);
+	CHECK_EQ_U64(LAST.peer_len, 64);
+	/* totals */
+	CHECK_EQ_U64(th[0].st.transfers_true + th[0].st.transfers_false, 3);
+	CHECK_EQ_U64(th[0].st.transfers_true, 1);
+	CHECK_EQ_U64(th[1].st.transfers_true, 2);
+	CHECK_EQ_U64(th[2].st.transfers_true, 3);
+	/* zero length and kernel addresses are ignored */
+	CHECK_EQ_U64(acc(&m, 0, A, 0, HC_X_READ), 0);
+	CHECK_EQ_U64(acc(&m, 0, 0xffffffff81000000ull, 8, HC_X_READ), 0);
+	CHECK_EQ_U64(th[0].st.ignored, 2);
+}
+
+/* The nearest-neighbour ring: T(i) writes slot i, reads slot i-1; slots on
+   their own lines. Each round after the first moves every slot once. */
+static void test_ring(void)
+{
+	struct hc_xmodel m;
+	const int n = 4, rounds = 10;
+	unsigned total = 0;
+
+	model(&m, 6);
+	for (int r = 0; r < rounds; r++) {
+		for (int i = 0; i < n; i++)
+			acc(&m, (uint32_t)i, A + 64 * (uint64_t)i, 8, HC_X_WRITE);
+		for (int i = 0; i < n; i++)
+			total += acc(&m, (uint32_t)i, A + 64 * (uint64_t)((i + n - 1) % n), 8, HC_X_READ);
+	}
+	CHECK_EQ_U64(total, (unsigned)(n * rounds));
+	for (int k = 0; k < rec.n; k++) {
+		CHECK(rec.x[k].is_true);
+		CHECK_EQ_U64(rec.x[k].writer, (uint32_t)((rec.x[k].addr - A) / 64));
+	}
+	/* writes after the first are upgrades (the neighbour's copy invalidated) */
+	CHECK_EQ_U64(th[0].st.upgrades, (unsigned)(rounds - 1));
+}
+
+/* 128-byte lines: bytes 0 and 64 are one line (adjacent-line prefetch). */
+static void test_line128(void)
+{
+	struct hc_xmodel m64, m128;
+
+	model(&m64, 6);
+	CHECK_EQ_U64(acc(&m64, 0, A, 8, HC_X_WRITE), 0);
+	CHECK_EQ_U64(acc(&m64, 1, A + 64, 8, HC_X_READ), 0);
+	model(&m128, 7);
+	CHECK_EQ_U64(acc(&m128, 0, A, 8, HC_X_WRITE), 0);
+	CHECK_EQ_U64(acc(&m128, 1, A + 64, 8, HC_X_READ), 1);
+	CHECK(!LAST.is_true);
+	CHECK_EQ_U64(LAST.peer_addr, A);
+	/* the written-byte set spans both 64-byte halves */
+	CHECK_EQ_U64(acc(&m128, 0, A + 120, 8, HC_X_WRITE), 0);   /* upgrade */
+	CHECK_EQ_U64(acc(&m128, 1, A + 124, 2, HC_X_READ), 1);
+	CHECK(LAST.is_true);
+	CHECK_EQ_U64(LAST.peer_addr, A + 120);
+	CHECK(hc_xmodel_hit(&m128, 0, A + 8, 8, HC_X_READ));
+	/* an access crossing the 64-byte half inside a 128-byte line is one line */
+	CHECK_EQ_U64(acc(&m128, 2, A + 60, 8, HC_X_READ), 1);
+	CHECK(!LAST.is_true);
+	CHECK_EQ_U64(LAST.len, 8);
+	CHECK(hc_xmodel_init(&m128, &(struct hc_xmodel_config){ .line_shift = 5, .alloc = zalloc }) < 0);
+}
+
+/* Holder ids beyond 64 (the overflow bitmap), and its growth. */
+static void test_many_threads(void)
+{
+	struct hc_xmodel m;
+	unsigned n = 0;
+
+	model(&m, 6);
+	CHECK_EQ_U64(acc(&m, 100, A, 4, HC_X_WRITE), 0);
+	CHECK_EQ_U64(acc(&m, 200, A, 4, HC_X_READ), 1);
+	CHECK_EQ_U64(LAST.writer, 100);
+	CHECK(hc_xline_holds(hc_xmodel_line(&m, A), 100));
+	CHECK(hc_xline_holds(hc_xmodel_line(&m, A), 200));
+	CHECK(!hc_xline_holds(hc_xmodel_line(&m, A), 199));
+	CHECK_EQ_U64(acc(&m, 200, A, 4, HC_X_WRITE), 0);            /* upgrade */
+	CHECK_EQ_U64(th[200].st.invalidated, 1);
+	CHECK(!hc_xline_holds(hc_xmodel_line(&m, A), 100));
+	CHECK_EQ_U64(acc(&m, 100, A, 4, HC_X_READ), 1);
+	CHECK_EQ_U64(LAST.writer, 200);
+	/* 255 readers of one write: 254 transfers, all from T0 */
+	acc(&m, 0, A + 64, 8, HC_X_WRITE);
+	for (uint32_t t = 1; t < 255; t++)
+		n += acc(&m, t, A + 64, 8, HC_X_READ);
+	CHECK_EQ_U64(n, 254);
+	for (uint32_t t = 0; t < 255; t++)
+		CHECK(hc_xline_holds(hc_xmodel_line(&m, A + 64), t));
+	/* one write invalidates them all */
+	CHECK_EQ_U64(acc(&m, 7, A + 64, 8, HC_X_WRITE), 0);
+	CHECK_EQ_U64(th[7].st.invalidated, 254);
+}
+
+int main(void)
+{
+	test_rules();
+	test_ring();
+	test_line128();
+	test_many_threads();
+	return hc_test_done("test_model");
+}
