@@ -33,6 +33,9 @@
 
 static const char *prog = "hpcrun-comm";
 
+static void find_runtime(char *out, size_t len);
+static int exact_runtime(const char *rtlib, char *out, size_t len);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -47,6 +50,10 @@ static void usage(FILE *f)
 "                                (default hpctoolkit-PROGRAM-measurements)\n"
 "  -L, --list                    report what this machine supports and exit\n"
 "      --sampler KIND            auto (default), soft, pebs or ibs\n"
+"      --exact                   exact mode: count every cache-line transfer of a\n"
+"                                program built with hpcrun-comm-cc / hpcrun-comm-c++\n"
+"                                (no sampling; unit: transfers; doc/exact.md)\n"
+"      --line-size BYTES         exact mode's cache line: 64 (default) or 128\n"
 "      --bulletin-board-size N   BulletinBoard slots (default %u)\n"
 "      --watchpoints N           watchpoints per armed set (default: all available)\n"
 "      --min-alloc BYTES         track only heap blocks of at least BYTES (default 0)\n"
@@ -110,6 +117,17 @@ static int list_capabilities(void)
 	r = hc_probe_watch(&nw, &fast, why, sizeof why);
 	printf("watchpoints:          %s — %s\n", r == 0 ? "yes" : "no", why);
 	printf("fast re-arm:          %s\n", fast ? "yes (PERF_EVENT_IOC_MODIFY_ATTRIBUTES)" : "no");
+	{
+		char rt[PATH_MAX], xrt[PATH_MAX];
+		bool xok;
+
+		find_runtime(rt, sizeof rt);
+		xok = exact_runtime(rt, xrt, sizeof xrt) == 0;
+		printf("exact mode:           %s — %s (%s)\n", xok ? "yes" : "no",
+		       xok ? "--exact counts every transfer of programs built with hpcrun-comm-cc / "
+		             "hpcrun-comm-c++; no PMU or perf events needed" :
+		             "the exact runtime is missing", xrt);
+	}
 	sel = hc_probe_select(HC_SAMPLER_NONE, NULL, why, sizeof why);
 	printf("\nverdict: ");
 	if (sel < 0)
@@ -190,6 +208,56 @@ static void check_program(const char *path)
 		die("relink it dynamically (without -static), the runtime is injected with LD_PRELOAD, "
 		    "which a static binary ignores",
 		    "%s is statically linked: hpcrun-comm cannot measure it", path);
+}
+
+/* Exact mode needs the ThreadSanitizer ABI calls that hpcrun-comm-cc
+   compiles in: the program's dynamic symbol table imports __tsan_*.
+   The number of such imports (0: not built for exact mode). */
+static unsigned tsan_imports(const char *path)
+{
+	unsigned n = 0;
+	Elf_Scn *scn = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx == SHN_UNDEF &&
+			    (name = elf_strptr(e, sh.sh_link, sym.st_name)) && strncmp(name, "__tsan_", 7) == 0)
+				n++;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return n;
+}
+
+/* The exact runtime: beside the sampled one (same folder, or
+   HPCRUN_COMM_EXACT_RUNTIME). 0, or -1 with the path tried in out. */
+static int exact_runtime(const char *rtlib, char *out, size_t len)
+{
+	const char *env = getenv("HPCRUN_COMM_EXACT_RUNTIME");
+	const char *slash = strrchr(rtlib, '/');
+
+	if (env && *env)
+		snprintf(out, len, "%s", env);
+	else
+		snprintf(out, len, "%.*slibhpcrun-comm-exact.so", slash ? (int)(slash - rtlib + 1) : 0, rtlib);
+	return access(out, R_OK) == 0 ? 0 : -1;
 }
 
 static void find_runtime(char *out, size_t len)
@@ -352,6 +420,8 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "sampler", required_argument, NULL, 's' },
+		{ "exact", no_argument, NULL, 'X' },
+		{ "line-size", required_argument, NULL, 'l' },
 		{ "bulletin-board-size", required_argument, NULL, 'b' },
 		{ "watchpoints", required_argument, NULL, 'w' },
 		{ "min-alloc", required_argument, NULL, 'm' },
@@ -361,7 +431,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *event = NULL, *outdir = NULL, *sampler = "auto";
+	const char *event = NULL, *outdir = NULL, *sampler = "auto", *line = NULL;
+	bool exact = false;
 	unsigned long bb = HC_BB_DEFAULT_SLOTS, nwatch = ULONG_MAX, min_alloc = 0;
 	unsigned long flush = HC_DEFAULT_FLUSH_INTERVAL, dir_mode = 0700;
 	bool created;
@@ -376,6 +447,12 @@ int main(int argc, char **argv)
 		case 'o': outdir = optarg; break;
 		case 'L': return list_capabilities();
 		case 's': sampler = optarg; break;
+		case 'X': exact = true; break;
+		case 'l':
+			if (strcmp(optarg, "64") != 0 && strcmp(optarg, "128") != 0)
+				die("use 64, or 128 to model adjacent-line prefetch", "bad --line-size '%s'", optarg);
+			line = optarg;
+			break;
 		case 'b':
 			errno = 0;
 			bb = strtoul(optarg, &end, 10);
@@ -419,17 +496,29 @@ int main(int argc, char **argv)
 	if (hc_event_parse(event ? event : "COMM", &period, err, sizeof err) < 0)
 		die("the only event is COMM, e.g. -e COMM or -e COMM@500000", "%s", err);
 	if (hc_sampler_parse(sampler, &kind) < 0)
-		die("use auto, soft, pebs or ibs", "unknown sampler '%s'", sampler);
+		die("use auto, soft, pebs or ibs (or --exact)", "unknown sampler '%s'", sampler);
+	if (exact && kind != HC_SAMPLER_NONE && kind != HC_SAMPLER_EXACT)
+		die("choose one: --exact counts every access, --sampler samples them",
+		    "--exact and --sampler %s exclude each other", sampler);
+	if (exact)
+		kind = HC_SAMPLER_EXACT;
+	if (line && kind != HC_SAMPLER_EXACT)
+		die("add --exact", "--line-size is an option of exact mode");
 	if (!find_program(argv[optind], progpath, sizeof progpath))
 		die("check the name, or give a path", "program not found: %s", argv[optind]);
 	check_program(progpath);
+	if (kind == HC_SAMPLER_EXACT && tsan_imports(progpath) == 0)
+		die("rebuild it with hpcrun-comm-cc or hpcrun-comm-c++ (e.g. hpcrun-comm-cc -O2 -g -pthread "
+		    "-o app app.c), or measure it sampled, without --exact",
+		    "%s was not built for exact mode: it makes no instrumentation calls (__tsan_*), so "
+		    "there is nothing to count", progpath);
 
 	sel = hc_probe_select(kind, NULL, why, sizeof why);
 	if (sel < 0) {
 		explain_refusal();
 		die("run hpcrun-comm -L for what this machine supports", "cannot measure: %s", why);
 	}
-	if (hc_perf_paranoid() > 2)
+	if (sel != HC_SAMPLER_EXACT && hc_perf_paranoid() > 2)
 		fprintf(stderr, "%s: note: kernel.perf_event_paranoid is %d (above 2): kernels with the "
 		        "paranoid-3 patch (Debian, Android) forbid unprivileged perf events at this level; "
 		        "this one allows measuring your own processes, so measurement goes on\n",
@@ -440,6 +529,17 @@ int main(int argc, char **argv)
 		    "livelock the program in a virtual machine", (unsigned long long)period);
 
 	find_runtime(rtlib, sizeof rtlib);
+	if (kind == HC_SAMPLER_EXACT) {
+		char xrt[PATH_MAX];
+		if (exact_runtime(rtlib, xrt, sizeof xrt) < 0)
+			die("reinstall hpcrun-comm, or set HPCRUN_COMM_EXACT_RUNTIME",
+			    "exact runtime not found: %s", xrt);
+		snprintf(rtlib, sizeof rtlib, "%s", xrt);
+		if (line)
+			setenv("HPCRUN_COMM_EXACT_LINE", line, 1);
+		else
+			unsetenv("HPCRUN_COMM_EXACT_LINE");
+	}
 	if (outdir) {
 		snprintf(dir, sizeof dir, "%s", outdir);
 	} else {
@@ -496,8 +596,12 @@ int main(int argc, char **argv)
 		         old && *old ? ":" : "", old ? old : "");
 		setenv("LD_PRELOAD", buf, 1);
 	}
-	fprintf(stderr, "%s: measuring %s (sampler %s, COMM@%llu) into %s\n", prog, progpath,
-	        hc_sampler_name(sel), (unsigned long long)period, dir);
+	if (sel == HC_SAMPLER_EXACT)
+		fprintf(stderr, "%s: measuring %s (exact mode: every access, %s-byte lines) into %s\n", prog,
+		        progpath, line ? line : "64", dir);
+	else
+		fprintf(stderr, "%s: measuring %s (sampler %s, COMM@%llu) into %s\n", prog, progpath,
+		        hc_sampler_name(sel), (unsigned long long)period, dir);
 	execv(progpath, argv + optind);
 	die(NULL, "cannot execute %s: %s", progpath, strerror(errno));
 }

@@ -19,12 +19,14 @@ enum hc_sampler {
 	HC_SAMPLER_SOFT = 1,  /* timer + instruction decode (no PMU) */
 	HC_SAMPLER_PEBS = 2,  /* Intel precise load/store events */
 	HC_SAMPLER_IBS  = 3,  /* AMD IBS op sampling */
+	HC_SAMPLER_EXACT = 4, /* exact mode: every access of instrumented code (doc/exact.md) */
+	HC_SAMPLER_LAST = HC_SAMPLER_EXACT,
 };
 
 /* Unit of every matrix cell / metric value; never mixed in one database. */
 enum hc_unit {
 	HC_UNIT_NS        = 0, /* estimated CPU ns spent in communicating accesses (soft) */
-	HC_UNIT_TRANSFERS = 1, /* estimated cache-line transfers (pebs/ibs) */
+	HC_UNIT_TRANSFERS = 1, /* cache-line transfers: estimated (pebs/ibs), counted (exact) */
 };
 
 /* The per-context metric set: true/false sharing x detected by sample/by trap.

@@ -207,7 +207,7 @@ int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npa
 	hc_out_printf(&o, "<NV n=\"unit\" v=\"%s\"/>\n", unit);
 	hc_out_printf(&o, "<NV n=\"unit-text\" v=\"%s\"/>\n", hc_db_unit_text(an->unit));
 	hc_out_puts(&o, "<NV n=\"samplers\" v=\"");
-	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
+	for (b = 0, e = 0; b <= HC_SAMPLER_LAST; b++)
 		if (an->samplers & (1u << b))
 			hc_out_printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
 	hc_out_puts(&o, "\"/>\n");

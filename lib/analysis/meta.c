@@ -109,8 +109,8 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 	hc_out_printf(&o, "<Database version=\"%d\" generator=\"hpcprof-comm %s\">\n", HC_DB_VERSION,
 	            PACKAGE_VERSION);
 	hc_out_printf(&o, "  <Measurement unit=\"%s\" unit-text=\"%s\" samplers=\"", unit,
-	            hc_db_unit_text(an->unit));
-	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
+	            hc_db_unit_text_of(an->unit, an->samplers));
+	for (b = 0, e = 0; b <= HC_SAMPLER_LAST; b++)
 		if (an->samplers & (1u << b))
 			hc_out_printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
 	hc_out_puts(&o, "\"");

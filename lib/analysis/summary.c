@@ -322,10 +322,11 @@ static void header(struct hc_out *o, const struct an *an)
 	if (skipped)
 		hc_out_printf(o, ", %u skipped (reasons in %s)", skipped, HC_DB_META);
 	hc_out_puts(o, "\n  sampler    ");
-	for (b = 0, e = 0; b <= HC_SAMPLER_IBS; b++)
+	for (b = 0, e = 0; b <= HC_SAMPLER_LAST; b++)
 		if (an->samplers & (1u << b))
 			hc_out_printf(o, "%s%s", e++ ? ", " : "", hc_db_sampler_name(b));
-	hc_out_printf(o, "\n  unit       %s = %s\n", hc_db_unit_name(an->unit), hc_db_unit_text(an->unit));
+	hc_out_printf(o, "\n  unit       %s = %s\n", hc_db_unit_name(an->unit),
+	              hc_db_unit_text_of(an->unit, an->samplers));
 }
 
 int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,

@@ -80,6 +80,16 @@ static inline const char *hc_db_unit_text(int unit)
 	                                 : "estimated CPU nanoseconds in communicating accesses";
 }
 
+/* The unit's text for a database measured by the samplers in the bit set
+   `samplers` (bit per enum hc_sampler): exact mode alone counts transfers,
+   it does not estimate them. */
+static inline const char *hc_db_unit_text_of(int unit, uint32_t samplers)
+{
+	if (unit == HC_UNIT_TRANSFERS && samplers == (1u << HC_SAMPLER_EXACT))
+		return "cache-line transfers, every one counted (exact mode)";
+	return hc_db_unit_text(unit);
+}
+
 /* How a PMU sampler's samples are scaled into the unit ("scaling"
    attribute of <Measurement>, written when the sampler took part). IBS
    tags one op in every P ops (op counting, cnt_ctl), of which only loads
@@ -95,8 +105,8 @@ static inline const char *hc_db_unit_text(int unit)
 
 static inline const char *hc_db_sampler_name(int sampler)
 {
-	static const char *const names[] = { "none", "soft", "pebs", "ibs" };
-	return sampler >= 0 && sampler <= HC_SAMPLER_IBS ? names[sampler] : "?";
+	static const char *const names[] = { "none", "soft", "pebs", "ibs", "exact" };
+	return sampler >= 0 && sampler <= HC_SAMPLER_LAST ? names[sampler] : "?";
 }
 
 /* threads.csv: the header row, exactly (columns in this order). */

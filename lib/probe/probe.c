@@ -59,6 +59,7 @@ int hc_sampler_parse(const char *s, int *kind)
 	static const struct { const char *name; int kind; } tab[] = {
 		{ "auto", HC_SAMPLER_NONE }, { "soft", HC_SAMPLER_SOFT },
 		{ "pebs", HC_SAMPLER_PEBS }, { "ibs", HC_SAMPLER_IBS },
+		{ "exact", HC_SAMPLER_EXACT },
 	};
 	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
 		if (s && strcmp(s, tab[i].name) == 0) {
@@ -74,6 +75,7 @@ const char *hc_sampler_name(int kind)
 	case HC_SAMPLER_SOFT: return "soft";
 	case HC_SAMPLER_PEBS: return "pebs";
 	case HC_SAMPLER_IBS:  return "ibs";
+	case HC_SAMPLER_EXACT: return "exact";
 	default:              return "auto";
 	}
 }
@@ -540,6 +542,11 @@ int hc_probe_select(int requested, struct hc_pmu_plan *plan, char *why, size_t l
 	if (!plan)
 		plan = &tmp;
 	memset(plan, 0, sizeof *plan);
+	if (requested == HC_SAMPLER_EXACT) {
+		snprintf(why, len, "exact (requested): every access of the instrumented code "
+		         "(hpcrun-comm-cc), no sampling");
+		return HC_SAMPLER_EXACT;
+	}
 	if (requested == HC_SAMPLER_PEBS || requested == HC_SAMPLER_IBS) {
 		const char *standin = getenv("HPCRUN_COMM_PMU_STANDIN");
 		int r = requested == HC_SAMPLER_IBS ? hc_probe_ibs_plan(plan, p, sizeof p) :

@@ -259,8 +259,8 @@ static int check_records(const struct ctx *c, const struct hc_prof *p)
 {
 	uint64_t i, nmod = p->mod.count, nnode = p->node.count;
 
-	if (p->th.sampler > HC_SAMPLER_IBS)
-		return fail(c, L_THREAD_OFF + L_TH_SAMPLER, "expected a sampler kind 0..3, found %u",
+	if (p->th.sampler > HC_SAMPLER_LAST)
+		return fail(c, L_THREAD_OFF + L_TH_SAMPLER, "expected a sampler kind 0..4, found %u",
 		            p->th.sampler);
 	if (p->th.unit > HC_UNIT_TRANSFERS)
 		return fail(c, L_THREAD_OFF + L_TH_UNIT, "expected a unit 0 (ns) or 1 (transfers), "

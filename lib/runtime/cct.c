@@ -107,6 +107,15 @@ uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t lea
 	return c == HC_NONE ? parent : c;
 }
 
+/* The frame ip (a return address) as a child of node `parent`; the parent
+   itself when the tree is full (exact mode's shadow stack, exact.c). */
+uint32_t rt__cct_insert_frame(struct hc_thread *t, uint32_t parent, uint64_t ip)
+{
+	uint32_t c = child(t, parent, ip, 0);
+
+	return c == HC_NONE ? parent : c;
+}
+
 /* ret_addrs[0] is the innermost return address, ret_addrs[nret-1] the
    outermost. leaf (if nonzero) is the accessing instruction's address. */
 uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf)

@@ -320,6 +320,11 @@ void rt__process_init(bool after_fork)
 	kind = hc_probe_select(hc_rt.opt.sampler, &hc_rt.pmu, why, sizeof why);
 	if (kind < 0)
 		rt__fatal("no address sampler can run: %s", why);
+#ifndef HC_RT_EXACT
+	if (kind == HC_SAMPLER_EXACT)
+		rt__fatal("exact mode needs the exact runtime libhpcrun-comm-exact.so (hpcrun-comm --exact "
+		          "preloads it), not %s", "libhpcrun-comm.so");
+#endif
 	hc_rt.sampler_kind = kind;
 	hc_rt.unit = kind == HC_SAMPLER_SOFT ? HC_UNIT_NS : HC_UNIT_TRANSFERS;
 	hc_fmt(hc_rt.sampler_why, sizeof hc_rt.sampler_why, "%s", why);
@@ -327,10 +332,14 @@ void rt__process_init(bool after_fork)
 	rt__log("event: COMM@%llu (%s), unit: %s", (unsigned long long)hc_rt.opt.period,
 	        kind == HC_SAMPLER_SOFT ? "ns of thread CPU time between samples" :
 	        kind == HC_SAMPLER_PEBS ? "retired loads, and retired stores, between samples" :
+	        kind == HC_SAMPLER_EXACT ? "not used: exact mode counts every access" :
 	        "ops between IBS samples; each load/store sample weighs P memory ops",
 	        hc_rt.unit == HC_UNIT_NS ? "ns" : "transfers");
 
-	if (hc_probe_watch(&nw, &fast, why, sizeof why) < 0)
+	if (kind == HC_SAMPLER_EXACT) {
+		nw = 0;
+		rt__log("watchpoints: none (exact mode)");
+	} else if (hc_probe_watch(&nw, &fast, why, sizeof why) < 0)
 		rt__log("watchpoints: none (%s): detection by samples only", why);
 	else
 		rt__log("watchpoints: %s", why);

@@ -262,6 +262,7 @@ static inline void rt__arena_release(struct hc_arena *a)
 int  rt__cct_init(struct hc_thread *t, uint32_t cap);
 uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf);
 uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t leaf);
+uint32_t rt__cct_insert_frame(struct hc_thread *t, uint32_t parent, uint64_t ip);
 uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t rt__context_here(struct hc_thread *t, int skip);
 
@@ -290,7 +291,7 @@ void rt__sampler_process_stop(void);
 void rt__sampler_process_resume(void);
 void rt__sampler_atfork_child(void);
 void rt__on_sample(struct hc_thread *t, void *uctx);
-extern const struct rt_sampler rt__soft_sampler, rt__pmu_sampler;
+extern const struct rt_sampler rt__soft_sampler, rt__pmu_sampler, rt__exact_sampler;
 
 /* watch.c */
 int  rt__watch_probe(void);

@@ -9,6 +9,9 @@ static const struct rt_sampler *const samplers[] = {
 	[HC_SAMPLER_SOFT] = &rt__soft_sampler,
 	[HC_SAMPLER_PEBS] = &rt__pmu_sampler,
 	[HC_SAMPLER_IBS]  = &rt__pmu_sampler,
+#ifdef HC_RT_EXACT
+	[HC_SAMPLER_EXACT] = &rt__exact_sampler,   /* exact.c, only in libhpcrun-comm-exact.so */
+#endif
 };
 
 static const struct rt_sampler *current(void)
