@@ -152,18 +152,27 @@ void dvars__close(struct dvmod *m)
 	free(m);
 }
 
-/* The address of a variable whose location is one DW_OP_addr. */
+/* The address of a variable whose location is one DW_OP_addr, or (DWARF 5,
+   clang's default) one DW_OP_addrx into the address table. */
 static bool var_addr(Dwarf_Die *d, uint64_t *addr)
 {
-	Dwarf_Attribute at;
+	Dwarf_Attribute at, res;
 	Dwarf_Op *ops;
+	Dwarf_Addr a;
 	size_t nops;
 
-	if (!dwarf_attr(d, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) != 0 ||
-	    nops != 1 || ops[0].atom != DW_OP_addr)
+	if (!dwarf_attr(d, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1)
 		return false;
-	*addr = ops[0].number;
-	return true;
+	if (ops[0].atom == DW_OP_addr) {
+		*addr = ops[0].number;
+		return true;
+	}
+	if ((ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
+	    dwarf_getlocation_attr(&at, &ops[0], &res) == 0 && dwarf_formaddr(&res, &a) == 0) {
+		*addr = a;
+		return true;
+	}
+	return false;
 }
 
 static void index_die(struct dvmod *m, Dwarf_Die *parent, int depth)
