@@ -5,7 +5,7 @@
 # (lib/exact/model.c) whatever the schedule: ring 1 true transfer per round
 # on each ring cell, pairs 2 per round on each pair cell, adjacent static
 # fields >= THREADS-1 false transfers per round (fs_counters on top with
-# its fields), private ~0. Also: the refusal of an uninstrumented program,
+# its fields), private ~0, a ring through memcpy 4 per round. Also: the refusal of an uninstrumented program,
 # -L, and the database saying sampler exact, unit transfers.
 . "$(dirname "$0")/lib.sh"
 serialize
@@ -33,7 +33,7 @@ for cc in gcc clang; do
 	HPCRUN_COMM_CC=$cc "$CCW" -O2 -g -pthread -o "$TMP/ep_$cc" "$S/tests/programs/exact_patterns.c" ||
 		{ fail "$cc: hpcrun-comm-cc cannot build exact_patterns"; continue; }
 	"$TMP/ep_$cc" ring 2 10 >/dev/null || fail "$cc: the instrumented program does not run without hpcrun-comm"
-	for m in ring pairs fields private; do
+	for m in ring pairs fields private copy; do
 		measure ${m}_$cc --exact "$TMP/ep_$cc" $m $N $R || fail "$cc $m: exited non-zero"
 		grep -q "unit transfers\|unit: transfers" "$TMP/${m}_$cc"/*.log || fail "$cc $m: log without unit transfers"
 	done
@@ -48,6 +48,11 @@ for cc in gcc clang; do
 	r=$(ratio $((N * R)) "$all")
 	ge "$r" 0.99 && ok "$cc ring: ring cells hold $r of $all transfers" || fail "$cc ring: ring cells hold $r of $all"
 	[ "$fal" -le 10 ] || fail "$cc ring: $fal false transfers (designed: true only)"
+	# copy: the same ring through memcpy, 256 bytes = 4 lines per round
+	for i in $(seq 2 $N); do
+		c=$(cell copy_$cc $i $((i - 1)) 6)
+		[ "$c" -eq $((4 * R)) ] || fail "$cc copy: cell ($i,$((i - 1))) has $c true transfers, expected $((4 * R))"
+	done
 	# pairs: (1,2) and (3,4), 2 true transfers per round each
 	for p in "1 2" "3 4"; do
 		c=$(cell pairs_$cc $p 6)

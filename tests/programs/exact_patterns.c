@@ -10,7 +10,10 @@
               pair's line: 2 true transfers per round per pair
      fields   worker i does fs_counters.f[i] += 1 (adjacent fields of one
               static line): about THREADS false transfers per round
-     private  each worker updates its own padded heap block: no transfer */
+     private  each worker updates its own padded heap block: no transfer
+     copy     worker i memcpy's 256 bytes into its mailbox, then memcpy's
+              worker i-1's out (libc calls, seen through the runtime's
+              memcpy): 4 true transfers (4 lines) per round on the ring cells */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,9 @@ static struct slot ring_slots[MAXT];
 static struct slot pair_lines[MAXT / 2];
 struct fs_counters fs_counters;
 static long *private_blocks[MAXT];
+static char mailbox[MAXT][256] __attribute__((aligned(64)));
+static char inbox[MAXT][256] __attribute__((aligned(64)));
+static char outbox[MAXT][256] __attribute__((aligned(64)));
 static long results[MAXT];
 static pthread_barrier_t bar;
 static int nthreads, rounds;
@@ -58,6 +64,12 @@ static void *worker(void *p)
 			pthread_barrier_wait(&bar);
 			if (me % 2 == 0)
 				s += pair_load(me);
+		} else if (!strcmp(mode, "copy")) {
+			outbox[me][r % 256] = (char)r;
+			memcpy(mailbox[me], outbox[me], sizeof mailbox[me]);
+			pthread_barrier_wait(&bar);
+			memcpy(inbox[me], mailbox[(me + nthreads - 1) % nthreads], sizeof inbox[me]);
+			s += inbox[me][r % 256];
 		} else if (!strcmp(mode, "fields")) {
 			field_add(me);
 		} else {
@@ -77,8 +89,9 @@ int main(int argc, char **argv)
 	nthreads = argc > 2 ? atoi(argv[2]) : 4;
 	rounds = argc > 3 ? atoi(argv[3]) : 1000;
 	if (nthreads < 2 || nthreads > 8 || rounds < 1 ||
-	    (strcmp(mode, "ring") && strcmp(mode, "pairs") && strcmp(mode, "fields") && strcmp(mode, "private"))) {
-		fprintf(stderr, "usage: exact_patterns ring|pairs|fields|private [THREADS 2..8] [ROUNDS]\n");
+	    (strcmp(mode, "ring") && strcmp(mode, "pairs") && strcmp(mode, "fields") && strcmp(mode, "private") &&
+	     strcmp(mode, "copy"))) {
+		fprintf(stderr, "usage: exact_patterns ring|pairs|fields|private|copy [THREADS 2..8] [ROUNDS]\n");
 		return 2;
 	}
 	for (int i = 0; i < nthreads; i++) {

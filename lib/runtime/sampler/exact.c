@@ -16,6 +16,7 @@
    have the format of sampled ones. Not signal context, except that the
    program's own (instrumented) signal handlers may run these hooks: the
    guard makes a nested slow path skip its access. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,10 @@ static int xready;
 static uint8_t *pool;
 static uint64_t pool_used, shadow_bytes;
 static struct hc_xstats xtotal;    /* exited threads (atomic adds) */
+typedef void *(*copy_fn)(void *, const void *, size_t);
+typedef void *(*set_fn)(void *, int, size_t);
+static copy_fn real_memcpy, real_memmove;  /* libc's, for the interposed ones */
+static set_fn real_memset;
 
 /* Shadow memory: pages of line states from their own NORESERVE mappings
    (touched lazily: only lines of touched memory cost), small blocks (holder
@@ -93,6 +98,9 @@ static void model_init(void)
 		else
 			rt__fatal("HPCRUN_COMM_EXACT_LINE: '%s' is not a line size of exact mode (64 or 128)", s);
 	}
+	real_memcpy = (copy_fn)dlsym(RTLD_NEXT, "memcpy");
+	real_memmove = (copy_fn)dlsym(RTLD_NEXT, "memmove");
+	real_memset = (set_fn)dlsym(RTLD_NEXT, "memset");
 	p = mmap(NULL, POOL_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	pool = p == MAP_FAILED ? NULL : p;
 	if (hc_xmodel_init(&xm, &c) < 0)
@@ -215,6 +223,63 @@ static void slow(struct xthr *x, uint64_t addr, uint64_t len, int kind, uint64_t
 } while (0)
 
 #include "runtime/sampler/exact_abi.h"
+
+/* memcpy, memmove and memset, called by the program or by any library
+   through the dynamic symbol (libc's own internal calls are not seen):
+   a read of the source range and a write of the destination range (rule
+   S), then libc's function, found at start-up; before that (dlsym itself
+   may copy) string instructions. */
+static void *copy_fwd(void *d, const void *s, size_t n)
+{
+	void *r = d;
+
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+	return r;
+}
+
+static void *copy_back(void *d, const void *s, size_t n)
+{
+	unsigned char *dd = d;
+	const unsigned char *ss = s;
+
+	while (n--) {
+		dd[n] = ss[n];
+		__asm__ volatile("" ::: "memory");   /* not a loop idiom: no call to memmove */
+	}
+	return d;
+}
+
+HC_EXPORT void *memcpy(void *d, const void *s, size_t n)
+{
+	if (n) {
+		XACC(s, n, HC_X_READ);
+		XACC(d, n, HC_X_WRITE);
+	}
+	return real_memcpy ? real_memcpy(d, s, n) : copy_fwd(d, s, n);
+}
+
+HC_EXPORT void *memmove(void *d, const void *s, size_t n)
+{
+	if (n) {
+		XACC(s, n, HC_X_READ);
+		XACC(d, n, HC_X_WRITE);
+	}
+	if (real_memmove)
+		return real_memmove(d, s, n);
+	return (uintptr_t)d - (uintptr_t)s >= n ? copy_fwd(d, s, n) : copy_back(d, s, n);
+}
+
+HC_EXPORT void *memset(void *d, int c, size_t n)
+{
+	void *r = d;
+
+	if (n)
+		XACC(d, n, HC_X_WRITE);
+	if (real_memset)
+		return real_memset(d, c, n);
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+	return r;
+}
 
 /* The compilers' module constructors call it; the runtime initializes
    itself (init.c), earlier or later: nothing to do. */
