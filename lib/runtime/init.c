@@ -325,6 +325,8 @@ void rt__process_init(bool after_fork)
 		rt__fatal("exact mode needs the exact runtime libhpcrun-comm-exact.so (hpcrun-comm --exact "
 		          "preloads it), not %s", "libhpcrun-comm.so");
 #endif
+	if (kind == HC_SAMPLER_EXACT)
+		hc_rt.opt.period = 1;    /* every access: the profiles' period says so */
 	hc_rt.sampler_kind = kind;
 	hc_rt.unit = kind == HC_SAMPLER_SOFT ? HC_UNIT_NS : HC_UNIT_TRANSFERS;
 	hc_fmt(hc_rt.sampler_why, sizeof hc_rt.sampler_why, "%s", why);
@@ -332,7 +334,7 @@ void rt__process_init(bool after_fork)
 	rt__log("event: COMM@%llu (%s), unit: %s", (unsigned long long)hc_rt.opt.period,
 	        kind == HC_SAMPLER_SOFT ? "ns of thread CPU time between samples" :
 	        kind == HC_SAMPLER_PEBS ? "retired loads, and retired stores, between samples" :
-	        kind == HC_SAMPLER_EXACT ? "not used: exact mode counts every access" :
+	        kind == HC_SAMPLER_EXACT ? "exact mode: every access of instrumented code" :
 	        "ops between IBS samples; each load/store sample weighs P memory ops",
 	        hc_rt.unit == HC_UNIT_NS ? "ns" : "transfers");
 

@@ -78,6 +78,17 @@ for cc in gcc clang; do
 		grep -q "unit *transfers = cache-line transfers, every one counted" "$TMP/fields_$cc.db/summary.txt" &&
 		ok "$cc: summary says sampler exact, unit transfers" || fail "$cc: summary's sampler/unit"
 	grep -q 'samplers="exact"' "$TMP/fields_$cc.db/database.xml" || fail "$cc: database.xml samplers"
+	VX="$B/viewer-export/viewer-export"
+	"$VX" "$TMP/fields_$cc.db" --text --width 100 -o "$TMP/fields_$cc.txt" &&
+		grep -q "sampler   exact" "$TMP/fields_$cc.txt" &&
+		grep -q "unit      transfers (cache-line transfers, every one counted" "$TMP/fields_$cc.txt" ||
+		fail "$cc: viewer-export --text does not say sampler exact, unit transfers"
+	"$VX" "$TMP/fields_$cc.db" --csv "$TMP/fields_$cc.csv" &&
+		grep -q "^samplers,exact" "$TMP/fields_$cc.csv/summary.csv" &&
+		grep -q "^unit,transfers" "$TMP/fields_$cc.csv/summary.csv" || fail "$cc: viewer-export --csv summary"
+	"$VX" "$TMP/fields_$cc.db" --json "$TMP/fields_$cc.json" &&
+		grep -q '"unit":"transfers"' "$TMP/fields_$cc.json" &&
+		grep -A1 '"samplers"' "$TMP/fields_$cc.json" | grep -q '"exact"' || fail "$cc: viewer-export --json"
 	# private: nothing designed; thread start and the results array only
 	all=$(total private_$cc)
 	[ "$all" -le 40 ] && ok "$cc private: $all transfers" || fail "$cc private: $all transfers (designed ~0)"
