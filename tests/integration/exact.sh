@@ -49,7 +49,11 @@ for cc in gcc clang; do
 	ge "$r" 0.99 && ok "$cc ring: ring cells hold $r of $all transfers" || fail "$cc ring: ring cells hold $r of $all"
 	[ "$fal" -le 10 ] || fail "$cc ring: $fal false transfers (designed: true only)"
 	# copy: the same ring through memcpy, 256 bytes = 4 lines per round
-	for i in $(seq 2 $N); do
+	# (not in a sanitizer build: ASan's memcpy, preloaded first, wins)
+	asan=0
+	ldd "$HPCRUN" 2>/dev/null | grep -q libasan && asan=1
+	[ $asan = 1 ] && echo "note: ASan build: memcpy is ASan's, the copy pattern is not checked"
+	[ $asan = 1 ] || for i in $(seq 2 $N); do
 		c=$(cell copy_$cc $i $((i - 1)) 6)
 		[ "$c" -eq $((4 * R)) ] || fail "$cc copy: cell ($i,$((i - 1))) has $c true transfers, expected $((4 * R))"
 	done

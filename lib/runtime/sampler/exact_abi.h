@@ -22,6 +22,8 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wmissing-declarations"
+/* gcc declares them as built-ins in sanitizer builds, with generic types */
+#pragma GCC diagnostic ignored "-Wbuiltin-declaration-mismatch"
 
 typedef signed char xa8;
 typedef short xa16;

@@ -11,7 +11,26 @@
 struct rec { struct hc_xtransfer x[1024]; int n; };
 static struct rec rec;
 
-static void *zalloc(void *arg, size_t n) { (void)arg; return calloc(1, n); }
+/* The model never frees (its memory lives as long as the process): the
+   test allocator keeps every block to free them at the end (LeakSanitizer). */
+static void *blocks[4096];
+static int nblocks;
+static void *zalloc(void *arg, size_t n)
+{
+	void *p = calloc(1, n);
+	int i = __atomic_fetch_add(&nblocks, 1, __ATOMIC_RELAXED);
+
+	(void)arg;
+	if (i < 4096)
+		blocks[i] = p;
+	return p;
+}
+static void free_all(void)
+{
+	for (int i = 0; i < nblocks && i < 4096; i++)
+		free(blocks[i]);
+	nblocks = 0;
+}
 static uint32_t ctx_of(void *arg) { return 1000 + ((struct hc_xthread *)arg)->id; }
 static void on_transfer(void *arg, const struct hc_xtransfer *x)
 {
@@ -223,5 +242,7 @@ int main(void)
 	test_ring();
 	test_line128();
 	test_many_threads();
+	CHECK(nblocks <= 4096);
+	free_all();
 	return hc_test_done("test_model");
 }
