@@ -5,7 +5,8 @@
 # (lib/exact/model.c) whatever the schedule: ring 1 true transfer per round
 # on each ring cell, pairs 2 per round on each pair cell, adjacent static
 # fields >= THREADS-1 false transfers per round (fs_counters on top with
-# its fields), private ~0, a ring through memcpy 4 per round. Also: the refusal of an uninstrumented program,
+# its fields), the same on a heap array (main's block on top), private ~0,
+# a ring through memcpy 4 per round. Also: the refusal of an uninstrumented program,
 # -L, and the database saying sampler exact, unit transfers.
 . "$(dirname "$0")/lib.sh"
 serialize
@@ -33,7 +34,7 @@ for cc in gcc clang; do
 	HPCRUN_COMM_CC=$cc "$CCW" -O2 -g -pthread -o "$TMP/ep_$cc" "$S/tests/programs/exact_patterns.c" ||
 		{ fail "$cc: hpcrun-comm-cc cannot build exact_patterns"; continue; }
 	"$TMP/ep_$cc" ring 2 10 >/dev/null || fail "$cc: the instrumented program does not run without hpcrun-comm"
-	for m in ring pairs fields private copy; do
+	for m in ring pairs fields private copy heap; do
 		measure ${m}_$cc --exact "$TMP/ep_$cc" $m $N $R || fail "$cc $m: exited non-zero"
 		grep -q "unit transfers\|unit: transfers" "$TMP/${m}_$cc"/*.log || fail "$cc $m: log without unit transfers"
 	done
@@ -82,6 +83,9 @@ for cc in gcc clang; do
 		grep -q "unit *transfers = cache-line transfers, every one counted" "$TMP/fields_$cc.db/summary.txt" &&
 		ok "$cc: summary says sampler exact, unit transfers" || fail "$cc: summary's sampler/unit"
 	grep -q 'samplers="exact"' "$TMP/fields_$cc.db/database.xml" || fail "$cc: database.xml samplers"
+	grep -Eq "exact_patterns\.c:[0-9]+ \(field_add\) <-> exact_patterns\.c:[0-9]+ \(field_add\)" \
+		"$TMP/fields_$cc.db/summary.txt" && ok "$cc fields: code pair field_add <-> field_add, with lines" ||
+		fail "$cc fields: no code pair field_add <-> field_add with source lines"
 	VX="$B/viewer-export/viewer-export"
 	"$VX" "$TMP/fields_$cc.db" --text --width 100 -o "$TMP/fields_$cc.txt" &&
 		grep -q "sampler   exact" "$TMP/fields_$cc.txt" &&
@@ -93,6 +97,15 @@ for cc in gcc clang; do
 	"$VX" "$TMP/fields_$cc.db" --json "$TMP/fields_$cc.json" &&
 		grep -q '"unit":"transfers"' "$TMP/fields_$cc.json" &&
 		grep -A1 '"samplers"' "$TMP/fields_$cc.json" | grep -q '"exact"' || fail "$cc: viewer-export --json"
+	# heap: false sharing on main's calloc'd array, on top, as a heap object
+	fal=$(total heap_$cc 7)
+	ge "$fal" $(((N - 1) * R)) || fail "$cc heap: $fal false transfers, expected >= $(((N - 1) * R))"
+	"$HPCPROF" -o "$TMP/heap_$cc.db" "$TMP/heap_$cc" >"$TMP/heap_$cc.prof" 2>&1 || fail "$cc heap: hpcprof-comm failed"
+	top=$(awk -F, 'NR == 2 { print $2 " " $3 }' "$TMP/heap_$cc.db/objects.csv")
+	case $top in
+	"heap main (exact_patterns.c:"*) ok "$cc heap: top object $top" ;;
+	*) fail "$cc heap: top object '$top', expected main's heap block" ;;
+	esac
 	# private: nothing designed; thread start and the results array only
 	all=$(total private_$cc)
 	[ "$all" -le 40 ] && ok "$cc private: $all transfers" || fail "$cc private: $all transfers (designed ~0)"

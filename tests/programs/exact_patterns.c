@@ -11,6 +11,8 @@
      fields   worker i does fs_counters.f[i] += 1 (adjacent fields of one
               static line): about THREADS false transfers per round
      private  each worker updates its own padded heap block: no transfer
+     heap     worker i does heap_counters[i] += 1 (one malloc'd array,
+              adjacent longs): false sharing on a heap object
      copy     worker i memcpy's 256 bytes into its mailbox, then memcpy's
               worker i-1's out (libc calls, seen through the runtime's
               memcpy): 4 true transfers (4 lines) per round on the ring cells */
@@ -28,6 +30,7 @@ static struct slot ring_slots[MAXT];
 static struct slot pair_lines[MAXT / 2];
 struct fs_counters fs_counters;
 static long *private_blocks[MAXT];
+static long *heap_counters;
 static char mailbox[MAXT][256] __attribute__((aligned(64)));
 static char inbox[MAXT][256] __attribute__((aligned(64)));
 static char outbox[MAXT][256] __attribute__((aligned(64)));
@@ -41,6 +44,7 @@ __attribute__((noinline)) static long ring_load(int me) { return ring_slots[(me 
 __attribute__((noinline)) static void pair_store(int me, long v) { ((long *)&pair_lines[me / 2])[me % 2] = v; }
 __attribute__((noinline)) static long pair_load(int me) { return ((long *)&pair_lines[me / 2])[1 - me % 2]; }
 __attribute__((noinline)) static void field_add(int me) { fs_counters.f[me] += 1; }
+__attribute__((noinline)) static void heap_add(int me) { heap_counters[me] += 1; }
 __attribute__((noinline)) static void private_work(int me, long r) { private_blocks[me][r % 8] += r; }
 
 static void *worker(void *p)
@@ -70,6 +74,8 @@ static void *worker(void *p)
 			pthread_barrier_wait(&bar);
 			memcpy(inbox[me], mailbox[(me + nthreads - 1) % nthreads], sizeof inbox[me]);
 			s += inbox[me][r % 256];
+		} else if (!strcmp(mode, "heap")) {
+			heap_add(me);
 		} else if (!strcmp(mode, "fields")) {
 			field_add(me);
 		} else {
@@ -90,8 +96,8 @@ int main(int argc, char **argv)
 	rounds = argc > 3 ? atoi(argv[3]) : 1000;
 	if (nthreads < 2 || nthreads > 8 || rounds < 1 ||
 	    (strcmp(mode, "ring") && strcmp(mode, "pairs") && strcmp(mode, "fields") && strcmp(mode, "private") &&
-	     strcmp(mode, "copy"))) {
-		fprintf(stderr, "usage: exact_patterns ring|pairs|fields|private|copy [THREADS 2..8] [ROUNDS]\n");
+	     strcmp(mode, "copy") && strcmp(mode, "heap"))) {
+		fprintf(stderr, "usage: exact_patterns ring|pairs|fields|private|copy|heap [THREADS 2..8] [ROUNDS]\n");
 		return 2;
 	}
 	for (int i = 0; i < nthreads; i++) {
@@ -99,6 +105,9 @@ int main(int argc, char **argv)
 			return 1;
 		memset(private_blocks[i], 0, 4096);
 	}
+	heap_counters = calloc((size_t)nthreads, sizeof *heap_counters);
+	if (!heap_counters)
+		return 1;
 	pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
 	for (long i = 0; i < nthreads; i++)
 		pthread_create(&t[i], NULL, worker, (void *)i);
