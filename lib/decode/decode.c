@@ -232,9 +232,38 @@ static bool is_mask_move(ZydisMnemonic m)
 	       m == ZYDIS_MNEMONIC_VPMASKMOVQ;
 }
 
+/* Instructions a single-step burst must not step (HC_AF_NOSTEP). */
+static bool no_step(ZydisMnemonic m)
+{
+	switch (m) {
+	case ZYDIS_MNEMONIC_SYSCALL:
+	case ZYDIS_MNEMONIC_SYSENTER:
+	case ZYDIS_MNEMONIC_INT:
+	case ZYDIS_MNEMONIC_INT1:
+	case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_INTO:
+	case ZYDIS_MNEMONIC_PUSHF:
+	case ZYDIS_MNEMONIC_PUSHFD:
+	case ZYDIS_MNEMONIC_PUSHFQ:
+	case ZYDIS_MNEMONIC_POPF:
+	case ZYDIS_MNEMONIC_POPFD:
+	case ZYDIS_MNEMONIC_POPFQ:
+	case ZYDIS_MNEMONIC_IRET:
+	case ZYDIS_MNEMONIC_IRETD:
+	case ZYDIS_MNEMONIC_IRETQ:
+	case ZYDIS_MNEMONIC_XBEGIN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static uint16_t insn_flags(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
 	uint16_t fl = 0;
+
+	if (no_step(in->mnemonic))
+		fl |= HC_AF_NOSTEP;
 
 	if (in->attributes & ZYDIS_ATTRIB_HAS_LOCK)
 		fl |= HC_AF_LOCK;
@@ -750,4 +779,74 @@ int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cac
 	if (decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, out, &d) != 0)
 		return -EINVAL;
 	return 0;
+}
+
+int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out)
+{
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], prev, pprev, slot, ptr, ea;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct hc_mem_access acc;
+	long long g[NGREG];
+	struct hc_regs r2;
+	struct deps d;
+	uint8_t st;
+	int hit = -1;
+	unsigned b;
+
+	memset(out, 0, sizeof(*out));
+	if ((st = prev_lookup(pc, cache, &prev, NULL)) != HC_PREV_OK)
+		return st;
+	if (decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, out, &d) != 0 ||
+	    out->len != pc - prev || d.dynamic)
+		return HC_PREV_UNDECODABLE;
+	/* the one explicit access whose address its own result overwrote,
+	   through a base register alone */
+	for (int i = 0; i < out->n; i++) {
+		const struct hc_mem_access *a = &out->acc[i];
+		if (a->kind != HC_ACC_EXPLICIT || (a->flags & (HC_AF_SYNTH | HC_AF_SEG)))
+			continue;
+		if (!(d.used[i] & d.written))
+			continue;
+		if (hit >= 0 || d.rec[i].index != ZYDIS_REGISTER_NONE || d.rec[i].base == ZYDIS_REGISTER_NONE)
+			return HC_PREV_UNRECOVERABLE;
+		hit = i;
+	}
+	if (hit < 0)
+		return HC_PREV_UNRECOVERABLE;
+	acc = out->acc[hit];
+	b = reg_gpr[d.rec[hit].base];
+	if (b == NO_GPR || reg_width[d.rec[hit].base] != 64 || b == GPR_RSP || b == GPR_RBP)
+		return HC_PREV_UNRECOVERABLE;
+	/* prev must follow its predecessor (not a branch target), which
+	   loaded the base register whole from a stack slot */
+	if (prev_lookup(prev, cache, &pprev, NULL) != HC_PREV_OK)
+		return HC_PREV_UNRECOVERABLE;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const uint8_t *)(uintptr_t)pprev,
+	                                         prev - pprev, &zi, ops)) ||
+	    zi.length != prev - pprev || zi.mnemonic != ZYDIS_MNEMONIC_MOV ||
+	    zi.operand_count_visible != 2 ||
+	    ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER || reg_gpr[ops[0].reg.value] != b ||
+	    reg_width[ops[0].reg.value] != 64 ||
+	    ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY || ops[1].mem.index != ZYDIS_REGISTER_NONE ||
+	    (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_SS &&
+	     ops[1].mem.segment != ZYDIS_REGISTER_NONE) ||
+	    (ops[1].mem.base != ZYDIS_REGISTER_RBP && ops[1].mem.base != ZYDIS_REGISTER_RSP))
+		return HC_PREV_UNRECOVERABLE;
+	/* rbp/rsp are intact (prev wrote only its destination, not them) */
+	if (!reg_value(r, ops[1].mem.base, &slot))
+		return HC_PREV_UNRECOVERABLE;
+	slot += (uint64_t)ops[1].mem.disp.value;
+	memcpy(&ptr, (const void *)(uintptr_t)slot, sizeof ptr);   /* the own stack frame */
+	memcpy(g, r->gregs, sizeof g);
+	g[gpr_greg[b]] = (long long)ptr;
+	r2.gregs = g;
+	r2.fsbase = r->fsbase;
+	r2.gsbase = r->gsbase;
+	if (!recipe_ea(&d.rec[hit], &r2, 0, &ea))
+		return HC_PREV_UNRECOVERABLE;
+	acc.ea = ea;
+	out->acc[0] = acc;
+	out->n = 1;
+	return HC_PREV_OK;
 }

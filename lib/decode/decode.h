@@ -36,6 +36,9 @@ enum hc_acc_kind {
 #define HC_AF_SYNTH   0x0080u /* synthesised by us */
 #define HC_AF_VARSIZE 0x0100u /* xsave & co: size is a guess */
 #define HC_AF_MASKED  0x0200u /* AVX-512 {k} or maskmov: not every byte touched */
+#define HC_AF_NOSTEP  0x0400u /* instruction flag: a single-step burst must stop before it
+                                 (syscall/sysenter/int*: a clone child would inherit the
+                                 trap flag; pushf/popf/iret: would save or change it) */
 
 struct hc_mem_access {
 	uint64_t ea;
@@ -175,6 +178,16 @@ enum hc_prev_status {
    function start and a previous instruction that cannot fall through to
    PC (jmp, ret, and call: the callee ran in between). cache may be NULL. */
 int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);
+
+/* -O0's pointer dereference: when hc_decode_prev says UNRECOVERABLE because
+   the previous instruction overwrote its own (sole, base) address register
+   -- `mov (%rax),%rax` -- and it directly follows (is no branch target of)
+   a whole reload of that register from a stack slot -- `mov -8(%rbp),%rax`
+   --, the address is recovered from the slot, which still holds the
+   pointer. out gets that one access (address, size, direction). Returns
+   enum hc_prev_status (OK only when recovered). The slot is read from the
+   interrupted frame: call it on the thread's own registers only. */
+int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);
 
 /* The instruction that ends exactly at pc (a data watchpoint traps after the
    access): its accesses, computed from r as they are (registers the

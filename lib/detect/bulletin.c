@@ -25,10 +25,12 @@ enum {
 	W_LINE,
 	W_ADDR,
 	W_TIME,
-	W_LEN_THREAD,  /* len | thread << 32 */
+	W_LEN_THREAD,  /* len | LOAD_BIT if a load | thread << 32 */
 	W_CPU_CTX,     /* (uint32_t)cpu | ctx << 32 */
 	W_COUNT,
 };
+
+#define LOAD_BIT 0x80000000u
 
 /* seq: 0 = never written, odd = a writer holds the slot, even = stable. */
 struct hc_bb_slot {
@@ -51,6 +53,8 @@ int hc_bulletin_init(struct hc_bulletin *bb, void *mem, uint32_t nslots, uint64_
 	memset(mem, 0, hc_bulletin_size(nslots));
 	bb->nslots = nslots;
 	bb->expiry = expiry;
+	bb->recent_pos = 0;
+	memset(bb->recent, 0, sizeof bb->recent);
 	bb->slots = mem;
 	return 0;
 }
@@ -93,7 +97,8 @@ bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_ent
 	out->line = w[W_LINE];
 	out->addr = w[W_ADDR];
 	out->time = w[W_TIME];
-	out->len = (uint32_t)w[W_LEN_THREAD];
+	out->len = (uint32_t)w[W_LEN_THREAD] & ~LOAD_BIT;
+	out->is_load = ((uint32_t)w[W_LEN_THREAD] & LOAD_BIT) != 0;
 	out->thread = (uint32_t)(w[W_LEN_THREAD] >> 32);
 	out->cpu = (int32_t)(uint32_t)w[W_CPU_CTX];
 	out->ctx = (uint32_t)(w[W_CPU_CTX] >> 32);
@@ -105,11 +110,16 @@ bool hc_bulletin_lookup(const struct hc_bulletin *bb, uint64_t line, struct hc_b
 	return hc_bulletin_read(bb, hc_bulletin_slot_of(bb, line), out) && out->line == line;
 }
 
-/* May `e` replace the slot's current entry (line, time, thread)? */
+/* May `e` replace the slot's current entry (line, time, thread, load)? */
 static bool may_replace(const struct hc_bulletin *bb, const struct hc_bb_entry *e,
-                        uint64_t line, uint64_t time, uint32_t thread)
+                        uint64_t line, uint64_t time, uint32_t thread, bool load)
 {
-	if (line == e->line || thread == e->thread)
+	if (thread == e->thread)
+		return true;
+	/* On the same line a store always wins; a load replaces a load, but
+	   not another thread's store until it has expired: that store is what
+	   the line's next readers need. */
+	if (line == e->line && (!e->is_load || load))
 		return true;
 	/* No clock here: age is judged against the new entry's time. An entry
 	   that looks newer than the new one (samples of different threads are
@@ -131,7 +141,7 @@ int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
 		line = load_acq(&slot->w[W_LINE]);
 		time = load_acq(&slot->w[W_TIME]);
 		lt = load_acq(&slot->w[W_LEN_THREAD]);
-		if (!may_replace(bb, e, line, time, (uint32_t)(lt >> 32))) {
+		if (!may_replace(bb, e, line, time, (uint32_t)(lt >> 32), ((uint32_t)lt & LOAD_BIT) != 0)) {
 			/* The snapshot may be torn; only a stable one is a refusal. */
 			if (load_acq(&slot->seq) != s)
 				return -EBUSY;
@@ -146,8 +156,14 @@ int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
 	store_rel(&slot->w[W_LINE], e->line);
 	store_rel(&slot->w[W_ADDR], e->addr);
 	store_rel(&slot->w[W_TIME], e->time);
-	store_rel(&slot->w[W_LEN_THREAD], (uint64_t)e->len | (uint64_t)e->thread << 32);
+	store_rel(&slot->w[W_LEN_THREAD], (uint64_t)((e->len & ~LOAD_BIT) | (e->is_load ? LOAD_BIT : 0)) |
+	                                  (uint64_t)e->thread << 32);
 	store_rel(&slot->w[W_CPU_CTX], (uint64_t)(uint32_t)e->cpu | (uint64_t)e->ctx << 32);
 	store_rel(&slot->seq, s + 2);
+	{
+		uint32_t pos = __atomic_fetch_add(&bb->recent_pos, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&bb->recent[pos % HC_BB_RECENT],
+		                 (uint32_t)(slot - bb->slots) + 1, __ATOMIC_RELAXED);
+	}
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "detect/detect.h"
+#include "detect/step.h"
 
 #define DEFAULT_PROBES 8
 #define CHUNK 8u                       /* bytes per watchpoint */
@@ -73,26 +74,64 @@ static void fill_comm(struct hc_comm *c, const struct hc_sample *s,
 	c->peer_len = e->len;
 	c->peer_cpu = e->cpu;
 	c->peer_ctx = e->ctx;
-	/* Only stores publish, so the peer access always wrote. */
-	c->flags = how | HC_COMM_PEER_STORE
+	c->flags = how | (e->is_load ? 0 : HC_COMM_PEER_STORE)
 	         | (s->is_store ? HC_COMM_STORE : 0)
 	         | (hc_ranges_overlap(s->addr, s->len, e->addr, e->len) ? HC_COMM_TRUE : 0);
 }
 
-/* Probe random slots for an entry worth watching: fresh, and not already
-   counted (newer than t_prev). */
+/* Is e worth watching for th? Another thread's, not counted yet; a store
+   published after th's previous sample, on a line th touched (when
+   targeting); or a load published within cfg->load_window (or after th's
+   previous sample): a trap there catches th writing what the other
+   thread reads. Returns 2 for a store, 1 for a load, 0 for neither. */
+static int target_kind(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                       const struct hc_bb_entry *e, uint64_t now)
+{
+	if (e->thread == th->thread || e->time <= th->t_prev)
+		return 0;
+	if (e->is_load)
+		return (e->time > th->prev_sample ||
+		        (cfg->load_window && now < e->time + cfg->load_window)) ? 1 : 0;
+	if (!is_fresh(th, e))
+		return 0;
+	return !th->touched || hc_step_line_recent(th->touched, e->line, now, th->touched_within) ? 2 : 0;
+}
+
+/* Look for an entry worth watching: the recent publications first, then
+   cfg->probes random slots. A store target wins over a load target. */
 static bool pick_entry(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
-                       struct hc_detect_thread *th, struct hc_bb_entry *out)
+                       struct hc_detect_thread *th, uint64_t now, struct hc_bb_entry *out)
 {
 	uint32_t probes = cfg->probes ? cfg->probes : DEFAULT_PROBES;
-	uint32_t i;
+	uint32_t i, slot;
+	bool have_load = false;
+	struct hc_bb_entry e;
 
-	for (i = 0; i < probes; i++) {
-		if (hc_bulletin_read(bb, rng_below(th, bb->nslots), out) &&
-		    is_fresh(th, out) && out->time > th->t_prev)
+	for (i = 0; i < HC_BB_RECENT + probes; i++) {
+		if (i < HC_BB_RECENT) {
+			slot = __atomic_load_n(&bb->recent[i], __ATOMIC_RELAXED);
+			if (slot-- == 0 || slot >= bb->nslots)
+				continue;
+		} else {
+			slot = rng_below(th, bb->nslots);
+		}
+		if (!hc_bulletin_read(bb, slot, &e))
+			continue;
+		switch (target_kind(cfg, th, &e, now)) {
+		case 2:
+			*out = e;
 			return true;
+		case 1:
+			if (!have_load) {
+				*out = e;
+				have_load = true;
+			}
+			break;
+		default:
+			break;
+		}
 	}
-	return false;
+	return have_load;
 }
 
 /* Arm d watchpoints on distinct random 8-byte chunks of e's line (a partial
@@ -132,33 +171,43 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 
 	memset(res, 0, sizeof(*res));
 
-	/* 1. Look up before publishing, so we never read our own entry back. */
-	if (hc_bulletin_lookup(bb, line, &e) && is_fresh(th, &e) && e.time > th->t_prev) {
+	/* 1. Look up before publishing, so we never read our own entry back.
+	   Two loads do not communicate. */
+	if (hc_bulletin_lookup(bb, line, &e) && is_fresh(th, &e) && e.time > th->t_prev &&
+	    (s->is_store || !e.is_load)) {
 		fill_comm(comm, s, &e, cfg->period, 0);
 		th->t_prev = e.time;
 		res->comm = true;
-	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, &e)) {
+	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, s->time, &e)) {
 		/* 2. Nothing here: watch a line another thread just wrote. */
 		arm_set(th, &e, d, s->time, res);
 	}
 
-	/* 3. Only stores (and atomic RMWs) publish. */
-	if (s->is_store) {
-		struct hc_bb_entry mine = {
-			.line = line,
-			.addr = s->addr,
-			.time = s->time,
-			.len = s->len,
-			.thread = th->thread,
-			.cpu = s->cpu,
-			.ctx = s->ctx,
-		};
-		int rc = hc_bulletin_publish(bb, &mine);
-
-		res->published = rc == 0 ? 1 : rc;
-	}
+	/* 3. Stores (and atomic RMWs) publish; loads too with publish_loads. */
+	res->published = hc_detect_publish(bb, cfg, th, s);
 
 	th->prev_sample = s->time;
+}
+
+int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                      const struct hc_detect_thread *th, const struct hc_sample *s)
+{
+	struct hc_bb_entry mine = {
+		.line = s->addr & ~(uint64_t)(HC_LINE - 1),
+		.addr = s->addr,
+		.time = s->time,
+		.len = s->len,
+		.thread = th->thread,
+		.cpu = s->cpu,
+		.ctx = s->ctx,
+		.is_load = !s->is_store,
+	};
+	int rc;
+
+	if (!s->is_store && (!cfg->publish_loads || s->is_private))
+		return 0;
+	rc = hc_bulletin_publish(bb, &mine);
+	return rc == 0 ? 1 : rc;
 }
 
 void hc_detect_arm_failed(struct hc_detect_thread *th)
@@ -178,6 +227,13 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	   older set) matched nothing; the current set stays armed. */
 	if (!hc_ranges_overlap(t->addr, t->len ? t->len : 1, e->line, HC_LINE))
 		return false;
+	if (e->is_load && !t->is_store) {
+		/* Watching a load: this thread read the line too. No
+		   communication; the set has done its job. */
+		th->armed = false;
+		th->nwatch = 0;
+		return false;
+	}
 	fill_comm(comm, t, e, trap_weight(cfg->period, th->nwatch), HC_COMM_TRAP);
 	if (e->time > th->t_prev)
 		th->t_prev = e->time;

@@ -7,8 +7,10 @@
    the runtime calls it from its sample and trap handlers.
 
    Rules (DESIGN §4.4, decisions in doc/design-decisions.md):
-   - Only store samples publish (atomic RMW counts as a store). Loads and
-     stores both look up.
+   - Store samples publish (atomic RMW counts as a store); with
+     cfg.publish_loads (soft sampler) so do loads of non-private memory,
+     flagged as loads. Loads and stores both look up; a communication
+     needs a store on at least one side.
    - On a sample: the entry for the sample's line, from another thread,
      published after this thread's previous sample (fresh) and after this
      thread's t_prev, is one communication of weight `period`; true sharing
@@ -34,23 +36,31 @@
 #define HC_MAX_WATCH 4
 #define HC_BB_DEFAULT_SLOTS 127
 
-/* One published store sample. */
+/* One published sample: a store, or (soft sampler, issue #14) a load of
+   memory that may be shared. */
 struct hc_bb_entry {
 	uint64_t line;    /* addr & ~63 */
 	uint64_t addr;
 	uint64_t time;    /* publication time, ns (CLOCK_MONOTONIC) */
-	uint32_t len;
+	uint32_t len;     /* < 2^31 */
 	uint32_t thread;  /* publisher's thread index */
 	int32_t  cpu;
 	uint32_t ctx;     /* publisher's CCT node for this access */
+	bool     is_load; /* a load (false: a store or atomic RMW) */
 };
 
 struct hc_bb_slot;   /* seqlock + entry, cache-line aligned (bulletin.c) */
 
+#define HC_BB_RECENT 16
 struct hc_bulletin {
 	uint32_t nslots;
 	uint64_t expiry;            /* ns after which a colliding entry may be replaced */
 	struct hc_bb_slot *slots;   /* hc_bulletin_size(nslots) bytes, caller-owned */
+	/* The slots of the last HC_BB_RECENT publications (slot + 1, 0 = none),
+	   where threads look for watchpoint targets first: a board with a few
+	   live entries among many slots is rarely hit by random probes. */
+	uint32_t recent_pos;
+	uint32_t recent[HC_BB_RECENT];
 };
 
 /* Bytes of slot memory needed for nslots (callers mmap or use static storage). */
@@ -63,7 +73,8 @@ bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_ent
 /* Snapshot of the entry for `line`, false if the slot holds another line or none. */
 bool hc_bulletin_lookup(const struct hc_bulletin *bb, uint64_t line, struct hc_bb_entry *out);
 /* Publish; 0 = written, -EBUSY = another writer held the slot (skipped),
-   -EEXIST = a fresh colliding entry of another thread was kept. Never blocks. */
+   -EEXIST = a fresh colliding entry of another thread was kept, or (for a
+   load) a fresh store of another thread on the same line. Never blocks. */
 int  hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e);
 
 /* Configuration shared by all threads of a process. */
@@ -71,11 +82,19 @@ struct hc_detect_config {
 	uint64_t period;     /* weight of one sample (events or ns) */
 	uint32_t nwatch;     /* D: watchpoints per armed set, 0..HC_MAX_WATCH (0 = no traps) */
 	uint32_t probes;     /* slots probed when choosing an entry to watch (default 8) */
+	bool publish_loads;  /* loads of non-private memory publish too (soft sampler) */
+	uint64_t load_window;/* a published load stays a watch target this long (ns; 0: while fresh) */
 };
 
 /* Per-thread detection state; zero-initialise, then set .thread and .rng. */
+struct hc_step_lines;   /* step.h */
 struct hc_detect_thread {
 	uint32_t thread;
+	/* Targeting (issue #14): when set, watchpoints are armed only on a line
+	   this thread's own samples touched within `touched_within` ns (a line
+	   two threads touched), instead of any fresh entry. */
+	const struct hc_step_lines *touched;
+	uint64_t touched_within;
 	uint64_t prev_sample;   /* time of this thread's previous sample, 0 = none yet */
 	uint64_t t_prev;        /* publication time of the last entry counted */
 	uint64_t rng;           /* xorshift64 state, nonzero */
@@ -93,6 +112,7 @@ struct hc_sample {
 	uint64_t addr;
 	uint32_t len;
 	bool     is_store;   /* store or atomic RMW */
+	bool     is_private; /* the thread's own stack or TLS: never published */
 	int32_t  cpu;
 	uint32_t ctx;        /* this thread's CCT node for the access */
 };
@@ -124,9 +144,16 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills
-   *comm if an armed set was hit (the set is then disarmed), false otherwise. */
+   *comm if an armed set was hit (the set is then disarmed), false otherwise.
+   A set watching a published load is disarmed by any access to its line but
+   counts only a store (two loads do not communicate). */
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                     const struct hc_sample *t, struct hc_comm *comm);
+/* Publish the access s of thread th (a store, or a load when
+   cfg->publish_loads and it is not private): 1 written, 0 nothing to
+   publish, or the -errno of hc_bulletin_publish. */
+int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                      const struct hc_detect_thread *th, const struct hc_sample *s);
 /* Byte-range overlap test used for true/false classification. */
 static inline bool hc_ranges_overlap(uint64_t a, uint32_t alen, uint64_t b, uint32_t blen)
 {

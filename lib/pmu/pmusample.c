@@ -157,6 +157,7 @@ int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sampl
 	if (hwlen && hwlen < s->len && !(a->flags & HC_AF_VSIB))
 		s->len = hwlen;
 	s->is_store = store || locked || (a->flags & HC_AF_LOCK);
+	s->is_private = false;
 	s->cpu = (int32_t)ps->cpu;
 	s->ctx = HC_NONE;
 	*leaf = in.addr ? in.addr : ip;

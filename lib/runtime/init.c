@@ -184,6 +184,23 @@ static void read_options(struct hc_options *o)
 	   every thread (doc/samplers.md; bench/threads compares both). */
 	s = getenv("HPCRUN_COMM_SAMPLER_PER_THREAD");
 	o->per_thread = s && *s && strcmp(s, "0") != 0;
+	/* Soft sampler: single-step bursts after a sample (doc/detection.md §5). */
+	o->steps = (uint32_t)env_u64("HPCRUN_COMM_STEPS", RT_STEPS_DEFAULT);
+	if (o->steps > 1000)
+		rt__fatal("HPCRUN_COMM_STEPS: %u is out of range (0..1000)", o->steps);
+	s = getenv("HPCRUN_COMM_STEP_BUDGET");
+	if (s && *s) {
+		char *end;
+		double b = strtod(s, &end);
+		if (*end || !(b >= 0 && b <= 1000))
+			rt__fatal("HPCRUN_COMM_STEP_BUDGET: '%s' is not a number of steps per sample (0..1000)", s);
+		o->step_budget256 = (uint32_t)(b * 256 + 0.5);
+	} else {
+		o->step_budget256 = RT_STEP_BUDGET_DEFAULT256;
+	}
+	o->step_seed = (uint32_t)env_u64("HPCRUN_COMM_STEP_SEED", RT_STEP_SEED_EVERY);
+	s = getenv("HPCRUN_COMM_PUBLISH_LOADS");
+	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
 	s = getenv("HPCRUN_COMM_DIR_MODE");
 	o->dir_mode = 0700;
@@ -363,6 +380,8 @@ void rt__process_init(bool after_fork)
 	hc_rt.dcfg.period = hc_rt.opt.period;
 	hc_rt.dcfg.nwatch = (uint32_t)nw;
 	hc_rt.dcfg.probes = 8;
+	hc_rt.dcfg.publish_loads = kind == HC_SAMPLER_SOFT && hc_rt.opt.publish_loads;
+	hc_rt.dcfg.load_window = RT_STEP_RECENT * hc_rt.opt.period;
 	rt__log("bulletin board: %u slots", hc_rt.opt.bb_slots);
 	if (hc_rt.opt.no_prev)
 		rt__log("previous-instruction recovery: off (HPCRUN_COMM_NO_PREV)");
@@ -370,6 +389,14 @@ void rt__process_init(bool after_fork)
 		rt__log("soft sampler events: %s", hc_rt.opt.per_thread ?
 		        "one per thread (HPCRUN_COMM_SAMPLER_PER_THREAD)" :
 		        "one per process, inherited by every thread at clone");
+	if (kind == HC_SAMPLER_SOFT)
+		rt__log("single-step bursts: up to %u steps after a sample, %u.%02u steps per sample "
+		        "on average at most%s", hc_rt.opt.steps, hc_rt.opt.step_budget256 / 256,
+		        hc_rt.opt.step_budget256 % 256 * 100 / 256,
+		        hc_rt.opt.steps ? "" : " (off: HPCRUN_COMM_STEPS=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		rt__log("loads of shared-looking memory published: %s", hc_rt.dcfg.publish_loads ?
+		        "yes" : "no (HPCRUN_COMM_PUBLISH_LOADS=0)");
 
 	if (!after_fork) {
 		if (hc_decode_init() < 0)

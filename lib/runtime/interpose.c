@@ -90,6 +90,8 @@ static char **exec_env(char *const envp[], unsigned gen)
 	static const char *const keep[] = {
 		"HPCRUN_COMM_DIR", "HPCRUN_COMM_EVENT", "HPCRUN_COMM_SAMPLER", "HPCRUN_COMM_BB_SIZE",
 		"HPCRUN_COMM_WATCHPOINTS", "HPCRUN_COMM_MIN_ALLOC", "HPCRUN_COMM_NO_PREV",
+		"HPCRUN_COMM_STEPS", "HPCRUN_COMM_STEP_BUDGET", "HPCRUN_COMM_STEP_SEED",
+		"HPCRUN_COMM_PUBLISH_LOADS",
 		"HPCRUN_COMM_FLUSH_INTERVAL", "HPCRUN_COMM_DIR_MODE",
 		/* test hooks: the exec'd image must measure the same way */
 		"HPCRUN_COMM_PMU_STANDIN", "HPCRUN_COMM_SYSFS_ROOT",

@@ -210,6 +210,7 @@ int rt__write_profile(struct hc_thread *t)
 	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
 		if (t->hist[i])
 			__atomic_add_fetch(&hc_rt.hist[i], t->hist[i], __ATOMIC_RELAXED);
+	rt__soft_add_totals(t);
 	return ret;
 }
 
@@ -291,4 +292,5 @@ void rt__write_process_log(void)
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.99),
 	        (unsigned long long)(c->samples ? c->handler_ns / c->samples : 0),
 	        (unsigned long long)(c->handler_ns / 1000000), (unsigned long long)c->samples);
+	rt__soft_log();
 }

@@ -86,12 +86,16 @@ void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc
 	struct hc_detect_result res;
 	struct hc_comm comm;
 
-	/* Only stores publish, and the publisher's context travels with the
-	   entry: unwind now for stores, lazily for loads that communicate. */
-	s->ctx = s->is_store ? rt__context(t, uctx, leaf) : HC_NONE;
+	/* What publishes (stores; non-private loads with publish_loads) takes
+	   its context along in the entry: unwind now for those, lazily for
+	   other loads that communicate. */
+	s->ctx = s->is_store || (hc_rt.dcfg.publish_loads && !s->is_private)
+	         ? rt__context(t, uctx, leaf) : HC_NONE;
 	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
-	if (res.published == 1)
+	if (res.published == 1 && s->is_store)
 		t->cnt.published++;
+	else if (res.published == 1)
+		t->cnt.published_loads++;
 	else if (res.published == -EBUSY)
 		t->cnt.publish_lost_race++;
 	else if (res.published == -EEXIST)

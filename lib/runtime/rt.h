@@ -23,6 +23,7 @@
 #include "pmu/perfbuf.h"
 #include "probe/probe.h"
 #include "runtime/loadmap.h"
+#include "runtime/sampler/soft.h"
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */
@@ -59,17 +60,19 @@ static inline uint64_t hc_hist_width(unsigned b)
 /* Everything the runtime counts; written to the profile's COUNTERS section and
    summed into the process log. X-macro so names and fields never drift. */
 #define HC_COUNTERS(X) \
-	X(samples) X(samples_blocked) X(samples_in_runtime) X(samples_with_access_at_pc) X(samples_recovered_prev) \
+	X(samples) X(samples_blocked) X(samples_in_runtime) X(samples_with_access_at_pc) X(samples_recovered_prev) X(samples_recovered_reload) \
 	X(samples_undecodable) X(samples_no_access) X(handler_ns) X(prev_walks) X(samples_stack_only) X(samples_rmw_store) \
-	X(published) X(publish_lost_race) X(publish_refused) X(detections_sample) \
-	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) \
+	X(published) X(published_loads) X(published_trap) X(publish_lost_race) X(publish_refused) X(detections_sample) \
+	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) X(traps_load_load) \
 	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_cached) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
 	X(objects_resolved) X(objects_dropped) \
 	X(pmu_records) X(pmu_lost) X(pmu_throttled) X(pmu_truncated) X(pmu_kernel) \
 	X(pmu_no_addr) X(pmu_not_memory) X(pmu_bad_raw) X(pmu_foreign) X(pmu_batched) \
-	X(pmu_stop_drained)
+	X(pmu_stop_drained) \
+	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
+	X(step_stop_refused) X(step_no_budget) X(step_ns)
 
 struct hc_counters {
 #define HC_X(n) uint64_t n;
@@ -166,6 +169,7 @@ struct hc_thread {
 
 	/* --- detection, contexts, results --- */
 	struct hc_detect_thread det;
+	struct rt_soft_thread soft;           /* soft sampler's own state (soft.h) */
 	struct hc_prev_cache *prev;
 	struct {                              /* read-modify-write look-ahead cache (soft.c) */
 		uint64_t pc;                  /* where the look-ahead starts */
@@ -203,6 +207,10 @@ struct hc_options {
 	uint64_t min_alloc;         /* smallest tracked allocation */
 	bool     no_prev;           /* soft sampler: no previous-instruction recovery */
 	bool     per_thread;        /* soft sampler: one event opened per thread, not inherited */
+	bool     publish_loads;     /* soft sampler: loads of non-private memory publish too */
+	uint32_t steps;             /* soft sampler: most steps of a burst after a sample, 0 = none */
+	uint32_t step_budget256;    /* soft sampler: steps allowed per sample on average, x 256 */
+	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 };

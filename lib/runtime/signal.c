@@ -31,6 +31,9 @@
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
 #endif
+#ifndef TRAP_TRACE
+#define TRAP_TRACE 2
+#endif
 /* glibc 2.36 has no si_perf_* accessors: kernel layout on x86-64. */
 #define SI_PERF_DATA(si)  (*(const uint64_t *)((const char *)(si) + 24))
 #define SI_PERF_FLAGS(si) (*(const uint32_t *)((const char *)(si) + 36))
@@ -38,7 +41,7 @@
 
 #define COOKIE_KIND(c)  ((c) >> 56)
 #define COOKIE_SLOT(c)  ((int)((c) & 0xff))
-enum { COOKIE_SAMPLE = 0x5a, COOKIE_WATCH = 0xb9 };
+enum { COOKIE_SAMPLE = 0x5a, COOKIE_WATCH = 0xb9, COOKIE_STEP = 0x3c /* internal: a trace trap */ };
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn real_sigaction;
@@ -175,6 +178,8 @@ static void work(void *p)
 		rt__on_sample(t, w->uc);
 	else if (kind == COOKIE_WATCH)
 		rt__on_trap(t, COOKIE_SLOT(w->cookie), w->uc);
+	else if (kind == COOKIE_STEP)
+		rt__soft_on_step(t, w->uc);
 	if (kind == COOKIE_SAMPLE) {
 		uint64_t dt = rt__now() - t0;
 
@@ -194,11 +199,23 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	uintptr_t sp, lo;
 	bool busy;
 
+	t = hc_self;
+	/* A trace trap is ours while this thread runs a single-step burst
+	   (soft.c sets the trap flag only then, and clears it when the burst
+	   ends); any other is the application's. */
+	if (si->si_code == TRAP_TRACE && t && rt__soft_stepping(t)) {
+		if (t->safety.busy || hc_rt.stopping ||
+		    loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
+			rt__soft_step_abort(t, uc);
+			goto out;
+		}
+		w.cookie = (uint64_t)COOKIE_STEP << 56;
+		goto run;
+	}
 	if (si->si_code != TRAP_PERF) {
 		chain(sig, si, uc);
 		goto out;
 	}
-	t = hc_self;
 	if (!t) {
 		/* An inherited sampler's copy in a thread without a record: before
 		   the thread's start or after its end, an unmeasured thread, the
@@ -207,8 +224,6 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 			__atomic_add_fetch(&hc_rt.samples_outside, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
-	w.t = t;
-	w.uc = uc;
 	w.cookie = SI_PERF_DATA(si);
 	busy = t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC);
 	if (busy || loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
@@ -223,6 +238,9 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		}
 		goto out;
 	}
+run:
+	w.t = t;
+	w.uc = uc;
 	sp = (uintptr_t)__builtin_frame_address(0);
 	lo = (uintptr_t)t->altstack;
 	if (lo && (sp < lo || sp >= lo + t->altstack_size))

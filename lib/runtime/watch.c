@@ -151,17 +151,28 @@ void rt__on_trap(struct hc_thread *t, int slot, void *uctx)
 	struct hc_sample s;
 	struct hc_comm comm;
 	uint64_t leaf;
+	bool watched_load;
 
 	t->cnt.traps++;
 	rt__watch_disarm(t);
 	rt__regs(uctx, &r);
 	trapping_access(t, &r, slot, &s, &leaf);
+	s.is_private = false;
+	watched_load = t->det.armed && t->det.watched.is_load;
 	s.time = rt__now();
 	s.cpu = rt__cpu();
 	s.ctx = rt__context(t, uctx, leaf);
 	if (hc_detect_trap(&hc_rt.dcfg, &t->det, &s, &comm)) {
 		t->cnt.traps_matched++;
 		rt__record_comm(t, &comm);
+		/* A trapped store is exact (no skid): publish it for the line's
+		   next readers, as a sampled store would be. */
+		if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
+			t->cnt.published_trap++;
+		rt__soft_after_trap(t, uctx, &s);
+	} else if (watched_load && !s.is_store && !t->det.armed) {
+		/* A set on a published load, hit by this thread's own load. */
+		t->cnt.traps_load_load++;
 	} else {
 		/* A late trap of an older set: the registers are off now, so the
 		   detection state must not believe a set is still armed. */

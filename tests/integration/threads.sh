@@ -45,10 +45,17 @@ ok "soft: limit raised, $got profiles"
 # Hard limit 400: at most 300 runtime fds. Degrade, never fail. The soft
 # sampler's threads inherit the process's event at clone (no fd of their
 # own): every thread keeps its sampler, only watchpoints degrade.
+# (Not where the debug registers never fire: no watchpoint is used there.)
+nowatch() { grep -q "^watchpoints: none (the debug registers open" "$LOG"; }
 run hard '-n 400' live 1000
 ns=$(fdsfield 'without sampler') nw=$(fdsfield 'without watchpoints')
-[ "${ns:-1}" -eq 0 ] && [ "${nw:-0}" -gt 0 ] || fail "hard: want every sampler and fewer watchpoints (no sampler $ns, no watchpoints $nw)"
-grep -q "watchpoints.*detection by" "$LOG" || fail "hard: fewer watchpoints not said in the log"
+if nowatch; then
+	[ "${ns:-1}" -eq 0 ] || fail "hard: want every sampler (no sampler $ns)"
+	echo "hard: watchpoints never fire on this machine: their degradation is not checked"
+else
+	[ "${ns:-1}" -eq 0 ] && [ "${nw:-0}" -gt 0 ] || fail "hard: want every sampler and fewer watchpoints (no sampler $ns, no watchpoints $nw)"
+	grep -q "watchpoints.*detection by" "$LOG" || fail "hard: fewer watchpoints not said in the log"
+fi
 grep -q "samples outside measured threads" "$LOG" || fail "hard: no count of samples outside measured threads"
 ok "hard: ulimit -n 400: every thread sampled, $nw without watchpoints, $got profiles"
 
@@ -58,8 +65,12 @@ export HPCRUN_COMM_SAMPLER_PER_THREAD
 run hardpt '-n 400' live 1000
 unset HPCRUN_COMM_SAMPLER_PER_THREAD
 ns=$(fdsfield 'without sampler') nw=$(fdsfield 'without watchpoints')
-[ "${ns:-0}" -gt 0 ] && [ "${nw:-0}" -gt 0 ] || fail "hardpt: degradation not counted (no sampler $ns, no watchpoints $nw)"
-grep -q "watchpoints.*detection by" "$LOG" || fail "hardpt: fewer watchpoints not said in the log"
+if nowatch; then
+	[ "${ns:-0}" -gt 0 ] || fail "hardpt: degradation not counted (no sampler $ns)"
+else
+	[ "${ns:-0}" -gt 0 ] && [ "${nw:-0}" -gt 0 ] || fail "hardpt: degradation not counted (no sampler $ns, no watchpoints $nw)"
+	grep -q "watchpoints.*detection by" "$LOG" || fail "hardpt: fewer watchpoints not said in the log"
+fi
 grep -q "no sampler: the runtime's fd budget is used up" "$LOG" || fail "hardpt: missing samplers not said in the log"
 grep -q "soft sampler events: one per thread" "$LOG" || fail "hardpt: the per-thread mode not said in the log"
 # the program kept its quarter of the fds: it could open its own (stdout/stderr checked above)

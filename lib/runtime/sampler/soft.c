@@ -3,10 +3,18 @@
    task-clock perf event interrupts the thread every P ns of its CPU time
    with a synchronous SIGTRAP; the handler decodes the interrupted
    instruction and, because timer samples skid past the stalled access,
-   first tries the previous instruction (FINDINGS §4.2). The chosen access
-   goes through the detection core; a store is published with its calling
-   context. rt__on_sample runs in signal context (safety.h). */
+   first tries the previous instruction (FINDINGS §4.2; at -O0 through the
+   pointer's stack slot). The chosen access goes through the detection core;
+   a store, or a load of a line sampled before, is published with its
+   calling context. Because stores almost never stall, a sample of a
+   possibly shared load may start a single-step burst that finds and
+   publishes the thread's next store with exact registers (doc/detection.md
+   §5). rt__on_sample and the burst's steps run in signal context
+   (safety.h). */
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
 #include <ucontext.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -14,6 +22,7 @@
 #include "probe/probe.h"
 #include "runtime/record.h"
 #include "decode/funcstart.h"
+#include "detect/step.h"
 
 #define RMW_LOOKAHEAD 3
 
@@ -139,6 +148,9 @@ static int soft_start(struct hc_thread *t)
 
 	t->sampler.cookie = rt__cookie_sample();
 	t->sampler.inherited = false;
+	/* Watchpoints only on lines this thread's samples touched. */
+	t->det.touched = &t->soft.lines;
+	t->det.touched_within = RT_STEP_RECENT * hc_rt.opt.period;
 	if (t->id.index != 0 && inherited_here()) {
 		t->sampler.inherited = true;   /* its copy has counted since clone */
 		return 0;
@@ -202,13 +214,225 @@ static void soft_atfork_child(void)
 	inh_pid = 0;
 }
 
+/* ---- single-step bursts (doc/detection.md §5) ----
+   After a sample whose access is a load of memory that may be shared, the
+   handler sets the trap flag in the interrupted context: the thread runs
+   one instruction and traps (SIGTRAP, si_code TRAP_TRACE) with exact
+   registers before the next one. Each trap decodes the instruction about
+   to run: a store to memory that may be shared is published as a store
+   sample (with its calling context) and ends the burst, as do the step
+   limit and any instruction that must not be stepped (syscall: a clone
+   child would inherit the flag, and the signal mask may change; pushf,
+   popf, iret, int*). The per-thread budget bounds the steps per sample. */
+
+#define EFLAGS_TF 0x100
+
+static uint64_t step_hist_total[RT_STEP_HIST + 1];   /* exited threads (atomic adds) */
+
+/* Thread CPU time, ns: what a burst costs the thread, its traps included
+   (wall time would count the time it waited for a CPU). */
+static uint64_t cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void private_ranges(const struct hc_thread *t, struct hc_step_private *p)
+{
+	p->stack_lo = t->id.stack_lo;
+	p->stack_hi = t->id.stack_hi;
+	p->tls_lo = t->id.tls_lo;
+	p->tls_hi = t->id.tls_hi;
+}
+
+static void set_tf(void *uctx, bool on)
+{
+	greg_t *fl = &((ucontext_t *)uctx)->uc_mcontext.gregs[REG_EFL];
+
+	*fl = on ? (*fl | EFLAGS_TF) : (*fl & ~(greg_t)EFLAGS_TF);
+}
+
+/* The store a burst found, about to run: published as a store sample. Its
+   look-up sees what the burst's sample saw (freshness from before it). */
+static void publish_store(struct hc_thread *t, void *uctx, uint64_t pc,
+                          const struct hc_mem_access *a)
+{
+	struct hc_sample s;
+	uint64_t cur;
+
+	s.time = rt__now();
+	s.addr = a->ea;
+	s.len = a->size;
+	s.is_store = true;
+	s.is_private = false;
+	s.cpu = rt__cpu();
+	cur = t->det.prev_sample;
+	t->det.prev_sample = t->soft.prev_before;
+	t->cnt.step_stores++;
+	rt__detect_sample(t, uctx, pc, &s);
+	t->det.prev_sample = cur;   /* the thread's previous *sample* stays what it was */
+}
+
+static void burst_end(struct hc_thread *t, void *uctx)
+{
+	uint64_t dt = cpu_now() - t->soft.burst_t0;
+
+	set_tf(uctx, false);
+	hc_step_budget_charge(&t->soft.budget, t->soft.step_taken);
+	t->soft.step_left = 0;
+	t->soft.burst_hist[hc_hist_bucket(dt) < RT_STEP_HIST ? hc_hist_bucket(dt) : RT_STEP_HIST]++;
+	t->cnt.step_ns += dt;
+}
+
+/* After the sample's own detection: start a burst (hc_step_decide)? The
+   evidence that the sampled line is shared (`shared`): another thread's
+   entry for it on the BulletinBoard (a store, or a load of a line that
+   thread samples over and over), at most 8 periods old, looked up before
+   the sample published. smp is NULL when the sample's access could not be
+   recovered. The instruction at the PC
+   has not run yet: if it is itself a store to possibly shared memory it is
+   published at once, without stepping. */
+static void maybe_burst(struct hc_thread *t, void *uctx, const struct hc_regs *r,
+                        const struct hc_sample *smp, bool priv, bool shared, uint64_t prev_before)
+{
+	const ucontext_t *uc = uctx;
+	struct hc_step_config cfg = {
+		.k = hc_rt.opt.steps,
+		.per_sample256 = hc_rt.opt.step_budget256,
+		.seed_every = hc_rt.opt.step_seed,
+	};
+	struct hc_step_private p;
+	struct hc_insn in;
+	const struct hc_mem_access *a;
+	bool evidence, store;
+	uint32_t n;
+
+	if (!cfg.k || t->soft.step_left)
+		return;
+	private_ranges(t, &p);
+	if (smp) {
+		store = smp->is_store;
+		evidence = !priv && !store && shared;   /* the caller's look-up, before publishing */
+	} else {
+		/* The previous instruction accessed memory at an address its own
+		   result overwrote (-O0's mov (%rax),%rax): a load, likely the one
+		   that stalled, of unknown address. A candidate, without evidence. */
+		priv = store = evidence = false;
+	}
+	if (!(n = hc_step_decide(&t->soft.budget, &cfg, store, priv, evidence))) {
+		if (evidence)
+			t->cnt.step_no_budget++;
+		return;
+	}
+	/* SIGTRAP blocked in the interrupted context: a trace trap would be
+	   forced through with the default action (never expected: samples
+	   arrive only where SIGTRAP is deliverable). */
+	if (uc->uc_sigmask.__val[0] & (1ull << (SIGTRAP - 1)))
+		return;
+	/* The program single-steps itself (a debugger-like tool): its trace
+	   traps are its own, and clearing the flag would end its stepping. */
+	if (uc->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF)
+		return;
+	if (hc_decode_at_pc(r, &in) < 0)
+		return;
+	t->soft.prev_before = prev_before;
+	t->soft.burst_t0 = cpu_now();
+	t->soft.step_taken = 0;
+	t->cnt.step_bursts++;
+	if (!evidence)
+		t->cnt.step_seeds++;
+	switch (hc_step_classify(&in, &p, &a)) {
+	case HC_STEP_STORE:
+		publish_store(t, uctx, in.addr, a);
+		burst_end(t, uctx);
+		return;
+	case HC_STEP_STOP:
+		t->cnt.step_stop_unsafe++;
+		burst_end(t, uctx);
+		return;
+	default:
+		break;
+	}
+	t->soft.step_left = n;
+	set_tf(uctx, true);
+}
+
+/* A watchpoint trap that detected a communication on a load: this thread
+   just read a line another thread wrote, the moment a sample with evidence
+   would have been. A burst from here finds the store that usually follows
+   (the consumer's own reply, index or slot). */
+void rt__soft_after_trap(struct hc_thread *t, void *uctx, const struct hc_sample *s)
+{
+	struct hc_regs r;
+
+	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || s->is_store)
+		return;
+	t->cnt.step_after_trap++;
+	rt__regs(uctx, &r);
+	maybe_burst(t, uctx, &r, s, false, true, t->det.prev_sample);
+}
+
+bool rt__soft_stepping(const struct hc_thread *t)
+{
+	return t->soft.step_left != 0;
+}
+
+void rt__soft_step_abort(struct hc_thread *t, void *uctx)
+{
+	t->cnt.step_stop_refused++;
+	burst_end(t, uctx);
+}
+
+void rt__soft_on_step(struct hc_thread *t, void *uctx)
+{
+	struct hc_regs r;
+	struct hc_insn in;
+	struct hc_step_private p;
+	const struct hc_mem_access *a;
+
+	t->cnt.steps++;
+	t->soft.step_taken++;
+	rt__regs(uctx, &r);
+	private_ranges(t, &p);
+	if (hc_decode_at_pc(&r, &in) < 0) {
+		t->cnt.step_stop_unsafe++;
+		burst_end(t, uctx);
+		return;
+	}
+	switch (hc_step_classify(&in, &p, &a)) {
+	case HC_STEP_STORE:
+		publish_store(t, uctx, in.addr, a);
+		burst_end(t, uctx);
+		return;
+	case HC_STEP_STOP:
+		t->cnt.step_stop_unsafe++;
+		burst_end(t, uctx);
+		return;
+	default:
+		break;
+	}
+	if (--t->soft.step_left == 0) {
+		t->cnt.step_stop_limit++;
+		burst_end(t, uctx);
+		return;
+	}
+	set_tf(uctx, true);
+}
+
 static void soft_on_sample(struct hc_thread *t, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_insn in;
 	const struct hc_mem_access *acc = NULL;
 	struct hc_sample s;
-	uint64_t leaf = 0, next;
+	uint64_t leaf = 0, next, prev_before = t->det.prev_sample;
+	struct hc_step_private p;
+	struct hc_insn one = { .n = 1 };
+	const struct hc_mem_access *pa;
+	struct hc_bb_entry e;
+	bool priv, seen, shared;
 	int st;
 
 	t->cnt.samples++;
@@ -218,14 +442,23 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 	if (st == HC_PREV_OK && (acc = rt__pick_access(&in))) {
 		t->cnt.samples_recovered_prev++;
 		leaf = in.addr;
+	} else if (st == HC_PREV_UNRECOVERABLE &&
+	           hc_decode_prev_reload(&r, t->prev, &in) == HC_PREV_OK &&
+	           (acc = rt__pick_access(&in))) {
+		t->cnt.samples_recovered_reload++;
+		leaf = in.addr;
 	} else if (hc_decode_at_pc(&r, &in) < 0) {
 		t->cnt.samples_undecodable++;
 		return;
 	} else if (in.n == 0) {
 		t->cnt.samples_no_access++;
+		if (st == HC_PREV_UNRECOVERABLE)
+			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		return;
 	} else if (!(acc = rt__pick_access(&in))) {
 		t->cnt.samples_stack_only++;
+		if (st == HC_PREV_UNRECOVERABLE)
+			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		return;
 	} else {
 		t->cnt.samples_with_access_at_pc++;
@@ -242,7 +475,65 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 		t->cnt.samples_rmw_store++;
 	}
 	s.cpu = rt__cpu();
+	/* The sampled line into this thread's recent lines (burst evidence,
+	   watchpoint targets), unless it is private memory. */
+	private_ranges(t, &p);
+	one.acc[0].ea = s.addr;
+	one.acc[0].size = s.len;
+	one.acc[0].rw = HC_ACC_W;   /* hc_step_classify's privacy test, as if it stored */
+	priv = hc_step_classify(&one, &p, &pa) != HC_STEP_STORE;
+	seen = !priv && hc_step_line_seen(&t->soft.lines, s.addr & ~(uint64_t)(HC_LINE - 1), s.time,
+	                                  RT_STEP_RECENT * hc_rt.opt.period);
+	/* Burst evidence: another thread's recent entry for the line, looked
+	   up before this sample publishes its own. */
+	shared = !priv && hc_bulletin_lookup(&hc_rt.bb, s.addr & ~(uint64_t)(HC_LINE - 1), &e) &&
+	         e.thread != t->id.index && e.time + 8 * hc_rt.opt.period > s.time;
+	/* A load publishes only from a line this thread sampled before: a
+	   shared slot, counter or index is sampled over and over, a private
+	   array rarely hits the same line twice (and stack/TLS never publish). */
+	s.is_private = priv || (!s.is_store && !seen);
 	rt__detect_sample(t, uctx, leaf, &s);
+	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
+}
+
+/* A thread's burst costs into the process totals (its final profile). */
+void rt__soft_add_totals(const struct hc_thread *t)
+{
+	for (int i = 0; i <= RT_STEP_HIST; i++)
+		if (t->soft.burst_hist[i])
+			__atomic_add_fetch(&step_hist_total[i], t->soft.burst_hist[i], __ATOMIC_RELAXED);
+}
+
+static uint64_t quantile(const uint64_t *h, double q)
+{
+	uint64_t n = 0, k = 0;
+
+	for (int i = 0; i <= RT_STEP_HIST; i++)
+		n += h[i];
+	if (!n)
+		return 0;
+	for (int i = 0; i <= RT_STEP_HIST; i++)
+		if ((k += h[i]) >= (uint64_t)(q * (double)n) && k)
+			return hc_hist_low((unsigned)i) + hc_hist_width((unsigned)i) / 2;
+	return 0;
+}
+
+void rt__soft_log(void)
+{
+	const struct hc_counters *c = &hc_rt.total;
+
+	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || !c->step_bursts)
+		return;
+	rt__log("single-step bursts: %llu bursts, %llu steps (%llu.%02llu per burst), %llu stores "
+	        "published; cost per burst (traps included): median %llu ns, mean %llu ns; "
+	        "per sample: mean %llu ns",
+	        (unsigned long long)c->step_bursts, (unsigned long long)c->steps,
+	        (unsigned long long)(c->steps / c->step_bursts),
+	        (unsigned long long)(c->steps * 100 / c->step_bursts % 100),
+	        (unsigned long long)c->step_stores,
+	        (unsigned long long)quantile(step_hist_total, 0.5),
+	        (unsigned long long)(c->step_ns / c->step_bursts),
+	        (unsigned long long)(c->samples ? c->step_ns / c->samples : 0));
 }
 
 const struct rt_sampler rt__soft_sampler = {

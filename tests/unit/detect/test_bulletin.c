@@ -81,7 +81,7 @@ static void test_empty_and_roundtrip(void)
 
 	e.cpu = -1;  /* unknown cpu must survive the packing */
 	e.ctx = 0xfedcba98;
-	e.len = 0x80000001;
+	e.len = 0x7fffffff;      /* the largest length (bit 31 flags a load) */
 	e.thread = 0xfffffffe;
 	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
 	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
@@ -92,6 +92,15 @@ static void test_empty_and_roundtrip(void)
 	CHECK_EQ_U64(out.thread, e.thread);
 	CHECK(out.cpu == -1);
 	CHECK_EQ_U64(out.ctx, e.ctx);
+	CHECK(!out.is_load);
+	e.is_load = true;
+	e.time++;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
+	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
+	CHECK(out.is_load);
+	CHECK_EQ_U64(out.len, 0x7fffffff);
+	CHECK_EQ_U64(out.thread, e.thread);
+	e.is_load = false;
 	CHECK(hc_bulletin_read(&bb, hc_bulletin_slot_of(&bb, e.line), &out));
 	CHECK_EQ_U64(out.addr, e.addr);
 	/* another line of the same slot is not found by lookup */
@@ -173,6 +182,55 @@ static void test_expiry_zero(void)
 	CHECK(hc_bulletin_lookup(&bb, l2, &out));
 }
 
+/* Loads on the board (soft sampler): a load never hides another thread's
+   unexpired store of the same line; a store always replaces a load; loads
+   replace loads; a publisher replaces its own entry; the recent-slot ring
+   names the last publications. */
+static void test_loads(void)
+{
+	struct hc_bulletin bb;
+	struct hc_bb_entry st = entry(0x5000, 1000, 1), ld = entry(0x5008, 1100, 2), out;
+
+	hc_bulletin_init(&bb, slot_mem(), NSLOTS, EXPIRY);
+	ld.is_load = true;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &st), 0);
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &ld), -EEXIST);          /* T1's store kept */
+	CHECK(hc_bulletin_lookup(&bb, st.line, &out) && !out.is_load && out.thread == 1);
+	ld.time = st.time + EXPIRY + 1;                                /* ... until it expired */
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &ld), 0);
+	CHECK(hc_bulletin_lookup(&bb, st.line, &out) && out.is_load && out.thread == 2);
+	/* a load replaces a load */
+	ld.thread = 3;
+	ld.time++;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &ld), 0);
+	CHECK(hc_bulletin_lookup(&bb, st.line, &out) && out.thread == 3);
+	/* a store replaces a load at once, whatever its age */
+	st.time = ld.time - 500;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &st), 0);
+	CHECK(hc_bulletin_lookup(&bb, st.line, &out) && !out.is_load && out.thread == 1);
+	/* a load of the store's own publisher replaces it (its own entry) */
+	ld.thread = 1;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &ld), 0);
+	CHECK(hc_bulletin_lookup(&bb, st.line, &out) && out.is_load);
+	/* the recent ring holds the last publications' slots (+1) */
+	CHECK_EQ_U64(bb.recent[(bb.recent_pos - 1) % HC_BB_RECENT], hc_bulletin_slot_of(&bb, st.line) + 1);
+	{
+		uint32_t before = bb.recent_pos;
+		struct hc_bb_entry next = entry(0x5000 + 64, 9000, 4);
+		CHECK_EQ_U64(hc_bulletin_publish(&bb, &next), 0);
+		CHECK_EQ_U64(bb.recent_pos, before + 1);
+		CHECK_EQ_U64(bb.recent[before % HC_BB_RECENT], hc_bulletin_slot_of(&bb, 0x5040) + 1);
+	}
+	/* a refused publication is not recorded */
+	{
+		uint32_t before = bb.recent_pos;
+		struct hc_bb_entry other = entry(0x5000 + 64, 9001, 5);
+		other.is_load = true;
+		CHECK_EQ_U64(hc_bulletin_publish(&bb, &other), -EEXIST);
+		CHECK_EQ_U64(bb.recent_pos, before);
+	}
+}
+
 int main(void)
 {
 	test_init();
@@ -181,5 +239,6 @@ int main(void)
 	test_same_line_replaces();
 	test_collision_policy();
 	test_expiry_zero();
+	test_loads();
 	return hc_test_done("test_bulletin");
 }

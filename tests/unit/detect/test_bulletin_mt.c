@@ -57,10 +57,11 @@ static void make_entry(uint32_t t, uint64_t k, struct hc_bb_entry *e)
 	e->line = BASE_LINE + 64 * (k % NLINES);
 	e->addr = e->line + (h & 63);
 	e->time = (k + 1) << 8 | t;
-	e->len = (uint32_t)(h >> 8);
+	e->len = (uint32_t)(h >> 8) & 0x7fffffffu;   /* bit 31 would flag a load */
 	e->thread = t;
 	e->cpu = (int32_t)(h >> 40);
 	e->ctx = (uint32_t)(h >> 20);
+	e->is_load = false;   /* stores: the policy outcomes below are the stores' */
 }
 
 static bool entry_consistent(const struct hc_bb_entry *e)
@@ -72,7 +73,8 @@ static bool entry_consistent(const struct hc_bb_entry *e)
 		return false;
 	make_entry(t, (e->time >> 8) - 1, &want);
 	return e->line == want.line && e->addr == want.addr && e->len == want.len &&
-	       e->thread == want.thread && e->cpu == want.cpu && e->ctx == want.ctx;
+	       e->thread == want.thread && e->cpu == want.cpu && e->ctx == want.ctx &&
+	       e->is_load == want.is_load;
 }
 
 static void *publisher(void *arg)

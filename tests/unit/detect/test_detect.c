@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "detect/detect.h"
+#include "detect/step.h"
 #include "../../hc_test.h"
 
 #define NTHREADS 4
@@ -452,6 +453,138 @@ static void test_stale_rearm(void)
 	CHECK(w.res.arm);
 }
 
+/* A load sample with is_private set, for the publish_loads tests. */
+static bool sample_priv(struct world *w, uint32_t t, uint64_t time, uint64_t addr,
+                        uint32_t len, bool store, bool priv)
+{
+	struct hc_sample s = {
+		.time = time, .addr = addr, .len = len, .is_store = store, .is_private = priv,
+		.cpu = (int32_t)t + 20, .ctx = 500 + t,
+	};
+
+	memset(&w->comm, 0xa5, sizeof(w->comm));
+	hc_detect_sample(&w->bb, &w->cfg, &w->th[t], &s, &w->res, &w->comm);
+	return w->res.comm;
+}
+
+/* Loads on the board (issue #14): with publish_loads a non-private load
+   publishes, flagged; a later store of another thread to that line
+   communicates with it (the peer did not store), two loads never do; a
+   thread watches a published load and its own store traps. */
+static void test_load_entries(void)
+{
+	struct world w;
+	struct hc_bb_entry e;
+
+	world_init(&w, 7, 0);
+	w.cfg.publish_loads = true;
+	/* private loads never publish; others do, as loads */
+	sample_priv(&w, 1, 100, LINE_A, 8, false, true);
+	CHECK_EQ_U64(w.res.published, 0);
+	sample_priv(&w, 1, 110, LINE_A + 8, 8, false, false);
+	CHECK_EQ_U64(w.res.published, 1);
+	CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && e.is_load && e.thread == 1 && e.ctx == 501);
+	/* another thread's load of the line: nothing */
+	CHECK(!sample_priv(&w, 2, 120, LINE_A + 8, 8, false, false));
+	/* its store: one communication, the peer a load, true on the same bytes */
+	w.th[0].prev_sample = 50;
+	CHECK(sample_priv(&w, 0, 130, LINE_A + 8, 8, true, false));
+	CHECK(w.comm.flags & HC_COMM_STORE);
+	CHECK(!(w.comm.flags & HC_COMM_PEER_STORE));
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	CHECK_EQ_U64(w.comm.peer, 2);              /* T2's load replaced T1's */
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	/* the store replaced the load on the board; T1's load now communicates */
+	CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && !e.is_load && e.thread == 0);
+	CHECK(sample_priv(&w, 1, 140, LINE_A, 8, false, false));
+	CHECK(w.comm.flags & HC_COMM_PEER_STORE);
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));     /* other bytes: false sharing */
+	/* without publish_loads a load publishes nothing */
+	world_init(&w, 7, 0);
+	sample_priv(&w, 1, 100, LINE_A, 8, false, false);
+	CHECK_EQ_U64(w.res.published, 0);
+
+	/* watching a published load: the watcher's store traps and counts */
+	world_init(&w, 7, 2);
+	w.cfg.publish_loads = true;
+	sample(&w, 0, 100, LINE_B, 8, false);            /* T0's first sample */
+	sample_priv(&w, 1, 150, LINE_A, 8, false, false); /* T1 reads line A */
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm);
+	CHECK(w.th[0].watched.is_load && w.th[0].watched.line == LINE_A);
+	CHECK(!trap(&w, 0, 210, LINE_A, 8, false));      /* T0 reads it too: no communication... */
+	CHECK(!w.th[0].armed);                           /* ...and the set is used up */
+	sample(&w, 0, 300, LINE_B, 8, false);            /* re-armed on the same load (window) */
+	CHECK(!w.res.arm);                               /* not fresh, no window: not a target */
+	w.cfg.load_window = 1000;
+	sample(&w, 0, 400, LINE_B, 8, false);
+	CHECK(w.res.arm && w.th[0].watched.is_load);
+	CHECK(trap(&w, 0, 410, LINE_A, 8, true));        /* T0 writes what T1 reads */
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK(w.comm.flags & HC_COMM_TRAP);
+	CHECK(w.comm.flags & HC_COMM_STORE);
+	CHECK(!(w.comm.flags & HC_COMM_PEER_STORE));
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	CHECK_EQ_U64(w.comm.weight, PERIOD * 8 / 2);
+	/* counted once: the same load is no target any more */
+	sample(&w, 0, 500, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	/* hc_detect_publish of a trapped store */
+	{
+		struct hc_sample s = { .time = 600, .addr = LINE_A, .len = 8, .is_store = true, .ctx = 9 };
+		CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[0], &s), 1);
+		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && !e.is_load && e.thread == 0 && e.ctx == 9);
+		s.is_store = false;
+		s.is_private = true;
+		CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[0], &s), 0);
+	}
+}
+
+/* Targeting (issue #14): with a recent-lines table, a store is watched only
+   if this thread's samples touched its line; a store wins over a load; the
+   recent-publication ring finds a lone entry on a large board. */
+static void test_targeting(void)
+{
+	static struct hc_step_lines lines;
+	static unsigned char big[127 * 64] __attribute__((aligned(64)));
+	struct world w;
+
+	world_init(&w, 7, 2);
+	w.cfg.publish_loads = true;
+	w.th[0].touched = &lines;
+	w.th[0].touched_within = 1000;
+	sample(&w, 0, 100, LINE_B, 8, false);
+	sample(&w, 1, 150, LINE_A, 8, true);             /* T1 stores line A */
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(!w.res.arm);                               /* T0 never touched A */
+	hc_step_line_seen(&lines, LINE_A, 210, 1000);
+	sample(&w, 1, 250, LINE_A, 8, true);
+	sample(&w, 0, 300, LINE_B, 8, false);
+	CHECK(w.res.arm && !w.th[0].watched.is_load && w.th[0].watched.line == LINE_A);
+	/* a store target wins over a load target */
+	world_init(&w, 7, 2);
+	w.cfg.publish_loads = true;
+	sample(&w, 0, 100, LINE_B + 64, 8, false);
+	sample_priv(&w, 1, 150, LINE_B, 8, false, false);  /* a load of B */
+	sample(&w, 2, 160, LINE_A, 8, true);               /* a store to A */
+	sample(&w, 0, 200, LINE_B + 64, 8, false);
+	CHECK(w.res.arm && !w.th[0].watched.is_load && w.th[0].watched.line == LINE_A);
+	/* one entry among 127 slots, one random probe: found through the ring */
+	memset(&w, 0, sizeof w);
+	CHECK_EQ_U64(hc_bulletin_init(&w.bb, big, 127, 1000000), 0);
+	w.cfg.period = PERIOD;
+	w.cfg.nwatch = 2;
+	w.cfg.probes = 1;
+	for (int i = 0; i < NTHREADS; i++) {
+		w.th[i].thread = (uint32_t)i;
+		w.th[i].rng = 77 + (uint64_t)i;
+	}
+	sample(&w, 0, 100, LINE_B, 8, false);
+	sample(&w, 1, 150, LINE_A + 64 * 40, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm && w.th[0].watched.line == LINE_A + 64 * 40);
+}
+
 static void test_rng_zero(void)
 {
 	struct world w;
@@ -480,5 +613,7 @@ int main(void)
 	test_trap();
 	test_stale_rearm();
 	test_rng_zero();
+	test_load_entries();
+	test_targeting();
 	return hc_test_done("test_detect");
 }

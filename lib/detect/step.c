@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* step.c — the pure decisions of single-step bursts (step.h): what a
+   stepped instruction means, and the per-thread budget of steps. No system
+   calls, no clocks, no allocation; runs in the runtime's SIGTRAP handler. */
+#include "detect/step.h"
+#include "hc/common.h"
+
+static bool in_range(uint64_t a, uint32_t len, uint64_t lo, uint64_t hi)
+{
+	return lo < hi && a >= lo && a + (len ? len : 1) <= hi;
+}
+
+static bool is_private(const struct hc_mem_access *a, const struct hc_step_private *p)
+{
+	if (a->kind == HC_ACC_STACK || (a->flags & HC_AF_SEG))
+		return true;
+	return in_range(a->ea, a->size, p->stack_lo, p->stack_hi) ||
+	       in_range(a->ea, a->size, p->tls_lo, p->tls_hi);
+}
+
+enum hc_step_verdict hc_step_classify(const struct hc_insn *in, const struct hc_step_private *p,
+                                      const struct hc_mem_access **acc)
+{
+	*acc = NULL;
+	if (in->flags & HC_AF_NOSTEP)
+		return HC_STEP_STOP;
+	for (int i = 0; i < in->n; i++) {
+		const struct hc_mem_access *a = &in->acc[i];
+		if ((a->rw & HC_ACC_W) && a->size > 0 && !is_private(a, p)) {
+			*acc = a;
+			return HC_STEP_STORE;
+		}
+	}
+	return HC_STEP_NEXT;
+}
+
+void hc_step_budget_refill(struct hc_step_budget *b, uint32_t per_sample256, uint32_t cap)
+{
+	uint64_t t = (uint64_t)b->tokens256 + per_sample256, c = (uint64_t)cap * 256;
+
+	b->tokens256 = (uint32_t)(t < c ? t : c);
+}
+
+uint32_t hc_step_budget_allow(const struct hc_step_budget *b, uint32_t k)
+{
+	uint32_t have = b->tokens256 / 256;
+
+	return have < k ? have : k;
+}
+
+void hc_step_budget_charge(struct hc_step_budget *b, uint32_t steps)
+{
+	uint64_t c = (uint64_t)steps * 256;
+
+	b->tokens256 = c < b->tokens256 ? b->tokens256 - (uint32_t)c : 0;
+}
+
+uint32_t hc_step_decide(struct hc_step_budget *b, const struct hc_step_config *c,
+                        bool is_store, bool private_access, bool evidence)
+{
+	uint32_t n;
+
+	if (c->k == 0)
+		return 0;
+	hc_step_budget_refill(b, c->per_sample256, 4 * c->k);
+	if (is_store || private_access)
+		return 0;
+	if (!evidence) {
+		if (c->seed_every == 0 || ++b->candidates % c->seed_every != 0)
+			return 0;
+		return hc_step_budget_allow(b, c->k) == c->k ? c->k : 0;   /* a whole burst or none */
+	}
+	n = hc_step_budget_allow(b, c->k);
+	return n;
+}
+
+bool hc_step_line_recent(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)
+{
+	uint32_t i = (uint32_t)((line / HC_LINE) % HC_STEP_LINES);
+
+	/* A time stamp after `now` (another clock read later, a handler that
+	   ran late) counts as recent. */
+	return l->line[i] == line && l->time[i] != 0 && (now < l->time[i] || now - l->time[i] <= within);
+}
+
+bool hc_step_line_seen(struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)
+{
+	uint32_t i = (uint32_t)((line / HC_LINE) % HC_STEP_LINES);
+	bool seen = hc_step_line_recent(l, line, now, within);
+
+	l->line[i] = line;
+	l->time[i] = now ? now : 1;
+	return seen;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* step.h — the pure half of the soft sampler's single-step bursts (issue
+   #14): a timer sample almost never lands right after a store (a store
+   retires into the store buffer at once), so after a sample the runtime
+   may set the trap flag and execute the next few instructions one at a
+   time, decoding each *before* it runs, with exact registers (no skid).
+   This module decides, without system calls or clocks:
+   - whether a sample starts a burst (hc_step_start);
+   - what a stepped instruction means (hc_step_classify): a store to
+     memory that may be shared ends the burst and is published; an
+     instruction that must not be stepped ends it; anything else steps on;
+   - the per-thread budget that bounds the bursts' cost (hc_step_budget_*).
+   Async-signal-safe. The rules and their measurements: doc/detection.md §5. */
+#ifndef HC_STEP_H
+#define HC_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "decode/decode.h"
+
+/* Memory of the stepping thread that no other thread uses: its stack and
+   its static TLS block. Stores there are stepped over, not published. */
+struct hc_step_private {
+	uint64_t stack_lo, stack_hi;
+	uint64_t tls_lo, tls_hi;
+};
+
+enum hc_step_verdict {
+	HC_STEP_NEXT = 0,   /* step it and look at the next one */
+	HC_STEP_STORE = 1,  /* *acc is a store to possibly shared memory: publish, stop */
+	HC_STEP_STOP = 2,   /* must not be stepped (syscall, int, pushf/popf, iret, xbegin) */
+};
+
+/* The instruction `in`, decoded at the PC about to execute (exact
+   registers). Stack operands (push/call...), accesses inside p's ranges and
+   fs/gs-relative ones (TLS) are private. */
+enum hc_step_verdict hc_step_classify(const struct hc_insn *in, const struct hc_step_private *p,
+                                      const struct hc_mem_access **acc);
+
+/* Whether a sample starts a burst, and how many steps it may take.
+   Only after a load of memory that may be shared (a store sample publishes
+   by itself). With evidence that the line is shared (another thread's
+   entry for it on the BulletinBoard), the burst takes up to `k` steps from
+   the token budget; without, only every `seed_every`-th such sample starts
+   one (the seed that lets a pattern nobody has published yet be found),
+   so a program that shares nothing pays k / seed_every steps per sample
+   at most. */
+struct hc_step_config {
+	uint32_t k;               /* most steps per burst, 0 = no bursts */
+	uint32_t per_sample256;   /* budget refill per sample, steps x 256 */
+	uint32_t seed_every;      /* a burst without evidence every n-th candidate, 0 = never */
+};
+struct hc_step_budget;
+uint32_t hc_step_decide(struct hc_step_budget *b, const struct hc_step_config *c,
+                        bool is_store, bool private_access, bool evidence);
+
+/* The lines a thread's own samples touched recently: a sampled line seen
+   again is evidence too (a shared slot, counter or queue index is one line
+   sampled over and over; a private array spreads over many). Direct-mapped
+   by line, HC_STEP_LINES entries; `within` ns is "recently". */
+#define HC_STEP_LINES 256
+struct hc_step_lines {
+	uint64_t line[HC_STEP_LINES];
+	uint64_t time[HC_STEP_LINES];
+};
+/* Record a sample of `line` at `now`; true if the line was sampled before
+   within `within` ns. */
+bool hc_step_line_seen(struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
+/* The same question without recording anything. */
+bool hc_step_line_recent(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
+
+/* The budget: a token bucket in steps, refilled by `per_sample` tokens per
+   sample (a fraction of a step is kept in 1/256 units), capped at `cap`. A
+   burst may take at most min(k, tokens) steps. Bounds the cost of
+   stepping to per_sample steps per sample on average, whatever the
+   program does. */
+struct hc_step_budget {
+	uint32_t tokens256;   /* available steps x 256 */
+	uint32_t candidates;  /* samples that could have started a seed burst */
+};
+void hc_step_budget_refill(struct hc_step_budget *b, uint32_t per_sample256, uint32_t cap);
+/* Steps a burst may take now (<= k); the caller charges what it used. */
+uint32_t hc_step_budget_allow(const struct hc_step_budget *b, uint32_t k);
+void hc_step_budget_charge(struct hc_step_budget *b, uint32_t steps);
+
+#endif

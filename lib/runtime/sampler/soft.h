@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sampler/soft.h — the soft sampler's own per-thread state (soft.c): the
+   single-step burst that follows a sample (issue #14, doc/detection.md §5)
+   and its cost histogram. Written only by the owning thread, in its
+   SIGTRAP handler. */
+#ifndef HC_RT_SOFT_H
+#define HC_RT_SOFT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "detect/step.h"
+
+#define RT_STEP_HIST 88
+/* Defaults of HPCRUN_COMM_STEPS and HPCRUN_COMM_STEP_BUDGET (x 256). */
+#define RT_STEPS_DEFAULT 32
+#define RT_STEP_BUDGET_DEFAULT256 (1 * 256)
+/* "Recently", for a thread's own sampled lines: this many periods. */
+#define RT_STEP_RECENT 1024
+/* A burst without evidence of sharing: one in this many candidate samples. */
+#define RT_STEP_SEED_EVERY 32   /* as HC_HIST_BUCKETS: 4 buckets per octave */
+
+struct rt_soft_thread {
+	struct hc_step_budget budget;
+	struct hc_step_lines lines;   /* lines this thread's samples touched */
+	uint32_t step_left;     /* steps the running burst may still take; 0 = none */
+	uint32_t step_taken;    /* steps taken by the running burst */
+	uint64_t prev_before;   /* det.prev_sample before the burst's sample */
+	uint64_t burst_t0;      /* thread CPU time when the burst started */
+	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
+};
+
+struct hc_thread;
+/* A TRAP_TRACE SIGTRAP: is it a step of this thread's burst? */
+bool rt__soft_stepping(const struct hc_thread *t);
+/* One step of the burst (signal context, under the guard). */
+void rt__soft_on_step(struct hc_thread *t, void *uctx);
+/* After a matched watchpoint trap on a load: a burst (signal context). */
+struct hc_sample;
+void rt__soft_after_trap(struct hc_thread *t, void *uctx, const struct hc_sample *s);
+/* End the burst now (the step could not be handled). */
+void rt__soft_step_abort(struct hc_thread *t, void *uctx);
+/* A thread's burst cost histogram into the process totals (output.c). */
+void rt__soft_add_totals(const struct hc_thread *t);
+/* Process log lines of the bursts (output.c). */
+void rt__soft_log(void);
+
+#endif

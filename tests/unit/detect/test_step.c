@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_step.c — the pure decisions of the soft sampler's single-step
+   bursts (lib/detect/step.c): what a stepped instruction means (decoded
+   from real instruction bytes with exact registers, as the trace-trap
+   handler does), the step budget, when a sample starts a burst, and the
+   thread's recent lines. Deterministic, no signals. */
+#include <errno.h>
+#include <ucontext.h>
+
+#include "decode/decode.h"
+#include "detect/step.h"
+#include "hc_test.h"
+
+#define STACK_LO 0x7ffd00000000ull
+#define STACK_HI 0x7ffd00100000ull
+#define TLS_LO   0x7f1200000000ull
+#define TLS_HI   0x7f1200001000ull
+#define HEAP     0x000055550000a000ull
+
+static long long gregs[NGREG];
+
+static enum hc_step_verdict classify_bytes(const uint8_t *code, size_t n, uint64_t fs,
+                                           const struct hc_mem_access **a, struct hc_insn *in)
+{
+	struct hc_regs r = { .gregs = gregs, .fsbase = fs, .gsbase = 0 };
+	struct hc_step_private p = { STACK_LO, STACK_HI, TLS_LO, TLS_HI };
+
+	CHECK_EQ_U64(hc_decode_insn(code, n, 0x401000, &r, in), 0);
+	return hc_step_classify(in, &p, a);
+}
+
+static void test_classify(void)
+{
+	static const uint8_t mov_store[] = { 0x48, 0x89, 0x07 };          /* mov %rax,(%rdi) */
+	static const uint8_t mov_load[] = { 0x48, 0x8b, 0x07 };           /* mov (%rdi),%rax */
+	static const uint8_t add_rmw[] = { 0x48, 0x01, 0x07 };            /* add %rax,(%rdi) */
+	static const uint8_t push[] = { 0x50 };                           /* push %rax */
+	static const uint8_t fs_store[] = { 0x64, 0x48, 0x89, 0x04, 0x25, 0x10, 0, 0, 0 }; /* mov %rax,%fs:0x10 */
+	static const uint8_t syscall_[] = { 0x0f, 0x05 };
+	static const uint8_t pushfq[] = { 0x9c };
+	static const uint8_t popfq[] = { 0x9d };
+	static const uint8_t int3[] = { 0xcc };
+	static const uint8_t iretq[] = { 0x48, 0xcf };
+	static const uint8_t nop[] = { 0x90 };
+	const struct hc_mem_access *a;
+	struct hc_insn in;
+
+	gregs[REG_RSP] = (long long)(STACK_HI - 256);
+	/* a store to the heap: published, exact address and size */
+	gregs[REG_RDI] = (long long)(HEAP + 0x48);
+	CHECK_EQ_U64(classify_bytes(mov_store, sizeof mov_store, 0, &a, &in), HC_STEP_STORE);
+	CHECK(a && a->ea == HEAP + 0x48 && a->size == 8);
+	/* a read-modify-write stores too */
+	CHECK_EQ_U64(classify_bytes(add_rmw, sizeof add_rmw, 0, &a, &in), HC_STEP_STORE);
+	/* a load: step on */
+	CHECK_EQ_U64(classify_bytes(mov_load, sizeof mov_load, 0, &a, &in), HC_STEP_NEXT);
+	CHECK(a == NULL);
+	/* stores to the thread's own stack, its TLS block or through %fs: private */
+	gregs[REG_RDI] = (long long)(STACK_LO + 64);
+	CHECK_EQ_U64(classify_bytes(mov_store, sizeof mov_store, 0, &a, &in), HC_STEP_NEXT);
+	gregs[REG_RDI] = (long long)(STACK_HI - 8);   /* the last word of the stack */
+	CHECK_EQ_U64(classify_bytes(mov_store, sizeof mov_store, 0, &a, &in), HC_STEP_NEXT);
+	gregs[REG_RDI] = (long long)STACK_HI;         /* just above it: not the stack */
+	CHECK_EQ_U64(classify_bytes(mov_store, sizeof mov_store, 0, &a, &in), HC_STEP_STORE);
+	gregs[REG_RDI] = (long long)(TLS_LO + 16);
+	CHECK_EQ_U64(classify_bytes(mov_store, sizeof mov_store, 0, &a, &in), HC_STEP_NEXT);
+	CHECK_EQ_U64(classify_bytes(fs_store, sizeof fs_store, 0x7f3300000000ull, &a, &in), HC_STEP_NEXT);
+	CHECK_EQ_U64(classify_bytes(push, sizeof push, 0, &a, &in), HC_STEP_NEXT);
+	CHECK_EQ_U64(classify_bytes(nop, sizeof nop, 0, &a, &in), HC_STEP_NEXT);
+	/* never stepped: a clone child would inherit the trap flag, the mask
+	   may change; pushf/popf/iret would save or change the flag itself */
+	CHECK_EQ_U64(classify_bytes(syscall_, sizeof syscall_, 0, &a, &in), HC_STEP_STOP);
+	CHECK(in.flags & HC_AF_NOSTEP);
+	CHECK_EQ_U64(classify_bytes(pushfq, sizeof pushfq, 0, &a, &in), HC_STEP_STOP);
+	CHECK_EQ_U64(classify_bytes(popfq, sizeof popfq, 0, &a, &in), HC_STEP_STOP);
+	CHECK_EQ_U64(classify_bytes(int3, sizeof int3, 0, &a, &in), HC_STEP_STOP);
+	CHECK_EQ_U64(classify_bytes(iretq, sizeof iretq, 0, &a, &in), HC_STEP_STOP);
+	/* no ranges known (a thread before its start): only %fs and stack operands are private */
+	{
+		struct hc_step_private none = { 0, 0, 0, 0 };
+		struct hc_insn one = { .n = 1 };
+		one.acc[0] = (struct hc_mem_access){ .ea = STACK_LO + 8, .size = 8, .rw = HC_ACC_W };
+		CHECK_EQ_U64(hc_step_classify(&one, &none, &a), HC_STEP_STORE);
+		one.acc[0].size = 0;      /* nothing written */
+		CHECK_EQ_U64(hc_step_classify(&one, &none, &a), HC_STEP_NEXT);
+	}
+}
+
+static void test_budget(void)
+{
+	struct hc_step_budget b = { 0, 0 };
+
+	CHECK_EQ_U64(hc_step_budget_allow(&b, 16), 0);
+	hc_step_budget_refill(&b, 256 / 2, 64);          /* half a step per sample */
+	CHECK_EQ_U64(hc_step_budget_allow(&b, 16), 0);
+	hc_step_budget_refill(&b, 256 / 2, 64);
+	CHECK_EQ_U64(hc_step_budget_allow(&b, 16), 1);
+	for (int i = 0; i < 1000; i++)
+		hc_step_budget_refill(&b, 256 * 4, 64);
+	CHECK_EQ_U64(hc_step_budget_allow(&b, 1000), 64); /* capped */
+	CHECK_EQ_U64(hc_step_budget_allow(&b, 16), 16);
+	hc_step_budget_charge(&b, 60);
+	CHECK_EQ_U64(hc_step_budget_allow(&b, 16), 4);
+	hc_step_budget_charge(&b, 100);                   /* never below zero */
+	CHECK_EQ_U64(b.tokens256, 0);
+}
+
+static void test_decide(void)
+{
+	struct hc_step_budget b = { 0, 0 };
+	struct hc_step_config c = { .k = 16, .per_sample256 = 256, .seed_every = 4 };
+	uint32_t n, seeds = 0;
+
+	/* stores and private accesses never start one */
+	for (int i = 0; i < 100; i++) {
+		CHECK_EQ_U64(hc_step_decide(&b, &c, true, false, true), 0);
+		CHECK_EQ_U64(hc_step_decide(&b, &c, false, true, true), 0);
+	}
+	/* 200 samples refilled 200 steps, capped at 4k = 64 */
+	CHECK_EQ_U64(hc_step_budget_allow(&b, 1000), 64);
+	/* with evidence: up to k from the budget */
+	CHECK_EQ_U64(hc_step_decide(&b, &c, false, false, true), 16);
+	hc_step_budget_charge(&b, 60);
+	n = hc_step_decide(&b, &c, false, false, true);   /* 4 left + 1 refilled */
+	CHECK_EQ_U64(n, 5);
+	hc_step_budget_charge(&b, n);
+	/* without evidence: every 4th candidate, and only a whole burst */
+	for (int i = 0; i < 400; i++) {
+		n = hc_step_decide(&b, &c, false, false, false);
+		CHECK(n == 0 || n == 16);
+		if (n) {
+			seeds++;
+			hc_step_budget_charge(&b, n);
+		}
+	}
+	/* 400 candidates: 100 chances; the budget (1 step/sample) pays 25 bursts */
+	CHECK_MSG(seeds >= 20 && seeds <= 26, "seeds %u", seeds);
+	/* k = 0: off */
+	c.k = 0;
+	CHECK_EQ_U64(hc_step_decide(&b, &c, false, false, true), 0);
+	/* seed_every = 0: no seeds */
+	c.k = 16;
+	c.seed_every = 0;
+	for (int i = 0; i < 200; i++)
+		CHECK_EQ_U64(hc_step_decide(&b, &c, false, false, false), 0);
+}
+
+static void test_lines(void)
+{
+	static struct hc_step_lines l;
+	uint64_t a = 0x5555000040ull, b = a + 64ull * HC_STEP_LINES;   /* same entry */
+
+	CHECK(!hc_step_line_seen(&l, a, 1000, 500));
+	CHECK(hc_step_line_recent(&l, a, 1200, 500));
+	CHECK(hc_step_line_seen(&l, a, 1400, 500));        /* again within 500 ns */
+	CHECK(!hc_step_line_seen(&l, a, 2000, 500));       /* 600 ns later: too old */
+	CHECK(!hc_step_line_recent(&l, a + 64, 2000, 500));
+	CHECK(!hc_step_line_seen(&l, b, 2100, 500));       /* evicts a */
+	CHECK(!hc_step_line_recent(&l, a, 2100, 500));
+	CHECK(hc_step_line_recent(&l, b, 2000, 500));      /* stamped after `now`: recent */
+	/* the query records nothing */
+	CHECK(!hc_step_line_recent(&l, a + 128, 3000, 500));
+	CHECK(!hc_step_line_recent(&l, a + 128, 3000, 500));
+}
+
+int main(void)
+{
+	if (hc_decode_init() < 0) {
+		fprintf(stderr, "cannot initialise the decoder\n");
+		return 1;
+	}
+	test_classify();
+	test_budget();
+	test_decide();
+	test_lines();
+	return hc_test_done("test_step");
+}
