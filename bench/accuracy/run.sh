@@ -313,7 +313,7 @@ if [ $load = 1 ]; then
 	pass loaded
 	kill -TERM -- -"$loadpid" 2>/dev/null || :
 	trap - EXIT
-	note "(load at the end:$(uptime | sed 's/.*load average://'))"
+	note "(load at the end:$(uptime | sed 's/.*load average://'); the exact columns are the quiet runs)"
 	table loaded
 	note ""
 	summary loaded
