@@ -430,6 +430,18 @@ static void read_db(const char *dir, struct db *d)
 	read_code_pairs(dir, d);
 }
 
+static void free_db(struct db *d)
+{
+	free(d->all.v);
+	free(d->fal.v);
+	for (size_t i = 0; i < d->nobj; i++) {
+		free((char *)d->obj[i].kind);
+		free((char *)d->obj[i].name);
+	}
+	free(d->obj);
+	acc_cpairs_free(&d->cp);
+}
+
 static void put(const char *key, int rc, double v)
 {
 	if (rc < 0)
@@ -496,6 +508,8 @@ int main(int argc, char **argv)
 			printf("cp_top\t%s %s <-> %s %s\n", s.cp.p[cs].a.func, s.cp.p[cs].a.where,
 			       s.cp.p[cs].b.func, s.cp.p[cs].b.where);
 		describe("database", &s, os, cs);
+		free_db(&s);
+		xmlCleanupParser();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "-v")) {
@@ -547,5 +561,8 @@ int main(int argc, char **argv)
 		describe("sampled", &s, os, cs);
 		describe("exact", &e, oe, ce);
 	}
+	free_db(&s);
+	free_db(&e);
+	xmlCleanupParser();
 	return 0;
 }
