@@ -16,6 +16,9 @@ AC_DEFUN([HC_CHECK_DEPS], [
   HC_REQUIRE_LIB([libunwind.h], [unwind], [unw_backtrace], [libunwind-dev], [UNWIND])
   HC_REQUIRE_LIB([elfutils/libdw.h], [dw], [dwarf_begin], [libdw-dev], [DW], [-lelf])
   HC_REQUIRE_LIB([libelf.h], [elf], [elf_begin], [libelf-dev], [ELF])
+  dnl The analyzer's C++ (and D, Rust) demangler: GNU libiberty, the one c++filt
+  dnl and gdb use (a static library, no pkg-config file).
+  HC_REQUIRE_LIB([libiberty/demangle.h], [iberty], [cplus_demangle], [libiberty-dev], [IBERTY])
   HC_REQUIRE_LIB([perfmon/pfmlib_perf_event.h], [pfm], [pfm_initialize], [libpfm4-dev], [PFM])
   HC_REQUIRE_LIB([hwloc.h], [hwloc], [hwloc_topology_init], [libhwloc-dev], [HWLOC])
   HC_REQUIRE_LIB([zlib.h], [z], [crc32], [zlib1g-dev], [Z])

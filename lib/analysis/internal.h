@@ -230,6 +230,19 @@ struct sym_result {
 
 struct symmod;
 
+/* names.c: display names (doc/hpcprof-comm.md "Symbolization"). */
+enum names_omp { NAMES_OMP_NONE = 0, NAMES_OMP_GCC, NAMES_OMP_CLANG };
+/* raw demangled without parameters (C++, Rust), gfortran "__m_MOD_f" as
+   "m::f", "x@plt" as demangled x + "@plt"; otherwise a copy. malloc'd, NULL
+   when out of memory. */
+char *names__demangle(const char *raw);
+/* Is raw the outlined body of an OpenMP parallel region? For GCC's
+   "parent._omp_fn.N" *parent_len is the length of the parent's raw name. */
+enum names_omp names__omp_kind(const char *raw, size_t *parent_len);
+/* "parent [parallel region at file:line]" (parent may be NULL, file NULL or
+   line 0 when unknown). malloc'd. */
+char *names__omp_region(const char *parent, const char *file, int line);
+
 /* Open one module's ELF (and its separate debug information) at bias 0.
    Returns NULL and says why in err when the file cannot be used. */
 struct symmod *sym__open(const char *path, char *err, size_t errlen);
@@ -237,6 +250,8 @@ void sym__close(struct symmod *m);
 /* Symbolize addr (relative to the load bias); strings stay valid until
    sym__close. Never fails: unknown parts are NULL / 0. */
 void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out);
+/* Neither DWARF nor a full symbol table (.symtab): only exported names. */
+bool sym__stripped(struct symmod *m);
 
 /* ---------------- topology.c: hwloc ---------------- */
 

@@ -15,8 +15,16 @@
    an address is found by binary search, and its enclosing chain is the frame
    list. Without DWARF the ELF symbol table still names the function (also
    sorted once per module: dwfl_module_addrinfo walks the whole table on every
-   call). One struct symmod per thread: a Dwfl is not shared between threads. */
+   call). PLT stubs get synthetic symbols "name@plt", as objdump makes them:
+   each stub's jmp *GOT(%rip) is decoded and the GOT slot's JUMP_SLOT or
+   GLOB_DAT relocation names the target (without them a call through the PLT
+   was named after the closest symbol before, "_init"). Names are shown as
+   names.c says (demangled, OpenMP regions under their parent), computed
+   once per raw name. One struct symmod per thread: a Dwfl is not shared
+   between threads. */
 #include <dwarf.h>
+#include <gelf.h>
+#include <stdio.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -52,14 +60,45 @@ struct cuindex {
 	size_t nfn, fncap, nr, rcap;
 };
 
+/* Display name of one raw name (a string of libdw or libelf: its address
+   identifies it). */
+struct dname {
+	const char *raw;
+	char *show;
+	const char *file;   /* OpenMP region: where it starts */
+	int line;
+};
+
 struct symmod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct fsym *syms;  /* sorted by lo */
 	size_t nsyms;
+	char **plt;         /* the "name@plt" strings */
+	size_t nplt, pltcap;
 	struct cuindex *cu;
 	size_t ncu, cucap, last;
+	struct dname *dn;   /* open addressing by raw pointer, dnmask + 1 slots */
+	size_t ndn, dnmask;
 };
+
+static bool grow(void *pp, size_t *cap, size_t need, size_t el)
+{
+	void **p = pp;
+	size_t n = *cap ? *cap : 16;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	np = realloc(*p, n * el);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = n;
+	return true;
+}
 
 static int cmp_fsym(const void *a, const void *b)
 {
@@ -70,6 +109,144 @@ static int cmp_fsym(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* A GOT slot and the symbol its relocation names. */
+struct gotrel {
+	uint64_t slot;
+	const char *name;
+};
+
+static int cmp_gotrel(const void *a, const void *b)
+{
+	const struct gotrel *x = a, *y = b;
+
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+static const char *got_name(const struct gotrel *r, size_t n, uint64_t slot)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo].slot == slot ? r[lo].name : NULL;
+}
+
+/* JUMP_SLOT and GLOB_DAT relocations of every SHT_RELA section. */
+static size_t got_relocs(Elf *elf, struct gotrel **out)
+{
+	Elf_Scn *scn = NULL;
+	struct gotrel *r = NULL;
+	size_t n = 0, cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh, symsh;
+		Elf_Scn *symscn;
+		Elf_Data *d, *symd;
+		size_t i, cnt;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		symscn = elf_getscn(elf, sh.sh_link);
+		if (!symscn || !gelf_getshdr(symscn, &symsh) || !(d = elf_getdata(scn, NULL)) ||
+		    !(symd = elf_getdata(symscn, NULL)))
+			continue;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < cnt; i++) {
+			GElf_Rela rela;
+			GElf_Sym sym;
+			unsigned type;
+			const char *name;
+
+			if (!gelf_getrela(d, (int)i, &rela))
+				break;
+			type = (unsigned)GELF_R_TYPE(rela.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !GELF_R_SYM(rela.r_info) ||
+			    !gelf_getsym(symd, (int)GELF_R_SYM(rela.r_info), &sym))
+				continue;
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!name || !name[0] || !grow(&r, &cap, n + 1, sizeof(*r)))
+				continue;
+			r[n++] = (struct gotrel){ rela.r_offset, name };
+		}
+	}
+	if (n > 1)
+		qsort(r, n, sizeof(*r), cmp_gotrel);
+	*out = r;
+	return n;
+}
+
+/* Synthetic "name@plt" symbols for the stubs of .plt, .plt.sec and .plt.got:
+   the first "jmp *disp32(%rip)" (ff 25) of each entry whose GOT slot has a
+   relocation (PLT0 and the lazy .plt entries of an IBT binary have none).
+   Appended to m->syms after the k entries already there (cap: its size);
+   returns the new count. */
+static size_t add_plt(struct symmod *m, size_t k, size_t cap)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	Elf_Scn *scn = NULL;
+	struct gotrel *rel = NULL;
+	size_t nrel, shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return k;
+	nrel = got_relocs(elf, &rel);
+	while (nrel && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *sn;
+		const unsigned char *b;
+		Elf_Data *d;
+		uint64_t es, o;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sn = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    (strcmp(sn, ".plt") && strcmp(sn, ".plt.sec") && strcmp(sn, ".plt.got")) ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		b = d->d_buf;
+		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : 16;
+		for (o = 0; o + es <= sh.sh_size; o += es) {
+			uint64_t j;
+
+			for (j = 0; j + 6 <= es; j++) {
+				int32_t disp;
+				uint64_t slot;
+				const char *name;
+				char *plt;
+
+				if (b[o + j] != 0xff || b[o + j + 1] != 0x25)
+					continue;
+				memcpy(&disp, b + o + j + 2, 4);
+				slot = sh.sh_addr + o + j + 6 + (uint64_t)(int64_t)disp;
+				if (!(name = got_name(rel, nrel, slot)))
+					continue;
+				if (k == cap) {
+					struct fsym *ns = realloc(m->syms, 2 * cap * sizeof(*ns));
+					if (!ns)
+						goto out;
+					m->syms = ns;
+					cap *= 2;
+				}
+				if (!grow(&m->plt, &m->pltcap, m->nplt + 1, sizeof(*m->plt)) ||
+				    asprintf(&plt, "%s@plt", name) < 0)
+					goto out;
+				m->plt[m->nplt++] = plt;
+				m->syms[k++] = (struct fsym){ sh.sh_addr + o + bias, es, plt, 0 };
+				break;
+			}
+		}
+	}
+out:
+	free(rel);
+	return k;
+}
+
 /* The module's function symbols, sorted, built once per open module. */
 static void load_symbols(struct symmod *m)
 {
@@ -77,7 +254,7 @@ static void load_symbols(struct symmod *m)
 	size_t k = 0;
 
 	if (n <= 1)
-		return;
+		n = 1;
 	m->syms = calloc((size_t)n, sizeof(*m->syms));
 	if (!m->syms)
 		return;
@@ -98,13 +275,14 @@ static void load_symbols(struct symmod *m)
 		                  (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
 		k++;
 	}
+	k = add_plt(m, k, (size_t)n);
 	qsort(m->syms, k, sizeof(*m->syms), cmp_fsym);
 	m->nsyms = k;
 }
 
 /* The function symbol containing addr, else the closest unsized one before
    it; NULL when none. */
-static const char *find_symbol(const struct symmod *m, uint64_t addr)
+static const struct fsym *find_symbol(const struct symmod *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nsyms, i;
 
@@ -123,11 +301,11 @@ static const char *find_symbol(const struct symmod *m, uint64_t addr)
 			/* The best-ranked symbol at this address. */
 			while (i > 0 && m->syms[i - 1].lo == s->lo && m->syms[i - 1].size)
 				s = &m->syms[--i];
-			return s->name;
+			return s;
 		}
 	}
 	if (lo > 0 && m->syms[lo - 1].size == 0)
-		return m->syms[lo - 1].name;
+		return &m->syms[lo - 1];
 	return NULL;
 }
 
@@ -185,6 +363,12 @@ void sym__close(struct symmod *m)
 		free(m->cu[i].r);
 	}
 	free(m->cu);
+	for (i = 0; m->dn && i <= m->dnmask; i++)
+		free(m->dn[i].show);
+	free(m->dn);
+	for (i = 0; i < m->nplt; i++)
+		free(m->plt[i]);
+	free(m->plt);
 	dwfl_end(m->dwfl);
 	free(m->syms);
 	free(m);
@@ -233,24 +417,6 @@ static void set_frame(struct sym_frame *f, Dwarf_Die *d)
 	f->decl_file = dwarf_decl_file(d);
 	if (dwarf_decl_line(d, &line) == 0)
 		f->decl_line = line;
-}
-
-static bool grow(void *pp, size_t *cap, size_t need, size_t el)
-{
-	void **p = pp;
-	size_t n = *cap ? *cap : 16;
-	void *np;
-
-	if (need <= *cap)
-		return true;
-	while (n < need)
-		n *= 2;
-	np = realloc(*p, n * el);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = n;
-	return true;
 }
 
 static bool may_hold_functions(int tag)
@@ -339,6 +505,146 @@ static struct cuindex *cu_index(struct symmod *m, Dwarf_Die *cudie)
 	return c;
 }
 
+/* The raw name of a function DIE: its linkage name (through
+   DW_AT_abstract_origin and DW_AT_specification), else its name. */
+static const char *raw_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+
+	/* Only a mangled one: C code has linkage names too (glibc's internal
+	   "__GI_" aliases), and those are not what the source calls them. */
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+		s = dwarf_formstring(&a);
+	if (s && !(s[0] == '_' && (s[1] == 'Z' || s[1] == 'R')) &&
+	    !(s[0] == '_' && s[1] == '_' && strstr(s, "_MOD_")))
+		s = NULL;
+	return s ? s : dwarf_diename(d);
+}
+
+/* clang's outlined regions sit at the top of the compilation unit: their
+   parent is taken to be the function of the same file declared last at or
+   before the region's line (a heuristic; NULL when none). */
+static const char *clang_parent(Dwarf_Die *cu, const char *file, int line)
+{
+	Dwarf_Die c, best;
+	int bestline = -1;
+
+	if (!cu || !file || line <= 0 || dwarf_child(cu, &c) != 0)
+		return NULL;
+	do {
+		size_t dummy;
+		const char *f, *raw;
+		int l;
+
+		if (dwarf_tag(&c) != DW_TAG_subprogram || dwarf_decl_line(&c, &l) != 0 ||
+		    l > line || l <= bestline || !(f = dwarf_decl_file(&c)) || strcmp(f, file) ||
+		    !(raw = raw_name(&c)) || names__omp_kind(raw, &dummy) != NAMES_OMP_NONE)
+			continue;
+		best = c;
+		bestline = l;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return bestline >= 0 ? raw_name(&best) : NULL;
+}
+
+static size_t hash_ptr(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+/* The display of raw (cached by its address). entry: the function's first
+   address, for an OpenMP region's line; cu: its compilation unit or NULL.
+   NULL when out of memory. */
+static const struct dname *display(struct symmod *m, const char *raw, uint64_t entry,
+                                   Dwarf_Die *cu)
+{
+	struct dname *e;
+	size_t i, plen;
+	enum names_omp omp;
+
+	if (m->ndn * 2 >= m->dnmask) {
+		size_t n = m->dnmask ? 2 * (m->dnmask + 1) : 256, k;
+		struct dname *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (k = 0; m->dn && k <= m->dnmask; k++) {
+			if (!m->dn[k].raw)
+				continue;
+			for (i = hash_ptr(m->dn[k].raw) & (n - 1); t[i].raw; i = (i + 1) & (n - 1))
+				;
+			t[i] = m->dn[k];
+		}
+		free(m->dn);
+		m->dn = t;
+		m->dnmask = n - 1;
+	}
+	for (i = hash_ptr(raw) & m->dnmask; m->dn[i].raw; i = (i + 1) & m->dnmask)
+		if (m->dn[i].raw == raw)
+			return &m->dn[i];
+	e = &m->dn[i];
+	omp = names__omp_kind(raw, &plen);
+	if (omp != NAMES_OMP_NONE) {
+		Dwfl_Line *ln = dwfl_module_getsrc(m->mod, entry);
+		const char *file = NULL, *praw = NULL;
+		char *parent = NULL, *pcopy = NULL;
+		int line = 0;
+
+		if (ln && (file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL)) == NULL)
+			line = 0;
+		if (omp == NAMES_OMP_GCC)
+			praw = pcopy = strndup(raw, plen);
+		else
+			praw = clang_parent(cu, file, line);
+		if (praw && !(parent = names__demangle(praw))) {
+			free(pcopy);
+			return NULL;
+		}
+		free(pcopy);
+		e->show = names__omp_region(parent, file, line);
+		free(parent);
+		e->file = file;
+		e->line = line;
+	} else {
+		e->show = names__demangle(raw);
+	}
+	if (!e->show)
+		return NULL;
+	e->raw = raw;
+	m->ndn++;
+	return e;
+}
+
+/* A frame's name and declaration from DIE d (an OpenMP region: declared
+   where it starts). */
+static void frame_of(struct symmod *m, struct sym_frame *f, Dwarf_Die *d, Dwarf_Addr bias)
+{
+	const char *raw = raw_name(d);
+	Dwarf_Addr entry = 0;
+	Dwarf_Die cu;
+	const struct dname *e;
+
+	set_frame(f, d);
+	if (!raw)
+		return;
+	if (dwarf_entrypc(d, &entry) != 0)
+		entry = 0;
+	e = display(m, raw, entry + bias, dwarf_diecu(d, &cu, NULL, NULL) ? &cu : NULL);
+	if (!e)
+		return;
+	f->name = e->show;
+	if (e->line > 0 && !f->decl_line) {
+		f->decl_file = e->file;
+		f->decl_line = e->line;
+	}
+}
+
 /* Fill out->fr from DWARF; returns the number of frames found. */
 static int dwarf_frames(struct symmod *m, uint64_t addr, struct sym_result *out)
 {
@@ -387,7 +693,7 @@ static int dwarf_frames(struct symmod *m, uint64_t addr, struct sym_result *out)
 		Dwarf_Die *d = fn[nfn - 1 - j];
 		Dwarf_Word line;
 
-		set_frame(f, d);
+		frame_of(m, f, d, bias);
 		if (j > 0 && dwarf_tag(d) == DW_TAG_inlined_subroutine) {
 			f->call_file = call_file(d);
 			if (attr_udata(d, DW_AT_call_line, &line) == 0)
@@ -399,7 +705,8 @@ static int dwarf_frames(struct symmod *m, uint64_t addr, struct sym_result *out)
 
 void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 {
-	const char *elfname;
+	const struct fsym *fs;
+	const char *elfname = NULL;
 	Dwfl_Line *ln;
 	int line = 0;
 
@@ -414,7 +721,11 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 		out->line = out->file ? line : 0;
 	}
 	out->nframes = dwarf_frames(m, addr, out);
-	elfname = find_symbol(m, addr);
+	fs = find_symbol(m, addr);
+	if (fs) {
+		const struct dname *e = display(m, fs->name, fs->lo, NULL);
+		elfname = e ? e->show : fs->name;
+	}
 	if (out->nframes == 0 && elfname) {
 		memset(&out->fr[0], 0, sizeof(out->fr[0]));
 		out->fr[0].name = elfname;
@@ -422,4 +733,22 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 	} else if (out->nframes > 0 && !out->fr[0].name) {
 		out->fr[0].name = elfname;
 	}
+}
+
+bool sym__stripped(struct symmod *m)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	if (!m || dwfl_module_getdwarf(m->mod, &bias))
+		return false;
+	if (!(elf = dwfl_module_getelf(m->mod, &bias)))
+		return true;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return false;
+	}
+	return true;
 }

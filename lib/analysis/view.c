@@ -48,6 +48,7 @@ struct symrun {
 	struct job *jobs;
 	uint32_t njobs, next_job;
 	uint32_t done;           /* unique requests done */
+	uint32_t *unnamed;       /* by module: addresses named [module+0x...] in a stripped file */
 	int err;
 };
 
@@ -176,16 +177,20 @@ static void sym_worker(void *arg, unsigned id)
 		uint32_t j = __atomic_fetch_add(&sr->next_job, 1, __ATOMIC_RELAXED), i;
 		const struct job *jb;
 		struct symmod *m = NULL;
+		bool stripped;
 
 		if (j >= sr->njobs || __atomic_load_n(&sr->err, __ATOMIC_RELAXED))
 			break;
 		jb = &sr->jobs[j];
 		if (jb->lm != HC_NONE && jb->lm != an->unknown_lm)
 			m = sym__open(an->modules.s[jb->lm], err, sizeof(err));
+		stripped = m && sym__stripped(m);
 		for (i = jb->first; i < jb->first + jb->count; i++) {
 			int ret;
 
 			sym__lookup(m, sr->uq[i].addr, s);
+			if (stripped && (s->nframes <= 0 || !s->fr[0].name))
+				__atomic_fetch_add(&sr->unnamed[jb->lm], 1, __ATOMIC_RELAXED);
 			pthread_mutex_lock(&an->lock);
 			ret = intern_result(an, jb->lm, sr->uq[i].addr, s, &sr->res[i]);
 			pthread_mutex_unlock(&an->lock);
@@ -198,6 +203,35 @@ static void sym_worker(void *arg, unsigned id)
 		sym__close(m);
 	}
 	free(s);
+}
+
+/* One warning for all the modules whose addresses could only be named
+   [module+0xoffset]: how to get their symbols. */
+static void warn_stripped(struct an *an, const uint32_t *unnamed)
+{
+	char list[1024];
+	size_t n = 0;
+	uint32_t i, total = 0;
+
+	list[0] = '\0';
+	for (i = 0; i < an->modules.n; i++) {
+		if (!unnamed[i])
+			continue;
+		total += unnamed[i];
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+			                      an->modules.s[i]);
+	}
+	if (!total)
+		return;
+	an__warn(an, "%u code addresses are named [module+0xoffset]: no symbols or debug "
+	         "information for %s. Install their debug symbols: on Debian the library's "
+	         "-dbgsym package from the debug archive (dpkg -S PATH names the package; "
+	         "apt-get install PACKAGE-dbgsym)%s, then run hpcprof-comm again",
+	         total, list,
+	         getenv("DEBUGINFOD_URLS") && getenv("DEBUGINFOD_URLS")[0]
+	                 ? "; the debuginfod servers of DEBUGINFOD_URLS had none either"
+	                 : ", or set DEBUGINFOD_URLS to a debuginfod server (none was asked)");
 }
 
 /* Workers intern procedures and files in whatever order they run; number
@@ -501,10 +535,17 @@ int view__build(struct an *an)
 		ret = -ENOMEM;
 		goto out;
 	}
+	sr.unnamed = calloc(an->modules.n + 1, sizeof(*sr.unnamed));
+	if (!sr.unnamed) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	ret = par__run(an, an->nworkers < sr.njobs ? an->nworkers : (sr.njobs ? sr.njobs : 1),
 	               sym_worker, &sr, "symbolizing", &sr.done, nuq);
 	if (!ret)
 		ret = sr.err;
+	if (!ret)
+		warn_stripped(an, sr.unnamed);
 	if (!ret)
 		ret = renumber(v, sr.res, nuq);
 	if (ret)
@@ -539,6 +580,7 @@ out:
 		for (i = 0; i < nuq; i++)
 			free(sr.res[i].fr);
 	free(sr.res);
+	free(sr.unnamed);
 	free(sr.jobs);
 	free(sr.uq);
 	free(who_res);
