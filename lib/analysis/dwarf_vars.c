@@ -406,3 +406,167 @@ bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
 	}
 	return true;
 }
+
+/* ---------------- heap objects: the variable at an allocation site ---------------- */
+
+/* The scopes at pc, innermost first (malloc'd into *scopes); 0 when none. */
+static int scopes_at(struct dvmod *m, uint64_t pc, Dwarf_Die **scopes)
+{
+	Dwarf_Die cu;
+	int n;
+
+	*scopes = NULL;
+	if (!m->dw || !dwarf_addrdie(m->dw, pc, &cu))
+		return 0;
+	n = dwarf_getscopes(&cu, pc, scopes);
+	return n > 0 ? n : 0;
+}
+
+/* A child of scope named name with one of the tags (variable, parameter). */
+static bool child_named(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(scope, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		const char *n;
+
+		if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+			continue;
+		n = dwarf_diename(&c);
+		if (n && !strcmp(n, name)) {
+			*out = c;
+			return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The member called name of the aggregate t (typedefs peeled). */
+static bool member_named(Dwarf_Die *t, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	peel(t);
+	if (dwarf_child(t, &c) != 0)
+		return false;
+	do {
+		const char *n;
+
+		if (dwarf_tag(&c) != DW_TAG_member)
+			continue;
+		n = dwarf_diename(&c);
+		if (n && !strcmp(n, name)) {
+			*out = c;
+			return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* What a pointer-typed DIE d points to, with its name for the path. */
+static bool pointee(struct dvmod *m, Dwarf_Die *d, struct dv_type *out)
+{
+	Dwarf_Die t;
+	int tag;
+
+	if (!type_of(d, &t))
+		return false;
+	peel(&t);
+	tag = dwarf_tag(&t);
+	if (tag != DW_TAG_pointer_type && tag != DW_TAG_reference_type &&
+	    tag != DW_TAG_rvalue_reference_type)
+		return false;
+	if (!type_of(&t, &t))
+		return false;
+	peel(&t);
+	(void)m;
+	out->die = dwarf_dieoffset(&t);
+	return true;
+}
+
+bool dvars__var_at(struct dvmod *m, uint64_t pc, const char *name, struct dv_type *out)
+{
+	Dwarf_Die *sc = NULL, d, cu;
+	int n = scopes_at(m, pc, &sc), i;
+	bool found = false;
+
+	memset(out, 0, sizeof(*out));
+	/* Locals and parameters, innermost scope first, then the CU's globals. */
+	for (i = 0; i < n && !found; i++)
+		found = child_named(&sc[i], name, &d);
+	if (!found && n > 0 && dwarf_diecu(&sc[0], &cu, NULL, NULL))
+		found = child_named(&cu, name, &d);
+	/* A member of the object a method runs on (implicit this->name). */
+	for (i = 0; i < n && !found; i++) {
+		Dwarf_Die self, cls;
+
+		if (!child_named(&sc[i], "this", &self) || !type_of(&self, &cls))
+			continue;
+		peel(&cls);
+		if (dwarf_tag(&cls) != DW_TAG_pointer_type || !type_of(&cls, &cls))
+			continue;
+		found = member_named(&cls, name, &d);
+	}
+	free(sc);
+	if (!found)
+		return false;
+	out->found = true;
+	out->typed = pointee(m, &d, out);
+	return true;
+}
+
+const char *dvars__callee_at(struct dvmod *m, uint64_t ra)
+{
+	Dwarf_Die *sc = NULL;
+	int n = scopes_at(m, ra - 1, &sc), i;
+	const char *name = NULL;
+
+	/* DW_TAG_call_site (or GNU_call_site) whose return pc is ra, in the
+	   innermost scope holding the call. */
+	for (i = 0; i < n && !name; i++) {
+		Dwarf_Die c;
+
+		if (dwarf_child(&sc[i], &c) != 0)
+			continue;
+		do {
+			Dwarf_Attribute at;
+			Dwarf_Addr pc;
+			Dwarf_Die callee;
+			int tag = dwarf_tag(&c);
+
+			if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+				continue;
+			if (!dwarf_attr(&c, tag == DW_TAG_call_site ? DW_AT_call_return_pc : DW_AT_low_pc,
+			                &at) || dwarf_formaddr(&at, &pc) != 0 || pc != ra)
+				continue;
+			if ((dwarf_attr(&c, DW_AT_call_origin, &at) ||
+			     dwarf_attr(&c, DW_AT_abstract_origin, &at)) &&
+			    dwarf_formref_die(&at, &callee))
+				name = dwarf_diename(&callee);
+			break;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(sc);
+	return name;
+}
+
+bool dvars__describe(struct dvmod *m, const struct dv_type *t, const char *var, uint64_t off,
+                     char *buf, size_t len, uint64_t *foff, uint64_t *fsize)
+{
+	Dwarf_Die d;
+	Dwarf_Word esize;
+	uint64_t k;
+
+	if (!t->typed || !m->dw || !dwarf_offdie(m->dw, t->die, &d) ||
+	    dwarf_aggregate_size(&d, &esize) != 0 || !esize)
+		return false;
+	/* The block is an array of the pointee: element, then the path in it. */
+	k = off / esize;
+	snprintf(buf, len, "%s[%llu]", var, (unsigned long long)k);
+	describe(&d, off - k * esize, buf, len, foff, fsize, 0);
+	*foff += k * esize;
+	return true;
+}

@@ -34,12 +34,18 @@ struct obj {
 	uint32_t context;           /* experiment.xml node, 0 */
 	uint64_t size, blocks;
 	uint64_t t, f;
+	/* heap, while resolving (worker-local): the variable the block is
+	   stored into and the DWARF type it points to, for field paths */
+	struct dvmod *tmod;
+	struct dv_type type;
+	char *var;
 };
 
 struct fld {
 	uint32_t obj;
 	char *name;                 /* NULL: a bare byte range */
 	uint64_t off, size;
+	uint32_t access;            /* bytes of the accesses counted here */
 	uint64_t t, f;
 };
 
@@ -47,7 +53,7 @@ struct objects {
 	struct hmap index;          /* (kind, a, b) -> object */
 	struct obj *o;
 	uint32_t ocap;
-	struct hmap fidx;           /* (obj, off, size | name id << 32) -> field */
+	struct hmap fidx;           /* (obj | access << 32, off, size | name id << 32) -> field */
 	struct fld *fl;
 	uint32_t fcap;
 	struct strtab fnames;
@@ -90,8 +96,10 @@ static int object(struct objects *ob, uint32_t kind, uint64_t a, uint64_t b, uin
 	return 0;
 }
 
+/* A field or byte range of an object, per access size: an 8-byte store and
+   a 32-byte memset at one offset are two entries. */
 static int field(struct objects *ob, uint32_t obj, const char *name, uint64_t off,
-                 uint64_t size, uint32_t *idx)
+                 uint64_t size, uint32_t access, uint32_t *idx)
 {
 	uint32_t nid = 0;
 	struct hkey k;
@@ -102,14 +110,14 @@ static int field(struct objects *ob, uint32_t obj, const char *name, uint64_t of
 			return -ENOMEM;
 		nid++;
 	}
-	k = (struct hkey){ obj, off, size | (uint64_t)nid << 32 };
+	k = (struct hkey){ obj | (uint64_t)access << 32, off, size | (uint64_t)nid << 32 };
 	ret = hmap__intern(&ob->fidx, &k, idx);
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
 		if (an__grow(&ob->fl, &ob->fcap, *idx + 1, sizeof(*ob->fl)))
 			return -ENOMEM;
-		ob->fl[*idx] = (struct fld){ .obj = obj, .off = off, .size = size };
+		ob->fl[*idx] = (struct fld){ .obj = obj, .off = off, .size = size, .access = access };
 		if (nid && !(ob->fl[*idx].name = strdup(name)))
 			return -ENOMEM;
 	}
@@ -144,41 +152,242 @@ static bool boring_frame(const char *name)
 	return false;
 }
 
-/* "f (file:line) <- g <- h": the allocation context, innermost first, the
-   allocating call's site by file base name (the full context, with paths
-   and lines, is in experiment.xml under the context node). */
-static void context_name(const struct an *an, uint32_t v, char *buf, size_t len)
+static struct dvmod *module_of(struct modcache *mc, const char *path);
+
+/* One frame of an allocation context, innermost first. */
+struct hframe {
+	uint32_t proc;              /* view procedure */
+	uint32_t file, line;        /* where this frame calls the next inner one */
+	uint32_t lm;                /* module of the call's return address */
+	uint64_t ra;                /* that return address (offset from the load bias) */
+	bool inlined;               /* an A frame: inlined into the next outer one */
+	bool lib;                   /* a system library's code or header */
+	bool alloc;                 /* an allocation helper (operator new, strdup...) */
+};
+
+#define HFRAMES 64
+
+static bool prefixed(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* Code that is not the application's: a module or a source file of the
+   system (libc, libstdc++ and its headers, libgomp), or this runtime. */
+static bool system_path(const char *p)
+{
+	return prefixed(p, "/lib/") || prefixed(p, "/lib64/") || prefixed(p, "/usr/lib") ||
+	       prefixed(p, "/usr/include/") || strstr(p, "libhpcrun-comm") || p[0] == '[' ||
+	       p[0] == '<';
+}
+
+static bool header_file(const char *p)
+{
+	const char *dot = strrchr(p, '.');
+
+	return dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hh") || !strcmp(dot, ".hpp") ||
+	               !strcmp(dot, ".hxx") || !strcmp(dot, ".inl") || !strcmp(dot, ".H"));
+}
+
+/* The frames of allocation context gn (global CCT node), innermost first. */
+static uint32_t context_frames(const struct an *an, uint32_t gn, struct hframe *fr)
 {
 	const struct view *w = &an->view;
-	uint32_t file = 0, line = 0;
-	size_t n = 0;
-	int frames = 0;
+	uint32_t n = 0, g;
+
+	for (g = gn; g && n < HFRAMES; g = cct__parent(&an->tree, g)) {
+		uint32_t x = an->view.of_cct[g], file = w->n[x].file, line = w->n[x].line;
+
+		for (x = w->n[x].parent; x && n < HFRAMES; x = w->n[x].parent) {
+			const struct procedure *pr;
+			const char *name;
+
+			if (w->n[x].kind != V_A && w->n[x].kind != V_PF)
+				break;
+			pr = &w->proc[w->n[x].proc];
+			name = w->names.s[pr->name];
+			fr[n] = (struct hframe){ .proc = w->n[x].proc, .file = file, .line = line,
+			                         .lm = cct__lm(&an->tree, g),
+			                         .ra = cct__offset(&an->tree, g),
+			                         .inlined = w->n[x].kind == V_A };
+			fr[n].alloc = boring_frame(name);
+			fr[n].lib = fr[n].alloc || (pr->lm < an->modules.n && system_path(an->modules.s[pr->lm])) ||
+			            (file && system_path(w->files.s[file]));
+			n++;
+			if (w->n[x].kind == V_PF)
+				break;
+			file = w->n[x].file;
+			line = w->n[x].line;
+		}
+	}
+	return n;
+}
+
+/* The identifier a call's name is found by on a source line: "CALLOC",
+   "Allocate" of "Allocate<double>", "resize" of "std::vector<...>::resize",
+   "new" of "operator new[]". */
+static void call_token(const char *call, char *tok, size_t len)
+{
+	const char *p = call, *q;
+	size_t n;
+
+	if (prefixed(call, "operator new")) {
+		snprintf(tok, len, "new");
+		return;
+	}
+	for (q = call; *q && *q != '<' && *q != '('; q++)
+		if (q[0] == ':' && q[1] == ':')
+			p = q + 2;
+	n = (size_t)(q - p);
+	snprintf(tok, len, "%.*s", (int)(n < len ? n : len - 1), p);
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The variable a call's result is assigned to on source line `line` of
+   path: "x = [(cast)] CALL(...)" with nothing but a cast between. Returns
+   false when the file cannot be read or the line is not such an
+   assignment. */
+static bool assigned_var(const char *path, uint32_t line, const char *call, char *var,
+                         size_t len)
+{
+	char tok[128], buf[4096], *at, *eq, *e, *b;
+	FILE *f;
+	uint32_t k = 0;
+	bool ok = false;
+
+	if (!path || path[0] != '/' || !line || !call)
+		return false;
+	call_token(call, tok, sizeof(tok));
+	if (!tok[0] || !(f = fopen(path, "re")))
+		return false;
+	while (fgets(buf, sizeof(buf), f))
+		if (++k == line)
+			break;
+	fclose(f);
+	if (k != line)
+		return false;
+	for (at = strstr(buf, tok); at; at = strstr(at + 1, tok))
+		if ((at == buf || !ident_char(at[-1])) && !ident_char(at[strlen(tok)]))
+			break;
+	if (!at)
+		return false;
+	/* The '=' before the call: not part of ==, <=, >=, != or +=... */
+	for (eq = at; eq > buf && eq[-1] != '=' && eq[-1] != ';'; eq--)
+		;
+	if (eq == buf || eq[-1] != '=')
+		return false;
+	eq--;
+	if (eq > buf && strchr("=<>!+-*/%&|^", eq[-1]))
+		return false;
+	/* Between '=' and the call: blanks and at most one cast "(T *)". */
+	for (b = eq + 1; b < at; b++) {
+		if (*b == '(') {
+			char *c = strchr(b, ')');
+			if (!c || c >= at)
+				return false;
+			b = c;
+		} else if (*b != ' ' && *b != '\t' && *b != ':') {
+			return false;
+		}
+	}
+	/* The assigned identifier: the last one before '='. */
+	for (e = eq; e > buf && (e[-1] == ' ' || e[-1] == '\t'); e--)
+		;
+	for (b = e; b > buf && ident_char(b[-1]); b--)
+		;
+	if (b == e || (b[0] >= '0' && b[0] <= '9'))
+		return false;
+	ok = (size_t)(e - b) < len;
+	if (ok)
+		snprintf(var, len, "%.*s", (int)(e - b), b);
+	return ok;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* A heap object's name, from its allocation context gn (doc/objects.md,
+   "Naming heap objects"): the call site in the application's own code,
+   what it called, the variable the block was stored into, and up to three
+   callers. Fills o->var/o->type/o->tmod when the variable is known. */
+static void heap_name(const struct an *an, struct modcache *mc, uint32_t gn, struct obj *o,
+                      char *buf, size_t len)
+{
+	const struct view *w = &an->view;
+	struct hframe fr[HFRAMES];
+	uint32_t n = gn != HC_NONE ? context_frames(an, gn, fr) : 0, i = 0, k, callers = 0;
+	const char *call = NULL, *file;
+	char var[128];
+	struct dvmod *dm = NULL;
+	bool helpers_only = true;
+	size_t at;
 
 	buf[0] = '\0';
-	for (; v && n < len && frames < 8; v = w->n[v].parent) {
-		const char *name;
-
-		if (w->n[v].kind == V_C || w->n[v].kind == V_S) {
-			file = w->n[v].file;
-			line = w->n[v].line;
-			continue;
-		}
-		if (w->n[v].kind != V_PF && w->n[v].kind != V_A)
-			continue;
-		name = w->names.s[w->proc[w->n[v].proc].name];
-		if (!boring_frame(name)) {
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", frames ? " <- " : "", name);
-			if (line && n < len && frames == 0) {
-				const char *path = w->files.s[file], *base = strrchr(path, '/');
-				n += (size_t)snprintf(buf + n, len - n, " (%s:%u)", base ? base + 1 : path,
-				                      line);
-			}
-			frames++;
-		}
-		file = line = 0;
+	while (i < n && fr[i].lib) {
+		helpers_only = helpers_only && (fr[i].alloc || i == 0);
+		i++;
 	}
-	if (!buf[0])
-		snprintf(buf, len, "<unknown allocation context>");
+	if (i == n) {
+		/* Nothing of the application: the innermost named frame. */
+		if (n)
+			snprintf(buf, len, "allocation in %s", w->names.s[w->proc[fr[0].proc].name]);
+		else
+			snprintf(buf, len, "<unknown allocation context>");
+		return;
+	}
+	if (i > 0)
+		call = w->names.s[w->proc[fr[i - 1].proc].name];
+	/* A wrapper of the allocator (CALLOC, Allocate<T>): inlined, or defined
+	   in a header; named by where it is called. */
+	if (helpers_only && i + 1 < n && !fr[i + 1].lib &&
+	    (fr[i].inlined || header_file(w->files.s[w->proc[fr[i].proc].file]))) {
+		call = w->names.s[w->proc[fr[i].proc].name];
+		i++;
+	}
+	if (fr[i].lm < an->modules.n && an->modules.s[fr[i].lm][0] == '/')
+		dm = module_of(mc, an->modules.s[fr[i].lm]);
+	if (!call && dm && (call = dvars__callee_at(dm, fr[i].ra)) && prefixed(call, "__builtin_"))
+		call += 10;
+	file = fr[i].file ? w->files.s[fr[i].file] : NULL;
+	var[0] = '\0';
+	/* GCC turns malloc + memset into calloc: the source says malloc. */
+	if (dm && call && !strcmp(call, "calloc") &&
+	    assigned_var(file, fr[i].line, "malloc", var, sizeof(var)))
+		call = "malloc";
+	if (dm && call && (var[0] || assigned_var(file, fr[i].line, call, var, sizeof(var)))) {
+		struct dv_type t;
+
+		/* Only a name DWARF knows in that scope. */
+		if (dvars__var_at(dm, fr[i].ra ? fr[i].ra - 1 : 0, var, &t)) {
+			o->type = t;
+			o->tmod = dm;
+			o->var = strdup(var);
+		} else {
+			var[0] = '\0';
+		}
+	}
+	at = (size_t)snprintf(buf, len, "%s%s%s%s", var[0] ? var : "", var[0] ? " = " : "",
+	                      call ? call : "allocation", call ? "(...)" : "");
+	if (file && fr[i].line && at < len)
+		at += (size_t)snprintf(buf + at, len - at, " at %s:%u", base_of(file), fr[i].line);
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, " in %s",
+		                       w->names.s[w->proc[fr[i].proc].name]);
+	for (k = i + 1; k < n && callers < 3 && at < len; k++) {
+		if (fr[k].lib)
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, " <- %s",
+		                       w->names.s[w->proc[fr[k].proc].name]);
+		callers++;
+	}
 }
 
 static struct dvmod *module_of(struct modcache *mc, const char *path)
@@ -290,7 +499,7 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 		if ((ret = object(ob, OK_HEAP, v, 0, &r->obj, &added)))
 			return ret;
 		if (added) {
-			context_name(an, v, name, sizeof(name));
+			heap_name(an, c->mc, v ? gn : HC_NONE, &ob->o[r->obj], name, sizeof(name));
 			if ((ret = set_name(&ob->o[r->obj], name)))
 				return ret;
 			ob->o[r->obj].context = v;
@@ -303,7 +512,15 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 			ob->o[r->obj].blocks++;
 			ob->o[r->obj].size += rec.size;
 		}
-		return field(ob, r->obj, NULL, addr - rec.base, len, &r->field);
+		if (ob->o[r->obj].type.typed) {
+			struct obj *o = &ob->o[r->obj];
+			uint64_t foff = 0, fsize = 0;
+
+			if (dvars__describe(o->tmod, &o->type, o->var, addr - rec.base, name,
+			                    sizeof(name), &foff, &fsize) && fsize)
+				return field(ob, r->obj, name, foff, fsize, len, &r->field);
+		}
+		return field(ob, r->obj, NULL, addr - rec.base, len, len, &r->field);
 	}
 	if (find_range(c->ranges, c->nranges, addr, &rg)) {
 		const struct an_prof *tp = an->threads[rg->thread].prof;
@@ -320,7 +537,7 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 			                                        : tp->th.stack_hi - tp->th.stack_lo;
 			ob->o[r->obj].blocks = 1;
 		}
-		return field(ob, r->obj, NULL, addr - rg->lo, len, &r->field);
+		return field(ob, r->obj, NULL, addr - rg->lo, len, len, &r->field);
 	}
 	for (i = 0; i < c->nmods; i++) {
 		const struct hc_prof_module *m = &c->mods[i];
@@ -345,8 +562,8 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 			ob->o[r->obj].blocks = 1;
 		}
 		if (hit.fsize)
-			return field(ob, r->obj, hit.field, hit.foff, hit.fsize, &r->field);
-		return field(ob, r->obj, NULL, hit.foff, len, &r->field);
+			return field(ob, r->obj, hit.field, hit.foff, hit.fsize, len, &r->field);
+		return field(ob, r->obj, NULL, hit.foff, len, len, &r->field);
 	}
 	if ((ret = object(ob, OK_UNKNOWN, 0, 0, &r->obj, &added)))
 		return ret;
@@ -476,8 +693,10 @@ void objects__free(struct objects *ob)
 
 	if (!ob)
 		return;
-	for (i = 0; i < ob->index.n; i++)
+	for (i = 0; i < ob->index.n; i++) {
 		free(ob->o[i].name);
+		free(ob->o[i].var);
+	}
 	for (i = 0; i < ob->fidx.n; i++)
 		free(ob->fl[i].name);
 	hmap__free(&ob->index);
@@ -610,7 +829,7 @@ static int merge_into(struct objects *g, const struct objects *w)
 	for (i = 0; i < w->fidx.n; i++) {
 		const struct fld *f = &w->fl[i];
 
-		if (field(g, omap[f->obj], f->name, f->off, f->size, &fmap[i]))
+		if (field(g, omap[f->obj], f->name, f->off, f->size, f->access, &fmap[i]))
 			goto out;
 		g->fl[fmap[i]].t += f->t;
 		g->fl[fmap[i]].f += f->f;
@@ -865,8 +1084,8 @@ static int write_xml(struct an *an, const struct objects *ob, const struct group
 				hc_out_xml(&o, f->name);
 				hc_out_puts(&o, "\"");
 			}
-			hc_out_printf(&o, " offset=\"%llu\" size=\"%llu\"", (unsigned long long)f->off,
-			            (unsigned long long)f->size);
+			hc_out_printf(&o, " offset=\"%llu\" size=\"%llu\" access=\"%u\"",
+			            (unsigned long long)f->off, (unsigned long long)f->size, f->access);
 			vol(&o, f->t, f->f);
 			hc_out_puts(&o, " threads=\"");
 			threads_of(&o, ob, g, fi, " ");
@@ -896,6 +1115,8 @@ static void fields_csv(struct hc_out *o, const struct objects *ob, const struct 
 		const struct fld *f = &ob->fl[g->fc[k].key];
 		hc_out_printf(o, "%s%s@%llu+%llu", k > g->ff[i] ? ";" : "", f->name ? f->name : "",
 		            (unsigned long long)f->off, (unsigned long long)f->size);
+		if (f->access != f->size)   /* "/N": accessed N bytes at a time */
+			hc_out_printf(o, "/%u", f->access);
 	}
 }
 
@@ -978,7 +1199,8 @@ int objects__summary(struct an *an, const struct objects *ob, const char *dir, c
 		goto out_nomem;
 	hc_out_printf(&s, "\nTop data objects by false sharing (objects.xml; an event counts once "
 	            "in each object it touches)\n%-4s %-7s %14s %7s %9s  %s\n", "#", "kind",
-	            "false", "%false", "false/all", "object: fields (offsets for byte ranges)");
+	            "false", "%false", "false/all",
+	            "object: fields or byte offsets (access size)");
 	for (r = 0; r < ob->index.n && shown < an->top; r++) {
 		const struct obj *x = &ob->o[ob->rank[r]];
 		uint32_t i = ob->rank[r];
@@ -991,10 +1213,11 @@ int objects__summary(struct an *an, const struct objects *ob, const char *dir, c
 		for (k = g.ff[i]; k < g.ff[i + 1] && k - g.ff[i] < SUMMARY_FIELDS; k++) {
 			const struct fld *fl = &ob->fl[g.fc[k].key];
 			if (fl->name)
-				hc_out_printf(&s, "%s%s", k == g.ff[i] ? ": " : ", ", fl->name);
+				hc_out_printf(&s, "%s%s (%u B)", k == g.ff[i] ? ": " : ", ", fl->name,
+				            fl->access);
 			else
-				hc_out_printf(&s, "%s+%llu", k == g.ff[i] ? ": " : ", ",
-				            (unsigned long long)fl->off);
+				hc_out_printf(&s, "%s+%llu (%u B)", k == g.ff[i] ? ": " : ", ",
+				            (unsigned long long)fl->off, fl->access);
 		}
 		if (g.ff[i + 1] - g.ff[i] > SUMMARY_FIELDS)
 			hc_out_puts(&s, ", ...");

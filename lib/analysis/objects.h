@@ -34,6 +34,25 @@ void dvars__close(struct dvmod *m);
    filled, false when no variable covers it. */
 bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out);
 
+/* The variable a heap block is stored into (dwarf_vars.c). */
+struct dv_type {
+	bool found;                 /* a variable (or this->member) of that name is visible */
+	bool typed;                 /* it is a pointer and die is what it points to */
+	uint64_t die;               /* DWARF offset of the pointee type */
+};
+
+/* The variable or parameter called name visible at pc (locals of the scopes
+   holding pc innermost first, then the compilation unit's globals, then a
+   member of *this). */
+bool dvars__var_at(struct dvmod *m, uint64_t pc, const char *name, struct dv_type *out);
+/* The name of the function called by the call that returns to ra (DWARF
+   call-site entries), or NULL. */
+const char *dvars__callee_at(struct dvmod *m, uint64_t ra);
+/* Byte off of a block holding an array of t's pointee: "var[k].field..." in
+   buf, the leaf's offset in the block and size. false when t has no type. */
+bool dvars__describe(struct dvmod *m, const struct dv_type *t, const char *var, uint64_t off,
+                     char *buf, size_t len, uint64_t *foff, uint64_t *fsize);
+
 /* ---------------- objects.c ---------------- */
 
 struct an;

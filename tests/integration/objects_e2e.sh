@@ -5,12 +5,13 @@
 #                       object is the static "stats" with those two fields
 #   objects_static -p   the same variable, workers on different lines: its
 #                       false sharing drops by >= 90 %
-#   objects_heap        counters carved from one malloc: the top object is a
-#                       heap object whose context names alloc_counters
+#   objects_heap        counters carved from one malloc: the top object is
+#                       "p = malloc(...) at objects_heap.c:N in alloc_counters" 
 #   objects_padded      the same, padded: >= 90 % less false sharing on it
 #   objects_static -k   a buffer on worker 1's stack written by worker 2: the
 #                       top object is the stack of thread 1
-#   objects_cxx         new[]'d counters: a heap object from make_counters
+#   objects_cxx         new[]'d counters: "c = operator new(...) ... in
+#                       make_counters", fields typed from c: c[0].hits, c[1].hits
 . "$(dirname "$0")/lib.sh"
 require_measurable
 P="$B/tests/programs"
@@ -80,7 +81,7 @@ if analyze heap; then
 	t=$(top heap)
 	echo "heap: top object: $t"
 	case "$t" in
-	*",heap,alloc_counters "*) ok "heap: top object allocated in alloc_counters" ;;
+	*",heap,p = malloc(...) at objects_heap.c:"*" in alloc_counters <- main,"*) ok "heap: top object is p = malloc(...) in alloc_counters" ;;
 	*) fail "heap: top object not from alloc_counters: $t" ;;
 	esac
 	grep -A3 "Top data objects" "$TMP/heap.db/summary.txt" | grep -q "heap .*alloc_counters" &&
@@ -88,7 +89,7 @@ if analyze heap; then
 fi
 measure pad -e COMM@200000 "$P/objects_padded" -t 2 -s 2 || fail "objects_padded exited non-zero"
 if analyze pad; then
-	a=$(false_of heap heap '^alloc_counters ') b=$(false_of pad heap '^alloc_counters ')
+	a=$(false_of heap heap ' in alloc_counters ') b=$(false_of pad heap ' in alloc_counters ')
 	echo "alloc_counters: false $a packed, $b padded"
 	[ "$a" -gt 0 ] && [ $((b * 10)) -le "$a" ] && ok "heap: padding drops its false sharing by >= 90 %" ||
 		fail "heap: false sharing $a packed vs $b padded (want a drop of >= 90 %)"
@@ -113,7 +114,7 @@ if analyze cxx; then
 	t=$(top cxx)
 	echo "cxx: top object: $t"
 	case "$t" in
-	*",heap,make_counters "*) ok "cxx: top object is the new[]'d array of make_counters" ;;
+	*",heap,c = operator new"*" at objects_cxx.cc:"*" in make_counters <- main,"*"c[0].hits@0+8;c[1].hits@8+8") ok "cxx: top object is the new[]'d array c of make_counters, fields c[0].hits and c[1].hits" ;;
 	*) fail "cxx: top object not from make_counters: $t" ;;
 	esac
 fi

@@ -290,13 +290,14 @@ static void test_pipeline(const char *self, const struct self *s)
 	text = fx_read(csv, NULL);
 	CHECK(text != NULL);
 	if (text) {
-		const char *rank[] = { ",heap,alloc_site", ",stack,stack of thread 1,", ",unknown,",
+		const char *rank[] = { ",heap,allocation at test_objects.c:", ",stack,stack of thread 1,", ",unknown,",
 		                       ",static,nest,", ",static,grid,", ",tls,TLS of thread 0," };
 		const char *at = text;
 		size_t i;
 
 		/* i,kind,name,module,context,size,blocks,all,true,false,fields */
-		expect_row(text, "heap", "alloc_site (", ",96,2,35,0,35,@0+8;@4+4;@8+8");
+		expect_row(text, "heap", "allocation at test_objects.c:", ",96,2,35,0,35,@0+8;@4+4;@8+8");
+		expect_row(text, "heap", "allocation at test_objects.c:", " in alloc_site,");
 		expect_row(text, "stack", "stack of thread 1", ",0,1048576,1,5,0,5,@16+8");
 		expect_row(text, "tls", "TLS of thread 0", ",0,4096,1,2,2,0,@16+8");
 		CHECK(strstr(text, ",unknown,<unknown>,,0,0,0,3,0,3,\n") != NULL);   /* no fields */
@@ -313,7 +314,7 @@ static void test_pipeline(const char *self, const struct self *s)
 	}
 	/* Fields with their threads; the thread cell; the context is a node. */
 	CHECK(fx_xpath_count(xml, "/Objects/Object[@kind='heap']/Field[@offset='0' and "
-	                     "@all='30' and @threads='0']") == 1);
+	                     "@all='30' and @threads='0' and @access='8']") == 1);
 	CHECK(fx_xpath_count(xml, "/Objects/Object[@kind='heap']/Field[@offset='8' and "
 	                     "@all='30' and @threads='1']") == 1);
 	CHECK(fx_xpath_count(xml, "/Objects/Object[@kind='heap']/T[@i='0' and @j='1' and "
@@ -327,7 +328,8 @@ static void test_pipeline(const char *self, const struct self *s)
 	CHECK(fx_xpath_count(xml, "/Objects/Object/CP") >= 1);
 	text = fx_read(sum, NULL);
 	CHECK(text && strstr(text, "Top data objects by false sharing"));
-	CHECK(text && strstr(text, "\n1    heap                35   81.4%    100.0%  alloc_site ("));
+	CHECK(text && strstr(text, "\n1    heap                35   81.4%    100.0%  allocation at "
+	                           "test_objects.c:"));
 	free(text);
 	if (!hc_test_failures)
 		fx_rm_rf(work);
