@@ -33,14 +33,21 @@ struct dvvar {
 	Dwarf_Off die;
 };
 
-struct dvmod {
-	int fd;
-	Elf *elf;
-	Dwarf *dw;                  /* NULL without DWARF */
+/* Variables of one address space: 0 the module's static data (offsets
+   from the load bias), 1 its TLS block (offsets in the PT_TLS segment). */
+struct dvspace {
 	struct dvsym *syms;
 	size_t nsyms;
 	struct dvvar *vars;
 	size_t nvars, varcap;
+};
+
+struct dvmod {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;                  /* NULL without DWARF */
+	struct dvspace sp[2];
+	uint64_t tls_memsz, tls_align;
 	bool indexed;
 };
 
@@ -60,37 +67,38 @@ static int cmp_var(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* Data symbols of one symbol table section; returns how many were added. */
-static size_t load_symtab(struct dvmod *m, Elf_Scn *scn, const GElf_Shdr *sh)
+/* Data symbols (STT_OBJECT, STT_TLS) of one symbol table section. */
+static void load_symtab(struct dvmod *m, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n, i, k = 0;
-	struct dvsym *s;
+	size_t n, i, k;
 
 	if (!d || !sh->sh_entsize)
-		return 0;
+		return;
 	n = sh->sh_size / sh->sh_entsize;
-	s = realloc(m->syms, (m->nsyms + n + 1) * sizeof(*s));
-	if (!s)
-		return 0;
-	m->syms = s;
+	for (k = 0; k < 2; k++) {
+		struct dvsym *s = realloc(m->sp[k].syms, (m->sp[k].nsyms + n + 1) * sizeof(*s));
+		if (!s)
+			return;
+		m->sp[k].syms = s;
+	}
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
+		struct dvspace *sp;
+		int type;
 
-		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_size == 0)
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || sym.st_size == 0)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_OBJECT && type != STT_TLS)
 			continue;
 		name = elf_strptr(m->elf, sh->sh_link, sym.st_name);
 		if (!name || !name[0])
 			continue;
-		s[m->nsyms + k].lo = sym.st_value;
-		s[m->nsyms + k].size = sym.st_size;
-		s[m->nsyms + k].name = name;
-		k++;
+		sp = &m->sp[type == STT_TLS];
+		sp->syms[sp->nsyms++] = (struct dvsym){ sym.st_value, sym.st_size, name };
 	}
-	m->nsyms += k;
-	return k;
 }
 
 struct dvmod *dvars__open(const char *path)
@@ -99,6 +107,7 @@ struct dvmod *dvars__open(const char *path)
 	Elf_Scn *scn = NULL;
 	bool have_symtab = false;
 	struct stat st;
+	size_t k, nph;
 
 	if (!m)
 		return NULL;
@@ -125,8 +134,18 @@ struct dvmod *dvars__open(const char *path)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
 			load_symtab(m, scn, &sh);
 	}
-	if (m->nsyms)
-		qsort(m->syms, m->nsyms, sizeof(*m->syms), cmp_sym);
+	for (k = 0; k < 2; k++)
+		if (m->sp[k].nsyms)
+			qsort(m->sp[k].syms, m->sp[k].nsyms, sizeof(*m->sp[k].syms), cmp_sym);
+	if (elf_getphdrnum(m->elf, &nph) == 0) {
+		for (k = 0; k < nph; k++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(m->elf, (int)k, &ph) && ph.p_type == PT_TLS) {
+				m->tls_memsz = ph.p_memsz;
+				m->tls_align = ph.p_align ? ph.p_align : 1;
+			}
+		}
+	}
 	m->dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
 	return m;
 
@@ -147,32 +166,42 @@ void dvars__close(struct dvmod *m)
 		dwarf_end(m->dw);
 	elf_end(m->elf);
 	close(m->fd);
-	free(m->syms);
-	free(m->vars);
+	free(m->sp[0].syms);
+	free(m->sp[0].vars);
+	free(m->sp[1].syms);
+	free(m->sp[1].vars);
 	free(m);
 }
 
 /* The address of a variable whose location is one DW_OP_addr, or (DWARF 5,
-   clang's default) one DW_OP_addrx into the address table. */
-static bool var_addr(Dwarf_Die *d, uint64_t *addr)
+   clang's default) one DW_OP_addrx into the address table (space 0), or a
+   constant offset and a TLS operator (space 1); -1 for neither. */
+static int var_addr(Dwarf_Die *d, uint64_t *addr)
 {
 	Dwarf_Attribute at, res;
 	Dwarf_Op *ops;
 	Dwarf_Addr a;
 	size_t nops;
 
-	if (!dwarf_attr(d, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1)
-		return false;
-	if (ops[0].atom == DW_OP_addr) {
+	if (!dwarf_attr(d, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) != 0)
+		return -1;
+	if (nops == 1 && ops[0].atom == DW_OP_addr) {
 		*addr = ops[0].number;
-		return true;
+		return 0;
 	}
-	if ((ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
+	if (nops == 1 && (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
 	    dwarf_getlocation_attr(&at, &ops[0], &res) == 0 && dwarf_formaddr(&res, &a) == 0) {
 		*addr = a;
-		return true;
+		return 0;
 	}
-	return false;
+	if (nops == 2 && (ops[1].atom == DW_OP_GNU_push_tls_address ||
+	                  ops[1].atom == DW_OP_form_tls_address) &&
+	    (ops[0].atom == DW_OP_const8u || ops[0].atom == DW_OP_const4u ||
+	     ops[0].atom == DW_OP_constu || ops[0].atom == DW_OP_addr)) {
+		*addr = ops[0].number;
+		return 1;
+	}
+	return -1;
 }
 
 static void index_die(struct dvmod *m, Dwarf_Die *parent, int depth)
@@ -182,19 +211,21 @@ static void index_die(struct dvmod *m, Dwarf_Die *parent, int depth)
 	if (depth > MAX_DEPTH || dwarf_child(parent, &c) != 0)
 		return;
 	do {
-		int tag = dwarf_tag(&c);
+		int tag = dwarf_tag(&c), k;
 		uint64_t addr;
 
-		if (tag == DW_TAG_variable && var_addr(&c, &addr)) {
-			if (m->nvars == m->varcap) {
-				size_t cap = m->varcap ? 2 * m->varcap : 256;
-				struct dvvar *v = realloc(m->vars, cap * sizeof(*v));
+		if (tag == DW_TAG_variable && (k = var_addr(&c, &addr)) >= 0) {
+			struct dvspace *sp = &m->sp[k];
+
+			if (sp->nvars == sp->varcap) {
+				size_t cap = sp->varcap ? 2 * sp->varcap : 256;
+				struct dvvar *v = realloc(sp->vars, cap * sizeof(*v));
 				if (!v)
 					return;
-				m->vars = v;
-				m->varcap = cap;
+				sp->vars = v;
+				sp->varcap = cap;
 			}
-			m->vars[m->nvars++] = (struct dvvar){ addr, dwarf_dieoffset(&c) };
+			sp->vars[sp->nvars++] = (struct dvvar){ addr, dwarf_dieoffset(&c) };
 		} else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
 		           tag == DW_TAG_namespace || tag == DW_TAG_inlined_subroutine) {
 			index_die(m, &c, depth + 1);   /* function-scope statics */
@@ -216,8 +247,9 @@ static void build_index(struct dvmod *m)
 			index_die(m, &cu, 0);
 		off = next;
 	}
-	if (m->nvars)
-		qsort(m->vars, m->nvars, sizeof(*m->vars), cmp_var);
+	for (int k = 0; k < 2; k++)
+		if (m->sp[k].nvars)
+			qsort(m->sp[k].vars, m->sp[k].nvars, sizeof(*m->sp[k].vars), cmp_var);
 }
 
 static bool type_of(Dwarf_Die *d, Dwarf_Die *out)
@@ -345,9 +377,10 @@ static void describe(Dwarf_Die *t, uint64_t off, char *buf, size_t len, uint64_t
 	*fsize = dwarf_aggregate_size(t, &size) == 0 ? size : 0;
 }
 
-bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
+static bool lookup(struct dvmod *m, int k, uint64_t off, struct dv_hit *out)
 {
-	size_t lo = 0, hi = m->nsyms, i;
+	struct dvspace *sp = &m->sp[k];
+	size_t lo = 0, hi = sp->nsyms, i;
 	const struct dvsym *s = NULL;
 	Dwarf_Die die, type;
 
@@ -355,14 +388,14 @@ bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
 	/* Last symbol starting at or before off, then back over overlapping ones. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].lo <= off)
+		if (sp->syms[mid].lo <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (i = lo; i > 0 && lo - i < 16; i--)
-		if (off - m->syms[i - 1].lo < m->syms[i - 1].size) {
-			s = &m->syms[i - 1];
+		if (off - sp->syms[i - 1].lo < sp->syms[i - 1].size) {
+			s = &sp->syms[i - 1];
 			break;
 		}
 	if (!s)
@@ -375,15 +408,15 @@ bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
 	if (!m->indexed)
 		build_index(m);
 	lo = 0;
-	hi = m->nvars;
+	hi = sp->nvars;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->vars[mid].addr < s->lo)
+		if (sp->vars[mid].addr < s->lo)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < m->nvars && m->vars[lo].addr == s->lo && dwarf_offdie(m->dw, m->vars[lo].die, &die)) {
+	if (lo < sp->nvars && sp->vars[lo].addr == s->lo && dwarf_offdie(m->dw, sp->vars[lo].die, &die)) {
 		Dwarf_Attribute at;
 		const char *name = NULL;
 
@@ -407,19 +440,90 @@ bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
 	return true;
 }
 
+bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
+{
+	return lookup(m, 0, off, out);
+}
+
+bool dvars__tls(const struct dvmod *m, uint64_t *memsz, uint64_t *align)
+{
+	*memsz = m->tls_memsz;
+	*align = m->tls_align;
+	return m->tls_memsz > 0;
+}
+
+bool dvars__tls_lookup(struct dvmod *m, uint64_t off, struct dv_hit *out)
+{
+	return lookup(m, 1, off, out);
+}
+
 /* ---------------- heap objects: the variable at an allocation site ---------------- */
 
-/* The scopes at pc, innermost first (malloc'd into *scopes); 0 when none. */
+/* A function holding pc somewhere inside namespace ns (nested ones too). */
+static bool scan_ns(Dwarf_Die *ns, uint64_t pc, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(ns, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_module) && scan_ns(&c, pc, out))
+			return true;
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&c, pc) == 1) {
+			*out = c;
+			return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The concrete scopes holding pc, innermost first (malloc'd into *scopes);
+   0 when none. Unlike dwarf_getscopes, which continues from an inlined
+   function to where it is defined, this follows the code: an inlined call,
+   then the function it was inlined into, up to the compilation unit. */
 static int scopes_at(struct dvmod *m, uint64_t pc, Dwarf_Die **scopes)
 {
-	Dwarf_Die cu;
-	int n;
+	Dwarf_Die cu, cur, c, chain[MAX_DEPTH + 1];
+	int n = 0, i;
 
 	*scopes = NULL;
 	if (!m->dw || !dwarf_addrdie(m->dw, pc, &cu))
 		return 0;
-	n = dwarf_getscopes(&cu, pc, scopes);
-	return n > 0 ? n : 0;
+	chain[n++] = cu;
+	cur = cu;
+	while (n <= MAX_DEPTH && dwarf_child(&cur, &c) == 0) {
+		bool down = false;
+
+		do {
+			int tag = dwarf_tag(&c);
+
+			if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+				/* no pc range of its own: look inside */
+				if (scan_ns(&c, pc, &c)) {
+					down = true;
+					break;
+				}
+				continue;
+			}
+			if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) == 1) {
+				down = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!down)
+			break;
+		chain[n++] = c;
+		cur = c;
+	}
+	*scopes = malloc((size_t)n * sizeof(**scopes));
+	if (!*scopes)
+		return 0;
+	for (i = 0; i < n; i++)
+		(*scopes)[i] = chain[n - 1 - i];
+	return n;
 }
 
 /* A child of scope named name with one of the tags (variable, parameter). */

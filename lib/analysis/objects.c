@@ -473,6 +473,55 @@ struct pctx {
 	uint32_t nranges;
 };
 
+/* The __thread variable of thread tp at addr: x86-64 static TLS (variant
+   II) puts the blocks of the modules loaded at start below the thread
+   pointer (tls_hi) in load order, each at the running sum of the blocks'
+   sizes rounded up to its alignment (what glibc's _dl_determine_tlsoffset
+   computes when segments start aligned, and what the runtime's tls_lo
+   assumes). The load map (c->mods) is in load order. "__thread counter",
+   "__thread [libgomp.so.1+0xa0]" without a symbol; false when the block is
+   not known (a module before it could not be read). */
+static bool tls_field(struct pctx *c, const struct an_prof *tp, uint64_t addr, uint32_t alen,
+                      char *name, size_t len, uint64_t *foff, uint64_t *fsize)
+{
+	uint64_t top = tp->th.tls_hi, sum = 0;
+	size_t i;
+
+	for (i = 0; i < c->nmods; i++) {
+		const struct hc_prof_module *m = &c->mods[i];
+		uint64_t memsz, align, start;
+		struct dvmod *dm;
+		struct dv_hit hit;
+
+		if (m->path[0] != '/')
+			continue;   /* [vdso], anonymous: no TLS */
+		if (!(dm = module_of(c->mc, m->path)))
+			return false;
+		if (!dvars__tls(dm, &memsz, &align))
+			continue;
+		sum = (sum + memsz + align - 1) / align * align;
+		start = top - sum;
+		if (addr < start || addr >= start + memsz)
+			continue;
+		if (dvars__tls_lookup(dm, addr - start, &hit)) {
+			snprintf(name, len, "__thread %s", hit.field[0] ? hit.field : hit.var);
+			/* Untyped: the whole variable. */
+			*foff = hit.start + (hit.fsize ? hit.foff : 0);
+			*fsize = hit.fsize ? hit.fsize : hit.size;
+		} else {
+			const char *b = strrchr(m->path, '/');
+			snprintf(name, len, "__thread [%s+0x%llx]", b ? b + 1 : m->path,
+			         (unsigned long long)(addr - start));
+			*foff = addr - start;
+			*fsize = alen;
+		}
+		/* Offsets are reported from the thread's TLS range start. */
+		*foff += start - tp->th.tls_lo;
+		return true;
+	}
+	return false;
+}
+
 static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, uint32_t len,
                    struct res *r)
 {
@@ -524,6 +573,7 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 	}
 	if (find_range(c->ranges, c->nranges, addr, &rg)) {
 		const struct an_prof *tp = an->threads[rg->thread].prof;
+		uint64_t foff = 0, fsize = 0;
 
 		t = rg->thread;
 		if ((ret = object(ob, rg->kind, t, 0, &r->obj, &added)))
@@ -537,6 +587,8 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 			                                        : tp->th.stack_hi - tp->th.stack_lo;
 			ob->o[r->obj].blocks = 1;
 		}
+		if (rg->kind == OK_TLS && tls_field(c, tp, addr, len, name, sizeof(name), &foff, &fsize))
+			return field(ob, r->obj, name, foff, fsize, len, &r->field);
 		return field(ob, r->obj, NULL, addr - rg->lo, len, len, &r->field);
 	}
 	for (i = 0; i < c->nmods; i++) {

@@ -33,6 +33,12 @@ void dvars__close(struct dvmod *m);
 /* The data symbol covering off (relative to the load bias): true and *out
    filled, false when no variable covers it. */
 bool dvars__lookup(struct dvmod *m, uint64_t off, struct dv_hit *out);
+/* The module's PT_TLS segment: true and its size and alignment, false when
+   it has none. */
+bool dvars__tls(const struct dvmod *m, uint64_t *memsz, uint64_t *align);
+/* The __thread variable at offset off of the module's TLS block (from
+   STT_TLS symbols and DWARF TLS locations), as dvars__lookup. */
+bool dvars__tls_lookup(struct dvmod *m, uint64_t off, struct dv_hit *out);
 
 /* The variable a heap block is stored into (dwarf_vars.c). */
 struct dv_type {

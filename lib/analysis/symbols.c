@@ -63,7 +63,7 @@ struct cuindex {
 /* Display name of one raw name (a string of libdw or libelf: its address
    identifies it). */
 struct dname {
-	const char *raw;
+	uint64_t key;       /* the raw name's address, or a DIE offset | DNAME_DIE; 0 free */
 	char *show;
 	const char *file;   /* OpenMP region: where it starts */
 	int line;
@@ -78,7 +78,7 @@ struct symmod {
 	size_t nplt, pltcap;
 	struct cuindex *cu;
 	size_t ncu, cucap, last;
-	struct dname *dn;   /* open addressing by raw pointer, dnmask + 1 slots */
+	struct dname *dn;   /* open addressing by key, dnmask + 1 slots */
 	size_t ndn, dnmask;
 };
 
@@ -548,9 +548,10 @@ static const char *clang_parent(Dwarf_Die *cu, const char *file, int line)
 	return bestline >= 0 ? raw_name(&best) : NULL;
 }
 
-static size_t hash_ptr(const void *p)
+#define DNAME_DIE (1ull << 63)   /* above every user-space address */
+
+static size_t hash_key(uint64_t x)
 {
-	uint64_t x = (uint64_t)(uintptr_t)p;
 
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdull;
@@ -558,15 +559,58 @@ static size_t hash_ptr(const void *p)
 	return (size_t)x;
 }
 
-/* The display of raw (cached by its address). entry: the function's first
+/* "ns::cls::name" for a C++ function whose DWARF has no mangled name
+   (GCC gives none to members of local classes: lambdas, and templates
+   instantiated with them): the named scopes around its declaration. */
+static char *qualified(Dwarf_Die *d, const char *name)
+{
+	Dwarf_Die decl = *d, *sc = NULL;
+	Dwarf_Attribute a;
+	char buf[1024];
+	size_t n = 0;
+	int ns, i, hops;
+
+	for (hops = 0; hops < 8; hops++) {
+		if (!(dwarf_attr(&decl, DW_AT_abstract_origin, &a) ||
+		      dwarf_attr(&decl, DW_AT_specification, &a)) ||
+		    !dwarf_formref_die(&a, &decl))
+			break;
+	}
+	ns = dwarf_getscopes_die(&decl, &sc);
+	buf[0] = '\0';
+	for (i = ns - 1; i >= 1 && n < sizeof(buf); i--) {
+		int tag = dwarf_tag(&sc[i]);
+		const char *sn = dwarf_diename(&sc[i]);
+
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		/* GCC leaves a lambda's closure type unnamed. */
+		if (!sn && tag != DW_TAG_namespace && tag != DW_TAG_subprogram)
+			sn = !strcmp(name, "operator()") ? "{lambda}" : "{anonymous}";
+		if (!sn)
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s::", sn);
+	}
+	free(sc);
+	if (n >= sizeof(buf))
+		return strdup(name);
+	snprintf(buf + n, sizeof(buf) - n, "%s", name);
+	return strdup(buf);
+}
+
+/* The display of raw (cached by its address, or by DIE qual's offset when
+   the name is to be qualified from DWARF). entry: the function's first
    address, for an OpenMP region's line; cu: its compilation unit or NULL.
    NULL when out of memory. */
 static const struct dname *display(struct symmod *m, const char *raw, uint64_t entry,
-                                   Dwarf_Die *cu)
+                                   Dwarf_Die *cu, Dwarf_Die *qual)
 {
 	struct dname *e;
 	size_t i, plen;
 	enum names_omp omp;
+	uint64_t key = qual ? dwarf_dieoffset(qual) | DNAME_DIE : (uint64_t)(uintptr_t)raw;
 
 	if (m->ndn * 2 >= m->dnmask) {
 		size_t n = m->dnmask ? 2 * (m->dnmask + 1) : 256, k;
@@ -575,9 +619,9 @@ static const struct dname *display(struct symmod *m, const char *raw, uint64_t e
 		if (!t)
 			return NULL;
 		for (k = 0; m->dn && k <= m->dnmask; k++) {
-			if (!m->dn[k].raw)
+			if (!m->dn[k].key)
 				continue;
-			for (i = hash_ptr(m->dn[k].raw) & (n - 1); t[i].raw; i = (i + 1) & (n - 1))
+			for (i = hash_key(m->dn[k].key) & (n - 1); t[i].key; i = (i + 1) & (n - 1))
 				;
 			t[i] = m->dn[k];
 		}
@@ -585,8 +629,8 @@ static const struct dname *display(struct symmod *m, const char *raw, uint64_t e
 		m->dn = t;
 		m->dnmask = n - 1;
 	}
-	for (i = hash_ptr(raw) & m->dnmask; m->dn[i].raw; i = (i + 1) & m->dnmask)
-		if (m->dn[i].raw == raw)
+	for (i = hash_key(key) & m->dnmask; m->dn[i].key; i = (i + 1) & m->dnmask)
+		if (m->dn[i].key == key)
 			return &m->dn[i];
 	e = &m->dn[i];
 	omp = names__omp_kind(raw, &plen);
@@ -611,14 +655,24 @@ static const struct dname *display(struct symmod *m, const char *raw, uint64_t e
 		free(parent);
 		e->file = file;
 		e->line = line;
+	} else if (qual) {
+		e->show = qualified(qual, raw);
 	} else {
 		e->show = names__demangle(raw);
 	}
 	if (!e->show)
 		return NULL;
-	e->raw = raw;
+	e->key = key;
 	m->ndn++;
 	return e;
+}
+
+static bool is_cxx(Dwarf_Die *cu)
+{
+	int lang = dwarf_srclang(cu);
+
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 }
 
 /* A frame's name and declaration from DIE d (an OpenMP region: declared
@@ -635,7 +689,11 @@ static void frame_of(struct symmod *m, struct sym_frame *f, Dwarf_Die *d, Dwarf_
 		return;
 	if (dwarf_entrypc(d, &entry) != 0)
 		entry = 0;
-	e = display(m, raw, entry + bias, dwarf_diecu(d, &cu, NULL, NULL) ? &cu : NULL);
+	if (!dwarf_diecu(d, &cu, NULL, NULL))
+		e = display(m, raw, entry + bias, NULL, NULL);
+	else
+		e = display(m, raw, entry + bias, &cu,
+		            is_cxx(&cu) && !(raw[0] == '_' && raw[1] == 'Z') ? d : NULL);
 	if (!e)
 		return;
 	f->name = e->show;
@@ -723,7 +781,7 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 	out->nframes = dwarf_frames(m, addr, out);
 	fs = find_symbol(m, addr);
 	if (fs) {
-		const struct dname *e = display(m, fs->name, fs->lo, NULL);
+		const struct dname *e = display(m, fs->name, fs->lo, NULL, NULL);
 		elfname = e ? e->show : fs->name;
 	}
 	if (out->nframes == 0 && elfname) {
