@@ -18,8 +18,12 @@
    memory grows with objects x fields x threads, not with events. No signal
    context. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/internal.h"
 #include "analysis/objects.h"
@@ -247,6 +251,8 @@ static bool ident_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+static bool source_assignment(char *buf, const char *tok, char *var, size_t len);
+
 /* The variable a call's result is assigned to on source line `line` of
    path: "x = [(cast)] CALL(...)" with nothing but a cast between. Returns
    false when the file cannot be read or the line is not such an
@@ -254,22 +260,43 @@ static bool ident_char(char c)
 static bool assigned_var(const char *path, uint32_t line, const char *call, char *var,
                          size_t len)
 {
-	char tok[128], buf[4096], *at, *eq, *e, *b;
-	FILE *f;
+	char tok[128], *buf = NULL;
+	size_t cap = 0;
+	struct stat st;
+	FILE *f = NULL;
 	uint32_t k = 0;
 	bool ok = false;
+	int fd;
 
 	if (!path || path[0] != '/' || !line || !call)
 		return false;
 	call_token(call, tok, sizeof(tok));
-	if (!tok[0] || !(f = fopen(path, "re")))
+	/* Only a regular file: a path from DWARF may name anything (a FIFO
+	   would block). */
+	if (!tok[0] || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return false;
-	while (fgets(buf, sizeof(buf), f))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return false;
+	}
+	while (getline(&buf, &cap, f) >= 0)
 		if (++k == line)
 			break;
 	fclose(f);
-	if (k != line)
+	if (k != line || !buf) {
+		free(buf);
 		return false;
+	}
+	ok = source_assignment(buf, tok, var, len);
+	free(buf);
+	return ok;
+}
+
+/* The assignment "NAME = [(cast)] TOK(" on one source line. */
+static bool source_assignment(char *buf, const char *tok, char *var, size_t len)
+{
+	char *at, *eq, *e, *b;
+
 	for (at = strstr(buf, tok); at; at = strstr(at + 1, tok))
 		if ((at == buf || !ident_char(at[-1])) && !ident_char(at[strlen(tok)]))
 			break;
@@ -283,14 +310,15 @@ static bool assigned_var(const char *path, uint32_t line, const char *call, char
 	eq--;
 	if (eq > buf && strchr("=<>!+-*/%&|^", eq[-1]))
 		return false;
-	/* Between '=' and the call: blanks and at most one cast "(T *)". */
+	/* Between '=' and the call: blanks, casts "(T *)" and qualifiers
+	   "ns::". */
 	for (b = eq + 1; b < at; b++) {
 		if (*b == '(') {
 			char *c = strchr(b, ')');
 			if (!c || c >= at)
 				return false;
 			b = c;
-		} else if (*b != ' ' && *b != '\t' && *b != ':') {
+		} else if (*b != ' ' && *b != '\t' && *b != ':' && !ident_char(*b)) {
 			return false;
 		}
 	}
@@ -301,10 +329,10 @@ static bool assigned_var(const char *path, uint32_t line, const char *call, char
 		;
 	if (b == e || (b[0] >= '0' && b[0] <= '9'))
 		return false;
-	ok = (size_t)(e - b) < len;
-	if (ok)
-		snprintf(var, len, "%.*s", (int)(e - b), b);
-	return ok;
+	if ((size_t)(e - b) >= len)
+		return false;
+	snprintf(var, len, "%.*s", (int)(e - b), b);
+	return true;
 }
 
 static const char *base_of(const char *path)
@@ -332,7 +360,7 @@ static void heap_name(const struct an *an, struct modcache *mc, uint32_t gn, str
 
 	buf[0] = '\0';
 	while (i < n && fr[i].lib) {
-		helpers_only = helpers_only && (fr[i].alloc || i == 0);
+		helpers_only = helpers_only && fr[i].alloc;
 		i++;
 	}
 	if (i == n) {
