@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
-#include "hc/database.h"
+#include "db/format.h"
 #include "hc/profile.h"
 #include "hc_test.h"
 
