@@ -550,6 +550,40 @@ static const char *clang_parent(Dwarf_Die *cu, const char *file, int line)
 
 #define DNAME_DIE (1ull << 63)   /* above every user-space address */
 
+/* The DWARF name of the function whose symbol is sym, else sym: gfortran's
+   main program is MAIN__ (often inlined into main, without a symbol), the
+   source's "program NAME" (DW_AT_main_subprogram) in the region's unit cu. */
+static const char *source_name(struct symmod *m, const char *sym, Dwarf_Die *cu)
+{
+	Dwarf_Addr bias, lo;
+	Dwarf_Die *scu, c;
+	size_t i;
+
+	for (i = 0; i < m->nsyms; i++)
+		if (!strcmp(m->syms[i].name, sym))
+			break;
+	if (i < m->nsyms && (scu = dwfl_module_addrdie(m->mod, m->syms[i].lo, &bias)) &&
+	    dwarf_child(scu, &c) == 0) {
+		do {
+			const char *n;
+
+			if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_lowpc(&c, &lo) == 0 &&
+			    lo + bias == m->syms[i].lo && (n = dwarf_diename(&c)))
+				return n;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (strcmp(sym, "MAIN__") || !cu || dwarf_child(cu, &c) != 0)
+		return sym;
+	do {
+		const char *n;
+
+		if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_hasattr(&c, DW_AT_main_subprogram) &&
+		    (n = dwarf_diename(&c)))
+			return n;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return sym;
+}
+
 static size_t hash_key(uint64_t x)
 {
 
@@ -642,10 +676,13 @@ static const struct dname *display(struct symmod *m, const char *raw, uint64_t e
 
 		if (ln && (file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL)) == NULL)
 			line = 0;
-		if (omp == NAMES_OMP_GCC)
+		if (omp == NAMES_OMP_GCC) {
 			praw = pcopy = strndup(raw, plen);
-		else
+			if (praw && !(praw[0] == '_' && praw[1] == 'Z'))
+				praw = source_name(m, praw, cu);
+		} else {
 			praw = clang_parent(cu, file, line);
+		}
 		if (praw && !(parent = names__demangle(praw))) {
 			free(pcopy);
 			return NULL;
