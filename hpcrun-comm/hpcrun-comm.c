@@ -128,7 +128,7 @@ static int list_capabilities(void)
 		             "hpcrun-comm-c++; no PMU or perf events needed" :
 		             "the exact runtime is missing", xrt);
 	}
-	sel = hc_probe_select(HC_SAMPLER_NONE, NULL, why, sizeof why);
+	sel = hc_probe_select_checked(HC_SAMPLER_NONE, NULL, why, sizeof why);
 	printf("\nverdict: ");
 	if (sel < 0)
 		printf("this machine cannot measure: %s\n", why);
@@ -513,7 +513,7 @@ int main(int argc, char **argv)
 		    "%s was not built for exact mode: it makes no instrumentation calls (__tsan_*), so "
 		    "there is nothing to count", progpath);
 
-	sel = hc_probe_select(kind, NULL, why, sizeof why);
+	sel = hc_probe_select_checked(kind, NULL, why, sizeof why);
 	if (sel < 0) {
 		explain_refusal();
 		die("run hpcrun-comm -L for what this machine supports", "cannot measure: %s", why);
@@ -523,6 +523,11 @@ int main(int argc, char **argv)
 		        "paranoid-3 patch (Debian, Android) forbid unprivileged perf events at this level; "
 		        "this one allows measuring your own processes, so measurement goes on\n",
 		        prog, hc_perf_paranoid());
+	if ((sel == HC_SAMPLER_PEBS || sel == HC_SAMPLER_IBS) && hc_pmu_period(sel, period) != period)
+		fprintf(stderr, "%s: note: COMM@%llu is below the %s sampler's floor (or not a multiple "
+		        "of 16 for ibs): sampling every %llu events instead (more often, the kernel "
+		        "throttles)\n", prog, (unsigned long long)period, hc_sampler_name(sel),
+		        (unsigned long long)hc_pmu_period(sel, period));
 	if (sel == HC_SAMPLER_SOFT && period < HC_MIN_SOFT_PERIOD)
 		die("use a period of at least 50000 ns with the soft sampler",
 		    "COMM@%llu is too short for the soft sampler: below 50 us the timer interrupts "

@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/ucontext.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include <Zydis/Zydis.h>
 
 #include "decode/decode.h"
@@ -470,6 +472,17 @@ int hc_decode_recipes(const uint8_t *code, size_t avail, uint64_t rip,
 bool hc_recipe_ea(const struct hc_acc_recipe *rc, const struct hc_regs *r, uint64_t *ea)
 {
 	return recipe_ea(rc, r, 0, ea);
+}
+
+bool hc_code_readable(uint64_t pc)
+{
+	uint64_t start, end;
+	uint8_t byte;
+	struct iovec local = { &byte, 1 }, remote = { (void *)(uintptr_t)pc, 1 };
+
+	if (hc_funcs_lookup(pc, &start, &end))
+		return true;
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
 }
 
 int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out)

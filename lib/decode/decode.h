@@ -103,6 +103,13 @@ bool hc_recipe_ea(const struct hc_acc_recipe *rc, const struct hc_regs *r, uint6
    safely: up to the page end first, 15 bytes only if needed). */
 int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out);
 
+/* Whether the code byte at pc can be read without a fault: pc lies in a
+   function of a module of the current snapshot (hc_funcs_lookup; dlclose
+   refreshes it), or else a one-byte process_vm_readv of our own memory
+   succeeds (EFAULT for an unmapped page, no signal). For records read
+   late, whose code may have been unloaded since. Async-signal-safe. */
+bool hc_code_readable(uint64_t pc);
+
 /* Per-thread cache for previous-instruction lookups (by PC, two-way set
    associative: entries 2k and 2k+1 form a set, most recently used first).
    Zero-initialise it (static, calloc or memset) before first use; one cache

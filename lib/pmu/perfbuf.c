@@ -13,6 +13,8 @@
 
 /* PERF_RECORD_LOST: { header; u64 id; u64 lost; } */
 #define LOST_OFF 16
+/* PERF_RECORD_LOST_SAMPLES: { header; u64 lost; sample_id } (perf_log_lost_samples) */
+#define LOST_SAMPLES_OFF 8
 
 int hc_perfbuf_init(struct hc_perfbuf *b, void *base, size_t len, size_t page, uint64_t sample_type)
 {
@@ -175,6 +177,10 @@ uint64_t hc_perfbuf_drain(struct hc_perfbuf *b, hc_perfbuf_fn fn, void *arg,
 			if (rec && h.size >= LOST_OFF + 8)
 				st->lost += get64(rec + LOST_OFF);
 			break;
+		case PERF_RECORD_LOST_SAMPLES:
+			if (rec && h.size >= LOST_SAMPLES_OFF + 8)
+				st->lost_samples += get64(rec + LOST_SAMPLES_OFF);
+			break;
 		case PERF_RECORD_THROTTLE:
 			st->throttle++;
 			break;
@@ -189,4 +195,34 @@ uint64_t hc_perfbuf_drain(struct hc_perfbuf *b, hc_perfbuf_fn fn, void *arg,
 	}
 	__atomic_store_n(&b->meta->data_tail, tail, __ATOMIC_RELEASE);
 	return delivered;
+}
+
+int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
+{
+	const uint8_t *r;
+	uint64_t ctl, data, d3, w;
+
+	memset(o, 0, sizeof *o);
+	if (!raw || size < HC_IBS_RAW_MIN)
+		return HC_IBS_SHORT;
+	r = raw + 4;                         /* skip the u32 capability word */
+	ctl = get64(r + 0 * 8);
+	o->rip = get64(r + 1 * 8);
+	data = get64(r + 2 * 8);
+	d3 = get64(r + 4 * 8);
+	if (!(ctl & HC_IBS_OPCTL_VAL))
+		return HC_IBS_NOT_VALID;
+	o->load = (d3 & HC_IBS_D3_LD) != 0;
+	o->store = (d3 & HC_IBS_D3_ST) != 0;
+	o->locked = (d3 & HC_IBS_D3_LOCKED) != 0;
+	w = (d3 >> HC_IBS_D3_WIDTH_SHIFT) & 0xf;
+	o->width = w >= 1 && w <= 5 ? 1u << (w - 1) : 0;   /* byte..oword */
+	if ((!o->load && !o->store) || (d3 & HC_IBS_D3_SW_PF))
+		return HC_IBS_NOT_MEMORY;
+	if (data & HC_IBS_OPDATA_RIP_INVALID)
+		return HC_IBS_NO_RIP;
+	if (!(d3 & HC_IBS_D3_LIN_VALID))
+		return HC_IBS_NO_ADDR;
+	o->addr = get64(r + 5 * 8);
+	return HC_IBS_MEM;
 }

@@ -29,6 +29,10 @@
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
 #define HC_IBS_SAMPLE_TYPE \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+/* The runtime also asks for PERF_SAMPLE_PERIOD: the period the kernel
+   really used for each record (IBS rounds it; a kernel may raise it),
+   reported as the period in effect (doc/samplers.md). */
+#define HC_PMU_SAMPLE_EXTRA PERF_SAMPLE_PERIOD
 
 /* Largest record reassembled when it wraps around the end of the data area
    (a PEBS sample is 64 bytes, an IBS one about 100). */
@@ -51,6 +55,8 @@ struct hc_perfbuf_stats {
 	uint64_t samples;     /* PERF_RECORD_SAMPLE delivered to the callback */
 	uint64_t lost;        /* samples the kernel dropped (sum of PERF_RECORD_LOST.lost) */
 	uint64_t lost_records;
+	uint64_t lost_samples; /* samples the PMU driver dropped (sum of PERF_RECORD_LOST_SAMPLES.lost:
+	                          PEBS record collisions, intel_pmu_drain_pebs_nhm) */
 	uint64_t throttle, unthrottle;
 	uint64_t other;       /* records of other types, skipped */
 	uint64_t truncated;   /* samples shorter than their sample_type says, or too big to reassemble */
@@ -130,6 +136,9 @@ enum hc_pmu_status {
 	HC_PMU_NO_ACCESS,      /* the instruction has no access in the sampled direction */
 	HC_PMU_STACK,          /* the access is a push/pop/call/ret stack slot (private) */
 	HC_PMU_BAD_RAW,        /* IBS raw data missing, short or not valid */
+	HC_PMU_IN_RUNTIME,     /* IP or data address in the runtime's own code or memory:
+	                          the runtime sampled itself (its handler, its wrappers) */
+	HC_PMU_UNMAPPED,       /* the IP's code is not mapped (any more): nothing read there */
 	HC_PMU_STATUS_COUNT,
 };
 
@@ -149,9 +158,22 @@ struct hc_pmu_source {
    per-thread previous-instruction cache (precise_ip 1 decodes the
    instruction ending at the IP: the walk to it is cached per IP). Either
    may be NULL. */
+struct hc_pmu_range {
+	uint64_t lo, hi;       /* [lo, hi) */
+};
+#define HC_PMU_SELF_RANGES 6
 struct hc_pmu_env {
 	const struct hc_regs *regs;
 	struct hc_prev_cache *cache;
+	/* The runtime's own code and memory (the library's loaded range, the
+	   thread's arena and stacks, the bulletin board...): a record whose IP
+	   or data address lies in one is the runtime sampling itself and is
+	   dropped (HC_PMU_IN_RUNTIME). self[0] is the code range. */
+	struct hc_pmu_range self[HC_PMU_SELF_RANGES];
+	int nself;
+	/* Whether the code at ip can be read without a fault (hc_code_readable);
+	   NULL: assumed mapped. */
+	bool (*code_readable)(uint64_t ip);
 };
 
 /* Turn hardware sample ps into s (time, addr, len, is_store, cpu; ctx left
@@ -179,12 +201,21 @@ struct hc_pmu_counts {
 	uint64_t batched;                      /* samples after the first of one drain */
 	uint64_t foreign;                      /* samples of another thread (never expected) */
 	uint64_t status[HC_PMU_STATUS_COUNT];  /* by hc_pmu_to_sample's verdict; [HC_PMU_OK] = delivered */
+	uint64_t period_min, period_max;       /* PERF_SAMPLE_PERIOD seen (0 = none) */
+	uint64_t period_sum, period_n;         /* ... summed over the samples that carry it */
+	uint64_t ctx_approx;                   /* delivered with exact_ctx false (see hc_pmu_sink) */
 	struct hc_perfbuf_stats ring;
 };
 
 /* Where a usable sample goes: the runtime's rt__detect_sample, or a test's
-   replay of the detection core. */
-typedef void (*hc_pmu_sink)(void *arg, uint64_t leaf, struct hc_sample *s);
+   replay of the detection core. exact_ctx: the interrupted context (env's
+   registers) is the sample's own — the record is the newest of its buffer
+   and the interrupted PC lies in the function of the sampled instruction
+   (hc_funcs_lookup), so the callers unwound from the signal are the
+   sampled instruction's (short of recursion). Otherwise (an older record of
+   a batch, skid past a return, no registers) the callers are unknown: the
+   runtime attaches the leaf alone under the thread's root. */
+typedef void (*hc_pmu_sink)(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx);
 
 /* Drain streams v[0..n) of thread tid: every record is read, every sample
    converted (with env, may be NULL); usable ones go to sink. Returns the

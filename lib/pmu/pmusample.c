@@ -12,6 +12,7 @@
 #include "hc/common.h"
 #include "hc/profile.h"
 #include "decode/decode.h"
+#include "decode/funcstart.h"
 #include "pmu/perfbuf.h"
 
 /* The lowest non-canonical / kernel half of the x86-64 address space. */
@@ -22,36 +23,6 @@ static inline uint64_t get64(const uint8_t *p)
 	uint64_t v;
 	memcpy(&v, p, sizeof v);
 	return v;
-}
-
-int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
-{
-	const uint8_t *r;
-	uint64_t ctl, data, d3, w;
-
-	memset(o, 0, sizeof *o);
-	if (!raw || size < HC_IBS_RAW_MIN)
-		return HC_IBS_SHORT;
-	r = raw + 4;                         /* skip the u32 capability word */
-	ctl = get64(r + 0 * 8);
-	o->rip = get64(r + 1 * 8);
-	data = get64(r + 2 * 8);
-	d3 = get64(r + 4 * 8);
-	if (!(ctl & HC_IBS_OPCTL_VAL))
-		return HC_IBS_NOT_VALID;
-	o->load = (d3 & HC_IBS_D3_LD) != 0;
-	o->store = (d3 & HC_IBS_D3_ST) != 0;
-	o->locked = (d3 & HC_IBS_D3_LOCKED) != 0;
-	w = (d3 >> HC_IBS_D3_WIDTH_SHIFT) & 0xf;
-	o->width = w >= 1 && w <= 5 ? 1u << (w - 1) : 0;   /* byte..oword */
-	if ((!o->load && !o->store) || (d3 & HC_IBS_D3_SW_PF))
-		return HC_IBS_NOT_MEMORY;
-	if (data & HC_IBS_OPDATA_RIP_INVALID)
-		return HC_IBS_NO_RIP;
-	if (!(d3 & HC_IBS_D3_LIN_VALID))
-		return HC_IBS_NO_ADDR;
-	o->addr = get64(r + 5 * 8);
-	return HC_IBS_MEM;
 }
 
 /* The access of in that the hardware sampled: in the sampled direction,
@@ -131,8 +102,20 @@ int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sampl
 	}
 	if (ip == 0 || ip >= USER_TOP || addr >= USER_TOP)
 		return HC_PMU_KERNEL;
+	/* The runtime's own accesses (its SIGTRAP handler: drain, decode,
+	   unwind, bulletin board, watchpoints; its wrappers) are counted by
+	   the hardware like the program's: never the program's communication. */
+	if (env)
+		for (int i = 0; i < env->nself && i < HC_PMU_SELF_RANGES; i++)
+			if (ip - env->self[i].lo < env->self[i].hi - env->self[i].lo ||
+			    (addr && addr - env->self[i].lo < env->self[i].hi - env->self[i].lo))
+				return HC_PMU_IN_RUNTIME;
 	if (addr == 0)
 		return HC_PMU_NO_ADDR;
+	/* A record read late (SIGTRAP blocked, drained at stop) may point
+	   into code unloaded since: ask before any read there. */
+	if (env && env->code_readable && !env->code_readable(src->ip_is_next ? ip - 1 : ip))
+		return HC_PMU_UNMAPPED;
 
 	/* Registers are unknown here (the hardware computed the address), so
 	   the decoder computes addresses from zeros; only the instruction's
@@ -170,7 +153,8 @@ const char *hc_pmu_status_name(int status)
 		[HC_PMU_OK] = "ok", [HC_PMU_KERNEL] = "kernel", [HC_PMU_NO_ADDR] = "no-address",
 		[HC_PMU_NOT_MEMORY] = "not-memory", [HC_PMU_UNDECODABLE] = "undecodable",
 		[HC_PMU_NO_ACCESS] = "no-access", [HC_PMU_STACK] = "stack",
-		[HC_PMU_BAD_RAW] = "bad-raw",
+		[HC_PMU_BAD_RAW] = "bad-raw", [HC_PMU_IN_RUNTIME] = "in-runtime",
+		[HC_PMU_UNMAPPED] = "unmapped",
 	};
 	return status >= 0 && status < HC_PMU_STATUS_COUNT ? names[status] : "?";
 }
@@ -184,6 +168,19 @@ struct drain {
 	void *arg;
 	struct hc_pmu_counts *c;
 };
+
+/* Is the interrupted context the sample's own (hc_pmu_sink)? */
+static bool exact_context(const struct hc_pmu_env *env, const struct hc_perf_sample *ps, uint64_t leaf)
+{
+	uint64_t pc, start, end;
+
+	if (!env || !env->regs || !ps->newest)
+		return false;
+	pc = (uint64_t)env->regs->gregs[REG_RIP];
+	if (pc == leaf)
+		return true;
+	return hc_funcs_lookup(leaf, &start, &end) && pc >= start && pc < end;
+}
 
 static void on_record(const struct hc_perf_sample *ps, void *arg)
 {
@@ -199,10 +196,24 @@ static void on_record(const struct hc_perf_sample *ps, void *arg)
 		d->c->foreign++;
 		return;
 	}
+	if (ps->period) {
+		if (!d->c->period_min || ps->period < d->c->period_min)
+			d->c->period_min = ps->period;
+		if (ps->period > d->c->period_max)
+			d->c->period_max = ps->period;
+	}
+	if (ps->period) {
+		d->c->period_sum += ps->period;
+		d->c->period_n++;
+	}
 	st = hc_pmu_to_sample(d->src, ps, d->env, &s, &leaf);
 	d->c->status[st >= 0 && st < HC_PMU_STATUS_COUNT ? st : HC_PMU_BAD_RAW]++;
-	if (st == HC_PMU_OK)
-		d->sink(d->arg, leaf, &s);
+	if (st == HC_PMU_OK) {
+		bool exact = exact_context(d->env, ps, leaf);
+		if (!exact)
+			d->c->ctx_approx++;
+		d->sink(d->arg, leaf, &s, exact);
+	}
 }
 
 uint64_t hc_pmu_drain(struct hc_pmu_stream *v, int n, uint32_t tid, const struct hc_pmu_env *env,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,12 +127,17 @@ void hc_probe_set_open(hc_perf_open_fn fn)
 	open_hook = fn;
 }
 
-/* Every open made by a probe goes through here. */
-static int probe_open(struct perf_event_attr *a)
+/* Every open made by a probe goes through here (group: a leader's fd, or -1). */
+static int probe_open_group(struct perf_event_attr *a, int group)
 {
 	if (open_hook)
-		return open_hook(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	return hc_perf_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		return open_hook(a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+	return hc_perf_open(a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int probe_open(struct perf_event_attr *a)
+{
+	return probe_open_group(a, -1);
 }
 
 /* Read a small file under $HPCRUN_COMM_SYSFS_ROOT (default /), trailing
@@ -296,25 +302,24 @@ void hc_plan_attr(const struct hc_pmu_plan *plan, int i, uint64_t period, uint64
 
 /* ---- PEBS ---- */
 
-/* Open one attr with precise_ip from `from` down to 1; returns the level
-   that opened, or -errno of the last try. */
-static int open_precise(struct perf_event_attr *a, int from)
+/* Open the loads event and, in its group, the stores event, both at
+   precise_ip p. 0, or the errno of the refusal (*which: 0 loads, 1 stores). */
+static int open_pair(struct perf_event_attr *ld, struct perf_event_attr *st, int p, int *which)
 {
-	int err = EOPNOTSUPP;
+	int fd0, fd1, err;
 
-	for (int p = from; p >= 1; p--) {
-		int fd;
-		a->precise_ip = (unsigned)p;
-		fd = probe_open(a);
-		if (fd >= 0) {
-			close(fd);
-			return p;
-		}
-		err = errno;
-		if (err != EOPNOTSUPP && err != EINVAL)
-			break;               /* refused outright: lower levels will not help */
-	}
-	return -err;
+	ld->precise_ip = st->precise_ip = (unsigned)p;
+	*which = 0;
+	fd0 = probe_open_group(ld, -1);
+	if (fd0 < 0)
+		return errno;
+	*which = 1;
+	fd1 = probe_open_group(st, fd0);
+	err = fd1 < 0 ? errno : 0;
+	if (fd1 >= 0)
+		close(fd1);
+	close(fd0);
+	return err;
 }
 
 int hc_probe_pebs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
@@ -322,8 +327,8 @@ int hc_probe_pebs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
 	struct hc_pfm_event ld, st;
 	struct hc_pmu_plan tmp;
 	const char *model = NULL;
-	char err[256], caps[64] = "", hybrid[96] = "";
-	int core, maxp = 3, p, ps, e;
+	char err[256], caps[64] = "", hybrid[96] = "", pair[200] = "";
+	int core, maxp = 3, p, e = EOPNOTSUPP, which = 0;
 
 	if (!plan)
 		plan = &tmp;
@@ -357,32 +362,40 @@ int hc_probe_pebs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
 		ld.type = st.type = (uint32_t)core;
 	hc_pebs_attr(&plan->attr[0], ld.type, ld.config, ld.config1, HC_DEFAULT_PERIOD, maxp, 0);
 	hc_pebs_attr(&plan->attr[1], st.type, st.config, st.config1, HC_DEFAULT_PERIOD, maxp, 0);
-	p = open_precise(&plan->attr[0], maxp);
-	if (p < 0) {
-		e = -p;
-		goto out_refused;
+	/* Loads and stores as one group, from max_precise down: the kernel
+	   validates a group's counter assignment at open (x86 validate_group),
+	   so a pair that could only take turns is refused here instead of
+	   running each event half the time. At precise_ip 3 Sapphire Rapids
+	   and later P-cores put both on counter 0 (spr_get_event_constraints):
+	   refused, and 2 is used. */
+	for (p = maxp; p >= 1; p--) {
+		e = open_pair(&plan->attr[0], &plan->attr[1], p, &which);
+		if (e == 0)
+			break;
+		if (which == 1 && e == EINVAL && !pair[0])
+			snprintf(pair, sizeof pair, "; precise_ip=%d refused for the pair (the loads and "
+			         "stores events cannot be scheduled together at that level, e.g. both need "
+			         "counter 0)", p);
+		if (e != EOPNOTSUPP && e != EINVAL)
+			break;               /* refused outright: lower levels will not help */
 	}
-	/* the stores at the same precision the loads got, or lower */
-	ps = open_precise(&plan->attr[1], p);
-	if (ps < 0) {
-		e = -ps;
+	if (e != 0)
 		goto out_refused;
-	}
-	plan->attr[0].precise_ip = plan->attr[1].precise_ip = (unsigned)ps;
 	plan->kind = HC_SAMPLER_PEBS;
 	plan->nevents = 2;
 	plan->store_event[1] = true;
-	plan->precise = ps;
+	plan->precise = p;
+	plan->group = true;
 	snprintf(plan->model, sizeof plan->model, "%s", model);
-	snprintf(why, len, "pebs: %s load and store events (raw 0x%llx, 0x%llx) open with precise_ip=%d%s%s",
-	         model, (unsigned long long)ld.config, (unsigned long long)st.config, ps,
-	         ps == 1 ? " (IP is the next instruction: the access is decoded backwards)" : "",
-	         hybrid);
+	snprintf(why, len, "pebs: %s load and store events (raw 0x%llx, 0x%llx) open as one group with "
+	         "precise_ip=%d%s%s%s", model, (unsigned long long)ld.config, (unsigned long long)st.config,
+	         p, p == 1 ? " (IP is the next instruction: the access is decoded backwards)" : "",
+	         pair, hybrid);
 	return 0;
 out_refused:
 	if (e == EOPNOTSUPP || e == EINVAL)
 		snprintf(why, len, "pebs: %s: the precise load/store events are refused at every "
-		         "precise_ip 3..1 (%s): no PEBS here", model, strerror(e));
+		         "precise_ip %d..1 (%s): no PEBS here", model, maxp, strerror(e));
 	else {
 		char what[96];
 		snprintf(what, sizeof what, "pebs: %s precise load/store events", model);
@@ -419,6 +432,7 @@ int hc_probe_standin_plan(const char *event, struct hc_pmu_plan *plan, char *why
 	plan->store_event[1] = true;
 	plan->precise = 0;
 	plan->standin = true;
+	plan->group = true;
 	snprintf(plan->model, sizeof plan->model, "standin-%s", event);
 	snprintf(why, len, "pebs: STAND-IN (test only, HPCRUN_COMM_PMU_STANDIN): software %s events "
 	         "in place of the load and store events, PEBS settings otherwise; no hardware "
@@ -434,23 +448,38 @@ int hc_probe_pebs(char *why, size_t len)
 
 /* ---- IBS ---- */
 
-/* The config bit of ibs_op's cnt_ctl (sysfs format file "config:19"), -1 if none. */
-static int ibs_cnt_bit(void)
+/* The bit of a sysfs format file "<field>:<bit>" of ibs_op (cnt_ctl:
+   "config:19", swfilt: "config2:0"), -1 if absent. */
+static int ibs_format_bit(const char *name, const char *field)
 {
-	char buf[32];
+	char buf[32], rel[128];
+	size_t n = strlen(field);
 	int bit;
 
-	if (read_small(PMU_DIR "ibs_op/format/cnt_ctl", buf, sizeof buf) <= 0 ||
-	    strncmp(buf, "config:", 7) != 0)
+	snprintf(rel, sizeof rel, PMU_DIR "ibs_op/format/%s", name);
+	if (read_small(rel, buf, sizeof buf) <= 0 || strncmp(buf, field, n) != 0 || buf[n] != ':')
 		return -1;
-	bit = atoi(buf + 7);
+	bit = atoi(buf + n + 1);
 	return bit >= 0 && bit < 64 ? bit : -1;
+}
+
+/* The running kernel's major*100 + minor, from proc/sys/kernel/osrelease
+   (under $HPCRUN_COMM_SYSFS_ROOT); 0 when unknown. */
+static int kernel_version(char *rel, size_t len)
+{
+	int maj = 0, min = 0;
+
+	if (read_small("/proc/sys/kernel/osrelease", rel, len) <= 0 ||
+	    sscanf(rel, "%d.%d", &maj, &min) != 2)
+		return 0;
+	return maj * 100 + min;
 }
 
 int hc_probe_ibs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
 {
 	struct hc_pmu_plan tmp;
-	int type = pmu_type("ibs_op"), bit, fd, e;
+	char rel[64] = "";
+	int type = pmu_type("ibs_op"), bit, sw, kv, fd, e, par;
 
 	if (!plan)
 		plan = &tmp;
@@ -460,40 +489,61 @@ int hc_probe_ibs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
 		         " (not an AMD CPU, or the hypervisor does not expose IBS)");
 		return -ENOENT;
 	}
-	bit = ibs_cnt_bit();
+	bit = ibs_format_bit("cnt_ctl", "config");
 	if (bit < 0) {
 		snprintf(why, len, "ibs: ibs_op has no op-counting mode (no format/cnt_ctl): its period "
 		         "would count cycles, not ops; not used");
 		return -EOPNOTSUPP;
 	}
+	/* Per-task IBS events exist since Linux 6.2 (30093056f7b2: before,
+	   ibs_op had no task context and any per-thread event is EINVAL,
+	   whatever the privileges). */
+	kv = kernel_version(rel, sizeof rel);
+	if (kv && kv < 602) {
+		snprintf(why, len, "ibs: per-thread IBS needs Linux >= 6.2 (this kernel is %s: its "
+		         "ibs_op PMU accepts only CPU-wide events, for any user)", rel);
+		return -EOPNOTSUPP;
+	}
+	/* Without the software filter (format/swfilt = config2:0, Linux 6.14)
+	   IBS refuses exclude_kernel (perf_ibs_init: EINVAL); with it the
+	   kernel drops kernel samples itself. */
+	sw = ibs_format_bit("swfilt", "config2");
 	hc_ibs_attr(&plan->attr[0], (uint32_t)type, bit, HC_DEFAULT_PERIOD, true, 0);
+	if (sw >= 0)
+		plan->attr[0].config2 |= 1ull << sw;
 	fd = probe_open(&plan->attr[0]);
-	if (fd < 0 && errno == EINVAL) {
-		/* Kernels whose IBS cannot exclude the kernel refuse exclude_kernel
-		   with EINVAL: sample everything, drop kernel ops when decoding. */
+	if (fd < 0 && errno == EINVAL && sw < 0) {
+		/* Sample everything, drop kernel ops when decoding. Including
+		   kernel samples needs perf_event_paranoid <= 1 (or
+		   CAP_PERFMON): perf_event_open checks it before IBS sees the
+		   event. */
 		plan->attr[0].exclude_kernel = 0;
 		fd = probe_open(&plan->attr[0]);
-		if (fd < 0 && errno == EINVAL) {
-			snprintf(why, len, "ibs: the kernel refuses a per-thread ibs_op event (EINVAL): this "
-			         "kernel's IBS driver only accepts CPU-wide events (no per-task context)");
-			return -EINVAL;
-		}
-		if (fd < 0 && (errno == EACCES || errno == EPERM) && hc_perf_paranoid() > 1) {
+		par = hc_perf_paranoid();
+		if (fd < 0 && (errno == EACCES || errno == EPERM) && par > 1) {
 			e = errno;
-			snprintf(why, len, "ibs: this kernel's IBS cannot exclude kernel samples, and "
-			         "kernel.perf_event_paranoid=%d forbids them (needs <= 1: "
-			         "sudo sysctl kernel.perf_event_paranoid=1)", hc_perf_paranoid());
+			snprintf(why, len, "ibs: this kernel's IBS cannot exclude kernel samples (no "
+			         "format/swfilt: it refuses exclude_kernel; the filter came with Linux 6.14), "
+			         "and kernel.perf_event_paranoid=%d forbids including them: run as root or "
+			         "with CAP_PERFMON, or sudo sysctl kernel.perf_event_paranoid=1", par);
 			return -e;
 		}
+	}
+	if (fd < 0 && errno == EINVAL) {
+		snprintf(why, len, "ibs: the kernel refuses a per-thread ibs_op event (EINVAL)%s",
+		         kv ? "" : " (per-thread IBS needs Linux >= 6.2)");
+		return -EINVAL;
 	}
 	if (fd < 0)
 		return why_errno(why, len, "ibs: per-thread ibs_op event", errno);
 	close(fd);
 	plan->kind = HC_SAMPLER_IBS;
 	plan->nevents = 1;
+	plan->swfilt = sw >= 0;
 	snprintf(plan->model, sizeof plan->model, "ibs_op");
 	snprintf(why, len, "ibs: per-thread ibs_op event (type %d) opens, counting ops (config:%d)%s",
-	         type, bit, plan->attr[0].exclude_kernel ? "" :
+	         type, bit, plan->swfilt ? "; kernel samples filtered by the kernel (swfilt)" :
+	         plan->attr[0].exclude_kernel ? "" :
 	         "; kernel ops are sampled too and dropped (this kernel cannot exclude them)");
 	return 0;
 }
@@ -609,4 +659,270 @@ int hc_probe_select(int requested, struct hc_pmu_plan *plan, char *why, size_t l
 	else
 		snprintf(why, len, "auto: nothing can sample; %s; %s; soft: %s", p, i, s);
 	return rs < 0 ? rs : HC_SAMPLER_SOFT;
+}
+
+/* ---- periods ---- */
+
+uint64_t hc_pmu_period(int kind, uint64_t requested)
+{
+	switch (kind) {
+	case HC_SAMPLER_PEBS:
+		return requested < HC_MIN_PEBS_PERIOD ? HC_MIN_PEBS_PERIOD : requested;
+	case HC_SAMPLER_IBS:
+		return hc_ibs_period(requested < HC_MIN_IBS_PERIOD ? HC_MIN_IBS_PERIOD : requested);
+	default:
+		return requested;
+	}
+}
+
+uint64_t hc_bb_expiry_ns(int kind, uint64_t period)
+{
+	switch (kind) {
+	case HC_SAMPLER_PEBS: return 2 * period;        /* ~1 load (or store) per ns */
+	case HC_SAMPLER_IBS:  return 2 * period / 3;    /* ~3 ops per ns */
+	default:              return 2 * period;        /* already ns of CPU time */
+	}
+}
+
+/* ---- the self-check ---- */
+
+/* Sampling period of the check: prime (no phase lock with the loop),
+   small enough for tens of records in a few ms, large enough not to be
+   throttled at the kernel's default rate. */
+#define CHECK_PEBS_PERIOD 10007ull
+#define CHECK_IBS_PERIOD  (HC_MIN_IBS_PERIOD / 4)
+#define CHECK_BUF  (64u << 10)
+#define CHECK_ITERS 400000u           /* ~4 loads + 4 stores each: ~3.2 M ops, 1-3 ms */
+
+static uint64_t check_buf[CHECK_BUF / 8] __attribute__((aligned(64)));
+static hc_selfcheck_fn selfcheck_hook;
+
+void hc_probe_set_selfcheck(hc_selfcheck_fn fn)
+{
+	selfcheck_hook = fn;
+}
+
+struct check_drain {
+	struct hc_selfcheck *o;
+	int i;
+	int kind;
+};
+
+static void check_record(const struct hc_perf_sample *ps, void *arg)
+{
+	struct check_drain *d = arg;
+	uint64_t lo = (uint64_t)(uintptr_t)check_buf, addr = ps->addr;
+
+	d->o->records[d->i]++;
+	if (d->kind == HC_SAMPLER_IBS) {
+		struct hc_ibs_op op;
+		if (hc_ibs_decode(ps->raw, ps->raw_size, &op) != HC_IBS_MEM)
+			return;
+		addr = op.addr;
+	}
+	if (!addr)
+		return;
+	d->o->with_addr[d->i]++;
+	if (addr - lo < sizeof check_buf)
+		d->o->in_buffer[d->i]++;
+}
+
+/* The known loop: loads and stores on check_buf only (its index in a
+   register), nothing else in memory. */
+static __attribute__((noinline)) uint64_t check_loop(unsigned iters)
+{
+	volatile uint64_t *b = check_buf;
+	uint64_t sum = 0;
+	const unsigned n = CHECK_BUF / 8;
+
+	for (unsigned k = 0; k < iters; k++) {
+		unsigned j = (k * 8) & (n - 1);
+		sum += b[j] + b[j + 1] + b[j + 2] + b[j + 3];
+		b[j + 4] = sum;
+		b[j + 5] = k;
+		b[j + 6] = sum ^ k;
+		b[j + 7] = sum + k;
+	}
+	return sum;
+}
+
+int hc_selfcheck_run(const struct hc_pmu_plan *plan, struct hc_selfcheck *o)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (1 + 8) * page;
+	struct hc_perfbuf buf[2];
+	struct perf_event_attr a[2];
+	void *base[2] = { NULL, NULL };
+	int fd[2] = { -1, -1 }, n = plan->nevents > 2 ? 2 : plan->nevents, err = 0;
+
+	memset(o, 0, sizeof *o);
+	o->nevents = n;
+#define FAIL(st) do { err = errno ? errno : EINVAL; snprintf(o->stage, sizeof o->stage, "%s", st); \
+		goto out; } while (0)
+	for (int i = 0; i < n; i++) {
+		a[i] = plan->attr[i];
+		a[i].sample_period = plan->kind == HC_SAMPLER_IBS ? hc_ibs_period(CHECK_IBS_PERIOD)
+		                                                 : CHECK_PEBS_PERIOD;
+		a[i].sigtrap = 0;                /* no handler needed: runs in the launcher too */
+		a[i].remove_on_exec = 0;
+		a[i].sig_data = 0;
+		a[i].disabled = 1;
+		a[i].read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		errno = 0;
+		fd[i] = probe_open_group(&a[i], plan->group && i > 0 ? fd[0] : -1);
+		if (fd[i] < 0)
+			FAIL("open");
+		base[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd[i], 0);
+		if (base[i] == MAP_FAILED) {
+			base[i] = NULL;
+			FAIL("mmap");
+		}
+		if (hc_perfbuf_init(&buf[i], base[i], len, page, a[i].sample_type) < 0) {
+			errno = EINVAL;
+			FAIL("mmap");
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			FAIL("enable");
+	(void)check_loop(CHECK_ITERS);
+	for (int i = 0; i < n; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	o->loop_ops = 8ull * CHECK_ITERS;
+	for (int i = 0; i < n; i++) {
+		uint64_t v[3];
+		struct hc_perfbuf_stats st;
+		struct check_drain d = { .o = o, .i = i, .kind = plan->kind };
+
+		if (read(fd[i], v, sizeof v) != (ssize_t)sizeof v)
+			FAIL("read");
+		o->enabled[i] = v[1];
+		o->running[i] = v[2];
+		memset(&st, 0, sizeof st);
+		hc_perfbuf_drain(&buf[i], check_record, &d, &st);
+		o->throttled += st.throttle;
+		o->lost += st.lost + st.lost_samples;
+	}
+#undef FAIL
+out:
+	for (int i = n - 1; i >= 0; i--) {
+		if (base[i])
+			munmap(base[i], len);
+		if (fd[i] >= 0)
+			close(fd[i]);
+	}
+	o->err = err;
+	return -err;
+}
+
+int hc_selfcheck_decide(const struct hc_pmu_plan *plan, const struct hc_selfcheck *o,
+                        char *why, size_t len)
+{
+	static const char *const pebs_names[2] = { "loads", "stores" };
+	const char *name[2] = { "ibs_op", "ibs_op" };
+	int n = o->nevents, none = 0, some = 0;
+
+	if (plan->kind == HC_SAMPLER_PEBS)
+		name[0] = pebs_names[0], name[1] = pebs_names[1];
+	if (o->err) {
+		snprintf(why, len, "the events could not be run (%s: %s)", o->stage[0] ? o->stage : "?",
+		         strerror(o->err));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		o->records[i] ? some++ : none++;
+	if (some == 0) {
+		snprintf(why, len, "no records at all from a loop of %llu loads and stores: the events "
+		         "open but do not sample here", (unsigned long long)o->loop_ops);
+		return -1;
+	}
+	if (none) {
+		int got = o->records[0] ? 0 : 1;
+		snprintf(why, len, "only the %s event produced records (%llu; the %s event none): the "
+		         "pair does not sample together", name[got], (unsigned long long)o->records[got],
+		         name[1 - got]);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (o->with_addr[i] == 0) {
+			snprintf(why, len, "the %s event's %llu records carry no data address (zero)",
+			         name[i], (unsigned long long)o->records[i]);
+			return -1;
+		}
+		if (o->in_buffer[i] * 10 < o->with_addr[i] * 9) {
+			snprintf(why, len, "the %s event's addresses are not where the loop accessed: "
+			         "%llu of %llu in its buffer (expected >= 90%%)", name[i],
+			         (unsigned long long)o->in_buffer[i], (unsigned long long)o->with_addr[i]);
+			return -1;
+		}
+		if (hc_pmu_running_low(o->enabled[i], o->running[i])) {
+			snprintf(why, len, "the %s event ran only %llu%% of the time it was enabled (not "
+			         "scheduled meanwhile: counters taken by other users or constraints)", name[i],
+			         (unsigned long long)(o->running[i] * 100 / o->enabled[i]));
+			return -1;
+		}
+	}
+	char cnt[64];
+	if (n > 1)
+		snprintf(cnt, sizeof cnt, "%llu + %llu", (unsigned long long)o->records[0],
+		         (unsigned long long)o->records[1]);
+	else
+		snprintf(cnt, sizeof cnt, "%llu", (unsigned long long)o->records[0]);
+	snprintf(why, len, "passed (%s records, addresses in the loop's buffer, running = enabled)%s",
+	         cnt, o->throttled ? "; note: throttled during the check (kernel.perf_event_max_sample_rate "
+	         "is low: the measurement may be throttled too)" : "");
+	return 0;
+}
+
+static int run_check(const struct hc_pmu_plan *plan, char *why, size_t len)
+{
+	struct hc_selfcheck o;
+
+	(selfcheck_hook ? selfcheck_hook : hc_selfcheck_run)(plan, &o);
+	return hc_selfcheck_decide(plan, &o, why, len);
+}
+
+int hc_probe_select_checked(int requested, struct hc_pmu_plan *plan, char *why, size_t len)
+{
+	char sel[1024], chk[384], first[512], ibs[512], soft[512];
+	struct hc_pmu_plan tmp;
+	int r;
+
+	if (!plan)
+		plan = &tmp;
+	r = hc_probe_select(requested, plan, sel, sizeof sel);
+	if ((r != HC_SAMPLER_PEBS && r != HC_SAMPLER_IBS) || plan->standin) {
+		snprintf(why, len, "%s", sel);
+		return r;
+	}
+	if (run_check(plan, chk, sizeof chk) == 0) {
+		snprintf(why, len, "%s; self-check: %s", sel, chk);
+		return r;
+	}
+	if (requested == HC_SAMPLER_PEBS || requested == HC_SAMPLER_IBS) {
+		snprintf(why, len, "%s (requested) failed the self-check: %s; (%s)",
+		         hc_sampler_name(requested), chk, sel);
+		return -EIO;
+	}
+	/* auto: the next sampler, checked too */
+	snprintf(first, sizeof first, "%s opens but failed the self-check: %s", hc_sampler_name(r), chk);
+	if (r == HC_SAMPLER_PEBS && hc_probe_ibs_plan(plan, ibs, sizeof ibs) == 0) {
+		if (run_check(plan, chk, sizeof chk) == 0) {
+			snprintf(why, len, "auto: using ibs; %s; self-check: %s; pebs: %s", ibs, chk, first);
+			return HC_SAMPLER_IBS;
+		}
+		snprintf(ibs, sizeof ibs, "ibs opens but failed the self-check: %s", chk);
+	} else if (r == HC_SAMPLER_PEBS) {
+		/* ibs[] holds hc_probe_ibs_plan's reason */
+	} else {
+		(void)hc_probe_pebs(ibs, sizeof ibs);   /* ibs was chosen: pebs's reason, for the words */
+	}
+	memset(plan, 0, sizeof *plan);
+	r = hc_probe_soft(soft, sizeof soft);
+	if (r < 0) {
+		snprintf(why, len, "auto: nothing can sample; %s%s%s; soft: %s", first, ibs[0] ? "; " : "",
+		         ibs, soft);
+		return r;
+	}
+	snprintf(why, len, "auto: using soft; %s%s%s", first, ibs[0] ? "; " : "", ibs);
+	return HC_SAMPLER_SOFT;
 }

@@ -16,6 +16,15 @@
 #define HC_DEFAULT_PERIOD 500000ull   /* COMM@500000 */
 #define HC_DEFAULT_FLUSH_INTERVAL 10  /* s of wall time between periodic flushes */
 #define HC_MIN_SOFT_PERIOD 50000ull   /* below 50 us the VM timer livelocks (FINDINGS §6) */
+/* The PMU samplers' floor, in events (PEBS: loads, and stores; IBS: ops).
+   At the highest rates a thread reaches (about one load per ns, three ops
+   per ns) it keeps one event below ~50,000 samples/s, half the kernel's
+   default perf_event_max_sample_rate (100,000/s, which the kernel lowers
+   itself when interrupts take long): below it the kernel throttles
+   (PERF_RECORD_THROTTLE) and whole stretches go unsampled. A smaller
+   COMM@P is raised to it, and the log and profiles say so. */
+#define HC_MIN_PEBS_PERIOD 20000ull
+#define HC_MIN_IBS_PERIOD  65536ull
 
 /* Parse "COMM", "COMM@P" (P a positive decimal). 0 or -EINVAL with a message. */
 int hc_event_parse(const char *spec, uint64_t *period, char *err, size_t errlen);
@@ -40,7 +49,59 @@ struct hc_pmu_plan {
 	int precise;                     /* precise_ip that opened (PEBS) */
 	char model[32];                  /* libpfm4 PMU name (PEBS) / "ibs_op" */
 	bool standin;                    /* TEST-ONLY: software events in PEBS's place */
+	bool group;                      /* PEBS: the stores event opens in the loads event's group */
+	bool swfilt;                     /* IBS: the kernel filters kernel samples (config2 bit 0) */
 };
+
+/* The period in effect for COMM@requested with sampler kind: soft as
+   given; PEBS and IBS raised to their floor; IBS rounded as the kernel
+   requires (hc_ibs_period). */
+uint64_t hc_pmu_period(int kind, uint64_t requested);
+/* Expiry of colliding bulletin-board entries, in ns (the board's clock):
+   two sampling intervals. The soft sampler's period is already ns of
+   thread CPU time; a PMU period counts events, converted at an assumed
+   rate (PEBS: one load, or one store, per ns; IBS: three ops per ns: the
+   fast end of what threads reach, so entries expire early rather than
+   linger). The log prints the measured interval next to it. */
+uint64_t hc_bb_expiry_ns(int kind, uint64_t period);
+/* Did an event run less than 95 % of the time it was enabled? (Not
+   scheduled meanwhile: nothing was sampled.) False when enabled is 0. */
+static inline bool hc_pmu_running_low(uint64_t enabled, uint64_t running)
+{
+	return enabled > 0 && running < enabled - enabled / 20;
+}
+
+/* ---- the self-check: the PMU plan run for a few milliseconds on a loop of
+   known loads and stores before anything is measured ---- */
+struct hc_selfcheck {
+	int nevents;
+	uint64_t records[2];      /* samples read per event */
+	uint64_t with_addr[2];    /* ... with a data address (IBS: memory ops with one) */
+	uint64_t in_buffer[2];    /* ... whose address lies in the loop's buffer */
+	uint64_t enabled[2], running[2];   /* ns, from read() */
+	uint64_t throttled, lost;
+	uint64_t loop_ops;        /* loads + stores the loop made */
+	int err;                  /* errno of the stage that failed, 0 = all ran */
+	char stage[24];           /* "open", "mmap", "enable", "read" */
+};
+/* The verdict on an outcome (pure): 0 = the plan samples as expected, else
+   -1, with why[] in words (no records, one event only, addresses zero or
+   elsewhere, not running all the time, ...); a passed check may still
+   carry a note (throttled). */
+int hc_selfcheck_decide(const struct hc_pmu_plan *plan, const struct hc_selfcheck *o,
+                        char *why, size_t len);
+/* Run plan's events (sigtrap off, so it can run anywhere, the launcher
+   included) for a few ms on the calling thread over a loop of loads and
+   stores on a private buffer; fill o. 0, or -errno (o->stage says where). */
+int hc_selfcheck_run(const struct hc_pmu_plan *plan, struct hc_selfcheck *o);
+/* Test hook: the measurement step (NULL restores hc_selfcheck_run). */
+typedef int (*hc_selfcheck_fn)(const struct hc_pmu_plan *plan, struct hc_selfcheck *o);
+void hc_probe_set_selfcheck(hc_selfcheck_fn fn);
+/* hc_probe_select, then, for a PEBS or IBS plan (not the stand-in), the
+   self-check: under auto a plan that fails it gives way to the next (IBS,
+   then soft) and why[] says why; a requested pebs/ibs that fails it is
+   refused (-EIO) with the reason. */
+int hc_probe_select_checked(int requested, struct hc_pmu_plan *plan, char *why, size_t len);
 
 /* Each probe: 0 when usable, else -errno, with why[] in plain words. The
    _plan variants also say how to open it (plan may be NULL). */

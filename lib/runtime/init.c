@@ -305,6 +305,7 @@ void rt__process_init(bool after_fork)
 	size_t bbsz;
 	void *bbmem;
 	uint32_t ppid = hc_rt.pid;
+	int parent_kind = hc_rt.sampler_kind;
 
 	if (after_fork) {
 		struct hc_options keep = hc_rt.opt;
@@ -334,7 +335,10 @@ void rt__process_init(bool after_fork)
 	rt__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
 	        hc_rt.opt.ppid, hc_rt.opt.gen, hc_rt.exe_path);
 
-	kind = hc_probe_select(hc_rt.opt.sampler, &hc_rt.pmu, why, sizeof why);
+	/* A fork child keeps its parent's sampler (the parent's self-check
+	   decided it; the machine has not changed): probed, not re-checked. */
+	kind = after_fork ? hc_probe_select(parent_kind, &hc_rt.pmu, why, sizeof why)
+	                  : hc_probe_select_checked(hc_rt.opt.sampler, &hc_rt.pmu, why, sizeof why);
 	if (kind < 0)
 		rt__fatal("no address sampler can run: %s", why);
 #ifndef HC_RT_EXACT
@@ -346,6 +350,7 @@ void rt__process_init(bool after_fork)
 		hc_rt.opt.period = 1;    /* every access: the profiles' period says so */
 	hc_rt.sampler_kind = kind;
 	hc_rt.unit = kind == HC_SAMPLER_SOFT ? HC_UNIT_NS : HC_UNIT_TRANSFERS;
+	hc_rt.period = hc_pmu_period(kind, hc_rt.opt.period);
 	hc_fmt(hc_rt.sampler_why, sizeof hc_rt.sampler_why, "%s", why);
 	rt__log("sampler: %s (%s)", hc_sampler_name(kind), why);
 	rt__log("event: COMM@%llu (%s), unit: %s", (unsigned long long)hc_rt.opt.period,
@@ -354,6 +359,11 @@ void rt__process_init(bool after_fork)
 	        kind == HC_SAMPLER_EXACT ? "exact mode: every access of instrumented code" :
 	        "ops between IBS samples; each load/store sample weighs P memory ops",
 	        hc_rt.unit == HC_UNIT_NS ? "ns" : "transfers");
+	if (hc_rt.period != hc_rt.opt.period)
+		rt__log("period: COMM@%llu is below the %s sampler's floor or not a multiple of 16: "
+		        "sampling every %llu events (the period in effect, in the profiles and "
+		        "the database)", (unsigned long long)hc_rt.opt.period, hc_sampler_name(kind),
+		        (unsigned long long)hc_rt.period);
 
 	if (kind == HC_SAMPLER_EXACT) {
 		nw = 0;
@@ -374,15 +384,20 @@ void rt__process_init(bool after_fork)
 	bbmem = mmap(NULL, bbsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bbmem == MAP_FAILED)
 		rt__fatal("cannot allocate the bulletin board (%zu bytes)", bbsz);
-	/* Expiry of colliding entries: two sampling periods (ns for soft). */
-	if (hc_bulletin_init(&hc_rt.bb, bbmem, hc_rt.opt.bb_slots, 2 * hc_rt.opt.period) < 0)
+	/* Expiry of colliding entries: two sampling intervals, in ns (the
+	   board's clock); a PMU period counts events (hc_bb_expiry_ns). */
+	if (hc_bulletin_init(&hc_rt.bb, bbmem, hc_rt.opt.bb_slots,
+	                     hc_bb_expiry_ns(kind, hc_rt.period)) < 0)
 		rt__fatal("cannot initialise the bulletin board (%u slots)", hc_rt.opt.bb_slots);
-	hc_rt.dcfg.period = hc_rt.opt.period;
+	hc_rt.dcfg.period = hc_rt.period;
 	hc_rt.dcfg.nwatch = (uint32_t)nw;
 	hc_rt.dcfg.probes = 8;
 	hc_rt.dcfg.publish_loads = kind == HC_SAMPLER_SOFT && hc_rt.opt.publish_loads;
 	hc_rt.dcfg.load_window = RT_STEP_RECENT * hc_rt.opt.period;
-	rt__log("bulletin board: %u slots", hc_rt.opt.bb_slots);
+	rt__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
+	        (unsigned long long)hc_rt.bb.expiry,
+	        kind == HC_SAMPLER_PEBS ? " (2 x P events at an assumed 1 event/ns)" :
+	        kind == HC_SAMPLER_IBS ? " (2 x P ops at an assumed 3 ops/ns)" : " (2 x P ns)");
 	if (hc_rt.opt.no_prev)
 		rt__log("previous-instruction recovery: off (HPCRUN_COMM_NO_PREV)");
 	if (kind == HC_SAMPLER_SOFT)

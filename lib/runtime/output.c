@@ -103,7 +103,7 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 	th.sampler = (uint32_t)hc_rt.sampler_kind;
 	th.unit = (uint32_t)hc_rt.unit;
 	th.creation_ctx = t->id.creation_ctx;
-	th.period = hc_rt.opt.period;
+	th.period = hc_rt.period;   /* in effect (floor, IBS rounding) */
 	th.start_ns = t->id.start_ns;
 	th.end_ns = t->id.end_ns ? t->id.end_ns : rt__now();
 	th.stack_lo = t->id.stack_lo;
@@ -258,6 +258,30 @@ static uint64_t hist_quantile(const uint64_t *h, double q)
 	return hc_hist_low(HC_HIST_BUCKETS);
 }
 
+/* What the PMU samplers add to the process log: the period the kernel
+   used, the events' running time, self-samples, throttling. */
+static void pmu_log(const struct hc_counters *c)
+{
+	if (c->pmu_period_records)
+		rt__log("pmu: period in effect: mean %llu events over %llu records (asked: COMM@%llu)",
+		        (unsigned long long)(c->pmu_period_sum / c->pmu_period_records),
+		        (unsigned long long)c->pmu_period_records, (unsigned long long)hc_rt.period);
+	if (c->pmu_time_enabled)
+		rt__log("pmu: events ran %llu%% of the time they were enabled%s (threads below 95%%: %llu)",
+		        (unsigned long long)(c->pmu_time_running * 100 / c->pmu_time_enabled),
+		        hc_pmu_running_low(c->pmu_time_enabled, c->pmu_time_running) ?
+		        " -- warning: below 95%, whole stretches were not sampled" : "",
+		        (unsigned long long)c->pmu_threads_not_running);
+	rt__log("pmu: %llu records of the runtime's own accesses dropped (in-runtime), %llu pointing at "
+	        "unmapped code, %llu with callers unknown (leaf only), %llu lost",
+	        (unsigned long long)c->pmu_in_runtime, (unsigned long long)c->pmu_unmapped,
+	        (unsigned long long)c->pmu_ctx_leaf_only, (unsigned long long)c->pmu_lost);
+	if (c->pmu_throttled)
+		rt__log("warning: pmu: the kernel throttled the events %llu times "
+		        "(kernel.perf_event_max_sample_rate): samples are missing; use a larger COMM@P",
+		        (unsigned long long)c->pmu_throttled);
+}
+
 void rt__write_process_log(void)
 {
 	const struct hc_counters *c = &hc_rt.total;
@@ -286,6 +310,8 @@ void rt__write_process_log(void)
 		        (unsigned long long)c->samples,
 		        (unsigned long long)((c->samples - c->pmu_not_memory) * 100 / c->samples),
 		        (unsigned long long)c->pmu_not_memory, (unsigned long long)c->pmu_no_addr);
+	if (hc_rt.sampler_kind == HC_SAMPLER_PEBS || hc_rt.sampler_kind == HC_SAMPLER_IBS)
+		pmu_log(c);
 	rt__log("handler cost: median %llu ns, p99 %llu ns, mean %llu ns, total %llu ms "
 	        "(sample handler, %llu samples)",
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.5),

@@ -70,7 +70,9 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(objects_resolved) X(objects_dropped) \
 	X(pmu_records) X(pmu_lost) X(pmu_throttled) X(pmu_truncated) X(pmu_kernel) \
 	X(pmu_no_addr) X(pmu_not_memory) X(pmu_bad_raw) X(pmu_foreign) X(pmu_batched) \
-	X(pmu_stop_drained) \
+	X(pmu_stop_drained) X(pmu_in_runtime) X(pmu_unmapped) X(pmu_ctx_leaf_only) \
+	X(pmu_period_sum) X(pmu_period_records) X(pmu_time_enabled) X(pmu_time_running) \
+	X(pmu_threads_not_running) \
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns)
 
@@ -222,6 +224,8 @@ struct hc_runtime {
 	volatile int stopping;       /* process exit in progress: refuse samples */
 	int      sampler_kind;       /* what actually runs */
 	struct hc_pmu_plan pmu;      /* how the PMU sampler opens its events */
+	uint64_t period;             /* the period in effect: COMM@P, raised to the PMU
+	                                sampler's floor, IBS-rounded (hc_pmu_period) */
 	int      unit;
 	char     sampler_why[256];   /* why this sampler (auto selection) */
 	int      nwatch;             /* watchpoints per thread actually used */

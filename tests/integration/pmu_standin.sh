@@ -35,7 +35,8 @@ grep '^unit ' "$TMP/sh.rows" | grep -qv '^unit 1$' && fail "a profile not in tra
 rec=$(c sh pmu_records); smp=$(c sh samples); okc=$(c sh samples_with_access_at_pc)
 noaddr=$(c sh pmu_no_addr)
 verdicts=$((okc + noaddr + $(c sh pmu_kernel) + $(c sh samples_undecodable) + $(c sh samples_no_access) +
-	$(c sh samples_stack_only) + $(c sh pmu_not_memory) + $(c sh pmu_bad_raw) + $(c sh pmu_foreign)))
+	$(c sh samples_stack_only) + $(c sh pmu_not_memory) + $(c sh pmu_bad_raw) + $(c sh pmu_foreign) +
+	$(c sh pmu_in_runtime) + $(c sh pmu_unmapped)))
 echo "records $rec, samples $smp, with address $okc, no address $noaddr, batched $(c sh pmu_batched)," \
 	"drained at stop $(c sh pmu_stop_drained), published $(c sh published), detections $(c sh detections_sample)," \
 	"traps $(c sh traps_matched), matrix total $(total sh)"
@@ -50,9 +51,19 @@ echo "records $rec, samples $smp, with address $okc, no address $noaddr, batched
 	fail "with address $okc, published $(c sh published)"
 [ "$(total sh)" -gt 0 ] && ok "matrices through the PMU path: $(total sh) transfers" ||
 	fail "no communication recorded through the PMU path"
-for n in pmu_records pmu_lost pmu_batched pmu_stop_drained pmu_no_addr; do
+for n in pmu_records pmu_lost pmu_batched pmu_stop_drained pmu_no_addr pmu_in_runtime pmu_unmapped \
+	pmu_ctx_leaf_only pmu_period_sum pmu_period_records pmu_time_enabled pmu_time_running; do
 	grep -q "^counter $n " "$log" || fail "the process log lacks counter $n"
 done
+# issue 19: the period the kernel used (task-clock: exactly P ns), the
+# events' running time (software events always run), self-samples counted
+grep -q "^pmu: period in effect: mean 100000 events over $rec records (asked: COMM@100000)" "$log" &&
+	ok "log: the period in effect, from the records" || fail "period line: $(grep '^pmu: period' "$log")"
+grep -q "^pmu: events ran 100% of the time they were enabled (threads below 95%: 0)" "$log" &&
+	ok "log: enabled/running times read per thread" || fail "running line: $(grep '^pmu: events ran' "$log")"
+grep -q "^pmu: [0-9]* records of the runtime's own accesses dropped (in-runtime)" "$log" &&
+	ok "log: runtime self-samples ($(c sh pmu_in_runtime)) and unmapped ($(c sh pmu_unmapped)) counted" ||
+	fail "no in-runtime line"
 grep -q "^handler cost: .*, $smp samples)" "$log" && ok "process log: counters and the handler cost" ||
 	fail "handler cost line: $(grep '^handler cost' "$log")"
 

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/loadmap.h"
 #include "runtime/record.h"
 #include "runtime/safety.h"
 
@@ -29,7 +30,7 @@ static int pmu_start(struct hc_thread *t)
 	const struct hc_pmu_plan *plan = &hc_rt.pmu;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct perf_event_attr a;
-	int err = 0;
+	int err = 0, group;
 
 	t->sampler.cookie = rt__cookie_sample();
 	t->sampler.npmu = 0;
@@ -47,17 +48,27 @@ static int pmu_start(struct hc_thread *t)
 		st->src.store_event = plan->store_event[i];
 		st->src.ip_is_next = plan->kind == HC_SAMPLER_PEBS && plan->precise < 2;
 		st->src.addr_from_regs = plan->standin;
-		hc_plan_attr(plan, i, hc_rt.opt.period, t->sampler.cookie, &a);
-		/* The kernel's own count of samples it could not write (Linux
+		hc_plan_attr(plan, i, hc_rt.period, t->sampler.cookie, &a);
+		a.sample_type |= HC_PMU_SAMPLE_EXTRA;     /* the period the kernel used, per record */
+		/* Enabled and running times: an event that is enabled but not
+		   scheduled (counter constraints, other users, the one IBS unit
+		   per CPU, E-cores) samples nothing while it waits, silently.
+		   The kernel's own count of samples it could not write (Linux
 		   >= 6.0): read at stop, for a buffer still full then (no LOST
 		   record is written until space frees). Older kernels: without. */
-		a.read_format = PERF_FORMAT_LOST;
-		fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+		                PERF_FORMAT_LOST;
+		/* PEBS loads and stores as one group: the kernel schedules them
+		   together or not at all, and the probe's group open already
+		   refused a pair no counter assignment can hold (precise_ip 3 on
+		   Sapphire Rapids: both on counter 0). */
+		group = plan->group && i > 0 ? t->sampler.pmu_fd[0] : -1;
+		fd = hc_perf_open(&a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0 && errno == EINVAL) {
-			a.read_format = 0;
-			fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+			fd = hc_perf_open(&a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 		}
-		t->sampler.pmu_fmt_lost = fd >= 0 && a.read_format == PERF_FORMAT_LOST &&
+		t->sampler.pmu_fmt_lost = fd >= 0 && (a.read_format & PERF_FORMAT_LOST) &&
 		                          (i == 0 || t->sampler.pmu_fmt_lost);
 		if (fd < 0) {
 			err = errno;
@@ -103,14 +114,36 @@ struct sink_arg {
    older ones drained together (counted as pmu_batched). Records drained
    when the sampler stops have no interrupted context: the leaf alone,
    under the thread's root (counted as pmu_stop_drained). */
-static void sink(void *arg, uint64_t leaf, struct hc_sample *s)
+static void sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 {
 	struct sink_arg *a = arg;
 
 	if (s->time == 0)
 		s->time = rt__now();
 	a->t->cnt.samples_with_access_at_pc++;
-	rt__detect_sample(a->t, a->uctx, leaf, s);
+	/* Callers unknown (an older record of a batch, skid past a return):
+	   the leaf alone under the thread's root, never someone else's
+	   callers (counted pmu_ctx_leaf_only). */
+	rt__detect_sample(a->t, exact_ctx ? a->uctx : NULL, leaf, s);
+}
+
+/* The runtime's own code and memory, as the records of this thread may
+   touch them from the handler: the library's loaded range (code, data,
+   bss: hc_rt, the live-thread table), this thread's arena (its record,
+   CCT, events, caches), its signal stack, the bulletin board. */
+static void self_ranges(const struct hc_thread *t, struct hc_pmu_env *env)
+{
+	int n = 0;
+
+#define RANGE(lo_, len_) do { if ((len_) && n < HC_PMU_SELF_RANGES) { \
+		env->self[n].lo = (uint64_t)(uintptr_t)(lo_); \
+		env->self[n].hi = env->self[n].lo + (uint64_t)(len_); n++; } } while (0)
+	RANGE(loadmap__self_lo, loadmap__self_len);
+	RANGE(t->arena.base, t->arena.reserve);
+	RANGE(t->altstack, t->altstack_size);
+	RANGE(hc_rt.bb.slots, hc_rt.bb.slots ? hc_bulletin_size(hc_rt.bb.nslots) : 0);
+#undef RANGE
+	env->nself = n;
 }
 
 /* Drain every ring buffer of t (its own thread only) and add what this
@@ -122,12 +155,13 @@ static void drain(struct hc_thread *t, void *uctx)
 	struct hc_pmu_counts *c = &t->sampler.pmu_cnt;
 	struct hc_pmu_counts was = *c;
 	struct hc_regs r;
-	struct hc_pmu_env env = { .regs = NULL, .cache = t->prev };
+	struct hc_pmu_env env = { .regs = NULL, .cache = t->prev, .code_readable = hc_code_readable };
 
 	if (uctx) {
 		rt__regs(uctx, &r);
 		env.regs = &r;
 	}
+	self_ranges(t, &env);
 	hc_pmu_drain(t->sampler.pmu, t->sampler.npmu, t->id.tid, &env, sink, &a, c);
 #define ADD(field, expr) t->cnt.field += c->expr - was.expr
 	ADD(samples, samples);
@@ -142,6 +176,12 @@ static void drain(struct hc_thread *t, void *uctx)
 	ADD(pmu_batched, batched);
 	ADD(pmu_records, ring.records);
 	ADD(pmu_lost, ring.lost);
+	ADD(pmu_lost, ring.lost_samples);
+	ADD(pmu_in_runtime, status[HC_PMU_IN_RUNTIME]);
+	ADD(pmu_unmapped, status[HC_PMU_UNMAPPED]);
+	ADD(pmu_period_sum, period_sum);
+	ADD(pmu_period_records, period_n);
+	ADD(pmu_ctx_leaf_only, ctx_approx);
 	ADD(pmu_throttled, ring.throttle);
 	ADD(pmu_truncated, ring.truncated);
 	ADD(pmu_truncated, ring.corrupt);
@@ -185,19 +225,34 @@ static int release(struct hc_thread *t, bool mapped_here)
 	return closed;
 }
 
-/* Samples the kernel dropped on a full buffer that no PERF_RECORD_LOST
-   reported (the buffer was still full when the events stopped): the
-   events' own lost counts minus the LOST records read since they opened. */
-static void unreported_lost(struct hc_thread *t)
+/* At stop, from each event's read(): its enabled and running times (an
+   event that waited for a counter sampled nothing meanwhile: the thread's
+   share below 95 % is logged), and the samples the kernel dropped on a full
+   buffer that no PERF_RECORD_LOST reported (the buffer was still full when
+   the events stopped): the events' own lost counts minus the LOST records
+   read since they opened. */
+static void read_times(struct hc_thread *t)
 {
-	uint64_t v[2], kernel = 0, seen = t->sampler.pmu_cnt.ring.lost - t->sampler.pmu_lost_base;
+	uint64_t v[4], kernel = 0, en = 0, run = 0, seen = t->sampler.pmu_cnt.ring.lost - t->sampler.pmu_lost_base;
+	size_t want = t->sampler.pmu_fmt_lost ? 4 * sizeof(uint64_t) : 3 * sizeof(uint64_t);
 
-	if (!t->sampler.pmu_fmt_lost)
-		return;
 	for (int i = 0; i < t->sampler.npmu; i++) {
-		if (read(t->sampler.pmu_fd[i], v, sizeof v) != (ssize_t)sizeof v)
+		if (read(t->sampler.pmu_fd[i], v, want) != (ssize_t)want)
 			return;
-		kernel += v[1];
+		en += v[1];
+		run += v[2];
+		if (t->sampler.pmu_fmt_lost)
+			kernel += v[3];
+	}
+	t->cnt.pmu_time_enabled += en;
+	t->cnt.pmu_time_running += run;
+	if (hc_pmu_running_low(en, run)) {
+		t->cnt.pmu_threads_not_running++;
+		rt__log("warning: thread %u: its PMU events ran %llu%% of the time they were enabled "
+		        "(%llu of %llu us): while they waited for a counter (other perf users, counter "
+		        "constraints, the CPU's one IBS unit, E-cores) nothing was sampled",
+		        t->id.index, (unsigned long long)(en ? run * 100 / en : 0),
+		        (unsigned long long)(run / 1000), (unsigned long long)(en / 1000));
 	}
 	if (kernel > seen) {
 		t->cnt.pmu_lost += kernel - seen;
@@ -218,7 +273,7 @@ static void pmu_stop(struct hc_thread *t)
 		for (int i = 0; i < t->sampler.npmu; i++)
 			ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
 		drain(t, NULL);
-		unreported_lost(t);
+		read_times(t);
 		if (guarded)
 			hc_guard_leave(t);
 	}

@@ -182,6 +182,16 @@ static inline size_t krec_lost(struct krec *r, uint64_t id, uint64_t lost)
 	return krec_end(r);
 }
 
+/* PERF_RECORD_LOST_SAMPLES { header; u64 lost; } (perf_log_lost_samples in
+   kernel/events/core.c; written by intel_pmu_drain_pebs_nhm for PEBS
+   records that collided), no sample_id (sample_id_all unset). */
+static inline size_t krec_lost_samples(struct krec *r, uint64_t lost)
+{
+	krec_begin(r, PERF_RECORD_LOST_SAMPLES);
+	krec_u64(r, lost);
+	return krec_end(r);
+}
+
 /* PERF_RECORD_THROTTLE / UNTHROTTLE { header; u64 time; u64 id; u64 stream_id; } */
 static inline size_t krec_throttle(struct krec *r, int un, uint64_t time)
 {

@@ -98,13 +98,15 @@ static void test_mixed(void)
 	kbuf_rec(&k, &r);
 	s = pebs(2); krec_pebs(&r, &s); kbuf_rec(&k, &r);
 	krec_lost(&r, 1, 5); kbuf_rec(&k, &r);
+	krec_lost_samples(&r, 4); kbuf_rec(&k, &r);   /* PEBS collisions: lost, not "other" */
 
 	ngot = 0;
 	CHECK_EQ_U64(hc_perfbuf_drain(&b, collect, NULL, &st), 3);
 	CHECK(ngot == 3);
 	for (int i = 0; i < ngot && i < 3; i++)
 		check_pebs(&got[i], i);
-	CHECK_EQ_U64(st.records, 8);
+	CHECK_EQ_U64(st.lost_samples, 4);
+	CHECK_EQ_U64(st.records, 9);
 	CHECK_EQ_U64(st.samples, 3);
 	CHECK_EQ_U64(st.lost, 12);
 	CHECK_EQ_U64(st.lost_records, 2);
@@ -115,7 +117,7 @@ static void test_mixed(void)
 	CHECK_EQ_U64(k.meta->data_tail, k.meta->data_head);
 	/* nothing new: nothing delivered, nothing counted */
 	CHECK_EQ_U64(hc_perfbuf_drain(&b, collect, NULL, &st), 0);
-	CHECK_EQ_U64(st.records, 8);
+	CHECK_EQ_U64(st.records, 9);
 	/* incremental: the reader continues at its tail */
 	s = pebs(3); krec_pebs(&r, &s); kbuf_rec(&k, &r);
 	ngot = 0;

@@ -102,13 +102,13 @@ struct sink_arg { struct thread *th; };
 
 /* What rt__detect_sample does with a sample, minus unwinding and the
    profile: the detection core, and the comm into the matrix. */
-static void sink(void *arg, uint64_t leaf, struct hc_sample *s)
+static void sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 {
 	struct sink_arg *a = arg;
 	struct hc_detect_result res;
 	struct hc_comm comm;
 
-	(void)leaf;
+	(void)leaf; (void)exact_ctx;
 	s->ctx = 1;
 	hc_detect_sample(&bb, &cfg, &a->th->det, s, &res, &comm);
 	CHECK(!res.arm);

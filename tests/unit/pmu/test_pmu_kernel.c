@@ -125,9 +125,9 @@ static void check_record(const struct hc_perf_sample *s, void *arg)
 	x->with_addr += s->addr != 0;
 }
 
-static void never(void *arg, uint64_t leaf, struct hc_sample *s)
+static void never(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 {
-	(void)leaf; (void)s;
+	(void)leaf; (void)s; (void)exact_ctx;
 	(*(int *)arg)++;
 }
 

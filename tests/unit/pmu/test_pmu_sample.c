@@ -9,6 +9,8 @@
    instruction" path can find the function); the per-IP cache of that
    path; the TEST-ONLY stand-in's addresses from the signal's registers. */
 #include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 #include "hc_test.h"
 #include "kbuf.h"
@@ -42,9 +44,9 @@ extern const char at_st4[], at_ld8[], at_push[], at_pop[], at_lock[], at_st1[], 
 	at_ld16[], at_ret[];
 #define IP(x) ((uint64_t)(uintptr_t)(x))
 
-static void null_sink(void *arg, uint64_t leaf, struct hc_sample *s)
+static void null_sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 {
-	(void)arg; (void)leaf; (void)s;
+	(void)arg; (void)leaf; (void)s; (void)exact_ctx;
 }
 #define NULL_SINK null_sink
 
@@ -354,6 +356,159 @@ static void test_standin_addr(void)
 	free(env.cache);
 }
 
+
+/* Issue 19: records of the runtime's own accesses (IP or data address in
+   its code or memory) are dropped and counted; records whose code is no
+   longer mapped are dropped without reading there; PERF_SAMPLE_PERIOD is
+   collected; the context is exact only for the newest record sampled in
+   the interrupted function. */
+struct seen { int n, exact; uint64_t leaf[8]; };
+static void seen_sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
+{
+	struct seen *v = arg;
+	(void)s;
+	if (v->n < 8)
+		v->leaf[v->n] = leaf;
+	v->n++;
+	v->exact += exact_ctx;
+}
+
+static void test_self_and_unmapped(void)
+{
+	struct hc_pmu_source st = { .kind = HC_SAMPLER_PEBS, .store_event = true };
+	static uint8_t arena[4096];
+	static long long gregs[NGREG];
+	struct hc_regs regs = { .gregs = gregs };
+	struct hc_pmu_env env = { .code_readable = hc_code_readable };
+	struct hc_perf_sample p;
+	struct hc_sample s;
+	uint64_t leaf;
+	size_t pg = 4096;
+	uint8_t *code;
+
+	/* the runtime's code range (here: the test's own pmu_fn) and its
+	   memory (a stand-in arena) */
+	env.self[0].lo = IP(at_st4);
+	env.self[0].hi = IP(at_ret) + 1;
+	env.self[1].lo = (uint64_t)(uintptr_t)arena;
+	env.self[1].hi = env.self[1].lo + sizeof arena;
+	env.nself = 2;
+	p = ps_at(IP(at_st4), 0x7f0000001000ull);          /* IP in the runtime */
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME);
+	env.self[0].lo = env.self[0].hi = 0;               /* code range elsewhere */
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_OK);
+	p.addr = (uint64_t)(uintptr_t)(arena + 100);       /* address in its arena */
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME);
+	p.addr = (uint64_t)(uintptr_t)(arena + sizeof arena);   /* one past: the program's */
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_OK);
+	CHECK_STR(hc_pmu_status_name(HC_PMU_IN_RUNTIME), "in-runtime");
+
+	/* code that was mapped and is gone (a dlclose'd module, JIT code
+	   freed): dropped, no fault, both with the exact IP and with the
+	   "next instruction" IP of precise_ip 1 */
+	code = mmap(NULL, pg, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(code != MAP_FAILED);
+	if (code == MAP_FAILED)
+		return;
+	memcpy(code, at_st4, 2);                            /* movl %eax,(%rdi) */
+	p = ps_at((uint64_t)(uintptr_t)code, 0x7f0000001000ull);
+	CHECK(hc_code_readable(p.ip));
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_OK);   /* mapped: decoded */
+	CHECK_EQ_U64(s.len, 4);
+	munmap(code, pg);
+	CHECK(!hc_code_readable(p.ip));
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_UNMAPPED);
+	st.ip_is_next = true;
+	p.ip += 2;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_UNMAPPED);
+	st.ip_is_next = false;
+	CHECK_STR(hc_pmu_status_name(HC_PMU_UNMAPPED), "unmapped");
+
+	/* through the drain: counted by verdict; periods collected; only
+	   the newest record at the interrupted function has an exact context */
+	{
+		struct kbuf k;
+		struct krec r;
+		static struct hc_pmu_stream stream;
+		struct hc_pmu_counts c;
+		struct seen v = { 0 };
+		size_t n;
+
+		if (kbuf_open(&k, 4, 1) < 0) {
+			CHECK(!"kbuf_open");
+			return;
+		}
+		kbuf_seek(&k, 0);
+		/* a fresh code page, unmapped once the records are written (after
+		   the buffer's own mmap, which could otherwise reuse the page) */
+		code = mmap(NULL, pg, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(code != MAP_FAILED);
+		for (int i = 0; i < 5; i++) {
+			/* ip|tid|time|addr|cpu|period|weight|data_src */
+			uint64_t ip = i == 1 ? (uint64_t)(uintptr_t)code : IP(at_st4);
+			uint64_t addr = i == 2 ? (uint64_t)(uintptr_t)arena : 0x7f0000001000ull + 64u * (unsigned)i;
+			krec_begin(&r, PERF_RECORD_SAMPLE);
+			krec_u64(&r, ip);
+			krec_u32x2(&r, 9, 9);
+			krec_u64(&r, 100 + (unsigned)i);
+			krec_u64(&r, addr);
+			krec_u32x2(&r, 1, 0);
+			krec_u64(&r, 20000 + 16u * (unsigned)i);   /* the period the kernel used */
+			krec_u64(&r, 0);
+			krec_u64(&r, 0);
+			n = krec_end(&r);
+			kbuf_put(&k, r.b, n);
+		}
+		krec_lost_samples(&r, 3);
+		kbuf_put(&k, r.b, krec_end(&r));
+		munmap(code, pg);
+		stream.src = st;
+		CHECK(hc_perfbuf_init(&stream.buf, k.base, k.len, k.page,
+		                      HC_PEBS_SAMPLE_TYPE | HC_PMU_SAMPLE_EXTRA) == 0);
+		memset(&c, 0, sizeof c);
+		gregs[REG_RIP] = (long long)IP(at_ld8);          /* interrupted in pmu_fn */
+		env.regs = &regs;
+		CHECK_EQ_U64(hc_pmu_drain(&stream, 1, 9, &env, seen_sink, &v, &c), 3);
+		CHECK_EQ_U64(c.status[HC_PMU_UNMAPPED], 1);
+		CHECK_EQ_U64(c.status[HC_PMU_IN_RUNTIME], 1);
+		CHECK_EQ_U64(c.ring.lost_samples, 3);
+		CHECK_EQ_U64(c.period_min, 20000);
+		CHECK_EQ_U64(c.period_max, 20064);
+		CHECK_EQ_U64(c.period_n, 5);
+		CHECK_EQ_U64(c.period_sum, 5 * 20000 + 16 * 10);
+		/* the last sample record is not the newest record (LOST_SAMPLES
+		   follows): no exact context for any */
+		CHECK_EQ_U64(v.exact, 0);
+		CHECK_EQ_U64(c.ctx_approx, 3);
+		/* a newest record sampled in the interrupted function: exact;
+		   interrupted elsewhere (the function returned): leaf only */
+		{
+			struct kpebs e = { .ip = IP(at_st4), .addr = 0x7f0000003000ull, .time = 200,
+			                   .pid = 9, .tid = 9 };
+			struct hc_pmu_stream s2;
+			s2.src = st;
+			kbuf_seek(&k, 4096);
+			kbuf_put(&k, r.b, krec_pebs(&r, &e));
+			CHECK(hc_perfbuf_init(&s2.buf, k.base, k.len, k.page, HC_PEBS_SAMPLE_TYPE) == 0);
+			v.n = v.exact = 0;
+			CHECK_EQ_U64(hc_pmu_drain(&s2, 1, 9, &env, seen_sink, &v, &c), 1);
+			CHECK_EQ_U64(v.exact, 1);
+			kbuf_put(&k, r.b, krec_pebs(&r, &e));
+			gregs[REG_RIP] = (long long)(uintptr_t)test_self_and_unmapped;   /* elsewhere */
+			v.n = v.exact = 0;
+			CHECK_EQ_U64(hc_pmu_drain(&s2, 1, 9, &env, seen_sink, &v, &c), 1);
+			CHECK_EQ_U64(v.exact, 0);
+			/* no registers (drained at stop): never exact */
+			kbuf_put(&k, r.b, krec_pebs(&r, &e));
+			env.regs = NULL;
+			v.n = v.exact = 0;
+			CHECK_EQ_U64(hc_pmu_drain(&s2, 1, 9, &env, seen_sink, &v, &c), 1);
+			CHECK_EQ_U64(v.exact, 0);
+		}
+		kbuf_close(&k);
+	}
+}
+
 int main(void)
 {
 	if (hc_decode_init() < 0 || loadmap__refresh() < 0) {
@@ -365,5 +520,6 @@ int main(void)
 	test_ibs_convert();
 	test_prev_cache();
 	test_standin_addr();
+	test_self_and_unmapped();
 	return hc_test_done("test_pmu_sample");
 }

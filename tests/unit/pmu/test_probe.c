@@ -32,6 +32,9 @@ static struct {
 	int ibs_err_excl;     /* errno for ibs_op with exclude_kernel = 1 */
 	int ibs_err_all;      /* ... with exclude_kernel = 0 */
 	int soft_err;
+	int group_err[4];     /* errno for a group sibling at precise_ip 0..3 (x86 validate_group) */
+	int ibs_err_swfilt;   /* errno for ibs_op with config2 bit 0 (swfilt) */
+	int ngroup;           /* siblings opened in a group */
 	int calls;
 	struct perf_event_attr last_ok[8];
 	int nok;
@@ -42,18 +45,27 @@ static int fake_open(struct perf_event_attr *a, int pid, int cpu, int group, uns
 	int err;
 
 	k.calls++;
-	if (pid != 0 || cpu != -1 || group != -1 || !(flags & PERF_FLAG_FD_CLOEXEC) || a->size != sizeof *a) {
+	if (pid != 0 || cpu != -1 || group < -1 || !(flags & PERF_FLAG_FD_CLOEXEC) || a->size != sizeof *a) {
 		errno = EINVAL;               /* the probes open per-thread, self, cloexec */
+		return -1;
+	}
+	if (group >= 0 && fcntl(group, F_GETFD) < 0) {
+		errno = EBADF;                /* a leader must be an fd we returned, still open */
 		return -1;
 	}
 	if (a->type == PERF_TYPE_SOFTWARE)
 		err = k.soft_err;
 	else if (a->type == 11 || a->type == 10)   /* ibs_op of amd-zen3 / amd-noopcnt */
-		err = a->exclude_kernel ? k.ibs_err_excl : k.ibs_err_all;
+		err = a->config2 & 1 ? k.ibs_err_swfilt : a->exclude_kernel ? k.ibs_err_excl : k.ibs_err_all;
 	else if (a->type == PERF_TYPE_RAW || a->type == 44)
 		err = k.hw_err[a->precise_ip & 3];
 	else
 		err = ENOENT;
+	if (!err && group >= 0) {
+		err = k.group_err[a->precise_ip & 3];
+		if (!err)
+			k.ngroup++;
+	}
 	if (err) {
 		errno = err;
 		return -1;
@@ -466,6 +478,244 @@ static void ibs_enoent(void)
 	CHECK(has(why, "no such PMU"));
 }
 
+
+/* ---- issue 19: precise_ip 3 pairs, swfilt, kernel versions ---- */
+
+static void pebs_spr_pair(void)
+{
+	struct hc_pmu_plan plan;
+	char why[1024];
+
+	/* Sapphire Rapids: max_precise 3, but at 3 both events need GP
+	   counter 0 (spr_get_event_constraints): the kernel refuses the
+	   group; each alone would open and they would take turns. */
+	use_tree("intel-spr");
+	k.group_err[3] = EINVAL;
+	CHECK(hc_probe_pebs_plan(&plan, why, sizeof why) == 0);
+	CHECK_EQ_U64(plan.precise, 2);
+	CHECK(plan.group);
+	CHECK(plan.attr[0].precise_ip == 2 && plan.attr[1].precise_ip == 2);
+	CHECK(has(why, "open as one group with precise_ip=2"));
+	CHECK(has(why, "precise_ip=3 refused for the pair"));
+	CHECK_EQ_U64(k.ngroup, 1);       /* the stores event opened as the loads event's sibling */
+	/* without the constraint (Skylake) the pair opens at 3 */
+	memset(&k, 0, sizeof k);
+	use_tree("intel-skx");
+	CHECK(hc_probe_pebs_plan(&plan, why, sizeof why) == 0);
+	CHECK_EQ_U64(plan.precise, 3);
+	CHECK(!strstr(why, "refused for the pair"));
+}
+
+static void ibs_swfilt(void)
+{
+	struct hc_pmu_plan plan;
+	char why[2048];
+
+	/* the kernel filters kernel samples itself: exclude_kernel with
+	   config2 bit 0, which is what makes IBS work at paranoid 2 */
+	use_tree("amd-zen4-swfilt");
+	k.ibs_err_excl = EINVAL;         /* without swfilt it would be refused */
+	k.ibs_err_all = EACCES;          /* ... and at paranoid 2 the retry too */
+	CHECK(hc_probe_ibs_plan(&plan, why, sizeof why) == 0);
+	CHECK(plan.swfilt);
+	CHECK_EQ_U64(plan.attr[0].config2, 1);
+	CHECK(plan.attr[0].exclude_kernel);
+	CHECK(has(why, "kernel samples filtered by the kernel (swfilt)"));
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_IBS);
+	/* the same machine without swfilt (amd-zen3, paranoid 2): soft, and why */
+	memset(&k, 0, sizeof k);
+	use_tree("amd-zen3");
+	k.ibs_err_excl = EINVAL;
+	k.ibs_err_all = EACCES;
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "no format/swfilt"));
+	CHECK(has(why, "Linux 6.14"));
+	CHECK(has(why, "kernel.perf_event_paranoid=2"));
+	CHECK(has(why, "CAP_PERFMON"));
+	CHECK_EQ_U64(plan.attr[0].config2, 0);
+}
+
+static void ibs_old_kernel(void)
+{
+	struct hc_pmu_plan plan;
+	char why[2048];
+
+	/* Linux 5.15: no per-task IBS context at all (30093056f7b2, 6.2):
+	   the reason names the version, not paranoid, and nothing is tried */
+	use_tree("amd-zen3-old");
+	CHECK(hc_probe_ibs_plan(&plan, why, sizeof why) == -EOPNOTSUPP);
+	CHECK(has(why, "per-thread IBS needs Linux >= 6.2"));
+	CHECK(has(why, "5.15.0-91-generic"));
+	CHECK(!strstr(why, "paranoid"));
+	CHECK_EQ_U64(k.calls, 0);
+	CHECK(hc_probe_select(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "; ibs: per-thread IBS needs Linux >= 6.2"));
+}
+
+/* ---- the self-check ---- */
+
+static struct hc_selfcheck fake_outcome[2];
+static int fake_checks;
+
+static int fake_check(const struct hc_pmu_plan *plan, struct hc_selfcheck *o)
+{
+	*o = fake_outcome[fake_checks < 2 ? fake_checks : 1];
+	o->nevents = plan->nevents;
+	fake_checks++;
+	return -o->err;
+}
+
+static struct hc_selfcheck good(int n)
+{
+	struct hc_selfcheck o;
+
+	memset(&o, 0, sizeof o);
+	o.nevents = n;
+	o.loop_ops = 3200000;
+	for (int i = 0; i < n; i++) {
+		o.records[i] = o.with_addr[i] = 150;
+		o.in_buffer[i] = 149;
+		o.enabled[i] = o.running[i] = 2000000;
+	}
+	return o;
+}
+
+static void selfcheck_decide(void)
+{
+	struct hc_pmu_plan pebs = { .kind = HC_SAMPLER_PEBS, .nevents = 2 };
+	struct hc_pmu_plan ibs = { .kind = HC_SAMPLER_IBS, .nevents = 1 };
+	struct hc_selfcheck o;
+	char why[512];
+
+	o = good(2);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == 0);
+	CHECK(has(why, "passed (150 + 150 records"));
+	/* no records */
+	o = good(2);
+	o.records[0] = o.records[1] = o.with_addr[0] = o.with_addr[1] = o.in_buffer[0] = o.in_buffer[1] = 0;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "no records at all from a loop of 3200000 loads and stores"));
+	/* one event only */
+	o = good(2);
+	o.records[1] = o.with_addr[1] = o.in_buffer[1] = 0;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "only the loads event produced records (150; the stores event none)"));
+	o = good(2);
+	o.records[0] = o.with_addr[0] = o.in_buffer[0] = 0;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "only the stores event produced records"));
+	/* zero addresses */
+	o = good(2);
+	o.with_addr[1] = o.in_buffer[1] = 0;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "the stores event's 150 records carry no data address (zero)"));
+	/* addresses elsewhere */
+	o = good(2);
+	o.in_buffer[0] = 100;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "100 of 150 in its buffer"));
+	/* not running all the time it was enabled */
+	o = good(2);
+	o.running[0] = o.running[1] = 1000000;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "the loads event ran only 50% of the time it was enabled"));
+	o = good(2);
+	o.running[1] = 1910000;          /* 95.5 %: fine */
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == 0);
+	/* throttled: records and addresses fine, a note */
+	o = good(2);
+	o.throttled = 3;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == 0);
+	CHECK(has(why, "note: throttled during the check"));
+	/* throttled into silence: no records */
+	o = good(2);
+	o.throttled = 1;
+	o.records[0] = o.records[1] = 0;
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "no records at all"));
+	/* an event that could not be run */
+	o = good(2);
+	o.err = ENODEV;
+	snprintf(o.stage, sizeof o.stage, "mmap");
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "could not be run (mmap:"));
+	/* IBS: one event */
+	o = good(1);
+	CHECK(hc_selfcheck_decide(&ibs, &o, why, sizeof why) == 0);
+	CHECK(has(why, "passed (150 records"));
+	o.with_addr[0] = o.in_buffer[0] = 0;
+	CHECK(hc_selfcheck_decide(&ibs, &o, why, sizeof why) == -1);
+	CHECK(has(why, "the ibs_op event's 150 records carry no data address"));
+	/* the running-time rule itself */
+	CHECK(!hc_pmu_running_low(0, 0));
+	CHECK(!hc_pmu_running_low(100, 100));
+	CHECK(!hc_pmu_running_low(100, 95));
+	CHECK(hc_pmu_running_low(100, 94));
+}
+
+static void selfcheck_fallback(void)
+{
+	struct hc_pmu_plan plan;
+	char why[3000];
+
+	hc_probe_set_selfcheck(fake_check);
+	/* PEBS passes: kept, and the log says so */
+	use_tree("intel-skx");
+	fake_outcome[0] = good(2);
+	fake_checks = 0;
+	CHECK(hc_probe_select_checked(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_PEBS);
+	CHECK(has(why, "auto: using pebs"));
+	CHECK(has(why, "self-check: passed"));
+	/* PEBS opens, but its events run only half the time (an injected
+	   kernel whose read() says running < enabled): auto falls back to
+	   soft (no IBS on Intel) and says why */
+	fake_outcome[0] = good(2);
+	fake_outcome[0].running[0] = fake_outcome[0].running[1] = 1000000;
+	fake_checks = 0;
+	CHECK(hc_probe_select_checked(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "auto: using soft; pebs opens but failed the self-check: the loads event ran only 50%"));
+	CHECK(has(why, "ibs: no ibs_op PMU"));
+	CHECK(plan.kind == 0);
+	/* asked for explicitly: a clear refusal */
+	fake_checks = 0;
+	CHECK(hc_probe_select_checked(HC_SAMPLER_PEBS, &plan, why, sizeof why) == -EIO);
+	CHECK(has(why, "pebs (requested) failed the self-check: the loads event ran only 50%"));
+	/* IBS (swfilt) whose records have no address: soft */
+	memset(&k, 0, sizeof k);
+	use_tree("amd-zen4-swfilt");
+	fake_outcome[0] = good(1);
+	fake_outcome[0].with_addr[0] = fake_outcome[0].in_buffer[0] = 0;
+	fake_checks = 0;
+	CHECK(hc_probe_select_checked(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "auto: using soft; ibs opens but failed the self-check: the ibs_op event's 150 "
+	               "records carry no data address"));
+	CHECK(has(why, "; pebs: skx: the kernel reports max_precise=0"));
+	CHECK(hc_probe_select_checked(HC_SAMPLER_IBS, &plan, why, sizeof why) == -EIO);
+	CHECK(has(why, "ibs (requested) failed the self-check"));
+	/* soft needs no check */
+	fake_checks = 0;
+	CHECK(hc_probe_select_checked(HC_SAMPLER_SOFT, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK_EQ_U64(fake_checks, 0);
+	/* the real measurement step against this fake kernel (its fds are
+	   /dev/null: no ring buffer can be mapped): refused at mmap */
+	hc_probe_set_selfcheck(NULL);
+	use_tree("intel-skx");
+	CHECK(hc_probe_select_checked(HC_SAMPLER_NONE, &plan, why, sizeof why) == HC_SAMPLER_SOFT);
+	CHECK(has(why, "pebs opens but failed the self-check: the events could not be run (mmap:"));
+}
+
+static void periods(void)
+{
+	CHECK_EQ_U64(hc_pmu_period(HC_SAMPLER_SOFT, 1000), 1000);
+	CHECK_EQ_U64(hc_pmu_period(HC_SAMPLER_PEBS, 1000), HC_MIN_PEBS_PERIOD);
+	CHECK_EQ_U64(hc_pmu_period(HC_SAMPLER_PEBS, 500000), 500000);
+	CHECK_EQ_U64(hc_pmu_period(HC_SAMPLER_IBS, 1000), HC_MIN_IBS_PERIOD);
+	CHECK_EQ_U64(hc_pmu_period(HC_SAMPLER_IBS, 500001), 500000);
+	CHECK_EQ_U64(hc_bb_expiry_ns(HC_SAMPLER_SOFT, 500000), 1000000);
+	CHECK_EQ_U64(hc_bb_expiry_ns(HC_SAMPLER_PEBS, 500000), 1000000);
+	CHECK_EQ_U64(hc_bb_expiry_ns(HC_SAMPLER_IBS, 300000), 200000);
+}
+
 int main(void)
 {
 	const char *src = getenv("HC_SRCDIR");
@@ -491,5 +741,11 @@ int main(void)
 	scenario("old amd: no op counting", "amd64_fam17h_zen1", ibs_no_opcount);
 	scenario("zen3: ENOENT", "amd64_fam19h_zen3", ibs_enoent);
 	scenario("vm: pebs stand-in (test only)", "amd64_fam17h_zen1", pebs_standin);
+	scenario("spr: precise 3 pair refused as a group, 2 used", "spr", pebs_spr_pair);
+	scenario("zen4: ibs with swfilt; zen3 without: why", "amd64_fam19h_zen3", ibs_swfilt);
+	scenario("amd on Linux 5.15: no per-thread ibs", "amd64_fam19h_zen3", ibs_old_kernel);
+	scenario("self-check verdicts on synthetic outcomes", "skx", selfcheck_decide);
+	scenario("self-check fallback pebs/ibs -> soft, words", "skx", selfcheck_fallback);
+	scenario("periods: floors, ibs rounding, expiry", "skx", periods);
 	return hc_test_done("test_probe");
 }
