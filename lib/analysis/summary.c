@@ -86,6 +86,43 @@ static void put_vals(struct hc_out *o, uint64_t t, uint64_t f, uint64_t total)
 	            hc_fmt_u64(b1, t), hc_fmt_u64(b2, f));
 }
 
+/* A runtime counter summed over the used profiles (0 when absent). */
+static uint64_t counter_sum(const struct an *an, const char *name)
+{
+	uint64_t v = 0;
+
+	for (uint32_t i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+		if (p->status != AN_OK)
+			continue;
+		for (uint32_t k = 0; k < p->ncounters; k++)
+			if (strcmp(p->counters[k].name, name) == 0)
+				v += p->counters[k].value;
+	}
+	return v;
+}
+
+/* What the PMU samplers need the reader to know (doc/samplers.md): the
+   period the kernel used, events that did not run all the time, throttling. */
+static void pmu_notes(struct hc_out *o, const struct an *an)
+{
+	uint64_t n = counter_sum(an, "pmu_period_records"), en = counter_sum(an, "pmu_time_enabled");
+	uint64_t run = counter_sum(an, "pmu_time_running"), thr = counter_sum(an, "pmu_throttled");
+	char b[2][24];
+
+	if (n)
+		hc_out_printf(o, "  PMU period in effect: mean %s events (%s records)\n",
+		            hc_fmt_u64(b[0], counter_sum(an, "pmu_period_sum") / n), hc_fmt_u64(b[1], n));
+	if (en && run < en - en / 20)
+		hc_out_printf(o, "  warning: the PMU events ran %.1f%% of the time they were enabled: "
+		            "stretches went unsampled\n        (other perf users, counter constraints, "
+		            "E-cores; see the process logs).\n", pct(run, en));
+	if (thr)
+		hc_out_printf(o, "  warning: the kernel throttled the PMU sampler %s times "
+		            "(perf_event_max_sample_rate):\n        samples are missing; measure with "
+		            "a larger COMM@P.\n", hc_fmt_u64(b[0], thr));
+}
+
 static void totals(struct hc_out *o, const struct an *an)
 {
 	uint64_t d[HC_DB_M_COUNT];
@@ -117,6 +154,7 @@ static void totals(struct hc_out *o, const struct an *an)
 		            "calling-context metrics to %s:\n        the runtime did not keep every "
 		            "event (see the counters in database.xml).\n",
 		            hc_fmt_u64(b[0], an->event_weight), hc_fmt_u64(b[1], all));
+	pmu_notes(o, an);
 }
 
 static int thread_pairs(struct hc_out *o, const struct an *an, const struct matrix *m)

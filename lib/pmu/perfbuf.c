@@ -201,11 +201,13 @@ int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
 {
 	const uint8_t *r;
 	uint64_t ctl, data, d3, w;
+	uint32_t caps;
 
 	memset(o, 0, sizeof *o);
 	if (!raw || size < HC_IBS_RAW_MIN)
 		return HC_IBS_SHORT;
-	r = raw + 4;                         /* skip the u32 capability word */
+	memcpy(&caps, raw, sizeof caps);     /* the u32 capability word (ibs_caps) */
+	r = raw + 4;
 	ctl = get64(r + 0 * 8);
 	o->rip = get64(r + 1 * 8);
 	data = get64(r + 2 * 8);
@@ -215,8 +217,11 @@ int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
 	o->load = (d3 & HC_IBS_D3_LD) != 0;
 	o->store = (d3 & HC_IBS_D3_ST) != 0;
 	o->locked = (d3 & HC_IBS_D3_LOCKED) != 0;
+	/* op_mem_width exists only with the Zen 4 extensions (the kernel's
+	   IBS_CAPS_ZEN4 in the capability word); elsewhere those bits are
+	   reserved and may hold anything. */
 	w = (d3 >> HC_IBS_D3_WIDTH_SHIFT) & 0xf;
-	o->width = w >= 1 && w <= 5 ? 1u << (w - 1) : 0;   /* byte..oword */
+	o->width = (caps & HC_IBS_CAPS_ZEN4) && w >= 1 && w <= 5 ? 1u << (w - 1) : 0;   /* byte..oword */
 	if ((!o->load && !o->store) || (d3 & HC_IBS_D3_SW_PF))
 		return HC_IBS_NOT_MEMORY;
 	if (data & HC_IBS_OPDATA_RIP_INVALID)

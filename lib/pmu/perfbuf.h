@@ -106,6 +106,7 @@ int hc_perf_sample_parse(const uint8_t *rec, size_t size, uint64_t sample_type,
 #define HC_IBS_D3_LIN_VALID   (1ull << 17)
 #define HC_IBS_D3_SW_PF       (1ull << 21)
 #define HC_IBS_D3_WIDTH_SHIFT 22            /* op_mem_width, 4 bits, Zen 4 and later */
+#define HC_IBS_CAPS_ZEN4      (1u << 11)     /* capability word: the Zen 4 fields are valid */
 
 enum hc_ibs_status {
 	HC_IBS_MEM = 0,        /* a load or store with a valid linear address */
@@ -162,6 +163,7 @@ struct hc_pmu_range {
 	uint64_t lo, hi;       /* [lo, hi) */
 };
 #define HC_PMU_SELF_RANGES 6
+#define HC_PMU_BUSY 4          /* recent handler runs remembered per thread */
 struct hc_pmu_env {
 	const struct hc_regs *regs;
 	struct hc_prev_cache *cache;
@@ -171,6 +173,13 @@ struct hc_pmu_env {
 	   dropped (HC_PMU_IN_RUNTIME). self[0] is the code range. */
 	struct hc_pmu_range self[HC_PMU_SELF_RANGES];
 	int nself;
+	/* When the runtime itself ran on this thread, [lo, hi) in the
+	   records' clock (CLOCK_MONOTONIC ns): its recent handler runs and the
+	   current one (hi = UINT64_MAX). A record taken then is the runtime's
+	   own whatever its IP or address (libc, libunwind called from the
+	   handler, reading the program's stack): HC_PMU_IN_RUNTIME. */
+	struct hc_pmu_range busy[HC_PMU_BUSY + 1];
+	int nbusy;
 	/* Whether the code at ip can be read without a fault (hc_code_readable);
 	   NULL: assumed mapped. */
 	bool (*code_readable)(uint64_t ip);

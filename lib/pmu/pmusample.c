@@ -105,6 +105,10 @@ int hc_pmu_to_sample(const struct hc_pmu_source *src, const struct hc_perf_sampl
 	/* The runtime's own accesses (its SIGTRAP handler: drain, decode,
 	   unwind, bulletin board, watchpoints; its wrappers) are counted by
 	   the hardware like the program's: never the program's communication. */
+	if (env && ps->time)
+		for (int i = 0; i < env->nbusy && i <= HC_PMU_BUSY; i++)
+			if (ps->time - env->busy[i].lo < env->busy[i].hi - env->busy[i].lo)
+				return HC_PMU_IN_RUNTIME;
 	if (env)
 		for (int i = 0; i < env->nself && i < HC_PMU_SELF_RANGES; i++)
 			if (ip - env->self[i].lo < env->self[i].hi - env->self[i].lo ||

@@ -156,6 +156,11 @@ struct hc_thread {
 		struct hc_pmu_counts pmu_cnt;
 		bool pmu_fmt_lost;            /* events opened with PERF_FORMAT_LOST */
 		uint64_t pmu_lost_base;       /* pmu_cnt.ring.lost when they were opened */
+		/* the handler's recent runs on this thread, CLOCK_MONOTONIC ns
+		   (signal.c): records taken then are the runtime's own */
+		uint64_t busy_lo[HC_PMU_BUSY], busy_hi[HC_PMU_BUSY];
+		unsigned busy_n;              /* runs recorded (ring index = n % HC_PMU_BUSY) */
+		uint64_t busy_cur;            /* start of the run in progress, 0 = none */
 	} sampler;
 
 	/* --- watchpoints (watch.c) --- */

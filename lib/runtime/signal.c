@@ -174,6 +174,7 @@ static void work(void *p)
 	hc_guard_enter(t);
 	t->safety.in_handler = 1;
 	t0 = rt__now();
+	t->sampler.busy_cur = t0;
 	if (kind == COOKIE_SAMPLE)
 		rt__on_sample(t, w->uc);
 	else if (kind == COOKIE_WATCH)
@@ -187,6 +188,14 @@ static void work(void *p)
 		t->cnt.handler_ns += dt;
 	}
 	t->cnt.prev_walks += t->prev->walks - walks;
+	{
+		/* a PMU records the handler's own loads and stores too: the
+		   next drain drops those taken during this run (pmu.c) */
+		unsigned k = t->sampler.busy_n++ % HC_PMU_BUSY;
+		t->sampler.busy_lo[k] = t0;
+		t->sampler.busy_hi[k] = rt__now() + 1;
+		t->sampler.busy_cur = 0;
+	}
 	t->safety.in_handler = 0;
 	hc_guard_leave(t);
 }

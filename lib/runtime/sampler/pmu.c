@@ -130,7 +130,10 @@ static void sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 /* The runtime's own code and memory, as the records of this thread may
    touch them from the handler: the library's loaded range (code, data,
    bss: hc_rt, the live-thread table), this thread's arena (its record,
-   CCT, events, caches), its signal stack, the bulletin board. */
+   signal stack, CCT, events, caches, write buffer), its ring buffers (the
+   drain reads them), the bulletin board. Not listed: the allocation
+   tracker's tables and libunwind's and libc's own memory, covered instead
+   by the handler's busy intervals (below, and doc/samplers.md). */
 static void self_ranges(const struct hc_thread *t, struct hc_pmu_env *env)
 {
 	int n = 0;
@@ -140,10 +143,21 @@ static void self_ranges(const struct hc_thread *t, struct hc_pmu_env *env)
 		env->self[n].hi = env->self[n].lo + (uint64_t)(len_); n++; } } while (0)
 	RANGE(loadmap__self_lo, loadmap__self_len);
 	RANGE(t->arena.base, t->arena.reserve);
-	RANGE(t->altstack, t->altstack_size);
+	for (int i = 0; i < t->sampler.npmu && i < 2; i++)
+		RANGE(t->sampler.pmu_base[i], t->sampler.pmu_base[i] ? t->sampler.pmu_len[i] : 0);
 	RANGE(hc_rt.bb.slots, hc_rt.bb.slots ? hc_bulletin_size(hc_rt.bb.nslots) : 0);
 #undef RANGE
 	env->nself = n;
+	n = 0;
+	for (unsigned i = 0; i < t->sampler.busy_n && i < HC_PMU_BUSY; i++) {
+		env->busy[n].lo = t->sampler.busy_lo[i];
+		env->busy[n++].hi = t->sampler.busy_hi[i];
+	}
+	if (t->sampler.busy_cur) {
+		env->busy[n].lo = t->sampler.busy_cur;
+		env->busy[n++].hi = UINT64_MAX;
+	}
+	env->nbusy = n;
 }
 
 /* Drain every ring buffer of t (its own thread only) and add what this

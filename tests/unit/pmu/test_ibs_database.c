@@ -5,7 +5,8 @@
    doc/database.xsd, name the sampler, carry the IBS scaling statement
    (<Measurement scaling=...>), and the matrix cell must be the recorded
    weight P (no further scaling). The same profiles as PEBS carry no
-   scaling attribute. */
+   scaling attribute. The PMU counters (issue 19) reach summary.txt: the
+   period the kernel used, running below 95 % of enabled, throttling. */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analysis.h"
@@ -54,6 +55,16 @@ static void one(int sampler)
 		p.nnodes = 2;
 		p.evs = t ? &ev : NULL;
 		p.nevs = t ? 1 : 0;
+		{
+			/* per thread: 10 records at P, 9 of 10 ms running, throttled 3 times */
+			static const struct fx_counter cn[] = {
+				{ "pmu_period_sum", 10ull * P }, { "pmu_period_records", 10 },
+				{ "pmu_time_enabled", 10000000 }, { "pmu_time_running", 9000000 },
+				{ "pmu_throttled", 3 },
+			};
+			p.cnts = cn;
+			p.ncnts = sizeof cn / sizeof cn[0];
+		}
 		free(fx_write_profile(meas, &p));
 	}
 	o.diag = stderr;
@@ -72,6 +83,19 @@ static void one(int sampler)
 			CHECK(strstr(text, "scaling=") == NULL);
 		}
 		CHECK(strstr(text, "unit=\"transfers\"") != NULL);
+	}
+	{
+		char *sp = fx_join(db, HC_DB_SUMMARY), *sum = fx_read(sp, NULL);
+		CHECK(sum != NULL);
+		if (sum) {
+			CHECK_MSG(strstr(sum, "PMU period in effect: mean 500,000 events (20 records)") ||
+			          strstr(sum, "PMU period in effect: mean 500000 events (20 records)"),
+			          "%s", sum);
+			CHECK(strstr(sum, "warning: the PMU events ran 90.0% of the time they were enabled"));
+			CHECK(strstr(sum, "warning: the kernel throttled the PMU sampler 6 times"));
+		}
+		free(sum);
+		free(sp);
 	}
 	mdir = fx_join(db, HC_DB_MATRICES);
 	mpath = fx_join(mdir, "thread-true.csv");

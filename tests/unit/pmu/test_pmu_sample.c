@@ -52,8 +52,8 @@ static void null_sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_
 
 static void test_ibs_decode(void)
 {
-	struct kibs k = { .caps = 0x1ff, .ctl = KIBS_CTL_VAL | KIBS_CTL_EN, .rip = 0x401000,
-	                  .linaddr = 0x7f1234567890ull, .physaddr = 0x1000 };
+	struct kibs k = { .caps = 0x1ff | HC_IBS_CAPS_ZEN4, .ctl = KIBS_CTL_VAL | KIBS_CTL_EN,
+	                  .rip = 0x401000, .linaddr = 0x7f1234567890ull, .physaddr = 0x1000 };
 	struct hc_ibs_op op;
 	uint8_t img[128];
 	uint32_t n;
@@ -77,6 +77,12 @@ static void test_ibs_decode(void)
 	n = kibs_image(&k, img);
 	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
 	CHECK(op.load && op.store && op.locked && op.width == 4);
+	/* before Zen 4 (no IBS_CAPS_ZEN4) those bits are reserved: no width */
+	k.caps = 0x1ff;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(op.locked && op.width == 0);
+	k.caps |= HC_IBS_CAPS_ZEN4;
 	/* a memory op without a valid linear address */
 	k.data3 = KIBS_D3_LD | KIBS_D3_PHYVALID;
 	n = kibs_image(&k, img);
@@ -204,7 +210,8 @@ static struct hc_perf_sample ibs_sample(struct kibs *k, uint8_t *img)
 static void test_ibs_convert(void)
 {
 	struct hc_pmu_source src = { .kind = HC_SAMPLER_IBS };
-	struct kibs k = { .ctl = KIBS_CTL_VAL | KIBS_CTL_EN, .linaddr = 0x7f0000003008ull };
+	struct kibs k = { .caps = HC_IBS_CAPS_ZEN4, .ctl = KIBS_CTL_VAL | KIBS_CTL_EN,
+	                  .linaddr = 0x7f0000003008ull };
 	struct hc_perf_sample p;
 	struct hc_sample s;
 	uint8_t img[128];
@@ -402,6 +409,21 @@ static void test_self_and_unmapped(void)
 	p.addr = (uint64_t)(uintptr_t)(arena + sizeof arena);   /* one past: the program's */
 	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_OK);
 	CHECK_STR(hc_pmu_status_name(HC_PMU_IN_RUNTIME), "in-runtime");
+	/* taken while the handler ran (time in a busy interval; ps_at's
+	   records are at t = 777), whatever the IP and address: libc or
+	   libunwind called from the handler, reading the program's stack */
+	env.busy[0].lo = 700;
+	env.busy[0].hi = 777;                              /* [700, 777): just before */
+	env.busy[1].lo = 800;
+	env.busy[1].hi = UINT64_MAX;                       /* the run in progress */
+	env.nbusy = 2;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_OK);
+	env.busy[0].hi = 778;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME);
+	env.busy[0].hi = 777;
+	env.busy[1].lo = 777;
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME);
+	env.nbusy = 0;
 
 	/* code that was mapped and is gone (a dlclose'd module, JIT code
 	   freed): dropped, no fault, both with the exact IP and with the
