@@ -292,14 +292,14 @@ static void find_runtime(char *out, size_t len)
 
 /* The topology, once per host: created O_EXCL|O_NOFOLLOW (a concurrent run
    that wrote it first wins; a symlink planted there is never followed). */
-static void write_topology(const char *dir)
+static void write_topology(const char *dir, unsigned hostid)
 {
 	char path[PATH_MAX + 64], tmp[PATH_MAX + 96];
 	hwloc_topology_t topo;
 	char *xml = NULL, *plugins;
 	int len = 0, fd, ret;
 
-	snprintf(path, sizeof path, "%s/topology-%08x.xml", dir, (unsigned)gethostid());
+	snprintf(path, sizeof path, "%s/topology-%08x.xml", dir, hostid);
 	if (faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return;
 	/* Without hwloc's plugins (PCI, OpenCL, GL, the libxml2 exporter):
@@ -435,6 +435,7 @@ int main(int argc, char **argv)
 	bool exact = false;
 	unsigned long bb = HC_BB_DEFAULT_SLOTS, nwatch = ULONG_MAX, min_alloc = 0;
 	unsigned long flush = HC_DEFAULT_FLUSH_INTERVAL, dir_mode = 0700;
+	unsigned hostid;
 	bool created;
 	char err[512], why[1024], progpath[PATH_MAX], rtlib[PATH_MAX], dir[PATH_MAX], buf[PATH_MAX * 3];
 	uint64_t period;
@@ -561,9 +562,15 @@ int main(int argc, char **argv)
 	if (!realpath(dir, buf))
 		die(NULL, "%s: %s", dir, strerror(errno));
 	snprintf(dir, sizeof dir, "%s", buf);
-	write_topology(dir);
+	hostid = (unsigned)gethostid();
+	write_topology(dir, hostid);
 
 	setenv("HPCRUN_COMM_DIR", dir, 1);
+	/* The runtime names its files with it and must not ask the name
+	   service itself (doc/runtime.md "What a measured program can
+	   observe"). */
+	snprintf(buf, sizeof buf, "%08x", hostid);
+	setenv("HPCRUN_COMM_HOSTID", buf, 1);
 	snprintf(buf, sizeof buf, "COMM@%llu", (unsigned long long)period);
 	setenv("HPCRUN_COMM_EVENT", buf, 1);
 	/* The request, not the verdict: the runtime probes again and its log
@@ -582,6 +589,13 @@ int main(int argc, char **argv)
 	snprintf(buf, sizeof buf, "%04lo", dir_mode);
 	setenv("HPCRUN_COMM_DIR_MODE", buf, 1);
 	unsetenv("HPCRUN_COMM_GEN");
+	/* A shell exports the path of the command it runs as $_: ours. Run
+	   natively, the program would get its own path there, as the shell
+	   spells it (as typed, or found in PATH: find_program's result). The
+	   runtime takes the launcher's other entries back out of its
+	   environment (doc/runtime.md "What a measured program can observe"). */
+	if (getenv("_"))
+		setenv("_", progpath, 1);
 	{
 		const char *old = getenv("LD_PRELOAD");
 		char asan[PATH_MAX] = "";

@@ -38,8 +38,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/alloc/ownheap.h"
+
+#define HELPER_STACK (256u << 10)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;    /* the last measured thread left (CLOCK_MONOTONIC) */
@@ -106,10 +111,13 @@ static void flush_pass(struct hc_thread *copy, uint8_t *wbuf)
 static void *helper(void *arg)
 {
 	struct timespec next;
-	struct hc_thread *copy = malloc(sizeof *copy);
-	uint8_t *wbuf = malloc(HC_WRITE_BUF);
+	struct hc_thread *copy;
+	uint8_t *wbuf;
 
 	(void)arg;
+	rt__own_enter();        /* for its whole life: every block it allocates is the runtime's */
+	copy = malloc(sizeof *copy);
+	wbuf = malloc(HC_WRITE_BUF);
 	if (!copy || !wbuf) {
 		rt__log("periodic flush: out of memory: no periodic flush in this process");
 		free(copy);
@@ -162,6 +170,7 @@ void rt__flush_need_helper(void)
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t th;
+	void *stk;
 	int err;
 
 	if (!hc_rt.opt.flush_interval || __atomic_load_n(&running, __ATOMIC_ACQUIRE) ||
@@ -172,11 +181,28 @@ void rt__flush_need_helper(void)
 	   with every signal blocked (synchronous faults still reach it). */
 	sigfillset(&all);
 	rt__sigmask_real(SIG_SETMASK, &all, &old);   /* SIGTRAP too (sigmask.c) */
+	/* Its stack is the runtime's own mapping, not one from glibc's stack
+	   cache (where the program's next thread could find it after the
+	   helper left); the DTV glibc callocs for it comes from the runtime's
+	   heap (ownheap.c). Each helper gets a new stack: one whose thread
+	   may still be leaving is never reused (helpers are rare: one, plus
+	   one after every time all measured threads had left). */
+	rt__own_enter();
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256u << 10);
+	stk = (void *)syscall(SYS_mmap, NULL, HELPER_STACK, PROT_READ | PROT_WRITE,
+	                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (stk != MAP_FAILED) {
+		mprotect(stk, 4096, PROT_NONE);      /* guard page */
+		pthread_attr_setstack(&attr, (char *)stk + 4096, HELPER_STACK - 4096);
+	} else {
+		pthread_attr_setstacksize(&attr, HELPER_STACK);
+	}
 	err = rt__real_pthread_create()(&th, &attr, helper, NULL);
 	pthread_attr_destroy(&attr);
+	if (err && stk != MAP_FAILED)
+		munmap(stk, HELPER_STACK);
+	rt__own_leave();
 	rt__sigmask_real(SIG_SETMASK, &old, NULL);
 	if (err) {
 		rt__log("periodic flush: cannot start the helper thread: %s: threads are flushed at exit only",

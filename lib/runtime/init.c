@@ -25,6 +25,7 @@
 #include "probe/probe.h"
 #include "runtime/safety.h"
 #include "runtime/loadmap.h"
+#include "runtime/alloc/ownheap.h"
 #include "support/fmt.h"
 
 struct hc_runtime hc_rt;
@@ -211,6 +212,19 @@ static void read_options(struct hc_options *o)
 			rt__fatal("bad value '%s' for HPCRUN_COMM_DIR_MODE (expected an octal mode, e.g. 0750)", s);
 		o->dir_mode = (unsigned)m;
 	}
+	/* The launcher's gethostid(): glibc's asks the name service when
+	   /etc/hostid is missing, and the name service's state would then be
+	   set up by us, not by the program's first lookup (its blocks land
+	   elsewhere: doc/runtime.md "What a measured program can observe"). */
+	s = getenv("HPCRUN_COMM_HOSTID");
+	if (s && *s) {
+		char *end;
+		unsigned long h = strtoul(s, &end, 16);
+		if (*end || h > UINT32_MAX)
+			rt__fatal("bad value '%s' for HPCRUN_COMM_HOSTID (expected 8 hex digits)", s);
+		o->hostid = (uint32_t)h;
+		o->have_hostid = true;
+	}
 	s = getenv("HPCRUN_COMM_DIR");
 	if (s && *s) {
 		if (strlen(s) >= sizeof o->dir)
@@ -219,6 +233,101 @@ static void read_options(struct hc_options *o)
 	} else {
 		hc_fmt(o->dir, sizeof o->dir, "hpctoolkit-%s-measurements", hc_rt.exe);
 	}
+}
+
+/* ---- the environment the launcher added ----
+   Read once, then taken out of environ: the program sees the environment
+   it has natively (a setenv copies the whole array into the program's heap:
+   eight entries more would move every later block). Children get it back
+   from the exec and spawn wrappers (interpose.c), which add the saved
+   entries. Only what the launcher (or our exec wrapper) sets goes: the
+   user's own HPCRUN_COMM_* switches and test hooks are the program's
+   environment natively too (and a forked child's probes read the hooks
+   again). */
+extern char **environ;
+#define ENV_SAVED_MAX 32
+static const char *env_saved[ENV_SAVED_MAX + 1];
+static const char *env_preload;            /* LD_PRELOAD's value at start, NULL if none */
+static char env_user_preload[PATH_MAX * 2];
+
+static bool starts(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Did the launcher (hpcrun-comm.c) or exec_env (interpose.c) set it? */
+bool rt__env_is_launcher(const char *e)
+{
+	static const char *const set[] = {
+		"DIR=", "EVENT=", "SAMPLER=", "BB_SIZE=", "WATCHPOINTS=", "MIN_ALLOC=",
+		"FLUSH_INTERVAL=", "DIR_MODE=", "HOSTID=", "GEN=",
+	};
+
+	if (!starts(e, "HPCRUN_COMM_"))
+		return false;
+	for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+		if (starts(e + strlen("HPCRUN_COMM_"), set[i]))
+			return true;
+	return false;
+}
+
+/* In LD_PRELOAD's value: what follows this library (the launcher puts the
+   runtime, in a sanitizer build after the ASan runtime, before the user's
+   own entries), NULL if the runtime is not in it. */
+static const char *preload_user_part(const char *v)
+{
+	Dl_info info;
+	const char *me, *w;
+
+	if (!dladdr((void *)preload_user_part, &info) || !info.dli_fname)
+		return NULL;
+	me = strrchr(info.dli_fname, '/');
+	me = me ? me + 1 : info.dli_fname;
+	for (w = v; *w;) {
+		size_t k = strcspn(w, ": \t"), m = strlen(me);
+		if (k >= m && strncmp(w + k - m, me, m) == 0 && (k == m || w[k - m - 1] == '/'))
+			return w + k + (w[k] ? 1 : 0);
+		w += k + (w[k] ? 1 : 0);
+	}
+	return NULL;
+}
+
+static void env_hide(void)
+{
+	char **r, **w;
+	unsigned n = 0;
+
+	if (!environ)
+		return;
+	for (r = w = environ; *r; r++) {
+		if (rt__env_is_launcher(*r) && n < ENV_SAVED_MAX) {
+			env_saved[n++] = *r;
+			continue;
+		}
+		if (starts(*r, "LD_PRELOAD=") && !env_preload) {
+			const char *user = preload_user_part(*r + strlen("LD_PRELOAD="));
+			if (user) {
+				env_preload = *r + strlen("LD_PRELOAD=");
+				if (!*user)
+					continue;
+				hc_fmt(env_user_preload, sizeof env_user_preload, "LD_PRELOAD=%s", user);
+				*w++ = env_user_preload;
+				continue;
+			}
+		}
+		*w++ = *r;
+	}
+	*w = NULL;
+}
+
+const char *const *rt__env_saved(void)
+{
+	return env_saved;
+}
+
+const char *rt__env_preload(void)
+{
+	return env_preload;
 }
 
 static void read_exe(void)
@@ -256,10 +365,12 @@ static void atfork_prepare(void)
 {
 	if (hc_self)
 		hc_guard_enter(hc_self);
+	rt__own_atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
+	rt__own_atfork_release();
 	if (hc_self)
 		hc_guard_leave(hc_self);
 }
@@ -271,8 +382,10 @@ static void atfork_child(void)
 {
 	struct hc_thread *self = hc_self;
 
+	rt__own_atfork_release();
 	if (!hc_rt.ready)
 		return;
+	rt__own_enter();
 	rt__sampler_atfork_child();
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
 		struct hc_thread *t = hc_rt.live[i];
@@ -295,9 +408,21 @@ static void atfork_child(void)
 	rt__flush_atfork_child();
 	loadmap__atfork_child();
 	rt__process_init(true);
+	rt__own_leave();
 }
 
+static void process_init(bool after_fork);
+
+/* Start measuring this process (the constructor, or a forked child). Every
+   allocation meanwhile is the runtime's (ownheap.c). */
 void rt__process_init(bool after_fork)
+{
+	rt__own_enter();
+	process_init(after_fork);
+	rt__own_leave();
+}
+
+static void process_init(bool after_fork)
 {
 	char why[768];
 	int kind, nw = 0;
@@ -325,7 +450,7 @@ void rt__process_init(bool after_fork)
 		hc_rt.opt.ppid = (uint32_t)getppid();
 	}
 	hc_rt.pid = (uint32_t)getpid();
-	hc_rt.hostid = (uint32_t)gethostid();
+	hc_rt.hostid = hc_rt.opt.have_hostid ? hc_rt.opt.hostid : (uint32_t)gethostid();
 	if (mkdir(hc_rt.opt.dir, 0700) == 0)
 		chmod(hc_rt.opt.dir, hc_rt.opt.dir_mode);   /* exactly the mode asked, not umask's */
 	else if (errno != EEXIST)
@@ -421,6 +546,9 @@ void rt__process_init(bool after_fork)
 		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	}
 	loadmap__refresh();
+	/* After the first walk: it reads LD_PRELOAD (loadmap.c, the DTV). */
+	if (!after_fork)
+		env_hide();
 	hc_rt.next_index = 1;
 	hc_rt.ready = 1;
 	if (!rt__thread_begin(0, HC_NONE, HC_NONE, 0))
@@ -433,10 +561,12 @@ void rt__process_fini(void)
 {
 	if (!hc_rt.ready || fini_done)
 		return;
+	rt__own_enter();
 	/* No samples of our own exit path (the refresh walks every module). */
 	rt__sampler_process_stop();
 	loadmap__refresh();
 	rt__process_finish();
+	rt__own_leave();
 }
 
 /* The flush itself, async-signal-safe (no load-map refresh: the fatal-signal

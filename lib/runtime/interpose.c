@@ -5,8 +5,8 @@
    and our atfork handlers only run for fork), every exec* flushes all
    profiles first and passes the measurement environment on (generation + 1,
    LD_PRELOAD kept even when the program built its own environment), and
-   dlopen/dlclose refresh the load map, posix_spawn/posix_spawnp pass the
-   measurement environment on like exec, and an exec or spawn of a
+   dlopen/dlclose refresh the load map, posix_spawn/posix_spawnp (and
+   system, popen) pass the measurement environment on like exec, and an exec or spawn of a
    statically linked program is logged (it runs unmeasured). Shims stay thin; the work is in init.c and
    thread.c. Not signal context. */
 #include <dlfcn.h>
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/alloc/ownheap.h"
 #include "support/fmt.h"
 
 extern char **environ;
@@ -50,8 +51,11 @@ HC_EXPORT void *dlopen(const char *file, int mode)
 {
 	void *h = REAL(dlopen)(file, mode);
 
-	if (h && hc_rt.ready)
+	if (h && hc_rt.ready) {
+		rt__own_enter();
 		loadmap__refresh();
+		rt__own_leave();
+	}
 	return h;
 }
 
@@ -61,8 +65,11 @@ HC_EXPORT int dlclose(void *h)
 {
 	int ret = REAL(dlclose)(h);
 
-	if (hc_rt.ready)
+	if (hc_rt.ready) {
+		rt__own_enter();
 		loadmap__refresh();
+		rt__own_leave();
+	}
 	return ret;
 }
 
@@ -82,34 +89,38 @@ static bool has_prefix(const char *s, const char *p)
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
-/* A copy of envp with HPCRUN_COMM_GEN = gen, our options restored if the
-   program dropped them, and LD_PRELOAD starting with this runtime. One
-   malloc'd block (pointers, then the strings we add): free() it. */
+/* A copy of envp with HPCRUN_COMM_GEN = gen, the launcher's options (taken
+   out of the program's environment at start: init.c) and LD_PRELOAD
+   starting with this runtime. One block of the runtime's heap (pointers,
+   then the strings we add): free() it. */
 static char **exec_env(char *const envp[], unsigned gen)
 {
+	/* the user's switches and test hooks, still in environ: the exec'd
+	   image must measure the same way */
 	static const char *const keep[] = {
-		"HPCRUN_COMM_DIR", "HPCRUN_COMM_EVENT", "HPCRUN_COMM_SAMPLER", "HPCRUN_COMM_BB_SIZE",
-		"HPCRUN_COMM_WATCHPOINTS", "HPCRUN_COMM_MIN_ALLOC", "HPCRUN_COMM_NO_PREV",
+		"HPCRUN_COMM_NO_PREV", "HPCRUN_COMM_SAMPLER_PER_THREAD",
 		"HPCRUN_COMM_STEPS", "HPCRUN_COMM_STEP_BUDGET", "HPCRUN_COMM_STEP_SEED",
 		"HPCRUN_COMM_PUBLISH_LOADS",
-		"HPCRUN_COMM_FLUSH_INTERVAL", "HPCRUN_COMM_DIR_MODE",
-		/* test hooks: the exec'd image must measure the same way */
 		"HPCRUN_COMM_PMU_STANDIN", "HPCRUN_COMM_SYSFS_ROOT",
 	};
+	const char *const *saved = rt__env_saved();
 	const char *lib = self_path(), *preload = NULL;
 	size_t n = 0, used = 0, cap = PATH_MAX * 4, slots;
 	char **out, *store;
 
 	while (envp && envp[n])
 		n++;
-	slots = n + 16;
+	slots = n + 48;
 	out = malloc(slots * sizeof *out + cap);
 	if (!out)
 		return NULL;
 	store = (char *)(out + slots);
 	n = 0;
 	for (size_t i = 0; envp && envp[i]; i++) {
-		if (has_prefix(envp[i], "HPCRUN_COMM_"))
+		bool kept = false;
+		for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
+			kept |= has_prefix(envp[i], keep[k]) && envp[i][strlen(keep[k])] == '=';
+		if (kept || rt__env_is_launcher(envp[i]))
 			continue;
 		if (has_prefix(envp[i], "LD_PRELOAD=")) {
 			preload = envp[i] + strlen("LD_PRELOAD=");
@@ -127,11 +138,14 @@ static char **exec_env(char *const envp[], unsigned gen)
 		if (v)
 			ADD("%s=%s", keep[i], v);
 	}
+	for (size_t i = 0; saved[i]; i++)
+		if (!has_prefix(saved[i], "HPCRUN_COMM_GEN=") && n < slots - 3)
+			out[n++] = (char *)saved[i];
 	ADD("HPCRUN_COMM_GEN=%u", gen);
 	if (!preload || !lib || !strstr(preload, lib)) {
 		/* What the launcher put before and including us (in a sanitizer
 		   build the ASan runtime comes first), then the program's own. */
-		const char *cur = getenv("LD_PRELOAD"), *at = cur && lib ? strstr(cur, lib) : NULL;
+		const char *cur = rt__env_preload(), *at = cur && lib ? strstr(cur, lib) : NULL;
 		int head = at ? (int)(at - cur + (ptrdiff_t)strlen(lib)) : 0;
 		if (at)
 			ADD("LD_PRELOAD=%.*s%s%s", head, cur, preload && *preload ? ":" : "", preload ? preload : "");
@@ -375,4 +389,52 @@ HC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	return do_spawn(true, pid, file, fa, attr, argv, envp);
+}
+
+/* ---- system, popen ----
+   They spawn inside libc with environ itself, and environ no longer holds
+   the measurement's entries (init.c): for the duration of the call environ
+   is a copy with them (another thread reading the environment meanwhile
+   sees them too). If the program replaced environ meanwhile (a setenv in
+   another thread copies the array, our strings with it), ours is left. */
+static char **env_swap_in(void)
+{
+	char **env;
+
+	if (!hc_rt.ready || !(env = exec_env(environ, 0)))
+		return NULL;
+	return env;
+}
+
+static void env_swap_out(char **env, char **old, int err)
+{
+	if (!env)
+		return;
+	if (__atomic_compare_exchange_n(&environ, &env, old, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		free(env);
+	errno = err;
+}
+
+HC_EXPORT int system(const char *cmd)
+{
+	char **old = environ, **env = cmd ? env_swap_in() : NULL;
+	int ret;
+
+	if (env)
+		environ = env;
+	ret = REAL(system)(cmd);
+	env_swap_out(env, old, errno);
+	return ret;
+}
+
+HC_EXPORT FILE *popen(const char *cmd, const char *mode)
+{
+	char **old = environ, **env = env_swap_in();
+	FILE *f;
+
+	if (env)
+		environ = env;
+	f = REAL(popen)(cmd, mode);
+	env_swap_out(env, old, errno);
+	return f;
 }

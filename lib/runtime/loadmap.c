@@ -10,13 +10,19 @@
    allocation wrappers need it before anything else runs. Module lists are
    published through one atomic pointer; two buffers alternate, so a
    fatal-signal flush that holds the previous list still reads a whole one.
+   The first walk also says what the runtime's presence adds to every
+   thread's DTV (the modules with TLS the program does not load natively)
+   and where the loader is: the allocation wrappers keep the DTV's extra
+   slots out of the program's heap (alloc/alloc.c).
    Nothing here runs in signal context except the readers
    (loadmap__modules, loadmap__static_tls_size, loadmap__pc_in_self). */
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -25,6 +31,8 @@
 #include "support/fmt.h"
 
 uint64_t loadmap__self_lo, loadmap__self_len;
+uint64_t loadmap__ldso_lo, loadmap__ldso_len;
+uint32_t loadmap__dtv_extra;
 
 struct snapshot {
 	uint32_t n;
@@ -44,6 +52,7 @@ struct spans {
 	uint64_t xlo, xhi;        /* the executable ones */
 	uint64_t eh_frame_hdr;    /* PT_GNU_EH_FRAME, 0 = none */
 	uint64_t tls_memsz, tls_align;
+	uint64_t dyn;             /* PT_DYNAMIC, 0 = none */
 };
 
 static void phdr_spans(const ElfW(Phdr) *ph, size_t n, uint64_t bias, struct spans *s)
@@ -55,6 +64,8 @@ static void phdr_spans(const ElfW(Phdr) *ph, size_t n, uint64_t bias, struct spa
 
 		if (ph[i].p_type == PT_GNU_EH_FRAME)
 			s->eh_frame_hdr = a;
+		if (ph[i].p_type == PT_DYNAMIC)
+			s->dyn = a;
 		if (ph[i].p_type == PT_TLS) {
 			s->tls_memsz = ph[i].p_memsz;
 			s->tls_align = ph[i].p_align ? ph[i].p_align : 1;
@@ -81,9 +92,16 @@ extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
 void loadmap__self_init(void)
 {
 	const ElfW(Ehdr) *eh = &__ehdr_start;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	const ElfW(Phdr) *ph;
 	uint64_t bias = 0;
 	struct spans s;
+
+	/* The program headers follow the ELF header in the same mapping, past
+	   the object the declaration describes: hide the pointer's origin from
+	   UBSan's object-size check (it aborted test_loadmap and the runtime's
+	   constructor in the sanitizer build). */
+	__asm__("" : "+r"(eh));
+	ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
 
 	if (__atomic_load_n(&loadmap__self_len, __ATOMIC_ACQUIRE))
 		return;
@@ -106,6 +124,118 @@ struct walk {
 	uint64_t tls;
 };
 
+/* ---- the first walk: the DTV's extra slots ----
+   glibc's loader callocs a thread's DTV with one slot per module with TLS
+   (plus a surplus): the modules loaded at start that the program does not
+   load natively — not reachable through DT_NEEDED from the executable or
+   from the user's own LD_PRELOAD entries (the launcher puts the runtime
+   first) — make every DTV larger. */
+#define START_MAX 512
+static struct start_mod {
+	const char *path, *soname;
+	const ElfW(Dyn) *dyn;
+	uint64_t addr, strtab, lo, hi;
+	bool tls, native;
+} start[START_MAX];
+static unsigned nstart;
+
+static void start_note(const struct dl_phdr_info *info, const struct spans *s)
+{
+	struct start_mod *d;
+	uint64_t soname = UINT64_MAX;
+
+	if (nstart >= START_MAX)
+		return;
+	d = &start[nstart++];
+	memset(d, 0, sizeof *d);
+	d->path = info->dlpi_name ? info->dlpi_name : "";
+	d->addr = info->dlpi_addr;
+	d->lo = s->lo;
+	d->hi = s->hi;
+	d->tls = s->tls_memsz != 0;
+	d->dyn = (const ElfW(Dyn) *)(uintptr_t)s->dyn;
+	for (const ElfW(Dyn) *e = d->dyn; e && e->d_tag != DT_NULL; e++)
+		if (e->d_tag == DT_STRTAB)
+			d->strtab = e->d_un.d_ptr;
+		else if (e->d_tag == DT_SONAME)
+			soname = e->d_un.d_val;
+	/* The loader relocates these in place, except in read-only dynamic
+	   sections (the vDSO's): an unrelocated one lies below the load base. */
+	if (d->strtab && d->strtab < d->addr)
+		d->strtab += d->addr;
+	if (d->strtab && soname != UINT64_MAX)
+		d->soname = (const char *)(uintptr_t)(d->strtab + soname);
+}
+
+static bool name_is(const char *s, const char *n, size_t len)
+{
+	return s && strlen(s) == len && strncmp(s, n, len) == 0;
+}
+
+/* Does module d answer to n..n+len (a DT_NEEDED entry, an LD_PRELOAD word)? */
+static bool start_is(const struct start_mod *d, const char *n, size_t len)
+{
+	const char *b = strrchr(d->path, '/');
+
+	if (memchr(n, '/', len))
+		return name_is(d->path, n, len);
+	return name_is(d->soname, n, len) || name_is(b ? b + 1 : d->path, n, len);
+}
+
+static bool start_mark(const char *n, size_t len)
+{
+	bool changed = false;
+
+	for (unsigned i = 0; i < nstart; i++)
+		if (!start[i].native && start_is(&start[i], n, len))
+			start[i].native = changed = true;
+	return changed;
+}
+
+static void start_count(void)
+{
+	uint64_t ldso = getauxval(AT_BASE);
+	const char *pre = getenv("LD_PRELOAD");
+	uint32_t extra = 0;
+	bool changed;
+
+	if (!nstart || nstart >= START_MAX)
+		return;               /* unknown: no DTV shadow */
+	loadmap__self_init();
+	start[0].native = true;   /* the executable */
+	for (const char *w = pre; w && *w;) {
+		size_t k = strcspn(w, ": \t");
+		bool self = false;
+		for (unsigned i = 0; k && i < nstart; i++)
+			self |= start[i].lo <= loadmap__self_lo && loadmap__self_lo < start[i].hi &&
+			        start_is(&start[i], w, k);
+		if (k && !self)
+			start_mark(w, k);
+		w += k + (w[k] ? 1 : 0);
+	}
+	do {
+		changed = false;
+		for (unsigned i = 0; i < nstart; i++) {
+			if (!start[i].native || !start[i].strtab)
+				continue;
+			for (const ElfW(Dyn) *e = start[i].dyn; e && e->d_tag != DT_NULL; e++)
+				if (e->d_tag == DT_NEEDED) {
+					const char *n = (const char *)(uintptr_t)(start[i].strtab + e->d_un.d_val);
+					changed |= start_mark(n, strlen(n));
+				}
+		}
+	} while (changed);
+	for (unsigned i = 0; i < nstart; i++) {
+		if (start[i].tls && !start[i].native)
+			extra++;
+		if (ldso && start[i].addr == ldso && start[i].hi > start[i].lo) {
+			loadmap__ldso_lo = start[i].lo;
+			loadmap__ldso_len = start[i].hi - start[i].lo;
+		}
+	}
+	__atomic_store_n(&loadmap__dtv_extra, extra, __ATOMIC_RELEASE);
+}
+
 static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct walk *w = arg;
@@ -116,6 +246,8 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 	if (w->snap->n >= LOADMAP_MAX_MODULES)
 		return 1;
 	phdr_spans(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, &s);
+	if (!tls_done)
+		start_note(info, &s);
 	if (s.tls_memsz)
 		w->tls = (w->tls + s.tls_memsz + s.tls_align - 1) / s.tls_align * s.tls_align;
 	if (s.hi == 0)
@@ -177,6 +309,7 @@ int loadmap__refresh(void)
 	dl_iterate_phdr(walk_one, &w);
 	if (!tls_done) {
 		static_tls = w.tls;
+		start_count();
 		tls_done = true;
 	}
 	spare = current;

@@ -41,6 +41,11 @@ uint64_t loadmap__static_tls_size(void);
    runtime's own code — the allocation wrappers' hit paths run there without
    the guard — and is refused like one under the guard. */
 void loadmap__self_init(void);
+/* From the first walk (0 before it): the dynamic loader's mapped range, and
+   the DTV slots the runtime's modules add to every thread's DTV (modules
+   with TLS loaded at start that the program does not load natively). */
+extern uint64_t loadmap__ldso_lo, loadmap__ldso_len;
+extern uint32_t loadmap__dtv_extra;
 extern uint64_t loadmap__self_lo, loadmap__self_len;
 static inline bool loadmap__pc_in_self(uint64_t pc)
 {

@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "probe/probe.h"
+#include "runtime/alloc/alloc.h"
+#include "runtime/alloc/ownheap.h"
 #include "support/fmt.h"
 
 static const struct hc_prof_module *module_of(uint64_t ip, const struct hc_prof_module *mods, uint32_t n)
@@ -292,6 +294,14 @@ void rt__write_process_log(void)
 	rt__log("samples outside measured threads (before a thread's start, after its end): %llu",
 	        (unsigned long long)__atomic_load_n(&hc_rt.samples_outside, __ATOMIC_RELAXED));
 	rt__fd_log_stats();
+	{
+		uint64_t nb, nby, res;
+		rt__own_stats(&nb, &nby, &res);
+		rt__log("runtime heap (never the program's): %llu blocks live, %llu bytes; %llu KiB of its "
+		        "reservation used; DTV slots added by the runtime's modules: %zu (shadowed)",
+		        (unsigned long long)nb, (unsigned long long)nby, (unsigned long long)(res >> 10),
+		        (size_t)loadmap__dtv_extra);
+	}
 	if (lost) {
 		rt__log("profiles lost: %u (could not be written)", lost);
 		say_lost("hpcrun-comm: error: process %u: %u thread profile%s lost (could not be "

@@ -220,6 +220,8 @@ struct hc_options {
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
+	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */
+	bool     have_hostid;
 };
 
 /* Process-wide state. */
@@ -262,6 +264,14 @@ void rt__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));
 void rt__process_init(bool after_fork);
 void rt__process_fini(void);
 void rt__process_finish(void);
+/* The launcher's HPCRUN_COMM_* entries ("NAME=value", NULL-terminated),
+   taken out of environ at start, and LD_PRELOAD's value at start (NULL if
+   it did not name the runtime): the exec and spawn wrappers give them to
+   children. */
+const char *const *rt__env_saved(void);
+const char *rt__env_preload(void);
+/* Is this "NAME=value" one of the entries the launcher or an exec wrapper sets? */
+bool rt__env_is_launcher(const char *entry);
 
 /* thread.c */
 struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,

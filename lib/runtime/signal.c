@@ -373,20 +373,32 @@ int rt__signals_init(void)
 	return 0;
 }
 
+typedef int (*sigaltstack_fn)(const stack_t *, stack_t *);
+
+static sigaltstack_fn real_sigaltstack(void)
+{
+	static sigaltstack_fn r;
+
+	if (!r)
+		r = (sigaltstack_fn)dlsym(RTLD_NEXT, "sigaltstack");
+	return r;
+}
+
 int rt__altstack_on(struct hc_thread *t)
 {
 	stack_t ss = { .ss_sp = t->altstack, .ss_size = t->altstack_size, .ss_flags = 0 };
 
-	return sigaltstack(&ss, NULL);
+	return real_sigaltstack()(&ss, NULL);
 }
 
 void rt__altstack_off(struct hc_thread *t)
 {
 	stack_t ss = { .ss_flags = SS_DISABLE }, cur;
 
-	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack)
-		sigaltstack(&ss, NULL);
+	if (real_sigaltstack()(NULL, &cur) == 0 && cur.ss_sp == t->altstack)
+		real_sigaltstack()(&ss, NULL);
 }
+
 
 /* ---- the application's view: SIGTRAP stays ours ---- */
 

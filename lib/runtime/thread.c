@@ -21,6 +21,7 @@
 #include <libunwind.h>
 #include "runtime/rt.h"
 #include "runtime/safety.h"
+#include "runtime/alloc/ownheap.h"
 
 #define ARENA_RESERVE   (256ull << 20)  /* address space per thread, touched on use */
 #define ALTSTACK_SIZE   (128u << 10)
@@ -180,8 +181,25 @@ static int start_perf(struct hc_thread *t)
 	return 0;
 }
 
+static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+                                      uint64_t start_fn);
+
+/* Measure the calling thread from now on. What libc allocates meanwhile
+   (pthread_getattr_np's attribute copies, the main thread's read of
+   /proc/self/maps) is the runtime's (ownheap.c). */
 struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                    uint64_t start_fn)
+{
+	struct hc_thread *t;
+
+	rt__own_enter();
+	t = thread_begin(index, creator, creation_ctx, start_fn);
+	rt__own_leave();
+	return t;
+}
+
+static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+                                      uint64_t start_fn)
 {
 	struct hc_arena arena;
 	struct hc_thread *t;
@@ -259,7 +277,16 @@ struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t cr
 }
 
 /* Stop sampling, write the profile (unless already written), release. */
+static void thread_end(struct hc_thread *t);
+
 void rt__thread_end(struct hc_thread *t)
+{
+	rt__own_enter();
+	thread_end(t);
+	rt__own_leave();
+}
+
+static void thread_end(struct hc_thread *t)
 {
 	t->safety.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

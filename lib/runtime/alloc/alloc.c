@@ -23,9 +23,20 @@
    looks both addresses up and keeps the live block each falls in.
 
    Until dlsym has found the real functions (dlsym itself calls calloc),
-   allocations come from a static bump buffer that is never freed. Calls made
-   by the runtime itself (guard set, no thread record, or a return address
-   inside this library) go straight to the real functions, untracked. */
+   allocations come from a static bump buffer that is never freed.
+
+   The runtime never allocates from the program's heap (DESIGN §4.8): an
+   allocation is the runtime's when this thread is inside the runtime's own
+   code (rt__own_depth, or the re-entrancy guard held) or the call comes
+   from this library; it is served by the runtime's own heap (ownheap.c),
+   and free/realloc recognise those blocks by address whoever frees them.
+   One allocation glibc makes for the program is sized by what the runtime
+   loaded: the DTV the loader callocs for every new thread has one slot per
+   module with TLS, and the runtime and libunwind are two such modules. That
+   calloc (from ld.so, 16-byte elements) is served by the runtime's heap
+   too, and a "shadow" block of the size the DTV has natively is calloc'd
+   from the program's heap in its place, resized and freed with it, so the
+   program's heap sees the native call. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -34,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <malloc.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,6 +54,7 @@
 #include "runtime/rt.h"
 #include "runtime/safety.h"
 #include "runtime/alloc/alloc.h"
+#include "runtime/alloc/ownheap.h"
 
 #define CTX_SETS      512
 #define CTX_WAYS      2
@@ -170,6 +183,74 @@ static void *boot_alloc(size_t n, size_t align)
 	                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	*(size_t *)(boot_buf + start - 16) = n;
 	return boot_buf + start;
+}
+
+/* ---------------- whose allocation ---------------- */
+
+/* Is the allocation asked for by return address ra the runtime's? */
+static inline bool own(uint64_t ra)
+{
+	struct hc_thread *t;
+
+	if (rt__own_depth)
+		return true;
+	t = hc_self;
+	return (t && t->safety.busy) || loadmap__pc_in_self(ra);
+}
+
+/* The loader's calloc of a new thread's DTV (elf/dl-tls.c allocate_dtv:
+   calloc(max module id + DTV_SURPLUS (14) + 2, sizeof(dtv_t))): the
+   runtime's heap, with the native-sized shadow in the program's heap. */
+static inline bool is_dtv(size_t nm, size_t sz, uint64_t ra)
+{
+	return sz == 16 && nm >= 18 && loadmap__dtv_extra && ra - loadmap__ldso_lo < loadmap__ldso_len;
+}
+
+static void *dtv_calloc(size_t nm, bool runtime)
+{
+	void *p = rt__own_alloc(nm * 16, 0, true);
+
+	if (!p)
+		return NULL;
+	if (!runtime && nm > loadmap__dtv_extra) {
+		void *sh = real.calloc(nm - loadmap__dtv_extra, 16);
+		if (!sh) {
+			rt__own_free(p);
+			return NULL;
+		}
+		*rt__own_shadow(p) = sh;
+	}
+	return p;
+}
+
+static void own_free(void *p)
+{
+	void *sh = *rt__own_shadow(p);
+
+	if (sh)
+		real.free(sh);
+	rt__own_free(p);
+}
+
+/* A block of ours resized (by whoever holds it: the loader resizes a DTV
+   when a dlopen'd module needs more slots); its shadow follows. */
+static void *own_realloc(void *p, size_t n)
+{
+	void *sh = *rt__own_shadow(p), *q;
+
+	if (n == 0) {
+		own_free(p);
+		return NULL;
+	}
+	if (sh) {
+		size_t want = n > loadmap__dtv_extra * 16 ? n - loadmap__dtv_extra * 16 : 1;
+		void *nsh = real.realloc(sh, want);
+		if (!nsh)
+			return NULL;
+		*rt__own_shadow(p) = nsh;
+	}
+	q = rt__own_realloc(p, n);
+	return q;
 }
 
 static inline bool is_boot(const void *p)
@@ -490,6 +571,8 @@ HC_EXPORT void *malloc(size_t n)
 
 	if (!ready() && !resolve())
 		return boot_alloc(n, 16);
+	if (unlikely(own(*CALLER_SLOT())))
+		return rt__own_alloc(n, 0, false);
 	p = real.malloc(n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -507,6 +590,15 @@ HC_EXPORT void *calloc(size_t nm, size_t sz)
 		}
 		return boot_alloc(n, 16);
 	}
+	if (unlikely(is_dtv(nm, sz, *CALLER_SLOT())))
+		return dtv_calloc(nm, own(*CALLER_SLOT()));
+	if (unlikely(own(*CALLER_SLOT()))) {
+		if (__builtin_mul_overflow(nm, sz, &n)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return rt__own_alloc(n, 0, true);
+	}
 	p = real.calloc(nm, sz);
 	if (p && !__builtin_mul_overflow(nm, sz, &n))
 		track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
@@ -519,6 +611,10 @@ HC_EXPORT void free(void *p)
 		return;
 	if (!ready() && !resolve())
 		return;       /* cannot happen: only boot blocks exist before resolution */
+	if (unlikely(rt__own_has(p))) {
+		own_free(p);
+		return;
+	}
 	untrack_free(p);
 	real.free(p);
 }
@@ -535,7 +631,17 @@ HC_EXPORT void *realloc(void *p, size_t n)
 			memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
 		return q;
 	}
+	if (p && rt__own_has(p))
+		return own_realloc(p, n);
+	if (!p && own(*CALLER_SLOT()))
+		return rt__own_alloc(n, 0, false);
 	if (p && is_boot(p)) {
+		if (own(*CALLER_SLOT())) {
+			q = rt__own_alloc(n, 0, false);
+			if (q)
+				memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+			return q;
+		}
 		q = real.malloc(n);
 		if (q)
 			memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
@@ -560,6 +666,12 @@ HC_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 		*out = boot_alloc(n, align);
 		return *out ? 0 : ENOMEM;
 	}
+	if (unlikely(own(*CALLER_SLOT()))) {
+		if (align < sizeof(void *) || (align & (align - 1)))
+			return EINVAL;
+		*out = rt__own_alloc(n, align, false);
+		return *out ? 0 : ENOMEM;
+	}
 	ret = real.posix_memalign(out, align, n);
 	if (ret == 0)
 		track(*out, n, HC_OBJ_MALLOC, CALLER_SLOT());
@@ -572,6 +684,8 @@ HC_EXPORT void *aligned_alloc(size_t align, size_t n)
 
 	if (!ready() && !resolve())
 		return boot_alloc(n, align);
+	if (unlikely(own(*CALLER_SLOT())))
+		return rt__own_alloc(n, align, false);
 	p = real.aligned_alloc(align, n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -583,6 +697,8 @@ HC_EXPORT void *memalign(size_t align, size_t n)
 
 	if (!ready() && !resolve())
 		return boot_alloc(n, align);
+	if (unlikely(own(*CALLER_SLOT())))
+		return rt__own_alloc(n, align, false);
 	p = real.memalign(align, n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -594,6 +710,8 @@ HC_EXPORT void *valloc(size_t n)
 
 	if (!ready() && !resolve())
 		return boot_alloc(n, PAGE_SIZE_);
+	if (unlikely(own(*CALLER_SLOT())))
+		return rt__own_alloc(n, PAGE_SIZE_, false);
 	p = real.valloc(n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -608,6 +726,8 @@ HC_EXPORT void *pvalloc(size_t n)
 		r = PAGE_SIZE_;
 	if (!ready() && !resolve())
 		return boot_alloc(r, PAGE_SIZE_);
+	if (unlikely(own(*CALLER_SLOT())))
+		return rt__own_alloc(r, PAGE_SIZE_, false);
 	p = real.pvalloc(n);
 	track(p, r, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -619,6 +739,8 @@ HC_EXPORT size_t malloc_usable_size(void *p)
 		return 0;
 	if (is_boot(p))
 		return boot_size(p);
+	if (rt__own_has(p))
+		return rt__own_usable(p);
 	if (!ready() && !resolve())
 		return 0;
 	return real.malloc_usable_size(p);
@@ -643,7 +765,7 @@ HC_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	/* A fixed mapping replaced whatever was there. */
 	if ((flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE))
 		untrack_range(p, page_round(len));
-	if ((flags & MAP_ANONYMOUS) && (prot & (PROT_READ | PROT_WRITE)))
+	if ((flags & MAP_ANONYMOUS) && (prot & (PROT_READ | PROT_WRITE)) && !own(*CALLER_SLOT()))
 		track(p, page_round(len), HC_OBJ_MMAP, CALLER_SLOT());
 	return p;
 }
@@ -704,8 +826,10 @@ static uint32_t table_pid;
 
 __attribute__((constructor(101))) static void alloc_ctor(void)
 {
+	rt__own_enter();
 	resolve();
 	loadmap__self_init();
+	rt__own_leave();
 	if (!table_pid)
 		table_pid = (uint32_t)getpid();
 }

@@ -8,6 +8,7 @@
 #define HC_RT_ALLOC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "hc/profile.h"
 #include "runtime/alloc/blocks.h"
