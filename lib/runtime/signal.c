@@ -402,6 +402,43 @@ void rt__altstack_off(struct hc_thread *t)
 
 /* ---- the application's view: SIGTRAP stays ours ---- */
 
+/* An application handler that runs on its own sigaltstack (SA_ONSTACK)
+   gets SIGTRAP added to its sa_mask: a sample nested in it would need a
+   second signal frame on that altstack (AT_MINSIGSTKSZ is 3,376 bytes
+   with AVX-512; programs give one page), the kernel could not push it and
+   would kill the program with SIGSEGV (tests/integration/signals.sh
+   altstack, 5 of 8 runs on such a host). Such samples arrive when the
+   handler returns and are counted as blocked. The application reads back
+   its own mask: added_trap[sig] says which masks we extended. */
+static unsigned char added_trap[NSIG];
+
+static int onstack_action(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction a;
+	bool was_added = sig > 0 && sig < NSIG && added_trap[sig];
+	int rc;
+
+	if (!installed || sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP)
+		return real_sigaction(sig, act, old);
+	if (act && (act->sa_flags & SA_ONSTACK) && !sigismember(&act->sa_mask, SIGTRAP) &&
+	    ((act->sa_flags & SA_SIGINFO) ||
+	     (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN))) {
+		a = *act;
+		sigaddset(&a.sa_mask, SIGTRAP);
+		rc = real_sigaction(sig, &a, old);
+		if (rc == 0)
+			added_trap[sig] = 1;
+	} else {
+		rc = real_sigaction(sig, act, old);
+		if (rc == 0 && act)
+			added_trap[sig] = 0;
+	}
+	if (rc == 0 && old && was_added)
+		sigdelset(&old->sa_mask, SIGTRAP);
+	return rc;
+}
+
+
 HC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!real_sigaction)
@@ -420,7 +457,7 @@ HC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		return 0;
 	}
 	if (sig != SIGTRAP || !installed)
-		return real_sigaction(sig, act, old);
+		return onstack_action(sig, act, old);
 	if (old)
 		*old = app_trap;
 	if (act)
