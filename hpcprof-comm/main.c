@@ -17,6 +17,7 @@
 #include "config.h"
 #include "hc/common.h"
 #include "analysis/analysis.h"
+#include "support/log.h"
 
 static void usage(FILE *f)
 {
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
 	bool quiet = false;
 	int c, ret;
 
+	hc_debug_init();               /* HC_DEBUG=merge,time (doc/hpcprof-comm.md) */
 	while ((c = getopt_long(argc, argv, "o:fj:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':

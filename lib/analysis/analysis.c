@@ -17,6 +17,7 @@
 
 #include "analysis/internal.h"
 #include "analysis/objects.h"
+#include "support/log.h"
 
 void an__warn(struct an *an, const char *fmt, ...)
 {
@@ -38,8 +39,9 @@ void an__warn(struct an *an, const char *fmt, ...)
 	an->warns[an->nwarns++].text = s;
 }
 
-/* HC_DEBUG=time (or all): the duration of each phase on the diagnostic
-   stream, for benchmarks. */
+/* HC_DEBUG=time (or all; hc_debug_init parses it, as for every
+   category): the duration of each phase on the diagnostic stream, for
+   benchmarks. */
 struct phase {
 	bool on;
 	FILE *f;
@@ -48,9 +50,7 @@ struct phase {
 
 static void phase_start(struct phase *ph, const struct hc_analysis_opts *o)
 {
-	const char *d = getenv("HC_DEBUG");
-
-	ph->on = d && o->diag && (strstr(d, "time") || strstr(d, "all"));
+	ph->on = o->diag && hc_debug_enabled(HC_DBG_TIME);
 	ph->f = o->diag;
 	clock_gettime(CLOCK_MONOTONIC, &ph->t);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+#include "support/log.h"
 
 static int acc_init(struct an_acc *a)
 {
@@ -349,6 +350,7 @@ static int read_profile(struct an_worker *w, struct an_prof *p)
 		         "(generation %u); the first one read is used", p->path, p->th.index,
 		         p->th.pid, p->gen);
 		skip(p, err);
+		HC_DEBUG_LOG(HC_DBG_MERGE, "%s", err);
 		goto out;
 	}
 
@@ -358,6 +360,8 @@ static int read_profile(struct an_worker *w, struct an_prof *p)
 		ret = read_counters(p, hp);
 	if (!ret)
 		p->status = AN_OK;
+	HC_DEBUG_LOG(HC_DBG_MERGE, "%s: process %u thread %u (pid %u gen %u), %s", p->path, p->proc,
+	             p->th.index, p->th.pid, p->gen, ret ? "failed" : "merged");
 out:
 	hc_prof_close(hp);
 	if (ret && ret != -ENOMEM) {

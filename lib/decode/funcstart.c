@@ -17,6 +17,7 @@
 
 #include "decode/ehframe.h"
 #include "decode/funcstart.h"
+#include "support/log.h"
 
 struct module {
 	uint64_t lo, hi;          /* executable PT_LOAD span, [lo, hi) */
@@ -102,6 +103,8 @@ int hc_funcs_update(const struct hc_code_module *cm, size_t ncm)
 	}
 	if (c.n)
 		qsort(c.m, c.n, sizeof(*c.m), module_cmp);
+	for (size_t i = 1; i < c.n; i++)
+		HC_ASSERT(c.m[i - 1].lo <= c.m[i].lo);   /* lookup's binary search */
 	old = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 	if (same_modules(old, c.m, c.n))
 		goto out_collect;

@@ -5,8 +5,11 @@
    children. Frames are raw addresses here; output.c turns them into
    (load module, offset) with the load map at write time. The unwind uses
    libunwind's unw_backtrace (no syscalls once warm, correct through the
-   signal frame: FINDINGS §7). rt__cct_insert and rt__context run in signal
-   context: arena memory only, no locks. */
+   signal frame: doc/runtime.md); the walk runs under fault containment
+   (walk: sigsetjmp, a fault counted in unwind_faults and the sample
+   dropped). rt__cct_insert and rt__context run in signal context: arena
+   memory only, no locks. */
+#include <errno.h>
 #include <string.h>
 #include <ucontext.h>
 #define UNW_LOCAL_ONLY
@@ -74,6 +77,7 @@ static uint32_t child(struct hc_thread *t, uint32_t parent, uint64_t ip, uint32_
 	uint32_t b = hash(parent, ip, flags) & c->mask;
 	struct hc_cct_node *n;
 
+	HC_ASSERT(parent < c->n);          /* parents precede children */
 	for (uint32_t i = c->buckets[b]; i != HC_NONE; i = c->nodes[i].next)
 		if (c->nodes[i].ip == ip && c->nodes[i].parent == parent && c->nodes[i].flags == flags)
 			return i;
@@ -166,6 +170,33 @@ static int find_slot(const uint64_t *stack, uint64_t ret)
 	return -1;
 }
 
+/* unw_backtrace and the cache's validating read under fault containment:
+   a fault in them (a stack another thread unmapped or protected, a frame
+   libunwind reads without validating it) comes back here through
+   signal.c's on_fatal, is counted and the sample dropped: -EFAULT. Kept
+   out of line so that no local of the caller lives across sigsetjmp. */
+__attribute__((noinline))
+static int walk(struct hc_thread *t, void **fr, const uint64_t *stack, unsigned h, int *n)
+{
+	if (sigsetjmp(t->safety.walk_env, 0)) {
+		t->safety.walking = 0;
+		t->cnt.unwind_faults++;
+		return -EFAULT;
+	}
+	t->safety.walking = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->ctxc[h].pc == (uint64_t)(uintptr_t)fr[0] && t->ctxc[h].sp == (uint64_t)(uintptr_t)stack &&
+	    stack_word(stack, t->ctxc[h].slot) == t->ctxc[h].ret && t->ctxc[h].parent < t->cct.n) {
+		t->safety.walking = 0;
+		return 1;                  /* cache hit */
+	}
+	*n = unw_backtrace(fr, HC_MAX_FRAMES);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->safety.walking = 0;
+	return 0;
+}
+
+/* HC_NONE: the walk faulted, the sample must be dropped. */
 uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 {
 	const ucontext_t *uc = uctx;
@@ -185,19 +216,28 @@ uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 	h = (unsigned)((pc ^ (pc >> 9) ^ (sp >> 4)) & (HC_CTX_CACHE - 1));
 	stack = (const uint64_t *)(uintptr_t)sp;
 
-	if (t->ctxc[h].pc == pc && t->ctxc[h].sp == sp && stack_word(stack, t->ctxc[h].slot) == t->ctxc[h].ret &&
-	    t->ctxc[h].parent < t->cct.n) {
+	fr[0] = (void *)(uintptr_t)pc;
+	n = 0;
+	switch (walk(t, fr, stack, h, &n)) {
+	case 1:
 		t->cnt.unwind_cached++;
 		return rt__cct_insert_under(t, t->ctxc[h].parent, leaf_ip);
+	case -EFAULT:
+		HC_DEBUG_LOG(HC_DBG_UNWIND, "T%u: fault in the stack walk at pc %#llx sp %#llx: sample dropped",
+		             t->id.index, (unsigned long long)pc, (unsigned long long)sp);
+		return HC_NONE;
 	}
-	n = unw_backtrace(fr, HC_MAX_FRAMES);
 	for (i = 0; i < n; i++)
 		if ((uint64_t)(uintptr_t)fr[i] == pc)
 			break;
 	if (i >= n) {
 		t->cnt.unwind_failed++;
+		HC_DEBUG_LOG(HC_DBG_UNWIND, "T%u: unwind of %d frames did not reach pc %#llx: leaf only",
+		             t->id.index, n, (unsigned long long)pc);
 		return rt__cct_insert(t, NULL, 0, leaf_ip);
 	}
+	HC_DEBUG_LOG(HC_DBG_UNWIND, "T%u: pc %#llx sp %#llx: %d caller frames", t->id.index,
+	             (unsigned long long)pc, (unsigned long long)sp, n - i - 1);
 	parent = rt__cct_insert(t, (const uint64_t *)(fr + i + 1), n - i - 1, 0);
 	if (i + 1 < n && sp >= t->id.stack_lo && sp + HC_CTX_SCAN * 8 <= t->id.stack_hi) {
 		uint64_t ret = (uint64_t)(uintptr_t)fr[i + 1];

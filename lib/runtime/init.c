@@ -445,6 +445,7 @@ static void process_init(bool after_fork)
 		hc_rt.opt.ppid = ppid;
 		fini_done = 0;
 	} else {
+		hc_debug_init();       /* HC_DEBUG=cat,cat (doc/runtime.md) */
 		read_exe();
 		read_options(&hc_rt.opt);
 		hc_rt.opt.ppid = (uint32_t)getppid();
@@ -549,6 +550,9 @@ static void process_init(bool after_fork)
 	/* After the first walk: it reads LD_PRELOAD (loadmap.c, the DTV). */
 	if (!after_fork)
 		env_hide();
+	HC_DEBUG_LOG(HC_DBG_INIT, "pid %u: sampler %s, COMM@%llu, %d watchpoints, bulletin board %u slots, into %s",
+	             hc_rt.pid, hc_sampler_name(kind), (unsigned long long)hc_rt.opt.period, nw,
+	             hc_rt.opt.bb_slots, hc_rt.opt.dir);
 	hc_rt.next_index = 1;
 	hc_rt.ready = 1;
 	if (!rt__thread_begin(0, HC_NONE, HC_NONE, 0))

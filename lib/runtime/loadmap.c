@@ -29,6 +29,7 @@
 #include "decode/funcstart.h"
 #include "runtime/loadmap.h"
 #include "support/fmt.h"
+#include "support/log.h"
 
 uint64_t loadmap__self_lo, loadmap__self_len;
 uint64_t loadmap__ldso_lo, loadmap__ldso_len;
@@ -252,6 +253,7 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 		w->tls = (w->tls + s.tls_memsz + s.tls_align - 1) / s.tls_align * s.tls_align;
 	if (s.hi == 0)
 		return 0;
+	HC_ASSERT(w->ncode <= w->snap->n);
 	m = &w->snap->m[w->snap->n];
 	memset(m, 0, sizeof *m);
 	m->id = w->snap->n;
@@ -316,6 +318,8 @@ int loadmap__refresh(void)
 	/* Release: a reader that sees the pointer sees the filled list. */
 	__atomic_store_n(&current, w.snap, __ATOMIC_RELEASE);
 	err = hc_funcs_update(code, w.ncode);
+	HC_DEBUG_LOG(HC_DBG_INIT, "load map: %u modules, %zu with function tables, static TLS %llu bytes",
+	             w.snap->n, w.ncode, (unsigned long long)static_tls);
 out:
 	pthread_mutex_unlock(&lock);
 	return err;

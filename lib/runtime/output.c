@@ -200,6 +200,9 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 			say_lost("hpcrun-comm: error: process %u: profile of thread %u lost: writing %s "
 			         "failed (%s): %s\n", hc_rt.pid, t->id.index, path, stage, strerror(-ret));
 	}
+	HC_DEBUG_LOG(HC_DBG_OUTPUT, "T%u: %s %s: %u nodes, %u events, %u modules%s", t->id.index,
+	             final ? "profile" : "snapshot", path, t->cct.n, t->events.n, nmods,
+	             ret ? " (failed)" : "");
 	return ret;
 }
 

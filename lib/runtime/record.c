@@ -63,6 +63,7 @@ void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
 		t->cnt.events_dropped++;
 		return;
 	}
+	HC_ASSERT(t->events.v != NULL);
 	e = &t->events.v[t->events.n];
 	e->time = c->time;
 	e->weight = c->weight;
@@ -81,6 +82,26 @@ void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
 	rt__alloc_note_event(t, t->events.n - 1);
 }
 
+/* HC_DEBUG=detect: one line per sample that reached detection. */
+static void debug_detect(const struct hc_thread *t, const struct hc_sample *s,
+                         const struct hc_detect_result *res, const struct hc_comm *c)
+{
+	hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u: %s%s%s",
+	                t->id.index, s->is_store ? "store" : "load", (unsigned long long)s->addr, s->len,
+	                s->ctx,
+	                res->published == 1 ? "published" : res->published == 0 ? "not published (load)" :
+	                res->published == -EBUSY ? "publish lost a race" : "publish refused",
+	                res->comm ? ((c->flags & HC_COMM_TRUE) ? ", TRUE sharing with T" : ", FALSE sharing with T") : "",
+	                res->comm ? "" : ", no peer");
+	if (res->comm)
+		hc_debug_printf(HC_DBG_DETECT, "T%u   peer T%u %#llx+%u ctx %u, weight %llu",
+		                t->id.index, c->peer, (unsigned long long)c->peer_addr, c->peer_len,
+		                c->peer_ctx, (unsigned long long)c->weight);
+	if (res->arm)
+		hc_debug_printf(HC_DBG_DETECT, "T%u   watchpoints asked on %u address(es) from %#llx",
+		                t->id.index, res->nwatch, (unsigned long long)res->watch_addr[0]);
+}
+
 void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
 {
 	struct hc_detect_result res;
@@ -91,6 +112,8 @@ void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc
 	   other loads that communicate. */
 	s->ctx = s->is_store || (hc_rt.dcfg.publish_loads && !s->is_private)
 	         ? rt__context(t, uctx, leaf) : HC_NONE;
+	if (s->ctx == HC_NONE && (s->is_store || (hc_rt.dcfg.publish_loads && !s->is_private)))
+		return;                    /* the walk faulted: sample dropped */
 	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
 	if (res.published == 1 && s->is_store)
 		t->cnt.published++;
@@ -104,7 +127,8 @@ void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc
 		t->cnt.detections_sample++;
 		if (comm.ctx == HC_NONE)
 			comm.ctx = rt__context(t, uctx, leaf);
-		rt__record_comm(t, &comm);
+		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */
+			rt__record_comm(t, &comm);
 	}
 	if (res.arm) {
 		if (rt__watch_arm(t, res.watch_addr, res.nwatch) == 0) {
@@ -114,4 +138,6 @@ void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc
 			hc_detect_arm_failed(&t->det);
 		}
 	}
+	if (hc_debug_enabled(HC_DBG_DETECT))
+		debug_detect(t, s, &res, &comm);
 }

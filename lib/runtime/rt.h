@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include "decode/decode.h"
 #include "detect/detect.h"
 #include "support/arena.h"
+#include "support/log.h"
 #include "runtime/alloc/alloc.h"
 #include "pmu/perfbuf.h"
 #include "probe/probe.h"
@@ -64,7 +66,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(samples_undecodable) X(samples_no_access) X(handler_ns) X(prev_walks) X(samples_stack_only) X(samples_rmw_store) \
 	X(published) X(published_loads) X(published_trap) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) X(traps_load_load) \
-	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_cached) \
+	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_faults) X(unwind_cached) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
 	X(objects_resolved) X(objects_dropped) \
@@ -116,6 +118,11 @@ struct hc_thread {
 		volatile int busy;       /* re-entrancy guard */
 		volatile int in_handler; /* a handler is running (for exit-time flush) */
 		int flushed;             /* profile written (claimed with CAS) */
+		/* Our own stack walk (cct.c): a synchronous fault while
+		   `walking` is set returns to walk_env (signal.c's on_fatal)
+		   and the sample is dropped. */
+		volatile int walking;
+		sigjmp_buf walk_env;
 	} safety;
 
 	/* --- periodic flush (flush.c): written under its lock --- */

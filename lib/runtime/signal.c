@@ -267,6 +267,7 @@ out:
    have; a sent signal is raised again. */
 struct fatal {
 	int sig;
+	bool ours;                    /* a fault of the runtime: the default action */
 	const siginfo_t *si;
 };
 
@@ -277,6 +278,13 @@ static void fatal_default(void *p)
 	const siginfo_t *si = ((struct fatal *)p)->si;
 	struct sigaction a = app_fatal[sig];
 
+	if (((struct fatal *)p)->ours) {
+		rt__log("fatal signal %d (si_code %d) in the runtime's own code: not the program's to handle",
+		        sig, si->si_code);
+		memset(&a, 0, sizeof a);
+		a.sa_handler = SIG_DFL;
+	}
+
 	if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
 		rt__log("fatal signal %d (si_code %d): writing the profiles", sig, si->si_code);
 		rt__process_finish();
@@ -286,17 +294,35 @@ static void fatal_default(void *p)
 		raise(sig);
 }
 
+/* Back to the stack walk that faulted (cct.c). Out of line: on_fatal may
+   run on the application's own sigaltstack, a page or so, and keeps its
+   frame small. */
+__attribute__((noinline, noreturn)) static void walk_fault(struct hc_thread *t)
+{
+	t->safety.walking = 0;
+	siglongjmp(t->safety.walk_env, 1);
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	struct fatal f = { sig, si };
+	struct fatal f = { sig, false, si };
+	struct hc_thread *t = hc_self;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
 	/* On the application's own sigaltstack (maybe a few KiB) a sample
 	   nested in its handler could overflow it: keep SIGTRAP blocked there
 	   (such samples arrive late and are counted as blocked). */
-	bool foreign = !hc_self || ((ucontext_t *)uc)->uc_stack.ss_sp != hc_self->altstack;
-
-	if (call_app(sig, &app_fatal[sig], si, uc, foreign))
+	bool foreign = !t || ((ucontext_t *)uc)->uc_stack.ss_sp != t->altstack;
+	/* A fault the CPU raised (si_code > 0) while this thread runs our
+	   code (the guard is held) is ours: never the application's to
+	   handle. In our stack walk it is contained: back to the walk, which
+	   counts it and drops the sample (the mask is the sample handler's:
+	   nothing to restore). Anywhere else: the flush and the default
+	   action, below. */
+	f.ours = t && t->safety.busy && si->si_code > 0 && sig != SIGABRT;
+	if (f.ours && t->safety.walking)
+		walk_fault(t);
+	if (!f.ours && call_app(sig, &app_fatal[sig], si, uc, foreign))
 		goto out;
 	/* From here the process dies (or re-executes the fault after our
 	   flush): no sample or watchpoint trap may nest in the flush. A nested

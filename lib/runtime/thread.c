@@ -272,6 +272,10 @@ static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 		rt__log("thread %u: sigaltstack failed: %s", index, strerror(errno));
 	if (start_perf(t) < 0 && index == 0)
 		return NULL;
+	HC_DEBUG_LOG(HC_DBG_THREAD, "T%u started: tid %u, creator %u, stack [%#llx, %#llx), TLS [%#llx, %#llx)",
+	             index, t->id.tid, creator, (unsigned long long)t->id.stack_lo,
+	             (unsigned long long)t->id.stack_hi, (unsigned long long)t->id.tls_lo,
+	             (unsigned long long)t->id.tls_hi);
 	hc_guard_leave(t);
 	return t;
 }
@@ -294,6 +298,9 @@ static void thread_end(struct hc_thread *t)
 	rt__sampler_thread_stop(t);    /* an inherited event runs on: the guard refuses */
 	rt__watch_thread_stop(t);
 	t->id.end_ns = rt__now();
+	HC_DEBUG_LOG(HC_DBG_THREAD, "T%u ends: %llu samples, %llu detections, %llu traps matched",
+	             t->id.index, (unsigned long long)t->cnt.samples,
+	             (unsigned long long)t->cnt.detections_sample, (unsigned long long)t->cnt.traps_matched);
 	/* Announce the write before claiming it: an exit in another thread
 	   waits for it instead of ending the process mid-write. */
 	__atomic_add_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);

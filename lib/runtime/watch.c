@@ -101,6 +101,8 @@ int rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n)
 			return -err;
 		}
 		t->watch.enabled[i] = true;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u armed slot %u on %#llx", t->id.index, i,
+		             (unsigned long long)addr[i]);
 	}
 	for (int i = (int)n; i < t->watch.n; i++)
 		if (t->watch.enabled[i]) {
@@ -162,8 +164,17 @@ void rt__on_trap(struct hc_thread *t, int slot, void *uctx)
 	s.time = rt__now();
 	s.cpu = rt__cpu();
 	s.ctx = rt__context(t, uctx, leaf);
+	if (s.ctx == HC_NONE) {            /* the walk faulted: trap dropped */
+		hc_detect_arm_failed(&t->det);
+		return;
+	}
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u trap slot %d: %s %#llx+%u at %#llx", t->id.index, slot,
+	             s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,
+	             (unsigned long long)leaf);
 	if (hc_detect_trap(&hc_rt.dcfg, &t->det, &s, &comm)) {
 		t->cnt.traps_matched++;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   matched: %s sharing with T%u", t->id.index,
+		             (comm.flags & HC_COMM_TRUE) ? "true" : "false", comm.peer);
 		rt__record_comm(t, &comm);
 		/* A trapped store is exact (no skid): publish it for the line's
 		   next readers, as a sampled store would be. */

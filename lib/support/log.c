@@ -18,8 +18,8 @@ unsigned hc_debug_mask;
 static int log_fd = -1;
 
 static const char *const cat_names[] = {
-	"init", "thread", "sample", "decode", "unwind", "cct",
-	"detect", "watch", "alloc", "signal", "output", "analyze",
+	"init", "thread", "sample", "unwind", "detect",
+	"watch", "alloc", "output", "merge", "time",
 };
 #define NCAT (sizeof(cat_names) / sizeof(cat_names[0]))
 
@@ -188,4 +188,14 @@ void hc_debug_printf(unsigned cat, const char *fmt, ...)
 	}
 	write_all(2, line, len);
 	errno = saved;
+}
+
+void hc_assert_fail(const char *file, int line, const char *cond)
+{
+	char msg[512];
+	int n = hc_fmt(msg, sizeof(msg), "hpcrun-comm: assertion failed: %s:%d: %s\n", file, line, cond);
+
+	if (n > 0)
+		write_all(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	abort();
 }

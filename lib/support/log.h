@@ -36,21 +36,19 @@ int hc_log_vprintf(const char *fmt, va_list ap) HC_PRINTF(1, 0);
 int hc_log_fd(void);
 void hc_log_close(void);
 
-/* Debug categories (bits of the HC_DEBUG mask). */
+/* Debug categories (bits of the HC_DEBUG mask); each has call sites. */
 enum hc_debug_cat {
-	HC_DBG_INIT    = 1u << 0,  /* "init": runtime start, options, probes */
-	HC_DBG_THREAD  = 1u << 1,  /* "thread": thread creation, exit, fork, exec */
-	HC_DBG_SAMPLE  = 1u << 2,  /* "sample": sampler setup and delivery */
-	HC_DBG_DECODE  = 1u << 3,  /* "decode": instruction decoding, skid recovery */
-	HC_DBG_UNWIND  = 1u << 4,  /* "unwind": call-path unwinding */
-	HC_DBG_CCT     = 1u << 5,  /* "cct": calling-context tree */
-	HC_DBG_DETECT  = 1u << 6,  /* "detect": bulletin board and detection */
-	HC_DBG_WATCH   = 1u << 7,  /* "watch": watchpoints and traps */
-	HC_DBG_ALLOC   = 1u << 8,  /* "alloc": allocation tracking */
-	HC_DBG_SIGNAL  = 1u << 9,  /* "signal": signal interposition */
-	HC_DBG_OUTPUT  = 1u << 10, /* "output": profile writing */
-	HC_DBG_ANALYZE = 1u << 11, /* "analyze": the offline analyzer */
-	HC_DBG_ALL     = (1u << 12) - 1,
+	HC_DBG_INIT    = 1u << 0,  /* "init": runtime start, options, sampler, load map (init.c, loadmap.c) */
+	HC_DBG_THREAD  = 1u << 1,  /* "thread": thread start and end (thread.c) */
+	HC_DBG_SAMPLE  = 1u << 2,  /* "sample": a thread's sampler opened or refused (sampler.c) */
+	HC_DBG_UNWIND  = 1u << 3,  /* "unwind": full unwinds, failures, faults contained (cct.c) */
+	HC_DBG_DETECT  = 1u << 4,  /* "detect": each sample's detection: published, found, armed (record.c) */
+	HC_DBG_WATCH   = 1u << 5,  /* "watch": watchpoints armed, traps (watch.c) */
+	HC_DBG_ALLOC   = 1u << 6,  /* "alloc": allocation tracking per thread (alloc.c) */
+	HC_DBG_OUTPUT  = 1u << 7,  /* "output": profiles written (output.c) */
+	HC_DBG_MERGE   = 1u << 8,  /* "merge": the analyzer's profiles read and merged (merge.c) */
+	HC_DBG_TIME    = 1u << 9,  /* "time": the analyzer's phase durations (analysis.c) */
+	HC_DBG_ALL     = (1u << 10) - 1,
 };
 
 extern unsigned hc_debug_mask;
@@ -76,5 +74,19 @@ void hc_debug_printf(unsigned cat, const char *fmt, ...) HC_PRINTF(2, 3);
 	if (hc_debug_enabled(cat)) \
 		hc_debug_printf((cat), __VA_ARGS__); \
 } while (0)
+
+/* The assertion tier: checked in a build configured with --enable-debug
+   (config.h's HC_DEBUG_ASSERT), compiled out (the condition not evaluated)
+   otherwise. A failed assertion writes "hpcrun-comm: assertion failed:
+   FILE:LINE: COND" to stderr with write(2) and aborts: async-signal-safe,
+   usable in handlers. For invariants of our own data structures, never for
+   input or for anything the system may refuse. */
+#include "config.h"
+void hc_assert_fail(const char *file, int line, const char *cond) __attribute__((noreturn));
+#ifdef HC_DEBUG_ASSERT
+#define HC_ASSERT(cond) ((cond) ? (void)0 : hc_assert_fail(__FILE__, __LINE__, #cond))
+#else
+#define HC_ASSERT(cond) ((void)0)
+#endif
 
 #endif

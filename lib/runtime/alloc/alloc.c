@@ -872,6 +872,8 @@ int rt__alloc_thread_start(struct hc_thread *t)
 		else
 			rt__log("allocation tracking: every heap block");
 	}
+	HC_DEBUG_LOG(HC_DBG_ALLOC, "T%u: tracking blocks of %llu bytes or more, block table %s",
+	             t->id.index, (unsigned long long)t->alloc.min, t->alloc.shadow ? "shared" : "none");
 	return 0;
 }
 

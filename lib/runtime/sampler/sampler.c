@@ -3,6 +3,7 @@
    and the dispatch on the one chosen at start-up (hc_rt.sampler_kind, set
    by init.c from hc_probe_select). rt__on_sample runs in the SIGTRAP
    handler; the table is read-only after start-up. */
+#include <string.h>
 #include "runtime/rt.h"
 
 static const struct rt_sampler *const samplers[] = {
@@ -30,7 +31,13 @@ int rt__sampler_thread_fds(const struct hc_thread *t)
 
 int rt__sampler_thread_start(struct hc_thread *t)
 {
-	return current()->thread_start(t);
+	int ret = current()->thread_start(t);
+
+	HC_DEBUG_LOG(HC_DBG_SAMPLE, "T%u: %s sampler %s%s%s", t->id.index,
+	             hc_sampler_name(hc_rt.sampler_kind), ret == 0 ? "started" : "refused: ",
+	             ret == 0 && t->sampler.inherited ? " (event inherited at clone)" : "",
+	             ret == 0 ? "" : strerror(-ret));
+	return ret;
 }
 
 void rt__sampler_thread_stop(struct hc_thread *t)

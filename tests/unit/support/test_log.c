@@ -3,13 +3,16 @@
    printing from a signal handler, whole lines under two concurrent writers,
    errno preserved, reopen) and the HC_DEBUG categories (parsing, unknown
    names reported, traces written to stderr only for enabled categories, and
-   arguments not evaluated when off). stderr is redirected to a file around
-   the checks that read it. */
+   arguments not evaluated when off), and the assertion tier: a failed
+   HC_ASSERT aborts with its message in a --enable-debug build and is not
+   even evaluated otherwise. stderr is redirected to a file around the
+   checks that read it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support/log.h"
@@ -160,12 +163,12 @@ static void test_debug(void)
 	CHECK_EQ_U64(hc_debug_parse(NULL), 0);
 	CHECK_EQ_U64(hc_debug_parse(""), 0);
 	CHECK_EQ_U64(hc_debug_parse("unwind,detect"), HC_DBG_UNWIND | HC_DBG_DETECT);
-	CHECK_EQ_U64(hc_debug_parse("unwind:cct watch,"), HC_DBG_UNWIND | HC_DBG_CCT | HC_DBG_WATCH);
+	CHECK_EQ_U64(hc_debug_parse("unwind:merge watch,"), HC_DBG_UNWIND | HC_DBG_MERGE | HC_DBG_WATCH);
 	CHECK_EQ_U64(hc_debug_parse("all"), HC_DBG_ALL);
-	CHECK_EQ_U64(hc_debug_parse("init,thread,sample,decode,unwind,cct,detect,watch,alloc,"
-	                            "signal,output,analyze"), HC_DBG_ALL);
+	CHECK_EQ_U64(hc_debug_parse("init,thread,sample,unwind,detect,watch,alloc,"
+	                            "output,merge,time"), HC_DBG_ALL);
 	CHECK_STR(hc_debug_name(HC_DBG_DETECT), "detect");
-	CHECK_STR(hc_debug_name(HC_DBG_ANALYZE), "analyze");
+	CHECK_STR(hc_debug_name(HC_DBG_TIME), "time");
 	CHECK_STR(hc_debug_name(HC_DBG_DETECT | HC_DBG_UNWIND), "?");
 
 	/* Capture stderr for the rest. */
@@ -201,7 +204,7 @@ static void test_debug(void)
 		char want[512];
 		snprintf(want, sizeof(want),
 		         "hpcrun-comm: HC_DEBUG: unknown category 'unwinder' ignored (known: all,init,"
-		         "thread,sample,decode,unwind,cct,detect,watch,alloc,signal,output,analyze)\n"
+		         "thread,sample,unwind,detect,watch,alloc,output,merge,time)\n"
 		         "hc[%d/%ld] detect: hello 1\n"
 		         "hc[%d/%ld] watch: with newline already\n",
 		         (int)getpid(), (long)getpid(), (int)getpid(), (long)getpid());
@@ -209,6 +212,40 @@ static void test_debug(void)
 		free(text);
 	}
 	unlink(path);
+}
+
+static void test_assert(void)
+{
+	int evaluated_here = 0, fds[2], st = 0;
+	char buf[256] = "";
+	ssize_t n;
+	pid_t pid;
+
+	HC_ASSERT(++evaluated_here > 0);
+#ifdef HC_DEBUG_ASSERT
+	CHECK_EQ_U64(evaluated_here, 1);
+#else
+	CHECK_EQ_U64(evaluated_here, 0);
+#endif
+	CHECK(pipe(fds) == 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		HC_ASSERT(evaluated_here == 42);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = 0;
+	close(fds[0]);
+	CHECK(waitpid(pid, &st, 0) == pid);
+#ifdef HC_DEBUG_ASSERT
+	CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "status %#x", st);
+	CHECK_MSG(strstr(buf, "hpcrun-comm: assertion failed: ") && strstr(buf, "evaluated_here == 42"),
+	          "message '%s'", buf);
+#else
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0 && buf[0] == 0, "status %#x, '%s'", st, buf);
+#endif
 }
 
 int main(void)
@@ -223,6 +260,7 @@ int main(void)
 	test_log_file();
 	test_concurrent_lines();
 	test_debug();
+	test_assert();
 	rmdir(dir);
 	return hc_test_done("test_log");
 }
