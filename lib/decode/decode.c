@@ -2,7 +2,7 @@
 /* decode.c — the memory accesses of one x86-64 instruction, with effective
    addresses computed from a signal context, and the previous instruction's
    accesses for timer skid. Zydis 4.0 decodes; we post-process what it gets
-   wrong or leaves implicit for our purpose (prototype/FINDINGS.md §3.1, §9.15):
+   wrong or leaves implicit for our purpose (doc/findings.md §3.1, §9.15):
    stores to the stack go to rsp - size, pop m with an rsp base addresses
    after the increment, xlat adds AL, bt* m,r adds the register bit offset,
    REP with a zero count touches nothing, hints and cache-line operations are

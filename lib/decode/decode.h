@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* decode.h — effective addresses of the memory accesses of one x86-64
    instruction, computed from a signal context (Zydis, with the fix-ups the
-   spike found: prototype/FINDINGS.md §3.1, §9.15), and recovery of the
+   spike found: doc/findings.md §3.1, §9.15), and recovery of the
    *previous* instruction's access for timer skid (decode forward from the
    enclosing function's start, found in the in-memory .eh_frame_hdr tables,
    funcstart.h). After hc_decode_init() every function here is

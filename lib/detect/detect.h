@@ -6,7 +6,7 @@
    deterministically. Everything here is async-signal-safe and lock-free;
    the runtime calls it from its sample and trap handlers.
 
-   Rules (DESIGN §4.4, decisions in doc/design-decisions.md):
+   Rules (doc/detection.md):
    - Store samples publish (atomic RMW counts as a store); with
      cfg.publish_loads (soft sampler) so do loads of non-private memory,
      flagged as loads. Loads and stores both look up; a communication

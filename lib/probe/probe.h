@@ -15,7 +15,7 @@
 
 #define HC_DEFAULT_PERIOD 500000ull   /* COMM@500000 */
 #define HC_DEFAULT_FLUSH_INTERVAL 10  /* s of wall time between periodic flushes */
-#define HC_MIN_SOFT_PERIOD 50000ull   /* below 50 us the VM timer livelocks (FINDINGS §6) */
+#define HC_MIN_SOFT_PERIOD 50000ull   /* below 50 us the VM timer livelocks (doc/findings.md §6) */
 /* The PMU samplers' floor, in events (PEBS: loads, and stores; IBS: ops).
    At the highest rates a thread reaches (about one load per ns, three ops
    per ns) it keeps one event below ~50,000 samples/s, half the kernel's

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fds.c — the runtime's file descriptors among the program's (DESIGN §4.7).
+/* fds.c — the runtime's file descriptors among the program's (doc/reliability.md, "Threads and descriptors").
    Every perf fd (sampler, watchpoints) and the process log is "adopted":
    moved above a floor (1024 when the limit allows, so the program's own fds
    stay low: select() and FD_SETSIZE keep working) and recorded in a table

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* interpose.c — process life-cycle calls the runtime must see (DESIGN
-   §4.1): _exit/_Exit flush (exit and return from main reach our
+/* interpose.c — process life-cycle calls the runtime must see (doc/runtime.md,
+   "Life cycle"): _exit/_Exit flush (exit and return from main reach our
    destructor), vfork becomes fork (the child must get its own measurement,
    and our atfork handlers only run for fork), every exec* flushes all
    profiles first and passes the measurement environment on (generation + 1,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* record.c — what the sample and trap paths share: the register state of
-   the interrupted context (with FS/GS bases, FINDINGS §4.5), choosing the
+   the interrupted context (with FS/GS bases, doc/findings.md §4.5), choosing the
    data access of a decoded instruction, and recording one communication
    into the thread's event buffer and its CCT metrics. Signal context. */
 #include <errno.h>

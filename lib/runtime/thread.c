@@ -28,7 +28,7 @@
 #define CCT_CAP         (1u << 20)
 #define EVENTS_CAP      (1u << 20)
 
-/* Arenas of exited threads, kept for the next threads (issue #8): a fresh
+/* Arenas of exited threads, kept for the next threads (doc/reliability.md): a fresh
    arena costs an mmap and a page fault for every page its start touches
    (the record, the CCT's hash: ~12 faults, 5-8 µs each on this loaded VM),
    a recycled one neither. Slots hold the arena's base; taken and given

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* watch.c — debug-register watchpoints (DESIGN §4.3). Each thread opens its
+/* watch.c — debug-register watchpoints (doc/detection.md). Each thread opens its
    D breakpoint events once, disabled, on a harmless address, and re-targets
    them in place with PERF_EVENT_IOC_MODIFY_ATTRIBUTES (the attr must stay
-   byte-identical apart from the breakpoint fields: FINDINGS §5.3), so arming
+   byte-identical apart from the breakpoint fields: doc/findings.md §5.3), so arming
    costs a few ioctls and no open. One-shot: the first trap disarms the whole
    set. x86 data traps fire after the access, so the accessing instruction
    is the one ending at the trap PC — except REP string ops, which trap on
@@ -18,7 +18,7 @@
 
 /* The thread's watchpoints are opened at its first arm, not at its start:
    four perf_event_open calls cost ~40 µs, which a short-lived thread that
-   is never sampled should not pay (thread creation budget, issue #8). `want`
+   is never sampled should not pay (thread creation budget, doc/reliability.md). `want`
    fds are already reserved (fds.c). */
 int rt__watch_thread_start(struct hc_thread *t, int want)
 {

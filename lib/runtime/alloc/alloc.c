@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* alloc.c — heap allocation tracking (DESIGN §4.6, doc/objects.md). The
+/* alloc.c — heap allocation tracking (doc/objects.md). The
    allocation family (malloc, calloc, realloc, free, posix_memalign,
    aligned_alloc, memalign, valloc, pvalloc, anonymous mmap, munmap, mremap)
    is interposed; C++ new/delete reach malloc/aligned_alloc/free through
@@ -25,7 +25,7 @@
    Until dlsym has found the real functions (dlsym itself calls calloc),
    allocations come from a static bump buffer that is never freed.
 
-   The runtime never allocates from the program's heap (DESIGN §4.8): an
+   The runtime never allocates from the program's heap (doc/runtime.md, "What a measured program can observe"): an
    allocation is the runtime's when this thread is inside the runtime's own
    code (rt__own_depth, or the re-entrancy guard held) or the call comes
    from this library; it is served by the runtime's own heap (ownheap.c),

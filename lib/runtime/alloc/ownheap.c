@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ownheap.c — the runtime's own heap (DESIGN §4.8, doc/runtime.md "What a
+/* ownheap.c — the runtime's own heap (doc/runtime.md "What a
    measured program can observe"). Every block the runtime allocates, and
    every block glibc, the loader or a library allocates on the runtime's
    behalf (the allocation wrappers in alloc.c decide: the runtime's guard is

@@ -3,7 +3,7 @@
    task-clock perf event interrupts the thread every P ns of its CPU time
    with a synchronous SIGTRAP; the handler decodes the interrupted
    instruction and, because timer samples skid past the stalled access,
-   first tries the previous instruction (FINDINGS §4.2; at -O0 through the
+   first tries the previous instruction (doc/findings.md §4.2; at -O0 through the
    pointer's stack slot). The chosen access goes through the detection core;
    a store, or a load of a line sampled before, is published with its
    calling context. Because stores almost never stall, a sample of a
@@ -98,7 +98,7 @@ static bool store_follows(struct hc_thread *t, uint64_t from, const struct hc_re
    the kernel gives every thread created afterwards (CLONE_THREAD only: a
    fork child starts over) its own copy at clone, counting that thread's CPU
    time and sending it its own SIGTRAPs with the same cookie. Thread
-   creation makes no system call of ours for sampling (issue #8). Its fd
+   creation makes no system call of ours for sampling (doc/reliability.md). Its fd
    stays with the process until exit, even when the opening thread ends
    (the copies keep sampling and are still inherited: checked on this
    kernel). HPCRUN_COMM_SAMPLER_PER_THREAD=1 opens one event per thread

@@ -276,7 +276,7 @@ static void static_cases(void)
 	begin("vpgatherdd zmm VSIB (static)");
 	WANTK(ABS, 0x30008, 4, R, HC_ACC_EXPLICIT, HC_AF_VSIB | HC_AF_MASKED);
 	static_run(s_gather, s_gather_end);
-	/* Capstone 4 decoded this index as xmm2 (FINDINGS §3.2). */
+	/* Capstone 4 decoded this index as xmm2 (doc/findings.md §3.2). */
 	begin("vpxorq -0x40(%rdi,%rdx,1) EVEX (static)"); WANT(ABS, 0x10000 + 0x100 - 0x40, 32, R);
 	static_run(s_evex_index, s_evex_index_end);
 	begin("kmovq (%rdi),%k1 (static)"); WANT(ABS, 0x10000, 8, R);
