@@ -102,6 +102,61 @@ static uint64_t counter_sum(const struct an *an, const char *name)
 	return v;
 }
 
+static uint64_t counter_of(const struct an_prof *p, const char *name)
+{
+	for (uint32_t k = 0; k < p->ncounters; k++)
+		if (strcmp(p->counters[k].name, name) == 0)
+			return p->counters[k].value;
+	return 0;
+}
+
+/* Each thread whose PMU events ran less than 95 % of the time they were
+   enabled (per-thread pmu_time_enabled / pmu_time_running, read from the
+   events at the thread's end): its matrices' rows and columns are short by
+   about that share. At most 8 named, then a count. */
+static void pmu_threads_low(struct hc_out *o, const struct an *an)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+		uint64_t en, run;
+
+		if (p->status != AN_OK)
+			continue;
+		en = counter_of(p, "pmu_time_enabled");
+		run = counter_of(p, "pmu_time_running");
+		if (!en || run >= en - en / 20)
+			continue;
+		if (n++ < 8)
+			hc_out_printf(o, "  warning: thread %u (pid %u, tid %u): its PMU events ran %.1f%% of "
+			            "the time they were enabled\n", p->gthread != HC_NONE ? p->gthread : i,
+			            p->th.pid, p->th.tid, pct(run, en));
+	}
+	if (n > 8)
+		hc_out_printf(o, "  ... and %u more threads below 95%%\n", n - 8);
+}
+
+/* PMU samples whose callers are unknown (an older record of a batch, skid
+   past a return, a record drained at the thread's end): attached as their
+   instruction alone under the thread's root (doc/samplers.md, "Batches").
+   Their code locations and matrices are exact; their calling-context
+   paths are not. */
+static void pmu_leaf_only(struct hc_out *o, const struct an *an)
+{
+	uint64_t leaf = counter_sum(an, "pmu_ctx_leaf_only");
+	uint64_t all = counter_sum(an, "samples_with_access_at_pc");
+	char b[2][24];
+
+	if (!leaf || !counter_sum(an, "pmu_records"))
+		return;
+	hc_out_printf(o, "  note: %s of %s PMU samples (%.1f%%) have approximate calling contexts: "
+	            "callers unknown\n        (batched record, skid past a return, drained at "
+	            "thread end), attached as the instruction\n        alone under the thread's "
+	            "root; their code locations and matrices are exact.\n",
+	            hc_fmt_u64(b[0], leaf), hc_fmt_u64(b[1], all > leaf ? all : leaf), pct(leaf, all > leaf ? all : leaf));
+}
+
 /* What the PMU samplers need the reader to know (doc/samplers.md): the
    period the kernel used, events that did not run all the time, throttling. */
 static void pmu_notes(struct hc_out *o, const struct an *an)
@@ -117,6 +172,8 @@ static void pmu_notes(struct hc_out *o, const struct an *an)
 		hc_out_printf(o, "  warning: the PMU events ran %.1f%% of the time they were enabled: "
 		            "stretches went unsampled\n        (other perf users, counter constraints, "
 		            "E-cores; see the process logs).\n", pct(run, en));
+	pmu_threads_low(o, an);
+	pmu_leaf_only(o, an);
 	if (thr)
 		hc_out_printf(o, "  warning: the kernel throttled the PMU sampler %s times "
 		            "(perf_event_max_sample_rate):\n        samples are missing; measure with "

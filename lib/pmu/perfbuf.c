@@ -212,8 +212,18 @@ int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
 	o->rip = get64(r + 1 * 8);
 	data = get64(r + 2 * 8);
 	d3 = get64(r + 4 * 8);
+	/* Valid samples only: the hardware sets IbsOpVal when the tagged op
+	   retires (the kernel drops the others, perf_ibs_handle_irq), so an op
+	   of a mispredicted path, flushed before retiring, never reaches us.
+	   Such ops are counted by the period all the same (cnt_ctl counts
+	   dispatched ops): a tag that lands on one is lost, the others are
+	   unaffected, so a retired op is still sampled with probability 1/P
+	   and the weight stays P (doc/samplers.md, "The unit with IBS"). */
 	if (!(ctl & HC_IBS_OPCTL_VAL))
 		return HC_IBS_NOT_VALID;
+	o->randomized = (caps & HC_IBS_CAPS_RDWROPCNT) && (ctl & HC_IBS_OPCTL_CNT_CTL);
+	o->branch = (data & HC_IBS_OPDATA_BRN_RET) != 0;
+	o->mispredicted = o->branch && (data & HC_IBS_OPDATA_BRN_MISP);
 	o->load = (d3 & HC_IBS_D3_LD) != 0;
 	o->store = (d3 & HC_IBS_D3_ST) != 0;
 	o->locked = (d3 & HC_IBS_D3_LOCKED) != 0;
@@ -224,7 +234,12 @@ int hc_ibs_decode(const uint8_t *raw, uint32_t size, struct hc_ibs_op *o)
 	o->width = (caps & HC_IBS_CAPS_ZEN4) && w >= 1 && w <= 5 ? 1u << (w - 1) : 0;   /* byte..oword */
 	if ((!o->load && !o->store) || (d3 & HC_IBS_D3_SW_PF))
 		return HC_IBS_NOT_MEMORY;
-	if (data & HC_IBS_OPDATA_RIP_INVALID)
+	/* IbsOpData bit 38 means "RIP invalid" only where the CPU says it
+	   implements it (IBS_CAPS_RIPINVALIDCHK, as the kernel checks it);
+	   elsewhere it is reserved. */
+	if ((caps & HC_IBS_CAPS_RIPINVALIDCHK) && (data & HC_IBS_OPDATA_RIP_INVALID))
+		return HC_IBS_NO_RIP;
+	if (o->rip == 0)
 		return HC_IBS_NO_RIP;
 	if (!(d3 & HC_IBS_D3_LIN_VALID))
 		return HC_IBS_NO_ADDR;

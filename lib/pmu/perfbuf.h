@@ -99,6 +99,10 @@ int hc_perf_sample_parse(const uint8_t *rec, size_t size, uint64_t sample_type,
 #define HC_IBS_RAW_MIN   (4 + 7 * 8)
 #define HC_IBS_OPCTL_VAL      (1ull << 18)   /* IBS_OP_CTL: op sample valid */
 #define HC_IBS_OPCTL_CNT_CTL  (1ull << 19)   /* IBS_OP_CTL: count dispatched ops, not cycles */
+#define HC_IBS_OPCTL_CUR_RAND (0x7full << 32) /* IBS_OP_CTL: IbsOpCurCnt's low 7 bits, which the
+                                                hardware randomizes in op-counting mode */
+#define HC_IBS_OPDATA_BRN_MISP    (1ull << 36) /* IBS_OP_DATA: a mispredicted branch op */
+#define HC_IBS_OPDATA_BRN_RET     (1ull << 37) /* IBS_OP_DATA: a retired branch op */
 #define HC_IBS_OPDATA_RIP_INVALID (1ull << 38)
 #define HC_IBS_D3_LD          (1ull << 0)
 #define HC_IBS_D3_ST          (1ull << 1)
@@ -106,6 +110,11 @@ int hc_perf_sample_parse(const uint8_t *rec, size_t size, uint64_t sample_type,
 #define HC_IBS_D3_LIN_VALID   (1ull << 17)
 #define HC_IBS_D3_SW_PF       (1ull << 21)
 #define HC_IBS_D3_WIDTH_SHIFT 22            /* op_mem_width, 4 bits, Zen 4 and later */
+/* The capability word (the kernel's ibs_caps, CPUID Fn8000_001B EAX with
+   bit 0 = IBS present; arch/x86/include/asm/perf_event.h IBS_CAPS_*). */
+#define HC_IBS_CAPS_RDWROPCNT (1u << 3)      /* IbsOpCurCnt readable/writable: the kernel
+                                                keeps the hardware's random low bits */
+#define HC_IBS_CAPS_RIPINVALIDCHK (1u << 7)  /* IbsOpData's RIP-invalid bit is implemented */
 #define HC_IBS_CAPS_ZEN4      (1u << 11)     /* capability word: the Zen 4 fields are valid */
 
 enum hc_ibs_status {
@@ -121,6 +130,12 @@ struct hc_ibs_op {
 	uint64_t rip, addr;
 	bool     load, store, locked;
 	uint32_t width;        /* bytes from op_mem_width, 0 = not reported */
+	bool     branch, mispredicted;  /* IbsOpData: a (fused) branch op; it was mispredicted */
+	/* The sampling period had its low bits randomized (op-counting mode on
+	   a CPU whose IbsOpCurCnt the kernel can carry over: IBS_CAPS_RDWROPCNT;
+	   Linux >= 5.4, commit 0f4cd769c410): no phase lock with a loop whose
+	   op count divides the period. False: the period was exactly P. */
+	bool     randomized;
 };
 
 /* Decode raw IBS op registers. Returns enum hc_ibs_status. */
@@ -162,7 +177,7 @@ struct hc_pmu_source {
 struct hc_pmu_range {
 	uint64_t lo, hi;       /* [lo, hi) */
 };
-#define HC_PMU_SELF_RANGES 6
+#define HC_PMU_SELF_RANGES 12
 #define HC_PMU_BUSY 4          /* recent handler runs remembered per thread */
 struct hc_pmu_env {
 	const struct hc_regs *regs;
@@ -213,6 +228,10 @@ struct hc_pmu_counts {
 	uint64_t period_min, period_max;       /* PERF_SAMPLE_PERIOD seen (0 = none) */
 	uint64_t period_sum, period_n;         /* ... summed over the samples that carry it */
 	uint64_t ctx_approx;                   /* delivered with exact_ctx false (see hc_pmu_sink) */
+	uint64_t ibs_unrandomized;             /* IBS: valid samples whose period was not randomized
+	                                          (hc_ibs_op.randomized false: aliasing possible) */
+	uint64_t ibs_mispredicted;             /* IBS: sampled branch ops that were mispredicted
+	                                          (each starts a wrong path whose ops take tags) */
 	struct hc_perfbuf_stats ring;
 };
 

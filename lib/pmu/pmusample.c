@@ -210,6 +210,16 @@ static void on_record(const struct hc_perf_sample *ps, void *arg)
 		d->c->period_sum += ps->period;
 		d->c->period_n++;
 	}
+	if (d->src->kind == HC_SAMPLER_IBS) {
+		struct hc_ibs_op op;
+		int ist = hc_ibs_decode(ps->raw, ps->raw_size, &op);
+		if (ist != HC_IBS_SHORT && ist != HC_IBS_NOT_VALID) {
+			if (!op.randomized)
+				d->c->ibs_unrandomized++;
+			if (op.mispredicted)
+				d->c->ibs_mispredicted++;
+		}
+	}
 	st = hc_pmu_to_sample(d->src, ps, d->env, &s, &leaf);
 	d->c->status[st >= 0 && st < HC_PMU_STATUS_COUNT ? st : HC_PMU_BAD_RAW]++;
 	if (st == HC_PMU_OK) {

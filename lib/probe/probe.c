@@ -684,6 +684,25 @@ uint64_t hc_bb_expiry_ns(int kind, uint64_t period)
 	}
 }
 
+uint64_t hc_bb_expiry_measured(uint64_t period, uint64_t count, uint64_t enabled,
+                               uint64_t fallback)
+{
+	unsigned __int128 e;
+	uint64_t lo = fallback / 64 ? fallback / 64 : 1, hi = fallback > UINT64_MAX / 64 ? UINT64_MAX : fallback * 64;
+
+	if (period == 0 || enabled == 0 || count / HC_BB_RATE_MIN_PERIODS < period)
+		return fallback;
+	e = (unsigned __int128)2 * period * enabled / count;
+	return e < lo ? lo : e > hi ? hi : (uint64_t)e;
+}
+
+uint64_t hc_bb_expiry_blend(uint64_t board, uint64_t measured)
+{
+	if (board == 0)
+		return measured;
+	return board - board / 4 + measured / 4;
+}
+
 /* ---- the self-check ---- */
 
 /* Sampling period of the check: prime (no phase lock with the loop),

@@ -64,6 +64,23 @@ uint64_t hc_pmu_period(int kind, uint64_t requested);
    fast end of what threads reach, so entries expire early rather than
    linger). The log prints the measured interval next to it. */
 uint64_t hc_bb_expiry_ns(int kind, uint64_t period);
+/* The same expiry from what a thread's PMU event measured (pure): it
+   counted `count` events in `enabled` ns of the thread's time (read() with
+   PERF_FORMAT_TOTAL_TIME_ENABLED; for a per-thread event that is time the
+   thread ran), so it samples every period * enabled / count ns of that
+   time; the expiry is two such intervals. An event that was not always
+   scheduled (running < enabled) counted only while it ran, and its samples
+   are that much sparser in the thread's time: enabled, not running, is the
+   right clock. `fallback` (hc_bb_expiry_ns) until the event has counted at
+   least HC_BB_RATE_MIN_PERIODS periods; the result is clamped to
+   [fallback / 64, fallback * 64] (a thread that computes without memory
+   accesses for a while must not make entries live for seconds). */
+#define HC_BB_RATE_MIN_PERIODS 16
+uint64_t hc_bb_expiry_measured(uint64_t period, uint64_t count, uint64_t enabled,
+                               uint64_t fallback);
+/* Fold one thread's measured expiry into the board's (the board is shared
+   by all threads): an exponential average, 1/4 weight to the new value. */
+uint64_t hc_bb_expiry_blend(uint64_t board, uint64_t measured);
 /* Did an event run less than 95 % of the time it was enabled? (Not
    scheduled meanwhile: nothing was sampled.) False when enabled is 0. */
 static inline bool hc_pmu_running_low(uint64_t enabled, uint64_t running)

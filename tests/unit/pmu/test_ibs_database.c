@@ -6,7 +6,8 @@
    (<Measurement scaling=...>), and the matrix cell must be the recorded
    weight P (no further scaling). The same profiles as PEBS carry no
    scaling attribute. The PMU counters (issue 19) reach summary.txt: the
-   period the kernel used, running below 95 % of enabled, throttling. */
+   period the kernel used, running below 95 % of enabled (overall and per
+   thread), throttling, samples with approximate calling contexts. */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analysis.h"
@@ -56,14 +57,22 @@ static void one(int sampler)
 		p.evs = t ? &ev : NULL;
 		p.nevs = t ? 1 : 0;
 		{
-			/* per thread: 10 records at P, 9 of 10 ms running, throttled 3 times */
-			static const struct fx_counter cn[] = {
+			/* per thread: 10 records at P, throttled 3 times, 8 samples
+			   delivered, 2 of them with callers unknown; thread 0's events
+			   ran 5 of 10 ms, thread 1's all the time */
+			static const struct fx_counter cn[2][8] = { {
 				{ "pmu_period_sum", 10ull * P }, { "pmu_period_records", 10 },
-				{ "pmu_time_enabled", 10000000 }, { "pmu_time_running", 9000000 },
-				{ "pmu_throttled", 3 },
-			};
-			p.cnts = cn;
-			p.ncnts = sizeof cn / sizeof cn[0];
+				{ "pmu_time_enabled", 10000000 }, { "pmu_time_running", 5000000 },
+				{ "pmu_throttled", 3 }, { "pmu_records", 10 },
+				{ "samples_with_access_at_pc", 8 }, { "pmu_ctx_leaf_only", 2 },
+			}, {
+				{ "pmu_period_sum", 10ull * P }, { "pmu_period_records", 10 },
+				{ "pmu_time_enabled", 10000000 }, { "pmu_time_running", 10000000 },
+				{ "pmu_throttled", 3 }, { "pmu_records", 10 },
+				{ "samples_with_access_at_pc", 8 }, { "pmu_ctx_leaf_only", 2 },
+			} };
+			p.cnts = cn[t];
+			p.ncnts = sizeof cn[t] / sizeof cn[t][0];
 		}
 		free(fx_write_profile(meas, &p));
 	}
@@ -91,7 +100,14 @@ static void one(int sampler)
 			CHECK_MSG(strstr(sum, "PMU period in effect: mean 500,000 events (20 records)") ||
 			          strstr(sum, "PMU period in effect: mean 500000 events (20 records)"),
 			          "%s", sum);
-			CHECK(strstr(sum, "warning: the PMU events ran 90.0% of the time they were enabled"));
+			CHECK(strstr(sum, "warning: the PMU events ran 75.0% of the time they were enabled"));
+			/* per thread: the one below 95 % named, the other not */
+			CHECK_MSG(strstr(sum, "warning: thread 0 (pid 4242, tid 4242): its PMU events ran 50.0% "
+			                      "of the time they were enabled"), "%s", sum);
+			CHECK(!strstr(sum, "tid 4243): its PMU events ran"));
+			/* samples with callers unknown: counted and said */
+			CHECK_MSG(strstr(sum, "note: 4 of 16 PMU samples (25.0%) have approximate calling "
+			                      "contexts"), "%s", sum);
 			CHECK(strstr(sum, "warning: the kernel throttled the PMU sampler 6 times"));
 		}
 		free(sum);

@@ -118,6 +118,66 @@ static void test_ibs_decode(void)
 	CHECK(n == HC_IBS_RAW_MIN + 8);
 	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
 	CHECK_EQ_U64(op.addr, 0x7f1234567890ull);
+	k.with_brtarget = 0;
+
+	/* issue 19: the op data bits and the capability word, checked as the
+	   kernel does. RIP-invalid (IbsOpData 38) only where implemented
+	   (IBS_CAPS_RIPINVALIDCHK, caps bit 7): elsewhere the bit is reserved. */
+	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID;
+	k.data = KIBS_D1_RIP_INV;
+	k.caps = HC_IBS_CAPS_ZEN4;                       /* no RIPINVALIDCHK */
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	k.caps |= HC_IBS_CAPS_RIPINVALIDCHK;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NO_RIP);
+	k.data = 0;
+	/* a zero RIP is never the op's */
+	k.rip = 0;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NO_RIP);
+	k.rip = 0x401000;
+	/* a retired, mispredicted branch op: not memory (flagged as a branch) */
+	k.data3 = 0;
+	k.data = (1ull << 37) | (1ull << 36);
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_NOT_MEMORY);
+	CHECK(op.branch && op.mispredicted);
+	/* a fused compare-with-memory + branch: the load is real, kept */
+	k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID;
+	k.data = 1ull << 37;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(op.branch && !op.mispredicted && op.load);
+	k.data = 0;
+	/* period randomization: op-counting mode (IbsOpCntCtl) on a CPU with
+	   IBS_CAPS_RDWROPCNT, whose random IbsOpCurCnt bits the kernel keeps */
+	k.caps = HC_IBS_CAPS_RDWROPCNT;
+	k.ctl = KIBS_CTL_VAL | KIBS_CTL_EN | HC_IBS_OPCTL_CNT_CTL;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(op.randomized && !op.branch);
+	k.ctl = KIBS_CTL_VAL | KIBS_CTL_EN;              /* cycle counting: not our mode */
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(!op.randomized);
+	k.caps = 0;
+	k.ctl = KIBS_CTL_VAL | KIBS_CTL_EN | HC_IBS_OPCTL_CNT_CTL;
+	n = kibs_image(&k, img);
+	CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+	CHECK(!op.randomized);
+	/* op_mem_width: every encoding, only with IBS_CAPS_ZEN4 */
+	for (unsigned w = 0; w < 16; w++) {
+		k.data3 = KIBS_D3_LD | KIBS_D3_LINVALID | KIBS_D3_WIDTH(w);
+		k.caps = HC_IBS_CAPS_ZEN4;
+		n = kibs_image(&k, img);
+		CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+		CHECK_EQ_U64(op.width, w >= 1 && w <= 5 ? 1u << (w - 1) : 0);
+		k.caps = 0x7ff;                          /* everything before Zen 4 */
+		n = kibs_image(&k, img);
+		CHECK(hc_ibs_decode(img, n, &op) == HC_IBS_MEM);
+		CHECK_EQ_U64(op.width, 0);
+	}
 
 	CHECK_EQ_U64(hc_ibs_period(500000), 500000);
 	CHECK_EQ_U64(hc_ibs_period(1000001), 1000000);

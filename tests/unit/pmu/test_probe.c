@@ -716,6 +716,47 @@ static void periods(void)
 	CHECK_EQ_U64(hc_bb_expiry_ns(HC_SAMPLER_IBS, 300000), 200000);
 }
 
+/* The bulletin-board expiry from a measured event rate (issue 19: a PMU
+   period counts events, the board's clock is ns). */
+static void expiry_measured(void)
+{
+	const uint64_t P = 500000, fb = hc_bb_expiry_ns(HC_SAMPLER_PEBS, P);   /* 1 ms */
+
+	/* 1 event/ns: 2 x P ns, what the assumed rate gives */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 100 * P, 100 * P, fb), 2 * P);
+	/* 0.25 loads/ns (a thread doing mostly arithmetic): 4x longer */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 40 * P, 160 * P, fb), 8 * P);
+	/* IBS, 3 ops/ns measured: 2P/3 */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 300 * P, 100 * P, hc_bb_expiry_ns(HC_SAMPLER_IBS, P)),
+	             2 * P / 3);
+	/* the event ran half the time it was enabled: it counted 50 P in the
+	   100 P ns the thread ran, samples every 2 P ns of the thread's time */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 50 * P, 100 * P, fb), 4 * P);
+	/* too few periods counted yet (< 16): the assumed rate */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 15 * P, 1000 * P, fb), fb);
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 16 * P, 16 * P, fb), 2 * P);
+	/* nothing measured, or no period */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 100 * P, 0, fb), fb);
+	CHECK_EQ_U64(hc_bb_expiry_measured(0, 100 * P, 100, fb), fb);
+	/* clamped to [fb/64, 64 fb] */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 1000000 * P, 16 * P, fb), fb / 64);
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 16 * P, 1000000 * P, fb), 64 * fb);
+	/* large values do not overflow: 10^12 events in 10^12 ns */
+	CHECK_EQ_U64(hc_bb_expiry_measured(P, 1000000000000ull, 1000000000000ull, fb), 2 * P);
+	/* the soft sampler's own unit: task-clock counts ns, so the expiry is 2 P */
+	CHECK_EQ_U64(hc_bb_expiry_measured(100000, 3000000, 3000000, hc_bb_expiry_ns(HC_SAMPLER_SOFT, 100000)),
+	             200000);
+	/* blending into the board's value: 1/4 of the new one */
+	CHECK_EQ_U64(hc_bb_expiry_blend(1000000, 2000000), 1250000);
+	CHECK_EQ_U64(hc_bb_expiry_blend(0, 2000000), 2000000);
+	{
+		uint64_t b = 1000000;
+		for (int i = 0; i < 64; i++)
+			b = hc_bb_expiry_blend(b, 4000000);
+		CHECK(b > 3990000 && b <= 4000000);
+	}
+}
+
 int main(void)
 {
 	const char *src = getenv("HC_SRCDIR");
@@ -747,5 +788,6 @@ int main(void)
 	scenario("self-check verdicts on synthetic outcomes", "skx", selfcheck_decide);
 	scenario("self-check fallback pebs/ibs -> soft, words", "skx", selfcheck_fallback);
 	scenario("periods: floors, ibs rounding, expiry", "skx", periods);
+	scenario("expiry from a measured event rate", "skx", expiry_measured);
 	return hc_test_done("test_probe");
 }
