@@ -47,7 +47,7 @@ struct hc_prof_thread {
 	uint64_t stack_lo, stack_hi;    /* this thread's stack, [lo, hi) */
 	uint64_t tls_lo, tls_hi;        /* this thread's static TLS block, [lo, hi) */
 	uint32_t start_lm;              /* start routine as (load module, offset), HC_NONE for main */
-	uint32_t reserved;
+	uint32_t rank;                  /* MPI rank of the process, 0 outside MPI (was "reserved", always 0) */
 	uint64_t start_off;
 	char     exe[256];              /* program path, NUL-terminated */
 };

@@ -161,6 +161,7 @@ struct an_proc {
 	unsigned input;
 	uint32_t host;
 	uint32_t pid, gen, ppid;
+	uint32_t rank;              /* MPI rank (profile header), 0 outside MPI */
 	char exe[256];
 	uint64_t start_ns;
 	char *log;
@@ -203,6 +204,7 @@ struct an_host {
 	uint32_t id;
 	char *topo_path;            /* first topology-<id>.xml found */
 	struct topo *topo;          /* loaded, or NULL */
+	char idname[16];            /* the id in hex, the name when the topology has none */
 };
 
 struct an_log {
@@ -269,8 +271,12 @@ struct topo {
 	uint32_t nsockets;
 	int *numas;
 	uint32_t nnuma;
+	char hostname[256];         /* the root's HostName info, "" if none */
 };
 
+/* The name of host h: its topology's HostName, else its id in hex (static
+   buffer per call site is not needed: the id form is kept in an_host). */
+const char *an__host_name(const struct an *an, uint32_t h);
 int topo__load(const char *xmlpath, struct topo **out, char *err, size_t errlen);
 void topo__free(struct topo *t);
 const struct topo_pu *topo__pu(const struct topo *t, int cpu);

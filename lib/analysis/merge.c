@@ -82,6 +82,7 @@ static int process_of(struct an *an, struct an_prof *p, uint32_t *out)
 		pr->pid = th->pid;
 		pr->gen = p->gen;
 		pr->ppid = th->ppid;
+		pr->rank = th->rank;
 		memcpy(pr->exe, th->exe, sizeof(pr->exe));
 		pr->exe[sizeof(pr->exe) - 1] = '\0';
 		pr->start_ns = th->start_ns;

@@ -137,6 +137,8 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 	for (i = 0; i < an->nhosts; i++) {
 		const struct an_host *h = &an->hosts[i];
 		hc_out_printf(&o, "    <Host i=\"%u\" id=\"%08x\"", i, h->id);
+		if (h->topo && h->topo->hostname[0])
+			attr_str(&o, "name", h->topo->hostname);
 		if (h->topo) {
 			attr_str(&o, "topology", h->topo_path);
 			hc_out_printf(&o, " pus=\"%u\" cores=\"%u\" sockets=\"%u\" numa=\"%u\"",
@@ -149,7 +151,8 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 		const struct an_proc *pr = &an->procs[an->proc_order[i]];
 		hc_out_printf(&o, "    <Process i=\"%u\"", i);
 		host_attr(&o, an, pr->host);
-		hc_out_printf(&o, " pid=\"%u\" ppid=\"%u\" gen=\"%u\"", pr->pid, pr->ppid, pr->gen);
+		hc_out_printf(&o, " rank=\"%u\" pid=\"%u\" ppid=\"%u\" gen=\"%u\"", pr->rank, pr->pid,
+		              pr->ppid, pr->gen);
 		attr_str(&o, "exe", pr->exe);
 		attr_u64(&o, "start-ns", pr->start_ns);
 		hc_out_printf(&o, " threads=\"%u\" first-thread=\"%u\"", pr->nthreads, pr->first);

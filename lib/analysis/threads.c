@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* threads.c — the global thread index and threads.csv. Every thread that has
    a used profile, or that another thread's events name as a peer or that is
-   named as a creator, gets one global index: processes ordered by (start
-   time, pid, exec generation, host, input order), threads by their index in
+   named as a creator, gets one global index: processes ordered by (MPI
+   rank, start time, pid, exec generation, host, input order), threads by their index in
    the process. Threads known only from others keep their row in the matrices
    so that what others detected with them is not lost. */
 #include <errno.h>
@@ -24,6 +24,8 @@ static int cmp_proc(const void *x, const void *y, void *arg)
 	const struct an_proc *b = &an->procs[*(const uint32_t *)y];
 	uint32_t ha = an->hosts[a->host].id, hb = an->hosts[b->host].id;
 
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	if (a->start_ns != b->start_ns)
 		return a->start_ns < b->start_ns ? -1 : 1;
 	if (a->pid != b->pid)
@@ -58,6 +60,16 @@ static int add_key(struct hmap *h, uint32_t proc, uint32_t idx)
 	int ret = hmap__intern(h, &k, &i);
 
 	return ret < 0 ? ret : 0;
+}
+
+const char *an__host_name(const struct an *an, uint32_t h)
+{
+	struct an_host *x = &an->hosts[h];
+
+	if (x->topo && x->topo->hostname[0])
+		return x->topo->hostname;
+	snprintf(x->idname, sizeof(x->idname), "%08x", x->id);
+	return x->idname;
 }
 
 bool threads__find(const struct an *an, uint32_t proc, uint32_t idx, uint32_t *g)
@@ -282,6 +294,8 @@ int threads__write(struct an *an, const char *dir, char *err, size_t errlen)
 		} else {
 			hc_out_puts(&o, ",,");
 		}
+		hc_out_printf(&o, ",%u,", pr->rank);
+		hc_out_csv(&o, an__host_name(an, pr->host));
 		hc_out_puts(&o, "\n");
 	}
 	return hc_out_close(&o, true, err, errlen);

@@ -102,6 +102,11 @@ static int load_here(const char *xmlpath, struct topo **out, char *err, size_t e
 	qsort(t->pu, t->npu, sizeof(*t->pu), cmp_pu);
 	t->nsockets = uniq(t->sockets, t->nsockets);
 	t->nnuma = uniq(t->numas, t->nnuma);
+	{
+		/* The launcher's hwloc writes the host's name into the root's infos. */
+		const char *hn = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h), "HostName");
+		snprintf(t->hostname, sizeof(t->hostname), "%s", hn ? hn : "");
+	}
 	*out = t;
 	ret = 0;
 out_h:
@@ -114,6 +119,7 @@ struct topo_msg {
 	int ret;
 	uint32_t npu, ncores, nsockets, nnuma;
 	char err[512];
+	char hostname[256];
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -160,6 +166,7 @@ static void __attribute__((noreturn)) child(int fd, const char *xmlpath)
 		m.ncores = t->ncores;
 		m.nsockets = t->nsockets;
 		m.nnuma = t->nnuma;
+		memcpy(m.hostname, t->hostname, sizeof(m.hostname));
 	}
 	if (write_all(fd, &m, sizeof(m)) < 0 ||
 	    (m.ret == 0 && (write_all(fd, t->pu, m.npu * sizeof(*t->pu)) < 0 ||
@@ -211,6 +218,8 @@ int topo__load(const char *xmlpath, struct topo **out, char *err, size_t errlen)
 			t->ncores = m.ncores;
 			t->nsockets = m.nsockets;
 			t->nnuma = m.nnuma;
+			memcpy(t->hostname, m.hostname, sizeof(t->hostname));
+			t->hostname[sizeof(t->hostname) - 1] = '\0';
 			ret = 0;
 		} else if (t && t->pu && t->sockets && t->numas) {
 			got = 0;   /* the child died half-way */

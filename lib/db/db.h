@@ -56,11 +56,13 @@ struct hc_db_label {
 struct hc_db_host {
 	uint64_t i;
 	char *id, *topology;   /* topology may be NULL */
+	char *name;            /* the host's name (topology HostName), NULL when absent */
 	int64_t pus, cores, sockets, numa;   /* -1 when absent */
 };
 
 struct hc_db_process {
 	uint64_t i, pid, ppid, gen, start_ns, threads, first_thread;
+	uint64_t rank;            /* MPI rank, 0 when absent (databases before MPI support) */
 	char *host, *exe, *log;   /* log may be NULL */
 };
 
@@ -69,6 +71,8 @@ struct hc_db_thread {
 	uint64_t index, process, pid, thread;
 	int64_t tid, creator, creation_context, period;
 	char *start_routine, *cpus, *sampler, *profile;
+	uint64_t rank;         /* MPI rank of its process, 0 in databases before the column */
+	char *host;            /* host name or id, "" in databases before the column */
 };
 
 struct hc_db_skipped { char *file, *reason; };
@@ -133,6 +137,7 @@ struct hc_db {
 	struct hc_db_skipped *skips;     size_t nskips;
 	struct hc_db_host *hosts;        size_t nhosts;
 	struct hc_db_process *procs;     size_t nprocs;
+	size_t nranks;                   /* distinct MPI ranks of the processes (>= 1) */
 	struct hc_db_matrix mat[HC_DB_LEVEL_COUNT][HC_DB_KIND_COUNT];
 	struct hc_db_label *labels[HC_DB_LEVEL_COUNT];   /* [thread] is NULL */
 	size_t nlabels[HC_DB_LEVEL_COUNT];

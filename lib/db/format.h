@@ -111,6 +111,10 @@ static inline const char *hc_db_sampler_name(int sampler)
 
 /* threads.csv: the header row, exactly (columns in this order). */
 #define HC_DB_THREADS_HEADER \
+	"index,process,pid,thread,tid,creator,start_routine,creation_context,cpus,sampler,period,profile," \
+	"rank,host"
+/* Databases written before the MPI columns (read as rank 0, host ""). */
+#define HC_DB_THREADS_HEADER_V1 \
 	"index,process,pid,thread,tid,creator,start_routine,creation_context,cpus,sampler,period,profile"
 
 /* experiment.xml metric table: metric i = 2 * base + (exclusive ? 1 : 0);

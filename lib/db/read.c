@@ -186,6 +186,12 @@ int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
 	ld.db = db;
 
 	rc = read__meta(&ld);
+	if (!rc) {
+		/* Processes are ordered by rank (threads.c): count the changes. */
+		db->nranks = 1;
+		for (size_t i = 1; i < db->nprocs; i++)
+			db->nranks += db->procs[i].rank != db->procs[i - 1].rank;
+	}
 	if (!rc)
 		rc = read__matrices(&ld);
 	if (!rc)
@@ -233,6 +239,7 @@ void hc_db_close(struct hc_db *db)
 	for (size_t i = 0; i < db->nhosts; i++) {
 		free(db->hosts[i].id);
 		free(db->hosts[i].topology);
+		free(db->hosts[i].name);
 	}
 	free(db->hosts);
 	for (size_t i = 0; i < db->nprocs; i++) {
@@ -260,6 +267,7 @@ void hc_db_close(struct hc_db *db)
 		free(t->cpus);
 		free(t->sampler);
 		free(t->profile);
+		free(t->host);
 	}
 	free(db->threads);
 	free(db->program);
@@ -387,7 +395,11 @@ char *hc_db_index_label(const struct hc_db *db, int level, uint32_t i, char *buf
 		const struct hc_db_thread *t = i < db->nthreads ? &db->threads[i] : NULL;
 		const char *name = !t ? "" : t->start_routine[0] ? t->start_routine :
 		                   t->thread == 0 ? "main" : "";
-		if (t && db->nprocs > 1)
+		if (t && db->nranks > 1)
+			/* "rank.thread name" (thread = its index within its process) */
+			snprintf(buf, sz, "%llu.%llu%s%s", (unsigned long long)t->rank,
+			         (unsigned long long)t->thread, name[0] ? " " : "", name);
+		else if (t && db->nprocs > 1)
 			snprintf(buf, sz, "%u %s%s@%llu", i, name, name[0] ? " " : "",
 			         (unsigned long long)t->pid);
 		else

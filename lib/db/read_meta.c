@@ -148,6 +148,8 @@ static int load_process(struct load *ld, struct xr *x)
 	if (!rc)
 		rc = xr__str(x, "host", &p->host);
 	if (!rc)
+		rc = xr__u64_opt(x, "rank", &p->rank, &(bool){ false });
+	if (!rc)
 		rc = xr__u64(x, "pid", &p->pid);
 	if (!rc)
 		rc = xr__u64(x, "ppid", &p->ppid);
@@ -180,6 +182,8 @@ static int load_host(struct load *ld, struct xr *x)
 		rc = xr__str(x, "id", &h->id);
 	if (!rc)
 		rc = xr__str_opt(x, "topology", &h->topology);
+	if (!rc)
+		rc = xr__str_opt(x, "name", &h->name);
 	if (!rc)
 		rc = xr__i64_opt(x, "pus", &h->pus);
 	if (!rc)

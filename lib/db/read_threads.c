@@ -10,11 +10,12 @@
 #include "db/internal.h"
 
 enum { C_INDEX, C_PROCESS, C_PID, C_THREAD, C_TID, C_CREATOR, C_START, C_CTX, C_CPUS,
-       C_SAMPLER, C_PERIOD, C_PROFILE, C_COUNT };
+       C_SAMPLER, C_PERIOD, C_PROFILE, C_RANK, C_HOST, C_COUNT };
+enum { C_COUNT_V1 = C_RANK };   /* before the MPI columns */
 
 static const char *const col_names[C_COUNT] = {
 	"index", "process", "pid", "thread", "tid", "creator", "start_routine",
-	"creation_context", "cpus", "sampler", "period", "profile" };
+	"creation_context", "cpus", "sampler", "period", "profile", "rank", "host" };
 
 static int req_u64(struct load *ld, struct csv *c, int col, uint64_t *v)
 {
@@ -39,13 +40,14 @@ static int opt_i64(struct load *ld, struct csv *c, int col, int64_t *v)
 	return 0;
 }
 
-static int load_row(struct load *ld, struct csv *c, struct hc_db_thread *t, size_t expect)
+static int load_row(struct load *ld, struct csv *c, struct hc_db_thread *t, size_t expect,
+                    int ncols)
 {
 	struct hc_db *db = ld->db;
 	int rc;
 
-	if (c->nf != C_COUNT)
-		return load__fail(ld, c->line, "%zu fields, expected %d", c->nf, C_COUNT);
+	if (c->nf != (size_t)ncols)
+		return load__fail(ld, c->line, "%zu fields, expected %d", c->nf, ncols);
 	rc = req_u64(ld, c, C_INDEX, &t->index);
 	if (!rc && t->index != expect)
 		rc = load__fail(ld, c->line, "thread index %llu, expected %zu (rows ordered by index)",
@@ -67,8 +69,17 @@ static int load_row(struct load *ld, struct csv *c, struct hc_db_thread *t, size
 		rc = opt_i64(ld, c, C_CTX, &t->creation_context);
 	if (!rc)
 		rc = opt_i64(ld, c, C_PERIOD, &t->period);
+	if (!rc && ncols > C_RANK)
+		rc = req_u64(ld, c, C_RANK, &t->rank);
+	if (!rc && ncols > C_RANK && t->rank != db->procs[t->process].rank)
+		rc = load__fail(ld, c->line, "rank %llu, but its process %llu has rank %llu",
+		                 (unsigned long long)t->rank, (unsigned long long)t->process,
+		                 (unsigned long long)db->procs[t->process].rank);
 	if (rc)
 		return rc;
+	t->host = load__strdup(ncols > C_HOST ? c->f[C_HOST] : "");
+	if (!t->host)
+		return -ENOMEM;
 	t->start_routine = load__strdup(c->f[C_START]);
 	t->cpus = load__strdup(c->f[C_CPUS]);
 	t->sampler = load__strdup(c->f[C_SAMPLER]);
@@ -83,7 +94,7 @@ int read__threads(struct load *ld)
 	struct hc_db *db = ld->db;
 	size_t n = db->mat[HC_DB_LEVEL_THREAD][HC_DB_KIND_ALL].n;
 	struct csv c;
-	int rc;
+	int rc, ncols = C_COUNT;
 
 	if ((rc = csv__open(&c, ld, HC_DB_THREADS)))
 		return rc;
@@ -104,7 +115,9 @@ int read__threads(struct load *ld)
 			strncat(header, k ? "," : "", sizeof(header) - strlen(header) - 1);
 			strncat(header, c.f[k], sizeof(header) - strlen(header) - 1);
 		}
-		if (strcmp(header, HC_DB_THREADS_HEADER)) {
+		if (strcmp(header, HC_DB_THREADS_HEADER_V1) == 0)
+			ncols = C_COUNT_V1;
+		else if (strcmp(header, HC_DB_THREADS_HEADER)) {
 			rc = load__fail(ld, c.line, "header is '%.120s', expected '%s'",
 			                 header, HC_DB_THREADS_HEADER);
 			goto out;
@@ -118,7 +131,7 @@ int read__threads(struct load *ld)
 		}
 		/* counted before it is filled so that close frees a partial row */
 		size_t t = db->nthreads++;
-		rc = load_row(ld, &c, &db->threads[t], t);
+		rc = load_row(ld, &c, &db->threads[t], t, ncols);
 		if (rc)
 			goto out;
 	}

@@ -33,7 +33,7 @@
 #define L_TH_TLS_LO       72
 #define L_TH_TLS_HI       80
 #define L_TH_START_LM     88
-#define L_TH_RESERVED     92
+#define L_TH_RANK         92
 #define L_TH_START_OFF    96
 #define L_TH_EXE          104
 #define L_TH_EXE_LEN      256

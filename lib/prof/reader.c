@@ -127,7 +127,7 @@ static void decode_thread(const uint8_t *t, struct hc_prof_thread *th)
 	th->tls_lo = le_get64(t + L_TH_TLS_LO);
 	th->tls_hi = le_get64(t + L_TH_TLS_HI);
 	th->start_lm = le_get32(t + L_TH_START_LM);
-	th->reserved = le_get32(t + L_TH_RESERVED);
+	th->rank = le_get32(t + L_TH_RANK);
 	th->start_off = le_get64(t + L_TH_START_OFF);
 	memcpy(th->exe, t + L_TH_EXE, L_TH_EXE_LEN);
 }

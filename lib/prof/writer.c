@@ -134,6 +134,7 @@ int hc_prof_writer_init(struct hc_prof_writer *w, int fd, void *buf, size_t cap,
 	le_put64(t + L_TH_TLS_LO, th->tls_lo);
 	le_put64(t + L_TH_TLS_HI, th->tls_hi);
 	le_put32(t + L_TH_START_LM, th->start_lm);
+	le_put32(t + L_TH_RANK, th->rank);
 	le_put64(t + L_TH_START_OFF, th->start_off);
 	memcpy(t + L_TH_EXE, th->exe, strlen(th->exe));
 	return 0;

@@ -27,6 +27,7 @@
 #include "runtime/loadmap.h"
 #include "runtime/alloc/ownheap.h"
 #include "support/fmt.h"
+#include "support/mpienv.h"
 
 struct hc_runtime hc_rt;
 __thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec")));
@@ -349,8 +350,8 @@ static void open_log(void)
 	struct stat st;
 	int fd;
 
-	hc_fmt(path, sizeof path, "%s/%s-000000-%08x-%u-%u.log", hc_rt.opt.dir, hc_rt.exe,
-	       hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen);
+	hc_fmt(path, sizeof path, "%s/%s-%06u-%08x-%u-%u.log", hc_rt.opt.dir, hc_rt.exe,
+	       hc_rt.rank, hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		rt__fatal("cannot create the log %s: %s", path, strerror(errno));
@@ -452,6 +453,14 @@ static void process_init(bool after_fork)
 	}
 	hc_rt.pid = (uint32_t)getpid();
 	hc_rt.hostid = hc_rt.opt.have_hostid ? hc_rt.opt.hostid : (uint32_t)gethostid();
+	{
+		/* The MPI rank, from the launcher's environment (an exec'ed child
+		   keeps its parent's: the same variables). */
+		struct hc_mpienv me;
+		hc_mpienv_read(&me, NULL);
+		hc_rt.rank = me.rank;
+		hc_rt.rank_var = me.rank_var;
+	}
 	if (mkdir(hc_rt.opt.dir, 0700) == 0)
 		chmod(hc_rt.opt.dir, hc_rt.opt.dir_mode);   /* exactly the mode asked, not umask's */
 	else if (errno != EEXIST)
@@ -520,6 +529,8 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.probes = 8;
 	hc_rt.dcfg.publish_loads = kind == HC_SAMPLER_SOFT && hc_rt.opt.publish_loads;
 	hc_rt.dcfg.load_window = RT_STEP_RECENT * hc_rt.opt.period;
+	if (hc_rt.rank_var)
+		rt__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	rt__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
 	        (unsigned long long)hc_rt.bb.expiry,
 	        kind == HC_SAMPLER_PEBS ? " (2 x P events at an assumed 1 event/ns)" :

@@ -117,8 +117,10 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 		to_lm(t->id.start_fn, &th.start_lm, &th.start_off, mods, nmods);
 	hc_fmt(th.exe, sizeof th.exe, "%s", hc_rt.exe_path);
 
-	hc_fmt(path, sizeof path, "%s/%s-000000-%03u-%08x-%u-%u.%s", hc_rt.opt.dir, hc_rt.exe,
-	       t->id.index, hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen, HC_PROF_SUFFIX);
+	th.rank = hc_rt.rank;
+
+	hc_fmt(path, sizeof path, "%s/%s-%06u-%03u-%08x-%u-%u.%s", hc_rt.opt.dir, hc_rt.exe,
+	       hc_rt.rank, t->id.index, hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen, HC_PROF_SUFFIX);
 	hc_fmt(tmp, sizeof tmp, "%s.tmp", path);
 	/* The fd comes out of the runtime's budget (fds.c) when it can; if the
 	   budget is used up, at most WRITES_BORROWED writes at a time borrow one

@@ -245,6 +245,8 @@ struct hc_runtime {
 	int      nwatch;             /* watchpoints per thread actually used */
 	int      have_fsgsbase;
 	uint32_t hostid;
+	uint32_t rank;               /* MPI rank from the launcher's environment, 0 (doc/mpi.md) */
+	const char *rank_var;        /* the variable it came from, NULL outside MPI */
 	uint32_t pid;
 	char     exe[256];           /* basename */
 	char     exe_path[PATH_MAX];

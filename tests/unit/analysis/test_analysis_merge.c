@@ -138,6 +138,9 @@ static void check_matrices(const char *db)
 	check_cells(db, "numa-false.csv", 2, sock_false, 1);
 }
 
+/* rank 0 (no MPI), the host by id (no topology in the fixture) */
+#define HOST ",0,0a0b0c0d"
+
 static void check_threads(const char *db, char **paths)
 {
 	char *path = fx_join(db, HC_DB_THREADS), *text = fx_read(path, NULL), *line, *save = NULL;
@@ -145,17 +148,17 @@ static void check_threads(const char *db, char **paths)
 	int i = 0;
 
 	/* paths: A.T0, A.T1, A.T2, B.T0, B.T1, C.T0, C.T1 */
-	snprintf(expect[0], 1024, "0,0,2000,0,2000,,,,3,soft,%u,%s", SC_PERIOD, paths[3]);
-	snprintf(expect[1], 1024, "1,0,2000,1,2001,0,[libfoo.so+0x2500],%%,3,soft,%u,%s", SC_PERIOD,
+	snprintf(expect[0], 1024, "0,0,2000,0,2000,,,,3,soft,%u,%s" HOST, SC_PERIOD, paths[3]);
+	snprintf(expect[1], 1024, "1,0,2000,1,2001,0,[libfoo.so+0x2500],%%,3,soft,%u,%s" HOST, SC_PERIOD,
 	         paths[4]);
-	snprintf(expect[2], 1024, "2,0,2000,5,,,,,,,,");
-	snprintf(expect[3], 1024, "3,1,1000,0,1000,,,,0-1,soft,%u,%s", SC_PERIOD, paths[0]);
-	snprintf(expect[4], 1024, "4,1,1000,1,1001,3,[libfoo.so+0x2500],%%,1,soft,%u,%s", SC_PERIOD,
+	snprintf(expect[2], 1024, "2,0,2000,5,,,,,,,," HOST);
+	snprintf(expect[3], 1024, "3,1,1000,0,1000,,,,0-1,soft,%u,%s" HOST, SC_PERIOD, paths[0]);
+	snprintf(expect[4], 1024, "4,1,1000,1,1001,3,[libfoo.so+0x2500],%%,1,soft,%u,%s" HOST, SC_PERIOD,
 	         paths[1]);
-	snprintf(expect[5], 1024, "5,1,1000,2,1002,3,[libfoo.so+0x2500],%%,2-3,soft,%u,%s", SC_PERIOD,
+	snprintf(expect[5], 1024, "5,1,1000,2,1002,3,[libfoo.so+0x2500],%%,2-3,soft,%u,%s" HOST, SC_PERIOD,
 	         paths[2]);
-	snprintf(expect[6], 1024, "6,2,3000,0,3000,,,,1,soft,%u,%s", SC_PERIOD, paths[5]);
-	snprintf(expect[7], 1024, "7,2,3000,1,3001,6,[libfoo.so+0x2500],%%,0,soft,%u,%s", SC_PERIOD,
+	snprintf(expect[6], 1024, "6,2,3000,0,3000,,,,1,soft,%u,%s" ",0,11111111", SC_PERIOD, paths[5]);
+	snprintf(expect[7], 1024, "7,2,3000,1,3001,6,[libfoo.so+0x2500],%%,0,soft,%u,%s" ",0,11111111", SC_PERIOD,
 	         paths[6]);
 	CHECK(text != NULL);
 	if (!text)
@@ -202,9 +205,9 @@ static void check_meta(const char *db)
 		CHECK(strstr(text, "<Host i=\"0\" id=\"0a0b0c0d\" topology=") != NULL);
 		CHECK(strstr(text, "pus=\"4\" cores=\"4\" sockets=\"2\" numa=\"2\"") != NULL);
 		CHECK(strstr(text, "<Host i=\"1\" id=\"11111111\"/>") != NULL);
-		CHECK(strstr(text, "<Process i=\"0\" host=\"0a0b0c0d\" pid=\"2000\"") != NULL);
+		CHECK(strstr(text, "<Process i=\"0\" host=\"0a0b0c0d\" rank=\"0\" pid=\"2000\"") != NULL);
 		CHECK(strstr(text, "threads=\"3\" first-thread=\"0\"") != NULL);
-		CHECK(strstr(text, "<Process i=\"2\" host=\"11111111\" pid=\"3000\"") != NULL);
+		CHECK(strstr(text, "<Process i=\"2\" host=\"11111111\" rank=\"0\" pid=\"3000\"") != NULL);
 		CHECK(strstr(text, "first-thread=\"3\" log=\"") != NULL);   /* process A */
 		CHECK(strstr(text, "app-000000-0a0b0c0d-1000-0.log\"/>") != NULL);
 		CHECK_EQ_U64(fx_count(text, " log=\""), 1);

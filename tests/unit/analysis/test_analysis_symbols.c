@@ -272,7 +272,7 @@ static void check_pipeline(const char *self, uintptr_t bias, uint64_t ret_off, u
 	/* threads.csv: thread 0 (known from the creator field only), thread 1
 	   started at pie_leaf. */
 	CHECK(text && strstr(text, "\n1,0,77,1,78,0,pie_leaf,,,pebs,10000,") != NULL);
-	CHECK(text && strstr(text, "\n0,0,77,0,,,,,,,,\n") != NULL);
+	CHECK(text && strstr(text, "\n0,0,77,0,,,,,,,,,0,00000001\n") != NULL);
 	CHECK(text && strstr(text, "\n2,0,77,2,79,0,pie_leaf,,,pebs,10000,") != NULL);
 	free(id_outer);
 	free(id_inl);
