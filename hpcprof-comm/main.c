@@ -39,6 +39,8 @@ static void usage(FILE *f)
 	      "                    most profiles. Units are never mixed in one database.\n"
 	      "      --dense-max=N matrices of at most N rows are written as N×N CSV, larger\n"
 	      "                    ones in the sparse form (default 1024)\n"
+	      "      --window=MS   phase windows of MS milliseconds (decimals allowed;\n"
+	      "                    default: the run cut into about 20 windows)\n"
 	      "  -q, --quiet       print only errors (no summary, no progress)\n"
 	      "  -h, --help        this help\n"
 	      "  -V, --version     version\n"
@@ -101,6 +103,7 @@ int main(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "dense-max", required_argument, NULL, 'd' },
+		{ "window", required_argument, NULL, 'w' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -155,6 +158,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'w': {
+			char *end = NULL;
+			double ms = strtod(optarg, &end);
+			if (!end || end == optarg || *end || !(ms >= 0.001) || ms > 1e9) {
+				fprintf(stderr, "hpcprof-comm: --window wants milliseconds from 0.001 to "
+				        "1e9, not '%s'\n", optarg);
+				return 2;
+			}
+			o.window_ns = (uint64_t)(ms * 1e6 + 0.5);
+			break;
+		}
 		case 'q':
 			quiet = true;
 			break;

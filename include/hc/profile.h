@@ -30,6 +30,7 @@ enum hc_prof_section {
 	HC_SEC_COUNTERS = HC_TAG('C', 'N', 'T', 'R'),
 	HC_SEC_ALLOCS   = HC_TAG('A', 'L', 'O', 'C'),
 	HC_SEC_OBJECTS  = HC_TAG('O', 'B', 'J', 'S'),
+	HC_SEC_PNODES   = HC_TAG('P', 'N', 'O', 'D'),   /* optional; readers before it skip it */
 	HC_SEC_END      = HC_TAG('E', 'N', 'D', ' '),
 };
 
@@ -118,6 +119,18 @@ struct hc_prof_object {
 	uint32_t reserved;
 };
 
+/* The NUMA nodes of the pages holding an event's two addresses, looked up
+   by the runtime when it recorded the event (doc/profile-format.md "PNOD",
+   doc/runtime.md "NUMA"). Records are sorted by event, at most one per
+   event; an event with neither node known has none. */
+#define HC_PNODE_MAX 4095        /* largest node number accepted */
+struct hc_prof_pnode {
+	uint32_t event;         /* index in this file's EVNT section */
+	int32_t  node;          /* node of addr's page, -1 unknown */
+	int32_t  peer_node;     /* node of peer_addr's page, -1 unknown */
+	uint32_t reserved;
+};
+
 /* One named counter (samples taken, dropped..., see doc/profile-format.md). */
 struct hc_prof_counter {
 	char     name[40];      /* NUL-terminated */
@@ -149,6 +162,8 @@ int hc_prof_put_alloc(struct hc_prof_writer *w, const struct hc_prof_alloc *a);
 /* Records must come sorted by (event, side), one per pair, size > 0. */
 int hc_prof_put_object(struct hc_prof_writer *w, const struct hc_prof_object *o);
 int hc_prof_put_counter(struct hc_prof_writer *w, const char *name, uint64_t value);
+/* Records must come sorted by event, one per event, nodes in -1..HC_PNODE_MAX. */
+int hc_prof_put_pnode(struct hc_prof_writer *w, const struct hc_prof_pnode *n);
 int hc_prof_section_end(struct hc_prof_writer *w);
 /* Write the END section (with the CRC) and flush. Does not close fd. */
 int hc_prof_writer_finish(struct hc_prof_writer *w);
@@ -180,6 +195,10 @@ void hc_prof_object(const struct hc_prof *p, size_t i, struct hc_prof_object *ou
 bool hc_prof_object_find(const struct hc_prof *p, uint32_t event, uint32_t side,
                          struct hc_prof_object *out);
 void hc_prof_counter(const struct hc_prof *p, size_t i, struct hc_prof_counter *out);
+size_t hc_prof_npnodes(const struct hc_prof *p);
+/* The page-node record of an event by binary search: true and *out filled
+   if there is one (else *out = { event, -1, -1 }). */
+bool hc_prof_pnode_find(const struct hc_prof *p, uint32_t event, struct hc_prof_pnode *out);
 /* Counter by name, 0 if absent. */
 uint64_t hc_prof_counter_value(const struct hc_prof *p, const char *name);
 

@@ -17,6 +17,7 @@
 
 #include "analysis/internal.h"
 #include "analysis/objects.h"
+#include "analysis/views.h"
 #include "support/log.h"
 
 void an__warn(struct an *an, const char *fmt, ...)
@@ -166,6 +167,10 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 		ret = objects__write(an, objs, dir, err, errlen);
 	if (!ret)
 		ret = objects__summary(an, objs, dir, text, err, errlen);
+	if (!ret && an->views)
+		ret = views__write(an, an->views, dir, err, errlen);
+	if (!ret && an->views)
+		ret = views__summary(an, an->views, dir, text, err, errlen);
 	return ret;
 }
 
@@ -276,10 +281,16 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "pairs+matrix");
-	ret = objects__build(&an, &objs);
+	ret = views__init(&an, o->window_ns, &an.views);
+	if (!ret)
+		ret = objects__build(&an, &objs);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "objects");
+	ret = views__finish(&an, an.views, objs);
+	if (ret)
+		goto out_nomem;
+	phase_end(&ph, "views");
 	ret = write_all(&an, &lv, pairs, npairs, objs, stage, &text, err, errlen);
 	if (ret)
 		goto out;
@@ -325,6 +336,7 @@ out:
 	free(pairs);
 	objects__free(objs);
 	matrix__free(&lv);
+	views__free(an.views);
 	an_free(&an);
 	return ret;
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define HC_ANALYSIS_DEFAULT_TOP 10u
@@ -29,6 +30,7 @@ struct hc_analysis_opts {
 	unsigned top;               /* summary rows / code pairs per context, 0 = default */
 	unsigned dense_max;         /* largest matrix dimension written dense, 0 = default */
 	int unit;                   /* enum hc_unit to keep, -1 = the majority's */
+	uint64_t window_ns;         /* phase windows (doc/hpcprof-comm.md "Phases"), 0 = about 20 */
 	FILE *diag;                 /* skipped files and warnings, NULL = silent */
 	FILE *summary;              /* where to print summary.txt too, NULL = nowhere */
 	/* Called from the calling thread only, at most ~10 times a second while

@@ -363,6 +363,7 @@ struct an {
 	struct view view;
 	struct an_warn *warns;
 	uint32_t nwarns, warncap;
+	struct views *views;        /* phases and locality (views.h), fed by the object pass */
 };
 
 void an__warn(struct an *an, const char *fmt, ...) HC_PRINTF(2, 3);

@@ -27,6 +27,7 @@
 
 #include "analysis/internal.h"
 #include "analysis/objects.h"
+#include "analysis/views.h"
 
 enum okind { OK_STATIC = 0, OK_HEAP, OK_STACK, OK_TLS, OK_UNKNOWN };
 static const char *const kind_name[] = { "static", "heap", "stack", "tls", "unknown" };
@@ -499,6 +500,7 @@ struct pctx {
 	size_t nmods;
 	struct range *ranges;
 	uint32_t nranges;
+	struct views_worker *vw;    /* phases and locality (views.h) */
 };
 
 /* The __thread variable of thread tp at addr: x86-64 static TLS (variant
@@ -738,6 +740,9 @@ static int profile_events(struct pctx *c)
 			ret = touch(c->ob, a.field, g, wt, wf, true);
 		if (!ret)
 			ret = touch(c->ob, b.field, gp, wt, wf, b.field != a.field);
+		if (!ret)
+			ret = views__event(c->vw, an, p, c->hp, (uint32_t)i, &ev, g, gp,
+			                   &c->ob->index.keys[a.obj], &c->ob->index.keys[b.obj], wt, wf);
 	}
 	free(c->mods);
 	c->mods = NULL;
@@ -830,7 +835,8 @@ static void build_main(void *arg, unsigned id)
 	if (strtab__init(&mc.paths))
 		ret = -ENOMEM;
 	while (!ret) {
-		struct pctx c = { .an = an, .ob = b->wob[id], .mc = &mc };
+		struct pctx c = { .an = an, .ob = b->wob[id], .mc = &mc,
+		                  .vw = views__worker(an->views, id) };
 		struct hc_prof *hp;
 		char err[1024];
 
@@ -987,6 +993,22 @@ out:
 	free(b.nranges);
 	objects__free(ob);
 	return ret;
+}
+
+uint32_t objects__count(const struct objects *ob)
+{
+	return ob ? ob->index.n : 0;
+}
+
+void objects__ranked(const struct objects *ob, uint32_t r, uint64_t key[3], const char **name)
+{
+	const struct hkey *k = &ob->index.keys[ob->rank[r]];
+
+	key[0] = k->a;
+	key[1] = k->b;
+	key[2] = k->c;
+	if (name)
+		*name = ob->o[ob->rank[r]].name;
 }
 
 /* ---------------- output ---------------- */

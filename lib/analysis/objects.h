@@ -68,6 +68,10 @@ struct objects;
    -ENOMEM. */
 int objects__build(struct an *an, struct objects **out);
 void objects__free(struct objects *ob);
+/* How many objects; the identity key (kind, a, b) and name of the object
+   with objects.xml index r (views.h keys its sums by identity). */
+uint32_t objects__count(const struct objects *ob);
+void objects__ranked(const struct objects *ob, uint32_t r, uint64_t key[3], const char **name);
 /* objects.xml and objects.csv into dir. */
 int objects__write(struct an *an, const struct objects *ob, const char *dir, char *err,
                    size_t errlen);

@@ -23,6 +23,8 @@
 #define HC_DB_SUMMARY     "summary.txt"     /* the terminal summary */
 #define HC_DB_MATRICES    "matrices"        /* <level>-<kind>.csv */
 #define HC_DB_OBJECTS     "objects.xml"     /* data objects (written by a later version) */
+#define HC_DB_PHASES      "phases.xml"      /* phases over time (optional) */
+#define HC_DB_LOCALITY    "locality.xml"    /* NUMA locality per object (optional) */
 
 /* First line of a matrix file in the sparse form (<Matrix format="sparse">):
    then "i,j,v" per non-zero upper-triangle cell, i < j, sorted by (i, j). */

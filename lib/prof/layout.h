@@ -100,6 +100,13 @@
 #define L_OB_RESERVED   36
 #define L_OB_SIZE       40
 
+/* PNOD record (struct hc_prof_pnode). */
+#define L_PN_EVENT      0
+#define L_PN_NODE       4
+#define L_PN_PEER_NODE  8
+#define L_PN_RESERVED   12
+#define L_PN_SIZE       16
+
 /* CNTR record (struct hc_prof_counter). */
 #define L_CN_NAME       0
 #define L_CN_NAME_LEN   40

@@ -38,7 +38,7 @@ struct hc_prof {
 	const uint8_t *map;
 	size_t size;
 	struct hc_prof_thread th;
-	struct section mod, node, ev, al, ob, cn;
+	struct section mod, node, ev, al, ob, cn, pn;
 };
 
 struct ctx {
@@ -213,6 +213,7 @@ static int walk_sections(const struct ctx *c, struct hc_prof *p, uint32_t hs)
 		case HC_SEC_ALLOCS:   sec = &p->al;   want = L_AL_SIZE;   break;
 		case HC_SEC_OBJECTS:  sec = &p->ob;   want = L_OB_SIZE;   break;
 		case HC_SEC_COUNTERS: sec = &p->cn;   want = L_CN_SIZE;   break;
+		case HC_SEC_PNODES:   sec = &p->pn;   want = L_PN_SIZE;   break;
 		case HC_SEC_END:
 			return fail(c, off, "expected the END section to be last, found it %llu "
 			            "bytes before the end of the file",
@@ -358,6 +359,23 @@ static int check_records(const struct ctx *c, const struct hc_prof *p)
 			return fail(c, o + L_OB_BASE, "expected a block [0x%llx, +%llu) holding event %u's "
 			            "%s 0x%llx", (unsigned long long)base, (unsigned long long)size, ev,
 			            side ? "peer_addr" : "addr", (unsigned long long)addr);
+	}
+
+	for (i = 0; i < p->pn.count; i++) {
+		const uint8_t *r = p->pn.p + i * L_PN_SIZE;
+		uint64_t o = p->pn.off + i * L_PN_SIZE;
+		uint32_t ev = le_get32(r + L_PN_EVENT);
+		int32_t a = (int32_t)le_get32(r + L_PN_NODE), b = (int32_t)le_get32(r + L_PN_PEER_NODE);
+
+		if (ev >= p->ev.count)
+			return fail(c, o + L_PN_EVENT, "expected page-node record %llu's event below %llu, "
+			            "found %u", (unsigned long long)i, (unsigned long long)p->ev.count, ev);
+		if (i > 0 && ev <= le_get32(r - L_PN_SIZE + L_PN_EVENT))
+			return fail(c, o + L_PN_EVENT, "expected page-node records sorted by event, one "
+			            "per event, found %u after %u", ev, le_get32(r - L_PN_SIZE + L_PN_EVENT));
+		if (a < -1 || a > HC_PNODE_MAX || b < -1 || b > HC_PNODE_MAX)
+			return fail(c, o + L_PN_NODE, "expected NUMA nodes in -1..%d, found %d and %d",
+			            HC_PNODE_MAX, a, b);
 	}
 
 	for (i = 0; i < p->cn.count; i++) {
@@ -578,6 +596,33 @@ bool hc_prof_object_find(const struct hc_prof *p, uint32_t event, uint32_t side,
 			hi = mid;
 	}
 	memset(out, 0, sizeof(*out));
+	return false;
+}
+
+size_t hc_prof_npnodes(const struct hc_prof *p) { return (size_t)p->pn.count; }
+
+bool hc_prof_pnode_find(const struct hc_prof *p, uint32_t event, struct hc_prof_pnode *out)
+{
+	uint64_t lo = 0, hi = p->pn.count;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const uint8_t *r = p->pn.p + mid * L_PN_SIZE;
+		uint32_t k = le_get32(r + L_PN_EVENT);
+
+		if (k == event) {
+			out->event = k;
+			out->node = (int32_t)le_get32(r + L_PN_NODE);
+			out->peer_node = (int32_t)le_get32(r + L_PN_PEER_NODE);
+			out->reserved = 0;
+			return true;
+		}
+		if (k < event)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*out = (struct hc_prof_pnode){ event, -1, -1, 0 };
 	return false;
 }
 

@@ -84,6 +84,7 @@ static uint32_t record_size(uint32_t tag)
 	case HC_SEC_COUNTERS: return L_CN_SIZE;
 	case HC_SEC_ALLOCS:   return L_AL_SIZE;
 	case HC_SEC_OBJECTS:  return L_OB_SIZE;
+	case HC_SEC_PNODES:   return L_PN_SIZE;
 	case HC_SEC_END:      return L_END_SIZE;
 	default:              return 0;
 	}
@@ -275,6 +276,28 @@ int hc_prof_put_object(struct hc_prof_writer *w, const struct hc_prof_object *o)
 	le_put32(r + L_OB_CTX, o->ctx);
 	le_put32(r + L_OB_KIND, o->kind);
 	w->last_key = key;
+	w->sec_count++;
+	return 0;
+}
+
+int hc_prof_put_pnode(struct hc_prof_writer *w, const struct hc_prof_pnode *n)
+{
+	uint8_t *r;
+	int err = check_put(w, HC_SEC_PNODES);
+
+	if (err)
+		return err;
+	if ((uint64_t)n->event + 1 <= w->last_key || n->node < -1 || n->node > HC_PNODE_MAX ||
+	    n->peer_node < -1 || n->peer_node > HC_PNODE_MAX)
+		return -EINVAL;
+	r = reserve(w, L_PN_SIZE);
+	if (!r)
+		return w->err;
+	le_put32(r + L_PN_EVENT, n->event);
+	le_put32(r + L_PN_NODE, (uint32_t)n->node);
+	le_put32(r + L_PN_PEER_NODE, (uint32_t)n->peer_node);
+	le_put32(r + L_PN_RESERVED, 0);
+	w->last_key = (uint64_t)n->event + 1;
 	w->sec_count++;
 	return 0;
 }

@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* phases.c — how the communication pattern changes over the run
+   (doc/hpcprof-comm.md "Phases", doc/database-format.md "phases.xml").
+
+   Time: every event carries its CLOCK_MONOTONIC time; it is measured from
+   the origin of its host (the earliest thread start there), so processes of
+   one host share one clock and different hosts are aligned at their starts.
+   The span (latest thread end minus its host's origin) is cut into windows
+   of equal width: VIEWS_AUTO_WINDOWS of them, or the --window width.
+
+   Phases: each window's thread matrix (all = true + false) is a sparse
+   vector; two vectors are alike by the Bhattacharyya coefficient of their
+   normalised forms, sum_ij sqrt(a_ij/|a| * b_ij/|b|) — 1 for the same
+   shape at any volume, 0 for disjoint pairs, and forgiving to the sampling
+   noise in how volume is split among the same pairs ((0.8, 0.2) and
+   (0.4, 0.6) are 0.92 alike; a plain histogram intersection says 0.6). Windows are taken in time order: one joins the
+   current phase when its vector and the phase's sum so far are at least
+   VIEWS_SIMILAR alike, else it starts a phase; a quiet window (below
+   VIEWS_QUIET of the busiest) always joins the current phase. Then a phase
+   of a single busy window that is at least VIEWS_MIX alike to a neighbour
+   joins the most alike one (a window that straddles a change is a mixture
+   of both sides, and a mixture a:1-a is sqrt(a) and sqrt(1-a) alike to
+   them: at least 0.71 to one),
+   and adjacent phases that have become alike are merged. No signal
+   context. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/views.h"
+#include "analysis/objects.h"
+
+struct views_worker {
+	struct agg cells;           /* (window, i, j), i < j -> (true, false) */
+	struct agg objs;            /* (window | kind << 32, a, b) -> (true, false) */
+};
+
+struct vphase {
+	uint32_t first, last;       /* windows */
+	uint64_t t, f;
+	uint32_t pi, pj;            /* top pair, HC_NONE */
+	uint64_t pv;
+	uint32_t obj;               /* objects.xml index of the top object, HC_NONE */
+	uint64_t ov;
+	struct mcell *cell;         /* sorted by (i, j) */
+	uint32_t ncell;
+};
+
+struct vline {
+	uint32_t i, j;              /* pair, or object (i) with j = HC_NONE */
+};
+
+struct views {
+	struct an *an;
+	uint64_t width, span;
+	uint32_t nwin;
+	uint64_t *origin;           /* per host */
+	unsigned nw;
+	struct views_worker *w;
+	struct numa *numa;
+	const struct objects *ob;
+
+	/* after views__finish */
+	uint64_t (*wvol)[2];        /* per window */
+	uint32_t *wphase;
+	struct vphase *ph;
+	uint32_t nph;
+	struct vline line[2 * VIEWS_TIMELINE_TOP];
+	uint32_t nline;
+	uint64_t *lval;             /* nwin × nline: all volume of each line per window */
+};
+
+/* ---------------- similarity and the phase rule ---------------- */
+
+double views__similarity(const struct vcell *a, uint32_t na, const struct vcell *b, uint32_t nb)
+{
+	long double sa = 0, sb = 0, s = 0;
+	uint32_t x = 0, y = 0;
+
+	for (x = 0; x < na; x++)
+		sa += a[x].v;
+	for (y = 0; y < nb; y++)
+		sb += b[y].v;
+	if (sa == 0 && sb == 0)
+		return 1.0;
+	if (sa == 0 || sb == 0)
+		return 0.0;
+	x = y = 0;
+	while (x < na && y < nb) {
+		if (a[x].key < b[y].key) {
+			x++;
+		} else if (a[x].key > b[y].key) {
+			y++;
+		} else {
+			s += sqrtl((long double)a[x].v / sa * ((long double)b[y].v / sb));
+			x++;
+			y++;
+		}
+	}
+	return (double)s;
+}
+
+/* dst = a + b (sorted sparse vectors); malloc'd. */
+static int vec_add(const struct vcell *a, uint32_t na, const struct vcell *b, uint32_t nb,
+                   struct vcell **dst, uint32_t *nd)
+{
+	struct vcell *d = malloc(((size_t)na + nb + 1) * sizeof(*d));
+	uint32_t x = 0, y = 0, n = 0;
+
+	if (!d)
+		return -ENOMEM;
+	while (x < na || y < nb) {
+		if (y >= nb || (x < na && a[x].key < b[y].key))
+			d[n++] = a[x++];
+		else if (x >= na || b[y].key < a[x].key)
+			d[n++] = b[y++];
+		else {
+			d[n] = a[x++];
+			d[n++].v += b[y++].v;
+		}
+	}
+	*dst = d;
+	*nd = n;
+	return 0;
+}
+
+struct seg {
+	struct vcell *v;
+	uint32_t n;
+	uint32_t first, last;
+	uint32_t busy;              /* busy windows in it */
+};
+
+static void segs_free(struct seg *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		free(s[i].v);
+	free(s);
+}
+
+/* Merge segment k + 1 into k and close the gap. */
+static int seg_join(struct seg *s, uint32_t *n, uint32_t k)
+{
+	struct vcell *v;
+	uint32_t nv;
+
+	if (vec_add(s[k].v, s[k].n, s[k + 1].v, s[k + 1].n, &v, &nv))
+		return -ENOMEM;
+	free(s[k].v);
+	free(s[k + 1].v);
+	s[k].v = v;
+	s[k].n = nv;
+	s[k].last = s[k + 1].last;
+	s[k].busy += s[k + 1].busy;
+	memmove(&s[k + 1], &s[k + 2], (*n - k - 2) * sizeof(*s));
+	(*n)--;
+	return 0;
+}
+
+int views__segment(const struct vcell *const *win, const uint32_t *nwc, uint32_t nwin,
+                   uint32_t *phase, uint32_t *nphases)
+{
+	struct seg *s = calloc(nwin ? nwin : 1, sizeof(*s));
+	uint64_t maxv = 0, q;
+	uint32_t n = 0, w, k;
+	bool changed;
+	int ret = -ENOMEM;
+
+	if (!s)
+		return -ENOMEM;
+	for (w = 0; w < nwin; w++) {
+		uint64_t v = 0;
+		for (k = 0; k < nwc[w]; k++)
+			v += win[w][k].v;
+		if (v > maxv)
+			maxv = v;
+	}
+	q = (uint64_t)ceil(VIEWS_QUIET * (double)maxv);
+	for (w = 0; w < nwin; w++) {
+		uint64_t v = 0;
+		bool quiet;
+
+		for (k = 0; k < nwc[w]; k++)
+			v += win[w][k].v;
+		quiet = v < q || v == 0;
+		if (n && (quiet || views__similarity(s[n - 1].v, s[n - 1].n, win[w], nwc[w]) >=
+		                   VIEWS_SIMILAR)) {
+			struct vcell *nv;
+			uint32_t nn;
+			if (vec_add(s[n - 1].v, s[n - 1].n, win[w], nwc[w], &nv, &nn))
+				goto out;
+			free(s[n - 1].v);
+			s[n - 1].v = nv;
+			s[n - 1].n = nn;
+			s[n - 1].last = w;
+			s[n - 1].busy += !quiet;
+			continue;
+		}
+		if (n == 1 && !s[0].busy) {
+			/* Quiet windows before the first busy one open the first phase. */
+			struct vcell *nv;
+			uint32_t nn;
+			if (vec_add(s[0].v, s[0].n, win[w], nwc[w], &nv, &nn))
+				goto out;
+			free(s[0].v);
+			s[0].v = nv;
+			s[0].n = nn;
+			s[0].last = w;
+			s[0].busy = 1;
+			continue;
+		}
+		if (vec_add(win[w], nwc[w], NULL, 0, &s[n].v, &s[n].n))
+			goto out;
+		s[n].first = s[n].last = w;
+		s[n].busy = !quiet;
+		n++;
+	}
+	/* One-window mixtures join their most alike neighbour; then alike
+	   neighbours merge; until nothing changes. */
+	do {
+		changed = false;
+		for (k = 0; k < n && n > 1; k++) {
+			double l = -1, r = -1;
+			if (s[k].busy != 1)
+				continue;
+			if (k > 0)
+				l = views__similarity(s[k - 1].v, s[k - 1].n, s[k].v, s[k].n);
+			if (k + 1 < n)
+				r = views__similarity(s[k + 1].v, s[k + 1].n, s[k].v, s[k].n);
+			if (l < VIEWS_MIX && r < VIEWS_MIX)
+				continue;
+			if ((ret = seg_join(s, &n, l >= r ? k - 1 : k)))
+				goto out;
+			ret = -ENOMEM;
+			changed = true;
+			break;
+		}
+		for (k = 0; !changed && k + 1 < n; k++)
+			if (views__similarity(s[k].v, s[k].n, s[k + 1].v, s[k + 1].n) >= VIEWS_SIMILAR) {
+				if ((ret = seg_join(s, &n, k)))
+					goto out;
+				ret = -ENOMEM;
+				changed = true;
+			}
+	} while (changed);
+	for (k = 0; k < n; k++)
+		for (w = s[k].first; w <= s[k].last; w++)
+			phase[w] = k;
+	*nphases = n;
+	ret = 0;
+out:
+	segs_free(s, n);
+	return ret;
+}
+
+/* ---------------- accumulation ---------------- */
+
+int views__init(struct an *an, uint64_t window_ns, struct views **out)
+{
+	struct views *v = calloc(1, sizeof(*v));
+	uint64_t *end;
+	uint32_t i;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!v)
+		return -ENOMEM;
+	v->an = an;
+	v->nw = an->nworkers ? an->nworkers : 1;
+	v->origin = calloc(an->nhosts ? an->nhosts : 1, sizeof(*v->origin));
+	end = calloc(an->nhosts ? an->nhosts : 1, sizeof(*end));
+	v->w = calloc(v->nw, sizeof(*v->w));
+	if (!v->origin || !end || !v->w)
+		goto out;
+	for (i = 0; i < an->nhosts; i++)
+		v->origin[i] = UINT64_MAX;
+	for (i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+		if (p->status != AN_OK)
+			continue;
+		if (p->th.start_ns < v->origin[p->host])
+			v->origin[p->host] = p->th.start_ns;
+		if (p->th.end_ns > end[p->host])
+			end[p->host] = p->th.end_ns;
+	}
+	for (i = 0; i < an->nhosts; i++)
+		if (v->origin[i] != UINT64_MAX && end[i] > v->origin[i] &&
+		    end[i] - v->origin[i] > v->span)
+			v->span = end[i] - v->origin[i];
+	if (!v->span)
+		v->span = 1;
+	if (window_ns) {
+		v->width = window_ns;
+		if (v->span / v->width >= VIEWS_MAX_WINDOWS) {
+			v->width = (v->span + VIEWS_MAX_WINDOWS - 1) / VIEWS_MAX_WINDOWS;
+			an__warn(an, "--window %.3f ms would make more than %u windows; using %.3f ms",
+			         (double)window_ns / 1e6, VIEWS_MAX_WINDOWS, (double)v->width / 1e6);
+		}
+	} else {
+		v->width = (v->span + VIEWS_AUTO_WINDOWS - 1) / VIEWS_AUTO_WINDOWS;
+	}
+	if (v->width < VIEWS_MIN_WINDOW_NS)
+		v->width = VIEWS_MIN_WINDOW_NS;
+	v->nwin = (uint32_t)((v->span + v->width - 1) / v->width);
+	if (!v->nwin)
+		v->nwin = 1;
+	for (i = 0; i < v->nw; i++)
+		if (agg__init(&v->w[i].cells, 64) || agg__init(&v->w[i].objs, 64))
+			goto out;
+	if ((ret = numa__init(&v->numa, v->nw)))
+		goto out;
+	*out = v;
+	v = NULL;
+	ret = 0;
+out:
+	free(end);
+	views__free(v);
+	return ret;
+}
+
+void views__free(struct views *v)
+{
+	if (!v)
+		return;
+	for (unsigned i = 0; v->w && i < v->nw; i++) {
+		agg__free(&v->w[i].cells);
+		agg__free(&v->w[i].objs);
+	}
+	free(v->w);
+	for (uint32_t k = 0; v->ph && k < v->nph; k++)
+		free(v->ph[k].cell);
+	free(v->ph);
+	free(v->origin);
+	free(v->wvol);
+	free(v->wphase);
+	free(v->lval);
+	numa__free(v->numa);
+	free(v);
+}
+
+struct views_worker *views__worker(struct views *v, unsigned id)
+{
+	return v && id < v->nw ? &v->w[id] : NULL;
+}
+
+int views__event(struct views_worker *w, const struct an *an, const struct an_prof *p,
+                 const struct hc_prof *hp, uint32_t evi, const struct hc_prof_event *ev,
+                 uint32_t g, uint32_t gp, const struct hkey *ka, const struct hkey *kb,
+                 uint64_t wt, uint64_t wf)
+{
+	struct views *v = an->views;
+	uint64_t o, win;
+	struct hkey k;
+	int ret;
+
+	if (!w || !v)
+		return 0;
+	o = v->origin[p->host];
+	win = ev->time <= o ? 0 : (ev->time - o) / v->width;
+	if (win >= v->nwin)
+		win = v->nwin - 1;
+	if (g != HC_NONE && gp != HC_NONE && g != gp) {
+		k = (struct hkey){ win, g < gp ? g : gp, g < gp ? gp : g };
+		if ((ret = agg__add(&w->cells, &k, wt, wf)))
+			return ret;
+	}
+	k = (struct hkey){ win | ka->a << 32, ka->b, ka->c };
+	if ((ret = agg__add(&w->objs, &k, wt, wf)))
+		return ret;
+	if (kb->a != ka->a || kb->b != ka->b || kb->c != ka->c) {
+		k = (struct hkey){ win | kb->a << 32, kb->b, kb->c };
+		if ((ret = agg__add(&w->objs, &k, wt, wf)))
+			return ret;
+	}
+	return numa__event(v->numa, (unsigned)(w - v->w), an, p, hp, evi, ev, g, gp, ka, kb, wt, wf);
+}
+
+/* ---------------- finishing ---------------- */
+
+struct wc {                     /* one window cell */
+	uint32_t win, i, j;
+	uint64_t t, f;
+};
+
+static int cmp_wc(const void *x, const void *y)
+{
+	const struct wc *a = x, *b = y;
+
+	if (a->win != b->win)
+		return a->win < b->win ? -1 : 1;
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return (a->j > b->j) - (a->j < b->j);
+}
+
+struct rank_ent {
+	uint64_t v;
+	uint32_t x;
+};
+
+static int cmp_rank_ent(const void *x, const void *y)
+{
+	const struct rank_ent *a = x, *b = y;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return (a->x > b->x) - (a->x < b->x);
+}
+
+int views__finish(struct an *an, struct views *v, const struct objects *ob)
+{
+	struct agg cells, objs, pairs_tot;
+	struct hmap okey;           /* object key -> objects.xml index */
+	struct wc *wc = NULL;
+	struct vcell **vec = NULL;
+	uint32_t *nvec = NULL, *oidx = NULL, nwc = 0, i, w, k, nobj;
+	uint64_t *objtot = NULL;
+	int ret = -ENOMEM;
+
+	memset(&cells, 0, sizeof(cells));
+	memset(&objs, 0, sizeof(objs));
+	memset(&pairs_tot, 0, sizeof(pairs_tot));
+	memset(&okey, 0, sizeof(okey));
+	v->ob = ob;
+	if (agg__init(&cells, 256) || agg__init(&objs, 256) || agg__init(&pairs_tot, 64) ||
+	    hmap__init(&okey, 64))
+		goto out;
+	for (unsigned x = 0; x < v->nw; x++) {
+		for (i = 0; i < v->w[x].cells.h.n; i++)
+			if (agg__add(&cells, &v->w[x].cells.h.keys[i], v->w[x].cells.v[i][0],
+			             v->w[x].cells.v[i][1]))
+				goto out;
+		for (i = 0; i < v->w[x].objs.h.n; i++)
+			if (agg__add(&objs, &v->w[x].objs.h.keys[i], v->w[x].objs.v[i][0],
+			             v->w[x].objs.v[i][1]))
+				goto out;
+		agg__free(&v->w[x].cells);
+		agg__free(&v->w[x].objs);
+		memset(&v->w[x], 0, sizeof(v->w[x]));
+	}
+	/* Objects: their objects.xml index by key. */
+	nobj = objects__count(ob);
+	for (i = 0; i < nobj; i++) {
+		uint64_t key[3];
+		uint32_t x;
+		objects__ranked(ob, i, key, NULL);
+		struct hkey hk = { key[0], key[1], key[2] };
+		if (hmap__intern(&okey, &hk, &x) < 0)
+			goto out;
+	}
+	/* Window cells in order. */
+	nwc = cells.h.n;
+	wc = malloc((nwc ? nwc : 1) * sizeof(*wc));
+	vec = calloc(v->nwin, sizeof(*vec));
+	nvec = calloc(v->nwin, sizeof(*nvec));
+	v->wvol = calloc(v->nwin, sizeof(*v->wvol));
+	v->wphase = calloc(v->nwin, sizeof(*v->wphase));
+	objtot = calloc(nobj ? nobj : 1, sizeof(*objtot));
+	oidx = malloc((objs.h.n ? objs.h.n : 1) * sizeof(*oidx));
+	if (!wc || !vec || !nvec || !v->wvol || !v->wphase || !objtot || !oidx)
+		goto out;
+	for (i = 0; i < nwc; i++) {
+		const struct hkey *hk = &cells.h.keys[i];
+		wc[i] = (struct wc){ (uint32_t)hk->a, (uint32_t)hk->b, (uint32_t)hk->c,
+		                     cells.v[i][0], cells.v[i][1] };
+		struct hkey pk = { hk->b, hk->c, 0 };
+		if (agg__add(&pairs_tot, &pk, cells.v[i][0] + cells.v[i][1], 0))
+			goto out;
+	}
+	qsort(wc, nwc, sizeof(*wc), cmp_wc);
+	for (i = 0; i < nwc; i++) {
+		w = wc[i].win;
+		if (!vec[w]) {
+			uint32_t e = i;
+			while (e < nwc && wc[e].win == w)
+				e++;
+			vec[w] = malloc((e - i) * sizeof(**vec));
+			if (!vec[w])
+				goto out;
+		}
+		vec[w][nvec[w]++] = (struct vcell){ (uint64_t)wc[i].i << 32 | wc[i].j,
+		                                    wc[i].t + wc[i].f };
+		v->wvol[w][0] += wc[i].t;
+		v->wvol[w][1] += wc[i].f;
+	}
+	if ((ret = views__segment((const struct vcell *const *)vec, nvec, v->nwin, v->wphase,
+	                          &v->nph)))
+		goto out;
+	ret = -ENOMEM;
+	v->ph = calloc(v->nph ? v->nph : 1, sizeof(*v->ph));
+	if (!v->ph)
+		goto out;
+	for (k = 0; k < v->nph; k++) {
+		v->ph[k].first = UINT32_MAX;
+		v->ph[k].pi = v->ph[k].pj = v->ph[k].obj = HC_NONE;
+	}
+	for (w = 0; w < v->nwin; w++) {
+		struct vphase *p = &v->ph[v->wphase[w]];
+		if (p->first == UINT32_MAX)
+			p->first = w;
+		p->last = w;
+		p->t += v->wvol[w][0];
+		p->f += v->wvol[w][1];
+	}
+	/* Per phase: its matrix (window cells are sorted by window, phases are
+	   runs of windows: sum the runs by (i, j)). */
+	for (k = 0; k < v->nph; k++) {
+		struct agg pm;
+		struct vphase *p = &v->ph[k];
+		uint32_t c;
+
+		if (agg__init(&pm, 64))
+			goto out;
+		for (i = 0; i < nwc; i++) {
+			if (v->wphase[wc[i].win] != k)
+				continue;
+			struct hkey hk = { wc[i].i, wc[i].j, 0 };
+			if (agg__add(&pm, &hk, wc[i].t, wc[i].f)) {
+				agg__free(&pm);
+				goto out;
+			}
+		}
+		p->cell = malloc((pm.h.n ? pm.h.n : 1) * sizeof(*p->cell));
+		if (!p->cell) {
+			agg__free(&pm);
+			goto out;
+		}
+		for (c = 0; c < pm.h.n; c++) {
+			p->cell[c] = (struct mcell){ (uint32_t)pm.h.keys[c].a, (uint32_t)pm.h.keys[c].b,
+			                             { pm.v[c][0], pm.v[c][1] } };
+			if (pm.v[c][0] + pm.v[c][1] > p->pv ||
+			    (pm.v[c][0] + pm.v[c][1] == p->pv && p->pi != HC_NONE &&
+			     (p->cell[c].i < p->pi || (p->cell[c].i == p->pi && p->cell[c].j < p->pj)))) {
+				p->pv = pm.v[c][0] + pm.v[c][1];
+				p->pi = p->cell[c].i;
+				p->pj = p->cell[c].j;
+			}
+		}
+		p->ncell = pm.h.n;
+		agg__free(&pm);
+		/* sort cells by (i, j) */
+		for (c = 1; c < p->ncell; c++) {
+			struct mcell x = p->cell[c];
+			uint32_t d = c;
+			while (d > 0 && (p->cell[d - 1].i > x.i ||
+			                 (p->cell[d - 1].i == x.i && p->cell[d - 1].j > x.j))) {
+				p->cell[d] = p->cell[d - 1];
+				d--;
+			}
+			p->cell[d] = x;
+		}
+	}
+	/* Objects per window and per phase. */
+	{
+		uint64_t *pov = NULL;
+		for (i = 0; i < objs.h.n; i++) {
+			const struct hkey *hk = &objs.h.keys[i];
+			struct hkey ok = { hk->a >> 32, hk->b, hk->c };
+			oidx[i] = HC_NONE;
+			if (hmap__find(&okey, &ok, &oidx[i]))
+				objtot[oidx[i]] += objs.v[i][0] + objs.v[i][1];
+		}
+		for (k = 0; k < v->nph; k++) {
+			free(pov);
+			pov = calloc(nobj ? nobj : 1, sizeof(*pov));
+			if (!pov)
+				goto out;
+			for (i = 0; i < objs.h.n; i++)
+				if (oidx[i] != HC_NONE &&
+				    v->wphase[(uint32_t)objs.h.keys[i].a] == k)
+					pov[oidx[i]] += objs.v[i][0] + objs.v[i][1];
+			for (i = 0; i < nobj; i++)
+				if (pov[i] > v->ph[k].ov) {
+					v->ph[k].ov = pov[i];
+					v->ph[k].obj = i;
+				}
+		}
+		free(pov);
+	}
+	/* Timeline lines: the top pairs and the top objects of the whole run. */
+	{
+		uint32_t np = pairs_tot.h.n, nl = 0;
+		struct rank_ent *r = malloc(((np > nobj ? np : nobj) + 1) * sizeof(*r));
+		if (!r)
+			goto out;
+		for (i = 0; i < np; i++)
+			r[i] = (struct rank_ent){ pairs_tot.v[i][0], i };
+		qsort(r, np, sizeof(*r), cmp_rank_ent);
+		for (i = 0; i < np && i < VIEWS_TIMELINE_TOP; i++)
+			v->line[nl++] = (struct vline){ (uint32_t)pairs_tot.h.keys[r[i].x].a,
+			                                (uint32_t)pairs_tot.h.keys[r[i].x].b };
+		for (i = 0; i < nobj; i++)
+			r[i] = (struct rank_ent){ objtot[i], i };
+		qsort(r, nobj, sizeof(*r), cmp_rank_ent);
+		for (i = 0; i < nobj && i < VIEWS_TIMELINE_TOP && r[i].v; i++)
+			v->line[nl++] = (struct vline){ r[i].x, HC_NONE };
+		free(r);
+		v->nline = nl;
+		v->lval = calloc((size_t)v->nwin * (nl ? nl : 1), sizeof(*v->lval));
+		if (!v->lval)
+			goto out;
+		for (i = 0; i < nwc; i++)
+			for (k = 0; k < nl; k++)
+				if (v->line[k].j != HC_NONE && v->line[k].i == wc[i].i &&
+				    v->line[k].j == wc[i].j)
+					v->lval[(size_t)wc[i].win * nl + k] += wc[i].t + wc[i].f;
+		for (i = 0; i < objs.h.n; i++)
+			for (k = 0; k < nl; k++)
+				if (v->line[k].j == HC_NONE && oidx[i] == v->line[k].i)
+					v->lval[(size_t)(uint32_t)objs.h.keys[i].a * nl + k] +=
+						objs.v[i][0] + objs.v[i][1];
+	}
+	ret = numa__finish(an, v->numa, ob);
+out:
+	for (w = 0; vec && w < v->nwin; w++)
+		free(vec[w]);
+	free(vec);
+	free(nvec);
+	free(wc);
+	free(objtot);
+	free(oidx);
+	agg__free(&cells);
+	agg__free(&objs);
+	agg__free(&pairs_tot);
+	hmap__free(&okey);
+	return ret;
+}
+
+/* ---------------- output ---------------- */
+
+static void vol(struct hc_out *o, uint64_t t, uint64_t f)
+{
+	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
+	              (unsigned long long)t, (unsigned long long)f);
+}
+
+static int write_phases(struct an *an, const struct views *v, const char *dir, char *err,
+                        size_t errlen)
+{
+	struct hc_out o;
+	uint32_t k, c, w;
+	int ret = hc_out_open(&o, dir, HC_DB_PHASES, err, errlen);
+
+	if (ret)
+		return ret;
+	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Phases version=\"%d\" unit=\"%s\" "
+	              "window=\"%llu\" windows=\"%u\" span=\"%llu\" similarity=\"%.2f\" "
+	              "rule=\"bhattacharyya\">\n", HC_DB_VERSION, hc_db_unit_name(an->unit),
+	              (unsigned long long)v->width, v->nwin, (unsigned long long)v->span,
+	              VIEWS_SIMILAR);
+	for (k = 0; k < v->nph; k++) {
+		const struct vphase *p = &v->ph[k];
+		hc_out_printf(&o, "  <Phase i=\"%u\" start=\"%llu\" end=\"%llu\" first=\"%u\" "
+		              "last=\"%u\"", k, (unsigned long long)p->first * v->width,
+		              (unsigned long long)(p->last + 1) * v->width, p->first, p->last);
+		vol(&o, p->t, p->f);
+		if (p->pi != HC_NONE)
+			hc_out_printf(&o, " pair_i=\"%u\" pair_j=\"%u\" pair_all=\"%llu\"", p->pi, p->pj,
+			              (unsigned long long)p->pv);
+		if (p->obj != HC_NONE) {
+			const char *name;
+			uint64_t key[3];
+			objects__ranked(v->ob, p->obj, key, &name);
+			hc_out_printf(&o, " object=\"%u\" object_all=\"%llu\" object_name=\"", p->obj,
+			              (unsigned long long)p->ov);
+			hc_out_xml(&o, name);
+			hc_out_puts(&o, "\"");
+		}
+		hc_out_puts(&o, ">\n");
+		for (c = 0; c < p->ncell; c++) {
+			hc_out_printf(&o, "    <T i=\"%u\" j=\"%u\"", p->cell[c].i, p->cell[c].j);
+			vol(&o, p->cell[c].v[0], p->cell[c].v[1]);
+			hc_out_puts(&o, "/>\n");
+		}
+		hc_out_puts(&o, "  </Phase>\n");
+	}
+	for (k = 0; k < v->nline; k++) {
+		if (v->line[k].j != HC_NONE)
+			hc_out_printf(&o, "  <Line kind=\"pair\" i=\"%u\" j=\"%u\"/>\n", v->line[k].i,
+			              v->line[k].j);
+		else
+			hc_out_printf(&o, "  <Line kind=\"object\" object=\"%u\"/>\n", v->line[k].i);
+	}
+	for (w = 0; w < v->nwin; w++) {
+		hc_out_printf(&o, "  <Window i=\"%u\" start=\"%llu\" end=\"%llu\" phase=\"%u\"", w,
+		              (unsigned long long)w * v->width, (unsigned long long)(w + 1) * v->width,
+		              v->wphase[w]);
+		vol(&o, v->wvol[w][0], v->wvol[w][1]);
+		hc_out_puts(&o, " lines=\"");
+		for (k = 0; k < v->nline; k++)
+			hc_out_printf(&o, "%s%llu", k ? " " : "",
+			              (unsigned long long)v->lval[(size_t)w * v->nline + k]);
+		hc_out_puts(&o, "\"/>\n");
+	}
+	hc_out_puts(&o, "</Phases>\n");
+	return hc_out_close(&o, true, err, errlen);
+}
+
+int views__write(struct an *an, const struct views *v, const char *dir, char *err, size_t errlen)
+{
+	int ret = write_phases(an, v, dir, err, errlen);
+
+	if (!ret)
+		ret = numa__write(an, v->numa, v->ob, dir, err, errlen);
+	return ret;
+}
+
+int views__summary(struct an *an, const struct views *v, const char *dir, char **text,
+                   char *err, size_t errlen)
+{
+	struct hc_out s = { 0 };
+	char *buf = NULL, *path = NULL, *joined, *numa = NULL;
+	size_t len = 0, tlen = *text ? strlen(*text) : 0;
+	uint64_t tot = 0;
+	uint32_t k;
+	FILE *f;
+	int ret;
+
+	for (k = 0; k < v->nph; k++)
+		tot += v->ph[k].t + v->ph[k].f;
+	s.f = open_memstream(&buf, &len);
+	if (!s.f)
+		goto out_nomem;
+	hc_out_printf(&s, "\nPhases (phases.xml; %u windows of %.3f ms; windows alike at >= %.2f "
+	              "join a phase)\n%-3s %19s %8s %7s  %-16s %s\n", v->nwin, (double)v->width / 1e6,
+	              VIEWS_SIMILAR, "#", "time (s)", "volume", "%", "top pair", "top object");
+	for (k = 0; k < v->nph; k++) {
+		const struct vphase *p = &v->ph[k];
+		char pair[64] = "-", range[48];
+		const char *oname = "-";
+		uint64_t key[3];
+
+		if (p->pi != HC_NONE)
+			snprintf(pair, sizeof(pair), "%u-%u", p->pi, p->pj);
+		if (p->obj != HC_NONE)
+			objects__ranked(v->ob, p->obj, key, &oname);
+		snprintf(range, sizeof(range), "%.3f-%.3f", (double)p->first * (double)v->width / 1e9,
+		         (double)(p->last + 1) * (double)v->width / 1e9);
+		hc_out_printf(&s, "%-3u %19s %8.3g %6.1f%%  %-16s %s\n", k + 1, range,
+		              (double)(p->t + p->f), tot ? 100.0 * (double)(p->t + p->f) / (double)tot
+		                                          : 0.0, pair, oname);
+	}
+	if ((ret = numa__summary(an, v->numa, &numa)))
+		goto out_nomem;
+	hc_out_puts(&s, numa);
+	if (fclose(s.f) || s.err)
+		goto out_nomem;
+	joined = realloc(*text, tlen + len + 1);
+	if (!joined)
+		goto out_nomem;
+	memcpy(joined + tlen, buf, len + 1);
+	*text = joined;
+	if (asprintf(&path, "%s/%s", dir, HC_DB_SUMMARY) < 0) {
+		path = NULL;
+		goto out_nomem;
+	}
+	f = fopen(path, "ae");
+	ret = !f ? -errno : 0;
+	if (f && fwrite(buf, 1, len, f) != len)
+		ret = -EIO;
+	if (f && fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "cannot append to %s: %s", path, strerror(-ret));
+	goto out;
+out_nomem:
+	ret = -ENOMEM;
+	snprintf(err, errlen, "out of memory");
+out:
+	free(numa);
+	free(path);
+	free(buf);
+	return ret;
+}

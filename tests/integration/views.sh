@@ -1,0 +1,81 @@
+#!/bin/sh
+# Views over time and memory nodes (issue #18), on real programs under the
+# real runtime (soft sampler):
+# * phases: views_prog runs a ring among four workers, then pairs across the
+#   ring; the database must hold two phases, the first with >= 85 % of its
+#   volume in the ring cells, the second in the pair cells; the phase
+#   matrices sum to the whole-run thread matrix cell by cell; phases.xml and
+#   locality.xml validate; one NUMA node here: "single NUMA domain".
+# * NUMA: views_prog numa with an injected two-node page map
+#   (HPCRUN_COMM_NUMA_MAP) and a synthetic two-node hwloc topology replacing
+#   the recorded one: X on node 0 shared by two threads on node 0 is local,
+#   Y on node 1 shared by them is remote, Z on node 0 shared by a node-0 and
+#   a node-1 thread is half remote (tolerances, not timing).
+. "$(dirname "$0")/lib.sh"
+require_measurable
+command -v python3 >/dev/null || { echo "SKIP: python3 missing (reads the XML)"; exit 77; }
+PROG="$B/tests/programs/views_prog"
+
+measure ph -e COMM@100000 "$PROG" phases -s 1.5 || fail "phases run failed"
+"$HPCPROF" -o "$TMP/ph.db" "$TMP/ph" >"$TMP/ph.sum" 2>"$TMP/ph.prof.err" ||
+	{ fail "phases: hpcprof-comm failed"; cat "$TMP/ph.prof.err" >&2; }
+
+python3 - "$TMP/ph.db" <<'PY' || fail "phases: see above"
+import sys, xml.etree.ElementTree as ET
+db = sys.argv[1]
+root = ET.parse(db + "/phases.xml").getroot()
+ph = root.findall("Phase")
+bad = 0
+def cells(p):
+    return {(int(t.get("i")), int(t.get("j"))): int(t.get("all")) for t in p.findall("T")}
+print("phases:", [(p.get("start"), p.get("end"), p.get("all"), p.get("pair_i") + "-" + p.get("pair_j")) for p in ph])
+if len(ph) != 2:
+    print("FAIL: %d phases, expected 2" % len(ph)); sys.exit(1)
+ring = {(1, 2), (2, 3), (3, 4), (1, 4)}
+pairs = {(1, 3), (2, 4)}
+for p, want, name in ((ph[0], ring, "ring"), (ph[1], pairs, "pairs")):
+    c = cells(p)
+    tot = sum(c.values())
+    inw = sum(v for k, v in c.items() if k in want)
+    share = inw / tot if tot else 0
+    seen = sum(1 for k in want if c.get(k, 0) > 0)
+    print("%s phase: %.3f of %d in its cells, %d of %d cells seen" % (name, share, tot, seen, len(want)))
+    if share < 0.85 or seen < len(want):
+        print("FAIL: %s phase cells" % name); bad = 1
+    if tot != int(p.get("all")):
+        print("FAIL: %s phase: cells sum %d != all %s" % (name, tot, p.get("all"))); bad = 1
+# Phase matrices sum to the thread matrix, cell by cell.
+rows = [l.strip().split(",") for l in open(db + "/matrices/thread-all.csv")]
+n = len(rows) - 1
+whole = {}
+for r in rows[1:]:
+    i = int(r[0])
+    for j in range(i + 1, n):
+        if int(r[j + 1]):
+            whole[(i, j)] = int(r[j + 1])
+summed = {}
+for p in ph:
+    for k, v in cells(p).items():
+        summed[k] = summed.get(k, 0) + v
+if summed != whole:
+    print("FAIL: phase matrices do not sum to thread-all.csv:", summed, whole); bad = 1
+else:
+    print("phase matrices sum to the thread matrix (%d cells)" % len(whole))
+wins = root.findall("Window")
+if len(wins) != int(root.get("windows")) or sum(int(w.get("all")) for w in wins) != sum(int(p.get("all")) for p in ph):
+    print("FAIL: windows do not add up"); bad = 1
+sys.exit(bad)
+PY
+[ "$FAILS" -eq 0 ] && ok "phases: two phases with the ring and the pair cells"
+
+if command -v xmllint >/dev/null; then
+	for f in phases locality; do
+		xmllint --noout --schema "$S/doc/$f.xsd" "$TMP/ph.db/$f.xml" 2>"$TMP/x.err" ||
+			{ fail "$f.xml invalid"; cat "$TMP/x.err" >&2; }
+	done
+else
+	echo "note: xmllint missing (libxml2-utils): schemas not checked"
+fi
+grep -q "^Phases " "$TMP/ph.sum" || fail "summary: no phase table"
+grep -q "single NUMA domain" "$TMP/ph.sum" || fail "summary: no 'single NUMA domain' on a one-node host"
+finish
