@@ -5,7 +5,7 @@
    runtime: the perf sigtrap lands inside valgrind's own code and kills it).
    The sample is `x = x + 1` interrupted right after its load, as timer skid
    leaves it: the PC is on the `add`, the previous instruction is the load
-   through %rdi (doc/findings.md §4.2). Each iteration does what rt__on_sample does
+   through %rdi (doc/findings.md §4.2). Each iteration does what sampler__on_sample does
    with the pure modules: hc_decode_prev (with its per-thread cache), the
    read-modify-write look-ahead's decode of the store, and hc_detect_sample
    for two simulated threads taking turns on one BulletinBoard. What it

@@ -235,7 +235,7 @@ struct hc_pmu_counts {
 	struct hc_perfbuf_stats ring;
 };
 
-/* Where a usable sample goes: the runtime's rt__detect_sample, or a test's
+/* Where a usable sample goes: the runtime's record__detect_sample, or a test's
    replay of the detection core. exact_ctx: the interrupted context (env's
    registers) is the sample's own — the record is the newest of its buffer
    and the interrupted PC lies in the function of the sampled instruction

@@ -258,7 +258,7 @@ void hc_pebs_attr(struct perf_event_attr *a, uint32_t type, uint64_t config, uin
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = 1;
 	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;    /* comparable with rt__now() across threads */
+	a->clockid = CLOCK_MONOTONIC;    /* comparable with process__now() across threads */
 	a->sigtrap = 1;
 	a->remove_on_exec = 1;
 	a->sig_data = cookie;

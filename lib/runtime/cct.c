@@ -7,7 +7,7 @@
    libunwind's unw_backtrace (no syscalls once warm, correct through the
    signal frame: doc/runtime.md); the walk runs under fault containment
    (walk: sigsetjmp, a fault counted in unwind_faults and the sample
-   dropped). rt__cct_insert and rt__context run in signal context: arena
+   dropped). cct__insert and cct__context run in signal context: arena
    memory only, no locks. */
 #include <errno.h>
 #include <string.h>
@@ -21,14 +21,14 @@
    (performance.md, F1), while most threads keep a few hundred nodes. */
 #define CCT_BUCKETS_MIN 4096u
 
-int rt__cct_init(struct hc_thread *t, uint32_t cap)
+int cct__init(struct rt_thread *t, uint32_t cap)
 {
 	uint32_t nb = CCT_BUCKETS_MIN;
 
 	t->cct.nodes = hc_arena_alloc(&t->arena, (size_t)cap * sizeof *t->cct.nodes, 64);
 	t->cct.buckets = hc_arena_alloc(&t->arena, (size_t)nb * sizeof *t->cct.buckets, 64);
 	if (!t->cct.nodes || !t->cct.buckets)
-		return -1;
+		return -ENOMEM;
 	memset(t->cct.buckets, 0xff, (size_t)nb * sizeof *t->cct.buckets);
 	t->cct.cap = cap;
 	t->cct.mask = nb - 1;
@@ -50,9 +50,9 @@ static inline uint32_t hash(uint32_t parent, uint64_t ip, uint32_t flags)
    average two nodes. Signal context: arena memory only; when the arena is
    exhausted the old table stays (longer chains, nothing lost). The old
    block is not reused: at most a third of the final table's size. */
-static void grow(struct hc_thread *t)
+static void grow(struct rt_thread *t)
 {
-	struct hc_cct *c = &t->cct;
+	struct rt_cct *c = &t->cct;
 	uint32_t nb = (c->mask + 1) * 4;
 	uint32_t *b = hc_arena_alloc(&t->arena, (size_t)nb * sizeof *b, 64);
 
@@ -60,7 +60,7 @@ static void grow(struct hc_thread *t)
 		return;
 	memset(b, 0xff, (size_t)nb * sizeof *b);
 	for (uint32_t i = 1; i < c->n; i++) {
-		struct hc_cct_node *n = &c->nodes[i];
+		struct rt_cct_node *n = &c->nodes[i];
 		uint32_t h = hash(n->parent, n->ip, n->flags) & (nb - 1);
 
 		n->next = b[h];
@@ -71,11 +71,11 @@ static void grow(struct hc_thread *t)
 }
 
 /* Child of `parent` for ip; created if missing. HC_NONE when full. */
-static uint32_t child(struct hc_thread *t, uint32_t parent, uint64_t ip, uint32_t flags)
+static uint32_t child(struct rt_thread *t, uint32_t parent, uint64_t ip, uint32_t flags)
 {
-	struct hc_cct *c = &t->cct;
+	struct rt_cct *c = &t->cct;
 	uint32_t b = hash(parent, ip, flags) & c->mask;
-	struct hc_cct_node *n;
+	struct rt_cct_node *n;
 
 	HC_ASSERT(parent < c->n);          /* parents precede children */
 	for (uint32_t i = c->buckets[b]; i != HC_NONE; i = c->nodes[i].next)
@@ -101,7 +101,7 @@ static uint32_t child(struct hc_thread *t, uint32_t parent, uint64_t ip, uint32_
 }
 
 /* The leaf (if nonzero) as a child of node `parent`. */
-uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t leaf)
+uint32_t cct__insert_under(struct rt_thread *t, uint32_t parent, uint64_t leaf)
 {
 	uint32_t c;
 
@@ -113,7 +113,7 @@ uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t lea
 
 /* The frame ip (a return address) as a child of node `parent`; the parent
    itself when the tree is full (exact mode's shadow stack, exact.c). */
-uint32_t rt__cct_insert_frame(struct hc_thread *t, uint32_t parent, uint64_t ip)
+uint32_t cct__insert_frame(struct rt_thread *t, uint32_t parent, uint64_t ip)
 {
 	uint32_t c = child(t, parent, ip, 0);
 
@@ -122,7 +122,7 @@ uint32_t rt__cct_insert_frame(struct hc_thread *t, uint32_t parent, uint64_t ip)
 
 /* ret_addrs[0] is the innermost return address, ret_addrs[nret-1] the
    outermost. leaf (if nonzero) is the accessing instruction's address. */
-uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf)
+uint32_t cct__insert(struct rt_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf)
 {
 	uint32_t node = 0;
 
@@ -176,7 +176,7 @@ static int find_slot(const uint64_t *stack, uint64_t ret)
    signal.c's on_fatal, is counted and the sample dropped: -EFAULT. Kept
    out of line so that no local of the caller lives across sigsetjmp. */
 __attribute__((noinline))
-static int walk(struct hc_thread *t, void **fr, const uint64_t *stack, unsigned h, int *n)
+static int walk(struct rt_thread *t, void **fr, const uint64_t *stack, unsigned h, int *n)
 {
 	if (sigsetjmp(t->safety.walk_env, 0)) {
 		t->safety.walking = 0;
@@ -185,8 +185,8 @@ static int walk(struct hc_thread *t, void **fr, const uint64_t *stack, unsigned 
 	}
 	t->safety.walking = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (t->ctxc[h].pc == (uint64_t)(uintptr_t)fr[0] && t->ctxc[h].sp == (uint64_t)(uintptr_t)stack &&
-	    stack_word(stack, t->ctxc[h].slot) == t->ctxc[h].ret && t->ctxc[h].parent < t->cct.n) {
+	if (t->cct.ctxc[h].pc == (uint64_t)(uintptr_t)fr[0] && t->cct.ctxc[h].sp == (uint64_t)(uintptr_t)stack &&
+	    stack_word(stack, t->cct.ctxc[h].slot) == t->cct.ctxc[h].ret && t->cct.ctxc[h].parent < t->cct.n) {
 		t->safety.walking = 0;
 		return 1;                  /* cache hit */
 	}
@@ -197,7 +197,7 @@ static int walk(struct hc_thread *t, void **fr, const uint64_t *stack, unsigned 
 }
 
 /* HC_NONE: the walk faulted, the sample must be dropped. */
-uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
+uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 {
 	const ucontext_t *uc = uctx;
 	uint64_t pc, sp;
@@ -210,7 +210,7 @@ uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 	/* No interrupted context (PMU records drained when the sampler stops,
 	   pmu.c): the leaf alone, under the thread's root. */
 	if (!uc)
-		return rt__cct_insert(t, NULL, 0, leaf_ip);
+		return cct__insert(t, NULL, 0, leaf_ip);
 	pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
 	h = (unsigned)((pc ^ (pc >> 9) ^ (sp >> 4)) & (HC_CTX_CACHE - 1));
@@ -221,7 +221,7 @@ uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 	switch (walk(t, fr, stack, h, &n)) {
 	case 1:
 		t->cnt.unwind_cached++;
-		return rt__cct_insert_under(t, t->ctxc[h].parent, leaf_ip);
+		return cct__insert_under(t, t->cct.ctxc[h].parent, leaf_ip);
 	case -EFAULT:
 		HC_DEBUG_LOG(HC_DBG_UNWIND, "T%u: fault in the stack walk at pc %#llx sp %#llx: sample dropped",
 		             t->id.index, (unsigned long long)pc, (unsigned long long)sp);
@@ -234,28 +234,28 @@ uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip)
 		t->cnt.unwind_failed++;
 		HC_DEBUG_LOG(HC_DBG_UNWIND, "T%u: unwind of %d frames did not reach pc %#llx: leaf only",
 		             t->id.index, n, (unsigned long long)pc);
-		return rt__cct_insert(t, NULL, 0, leaf_ip);
+		return cct__insert(t, NULL, 0, leaf_ip);
 	}
 	HC_DEBUG_LOG(HC_DBG_UNWIND, "T%u: pc %#llx sp %#llx: %d caller frames", t->id.index,
 	             (unsigned long long)pc, (unsigned long long)sp, n - i - 1);
-	parent = rt__cct_insert(t, (const uint64_t *)(fr + i + 1), n - i - 1, 0);
+	parent = cct__insert(t, (const uint64_t *)(fr + i + 1), n - i - 1, 0);
 	if (i + 1 < n && sp >= t->id.stack_lo && sp + HC_CTX_SCAN * 8 <= t->id.stack_hi) {
 		uint64_t ret = (uint64_t)(uintptr_t)fr[i + 1];
 		int k = find_slot(stack, ret);
 
 		if (k >= 0) {
-			t->ctxc[h].pc = pc;
-			t->ctxc[h].sp = sp;
-			t->ctxc[h].ret = ret;
-			t->ctxc[h].slot = (uint32_t)k;
-			t->ctxc[h].parent = parent;
+			t->cct.ctxc[h].pc = pc;
+			t->cct.ctxc[h].sp = sp;
+			t->cct.ctxc[h].ret = ret;
+			t->cct.ctxc[h].slot = (uint32_t)k;
+			t->cct.ctxc[h].parent = parent;
 		}
 	}
-	return rt__cct_insert_under(t, parent, leaf_ip);
+	return cct__insert_under(t, parent, leaf_ip);
 }
 
 /* Context of our caller's caller (skip = frames of the runtime to drop). */
-uint32_t rt__context_here(struct hc_thread *t, int skip)
+uint32_t cct__context_here(struct rt_thread *t, int skip)
 {
 	void *fr[HC_MAX_FRAMES];
 	int n = unw_backtrace(fr, HC_MAX_FRAMES);
@@ -263,5 +263,5 @@ uint32_t rt__context_here(struct hc_thread *t, int skip)
 	skip += 1;  /* this function */
 	if (n <= skip)
 		return 0;
-	return rt__cct_insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
+	return cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
 }

@@ -14,7 +14,7 @@
        ours elsewhere. A close through a raw system call is detected when we
        next use the fd (the event id no longer matches): the fd is then left
        alone (counted as fds_lost) and, for the log, reopened by name.
-   rt__fd_check, rt__fd_close and the counters are async-signal-safe (system
+   fds__check, fds__close and the counters are async-signal-safe (system
    calls and atomics only); the interposed calls are the program's. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -42,7 +42,7 @@ static int budget = 1 << 30;    /* fds the runtime may hold */
 static int held;                /* fds the runtime holds now (atomic) */
 static int said_untracked, said_refused, said_lost;
 
-struct hc_fd_stats rt__fd_stats;
+struct rt_fd_stats fds__stats;
 
 static int sys_close(int fd)
 {
@@ -53,8 +53,8 @@ static unsigned long long lim_was, lim_now;
 
 /* Raise the soft limit to the hard one (at most FD_MAX), then set the floor
    and the budget from what we got. Called once per process, before the
-   runtime keeps any fd (the log); rt__fd_log_limits says what it did. */
-void rt__fd_init(void)
+   runtime keeps any fd (the log); fds__log_limits says what it did. */
+void fds__init(void)
 {
 	struct rlimit rl;
 	rlim_t cur;
@@ -80,29 +80,29 @@ void rt__fd_init(void)
 	fd_floor = cur >= 2 * FD_FLOOR ? FD_FLOOR : 0;
 }
 
-void rt__fd_log_limits(void)
+void fds__log_limits(void)
 {
 	if (lim_now != lim_was)
-		rt__log("fds: raised the soft RLIMIT_NOFILE from %llu to %llu for perf fds", lim_was, lim_now);
-	rt__log("fds: limit %llu, the runtime holds at most %d (its fds at %d and above)",
+		process__log("fds: raised the soft RLIMIT_NOFILE from %llu to %llu for perf fds", lim_was, lim_now);
+	process__log("fds: limit %llu, the runtime holds at most %d (its fds at %d and above)",
 	        lim_now, budget, fd_floor);
 }
 
 /* Counters of fds.c and the thread degradations, for the process log. */
-void rt__fd_log_stats(void)
+void fds__log_stats(void)
 {
-	rt__log("fds: threads with fewer watchpoints %llu, without watchpoints %llu, without sampler %llu; "
+	process__log("fds: threads with fewer watchpoints %llu, without watchpoints %llu, without sampler %llu; "
 	        "closes of ours refused %llu, ours moved for dup2 %llu, lost %llu",
-	        (unsigned long long)rt__fd_stats.threads_watch_reduced,
-	        (unsigned long long)rt__fd_stats.threads_watch_none,
-	        (unsigned long long)rt__fd_stats.threads_no_sampler,
-	        (unsigned long long)rt__fd_stats.close_refused,
-	        (unsigned long long)rt__fd_stats.moved,
-	        (unsigned long long)rt__fd_stats.lost);
+	        (unsigned long long)fds__stats.threads_watch_reduced,
+	        (unsigned long long)fds__stats.threads_watch_none,
+	        (unsigned long long)fds__stats.threads_no_sampler,
+	        (unsigned long long)fds__stats.close_refused,
+	        (unsigned long long)fds__stats.moved,
+	        (unsigned long long)fds__stats.lost);
 }
 
 /* May the runtime open n more fds? Reserves them if so. */
-bool rt__fd_reserve(int n)
+bool fds__reserve(int n)
 {
 	int h = __atomic_load_n(&held, __ATOMIC_RELAXED);
 
@@ -114,25 +114,25 @@ bool rt__fd_reserve(int n)
 }
 
 /* Count n fds over the budget (the main thread's sampler). */
-bool rt__fd_force(int n)
+bool fds__force(int n)
 {
 	__atomic_add_fetch(&held, n, __ATOMIC_RELAXED);
 	return true;
 }
 
-void rt__fd_unreserve(int n)
+void fds__unreserve(int n)
 {
 	__atomic_sub_fetch(&held, n, __ATOMIC_RELAXED);
 }
 
 /* Fds the runtime holds now, and its budget. */
-int rt__fd_held(void) { return __atomic_load_n(&held, __ATOMIC_RELAXED); }
-int rt__fd_budget(void) { return budget; }
+int fds__held(void) { return __atomic_load_n(&held, __ATOMIC_RELAXED); }
+int fds__budget(void) { return budget; }
 
 /* Take ownership of a freshly opened fd (already reserved): move it above
    the floor, remember where it is kept and its perf event id. Returns the
    (possibly new) fd, stored in *where too. */
-int rt__fd_adopt(int fd, int *where, bool perf)
+int fds__adopt(int fd, int *where, bool perf)
 {
 	if (fd < 0)
 		return fd;
@@ -146,7 +146,7 @@ int rt__fd_adopt(int fd, int *where, bool perf)
 	*where = fd;
 	if (fd >= FD_MAX) {
 		if (!__atomic_exchange_n(&said_untracked, 1, __ATOMIC_RELAXED))
-			rt__log("fds: fd %d is beyond the %d tracked: the program could close it under us", fd, FD_MAX);
+			process__log("fds: fd %d is beyond the %d tracked: the program could close it under us", fd, FD_MAX);
 		return fd;
 	}
 	slots[fd].id = 0;
@@ -159,7 +159,7 @@ int rt__fd_adopt(int fd, int *where, bool perf)
 /* Is the fd kept in *where still the one we adopted there? A raw
    close_range(2) or close(2) in the program may have closed it, and the
    number been reused by the program or by another of our fds. */
-bool rt__fd_check(const int *where)
+bool fds__check(const int *where)
 {
 	int fd = __atomic_load_n(where, __ATOMIC_ACQUIRE);
 	uint64_t id = 0;
@@ -175,23 +175,23 @@ bool rt__fd_check(const int *where)
 
 static void lost(int fd, const char *what)
 {
-	__atomic_add_fetch(&rt__fd_stats.lost, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&fds__stats.lost, 1, __ATOMIC_RELAXED);
 	if (!__atomic_exchange_n(&said_lost, 1, __ATOMIC_RELAXED))
-		rt__log("fds: %s fd %d was closed by the program behind libc's back (raw system call): "
+		process__log("fds: %s fd %d was closed by the program behind libc's back (raw system call): "
 		        "measurement through it stopped early (counted in fds_lost)", what, fd);
 }
 
 /* Release the fd kept in *where: closed only if it is still ours. */
-void rt__fd_close(int *where, const char *what)
+void fds__close(int *where, const char *what)
 {
 	int fd = *where;
 	bool mine;
 
 	if (fd < 0)
 		return;
-	mine = rt__fd_check(where);
-	rt__fd_forget(where);
-	rt__fd_unreserve(1);
+	mine = fds__check(where);
+	fds__forget(where);
+	fds__unreserve(1);
 	if (mine)
 		sys_close(fd);
 	else
@@ -199,7 +199,7 @@ void rt__fd_close(int *where, const char *what)
 }
 
 /* Stop tracking the fd kept in *where (if that slot is still ours). */
-void rt__fd_forget(int *where)
+void fds__forget(int *where)
 {
 	int fd = *where;
 	int *exp = where;
@@ -216,9 +216,9 @@ static bool ours(int fd)
 
 static void refused(int fd)
 {
-	__atomic_add_fetch(&rt__fd_stats.close_refused, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&fds__stats.close_refused, 1, __ATOMIC_RELAXED);
 	if (!__atomic_exchange_n(&said_refused, 1, __ATOMIC_RELAXED))
-		rt__log("fds: the program closed fd %d, which is the runtime's: left open "
+		process__log("fds: the program closed fd %d, which is the runtime's: left open "
 		        "(every such close is counted in fds_close_refused)", fd);
 }
 
@@ -310,7 +310,7 @@ static bool make_room(int fd)
 	__atomic_store_n(&slots[nfd].where, where, __ATOMIC_RELEASE);
 	__atomic_store_n(where, nfd, __ATOMIC_RELEASE);
 	__atomic_store_n(&slots[fd].where, NULL, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&rt__fd_stats.moved, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&fds__stats.moved, 1, __ATOMIC_RELAXED);
 	return true;
 }
 

@@ -7,7 +7,7 @@
    Who writes the snapshots:
      - while the process has one thread (and in every process that never
        creates one: shells, compilers, most tools), the thread itself, at the
-       end of a sample in its SIGTRAP handler (rt__flush_self): the profile
+       end of a sample in its SIGTRAP handler (flush__self): the profile
        writer is async-signal-safe and the thread's records are not moving.
        No extra thread, so the program stays single-threaded (unshare(2) of
        a user namespace, for one, requires that);
@@ -29,8 +29,8 @@
    cannot go away under the helper. A thread's snapshot is claimed with
    snap.busy (helper or self, never both). Process exit (possibly in a
    fatal-signal handler, so no lock there) sets `stopping` and waits for the
-   helper to be idle (rt__flush_quiesce) before the final flush: a snapshot
-   can never replace a final profile. rt__flush_self and rt__flush_quiesce
+   helper to be idle (flush__quiesce) before the final flush: a snapshot
+   can never replace a final profile. flush__self and flush__quiesce
    run in signal context (atomics, the profile writer, nanosleep). */
 #include <errno.h>
 #include <pthread.h>
@@ -63,19 +63,19 @@ static void wake_init(void)
 	pthread_condattr_destroy(&a);
 }
 
-static uint64_t activity(const struct hc_thread *t)
+static uint64_t activity(const struct rt_thread *t)
 {
 	return __atomic_load_n(&t->events.n, __ATOMIC_RELAXED) + t->cnt.samples + t->cnt.traps +
 	       t->cnt.samples_blocked + t->cnt.samples_in_runtime + t->cnt.allocs_tracked + t->cnt.frees_tracked;
 }
 
 /* One pass over the registry. */
-static void flush_pass(struct hc_thread *copy, uint8_t *wbuf)
+static void flush_pass(struct rt_thread *copy, uint8_t *wbuf)
 {
 	unsigned written = 0, failed = 0;
 
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
-		struct hc_thread *t;
+		struct rt_thread *t;
 
 		if (!__atomic_load_n(&hc_rt.live[i], __ATOMIC_RELAXED))
 			continue;
@@ -91,7 +91,7 @@ static void flush_pass(struct hc_thread *copy, uint8_t *wbuf)
 		    !__atomic_exchange_n(&t->snap.busy, 1, __ATOMIC_ACQ_REL)) {
 			uint64_t key = activity(t);
 			if (!t->snap.written || key != t->snap.key) {
-				if (rt__write_snapshot(t, copy, wbuf) == 0) {
+				if (output__write_snapshot(t, copy, wbuf) == 0) {
 					t->snap.written = 1;
 					t->snap.key = key;
 					written++;
@@ -105,27 +105,27 @@ static void flush_pass(struct hc_thread *copy, uint8_t *wbuf)
 		pthread_mutex_unlock(&lock);
 	}
 	if (failed)
-		rt__log("periodic flush: %u profiles written, %u failed", written, failed);
+		process__log("periodic flush: %u profiles written, %u failed", written, failed);
 }
 
 static void *helper(void *arg)
 {
 	struct timespec next;
-	struct hc_thread *copy;
+	struct rt_thread *copy;
 	uint8_t *wbuf;
 
 	(void)arg;
-	rt__own_enter();        /* for its whole life: every block it allocates is the runtime's */
-	/* The record is 64-byte aligned (struct hc_thread): malloc's 16 is not
-	   enough (UBSan: misaligned member access in rt__write_snapshot). */
-	copy = rt__own_alloc(sizeof *copy, _Alignof(struct hc_thread), false);
-	wbuf = rt__own_alloc(HC_WRITE_BUF, 0, false);
+	ownheap__enter();        /* for its whole life: every block it allocates is the runtime's */
+	/* The record is 64-byte aligned (struct rt_thread): malloc's 16 is not
+	   enough (UBSan: misaligned member access in output__write_snapshot). */
+	copy = ownheap__alloc(sizeof *copy, _Alignof(struct rt_thread), false);
+	wbuf = ownheap__alloc(HC_WRITE_BUF, 0, false);
 	if (!copy || !wbuf) {
-		rt__log("periodic flush: out of memory: no periodic flush in this process");
+		process__log("periodic flush: out of memory: no periodic flush in this process");
 		if (copy)
-			rt__own_free(copy);
+			ownheap__free(copy);
 		if (wbuf)
-			rt__own_free(wbuf);
+			ownheap__free(wbuf);
 		return NULL;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
@@ -138,7 +138,7 @@ static void *helper(void *arg)
 		/* Every measured thread has left (the main thread by
 		   pthread_exit): the helper must not keep the process alive
 		   (glibc ends it when its last thread exits). A thread created
-		   later starts a new helper (rt__flush_need_helper). */
+		   later starts a new helper (flush__need_helper). */
 		if (__atomic_load_n(&nlive, __ATOMIC_ACQUIRE) == 0)
 			break;
 		pthread_mutex_unlock(&lock);
@@ -148,28 +148,28 @@ static void *helper(void *arg)
 	}
 	__atomic_store_n(&running, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&lock);
-	rt__own_free(copy);
-	rt__own_free(wbuf);
+	ownheap__free(copy);
+	ownheap__free(wbuf);
 	return NULL;
 }
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-extern pthread_create_fn rt__real_pthread_create(void);
+extern pthread_create_fn thread__real_pthread_create(void);
 
 /* Process start (and a forked child): say how flushing will happen. */
-void rt__flush_start(void)
+void flush__start(void)
 {
 	if (hc_rt.opt.flush_interval)
-		rt__log("periodic flush: every %llu s of wall time (by the thread itself while the process "
+		process__log("periodic flush: every %llu s of wall time (by the thread itself while the process "
 		        "has one, then by a helper thread of the runtime)",
 		        (unsigned long long)hc_rt.opt.flush_interval);
 	else
-		rt__log("periodic flush: off (profiles are written at thread and process end)");
+		process__log("periodic flush: off (profiles are written at thread and process end)");
 }
 
 /* The program is about to create a thread (pthread_create wrapper, not
    signal context): from now on the helper writes the snapshots. */
-void rt__flush_need_helper(void)
+void flush__need_helper(void)
 {
 	pthread_attr_t attr;
 	sigset_t all, old;
@@ -184,14 +184,14 @@ void rt__flush_need_helper(void)
 	/* The helper must never run the program's signal handlers: it is born
 	   with every signal blocked (synchronous faults still reach it). */
 	sigfillset(&all);
-	rt__sigmask_real(SIG_SETMASK, &all, &old);   /* SIGTRAP too (sigmask.c) */
+	sigmask__real(SIG_SETMASK, &all, &old);   /* SIGTRAP too (sigmask.c) */
 	/* Its stack is the runtime's own mapping, not one from glibc's stack
 	   cache (where the program's next thread could find it after the
 	   helper left); the DTV glibc callocs for it comes from the runtime's
 	   heap (ownheap.c). Each helper gets a new stack: one whose thread
 	   may still be leaving is never reused (helpers are rare: one, plus
 	   one after every time all measured threads had left). */
-	rt__own_enter();
+	ownheap__enter();
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	stk = (void *)syscall(SYS_mmap, NULL, HELPER_STACK, PROT_READ | PROT_WRITE,
@@ -202,30 +202,30 @@ void rt__flush_need_helper(void)
 	} else {
 		pthread_attr_setstacksize(&attr, HELPER_STACK);
 	}
-	err = rt__real_pthread_create()(&th, &attr, helper, NULL);
+	err = thread__real_pthread_create()(&th, &attr, helper, NULL);
 	pthread_attr_destroy(&attr);
 	if (err && stk != MAP_FAILED)
 		munmap(stk, HELPER_STACK);
-	rt__own_leave();
-	rt__sigmask_real(SIG_SETMASK, &old, NULL);
+	ownheap__leave();
+	sigmask__real(SIG_SETMASK, &old, NULL);
 	if (err) {
-		rt__log("periodic flush: cannot start the helper thread: %s: threads are flushed at exit only",
+		process__log("periodic flush: cannot start the helper thread: %s: threads are flushed at exit only",
 		        strerror(err));
 		return;
 	}
-	rt__log("periodic flush: helper thread started (the program creates threads)");
+	process__log("periodic flush: helper thread started (the program creates threads)");
 }
 
 /* End of a sample, in the thread's SIGTRAP handler (guard held): while no
    helper exists, the thread writes its own snapshot when one is due. */
-void rt__flush_self(struct hc_thread *t)
+void flush__self(struct rt_thread *t)
 {
 	uint64_t now, key;
 
 	if (!hc_rt.opt.flush_interval || __atomic_load_n(&running, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&hc_rt.stopping, __ATOMIC_ACQUIRE) || t->snap.final)
 		return;
-	now = rt__now();
+	now = process__now();
 	if (!t->snap.next_ns) {
 		t->snap.next_ns = t->id.start_ns + hc_rt.opt.flush_interval * 1000000000ull;
 		return;
@@ -233,7 +233,7 @@ void rt__flush_self(struct hc_thread *t)
 	if (now < t->snap.next_ns || __atomic_exchange_n(&t->snap.busy, 1, __ATOMIC_ACQ_REL))
 		return;
 	key = activity(t);
-	if ((!t->snap.written || key != t->snap.key) && rt__write_own_snapshot(t) == 0) {
+	if ((!t->snap.written || key != t->snap.key) && output__write_own_snapshot(t) == 0) {
 		t->snap.written = 1;
 		t->snap.key = key;
 	}
@@ -243,7 +243,7 @@ void rt__flush_self(struct hc_thread *t)
 
 /* Process exit: after `stopping` is set, wait (bounded) until the helper is
    outside any snapshot. Async-signal-safe. */
-void rt__flush_quiesce(void)
+void flush__quiesce(void)
 {
 	for (int ms = 0; __atomic_load_n(&busy, __ATOMIC_SEQ_CST) && ms < 5000; ms++) {
 		struct timespec ts = { 0, 1000000 };
@@ -251,14 +251,14 @@ void rt__flush_quiesce(void)
 	}
 }
 
-void rt__flush_thread_final(struct hc_thread *t)
+void flush__thread_final(struct rt_thread *t)
 {
 	pthread_mutex_lock(&lock);
 	t->snap.final = 1;
 	pthread_mutex_unlock(&lock);
 }
 
-void rt__flush_thread_remove(struct hc_thread *t)
+void flush__thread_remove(struct rt_thread *t)
 {
 	if (t->id.slot < 0)
 		return;
@@ -271,13 +271,13 @@ void rt__flush_thread_remove(struct hc_thread *t)
 
 /* A thread entered the registry (thread.c; no lock: the helper may hold it
    for a snapshot's write, which thread creation must not wait for). */
-void rt__flush_thread_added(void)
+void flush__thread_added(void)
 {
 	__atomic_add_fetch(&nlive, 1, __ATOMIC_ACQ_REL);
 }
 
 /* In a forked child: no helper, and the lock may have been copied held. */
-void rt__flush_atfork_child(void)
+void flush__atfork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	if (__atomic_load_n(&wake_once, __ATOMIC_RELAXED) != PTHREAD_ONCE_INIT)

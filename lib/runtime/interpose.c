@@ -7,7 +7,7 @@
    LD_PRELOAD kept even when the program built its own environment), and
    dlopen/dlclose refresh the load map, posix_spawn/posix_spawnp (and
    system, popen) pass the measurement environment on like exec, and an exec or spawn of a
-   statically linked program is logged (it runs unmeasured). Shims stay thin; the work is in init.c and
+   statically linked program is logged (it runs unmeasured). Shims stay thin; the work is in process.c and
    thread.c. Not signal context. */
 #include <dlfcn.h>
 #include <elf.h>
@@ -30,14 +30,14 @@ extern char **environ;
 
 HC_EXPORT void _exit(int status)
 {
-	rt__process_fini();
+	process__fini();
 	REAL(_exit)(status);
 	__builtin_unreachable();
 }
 
 HC_EXPORT void _Exit(int status)
 {
-	rt__process_fini();
+	process__fini();
 	REAL(_Exit)(status);
 	__builtin_unreachable();
 }
@@ -52,9 +52,9 @@ HC_EXPORT void *dlopen(const char *file, int mode)
 	void *h = REAL(dlopen)(file, mode);
 
 	if (h && hc_rt.ready) {
-		rt__own_enter();
+		ownheap__enter();
 		loadmap__refresh();
-		rt__own_leave();
+		ownheap__leave();
 	}
 	return h;
 }
@@ -66,9 +66,9 @@ HC_EXPORT int dlclose(void *h)
 	int ret = REAL(dlclose)(h);
 
 	if (hc_rt.ready) {
-		rt__own_enter();
+		ownheap__enter();
 		loadmap__refresh();
-		rt__own_leave();
+		ownheap__leave();
 	}
 	return ret;
 }
@@ -90,7 +90,7 @@ static bool has_prefix(const char *s, const char *p)
 }
 
 /* A copy of envp with HPCRUN_COMM_GEN = gen, the launcher's options (taken
-   out of the program's environment at start: init.c) and LD_PRELOAD
+   out of the program's environment at start: process.c) and LD_PRELOAD
    starting with this runtime. One block of the runtime's heap (pointers,
    then the strings we add): free() it. */
 static char **exec_env(char *const envp[], unsigned gen)
@@ -103,7 +103,7 @@ static char **exec_env(char *const envp[], unsigned gen)
 		"HPCRUN_COMM_PUBLISH_LOADS",
 		"HPCRUN_COMM_PMU_STANDIN", "HPCRUN_COMM_SYSFS_ROOT",
 	};
-	const char *const *saved = rt__env_saved();
+	const char *const *saved = process__env_saved();
 	const char *lib = self_path(), *preload = NULL;
 	size_t n = 0, used = 0, cap = PATH_MAX * 4, slots;
 	char **out, *store;
@@ -120,7 +120,7 @@ static char **exec_env(char *const envp[], unsigned gen)
 		bool kept = false;
 		for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
 			kept |= has_prefix(envp[i], keep[k]) && envp[i][strlen(keep[k])] == '=';
-		if (kept || rt__env_is_launcher(envp[i]))
+		if (kept || process__env_is_launcher(envp[i]))
 			continue;
 		if (has_prefix(envp[i], "LD_PRELOAD=")) {
 			preload = envp[i] + strlen("LD_PRELOAD=");
@@ -145,7 +145,7 @@ static char **exec_env(char *const envp[], unsigned gen)
 	if (!preload || !lib || !strstr(preload, lib)) {
 		/* What the launcher put before and including us (in a sanitizer
 		   build the ASan runtime comes first), then the program's own. */
-		const char *cur = rt__env_preload(), *at = cur && lib ? strstr(cur, lib) : NULL;
+		const char *cur = process__env_preload(), *at = cur && lib ? strstr(cur, lib) : NULL;
 		int head = at ? (int)(at - cur + (ptrdiff_t)strlen(lib)) : 0;
 		if (at)
 			ADD("LD_PRELOAD=%.*s%s%s", head, cur, preload && *preload ? ":" : "", preload ? preload : "");
@@ -217,7 +217,7 @@ static void note_static(const char *file, int fd, bool search, const char *how)
 		}
 	}
 	if (st)
-		rt__log("%s of %s: statically linked, LD_PRELOAD cannot inject the runtime: "
+		process__log("%s of %s: statically linked, LD_PRELOAD cannot inject the runtime: "
 		        "it runs unmeasured", how, path);
 }
 
@@ -227,17 +227,17 @@ static void before_exec(void)
 {
 	if (!hc_rt.ready)
 		return;
-	rt__process_fini();
-	rt__sigmask_before_exec();
+	process__fini();
+	sigmask__before_exec();
 }
 
 static void after_failed_exec(void)
 {
-	extern void rt__resume_after_exec_failure(void);
+	extern void process__resume_after_exec_failure(void);
 
 	if (hc_rt.ready) {
-		rt__sigmask_after_exec_failure();
-		rt__resume_after_exec_failure();
+		sigmask__after_exec_failure();
+		process__resume_after_exec_failure();
 	}
 }
 
@@ -393,7 +393,7 @@ HC_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 
 /* ---- system, popen ----
    They spawn inside libc with environ itself, and environ no longer holds
-   the measurement's entries (init.c): for the duration of the call environ
+   the measurement's entries (process.c): for the duration of the call environ
    is a copy with them (another thread reading the environment meanwhile
    sees them too). If the program replaced environ meanwhile (a setenv in
    another thread copies the array, our strings with it), ours is left. */

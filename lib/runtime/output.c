@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/sampler/soft.h"
 #include "probe/probe.h"
 #include "runtime/alloc/alloc.h"
 #include "runtime/alloc/ownheap.h"
@@ -35,14 +36,14 @@ static void to_lm(uint64_t ip, uint32_t *lm, uint64_t *off, const struct hc_prof
 	*off = m ? ip - m->base : ip;
 }
 
-static void counters_add(struct hc_counters *dst, const struct hc_counters *src)
+static void counters_add(struct rt_counters *dst, const struct rt_counters *src)
 {
 #define HC_X(n) __atomic_add_fetch(&dst->n, src->n, __ATOMIC_RELAXED);
 	HC_COUNTERS(HC_X)
 #undef HC_X
 }
 
-static int put_counters(struct hc_prof_writer *w, const struct hc_thread *t)
+static int put_counters(struct hc_prof_writer *w, const struct rt_thread *t)
 {
 	int ret = hc_prof_section_begin(w, HC_SEC_COUNTERS);
 #define HC_X(n) if (!ret) ret = hc_prof_put_counter(w, #n, t->cnt.n);
@@ -85,7 +86,7 @@ static int borrowed;            /* profile writes holding one of the program's f
    then renamed into place; without replacing anything unless a periodic
    snapshot of this thread is there (`replace`). A failed final write
    (`final`) counts as a lost profile; a failed snapshot is only logged. */
-static int write_file(const struct hc_thread *t, bool replace, bool final)
+static int write_file(const struct rt_thread *t, bool replace, bool final)
 {
 	uint32_t nmods;
 	const struct hc_prof_module *mods = loadmap__modules(&nmods);
@@ -107,7 +108,7 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 	th.creation_ctx = t->id.creation_ctx;
 	th.period = hc_rt.period;   /* in effect (floor, IBS rounding) */
 	th.start_ns = t->id.start_ns;
-	th.end_ns = t->id.end_ns ? t->id.end_ns : rt__now();
+	th.end_ns = t->id.end_ns ? t->id.end_ns : process__now();
 	th.stack_lo = t->id.stack_lo;
 	th.stack_hi = t->id.stack_hi;
 	th.tls_lo = t->id.tls_lo;
@@ -126,7 +127,7 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 	   budget is used up, at most WRITES_BORROWED writes at a time borrow one
 	   of the program's (it keeps at least 16), so a thousand threads exiting
 	   at once never leave the program without fds. */
-	counted = rt__fd_reserve(1);
+	counted = fds__reserve(1);
 	if (!counted) {
 		for (int ms = 0; __atomic_add_fetch(&borrowed, 1, __ATOMIC_ACQ_REL) > WRITES_BORROWED &&
 		                 !hc_rt.stopping && ms < 5000; ms++) {
@@ -138,9 +139,9 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		ret = -errno;
-		rt__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(-ret));
+		process__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(-ret));
 		if (counted)
-			rt__fd_unreserve(1);
+			fds__unreserve(1);
 		else
 			__atomic_sub_fetch(&borrowed, 1, __ATOMIC_ACQ_REL);
 		if (final && __atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
@@ -159,7 +160,7 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 	if (!ret && (stage = "calling-context tree"))
 		ret = hc_prof_section_begin(&w, HC_SEC_CCT);
 	for (uint32_t i = 0; !ret && i < t->cct.n; i++) {
-		const struct hc_cct_node *c = &t->cct.nodes[i];
+		const struct rt_cct_node *c = &t->cct.nodes[i];
 		struct hc_prof_node n;
 		memset(&n, 0, sizeof n);
 		n.id = i;
@@ -182,7 +183,7 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 	if (!ret)
 		ret = hc_prof_section_end(&w);
 	if (!ret && (stage = "data objects"))
-		ret = rt__alloc_write(&w, t);
+		ret = alloc__write(&w, t);
 	if (!ret && (stage = "counters"))
 		ret = put_counters(&w, t);
 	if (!ret)
@@ -190,13 +191,13 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (counted)
-		rt__fd_unreserve(1);
+		fds__unreserve(1);
 	else
 		__atomic_sub_fetch(&borrowed, 1, __ATOMIC_ACQ_REL);
 	if (!ret && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, replace ? 0 : RENAME_NOREPLACE) < 0)
 		ret = -errno;
 	if (ret) {
-		rt__log("thread %u: writing %s failed (%s): %s", t->id.index, path, stage, strerror(-ret));
+		process__log("thread %u: writing %s failed (%s): %s", t->id.index, path, stage, strerror(-ret));
 		unlink(tmp);
 		if (final && __atomic_fetch_add(&profiles_lost, 1, __ATOMIC_RELAXED) == 0)
 			say_lost("hpcrun-comm: error: process %u: profile of thread %u lost: writing %s "
@@ -209,7 +210,7 @@ static int write_file(const struct hc_thread *t, bool replace, bool final)
 }
 
 /* The thread's final profile; its counters go into the process totals. */
-int rt__write_profile(struct hc_thread *t)
+int output__write_profile(struct rt_thread *t)
 {
 	int ret = write_file(t, t->snap.written, true);
 
@@ -217,13 +218,13 @@ int rt__write_profile(struct hc_thread *t)
 	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
 		if (t->hist[i])
 			__atomic_add_fetch(&hc_rt.hist[i], t->hist[i], __ATOMIC_RELAXED);
-	rt__soft_add_totals(t);
+	soft__add_totals(t);
 	return ret;
 }
 
 /* A periodic snapshot written by the thread itself, in its sample handler
    (flush.c, single-threaded processes): its records are not moving. */
-int rt__write_own_snapshot(struct hc_thread *t)
+int output__write_own_snapshot(struct rt_thread *t)
 {
 	return write_file(t, t->snap.written, false);
 }
@@ -231,7 +232,7 @@ int rt__write_own_snapshot(struct hc_thread *t)
 /* A periodic snapshot of a thread that keeps running (flush.c): counts
    read first (acquire), then a shallow copy of the record with those
    counts, written through the helper's own staging buffer. */
-int rt__write_snapshot(const struct hc_thread *t, struct hc_thread *copy, uint8_t *wbuf)
+int output__write_snapshot(const struct rt_thread *t, struct rt_thread *copy, uint8_t *wbuf)
 {
 	uint32_t nev = __atomic_load_n(&t->events.n, __ATOMIC_ACQUIRE);
 	uint32_t nnodes = __atomic_load_n(&t->cct.n, __ATOMIC_ACQUIRE);
@@ -267,59 +268,59 @@ static uint64_t hist_quantile(const uint64_t *h, double q)
 
 /* What the PMU samplers add to the process log: the period the kernel
    used, the events' running time, self-samples, throttling. */
-static void pmu_log(const struct hc_counters *c)
+static void pmu_log(const struct rt_counters *c)
 {
 	if (c->pmu_period_records)
-		rt__log("pmu: period in effect: mean %llu events over %llu records (asked: COMM@%llu)",
+		process__log("pmu: period in effect: mean %llu events over %llu records (asked: COMM@%llu)",
 		        (unsigned long long)(c->pmu_period_sum / c->pmu_period_records),
 		        (unsigned long long)c->pmu_period_records, (unsigned long long)hc_rt.period);
 	if (c->pmu_time_enabled)
-		rt__log("pmu: events ran %llu%% of the time they were enabled%s (threads below 95%%: %llu)",
+		process__log("pmu: events ran %llu%% of the time they were enabled%s (threads below 95%%: %llu)",
 		        (unsigned long long)(c->pmu_time_running * 100 / c->pmu_time_enabled),
 		        hc_pmu_running_low(c->pmu_time_enabled, c->pmu_time_running) ?
 		        " -- warning: below 95%, whole stretches were not sampled" : "",
 		        (unsigned long long)c->pmu_threads_not_running);
-	rt__log("pmu: %llu records of the runtime's own accesses dropped (in-runtime), %llu pointing at "
+	process__log("pmu: %llu records of the runtime's own accesses dropped (in-runtime), %llu pointing at "
 	        "unmapped code, %llu with callers unknown (leaf only), %llu lost",
 	        (unsigned long long)c->pmu_in_runtime, (unsigned long long)c->pmu_unmapped,
 	        (unsigned long long)c->pmu_ctx_leaf_only, (unsigned long long)c->pmu_lost);
 	if (c->pmu_throttled)
-		rt__log("warning: pmu: the kernel throttled the events %llu times "
+		process__log("warning: pmu: the kernel throttled the events %llu times "
 		        "(kernel.perf_event_max_sample_rate): samples are missing; use a larger COMM@P",
 		        (unsigned long long)c->pmu_throttled);
 }
 
-void rt__write_process_log(void)
+void output__write_process_log(void)
 {
-	const struct hc_counters *c = &hc_rt.total;
+	const struct rt_counters *c = &hc_rt.total;
 
 	uint32_t lost = __atomic_load_n(&profiles_lost, __ATOMIC_RELAXED);
 
-	rt__log("threads measured: %u, unmeasured: %u", hc_rt.threads_seen, hc_rt.threads_unmeasured);
-	rt__log("samples outside measured threads (before a thread's start, after its end): %llu",
+	process__log("threads measured: %u, unmeasured: %u", hc_rt.threads_seen, hc_rt.threads_unmeasured);
+	process__log("samples outside measured threads (before a thread's start, after its end): %llu",
 	        (unsigned long long)__atomic_load_n(&hc_rt.samples_outside, __ATOMIC_RELAXED));
-	rt__fd_log_stats();
+	fds__log_stats();
 	{
 		uint64_t nb, nby, res;
-		rt__own_stats(&nb, &nby, &res);
-		rt__log("runtime heap (never the program's): %llu blocks live, %llu bytes; %llu KiB of its "
+		ownheap__stats(&nb, &nby, &res);
+		process__log("runtime heap (never the program's): %llu blocks live, %llu bytes; %llu KiB of its "
 		        "reservation used; DTV slots added by the runtime's modules: %zu (shadowed)",
 		        (unsigned long long)nb, (unsigned long long)nby, (unsigned long long)(res >> 10),
 		        (size_t)loadmap__dtv_extra);
 	}
 	if (lost) {
-		rt__log("profiles lost: %u (could not be written)", lost);
+		process__log("profiles lost: %u (could not be written)", lost);
 		say_lost("hpcrun-comm: error: process %u: %u thread profile%s lost (could not be "
 		         "written into %s); the measurement is incomplete\n", hc_rt.pid, lost,
 		         lost == 1 ? "" : "s", hc_rt.opt.dir);
 	}
-#define HC_X(n) rt__log("counter %-28s %llu", #n, (unsigned long long)c->n);
+#define HC_X(n) process__log("counter %-28s %llu", #n, (unsigned long long)c->n);
 	HC_COUNTERS(HC_X)
 #undef HC_X
 	if (hc_rt.sampler_kind == HC_SAMPLER_IBS && c->samples)
 		/* IBS samples all ops; only loads/stores feed detection
 		   (doc/samplers.md: the weight stays P, this sets the cost). */
-		rt__log("ibs: measured memory-op fraction %llu/%llu samples = %llu%% "
+		process__log("ibs: measured memory-op fraction %llu/%llu samples = %llu%% "
 		        "(non-memory ops %llu, memory ops without address %llu)",
 		        (unsigned long long)(c->samples - c->pmu_not_memory),
 		        (unsigned long long)c->samples,
@@ -327,11 +328,11 @@ void rt__write_process_log(void)
 		        (unsigned long long)c->pmu_not_memory, (unsigned long long)c->pmu_no_addr);
 	if (hc_rt.sampler_kind == HC_SAMPLER_PEBS || hc_rt.sampler_kind == HC_SAMPLER_IBS)
 		pmu_log(c);
-	rt__log("handler cost: median %llu ns, p99 %llu ns, mean %llu ns, total %llu ms "
+	process__log("handler cost: median %llu ns, p99 %llu ns, mean %llu ns, total %llu ms "
 	        "(sample handler, %llu samples)",
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.5),
 	        (unsigned long long)hist_quantile(hc_rt.hist, 0.99),
 	        (unsigned long long)(c->samples ? c->handler_ns / c->samples : 0),
 	        (unsigned long long)(c->handler_ns / 1000000), (unsigned long long)c->samples);
-	rt__soft_log();
+	soft__log();
 }

@@ -12,7 +12,7 @@
 #include "runtime/rt.h"
 #include "runtime/record.h"
 
-void rt__regs(void *uctx, struct hc_regs *r)
+void record__regs(void *uctx, struct hc_regs *r)
 {
 	const ucontext_t *uc = uctx;
 	uint64_t fs = 0, gs = 0;
@@ -29,7 +29,7 @@ void rt__regs(void *uctx, struct hc_regs *r)
 	r->gsbase = gs;
 }
 
-const struct hc_mem_access *rt__pick_access(const struct hc_insn *in)
+const struct hc_mem_access *record__pick_access(const struct hc_insn *in)
 {
 	const struct hc_mem_access *best = NULL;
 
@@ -43,12 +43,12 @@ const struct hc_mem_access *rt__pick_access(const struct hc_insn *in)
 	return best;
 }
 
-int32_t rt__cpu(void)
+int32_t record__cpu(void)
 {
 	return (int32_t)sched_getcpu();
 }
 
-void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
+void record__comm(struct rt_thread *t, const struct hc_comm *c)
 {
 	struct hc_prof_event *e;
 	int m;
@@ -79,11 +79,11 @@ void rt__record_comm(struct hc_thread *t, const struct hc_comm *c)
 	e->flags = c->flags;
 	/* Published complete (release) for a periodic flush in another thread. */
 	__atomic_store_n(&t->events.n, t->events.n + 1, __ATOMIC_RELEASE);
-	rt__alloc_note_event(t, t->events.n - 1);
+	alloc__note_event(t, t->events.n - 1);
 }
 
 /* HC_DEBUG=detect: one line per sample that reached detection. */
-static void debug_detect(const struct hc_thread *t, const struct hc_sample *s,
+static void debug_detect(const struct rt_thread *t, const struct hc_sample *s,
                          const struct hc_detect_result *res, const struct hc_comm *c)
 {
 	hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u: %s%s%s",
@@ -102,7 +102,7 @@ static void debug_detect(const struct hc_thread *t, const struct hc_sample *s,
 		                t->id.index, res->nwatch, (unsigned long long)res->watch_addr[0]);
 }
 
-void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
+void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
 {
 	struct hc_detect_result res;
 	struct hc_comm comm;
@@ -111,7 +111,7 @@ void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc
 	   its context along in the entry: unwind now for those, lazily for
 	   other loads that communicate. */
 	s->ctx = s->is_store || (hc_rt.dcfg.publish_loads && !s->is_private)
-	         ? rt__context(t, uctx, leaf) : HC_NONE;
+	         ? cct__context(t, uctx, leaf) : HC_NONE;
 	if (s->ctx == HC_NONE && (s->is_store || (hc_rt.dcfg.publish_loads && !s->is_private)))
 		return;                    /* the walk faulted: sample dropped */
 	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
@@ -126,12 +126,12 @@ void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc
 	if (res.comm) {
 		t->cnt.detections_sample++;
 		if (comm.ctx == HC_NONE)
-			comm.ctx = rt__context(t, uctx, leaf);
+			comm.ctx = cct__context(t, uctx, leaf);
 		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */
-			rt__record_comm(t, &comm);
+			record__comm(t, &comm);
 	}
 	if (res.arm) {
-		if (rt__watch_arm(t, res.watch_addr, res.nwatch) == 0) {
+		if (watch__arm(t, res.watch_addr, res.nwatch) == 0) {
 			t->cnt.watch_armed++;
 		} else {
 			t->cnt.watch_arm_failed++;

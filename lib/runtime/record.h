@@ -7,10 +7,10 @@
 
 /* The data access to use from a decoded instruction: stack operands are
    private and skipped; a store is preferred over a load. NULL if none. */
-const struct hc_mem_access *rt__pick_access(const struct hc_insn *in);
-int32_t rt__cpu(void);
-uint64_t rt__cookie_sample(void);
-uint64_t rt__cookie_watch(int slot);
-bool rt__siginfo_ours(const siginfo_t *si);
+const struct hc_mem_access *record__pick_access(const struct hc_insn *in);
+int32_t record__cpu(void);
+uint64_t signal__cookie_sample(void);
+uint64_t signal__cookie_watch(int slot);
+bool signal__siginfo_ours(const siginfo_t *si);
 
 #endif

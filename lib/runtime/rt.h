@@ -25,13 +25,11 @@
 #include "pmu/perfbuf.h"
 #include "probe/probe.h"
 #include "runtime/loadmap.h"
-#include "runtime/sampler/soft.h"
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */
 #define HC_HIST_BUCKETS   88        /* handler cost histogram: 4 buckets per octave, < 2 ms */
 #define HC_WRITE_BUF      (64u << 10)
-#define HC_RMW_CACHE      512       /* entries, power of two */
 #define HC_CTX_CACHE      256       /* unwind cache entries, power of two */
 #define HC_CTX_SCAN       64        /* stack words searched for the return address */
 
@@ -78,7 +76,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns)
 
-struct hc_counters {
+struct rt_counters {
 #define HC_X(n) uint64_t n;
 	HC_COUNTERS(HC_X)
 #undef HC_X
@@ -87,7 +85,7 @@ struct hc_counters {
 /* Per-thread calling-context tree: nodes in arena memory, hashed by
    (parent, ip, leaf) with chaining; ids grow in insertion order, so a
    parent's id is always smaller than its children's (the profile's rule). */
-struct hc_cct_node {
+struct rt_cct_node {
 	uint64_t ip;
 	uint32_t parent;
 	uint32_t flags;      /* HC_NODE_LEAF */
@@ -95,15 +93,21 @@ struct hc_cct_node {
 	uint32_t site;       /* allocation site of this context, 0 = none yet (alloc.c) */
 	uint64_t m[HC_M_COUNT];
 };
-struct hc_cct {
-	struct hc_cct_node *nodes;
+struct rt_cct {
+	struct rt_cct_node *nodes;
 	uint32_t n, cap;
 	uint32_t *buckets;
 	uint32_t mask;       /* nbuckets - 1 */
+	struct {             /* unwind cache (cct.c) */
+		uint64_t pc, sp;     /* interrupted PC and stack pointer */
+		uint64_t ret;        /* the leaf frame's return address ... */
+		uint32_t slot;       /* ... found at sp + 8*slot */
+		uint32_t parent;     /* CCT node of the callers' path */
+	} ctxc[HC_CTX_CACHE];
 };
 
 /* File descriptors: what fds.c had to do (process-wide, logged at exit). */
-struct hc_fd_stats {
+struct rt_fd_stats {
 	uint64_t close_refused;         /* the program closed one of ours: left open */
 	uint64_t lost;                  /* closed behind libc's back: stopped using it */
 	uint64_t moved;                 /* moved out of the way of the program's dup2 */
@@ -112,7 +116,7 @@ struct hc_fd_stats {
 	uint64_t threads_no_sampler;    /* no sampler: profile written, nothing sampled */
 };
 
-struct hc_thread {
+struct rt_thread {
 	/* --- safety: read first by every handler (safety.h) --- */
 	struct {
 		volatile int busy;       /* re-entrancy guard */
@@ -150,19 +154,16 @@ struct hc_thread {
 	size_t altstack_size;
 	uint8_t *wbuf;                        /* profile writer staging buffer */
 
-	/* --- sampler --- */
+	/* --- sampler: what every back end shares; each back end's own
+	   per-thread state (soft.h, pmu.h) is behind `own` --- */
 	struct {
 		int fd;                       /* perf fd of the address sampler, -1 */
 		bool inherited;               /* soft: event inherited at clone, no fd */
 		uint64_t cookie;
-		int npmu;                     /* PMU samplers (pmu.c): events opened */
-		int pmu_fd[2];
-		void *pmu_base[2];            /* ring-buffer mappings */
-		size_t pmu_len[2];
-		struct hc_pmu_stream pmu[2];
-		struct hc_pmu_counts pmu_cnt;
-		bool pmu_fmt_lost;            /* events opened with PERF_FORMAT_LOST */
-		uint64_t pmu_lost_base;       /* pmu_cnt.ring.lost when they were opened */
+		/* the running sampler's own state: its table's thread_size
+		   bytes from the thread's arena, zero at thread start
+		   (thread.c); NULL when thread_size is 0 */
+		void *own;
 		/* the handler's recent runs on this thread, CLOCK_MONOTONIC ns
 		   (signal.c): records taken then are the runtime's own */
 		uint64_t busy_lo[HC_PMU_BUSY], busy_hi[HC_PMU_BUSY];
@@ -183,21 +184,8 @@ struct hc_thread {
 
 	/* --- detection, contexts, results --- */
 	struct hc_detect_thread det;
-	struct rt_soft_thread soft;           /* soft sampler's own state (soft.h) */
 	struct hc_prev_cache *prev;
-	struct {                              /* read-modify-write look-ahead cache (soft.c) */
-		uint64_t pc;                  /* where the look-ahead starts */
-		uint64_t store;               /* the store found there, 0 = none */
-		bool has_recipe;              /* its one write, as a recipe (no decode) */
-		struct hc_acc_recipe write;
-	} rmw[HC_RMW_CACHE];
-	struct hc_cct cct;
-	struct {                              /* unwind cache (cct.c) */
-		uint64_t pc, sp;              /* interrupted PC and stack pointer */
-		uint64_t ret;                 /* the leaf frame's return address ... */
-		uint32_t slot;                /* ... found at sp + 8*slot */
-		uint32_t parent;              /* CCT node of the callers' path */
-	} ctxc[HC_CTX_CACHE];
+	struct rt_cct cct;
 	struct {
 		struct hc_prof_event *v;
 		uint32_t n, cap;
@@ -205,12 +193,12 @@ struct hc_thread {
 	struct rt_alloc_thread alloc;         /* heap allocation tracking (alloc.c) */
 
 	/* --- accounting --- */
-	struct hc_counters cnt;
+	struct rt_counters cnt;
 	uint32_t hist[HC_HIST_BUCKETS + 1];   /* handler cost; last = overflow */
 };
 
 /* Options, from the environment set by the launcher (parsed once, at load). */
-struct hc_options {
+struct rt_options {
 	uint64_t period;            /* COMM@P */
 	int      sampler;           /* enum hc_sampler, or HC_SAMPLER_NONE = auto */
 	uint32_t bb_slots;
@@ -232,8 +220,8 @@ struct hc_options {
 };
 
 /* Process-wide state. */
-struct hc_runtime {
-	struct hc_options opt;
+struct rt_runtime {
+	struct rt_options opt;
 	int      ready;              /* sampling may start */
 	volatile int stopping;       /* process exit in progress: refuse samples */
 	int      sampler_kind;       /* what actually runs */
@@ -253,143 +241,152 @@ struct hc_runtime {
 	struct hc_bulletin bb;
 	struct hc_detect_config dcfg;
 	uint32_t next_index;         /* thread numbering (atomic) */
-	struct hc_thread *live[HC_MAX_LIVE];
+	struct rt_thread *live[HC_MAX_LIVE];
 	/* totals of exited threads, for the process log */
-	struct hc_counters total;
+	struct rt_counters total;
 	uint64_t hist[HC_HIST_BUCKETS + 1];
 	uint32_t threads_seen, threads_unmeasured;
 	uint64_t samples_outside;    /* sample SIGTRAPs in threads without a record (atomic) */
 	int      writing;            /* threads writing their own profile right now */
 };
 
-extern struct hc_runtime hc_rt;
-extern __thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec")));
+extern struct rt_runtime hc_rt;
+extern __thread struct rt_thread *hc_self __attribute__((tls_model("initial-exec")));
 
-/* init.c */
-uint64_t rt__now(void);
+/* process.c */
+uint64_t process__now(void);
 
-void rt__log(const char *fmt, ...) HC_PRINTF(1, 2);
-void rt__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));
-void rt__process_init(bool after_fork);
-void rt__process_fini(void);
-void rt__process_finish(void);
+void process__log(const char *fmt, ...) HC_PRINTF(1, 2);
+void process__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));
+void process__init(bool after_fork);
+void process__fini(void);
+void process__finish(void);
 /* The launcher's HPCRUN_COMM_* entries ("NAME=value", NULL-terminated),
    taken out of environ at start, and LD_PRELOAD's value at start (NULL if
    it did not name the runtime): the exec and spawn wrappers give them to
    children. */
-const char *const *rt__env_saved(void);
-const char *rt__env_preload(void);
+const char *const *process__env_saved(void);
+const char *process__env_preload(void);
 /* Is this "NAME=value" one of the entries the launcher or an exec wrapper sets? */
-bool rt__env_is_launcher(const char *entry);
+bool process__env_is_launcher(const char *entry);
 
 /* thread.c */
-struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                    uint64_t start_fn);
-void rt__thread_end(struct hc_thread *t);
-void rt__flush_all(void);
+void thread__end(struct rt_thread *t);
+void thread__flush_all(void);
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
-static inline void rt__arena_release(struct hc_arena *a)
+static inline void thread__arena_release(struct hc_arena *a)
 {
 	struct hc_arena copy = *a;
 	hc_arena_destroy(&copy);
 }
 
 /* cct.c */
-int  rt__cct_init(struct hc_thread *t, uint32_t cap);
-uint32_t rt__cct_insert(struct hc_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf);
-uint32_t rt__cct_insert_under(struct hc_thread *t, uint32_t parent, uint64_t leaf);
-uint32_t rt__cct_insert_frame(struct hc_thread *t, uint32_t parent, uint64_t ip);
-uint32_t rt__context(struct hc_thread *t, void *uctx, uint64_t leaf_ip);
-uint32_t rt__context_here(struct hc_thread *t, int skip);
+int  cct__init(struct rt_thread *t, uint32_t cap);
+uint32_t cct__insert(struct rt_thread *t, const uint64_t *ret_addrs, int nret, uint64_t leaf);
+uint32_t cct__insert_under(struct rt_thread *t, uint32_t parent, uint64_t leaf);
+uint32_t cct__insert_frame(struct rt_thread *t, uint32_t parent, uint64_t ip);
+uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip);
+uint32_t cct__context_here(struct rt_thread *t, int skip);
 
 /* Address samplers: a method table per back end, listed in sampler.c
    (soft.c: timer + decode; pmu.c: PEBS and IBS). on_sample runs in the
    SIGTRAP handler for the sample cookie. */
 struct rt_sampler {
+	/* bytes of the back end's own per-thread state (t->sampler.own), 0 = none */
+	size_t thread_size;
 	/* fds a thread's start opens (reserved by the caller in fds.c's
 	   budget first); 0 when the thread inherited its event at clone */
-	int  (*thread_fds)(const struct hc_thread *t);
-	int  (*thread_start)(struct hc_thread *t);   /* 0, or -errno with errno set */
-	void (*thread_stop)(struct hc_thread *t);
+	int  (*thread_fds)(const struct rt_thread *t);
+	int  (*thread_start)(struct rt_thread *t);   /* 0, or -errno with errno set */
+	void (*thread_stop)(struct rt_thread *t);
 	/* Whole process: stop every thread's sampling (exit, exec; may run
 	   in signal context), resume it (exec failed), forget the parent's
 	   events in a fork child (before the child starts over). */
 	void (*process_stop)(void);
 	void (*process_resume)(void);
 	void (*atfork_child)(void);
-	void (*on_sample)(struct hc_thread *t, void *uctx);
+	void (*on_sample)(struct rt_thread *t, void *uctx);
+	/* Pause or resume the thread's events (ioctl request); NULL: the
+	   one event t->sampler.fd */
+	void (*thread_ioctl)(struct rt_thread *t, unsigned long req);
 };
 /* sampler.c: dispatch to hc_rt.sampler_kind's table */
-int  rt__sampler_thread_fds(const struct hc_thread *t);
-int  rt__sampler_thread_start(struct hc_thread *t);
-void rt__sampler_thread_stop(struct hc_thread *t);
-void rt__sampler_process_stop(void);
-void rt__sampler_process_resume(void);
-void rt__sampler_atfork_child(void);
-void rt__on_sample(struct hc_thread *t, void *uctx);
-extern const struct rt_sampler rt__soft_sampler, rt__pmu_sampler, rt__exact_sampler;
+int  sampler__thread_fds(const struct rt_thread *t);
+int  sampler__thread_start(struct rt_thread *t);
+void sampler__thread_stop(struct rt_thread *t);
+void sampler__process_stop(void);
+void sampler__process_resume(void);
+void sampler__atfork_child(void);
+void sampler__on_sample(struct rt_thread *t, void *uctx);
+size_t sampler__thread_size(void);
+void sampler__thread_ioctl(struct rt_thread *t, unsigned long req);
+/* Is this back end the one running? */
+bool sampler__is(const struct rt_sampler *s);
+extern const struct rt_sampler soft__sampler, pmu__sampler, exact__sampler;
 
 /* watch.c */
-int  rt__watch_probe(void);
-int  rt__watch_thread_start(struct hc_thread *t, int want);
-void rt__watch_thread_stop(struct hc_thread *t);
-int  rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n);
-void rt__watch_disarm(struct hc_thread *t);
-void rt__on_trap(struct hc_thread *t, int slot, void *uctx);
+int  watch__probe(void);
+int  watch__thread_start(struct rt_thread *t, int want);
+void watch__thread_stop(struct rt_thread *t);
+int  watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n);
+void watch__disarm(struct rt_thread *t);
+void watch__on_trap(struct rt_thread *t, int slot, void *uctx);
 
 /* record.c: shared by sample and trap paths */
 /* One address sample of any sampler into detection: unwinds for stores
    (and for loads that communicate), publishes, records, arms watchpoints.
    s->ctx is filled here. */
-void rt__detect_sample(struct hc_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s);
-void rt__record_comm(struct hc_thread *t, const struct hc_comm *c);
-void rt__regs(void *uctx, struct hc_regs *r);
+void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s);
+void record__comm(struct rt_thread *t, const struct hc_comm *c);
+void record__regs(void *uctx, struct hc_regs *r);
 
 /* signal.c */
-int  rt__signals_init(void);
-int  rt__altstack_on(struct hc_thread *t);
-void rt__altstack_off(struct hc_thread *t);
+int  signal__init(void);
+int  signal__altstack_on(struct rt_thread *t);
+void signal__altstack_off(struct rt_thread *t);
 
 /* fds.c */
-extern struct hc_fd_stats rt__fd_stats;
-void rt__fd_init(void);
-void rt__fd_log_limits(void);
-void rt__fd_log_stats(void);
-bool rt__fd_reserve(int n);
-bool rt__fd_force(int n);
-void rt__fd_unreserve(int n);
-int  rt__fd_held(void);
-int  rt__fd_budget(void);
-int  rt__fd_adopt(int fd, int *where, bool perf);
-bool rt__fd_check(const int *where);
-void rt__fd_close(int *where, const char *what);
-void rt__fd_forget(int *where);
+extern struct rt_fd_stats fds__stats;
+void fds__init(void);
+void fds__log_limits(void);
+void fds__log_stats(void);
+bool fds__reserve(int n);
+bool fds__force(int n);
+void fds__unreserve(int n);
+int  fds__held(void);
+int  fds__budget(void);
+int  fds__adopt(int fd, int *where, bool perf);
+bool fds__check(const int *where);
+void fds__close(int *where, const char *what);
+void fds__forget(int *where);
 
 /* flush.c */
-void rt__flush_start(void);
-void rt__flush_need_helper(void);
-void rt__flush_self(struct hc_thread *t);
-void rt__flush_quiesce(void);
-void rt__flush_thread_final(struct hc_thread *t);
-void rt__flush_thread_remove(struct hc_thread *t);
-void rt__flush_thread_added(void);
-void rt__flush_atfork_child(void);
+void flush__start(void);
+void flush__need_helper(void);
+void flush__self(struct rt_thread *t);
+void flush__quiesce(void);
+void flush__thread_final(struct rt_thread *t);
+void flush__thread_remove(struct rt_thread *t);
+void flush__thread_added(void);
+void flush__atfork_child(void);
 
 /* sigmask.c: the application's signal mask, SIGTRAP kept deliverable */
-int  rt__sigmask_inherit(const pthread_attr_t *attr);
-void rt__sigmask_thread_start(int inherited);
-void rt__sigmask_before_exec(void);
-void rt__sigmask_after_exec_failure(void);
+int  sigmask__inherit(const pthread_attr_t *attr);
+void sigmask__thread_start(int inherited);
+void sigmask__before_exec(void);
+void sigmask__after_exec_failure(void);
 /* The real pthread_sigmask, for the runtime's own threads (SIGTRAP included). */
-int  rt__sigmask_real(int how, const sigset_t *set, sigset_t *old);
-bool rt__sigmask_trap_wished(void);
-void rt__sigmask_hold(const siginfo_t *si, void *uc);
-void rt__sigmask_init(void);
+int  sigmask__real(int how, const sigset_t *set, sigset_t *old);
+bool sigmask__trap_wished(void);
+void sigmask__hold(const siginfo_t *si, void *uc);
+void sigmask__init(void);
 
 /* output.c */
-int  rt__write_profile(struct hc_thread *t);
-int  rt__write_snapshot(const struct hc_thread *t, struct hc_thread *copy, uint8_t *wbuf);
-int  rt__write_own_snapshot(struct hc_thread *t);
-void rt__write_process_log(void);
+int  output__write_profile(struct rt_thread *t);
+int  output__write_snapshot(const struct rt_thread *t, struct rt_thread *copy, uint8_t *wbuf);
+int  output__write_own_snapshot(struct rt_thread *t);
+void output__write_process_log(void);
 
 #endif

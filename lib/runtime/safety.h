@@ -33,7 +33,7 @@
 /* Try to enter runtime code on this thread. Returns false (and leaves the
    guard alone) if already inside. Compiler barriers keep the flag's store
    ordered with the work it protects (signals are delivered on this thread). */
-static inline bool hc_guard_enter(struct hc_thread *t)
+static inline bool hc_guard_enter(struct rt_thread *t)
 {
 	if (t->safety.busy)
 		return false;
@@ -42,7 +42,7 @@ static inline bool hc_guard_enter(struct hc_thread *t)
 	return true;
 }
 
-static inline void hc_guard_leave(struct hc_thread *t)
+static inline void hc_guard_leave(struct rt_thread *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->safety.busy = 0;

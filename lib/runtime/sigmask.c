@@ -12,10 +12,10 @@
    per thread, reported back in every old set, inherited by the threads it
    creates (pthread_create, thread.c) and restored before exec. A SIGTRAP
    of the application's own (raise, kill) that arrives while its wish is
-   "blocked" is made pending for real (signal.c calls rt__sigmask_hold):
+   "blocked" is made pending for real (signal.c calls sigmask__hold):
    SIGTRAP is then blocked in this thread until the application unblocks
    it, which delivers it as the kernel would have. Not signal context,
-   except rt__sigmask_trap_wished and rt__sigmask_hold (async-signal-safe:
+   except sigmask__trap_wished and sigmask__hold (async-signal-safe:
    thread-local flags and system calls only). */
 #include <dlfcn.h>
 #include <errno.h>
@@ -80,25 +80,15 @@ static void real_trap(int how)
    this thread's sampler and watchpoints stop meanwhile, so that none of
    our SIGTRAPs can become pending (where sigpending, sigwait or signalfd
    would show it to the application). */
-static void sampler_ioctl(struct hc_thread *t, unsigned long req)
-{
-	if (t->sampler.npmu > 0) {
-		for (int i = 0; i < t->sampler.npmu && i < 2; i++)
-			if (t->sampler.pmu_fd[i] >= 0)
-				ioctl(t->sampler.pmu_fd[i], req, 0);
-	} else if (t->sampler.fd >= 0) {
-		ioctl(t->sampler.fd, req, 0);
-	}
-}
 
 static void pause_sampling(void)
 {
-	struct hc_thread *t = hc_self;
+	struct rt_thread *t = hc_self;
 
 	if (!t || !hc_guard_enter(t))
 		return;
-	sampler_ioctl(t, PERF_EVENT_IOC_DISABLE);
-	rt__watch_disarm(t);
+	sampler__thread_ioctl(t, PERF_EVENT_IOC_DISABLE);
+	watch__disarm(t);
 	hc_detect_arm_failed(&t->det);
 	paused = 1;
 	hc_guard_leave(t);
@@ -106,11 +96,11 @@ static void pause_sampling(void)
 
 static void resume_sampling(void)
 {
-	struct hc_thread *t = hc_self;
+	struct rt_thread *t = hc_self;
 
 	if (!paused || !t || !hc_guard_enter(t))
 		return;
-	sampler_ioctl(t, PERF_EVENT_IOC_ENABLE);
+	sampler__thread_ioctl(t, PERF_EVENT_IOC_ENABLE);
 	paused = 0;
 	hc_guard_leave(t);
 }
@@ -129,7 +119,7 @@ static void drop_ours(void)
 
 	if (syscall(SYS_rt_sigtimedwait, &trap, &si, &zero, sizeof trap) != SIGTRAP)
 		return;
-	if (rt__siginfo_ours(&si)) {
+	if (signal__siginfo_ours(&si)) {
 		if (hc_self)
 			hc_self->cnt.samples_blocked++;
 		return;
@@ -271,7 +261,7 @@ HC_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct ti
 		info = &mine;
 	/* One of our samples that took the pending slot (drop_ours) is not
 	   the application's: wait on (the timeout starts again). */
-	while ((ret = real(set, info, timeout)) == SIGTRAP && rt__siginfo_ours(info))
+	while ((ret = real(set, info, timeout)) == SIGTRAP && signal__siginfo_ours(info))
 		if (hc_self)
 			hc_self->cnt.samples_blocked++;
 	err = errno;
@@ -302,7 +292,7 @@ HC_EXPORT int sigwait(const sigset_t *set, int *sig)
 
 /* ---- the runtime's side ---- */
 
-bool rt__sigmask_trap_wished(void)
+bool sigmask__trap_wished(void)
 {
 	return wish != 0;
 }
@@ -312,7 +302,7 @@ bool rt__sigmask_trap_wished(void)
    SIGTRAP blocked (the handler's saved mask), so it stays pending exactly
    as it would have: visible to sigpending, sigwait and signalfd, delivered
    when the application unblocks SIGTRAP. */
-void rt__sigmask_hold(const siginfo_t *si, void *uc)
+void sigmask__hold(const siginfo_t *si, void *uc)
 {
 	siginfo_t copy = *si, ours;
 	struct timespec zero = { 0, 0 };
@@ -328,13 +318,13 @@ void rt__sigmask_hold(const siginfo_t *si, void *uc)
 	syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP, &copy);
 }
 
-int rt__sigmask_real(int how, const sigset_t *set, sigset_t *old)
+int sigmask__real(int how, const sigset_t *set, sigset_t *old)
 {
 	return real_pthread_sigmask()(how, set, old);
 }
 
 /* Process start: the parent may have exec'd us with SIGTRAP blocked. */
-void rt__sigmask_init(void)
+void sigmask__init(void)
 {
 	sigset_t cur;
 
@@ -346,7 +336,7 @@ void rt__sigmask_init(void)
 
 /* In the creator, at pthread_create: the new thread's wish (the attribute's
    signal mask if it sets one, else the creator's). */
-int rt__sigmask_inherit(const pthread_attr_t *attr)
+int sigmask__inherit(const pthread_attr_t *attr)
 {
 	sigset_t s;
 
@@ -356,7 +346,7 @@ int rt__sigmask_inherit(const pthread_attr_t *attr)
 }
 
 /* In the new thread, before anything else (F4): SIGTRAP deliverable. */
-void rt__sigmask_thread_start(int inherited)
+void sigmask__thread_start(int inherited)
 {
 	wish = inherited;
 	held = 0;
@@ -364,17 +354,17 @@ void rt__sigmask_thread_start(int inherited)
 }
 
 /* Before exec the new image gets the mask the application asked for; our
-   events are already stopped (rt__process_fini) and this thread's
+   events are already stopped (process__fini) and this thread's
    watchpoints go off first so no SIGTRAP of ours is left pending. */
-void rt__sigmask_before_exec(void)
+void sigmask__before_exec(void)
 {
 	if (hc_self)
-		rt__watch_disarm(hc_self);
+		watch__disarm(hc_self);
 	if (wish && !held)
 		real_trap(SIG_BLOCK);
 }
 
-void rt__sigmask_after_exec_failure(void)
+void sigmask__after_exec_failure(void)
 {
 	if (!held)
 		real_trap(SIG_UNBLOCK);

@@ -26,6 +26,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/sampler/soft.h"
 #include "runtime/safety.h"
 
 #ifndef TRAP_PERF
@@ -54,27 +55,27 @@ static struct sigaction app_fatal[NSIG];
 static int fatal_installed[NSIG];
 
 
-uint64_t rt__cookie_sample(void);
-uint64_t rt__cookie_watch(int slot);
-bool rt__siginfo_ours(const siginfo_t *si);
-uint64_t rt__cookie_sample(void) { return (uint64_t)COOKIE_SAMPLE << 56; }
+uint64_t signal__cookie_sample(void);
+uint64_t signal__cookie_watch(int slot);
+bool signal__siginfo_ours(const siginfo_t *si);
+uint64_t signal__cookie_sample(void) { return (uint64_t)COOKIE_SAMPLE << 56; }
 /* Is this siginfo one of our perf SIGTRAPs (sample or watchpoint)? */
-bool rt__siginfo_ours(const siginfo_t *si)
+bool signal__siginfo_ours(const siginfo_t *si)
 {
 	unsigned k = (unsigned)COOKIE_KIND(SI_PERF_DATA(si));
 
 	return si->si_signo == SIGTRAP && si->si_code == TRAP_PERF && (k == COOKIE_SAMPLE || k == COOKIE_WATCH);
 }
-uint64_t rt__cookie_watch(int slot) { return (uint64_t)COOKIE_WATCH << 56 | (uint64_t)slot; }
+uint64_t signal__cookie_watch(int slot) { return (uint64_t)COOKIE_WATCH << 56 | (uint64_t)slot; }
 
-/* rt__call_on_stack(arg, fn, top): fn(arg) with the stack pointer at top
+/* signal__call_on_stack(arg, fn, top): fn(arg) with the stack pointer at top
    (16-byte aligned), back on the caller's stack afterwards. */
-void rt__call_on_stack(void *arg, void (*fn)(void *), void *top);
+void signal__call_on_stack(void *arg, void (*fn)(void *), void *top);
 __asm__(".text\n"
-        ".globl rt__call_on_stack\n"
-        ".hidden rt__call_on_stack\n"
-        ".type rt__call_on_stack, @function\n"
-        "rt__call_on_stack:\n"
+        ".globl signal__call_on_stack\n"
+        ".hidden signal__call_on_stack\n"
+        ".type signal__call_on_stack, @function\n"
+        "signal__call_on_stack:\n"
         "	.cfi_startproc\n"
         "	push %rbp\n"
         "	.cfi_def_cfa_offset 16\n"
@@ -88,7 +89,7 @@ __asm__(".text\n"
         "	.cfi_def_cfa %rsp, 8\n"
         "	ret\n"
         "	.cfi_endproc\n"
-        ".size rt__call_on_stack, .-rt__call_on_stack\n");
+        ".size signal__call_on_stack, .-signal__call_on_stack\n");
 
 /* Run the application's handler for sig as the kernel would have: the
    interrupted context's mask, plus its sa_mask, plus sig itself unless
@@ -134,12 +135,12 @@ static void chain(int sig, siginfo_t *si, void *uc)
 
 	if (hc_self)
 		hc_self->cnt.signals_chained++;
-	if (rt__sigmask_trap_wished()) {
+	if (sigmask__trap_wished()) {
 		/* The application blocks SIGTRAP: a sent one stays pending until
 		   it unblocks; a trap the CPU raised (int3, single step) is forced
 		   through by the kernel with the default action, which kills. */
 		if (si->si_code <= 0) {
-			rt__sigmask_hold(si, uc);
+			sigmask__hold(si, uc);
 			return;
 		}
 	} else if (call_app(sig, &app_trap, si, uc, !(app_trap.sa_flags & SA_NODEFER)) ||
@@ -149,8 +150,8 @@ static void chain(int sig, siginfo_t *si, void *uc)
 	/* Default action of SIGTRAP: terminate with a core. Write the
 	   profiles, restore it and let the re-raise (pending while we run)
 	   take effect on return. */
-	rt__log("SIGTRAP (si_code %d) with the default action: writing the profiles", si->si_code);
-	rt__process_finish();
+	process__log("SIGTRAP (si_code %d) with the default action: writing the profiles", si->si_code);
+	process__finish();
 	memset(&d, 0, sizeof d);
 	d.sa_handler = SIG_DFL;
 	real_sigaction(SIGTRAP, &d, NULL);
@@ -158,7 +159,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 }
 
 struct work {
-	struct hc_thread *t;
+	struct rt_thread *t;
 	void *uc;
 	uint64_t cookie;
 };
@@ -167,22 +168,22 @@ struct work {
 static void work(void *p)
 {
 	struct work *w = p;
-	struct hc_thread *t = w->t;
+	struct rt_thread *t = w->t;
 	unsigned kind = (unsigned)COOKIE_KIND(w->cookie);
 	uint64_t t0, walks = t->prev->walks;   /* the cache outlives a recycled arena's thread */
 
 	hc_guard_enter(t);
 	t->safety.in_handler = 1;
-	t0 = rt__now();
+	t0 = process__now();
 	t->sampler.busy_cur = t0;
 	if (kind == COOKIE_SAMPLE)
-		rt__on_sample(t, w->uc);
+		sampler__on_sample(t, w->uc);
 	else if (kind == COOKIE_WATCH)
-		rt__on_trap(t, COOKIE_SLOT(w->cookie), w->uc);
+		watch__on_trap(t, COOKIE_SLOT(w->cookie), w->uc);
 	else if (kind == COOKIE_STEP)
-		rt__soft_on_step(t, w->uc);
+		soft__on_step(t, w->uc);
 	if (kind == COOKIE_SAMPLE) {
-		uint64_t dt = rt__now() - t0;
+		uint64_t dt = process__now() - t0;
 
 		t->hist[hc_hist_bucket(dt)]++;
 		t->cnt.handler_ns += dt;
@@ -193,7 +194,7 @@ static void work(void *p)
 		   next drain drops those taken during this run (pmu.c) */
 		unsigned k = t->sampler.busy_n++ % HC_PMU_BUSY;
 		t->sampler.busy_lo[k] = t0;
-		t->sampler.busy_hi[k] = rt__now() + 1;
+		t->sampler.busy_hi[k] = process__now() + 1;
 		t->sampler.busy_cur = 0;
 	}
 	t->safety.in_handler = 0;
@@ -203,7 +204,7 @@ static void work(void *p)
 static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	struct hc_thread *t;
+	struct rt_thread *t;
 	struct work w;
 	uintptr_t sp, lo;
 	bool busy;
@@ -212,10 +213,10 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	/* A trace trap is ours while this thread runs a single-step burst
 	   (soft.c sets the trap flag only then, and clears it when the burst
 	   ends); any other is the application's. */
-	if (si->si_code == TRAP_TRACE && t && rt__soft_stepping(t)) {
+	if (si->si_code == TRAP_TRACE && t && soft__stepping(t)) {
 		if (t->safety.busy || hc_rt.stopping ||
 		    loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
-			rt__soft_step_abort(t, uc);
+			soft__step_abort(t, uc);
 			goto out;
 		}
 		w.cookie = (uint64_t)COOKIE_STEP << 56;
@@ -238,7 +239,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	if (busy || loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
 		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {
 			t->cnt.traps_blocked++;
-			rt__watch_disarm(t);
+			watch__disarm(t);
 			hc_detect_arm_failed(&t->det);
 		} else if (busy) {
 			t->cnt.samples_blocked++;
@@ -253,7 +254,7 @@ run:
 	sp = (uintptr_t)__builtin_frame_address(0);
 	lo = (uintptr_t)t->altstack;
 	if (lo && (sp < lo || sp >= lo + t->altstack_size))
-		rt__call_on_stack(&w, work, (void *)((lo + t->altstack_size) & ~(uintptr_t)15));
+		signal__call_on_stack(&w, work, (void *)((lo + t->altstack_size) & ~(uintptr_t)15));
 	else
 		work(&w);
 out:
@@ -279,15 +280,15 @@ static void fatal_default(void *p)
 	struct sigaction a = app_fatal[sig];
 
 	if (((struct fatal *)p)->ours) {
-		rt__log("fatal signal %d (si_code %d) in the runtime's own code: not the program's to handle",
+		process__log("fatal signal %d (si_code %d) in the runtime's own code: not the program's to handle",
 		        sig, si->si_code);
 		memset(&a, 0, sizeof a);
 		a.sa_handler = SIG_DFL;
 	}
 
 	if (!__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL)) {
-		rt__log("fatal signal %d (si_code %d): writing the profiles", sig, si->si_code);
-		rt__process_finish();
+		process__log("fatal signal %d (si_code %d): writing the profiles", sig, si->si_code);
+		process__finish();
 	}
 	real_sigaction(sig, &a, NULL);
 	if (si->si_code <= 0)
@@ -297,7 +298,7 @@ static void fatal_default(void *p)
 /* Back to the stack walk that faulted (cct.c). Out of line: on_fatal may
    run on the application's own sigaltstack, a page or so, and keeps its
    frame small. */
-__attribute__((noinline, noreturn)) static void walk_fault(struct hc_thread *t)
+__attribute__((noinline, noreturn)) static void walk_fault(struct rt_thread *t)
 {
 	t->safety.walking = 0;
 	siglongjmp(t->safety.walk_env, 1);
@@ -307,7 +308,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct fatal f = { sig, false, si };
-	struct hc_thread *t = hc_self;
+	struct rt_thread *t = hc_self;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
 	/* On the application's own sigaltstack (maybe a few KiB) a sample
 	   nested in its handler could overflow it: keep SIGTRAP blocked there
@@ -342,7 +343,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	   faulted, which dies with the process anyway). */
 	lo = hc_self ? (uintptr_t)hc_self->altstack : 0;
 	if (lo && (sp < lo || sp >= lo + hc_self->altstack_size))
-		rt__call_on_stack(&f, fatal_default, (void *)((lo + hc_self->altstack_size) & ~(uintptr_t)15));
+		signal__call_on_stack(&f, fatal_default, (void *)((lo + hc_self->altstack_size) & ~(uintptr_t)15));
 	else
 		fatal_default(&f);
 out:
@@ -367,13 +368,13 @@ static int install_fatal(int sig, struct sigaction *old)
 	return real_sigaction(sig, &a, old);
 }
 
-int rt__signals_init(void)
+int signal__init(void)
 {
 	struct sigaction a;
 
 	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 	if (!real_sigaction)
-		return -1;
+		return -ENOSYS;
 	memset(&a, 0, sizeof a);
 	a.sa_sigaction = on_sigtrap;
 	a.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
@@ -386,7 +387,7 @@ int rt__signals_init(void)
 	sigdelset(&a.sa_mask, SIGILL);
 	sigdelset(&a.sa_mask, SIGFPE);
 	if (real_sigaction(SIGTRAP, &a, &app_trap) < 0)
-		return -1;
+		return -errno;
 	if (app_trap.sa_sigaction == on_sigtrap)   /* inherited across exec? never */
 		memset(&app_trap, 0, sizeof app_trap);
 	installed = 1;
@@ -395,7 +396,7 @@ int rt__signals_init(void)
 		if (real_sigaction(sig, NULL, &app_fatal[sig]) == 0 && install_fatal(sig, NULL) == 0)
 			fatal_installed[sig] = 1;
 	}
-	rt__sigmask_init();
+	sigmask__init();
 	return 0;
 }
 
@@ -410,14 +411,14 @@ static sigaltstack_fn real_sigaltstack(void)
 	return r;
 }
 
-int rt__altstack_on(struct hc_thread *t)
+int signal__altstack_on(struct rt_thread *t)
 {
 	stack_t ss = { .ss_sp = t->altstack, .ss_size = t->altstack_size, .ss_flags = 0 };
 
 	return real_sigaltstack()(&ss, NULL);
 }
 
-void rt__altstack_off(struct hc_thread *t)
+void signal__altstack_off(struct rt_thread *t)
 {
 	stack_t ss = { .ss_flags = SS_DISABLE }, cur;
 

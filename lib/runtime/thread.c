@@ -39,7 +39,7 @@
 #define POOL_KEEP       (1u << 20)
 
 static char *pool[POOL_MAX];
-static size_t pool_prefix;      /* arena bytes of rt__thread_begin's fixed allocations */
+static size_t pool_prefix;      /* arena bytes of thread__begin's fixed allocations */
 
 static char *pool_get(void)
 {
@@ -63,16 +63,16 @@ static bool pool_put(char *b)
 }
 
 /* The thread's arena, back to the state of a fresh one where that matters:
-   the record zeroed (fresh memory is zero: rt__thread_begin does not clear
+   the record zeroed (fresh memory is zero: thread__begin does not clear
    it), everything allocated after the fixed part (CCT hash growth, the
    allocation tracker's tables) given back to the kernel, so that it reads
    zero again. The fixed part's other blocks need no clearing: the altstack
    and the write buffer are scratch, events and CCT nodes are written before
    they are read (cct.c clears a node when it creates it), the root and the
-   hash are set up by rt__cct_init, and the previous-instruction cache holds
+   hash are set up by cct__init, and the previous-instruction cache holds
    facts about the process's code (keyed by PC and code generation), as
    true for the next thread as for this one. Else the arena is unmapped. */
-static void arena_recycle(struct hc_thread *t)
+static void arena_recycle(struct rt_thread *t)
 {
 	struct hc_arena a = t->arena;
 	size_t prefix = __atomic_load_n(&pool_prefix, __ATOMIC_RELAXED);
@@ -80,11 +80,13 @@ static void arena_recycle(struct hc_thread *t)
 
 	if (!prefix || a.used < prefix || a.reserve != ARENA_RESERVE || big > POOL_KEEP ||
 	    (uint32_t)getpid() != t->id.pid) {
-		rt__arena_release(&t->arena);
+		thread__arena_release(&t->arena);
 		return;
 	}
 	if (a.used > prefix)
 		madvise(a.base + prefix, a.used - prefix, MADV_DONTNEED);
+	if (t->sampler.own)             /* in the kept prefix: cleared for the next thread */
+		memset(t->sampler.own, 0, sampler__thread_size());
 	memset(t, 0, sizeof *t);        /* t is the arena's first block */
 	/* An exit-time flush that found t in the registry before we left it
 	   must still see it written (it was). */
@@ -104,10 +106,10 @@ static void make_key(void)
 	pthread_key_create(&exit_key, on_thread_exit);
 }
 
-static int registry_add(struct hc_thread *t)
+static int registry_add(struct rt_thread *t)
 {
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
-		struct hc_thread *none = NULL;
+		struct rt_thread *none = NULL;
 		if (__atomic_compare_exchange_n(&hc_rt.live[i], &none, t, false,
 		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return i;
@@ -115,7 +117,7 @@ static int registry_add(struct hc_thread *t)
 	return -1;
 }
 
-static void stack_range(struct hc_thread *t)
+static void stack_range(struct rt_thread *t)
 {
 	pthread_attr_t a;
 	void *addr;
@@ -143,37 +145,37 @@ static void stack_range(struct hc_thread *t)
    sampler first, then watchpoints while they use at most half the budget,
    so that with a low RLIMIT_NOFILE later threads still get a sampler.
    Every degradation is counted (fds line of the process log) and said once. */
-static int start_perf(struct hc_thread *t)
+static int start_perf(struct rt_thread *t)
 {
 	static int said_watch, said_sampler;
 	int w = hc_rt.nwatch, room, ret = 0;
 	/* The soft sampler's threads inherit their event at clone: no fd. */
-	int need = rt__sampler_thread_fds(t);
+	int need = sampler__thread_fds(t);
 	/* The main thread always gets its sampler (a process is measured or
 	   refused, never silently unsampled); the budget then only shrinks. */
-	bool sampler = !need || rt__fd_reserve(need) || (t->id.index == 0 && rt__fd_force(need));
+	bool sampler = !need || fds__reserve(need) || (t->id.index == 0 && fds__force(need));
 
-	room = rt__fd_budget() / 2 - rt__fd_held();
+	room = fds__budget() / 2 - fds__held();
 	if (w > room)
 		w = room > 0 ? room : 0;
-	if (w > 0 && !rt__fd_reserve(w))
+	if (w > 0 && !fds__reserve(w))
 		w = 0;
 	if (w > 0)
-		w = rt__watch_thread_start(t, w);
+		w = watch__thread_start(t, w);
 	if (w < hc_rt.nwatch) {
-		__atomic_add_fetch(w ? &rt__fd_stats.threads_watch_reduced : &rt__fd_stats.threads_watch_none,
+		__atomic_add_fetch(w ? &fds__stats.threads_watch_reduced : &fds__stats.threads_watch_none,
 		                   1, __ATOMIC_RELAXED);
 		if (!__atomic_exchange_n(&said_watch, 1, __ATOMIC_RELAXED))
-			rt__log("thread %u: %d of %d watchpoints (the runtime holds %d of its %d fds): "
-			        "detection by %s", t->id.index, w, hc_rt.nwatch, rt__fd_held(), rt__fd_budget(),
+			process__log("thread %u: %d of %d watchpoints (the runtime holds %d of its %d fds): "
+			        "detection by %s", t->id.index, w, hc_rt.nwatch, fds__held(), fds__budget(),
 			        w ? "smaller watchpoint sets" : "samples only");
 	}
-	if (sampler && (ret = rt__sampler_thread_start(t)) < 0)
-		rt__fd_unreserve(need);
+	if (sampler && (ret = sampler__thread_start(t)) < 0)
+		fds__unreserve(need);
 	if (!sampler || ret < 0) {
-		__atomic_add_fetch(&rt__fd_stats.threads_no_sampler, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&fds__stats.threads_no_sampler, 1, __ATOMIC_RELAXED);
 		if (!__atomic_exchange_n(&said_sampler, 1, __ATOMIC_RELAXED) || t->id.index == 0)
-			rt__log("thread %u: no sampler: %s (its profile is written, without samples; "
+			process__log("thread %u: no sampler: %s (its profile is written, without samples; "
 			        "counted in the fds line at exit)", t->id.index,
 			        sampler ? strerror(-ret) : "the runtime's fd budget is used up (raise ulimit -n)");
 		return ret < 0 ? ret : -EMFILE;
@@ -181,28 +183,28 @@ static int start_perf(struct hc_thread *t)
 	return 0;
 }
 
-static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                       uint64_t start_fn);
 
 /* Measure the calling thread from now on. What libc allocates meanwhile
    (pthread_getattr_np's attribute copies, the main thread's read of
    /proc/self/maps) is the runtime's (ownheap.c). */
-struct hc_thread *rt__thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                    uint64_t start_fn)
 {
-	struct hc_thread *t;
+	struct rt_thread *t;
 
-	rt__own_enter();
+	ownheap__enter();
 	t = thread_begin(index, creator, creation_ctx, start_fn);
-	rt__own_leave();
+	ownheap__leave();
 	return t;
 }
 
-static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
+static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                       uint64_t start_fn)
 {
 	struct hc_arena arena;
-	struct hc_thread *t;
+	struct rt_thread *t;
 	void *warm[4];
 
 	pthread_once(&key_once, make_key);
@@ -211,7 +213,7 @@ static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 		arena.used = 0;
 	} else if (hc_arena_init(&arena, ARENA_RESERVE) < 0) {
 		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
-		rt__log("thread %u: cannot reserve memory: unmeasured", index);
+		process__log("thread %u: cannot reserve memory: unmeasured", index);
 		return NULL;
 	}
 	/* Fresh arena memory is zero, a recycled arena's record was cleared
@@ -227,7 +229,7 @@ static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	t->id.pid = hc_rt.pid;
 	t->id.tid = (uint32_t)syscall(SYS_gettid);
 	t->id.start_fn = start_fn;
-	t->id.start_ns = rt__now();
+	t->id.start_ns = process__now();
 	t->sampler.fd = -1;
 	t->altstack_size = ALTSTACK_SIZE;
 	t->altstack = hc_arena_alloc(&t->arena, ALTSTACK_SIZE, 4096);
@@ -235,10 +237,15 @@ static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	t->prev = hc_arena_alloc(&t->arena, sizeof *t->prev, 64);
 	t->events.v = hc_arena_alloc(&t->arena, EVENTS_CAP * sizeof *t->events.v, 64);
 	t->events.cap = EVENTS_CAP;
+	/* The running sampler's own state (its header), zero: fresh arena
+	   memory, or cleared by arena_recycle. */
+	if (sampler__thread_size())
+		t->sampler.own = hc_arena_alloc(&t->arena, sampler__thread_size(), 64);
 	if (!t->altstack || !t->wbuf || !t->prev || !t->events.v ||
-	    rt__cct_init(t, CCT_CAP) < 0) {
-		rt__log("thread %u: arena too small: unmeasured", index);
-		rt__arena_release(&t->arena);
+	    (sampler__thread_size() && !t->sampler.own) ||
+	    cct__init(t, CCT_CAP) < 0) {
+		process__log("thread %u: arena too small: unmeasured", index);
+		thread__arena_release(&t->arena);
 		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
@@ -249,15 +256,15 @@ static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	if (!t->det.rng)
 		t->det.rng = 1;
 	stack_range(t);
-	rt__alloc_thread_start(t);     /* failure: measured, allocations untracked */
+	alloc__thread_start(t);     /* failure: measured, allocations untracked */
 	t->id.slot = registry_add(t);
 	if (t->id.slot < 0) {
-		rt__log("thread %u: more than %d live threads: unmeasured", index, HC_MAX_LIVE);
-		rt__arena_release(&t->arena);
+		process__log("thread %u: more than %d live threads: unmeasured", index, HC_MAX_LIVE);
+		thread__arena_release(&t->arena);
 		__atomic_add_fetch(&hc_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	rt__flush_thread_added();
+	flush__thread_added();
 	__atomic_add_fetch(&hc_rt.threads_seen, 1, __ATOMIC_RELAXED);
 	/* unw_backtrace sets up libunwind's process-wide state on first use
 	   (pthread_once, its memory pool): do that here, on the main thread.
@@ -268,8 +275,8 @@ static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 		unw_backtrace(warm, 4);
 	hc_self = t;
 	pthread_setspecific(exit_key, t);
-	if (rt__altstack_on(t) < 0)
-		rt__log("thread %u: sigaltstack failed: %s", index, strerror(errno));
+	if (signal__altstack_on(t) < 0)
+		process__log("thread %u: sigaltstack failed: %s", index, strerror(errno));
 	if (start_perf(t) < 0 && index == 0)
 		return NULL;
 	HC_DEBUG_LOG(HC_DBG_THREAD, "T%u started: tid %u, creator %u, stack [%#llx, %#llx), TLS [%#llx, %#llx)",
@@ -281,23 +288,23 @@ static struct hc_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 }
 
 /* Stop sampling, write the profile (unless already written), release. */
-static void thread_end(struct hc_thread *t);
+static void thread_end(struct rt_thread *t);
 
-void rt__thread_end(struct hc_thread *t)
+void thread__end(struct rt_thread *t)
 {
-	rt__own_enter();
+	ownheap__enter();
 	thread_end(t);
-	rt__own_leave();
+	ownheap__leave();
 }
 
-static void thread_end(struct hc_thread *t)
+static void thread_end(struct rt_thread *t)
 {
 	t->safety.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rt__flush_thread_final(t);     /* no periodic snapshot from now on */
-	rt__sampler_thread_stop(t);    /* an inherited event runs on: the guard refuses */
-	rt__watch_thread_stop(t);
-	t->id.end_ns = rt__now();
+	flush__thread_final(t);     /* no periodic snapshot from now on */
+	sampler__thread_stop(t);    /* an inherited event runs on: the guard refuses */
+	watch__thread_stop(t);
+	t->id.end_ns = process__now();
 	HC_DEBUG_LOG(HC_DBG_THREAD, "T%u ends: %llu samples, %llu detections, %llu traps matched",
 	             t->id.index, (unsigned long long)t->cnt.samples,
 	             (unsigned long long)t->cnt.detections_sample, (unsigned long long)t->cnt.traps_matched);
@@ -305,46 +312,46 @@ static void thread_end(struct hc_thread *t)
 	   waits for it instead of ending the process mid-write. */
 	__atomic_add_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
 	if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
-		rt__write_profile(t);
+		output__write_profile(t);
 	__atomic_sub_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
-	rt__flush_thread_remove(t);
+	flush__thread_remove(t);
 	if (hc_self == t) {
 		hc_self = NULL;
-		rt__altstack_off(t);
+		signal__altstack_off(t);
 		arena_recycle(t);
 		return;
 	}
-	rt__arena_release(&t->arena);
+	thread__arena_release(&t->arena);
 }
 
 static void on_thread_exit(void *arg)
 {
-	struct hc_thread *t = arg;
+	struct rt_thread *t = arg;
 
 	/* The process-exit flush may be writing our profile concurrently. */
 	if (__atomic_load_n(&hc_rt.stopping, __ATOMIC_ACQUIRE)) {
 		t->safety.busy = 1;
 		return;
 	}
-	rt__thread_end(t);
+	thread__end(t);
 }
 
 /* At process exit (or before exec): every live thread's profile. Other
    threads may still run; their handlers refuse samples once `stopping` is
    set; wait briefly for a handler that is already running. */
-void rt__flush_all(void)
+void thread__flush_all(void)
 {
-	rt__sampler_process_stop();
+	sampler__process_stop();
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
-		struct hc_thread *t = __atomic_load_n(&hc_rt.live[i], __ATOMIC_ACQUIRE);
+		struct rt_thread *t = __atomic_load_n(&hc_rt.live[i], __ATOMIC_ACQUIRE);
 		if (!t)
 			continue;
 		for (int spin = 0; t->safety.in_handler && spin < 10000; spin++)
 			sched_yield();
 		if (!t->id.end_ns)
-			t->id.end_ns = rt__now();
+			t->id.end_ns = process__now();
 		if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
-			rt__write_profile(t);
+			output__write_profile(t);
 	}
 	/* Threads that were already writing their own profile when the process
 	   began to exit: give them up to 2 s to finish (async-signal-safe). */
@@ -368,16 +375,16 @@ static void *thread_trampoline(void *p)
 	struct start_args a = *(struct start_args *)p;
 
 	free(p);
-	rt__sigmask_thread_start(a.trap_blocked);   /* F4: SIGTRAP deliverable */
-	rt__thread_begin(a.index, a.creator, a.creation_ctx, (uint64_t)(uintptr_t)a.fn);
+	sigmask__thread_start(a.trap_blocked);   /* F4: SIGTRAP deliverable */
+	thread__begin(a.index, a.creator, a.creation_ctx, (uint64_t)(uintptr_t)a.fn);
 	return a.fn(a.arg);
 }
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 /* libc's pthread_create, for the runtime's own (unmeasured) threads. */
-pthread_create_fn rt__real_pthread_create(void);
-pthread_create_fn rt__real_pthread_create(void)
+pthread_create_fn thread__real_pthread_create(void);
+pthread_create_fn thread__real_pthread_create(void)
 {
 	static pthread_create_fn real;
 
@@ -388,8 +395,8 @@ pthread_create_fn rt__real_pthread_create(void)
 
 HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	pthread_create_fn real = rt__real_pthread_create();
-	struct hc_thread *self = hc_self;
+	pthread_create_fn real = thread__real_pthread_create();
+	struct rt_thread *self = hc_self;
 	struct start_args *a;
 	int ret;
 
@@ -400,12 +407,12 @@ HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(
 	a->index = __atomic_fetch_add(&hc_rt.next_index, 1, __ATOMIC_RELAXED);
 	a->creator = self ? self->id.index : HC_NONE;
 	a->creation_ctx = HC_NONE;
-	a->trap_blocked = rt__sigmask_inherit(attr);
+	a->trap_blocked = sigmask__inherit(attr);
 	if (self && hc_guard_enter(self)) {
-		a->creation_ctx = rt__context_here(self, 1);
+		a->creation_ctx = cct__context_here(self, 1);
 		hc_guard_leave(self);
 	}
-	rt__flush_need_helper();       /* periodic flush by a helper from now on (flush.c) */
+	flush__need_helper();       /* periodic flush by a helper from now on (flush.c) */
 	ret = real(thr, attr, thread_trampoline, a);
 	if (ret != 0)
 		free(a);

@@ -6,13 +6,14 @@
    costs a few ioctls and no open. One-shot: the first trap disarms the whole
    set. x86 data traps fire after the access, so the accessing instruction
    is the one ending at the trap PC — except REP string ops, which trap on
-   the REP itself. rt__watch_arm/disarm and rt__on_trap run in signal
+   the REP itself. watch__arm/disarm and watch__on_trap run in signal
    context. */
 #include <errno.h>
 #include <sys/ioctl.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/sampler/soft.h"
 #include "probe/probe.h"
 #include "runtime/record.h"
 
@@ -20,7 +21,7 @@
    four perf_event_open calls cost ~40 µs, which a short-lived thread that
    is never sampled should not pay (thread creation budget, doc/reliability.md). `want`
    fds are already reserved (fds.c). */
-int rt__watch_thread_start(struct hc_thread *t, int want)
+int watch__thread_start(struct rt_thread *t, int want)
 {
 	t->watch.n = 0;
 	t->watch.want = want;
@@ -29,8 +30,8 @@ int rt__watch_thread_start(struct hc_thread *t, int want)
 }
 
 /* Open the reserved breakpoint events, disabled, on a harmless address.
-   Signal context (the first arm): system calls and rt__log only. */
-static void open_all(struct hc_thread *t)
+   Signal context (the first arm): system calls and process__log only. */
+static void open_all(struct rt_thread *t)
 {
 	static int said;
 	int want = t->watch.want;
@@ -38,41 +39,41 @@ static void open_all(struct hc_thread *t)
 	t->watch.opened = true;
 	for (int i = 0; i < want; i++) {
 		int fd;
-		hc_watch_attr(&t->watch.attr[i], (uint64_t)(uintptr_t)&t->watch.dummy, rt__cookie_watch(i));
+		hc_watch_attr(&t->watch.attr[i], (uint64_t)(uintptr_t)&t->watch.dummy, signal__cookie_watch(i));
 		fd = hc_perf_open(&t->watch.attr[i], 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
 			if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-				rt__log("thread %u: watchpoint %d: %s (first failure; threads with fewer "
+				process__log("thread %u: watchpoint %d: %s (first failure; threads with fewer "
 				        "watchpoints are counted in the fds line at exit)",
 				        t->id.index, i, hc_perf_strerror(errno, -1));
 			break;
 		}
-		rt__fd_adopt(fd, &t->watch.fd[i], true);
+		fds__adopt(fd, &t->watch.fd[i], true);
 		t->watch.enabled[i] = false;
 		t->watch.n++;
 	}
 	if (t->watch.n < want) {
-		rt__fd_unreserve(want - t->watch.n);
+		fds__unreserve(want - t->watch.n);
 		if (want == hc_rt.nwatch)    /* fewer than the budget allowed: count it here */
-			__atomic_add_fetch(t->watch.n ? &rt__fd_stats.threads_watch_reduced
-			                              : &rt__fd_stats.threads_watch_none, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(t->watch.n ? &fds__stats.threads_watch_reduced
+			                              : &fds__stats.threads_watch_none, 1, __ATOMIC_RELAXED);
 	}
 	/* Fewer registers than the process default (fd limit, contention):
 	   this thread arms smaller sets; the weight uses the set's own D. */
 }
 
-void rt__watch_thread_stop(struct hc_thread *t)
+void watch__thread_stop(struct rt_thread *t)
 {
 	if (!t->watch.opened)
-		rt__fd_unreserve(t->watch.want);
+		fds__unreserve(t->watch.want);
 	for (int i = 0; i < t->watch.n; i++)
-		rt__fd_close(&t->watch.fd[i], "a watchpoint");
+		fds__close(&t->watch.fd[i], "a watchpoint");
 	t->watch.n = 0;
 	t->watch.want = 0;
 	t->watch.opened = true;       /* never (re)opened after stop */
 }
 
-void rt__watch_disarm(struct hc_thread *t)
+void watch__disarm(struct rt_thread *t)
 {
 	for (int i = 0; i < t->watch.n; i++)
 		if (t->watch.enabled[i]) {
@@ -85,7 +86,7 @@ void rt__watch_disarm(struct hc_thread *t)
 /* Re-target in place: one MODIFY_ATTRIBUTES per register, with disabled=0
    so the same call enables it (the kernel allows the attr to differ only
    in the breakpoint fields and `disabled`). Registers beyond n go off. */
-int rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n)
+int watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	if (!t->watch.opened)
 		open_all(t);
@@ -97,7 +98,7 @@ int rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n)
 		if (ioctl(t->watch.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &t->watch.attr[i]) < 0) {
 			int err = errno;
 			t->watch.attr[i].disabled = 1;
-			rt__watch_disarm(t);
+			watch__disarm(t);
 			return -err;
 		}
 		t->watch.enabled[i] = true;
@@ -115,7 +116,7 @@ int rt__watch_arm(struct hc_thread *t, const uint64_t *addr, uint32_t n)
 /* The trapping access: a REP string op traps on itself (current element);
    otherwise the instruction ending at the PC. Falls back to the watched
    8-byte chunk when neither decodes to an access on the watched line. */
-static void trapping_access(struct hc_thread *t, const struct hc_regs *r, int slot,
+static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int slot,
                             struct hc_sample *s, uint64_t *leaf)
 {
 	uint64_t pc = (uint64_t)r->gregs[REG_RIP];
@@ -125,7 +126,7 @@ static void trapping_access(struct hc_thread *t, const struct hc_regs *r, int sl
 
 	*leaf = pc;
 	if (hc_decode_at_pc(r, &in) == 0 && (in.flags & HC_AF_REP))
-		a = rt__pick_access(&in);
+		a = record__pick_access(&in);
 	if (!a && hc_decode_ending_at(r, pc, t->prev, &in) == 0) {
 		for (int i = 0; i < in.n; i++)
 			if ((in.acc[i].ea & ~(uint64_t)(HC_LINE - 1)) == line ||
@@ -147,7 +148,7 @@ static void trapping_access(struct hc_thread *t, const struct hc_regs *r, int sl
 	}
 }
 
-void rt__on_trap(struct hc_thread *t, int slot, void *uctx)
+void watch__on_trap(struct rt_thread *t, int slot, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_sample s;
@@ -156,14 +157,14 @@ void rt__on_trap(struct hc_thread *t, int slot, void *uctx)
 	bool watched_load;
 
 	t->cnt.traps++;
-	rt__watch_disarm(t);
-	rt__regs(uctx, &r);
+	watch__disarm(t);
+	record__regs(uctx, &r);
 	trapping_access(t, &r, slot, &s, &leaf);
 	s.is_private = false;
 	watched_load = t->det.armed && t->det.watched.is_load;
-	s.time = rt__now();
-	s.cpu = rt__cpu();
-	s.ctx = rt__context(t, uctx, leaf);
+	s.time = process__now();
+	s.cpu = record__cpu();
+	s.ctx = cct__context(t, uctx, leaf);
 	if (s.ctx == HC_NONE) {            /* the walk faulted: trap dropped */
 		hc_detect_arm_failed(&t->det);
 		return;
@@ -175,12 +176,12 @@ void rt__on_trap(struct hc_thread *t, int slot, void *uctx)
 		t->cnt.traps_matched++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   matched: %s sharing with T%u", t->id.index,
 		             (comm.flags & HC_COMM_TRUE) ? "true" : "false", comm.peer);
-		rt__record_comm(t, &comm);
+		record__comm(t, &comm);
 		/* A trapped store is exact (no skid): publish it for the line's
 		   next readers, as a sampled store would be. */
 		if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
 			t->cnt.published_trap++;
-		rt__soft_after_trap(t, uctx, &s);
+		soft__after_trap(t, uctx, &s);
 	} else if (watched_load && !s.is_store && !t->det.armed) {
 		/* A set on a published load, hit by this thread's own load. */
 		t->cnt.traps_load_load++;

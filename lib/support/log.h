@@ -38,7 +38,7 @@ void hc_log_close(void);
 
 /* Debug categories (bits of the HC_DEBUG mask); each has call sites. */
 enum hc_debug_cat {
-	HC_DBG_INIT    = 1u << 0,  /* "init": runtime start, options, sampler, load map (init.c, loadmap.c) */
+	HC_DBG_INIT    = 1u << 0,  /* "init": runtime start, options, sampler, load map (process.c, loadmap.c) */
 	HC_DBG_THREAD  = 1u << 1,  /* "thread": thread start and end (thread.c) */
 	HC_DBG_SAMPLE  = 1u << 2,  /* "sample": a thread's sampler opened or refused (sampler.c) */
 	HC_DBG_UNWIND  = 1u << 3,  /* "unwind": full unwinds, failures, faults contained (cct.c) */

@@ -4,7 +4,7 @@
 # --sampler pebs: PEBS's perf_event_attr with a task-clock event in place
 # of each load/store event; doc/samplers.md). Real per-thread events, ring
 # buffers and SIGTRAPs: pmu_start opens, maps and enables; the handler
-# drains (hc_pmu_drain) into rt__detect_sample; pmu_stop drains what is
+# drains (hc_pmu_drain) into record__detect_sample; pmu_stop drains what is
 # left. Checked from the profiles and the process log:
 #   * the log names the stand-in; profiles are in transfers (PEBS's unit);
 #   * kernel records were read, every one accounted for by a verdict, none

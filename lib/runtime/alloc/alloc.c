@@ -19,7 +19,7 @@
    becomes the block's allocation site.
 
    Communication events are resolved online: when a thread records an event,
-   rt__alloc_note_event (signal context, lock-free, read-only on the table)
+   alloc__note_event (signal context, lock-free, read-only on the table)
    looks both addresses up and keeps the live block each falls in.
 
    Until dlsym has found the real functions (dlsym itself calls calloc),
@@ -27,7 +27,7 @@
 
    The runtime never allocates from the program's heap (doc/runtime.md, "What a measured program can observe"): an
    allocation is the runtime's when this thread is inside the runtime's own
-   code (rt__own_depth, or the re-entrancy guard held) or the call comes
+   code (ownheap__depth, or the re-entrancy guard held) or the call comes
    from this library; it is served by the runtime's own heap (ownheap.c),
    and free/realloc recognise those blocks by address whoever frees them.
    One allocation glibc makes for the program is sized by what the runtime
@@ -190,9 +190,9 @@ static void *boot_alloc(size_t n, size_t align)
 /* Is the allocation asked for by return address ra the runtime's? */
 static inline bool own(uint64_t ra)
 {
-	struct hc_thread *t;
+	struct rt_thread *t;
 
-	if (rt__own_depth)
+	if (ownheap__depth)
 		return true;
 	t = hc_self;
 	return (t && t->safety.busy) || loadmap__pc_in_self(ra);
@@ -208,35 +208,35 @@ static inline bool is_dtv(size_t nm, size_t sz, uint64_t ra)
 
 static void *dtv_calloc(size_t nm, bool runtime)
 {
-	void *p = rt__own_alloc(nm * 16, 0, true);
+	void *p = ownheap__alloc(nm * 16, 0, true);
 
 	if (!p)
 		return NULL;
 	if (!runtime && nm > loadmap__dtv_extra) {
 		void *sh = real.calloc(nm - loadmap__dtv_extra, 16);
 		if (!sh) {
-			rt__own_free(p);
+			ownheap__free(p);
 			return NULL;
 		}
-		*rt__own_shadow(p) = sh;
+		*ownheap__shadow(p) = sh;
 	}
 	return p;
 }
 
 static void own_free(void *p)
 {
-	void *sh = *rt__own_shadow(p);
+	void *sh = *ownheap__shadow(p);
 
 	if (sh)
 		real.free(sh);
-	rt__own_free(p);
+	ownheap__free(p);
 }
 
 /* A block of ours resized (by whoever holds it: the loader resizes a DTV
    when a dlopen'd module needs more slots); its shadow follows. */
 static void *own_realloc(void *p, size_t n)
 {
-	void *sh = *rt__own_shadow(p), *q;
+	void *sh = *ownheap__shadow(p), *q;
 
 	if (n == 0) {
 		own_free(p);
@@ -247,9 +247,9 @@ static void *own_realloc(void *p, size_t n)
 		void *nsh = real.realloc(sh, want);
 		if (!nsh)
 			return NULL;
-		*rt__own_shadow(p) = nsh;
+		*ownheap__shadow(p) = nsh;
 	}
-	q = rt__own_realloc(p, n);
+	q = ownheap__realloc(p, n);
 	return q;
 }
 
@@ -275,7 +275,7 @@ static inline uint64_t stack_word(const uint64_t *p)
 	return v;
 }
 
-static inline struct rt_ctx_entry *ctx_set(struct hc_thread *t, uint64_t s0, uint64_t ra0)
+static inline struct rt_ctx_entry *ctx_set(struct rt_thread *t, uint64_t s0, uint64_t ra0)
 {
 	/* The call site's low bits and the stack depth in words: no multiply
 	   on the path to the compare (the two ways absorb collisions). */
@@ -300,19 +300,19 @@ static inline bool ctx_match(const struct rt_ctx_entry *e, const uint64_t *slot0
 }
 
 /* The allocation site of CCT node `node` of t, created on first use. */
-static uint32_t node_site(struct hc_thread *t, uint32_t node)
+static uint32_t node_site(struct rt_thread *t, uint32_t node)
 {
 	uint32_t *s = &t->cct.nodes[node].site;
 
 	if (!*s)
-		*s = rt__site_new(t->id.index, node);
+		*s = blocks__site_new(t->id.index, node);
 	return *s;
 }
 
 /* Unwind from here, put the path from the call site outward into the CCT,
    and describe it as a cache entry: the return addresses of the callers are
    looked for in the stack above slot0 (only within this thread's stack). */
-static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64_t *slot0,
+static __attribute__((noinline)) void ctx_fill(struct rt_thread *t, const uint64_t *slot0,
                                                uint64_t ra0, struct rt_ctx_entry *ne)
 {
 	void *fr[HC_MAX_FRAMES];
@@ -336,9 +336,9 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	if (i >= n) {
 		/* The unwinder lost the way: keep the call site alone. */
 		t->cnt.unwind_failed++;
-		node = rt__cct_insert(t, &ra0, 1, 0);
+		node = cct__insert(t, &ra0, 1, 0);
 	} else {
-		node = rt__cct_insert(t, (const uint64_t *)(fr + i), n - i, 0);
+		node = cct__insert(t, (const uint64_t *)(fr + i), n - i, 0);
 		if (s0 >= t->id.stack_lo && s0 + 8 <= t->id.stack_hi) {
 			const uint64_t *p = slot0 + 1, *top = (const uint64_t *)(uintptr_t)t->id.stack_hi;
 			for (int j = 1; j <= CTX_SLOTS && i + j < n; j++) {
@@ -359,15 +359,15 @@ static __attribute__((noinline)) void ctx_fill(struct hc_thread *t, const uint64
 	site = node == HC_NONE ? 0 : node_site(t, node);
 	ne->mark = site ? RT_BLK_FIRST_V(site, 0) : 0;
 	ne->lim = site ? RT_BLOCK_SMALL_MAX : 0;
-	/* Blocks may be inserted from now on without rt__blocks_insert (the
+	/* Blocks may be inserted from now on without blocks__insert (the
 	   inline direct path): free() must look them up. Every cached context
 	   was filled here first, in this process or before a fork (the flag
-	   survives rt__blocks_reset). */
-	if (site && !rt__blocks_used())
-		__atomic_store_n(&rt__blocks_any, 1, __ATOMIC_RELAXED);
+	   survives blocks__reset). */
+	if (site && !blocks__used())
+		__atomic_store_n(&blocks__any, 1, __ATOMIC_RELAXED);
 }
 
-static __attribute__((noinline)) struct rt_ctx_entry *ctx_miss(struct hc_thread *t,
+static __attribute__((noinline)) struct rt_ctx_entry *ctx_miss(struct rt_thread *t,
                                                                const uint64_t *slot0, uint64_t ra0,
                                                                struct rt_ctx_entry *set)
 {
@@ -382,7 +382,7 @@ static __attribute__((noinline)) struct rt_ctx_entry *ctx_miss(struct hc_thread 
 }
 
 /* Re-unwind a hit and count whether the cache was right. */
-static __attribute__((noinline)) struct rt_ctx_entry *ctx_verify(struct hc_thread *t,
+static __attribute__((noinline)) struct rt_ctx_entry *ctx_verify(struct rt_thread *t,
                                                                  const uint64_t *slot0,
                                                                  uint64_t ra0,
                                                                  struct rt_ctx_entry *e)
@@ -403,7 +403,7 @@ static __attribute__((noinline)) struct rt_ctx_entry *ctx_verify(struct hc_threa
 
 /* The cache entry of the allocation context of the call in *slot0. */
 static inline __attribute__((always_inline)) const struct rt_ctx_entry *
-ctx_get(struct hc_thread *t, const uint64_t *slot0, uint64_t ra0)
+ctx_get(struct rt_thread *t, const uint64_t *slot0, uint64_t ra0)
 {
 	struct rt_ctx_entry *set = ctx_set(t, (uint64_t)(uintptr_t)slot0, ra0), *e;
 
@@ -423,7 +423,7 @@ ctx_get(struct hc_thread *t, const uint64_t *slot0, uint64_t ra0)
 /* The rest of track(): blocks the inline path does not record (big,
    mmap, misaligned, no direct shadow), the runtime's own call sites, and
    site 0 (the site table is full). Takes the guard (track() saw it clear). */
-static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t base, uint64_t n,
+static __attribute__((noinline)) void track_slow(struct rt_thread *t, uint64_t base, uint64_t n,
                                                  uint32_t mark, uint32_t kind)
 {
 	int ret;
@@ -432,9 +432,9 @@ static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t b
 		return;     /* the runtime's own allocation */
 	hc_guard_enter(t);
 	if (kind == HC_OBJ_MALLOC)     /* small blocks without the direct shadow, big ones */
-		ret = rt__blocks_insert_fast(&t->alloc.leaves, base, n, MARK_SITE(mark));
+		ret = blocks__insert_fast(&t->alloc.leaves, base, n, MARK_SITE(mark));
 	else
-		ret = rt__blocks_insert(&t->alloc.leaves, base, n, MARK_SITE(mark), kind);
+		ret = blocks__insert(&t->alloc.leaves, base, n, MARK_SITE(mark), kind);
 	if (ret == 0)
 		t->cnt.allocs_tracked++;
 	else
@@ -456,7 +456,7 @@ static __attribute__((noinline)) void track_slow(struct hc_thread *t, uint64_t b
 static inline __attribute__((always_inline)) void track(void *p, size_t n, uint32_t kind,
                                                        const uint64_t *slot0)
 {
-	struct hc_thread *t = hc_self;
+	struct rt_thread *t = hc_self;
 	uint64_t ra0, base = (uint64_t)(uintptr_t)p;
 	const struct rt_ctx_entry *e;
 
@@ -470,7 +470,7 @@ static inline __attribute__((always_inline)) void track(void *p, size_t n, uint3
 	ra0 = *slot0;
 	e = ctx_get(t, slot0, ra0);
 	if (likely(kind == HC_OBJ_MALLOC &&
-	           rt__blocks_insert_direct(t->alloc.shadow, t->alloc.bad, base, n, e->mark, e->lim)))
+	           blocks__insert_direct(t->alloc.shadow, t->alloc.bad, base, n, e->mark, e->lim)))
 		t->cnt.allocs_tracked++;
 	else
 		track_slow(t, base, n, e->mark, kind);
@@ -479,32 +479,32 @@ static inline __attribute__((always_inline)) void track(void *p, size_t n, uint3
 /* Stop tracking the block at p (if it is one); its description in *old. */
 static bool untrack(void *p, struct rt_block *old)
 {
-	struct hc_thread *t;
+	struct rt_thread *t;
 	bool had;
 
-	if (!rt__blocks_used())
+	if (!blocks__used())
 		return false;
 	t = hc_self;
 	if (t && hc_guard_enter(t)) {
-		had = rt__blocks_remove(&t->alloc.leaves, (uint64_t)(uintptr_t)p, old);
+		had = blocks__remove(&t->alloc.leaves, (uint64_t)(uintptr_t)p, old);
 		if (had)
 			t->cnt.frees_tracked++;
 		hc_guard_leave(t);
 		return had;
 	}
 	/* Inside the runtime, or a thread without a record: no thread state. */
-	return rt__blocks_remove(NULL, (uint64_t)(uintptr_t)p, old);
+	return blocks__remove(NULL, (uint64_t)(uintptr_t)p, old);
 }
 
 /* The rest of untrack_free: no direct shadow (the leaf cache), a big block. */
-static __attribute__((noinline)) int untrack_slow(struct hc_thread *t, uint64_t base)
+static __attribute__((noinline)) int untrack_slow(struct rt_thread *t, uint64_t base)
 {
 	int r;
 
 	hc_guard_enter(t);      /* untrack_free saw it clear */
-	r = rt__blocks_remove_fast(&t->alloc.leaves, base);
+	r = blocks__remove_fast(&t->alloc.leaves, base);
 	if (r < 0)
-		r = rt__blocks_remove(&t->alloc.leaves, base, NULL);
+		r = blocks__remove(&t->alloc.leaves, base, NULL);
 	hc_guard_leave(t);
 	return r;
 }
@@ -513,53 +513,53 @@ static __attribute__((noinline)) int untrack_slow(struct hc_thread *t, uint64_t 
    (as track()'s hit path: samples in this library are refused). */
 static inline __attribute__((always_inline)) void untrack_free(void *p)
 {
-	struct hc_thread *t;
+	struct rt_thread *t;
 	int r;
 
-	if (!rt__blocks_used())
+	if (!blocks__used())
 		return;
 	t = hc_self;
 	if (likely(t && !t->safety.busy)) {
-		r = rt__blocks_remove_direct(t->alloc.shadow, t->alloc.bad, (uint64_t)(uintptr_t)p);
+		r = blocks__remove_direct(t->alloc.shadow, t->alloc.bad, (uint64_t)(uintptr_t)p);
 		if (likely(r > 0))
 			t->cnt.frees_tracked++;
 		else if (r < 0)
 			t->cnt.frees_tracked += (uint64_t)untrack_slow(t, (uint64_t)(uintptr_t)p);
 		return;
 	}
-	rt__blocks_remove(NULL, (uint64_t)(uintptr_t)p, NULL);
+	blocks__remove(NULL, (uint64_t)(uintptr_t)p, NULL);
 }
 
 static void untrack_range(void *p, size_t len)
 {
-	struct hc_thread *t;
+	struct rt_thread *t;
 	uint32_t n;
 
-	if (!rt__blocks_used() || len == 0)
+	if (!blocks__used() || len == 0)
 		return;
 	t = hc_self;
 	if (t && hc_guard_enter(t)) {
-		n = rt__blocks_remove_range((uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)p + len);
+		n = blocks__remove_range((uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)p + len);
 		t->cnt.frees_tracked += n;
 		hc_guard_leave(t);
 	} else {
-		rt__blocks_remove_range((uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)p + len);
+		blocks__remove_range((uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)p + len);
 	}
 }
 
 /* Put a block back as it was (a realloc or mremap that failed). */
 static void retrack(const struct rt_block *b)
 {
-	struct hc_thread *t = hc_self;
+	struct rt_thread *t = hc_self;
 
 	if (t && hc_guard_enter(t)) {
-		if (rt__blocks_insert(&t->alloc.leaves, b->base, b->size, b->site, b->kind) == 0)
+		if (blocks__insert(&t->alloc.leaves, b->base, b->size, b->site, b->kind) == 0)
 			t->cnt.allocs_tracked++;
 		else
 			t->cnt.allocs_dropped++;
 		hc_guard_leave(t);
 	} else {
-		rt__blocks_insert(NULL, b->base, b->size, b->site, b->kind);
+		blocks__insert(NULL, b->base, b->size, b->site, b->kind);
 	}
 }
 
@@ -572,7 +572,7 @@ HC_EXPORT void *malloc(size_t n)
 	if (!ready() && !resolve())
 		return boot_alloc(n, 16);
 	if (unlikely(own(*CALLER_SLOT())))
-		return rt__own_alloc(n, 0, false);
+		return ownheap__alloc(n, 0, false);
 	p = real.malloc(n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -597,7 +597,7 @@ HC_EXPORT void *calloc(size_t nm, size_t sz)
 			errno = ENOMEM;
 			return NULL;
 		}
-		return rt__own_alloc(n, 0, true);
+		return ownheap__alloc(n, 0, true);
 	}
 	p = real.calloc(nm, sz);
 	if (p && !__builtin_mul_overflow(nm, sz, &n))
@@ -611,7 +611,7 @@ HC_EXPORT void free(void *p)
 		return;
 	if (!ready() && !resolve())
 		return;       /* cannot happen: only boot blocks exist before resolution */
-	if (unlikely(rt__own_has(p))) {
+	if (unlikely(ownheap__has(p))) {
 		own_free(p);
 		return;
 	}
@@ -631,13 +631,13 @@ HC_EXPORT void *realloc(void *p, size_t n)
 			memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
 		return q;
 	}
-	if (p && rt__own_has(p))
+	if (p && ownheap__has(p))
 		return own_realloc(p, n);
 	if (!p && own(*CALLER_SLOT()))
-		return rt__own_alloc(n, 0, false);
+		return ownheap__alloc(n, 0, false);
 	if (p && is_boot(p)) {
 		if (own(*CALLER_SLOT())) {
-			q = rt__own_alloc(n, 0, false);
+			q = ownheap__alloc(n, 0, false);
 			if (q)
 				memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
 			return q;
@@ -669,7 +669,7 @@ HC_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	if (unlikely(own(*CALLER_SLOT()))) {
 		if (align < sizeof(void *) || (align & (align - 1)))
 			return EINVAL;
-		*out = rt__own_alloc(n, align, false);
+		*out = ownheap__alloc(n, align, false);
 		return *out ? 0 : ENOMEM;
 	}
 	ret = real.posix_memalign(out, align, n);
@@ -685,7 +685,7 @@ HC_EXPORT void *aligned_alloc(size_t align, size_t n)
 	if (!ready() && !resolve())
 		return boot_alloc(n, align);
 	if (unlikely(own(*CALLER_SLOT())))
-		return rt__own_alloc(n, align, false);
+		return ownheap__alloc(n, align, false);
 	p = real.aligned_alloc(align, n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -698,7 +698,7 @@ HC_EXPORT void *memalign(size_t align, size_t n)
 	if (!ready() && !resolve())
 		return boot_alloc(n, align);
 	if (unlikely(own(*CALLER_SLOT())))
-		return rt__own_alloc(n, align, false);
+		return ownheap__alloc(n, align, false);
 	p = real.memalign(align, n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -711,7 +711,7 @@ HC_EXPORT void *valloc(size_t n)
 	if (!ready() && !resolve())
 		return boot_alloc(n, PAGE_SIZE_);
 	if (unlikely(own(*CALLER_SLOT())))
-		return rt__own_alloc(n, PAGE_SIZE_, false);
+		return ownheap__alloc(n, PAGE_SIZE_, false);
 	p = real.valloc(n);
 	track(p, n, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -727,7 +727,7 @@ HC_EXPORT void *pvalloc(size_t n)
 	if (!ready() && !resolve())
 		return boot_alloc(r, PAGE_SIZE_);
 	if (unlikely(own(*CALLER_SLOT())))
-		return rt__own_alloc(r, PAGE_SIZE_, false);
+		return ownheap__alloc(r, PAGE_SIZE_, false);
 	p = real.pvalloc(n);
 	track(p, r, HC_OBJ_MALLOC, CALLER_SLOT());
 	return p;
@@ -739,8 +739,8 @@ HC_EXPORT size_t malloc_usable_size(void *p)
 		return 0;
 	if (is_boot(p))
 		return boot_size(p);
-	if (rt__own_has(p))
-		return rt__own_usable(p);
+	if (ownheap__has(p))
+		return ownheap__usable(p);
 	if (!ready() && !resolve())
 		return 0;
 	return real.malloc_usable_size(p);
@@ -796,7 +796,7 @@ HC_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	}
 	if (!ready() && !resolve())
 		return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
-	had = rt__blocks_used() && rt__blocks_find((uint64_t)(uintptr_t)old, &b) &&
+	had = blocks__used() && blocks__find((uint64_t)(uintptr_t)old, &b) &&
 	      b.base == (uint64_t)(uintptr_t)old && b.kind == HC_OBJ_MMAP;
 	untrack_range(old, page_round(old_len));
 	p = real.mremap(old, old_len, new_len, flags, new_addr);
@@ -820,21 +820,21 @@ HC_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 
 /* fork: the child's table is still the parent's (its blocks belong to the
    parent's threads and contexts): it is dropped when the child's first
-   thread starts (rt__alloc_thread_start sees the new pid). The table has no
+   thread starts (alloc__thread_start sees the new pid). The table has no
    lock that a fork could leave held. */
 static uint32_t table_pid;
 
 __attribute__((constructor(101))) static void alloc_ctor(void)
 {
-	rt__own_enter();
+	ownheap__enter();
 	resolve();
 	loadmap__self_init();
-	rt__own_leave();
+	ownheap__leave();
 	if (!table_pid)
 		table_pid = (uint32_t)getpid();
 }
 
-int rt__alloc_thread_start(struct hc_thread *t)
+int alloc__thread_start(struct rt_thread *t)
 {
 	static int said;
 
@@ -844,21 +844,21 @@ int rt__alloc_thread_start(struct hc_thread *t)
 	loadmap__self_init();
 	if (table_pid && t->id.pid != table_pid) {
 		/* A forked child: nothing tracked yet in this process. */
-		rt__blocks_reset();
+		blocks__reset();
 	}
 	table_pid = t->id.pid;
-	if (rt__blocks_init() < 0) {
+	if (blocks__init() < 0) {
 		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-			rt__log("allocation tracking: cannot reserve the block table: heap objects untracked");
+			process__log("allocation tracking: cannot reserve the block table: heap objects untracked");
 		return -ENOMEM;
 	}
-	t->alloc.shadow = rt__blocks_shadow();
+	t->alloc.shadow = blocks__shadow();
 	t->alloc.bad = t->alloc.shadow ? RT_BLK_BAD : UINT64_MAX;
 	t->alloc.ctx = hc_arena_alloc(&t->arena, CTX_SETS * CTX_WAYS * sizeof(*t->alloc.ctx), 64);
 	t->alloc.obj = hc_arena_alloc(&t->arena, OBJ_CAP * sizeof(*t->alloc.obj), 64);
 	if (!t->alloc.ctx || !t->alloc.obj) {
 		t->alloc.obj = NULL;
-		rt__log("thread %u: arena too small: allocations untracked", t->id.index);
+		process__log("thread %u: arena too small: allocations untracked", t->id.index);
 		return -ENOMEM;
 	}
 	t->alloc.capobj = OBJ_CAP;
@@ -867,17 +867,17 @@ int rt__alloc_thread_start(struct hc_thread *t)
 	t->alloc.on = true;
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
 		if (hc_rt.opt.min_alloc > 1)
-			rt__log("allocation tracking: blocks of %llu bytes or more (--min-alloc)",
+			process__log("allocation tracking: blocks of %llu bytes or more (--min-alloc)",
 			        (unsigned long long)hc_rt.opt.min_alloc);
 		else
-			rt__log("allocation tracking: every heap block");
+			process__log("allocation tracking: every heap block");
 	}
 	HC_DEBUG_LOG(HC_DBG_ALLOC, "T%u: tracking blocks of %llu bytes or more, block table %s",
 	             t->id.index, (unsigned long long)t->alloc.min, t->alloc.shadow ? "shared" : "none");
 	return 0;
 }
 
-void rt__alloc_note_event(struct hc_thread *t, uint32_t ev)
+void alloc__note_event(struct rt_thread *t, uint32_t ev)
 {
 	const struct hc_prof_event *e = &t->events.v[ev];
 	struct rt_alloc_thread *a = &t->alloc;
@@ -894,7 +894,7 @@ void rt__alloc_note_event(struct hc_thread *t, uint32_t ev)
 		struct rt_block b;
 		uint32_t th, ctx;
 
-		if (!addr || !rt__blocks_find(addr, &b) || !rt__site_get(b.site, &th, &ctx))
+		if (!addr || !blocks__find(addr, &b) || !blocks__site_get(b.site, &th, &ctx))
 			continue;
 		if (a->nobj >= a->capobj) {
 			t->cnt.objects_dropped++;
@@ -914,7 +914,7 @@ void rt__alloc_note_event(struct hc_thread *t, uint32_t ev)
 	}
 }
 
-int rt__alloc_write(struct hc_prof_writer *w, const struct hc_thread *t)
+int alloc__write(struct hc_prof_writer *w, const struct rt_thread *t)
 {
 	int ret;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* alloc.h — heap allocation tracking (alloc.c, doc/objects.md): the
-   per-thread section of struct hc_thread and the calls the rest of the
+   per-thread section of struct rt_thread and the calls the rest of the
    runtime makes (thread start, one call per recorded event, the profile
    section). The wrappers of the allocation family themselves are exported
    from alloc.c and need no declaration here. */
@@ -13,19 +13,19 @@
 #include "hc/profile.h"
 #include "runtime/alloc/blocks.h"
 
-struct hc_thread;
+struct rt_thread;
 struct rt_ctx_entry;
 
-/* A thread's allocation-tracking state (struct hc_thread .alloc). Only its
+/* A thread's allocation-tracking state (struct rt_thread .alloc). Only its
    own thread writes it, under the re-entrancy guard; the signal handler
-   appends object records (rt__alloc_note_event) while the guard is held by
+   appends object records (alloc__note_event) while the guard is held by
    the handler itself. */
 struct rt_alloc_thread {
 	bool on;                          /* this thread tracks its allocations */
 	uint32_t verify;                  /* context-cache hits until the next full check */
 	uint64_t min;                     /* smallest tracked size (>= 1), UINT64_MAX when off */
 	struct rt_ctx_entry *ctx;         /* allocation-context cache (arena) */
-	uint32_t *shadow;                 /* rt__blocks_shadow(), NULL: use the leaf cache */
+	uint32_t *shadow;                 /* blocks__shadow(), NULL: use the leaf cache */
 	uint64_t bad;                     /* RT_BLK_BAD; all ones when shadow is NULL */
 	struct rt_leaf_cache leaves;      /* shadow leaves used recently */
 	struct hc_prof_object *obj;       /* object records of this thread's events (arena) */
@@ -33,13 +33,13 @@ struct rt_alloc_thread {
 };
 
 /* Set up t's tracking (context cache, object buffer); called by
-   rt__thread_begin before the thread is published. 0 or -ENOMEM (the thread
+   thread__begin before the thread is published. 0 or -ENOMEM (the thread
    is measured, its allocations are not tracked). */
-int rt__alloc_thread_start(struct hc_thread *t);
+int alloc__thread_start(struct rt_thread *t);
 /* Event t->events.v[ev] was just recorded: resolve its two addresses to
    live heap blocks and keep an object record for each. Signal context. */
-void rt__alloc_note_event(struct hc_thread *t, uint32_t ev);
+void alloc__note_event(struct rt_thread *t, uint32_t ev);
 /* Write t's object records (the OBJS section) if it has any. */
-int rt__alloc_write(struct hc_prof_writer *w, const struct hc_thread *t);
+int alloc__write(struct hc_prof_writer *w, const struct rt_thread *t);
 
 #endif

@@ -22,7 +22,7 @@
    Direct shadow: when a reservation of 2^45 bytes (MAP_NORESERVE) for the
    words of all granules succeeds, leaf_of is one shift and add and the
    mids' leaf words only flag chunks that hold big-block marks
-   (direct_note; rt__blocks_remove_range scans those). Else the leaves come
+   (direct_note; blocks__remove_range scans those). Else the leaves come
    from the directory as below.
 
    Memory: one reservation (MAP_NORESERVE) holds top, the whole-region array,
@@ -94,7 +94,7 @@ struct site {
 	uint32_t thread, ctx;
 };
 
-int rt__blocks_any;
+int blocks__any;
 
 static struct {
 	char     *heap;           /* shadow reservation */
@@ -107,7 +107,7 @@ static struct {
 	uint64_t  big_free;       /* free descriptors: id | ABA tag << 32 */
 	struct site *site;
 	uint32_t  site_next;
-	uint32_t *direct;         /* direct-mapped leaves (see rt__blocks_shadow), or NULL */
+	uint32_t *direct;         /* direct-mapped leaves (see blocks__shadow), or NULL */
 	int       state;          /* 0 none, 1 initializing, 2 ready, -1 failed */
 } g;
 
@@ -155,17 +155,17 @@ static void *reserve(uint64_t *len, uint64_t min)
 
 static bool no_direct;
 
-void rt__blocks_no_direct(void)
+void blocks__no_direct(void)
 {
 	no_direct = true;
 }
 
-uint32_t *rt__blocks_shadow(void)
+uint32_t *blocks__shadow(void)
 {
 	return __atomic_load_n(&g.state, __ATOMIC_ACQUIRE) == 2 ? g.direct : NULL;
 }
 
-int rt__blocks_init(void)
+int blocks__init(void)
 {
 	uint64_t hl = HEAP_MAX, bl = (uint64_t)BIG_CAP * sizeof(struct big);
 	uint64_t sl = (uint64_t)SITE_CAP * sizeof(struct site);
@@ -215,7 +215,7 @@ int rt__blocks_init(void)
 	return 0;
 }
 
-void rt__blocks_reset(void)
+void blocks__reset(void)
 {
 	uint64_t used;
 
@@ -233,13 +233,13 @@ void rt__blocks_reset(void)
 	g.big_next = 1;
 	g.big_free = 0;
 	g.site_next = 1;
-	/* rt__blocks_any stays: the forking thread's context cache survives,
-	   and its hits insert blocks without rt__blocks_insert (alloc.c). */
+	/* blocks__any stays: the forking thread's context cache survives,
+	   and its hits insert blocks without blocks__insert (alloc.c). */
 }
 
 /* ---------------- sites ---------------- */
 
-uint32_t rt__site_new(uint32_t thread, uint32_t ctx)
+uint32_t blocks__site_new(uint32_t thread, uint32_t ctx)
 {
 	uint32_t id;
 
@@ -253,7 +253,7 @@ uint32_t rt__site_new(uint32_t thread, uint32_t ctx)
 	return id;
 }
 
-bool rt__site_get(uint32_t site, uint32_t *thread, uint32_t *ctx)
+bool blocks__site_get(uint32_t site, uint32_t *thread, uint32_t *ctx)
 {
 	uint32_t n = __atomic_load_n(&g.site_next, __ATOMIC_RELAXED);
 
@@ -430,7 +430,7 @@ static bool big_read(uint32_t id, struct rt_block *out)
    else compare-clear. Returns false if a leaf could not be created. */
 /* With the direct-mapped shadow no directory entry says which chunks hold
    marks, so a big block notes each chunk it marks in its mid (the leaf
-   word, unused then, set to 1): rt__blocks_remove_range scans only those.
+   word, unused then, set to 1): blocks__remove_range scans only those.
    false if the mid cannot be created. */
 static bool direct_note(uint64_t a)
 {
@@ -448,7 +448,7 @@ static bool direct_note(uint64_t a)
 	return true;
 }
 
-/* A chunk rt__blocks_remove_range must scan: its leaf exists (directory),
+/* A chunk blocks__remove_range must scan: its leaf exists (directory),
    or it holds big-block marks (direct shadow, direct_note). */
 static bool direct_noted(const struct mid *m, uint64_t a)
 {
@@ -559,7 +559,7 @@ static bool big_remove(uint32_t id, struct rt_block *old)
 
 /* ---------------- insert, remove, find ---------------- */
 
-int rt__blocks_insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
+int blocks__insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
                       uint32_t site, uint32_t kind)
 {
 	uint32_t *leaf;
@@ -571,8 +571,8 @@ int rt__blocks_insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
 		return -EINVAL;
 	if (base >= RT_BLOCK_ADDR_END || size > RT_BLOCK_ADDR_END - base)
 		return -ERANGE;
-	if (!rt__blocks_any)
-		__atomic_store_n(&rt__blocks_any, 1, __ATOMIC_RELAXED);
+	if (!blocks__any)
+		__atomic_store_n(&blocks__any, 1, __ATOMIC_RELAXED);
 	if (size > RT_BLOCK_SMALL_MAX || kind != HC_OBJ_MALLOC)
 		return big_insert(lc, base, size, site, kind);
 	leaf = leaf_of(lc, base, true);
@@ -595,7 +595,7 @@ int rt__blocks_insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
 	return 0;
 }
 
-bool rt__blocks_remove(struct rt_leaf_cache *lc, uint64_t base, struct rt_block *old)
+bool blocks__remove(struct rt_leaf_cache *lc, uint64_t base, struct rt_block *old)
 {
 	uint32_t *w, v;
 
@@ -634,7 +634,7 @@ bool rt__blocks_remove(struct rt_leaf_cache *lc, uint64_t base, struct rt_block 
 	return false;
 }
 
-bool rt__blocks_find(uint64_t a, struct rt_block *out)
+bool blocks__find(uint64_t a, struct rt_block *out)
 {
 	uint64_t x = a & ~(uint64_t)(RT_BLOCK_GRAN - 1), chunk = UINT64_MAX;
 	uint32_t v = 0, *leaf = NULL, *fw = NULL, sv;
@@ -698,7 +698,7 @@ bool rt__blocks_find(uint64_t a, struct rt_block *out)
 	return a - out->base < out->size;
 }
 
-uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi)
+uint32_t blocks__remove_range(uint64_t lo, uint64_t hi)
 {
 	struct rt_block b;
 	uint32_t n = 0;
@@ -709,7 +709,7 @@ uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi)
 	if (hi > RT_BLOCK_ADDR_END)
 		hi = RT_BLOCK_ADDR_END;
 	/* A block that starts before lo and reaches into the range. */
-	if (rt__blocks_find(lo, &b) && b.base < lo && rt__blocks_remove(NULL, b.base, NULL))
+	if (blocks__find(lo, &b) && b.base < lo && blocks__remove(NULL, b.base, NULL))
 		n++;
 	x = lo & ~(uint64_t)(RT_BLOCK_GRAN - 1);
 	while (x < hi) {
@@ -736,7 +736,7 @@ uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi)
 		leaf = direct_noted(m, x) ? leaf_of(NULL, x, false) : NULL;
 		for (uint64_t y = x; leaf && y < ce; y += RT_BLOCK_GRAN) {
 			uint32_t w = ld(&leaf[gran(y)]);
-			if (TAG(w) == T_FIRST && y >= lo && rt__blocks_remove(NULL, y, NULL))
+			if (TAG(w) == T_FIRST && y >= lo && blocks__remove(NULL, y, NULL))
 				n++;
 			else if (TAG(w) == T_BIG && big_remove(BIG_ID(w), NULL))
 				n++;

@@ -13,11 +13,11 @@
    for small blocks and never lock; lookups never lock, never write and never
    touch user memory (a block freed while a lookup runs is either still seen
    whole or not seen). Memory never goes back to the system except in a
-   forked child (rt__blocks_reset), so a reader can never fault.
+   forked child (blocks__reset), so a reader can never fault.
    Nothing takes a lock, so a fork can interrupt no critical section.
    Insertion and removal run in the allocation wrappers, under the thread's
-   re-entrancy guard (the leaf cache is the thread's own); rt__blocks_find
-   and rt__site_get are async-signal-safe. */
+   re-entrancy guard (the leaf cache is the thread's own); blocks__find
+   and blocks__site_get are async-signal-safe. */
 #ifndef HC_RT_BLOCKS_H
 #define HC_RT_BLOCKS_H
 
@@ -34,13 +34,13 @@
 /* One live block as a lookup sees it. */
 struct rt_block {
 	uint64_t base, size;
-	uint32_t site;     /* allocation site (rt__site_get) */
+	uint32_t site;     /* allocation site (blocks__site_get) */
 	uint32_t kind;     /* enum hc_obj_kind */
 };
 
 /* A thread's cache of shadow leaves it used recently (chunk -> leaf), so
    most inserts and removes skip the directory walk. All-zero = empty; any
-   cache is invalid after rt__blocks_reset. */
+   cache is invalid after blocks__reset. */
 struct rt_leaf_cache {
 	struct {
 		uint64_t chunk;            /* chunk number + 1, 0 = empty */
@@ -51,39 +51,39 @@ struct rt_leaf_cache {
 /* Something was ever inserted, or may be by the inline path (alloc.c sets
    it when it caches a context); free() skips the lookup until then. Never
    cleared. */
-extern int rt__blocks_any;
-static inline bool rt__blocks_used(void)
+extern int blocks__any;
+static inline bool blocks__used(void)
 {
-	return __atomic_load_n(&rt__blocks_any, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&blocks__any, __ATOMIC_RELAXED) != 0;
 }
 
 /* Reserve the shadow map, the descriptors and the site table (address
    space only). Idempotent; 0 or -errno. Not signal-safe. */
-int rt__blocks_init(void);
+int blocks__init(void);
 /* Forget everything (in a forked child, before it tracks anything). */
-void rt__blocks_reset(void);
+void blocks__reset(void);
 
 /* A new allocation site for (thread, context node), 0 when the table is
    full. Sites are never reused; the caller keeps one per context. */
-uint32_t rt__site_new(uint32_t thread, uint32_t ctx);
+uint32_t blocks__site_new(uint32_t thread, uint32_t ctx);
 /* The (thread, context) of a site; false for an unknown site. Signal-safe. */
-bool rt__site_get(uint32_t site, uint32_t *thread, uint32_t *ctx);
+bool blocks__site_get(uint32_t site, uint32_t *thread, uint32_t *ctx);
 
 /* Track [base, base + size): base 16-byte aligned, size > 0, below
    RT_BLOCK_ADDR_END, overlapping no tracked block (the allocator's promise).
    lc may be NULL. 0, -EINVAL (misaligned or empty), -ERANGE (address out of
    range), -ENOMEM (shadow or descriptors exhausted: nothing recorded). */
-int rt__blocks_insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
+int blocks__insert(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
                       uint32_t site, uint32_t kind);
 /* Stop tracking the block starting exactly at base; true (and *old filled,
    if old is not NULL) if there was one. An interior address removes nothing. */
-bool rt__blocks_remove(struct rt_leaf_cache *lc, uint64_t base, struct rt_block *old);
+bool blocks__remove(struct rt_leaf_cache *lc, uint64_t base, struct rt_block *old);
 /* Stop tracking every block that overlaps [lo, hi) (munmap, MAP_FIXED);
    returns how many. */
-uint32_t rt__blocks_remove_range(uint64_t lo, uint64_t hi);
+uint32_t blocks__remove_range(uint64_t lo, uint64_t hi);
 /* The live block holding addr (interior addresses included): true and *out
    filled, false if none. Async-signal-safe, lock-free, read-only. */
-bool rt__blocks_find(uint64_t addr, struct rt_block *out);
+bool blocks__find(uint64_t addr, struct rt_block *out);
 
 /* ---- inline fast paths for the common small block (alloc.c's hot path);
    they share the shadow encoding described in blocks.c ---- */
@@ -102,11 +102,11 @@ bool rt__blocks_find(uint64_t addr, struct rt_block *out);
    are), the word of address a is shadow[a >> 4] and no directory walk or
    leaf cache is needed. NULL when that reservation failed (strict
    overcommit, an address-space limit): the leaves then come from the
-   directory. Constant once rt__blocks_init succeeded. */
-uint32_t *rt__blocks_shadow(void);
+   directory. Constant once blocks__init succeeded. */
+uint32_t *blocks__shadow(void);
 /* Do not try the direct-mapped shadow (tests of the directory; before
-   rt__blocks_init). */
-void rt__blocks_no_direct(void);
+   blocks__init). */
+void blocks__no_direct(void);
 
 /* The direct-mapped shadow covers [0, 2^RT_BLK_DIRECT_BITS); addresses
    above it use the directory's leaves. 47 = the whole user address space;
@@ -119,13 +119,13 @@ void rt__blocks_no_direct(void);
 /* Granule-aligned addresses the direct shadow covers: base & RT_BLK_BAD == 0. */
 #define RT_BLK_BAD (~(RT_BLK_DIRECT_END - 1) | (RT_BLOCK_GRAN - 1))
 
-/* rt__blocks_insert of a small malloc block through the direct-mapped
+/* blocks__insert of a small malloc block through the direct-mapped
    shadow: one store of the size word (blocks above 16 bytes) and one
    release store of the first word. bad: RT_BLK_BAD, or all ones when
    shadow is NULL; mark: RT_BLK_FIRST_V(site, 0); lim: RT_BLOCK_SMALL_MAX,
    or 0 to decline. false: not done here (no direct shadow, a big or
-   misaligned block, lim 0) — call rt__blocks_insert. */
-static inline bool rt__blocks_insert_direct(uint32_t *shadow, uint64_t bad, uint64_t base,
+   misaligned block, lim 0) — call blocks__insert. */
+static inline bool blocks__insert_direct(uint32_t *shadow, uint64_t bad, uint64_t base,
                                             uint64_t size, uint32_t mark, uint32_t lim)
 {
 	uint32_t *w;
@@ -141,10 +141,10 @@ static inline bool rt__blocks_insert_direct(uint32_t *shadow, uint64_t bad, uint
 	return true;
 }
 
-/* rt__blocks_remove through the direct-mapped shadow, without the old
+/* blocks__remove through the direct-mapped shadow, without the old
    block's description (bad as above): 1 removed, 0 no tracked block starts
-   at base, -1 not decided here (call rt__blocks_remove). */
-static inline int rt__blocks_remove_direct(uint32_t *shadow, uint64_t bad, uint64_t base)
+   at base, -1 not decided here (call blocks__remove). */
+static inline int blocks__remove_direct(uint32_t *shadow, uint64_t bad, uint64_t base)
 {
 	uint32_t *w, v;
 
@@ -165,7 +165,7 @@ static inline int rt__blocks_remove_direct(uint32_t *shadow, uint64_t bad, uint6
 /* ---- without the direct shadow: the leaf cache (alloc.c's slow path) ---- */
 
 /* The leaf of address a if the thread's cache has it, else NULL. */
-static inline uint32_t *rt__blocks_leaf_cached(const struct rt_leaf_cache *lc, uint64_t a)
+static inline uint32_t *blocks__leaf_cached(const struct rt_leaf_cache *lc, uint64_t a)
 {
 	uint64_t chunk = a >> RT_BLK_CHUNK_SHIFT;
 	unsigned k = (unsigned)chunk & (RT_LEAF_CACHE - 1);
@@ -173,21 +173,21 @@ static inline uint32_t *rt__blocks_leaf_cached(const struct rt_leaf_cache *lc, u
 	return lc->e[k].chunk == chunk + 1 ? lc->e[k].leaf : NULL;
 }
 
-/* rt__blocks_insert of a malloc block; small blocks in a cached leaf are
-   recorded here, everything else by rt__blocks_insert. site comes from
-   rt__site_new (0, or at most RT_SITE_MAX). */
-static inline int rt__blocks_insert_fast(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
+/* blocks__insert of a malloc block; small blocks in a cached leaf are
+   recorded here, everything else by blocks__insert. site comes from
+   blocks__site_new (0, or at most RT_SITE_MAX). */
+static inline int blocks__insert_fast(struct rt_leaf_cache *lc, uint64_t base, uint64_t size,
                                          uint32_t site)
 {
-	uint32_t *leaf = rt__blocks_leaf_cached(lc, base);
+	uint32_t *leaf = blocks__leaf_cached(lc, base);
 	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
 
 	if (__builtin_expect(!leaf || (base & (RT_BLOCK_GRAN - 1)) || size - 1 >= RT_BLOCK_SMALL_MAX ||
 	                     !site, 0))
-		return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
+		return blocks__insert(lc, base, size, site, HC_OBJ_MALLOC);
 	if (size > RT_BLOCK_GRAN) {
 		if (__builtin_expect(g == RT_BLK_LEAF_N - 1, 0))   /* size word in the next leaf */
-			return rt__blocks_insert(lc, base, size, site, HC_OBJ_MALLOC);
+			return blocks__insert(lc, base, size, site, HC_OBJ_MALLOC);
 		__atomic_store_n(&leaf[g + 1], RT_BLK_SIZE_V(size), __ATOMIC_RELAXED);
 		size = 0;
 	}
@@ -195,11 +195,11 @@ static inline int rt__blocks_insert_fast(struct rt_leaf_cache *lc, uint64_t base
 	return 0;
 }
 
-/* rt__blocks_remove without the old block's description: 1 removed, 0 no
-   tracked block starts at base, -1 not decided here (call rt__blocks_remove). */
-static inline int rt__blocks_remove_fast(struct rt_leaf_cache *lc, uint64_t base)
+/* blocks__remove without the old block's description: 1 removed, 0 no
+   tracked block starts at base, -1 not decided here (call blocks__remove). */
+static inline int blocks__remove_fast(struct rt_leaf_cache *lc, uint64_t base)
 {
-	uint32_t *leaf = rt__blocks_leaf_cached(lc, base), v;
+	uint32_t *leaf = blocks__leaf_cached(lc, base), v;
 	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
 
 	if (!leaf || (base & (RT_BLOCK_GRAN - 1)))

@@ -19,7 +19,7 @@
    offset back to the block's start (aligned blocks), and an optional
    "shadow" (alloc.c: a block of the program's heap that stands in for this
    one, the DTV case). Not signal context: the handlers never allocate
-   (safety.h); fork takes the lock around the fork (rt__own_atfork_*). */
+   (safety.h); fork takes the lock around the fork (ownheap__atfork_*). */
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
@@ -42,10 +42,10 @@ struct hdr {
 	void *shadow;
 };
 
-__thread int rt__own_depth __attribute__((tls_model("initial-exec")));
+__thread int ownheap__depth __attribute__((tls_model("initial-exec")));
 
-char *rt__own_base;                  /* the reservation, set once */
-size_t rt__own_len;
+char *ownheap__base;                  /* the reservation, set once */
+size_t ownheap__len;
 static size_t used;
 static void *freel[NCLASS];
 static int lock;
@@ -69,9 +69,9 @@ static int reserve(void)
 		long p = syscall(SYS_mmap, NULL, want, PROT_READ | PROT_WRITE,
 		                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != -1) {
-			/* rt__own_len first: rt__own_has reads rt__own_base, then rt__own_len */
-			__atomic_store_n(&rt__own_len, want, __ATOMIC_RELAXED);
-			__atomic_store_n(&rt__own_base, (char *)p, __ATOMIC_RELEASE);
+			/* ownheap__len first: ownheap__has reads ownheap__base, then ownheap__len */
+			__atomic_store_n(&ownheap__len, want, __ATOMIC_RELAXED);
+			__atomic_store_n(&ownheap__base, (char *)p, __ATOMIC_RELEASE);
 			return 0;
 		}
 	}
@@ -88,7 +88,7 @@ static inline size_t class_bytes(unsigned c)
 	return (size_t)HDR << c;
 }
 
-void *rt__own_alloc(size_t n, size_t align, bool zero)
+void *ownheap__alloc(size_t n, size_t align, bool zero)
 {
 	size_t need, cb;
 	unsigned c = 0;
@@ -106,7 +106,7 @@ void *rt__own_alloc(size_t n, size_t align, bool zero)
 		c++;
 	cb = class_bytes(c);
 	lock_take();
-	if (!rt__own_base && reserve() < 0) {
+	if (!ownheap__base && reserve() < 0) {
 		lock_give();
 		errno = ENOMEM;
 		return NULL;
@@ -118,12 +118,12 @@ void *rt__own_alloc(size_t n, size_t align, bool zero)
 		/* Blocks of a class are aligned to min(class, page) within the
 		   reservation: alignments up to a page cost no extra room. */
 		size_t a = cb < 4096 ? cb : 4096, at = (used + a - 1) & ~(a - 1);
-		if (at > rt__own_len || cb > rt__own_len - at) {
+		if (at > ownheap__len || cb > ownheap__len - at) {
 			lock_give();
 			errno = ENOMEM;
 			return NULL;
 		}
-		blk = rt__own_base + at;
+		blk = ownheap__base + at;
 		used = at + cb;
 	}
 	nblocks++;
@@ -139,19 +139,19 @@ void *rt__own_alloc(size_t n, size_t align, bool zero)
 	return user;
 }
 
-size_t rt__own_usable(const void *p)
+size_t ownheap__usable(const void *p)
 {
 	const struct hdr *h = hdr_of(p);
 
 	return class_bytes(h->cls & 0xff) - h->back;
 }
 
-void **rt__own_shadow(void *p)
+void **ownheap__shadow(void *p)
 {
 	return &hdr_of(p)->shadow;
 }
 
-void rt__own_free(void *p)
+void ownheap__free(void *p)
 {
 	struct hdr *h = hdr_of(p);
 	unsigned c = h->cls & 0xff;
@@ -170,31 +170,31 @@ void rt__own_free(void *p)
 	lock_give();
 }
 
-void *rt__own_realloc(void *p, size_t n)
+void *ownheap__realloc(void *p, size_t n)
 {
 	size_t have;
 	void *q;
 
 	if (!p)
-		return rt__own_alloc(n, 0, false);
+		return ownheap__alloc(n, 0, false);
 	if (n == 0) {
-		rt__own_free(p);
+		ownheap__free(p);
 		return NULL;
 	}
-	have = rt__own_usable(p);
+	have = ownheap__usable(p);
 	if (n <= have)
 		return p;
-	q = rt__own_alloc(n, 0, false);
+	q = ownheap__alloc(n, 0, false);
 	if (!q)
 		return NULL;
 	memcpy(q, p, have);
-	*rt__own_shadow(q) = *rt__own_shadow(p);
-	rt__own_free(p);
+	*ownheap__shadow(q) = *ownheap__shadow(p);
+	ownheap__free(p);
 	return q;
 }
 
 /* Without the lock (async-signal-safe: the fatal-signal flush logs them). */
-void rt__own_stats(uint64_t *blocks, uint64_t *bytes, uint64_t *reserved_used)
+void ownheap__stats(uint64_t *blocks, uint64_t *bytes, uint64_t *reserved_used)
 {
 	*blocks = __atomic_load_n(&nblocks, __ATOMIC_RELAXED);
 	*bytes = __atomic_load_n(&nbytes, __ATOMIC_RELAXED);
@@ -203,12 +203,12 @@ void rt__own_stats(uint64_t *blocks, uint64_t *bytes, uint64_t *reserved_used)
 
 /* fork: no other thread may be inside the heap while the address space is
    copied; the child has one thread and the heap as it was. */
-void rt__own_atfork_prepare(void)
+void ownheap__atfork_prepare(void)
 {
 	lock_take();
 }
 
-void rt__own_atfork_release(void)
+void ownheap__atfork_release(void)
 {
 	lock_give();
 }

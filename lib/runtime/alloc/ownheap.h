@@ -12,33 +12,33 @@
 /* > 0 while this thread runs the runtime's own code that may allocate
    through libc or a library (start-up, thread start and end, the flush
    helper, exit, exec's environment...): every allocation made meanwhile is
-   the runtime's. Nests; rt__own_enter/leave around such code. */
-extern __thread int rt__own_depth __attribute__((tls_model("initial-exec")));
-static inline void rt__own_enter(void) { rt__own_depth++; }
-static inline void rt__own_leave(void) { rt__own_depth--; }
+   the runtime's. Nests; ownheap__enter/leave around such code. */
+extern __thread int ownheap__depth __attribute__((tls_model("initial-exec")));
+static inline void ownheap__enter(void) { ownheap__depth++; }
+static inline void ownheap__leave(void) { ownheap__depth--; }
 
 /* n bytes aligned to align (0 or a power of two; at least 16), zeroed if
    asked; NULL with errno set when out of room. */
-void *rt__own_alloc(size_t n, size_t align, bool zero);
-void *rt__own_realloc(void *p, size_t n);
-void rt__own_free(void *p);
+void *ownheap__alloc(size_t n, size_t align, bool zero);
+void *ownheap__realloc(void *p, size_t n);
+void ownheap__free(void *p);
 /* Is p inside the runtime's heap? (Any pointer; free() asks for every
    block, so inline: one load and one comparison while the heap is unused.) */
-extern char *rt__own_base;
-extern size_t rt__own_len;
-static inline bool rt__own_has(const void *p)
+extern char *ownheap__base;
+extern size_t ownheap__len;
+static inline bool ownheap__has(const void *p)
 {
-	const char *b = __atomic_load_n(&rt__own_base, __ATOMIC_ACQUIRE);
+	const char *b = __atomic_load_n(&ownheap__base, __ATOMIC_ACQUIRE);
 
-	return b && (uintptr_t)p - (uintptr_t)b < __atomic_load_n(&rt__own_len, __ATOMIC_RELAXED);
+	return b && (uintptr_t)p - (uintptr_t)b < __atomic_load_n(&ownheap__len, __ATOMIC_RELAXED);
 }
-size_t rt__own_usable(const void *p);
+size_t ownheap__usable(const void *p);
 /* The block's shadow slot (NULL unless alloc.c set one). */
-void **rt__own_shadow(void *p);
+void **ownheap__shadow(void *p);
 /* Live blocks, their bytes, bytes of the reservation used so far
    (async-signal-safe, a racy snapshot). */
-void rt__own_stats(uint64_t *blocks, uint64_t *bytes, uint64_t *reserved_used);
-void rt__own_atfork_prepare(void);
-void rt__own_atfork_release(void);
+void ownheap__stats(uint64_t *blocks, uint64_t *bytes, uint64_t *reserved_used);
+void ownheap__atfork_prepare(void);
+void ownheap__atfork_release(void);
 
 #endif

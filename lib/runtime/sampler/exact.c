@@ -37,7 +37,7 @@ struct xframe {
 };
 
 struct xthr {
-	struct hc_thread *t;
+	struct rt_thread *t;
 	struct hc_xthread x;           /* the thread as the model sees it */
 	uint32_t depth, nvalid;
 	uint64_t leaf;                 /* PC of the access in progress */
@@ -96,7 +96,7 @@ static void model_init(void)
 		else if (strcmp(s, "128") == 0)
 			c.line_shift = 7;
 		else
-			rt__fatal("HPCRUN_COMM_EXACT_LINE: '%s' is not a line size of exact mode (64 or 128)", s);
+			process__fatal("HPCRUN_COMM_EXACT_LINE: '%s' is not a line size of exact mode (64 or 128)", s);
 	}
 	real_memcpy = (copy_fn)dlsym(RTLD_NEXT, "memcpy");
 	real_memmove = (copy_fn)dlsym(RTLD_NEXT, "memmove");
@@ -104,9 +104,9 @@ static void model_init(void)
 	p = mmap(NULL, POOL_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	pool = p == MAP_FAILED ? NULL : p;
 	if (hc_xmodel_init(&xm, &c) < 0)
-		rt__fatal("exact mode: cannot reserve the shadow directory (%zu bytes)",
+		process__fatal("exact mode: cannot reserve the shadow directory (%zu bytes)",
 		          hc_xmodel_dir_bytes(c.line_shift));
-	rt__log("exact mode: %llu-byte lines, shadow directory %zu MiB reserved (touched lazily)",
+	process__log("exact mode: %llu-byte lines, shadow directory %zu MiB reserved (touched lazily)",
 	        (unsigned long long)xm.line_size, hc_xmodel_dir_bytes(c.line_shift) >> 20);
 	__atomic_store_n(&xready, 1, __ATOMIC_RELEASE);
 }
@@ -120,11 +120,11 @@ static uint32_t current_ctx(void *arg)
 	uint32_t node = x->nvalid ? x->stack[x->nvalid - 1].node : 0;
 
 	for (uint32_t i = x->nvalid; i < n; i++) {
-		node = rt__cct_insert_frame(x->t, node, x->stack[i].pc);
+		node = cct__insert_frame(x->t, node, x->stack[i].pc);
 		x->stack[i].node = node;
 	}
 	x->nvalid = n;
-	return rt__cct_insert_under(x->t, node, x->leaf);
+	return cct__insert_under(x->t, node, x->leaf);
 }
 
 static inline uint32_t ev_hash(uint32_t ctx, uint32_t peer, uint32_t pctx, uint32_t flags, uint64_t addr)
@@ -141,7 +141,7 @@ static inline uint32_t ev_hash(uint32_t ctx, uint32_t peer, uint32_t pctx, uint3
 static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 {
 	struct xthr *x = arg;
-	struct hc_thread *t = x->t;
+	struct rt_thread *t = x->t;
 	uint32_t ctx = current_ctx(x), slot = XEVH, before;
 	uint32_t flags = HC_COMM_PEER_STORE | (xt->is_true ? HC_COMM_TRUE : 0u) |
 	                 (xt->is_write ? HC_COMM_STORE : 0u);
@@ -166,20 +166,20 @@ static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 		}
 	}
 	memset(&c, 0, sizeof c);
-	c.time = rt__now();
+	c.time = process__now();
 	c.weight = 1;
 	c.addr = xt->addr;
 	c.len = xt->len;
 	c.peer_addr = xt->peer_addr;
 	c.peer_len = xt->peer_len;
 	c.peer = xt->writer;
-	c.cpu = rt__cpu();
+	c.cpu = record__cpu();
 	c.peer_cpu = -1;
 	c.ctx = ctx;
 	c.peer_ctx = xt->writer_ctx;
 	c.flags = flags;
 	before = t->events.n;
-	rt__record_comm(t, &c);
+	record__comm(t, &c);
 	if (slot < XEVH && t->events.n == before + 1)
 		x->evh[slot] = t->events.n;
 }
@@ -188,7 +188,7 @@ static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 __attribute__((noinline))
 static void slow(struct xthr *x, uint64_t addr, uint64_t len, int kind, uint64_t pc)
 {
-	struct hc_thread *t = x->t;
+	struct rt_thread *t = x->t;
 
 	if (__atomic_load_n(&hc_rt.stopping, __ATOMIC_RELAXED) || !hc_guard_enter(t))
 		return;
@@ -282,7 +282,7 @@ HC_EXPORT void *memset(void *d, int c, size_t n)
 }
 
 /* The compilers' module constructors call it; the runtime initializes
-   itself (init.c), earlier or later: nothing to do. */
+   itself (process.c), earlier or later: nothing to do. */
 HC_EXPORT void __tsan_init(void);
 HC_EXPORT void __tsan_init(void)
 {
@@ -290,13 +290,13 @@ HC_EXPORT void __tsan_init(void)
 
 /* ---------------- the method table (sampler.c) ---------------- */
 
-static int x_thread_fds(const struct hc_thread *t)
+static int x_thread_fds(const struct rt_thread *t)
 {
 	(void)t;
 	return 0;
 }
 
-static int x_thread_start(struct hc_thread *t)
+static int x_thread_start(struct rt_thread *t)
 {
 	struct xthr *x;
 	struct xframe *stack;
@@ -309,7 +309,7 @@ static int x_thread_start(struct hc_thread *t)
 	stack = hc_arena_alloc(&t->arena, XSTACK * sizeof *stack, 64);
 	evh = hc_arena_alloc(&t->arena, XEVH * sizeof *evh, 64);
 	if (!x || !stack || !evh) {
-		rt__log("thread %u: arena too small for exact mode: its accesses are not counted", t->id.index);
+		process__log("thread %u: arena too small for exact mode: its accesses are not counted", t->id.index);
 		return 0;
 	}
 	/* Arena memory past the record's common prefix is zero, fresh or
@@ -338,7 +338,7 @@ static void add_stats(struct hc_xstats *to, const struct hc_xstats *s)
 		__atomic_add_fetch(&b[i], a[i], __ATOMIC_RELAXED);
 }
 
-static void x_thread_stop(struct hc_thread *t)
+static void x_thread_stop(struct rt_thread *t)
 {
 	struct xthr *x = NULL;
 
@@ -348,7 +348,7 @@ static void x_thread_stop(struct hc_thread *t)
 		xself = NULL;
 	if (x) {
 		add_stats(&xtotal, &x->x.st);
-		rt__log("exact mode: thread %u: %llu read misses, %llu write misses, %llu upgrades, "
+		process__log("exact mode: thread %u: %llu read misses, %llu write misses, %llu upgrades, "
 		        "%llu transfers", t->id.index, (unsigned long long)x->x.st.read_misses,
 		        (unsigned long long)x->x.st.write_misses, (unsigned long long)x->x.st.upgrades,
 		        (unsigned long long)(x->x.st.transfers_true + x->x.st.transfers_false));
@@ -368,12 +368,12 @@ static void x_process_stop(void)
 		if (x)
 			add_stats(&s, &x->x.st);
 	}
-	rt__log("exact mode: %llu read misses, %llu write misses, %llu upgrades, %llu copies invalidated, "
+	process__log("exact mode: %llu read misses, %llu write misses, %llu upgrades, %llu copies invalidated, "
 	        "%llu cold misses",
 	        (unsigned long long)s.read_misses, (unsigned long long)s.write_misses,
 	        (unsigned long long)s.upgrades, (unsigned long long)s.invalidated,
 	        (unsigned long long)s.cold_misses);
-	rt__log("exact mode: %llu transfers (%llu true, %llu false); %llu accesses ignored (kernel "
+	process__log("exact mode: %llu transfers (%llu true, %llu false); %llu accesses ignored (kernel "
 	        "addresses), %llu dropped (no shadow memory); shadow %llu MiB mapped, pool %llu KiB used",
 	        (unsigned long long)(s.transfers_true + s.transfers_false),
 	        (unsigned long long)s.transfers_true, (unsigned long long)s.transfers_false,
@@ -386,13 +386,13 @@ static void x_nothing(void)
 {
 }
 
-static void x_on_sample(struct hc_thread *t, void *uctx)
+static void x_on_sample(struct rt_thread *t, void *uctx)
 {
 	(void)t;
 	(void)uctx;
 }
 
-const struct rt_sampler rt__exact_sampler = {
+const struct rt_sampler exact__sampler = {
 	.thread_fds = x_thread_fds,
 	.thread_start = x_thread_start,
 	.thread_stop = x_thread_stop,

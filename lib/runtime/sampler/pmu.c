@@ -6,7 +6,7 @@
    the sample cookie, as the soft sampler's timer does. The handler is thin
    on purpose: hc_pmu_drain (libhcpmu, tested on the kernel's byte layout
    in tests/unit/pmu) reads every ring buffer and converts each hardware
-   sample; usable ones go to rt__detect_sample, the same entry the soft
+   sample; usable ones go to record__detect_sample, the same entry the soft
    sampler uses. Only the opening, mapping and enabling below need a real
    PMU. pmu_on_sample runs in signal context (safety.h); start/stop do not. */
 #include <errno.h>
@@ -18,32 +18,51 @@
 #include "runtime/loadmap.h"
 #include "runtime/record.h"
 #include "runtime/safety.h"
+#include "runtime/sampler/pmu.h"
 
 /* Data pages per ring buffer: a power of two. With one SIGTRAP per sample
    a buffer rarely holds more than a few records; 16 KiB absorbs bursts. */
 #define PMU_DATA_PAGES 4
 
-static int release(struct hc_thread *t, bool mapped_here);
+static int release(struct rt_thread *t, bool mapped_here);
 
-static int pmu_start(struct hc_thread *t)
+/* This thread's PMU-sampler state (pmu.h), behind the sampler slot. */
+static inline struct rt_pmu_thread *own(const struct rt_thread *t)
+{
+	return t->sampler.own;
+}
+
+/* Pause or resume this thread's events (sigmask.c, around a held SIGTRAP). */
+static void pmu_thread_ioctl(struct rt_thread *t, unsigned long req)
+{
+	if (own(t)->npmu > 0) {
+		for (int i = 0; i < own(t)->npmu && i < 2; i++)
+			if (own(t)->pmu_fd[i] >= 0)
+				ioctl(own(t)->pmu_fd[i], req, 0);
+	} else if (t->sampler.fd >= 0) {
+		ioctl(t->sampler.fd, req, 0);
+	}
+}
+
+static int pmu_start(struct rt_thread *t)
 {
 	const struct hc_pmu_plan *plan = &hc_rt.pmu;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct perf_event_attr a;
 	int err = 0, group;
 
-	t->sampler.cookie = rt__cookie_sample();
-	t->sampler.npmu = 0;
-	t->sampler.pmu_lost_base = t->sampler.pmu_cnt.ring.lost;
+	t->sampler.cookie = signal__cookie_sample();
+	own(t)->npmu = 0;
+	own(t)->pmu_lost_base = own(t)->pmu_cnt.ring.lost;
 	for (int i = 0; i < plan->nevents && i < 2; i++) {
-		struct hc_pmu_stream *st = &t->sampler.pmu[i];
+		struct hc_pmu_stream *st = &own(t)->pmu[i];
 		void *base;
 		int fd;
 
-		t->sampler.pmu_fd[i] = -1;
-		t->sampler.pmu_base[i] = NULL;
-		t->sampler.pmu_len[i] = (1 + PMU_DATA_PAGES) * page;
-		t->sampler.npmu = i + 1;
+		own(t)->pmu_fd[i] = -1;
+		own(t)->pmu_base[i] = NULL;
+		own(t)->pmu_len[i] = (1 + PMU_DATA_PAGES) * page;
+		own(t)->npmu = i + 1;
 		st->src.kind = plan->kind;
 		st->src.store_event = plan->store_event[i];
 		st->src.ip_is_next = plan->kind == HC_SAMPLER_PEBS && plan->precise < 2;
@@ -62,49 +81,49 @@ static int pmu_start(struct hc_thread *t)
 		   together or not at all, and the probe's group open already
 		   refused a pair no counter assignment can hold (precise_ip 3 on
 		   Sapphire Rapids: both on counter 0). */
-		group = plan->group && i > 0 ? t->sampler.pmu_fd[0] : -1;
+		group = plan->group && i > 0 ? own(t)->pmu_fd[0] : -1;
 		fd = hc_perf_open(&a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0 && errno == EINVAL) {
 			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 			fd = hc_perf_open(&a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 		}
-		t->sampler.pmu_fmt_lost = fd >= 0 && (a.read_format & PERF_FORMAT_LOST) &&
-		                          (i == 0 || t->sampler.pmu_fmt_lost);
+		own(t)->pmu_fmt_lost = fd >= 0 && (a.read_format & PERF_FORMAT_LOST) &&
+		                          (i == 0 || own(t)->pmu_fmt_lost);
 		if (fd < 0) {
 			err = errno;
 			goto out_fail;
 		}
 		/* Reserved by the caller (pmu_thread_fds); moved above the
 		   program's fds and protected from its closes (fds.c). */
-		fd = rt__fd_adopt(fd, &t->sampler.pmu_fd[i], true);
-		base = mmap(NULL, t->sampler.pmu_len[i], PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		fd = fds__adopt(fd, &own(t)->pmu_fd[i], true);
+		base = mmap(NULL, own(t)->pmu_len[i], PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (base == MAP_FAILED) {
 			err = errno;
 			goto out_fail;
 		}
-		t->sampler.pmu_base[i] = base;
-		if (hc_perfbuf_init(&st->buf, base, t->sampler.pmu_len[i], page, a.sample_type) < 0) {
+		own(t)->pmu_base[i] = base;
+		if (hc_perfbuf_init(&st->buf, base, own(t)->pmu_len[i], page, a.sample_type) < 0) {
 			err = EINVAL;
 			goto out_fail;
 		}
 	}
-	for (int i = 0; i < t->sampler.npmu; i++)
-		if (ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+	for (int i = 0; i < own(t)->npmu; i++)
+		if (ioctl(own(t)->pmu_fd[i], PERF_EVENT_IOC_ENABLE, 0) < 0) {
 			err = errno;
 			goto out_fail;
 		}
-	t->sampler.fd = t->sampler.pmu_fd[0];
+	t->sampler.fd = own(t)->pmu_fd[0];
 	return 0;
 out_fail:
 	/* Nothing was sampled: nothing to drain. The caller gives back the
 	   whole reservation: keep the closed fds' share reserved until then. */
-	(void)rt__fd_force(release(t, true));
+	(void)fds__force(release(t, true));
 	errno = err;
 	return -err;
 }
 
 struct sink_arg {
-	struct hc_thread *t;
+	struct rt_thread *t;
 	void *uctx;                      /* NULL: drained at stop, no interrupted context */
 };
 
@@ -119,12 +138,12 @@ static void sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 	struct sink_arg *a = arg;
 
 	if (s->time == 0)
-		s->time = rt__now();
+		s->time = process__now();
 	a->t->cnt.samples_with_access_at_pc++;
 	/* Callers unknown (an older record of a batch, skid past a return):
 	   the leaf alone under the thread's root, never someone else's
 	   callers (counted pmu_ctx_leaf_only). */
-	rt__detect_sample(a->t, exact_ctx ? a->uctx : NULL, leaf, s);
+	record__detect_sample(a->t, exact_ctx ? a->uctx : NULL, leaf, s);
 }
 
 /* The runtime's own code and memory, as the records of this thread may
@@ -134,7 +153,7 @@ static void sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
    drain reads them), the bulletin board. Not listed: the allocation
    tracker's tables and libunwind's and libc's own memory, covered instead
    by the handler's busy intervals (below, and doc/samplers.md). */
-static void self_ranges(const struct hc_thread *t, struct hc_pmu_env *env)
+static void self_ranges(const struct rt_thread *t, struct hc_pmu_env *env)
 {
 	int n = 0;
 
@@ -143,8 +162,8 @@ static void self_ranges(const struct hc_thread *t, struct hc_pmu_env *env)
 		env->self[n].hi = env->self[n].lo + (uint64_t)(len_); n++; } } while (0)
 	RANGE(loadmap__self_lo, loadmap__self_len);
 	RANGE(t->arena.base, t->arena.reserve);
-	for (int i = 0; i < t->sampler.npmu && i < 2; i++)
-		RANGE(t->sampler.pmu_base[i], t->sampler.pmu_base[i] ? t->sampler.pmu_len[i] : 0);
+	for (int i = 0; i < own(t)->npmu && i < 2; i++)
+		RANGE(own(t)->pmu_base[i], own(t)->pmu_base[i] ? own(t)->pmu_len[i] : 0);
 	RANGE(hc_rt.bb.slots, hc_rt.bb.slots ? hc_bulletin_size(hc_rt.bb.nslots) : 0);
 #undef RANGE
 	env->nself = n;
@@ -163,20 +182,20 @@ static void self_ranges(const struct hc_thread *t, struct hc_pmu_env *env)
 /* Drain every ring buffer of t (its own thread only) and add what this
    drain counted to the profile's counters (which the runtime may reset,
    e.g. after a failed exec). */
-static void drain(struct hc_thread *t, void *uctx)
+static void drain(struct rt_thread *t, void *uctx)
 {
 	struct sink_arg a = { .t = t, .uctx = uctx };
-	struct hc_pmu_counts *c = &t->sampler.pmu_cnt;
+	struct hc_pmu_counts *c = &own(t)->pmu_cnt;
 	struct hc_pmu_counts was = *c;
 	struct hc_regs r;
 	struct hc_pmu_env env = { .regs = NULL, .cache = t->prev, .code_readable = hc_code_readable };
 
 	if (uctx) {
-		rt__regs(uctx, &r);
+		record__regs(uctx, &r);
 		env.regs = &r;
 	}
 	self_ranges(t, &env);
-	hc_pmu_drain(t->sampler.pmu, t->sampler.npmu, t->id.tid, &env, sink, &a, c);
+	hc_pmu_drain(own(t)->pmu, own(t)->npmu, t->id.tid, &env, sink, &a, c);
 #define ADD(field, expr) t->cnt.field += c->expr - was.expr
 	ADD(samples, samples);
 	ADD(samples_undecodable, status[HC_PMU_UNDECODABLE]);
@@ -204,7 +223,7 @@ static void drain(struct hc_thread *t, void *uctx)
 #undef ADD
 }
 
-static void pmu_on_sample(struct hc_thread *t, void *uctx)
+static void pmu_on_sample(struct rt_thread *t, void *uctx)
 {
 	drain(t, uctx);
 }
@@ -220,21 +239,21 @@ static void pmu_on_sample(struct hc_thread *t, void *uctx)
    signal context, but async-signal-safe (the fatal-signal flush). */
 /* Close (through fds.c: only if still ours, the budget released) and unmap
    (mappings only in the process that made them). Returns the fds closed. */
-static int release(struct hc_thread *t, bool mapped_here)
+static int release(struct rt_thread *t, bool mapped_here)
 {
 	int closed = 0;
 
-	for (int i = 0; i < t->sampler.npmu; i++) {
-		if (t->sampler.pmu_fd[i] >= 0) {
-			rt__fd_close(&t->sampler.pmu_fd[i], "a PMU sampler");
+	for (int i = 0; i < own(t)->npmu; i++) {
+		if (own(t)->pmu_fd[i] >= 0) {
+			fds__close(&own(t)->pmu_fd[i], "a PMU sampler");
 			closed++;
 		}
-		if (t->sampler.pmu_base[i] && mapped_here)
-			munmap(t->sampler.pmu_base[i], t->sampler.pmu_len[i]);
-		t->sampler.pmu_fd[i] = -1;
-		t->sampler.pmu_base[i] = NULL;
+		if (own(t)->pmu_base[i] && mapped_here)
+			munmap(own(t)->pmu_base[i], own(t)->pmu_len[i]);
+		own(t)->pmu_fd[i] = -1;
+		own(t)->pmu_base[i] = NULL;
 	}
-	t->sampler.npmu = 0;
+	own(t)->npmu = 0;
 	t->sampler.fd = -1;
 	return closed;
 }
@@ -245,24 +264,24 @@ static int release(struct hc_thread *t, bool mapped_here)
    buffer that no PERF_RECORD_LOST reported (the buffer was still full when
    the events stopped): the events' own lost counts minus the LOST records
    read since they opened. */
-static void read_times(struct hc_thread *t)
+static void read_times(struct rt_thread *t)
 {
-	uint64_t v[4], kernel = 0, en = 0, run = 0, seen = t->sampler.pmu_cnt.ring.lost - t->sampler.pmu_lost_base;
-	size_t want = t->sampler.pmu_fmt_lost ? 4 * sizeof(uint64_t) : 3 * sizeof(uint64_t);
+	uint64_t v[4], kernel = 0, en = 0, run = 0, seen = own(t)->pmu_cnt.ring.lost - own(t)->pmu_lost_base;
+	size_t want = own(t)->pmu_fmt_lost ? 4 * sizeof(uint64_t) : 3 * sizeof(uint64_t);
 
-	for (int i = 0; i < t->sampler.npmu; i++) {
-		if (read(t->sampler.pmu_fd[i], v, want) != (ssize_t)want)
+	for (int i = 0; i < own(t)->npmu; i++) {
+		if (read(own(t)->pmu_fd[i], v, want) != (ssize_t)want)
 			return;
 		en += v[1];
 		run += v[2];
-		if (t->sampler.pmu_fmt_lost)
+		if (own(t)->pmu_fmt_lost)
 			kernel += v[3];
 	}
 	t->cnt.pmu_time_enabled += en;
 	t->cnt.pmu_time_running += run;
 	if (hc_pmu_running_low(en, run)) {
 		t->cnt.pmu_threads_not_running++;
-		rt__log("warning: thread %u: its PMU events ran %llu%% of the time they were enabled "
+		process__log("warning: thread %u: its PMU events ran %llu%% of the time they were enabled "
 		        "(%llu of %llu us): while they waited for a counter (other perf users, counter "
 		        "constraints, the CPU's one IBS unit, E-cores) nothing was sampled",
 		        t->id.index, (unsigned long long)(en ? run * 100 / en : 0),
@@ -270,22 +289,22 @@ static void read_times(struct hc_thread *t)
 	}
 	if (kernel > seen) {
 		t->cnt.pmu_lost += kernel - seen;
-		t->sampler.pmu_cnt.ring.lost += kernel - seen;
+		own(t)->pmu_cnt.ring.lost += kernel - seen;
 	}
 }
 
-static void pmu_stop(struct hc_thread *t)
+static void pmu_stop(struct rt_thread *t)
 {
 	bool process = (uint32_t)getpid() == t->id.pid;
 	bool owner = process && (uint32_t)syscall(SYS_gettid) == t->id.tid;
 
 	/* Not from inside our own handler (a fault there reaching the
 	   fatal-signal flush): that drain is what failed. */
-	if (owner && t->sampler.npmu > 0 && !t->safety.in_handler) {
+	if (owner && own(t)->npmu > 0 && !t->safety.in_handler) {
 		bool guarded = hc_guard_enter(t);   /* false: the caller holds it */
 
-		for (int i = 0; i < t->sampler.npmu; i++)
-			ioctl(t->sampler.pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		for (int i = 0; i < own(t)->npmu; i++)
+			ioctl(own(t)->pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
 		drain(t, NULL);
 		read_times(t);
 		if (guarded)
@@ -295,7 +314,7 @@ static void pmu_stop(struct hc_thread *t)
 }
 
 /* One fd per planned event (PEBS: loads and stores; IBS: one). */
-static int pmu_thread_fds(const struct hc_thread *t)
+static int pmu_thread_fds(const struct rt_thread *t)
 {
 	(void)t;
 	return hc_rt.pmu.nevents < 1 ? 1 : hc_rt.pmu.nevents > 2 ? 2 : hc_rt.pmu.nevents;
@@ -316,15 +335,17 @@ static void pmu_process_resume(void)
 	if (!hc_self || hc_self->sampler.fd >= 0)
 		return;
 	need = pmu_thread_fds(hc_self);
-	if (rt__fd_reserve(need) && pmu_start(hc_self) < 0)
-		rt__fd_unreserve(need);
+	if (fds__reserve(need) && pmu_start(hc_self) < 0)
+		fds__unreserve(need);
 }
 
 static void pmu_atfork_child(void)
 {
 }
 
-const struct rt_sampler rt__pmu_sampler = {
+const struct rt_sampler pmu__sampler = {
+	.thread_size = sizeof(struct rt_pmu_thread),
+	.thread_ioctl = pmu_thread_ioctl,
 	.thread_fds = pmu_thread_fds,
 	.thread_start = pmu_start,
 	.thread_stop = pmu_stop,

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sampler.c — the list of address samplers (one method table per back end)
    and the dispatch on the one chosen at start-up (hc_rt.sampler_kind, set
-   by init.c from hc_probe_select). rt__on_sample runs in the SIGTRAP
+   by process.c from hc_probe_select). sampler__on_sample runs in the SIGTRAP
    handler; the table is read-only after start-up. */
 #include <string.h>
+#include <sys/ioctl.h>
 #include "runtime/rt.h"
 
 static const struct rt_sampler *const samplers[] = {
-	[HC_SAMPLER_SOFT] = &rt__soft_sampler,
-	[HC_SAMPLER_PEBS] = &rt__pmu_sampler,
-	[HC_SAMPLER_IBS]  = &rt__pmu_sampler,
+	[HC_SAMPLER_SOFT] = &soft__sampler,
+	[HC_SAMPLER_PEBS] = &pmu__sampler,
+	[HC_SAMPLER_IBS]  = &pmu__sampler,
 #ifdef HC_RT_EXACT
-	[HC_SAMPLER_EXACT] = &rt__exact_sampler,   /* exact.c, only in libhpcrun-comm-exact.so */
+	[HC_SAMPLER_EXACT] = &exact__sampler,   /* exact.c, only in libhpcrun-comm-exact.so */
 #endif
 };
 
@@ -24,12 +25,12 @@ static const struct rt_sampler *current(void)
 	return samplers[k];
 }
 
-int rt__sampler_thread_fds(const struct hc_thread *t)
+int sampler__thread_fds(const struct rt_thread *t)
 {
 	return current()->thread_fds(t);
 }
 
-int rt__sampler_thread_start(struct hc_thread *t)
+int sampler__thread_start(struct rt_thread *t)
 {
 	int ret = current()->thread_start(t);
 
@@ -40,28 +41,46 @@ int rt__sampler_thread_start(struct hc_thread *t)
 	return ret;
 }
 
-void rt__sampler_thread_stop(struct hc_thread *t)
+void sampler__thread_stop(struct rt_thread *t)
 {
 	current()->thread_stop(t);
 }
 
-void rt__sampler_process_stop(void)
+void sampler__process_stop(void)
 {
 	current()->process_stop();
 }
 
-void rt__sampler_process_resume(void)
+void sampler__process_resume(void)
 {
 	current()->process_resume();
 }
 
-void rt__sampler_atfork_child(void)
+void sampler__atfork_child(void)
 {
 	current()->atfork_child();
 }
 
-void rt__on_sample(struct hc_thread *t, void *uctx)
+void sampler__on_sample(struct rt_thread *t, void *uctx)
 {
 	current()->on_sample(t, uctx);
-	rt__flush_self(t);     /* periodic flush of a single-threaded process (flush.c) */
+	flush__self(t);     /* periodic flush of a single-threaded process (flush.c) */
+}
+
+size_t sampler__thread_size(void)
+{
+	return current()->thread_size;
+}
+
+void sampler__thread_ioctl(struct rt_thread *t, unsigned long req)
+{
+	if (current()->thread_ioctl)
+		current()->thread_ioctl(t, req);
+	else if (t->sampler.fd >= 0)
+		ioctl(t->sampler.fd, req, 0);
+}
+
+bool sampler__is(const struct rt_sampler *s)
+{
+	return current() == s;
 }

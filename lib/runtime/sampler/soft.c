@@ -9,7 +9,7 @@
    calling context. Because stores almost never stall, a sample of a
    possibly shared load may start a single-step burst that finds and
    publishes the thread's next store with exact registers (doc/detection.md
-   §5). rt__on_sample and the burst's steps run in signal context
+   §5). sampler__on_sample and the burst's steps run in signal context
    (safety.h). */
 #include <errno.h>
 #include <signal.h>
@@ -21,10 +21,17 @@
 #include "runtime/rt.h"
 #include "probe/probe.h"
 #include "runtime/record.h"
+#include "runtime/sampler/soft.h"
 #include "decode/funcstart.h"
 #include "detect/step.h"
 
 #define RMW_LOOKAHEAD 3
+
+/* This thread's soft-sampler state (soft.h), behind the sampler slot. */
+static inline struct rt_soft_thread *own(const struct rt_thread *t)
+{
+	return t->sampler.own;
+}
 
 /* The first store at or after pc, within straight-line code of the same
    function (at most RMW_LOOKAHEAD instructions, no branch), or 0. */
@@ -56,25 +63,25 @@ static uint64_t find_store(uint64_t pc, const struct hc_regs *r)
    single plain write (then no decode at all: performance.md, F6); the
    address is recomputed from the registers every time (a changed base
    register simply fails to match). */
-static bool store_follows(struct hc_thread *t, uint64_t from, const struct hc_regs *r,
+static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_regs *r,
                           const struct hc_mem_access *ld)
 {
-	unsigned slot = (unsigned)((from >> 1) ^ (from >> 11)) & (HC_RMW_CACHE - 1);
+	unsigned slot = (unsigned)((from >> 1) ^ (from >> 11)) & (RT_RMW_CACHE - 1);
 	struct hc_acc_recipe rec[HC_MAX_ACC];
 	uint64_t st, ea;
 	struct hc_insn in;
 	int exact, writes = 0, w = 0;
 
-	if (t->rmw[slot].pc == from) {
-		st = t->rmw[slot].store;
-		if (st && t->rmw[slot].has_recipe)
-			return hc_recipe_ea(&t->rmw[slot].write, r, &ea) && ea == ld->ea &&
-			       t->rmw[slot].write.size == ld->size;
+	if (own(t)->rmw[slot].pc == from) {
+		st = own(t)->rmw[slot].store;
+		if (st && own(t)->rmw[slot].has_recipe)
+			return hc_recipe_ea(&own(t)->rmw[slot].write, r, &ea) && ea == ld->ea &&
+			       own(t)->rmw[slot].write.size == ld->size;
 	} else {
 		st = find_store(from, r);
-		t->rmw[slot].pc = from;
-		t->rmw[slot].store = st;
-		t->rmw[slot].has_recipe = false;
+		own(t)->rmw[slot].pc = from;
+		own(t)->rmw[slot].store = st;
+		own(t)->rmw[slot].has_recipe = false;
 	}
 	if (!st || (exact = hc_decode_recipes((const uint8_t *)(uintptr_t)st, 15, st, r, &in, rec)) < 0)
 		return false;
@@ -84,8 +91,8 @@ static bool store_follows(struct hc_thread *t, uint64_t from, const struct hc_re
 			w = i;
 		}
 	if (exact == 0 && writes == 1) {
-		t->rmw[slot].write = rec[w];
-		t->rmw[slot].has_recipe = true;
+		own(t)->rmw[slot].write = rec[w];
+		own(t)->rmw[slot].has_recipe = true;
 	}
 	for (int i = 0; i < in.n; i++)
 		if ((in.acc[i].rw & HC_ACC_W) && in.acc[i].ea == ld->ea && in.acc[i].size == ld->size)
@@ -114,7 +121,7 @@ static bool inherited_here(void)
 
 /* The thread's start needs an fd, except for a thread with its copy of
    the inherited event. */
-static int soft_thread_fds(const struct hc_thread *t)
+static int soft_thread_fds(const struct rt_thread *t)
 {
 	return t->id.index == 0 || !inherited_here();
 }
@@ -124,32 +131,32 @@ static int open_event(int *where, bool inherit)
 	struct perf_event_attr a;
 	int fd;
 
-	hc_soft_attr(&a, hc_rt.opt.period, rt__cookie_sample());
+	hc_soft_attr(&a, hc_rt.opt.period, signal__cookie_sample());
 	a.inherit = inherit;
 	a.inherit_thread = inherit;
 	/* The fd was reserved by the caller; adopted (fds.c) once open. */
 	fd = hc_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	rt__fd_adopt(fd, where, true);
+	fds__adopt(fd, where, true);
 	if (ioctl(*where, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int err = errno;
-		rt__fd_close(where, "the sampler");
-		rt__fd_reserve(1);      /* the caller gives the reservation back */
+		fds__close(where, "the sampler");
+		fds__reserve(1);      /* the caller gives the reservation back */
 		*where = -1;
 		return -err;
 	}
 	return 0;
 }
 
-static int soft_start(struct hc_thread *t)
+static int soft_start(struct rt_thread *t)
 {
 	int ret;
 
-	t->sampler.cookie = rt__cookie_sample();
+	t->sampler.cookie = signal__cookie_sample();
 	t->sampler.inherited = false;
 	/* Watchpoints only on lines this thread's samples touched. */
-	t->det.touched = &t->soft.lines;
+	t->det.touched = &own(t)->lines;
 	t->det.touched_within = RT_STEP_RECENT * hc_rt.opt.period;
 	if (t->id.index != 0 && inherited_here()) {
 		t->sampler.inherited = true;   /* its copy has counted since clone */
@@ -166,7 +173,7 @@ static int soft_start(struct hc_thread *t)
 	return ret;
 }
 
-static void soft_stop(struct hc_thread *t)
+static void soft_stop(struct rt_thread *t)
 {
 	t->sampler.inherited = false;  /* its copy runs on; handlers refuse its samples */
 	if (t->sampler.fd < 0)
@@ -174,9 +181,9 @@ static void soft_stop(struct hc_thread *t)
 	/* In a fork child the fd is the parent's event: disabling it would
 	   stop the parent's sampling (measured: 0 samples after a fork); the
 	   child only closes it. Closed only if still ours (fds.c). */
-	if ((uint32_t)getpid() == t->id.pid && rt__fd_check(&t->sampler.fd))
+	if ((uint32_t)getpid() == t->id.pid && fds__check(&t->sampler.fd))
 		ioctl(t->sampler.fd, PERF_EVENT_IOC_DISABLE, 0);
-	rt__fd_close(&t->sampler.fd, "the sampler");
+	fds__close(&t->sampler.fd, "the sampler");
 	t->sampler.fd = -1;
 }
 
@@ -184,7 +191,7 @@ static void soft_stop(struct hc_thread *t)
    safe (fatal-signal flush). */
 static void soft_process_stop(void)
 {
-	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && rt__fd_check(&inh_fd))
+	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
 		ioctl(inh_fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (hc_self)
 		soft_stop(hc_self);
@@ -192,16 +199,16 @@ static void soft_process_stop(void)
 
 static void soft_process_resume(void)
 {
-	struct hc_thread *t = hc_self;
+	struct rt_thread *t = hc_self;
 
-	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && rt__fd_check(&inh_fd))
+	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
 		ioctl(inh_fd, PERF_EVENT_IOC_ENABLE, 0);
 	if (!t || t->sampler.fd >= 0)
 		return;
 	if (inherited_here())
 		t->sampler.inherited = true;
-	else if (rt__fd_reserve(1) && soft_start(t) < 0)
-		rt__fd_unreserve(1);
+	else if (fds__reserve(1) && soft_start(t) < 0)
+		fds__unreserve(1);
 }
 
 /* The child has no copy of the event (inherit_thread: threads only) and an
@@ -209,7 +216,7 @@ static void soft_process_resume(void)
 static void soft_atfork_child(void)
 {
 	if (inh_fd >= 0)
-		rt__fd_close(&inh_fd, "the sampler");
+		fds__close(&inh_fd, "the sampler");
 	inh_fd = -1;
 	inh_pid = 0;
 }
@@ -239,7 +246,7 @@ static uint64_t cpu_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void private_ranges(const struct hc_thread *t, struct hc_step_private *p)
+static void private_ranges(const struct rt_thread *t, struct hc_step_private *p)
 {
 	p->stack_lo = t->id.stack_lo;
 	p->stack_hi = t->id.stack_hi;
@@ -256,33 +263,33 @@ static void set_tf(void *uctx, bool on)
 
 /* The store a burst found, about to run: published as a store sample. Its
    look-up sees what the burst's sample saw (freshness from before it). */
-static void publish_store(struct hc_thread *t, void *uctx, uint64_t pc,
+static void publish_store(struct rt_thread *t, void *uctx, uint64_t pc,
                           const struct hc_mem_access *a)
 {
 	struct hc_sample s;
 	uint64_t cur;
 
-	s.time = rt__now();
+	s.time = process__now();
 	s.addr = a->ea;
 	s.len = a->size;
 	s.is_store = true;
 	s.is_private = false;
-	s.cpu = rt__cpu();
+	s.cpu = record__cpu();
 	cur = t->det.prev_sample;
-	t->det.prev_sample = t->soft.prev_before;
+	t->det.prev_sample = own(t)->prev_before;
 	t->cnt.step_stores++;
-	rt__detect_sample(t, uctx, pc, &s);
+	record__detect_sample(t, uctx, pc, &s);
 	t->det.prev_sample = cur;   /* the thread's previous *sample* stays what it was */
 }
 
-static void burst_end(struct hc_thread *t, void *uctx)
+static void burst_end(struct rt_thread *t, void *uctx)
 {
-	uint64_t dt = cpu_now() - t->soft.burst_t0;
+	uint64_t dt = cpu_now() - own(t)->burst_t0;
 
 	set_tf(uctx, false);
-	hc_step_budget_charge(&t->soft.budget, t->soft.step_taken);
-	t->soft.step_left = 0;
-	t->soft.burst_hist[hc_hist_bucket(dt) < RT_STEP_HIST ? hc_hist_bucket(dt) : RT_STEP_HIST]++;
+	hc_step_budget_charge(&own(t)->budget, own(t)->step_taken);
+	own(t)->step_left = 0;
+	own(t)->burst_hist[hc_hist_bucket(dt) < RT_STEP_HIST ? hc_hist_bucket(dt) : RT_STEP_HIST]++;
 	t->cnt.step_ns += dt;
 }
 
@@ -294,7 +301,7 @@ static void burst_end(struct hc_thread *t, void *uctx)
    recovered. The instruction at the PC
    has not run yet: if it is itself a store to possibly shared memory it is
    published at once, without stepping. */
-static void maybe_burst(struct hc_thread *t, void *uctx, const struct hc_regs *r,
+static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r,
                         const struct hc_sample *smp, bool priv, bool shared, uint64_t prev_before)
 {
 	const ucontext_t *uc = uctx;
@@ -309,7 +316,7 @@ static void maybe_burst(struct hc_thread *t, void *uctx, const struct hc_regs *r
 	bool evidence, store;
 	uint32_t n;
 
-	if (!cfg.k || t->soft.step_left)
+	if (!cfg.k || own(t)->step_left)
 		return;
 	private_ranges(t, &p);
 	if (smp) {
@@ -321,7 +328,7 @@ static void maybe_burst(struct hc_thread *t, void *uctx, const struct hc_regs *r
 		   that stalled, of unknown address. A candidate, without evidence. */
 		priv = store = evidence = false;
 	}
-	if (!(n = hc_step_decide(&t->soft.budget, &cfg, store, priv, evidence))) {
+	if (!(n = hc_step_decide(&own(t)->budget, &cfg, store, priv, evidence))) {
 		if (evidence)
 			t->cnt.step_no_budget++;
 		return;
@@ -337,9 +344,9 @@ static void maybe_burst(struct hc_thread *t, void *uctx, const struct hc_regs *r
 		return;
 	if (hc_decode_at_pc(r, &in) < 0)
 		return;
-	t->soft.prev_before = prev_before;
-	t->soft.burst_t0 = cpu_now();
-	t->soft.step_taken = 0;
+	own(t)->prev_before = prev_before;
+	own(t)->burst_t0 = cpu_now();
+	own(t)->step_taken = 0;
 	t->cnt.step_bursts++;
 	if (!evidence)
 		t->cnt.step_seeds++;
@@ -355,7 +362,7 @@ static void maybe_burst(struct hc_thread *t, void *uctx, const struct hc_regs *r
 	default:
 		break;
 	}
-	t->soft.step_left = n;
+	own(t)->step_left = n;
 	set_tf(uctx, true);
 }
 
@@ -363,29 +370,29 @@ static void maybe_burst(struct hc_thread *t, void *uctx, const struct hc_regs *r
    just read a line another thread wrote, the moment a sample with evidence
    would have been. A burst from here finds the store that usually follows
    (the consumer's own reply, index or slot). */
-void rt__soft_after_trap(struct hc_thread *t, void *uctx, const struct hc_sample *s)
+void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s)
 {
 	struct hc_regs r;
 
 	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || s->is_store)
 		return;
 	t->cnt.step_after_trap++;
-	rt__regs(uctx, &r);
+	record__regs(uctx, &r);
 	maybe_burst(t, uctx, &r, s, false, true, t->det.prev_sample);
 }
 
-bool rt__soft_stepping(const struct hc_thread *t)
+bool soft__stepping(const struct rt_thread *t)
 {
-	return t->soft.step_left != 0;
+	return sampler__is(&soft__sampler) && own(t) && own(t)->step_left != 0;
 }
 
-void rt__soft_step_abort(struct hc_thread *t, void *uctx)
+void soft__step_abort(struct rt_thread *t, void *uctx)
 {
 	t->cnt.step_stop_refused++;
 	burst_end(t, uctx);
 }
 
-void rt__soft_on_step(struct hc_thread *t, void *uctx)
+void soft__on_step(struct rt_thread *t, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_insn in;
@@ -393,8 +400,8 @@ void rt__soft_on_step(struct hc_thread *t, void *uctx)
 	const struct hc_mem_access *a;
 
 	t->cnt.steps++;
-	t->soft.step_taken++;
-	rt__regs(uctx, &r);
+	own(t)->step_taken++;
+	record__regs(uctx, &r);
 	private_ranges(t, &p);
 	if (hc_decode_at_pc(&r, &in) < 0) {
 		t->cnt.step_stop_unsafe++;
@@ -413,7 +420,7 @@ void rt__soft_on_step(struct hc_thread *t, void *uctx)
 	default:
 		break;
 	}
-	if (--t->soft.step_left == 0) {
+	if (--own(t)->step_left == 0) {
 		t->cnt.step_stop_limit++;
 		burst_end(t, uctx);
 		return;
@@ -421,7 +428,7 @@ void rt__soft_on_step(struct hc_thread *t, void *uctx)
 	set_tf(uctx, true);
 }
 
-static void soft_on_sample(struct hc_thread *t, void *uctx)
+static void soft_on_sample(struct rt_thread *t, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_insn in;
@@ -436,15 +443,15 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 	int st;
 
 	t->cnt.samples++;
-	rt__regs(uctx, &r);
+	record__regs(uctx, &r);
 	st = hc_rt.opt.no_prev ? -1 /* switched off */ : hc_decode_prev(&r, t->prev, &in);
 	next = (uint64_t)r.gregs[REG_RIP];
-	if (st == HC_PREV_OK && (acc = rt__pick_access(&in))) {
+	if (st == HC_PREV_OK && (acc = record__pick_access(&in))) {
 		t->cnt.samples_recovered_prev++;
 		leaf = in.addr;
 	} else if (st == HC_PREV_UNRECOVERABLE &&
 	           hc_decode_prev_reload(&r, t->prev, &in) == HC_PREV_OK &&
-	           (acc = rt__pick_access(&in))) {
+	           (acc = record__pick_access(&in))) {
 		t->cnt.samples_recovered_reload++;
 		leaf = in.addr;
 	} else if (hc_decode_at_pc(&r, &in) < 0) {
@@ -455,7 +462,7 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		return;
-	} else if (!(acc = rt__pick_access(&in))) {
+	} else if (!(acc = record__pick_access(&in))) {
 		t->cnt.samples_stack_only++;
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
@@ -466,7 +473,7 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 		next = in.addr + in.len;
 	}
 
-	s.time = rt__now();
+	s.time = process__now();
 	s.addr = acc->ea;
 	s.len = acc->size;
 	s.is_store = (acc->rw & HC_ACC_W) != 0;
@@ -474,7 +481,7 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 		s.is_store = true;
 		t->cnt.samples_rmw_store++;
 	}
-	s.cpu = rt__cpu();
+	s.cpu = record__cpu();
 	/* The sampled line into this thread's recent lines (burst evidence,
 	   watchpoint targets), unless it is private memory. */
 	private_ranges(t, &p);
@@ -482,7 +489,7 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 	one.acc[0].size = s.len;
 	one.acc[0].rw = HC_ACC_W;   /* hc_step_classify's privacy test, as if it stored */
 	priv = hc_step_classify(&one, &p, &pa) != HC_STEP_STORE;
-	seen = !priv && hc_step_line_seen(&t->soft.lines, s.addr & ~(uint64_t)(HC_LINE - 1), s.time,
+	seen = !priv && hc_step_line_seen(&own(t)->lines, s.addr & ~(uint64_t)(HC_LINE - 1), s.time,
 	                                  RT_STEP_RECENT * hc_rt.opt.period);
 	/* Burst evidence: another thread's recent entry for the line, looked
 	   up before this sample publishes its own. */
@@ -492,16 +499,18 @@ static void soft_on_sample(struct hc_thread *t, void *uctx)
 	   shared slot, counter or index is sampled over and over, a private
 	   array rarely hits the same line twice (and stack/TLS never publish). */
 	s.is_private = priv || (!s.is_store && !seen);
-	rt__detect_sample(t, uctx, leaf, &s);
+	record__detect_sample(t, uctx, leaf, &s);
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
 }
 
 /* A thread's burst costs into the process totals (its final profile). */
-void rt__soft_add_totals(const struct hc_thread *t)
+void soft__add_totals(const struct rt_thread *t)
 {
+	if (!sampler__is(&soft__sampler) || !own(t))
+		return;
 	for (int i = 0; i <= RT_STEP_HIST; i++)
-		if (t->soft.burst_hist[i])
-			__atomic_add_fetch(&step_hist_total[i], t->soft.burst_hist[i], __ATOMIC_RELAXED);
+		if (own(t)->burst_hist[i])
+			__atomic_add_fetch(&step_hist_total[i], own(t)->burst_hist[i], __ATOMIC_RELAXED);
 }
 
 static uint64_t quantile(const uint64_t *h, double q)
@@ -518,13 +527,13 @@ static uint64_t quantile(const uint64_t *h, double q)
 	return 0;
 }
 
-void rt__soft_log(void)
+void soft__log(void)
 {
-	const struct hc_counters *c = &hc_rt.total;
+	const struct rt_counters *c = &hc_rt.total;
 
 	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || !c->step_bursts)
 		return;
-	rt__log("single-step bursts: %llu bursts, %llu steps (%llu.%02llu per burst), %llu stores "
+	process__log("single-step bursts: %llu bursts, %llu steps (%llu.%02llu per burst), %llu stores "
 	        "published; cost per burst (traps included): median %llu ns, mean %llu ns; "
 	        "per sample: mean %llu ns",
 	        (unsigned long long)c->step_bursts, (unsigned long long)c->steps,
@@ -536,7 +545,8 @@ void rt__soft_log(void)
 	        (unsigned long long)(c->samples ? c->step_ns / c->samples : 0));
 }
 
-const struct rt_sampler rt__soft_sampler = {
+const struct rt_sampler soft__sampler = {
+	.thread_size = sizeof(struct rt_soft_thread),
 	.thread_fds = soft_thread_fds,
 	.thread_start = soft_start,
 	.thread_stop = soft_stop,

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "decode/decode.h"
 #include "detect/step.h"
 
 #define RT_STEP_HIST 88
@@ -18,7 +19,10 @@
 #define RT_STEP_RECENT 1024
 /* A burst without evidence of sharing: one in this many candidate samples. */
 #define RT_STEP_SEED_EVERY 32   /* as HC_HIST_BUCKETS: 4 buckets per octave */
+#define RT_RMW_CACHE 512        /* read-modify-write look-ahead entries, power of two */
 
+/* The soft sampler's own per-thread state (t->sampler.own, sized by
+   soft__sampler.thread_size; zero at thread start). */
 struct rt_soft_thread {
 	struct hc_step_budget budget;
 	struct hc_step_lines lines;   /* lines this thread's samples touched */
@@ -27,21 +31,27 @@ struct rt_soft_thread {
 	uint64_t prev_before;   /* det.prev_sample before the burst's sample */
 	uint64_t burst_t0;      /* thread CPU time when the burst started */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
+	struct {                /* read-modify-write look-ahead cache */
+		uint64_t pc;            /* where the look-ahead starts */
+		uint64_t store;         /* the store found there, 0 = none */
+		bool has_recipe;        /* its one write, as a recipe (no decode) */
+		struct hc_acc_recipe write;
+	} rmw[RT_RMW_CACHE];
 };
 
-struct hc_thread;
+struct rt_thread;
 /* A TRAP_TRACE SIGTRAP: is it a step of this thread's burst? */
-bool rt__soft_stepping(const struct hc_thread *t);
+bool soft__stepping(const struct rt_thread *t);
 /* One step of the burst (signal context, under the guard). */
-void rt__soft_on_step(struct hc_thread *t, void *uctx);
+void soft__on_step(struct rt_thread *t, void *uctx);
 /* After a matched watchpoint trap on a load: a burst (signal context). */
 struct hc_sample;
-void rt__soft_after_trap(struct hc_thread *t, void *uctx, const struct hc_sample *s);
+void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s);
 /* End the burst now (the step could not be handled). */
-void rt__soft_step_abort(struct hc_thread *t, void *uctx);
+void soft__step_abort(struct rt_thread *t, void *uctx);
 /* A thread's burst cost histogram into the process totals (output.c). */
-void rt__soft_add_totals(const struct hc_thread *t);
+void soft__add_totals(const struct rt_thread *t);
 /* Process log lines of the bursts (output.c). */
-void rt__soft_log(void);
+void soft__log(void);
 
 #endif

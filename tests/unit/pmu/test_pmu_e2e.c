@@ -100,7 +100,7 @@ static uint64_t ncomm;
 
 struct sink_arg { struct thread *th; };
 
-/* What rt__detect_sample does with a sample, minus unwinding and the
+/* What record__detect_sample does with a sample, minus unwinding and the
    profile: the detection core, and the comm into the matrix. */
 static void sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 {

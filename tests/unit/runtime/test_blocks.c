@@ -64,7 +64,7 @@ static void check_addr(uint64_t a, int line)
 {
 	const struct mblock *m = model_find(a);
 	struct rt_block b;
-	bool found = rt__blocks_find(a, &b);
+	bool found = blocks__find(a, &b);
 
 	CHECK_MSG(found == (m != NULL), "line %d: address 0x%llx: table %s, model %s", line,
 	          (unsigned long long)a, found ? "found" : "missed", m ? "has it" : "has none");
@@ -93,17 +93,17 @@ static void check_block(const struct mblock *m, int line)
 /* alloc.c's inline paths, called as alloc.c calls them. */
 static bool ins_direct(uint64_t base, uint64_t size, uint32_t site)
 {
-	uint32_t *sh = rt__blocks_shadow();
+	uint32_t *sh = blocks__shadow();
 
-	return rt__blocks_insert_direct(sh, sh ? RT_BLK_BAD : UINT64_MAX, base, size,
+	return blocks__insert_direct(sh, sh ? RT_BLK_BAD : UINT64_MAX, base, size,
 	                                RT_BLK_FIRST_V(site, 0), site ? RT_BLOCK_SMALL_MAX : 0);
 }
 
 static int rm_direct(uint64_t base)
 {
-	uint32_t *sh = rt__blocks_shadow();
+	uint32_t *sh = blocks__shadow();
 
-	return rt__blocks_remove_direct(sh, sh ? RT_BLK_BAD : UINT64_MAX, base);
+	return blocks__remove_direct(sh, sh ? RT_BLK_BAD : UINT64_MAX, base);
 }
 
 static int add(uint64_t base, uint64_t size, uint32_t kind, struct rt_leaf_cache *lc)
@@ -117,13 +117,13 @@ static int add(uint64_t base, uint64_t size, uint32_t kind, struct rt_leaf_cache
 	   where it declines, the full function (as alloc.c does). */
 	switch (lc && kind == HC_OBJ_MALLOC ? rnd() % 3 : 0) {
 	case 1:
-		rc = ins_direct(base, size, site) ? 0 : rt__blocks_insert(lc, base, size, site, kind);
+		rc = ins_direct(base, size, site) ? 0 : blocks__insert(lc, base, size, site, kind);
 		break;
 	case 2:     /* the leaf-cache path (without the direct shadow) */
-		rc = rt__blocks_insert_fast(lc, base, size, site);
+		rc = blocks__insert_fast(lc, base, size, site);
 		break;
 	default:
-		rc = rt__blocks_insert(lc, base, size, site, kind);
+		rc = blocks__insert(lc, base, size, site, kind);
 	}
 	CHECK_MSG(rc == 0, "insert [0x%llx,+%llu): %d", (unsigned long long)base,
 	          (unsigned long long)size, rc);
@@ -138,26 +138,26 @@ static void del(int i, struct rt_leaf_cache *lc)
 	struct mblock m = model[i];
 
 	if (m.size > 16) {  /* an interior pointer removes nothing */
-		CHECK(!rt__blocks_remove(lc, m.base + 16, NULL));
+		CHECK(!blocks__remove(lc, m.base + 16, NULL));
 		if (lc) {
 			CHECK(rm_direct(m.base + 16) <= 0);
-			CHECK(rt__blocks_remove_fast(lc, m.base + 16) <= 0);
+			CHECK(blocks__remove_fast(lc, m.base + 16) <= 0);
 		}
 	}
 	if (lc && rnd() % 2) {
 		/* The inline fast paths: removed (1), or undecided (-1). */
-		int r = rnd() % 2 ? rm_direct(m.base) : rt__blocks_remove_fast(lc, m.base);
+		int r = rnd() % 2 ? rm_direct(m.base) : blocks__remove_fast(lc, m.base);
 		CHECK(r != 0);
-		CHECK(r == 1 || rt__blocks_remove(lc, m.base, NULL));
+		CHECK(r == 1 || blocks__remove(lc, m.base, NULL));
 	} else {
-		CHECK(rt__blocks_remove(lc, m.base, &old));
+		CHECK(blocks__remove(lc, m.base, &old));
 		CHECK(old.base == m.base && old.size == m.size && old.site == m.site &&
 		      old.kind == m.kind);
 	}
-	CHECK(!rt__blocks_remove(lc, m.base, NULL));     /* already gone */
+	CHECK(!blocks__remove(lc, m.base, NULL));     /* already gone */
 	if (lc) {
 		CHECK(rm_direct(m.base) <= 0);
-		CHECK(rt__blocks_remove_fast(lc, m.base) <= 0);
+		CHECK(blocks__remove_fast(lc, m.base) <= 0);
 	}
 	model[i] = model[--nmodel];
 }
@@ -170,13 +170,13 @@ static void test_fixed(void)
 
 	memset(&lc, 0, sizeof(lc));
 	/* Refusals. */
-	CHECK_EQ_U64(rt__blocks_insert(&lc, R0 + 8, 16, 1, HC_OBJ_MALLOC), -EINVAL);
-	CHECK_EQ_U64(rt__blocks_insert(&lc, R0, 0, 1, HC_OBJ_MALLOC), -EINVAL);
-	CHECK_EQ_U64(rt__blocks_insert(&lc, R0, 16, 0, HC_OBJ_MALLOC), -EINVAL);
-	CHECK_EQ_U64(rt__blocks_insert(&lc, RT_BLOCK_ADDR_END, 16, 1, HC_OBJ_MALLOC), -ERANGE);
-	CHECK_EQ_U64(rt__blocks_insert(&lc, RT_BLOCK_ADDR_END - 4096, 8192, 1, HC_OBJ_MALLOC), -ERANGE);
-	CHECK(!rt__blocks_find(R0, &b));
-	CHECK(!rt__blocks_find(UINT64_MAX, &b));
+	CHECK_EQ_U64(blocks__insert(&lc, R0 + 8, 16, 1, HC_OBJ_MALLOC), -EINVAL);
+	CHECK_EQ_U64(blocks__insert(&lc, R0, 0, 1, HC_OBJ_MALLOC), -EINVAL);
+	CHECK_EQ_U64(blocks__insert(&lc, R0, 16, 0, HC_OBJ_MALLOC), -EINVAL);
+	CHECK_EQ_U64(blocks__insert(&lc, RT_BLOCK_ADDR_END, 16, 1, HC_OBJ_MALLOC), -ERANGE);
+	CHECK_EQ_U64(blocks__insert(&lc, RT_BLOCK_ADDR_END - 4096, 8192, 1, HC_OBJ_MALLOC), -ERANGE);
+	CHECK(!blocks__find(R0, &b));
+	CHECK(!blocks__find(UINT64_MAX, &b));
 
 	/* Every size class, side by side, and across a chunk boundary. */
 	add(R0, 1, HC_OBJ_MALLOC, &lc);
@@ -199,7 +199,7 @@ static void test_fixed(void)
 
 	/* Range removal: two small blocks and the one straddling the start. */
 	{
-		uint32_t n = rt__blocks_remove_range(R0 + 40, R0 + 64 + 8);
+		uint32_t n = blocks__remove_range(R0 + 40, R0 + 64 + 8);
 		CHECK_EQ_U64(n, 2);   /* [R0+32,+17) straddles, [R0+64,+4096) starts inside */
 		for (int i = 0; i < nmodel; i++)
 			if (model[i].base == R0 + 32 || model[i].base == R0 + 64)
@@ -210,7 +210,7 @@ static void test_fixed(void)
 		check_addr(R0 + 64 + 4096, __LINE__);
 	}
 	/* The whole-region block by range from its middle. */
-	CHECK_EQ_U64(rt__blocks_remove_range(R0 + (2ull << 30), R0 + (2ull << 30) + 4096), 1);
+	CHECK_EQ_U64(blocks__remove_range(R0 + (2ull << 30), R0 + (2ull << 30) + 4096), 1);
 	for (int i = 0; i < nmodel; i++)
 		if (model[i].base == R0 + (1ull << 30) - 4096)
 			model[i--] = model[--nmodel];
@@ -218,7 +218,7 @@ static void test_fixed(void)
 	check_addr(R0 + (1ull << 30) - 1, __LINE__);
 	while (nmodel)
 		del(nmodel - 1, &lc);
-	CHECK(!rt__blocks_find(R0 + 16, &b));
+	CHECK(!blocks__find(R0 + 16, &b));
 }
 
 static void test_random(void)
@@ -255,7 +255,7 @@ static void test_random(void)
 		for (int i = 0; i < nmodel; i++)
 			if (model[i].base < hi && lo < model[i].base + model[i].size)
 				want++;
-		got = rt__blocks_remove_range(lo, hi);
+		got = blocks__remove_range(lo, hi);
 		CHECK_EQ_U64(got, want);
 		for (int i = 0; i < nmodel; i++)
 			if (model[i].base < hi && lo < model[i].base + model[i].size)
@@ -274,13 +274,13 @@ static void test_random(void)
 
 static void test_sites(void)
 {
-	uint32_t a = rt__site_new(3, 77), b = rt__site_new(4, 78), th, ctx;
+	uint32_t a = blocks__site_new(3, 77), b = blocks__site_new(4, 78), th, ctx;
 
 	CHECK(a != 0 && b != 0 && a != b);
-	CHECK(rt__site_get(a, &th, &ctx) && th == 3 && ctx == 77);
-	CHECK(rt__site_get(b, &th, &ctx) && th == 4 && ctx == 78);
-	CHECK(!rt__site_get(0, &th, &ctx));
-	CHECK(!rt__site_get(b + 1000, &th, &ctx));
+	CHECK(blocks__site_get(a, &th, &ctx) && th == 3 && ctx == 77);
+	CHECK(blocks__site_get(b, &th, &ctx) && th == 4 && ctx == 78);
+	CHECK(!blocks__site_get(0, &th, &ctx));
+	CHECK(!blocks__site_get(b + 1000, &th, &ctx));
 }
 
 /* ---------------- concurrency ---------------- */
@@ -304,7 +304,7 @@ static void verify_lookup(uint64_t a)
 {
 	struct rt_block b;
 
-	if (rt__blocks_find(a, &b) &&
+	if (blocks__find(a, &b) &&
 	    (a - b.base >= b.size || b.site != site_of(b.base, b.size)))
 		__atomic_add_fetch(&bad_reads, 1, __ATOMIC_RELAXED);
 }
@@ -314,7 +314,7 @@ static void verify_perm(int w, int k)
 	struct rt_block b;
 	uint64_t base = perm[w][k];
 
-	if (!rt__blocks_find(base + 40, &b) || b.base != base || b.size != 48 + (uint64_t)k * 16)
+	if (!blocks__find(base + 40, &b) || b.base != base || b.size != 48 + (uint64_t)k * 16)
 		__atomic_add_fetch(&perm_misses, 1, __ATOMIC_RELAXED);
 }
 
@@ -349,7 +349,7 @@ static void *writer(void *arg)
 	   first 4 KiB of the top slots' ranges, churn in the rest. */
 	for (int k = 0; k < NPERM; k++) {
 		perm[w][k] = lo + WSPAN / 2 + (uint64_t)k * 8192;
-		rt__blocks_insert(&lc, perm[w][k], 48 + (uint64_t)k * 16,
+		blocks__insert(&lc, perm[w][k], 48 + (uint64_t)k * 16,
 		                  site_of(perm[w][k], 48 + (uint64_t)k * 16), HC_OBJ_MALLOC);
 	}
 	__atomic_add_fetch(&writers_ready, 1, __ATOMIC_RELEASE);
@@ -361,7 +361,7 @@ static void *writer(void *arg)
 		i = (int)(s % 128);
 		if (live[i]) {
 			if ((s & 4) == 0 || rm_direct(live[i]) < 0)
-				rt__blocks_remove(s & 1 ? &lc : NULL, live[i], NULL);
+				blocks__remove(s & 1 ? &lc : NULL, live[i], NULL);
 			live[i] = 0;
 		} else {
 			uint64_t size = (s >> 8) % (s & 2 ? 8000 : 600) + 1;
@@ -369,14 +369,14 @@ static void *writer(void *arg)
 			uint32_t kind = (s >> 40) % 8 == 0 ? HC_OBJ_MMAP : HC_OBJ_MALLOC;
 			if ((kind == HC_OBJ_MALLOC && (s & 4) &&
 			     ins_direct(base, size, site_of(base, size))) ||
-			    rt__blocks_insert(&lc, base, size, site_of(base, size), kind) == 0)
+			    blocks__insert(&lc, base, size, site_of(base, size), kind) == 0)
 				live[i] = base;
 		}
 		ops++;
 	}
 	for (int i = 0; i < 256; i++)
 		if (live[i])
-			rt__blocks_remove(&lc, live[i], NULL);
+			blocks__remove(&lc, live[i], NULL);
 	return (void *)ops;
 }
 
@@ -436,10 +436,10 @@ static void test_concurrent(void)
 	/* Everything left: the permanent blocks only. */
 	for (int w = 0; w < NW; w++)
 		for (int k = 0; k < NPERM; k++)
-			CHECK(rt__blocks_remove(NULL, perm[w][k], NULL));
+			CHECK(blocks__remove(NULL, perm[w][k], NULL));
 	for (int k = 0; k < 4000; k++) {
 		struct rt_block b;
-		CHECK(!rt__blocks_find(R0 + rnd() % (NW * WSPAN), &b));
+		CHECK(!blocks__find(R0 + rnd() % (NW * WSPAN), &b));
 	}
 }
 
@@ -451,19 +451,19 @@ static void test_range_fresh(void)
 	uint64_t r = R0 + (40ull << 30);     /* a region no other test uses */
 	struct rt_block b;
 
-	CHECK_EQ_U64(rt__blocks_insert(NULL, r + 0x3000, 8192, 7, HC_OBJ_MMAP), 0);
-	CHECK_EQ_U64(rt__blocks_insert(NULL, r + 0x1f000, 12288, 8, HC_OBJ_MMAP), 0); /* 2 chunks */
-	CHECK_EQ_U64(rt__blocks_insert(NULL, r + (3ull << 30) + 0x5000, 4096, 9, HC_OBJ_MMAP), 0);
-	CHECK(rt__blocks_find(r + 0x3000 + 8191, &b) && b.site == 7);
-	CHECK(rt__blocks_find(r + 0x20800, &b) && b.site == 8);
-	CHECK_EQ_U64(rt__blocks_remove_range(r + 0x3000, r + 0x5000), 1);
-	CHECK_EQ_U64(rt__blocks_remove_range(r + 0x20000, r + 0x21000), 1);   /* its tail */
-	CHECK_EQ_U64(rt__blocks_remove_range(r + (3ull << 30), r + (3ull << 30) + 0x10000), 1);
-	CHECK(!rt__blocks_find(r + 0x3000, &b));
-	CHECK(!rt__blocks_find(r + 0x1f000, &b));
-	CHECK(!rt__blocks_find(r + 0x21fff, &b));
-	CHECK(!rt__blocks_find(r + (3ull << 30) + 0x5000, &b));
-	CHECK_EQ_U64(rt__blocks_remove_range(r, r + (4ull << 30)), 0);
+	CHECK_EQ_U64(blocks__insert(NULL, r + 0x3000, 8192, 7, HC_OBJ_MMAP), 0);
+	CHECK_EQ_U64(blocks__insert(NULL, r + 0x1f000, 12288, 8, HC_OBJ_MMAP), 0); /* 2 chunks */
+	CHECK_EQ_U64(blocks__insert(NULL, r + (3ull << 30) + 0x5000, 4096, 9, HC_OBJ_MMAP), 0);
+	CHECK(blocks__find(r + 0x3000 + 8191, &b) && b.site == 7);
+	CHECK(blocks__find(r + 0x20800, &b) && b.site == 8);
+	CHECK_EQ_U64(blocks__remove_range(r + 0x3000, r + 0x5000), 1);
+	CHECK_EQ_U64(blocks__remove_range(r + 0x20000, r + 0x21000), 1);   /* its tail */
+	CHECK_EQ_U64(blocks__remove_range(r + (3ull << 30), r + (3ull << 30) + 0x10000), 1);
+	CHECK(!blocks__find(r + 0x3000, &b));
+	CHECK(!blocks__find(r + 0x1f000, &b));
+	CHECK(!blocks__find(r + 0x21fff, &b));
+	CHECK(!blocks__find(r + (3ull << 30) + 0x5000, &b));
+	CHECK_EQ_U64(blocks__remove_range(r, r + (4ull << 30)), 0);
 }
 
 static void test_reset(void)
@@ -471,14 +471,14 @@ static void test_reset(void)
 	struct rt_block b;
 	uint32_t th, ctx;
 
-	CHECK_EQ_U64(rt__blocks_insert(NULL, R0, 64, 5, HC_OBJ_MALLOC), 0);
-	CHECK(rt__blocks_find(R0 + 3, &b));
-	rt__blocks_reset();
-	CHECK(rt__blocks_used());       /* never cleared */
-	CHECK(!rt__blocks_find(R0 + 3, &b));
-	CHECK(!rt__site_get(1, &th, &ctx));
-	CHECK_EQ_U64(rt__blocks_insert(NULL, R0, 64, 5, HC_OBJ_MALLOC), 0);
-	CHECK(rt__blocks_find(R0 + 63, &b) && b.size == 64);
+	CHECK_EQ_U64(blocks__insert(NULL, R0, 64, 5, HC_OBJ_MALLOC), 0);
+	CHECK(blocks__find(R0 + 3, &b));
+	blocks__reset();
+	CHECK(blocks__used());       /* never cleared */
+	CHECK(!blocks__find(R0 + 3, &b));
+	CHECK(!blocks__site_get(1, &th, &ctx));
+	CHECK_EQ_U64(blocks__insert(NULL, R0, 64, 5, HC_OBJ_MALLOC), 0);
+	CHECK(blocks__find(R0 + 63, &b) && b.size == 64);
 }
 
 /* Everything, with the direct-mapped shadow (direct) or with the leaves
@@ -486,17 +486,17 @@ static void test_reset(void)
 static int run_all(bool direct, const char *name)
 {
 	if (!direct)
-		rt__blocks_no_direct();
-	CHECK(!rt__blocks_used());
-	CHECK_EQ_U64(rt__blocks_init(), 0);
-	CHECK_EQ_U64(rt__blocks_init(), 0);       /* idempotent */
+		blocks__no_direct();
+	CHECK(!blocks__used());
+	CHECK_EQ_U64(blocks__init(), 0);
+	CHECK_EQ_U64(blocks__init(), 0);       /* idempotent */
 	if (!direct)
-		CHECK(rt__blocks_shadow() == NULL);
-	else if (!rt__blocks_shadow())
+		CHECK(blocks__shadow() == NULL);
+	else if (!blocks__shadow())
 		fprintf(stderr, "%s: no direct-mapped shadow here (mmap of 32 TiB refused)\n", name);
 	test_sites();
 	test_fixed();
-	CHECK(rt__blocks_used());
+	CHECK(blocks__used());
 	test_random();
 	test_concurrent();
 	test_range_fresh();

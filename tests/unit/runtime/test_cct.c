@@ -4,7 +4,7 @@
    must keep their node ids (peers hold them) and be found again, parents
    always precede children, the tree drops nodes only at its capacity (and
    counts them), and an arena too small to grow the table leaves the old
-   table working. Nothing here unwinds: rt__cct_insert takes the frames. */
+   table working. Nothing here unwinds: cct__insert takes the frames. */
 #include <stdint.h>
 #include <string.h>
 
@@ -20,26 +20,26 @@ static uint64_t frame(uint32_t path, int level)
 	return 0x400000ull + ((uint64_t)(level < 3 ? path / 97 : path) << 4) + (uint64_t)level;
 }
 
-static int setup(struct hc_thread *t, size_t reserve, uint32_t cap)
+static int setup(struct rt_thread *t, size_t reserve, uint32_t cap)
 {
 	memset(t, 0, sizeof *t);
 	if (hc_arena_init(&t->arena, reserve) < 0)
 		return -1;
-	return rt__cct_init(t, cap);
+	return cct__init(t, cap);
 }
 
-static uint32_t insert_path(struct hc_thread *t, uint32_t p)
+static uint32_t insert_path(struct rt_thread *t, uint32_t p)
 {
 	uint64_t ret[DEPTH];
 
 	for (int l = 0; l < DEPTH; l++)
 		ret[l] = frame(p, DEPTH - 1 - l);  /* [0] innermost */
-	return rt__cct_insert(t, ret, DEPTH, 0x900000ull + p);
+	return cct__insert(t, ret, DEPTH, 0x900000ull + p);
 }
 
 static void grows_and_keeps_ids(void)
 {
-	static struct hc_thread t;
+	static struct rt_thread t;
 	static uint32_t id[NPATHS];
 	uint32_t mask0;
 
@@ -78,7 +78,7 @@ static void grows_and_keeps_ids(void)
 
 static void full_tree_counts_drops(void)
 {
-	static struct hc_thread t;
+	static struct rt_thread t;
 	uint32_t before, id5 = 0;
 
 	CHECK(setup(&t, 64u << 20, 1000) == 0);
@@ -99,9 +99,9 @@ static void full_tree_counts_drops(void)
 
 static void small_arena_keeps_old_table(void)
 {
-	static struct hc_thread t;
+	static struct rt_thread t;
 	static uint32_t id[8000];
-	size_t nodes = (size_t)20000 * sizeof(struct hc_cct_node);
+	size_t nodes = (size_t)20000 * sizeof(struct rt_cct_node);
 
 	/* room for the nodes and the first table, not for a 16,384-bucket one */
 	CHECK(setup(&t, nodes + 4096 * 4 + 8192, 20000) == 0);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* init.c — process life cycle of the runtime: options from the environment
+/* process.c — process life cycle of the runtime: options from the environment
    (set by the launcher), sampler selection, the BulletinBoard, the process
    log, fork handling and the final flush at exit. The constructor runs
    before main() and either starts measurement or stops the process: when
    asked to measure we never run the program unmeasured. Nothing here runs in
-   signal context except rt__log and rt__now (async-signal-safe). */
+   signal context except process__log and process__now (async-signal-safe). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "runtime/rt.h"
+#include "runtime/sampler/soft.h"
 #include "probe/probe.h"
 #include "runtime/safety.h"
 #include "runtime/loadmap.h"
@@ -29,8 +30,8 @@
 #include "support/fmt.h"
 #include "support/mpienv.h"
 
-struct hc_runtime hc_rt;
-__thread struct hc_thread *hc_self __attribute__((tls_model("initial-exec")));
+struct rt_runtime hc_rt;
+__thread struct rt_thread *hc_self __attribute__((tls_model("initial-exec")));
 
 static int logfd = -1;
 static char logpath[PATH_MAX];
@@ -54,15 +55,15 @@ static int log_fd_checked(void)
 		return fd;
 	if (__atomic_exchange_n(&log_reopening, 1, __ATOMIC_ACQ_REL))
 		return -1;
-	rt__fd_forget(&logfd);
+	fds__forget(&logfd);
 	fd = open(logpath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != log_dev || st.st_ino != log_ino)) {
 		close(fd);
 		fd = -1;
 	}
 	if (fd >= 0) {
-		rt__fd_adopt(fd, &logfd, false);
-		__atomic_add_fetch(&rt__fd_stats.lost, 1, __ATOMIC_RELAXED);
+		fds__adopt(fd, &logfd, false);
+		__atomic_add_fetch(&fds__stats.lost, 1, __ATOMIC_RELAXED);
 		fd = logfd;
 		vlog_reopened(fd);
 	} else {
@@ -72,7 +73,7 @@ static int log_fd_checked(void)
 	return fd;
 }
 
-uint64_t rt__now(void)
+uint64_t process__now(void)
 {
 	struct timespec ts;
 
@@ -108,7 +109,7 @@ static void vlog_reopened(int fd)
 }
 
 /* Async-signal-safe: formats on the stack and write(2)s to the process log. */
-void rt__log(const char *fmt, ...)
+void process__log(const char *fmt, ...)
 {
 	va_list ap;
 	int saved = errno, fd = log_fd_checked();
@@ -125,7 +126,7 @@ void rt__log(const char *fmt, ...)
 
 /* The runtime cannot measure: say why on stderr and in the log, and stop the
    process before the program runs unmeasured. */
-void rt__fatal(const char *fmt, ...)
+void process__fatal(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -151,11 +152,11 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end)
-		rt__fatal("bad value '%s' for %s (expected a decimal number)", s, name);
+		process__fatal("bad value '%s' for %s (expected a decimal number)", s, name);
 	return v;
 }
 
-static void read_options(struct hc_options *o)
+static void read_options(struct rt_options *o)
 {
 	const char *s;
 	char err[256];
@@ -164,14 +165,14 @@ static void read_options(struct hc_options *o)
 	o->period = HC_DEFAULT_PERIOD;
 	s = getenv("HPCRUN_COMM_EVENT");
 	if (s && hc_event_parse(s, &o->period, err, sizeof err) < 0)
-		rt__fatal("HPCRUN_COMM_EVENT: %s", err);
+		process__fatal("HPCRUN_COMM_EVENT: %s", err);
 	o->sampler = HC_SAMPLER_NONE;
 	s = getenv("HPCRUN_COMM_SAMPLER");
 	if (s && *s && hc_sampler_parse(s, &o->sampler) < 0)
-		rt__fatal("HPCRUN_COMM_SAMPLER: unknown sampler '%s' (auto, soft, pebs or ibs)", s);
+		process__fatal("HPCRUN_COMM_SAMPLER: unknown sampler '%s' (auto, soft, pebs or ibs)", s);
 	o->bb_slots = (uint32_t)env_u64("HPCRUN_COMM_BB_SIZE", HC_BB_DEFAULT_SLOTS);
 	if (o->bb_slots == 0 || o->bb_slots > (1u << 24))
-		rt__fatal("HPCRUN_COMM_BB_SIZE: %u is out of range (1..16777216)", o->bb_slots);
+		process__fatal("HPCRUN_COMM_BB_SIZE: %u is out of range (1..16777216)", o->bb_slots);
 	s = getenv("HPCRUN_COMM_WATCHPOINTS");
 	o->nwatch = s && *s ? (int)env_u64("HPCRUN_COMM_WATCHPOINTS", 0) : -1;
 	if (o->nwatch > HC_MAX_WATCH)
@@ -189,13 +190,13 @@ static void read_options(struct hc_options *o)
 	/* Soft sampler: single-step bursts after a sample (doc/detection.md §5). */
 	o->steps = (uint32_t)env_u64("HPCRUN_COMM_STEPS", RT_STEPS_DEFAULT);
 	if (o->steps > 1000)
-		rt__fatal("HPCRUN_COMM_STEPS: %u is out of range (0..1000)", o->steps);
+		process__fatal("HPCRUN_COMM_STEPS: %u is out of range (0..1000)", o->steps);
 	s = getenv("HPCRUN_COMM_STEP_BUDGET");
 	if (s && *s) {
 		char *end;
 		double b = strtod(s, &end);
 		if (*end || !(b >= 0 && b <= 1000))
-			rt__fatal("HPCRUN_COMM_STEP_BUDGET: '%s' is not a number of steps per sample (0..1000)", s);
+			process__fatal("HPCRUN_COMM_STEP_BUDGET: '%s' is not a number of steps per sample (0..1000)", s);
 		o->step_budget256 = (uint32_t)(b * 256 + 0.5);
 	} else {
 		o->step_budget256 = RT_STEP_BUDGET_DEFAULT256;
@@ -210,7 +211,7 @@ static void read_options(struct hc_options *o)
 		char *end;
 		unsigned long m = strtoul(s, &end, 8);
 		if (*end || m > 07777)
-			rt__fatal("bad value '%s' for HPCRUN_COMM_DIR_MODE (expected an octal mode, e.g. 0750)", s);
+			process__fatal("bad value '%s' for HPCRUN_COMM_DIR_MODE (expected an octal mode, e.g. 0750)", s);
 		o->dir_mode = (unsigned)m;
 	}
 	/* The launcher's gethostid(): glibc's asks the name service when
@@ -222,14 +223,14 @@ static void read_options(struct hc_options *o)
 		char *end;
 		unsigned long h = strtoul(s, &end, 16);
 		if (*end || h > UINT32_MAX)
-			rt__fatal("bad value '%s' for HPCRUN_COMM_HOSTID (expected 8 hex digits)", s);
+			process__fatal("bad value '%s' for HPCRUN_COMM_HOSTID (expected 8 hex digits)", s);
 		o->hostid = (uint32_t)h;
 		o->have_hostid = true;
 	}
 	s = getenv("HPCRUN_COMM_DIR");
 	if (s && *s) {
 		if (strlen(s) >= sizeof o->dir)
-			rt__fatal("HPCRUN_COMM_DIR is too long");
+			process__fatal("HPCRUN_COMM_DIR is too long");
 		strcpy(o->dir, s);
 	} else {
 		hc_fmt(o->dir, sizeof o->dir, "hpctoolkit-%s-measurements", hc_rt.exe);
@@ -257,7 +258,7 @@ static bool starts(const char *s, const char *p)
 }
 
 /* Did the launcher (hpcrun-comm.c) or exec_env (interpose.c) set it? */
-bool rt__env_is_launcher(const char *e)
+bool process__env_is_launcher(const char *e)
 {
 	static const char *const set[] = {
 		"DIR=", "EVENT=", "SAMPLER=", "BB_SIZE=", "WATCHPOINTS=", "MIN_ALLOC=",
@@ -301,7 +302,7 @@ static void env_hide(void)
 	if (!environ)
 		return;
 	for (r = w = environ; *r; r++) {
-		if (rt__env_is_launcher(*r) && n < ENV_SAVED_MAX) {
+		if (process__env_is_launcher(*r) && n < ENV_SAVED_MAX) {
 			env_saved[n++] = *r;
 			continue;
 		}
@@ -321,12 +322,12 @@ static void env_hide(void)
 	*w = NULL;
 }
 
-const char *const *rt__env_saved(void)
+const char *const *process__env_saved(void)
 {
 	return env_saved;
 }
 
-const char *rt__env_preload(void)
+const char *process__env_preload(void)
 {
 	return env_preload;
 }
@@ -354,24 +355,24 @@ static void open_log(void)
 	       hc_rt.rank, hc_rt.hostid, hc_rt.pid, hc_rt.opt.gen);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
 	if (fd < 0 || fstat(fd, &st) < 0)
-		rt__fatal("cannot create the log %s: %s", path, strerror(errno));
+		process__fatal("cannot create the log %s: %s", path, strerror(errno));
 	hc_fmt(logpath, sizeof logpath, "%s", path);
 	log_dev = st.st_dev;
 	log_ino = st.st_ino;
-	rt__fd_reserve(1);
-	rt__fd_adopt(fd, &logfd, false);
+	fds__reserve(1);
+	fds__adopt(fd, &logfd, false);
 }
 
 static void atfork_prepare(void)
 {
 	if (hc_self)
 		hc_guard_enter(hc_self);
-	rt__own_atfork_prepare();
+	ownheap__atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
-	rt__own_atfork_release();
+	ownheap__atfork_release();
 	if (hc_self)
 		hc_guard_leave(hc_self);
 }
@@ -381,46 +382,46 @@ static void atfork_parent(void)
    those profiles) and start over as a new measured process. */
 static void atfork_child(void)
 {
-	struct hc_thread *self = hc_self;
+	struct rt_thread *self = hc_self;
 
-	rt__own_atfork_release();
+	ownheap__atfork_release();
 	if (!hc_rt.ready)
 		return;
-	rt__own_enter();
-	rt__sampler_atfork_child();
+	ownheap__enter();
+	sampler__atfork_child();
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
-		struct hc_thread *t = hc_rt.live[i];
+		struct rt_thread *t = hc_rt.live[i];
 		if (!t)
 			continue;
 		hc_rt.live[i] = NULL;
-		rt__sampler_thread_stop(t);
-		rt__watch_thread_stop(t);
+		sampler__thread_stop(t);
+		watch__thread_stop(t);
 		if (t != self)
-			rt__arena_release(&t->arena);
+			thread__arena_release(&t->arena);
 	}
 	if (self) {
 		hc_self = NULL;
-		rt__altstack_off(self);
-		rt__arena_release(&self->arena);
+		signal__altstack_off(self);
+		thread__arena_release(&self->arena);
 	}
 	if (logfd >= 0)
-		rt__fd_close(&logfd, "the log");
+		fds__close(&logfd, "the log");
 	logfd = -1;
-	rt__flush_atfork_child();
+	flush__atfork_child();
 	loadmap__atfork_child();
-	rt__process_init(true);
-	rt__own_leave();
+	process__init(true);
+	ownheap__leave();
 }
 
 static void process_init(bool after_fork);
 
 /* Start measuring this process (the constructor, or a forked child). Every
    allocation meanwhile is the runtime's (ownheap.c). */
-void rt__process_init(bool after_fork)
+void process__init(bool after_fork)
 {
-	rt__own_enter();
+	ownheap__enter();
 	process_init(after_fork);
-	rt__own_leave();
+	ownheap__leave();
 }
 
 static void process_init(bool after_fork)
@@ -434,7 +435,7 @@ static void process_init(bool after_fork)
 	int parent_kind = hc_rt.sampler_kind;
 
 	if (after_fork) {
-		struct hc_options keep = hc_rt.opt;
+		struct rt_options keep = hc_rt.opt;
 		char exe[sizeof hc_rt.exe], path[sizeof hc_rt.exe_path];
 		memcpy(exe, hc_rt.exe, sizeof exe);
 		memcpy(path, hc_rt.exe_path, sizeof path);
@@ -464,10 +465,10 @@ static void process_init(bool after_fork)
 	if (mkdir(hc_rt.opt.dir, 0700) == 0)
 		chmod(hc_rt.opt.dir, hc_rt.opt.dir_mode);   /* exactly the mode asked, not umask's */
 	else if (errno != EEXIST)
-		rt__fatal("cannot create the measurement directory %s: %s", hc_rt.opt.dir, strerror(errno));
-	rt__fd_init();                 /* before the first fd we keep: the log */
+		process__fatal("cannot create the measurement directory %s: %s", hc_rt.opt.dir, strerror(errno));
+	fds__init();                 /* before the first fd we keep: the log */
 	open_log();
-	rt__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
+	process__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
 	        hc_rt.opt.ppid, hc_rt.opt.gen, hc_rt.exe_path);
 
 	/* A fork child keeps its parent's sampler (the parent's self-check
@@ -475,10 +476,10 @@ static void process_init(bool after_fork)
 	kind = after_fork ? hc_probe_select(parent_kind, &hc_rt.pmu, why, sizeof why)
 	                  : hc_probe_select_checked(hc_rt.opt.sampler, &hc_rt.pmu, why, sizeof why);
 	if (kind < 0)
-		rt__fatal("no address sampler can run: %s", why);
+		process__fatal("no address sampler can run: %s", why);
 #ifndef HC_RT_EXACT
 	if (kind == HC_SAMPLER_EXACT)
-		rt__fatal("exact mode needs the exact runtime libhpcrun-comm-exact.so (hpcrun-comm --exact "
+		process__fatal("exact mode needs the exact runtime libhpcrun-comm-exact.so (hpcrun-comm --exact "
 		          "preloads it), not %s", "libhpcrun-comm.so");
 #endif
 	if (kind == HC_SAMPLER_EXACT)
@@ -487,74 +488,74 @@ static void process_init(bool after_fork)
 	hc_rt.unit = kind == HC_SAMPLER_SOFT ? HC_UNIT_NS : HC_UNIT_TRANSFERS;
 	hc_rt.period = hc_pmu_period(kind, hc_rt.opt.period);
 	hc_fmt(hc_rt.sampler_why, sizeof hc_rt.sampler_why, "%s", why);
-	rt__log("sampler: %s (%s)", hc_sampler_name(kind), why);
-	rt__log("event: COMM@%llu (%s), unit: %s", (unsigned long long)hc_rt.opt.period,
+	process__log("sampler: %s (%s)", hc_sampler_name(kind), why);
+	process__log("event: COMM@%llu (%s), unit: %s", (unsigned long long)hc_rt.opt.period,
 	        kind == HC_SAMPLER_SOFT ? "ns of thread CPU time between samples" :
 	        kind == HC_SAMPLER_PEBS ? "retired loads, and retired stores, between samples" :
 	        kind == HC_SAMPLER_EXACT ? "exact mode: every access of instrumented code" :
 	        "ops between IBS samples; each load/store sample weighs P memory ops",
 	        hc_rt.unit == HC_UNIT_NS ? "ns" : "transfers");
 	if (hc_rt.period != hc_rt.opt.period)
-		rt__log("period: COMM@%llu is below the %s sampler's floor or not a multiple of 16: "
+		process__log("period: COMM@%llu is below the %s sampler's floor or not a multiple of 16: "
 		        "sampling every %llu events (the period in effect, in the profiles and "
 		        "the database)", (unsigned long long)hc_rt.opt.period, hc_sampler_name(kind),
 		        (unsigned long long)hc_rt.period);
 
 	if (kind == HC_SAMPLER_EXACT) {
 		nw = 0;
-		rt__log("watchpoints: none (exact mode)");
+		process__log("watchpoints: none (exact mode)");
 	} else if (hc_probe_watch(&nw, &fast, why, sizeof why) < 0)
-		rt__log("watchpoints: none (%s): detection by samples only", why);
+		process__log("watchpoints: none (%s): detection by samples only", why);
 	else
-		rt__log("watchpoints: %s", why);
+		process__log("watchpoints: %s", why);
 	if (hc_rt.opt.nwatch >= 0 && hc_rt.opt.nwatch < nw)
 		nw = hc_rt.opt.nwatch;
 	hc_rt.nwatch = nw;
-	rt__log("watchpoints per armed set: %d", nw);
+	process__log("watchpoints per armed set: %d", nw);
 
 	hc_rt.have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
-	rt__fd_log_limits();
+	fds__log_limits();
 
 	bbsz = hc_bulletin_size(hc_rt.opt.bb_slots);
 	bbmem = mmap(NULL, bbsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bbmem == MAP_FAILED)
-		rt__fatal("cannot allocate the bulletin board (%zu bytes)", bbsz);
+		process__fatal("cannot allocate the bulletin board (%zu bytes)", bbsz);
 	/* Expiry of colliding entries: two sampling intervals, in ns (the
 	   board's clock); a PMU period counts events (hc_bb_expiry_ns). */
 	if (hc_bulletin_init(&hc_rt.bb, bbmem, hc_rt.opt.bb_slots,
 	                     hc_bb_expiry_ns(kind, hc_rt.period)) < 0)
-		rt__fatal("cannot initialise the bulletin board (%u slots)", hc_rt.opt.bb_slots);
+		process__fatal("cannot initialise the bulletin board (%u slots)", hc_rt.opt.bb_slots);
 	hc_rt.dcfg.period = hc_rt.period;
 	hc_rt.dcfg.nwatch = (uint32_t)nw;
 	hc_rt.dcfg.probes = 8;
 	hc_rt.dcfg.publish_loads = kind == HC_SAMPLER_SOFT && hc_rt.opt.publish_loads;
 	hc_rt.dcfg.load_window = RT_STEP_RECENT * hc_rt.opt.period;
 	if (hc_rt.rank_var)
-		rt__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
-	rt__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
+		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
+	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
 	        (unsigned long long)hc_rt.bb.expiry,
 	        kind == HC_SAMPLER_PEBS ? " (2 x P events at an assumed 1 event/ns)" :
 	        kind == HC_SAMPLER_IBS ? " (2 x P ops at an assumed 3 ops/ns)" : " (2 x P ns)");
 	if (hc_rt.opt.no_prev)
-		rt__log("previous-instruction recovery: off (HPCRUN_COMM_NO_PREV)");
+		process__log("previous-instruction recovery: off (HPCRUN_COMM_NO_PREV)");
 	if (kind == HC_SAMPLER_SOFT)
-		rt__log("soft sampler events: %s", hc_rt.opt.per_thread ?
+		process__log("soft sampler events: %s", hc_rt.opt.per_thread ?
 		        "one per thread (HPCRUN_COMM_SAMPLER_PER_THREAD)" :
 		        "one per process, inherited by every thread at clone");
 	if (kind == HC_SAMPLER_SOFT)
-		rt__log("single-step bursts: up to %u steps after a sample, %u.%02u steps per sample "
+		process__log("single-step bursts: up to %u steps after a sample, %u.%02u steps per sample "
 		        "on average at most%s", hc_rt.opt.steps, hc_rt.opt.step_budget256 / 256,
 		        hc_rt.opt.step_budget256 % 256 * 100 / 256,
 		        hc_rt.opt.steps ? "" : " (off: HPCRUN_COMM_STEPS=0)");
 	if (kind == HC_SAMPLER_SOFT)
-		rt__log("loads of shared-looking memory published: %s", hc_rt.dcfg.publish_loads ?
+		process__log("loads of shared-looking memory published: %s", hc_rt.dcfg.publish_loads ?
 		        "yes" : "no (HPCRUN_COMM_PUBLISH_LOADS=0)");
 
 	if (!after_fork) {
 		if (hc_decode_init() < 0)
-			rt__fatal("cannot initialise the instruction decoder (Zydis)");
-		if (rt__signals_init() < 0)
-			rt__fatal("cannot install the SIGTRAP handler: %s", strerror(errno));
+			process__fatal("cannot initialise the instruction decoder (Zydis)");
+		if (signal__init() < 0)
+			process__fatal("cannot install the SIGTRAP handler: %s", strerror(errno));
 		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	}
 	loadmap__refresh();
@@ -566,58 +567,58 @@ static void process_init(bool after_fork)
 	             hc_rt.opt.bb_slots, hc_rt.opt.dir);
 	hc_rt.next_index = 1;
 	hc_rt.ready = 1;
-	if (!rt__thread_begin(0, HC_NONE, HC_NONE, 0))
-		rt__fatal("cannot start measuring the main thread (see the log in %s)", hc_rt.opt.dir);
-	rt__flush_start();
+	if (!thread__begin(0, HC_NONE, HC_NONE, 0))
+		process__fatal("cannot start measuring the main thread (see the log in %s)", hc_rt.opt.dir);
+	flush__start();
 }
 
 /* Flush every profile and the process log, once. */
-void rt__process_fini(void)
+void process__fini(void)
 {
 	if (!hc_rt.ready || fini_done)
 		return;
-	rt__own_enter();
+	ownheap__enter();
 	/* No samples of our own exit path (the refresh walks every module). */
-	rt__sampler_process_stop();
+	sampler__process_stop();
 	loadmap__refresh();
-	rt__process_finish();
-	rt__own_leave();
+	process__finish();
+	ownheap__leave();
 }
 
 /* The flush itself, async-signal-safe (no load-map refresh: the fatal-signal
    path uses the last snapshot). */
-void rt__process_finish(void)
+void process__finish(void)
 {
 	if (!hc_rt.ready || __atomic_exchange_n(&fini_done, 1, __ATOMIC_ACQ_REL))
 		return;
 	__atomic_store_n(&hc_rt.stopping, 1, __ATOMIC_SEQ_CST);
-	rt__flush_quiesce();           /* no periodic snapshot after this point */
-	rt__flush_all();
-	rt__write_process_log();
+	flush__quiesce();           /* no periodic snapshot after this point */
+	thread__flush_all();
+	output__write_process_log();
 }
 
 __attribute__((constructor(101))) static void hc_runtime_ctor(void)
 {
 	/* Children inherit LD_PRELOAD; the launcher itself never loads us. */
-	rt__process_init(false);
+	process__init(false);
 }
 
 __attribute__((destructor(101))) static void hc_runtime_dtor(void)
 {
-	rt__process_fini();
+	process__fini();
 }
 
 /* exec failed after we flushed: keep measuring under the next generation,
    with fresh metrics and events (the flushed profiles keep the old ones;
    CCT nodes stay so that node ids held by peers remain valid). */
-void rt__resume_after_exec_failure(void);
-void rt__resume_after_exec_failure(void)
+void process__resume_after_exec_failure(void);
+void process__resume_after_exec_failure(void)
 {
 	hc_rt.opt.gen++;
 	memset(&hc_rt.total, 0, sizeof hc_rt.total);
 	memset(hc_rt.hist, 0, sizeof hc_rt.hist);
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
-		struct hc_thread *t = hc_rt.live[i];
+		struct rt_thread *t = hc_rt.live[i];
 		if (!t)
 			continue;
 		for (uint32_t k = 0; k < t->cct.n; k++)
@@ -632,6 +633,6 @@ void rt__resume_after_exec_failure(void)
 	}
 	fini_done = 0;
 	__atomic_store_n(&hc_rt.stopping, 0, __ATOMIC_RELEASE);
-	rt__sampler_process_resume();
-	rt__log("exec failed: measurement continues as generation %u", hc_rt.opt.gen);
+	sampler__process_resume();
+	process__log("exec failed: measurement continues as generation %u", hc_rt.opt.gen);
 }
