@@ -22,6 +22,9 @@ AC_DEFUN([HC_CHECK_DEPS], [
   HC_REQUIRE_LIB([perfmon/pfmlib_perf_event.h], [pfm], [pfm_initialize], [libpfm4-dev], [PFM])
   HC_REQUIRE_LIB([hwloc.h], [hwloc], [hwloc_topology_init], [libhwloc-dev], [HWLOC])
   HC_REQUIRE_LIB([zlib.h], [z], [crc32], [zlib1g-dev], [Z])
+  dnl Scotch (graph mapping: the thread placement, lib/report/placement.c);
+  dnl Debian's header lives in /usr/include/scotch/, no pkg-config file.
+  HC_REQUIRE_LIB([scotch/scotch.h], [scotch], [SCOTCH_graphMap], [libscotch-dev], [SCOTCH], [-lscotcherr -lm])
   AC_CHECK_LIB([pthread], [pthread_create], [], [AC_MSG_ERROR([pthreads are required (libc6-dev)])])
   AC_CHECK_LIB([dl], [dlsym], [], [AC_MSG_ERROR([libdl is required (libc6-dev)])])
   dnl libxml2's headers live under /usr/include/libxml2: ask pkg-config.

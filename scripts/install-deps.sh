@@ -8,7 +8,7 @@ set -eu
 
 PKGS="build-essential autoconf automake pkg-config make gcc g++ \
 libzydis-dev libzycore-dev libunwind-dev libdw-dev libelf-dev libpfm4-dev \
-libxml2-dev libxml2-utils libhwloc-dev hwloc-nox zlib1g-dev libiberty-dev \
+libxml2-dev libxml2-utils libhwloc-dev hwloc-nox zlib1g-dev libiberty-dev libscotch-dev \
 gfortran \
 clang libclang-rt-14-dev libomp-14-dev \
 chromium chromium-driver python3 file \
