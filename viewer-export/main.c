@@ -38,7 +38,8 @@ static void usage(FILE *f)
 	fputs("  -o, --output=PATH  where --html writes (a file, or a directory to put\n"
 	      "                     report.html in; default DATABASE-DIR/report.html), or\n"
 	      "                     --text when it is the only format (default: stdout)\n"
-	      "      --width=N      columns for --text (default: the terminal's, else 100)\n"
+	      "      --width=N      columns for --text (default: the terminal's; no limit into\n"
+	      "                     a file or a pipe)\n"
 	      "      --level=L      matrix of --text/--dot/--metis/--scotch: thread (default),\n"
 	      "                     core, socket or numa\n"
 	      "      --kind=K       all (default), true or false\n"
@@ -54,7 +55,9 @@ static int terminal_width(void)
 
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
 		return ws.ws_col;
-	return 100;
+	if (isatty(STDOUT_FILENO))
+		return 100;
+	return HC_REPORT_WIDTH;   /* a file or a pipe: no limit, nothing cut */
 }
 
 enum { OPT_WIDTH = 256, OPT_LEVEL, OPT_KIND, OPT_EXPORT };

@@ -273,6 +273,101 @@ static void peel(Dwarf_Die *t)
 	}
 }
 
+static int array_dims(Dwarf_Die *arr, uint64_t *dims, int max);
+
+/* Type t as the source spells it: a typedef's or base type's name,
+   "struct S" in C ("S" in C++), "T[N]", "T *"; "" when it has no name. */
+static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
+{
+	Dwarf_Die in = *t, cu;
+	const char *n = dwarf_diename(&in);
+	int tag = dwarf_tag(&in);
+	bool c_lang = false;
+
+	buf[0] = '\0';
+	if (depth > 4 || !len)
+		return;
+	if (dwarf_diecu(&in, &cu, NULL, NULL)) {
+		int lang = dwarf_srclang(&cu);
+		c_lang = lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 ||
+		         lang == DW_LANG_C11;
+	}
+	switch (tag) {
+	case DW_TAG_typedef:
+	case DW_TAG_base_type:
+		snprintf(buf, len, "%s", n ? n : "");
+		return;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		if (!n)
+			return;
+		snprintf(buf, len, "%s%s", !c_lang ? "" : tag == DW_TAG_union_type ? "union " :
+		         tag == DW_TAG_enumeration_type ? "enum " : "struct ", n);
+		return;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_atomic_type:
+	case DW_TAG_restrict_type: {
+		Dwarf_Die u;
+		if (type_of(&in, &u))
+			type_name(&u, buf, len, depth + 1);
+		return;
+	}
+	case DW_TAG_pointer_type: {
+		Dwarf_Die u;
+		char b[128];
+		if (!type_of(&in, &u)) {
+			snprintf(buf, len, "void *");
+			return;
+		}
+		type_name(&u, b, sizeof(b), depth + 1);
+		if (b[0])
+			snprintf(buf, len, "%s *", b);
+		return;
+	}
+	case DW_TAG_array_type: {
+		Dwarf_Die u;
+		char b[128];
+		uint64_t dims[8];
+		int nd = array_dims(&in, dims, 8);
+		size_t at;
+		if (!type_of(&in, &u))
+			return;
+		type_name(&u, b, sizeof(b), depth + 1);
+		if (!b[0])
+			return;
+		at = (size_t)snprintf(buf, len, "%s", b);
+		for (int i = 0; i < nd && at < len; i++)
+			at += (size_t)snprintf(buf + at, len - at, dims[i] ? "[%llu]" : "[]",
+			                       (unsigned long long)dims[i]);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* The element of a variable of type t: of an array (after typedefs), its
+   element type; else t itself. Its name and size into etype/esize. */
+static void element_of(Dwarf_Die *t, char *etype, size_t len, uint64_t *esize)
+{
+	Dwarf_Die p = *t, el;
+	Dwarf_Word sz;
+
+	peel(&p);
+	if (dwarf_tag(&p) == DW_TAG_array_type && type_of(&p, &el)) {
+		/* a multi-dimensional C array is one DW_TAG_array_type: its
+		   element is the innermost */
+		type_name(&el, etype, len, 0);
+		*esize = dwarf_aggregate_size(&el, &sz) == 0 ? sz : 0;
+		return;
+	}
+	type_name(t, etype, len, 0);
+	*esize = dwarf_aggregate_size(&p, &sz) == 0 ? sz : 0;
+}
+
 static void append_index(char *buf, size_t len, uint64_t k)
 {
 	size_t n = strlen(buf);
@@ -425,6 +520,7 @@ static bool lookup(struct dvmod *m, int k, uint64_t off, struct dv_hit *out)
 		if (name)
 			snprintf(out->var, sizeof(out->var), "%s", name);
 		if (type_of(&die, &type)) {
+			element_of(&type, out->etype, sizeof(out->etype), &out->esize);
 			snprintf(out->field, sizeof(out->field), "%s", out->var);
 			describe(&type, off - s->lo, out->field, sizeof(out->field), &out->foff,
 			         &out->fsize, 0);
@@ -585,9 +681,14 @@ static bool pointee(struct dvmod *m, Dwarf_Die *d, struct dv_type *out)
 		return false;
 	if (!type_of(&t, &t))
 		return false;
+	type_name(&t, out->tname, sizeof(out->tname), 0);
 	peel(&t);
 	(void)m;
 	out->die = dwarf_dieoffset(&t);
+	{
+		Dwarf_Word sz;
+		out->tsize = dwarf_aggregate_size(&t, &sz) == 0 ? sz : 0;
+	}
 	return true;
 }
 

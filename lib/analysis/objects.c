@@ -39,6 +39,11 @@ struct obj {
 	uint32_t context;           /* experiment.xml node, 0 */
 	uint64_t size, blocks;
 	uint64_t t, f;
+	/* the element type (static: of an array variable its element, else
+	   its type; heap: what the variable it is stored into points to) and
+	   its size, for the reports' layout advice; "" / 0 when unknown */
+	char etype[128];
+	uint64_t esize;
 	/* heap, while resolving (worker-local): the variable the block is
 	   stored into and the DWARF type it points to, for field paths */
 	struct dvmod *tmod;
@@ -582,6 +587,11 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 			if ((ret = set_name(&ob->o[r->obj], name)))
 				return ret;
 			ob->o[r->obj].context = v;
+			if (ob->o[r->obj].type.typed) {
+				memcpy(ob->o[r->obj].etype, ob->o[r->obj].type.tname,
+				       sizeof(ob->o[r->obj].etype));
+				ob->o[r->obj].esize = ob->o[r->obj].type.tsize;
+			}
 		}
 		bk = (struct hkey){ r->obj, rec.base, rec.size };
 		ret = hmap__intern(&ob->blocks, &bk, &t);
@@ -642,6 +652,8 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 			ob->o[r->obj].module = an->modules.s[mid];
 			ob->o[r->obj].size = hit.size;
 			ob->o[r->obj].blocks = 1;
+			memcpy(ob->o[r->obj].etype, hit.etype, sizeof(hit.etype));
+			ob->o[r->obj].esize = hit.esize;
 		}
 		if (hit.fsize)
 			return field(ob, r->obj, hit.field, hit.foff, hit.fsize, len, &r->field);
@@ -891,6 +903,8 @@ static int merge_into(struct objects *g, const struct objects *w)
 				goto out;
 			go->module = wo->module;
 			go->context = wo->context;
+			memcpy(go->etype, wo->etype, sizeof(go->etype));
+			go->esize = wo->esize;
 			if (wo->kind != OK_HEAP) {   /* heap: from the blocks below */
 				go->size = wo->size;
 				go->blocks = wo->blocks;
@@ -1168,6 +1182,13 @@ static int write_xml(struct an *an, const struct objects *ob, const struct group
 			hc_out_printf(&o, " context=\"%u\"", x->context);
 		hc_out_printf(&o, " size=\"%llu\" blocks=\"%llu\"", (unsigned long long)x->size,
 		            (unsigned long long)x->blocks);
+		if (x->etype[0]) {
+			hc_out_puts(&o, " type=\"");
+			hc_out_xml(&o, x->etype);
+			hc_out_puts(&o, "\"");
+		}
+		if (x->esize)
+			hc_out_printf(&o, " elem=\"%llu\"", (unsigned long long)x->esize);
 		vol(&o, x->t, x->f);
 		hc_out_puts(&o, ">\n");
 		for (k = g->cf[i]; k < g->cf[i + 1]; k++) {

@@ -25,6 +25,10 @@ struct dv_hit {
 	uint64_t foff, fsize;       /* the field's offset in the variable and its size
 	                               (fsize 0: unknown, use the access length) */
 	bool typed;
+	char etype[128];            /* the element's type as the source spells it ("struct stat",
+	                               "lreg_args", "long"): of an array variable its element,
+	                               else the variable's type; "" when unknown */
+	uint64_t esize;             /* its size in bytes, 0 when unknown */
 };
 
 /* Open a module's ELF file; NULL when it cannot be read. */
@@ -45,6 +49,8 @@ struct dv_type {
 	bool found;                 /* a variable (or this->member) of that name is visible */
 	bool typed;                 /* it is a pointer and die is what it points to */
 	uint64_t die;               /* DWARF offset of the pointee type */
+	char tname[128];            /* the pointee's type as the source spells it, "" unknown */
+	uint64_t tsize;             /* its size in bytes, 0 when unknown */
 };
 
 /* The variable or parameter called name visible at pc (locals of the scopes

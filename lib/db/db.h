@@ -107,6 +107,7 @@ struct hc_db_objcell { uint32_t i, j; uint64_t all, tru, fal; };
 struct hc_db_field {
 	char *name;            /* field name, or "" for a bare offset range */
 	uint64_t offset, size;
+	uint64_t access;       /* bytes of the accesses counted here; 0 when not recorded */
 	uint64_t all, tru, fal;
 	uint32_t *threads;     /* threads that accessed it in communication */
 	size_t nthreads;
@@ -119,6 +120,8 @@ struct hc_db_object {
 	char *module;          /* load module of a static, "" otherwise */
 	uint64_t context;      /* experiment.xml node id of the allocation context, 0 if none */
 	uint64_t size, blocks;
+	char *type;            /* element type ("struct stat", "lreg_args"), "" when unknown */
+	uint64_t elem;         /* its size in bytes, 0 when unknown */
 	uint64_t all, tru, fal;
 	struct hc_db_objcell *cells;  size_t ncells;   /* sparse symmetric thread matrix, i < j */
 	struct hc_db_field *fields;   size_t nfields;

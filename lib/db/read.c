@@ -287,6 +287,7 @@ void hc_db_close(struct hc_db *db)
 		free(o->kind);
 		free(o->name);
 		free(o->module);
+		free(o->type);
 		free(o->cells);
 		for (size_t f = 0; f < o->nfields; f++) {
 			free(o->fields[f].name);

@@ -91,6 +91,12 @@ static int load_object(struct objload *o)
 	if (!rc)
 		rc = xr__u64_opt(o->x, "blocks", &ob->blocks, NULL);
 	if (!rc)
+		rc = xr__str_opt(o->x, "type", &ob->type);
+	if (!rc && !ob->type && !(ob->type = load__strdup("")))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = xr__u64_opt(o->x, "elem", &ob->elem, NULL);
+	if (!rc)
 		rc = read_vol(o->x, &ob->all, &ob->tru, &ob->fal, o->ld);
 	return rc;
 }
@@ -131,6 +137,8 @@ static int load_child(struct objload *o, struct hc_db_object *ob)
 			rc = xr__u64(o->x, "offset", &f->offset);
 		if (!rc)
 			rc = xr__u64(o->x, "size", &f->size);
+		if (!rc)
+			rc = xr__u64_opt(o->x, "access", &f->access, NULL);
 		if (!rc)
 			rc = read_vol(o->x, &f->all, &f->tru, &f->fal, o->ld);
 		if (!rc)

@@ -150,6 +150,15 @@ void hc_json_u64(struct hc_json *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void hc_json_f64(struct hc_json *j, double v)
+{
+	before(j);
+	if (v != v || v < -1e300 || v > 1e300)
+		fputs("null", j->f);
+	else
+		fprintf(j->f, "%.4g", v);
+}
+
 void hc_json_i64(struct hc_json *j, int64_t v)
 {
 	before(j);

@@ -29,6 +29,7 @@ void hc_json_key(struct hc_json *j, const char *k);
 void hc_json_str(struct hc_json *j, const char *s);
 void hc_json_u64(struct hc_json *j, uint64_t v);
 void hc_json_i64(struct hc_json *j, int64_t v);   /* negative -> null */
+void hc_json_f64(struct hc_json *j, double v);    /* %.4g; NaN/inf -> null */
 void hc_json_null(struct hc_json *j);
 void hc_json_bool(struct hc_json *j, bool b);
 /* key + value; a NULL string is written as null */

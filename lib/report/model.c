@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "report/insight.h"
 #include "report/report.h"
 #include "report/json.h"
 
@@ -391,6 +392,8 @@ static void write_objects(struct hc_json *j, const struct hc_db *db)
 		hc_json_ki64(j, "context", o->context ? (int64_t)o->context : -1);
 		hc_json_ku64(j, "size", o->size);
 		hc_json_ku64(j, "blocks", o->blocks);
+		hc_json_kstr(j, "type", o->type ? o->type : "");
+		hc_json_ki64(j, "elem", o->elem ? (int64_t)o->elem : -1);
 		hc_json_ku64(j, "all", o->all);
 		hc_json_ku64(j, "true", o->tru);
 		hc_json_ku64(j, "false", o->fal);
@@ -414,6 +417,7 @@ static void write_objects(struct hc_json *j, const struct hc_db *db)
 			hc_json_kstr(j, "name", fd->name);
 			hc_json_ku64(j, "offset", fd->offset);
 			hc_json_ku64(j, "size", fd->size);
+			hc_json_ku64(j, "access", fd->access ? fd->access : fd->size);
 			hc_json_ku64(j, "all", fd->all);
 			hc_json_ku64(j, "true", fd->tru);
 			hc_json_ku64(j, "false", fd->fal);
@@ -451,6 +455,7 @@ void hc_report_json(const struct hc_db *db, FILE *f, bool html)
 	hc_json_kstr(&j, "generator", db->generator);
 	hc_json_obj_end(&j);
 	write_overview(&j, db);
+	hc_report_json_insight(db, &j);
 	write_hosts_processes_threads(&j, db);
 	write_levels(&j, db);
 	write_cct(&j, db);

@@ -17,8 +17,13 @@
 #include "db/db.h"
 
 /* Width of the text summary when it is not printed on a terminal: summary.txt
-   and viewer-export --text into a file or a pipe. */
-#define HC_REPORT_WIDTH 100
+   and viewer-export --text into a file or a pipe: 0, no limit (nothing is
+   cut). A width <= 0 given to hc_report_text means the same. */
+#define HC_REPORT_WIDTH 0
+#define HC_REPORT_UNLIMITED (1 << 20)
+/* Objects and code pairs the advice covers (lib/report/insight.h). */
+#define HC_REPORT_ADVICE_FS 3
+#define HC_REPORT_ADVICE_TS 3
 /* Rows of each top-N table of the text summary. */
 #define HC_REPORT_TOP 10
 

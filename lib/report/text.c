@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/insight.h"
 #include "report/report.h"
 
 #define TOP HC_REPORT_TOP
@@ -96,14 +97,18 @@ static void fit(const char *s, int w, char *buf, size_t sz)
 static void put_line(FILE *f, int width, const char *fmt, ...) HC_PRINTF(3, 4);
 static void put_line(FILE *f, int width, const char *fmt, ...)
 {
-	char line[4096];
+	char *line = NULL;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	n = vasprintf(&line, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
 	line[char_off(line, width)] = 0;
 	fprintf(f, "%s\n", line);
+	free(line);
 }
 
 /* ---- tables ---- */
@@ -118,6 +123,7 @@ struct tcol {
 
 struct table {
 	int ncol;
+	int indent;      /* extra spaces before each row (beyond the usual two) */
 	struct tcol col[TMAXC];
 	char **cells;    /* nrows × ncol */
 	size_t nrows, cap;
@@ -168,7 +174,29 @@ static void t_print(struct table *t, FILE *f, int width)
 {
 	int w[TMAXC];
 	bool vis[TMAXC];
-	char line[8192], cell[2048];
+	size_t lsz = 64, csz = 64;
+	char *line, *cell;
+
+	/* sized for the longest row: nothing is cut for want of room */
+	for (size_t r = 0; r <= t->nrows; r++) {
+		size_t rl = 0;
+		for (int c = 0; c < t->ncol; c++) {
+			size_t l = strlen(r < t->nrows ? t_cell(t, r, c) : t->col[c].head) + 8;
+			rl += l + 2;
+			if (l > csz)
+				csz = l;
+		}
+		if (rl > lsz)
+			lsz = rl;
+	}
+	lsz += (size_t)t->ncol * 16 + 64;
+	line = malloc(lsz + 1);
+	cell = malloc(csz + 1);
+	if (!line || !cell) {
+		free(line);
+		free(cell);
+		return;
+	}
 
 	for (int c = 0; c < t->ncol; c++) {
 		w[c] = dwidth(t->col[c].head);
@@ -183,7 +211,7 @@ static void t_print(struct table *t, FILE *f, int width)
 	   text to the bare minimum; put_line cuts whatever is still too long */
 	for (int phase = 0; phase < 3; phase++) {
 		for (;;) {
-			int total = 2, nv = 0, drop = -1, excess;
+			int total = 2 + t->indent, nv = 0, drop = -1, excess;
 			for (int c = 0; c < t->ncol; c++)
 				if (vis[c]) {
 					total += w[c] + (nv ? 2 : 0);
@@ -217,24 +245,26 @@ static void t_print(struct table *t, FILE *f, int width)
 	for (long r = -1; r < (long)t->nrows; r++) {
 		size_t len = 0;
 		bool first = true;
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "  ");
+		len += (size_t)snprintf(line + len, lsz - len, "%*s", 2 + t->indent, "");
 		for (int c = 0; c < t->ncol; c++) {
 			const char *s = r < 0 ? t->col[c].head : t_cell(t, (size_t)r, c);
 			int pad;
 			if (!vis[c])
 				continue;
-			fit(s, w[c], cell, sizeof(cell));
+			fit(s, w[c], cell, csz);
 			pad = w[c] - dwidth(cell);
-			if (len < sizeof(line))
-				len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%*s%s%*s",
+			if (len < lsz)
+				len += (size_t)snprintf(line + len, lsz - len, "%s%*s%s%*s",
 				                        first ? "" : "  ", t->col[c].right ? pad : 0, "",
 				                        cell, t->col[c].right ? 0 : pad, "");
 			first = false;
 		}
-		while (len > 0 && len < sizeof(line) && line[len - 1] == ' ')
+		while (len > 0 && len < lsz && line[len - 1] == ' ')
 			line[--len] = 0;
 		put_line(f, width, "%s", line);
 	}
+	free(line);
+	free(cell);
 }
 
 /* ---- sections ---- */
@@ -245,7 +275,14 @@ struct text {
 	FILE *f;
 	int width;
 	int level, kind;
+	struct hc_advice adv;   /* scale, advice, why empty (insight.h) */
 };
+
+/* v as a share of the scale ("12.3%", "0.4% negligible"). */
+static char *share(const struct text *x, char *buf, size_t sz, uint64_t v)
+{
+	return hc_report_share_str(buf, sz, &x->adv.scale, v, true);
+}
 
 static const char *unit_of(const struct text *x) { return x->db->unit; }
 
@@ -305,19 +342,20 @@ static void header(struct text *x)
 static void totals(struct text *x)
 {
 	const struct hc_db *db = x->db;
-	struct table t = { .ncol = 3, .col = {
+	struct table t = { .ncol = 4, .col = {
 		{ "communication", false, true, 0, 18 },
 		{ "volume", true, false, 0, 0 },
-		{ "share", true, false, 1, 0 } } };
+		{ "share", true, false, 1, 0 },
+		{ x->adv.scale.time ? "of CPU time" : "of accesses", true, false, 2, 0 } } };
 	const char *names[5] = { "all", "true sharing", "false sharing",
 	                         "detected by sample", "detected by trap" };
 	uint64_t vals[5] = { db->t_all, db->t_true, db->t_false, db->t_sample, db->t_trap };
 
 	section(x, "Totals");
 	for (int k = 0; k < 5; k++) {
-		char v[64], p[32];
+		char v[64], p[32], q[48];
 		t_row(&t, names[k], hc_report_value(v, sizeof(v), vals[k], unit_of(x)),
-		      hc_report_pct(p, sizeof(p), vals[k], db->t_all));
+		      hc_report_pct(p, sizeof(p), vals[k], db->t_all), share(x, q, sizeof(q), vals[k]));
 	}
 	t_print(&t, x->f, x->width);
 	t_free(&t);
@@ -343,10 +381,11 @@ static void top_pairs(struct text *x)
 	const struct hc_db_matrix *tr = &db->mat[x->level][HC_DB_KIND_TRUE];
 	const struct hc_db_matrix *fa = &db->mat[x->level][HC_DB_KIND_FALSE];
 	const struct hc_db_matrix *key = &db->mat[x->level][x->kind];
-	struct table t = { .ncol = 7, .col = {
+	struct table t = { .ncol = 8, .col = {
 		{ "#", true, false, 2, 0 },
 		{ "pair", false, false, 0, 0 },
 		{ "all", true, false, 0, 0 },
+		{ x->adv.scale.time ? "of CPU" : "of acc.", true, false, 6, 0 },
 		{ "true", true, false, 4, 0 },
 		{ "false", true, false, 5, 0 },
 		{ "false%", true, false, 3, 0 },
@@ -368,7 +407,7 @@ static void top_pairs(struct text *x)
 		put_line(x->f, x->width, "  (no %s communication at this level)",
 		         hc_db_kind_name(x->kind));
 	for (size_t k = 0; k < n && k < TOP; k++) {
-		char r[16], pair[64], names[600], li[256], lj[256], va[64], vt[64], vf[64], p[32];
+		char r[16], pair[64], names[600], li[256], lj[256], va[64], vt[64], vf[64], p[32], q[48];
 		uint32_t i = cells[k].i, j = cells[k].j;
 		const char *ni, *nj;
 		snprintf(r, sizeof(r), "%zu", k + 1);
@@ -382,6 +421,7 @@ static void top_pairs(struct text *x)
 		}
 		snprintf(names, sizeof(names), "%s ↔ %s", ni[0] ? ni : "-", nj[0] ? nj : "-");
 		t_row(&t, r, pair, hc_report_value(va, sizeof(va), hc_db_matrix_at(a, i, j), unit_of(x)),
+		      share(x, q, sizeof(q), hc_db_matrix_at(a, i, j)),
 		      hc_report_value(vt, sizeof(vt), hc_db_matrix_at(tr, i, j), unit_of(x)),
 		      hc_report_value(vf, sizeof(vf), hc_db_matrix_at(fa, i, j), unit_of(x)),
 		      hc_report_pct(p, sizeof(p), hc_db_matrix_at(fa, i, j), hc_db_matrix_at(a, i, j)), names);
@@ -536,11 +576,12 @@ static void objects(struct text *x)
 {
 	const struct hc_db *db = x->db;
 	const struct hc_db_object **v;
-	struct table t = { .ncol = 7, .col = {
+	struct table t = { .ncol = 8, .col = {
 		{ "#", true, false, 2, 0 },
 		{ "object", false, true, 0, 20 },
 		{ "kind", false, false, 3, 0 },
 		{ "false", true, false, 0, 0 },
+		{ x->adv.scale.time ? "of CPU" : "of acc.", true, false, 6, 0 },
 		{ "true", true, false, 5, 0 },
 		{ "all", true, false, 4, 0 },
 		{ "fields", false, true, 1, 12 } } };
@@ -561,7 +602,7 @@ static void objects(struct text *x)
 		v[k] = &db->objects[k];
 	qsort(v, db->nobjects, sizeof(*v), cmp_obj_false);
 	for (size_t k = 0; k < db->nobjects && k < TOP; k++) {
-		char r[16], vf[64], vt[64], va[64], fields[1024] = "";
+		char r[16], vf[64], vt[64], va[64], q[48], fields[4096] = "";
 		size_t len = 0;
 		for (size_t f = 0; f < v[k]->nfields && len < sizeof(fields); f++) {
 			const struct hc_db_field *fd = &v[k]->fields[f];
@@ -569,13 +610,19 @@ static void objects(struct text *x)
 				len += (size_t)snprintf(fields + len, sizeof(fields) - len, "%s%s",
 				                        f ? ", " : "", fd->name);
 			else
-				len += (size_t)snprintf(fields + len, sizeof(fields) - len, "%s+%llu..%llu",
-				                        f ? ", " : "", (unsigned long long)fd->offset,
-				                        (unsigned long long)(fd->offset + fd->size));
+				len += (size_t)snprintf(fields + len, sizeof(fields) - len, "%s+%llu",
+				                        f ? ", " : "", (unsigned long long)fd->offset);
+			if (len < sizeof(fields) && fd->access)
+				len += (size_t)snprintf(fields + len, sizeof(fields) - len, " (%llu B)",
+				                        (unsigned long long)fd->access);
+			else if (len < sizeof(fields) && !fd->name[0])
+				len += (size_t)snprintf(fields + len, sizeof(fields) - len, " (%llu B)",
+				                        (unsigned long long)fd->size);
 		}
 		snprintf(r, sizeof(r), "%zu", k + 1);
 		t_row(&t, r, v[k]->name, v[k]->kind,
 		      hc_report_value(vf, sizeof(vf), v[k]->fal, unit_of(x)),
+		      share(x, q, sizeof(q), v[k]->fal),
 		      hc_report_value(vt, sizeof(vt), v[k]->tru, unit_of(x)),
 		      hc_report_value(va, sizeof(va), v[k]->all, unit_of(x)), fields);
 	}
@@ -588,9 +635,10 @@ static void code_pairs(struct text *x)
 {
 	struct hc_report_loc_pair *lp;
 	size_t n, total;
-	struct table t = { .ncol = 5, .col = {
+	struct table t = { .ncol = 6, .col = {
 		{ "#", true, false, 4, 0 },
 		{ "all", true, false, 0, 0 },
+		{ x->adv.scale.time ? "of CPU" : "of acc.", true, false, 5, 0 },
 		{ "true", true, false, 2, 0 },
 		{ "false", true, false, 3, 0 },
 		{ "code pair", false, true, 0, 33 } } };
@@ -603,10 +651,11 @@ static void code_pairs(struct text *x)
 	if (!n)
 		put_line(x->f, x->width, "  (none recorded)");
 	for (size_t k = 0; k < n; k++) {
-		char r[16], va[64], vt[64], vf[64], pair[1100];
+		char r[16], va[64], vt[64], vf[64], q[48], pair[1100];
 		snprintf(r, sizeof(r), "%zu", k + 1);
 		snprintf(pair, sizeof(pair), "%s ↔ %s", lp[k].a, lp[k].b);
 		t_row(&t, r, hc_report_value(va, sizeof(va), lp[k].all, unit_of(x)),
+		      share(x, q, sizeof(q), lp[k].all),
 		      hc_report_value(vt, sizeof(vt), lp[k].tru, unit_of(x)),
 		      hc_report_value(vf, sizeof(vf), lp[k].fal, unit_of(x)), pair);
 	}
@@ -705,6 +754,163 @@ static void functions(struct text *x)
 	free(v);
 }
 
+/* text after a label, wrapped at the width on spaces (never cut): the
+   first line starts with label, the next ones are indented under the text */
+static void wrap(struct text *x, const char *label, const char *text)
+{
+	int ind = dwidth(label), room = x->width - ind;
+	const char *p = text;
+
+	if (room < 20 || dwidth(text) <= room) {
+		put_line(x->f, x->width, "%s%s", label, text);
+		return;
+	}
+	while (*p) {
+		const char *brk = NULL, *q = p;
+		int w = 0;
+		while (*q && w < room) {
+			if (*q == ' ')
+				brk = q;
+			q++;
+			while (((unsigned char)*q & 0xc0) == 0x80)
+				q++;
+			w++;
+		}
+		if (!*q)
+			brk = q;
+		else if (!brk)
+			brk = q;   /* a word longer than the room: break it */
+		fprintf(x->f, "%*s%.*s\n", p == text ? 0 : ind, p == text ? label : "",
+		        (int)(brk - p), p);
+		p = *brk == ' ' ? brk + 1 : brk;
+	}
+}
+
+/* How much the communication matters, first: its share of what was sampled. */
+static void scale(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	const struct hc_report_scale *sc = &x->adv.scale;
+	char a[48], t[48], f[48], line[512];
+	double p = hc_report_share(sc, db->t_all);
+
+	section(x, "Scale");
+	if (x->adv.empty[0]) {
+		wrap(x, "  no communication: ", x->adv.empty);
+		return;
+	}
+	if (!sc->known) {
+		snprintf(line, sizeof(line), "unknown (%s)", sc->why);
+		wrap(x, "  share of the run  ", line);
+		return;
+	}
+	snprintf(line, sizeof(line), "%s of the %s (true sharing %s, false sharing %s)",
+	         hc_report_share_str(a, sizeof(a), sc, db->t_all, false),
+	         sc->time ? "sampled CPU time" : "sampled memory accesses",
+	         hc_report_share_str(t, sizeof(t), sc, db->t_true, false),
+	         hc_report_share_str(f, sizeof(f), sc, db->t_false, false));
+	wrap(x, "  communication     ", line);
+	wrap(x, "  basis             ", sc->basis);
+	if (p < HC_REPORT_NEGLIGIBLE_PCT)
+		wrap(x, "  verdict           ", "negligible (< 1%): removing all of it would save "
+		     "less than 1% of what was sampled; the tables below show where it is, not "
+		     "a problem to fix");
+	else
+		wrap(x, "  verdict           ", "matters: the shares below say where (a share under "
+		     "1% is marked negligible)");
+}
+
+static void advice(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	const struct hc_advice *a = &x->adv;
+	char v[64], q[48], buf[1024];
+
+	if (a->nfs) {
+		section(x, "Advice: false sharing (top objects; the user's code is not changed)");
+		for (size_t k = 0; k < a->nfs; k++) {
+			const struct hc_advice_fs *fs = &a->fs[k];
+			const struct hc_db_object *o = fs->o;
+			struct table t = { .ncol = 6, .indent = 5, .col = {
+				{ "offset", true, false, 0, 0 },
+				{ "size", true, false, 3, 0 },
+				{ "access", true, false, 2, 0 },
+				{ "false", true, false, 4, 0 },
+				{ "threads", false, false, 1, 0 },
+				{ "field", false, true, 0, 12 } } };
+			fputc('\n', x->f);
+			{
+				char el[256] = "";
+				if (fs->elem)
+					snprintf(el, sizeof(el), ", element %s%s%llu B (%s)",
+					         o->type && o->type[0] ? o->type : "", o->type && o->type[0] ?
+					         " of " : "", (unsigned long long)fs->elem, fs->elem_from);
+				else if (o->type && o->type[0])
+					snprintf(el, sizeof(el), ", element %s", o->type);
+				snprintf(buf, sizeof(buf), "%s (%s, %llu B%s)", o->name, o->kind,
+				         (unsigned long long)o->size, el);
+			}
+			snprintf(q, sizeof(q), "  %zu. ", k + 1);
+			wrap(x, q, buf);
+			snprintf(buf, sizeof(buf), "%s of the %s in false sharing here (%s)",
+			         share(x, q, sizeof(q), o->fal),
+			         a->scale.time ? "sampled CPU time" : "sampled memory accesses",
+			         hc_report_value(v, sizeof(v), o->fal, unit_of(x)));
+			wrap(x, "     share    ", buf);
+			wrap(x, "     pattern  ", fs->pattern);
+			for (size_t i = 0; i < fs->nfields && i < 16; i++) {
+				const struct hc_db_field *f = fs->fields[i].f;
+				char off[32], sz[32], ac[32], fv[64], th[256];
+				size_t at = 0;
+				snprintf(off, sizeof(off), "+%llu", (unsigned long long)f->offset);
+				snprintf(sz, sizeof(sz), "%llu", (unsigned long long)f->size);
+				snprintf(ac, sizeof(ac), "%llu", (unsigned long long)(f->access ? f->access : f->size));
+				th[0] = '\0';
+				for (size_t n = 0; n < f->nthreads && at < sizeof(th); n++)
+					at += (size_t)snprintf(th + at, sizeof(th) - at, "%s%u", n ? "," : "",
+					                       f->threads[n]);
+				t_row(&t, off, sz, ac, hc_report_value(fv, sizeof(fv), f->fal, unit_of(x)), th,
+				      f->name[0] ? f->name : "-");
+			}
+			wrap(x, "     layout   ", "bytes from the object's start; the threads that touched each");
+			t_print(&t, x->f, x->width);
+			if (fs->nfields > 16)
+				fprintf(x->f, "       (%zu more fields: objects.xml)\n", fs->nfields - 16);
+			t_free(&t);
+			for (size_t i = 0; i < fs->nfixes; i++)
+				wrap(x, i ? "              " : "     change   ", fs->fixes[i]);
+			if (fs->save_bound > 0 && a->scale.time) {
+				snprintf(buf, sizeof(buf), "at most %.1f%% of the sampled CPU time%s%.2fx "
+				         "if the threads are balanced (a bound, after Cheetah, CGO 2016), "
+				         "assuming:", fs->save_bound, fs->speedup_bound > 0 ? "; speedup <= " : "",
+				         fs->speedup_bound);
+				wrap(x, "     saves    ", buf);
+			} else if (fs->nassume) {
+				wrap(x, "     saves    ", "unknown in time, assuming:");
+			}
+			for (size_t i = 0; i < fs->nassume; i++)
+				wrap(x, "              - ", fs->assume[i]);
+		}
+	}
+	if (a->nts) {
+		section(x, "Advice: true sharing (top code pairs by true sharing)");
+		for (size_t k = 0; k < a->nts; k++) {
+			const struct hc_advice_ts *t = &a->ts[k];
+			fputc('\n', x->f);
+			snprintf(buf, sizeof(buf), "%s ↔ %s", t->a, t->b);
+			snprintf(q, sizeof(q), "  %zu. ", k + 1);
+			wrap(x, q, buf);
+			snprintf(buf, sizeof(buf), "%s, %s of the %s (%s)", t->kind,
+			         share(x, q, sizeof(q), t->tru),
+			         a->scale.time ? "sampled CPU time" : "sampled memory accesses",
+			         hc_report_value(v, sizeof(v), t->tru, unit_of(x)));
+			wrap(x, "     kind     ", buf);
+			wrap(x, "     meaning  ", t->detail);
+		}
+	}
+	(void)db;
+}
+
 static void notes(struct text *x)
 {
 	const struct hc_db *db = x->db;
@@ -723,19 +929,26 @@ static void notes(struct text *x)
 
 int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_opts *o)
 {
+	/* width 0 or less: no limit (not a terminal: nothing is ever cut) */
 	struct text x = { .db = db, .name = o->db_name ? o->db_name : db->dir, .f = f,
-	                  .width = o->width, .level = o->level, .kind = o->kind };
+	                  .width = o->width > 0 ? o->width : HC_REPORT_UNLIMITED,
+	                  .level = o->level, .kind = o->kind };
 
 	if (o->level < 0 || o->level >= HC_DB_LEVEL_COUNT || o->kind < 0 ||
 	    o->kind >= HC_DB_KIND_COUNT || !db->mat[o->level][o->kind].present)
 		return -EINVAL;
+	if (hc_advice_build(db, HC_REPORT_ADVICE_FS, HC_REPORT_ADVICE_TS, &x.adv))
+		return -ENOMEM;
 	header(&x);
+	scale(&x);
 	totals(&x);
 	top_pairs(&x);
 	grid(&x);
 	objects(&x);
+	advice(&x);
 	code_pairs(&x);
 	functions(&x);
 	notes(&x);
+	hc_advice_free(&x.adv);
 	return 0;
 }

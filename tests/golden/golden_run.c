@@ -10,6 +10,10 @@
      object KIND | NAME | FIELDS    every data object but <unknown>; TLS and
                                     stack fields without offsets (they depend
                                     on the system libraries' TLS sizes)
+     type NAME | TYPE | SIZE        the element type of each object (objects.xml)
+     advice NAME | FIX              each change the report advises for the
+                                    top false-sharing objects (lib/report)
+     handoff A <-> B | KIND         the kind of each top true-sharing code pair
    sorted. With HC_UPDATE_GOLDEN=1 EXPECTED is rewritten instead. Usage:
    golden_run PROBE-FILE EXPECTED WORKDIR. Test code only. */
 #include <errno.h>
@@ -21,7 +25,9 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "db/db.h"
 #include "db/format.h"
+#include "report/insight.h"
 #include "hc/profile.h"
 #include "hc_test.h"
 
@@ -444,6 +450,34 @@ static void facts(const char *db, struct lines *l)
 		free(copy);
 	}
 	free(csv);
+	{
+		struct hc_db *d;
+		struct hc_advice a;
+		char e[1024], out[8192];
+
+		if (hc_db_open(db, &d, e, sizeof(e)))
+			die(e);
+		for (size_t k = 0; k < d->nobjects; k++)
+			if (d->objects[k].type[0] || d->objects[k].elem) {
+				snprintf(out, sizeof(out), "type %s | %s | %llu", d->objects[k].name,
+				         d->objects[k].type, (unsigned long long)d->objects[k].elem);
+				add(l, out);
+			}
+		if (hc_advice_build(d, 8, 8, &a))
+			die("hc_advice_build: out of memory");
+		for (size_t k = 0; k < a.nfs; k++)
+			for (size_t f = 0; f < a.fs[k].nfixes; f++) {
+				snprintf(out, sizeof(out), "advice %s | %s", a.fs[k].o->name, a.fs[k].fixes[f]);
+				add(l, out);
+			}
+		for (size_t k = 0; k < a.nts; k++) {
+			snprintf(out, sizeof(out), "handoff %s <-> %s | %s", a.ts[k].a, a.ts[k].b,
+			         a.ts[k].kind);
+			add(l, out);
+		}
+		hc_advice_free(&a);
+		hc_db_close(d);
+	}
 	qsort(l->v, l->n, sizeof(*l->v), cmp_str);
 }
 

@@ -162,8 +162,15 @@ def check_text(db, name):
         too_long = [l for l in lines if len(l) > w]
         check(r.returncode == 0 and not too_long and "Totals" in r.stdout,
               "%s: --text --width %d: %d lines, none longer%s" % (name, w, len(lines), "" if not too_long else ": %r" % too_long[0]))
-    r = vx("--text", db.path)   # stdout is a pipe: no terminal width, so 100
-    check(r.returncode == 0 and max(len(l) for l in r.stdout.split("\n")) <= 100, "%s: --text defaults to 100 columns" % name)
+    # stdout is a pipe: no width limit, nothing cut — every line of a
+    # narrow rendering that was cut ("…") is whole here
+    r = vx("--text", db.path)
+    wide = vx("--text", "--width", "10000", db.path)
+    check(r.returncode == 0 and r.stdout == wide.stdout and "…" not in r.stdout,
+          "%s: --text into a pipe: no width limit, nothing cut" % name)
+    if db.objects:
+        top = sorted(db.objects, key=lambda o: (-o["false"], -o["all"], o["i"]))[0]
+        check(top["name"] in r.stdout, "%s: --text into a pipe shows the whole name of the top object %r" % (name, top["name"]))
     i, j, v = max(((i, j, v) for (i, j), v in upper_pairs(db.matrix("thread", "all")).items()),
                   key=lambda x: x[2], default=(0, 0, 0))
     if v:

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* advice.c — what to change (insight.h): the layout of each top
+   false-sharing object and the change that removes the sharing, a bound on
+   what it can save, the kind of hand-off behind each top true-sharing code
+   pair, and why an empty result is empty.
+
+   The layout comes from objects.xml: fields (DWARF paths "v[k].m" or bare
+   byte ranges), offsets, access sizes, the threads that touched each, and
+   the object's element type and size (Object type=/elem=, from the DWARF
+   type of the array element or of the pointer the block is stored into).
+   The element size, when DWARF does not give it, is inferred from two
+   fields "v[i].m" and "v[j].m" at offsets o_i, o_j: (o_j - o_i) / (j - i).
+
+   The bound follows Cheetah's idea (Liu and Liu, CGO 2016: the gain of a
+   fix predicted from sampled access costs, without making the fix): the
+   falsely shared accesses' sampled CPU time is what a fix can remove; taken
+   as removed entirely it is an upper bound on the CPU time saved, and, when
+   the threads are balanced, 1 / (1 - s) bounds the speedup. The reports
+   print these assumptions with the number. No signal context. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "report/insight.h"
+#include "report/report.h"
+
+#define LINE 64u
+
+static int add_str(char ***v, size_t *n, const char *fmt, ...) HC_PRINTF(3, 4);
+static int add_str(char ***v, size_t *n, const char *fmt, ...)
+{
+	char buf[1024], **p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	p = realloc(*v, (*n + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	if (!(p[*n] = strdup(buf)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* "v[3].m.x" -> index 3, *rest = ".m.x", var (prefix) into var; -1 without
+   an index. */
+static int64_t name_index(const char *name, char *var, size_t vsz, const char **rest)
+{
+	const char *b = strchr(name, '[');
+	char *end;
+	unsigned long long k;
+
+	*rest = "";
+	if (var && vsz)
+		snprintf(var, vsz, "%s", name);
+	if (!b || !isdigit((unsigned char)b[1]))
+		return -1;
+	k = strtoull(b + 1, &end, 10);
+	if (*end != ']')
+		return -1;
+	if (var && vsz)
+		snprintf(var, vsz, "%.*s", (int)(b - name), name);
+	*rest = end + 1;
+	return (int64_t)k;
+}
+
+/* The last member of a path: "v[3].m.x" -> "x"; NULL when none. */
+static const char *member_of(const char *name)
+{
+	const char *d = strrchr(name, '.');
+
+	if (!d || strchr(d, '['))
+		return NULL;
+	return d + 1;
+}
+
+static int cmp_field(const void *a, const void *b)
+{
+	const struct hc_advice_field *x = a, *y = b;
+
+	if (x->f->offset != y->f->offset)
+		return x->f->offset < y->f->offset ? -1 : 1;
+	return x->f->access < y->f->access ? -1 : x->f->access > y->f->access;
+}
+
+static bool scalar_type(const char *t)
+{
+	static const char *const s[] = { "char", "short", "int", "long", "unsigned", "signed",
+		"float", "double", "_Bool", "bool", "size_t", "int8_t", "int16_t", "int32_t",
+		"int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t",
+		"real", "integer", "logical", "complex", "atomic_", "std::atomic" };
+
+	if (!t[0])
+		return false;
+	if (strchr(t, '*'))
+		return true;
+	for (size_t k = 0; k < sizeof(s) / sizeof(*s); k++)
+		if (!strncmp(t, s[k], strlen(s[k])))
+			return true;
+	return false;
+}
+
+/* "FILE:LINE" and the call of a heap object's name
+   "[VAR = ]CALL(...) at FILE:LINE in F <- ..."; false when not of that form. */
+static bool heap_site(const char *name, char *call, size_t csz, char *site, size_t ssz)
+{
+	const char *at = strstr(name, " at "), *in, *eq = strstr(name, " = "), *par;
+
+	call[0] = site[0] = '\0';
+	if (!at)
+		return false;
+	in = strstr(at + 4, " in ");
+	snprintf(site, ssz, "%.*s", (int)(in ? in - (at + 4) : (long)strlen(at + 4)), at + 4);
+	if (eq && eq < at)
+		eq += 3;
+	else
+		eq = name;
+	par = strstr(eq, "(...)");
+	if (par && par < at)
+		snprintf(call, csz, "%.*s", (int)(par - eq), eq);
+	return true;
+}
+
+static uint32_t thread_bits(const struct hc_db_field *f, uint32_t *set, uint32_t n, uint32_t max)
+{
+	for (size_t t = 0; t < f->nthreads; t++) {
+		uint32_t k;
+		for (k = 0; k < n && set[k] != f->threads[t]; k++)
+			;
+		if (k == n && n < max)
+			set[n++] = f->threads[t];
+	}
+	return n;
+}
+
+/* The element size: DWARF's, else from two indexed fields of the same
+   member path. */
+static uint64_t element_size(const struct hc_db_object *o, const char **from)
+{
+	*from = NULL;
+	if (o->elem) {
+		*from = "DWARF";
+		return o->elem;
+	}
+	for (size_t a = 0; a < o->nfields; a++) {
+		const char *ra, *rb;
+		int64_t ka = name_index(o->fields[a].name, NULL, 0, &ra);
+		if (ka < 0)
+			continue;
+		for (size_t b = a + 1; b < o->nfields; b++) {
+			int64_t kb = name_index(o->fields[b].name, NULL, 0, &rb);
+			if (kb < 0 || kb == ka || strcmp(ra, rb) || o->fields[b].offset == o->fields[a].offset)
+				continue;
+			if (kb > ka && o->fields[b].offset > o->fields[a].offset &&
+			    (o->fields[b].offset - o->fields[a].offset) % (uint64_t)(kb - ka) == 0) {
+				*from = "field offsets";
+				return (o->fields[b].offset - o->fields[a].offset) / (uint64_t)(kb - ka);
+			}
+			if (ka > kb && o->fields[a].offset > o->fields[b].offset &&
+			    (o->fields[a].offset - o->fields[b].offset) % (uint64_t)(ka - kb) == 0) {
+				*from = "field offsets";
+				return (o->fields[a].offset - o->fields[b].offset) / (uint64_t)(ka - kb);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Distance between the byte ranges of threads: for unnamed fields, the
+   smallest offset step between fields touched by different single threads
+   (per-thread slots of that many bytes), 0 when there is none. */
+static uint64_t slot_step(const struct hc_advice_field *v, size_t n)
+{
+	uint64_t best = 0;
+
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = a + 1; b < n; b++) {
+			const struct hc_db_field *x = v[a].f, *y = v[b].f;
+			uint64_t d;
+			if (x->nthreads != 1 || y->nthreads != 1 || x->threads[0] == y->threads[0] ||
+			    !x->fal || !y->fal)
+				continue;
+			d = y->offset > x->offset ? y->offset - x->offset : x->offset - y->offset;
+			if (d && d < LINE && (!best || d < best))
+				best = d;
+		}
+	return best;
+}
+
+static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
+                  const struct hc_db_object *o, struct hc_advice_fs *a)
+{
+	char var[256] = "", call[128], site[512], tn[160], sizes[64];
+	const char *type = o->type ? o->type : "", *from;
+	bool heap = !strcmp(o->kind, "heap"), stat = !strcmp(o->kind, "static");
+	bool named = false, per_elem = true, split = false, fortran = false, omp = false;
+	uint64_t e = element_size(o, &from), step = 0;
+	uint32_t thr[64], nthr = 0;
+	int64_t ek[64];
+	uint32_t eth[64];
+	size_t nek = 0;
+	int rc = 0;
+
+	a->o = o;
+	a->share = hc_report_share(sc, o->fal);
+	a->elem = e;
+	a->elem_from = from;
+	a->fields = calloc(o->nfields ? o->nfields : 1, sizeof(*a->fields));
+	if (!a->fields)
+		return -ENOMEM;
+	for (size_t k = 0; k < o->nfields; k++) {
+		const char *rest;
+		struct hc_advice_field *f = &a->fields[a->nfields++];
+		f->f = &o->fields[k];
+		f->elem = name_index(o->fields[k].name, var[0] ? NULL : var, sizeof(var), &rest);
+		if (o->fields[k].name[0])
+			named = true;
+		if (f->elem < 0 && e && !o->fields[k].name[0])
+			f->elem = (int64_t)(o->fields[k].offset / e);
+		if (o->fields[k].fal)
+			nthr = thread_bits(&o->fields[k], thr, nthr, 64);
+	}
+	a->nthreads = nthr;
+	qsort(a->fields, a->nfields, sizeof(*a->fields), cmp_field);
+
+	/* Which element each thread touches: one thread per element is the
+	   per-thread-slot pattern; one element with fields of different threads
+	   is a struct to split. */
+	for (size_t k = 0; k < a->nfields; k++) {
+		const struct hc_db_field *f = a->fields[k].f;
+		size_t m;
+		if (!f->fal || a->fields[k].elem < 0 || f->nthreads != 1)
+			continue;
+		for (m = 0; m < nek && ek[m] != a->fields[k].elem; m++)
+			;
+		if (m == nek && nek < 64) {
+			ek[nek] = a->fields[k].elem;
+			eth[nek++] = f->threads[0];
+		} else if (m < nek && eth[m] != f->threads[0]) {
+			per_elem = false;   /* two threads in one element */
+			split = true;
+		}
+	}
+	if (nek < 2)
+		per_elem = false;
+	if (!per_elem && !split) {
+		/* no element indexes: different threads in different fields of one
+		   variable (a struct) */
+		uint32_t first = UINT32_MAX;
+		for (size_t k = 0; k < a->nfields; k++) {
+			const struct hc_db_field *f = a->fields[k].f;
+			if (!f->fal || f->nthreads != 1 || !f->name[0] || !member_of(f->name))
+				continue;
+			if (first == UINT32_MAX)
+				first = f->threads[0];
+			else if (f->threads[0] != first)
+				split = true;
+		}
+	}
+	if (!per_elem && !split && !named)
+		step = slot_step(a->fields, a->nfields);
+
+	snprintf(tn, sizeof(tn), "%s", type[0] ? type : "the element type");
+	if (heap)
+		heap_site(o->name, call, sizeof(call), site, sizeof(site));
+	else
+		call[0] = site[0] = '\0';
+	{
+		const char *dot = strrchr(site, '.');
+		fortran = dot && (!strncasecmp(dot, ".f90", 4) || !strncasecmp(dot, ".f:", 3) ||
+		                  !strncasecmp(dot, ".f95", 4) || !strncasecmp(dot, ".f03", 4) ||
+		                  !strncasecmp(dot, ".f08", 4));
+	}
+	/* accessed from an OpenMP region (names "f [parallel region at ...]") */
+	for (size_t k = 0; k < o->npairs && !omp; k++) {
+		const struct hc_db_node *n = hc_db_node_find(db, o->pairs[k].c);
+		omp = n && strstr(hc_db_node_proc_name(db, n), "[parallel region");
+	}
+
+	if (per_elem && e) {
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%u threads each write their own element of %s (%llu B each, %llu per "
+		         "64-byte line): neighbouring elements share a line", nthr,
+		         var[0] ? var : o->name, (unsigned long long)e,
+		         (unsigned long long)(e < LINE ? LINE / e : 1));
+		if (e % LINE) {
+			uint64_t pe = (e + LINE - 1) / LINE * LINE;
+			if (scalar_type(type))
+				rc |= add_str(&a->fixes, &a->nfixes,
+				              "give each element its own line: make %s an array of "
+				              "`struct { %s v; } __attribute__((aligned(64)))` (C++: "
+				              "`struct alignas(64) { %s v; }`), %llu -> %llu B per element, "
+				              "and use %s[k].v", var[0] ? var : "the array", type, type,
+				              (unsigned long long)e, (unsigned long long)pe,
+				              var[0] ? var : "it");
+			else
+				rc |= add_str(&a->fixes, &a->nfixes,
+				              "pad %s to %llu B: declare it `struct alignas(64) ...` (C++11) or "
+				              "add `__attribute__((aligned(64)))` / C11 `_Alignas(64)` on its "
+				              "first member (sizeof %llu -> %llu B)", tn, (unsigned long long)pe,
+				              (unsigned long long)e, (unsigned long long)pe);
+		}
+	} else if (split) {
+		/* the first field of each thread after the first: its own line */
+		uint32_t seen[64], ns = 0;
+		size_t at = 0;
+		char list[512] = "";
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "different threads write different fields of one %s within a 64-byte line",
+		         type[0] ? type : "element");
+		for (size_t k = 0; k < a->nfields && at < sizeof(list); k++) {
+			const struct hc_db_field *f = a->fields[k].f;
+			uint32_t m;
+			if (!f->fal || f->nthreads != 1)
+				continue;
+			for (m = 0; m < ns && seen[m] != f->threads[0]; m++)
+				;
+			if (m < ns || ns == 64)
+				continue;
+			seen[ns++] = f->threads[0];
+			if (ns == 1)
+				continue;
+			at += (size_t)snprintf(list + at, sizeof(list) - at, "%s`%s` (thread %u)",
+			                       at ? ", " : "", member_of(f->name) ? member_of(f->name) :
+			                       f->name, f->threads[0]);
+		}
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "split the fields: start a new 64-byte line at %s with `alignas(64)` "
+		              "(GCC: `__attribute__((aligned(64)))`) on that member of %s, or move "
+		              "each thread's fields into a struct of its own", list[0] ? list :
+		              "the second thread's first field", tn);
+	} else if (step) {
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%u threads write their own %llu-byte slots, %llu B apart: several slots per "
+		         "64-byte line (the type is unknown: no DWARF type for the pointer)", nthr,
+		         (unsigned long long)step, (unsigned long long)step);
+		if (fortran)
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "pad each thread's slot from %llu to 64 B (a derived type with a "
+			              "padding component, or %llu elements per thread)",
+			              (unsigned long long)step, (unsigned long long)(LINE / step));
+		else
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "pad each thread's slot from %llu to 64 B (an element type with "
+			              "`alignas(64)` or a `char pad[%llu]` member)", (unsigned long long)step,
+			              (unsigned long long)(LINE - step % LINE));
+	} else {
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "threads write data within 64 bytes of each other in this object");
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "separate what different threads write by at least 64 bytes (pad the "
+		              "data, or give each thread its own copy)");
+	}
+	/* the start of the data on a line boundary */
+	if (heap && site[0] && fortran) {
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "and align the array allocated at %s: gfortran's ALLOCATE aligns to 16 "
+		              "bytes only; pad each thread's part to a multiple of 64 B (e.g. a leading "
+		              "dimension of %llu elements, using a(1, t)), or with ifx "
+		              "`!DIR$ ATTRIBUTES ALIGN: 64`", site,
+		              (unsigned long long)(e && e < LINE ? LINE / e : step && step < LINE ? LINE / step : 8));
+	} else if (heap && site[0]) {
+		bool libc = !call[0] || !strcmp(call, "malloc") || !strcmp(call, "calloc") ||
+		            !strcmp(call, "realloc");
+		if (call[0] && strstr(call, "new"))
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "and align the block allocated at %s: with the padded type, C++17 "
+			              "`new` honours alignas(64); otherwise allocate with "
+			              "aligned_alloc(64, n) / posix_memalign(&p, 64, n)", site);
+		else if (libc)
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "and align the block: at %s replace %s(...) by aligned_alloc(64, size "
+			              "rounded up to 64) or posix_memalign(&p, 64, size) (glibc's %s "
+			              "aligns to 16 bytes)", site, call[0] ? call : "the allocation",
+			              call[0] ? call : "malloc");
+		else
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "and align the block: at %s it comes from %s(...); make that return "
+			              "64-byte-aligned memory (aligned_alloc(64, ...) or posix_memalign "
+			              "inside it), or allocate this array with aligned_alloc(64, size "
+			              "rounded up to 64) here (glibc's malloc aligns to 16 bytes)", site, call);
+	} else if (stat && (per_elem || step)) {
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "and align %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
+		              "on its declaration", var[0] ? var : o->name);
+	} else if (!strcmp(o->kind, "stack")) {
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "this is stack memory of another thread: give the shared local "
+		              "`alignas(64)`, or move it off the stack into a padded allocation");
+	}
+	if ((per_elem || step) && omp)
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "in the OpenMP region: accumulate into a private variable and let a "
+		              "`reduction(+: ...)` clause (or one store after the loop) combine them");
+	if (per_elem || step)
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "alternatively, if these are per-thread accumulators: keep the value in "
+		              "a local variable and store it once at the end");
+
+	/* the bound */
+	if (a->share >= 0) {
+		a->save_bound = a->share;
+		hc_report_value(sizes, sizeof(sizes), o->fal, db->unit);
+		if (sc->time) {
+			a->speedup_bound = a->share < 100 ? 100.0 / (100.0 - a->share) : 0;
+			rc |= add_str(&a->assume, &a->nassume,
+			              "the fix makes the %s of falsely shared accesses free (an upper bound: "
+			              "Cheetah charges them the average latency of the other accesses)",
+			              sizes);
+			rc |= add_str(&a->assume, &a->nassume,
+			              "each sample stands for one period of CPU time at the accessing "
+			              "instruction (soft sampler)");
+			rc |= add_str(&a->assume, &a->nassume,
+			              "the threads are balanced, so the saved CPU time shortens the run in "
+			              "proportion (a thread on the critical path that spends more of its "
+			              "own time here gains more)");
+			rc |= add_str(&a->assume, &a->nassume,
+			              "the padding adds no misses elsewhere");
+		} else {
+			a->speedup_bound = 0;
+			rc |= add_str(&a->assume, &a->nassume,
+			              "about %s cache-line transfers avoided (%.1f%% of the sampled memory "
+			              "accesses); no time bound: the PMU samplers record no access latency "
+			              "here", sizes, a->share);
+		}
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+static int cmp_obj_false(const void *a, const void *b)
+{
+	const struct hc_db_object *x = *(const struct hc_db_object *const *)a;
+	const struct hc_db_object *y = *(const struct hc_db_object *const *)b;
+
+	if (x->fal != y->fal)
+		return x->fal > y->fal ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_lp_true(const void *a, const void *b)
+{
+	const struct hc_report_loc_pair *x = a, *y = b;
+
+	if (x->tru != y->tru)
+		return x->tru > y->tru ? -1 : 1;
+	return strcmp(x->a, y->a);
+}
+
+static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
+{
+	(void)db;
+	if (!strcmp(t->a, t->b)) {
+		t->kind = "migratory read-modify-write";
+		snprintf(t->detail, sizeof(t->detail),
+		         "the same statement in several threads updates the same data (a shared "
+		         "counter, accumulator, flag or lock word): the line migrates from core to "
+		         "core. A counter or reduction: accumulate per thread and combine once "
+		         "(OpenMP reduction, per-thread partial sums); a lock: less contention or "
+		         "finer locks");
+	} else if (!strcmp(t->b, HC_REPORT_UNKNOWN_PEER) || !strcmp(t->a, HC_REPORT_UNKNOWN_PEER)) {
+		t->kind = "hand-off (peer unknown)";
+		snprintf(t->detail, sizeof(t->detail),
+		         "data written by one thread is used by another; the peer's profile is "
+		         "missing, so its statement is unknown");
+	} else {
+		t->kind = "producer→consumer";
+		snprintf(t->detail, sizeof(t->detail),
+		         "data written at one statement is used at the other by another thread "
+		         "(a queue, a flag, a result handed on): inherent to the algorithm. "
+		         "Hand data over in larger batches, or keep producer and consumer on cores "
+		         "that share a cache");
+	}
+}
+
+int hc_advice_build(const struct hc_db *db, size_t max_fs, size_t max_ts, struct hc_advice *a)
+{
+	const struct hc_db_object **v = NULL;
+	struct hc_report_loc_pair *lp = NULL;
+	size_t n = 0, nlp = 0;
+	int rc = 0;
+
+	memset(a, 0, sizeof(*a));
+	hc_report_scale(db, &a->scale);
+	hc_report_empty_reason(db, a->empty, sizeof(a->empty));
+	if (db->has_objects && db->nobjects) {
+		v = calloc(db->nobjects, sizeof(*v));
+		a->fs = calloc(max_fs ? max_fs : 1, sizeof(*a->fs));
+		if (!v || !a->fs) {
+			free(v);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < db->nobjects; k++)
+			if (db->objects[k].fal && strcmp(db->objects[k].kind, "unknown"))
+				v[n++] = &db->objects[k];
+		qsort(v, n, sizeof(*v), cmp_obj_false);
+		for (size_t k = 0; k < n && a->nfs < max_fs && !rc; k++)
+			rc = fs_one(db, &a->scale, v[k], &a->fs[a->nfs++]);
+		free(v);
+		if (rc)
+			return rc;
+	}
+	if (hc_report_loc_pairs(db, db->pairs, db->npairs, 0, &lp, &nlp, NULL))
+		return -ENOMEM;
+	if (nlp > 1)
+		qsort(lp, nlp, sizeof(*lp), cmp_lp_true);
+	a->ts = calloc(max_ts ? max_ts : 1, sizeof(*a->ts));
+	if (!a->ts) {
+		free(lp);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < nlp && a->nts < max_ts && lp[k].tru; k++) {
+		struct hc_advice_ts *t = &a->ts[a->nts++];
+		snprintf(t->a, sizeof(t->a), "%s", lp[k].a);
+		snprintf(t->b, sizeof(t->b), "%s", lp[k].b);
+		t->tru = lp[k].tru;
+		t->all = lp[k].all;
+		t->share = hc_report_share(&a->scale, lp[k].tru);
+		ts_kind(db, t);
+	}
+	free(lp);
+	return 0;
+}
+
+void hc_advice_free(struct hc_advice *a)
+{
+	for (size_t k = 0; k < a->nfs; k++) {
+		struct hc_advice_fs *f = &a->fs[k];
+		for (size_t i = 0; i < f->nfixes; i++)
+			free(f->fixes[i]);
+		for (size_t i = 0; i < f->nassume; i++)
+			free(f->assume[i]);
+		free(f->fixes);
+		free(f->assume);
+		free(f->fields);
+	}
+	free(a->fs);
+	free(a->ts);
+	memset(a, 0, sizeof(*a));
+}
+
+static uint64_t cnt(const struct hc_db *db, const char *name)
+{
+	for (size_t k = 0; k < db->ncounters; k++)
+		if (!strcmp(db->counters[k].name, name))
+			return db->counters[k].v;
+	return 0;
+}
+
+void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz)
+{
+	uint64_t samples = cnt(db, "samples"), published = cnt(db, "published");
+	uint64_t traps = cnt(db, "traps");
+	size_t measured = 0, active = 0;
+	int64_t period = -1;
+
+	buf[0] = '\0';
+	if (db->t_all || db->events)
+		return;
+	for (size_t t = 0; t < db->nthreads; t++) {
+		if (!db->threads[t].profile[0])
+			continue;
+		measured++;
+		if (db->threads[t].cpus[0])
+			active++;
+		if (db->threads[t].period > 0)
+			period = db->threads[t].period;
+	}
+	if (!db->read)
+		snprintf(buf, sz, "no profile could be read (%llu found, %llu skipped: see Skipped "
+		         "profiles)", (unsigned long long)db->found, (unsigned long long)db->skipped);
+	else if (measured <= 1)
+		snprintf(buf, sz, "only one thread was measured: communication needs two threads "
+		         "touching the same cache line");
+	else if (!samples)
+		snprintf(buf, sz, "no sample was taken in %zu threads: the run was too short for the "
+		         "sampling period (%lld %s); run longer or lower the period (-e COMM@P)",
+		         measured, (long long)period, strcmp(db->unit, HC_DB_UNIT_NS) ? "events" :
+		         "ns of CPU time");
+	else if (samples < 100 * measured && samples < 1000)
+		snprintf(buf, sz, "too short to tell: %llu samples in %zu threads (period %lld %s); "
+		         "sharing rarer than that is invisible — run longer or lower the period",
+		         (unsigned long long)samples, measured, (long long)period,
+		         strcmp(db->unit, HC_DB_UNIT_NS) ? "events" : "ns");
+	else if (!published)
+		snprintf(buf, sz, "no store was sampled (%llu samples, %llu published stores): a "
+		         "communication starts at a sampled store; the shared data may be only "
+		         "read, or stores too rare for the period",
+		         (unsigned long long)samples, (unsigned long long)published);
+	else if (active <= 1)
+		snprintf(buf, sz, "only one thread ran long enough to be sampled (%zu of %zu threads "
+		         "were seen on a CPU)", active, measured);
+	else
+		snprintf(buf, sz, "nothing shared: %llu samples and %llu published stores in %zu "
+		         "threads, %llu watchpoint traps, but no thread touched a line another "
+		         "thread had just written", (unsigned long long)samples,
+		         (unsigned long long)published, measured, (unsigned long long)traps);
+}
