@@ -17,11 +17,14 @@
 #include "config.h"
 #include "hc/common.h"
 #include "analysis/analysis.h"
+#include "db/db.h"
+#include "report/report.h"
 #include "support/log.h"
 
 static void usage(FILE *f)
 {
 	fputs("Usage: hpcprof-comm [OPTION]... MEASUREMENT-DIR...\n"
+	      "  or:  hpcprof-comm --region=NAME|FILE:LINE DATABASE-DIR\n"
 	      "Merge the profiles of hpcrun-comm measurement directories into a database:\n"
 	      "communication matrices (thread, core, socket, NUMA), threads, the calling-context\n"
 	      "tree with code pairs (experiment.xml) and a summary, also printed.\n"
@@ -41,6 +44,10 @@ static void usage(FILE *f)
 	      "                    ones in the sparse form (default 1024)\n"
 	      "      --window=MS   phase windows of MS milliseconds (decimals allowed;\n"
 	      "                    default: the run cut into about 20 windows)\n"
+	      "      --region=R    print code region R's thread matrix (R: a region's name as\n"
+	      "                    in regions.xml, e.g. main, or FILE:LINE of a loop or\n"
+	      "                    procedure): of DATABASE-DIR when that is the only input,\n"
+	      "                    else of the database just written (doc/regions.md)\n"
 	      "  -q, --quiet       print only errors (no summary, no progress)\n"
 	      "  -h, --help        this help\n"
 	      "  -V, --version     version\n"
@@ -94,6 +101,43 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 	return true;
 }
 
+static bool is_database(const char *dir)
+{
+	char p[4200];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, HC_DB_META);
+	return access(p, F_OK) == 0;
+}
+
+/* --region: read the database back (lib/db validates it) and print. */
+static int print_region(const char *dir, const char *spec)
+{
+	struct hc_db *db = NULL;
+	char err[4096];
+	size_t k;
+	int ret;
+
+	ret = hc_db_open(dir, &db, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "hpcprof-comm: %s\n", err);
+		return 1;
+	}
+	ret = hc_report_region_find(db, spec, &k, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "hpcprof-comm: --region %s: %s\n", spec,
+		        ret == -ENOMEM ? "out of memory" : err);
+		hc_db_close(db);
+		return 1;
+	}
+	ret = hc_report_region_text(db, k, stdout);
+	hc_db_close(db);
+	if (ret || fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "hpcprof-comm: --region: %s\n", ret ? strerror(-ret) : "write error");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -105,6 +149,7 @@ int main(int argc, char **argv)
 		{ "dense-max", required_argument, NULL, 'd' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "region", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -113,7 +158,7 @@ int main(int argc, char **argv)
 	struct hc_analysis_result res;
 	struct progress prog;
 	char outbuf[4300], err[2048];
-	const char *outdir = NULL;
+	const char *outdir = NULL, *region = NULL;
 	bool quiet = false;
 	int c, ret;
 
@@ -172,6 +217,9 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'r':
+			region = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -190,6 +238,8 @@ int main(int argc, char **argv)
 	}
 	o.inputs = (const char *const *)argv + optind;
 	o.ninputs = (size_t)(argc - optind);
+	if (region && o.ninputs == 1 && is_database(o.inputs[0]))
+		return print_region(o.inputs[0], region);
 
 	if (!outdir) {
 		ret = hc_analysis_default_outdir(o.inputs[0], outbuf, sizeof(outbuf));
@@ -219,5 +269,10 @@ int main(int argc, char **argv)
 	if (!quiet)
 		printf("\nDatabase: %s (%zu profile%s used, %zu skipped)\n", outdir, res.read,
 		       res.read == 1 ? "" : "s", res.skipped);
+	if (region) {
+		if (!quiet)
+			putchar('\n');
+		return print_region(outdir, region);
+	}
 	return 0;
 }

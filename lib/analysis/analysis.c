@@ -18,6 +18,7 @@
 #include "analysis/internal.h"
 #include "analysis/objects.h"
 #include "analysis/views.h"
+#include "analysis/regions.h"
 #include "support/log.h"
 
 void an__warn(struct an *an, const char *fmt, ...)
@@ -79,6 +80,7 @@ static void an_free(struct an *an)
 		free(p->reason);
 		free(p->map);
 		agg__free(&p->row);
+		agg__free(&p->rrow);
 		free(p->counters);
 	}
 	free(an->profs);
@@ -110,6 +112,7 @@ static void an_free(struct an *an)
 	hmap__free(&an->thread_of);
 	free(an->proc_order);
 	view__free(&an->view);
+	regions__free(an);
 	for (i = 0; i < an->nwarns; i++)
 		free(an->warns[i].text);
 	free(an->warns);
@@ -161,6 +164,8 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 		ret = view__write_experiment(an, pairs, npairs, dir, err, errlen);
 	if (!ret)
 		ret = meta__write(an, lv, dir, err, errlen);
+	if (!ret)
+		ret = regions__write(an, dir, err, errlen);
 	if (!ret)
 		ret = summary__write(an, lv, pairs, npairs, dir, text, err, errlen);
 	if (!ret)
@@ -254,6 +259,10 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "combine");
+	ret = regions__prepare(&an);
+	if (ret)
+		goto out_nomem;
+	phase_end(&ph, "regions");
 	ret = merge__read_events(&an);
 	if (ret)
 		goto out_nomem;
@@ -281,6 +290,10 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "pairs+matrix");
+	ret = regions__build(&an);
+	if (ret)
+		goto out_nomem;
+	phase_end(&ph, "region mat.");
 	ret = views__init(&an, o->window_ns, &an.views);
 	if (!ret)
 		ret = objects__build(&an, &objs);

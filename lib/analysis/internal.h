@@ -155,6 +155,9 @@ struct an_prof {
 	struct an_counter *counters;
 	uint32_t ncounters;
 	uint32_t gthread;           /* global thread index, HC_NONE until assigned */
+	/* regions.c: (region set of the context | the peer context's << 32,
+	   peer index, 0) -> (true, false); h.slots NULL until the first. */
+	struct agg rrow;
 };
 
 struct an_proc {
@@ -254,6 +257,19 @@ void sym__close(struct symmod *m);
 void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out);
 /* Neither DWARF nor a full symbol table (.symtab): only exported names. */
 bool sym__stripped(struct symmod *m);
+/* regions.c: the function symbol holding addr (start, size 0 when unsized,
+   raw name), a sized function symbol by raw name, and a malloc'd copy of
+   the code bytes [addr, addr + len) (NULL when not in one executable
+   section of the file). */
+bool sym__function(struct symmod *m, uint64_t addr, uint64_t *lo, uint64_t *size,
+                   const char **raw);
+bool sym__function_named(struct symmod *m, const char *raw, uint64_t *lo, uint64_t *size);
+uint8_t *sym__code(struct symmod *m, uint64_t addr, uint64_t len);
+/* The display name of the function symbol raw starting at entry (names.c:
+   an OpenMP region as "parent [parallel region at file:line]", with *file
+   and *line where it starts; NULL / 0 otherwise). NULL when unknown. */
+const char *sym__display_name(struct symmod *m, const char *raw, uint64_t entry, const char **file,
+                              int *line);
 
 /* ---------------- topology.c: hwloc ---------------- */
 
@@ -361,6 +377,8 @@ struct an {
 	uint64_t mtot[HC_M_COUNT];
 	uint64_t nevents, event_weight;
 	struct view view;
+	struct regions *reg;        /* regions.c */
+	const uint32_t *rsid;       /* global cct node -> region set (regions.c), NULL = none */
 	struct an_warn *warns;
 	uint32_t nwarns, warncap;
 	struct views *views;        /* phases and locality (views.h), fed by the object pass */

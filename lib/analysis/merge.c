@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+#include "analysis/regions.h"
 #include "support/log.h"
 
 static int acc_init(struct an_acc *a)
@@ -230,6 +231,8 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 		{
 			struct hkey k = { g, gp, 0 };
 			ret = agg__add(&a->pairs, &k, wt, wf);
+			if (!ret)
+				ret = regions__add(an, p, g, gp, ev.peer, wt, wf);
 			if (ret)
 				return ret;
 		}

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "analysis/internal.h"
+#include "analysis/regions.h"
 
 #define RULE "==============================================================================\n"
 
@@ -446,6 +447,8 @@ int summary__write(struct an *an, const struct levels *lv, const struct pair *pa
 		ret = code_pairs(&o, an, pairs, npairs);
 	if (!ret)
 		ret = functions(&o, an);
+	if (!ret)
+		regions__summary(an, &o);
 	e = o.err;
 	if (fclose(o.f) != 0 || e || ret) {
 		free(buf);

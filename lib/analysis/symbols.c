@@ -847,3 +847,70 @@ bool sym__stripped(struct symmod *m)
 	}
 	return true;
 }
+
+/* ---- for regions.c: functions and their code ---- */
+
+bool sym__function(struct symmod *m, uint64_t addr, uint64_t *lo, uint64_t *size, const char **raw)
+{
+	const struct fsym *fs = m ? find_symbol(m, addr) : NULL;
+
+	if (!fs)
+		return false;
+	*lo = fs->lo;
+	*size = fs->size;
+	*raw = fs->name;
+	return true;
+}
+
+bool sym__function_named(struct symmod *m, const char *raw, uint64_t *lo, uint64_t *size)
+{
+	size_t i;
+
+	for (i = 0; m && i < m->nsyms; i++)
+		if (m->syms[i].size && !strcmp(m->syms[i].name, raw)) {
+			*lo = m->syms[i].lo;
+			*size = m->syms[i].size;
+			return true;
+		}
+	return false;
+}
+
+uint8_t *sym__code(struct symmod *m, uint64_t addr, uint64_t len)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	if (!m || !len || !(elf = dwfl_module_getelf(m->mod, &bias)))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		uint8_t *copy;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr + bias ||
+		    addr + len > sh.sh_addr + bias + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			return NULL;
+		copy = malloc(len);
+		if (copy)
+			memcpy(copy, (const uint8_t *)d->d_buf + (addr - sh.sh_addr - bias), len);
+		return copy;
+	}
+	return NULL;
+}
+
+const char *sym__display_name(struct symmod *m, const char *raw, uint64_t entry, const char **file,
+                              int *line)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m->mod, entry, &bias) : NULL;
+	const struct dname *e = m ? display(m, raw, entry, cu, NULL) : NULL;
+
+	*file = e ? e->file : NULL;
+	*line = e ? e->line : 0;
+	return e ? e->show : NULL;
+}

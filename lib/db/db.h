@@ -128,6 +128,28 @@ struct hc_db_object {
 	struct hc_db_codepair *pairs; size_t npairs;
 };
 
+/* regions.xml / regions.csv (optional): code regions, doc/regions.md. */
+struct hc_db_rcell {
+	uint32_t i, j;                 /* i < j, thread indexes */
+	uint64_t tru, fal;             /* inclusive */
+	uint64_t xtru, xfal;           /* exclusive */
+};
+
+struct hc_db_region {
+	uint64_t i;                    /* = index in regions[] (document order, parents first) */
+	uint32_t parent;               /* index, HC_DB_NONE for the program */
+	char *kind;                    /* program | procedure | parallel | loop */
+	char *name;
+	char *lm, *file;               /* NULL when absent */
+	int64_t line, depth;           /* -1 when absent; depth: loops only */
+	bool irreducible;
+	uint64_t addr;                 /* function start or loop header in lm, 0 for the program */
+	uint64_t tru, fal, self;       /* inclusive: off-diagonal true, false; diagonal */
+	uint64_t xtru, xfal, xself;    /* exclusive */
+	struct hc_db_rcell *cells;     /* sorted by (i, j) */
+	size_t ncells;
+};
+
 struct hc_db {
 	char *dir;
 
@@ -164,6 +186,10 @@ struct hc_db {
 	/* objects.xml; has_objects false when the file is absent */
 	bool has_objects;
 	struct hc_db_object *objects;    size_t nobjects;
+	/* regions.xml; has_regions false when the file is absent */
+	bool has_regions;
+	char *regions_matrices, *regions_exclusive;
+	struct hc_db_region *regions;    size_t nregions;
 
 	/* lookup: node ids sorted, with their index in nodes[] */
 	uint64_t *node_ids;

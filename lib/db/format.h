@@ -25,6 +25,13 @@
 #define HC_DB_OBJECTS     "objects.xml"     /* data objects (written by a later version) */
 #define HC_DB_PHASES      "phases.xml"      /* phases over time (optional) */
 #define HC_DB_LOCALITY    "locality.xml"    /* NUMA locality per object (optional) */
+#define HC_DB_REGIONS     "regions.xml"     /* code regions: the tree and totals */
+#define HC_DB_REGION_MATRICES "regions.csv" /* their sparse thread matrices */
+
+/* regions.csv: the header row; then one row per non-zero inclusive cell of
+   each region, upper triangle (row < column), sorted by (region, row,
+   column): inclusive true, false, exclusive true, false. */
+#define HC_DB_REGION_HEADER "region,row,column,true,false,excl_true,excl_false"
 
 /* First line of a matrix file in the sparse form (<Matrix format="sparse">):
    then "i,j,v" per non-zero upper-triangle cell, i < j, sorted by (i, j). */

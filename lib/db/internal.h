@@ -83,5 +83,6 @@ int read__matrices(struct load *ld);  /* matrices/ named by database.xml */
 int read__threads(struct load *ld);     /* threads.csv */
 int read__experiment(struct load *ld);  /* experiment.xml */
 int read__objects(struct load *ld);     /* objects.xml, when present */
+int read__regions(struct load *ld);     /* regions.xml and regions.csv, when present */
 
 #endif

@@ -203,6 +203,8 @@ int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
 	if (!rc)
 		rc = read__objects(&ld);
 	if (!rc)
+		rc = read__regions(&ld);
+	if (!rc)
 		rc = check_refs(&ld);
 	if (rc) {
 		if (rc == -ENOMEM && !err[0])
@@ -297,6 +299,17 @@ void hc_db_close(struct hc_db *db)
 		free(o->pairs);
 	}
 	free(db->objects);
+	for (size_t i = 0; i < db->nregions; i++) {
+		struct hc_db_region *r = &db->regions[i];
+		free(r->kind);
+		free(r->name);
+		free(r->lm);
+		free(r->file);
+		free(r->cells);
+	}
+	free(db->regions);
+	free(db->regions_matrices);
+	free(db->regions_exclusive);
 	free(db->node_ids);
 	free(db->node_idx);
 	free(db);

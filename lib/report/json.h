@@ -37,4 +37,8 @@ void hc_json_kstr(struct hc_json *j, const char *k, const char *s);
 void hc_json_ku64(struct hc_json *j, const char *k, uint64_t v);
 void hc_json_ki64(struct hc_json *j, const char *k, int64_t v);
 
+struct hc_db;
+/* The model's "regions" member (lib/report/regions.c). */
+void hc_report_json_regions(const struct hc_db *db, struct hc_json *j);
+
 #endif

@@ -460,5 +460,6 @@ void hc_report_json(const struct hc_db *db, FILE *f, bool html)
 	write_levels(&j, db);
 	write_cct(&j, db);
 	write_objects(&j, db);
+	hc_report_json_regions(db, &j);
 	hc_json_obj_end(&j);
 }

@@ -89,4 +89,13 @@ struct hc_report_loc_pair {
 int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
                         size_t max, struct hc_report_loc_pair **out, size_t *nout, size_t *total);
 
+/* Code regions (regions.c, doc/regions.md). The region named spec (its
+   name exactly, or FILE:LINE: the innermost region at that line of a file
+   given by path, path suffix or basename) into *idx: 0, or -ENOENT with
+   the regions there are in err. */
+int hc_report_region_find(const struct hc_db *db, const char *spec, size_t *idx, char *err,
+                          size_t errlen);
+/* Region k: what it is, its totals and its thread matrix. 0 or -ENOMEM. */
+int hc_report_region_text(const struct hc_db *db, size_t k, FILE *f);
+
 #endif
