@@ -806,6 +806,7 @@ int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, 
 	uint8_t st;
 	int hit = -1;
 	unsigned b;
+	ZydisRegister xreg = ZYDIS_REGISTER_NONE;
 
 	memset(out, 0, sizeof(*out));
 	if ((st = prev_lookup(pc, cache, &prev, NULL)) != HC_PREV_OK)
@@ -814,43 +815,58 @@ int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, 
 	    out->len != pc - prev || d.dynamic)
 		return HC_PREV_UNDECODABLE;
 	/* the one explicit access whose address its own result overwrote,
-	   through a base register alone */
+	   through one of its registers: the base, or an index of scale 1 (-O0's
+	   global array element: lea sym(%rip),%rax; mov (%rdx,%rax,1),%rax);
+	   the other one must have survived */
 	for (int i = 0; i < out->n; i++) {
 		const struct hc_mem_access *a = &out->acc[i];
+		bool bw, iw;
 		if (a->kind != HC_ACC_EXPLICIT || (a->flags & (HC_AF_SYNTH | HC_AF_SEG)))
 			continue;
 		if (!(d.used[i] & d.written))
 			continue;
-		if (hit >= 0 || d.rec[i].index != ZYDIS_REGISTER_NONE || d.rec[i].base == ZYDIS_REGISTER_NONE)
+		bw = d.rec[i].base != ZYDIS_REGISTER_NONE && (gpr_bit(d.rec[i].base) & d.written);
+		iw = d.rec[i].index != ZYDIS_REGISTER_NONE && (gpr_bit(d.rec[i].index) & d.written);
+		if (hit >= 0 || bw == iw || (iw && d.rec[i].scale != 1))
 			return HC_PREV_UNRECOVERABLE;
 		hit = i;
+		xreg = bw ? d.rec[i].base : d.rec[i].index;
 	}
 	if (hit < 0)
 		return HC_PREV_UNRECOVERABLE;
 	acc = out->acc[hit];
-	b = reg_gpr[d.rec[hit].base];
-	if (b == NO_GPR || reg_width[d.rec[hit].base] != 64 || b == GPR_RSP || b == GPR_RBP)
+	b = reg_gpr[xreg];
+	if (b == NO_GPR || reg_width[xreg] != 64 || b == GPR_RSP || b == GPR_RBP)
 		return HC_PREV_UNRECOVERABLE;
 	/* prev must follow its predecessor (not a branch target), which
-	   loaded the base register whole from a stack slot */
+	   loaded the base register whole from a stack slot, or set it to a
+	   static address (lea sym(%rip)) */
 	if (prev_lookup(prev, cache, &pprev, NULL) != HC_PREV_OK)
 		return HC_PREV_UNRECOVERABLE;
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const uint8_t *)(uintptr_t)pprev,
 	                                         prev - pprev, &zi, ops)) ||
-	    zi.length != prev - pprev || zi.mnemonic != ZYDIS_MNEMONIC_MOV ||
+	    zi.length != prev - pprev ||
+	    (zi.mnemonic != ZYDIS_MNEMONIC_MOV && zi.mnemonic != ZYDIS_MNEMONIC_LEA) ||
 	    zi.operand_count_visible != 2 ||
 	    ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER || reg_gpr[ops[0].reg.value] != b ||
 	    reg_width[ops[0].reg.value] != 64 ||
 	    ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY || ops[1].mem.index != ZYDIS_REGISTER_NONE ||
 	    (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_SS &&
-	     ops[1].mem.segment != ZYDIS_REGISTER_NONE) ||
-	    (ops[1].mem.base != ZYDIS_REGISTER_RBP && ops[1].mem.base != ZYDIS_REGISTER_RSP))
+	     ops[1].mem.segment != ZYDIS_REGISTER_NONE))
 		return HC_PREV_UNRECOVERABLE;
-	/* rbp/rsp are intact (prev wrote only its destination, not them) */
-	if (!reg_value(r, ops[1].mem.base, &slot))
-		return HC_PREV_UNRECOVERABLE;
-	slot += (uint64_t)ops[1].mem.disp.value;
-	memcpy(&ptr, (const void *)(uintptr_t)slot, sizeof ptr);   /* the own stack frame */
+	if (zi.mnemonic == ZYDIS_MNEMONIC_LEA) {
+		if (ops[1].mem.base != ZYDIS_REGISTER_RIP)
+			return HC_PREV_UNRECOVERABLE;
+		ptr = prev + (uint64_t)ops[1].mem.disp.value;   /* RIP-relative: from the end of pprev */
+	} else {
+		if (ops[1].mem.base != ZYDIS_REGISTER_RBP && ops[1].mem.base != ZYDIS_REGISTER_RSP)
+			return HC_PREV_UNRECOVERABLE;
+		/* rbp/rsp are intact (prev wrote only its destination, not them) */
+		if (!reg_value(r, ops[1].mem.base, &slot))
+			return HC_PREV_UNRECOVERABLE;
+		slot += (uint64_t)ops[1].mem.disp.value;
+		memcpy(&ptr, (const void *)(uintptr_t)slot, sizeof ptr);   /* the own stack frame */
+	}
 	memcpy(g, r->gregs, sizeof g);
 	g[gpr_greg[b]] = (long long)ptr;
 	r2.gregs = g;

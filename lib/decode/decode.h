@@ -187,11 +187,13 @@ enum hc_prev_status {
 int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);
 
 /* -O0's pointer dereference: when hc_decode_prev says UNRECOVERABLE because
-   the previous instruction overwrote its own (sole, base) address register
-   -- `mov (%rax),%rax` -- and it directly follows (is no branch target of)
+   the previous instruction overwrote one of its own address registers
+   -- `mov (%rax),%rax`, or `mov (%rdx,%rax,1),%rax` (an index of scale 1;
+   the other register intact) -- and it directly follows (is no branch target of)
    a whole reload of that register from a stack slot -- `mov -8(%rbp),%rax`
-   --, the address is recovered from the slot, which still holds the
-   pointer. out gets that one access (address, size, direction). Returns
+   -- or a load of a static address into it -- `lea sym(%rip),%rax` (-O0's
+   global array element) --, the address is recovered from the slot, which
+   still holds the pointer, or from the static address. out gets that one access (address, size, direction). Returns
    enum hc_prev_status (OK only when recovered). The slot is read from the
    interrupted frame: call it on the thread's own registers only. */
 int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);

@@ -41,12 +41,18 @@ static uint32_t watch_count(const struct hc_detect_config *cfg)
 	return cfg->nwatch < HC_MAX_WATCH ? cfg->nwatch : HC_MAX_WATCH;
 }
 
-/* Weight of one trap: the set covers D*8 of the line's 64 bytes, so one trap
-   stands for 64/(D*8) = 8/D sampled communications of weight `period`.
-   Exact for D = 1, 2, 4; rounded down for D = 3. */
-static uint64_t trap_weight(uint64_t period, uint32_t d)
+/* Weight of one trap (Horvitz-Thompson: `period` over the probability
+   that the trapping chunk was watched). A set always watches the chunk of
+   the published access (probability 1: the word the other thread stored
+   or loaded is the one most likely accessed next, by a true-sharing
+   partner) and D-1 of the line's 7 other chunks at random (probability
+   (D-1)/7 each). A trap on the published chunk weighs `period`, one on
+   another chunk period*7/(D-1) (rounded down; D = 1 never traps there). */
+static uint64_t trap_weight(uint64_t period, uint32_t d, bool published_chunk)
 {
-	return period * NCHUNKS / d;
+	if (published_chunk || d <= 1)
+		return period;
+	return period * (NCHUNKS - 1) / (d - 1);
 }
 
 /* Fresh for th: published by another thread after th's previous sample. */
@@ -134,8 +140,17 @@ static bool pick_entry(const struct hc_bulletin *bb, const struct hc_detect_conf
 	return have_load;
 }
 
-/* Arm d watchpoints on distinct random 8-byte chunks of e's line (a partial
-   Fisher-Yates shuffle of the line's 8 chunks). */
+/* The chunk of the line that holds e's access (its first byte). */
+static uint32_t published_chunk(const struct hc_bb_entry *e)
+{
+	uint64_t off = e->addr - e->line;
+
+	return off < HC_LINE ? (uint32_t)(off / CHUNK) : 0;
+}
+
+/* Arm d watchpoints: the chunk of e's access first, then d-1 distinct
+   random others of its line (a partial Fisher-Yates shuffle of the
+   line's other 7 chunks). */
 static void arm_set(struct hc_detect_thread *th, const struct hc_bb_entry *e,
                     uint32_t d, uint64_t now, struct hc_detect_result *res)
 {
@@ -145,15 +160,21 @@ static void arm_set(struct hc_detect_thread *th, const struct hc_bb_entry *e,
 
 	for (i = 0; i < NCHUNKS; i++)
 		chunk[i] = (uint8_t)i;
+	j = published_chunk(e);
+	chunk[j] = 0;
+	chunk[0] = (uint8_t)j;
 	for (i = 0; i < d; i++) {
-		j = i + rng_below(th, NCHUNKS - i);
-		tmp = chunk[i];
-		chunk[i] = chunk[j];
-		chunk[j] = tmp;
+		if (i > 0) {
+			j = i + rng_below(th, NCHUNKS - i);
+			tmp = chunk[i];
+			chunk[i] = chunk[j];
+			chunk[j] = tmp;
+		}
 		th->watch_addr[i] = e->line + (uint64_t)chunk[i] * CHUNK;
 		res->watch_addr[i] = th->watch_addr[i];
 	}
 	th->armed = true;
+	th->writes_only = e->is_load;
 	th->nwatch = d;
 	th->armed_at = now;
 	th->watched = *e;
@@ -204,7 +225,11 @@ int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	};
 	int rc;
 
-	if (!s->is_store && (!cfg->publish_loads || s->is_private))
+	/* Private memory (the thread's own stack or TLS, read-only data) never
+	   publishes, a store no more than a load: no other thread can be the
+	   line's next reader, and the entry would only push a shared one out
+	   of its slot and of the recent-publication ring. */
+	if (s->is_private || (!s->is_store && !cfg->publish_loads))
 		return 0;
 	rc = hc_bulletin_publish(bb, &mine);
 	return rc == 0 ? 1 : rc;
@@ -220,6 +245,7 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
                     const struct hc_sample *t, struct hc_comm *comm)
 {
 	const struct hc_bb_entry *e = &th->watched;
+	uint64_t pc;
 
 	if (!th->armed || th->nwatch == 0)
 		return false;
@@ -234,7 +260,10 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 		th->nwatch = 0;
 		return false;
 	}
-	fill_comm(comm, t, e, trap_weight(cfg->period, th->nwatch), HC_COMM_TRAP);
+	pc = e->line + (uint64_t)published_chunk(e) * CHUNK;
+	fill_comm(comm, t, e, trap_weight(cfg->period, th->nwatch,
+	                                  hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
+	          HC_COMM_TRAP);
 	if (e->time > th->t_prev)
 		th->t_prev = e->time;
 	th->armed = false;

@@ -18,9 +18,14 @@
    - Otherwise, if this thread's watchpoint set is stale (not armed, or armed
      before this thread's previous sample), pick a fresh entry published by
      another thread and ask the caller to arm D (<= HC_MAX_WATCH) 8-byte
-     watchpoints on distinct random 8-byte chunks of its line.
+     watchpoints on distinct 8-byte chunks of its line: the chunk of the
+     published access, and D-1 others at random.
+     A set on a published load watches writes only (x86 W breakpoints):
+     another thread's load is what the line's writer would communicate
+     with, and this thread's own loads of it would only waste the set.
    - On the first trap of an armed set: one communication with the entry's
-     publisher of weight period*64/(D*8), true iff the trapping access
+     publisher of weight period on the published chunk, period*7/(D-1) on
+     another (1 / the chance it was watched), true iff the trapping access
      overlaps the published access; the whole set is disarmed.
    - Publishing: a slot holding the same line is always replaced; a slot
      holding another line (a collision) is replaced only when its entry is
@@ -100,6 +105,8 @@ struct hc_detect_thread {
 	uint64_t rng;           /* xorshift64 state, nonzero */
 	/* the armed watchpoint set */
 	bool     armed;
+	bool     writes_only;   /* the set watches a published load: only a write
+	                           communicates, so write-only watchpoints */
 	uint32_t nwatch;
 	uint64_t armed_at;
 	struct hc_bb_entry watched;

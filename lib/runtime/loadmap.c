@@ -15,7 +15,8 @@
    and where the loader is: the allocation wrappers keep the DTV's extra
    slots out of the program's heap (alloc/alloc.c).
    Nothing here runs in signal context except the readers
-   (loadmap__modules, loadmap__static_tls_size, loadmap__pc_in_self). */
+   (loadmap__modules, loadmap__static_tls_size, loadmap__readonly,
+   loadmap__pc_in_self). */
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
@@ -38,6 +39,8 @@ uint32_t loadmap__dtv_extra;
 struct snapshot {
 	uint32_t n;
 	struct hc_prof_module m[LOADMAP_MAX_MODULES];
+	uint32_t nro;             /* read-only data ranges (loadmap__readonly) */
+	struct { uint64_t lo, hi; } ro[LOADMAP_MAX_RO];
 };
 
 static struct snapshot *current, *spare;
@@ -54,7 +57,18 @@ struct spans {
 	uint64_t eh_frame_hdr;    /* PT_GNU_EH_FRAME, 0 = none */
 	uint64_t tls_memsz, tls_align;
 	uint64_t dyn;             /* PT_DYNAMIC, 0 = none */
+	uint32_t nro;             /* read-only spans: PT_LOAD without PF_W, PT_GNU_RELRO */
+	uint64_t ro[8][2];
 };
+
+static void ro_add(struct spans *s, uint64_t a, uint64_t b)
+{
+	if (s->nro < 8) {
+		s->ro[s->nro][0] = a;
+		s->ro[s->nro][1] = b;
+		s->nro++;
+	}
+}
 
 static void phdr_spans(const ElfW(Phdr) *ph, size_t n, uint64_t bias, struct spans *s)
 {
@@ -67,6 +81,8 @@ static void phdr_spans(const ElfW(Phdr) *ph, size_t n, uint64_t bias, struct spa
 			s->eh_frame_hdr = a;
 		if (ph[i].p_type == PT_DYNAMIC)
 			s->dyn = a;
+		if (ph[i].p_type == PT_GNU_RELRO && ph[i].p_memsz)
+			ro_add(s, a, b);
 		if (ph[i].p_type == PT_TLS) {
 			s->tls_memsz = ph[i].p_memsz;
 			s->tls_align = ph[i].p_align ? ph[i].p_align : 1;
@@ -77,6 +93,8 @@ static void phdr_spans(const ElfW(Phdr) *ph, size_t n, uint64_t bias, struct spa
 			s->lo = a;
 		if (b > s->hi)
 			s->hi = b;
+		if (!(ph[i].p_flags & PF_W))
+			ro_add(s, a, b);
 		if (ph[i].p_flags & PF_X) {
 			if (a < s->xlo)
 				s->xlo = a;
@@ -253,6 +271,11 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 		w->tls = (w->tls + s.tls_memsz + s.tls_align - 1) / s.tls_align * s.tls_align;
 	if (s.hi == 0)
 		return 0;
+	for (uint32_t i = 0; i < s.nro && w->snap->nro < LOADMAP_MAX_RO; i++) {
+		w->snap->ro[w->snap->nro].lo = s.ro[i][0];
+		w->snap->ro[w->snap->nro].hi = s.ro[i][1];
+		w->snap->nro++;
+	}
 	HC_ASSERT(w->ncode <= w->snap->n);
 	m = &w->snap->m[w->snap->n];
 	memset(m, 0, sizeof *m);
@@ -308,6 +331,7 @@ int loadmap__refresh(void)
 	}
 	w.snap = spare;
 	w.snap->n = 0;
+	w.snap->nro = 0;
 	dl_iterate_phdr(walk_one, &w);
 	if (!tls_done) {
 		static_tls = w.tls;
@@ -336,6 +360,18 @@ const struct hc_prof_module *loadmap__modules(uint32_t *n)
 
 	*n = s ? s->n : 0;
 	return s ? s->m : NULL;
+}
+
+bool loadmap__readonly(uint64_t addr)
+{
+	const struct snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+
+	if (!s)
+		return false;
+	for (uint32_t i = 0; i < s->nro; i++)
+		if (addr - s->ro[i].lo < s->ro[i].hi - s->ro[i].lo)
+			return true;
+	return false;
 }
 
 uint64_t loadmap__static_tls_size(void)

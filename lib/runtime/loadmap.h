@@ -13,6 +13,7 @@
 #include "hc/profile.h"
 
 #define LOADMAP_MAX_MODULES 4096
+#define LOADMAP_MAX_RO 1024
 
 /* One walk of dl_iterate_phdr, everything derived from it published:
    the profile module list, the static TLS size (first walk only: static TLS
@@ -31,6 +32,12 @@ void loadmap__atfork_child(void);
    refresh. */
 const struct hc_prof_module *loadmap__modules(uint32_t *n);
 
+/* Is addr in a module's read-only data (a PT_LOAD segment without write
+   permission: code, .rodata, or its PT_GNU_RELRO part: the GOT after
+   relocation)? No other thread can write there, so an access to it never
+   communicates: the soft sampler neither publishes nor watches it.
+   Async-signal-safe (the last published snapshot). */
+bool loadmap__readonly(uint64_t addr);
 /* Bytes of static TLS of every module loaded at start (thread.c's TLS
    range: it lies just below the thread pointer). */
 uint64_t loadmap__static_tls_size(void);

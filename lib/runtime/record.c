@@ -107,12 +107,13 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	struct hc_detect_result res;
 	struct hc_comm comm;
 
-	/* What publishes (stores; non-private loads with publish_loads) takes
-	   its context along in the entry: unwind now for those, lazily for
-	   other loads that communicate. */
-	s->ctx = s->is_store || (hc_rt.dcfg.publish_loads && !s->is_private)
-	         ? cct__context(t, uctx, leaf) : HC_NONE;
-	if (s->ctx == HC_NONE && (s->is_store || (hc_rt.dcfg.publish_loads && !s->is_private)))
+	/* What publishes (non-private stores; non-private loads with
+	   publish_loads) takes its context along in the entry: unwind now for
+	   those, lazily for other accesses that communicate. */
+	bool publishes = !s->is_private && (s->is_store || hc_rt.dcfg.publish_loads);
+
+	s->ctx = publishes ? cct__context(t, uctx, leaf) : HC_NONE;
+	if (s->ctx == HC_NONE && publishes)
 		return;                    /* the walk faulted: sample dropped */
 	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
 	if (res.published == 1 && s->is_store)

@@ -9,6 +9,7 @@
    the REP itself. watch__arm/disarm and watch__on_trap run in signal
    context. */
 #include <errno.h>
+#include <linux/hw_breakpoint.h>
 #include <sys/ioctl.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -85,15 +86,20 @@ void watch__disarm(struct rt_thread *t)
 
 /* Re-target in place: one MODIFY_ATTRIBUTES per register, with disabled=0
    so the same call enables it (the kernel allows the attr to differ only
-   in the breakpoint fields and `disabled`). Registers beyond n go off. */
+   in the breakpoint fields — address, type, length — and `disabled`).
+   Registers beyond n go off. A set on a published load (t->det.writes_only)
+   watches writes only: the load's writer is what it is there to catch. */
 int watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
+	uint32_t type = t->det.writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+
 	if (!t->watch.opened)
 		open_all(t);
 	if (n > (uint32_t)t->watch.n)
 		return -ENOSPC;
 	for (uint32_t i = 0; i < n; i++) {
 		t->watch.attr[i].bp_addr = addr[i];
+		t->watch.attr[i].bp_type = type;
 		t->watch.attr[i].disabled = 0;
 		if (ioctl(t->watch.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &t->watch.attr[i]) < 0) {
 			int err = errno;
@@ -142,9 +148,10 @@ static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int sl
 		s->len = a->size;
 		s->is_store = (a->rw & HC_ACC_W) != 0;
 	} else {
+		/* A write-only register fired: a store, whatever it was. */
 		s->addr = t->watch.attr[slot < t->watch.n ? slot : 0].bp_addr;
 		s->len = 8;
-		s->is_store = false;
+		s->is_store = t->watch.attr[slot < t->watch.n ? slot : 0].bp_type == HW_BREAKPOINT_W;
 	}
 }
 

@@ -21,6 +21,7 @@
 #include "runtime/rt.h"
 #include "probe/probe.h"
 #include "runtime/record.h"
+#include "runtime/loadmap.h"
 #include "runtime/sampler/soft.h"
 #include "decode/funcstart.h"
 #include "detect/step.h"
@@ -488,7 +489,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	one.acc[0].ea = s.addr;
 	one.acc[0].size = s.len;
 	one.acc[0].rw = HC_ACC_W;   /* hc_step_classify's privacy test, as if it stored */
-	priv = hc_step_classify(&one, &p, &pa) != HC_STEP_STORE;
+	priv = hc_step_classify(&one, &p, &pa) != HC_STEP_STORE || loadmap__readonly(s.addr);
 	seen = !priv && hc_step_line_seen(&own(t)->lines, s.addr & ~(uint64_t)(HC_LINE - 1), s.time,
 	                                  RT_STEP_RECENT * hc_rt.opt.period);
 	/* Burst evidence: another thread's recent entry for the line, looked

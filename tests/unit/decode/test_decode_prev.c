@@ -152,6 +152,21 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	ENDFN(fn_last)
 	PC(fn_last_end)
 	"\tnop\n"
+	/* -O0 reloads (hc_decode_prev_reload): the pointer from its stack
+	   slot; a global array's element through lea sym(%rip) with an
+	   intact index; an index the load overwrote */
+	FN(fn_reload_slot)
+	"\tmov -8(%rbp),%rax\n\tmov 16(%rax),%rax\n" PC(reload_slot_pc)
+	"\tret\n"
+	ENDFN(fn_reload_slot)
+	FN(fn_reload_lea)
+	"\tlea pv_glob(%rip),%rax\n\tmov (%rdx,%rax,1),%rax\n" PC(reload_lea_pc)
+	"\tret\n"
+	ENDFN(fn_reload_lea)
+	FN(fn_reload_idx)
+	"\tlea pv_glob(%rip),%rax\n\tmov (%rax,%rax,1),%rax\n" PC(reload_idx_pc)
+	"\tret\n"
+	ENDFN(fn_reload_idx)
 	/* run for real under single-stepping */
 	FN(fn_step)
 	"\tpushfq\n\torq $0x100,(%rsp)\n\tpopfq\n\tnop\n"
@@ -167,6 +182,8 @@ ASM_SYM(noacc_pc); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc)
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
 ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc); ASM_SYM(fn_undec); ASM_SYM(undec_pc);
+ASM_SYM(reload_slot_pc); ASM_SYM(reload_lea_pc); ASM_SYM(reload_idx_pc);
+ASM_SYM(fn_reload_slot); ASM_SYM(fn_reload_lea); ASM_SYM(fn_reload_idx);
 ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_pc);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
@@ -602,6 +619,30 @@ static void maps(void)
 	CHECK_EQ_U64(cache.nfmap, 1);
 }
 
+/* hc_decode_prev_reload on the -O0 shapes (synthetic registers: the
+   state after the load ran, its base register overwritten). */
+static void reloads(void)
+{
+	static uint64_t frame[4] = { 0, 0x5000, 0, 0 };   /* frame[1] is -8(%rbp) for rbp = &frame[2] */
+	struct hc_insn o;
+
+	memset(g, 0, sizeof g);
+	g[REG_RBP] = (long long)addr(&frame[2]);
+	g[REG_RAX] = 0x1234;                     /* the loaded value */
+	at(reload_slot_pc);
+	CHECK_EQ_U64(prev(&o), HC_PREV_UNRECOVERABLE);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, &o), HC_PREV_OK);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x5010 && o.acc[0].size == 8 && o.acc[0].rw == HC_ACC_R);
+	g[REG_RDX] = 0x40;
+	at(reload_lea_pc);
+	CHECK_EQ_U64(prev(&o), HC_PREV_UNRECOVERABLE);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, &o), HC_PREV_OK);
+	CHECK(o.n == 1 && o.acc[0].ea == addr(&pv_glob) + 0x40 && o.acc[0].size == 8);
+	at(reload_idx_pc);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, &o), HC_PREV_UNRECOVERABLE);
+	(void)fn_reload_slot; (void)fn_reload_lea; (void)fn_reload_idx;
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -616,5 +657,6 @@ int main(void)
 	single_step();
 	recipes();
 	maps();
+	reloads();
 	return hc_test_done("test_decode_prev");
 }

@@ -302,8 +302,10 @@ static void test_arm_chunks(void)
 			hc_detect_arm_failed(&w.th[0]);
 			CHECK(!w.th[0].armed);
 		}
-		/* the choice is random: over 200 sets every chunk was used */
-		CHECK_EQ_U64(seen[d], 0xff);
+		/* the published chunk (1) always first; the others are random:
+		   over 200 sets every chunk was used (D = 1: only the published one) */
+		CHECK_EQ_U64(w.res.watch_addr[0], LINE_A + 8);
+		CHECK_EQ_U64(seen[d], d == 1 ? 0x02u : 0xffu);
 	}
 	/* more than the hardware has: clamped */
 	world_init(&w, 1, 9);
@@ -370,8 +372,15 @@ static void test_trap(void)
 		CHECK(!trap(&w, 0, now++, LINE_B, 8, false));
 		CHECK(w.th[0].armed);
 
+		/* the published chunk (8..15) is always in the set */
+		{
+			bool has = false;
+			for (uint32_t k = 0; k < d; k++)
+				has |= w.res.watch_addr[k] == LINE_A + 8;
+			CHECK(has);
+		}
 		CHECK(trap(&w, 0, now, LINE_A + 12, 4, false));
-		CHECK_EQ_U64(w.comm.weight, (uint64_t)PERIOD * 64 / (d * 8));
+		CHECK_EQ_U64(w.comm.weight, PERIOD);   /* on the published chunk */
 		CHECK_EQ_U64(w.comm.time, now);
 		CHECK_EQ_U64(w.comm.addr, LINE_A + 12);
 		CHECK_EQ_U64(w.comm.len, 4);
@@ -388,15 +397,18 @@ static void test_trap(void)
 		CHECK(!trap(&w, 0, now + 1, LINE_A + 12, 4, false));
 		now += 2;
 	}
-	CHECK_EQ_U64(PERIOD * 64 / (1 * 8), 8000);
-	CHECK_EQ_U64(PERIOD * 64 / (4 * 8), 2000);
-
-	/* D = 3: rounded down */
+	/* another chunk: 1 / ((D-1)/7); D = 3: 7/2, rounded down */
 	world_init(&w, 1, 3);
 	sample(&w, 1, 100, LINE_A, 8, true);
 	sample(&w, 0, 200, LINE_B, 8, false);
 	CHECK(trap(&w, 0, 210, LINE_A + 32, 8, true));
-	CHECK_EQ_U64(w.comm.weight, PERIOD * 8 / 3);
+	CHECK_EQ_U64(w.comm.weight, PERIOD * 7 / 2);
+	world_init(&w, 1, 4);
+	sample(&w, 1, 100, LINE_A + 56, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.watch_addr[0] == LINE_A + 56);
+	CHECK(trap(&w, 0, 210, LINE_A, 8, true));
+	CHECK_EQ_U64(w.comm.weight, PERIOD * 7 / 3);
 
 	/* a storing trap on other bytes: false sharing, both stores */
 	world_init(&w, 1, 2);
@@ -525,7 +537,8 @@ static void test_load_entries(void)
 	CHECK(w.comm.flags & HC_COMM_STORE);
 	CHECK(!(w.comm.flags & HC_COMM_PEER_STORE));
 	CHECK(w.comm.flags & HC_COMM_TRUE);
-	CHECK_EQ_U64(w.comm.weight, PERIOD * 8 / 2);
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	CHECK(w.th[0].writes_only);                      /* a load's set watches writes */
 	/* counted once: the same load is no target any more */
 	sample(&w, 0, 500, LINE_B, 8, false);
 	CHECK(!w.res.arm);
@@ -536,6 +549,8 @@ static void test_load_entries(void)
 		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && !e.is_load && e.thread == 0 && e.ctx == 9);
 		s.is_store = false;
 		s.is_private = true;
+		CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[0], &s), 0);
+		s.is_store = true;     /* a private store (own stack, TLS) neither */
 		CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[0], &s), 0);
 	}
 }
