@@ -55,6 +55,12 @@ static uint64_t trap_weight(uint64_t period, uint32_t d, bool published_chunk)
 	return period * (NCHUNKS - 1) / (d - 1);
 }
 
+/* A set chosen among `count` candidates stands for all of them. */
+static uint64_t set_weight(uint64_t w, uint32_t count)
+{
+	return w * (count ? count : 1);
+}
+
 /* Fresh for th: published by another thread after th's previous sample. */
 static bool is_fresh(const struct hc_detect_thread *th, const struct hc_bb_entry *e)
 {
@@ -103,16 +109,25 @@ static int target_kind(const struct hc_detect_config *cfg, const struct hc_detec
 	return !th->touched || hc_step_line_recent(th->touched, e->line, now, th->touched_within) ? 2 : 0;
 }
 
-/* Look for an entry worth watching: the recent publications first, then
-   cfg->probes random slots. A store target wins over a load target. */
+/* Look for an entry worth watching among the recent publications and
+   cfg->probes random slots (each slot counted once). A store target wins
+   over a load target; among the targets of the winning kind one is chosen
+   uniformly, and *count says how many there were: the trap that the set
+   may give stands for all of them (a set per sample whatever the number
+   of candidates would make the traps' volume independent of how much is
+   shared). */
 static bool pick_entry(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
-                       struct hc_detect_thread *th, uint64_t now, struct hc_bb_entry *out)
+                       struct hc_detect_thread *th, uint64_t now, struct hc_bb_entry *out,
+                       uint32_t *count)
 {
 	uint32_t probes = cfg->probes ? cfg->probes : DEFAULT_PROBES;
-	uint32_t i, slot;
-	bool have_load = false;
-	struct hc_bb_entry e;
+	uint32_t i, k, slot, nseen = 0, n[3] = { 0, 0, 0 };
+	uint32_t seen[HC_BB_RECENT + 32];
+	struct hc_bb_entry e, pick[3];
+	int kind;
 
+	if (probes > 32)
+		probes = 32;
 	for (i = 0; i < HC_BB_RECENT + probes; i++) {
 		if (i < HC_BB_RECENT) {
 			slot = __atomic_load_n(&bb->recent[i], __ATOMIC_RELAXED);
@@ -121,23 +136,25 @@ static bool pick_entry(const struct hc_bulletin *bb, const struct hc_detect_conf
 		} else {
 			slot = rng_below(th, bb->nslots);
 		}
+		for (k = 0; k < nseen && seen[k] != slot; k++)
+			;
+		if (k < nseen)
+			continue;
+		seen[nseen++] = slot;
 		if (!hc_bulletin_read(bb, slot, &e))
 			continue;
-		switch (target_kind(cfg, th, &e, now)) {
-		case 2:
-			*out = e;
-			return true;
-		case 1:
-			if (!have_load) {
-				*out = e;
-				have_load = true;
-			}
-			break;
-		default:
-			break;
-		}
+		kind = target_kind(cfg, th, &e, now);
+		/* reservoir sampling: the j-th candidate replaces the pick with
+		   probability 1/j */
+		if (kind && rng_below(th, ++n[kind]) == 0)
+			pick[kind] = e;
 	}
-	return have_load;
+	kind = n[2] ? 2 : n[1] ? 1 : 0;
+	if (!kind)
+		return false;
+	*out = pick[kind];
+	*count = n[kind];
+	return true;
 }
 
 /* The chunk of the line that holds e's access (its first byte). */
@@ -174,6 +191,7 @@ static void arm_set(struct hc_detect_thread *th, const struct hc_bb_entry *e,
 		res->watch_addr[i] = th->watch_addr[i];
 	}
 	th->armed = true;
+	th->candidates = 1;
 	th->writes_only = e->is_load;
 	th->nwatch = d;
 	th->armed_at = now;
@@ -188,7 +206,7 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 {
 	uint64_t line = s->addr & ~(uint64_t)(HC_LINE - 1);
 	struct hc_bb_entry e;
-	uint32_t d = watch_count(cfg);
+	uint32_t d = watch_count(cfg), count = 1;
 
 	memset(res, 0, sizeof(*res));
 
@@ -199,9 +217,10 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 		fill_comm(comm, s, &e, cfg->period, 0);
 		th->t_prev = e.time;
 		res->comm = true;
-	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, s->time, &e)) {
+	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, s->time, &e, &count)) {
 		/* 2. Nothing here: watch a line another thread just wrote. */
 		arm_set(th, &e, d, s->time, res);
+		th->candidates = count;
 	}
 
 	/* 3. Stores (and atomic RMWs) publish; loads too with publish_loads. */
@@ -261,8 +280,9 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 		return false;
 	}
 	pc = e->line + (uint64_t)published_chunk(e) * CHUNK;
-	fill_comm(comm, t, e, trap_weight(cfg->period, th->nwatch,
-	                                  hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
+	fill_comm(comm, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
+	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
+	                                 th->candidates),
 	          HC_COMM_TRAP);
 	if (e->time > th->t_prev)
 		th->t_prev = e->time;

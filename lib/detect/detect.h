@@ -19,7 +19,10 @@
      before this thread's previous sample), pick a fresh entry published by
      another thread and ask the caller to arm D (<= HC_MAX_WATCH) 8-byte
      watchpoints on distinct 8-byte chunks of its line: the chunk of the
-     published access, and D-1 others at random.
+     published access, and D-1 others at random. Stores are chosen before
+     loads; among the candidates of the chosen kind (recent publications
+     and random probes) one uniformly, and the set's trap weighs as many
+     times more as there were candidates.
      A set on a published load watches writes only (x86 W breakpoints):
      another thread's load is what the line's writer would communicate
      with, and this thread's own loads of it would only waste the set.
@@ -107,6 +110,7 @@ struct hc_detect_thread {
 	bool     armed;
 	bool     writes_only;   /* the set watches a published load: only a write
 	                           communicates, so write-only watchpoints */
+	uint32_t candidates;    /* entries of the set's kind it was chosen among */
 	uint32_t nwatch;
 	uint64_t armed_at;
 	struct hc_bb_entry watched;

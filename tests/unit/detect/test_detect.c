@@ -397,6 +397,17 @@ static void test_trap(void)
 		CHECK(!trap(&w, 0, now + 1, LINE_A + 12, 4, false));
 		now += 2;
 	}
+	/* a set chosen among 3 store candidates (3 lines of T1 on a 7-slot
+	   board) stands for all 3: its trap weighs 3 times more */
+	world_init(&w, 7, 4);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	sample(&w, 1, 101, LINE_A + 64, 8, true);
+	sample(&w, 1, 102, LINE_A + 128, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm);
+	CHECK_EQ_U64(w.th[0].candidates, 3);
+	CHECK(trap(&w, 0, 210, w.th[0].watched.addr, 8, false));
+	CHECK_EQ_U64(w.comm.weight, PERIOD * 3);
 	/* another chunk: 1 / ((D-1)/7); D = 3: 7/2, rounded down */
 	world_init(&w, 1, 3);
 	sample(&w, 1, 100, LINE_A, 8, true);
