@@ -124,7 +124,8 @@ static bool may_replace(const struct hc_bulletin *bb, const struct hc_bb_entry *
 	/* No clock here: age is judged against the new entry's time. An entry
 	   that looks newer than the new one (samples of different threads are
 	   not ordered) is not expired. */
-	return e->time > time && e->time - time > bb->expiry;
+	/* expiry: the PMU samplers refine it while the program runs (atomic) */
+	return e->time > time && e->time - time > __atomic_load_n(&bb->expiry, __ATOMIC_RELAXED);
 }
 
 int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)

@@ -157,6 +157,19 @@ static struct start_mod {
 	bool tls, native;
 } start[START_MAX];
 static unsigned nstart;
+static struct loadmap_range private_mods[LOADMAP_PRIVATE_MAX];
+static uint32_t nprivate;
+
+uint32_t loadmap__private(struct loadmap_range *out, uint32_t max)
+{
+	uint32_t n = __atomic_load_n(&nprivate, __ATOMIC_ACQUIRE);
+
+	if (n > max)
+		n = max;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = private_mods[i];
+	return n;
+}
 
 static void start_note(const struct dl_phdr_info *info, const struct spans *s)
 {
@@ -251,6 +264,21 @@ static void start_count(void)
 			loadmap__ldso_lo = start[i].lo;
 			loadmap__ldso_len = start[i].hi - start[i].lo;
 		}
+	}
+	{
+		/* the runtime's private modules: neither native nor the runtime
+		   itself, nor the vDSO (the kernel's, used by everyone) */
+		uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+		uint32_t np = 0;
+		for (unsigned i = 0; i < nstart && np < LOADMAP_PRIVATE_MAX; i++) {
+			const struct start_mod *d = &start[i];
+			if (d->native || d->hi <= d->lo || (d->lo <= loadmap__self_lo && loadmap__self_lo < d->hi) ||
+			    (vdso && d->lo <= vdso && vdso < d->hi))
+				continue;
+			private_mods[np].lo = d->lo;
+			private_mods[np++].hi = d->hi;
+		}
+		__atomic_store_n(&nprivate, np, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&loadmap__dtv_extra, extra, __ATOMIC_RELEASE);
 }

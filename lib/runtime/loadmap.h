@@ -54,6 +54,15 @@ void loadmap__self_init(void);
 extern uint64_t loadmap__ldso_lo, loadmap__ldso_len;
 extern uint32_t loadmap__dtv_extra;
 extern uint64_t loadmap__self_lo, loadmap__self_len;
+/* From the first walk: the mapped ranges of the modules loaded at start
+   that only the runtime needs (the program does not load them natively:
+   libunwind, Zydis, zlib... when the program itself does not link them),
+   at most LOADMAP_PRIVATE_MAX; n = 0 before the walk. A PMU record whose
+   IP or data address lies in one is the runtime's own access, whatever
+   thread state it was taken in (sampler/pmu.c). Async-signal-safe. */
+#define LOADMAP_PRIVATE_MAX 6
+struct loadmap_range { uint64_t lo, hi; };
+uint32_t loadmap__private(struct loadmap_range *out, uint32_t max);
 static inline bool loadmap__pc_in_self(uint64_t pc)
 {
 	return pc - loadmap__self_lo < loadmap__self_len;

@@ -288,6 +288,18 @@ static void pmu_log(const struct rt_counters *c)
 		process__log("warning: pmu: the kernel throttled the events %llu times "
 		        "(kernel.perf_event_max_sample_rate): samples are missing; use a larger COMM@P",
 		        (unsigned long long)c->pmu_throttled);
+	process__log("pmu: bulletin-board expiry %llu ns at the end (%llu updates from the threads' "
+	        "measured event rates; %llu ns at the start, from the assumed rate)",
+	        (unsigned long long)__atomic_load_n(&hc_rt.bb.expiry, __ATOMIC_RELAXED),
+	        (unsigned long long)__atomic_load_n(&hc_rt.bb_expiry_updates, __ATOMIC_RELAXED),
+	        (unsigned long long)hc_bb_expiry_ns(hc_rt.pmu.kind, hc_rt.period));
+	if (hc_rt.pmu.kind == HC_SAMPLER_IBS && c->pmu_records)
+		process__log("ibs: %llu samples with an unrandomized period (the hardware randomizes "
+		        "IbsOpCurCnt's low 7 bits only in op-counting mode with IBS_CAPS_RDWROPCNT: "
+		        "otherwise a loop whose op count divides P is sampled at the same ops); "
+		        "%llu sampled branches mispredicted",
+		        (unsigned long long)c->pmu_ibs_unrandomized,
+		        (unsigned long long)c->pmu_ibs_mispredicted);
 }
 
 void output__write_process_log(void)

@@ -72,7 +72,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(pmu_no_addr) X(pmu_not_memory) X(pmu_bad_raw) X(pmu_foreign) X(pmu_batched) \
 	X(pmu_stop_drained) X(pmu_in_runtime) X(pmu_unmapped) X(pmu_ctx_leaf_only) \
 	X(pmu_period_sum) X(pmu_period_records) X(pmu_time_enabled) X(pmu_time_running) \
-	X(pmu_threads_not_running) \
+	X(pmu_threads_not_running) X(pmu_ibs_unrandomized) X(pmu_ibs_mispredicted) \
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns)
 
@@ -239,6 +239,7 @@ struct rt_runtime {
 	char     exe[256];           /* basename */
 	char     exe_path[PATH_MAX];
 	struct hc_bulletin bb;
+	uint64_t bb_expiry_updates;       /* PMU: measured-rate updates of bb.expiry (pmu.c) */
 	struct hc_detect_config dcfg;
 	uint32_t next_index;         /* thread numbering (atomic) */
 	struct rt_thread *live[HC_MAX_LIVE];

@@ -12,7 +12,12 @@
 #   * the profiles carry the per-thread times (pmu_time_enabled/running,
 #     pmu_threads_not_running), the database's summary.txt says so overall
 #     and names each thread below 95 %;
-#   * at 100 % nothing is said (the shim itself changes nothing else).
+#   * at 100 % nothing is said (the shim itself changes nothing else);
+#   * the bulletin board's expiry follows the threads' measured event rate
+#     (issue 19: a PMU period counts events, the board's clock is ns): the
+#     stand-in counts 1 event per ns of thread time, so 2 x P; the shim
+#     reporting a quarter of the events (HC_TEST_COUNT_PCT=25) makes it
+#     4 times longer.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 SHIM="$B/tests/programs/perf_read_shim.so"
@@ -60,4 +65,17 @@ grep -q "PMU events ran" "$log" && fail "a warning at 100%: $(grep 'PMU events r
 	ok "running = enabled: no warning"
 grep -q "^pmu: events ran 100% of the time they were enabled (threads below 95%: 0)" "$log" &&
 	ok "log: 100%" || fail "log: $(grep '^pmu: events ran' "$log")"
+# the board's expiry from the measured rate (P = 100,000)
+exp_of() { sed -n 's/^pmu: bulletin-board expiry \([0-9]*\) ns at the end (\([0-9]*\) updates.*/\1 \2/p' "$1"; }
+set -- $(exp_of "$log")
+[ "${2:-0}" -gt 0 ] && [ "${1:-0}" -ge 180000 ] && [ "${1:-0}" -le 220000 ] &&
+	ok "expiry at 1 event/ns: $1 ns ($2 updates), 2 x P" || fail "expiry line: $(grep '^pmu: bulletin-board' "$log")"
+HC_TEST_RUNNING_PCT=100 HC_TEST_COUNT_PCT=25 LD_PRELOAD="$SHIM" \
+	measure quarter --sampler pebs -e COMM@100000 "$BENCH" sharing 0.9 -t 2 -s 0.5 ||
+	fail "stand-in run with a quarter of the events failed"
+log=$(ls "$TMP"/quarter/*.log 2>/dev/null | head -n 1)
+set -- $(exp_of "$log")
+[ "${2:-0}" -gt 10 ] && [ "${1:-0}" -ge 700000 ] && [ "${1:-0}" -le 880000 ] &&
+	ok "expiry at 0.25 events/ns: $1 ns ($2 updates), about 8 x P" ||
+	fail "expiry at a quarter of the rate: $(grep '^pmu: bulletin-board' "$log")"
 finish

@@ -7,7 +7,9 @@
    time_running = time_enabled * HC_TEST_RUNNING_PCT / 100 (default 50):
    what an event that waited for a counter half the time looks like
    (counter constraints, other perf users, the one IBS unit per CPU,
-   E-cores). The value and the lost count are left alone. Nothing but raw
+   E-cores); and value = value * HC_TEST_COUNT_PCT / 100 (default 100): a
+   thread whose events occur at that share of the stand-in's rate (the
+   bulletin board's expiry follows it). The lost count is left alone. Nothing but raw
    system calls and the stack in read(): the runtime may read from its
    signal handler. */
 #define _GNU_SOURCE
@@ -19,21 +21,25 @@
 #include <unistd.h>
 
 static ssize_t (*real_read)(int, void *, size_t);
-static int pct = -1;
+static int pct = -1, count_pct = 100;
+
+static int env_pct(const char *name, int dflt)
+{
+	const char *e = getenv(name);
+	int v = 0;
+
+	if (!e || !*e)
+		return dflt;
+	for (; *e >= '0' && *e <= '9'; e++)
+		v = v * 10 + (*e - '0');
+	return v > 100 ? 100 : v;
+}
 
 __attribute__((constructor)) static void init(void)
 {
 	real_read = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
-	{
-		const char *e = getenv("HC_TEST_RUNNING_PCT");
-		int v = 50;
-		if (e && *e) {
-			v = 0;
-			for (; *e >= '0' && *e <= '9'; e++)
-				v = v * 10 + (*e - '0');
-		}
-		pct = v > 100 ? 100 : v;
-	}
+	pct = env_pct("HC_TEST_RUNNING_PCT", 50);
+	count_pct = env_pct("HC_TEST_COUNT_PCT", 100);
 }
 
 static int is_perf_fd(int fd)
@@ -66,6 +72,7 @@ ssize_t read(int fd, void *buf, size_t n)
 		memcpy(v, buf, (size_t)r);
 		/* rounded up: running * 100 / enabled is then exactly pct */
 		v[2] = (uint64_t)(((unsigned __int128)v[1] * (unsigned)pct + 99) / 100);
+		v[0] = (uint64_t)((unsigned __int128)v[0] * (unsigned)count_pct / 100);
 		memcpy(buf, v, (size_t)r);
 	}
 	return r;

@@ -19,6 +19,8 @@
 #include "runtime/record.h"
 #include "runtime/safety.h"
 #include "runtime/sampler/pmu.h"
+#include "runtime/alloc/ownheap.h"
+#include "probe/probe.h"
 
 /* Data pages per ring buffer: a power of two. With one SIGTRAP per sample
    a buffer rarely holds more than a few records; 16 KiB absorbs bursts. */
@@ -147,12 +149,17 @@ static void sink(void *arg, uint64_t leaf, struct hc_sample *s, bool exact_ctx)
 }
 
 /* The runtime's own code and memory, as the records of this thread may
-   touch them from the handler: the library's loaded range (code, data,
-   bss: hc_rt, the live-thread table), this thread's arena (its record,
-   signal stack, CCT, events, caches, write buffer), its ring buffers (the
-   drain reads them), the bulletin board. Not listed: the allocation
-   tracker's tables and libunwind's and libc's own memory, covered instead
-   by the handler's busy intervals (below, and doc/samplers.md). */
+   touch them from the handler or anywhere else: the library's loaded range
+   (code, data, bss: hc_rt, the live-thread table), this thread's arena
+   (its record, signal stack, CCT, events, caches, write buffer), its ring
+   buffers (the drain reads them), the bulletin board, the runtime's own
+   heap (ownheap.c: the flush helper's copies, start-up's allocations), and
+   the modules only the runtime loaded (libunwind, Zydis...: loadmap.c).
+   These hold whatever the thread was doing when the record was taken: in
+   the handler, in a wrapper, at its start or end, in the runtime's
+   initialisation. Not listed: libc's own memory and the allocation
+   tracker's tables, covered only by the handler's busy intervals (below,
+   and doc/samplers.md). */
 static void self_ranges(const struct rt_thread *t, struct hc_pmu_env *env)
 {
 	int n = 0;
@@ -165,6 +172,16 @@ static void self_ranges(const struct rt_thread *t, struct hc_pmu_env *env)
 	for (int i = 0; i < own(t)->npmu && i < 2; i++)
 		RANGE(own(t)->pmu_base[i], own(t)->pmu_base[i] ? own(t)->pmu_len[i] : 0);
 	RANGE(hc_rt.bb.slots, hc_rt.bb.slots ? hc_bulletin_size(hc_rt.bb.nslots) : 0);
+	{
+		const char *hb = __atomic_load_n(&ownheap__base, __ATOMIC_ACQUIRE);
+		RANGE(hb, hb ? __atomic_load_n(&ownheap__len, __ATOMIC_RELAXED) : 0);
+	}
+	{
+		struct loadmap_range pm[LOADMAP_PRIVATE_MAX];
+		uint32_t np = loadmap__private(pm, LOADMAP_PRIVATE_MAX);
+		for (uint32_t i = 0; i < np; i++)
+			RANGE(pm[i].lo, pm[i].hi - pm[i].lo);
+	}
 #undef RANGE
 	env->nself = n;
 	n = 0;
@@ -177,6 +194,33 @@ static void self_ranges(const struct rt_thread *t, struct hc_pmu_env *env)
 		env->busy[n++].hi = UINT64_MAX;
 	}
 	env->nbusy = n;
+}
+
+/* The bulletin board's expiry in its own clock (ns): two sampling
+   intervals. A PMU period counts events, so the interval is the period
+   over the thread's event rate, read from its first event: count and
+   time enabled (hc_bb_expiry_measured, pure, tests/unit/pmu/test_probe),
+   folded into the board's value (hc_bb_expiry_blend) by a CAS: every
+   thread's handler may do it. read() is async-signal-safe; it runs once
+   every EXPIRY_EVERY records per thread. */
+#define EXPIRY_FIRST 16
+#define EXPIRY_EVERY 64
+static void measure_expiry(struct rt_thread *t)
+{
+	uint64_t v[4], m, old, fallback = hc_bb_expiry_ns(hc_rt.pmu.kind, hc_rt.period);
+	size_t want = own(t)->pmu_fmt_lost ? 4 * sizeof(uint64_t) : 3 * sizeof(uint64_t);
+
+	if (own(t)->npmu < 1 || own(t)->pmu_fd[0] < 0 ||
+	    read(own(t)->pmu_fd[0], v, want) != (ssize_t)want)
+		return;
+	m = hc_bb_expiry_measured(hc_rt.period, v[0], v[1], fallback);
+	if (m == fallback && v[0] / HC_BB_RATE_MIN_PERIODS < hc_rt.period)
+		return;                      /* not enough counted yet: nothing learnt */
+	old = __atomic_load_n(&hc_rt.bb.expiry, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&hc_rt.bb.expiry, &old, hc_bb_expiry_blend(old, m), true,
+	                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&hc_rt.bb_expiry_updates, 1, __ATOMIC_RELAXED);
 }
 
 /* Drain every ring buffer of t (its own thread only) and add what this
@@ -218,9 +262,16 @@ static void drain(struct rt_thread *t, void *uctx)
 	ADD(pmu_throttled, ring.throttle);
 	ADD(pmu_truncated, ring.truncated);
 	ADD(pmu_truncated, ring.corrupt);
+	ADD(pmu_ibs_unrandomized, ibs_unrandomized);
+	ADD(pmu_ibs_mispredicted, ibs_mispredicted);
 	if (!uctx)
 		ADD(pmu_stop_drained, samples);
 #undef ADD
+	/* Every EXPIRY_EVERY records (the first time after EXPIRY_FIRST): the
+	   board's expiry from this thread's measured event rate. */
+	if (c->period_n / EXPIRY_EVERY != was.period_n / EXPIRY_EVERY ||
+	    (was.period_n < EXPIRY_FIRST && c->period_n >= EXPIRY_FIRST))
+		measure_expiry(t);
 }
 
 static void pmu_on_sample(struct rt_thread *t, void *uctx)

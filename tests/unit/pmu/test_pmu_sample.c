@@ -8,8 +8,10 @@
    instructions with CFI (so the precise_ip = 1 "IP is the next
    instruction" path can find the function); the per-IP cache of that
    path; the TEST-ONLY stand-in's addresses from the signal's registers. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include "hc_test.h"
@@ -591,8 +593,98 @@ static void test_self_and_unmapped(void)
 	}
 }
 
+/* A library loaded before the first walk that nothing links (dlopen'd):
+   what the runtime's own dependencies look like to loadmap.c (loaded at
+   start, not reachable from the program's DT_NEEDED or LD_PRELOAD). */
+static uint64_t private_fn;
+int main(void);
+
+static void load_private(void)
+{
+	static const char *const cand[][2] = {
+		{ "libz.so.1", "crc32" }, { "liblzma.so.5", "lzma_version_number" },
+		{ "libbz2.so.1.0", "BZ2_bzlibVersion" }, { "libzstd.so.1", "ZSTD_versionNumber" },
+	};
+	for (size_t i = 0; i < sizeof cand / sizeof cand[0] && !private_fn; i++) {
+		void *h;
+		if (dlopen(cand[i][0], RTLD_NOW | RTLD_NOLOAD))
+			continue;                               /* already linked: native */
+		h = dlopen(cand[i][0], RTLD_NOW | RTLD_LOCAL);
+		if (h)
+			private_fn = (uint64_t)(uintptr_t)dlsym(h, cand[i][1]);
+	}
+}
+
+static int self_value = 42;
+
+/* Issue 19: records the runtime's own code took outside its handler (its
+   start-up, a wrapper, the flush helper's copies, a thread's start or end)
+   fall in no busy interval; the ranges catch them whatever the thread was
+   doing. The env is built as pmu.c's self_ranges builds it: the library's
+   whole loaded range (loadmap__self_*: here this test binary, which
+   compiles loadmap.c in), the runtime's heap (a stand-in buffer), the
+   modules only the runtime loaded (loadmap__private); no busy interval,
+   no registers (a drain at stop). */
+static void test_runtime_ranges(void)
+{
+	struct hc_pmu_source st = { .kind = HC_SAMPLER_PEBS, .store_event = false };
+	struct hc_pmu_env env = { .code_readable = hc_code_readable };
+	struct loadmap_range pm[LOADMAP_PRIVATE_MAX];
+	static uint8_t heap[8192];
+	const uint64_t libc_ip = (uint64_t)(uintptr_t)&memcpy;
+	const uint64_t ips[] = { IP(main), IP(loadmap__refresh), IP(hc_pmu_drain), IP(hc_decode_init),
+	                         IP(at_ld8) };
+	uint32_t np = loadmap__private(pm, LOADMAP_PRIVATE_MAX);
+	struct hc_perf_sample p;
+	struct hc_sample s;
+	uint64_t leaf;
+	bool found = false;
+
+	loadmap__self_init();
+	CHECK(loadmap__self_len > 0);
+	env.self[env.nself].lo = loadmap__self_lo;
+	env.self[env.nself++].hi = loadmap__self_lo + loadmap__self_len;
+	env.self[env.nself].lo = (uint64_t)(uintptr_t)heap;
+	env.self[env.nself++].hi = (uint64_t)(uintptr_t)heap + sizeof heap;
+	for (uint32_t i = 0; i < np; i++) {
+		env.self[env.nself].lo = pm[i].lo;
+		env.self[env.nself++].hi = pm[i].hi;
+		found |= private_fn - pm[i].lo < pm[i].hi - pm[i].lo;
+		/* never this binary (the runtime itself), libc (native), the vDSO */
+		CHECK(!(loadmap__self_lo - pm[i].lo < pm[i].hi - pm[i].lo));
+		CHECK(!(libc_ip - pm[i].lo < pm[i].hi - pm[i].lo));
+		CHECK(!(getauxval(AT_SYSINFO_EHDR) - pm[i].lo < pm[i].hi - pm[i].lo));
+	}
+	fprintf(stderr, "private modules: %u, the dlopen'd library's function at %#llx\n", np,
+	        (unsigned long long)private_fn);
+	CHECK_MSG(private_fn != 0, "none of the candidate libraries could be dlopen'd");
+	if (private_fn)
+		CHECK_MSG(found, "the dlopen'd library is not among the %u private modules", np);
+	/* IPs anywhere in the runtime's text, none in a handler run */
+	for (size_t i = 0; i < sizeof ips / sizeof ips[0]; i++) {
+		p = ps_at(ips[i], 0x7f0000001000ull);
+		CHECK_MSG(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME, "ip #%zu", i);
+	}
+	/* libc's code (memcpy called by the runtime) on the runtime's data,
+	   its heap: the address decides */
+	p = ps_at(libc_ip, (uint64_t)(uintptr_t)&self_value);
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME);
+	p = ps_at(libc_ip, (uint64_t)(uintptr_t)(heap + 4000));
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME);
+	/* code of a module only the runtime loaded (libunwind, Zydis...) */
+	if (private_fn) {
+		p = ps_at(private_fn, 0x7f0000001000ull);
+		CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) == HC_PMU_IN_RUNTIME);
+	}
+	/* a program's load outside all of them goes on (libc's memcpy reading
+	   the program's memory: decoded; whatever the verdict, not in-runtime) */
+	p = ps_at(libc_ip, 0x7f0000001000ull);
+	CHECK(hc_pmu_to_sample(&st, &p, &env, &s, &leaf) != HC_PMU_IN_RUNTIME);
+}
+
 int main(void)
 {
+	load_private();
 	if (hc_decode_init() < 0 || loadmap__refresh() < 0) {
 		fprintf(stderr, "cannot initialise the decoder\n");
 		return 1;
@@ -603,5 +695,6 @@ int main(void)
 	test_prev_cache();
 	test_standin_addr();
 	test_self_and_unmapped();
+	test_runtime_ranges();
 	return hc_test_done("test_pmu_sample");
 }
