@@ -20,6 +20,7 @@
 #include "db/db.h"
 #include "report/report.h"
 #include "support/log.h"
+#include "hpcprof-comm/mpi.h"
 
 static void usage(FILE *f)
 {
@@ -51,6 +52,11 @@ static void usage(FILE *f)
 	      "  -q, --quiet       print only errors (no summary, no progress)\n"
 	      "  -h, --help        this help\n"
 	      "  -V, --version     version\n"
+	      "\n"
+	      "Under an MPI launcher (mpirun -np N hpcprof-comm ...), a build with MPI merges\n"
+	      "in parallel: each rank reads a share of the processes, partial results are\n"
+	      "reduced over a tree, rank 0 writes the same database a single run writes; a\n"
+	      "build without MPI refuses to run as one of several ranks (doc/mpi.md).\n"
 	      "\n"
 	      "Damaged profiles are reported with the reason and skipped. Exit status: 0 on\n"
 	      "success, 1 when nothing usable was found or the database could not be written,\n"
@@ -160,6 +166,7 @@ int main(int argc, char **argv)
 	char outbuf[4300], err[2048];
 	const char *outdir = NULL, *region = NULL;
 	bool quiet = false;
+	const struct hc_analysis_comm *comm = NULL;
 	int c, ret;
 
 	hc_debug_init();               /* HC_DEBUG=merge,time (doc/hpcprof-comm.md) */
@@ -251,6 +258,15 @@ int main(int argc, char **argv)
 		outdir = outbuf;
 	}
 	o.outdir = outdir;
+	ret = prof_mpi_start(&argc, &argv, &comm);
+	if (ret)
+		return ret;
+	o.comm = comm;
+	if (comm && comm->rank != 0) {
+		/* Rank 0 speaks for the run. */
+		quiet = true;
+		o.diag = NULL;
+	}
 	if (!quiet) {
 		o.summary = stdout;
 		if (isatty(STDERR_FILENO)) {
@@ -263,16 +279,21 @@ int main(int argc, char **argv)
 
 	ret = hc_analysis_run(&o, &res, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "hpcprof-comm: %s\n", err);
-		return 1;
+		if (comm)
+			fprintf(stderr, "hpcprof-comm: rank %d: %s\n", comm->rank, err);
+		else
+			fprintf(stderr, "hpcprof-comm: %s\n", err);
+		return prof_mpi_finish(1);
 	}
+	if (comm && comm->rank != 0)
+		return prof_mpi_finish(0);
 	if (!quiet)
 		printf("\nDatabase: %s (%zu profile%s used, %zu skipped)\n", outdir, res.read,
 		       res.read == 1 ? "" : "s", res.skipped);
 	if (region) {
 		if (!quiet)
 			putchar('\n');
-		return print_region(outdir, region);
+		return prof_mpi_finish(print_region(outdir, region));
 	}
-	return 0;
+	return prof_mpi_finish(0);
 }

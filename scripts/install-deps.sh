@@ -12,7 +12,8 @@ libxml2-dev libxml2-utils libhwloc-dev hwloc-nox zlib1g-dev libiberty-dev libsco
 gfortran \
 clang libclang-rt-14-dev libomp-14-dev \
 chromium chromium-driver python3 file \
-pigz zstd xz-utils time gnuplot-nox"
+pigz zstd xz-utils time gnuplot-nox \
+libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $PKGS; do

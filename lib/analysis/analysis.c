@@ -81,6 +81,7 @@ static void an_free(struct an *an)
 		free(p->map);
 		agg__free(&p->row);
 		agg__free(&p->rrow);
+		agg__free(&p->rraw);
 		free(p->counters);
 	}
 	free(an->profs);
@@ -113,6 +114,7 @@ static void an_free(struct an *an)
 	free(an->proc_order);
 	view__free(&an->view);
 	regions__free(an);
+	free(an->first);
 	for (i = 0; i < an->nwarns; i++)
 		free(an->warns[i].text);
 	free(an->warns);
@@ -186,6 +188,7 @@ static int init(struct an *an, const struct hc_analysis_opts *o)
 
 	memset(an, 0, sizeof(*an));
 	an->o = o;
+	an->comm = o->comm && o->comm->size > 1 ? o->comm : NULL;
 	an->top = o->top ? o->top : HC_ANALYSIS_DEFAULT_TOP;
 	an->dense_max = o->dense_max ? o->dense_max : HC_ANALYSIS_DEFAULT_DENSE_MAX;
 	pthread_mutex_init(&an->lock, NULL);
@@ -213,6 +216,7 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	enum an_status *seen = NULL;
 	uint32_t npairs = 0, ndirs = 0, i;
 	char *stage = NULL, *text = NULL;
+	bool dist, root;
 	int ret;
 
 	if (res)
@@ -223,20 +227,43 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 		snprintf(err, errlen, "no measurement directory or no output directory given");
 		return -EINVAL;
 	}
-	ret = hc_db_check_target(o->outdir, o->force, err, errlen);
-	if (ret)
+	dist = o->comm && o->comm->size > 1;
+	root = !dist || o->comm->rank == 0;
+	/* Distributed: only rank 0 writes; all ranks learn whether it can. */
+	ret = root ? hc_db_check_target(o->outdir, o->force, err, errlen) : 0;
+	if (ret && !dist)
 		return ret;
-	ret = init(&an, o);
+	if (!ret)
+		ret = init(&an, o);
+	else if (init(&an, o) && dist)
+		snprintf(err, errlen, "out of memory");
 	if (ret)
-		goto out_nomem;
-	ret = hc_db_stage(o->outdir, &stage, err, errlen);
+		goto out_early;
+	ret = root ? hc_db_stage(o->outdir, &stage, err, errlen) : 0;
 	if (ret)
-		goto out;
+		goto out_early;
 
 	phase_start(&ph, o);
 	ret = scan__inputs(&an, &ndirs);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+out_early:
+	if (ret && !err[0])
+		snprintf(err, errlen, "%s", strerror(-ret));
+	if (dist) {
+		uint64_t bad = ret != 0;
+		int r = o->comm->sum(o->comm->arg, &bad, 1);
+		if (r && !ret) {
+			snprintf(err, errlen, "the MPI transport failed: %s", strerror(-r));
+			ret = r;
+		}
+		if (!ret && bad) {
+			snprintf(err, errlen, "another rank failed (rank 0 says why)");
+			ret = -ECANCELED;
+		}
+	}
 	if (ret)
-		goto out_nomem;
+		goto out;
 	phase_end(&ph, "scan");
 	if (!an.nprofs) {
 		snprintf(err, errlen, "nothing to analyze: no profile (*.%s) in %s%s", HC_PROF_SUFFIX,
@@ -250,16 +277,23 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (!seen)
 		goto out_nomem;
 
+	if (dist) {
+		ret = dist__assign(&an);
+		if (ret)
+			goto out_nomem;
+	}
 	ret = merge__read_all(&an);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "read");
 	ret = merge__combine(&an);
-	report_skipped(&an, seen);
+	if (!dist)
+		report_skipped(&an, seen);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "combine");
-	ret = regions__prepare(&an);
+	/* Distributed: the region sets of rank 0's merged tree, after the reduction. */
+	ret = dist ? 0 : regions__prepare(&an);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "regions");
@@ -267,6 +301,25 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "events");
+	if (dist) {
+		bool done;
+
+		ret = dist__reduce(&an, &done, err, errlen);
+		if (ret == -EPROTO)
+			goto out;   /* err said it */
+		if (ret)
+			goto out_nomem;
+		phase_end(&ph, "reduce");
+		if (done)
+			goto out;   /* sent up the tree: rank 0 goes on */
+		report_skipped(&an, seen);
+		ret = regions__prepare(&an);
+		if (!ret)
+			ret = dist__regions(&an);
+		if (ret)
+			goto out_nomem;
+	}
+	merge__event_totals(&an);
 	for (i = 0; i < an.nprofs; i++)
 		if (an.profs[i].status == AN_OK)
 			break;

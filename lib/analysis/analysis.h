@@ -21,6 +21,24 @@
    viewer's dense copy 8 MiB; at 100,000 threads it would be 20 GB and 80 GB. */
 #define HC_ANALYSIS_DEFAULT_DENSE_MAX 1024u
 
+/* The distributed merge (lib/analysis/dist.c, doc/mpi.md): several copies of
+   the analyzer, one per rank, each reading a share of the processes; partial
+   results travel up a binomial reduction tree as versioned byte buffers;
+   rank 0 writes the database, identical to the one a single run writes. The
+   library does not link MPI: the caller (hpcprof-comm/mpi.c) provides the
+   transport. Every function returns 0 or a negative errno; a failure on one
+   rank must make the transport fail on the others too (MPI aborts). */
+struct hc_analysis_comm {
+	int rank, size;
+	void *arg;
+	/* Blocking point-to-point: send len bytes to rank `to`; receive the next
+	   buffer from rank `from` (*buf malloc'd, the caller frees it). */
+	int (*send)(void *arg, int to, const void *buf, size_t len);
+	int (*recv)(void *arg, int from, void **buf, size_t *len);
+	/* Element-wise sum of v[0..n) over all ranks, result on every rank. */
+	int (*sum)(void *arg, uint64_t *v, size_t n);
+};
+
 struct hc_analysis_opts {
 	const char *const *inputs;  /* measurement directories */
 	size_t ninputs;
@@ -38,6 +56,10 @@ struct hc_analysis_opts {
 	   call with what = NULL when the work is over. NULL = no progress. */
 	void (*progress)(void *arg, const char *what, size_t done, size_t total);
 	void *progress_arg;
+	/* NULL or size 1: one process does everything. Otherwise only rank 0
+	   writes outdir, summary and diag; the other ranks return 0 after sending
+	   their share. */
+	const struct hc_analysis_comm *comm;
 };
 
 struct hc_analysis_result {

@@ -158,6 +158,11 @@ struct an_prof {
 	/* regions.c: (region set of the context | the peer context's << 32,
 	   peer index, 0) -> (true, false); h.slots NULL until the first. */
 	struct agg rrow;
+	uint32_t name_pid;          /* pid from the file name, 0 if unnamed */
+	bool remote;                /* distributed merge: another rank reads it (dist.c) */
+	/* distributed merge: what regions__add would get, by node before the
+	   region sets exist: (g | gp << 32, peer, 0) -> (true, false) */
+	struct agg rraw;
 };
 
 struct an_proc {
@@ -382,6 +387,11 @@ struct an {
 	struct an_warn *warns;
 	uint32_t nwarns, warncap;
 	struct views *views;        /* phases and locality (views.h), fed by the object pass */
+
+	/* the distributed merge (dist.c); comm NULL when alone */
+	const struct hc_analysis_comm *comm;
+	uint64_t *first;            /* tree node -> first (profile << 32 | node) holding it */
+	uint32_t firstcap;
 };
 
 void an__warn(struct an *an, const char *fmt, ...) HC_PRINTF(2, 3);
@@ -396,6 +406,32 @@ uint32_t merge__global_node(const struct an *an, const struct an_prof *p, uint32
 int merge__read_all(struct an *an);      /* pass 1: trees */
 int merge__combine(struct an *an);       /* unit, global tree */
 int merge__read_events(struct an *an);   /* pass 2: events */
+/* Event totals and the warning per profile with impossible peers, in file order. */
+void merge__event_totals(struct an *an);
+/* Module ids in path order (the tree's keys and start_lm rewritten). */
+int merge__sort_modules(struct an *an);
+
+/* dist.c: the distributed merge (analysis.h, doc/mpi.md). assign marks the
+   profiles other ranks read (whole processes, round robin in file order);
+   reduce sends this rank's partial result up the reduction tree and, on
+   rank 0, receives and merges the others' and renumbers the tree as one
+   process would have. After reduce, only rank 0 goes on (*done false). */
+int dist__assign(struct an *an);
+int dist__reduce(struct an *an, bool *done, char *err, size_t errlen);
+/* Rank 0 after reduce, once the region sets exist: rraw into regions__add. */
+int dist__regions(struct an *an);
+static inline int dist__raw_add(struct an_prof *p, uint32_t g, uint32_t gp, uint32_t peer,
+                                uint64_t t, uint64_t f)
+{
+	struct hkey k = { g | (uint64_t)gp << 32, peer, 0 };
+
+	if (!p->rraw.h.slots) {
+		int ret = agg__init(&p->rraw, 16);
+		if (ret)
+			return ret;
+	}
+	return agg__add(&p->rraw, &k, t, f);
+}
 
 /* threads.c: process/thread table and threads.csv */
 int threads__assemble(struct an *an);

@@ -231,7 +231,9 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 		{
 			struct hkey k = { g, gp, 0 };
 			ret = agg__add(&a->pairs, &k, wt, wf);
-			if (!ret)
+			if (!ret && an->comm)
+				ret = dist__raw_add(p, g, gp, ev.peer, wt, wf);
+			else if (!ret)
 				ret = regions__add(an, p, g, gp, ev.peer, wt, wf);
 			if (ret)
 				return ret;
@@ -387,6 +389,8 @@ static void worker_main(void *arg, unsigned id)
 
 		if (i >= an->nprofs)
 			break;
+		if (an->profs[i].remote)
+			continue;
 		ret = read_profile(w, &an->profs[i]);
 		__atomic_fetch_add(&an->done_profs, 1, __ATOMIC_RELAXED);
 		if (ret) {
@@ -476,8 +480,13 @@ int merge__read_events(struct an *an)
 	               an->nprofs);
 	for (i = 0; i < an->nworkers && !ret; i++)
 		ret = an->workers[i].err;
-	if (ret)
-		return ret;
+	return ret;
+}
+
+void merge__event_totals(struct an *an)
+{
+	uint32_t i;
+
 	for (i = 0; i < an->nprofs; i++) {
 		const struct an_prof *p = &an->profs[i];
 
@@ -489,7 +498,6 @@ int merge__read_events(struct an *an)
 			an__warn(an, "%s: %llu events name a peer thread index beyond %u and were ignored",
 			         p->path, (unsigned long long)p->bad_events, AN_MAX_THREAD - 1);
 	}
-	return 0;
 }
 
 /* The global calling-context node of a profile's node, HC_NONE when the
@@ -514,6 +522,14 @@ static void choose_unit(struct an *an)
 	for (i = 0; i < an->nprofs; i++)
 		if (an->profs[i].status == AN_OK)
 			count[an->profs[i].th.unit == HC_UNIT_TRANSFERS]++;
+	if (an->comm && an->comm->size > 1) {
+		/* Every rank chooses the same unit from the counts of all. */
+		uint64_t c[2] = { count[0], count[1] };
+		if (an->comm->sum(an->comm->arg, c, 2) == 0) {
+			count[0] = (uint32_t)c[0];
+			count[1] = (uint32_t)c[1];
+		}
+	}
 	if (an->o->unit == HC_UNIT_NS || an->o->unit == HC_UNIT_TRANSFERS)
 		u = an->o->unit;
 	else
@@ -545,7 +561,7 @@ static int cmp_modpath(const void *a, const void *b, void *arg)
 /* Modules were numbered in the order workers met them: number them by path
    instead. The global tree is final at this point, so its keys (which hold
    the module) are rewritten in place; it is never searched again. */
-static int sort_modules(struct an *an)
+int merge__sort_modules(struct an *an)
 {
 	uint32_t n = an->modules.n, i, *order, *newid, id;
 	struct strtab sorted;
@@ -620,12 +636,21 @@ int merge__combine(struct an *an)
 
 			if (a->remap[l] != HC_NONE)
 				continue;
+			uint32_t before = cct__n(&an->tree);
+
 			ret = cct__add(&an->tree, a->remap[cct__parent(&a->tree, l)],
 			               cct__lm(&a->tree, l), cct__flags(&a->tree, l),
 			               cct__offset(&a->tree, l), a->tree.m[l], &g);
 			if (ret)
 				return ret;
 			a->remap[l] = g;
+			if (an->comm && g == before) {
+				/* Distributed: where one process would have met it first. */
+				ret = an__grow(&an->first, &an->firstcap, g + 1, sizeof(*an->first));
+				if (ret)
+					return ret;
+				an->first[g] = (uint64_t)i << 32 | j;
+			}
 		}
 		for (k = 0; k < HC_M_COUNT; k++)
 			an->mtot[k] += p->mtot[k];
@@ -639,5 +664,6 @@ int merge__combine(struct an *an)
 			cct__free(&a->tree);
 		merge__acc_free(&an->workers[w].acc[1 - ui]);
 	}
-	return sort_modules(an);
+	/* Distributed: numbered by path once, on rank 0, after the reduction. */
+	return an->comm ? 0 : merge__sort_modules(an);
 }

@@ -204,6 +204,7 @@ static int scan_dir(struct an *an, unsigned input, const char *dir, struct topo_
 			p->host = host;
 			p->host_id = nm.ok ? nm.hostid : 0;
 			p->gen = nm.ok ? nm.gen : 0;
+			p->name_pid = nm.ok ? nm.pid : 0;
 			p->gthread = HC_NONE;
 			p->start_lm = HC_NONE;
 			an->nprofs++;

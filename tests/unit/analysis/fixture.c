@@ -78,7 +78,7 @@ char *fx_write_profile(const char *dir, const struct fx_prof *p)
 	int fd, r = 0;
 
 	exe = exe ? exe + 1 : p->th.exe;
-	snprintf(name, sizeof(name), "%s-000000-%03u-%08x-%u-%u.%s", exe, p->th.index, p->hostid,
+	snprintf(name, sizeof(name), "%s-%06u-%03u-%08x-%u-%u.%s", exe, p->th.rank, p->th.index, p->hostid,
 	         p->th.pid, p->gen, HC_PROF_SUFFIX);
 	path = fx_join(dir, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

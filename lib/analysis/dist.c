@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dist.c — the distributed merge (doc/mpi.md). Several copies of the
+   analyzer, one per rank, list the same inputs in the same order. Each rank
+   reads only the profiles of its processes (whole processes, so a thread's
+   peers — always of its own process — are read on the same rank and pass 2
+   stays local), dealt round robin in order of first appearance in the file
+   list; it runs the ordinary threaded passes 1 and 2 on them. Its partial
+   result — calling-context tree, per-profile records with their node maps,
+   code pairs, CPU pairs, CPUs per thread, process and module tables — is
+   serialized into a versioned byte buffer and reduced over a binomial tree:
+   at step s, rank r with bit s set sends to r - s and stops; rank r + s's
+   buffer is merged into rank r's state. Rank 0 ends with everything and goes
+   on alone (symbolization, matrices, objects, writing), so the database is
+   the one a single run writes.
+
+   Identity of node numbers: one process numbers tree nodes in the order it
+   first meets them, visiting profiles in file order and each profile's nodes
+   in order (merge.c). Every node here carries the smallest (profile, node)
+   key that holds it; merging keeps the minimum, and rank 0 renumbers the
+   merged tree by that key, which is the same order. Sums are sums, so the
+   rest does not depend on who added what. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+#include "analysis/regions.h"
+
+#define DIST_MAGIC   "HCDIST\r\n"
+#define DIST_VERSION 1u
+
+/* ---------------- byte buffers ---------------- */
+
+struct wbuf {
+	uint8_t *p;
+	size_t n, cap;
+	int err;
+};
+
+static void put(struct wbuf *b, const void *v, size_t len)
+{
+	if (b->err)
+		return;
+	if (b->n + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 1 << 16;
+		uint8_t *p;
+		while (cap < b->n + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, v, len);
+	b->n += len;
+}
+
+static void put32(struct wbuf *b, uint32_t v) { put(b, &v, sizeof(v)); }
+static void put64(struct wbuf *b, uint64_t v) { put(b, &v, sizeof(v)); }
+
+static void putstr(struct wbuf *b, const char *s)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+
+	put32(b, n);
+	if (s)
+		put(b, s, n);
+}
+
+struct rbuf {
+	const uint8_t *p;
+	size_t n, off;
+	bool bad;
+};
+
+static void get(struct rbuf *b, void *v, size_t len)
+{
+	if (b->bad || len > b->n - b->off) {
+		b->bad = true;
+		memset(v, 0, len);
+		return;
+	}
+	memcpy(v, b->p + b->off, len);
+	b->off += len;
+}
+
+static uint32_t get32(struct rbuf *b) { uint32_t v; get(b, &v, sizeof(v)); return v; }
+static uint64_t get64(struct rbuf *b) { uint64_t v; get(b, &v, sizeof(v)); return v; }
+
+/* malloc'd copy, NULL for a NULL string (bad set when malformed or out of
+   memory: *oom tells which). */
+static char *getstr(struct rbuf *b, bool *oom)
+{
+	uint32_t n = get32(b);
+	char *s;
+
+	if (b->bad || n == UINT32_MAX)
+		return NULL;
+	if (n > b->n - b->off) {
+		b->bad = true;
+		return NULL;
+	}
+	s = malloc((size_t)n + 1);
+	if (!s) {
+		*oom = true;
+		b->bad = true;
+		return NULL;
+	}
+	memcpy(s, b->p + b->off, n);
+	s[n] = '\0';
+	b->off += n;
+	return s;
+}
+
+/* ---------------- the partition ---------------- */
+
+int dist__assign(struct an *an)
+{
+	struct hmap seen;
+	uint32_t i, idx;
+	int ret, rank = an->comm->rank, size = an->comm->size;
+
+	ret = hmap__init(&seen, 64);
+	if (ret)
+		return ret;
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+		/* The process as its file name says; unnamed files go to rank 0. */
+		struct hkey k = { (uint64_t)p->input | (uint64_t)p->host << 32,
+		                  (uint64_t)p->name_pid | (uint64_t)p->gen << 32, 0 };
+
+		ret = hmap__intern(&seen, &k, &idx);
+		if (ret < 0)
+			break;
+		ret = 0;
+		p->remote = (p->name_pid ? (int)(idx % (uint32_t)size) : 0) != rank;
+	}
+	hmap__free(&seen);
+	return ret;
+}
+
+/* ---------------- this rank's state as one flat worker ---------------- */
+
+static int agg_merge(struct agg *dst, const struct agg *src)
+{
+	uint32_t k;
+	int ret = 0;
+
+	for (k = 0; k < src->h.n && !ret; k++)
+		ret = agg__add(dst, &src->h.keys[k], src->v[k][0], src->v[k][1]);
+	return ret;
+}
+
+/* After the local passes: profile maps in tree ids, every worker's
+   aggregates in worker 0's, first keys for every node. */
+static int flatten(struct an *an)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	struct an_acc *f = &an->workers[0].acc[ui];
+	uint32_t i, j, n = cct__n(&an->tree);
+	unsigned w;
+	int ret;
+
+	ret = an__grow(&an->first, &an->firstcap, n ? n : 1, sizeof(*an->first));
+	if (ret)
+		return ret;
+	an->first[0] = 0;
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+		const uint32_t *remap;
+
+		if (p->status != AN_OK)
+			continue;
+		remap = an->workers[p->worker].acc[ui].remap;
+		for (j = 0; j < p->nnodes; j++)
+			p->map[j] = remap[p->map[j]];
+		p->worker = 0;
+	}
+	if (!f->used) {
+		memset(f, 0, sizeof(*f));
+		ret = agg__init(&f->pairs, 1024);
+		if (!ret)
+			ret = agg__init(&f->cpus, 64);
+		if (!ret)
+			ret = agg__init(&f->tcpus, 64);
+		if (ret)
+			return ret;
+		f->used = true;
+	}
+	for (w = 1; w < an->nworkers; w++) {
+		struct an_acc *a = &an->workers[w].acc[ui];
+
+		if (!a->used)
+			continue;
+		ret = agg_merge(&f->pairs, &a->pairs);
+		if (!ret)
+			ret = agg_merge(&f->cpus, &a->cpus);
+		if (!ret)
+			ret = agg_merge(&f->tcpus, &a->tcpus);
+		if (ret)
+			return ret;
+		merge__acc_free(a);
+	}
+	free(f->remap);
+	f->remap = NULL;
+	return 0;
+}
+
+/* ---------------- serialization ---------------- */
+
+static void put_agg(struct wbuf *b, const struct agg *g)
+{
+	uint32_t k;
+
+	put32(b, g->h.n);
+	for (k = 0; k < g->h.n; k++) {
+		put64(b, g->h.keys[k].a);
+		put64(b, g->h.keys[k].b);
+		put64(b, g->h.keys[k].c);
+		put64(b, g->v[k][0]);
+		put64(b, g->v[k][1]);
+	}
+}
+
+static int serialize(struct an *an, struct wbuf *b)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	const struct an_acc *f = &an->workers[0].acc[ui];
+	uint32_t i, k, n = cct__n(&an->tree), nrec = 0;
+
+	put(b, DIST_MAGIC, 8);
+	put32(b, DIST_VERSION);
+	put32(b, (uint32_t)sizeof(struct hc_prof_thread));
+	put32(b, HC_M_COUNT);
+	put32(b, an->nprofs);
+	put32(b, an->modules.n);
+	for (i = 0; i < an->modules.n; i++)
+		putstr(b, an->modules.s[i]);
+	put32(b, n);
+	for (i = 0; i < n; i++) {
+		put32(b, cct__parent(&an->tree, i));
+		put32(b, cct__lm(&an->tree, i));
+		put32(b, cct__flags(&an->tree, i));
+		put64(b, cct__offset(&an->tree, i));
+		put(b, an->tree.m[i], sizeof(an->tree.m[i]));
+		put64(b, an->first[i]);
+	}
+	put32(b, an->nprocs);
+	for (i = 0; i < an->nprocs; i++) {
+		const struct an_proc *pr = &an->procs[i];
+		put32(b, pr->input);
+		put32(b, pr->host);
+		put32(b, pr->pid);
+		put32(b, pr->gen);
+		put32(b, pr->ppid);
+		put32(b, pr->rank);
+		put32(b, (uint32_t)pr->unit);
+		put64(b, pr->start_ns);
+		putstr(b, pr->exe);
+	}
+	for (i = 0; i < an->nprofs; i++)
+		nrec += !an->profs[i].remote;
+	put32(b, nrec);
+	for (i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+
+		if (p->remote)
+			continue;
+		put32(b, i);
+		put32(b, (uint32_t)p->status);
+		putstr(b, p->reason);
+		if (p->status != AN_OK)
+			continue;
+		put(b, &p->th, sizeof(p->th));
+		put32(b, p->proc);
+		put32(b, p->nnodes);
+		put(b, p->map, (size_t)p->nnodes * sizeof(*p->map));
+		put32(b, p->start_lm);
+		put64(b, p->self_weight[0]);
+		put64(b, p->self_weight[1]);
+		put64(b, p->bad_events);
+		put64(b, p->nevents);
+		put64(b, p->event_weight);
+		put(b, p->mtot, sizeof(p->mtot));
+		put32(b, p->ncounters);
+		for (k = 0; k < p->ncounters; k++) {
+			put(b, p->counters[k].name, sizeof(p->counters[k].name));
+			put64(b, p->counters[k].value);
+		}
+		put_agg(b, &p->row);
+		put_agg(b, &p->rraw);
+	}
+	put_agg(b, &f->pairs);
+	put_agg(b, &f->cpus);
+	put_agg(b, &f->tcpus);
+	return b->err;
+}
+
+/* ---------------- merging a received buffer ---------------- */
+
+/* Translation: x -> t[x] (HC_NONE stays), bad when out of range. */
+static uint32_t tr(const uint32_t *t, uint32_t n, uint32_t x, bool *bad)
+{
+	if (x == HC_NONE)
+		return HC_NONE;
+	if (x >= n) {
+		*bad = true;
+		return HC_NONE;
+	}
+	return t[x];
+}
+
+enum { K_PAIRS, K_CPUS, K_TCPUS, K_RAW };
+
+static int get_agg(struct rbuf *b, struct agg *dst, int kind, const uint32_t *nt, uint32_t nn,
+                   const uint32_t *pt, uint32_t np)
+{
+	uint32_t n = get32(b), k;
+	bool bad = false;
+
+	if (n > b->n) {
+		b->bad = true;
+		return 0;
+	}
+	if (n && !dst->h.slots) {
+		int ret = agg__init(dst, n);
+		if (ret)
+			return ret;
+	}
+	for (k = 0; k < n && !b->bad; k++) {
+		struct hkey key;
+		uint64_t v0, v1;
+		int ret;
+
+		key.a = get64(b);
+		key.b = get64(b);
+		key.c = get64(b);
+		v0 = get64(b);
+		v1 = get64(b);
+		if (kind == K_PAIRS) {
+			key.a = tr(nt, nn, (uint32_t)key.a, &bad);
+			key.b = tr(nt, nn, (uint32_t)key.b, &bad);
+		} else if (kind == K_TCPUS) {
+			key.a = tr(pt, np, (uint32_t)key.a, &bad);
+		} else if (kind == K_RAW) {
+			key.a = tr(nt, nn, (uint32_t)key.a, &bad) |
+			        (uint64_t)tr(nt, nn, (uint32_t)(key.a >> 32), &bad) << 32;
+		}
+		if (bad)
+			b->bad = true;
+		if (b->bad)
+			break;
+		ret = agg__add(dst, &key, v0, v1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int merge_in(struct an *an, const void *data, size_t len, int from, char *err, size_t errlen)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	struct an_acc *f = &an->workers[0].acc[ui];
+	struct rbuf b = { data, len, 0, false };
+	uint32_t *mt = NULL, *nt = NULL, *pt = NULL, nm = 0, nn = 0, np = 0, i, k, nrec;
+	char magic[8];
+	bool oom = false, bad = false;
+	int ret = 0;
+
+	get(&b, magic, 8);
+	if (b.bad || memcmp(magic, DIST_MAGIC, 8) || get32(&b) != DIST_VERSION ||
+	    get32(&b) != sizeof(struct hc_prof_thread) || get32(&b) != HC_M_COUNT ||
+	    get32(&b) != an->nprofs) {
+		snprintf(err, errlen, "the partial result from rank %d is not this version's "
+		         "(another hpcprof-comm binary, or other inputs?)", from);
+		return -EPROTO;
+	}
+	/* modules */
+	nm = get32(&b);
+	if (!b.bad && nm > len) b.bad = true;
+	if (!b.bad && !(mt = malloc(((size_t)nm + 1) * sizeof(*mt))))
+		goto nomem;
+	for (i = 0; i < nm && !b.bad; i++) {
+		char *s = getstr(&b, &oom);
+		if (!s) {
+			b.bad = true;
+			break;
+		}
+		ret = strtab__intern(&an->modules, s, &mt[i]);
+		free(s);
+		if (ret < 0)
+			goto nomem;
+		ret = 0;
+	}
+	/* tree: parents first */
+	nn = get32(&b);
+	if (!b.bad && nn > len) b.bad = true;
+	if (!b.bad && !(nt = malloc(((size_t)nn + 1) * sizeof(*nt))))
+		goto nomem;
+	for (i = 0; i < nn && !b.bad; i++) {
+		uint32_t parent = get32(&b), lm = get32(&b), flags = get32(&b), g;
+		uint64_t off = get64(&b), m[HC_M_COUNT], key, before = cct__n(&an->tree);
+
+		get(&b, m, sizeof(m));
+		key = get64(&b);
+		if (b.bad)
+			break;
+		if (i == 0) {
+			parent = HC_NONE;
+		} else if (parent >= i) {
+			b.bad = true;
+			break;
+		} else {
+			parent = nt[parent];
+		}
+		lm = tr(mt, nm, lm, &bad);
+		if (bad) {
+			b.bad = true;
+			break;
+		}
+		ret = cct__add(&an->tree, parent, lm, flags, off, m, &g);
+		if (!ret)
+			ret = an__grow(&an->first, &an->firstcap, g + 1, sizeof(*an->first));
+		if (ret)
+			goto nomem;
+		if (g == before || key < an->first[g])
+			an->first[g] = key;
+		nt[i] = g;
+	}
+	/* processes */
+	np = get32(&b);
+	if (!b.bad && np > len) b.bad = true;
+	if (!b.bad && !(pt = malloc(((size_t)np + 1) * sizeof(*pt))))
+		goto nomem;
+	for (i = 0; i < np && !b.bad; i++) {
+		struct an_proc pr;
+		struct hkey key;
+		char *exe;
+		uint32_t idx;
+
+		memset(&pr, 0, sizeof(pr));
+		pr.input = get32(&b);
+		pr.host = get32(&b);
+		pr.pid = get32(&b);
+		pr.gen = get32(&b);
+		pr.ppid = get32(&b);
+		pr.rank = get32(&b);
+		pr.unit = (int)get32(&b);
+		pr.start_ns = get64(&b);
+		exe = getstr(&b, &oom);
+		if (!exe || pr.host >= an->nhosts) {
+			free(exe);
+			b.bad = true;
+			break;
+		}
+		snprintf(pr.exe, sizeof(pr.exe), "%s", exe);
+		free(exe);
+		key = (struct hkey){ (uint64_t)pr.input | (uint64_t)pr.host << 32,
+		                     (uint64_t)pr.pid | (uint64_t)pr.gen << 32, 0 };
+		ret = hmap__intern(&an->prockey, &key, &idx);
+		if (ret < 0)
+			goto nomem;
+		if (ret == 1) {
+			ret = an__grow(&an->procs, &an->proccap, an->prockey.n, sizeof(*an->procs));
+			if (ret)
+				goto nomem;
+			an->procs[idx] = pr;
+			an->nprocs = an->prockey.n;
+		}
+		ret = 0;
+		pt[i] = idx;
+	}
+	/* profiles */
+	nrec = b.bad ? 0 : get32(&b);
+	for (k = 0; k < nrec && !b.bad; k++) {
+		uint32_t idx = get32(&b), st = get32(&b), j;
+		struct an_prof *p;
+
+		if (b.bad || idx >= an->nprofs || !an->profs[idx].remote ||
+		    (st != AN_OK && st != AN_SKIPPED)) {
+			b.bad = true;
+			break;
+		}
+		p = &an->profs[idx];
+		p->remote = false;
+		p->status = (enum an_status)st;
+		free(p->reason);
+		p->reason = getstr(&b, &oom);
+		if (st != AN_OK)
+			continue;
+		get(&b, &p->th, sizeof(p->th));
+		p->proc = tr(pt, np, get32(&b), &bad);
+		p->nnodes = get32(&b);
+		if (bad || b.bad || p->nnodes > (len - b.off) / sizeof(uint32_t)) {
+			b.bad = true;
+			break;
+		}
+		free(p->map);
+		p->map = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*p->map));
+		if (!p->map)
+			goto nomem;
+		get(&b, p->map, (size_t)p->nnodes * sizeof(*p->map));
+		for (j = 0; j < p->nnodes && !bad; j++)
+			p->map[j] = tr(nt, nn, p->map[j], &bad);
+		p->start_lm = tr(mt, nm, get32(&b), &bad);
+		p->worker = 0;
+		p->self_weight[0] = get64(&b);
+		p->self_weight[1] = get64(&b);
+		p->bad_events = get64(&b);
+		p->nevents = get64(&b);
+		p->event_weight = get64(&b);
+		get(&b, p->mtot, sizeof(p->mtot));
+		p->ncounters = get32(&b);
+		if (bad || b.bad || p->ncounters > len / sizeof(struct an_counter)) {
+			p->ncounters = 0;
+			b.bad = true;
+			break;
+		}
+		if (p->ncounters) {
+			p->counters = calloc(p->ncounters, sizeof(*p->counters));
+			if (!p->counters)
+				goto nomem;
+		}
+		for (j = 0; j < p->ncounters; j++) {
+			get(&b, p->counters[j].name, sizeof(p->counters[j].name));
+			p->counters[j].name[sizeof(p->counters[j].name) - 1] = '\0';
+			p->counters[j].value = get64(&b);
+		}
+		ret = get_agg(&b, &p->row, K_CPUS, nt, nn, pt, np);
+		if (!ret && !b.bad)
+			ret = get_agg(&b, &p->rraw, K_RAW, nt, nn, pt, np);
+		if (ret)
+			goto nomem;
+	}
+	if (!b.bad)
+		ret = get_agg(&b, &f->pairs, K_PAIRS, nt, nn, pt, np);
+	if (!ret && !b.bad)
+		ret = get_agg(&b, &f->cpus, K_CPUS, nt, nn, pt, np);
+	if (!ret && !b.bad)
+		ret = get_agg(&b, &f->tcpus, K_TCPUS, nt, nn, pt, np);
+	if (ret)
+		goto nomem;
+	if (oom)
+		goto nomem;
+	if (b.bad || b.off != len) {
+		snprintf(err, errlen, "the partial result from rank %d is malformed at byte %zu of %zu",
+		         from, b.off, len);
+		ret = -EPROTO;
+	}
+	goto out;
+nomem:
+	ret = -ENOMEM;
+	snprintf(err, errlen, "out of memory merging the partial result from rank %d", from);
+out:
+	free(mt);
+	free(nt);
+	free(pt);
+	return ret;
+}
+
+/* ---------------- rank 0: one process's numbering ---------------- */
+
+static int cmp_first(const void *x, const void *y, void *arg)
+{
+	const uint64_t *first = arg;
+	uint64_t a = first[*(const uint32_t *)x], b = first[*(const uint32_t *)y];
+
+	return (a > b) - (a < b);
+}
+
+static int renumber(struct an *an)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	struct an_acc *f = &an->workers[0].acc[ui];
+	uint32_t n = cct__n(&an->tree), *order, *newid, i, j, k;
+	struct cct t;
+	struct agg pairs;
+	int ret = -ENOMEM;
+
+	order = malloc((size_t)n * sizeof(*order));
+	newid = malloc((size_t)n * sizeof(*newid));
+	f->remap = malloc((size_t)n * sizeof(*f->remap));
+	if (!order || !newid || !f->remap)
+		goto out;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_first, an->first);
+	for (i = 0; i < n; i++)
+		newid[order[i]] = i;
+	ret = cct__init(&t);
+	if (ret)
+		goto out;
+	for (k = 0; k < HC_M_COUNT; k++)
+		t.m[0][k] = an->tree.m[0][k];
+	for (i = 1; i < n && !ret; i++) {
+		uint32_t o = order[i], g;
+
+		ret = cct__add(&t, newid[cct__parent(&an->tree, o)], cct__lm(&an->tree, o),
+		               cct__flags(&an->tree, o), cct__offset(&an->tree, o), an->tree.m[o], &g);
+		if (!ret && g != i)
+			ret = -EPROTO;   /* a parent after its child: cannot happen */
+	}
+	if (ret) {
+		cct__free(&t);
+		goto out;
+	}
+	cct__free(&an->tree);
+	an->tree = t;
+	for (i = 0; i < n; i++)
+		f->remap[i] = i;
+	/* merge.c summed this rank's own profiles: sum all of them. */
+	memset(an->mtot, 0, sizeof(an->mtot));
+	an->samplers = 0;
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+
+		if (p->status != AN_OK)
+			continue;
+		for (j = 0; j < p->nnodes; j++)
+			p->map[j] = newid[p->map[j]];
+		for (k = 0; k < HC_M_COUNT; k++)
+			an->mtot[k] += p->mtot[k];
+		an->samplers |= 1u << (p->th.sampler & 31);
+	}
+	ret = agg__init(&pairs, f->pairs.h.n + 16);
+	for (i = 0; i < f->pairs.h.n && !ret; i++) {
+		const struct hkey *o = &f->pairs.h.keys[i];
+		struct hkey key = { newid[o->a], o->b == HC_NONE ? HC_NONE : newid[o->b], o->c };
+		ret = agg__add(&pairs, &key, f->pairs.v[i][0], f->pairs.v[i][1]);
+	}
+	agg__free(&f->pairs);
+	f->pairs = pairs;
+	for (i = 0; i < an->nprofs && !ret; i++) {
+		struct an_prof *p = &an->profs[i];
+		struct agg raw;
+
+		if (p->status != AN_OK || !p->rraw.h.slots)
+			continue;
+		ret = agg__init(&raw, p->rraw.h.n);
+		for (k = 0; k < p->rraw.h.n && !ret; k++) {
+			const struct hkey *o = &p->rraw.h.keys[k];
+			uint32_t g = (uint32_t)o->a, gp = (uint32_t)(o->a >> 32);
+			struct hkey key = { newid[g] | (uint64_t)(gp == HC_NONE ? HC_NONE : newid[gp]) << 32,
+			                    o->b, o->c };
+			ret = agg__add(&raw, &key, p->rraw.v[k][0], p->rraw.v[k][1]);
+		}
+		agg__free(&p->rraw);
+		p->rraw = raw;
+	}
+	if (!ret)
+		ret = merge__sort_modules(an);
+out:
+	free(order);
+	free(newid);
+	return ret;
+}
+
+int dist__regions(struct an *an)
+{
+	uint32_t i, k;
+	int ret = 0;
+
+	for (i = 0; i < an->nprofs && !ret; i++) {
+		struct an_prof *p = &an->profs[i];
+
+		for (k = 0; k < p->rraw.h.n && !ret && p->status == AN_OK; k++) {
+			const struct hkey *o = &p->rraw.h.keys[k];
+			ret = regions__add(an, p, (uint32_t)o->a, (uint32_t)(o->a >> 32), (uint32_t)o->b,
+			                   p->rraw.v[k][0], p->rraw.v[k][1]);
+		}
+		agg__free(&p->rraw);
+	}
+	return ret;
+}
+
+int dist__reduce(struct an *an, bool *done, char *err, size_t errlen)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	int s, ret;
+
+	*done = false;
+	ret = flatten(an);
+	if (ret)
+		return ret;
+	for (s = 1; s < c->size; s <<= 1) {
+		if (c->rank & s) {
+			struct wbuf b = { 0 };
+
+			ret = serialize(an, &b);
+			if (!ret)
+				ret = c->send(c->arg, c->rank - s, b.p, b.n);
+			free(b.p);
+			*done = true;
+			return ret;
+		}
+		if (c->rank + s < c->size) {
+			void *buf = NULL;
+			size_t len = 0;
+
+			ret = c->recv(c->arg, c->rank + s, &buf, &len);
+			if (!ret)
+				ret = merge_in(an, buf, len, c->rank + s, err, errlen);
+			free(buf);
+			if (ret)
+				return ret;
+		}
+	}
+	return renumber(an);
+}
