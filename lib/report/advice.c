@@ -284,7 +284,14 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		omp = n && strstr(hc_db_node_proc_name(db, n), "[parallel region");
 	}
 
-	if (per_elem && e) {
+	if (per_elem && e && e % LINE == 0) {
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%u threads each use their own element of %s; %s is already %llu B (a "
+		         "multiple of 64), but the block does not start on a 64-byte line, so each "
+		         "element straddles two lines shared with its neighbours", nthr,
+		         var[0] ? var : o->name, type[0] ? type : "the element",
+		         (unsigned long long)e);
+	} else if (per_elem && e) {
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "%u threads each write their own element of %s (%llu B each, %llu per "
 		         "64-byte line): neighbouring elements share a line", nthr,
@@ -361,35 +368,37 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	/* the start of the data on a line boundary */
 	if (heap && site[0] && fortran) {
 		rc |= add_str(&a->fixes, &a->nfixes,
-		              "and align the array allocated at %s: gfortran's ALLOCATE aligns to 16 "
+		              "%salign the array allocated at %s: gfortran's ALLOCATE aligns to 16 "
 		              "bytes only; pad each thread's part to a multiple of 64 B (e.g. a leading "
 		              "dimension of %llu elements, using a(1, t)), or with ifx "
-		              "`!DIR$ ATTRIBUTES ALIGN: 64`", site,
+		              "`!DIR$ ATTRIBUTES ALIGN: 64`", a->nfixes ? "and " : "", site,
 		              (unsigned long long)(e && e < LINE ? LINE / e : step && step < LINE ? LINE / step : 8));
 	} else if (heap && site[0]) {
 		bool libc = !call[0] || !strcmp(call, "malloc") || !strcmp(call, "calloc") ||
 		            !strcmp(call, "realloc");
 		if (call[0] && strstr(call, "new"))
 			rc |= add_str(&a->fixes, &a->nfixes,
-			              "and align the block allocated at %s: with the padded type, C++17 "
+			              "%salign the block allocated at %s: with the padded type, C++17 "
 			              "`new` honours alignas(64); otherwise allocate with "
-			              "aligned_alloc(64, n) / posix_memalign(&p, 64, n)", site);
+			              "aligned_alloc(64, n) / posix_memalign(&p, 64, n)", a->nfixes ? "and " : "",
+			              site);
 		else if (libc)
 			rc |= add_str(&a->fixes, &a->nfixes,
-			              "and align the block: at %s replace %s(...) by aligned_alloc(64, size "
+			              "%salign the block: at %s replace %s(...) by aligned_alloc(64, size "
 			              "rounded up to 64) or posix_memalign(&p, 64, size) (glibc's %s "
-			              "aligns to 16 bytes)", site, call[0] ? call : "the allocation",
+			              "aligns to 16 bytes)", a->nfixes ? "and " : "", site, call[0] ? call : "the allocation",
 			              call[0] ? call : "malloc");
 		else
 			rc |= add_str(&a->fixes, &a->nfixes,
-			              "and align the block: at %s it comes from %s(...); make that return "
+			              "%salign the block: at %s it comes from %s(...); make that return "
 			              "64-byte-aligned memory (aligned_alloc(64, ...) or posix_memalign "
 			              "inside it), or allocate this array with aligned_alloc(64, size "
-			              "rounded up to 64) here (glibc's malloc aligns to 16 bytes)", site, call);
+			              "rounded up to 64) here (glibc's malloc aligns to 16 bytes)",
+			              a->nfixes ? "and " : "", site, call);
 	} else if (stat && (per_elem || step)) {
 		rc |= add_str(&a->fixes, &a->nfixes,
-		              "and align %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
-		              "on its declaration", var[0] ? var : o->name);
+		              "%salign %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
+		              "on its declaration", a->nfixes ? "and " : "", var[0] ? var : o->name);
 	} else if (!strcmp(o->kind, "stack")) {
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "this is stack memory of another thread: give the shared local "
@@ -557,7 +566,7 @@ void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz)
 {
 	uint64_t samples = cnt(db, "samples"), published = cnt(db, "published");
 	uint64_t traps = cnt(db, "traps");
-	size_t measured = 0, active = 0;
+	size_t measured = 0;
 	int64_t period = -1;
 
 	buf[0] = '\0';
@@ -567,8 +576,6 @@ void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz)
 		if (!db->threads[t].profile[0])
 			continue;
 		measured++;
-		if (db->threads[t].cpus[0])
-			active++;
 		if (db->threads[t].period > 0)
 			period = db->threads[t].period;
 	}
@@ -593,9 +600,6 @@ void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz)
 		         "communication starts at a sampled store; the shared data may be only "
 		         "read, or stores too rare for the period",
 		         (unsigned long long)samples, (unsigned long long)published);
-	else if (active <= 1)
-		snprintf(buf, sz, "only one thread ran long enough to be sampled (%zu of %zu threads "
-		         "were seen on a CPU)", active, measured);
 	else
 		snprintf(buf, sz, "nothing shared: %llu samples and %llu published stores in %zu "
 		         "threads, %llu watchpoint traps, but no thread touched a line another "

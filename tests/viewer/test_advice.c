@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_advice.c — lib/report's scale and advice (insight.h) on databases
+   built in memory: the denominator from the samples counters and periods
+   (soft: timer samples x period; pebs/ibs: pmu_period_sum), the negligible
+   mark, the layout patterns and the changes advised for them (per-thread
+   elements to pad, an element already 64 B to align, fields to split,
+   untyped per-thread slots, the element size inferred from field offsets),
+   the bound, the kind of true-sharing hand-off and each reason an empty
+   result is empty. Test code only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hc_test.h"
+#include "db/db.h"
+#include "report/insight.h"
+
+static struct hc_db_counter counters[8];
+static struct hc_db_thread threads[4];
+static struct hc_db_object objs[4];
+static struct hc_db_field fields[16];
+static uint32_t tids[16][2];
+
+static void base_db(struct hc_db *db, const char *unit, size_t nthreads, int64_t period)
+{
+	memset(db, 0, sizeof(*db));
+	memset(threads, 0, sizeof(threads));
+	db->unit = (char *)unit;
+	db->samplers = (char *)(strcmp(unit, "ns") ? "pebs" : "soft");
+	db->read = db->found = nthreads;
+	db->counters = counters;
+	db->ncounters = 0;
+	db->threads = threads;
+	db->nthreads = nthreads;
+	for (size_t t = 0; t < nthreads; t++) {
+		threads[t].index = t;
+		threads[t].period = period;
+		threads[t].profile = (char *)"p.hcprof";
+		threads[t].cpus = (char *)"";
+		threads[t].start_routine = (char *)"";
+		threads[t].sampler = (char *)"soft";
+	}
+}
+
+static void counter(struct hc_db *db, const char *name, uint64_t v)
+{
+	counters[db->ncounters].name = (char *)name;
+	counters[db->ncounters++].v = v;
+}
+
+static struct hc_db_field *field(size_t k, const char *name, uint64_t off, uint64_t size,
+                                 uint64_t fal, uint32_t thread)
+{
+	struct hc_db_field *f = &fields[k];
+
+	memset(f, 0, sizeof(*f));
+	f->name = (char *)name;
+	f->offset = off;
+	f->size = f->access = size;
+	f->fal = f->all = fal;
+	tids[k][0] = thread;
+	f->threads = tids[k];
+	f->nthreads = 1;
+	return f;
+}
+
+static void object(struct hc_db *db, const char *kind, const char *name, const char *type,
+                   uint64_t elem, uint64_t fal, size_t f0, size_t nf)
+{
+	struct hc_db_object *o = &objs[db->nobjects];
+
+	memset(o, 0, sizeof(*o));
+	o->i = db->nobjects++;
+	o->kind = (char *)kind;
+	o->name = (char *)name;
+	o->module = (char *)"";
+	o->type = (char *)type;
+	o->elem = elem;
+	o->fal = o->all = fal;
+	o->fields = &fields[f0];
+	o->nfields = nf;
+	db->objects = objs;
+	db->has_objects = true;
+}
+
+static bool has_fix(const struct hc_advice_fs *f, const char *a, const char *b)
+{
+	for (size_t k = 0; k < f->nfixes; k++)
+		if (strstr(f->fixes[k], a) && (!b || strstr(f->fixes[k], b)))
+			return true;
+	return false;
+}
+
+static void test_scale(void)
+{
+	struct hc_db db;
+	struct hc_report_scale s;
+	char buf[64];
+
+	base_db(&db, "ns", 3, 200000);
+	counter(&db, "samples", 1000);
+	counter(&db, "samples_blocked", 10);
+	counter(&db, "samples_in_runtime", 0);
+	hc_report_scale(&db, &s);
+	CHECK(s.known && s.time);
+	CHECK_EQ_U64(s.denom, 1010ull * 200000);
+	CHECK_EQ_U64(s.samples, 1010);
+	CHECK(hc_report_share(&s, 1010ull * 2000) > 0.99 && hc_report_share(&s, 1010ull * 2000) < 1.01);
+	CHECK_STR(hc_report_share_str(buf, sizeof(buf), &s, 1010ull * 20000, true), "10.0%");
+	CHECK_STR(hc_report_share_str(buf, sizeof(buf), &s, 1010ull * 1000, true), "0.5% negligible");
+	CHECK_STR(hc_report_share_str(buf, sizeof(buf), &s, 0, true), "0.0%");
+	CHECK_STR(hc_report_share_str(buf, sizeof(buf), &s, 5, true), "<0.1% negligible");
+
+	/* different periods: approximate, said so */
+	base_db(&db, "ns", 2, 100000);
+	threads[1].period = 300000;
+	counter(&db, "samples", 10);
+	hc_report_scale(&db, &s);
+	CHECK(s.known && s.denom == 10 * 200000 && strstr(s.basis, "approximate"));
+
+	/* PMU: the kernel's periods, a share of accesses */
+	base_db(&db, "transfers", 2, 20000);
+	counter(&db, "pmu_period_sum", 5000000);
+	counter(&db, "pmu_records", 250);
+	counter(&db, "samples", 250);
+	hc_report_scale(&db, &s);
+	CHECK(s.known && !s.time && s.denom == 5000000 && strstr(s.basis, "not of time"));
+
+	/* no samples counter: unknown, with the reason */
+	base_db(&db, "ns", 2, 100000);
+	hc_report_scale(&db, &s);
+	CHECK(!s.known && s.why[0]);
+	CHECK_STR(hc_report_share_str(buf, sizeof(buf), &s, 5, true), "-");
+}
+
+static void test_false_sharing(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 1000);    /* 100 ms */
+	counter(&db, "published", 100);
+	/* 0: per-thread elements of a 48-byte struct through a wrapper */
+	field(0, "tid_args[0].SX", 8, 8, 20000000, 1);
+	field(1, "tid_args[1].SX", 56, 8, 20000000, 2);
+	object(&db, "heap", "tid_args = CALLOC(...) at lr.c:133 in main", "lreg_args", 48,
+	       40000000, 0, 2);
+	/* 1: a static struct, two threads in two fields */
+	field(2, "s.a", 0, 8, 9000000, 1);
+	field(3, "s.b", 8, 8, 9000000, 2);
+	object(&db, "static", "s", "struct st", 16, 18000000, 2, 2);
+	/* 2: untyped malloc'ed slots 8 bytes apart */
+	field(4, "", 0, 8, 5000000, 1);
+	field(5, "", 8, 8, 5000000, 2);
+	object(&db, "heap", "p = malloc(...) at h.c:36 in alloc", "", 0, 10000000, 4, 2);
+	/* 3: the element size from field offsets, 64-byte elements: align only */
+	field(6, "v[0].x", 0, 8, 500000, 1);
+	field(7, "v[2].x", 128, 8, 400000, 2);
+	field(8, "v[1].x", 64, 8, 100000, 2);
+	object(&db, "heap", "v = malloc(...) at k.c:9 in main", "", 0, 1000000, 6, 3);
+	db.t_all = db.t_false = 69000000;
+
+	CHECK(hc_advice_build(&db, 8, 8, &a) == 0);
+	CHECK_EQ_U64(a.nfs, 4);
+	if (a.nfs == 4) {
+		CHECK(a.fs[0].o == &objs[0]);
+		CHECK(a.fs[0].share > 39.9 && a.fs[0].share < 40.1);
+		CHECK(a.fs[0].speedup_bound > 1.66 && a.fs[0].speedup_bound < 1.67);
+		CHECK_EQ_U64(a.fs[0].nthreads, 2);
+		CHECK(strstr(a.fs[0].pattern, "own element of tid_args"));
+		CHECK(has_fix(&a.fs[0], "pad lreg_args to 64 B", "48 -> 64"));
+		CHECK(has_fix(&a.fs[0], "at lr.c:133 it comes from CALLOC", "aligned_alloc(64"));
+		CHECK(a.fs[0].nassume >= 3);
+
+		CHECK(a.fs[1].o == &objs[1]);
+		CHECK(strstr(a.fs[1].pattern, "different fields"));
+		CHECK(has_fix(&a.fs[1], "split the fields", "`b` (thread 2)"));
+		CHECK(has_fix(&a.fs[1], "struct st", NULL));
+
+		CHECK(a.fs[2].o == &objs[2]);
+		CHECK(strstr(a.fs[2].pattern, "8-byte slots"));
+		CHECK(has_fix(&a.fs[2], "pad each thread's slot from 8 to 64 B", "pad[56]"));
+		CHECK(has_fix(&a.fs[2], "at h.c:36 replace malloc(...) by aligned_alloc(64", NULL));
+
+		CHECK(a.fs[3].o == &objs[3]);
+		CHECK_EQ_U64(a.fs[3].elem, 64);
+		CHECK_STR(a.fs[3].elem_from, "field offsets");
+		CHECK(strstr(a.fs[3].pattern, "straddles"));
+		CHECK(!has_fix(&a.fs[3], "pad ", NULL));
+		CHECK(has_fix(&a.fs[3], "align the block: at k.c:9", NULL));
+		/* the layout is by offset */
+		CHECK(a.fs[3].nfields == 3 && a.fs[3].fields[1].f->offset == 64 &&
+		      a.fs[3].fields[1].elem == 1);
+	}
+	CHECK(!a.empty[0]);
+	hc_advice_free(&a);
+}
+
+static void test_true_sharing_and_empty(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+	char why[512];
+
+	/* one thread */
+	base_db(&db, "ns", 1, 100000);
+	counter(&db, "samples", 5000);
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK(strstr(why, "only one thread"));
+	/* no sample */
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 0);
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK(strstr(why, "no sample was taken"));
+	/* too short */
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 40);
+	counter(&db, "published", 3);
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK(strstr(why, "too short"));
+	/* stores never sampled */
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 5000);
+	counter(&db, "published", 0);
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK(strstr(why, "no store was sampled"));
+	/* nothing shared */
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 5000);
+	counter(&db, "published", 700);
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK(strstr(why, "nothing shared") && strstr(why, "700 published"));
+	/* no profile */
+	base_db(&db, "ns", 0, 100000);
+	db.read = 0;
+	db.found = 2;
+	db.skipped = 2;
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK(strstr(why, "no profile could be read"));
+	/* communication: no reason */
+	db.t_all = 1;
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK_STR(why, "");
+
+	/* no code pairs, no objects: no advice, no crash */
+	base_db(&db, "ns", 2, 100000);
+	counter(&db, "samples", 5000);
+	counter(&db, "published", 700);
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	CHECK(a.nfs == 0 && a.nts == 0 && a.empty[0]);
+	hc_advice_free(&a);
+}
+
+int main(void)
+{
+	test_scale();
+	test_false_sharing();
+	test_true_sharing_and_empty();
+	return hc_test_done("test_advice");
+}
