@@ -246,6 +246,14 @@ case $l in
 *) fail running "$l" ;;
 esac
 
+# ---- the bulletin-board expiry from the measured rates; IBS randomization ----
+l=$(logline rate '^pmu: bulletin-board expiry')
+[ -n "$l" ] && info expiry "${l#pmu: }" || info expiry "no expiry line in the log"
+if [ "$kind" = ibs ]; then
+	l=$(logline rate '^ibs: [0-9]* samples with an unrandomized period')
+	info ibs-random "${l:-no line}"
+fi
+
 # ---- platform ----
 if [ "$kind" = pebs ]; then
 	info platform "$(grep -m1 '^pebs' "$W/L.txt")"
