@@ -186,6 +186,7 @@
 				el("a", { href: "#matrices", text: "Heatmaps" }),
 				el("a", { href: "#objects", text: "Data objects" }),
 				el("a", { href: "#codepairs", text: "Code pairs" }),
+				el("a", { href: "#regions", text: "Code regions" }),
 				el("a", { href: "#cct", text: "Calling contexts" }),
 				el("a", { href: "#threads", text: "Threads" })));
 		const page = el("main");
@@ -846,12 +847,158 @@
 			draw();
 		}
 
+		/* ---------- code regions (regions.xml, doc/regions.md) ---------- */
+
+		/* The region tree on the left (children built when first opened,
+		   largest first), the selected region's thread matrix on the right:
+		   inclusive (either side's context passes through the region) or
+		   exclusive (the detecting side's innermost region), with its top
+		   pairs. */
+		const rg = { sel: 0, excl: false, cells: [], open: new Set([0]) };
+		let rgTree, rgPane;
+
+		function regionKids() {
+			const kids = new Map();
+			for (const r of data.regions || []) {
+				if (r.parent === null) continue;
+				if (!kids.has(r.parent)) kids.set(r.parent, []);
+				kids.get(r.parent).push(r.i);
+			}
+			return kids;
+		}
+		let rgKids = null;
+		function regionAll(r) { return r.true + r.false + r.self; }
+		function regionExcl(r) { return r.xtrue + r.xfalse + r.xself; }
+
+		function regionRow(i, depth) {
+			const r = data.regions[i], tot = regionAll(data.regions[0]);
+			const kids = rgKids.get(i) || [];
+			const li = el("li", { "data-region": i, class: "rg-" + r.kind });
+			const tw = el("span", { class: "tw", text: kids.length ? (rg.open.has(i) ? "▾" : "▸") : "·" });
+			const bar = el("span", { class: "rgbar", title: "inclusive " + pct(regionAll(r), tot) + ", exclusive " + pct(regionExcl(r), tot) },
+				el("span", { class: "in", style: { width: (tot ? 100 * regionAll(r) / tot : 0) + "%" } }),
+				el("span", { class: "ex", style: { width: (tot ? 100 * regionExcl(r) / tot : 0) + "%" } }));
+			const row = el("div", { class: "rgrow" + (rg.sel === i ? " on" : ""), style: { paddingLeft: (depth * 14) + "px" },
+				title: r.kind + (r.file ? " · " + r.file + ":" + r.line : "") + (r.irreducible ? " · irreducible" : ""),
+				onclick: (ev) => {
+					if (ev.target === tw && kids.length) {
+						if (rg.open.has(i)) rg.open.delete(i); else rg.open.add(i);
+						drawRegionTree();
+						return;
+					}
+					selectRegion(i);
+				} },
+				tw, el("span", { class: "kind rk-" + r.kind, text: r.kind }), el("span", { class: "rgname", text: r.name }),
+				bar, el("span", { class: "num sub", text: pct(regionAll(r), tot) + " / " + pct(regionExcl(r), tot) }));
+			li.append(row);
+			if (kids.length && rg.open.has(i)) {
+				const ul = el("ul");
+				const sorted = kids.slice().sort((a, b) => regionAll(data.regions[b]) - regionAll(data.regions[a]) || a - b);
+				for (const k of sorted) ul.append(regionRow(k, depth + 1));
+				li.append(ul);
+			}
+			return li;
+		}
+
+		function drawRegionTree() {
+			rgTree.replaceChildren(el("ul", { class: "rgtree" }, regionRow(0, 0)));
+		}
+
+		function regionCells(r) {
+			const n = data.threads.length;
+			const M = [];
+			for (let i = 0; i < n; i++) M.push(new Array(n).fill(0));
+			for (const c of r.cells) {
+				const v = rg.excl ? c[4] + c[5] : c[2] + c[3];
+				M[c[0]][c[1]] = v;
+				M[c[1]][c[0]] = v;
+			}
+			return M;
+		}
+
+		function drawRegion() {
+			const r = data.regions[rg.sel], tot = regionAll(data.regions[0]);
+			const n = data.threads.length, px = Math.max(160, Math.min(420, n * 24));
+			const M = regionCells(r);
+			let max = 0;
+			for (const row of M) for (const v of row) if (v > max) max = v;
+			rg.cells = M;
+			const dpr = window.devicePixelRatio || 1;
+			const cv = el("canvas", { id: "region-heatmap", width: px * dpr, height: px * dpr,
+				style: { width: px + "px", height: px + "px" } });
+			const ctx = cv.getContext("2d");
+			ctx.scale(dpr, dpr);
+			const cs = px / n;
+			for (let i = 0; i < n; i++)
+				for (let j = 0; j < n; j++) {
+					const v = M[i][j];
+					ctx.fillStyle = i === j ? DIAG : !v ? ZERO : v >= max ? LUT[255] : LUT[Math.max(1, Math.round(v / max * 254))];
+					ctx.fillRect(j * cs, i * cs, Math.ceil(cs), Math.ceil(cs));
+				}
+			cv.addEventListener("mousemove", (ev) => {
+				const b = cv.getBoundingClientRect();
+				const i = Math.floor((ev.clientY - b.top) / cs), j = Math.floor((ev.clientX - b.left) / cs);
+				if (i < 0 || j < 0 || i >= n || j >= n) return;
+				showTip(ev, [label("thread", i) + " ↔ " + label("thread", j), (rg.excl ? "exclusive " : "inclusive ") +
+					fmtValue(M[i][j]) + " (" + fmtRaw(M[i][j]) + ")"]);
+			});
+			cv.addEventListener("mouseleave", () => { tooltip.style.display = "none"; });
+			const seg = el("div", { class: "seg", id: "region-mode" },
+				el("button", { "data-mode": "incl", class: rg.excl ? "" : "on", text: "inclusive", onclick: () => { rg.excl = false; drawRegion(); } }),
+				el("button", { "data-mode": "excl", class: rg.excl ? "on" : "", text: "exclusive", onclick: () => { rg.excl = true; drawRegion(); } }));
+			const pairs = r.cells.map((c) => [c[0], c[1], rg.excl ? c[4] + c[5] : c[2] + c[3], c[2], c[3]]).filter((p) => p[2] > 0)
+				.sort((a, b) => b[2] - a[2] || a[0] - b[0] || a[1] - b[1]);
+			const pl = el("ol", { id: "region-pairs" });
+			for (const p of pairs.slice(0, 10))
+				pl.append(el("li", null, label("thread", p[0]) + " ↔ " + label("thread", p[1]) + "  ",
+					el("span", { class: "sub", text: fmtValue(p[2]) + (rg.excl ? "" : " (true " + fmtValue(p[3]) + ", false " + fmtValue(p[4]) + ")") })));
+			const path = [];
+			for (let x = r; x; x = x.parent === null ? null : data.regions[x.parent]) path.unshift(x.name);
+			rgPane.replaceChildren(
+				el("h3", { id: "region-title", text: r.name }),
+				el("div", { class: "sub", text: r.kind + (r.irreducible ? " (irreducible)" : "") + (r.file ? " · " + r.file + ":" + r.line : "") +
+					(r.module ? " · " + basename(r.module) : "") }),
+				el("div", { class: "sub", text: path.join(" › ") }),
+				kv([["inclusive", fmtValue(regionAll(r)) + " (" + pct(regionAll(r), tot) + " of the program; true " + fmtValue(r.true) +
+						", false " + fmtValue(r.false) + ", same thread " + fmtValue(r.self) + ")"],
+					["exclusive", fmtValue(regionExcl(r)) + " (" + pct(regionExcl(r), tot) + ")"]]),
+				el("div", { class: "controls" }, seg),
+				r.cells.length ? cv : el("div", { class: "empty", text: "no communication between threads in this region" }),
+				pairs.length ? el("h4", { text: "Thread pairs" }) : null, pairs.length ? pl : null);
+		}
+
+		function selectRegion(i) {
+			rg.sel = i;
+			for (let x = data.regions[i]; x && x.parent !== null; x = data.regions[x.parent]) rg.open.add(x.parent);
+			drawRegionTree();
+			drawRegion();
+		}
+
+		function renderRegions() {
+			const s = section("regions", "Code regions",
+				"procedures, parallel regions and loops with ≥ 1% of the volume; bars: inclusive (either side's context passes through) / exclusive (the detecting side's innermost region)");
+			if (!data.regions) {
+				s.append(el("div", { class: "empty", id: "regions-empty", text: "no code regions in this database" }));
+				return;
+			}
+			rgKids = regionKids();
+			rgTree = el("div", { class: "rg-tree", id: "region-tree" });
+			rgPane = el("div", { class: "rg-pane", id: "region-pane" });
+			s.append(el("div", { class: "rg-wrap" }, rgTree, rgPane));
+			/* open the way to the region with the largest exclusive volume */
+			let best = 0;
+			for (const r of data.regions) if (regionExcl(r) > regionExcl(data.regions[best])) best = r.i;
+			for (let x = data.regions[best]; x && x.parent !== null; x = data.regions[x.parent]) rg.open.add(x.parent);
+			selectRegion(0);
+		}
+
 		/* ---------- assemble, and the test hook ---------- */
 
 		renderOverview();
 		renderMatrices();
 		renderObjects();
 		renderCodePairs();
+		renderRegions();
 		renderTree();
 		renderThreads();
 
@@ -879,6 +1026,19 @@
 			selected: () => hm.sel,
 			objectOrder: () => objBody ? [...objBody.children].map((tr) => tr.dataset.name) : null,
 			treeRows: () => cctRendered,
+			/* code regions: select one (as a click on its row does), the one shown,
+			   the values its heatmap was drawn from, inclusive or exclusive */
+			regionSelect(i, excl) { rg.excl = !!excl; selectRegion(i); return rg.sel; },
+			regionSelected: () => rg.sel,
+			regionValue: (i, j) => rg.cells[i][j],
+			regionRows: () => rgTree ? [...rgTree.querySelectorAll("li[data-region]")].map((li) => +li.dataset.region) : null,
+			regionRowCenter(i) {
+				const r = rgTree.querySelector('li[data-region="' + i + '"] > .rgrow .rgname');
+				if (!r) return null;
+				r.scrollIntoView({ block: "center" });
+				const b = r.getBoundingClientRect();
+				return { x: b.left + Math.min(b.width / 2, 20), y: b.top + b.height / 2 };
+			},
 			expand(id) {
 				const r = nodeEls.get(id);
 				if (!r) return false;

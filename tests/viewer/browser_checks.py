@@ -6,7 +6,8 @@
 # hottest pair is the darkest cell; hovering shows its exact value; a real
 # mouse click on a cell lists that pair's objects (or says there is no object
 # data); the objects table sorts by false/true/all/name on header clicks; the
-# calling-context tree renders lazily. Failures are collected, not raised, so
+# calling-context tree renders lazily; the code-region browser selects a
+# region on a click and shows its matrices. Failures are collected, not raised, so
 # one run reports everything that is wrong.
 import json
 import re
@@ -174,12 +175,75 @@ def check_tree(b, c, db):
     c.check(b.eval("hcReport.treeRows()") == shown, "tree row count agrees with the DOM")
 
 
+def read_regions(path):
+    """regions.xml + regions.csv of a database: [(i, parent, name, cells)]
+    with cells {(i, j): (inclusive all, exclusive all)}; None when absent."""
+    import csv
+    import os
+    import xml.etree.ElementTree as ET
+    x = os.path.join(path, "regions.xml")
+    if not os.path.exists(x):
+        return None
+    regs = []
+
+    def walk(e, parent):
+        regs.append([int(e.get("i")), parent, e.get("n"), {}])
+        for k in e.findall("Region"):
+            walk(k, int(e.get("i")))
+    walk(ET.parse(x).getroot().find("Region"), None)
+    with open(os.path.join(path, "regions.csv")) as f:
+        rows = csv.reader(f)
+        next(rows)
+        for r, i, j, t, fa, xt, xf in rows:
+            regs[int(r)][3][(int(i), int(j))] = (int(t) + int(fa), int(xt) + int(xf))
+    return regs
+
+
+def check_regions(b, c, db):
+    """The region browser: the tree, a real click on a region's row selects
+    it, and the heatmap holds the database's inclusive and exclusive cells."""
+    regs = read_regions(db.path)
+    if regs is None:
+        txt = b.eval("(document.getElementById('regions-empty') || {}).textContent")
+        c.check(txt == "no code regions in this database", "regions: says there are none: %r" % txt)
+        return
+    rows = b.eval("hcReport.regionRows()")
+    c.check(rows and rows[0] == 0, "regions: the tree starts at the program: %r" % (rows or [])[:5])
+    # the region with the largest exclusive volume is opened: click its row
+    best = max(regs, key=lambda r: (sum(v[1] for v in r[3].values()), -r[0]))
+    if best[0] in rows:
+        pos = b.eval("hcReport.regionRowCenter(%d)" % best[0])
+        b.click(pos["x"], pos["y"])
+        c.check(b.eval("hcReport.regionSelected()") == best[0],
+                "regions: a click on '%s' selects it" % best[2])
+        title = b.eval("document.getElementById('region-title').textContent")
+        c.check(title == best[2], "regions: the pane names it: %r" % title)
+    else:
+        c.check(False, "regions: the busiest region %d ('%s') is shown in the tree %r" % (best[0], best[2], rows))
+    n = len(db.threads)
+    bad = []
+    for r in regs[:40]:
+        for excl in (0, 1):
+            b.eval("hcReport.regionSelect(%d, %s)" % (r[0], "true" if excl else "false"))
+            got = b.eval("Array.from({length: %d}, (_, i) => Array.from({length: %d}, (_, j) => hcReport.regionValue(i, j)))" % (n, n))
+            for i in range(n):
+                for j in range(n):
+                    k = (min(i, j), max(i, j))
+                    want = 0 if i == j else r[3].get(k, (0, 0))[excl]
+                    if got[i][j] != want:
+                        bad.append((r[0], excl, i, j, got[i][j], want))
+    c.check(not bad, "regions: every region's heatmap holds its inclusive and exclusive cells%s"
+            % ("" if not bad else " (first mismatch %r)" % (bad[0],)))
+    b.eval("hcReport.regionSelect(%d, false)" % best[0])
+
+
 def full_check(b, c, db, html, shot):
     """The whole list, for a report of database `db` written to `html`."""
     url = open_report(b, c, html)
     check_heatmaps(b, c, db)
     check_objects_sort(b, c, db)
     check_tree(b, c, db)
+    check_regions(b, c, db)
     b.eval("window.scrollTo(0, 0)")
     hover_and_click(b, c, db)
     check_offline(b, c, url)
