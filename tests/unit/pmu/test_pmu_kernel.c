@@ -193,7 +193,11 @@ int main(void)
 	fprintf(stderr, "signals: %d with the cookie, %d other\n", (int)sig_ok, (int)sig_bad);
 	CHECK(sig_ok > 0);
 	CHECK(sig_bad == 0);
-	CHECK((uint64_t)sig_ok <= x[0].n + x[1].n);  /* at most one per record */
+	/* About one signal per record. Not exactly: under load the kernel has
+	   delivered more signals than records it wrote (430 for 402 records in
+	   the ASan build with load average 40), so allow 10 % more; a handler
+	   that ran twice per overflow would still fail. */
+	CHECK((uint64_t)sig_ok * 10 <= (x[0].n + x[1].n) * 11 + 40);
 
 	/* ---- 2. SIGTRAP blocked: the buffer fills, the kernel counts LOST;
 	   the drain counts the address-less records, delivers none ---- */
