@@ -235,3 +235,62 @@ void hc_report_json_regions(const struct hc_db *db, struct hc_json *j)
 	}
 	hc_json_arr_end(j);
 }
+
+struct rank {
+	size_t k;
+	uint64_t ex, in;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+
+	if (x->ex != y->ex)
+		return x->ex > y->ex ? -1 : 1;
+	if (x->in != y->in)
+		return x->in > y->in ? -1 : 1;
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+void hc_report_text_regions(const struct hc_db *db, FILE *f, int width, unsigned top)
+{
+	const struct hc_db_region *root;
+	struct rank *v;
+	uint64_t tot;
+	size_t n = 0;
+
+	if (!db->has_regions || db->nregions < 2)
+		return;
+	root = &db->regions[0];
+	tot = root->tru + root->fal + root->self;
+	v = malloc(db->nregions * sizeof(*v));
+	if (!v)
+		return;
+	for (size_t k = 1; k < db->nregions; k++) {
+		const struct hc_db_region *r = &db->regions[k];
+		v[n++] = (struct rank){ k, r->xtru + r->xfal + r->xself, r->tru + r->fal + r->self };
+	}
+	qsort(v, n, sizeof(*v), cmp_rank);
+	fputs("\nTop code regions (doc/regions.md)\n", f);
+	fprintf(f, "  %-3s %9s %9s  %s\n", "#", "incl.", "excl.", "region");
+	for (size_t q = 0; q < n && q < top; q++) {
+		const struct hc_db_region *r = &db->regions[v[q].k];
+		char line[1024], p1[16], p2[16];
+		int len = snprintf(line, sizeof(line), "  %-3zu %9s %9s  %s%s%s%s", q + 1,
+		                   hc_report_pct(p1, sizeof(p1), v[q].in, tot),
+		                   hc_report_pct(p2, sizeof(p2), v[q].ex, tot), r->name,
+		                   r->parent != HC_DB_NONE && r->parent != 0 ? "  (in " : "",
+		                   r->parent != HC_DB_NONE && r->parent != 0 ? db->regions[r->parent].name : "",
+		                   r->parent != HC_DB_NONE && r->parent != 0 ? ")" : "");
+		if (width > 4 && len > width && (size_t)width < sizeof(line)) {
+			line[width - 3] = '.';
+			line[width - 2] = '.';
+			line[width - 1] = '.';
+			line[width] = '\0';
+		}
+		fprintf(f, "%s\n", line);
+	}
+	if (n > top)
+		fprintf(f, "  (%zu more: hpcprof-comm --region)\n", n - top);
+	free(v);
+}

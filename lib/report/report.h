@@ -97,5 +97,8 @@ int hc_report_region_find(const struct hc_db *db, const char *spec, size_t *idx,
                           size_t errlen);
 /* Region k: what it is, its totals and its thread matrix. 0 or -ENOMEM. */
 int hc_report_region_text(const struct hc_db *db, size_t k, FILE *f);
+/* The text summary's brief list: the top regions by exclusive, then
+   inclusive volume; nothing without regions. */
+void hc_report_text_regions(const struct hc_db *db, FILE *f, int width, unsigned top);
 
 #endif

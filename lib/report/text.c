@@ -948,6 +948,7 @@ int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_
 	advice(&x);
 	code_pairs(&x);
 	functions(&x);
+	hc_report_text_regions(db, f, x.width, HC_REPORT_TOP);
 	notes(&x);
 	hc_advice_free(&x.adv);
 	return 0;

@@ -33,6 +33,14 @@ cat "$TMP/ring.txt" "$TMP/cross.txt"
 [ $r2 -eq 0 ] && ok "cross loop at line $cross_line" || fail "cross loop (line $cross_line): $(cat "$TMP/cross.txt")"
 $CHK "$TMP/loops.db" consistency && ok "regions_loops: region matrices add up" || fail "regions_loops: region matrices do not add up"
 grep -q "Top code regions" "$TMP/loops.db/summary.txt" || fail "summary.txt has no code regions"
+if command -v xmllint >/dev/null; then
+	xmllint --noout --schema "$S/doc/regions.xsd" "$TMP/loops.db/regions.xml" 2>"$TMP/x.err" &&
+		ok "regions.xml valid against doc/regions.xsd" || { fail "regions.xml invalid"; cat "$TMP/x.err" >&2; }
+else
+	echo "note: xmllint missing (libxml2-utils): regions.xsd not checked"
+fi
+"$B/viewer-export/viewer-export" --json "$TMP/loops.json" "$TMP/loops.db" >/dev/null 2>&1 &&
+	grep -q '"regions"' "$TMP/loops.json" && ok "the JSON model carries the regions" || fail "viewer-export --json: no regions"
 
 # hpcprof-comm --region on the database: by name and by FILE:LINE.
 if "$HPCPROF" --region "regions_loops.c:$ring_line" "$TMP/loops.db" >"$TMP/region1.txt" 2>&1; then
