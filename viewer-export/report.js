@@ -76,6 +76,23 @@
 			return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",") + " " + UNIT;
 		}
 		function pct(a, b) { return b ? (100 * a / b).toFixed(1) + "%" : "–"; }
+		/* v as a share of what was sampled (data.scale): "12.3%", "0.4%" with
+		   the negligible mark (< 1 %), "–" when unknown */
+		const SCALE = data.scale || { denominator: null };
+		const SHARE_OF = SCALE.basis === "cpu_time" ? "of CPU" : "of acc.";
+		function shareOf(v) {
+			if (!SCALE.denominator) return null;
+			return 100 * v / SCALE.denominator;
+		}
+		function shareCell(v) {
+			const p = shareOf(v);
+			if (p === null) return el("td", { class: "num", text: "–" });
+			const neg = v > 0 && p < SCALE.negligible_below;
+			return el("td", { class: "num share" + (neg ? " negligible" : ""), "data-share": p.toFixed(3),
+				title: neg ? "negligible: under " + SCALE.negligible_below + "% of the sampled " +
+					(SCALE.basis === "cpu_time" ? "CPU time" : "memory accesses") : null,
+				text: (v && p < 0.1 ? "<0.1" : p.toFixed(1)) + "%" + (neg ? " ·" : "") });
+		}
 		function basename(p) { const k = p.lastIndexOf("/"); return k >= 0 ? p.slice(k + 1) : p; }
 		function fmtBytes(b) {
 			if (b < 1024) return b + " B";
@@ -134,6 +151,23 @@
 		/* ---------- levels, threads and the mapping between them ---------- */
 
 		const levels = new Map(data.levels.map((l) => [l.level, l]));
+		/* threads grouped by start routine (and generation): a level of its
+		   own, drawn first when it is smaller than the thread level */
+		const TG = data.thread_groups;
+		if (TG && TG.groups.length && TG.groups.length < data.threads.length) {
+			const mats = {};
+			for (const k of KINDS) {
+				const V = TG.matrices[k];
+				let total = 0, diag = 0;
+				V.forEach((row, i) => row.forEach((v, j) => { if (i < j) total += v; else if (i === j) diag += v; }));
+				mats[k] = { values: V, total: total + diag, diagonal: diag, unplaced: 0,
+					volumes: V.map((row) => row.reduce((a, v) => a + v, 0)),
+					file: "the thread matrix summed over the groups" };
+			}
+			levels.set("group", { level: "group", n: TG.groups.length, shown: null,
+				note: "threads grouped by " + TG.by + "; the diagonal is the communication inside a group",
+				labels: TG.groups.map((g) => g.name + " ×" + g.count), indexes: null, matrices: mats });
+		}
 		/* Rows drawn and the index of row i: a large level shows only some. */
 		function dim(L) { return L.shown ? L.shown.length : L.n; }
 		function orig(L, i) { return L.shown ? L.shown[i] : i; }
@@ -158,6 +192,7 @@
 		/* Indexes of `level` that thread t ran on (through its CPUs). */
 		function threadIndexes(level, t) {
 			if (level === "thread") return new Set([t]);
+			if (level === "group") return new Set([TG.of[t]]);
 			const L = levels.get(level), core = levels.get("core");
 			if (!L || !L.indexes || !core || !core.indexes) return new Set();
 			const host = data.processes[data.threads[t].process].host;
@@ -182,7 +217,9 @@
 				el("div", { class: "sub", text: exe + " — database " + data.database.path + " (" +
 					data.database.generator + "), report by " + data.generator })),
 			el("nav", { class: "tabs" },
+				el("a", { href: "#scale", text: "Scale" }),
 				el("a", { href: "#overview", text: "Overview" }),
+				el("a", { href: "#advice", text: "Advice" }),
 				el("a", { href: "#matrices", text: "Heatmaps" }),
 				el("a", { href: "#objects", text: "Data objects" }),
 				el("a", { href: "#codepairs", text: "Code pairs" }),
@@ -198,6 +235,79 @@
 			const s = el("section", { id }, el("h2", null, title, hint ? el("span", { class: "hint", text: hint }) : null));
 			page.append(s);
 			return s;
+		}
+
+		/* ---------- scale and advice (lib/report/scale.c, advice.c) ---------- */
+
+		function renderScale() {
+			const s = section("scale", "Scale", "how much of what was sampled went to communicating accesses");
+			const sc = SCALE;
+			if (data.empty_reason) {
+				s.append(el("div", { class: "scale-banner empty", id: "scale-empty" },
+					el("div", { class: "big", text: "No communication" }), el("div", { text: data.empty_reason })));
+				return;
+			}
+			if (sc.all === null || sc.all === undefined) {
+				s.append(el("div", { class: "scale-banner", id: "scale-banner" }, el("div", { text: "share unknown: " + sc.how })));
+				return;
+			}
+			const what = sc.basis === "cpu_time" ? "of the sampled CPU time" : "of the sampled memory accesses";
+			const neg = sc.all < sc.negligible_below;
+			s.append(el("div", { class: "scale-banner" + (neg ? " negligible" : ""), id: "scale-banner" },
+				el("div", { class: "big", id: "scale-all", text: sc.all.toFixed(1) + "% " + what }),
+				el("div", { text: "true sharing " + sc.true.toFixed(1) + "% · false sharing " + sc.false.toFixed(1) + "%" }),
+				el("div", { class: "note", text: sc.how }),
+				el("div", { class: "verdict", id: "scale-verdict", text: neg
+					? "Negligible (under " + sc.negligible_below + "%): removing all of it would save less than that; the views below show where it is, not a problem to fix."
+					: "Matters: shares under " + sc.negligible_below + "% are marked negligible (·) in the tables below." })));
+		}
+
+		function renderAdvice() {
+			const s = section("advice", "Advice", "what to change; the report never edits your code");
+			const A = data.advice;
+			if (!A.false_sharing.length && !A.true_sharing.length) {
+				s.append(el("div", { class: "empty", id: "advice-empty", text: data.empty_reason || "no false or true sharing to advise on" }));
+				return;
+			}
+			for (const f of A.false_sharing) {
+				const lay = el("table", { class: "grid layout" }, el("thead", null, el("tr", null,
+					...["offset", "size", "access", "false", "threads", "field"].map((t) => el("th", { text: t })))));
+				const body = el("tbody");
+				const tmax = f.layout.reduce((a, x) => Math.max(a, x.false), 1);
+				for (const x of f.layout)
+					body.append(el("tr", null, el("td", { class: "num", text: "+" + x.offset }),
+						el("td", { class: "num", text: x.size + " B" }), el("td", { class: "num", text: x.access + " B" }),
+						el("td", { class: "num", style: { background: x.false ? LUT[Math.round(40 + 180 * x.false / tmax)] : null }, text: fmtValue(x.false) }),
+						el("td", { text: x.threads.join(", ") }), el("td", null, el("code", { text: x.name || "–" }))));
+				lay.append(body);
+				const b = f.bound;
+				s.append(el("div", { class: "advice-card", "data-object": f.object },
+					el("h3", null, el("span", { class: "kind " + f.kind, text: f.kind }), el("span", { class: "objname", text: f.name })),
+					el("div", { class: "sub", text: (f.type ? "element " + f.type : "element type unknown") +
+						(f.element_size ? " of " + f.element_size + " B (" + f.element_size_from + ")" : "") +
+						" · false sharing " + fmtValue(f.false) + (f.share !== null ? " = " + f.share.toFixed(1) + "% " +
+						(SCALE.basis === "cpu_time" ? "of the sampled CPU time" : "of the sampled memory accesses") : "") }),
+					el("p", { class: "pattern", text: f.pattern }),
+					lay,
+					el("h4", { text: "Change" }),
+					el("ul", { class: "fixes" }, ...f.fixes.map((t) => el("li", { text: t }))),
+					b.saves_at_most !== null ? el("div", { class: "bound" },
+						el("strong", { text: b.speedup_at_most !== null
+							? "Saves at most " + b.saves_at_most.toFixed(1) + "% of the sampled CPU time (speedup ≤ " + b.speedup_at_most.toFixed(2) + "× if the threads are balanced)"
+							: "Saves about " + b.saves_at_most.toFixed(1) + "% of the sampled memory accesses (no time bound)" }),
+						el("span", { class: "note", text: " — a bound after Cheetah (CGO 2016), assuming:" }),
+						el("ul", null, ...b.assumptions.map((t) => el("li", { text: t })))) : null));
+			}
+			if (A.true_sharing.length) {
+				s.append(el("h3", { text: "True sharing: hand-offs" }));
+				const ol = el("ol", { id: "advice-true" });
+				for (const t of A.true_sharing)
+					ol.append(el("li", null, el("code", { text: t.a + " ↔ " + t.b }), " ",
+						el("strong", { text: t.kind }),
+						el("span", { class: "sub", text: " · " + fmtValue(t.true) + (t.share !== null ? " (" + t.share.toFixed(1) + "%)" : "") }),
+						el("div", { class: "sub", text: t.meaning })));
+				s.append(ol);
+			}
 		}
 
 		/* ---------- overview ---------- */
@@ -273,7 +383,7 @@
 
 		/* ---------- heatmaps ---------- */
 
-		const hm = { level: "thread", kind: "all", log: false, sel: null, mode: null, n: 0, cell: 0, max: 0 };
+		const hm = { level: levels.has("group") && data.threads.length > 16 ? "group" : "thread", kind: "all", log: false, sel: null, mode: null, n: 0, cell: 0, max: 0 };
 		let hmBox, hmLegend, hmMeta, drill, hmCanvas, hmOverlay, hmSvg;
 
 		function matrixMax(M) {
@@ -284,7 +394,7 @@
 		/* Each view is scaled to its own maximum, and only the maximum gets the
 		   darkest colour: the hottest pair is always the darkest cell. */
 		function colorOf(v, i, j) {
-			if (i === j) return DIAG;
+			if (i === j && hm.level !== "group") return DIAG;
 			if (!v) return ZERO;
 			if (v >= hm.max) return LUT[255];
 			const t = hm.log ? Math.log1p(v) / Math.log1p(hm.max) : v / hm.max;
@@ -465,7 +575,7 @@
 		}
 
 		function fieldText(f) {
-			return (f.name || "bytes") + " +" + f.offset + " (" + f.size + " B)";
+			return (f.name || "bytes") + " +" + f.offset + " (" + (f.access || f.size) + " B)";
 		}
 
 		function renderDrill() {
@@ -498,7 +608,7 @@
 			drill.append(el("h3", { id: "drill-title", text: label(hm.level, i) + " ↔ " + label(hm.level, j) }),
 				el("div", { class: "sub", text: "all " + fmtValue(v("all")) + " · true " + fmtValue(v("true")) +
 					" · false " + fmtValue(v("false")) + " (" + pct(v("false"), v("all")) + " false)" }));
-			if (i === j) {
+			if (i === j && hm.level !== "group") {
 				drill.append(el("p", { class: "sub", text: "Same index: communication inside one " + hm.level +
 					" is not in the matrix (see the diagonal total below the heatmap)." }));
 				return;
@@ -548,8 +658,10 @@
 		function renderMatrices() {
 			const s = section("matrices", "Communication heatmaps", "symmetric: cell (i, j) is the volume between i and j, both directions");
 			const levelSeg = el("div", { class: "seg", id: "level-seg" });
-			for (const lv of ["thread", "core", "socket", "numa"]) {
-				levelSeg.append(el("button", { "data-level": lv, text: lv, disabled: !levels.has(lv),
+			for (const lv of ["group", "thread", "core", "socket", "numa"]) {
+				if (lv === "group" && !levels.has(lv)) continue;
+				levelSeg.append(el("button", { "data-level": lv, text: lv === "group" ? "thread groups" :
+					lv === "thread" && levels.has("group") ? "thread (full matrix)" : lv, disabled: !levels.has(lv),
 					title: levels.has(lv) ? null : "no topology was recorded",
 					onclick: () => { hm.level = lv; sync(); drawHeatmap(); } }));
 			}
@@ -601,7 +713,7 @@
 			const fl = el("ul", { class: "fieldlist" });
 			for (const f of fields.slice(0, 5))
 				fl.append(el("li", { title: "threads " + f.threads.join(", ") },
-					el("code", { text: f.name || "bytes" }), " +" + f.offset + " (" + f.size + " B) · false " +
+					el("code", { text: f.name || "bytes" }), " +" + f.offset + " (" + (f.access || f.size) + " B) · false " +
 					fmtValue(f.false) + (f.true ? " · true " + fmtValue(f.true) : "")));
 			if (fields.length > 5) fl.append(el("li", { class: "note", text: "+" + (fields.length - 5) + " more" }));
 			const pl = el("ul", { class: "pairlist" });
@@ -617,6 +729,7 @@
 					ctx ? el("div", { class: "note", text: "allocated at " + where(ctx) + " in " + procName(ctx) }) : null),
 				el("td", { class: "num", text: o.size ? fmtBytes(o.size) : "–" }),
 				el("td", { class: "num", "data-k": "false", text: fmtValue(o.false), title: fmtRaw(o.false) }),
+				shareCell(o.false),
 				el("td", { class: "num", "data-k": "true", text: fmtValue(o.true), title: fmtRaw(o.true) }),
 				el("td", { class: "num", "data-k": "all", text: fmtValue(o.all), title: fmtRaw(o.all) }),
 				el("td", null, miniHeatmap(o)),
@@ -663,7 +776,7 @@
 					renderObjectRows();
 				} : null });
 			objHead = el("tr", null, th("#", null, true), th("object", "name"), th("size", "size", true),
-				th("false", "false", true), th("true", "true", true), th("all", "all", true),
+				th("false", "false", true), th("false " + SHARE_OF, null, true), th("true", "true", true), th("all", "all", true),
 				th("threads"), th("fields / offsets"), th("code pairs"));
 			objBody = el("tbody");
 			s.append(el("table", { class: "grid", id: "objects-table" }, el("thead", null, objHead), objBody));
@@ -683,7 +796,7 @@
 			const head = el("tr");
 			const more = el("button", { class: "more", text: "show all " + pairs.length,
 				onclick: () => { st.shown = Infinity; draw(); } });
-			for (const [t, k] of [["code pair", null], ["functions", null], ["all", "all"], ["true", "true"], ["false", "false"], ["false %", "fp"]])
+			for (const [t, k] of [["code pair", null], ["functions", null], ["all", "all"], [SHARE_OF, null], ["true", "true"], ["false", "false"], ["false %", "fp"]])
 				head.append(el("th", { class: (k ? "sortable num" : ""), "data-key": k, text: t,
 					onclick: k ? () => { st.dir = st.key === k ? -st.dir : -1; st.key = k; draw(); } : null }));
 			function draw() {
@@ -693,6 +806,7 @@
 					el("td", null, el("code", { text: p.a + " ↔ " + p.b })),
 					el("td", { class: "note", text: p.an + (p.bn ? " ↔ " + p.bn : "") }),
 					el("td", { class: "num", text: fmtValue(p.all), title: fmtRaw(p.all) }),
+					shareCell(p.all),
 					el("td", { class: "num", text: fmtValue(p.true) }),
 					el("td", { class: "num", text: fmtValue(p.false) }),
 					el("td", { class: "num", text: pct(p.false, p.all) }))));
@@ -994,7 +1108,9 @@
 
 		/* ---------- assemble, and the test hook ---------- */
 
+		renderScale();
 		renderOverview();
+		renderAdvice();
 		renderMatrices();
 		renderObjects();
 		renderCodePairs();
@@ -1024,6 +1140,7 @@
 				return { x: r.left + hm.margin + (j + 0.5) * hm.cell, y: r.top + hm.margin + (i + 0.5) * hm.cell };
 			},
 			selected: () => hm.sel,
+			levels: () => [...levels.keys()],
 			objectOrder: () => objBody ? [...objBody.children].map((tr) => tr.dataset.name) : null,
 			treeRows: () => cctRendered,
 			/* code regions: select one (as a click on its row does), the one shown,

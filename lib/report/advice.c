@@ -142,10 +142,10 @@ static uint32_t thread_bits(const struct hc_db_field *f, uint32_t *set, uint32_t
 
 /* The element size: DWARF's, else from two indexed fields of the same
    member path. */
-static uint64_t element_size(const struct hc_db_object *o, const char **from)
+static uint64_t element_size(const struct hc_db_object *o, bool dwarf, const char **from)
 {
 	*from = NULL;
-	if (o->elem) {
+	if (o->elem && dwarf) {
 		*from = "DWARF";
 		return o->elem;
 	}
@@ -201,17 +201,35 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	const char *type = o->type ? o->type : "", *from;
 	bool heap = !strcmp(o->kind, "heap"), stat = !strcmp(o->kind, "static");
 	bool named = false, per_elem = true, split = false, fortran = false, omp = false;
-	uint64_t e = element_size(o, &from), step = 0;
+	uint64_t e, step = 0;
+	bool member_array = false, scalar_elems = true;
 	uint32_t thr[64], nthr = 0;
 	int64_t ek[64];
 	uint32_t eth[64];
 	size_t nek = 0;
 	int rc = 0;
 
+	/* the indexed array: the object itself ("v[k].m": DWARF's element) or
+	   an array member ("s.w[k]": its element size from the offsets, its
+	   type not recorded) */
+	for (size_t k = 0; k < o->nfields; k++) {
+		const char *rest, *nm = o->fields[k].name;
+		char pre[256];
+		if (name_index(nm, pre, sizeof(pre), &rest) < 0)
+			continue;
+		if (strchr(pre, '.'))
+			member_array = true;
+		if (rest[0])
+			scalar_elems = false;
+	}
+	e = element_size(o, !member_array, &from);
+	if (member_array)
+		type = "";
 	a->o = o;
 	a->share = hc_report_share(sc, o->fal);
 	a->elem = e;
 	a->elem_from = from;
+	a->type = type;
 	a->fields = calloc(o->nfields ? o->nfields : 1, sizeof(*a->fields));
 	if (!a->fields)
 		return -ENOMEM;
@@ -299,7 +317,14 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		         (unsigned long long)(e < LINE ? LINE / e : 1));
 		if (e % LINE) {
 			uint64_t pe = (e + LINE - 1) / LINE * LINE;
-			if (scalar_type(type))
+			if (member_array && scalar_elems)
+				rc |= add_str(&a->fixes, &a->nfixes,
+				              "give each element of %s its own line: declare it as an array of "
+				              "`struct { T v; } __attribute__((aligned(64)))` (C++: `struct "
+				              "alignas(64) { T v; }`, T its element type), %llu -> %llu B per "
+				              "element, and use %s[k].v", var, (unsigned long long)e,
+				              (unsigned long long)pe, var);
+			else if (scalar_type(type))
 				rc |= add_str(&a->fixes, &a->nfixes,
 				              "give each element its own line: make %s an array of "
 				              "`struct { %s v; } __attribute__((aligned(64)))` (C++: "
@@ -398,7 +423,8 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	} else if (stat && (per_elem || step)) {
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "%salign %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
-		              "on its declaration", a->nfixes ? "and " : "", var[0] ? var : o->name);
+		              "on its declaration%s", a->nfixes ? "and " : "", var[0] ? var : o->name,
+		              member_array ? " (the member's, or the whole variable's)" : "");
 	} else if (!strcmp(o->kind, "stack")) {
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "this is stack memory of another thread: give the shared local "

@@ -53,6 +53,8 @@ struct hc_advice_fs {
 	double save_bound;     /* percent of the sampled total the fix can save at most */
 	double speedup_bound;  /* 1 / (1 - save_bound / 100), 0 unknown */
 	uint64_t elem;         /* element size used for the advice, 0 unknown */
+	const char *type;      /* its type ("" unknown: o->type is of the object's element,
+	                          not of an array member's) */
 	const char *elem_from; /* "DWARF", "field offsets", NULL */
 	uint32_t nthreads;     /* distinct threads touching its falsely shared fields */
 	struct hc_advice_field *fields;  size_t nfields;   /* every field, by offset */
@@ -86,9 +88,30 @@ void hc_advice_free(struct hc_advice *a);
    buf; "" when there is communication. */
 void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz);
 
+/* Threads grouped (groups.c): by start routine ("main thread" for a
+   process's first thread), and a routine with more than
+   HC_REPORT_GEN_MIN threads split into generations — runs of consecutive
+   creation order (thread index: threads.csv records no start times) of
+   max(HC_REPORT_GEN_MIN, count / HC_REPORT_GEN_MAX) threads. m[kind] is the
+   grouped matrix, n × n, symmetric; its diagonal is the communication
+   between threads of the same group. */
+#define HC_REPORT_GEN_MIN 64u
+#define HC_REPORT_GEN_MAX 16u
+struct hc_report_groups {
+	uint32_t n;
+	uint32_t *of;          /* db->nthreads entries: the group of each thread */
+	char **name;           /* "worker", "worker, generation 2 (threads 65-128)" */
+	uint32_t *count;       /* threads per group */
+	uint64_t *m[HC_DB_KIND_COUNT];   /* n * n each */
+};
+int hc_report_groups_build(const struct hc_db *db, struct hc_report_groups *g);
+void hc_report_groups_free(struct hc_report_groups *g);
+
 /* "scale", "empty_reason" and "advice" of the report model, as keys of the
    object being written (insight_json.c). */
 struct hc_json;
 void hc_report_json_insight(const struct hc_db *db, struct hc_json *j);
+/* "thread_groups" of the report model (groups.c). */
+void hc_report_json_groups(const struct hc_db *db, struct hc_json *j);
 
 #endif

@@ -69,7 +69,7 @@ void hc_report_json_insight(const struct hc_db *db, struct hc_json *j)
 		hc_json_ku64(j, "object", f->o->i);
 		hc_json_kstr(j, "name", f->o->name);
 		hc_json_kstr(j, "kind", f->o->kind);
-		hc_json_kstr(j, "type", f->o->type ? f->o->type : "");
+		hc_json_kstr(j, "type", f->type ? f->type : "");
 		hc_json_key(j, "element_size");
 		if (f->elem)
 			hc_json_u64(j, f->elem);

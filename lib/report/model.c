@@ -456,6 +456,7 @@ void hc_report_json(const struct hc_db *db, FILE *f, bool html)
 	hc_json_obj_end(&j);
 	write_overview(&j, db);
 	hc_report_json_insight(db, &j);
+	hc_report_json_groups(db, &j);
 	write_hosts_processes_threads(&j, db);
 	write_levels(&j, db);
 	write_cct(&j, db);

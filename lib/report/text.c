@@ -842,11 +842,11 @@ static void advice(struct text *x)
 			{
 				char el[256] = "";
 				if (fs->elem)
-					snprintf(el, sizeof(el), ", element %s%s%llu B (%s)",
-					         o->type && o->type[0] ? o->type : "", o->type && o->type[0] ?
-					         " of " : "", (unsigned long long)fs->elem, fs->elem_from);
-				else if (o->type && o->type[0])
-					snprintf(el, sizeof(el), ", element %s", o->type);
+					snprintf(el, sizeof(el), ", element %s%s%llu B (%s)", fs->type,
+					         fs->type[0] ? " of " : "", (unsigned long long)fs->elem,
+					         fs->elem_from);
+				else if (fs->type[0])
+					snprintf(el, sizeof(el), ", element %s", fs->type);
 				snprintf(buf, sizeof(buf), "%s (%s, %llu B%s)", o->name, o->kind,
 				         (unsigned long long)o->size, el);
 			}

@@ -237,9 +237,68 @@ def check_regions(b, c, db):
     b.eval("hcReport.regionSelect(%d, false)" % best[0])
 
 
+def check_insight(b, c, db):
+    """Scale, advice and the grouped heatmap, against the database files:
+    the share is recomputed here from database.xml's counters and
+    threads.csv's periods (soft: timer samples x period), the advice cards
+    name the top false-sharing objects of objects.xml, and the grouped
+    matrix (threads by start routine) sums to the thread matrix."""
+    counters = {e.get("n"): int(e.get("v")) for e in db.meta.iter("Counter")}
+    periods = sorted({int(t["period"]) for t in db.threads if t.get("period")})
+    banner = b.eval("(document.getElementById('scale-banner') || document.getElementById('scale-empty') || {}).textContent || ''")
+    if db.totals["all"] == 0:
+        c.check("No communication" in banner, "scale says there is no communication, with a reason: %r" % banner[:160])
+    elif db.unit == "ns" and "samples" in counters and len(periods) == 1:
+        n = counters["samples"] + counters.get("samples_blocked", 0) + counters.get("samples_in_runtime", 0)
+        want = 100.0 * db.totals["all"] / (n * periods[0])
+        got = b.eval("parseFloat(document.getElementById('scale-all').textContent)")
+        c.check(abs(got - want) < 0.06, "scale leads with %.1f%% of the sampled CPU time (want %.2f%%)" % (got, want))
+        first = b.eval("document.querySelector('main section').id")
+        c.check(first == "scale", "the scale is the first section: %s" % first)
+        verdict = b.eval("document.getElementById('scale-verdict').textContent")
+        c.check(("Negligible" in verdict) == (want < 1.0), "verdict negligible iff under 1%%: %r" % verdict[:60])
+    if db.objects:
+        fs = [o for o in sorted(db.objects, key=lambda o: (-o["false"], o["i"]))
+              if o["false"] > 0 and o["kind"] != "unknown"][:3]
+        cards = b.eval("[...document.querySelectorAll('#advice .advice-card')].map(e => +e.dataset.object)")
+        c.check(cards == [o["i"] for o in fs], "advice cards for the top false-sharing objects %r (want %r)"
+                % (cards, [o["i"] for o in fs]))
+        if fs:
+            fixes = b.eval("[...document.querySelectorAll('#advice .advice-card:first-of-type .fixes li')].map(e => e.textContent)")
+            lay = b.eval("document.querySelectorAll('#advice .advice-card:first-of-type table.layout tbody tr').length")
+            c.check(len(fixes) >= 1 and lay == len(fs[0]["fields"]),
+                    "first card: %d change(s), layout of %d fields (objects.xml has %d)" % (len(fixes), lay, len(fs[0]["fields"])))
+    routines = {}
+    for t in db.threads:
+        r = t.get("start_routine") or ("main thread" if not t.get("creator") else "(unknown start routine)")
+        routines[r] = routines.get(r, 0) + 1
+    def generations(k):   # lib/report/groups.c: more than 64 threads split by creation order
+        if k <= 64:
+            return 1
+        gen = max(64, -(-k // 16))
+        return -(-k // gen)
+    ngroups = sum(generations(k) for k in routines.values())
+    levels = b.eval("hcReport.levels()")
+    if ngroups < len(db.threads):
+        if c.check("group" in levels, "a thread-groups level (%d groups of %d threads)" % (ngroups, len(db.threads))):
+            b.eval("hcReport.setView('group', 'all')")
+            view = b.eval("hcReport.view()")
+            c.check(view["n"] == ngroups, "grouped heatmap is %d×%d" % (view["n"], view["n"]))
+            vals = b.eval("(() => { const n = hcReport.view().n; let s = 0;"
+                          " for (let i = 0; i < n; i++) for (let j = i; j < n; j++) s += hcReport.value(i, j); return s; })()")
+            tm = db.matrix("thread", "all")
+            tot = sum(tm[i][j] for i in range(len(tm)) for j in range(i + 1, len(tm)))
+            c.check(vals == tot, "grouped matrix sums to the thread matrix (%d, want %d)" % (vals, tot))
+            b.eval("hcReport.setView('thread', 'all')")
+            c.check(b.eval("hcReport.view()")["n"] == len(db.threads), "the full thread matrix on demand")
+    else:
+        c.check("group" not in levels, "no thread-groups level when every thread is its own group")
+
+
 def full_check(b, c, db, html, shot):
     """The whole list, for a report of database `db` written to `html`."""
     url = open_report(b, c, html)
+    check_insight(b, c, db)
     check_heatmaps(b, c, db)
     check_objects_sort(b, c, db)
     check_tree(b, c, db)

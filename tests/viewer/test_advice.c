@@ -197,6 +197,32 @@ static void test_false_sharing(void)
 	hc_advice_free(&a);
 }
 
+/* an array member of a struct variable: DWARF's element (the struct) is
+   not the array's; the element size comes from the offsets */
+static void test_member_array(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 1000);
+	field(0, "false_line.w[0]", 0, 8, 3000000, 1);
+	field(1, "false_line.w[1]", 8, 8, 3000000, 2);
+	object(&db, "static", "false_line", "struct line", 64, 6000000, 0, 2);
+	db.t_all = db.t_false = 6000000;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1) {
+		CHECK_EQ_U64(a.fs[0].elem, 8);
+		CHECK_STR(a.fs[0].elem_from, "field offsets");
+		CHECK_STR(a.fs[0].type, "");
+		CHECK(!strstr(a.fs[0].pattern, "straddles"));
+		CHECK(has_fix(&a.fs[0], "give each element of false_line.w its own line", "8 -> 64"));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
+	}
+	hc_advice_free(&a);
+}
+
 static void test_true_sharing_and_empty(void)
 {
 	struct hc_db db;
@@ -256,6 +282,7 @@ int main(void)
 {
 	test_scale();
 	test_false_sharing();
+	test_member_array();
 	test_true_sharing_and_empty();
 	return hc_test_done("test_advice");
 }
