@@ -108,6 +108,8 @@ static int csv_run(const struct hc_db *db, const struct export_opts *o)
 			rc |= table(&c, name, NULL, hc_report_csv_pairs, db, l);
 		}
 	rc |= table(&c, "threads.csv", hc_report_csv_threads, NULL, db, 0);
+	if (db->nrankrows)
+		rc |= table(&c, "ranks.csv", hc_report_csv_ranks, NULL, db, 0);
 	rc |= table(&c, "cct.csv", hc_report_csv_cct, NULL, db, 0);
 	rc |= table(&c, "code-pairs.csv", hc_report_csv_code_pairs, NULL, db, 0);
 	if (db->has_objects) {

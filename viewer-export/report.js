@@ -362,6 +362,23 @@
 				for (const w of data.warnings) ul.append(el("li", { text: w }));
 				s.append(el("details", { class: "more", open: true }, el("summary", { text: "Warnings and skipped profiles" }), ul));
 			}
+			if (data.ranks && data.ranks.length) {
+				/* MPI: each rank's communication among its own threads and with other ranks' threads. */
+				const tb = el("table", { class: "grid", id: "ranks-table", style: { maxWidth: "760px" } },
+					el("thead", null, el("tr", null, ...["rank", "host", "threads", "within rank", "with other ranks"].map((h, k) =>
+						el("th", { class: k === 1 ? "" : "num", text: h })))));
+				for (const r of data.ranks) {
+					const w = r.within_true + r.within_false, a = r.across_true + r.across_false;
+					tb.append(el("tr", null, el("td", { class: "num", text: String(r.rank) }), el("td", { text: r.host }),
+						el("td", { class: "num", text: String(r.threads) }),
+						el("td", { class: "num", text: fmtValue(w), title: fmtRaw(w) }),
+						el("td", { class: "num", text: fmtValue(a), title: fmtRaw(a) })));
+				}
+				const pairs = data.rank_pairs.length ? el("ul", null, ...data.rank_pairs.map((p) =>
+					el("li", { text: "rank " + p.a + " ↔ rank " + p.b + ": " + fmtValue(p.true + p.false) }))) :
+					el("div", { class: "note", text: "no communication between threads of different ranks was detected (detection sees one process at a time)" });
+				s.append(el("details", { class: "more", open: true }, el("summary", { text: "MPI ranks (" + data.ranks.length + ")" }), tb, pairs));
+			}
 			if (data.counters.length) {
 				const tb = el("table", { class: "grid", style: { maxWidth: "520px" } });
 				for (const c of data.counters) tb.append(el("tr", null, el("td", { text: c.name }), el("td", { class: "num", text: String(c.value) })));

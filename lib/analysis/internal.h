@@ -505,6 +505,9 @@ uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j);
 /* Sum of the upper triangle. */
 uint64_t matrix__total(const struct matrix *m, int kind);
 
+/* ranks.c: database.xml's <Ranks> (several MPI ranks only). */
+int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o);
+
 /* meta.c: database.xml */
 int meta__write(struct an *an, const struct levels *lv, const char *dir, char *err, size_t errlen);
 

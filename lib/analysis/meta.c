@@ -160,7 +160,15 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 			attr_str(&o, "log", pr->log);
 		hc_out_puts(&o, "/>\n");
 	}
-	hc_out_printf(&o, "  </Processes>\n  <Matrices unit=\"%s\">\n", unit);
+	hc_out_puts(&o, "  </Processes>\n");
+	ret = ranks__xml(an, lv, &o);
+	if (ret) {
+		hc_out_close(&o, false, err, errlen);
+		free(cnt);
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	hc_out_printf(&o, "  <Matrices unit=\"%s\">\n", unit);
 	for (lev = 0; lev < HC_DB_LEVEL_COUNT; lev++) {
 		const struct matrix *m = &lv->m[lev];
 		if (!m->present)

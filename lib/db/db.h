@@ -75,6 +75,19 @@ struct hc_db_thread {
 	char *host;            /* host name or id, "" in databases before the column */
 };
 
+/* One MPI rank: the communication among its own threads (within) and with
+   threads of other ranks (across = its row sum in the rank × rank matrix);
+   [0] true, [1] false sharing. */
+struct hc_db_rank {
+	uint64_t rank, processes, threads;
+	char *host;
+	uint64_t within[2], across[2];
+};
+/* A non-zero cell of the rank × rank matrix, a < b (rank numbers). */
+struct hc_db_rankpair {
+	uint64_t a, b, v[2];
+};
+
 struct hc_db_skipped { char *file, *reason; };
 struct hc_db_counter { char *name; uint64_t v; };
 
@@ -163,6 +176,9 @@ struct hc_db {
 	struct hc_db_host *hosts;        size_t nhosts;
 	struct hc_db_process *procs;     size_t nprocs;
 	size_t nranks;                   /* distinct MPI ranks of the processes (>= 1) */
+	/* <Ranks> (several ranks only; nrankrows 0 otherwise) */
+	struct hc_db_rank *rankrows;     size_t nrankrows;
+	struct hc_db_rankpair *rankpairs; size_t nrankpairs;
 	struct hc_db_matrix mat[HC_DB_LEVEL_COUNT][HC_DB_KIND_COUNT];
 	struct hc_db_label *labels[HC_DB_LEVEL_COUNT];   /* [thread] is NULL */
 	size_t nlabels[HC_DB_LEVEL_COUNT];

@@ -250,6 +250,10 @@ void hc_db_close(struct hc_db *db)
 		free(db->procs[i].log);
 	}
 	free(db->procs);
+	for (size_t i = 0; i < db->nrankrows; i++)
+		free(db->rankrows[i].host);
+	free(db->rankrows);
+	free(db->rankpairs);
 	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
 		for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
 			free(db->mat[l][k].file);

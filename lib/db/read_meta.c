@@ -285,6 +285,43 @@ static int load_element(struct load *ld, struct xr *x, int *labels_level, bool s
 	} else if (!strcmp(name, "Process") && !strcmp(parent, "Processes")) {
 		seen[3] = true;
 		rc = load_process(ld, x);
+	} else if (!strcmp(name, "Rank") && !strcmp(parent, "Ranks")) {
+		struct hc_db_rank *r;
+		if (load__push(&db->rankrows, db->nrankrows, sizeof(*db->rankrows)))
+			return -ENOMEM;
+		r = &db->rankrows[db->nrankrows++];
+		memset(r, 0, sizeof(*r));
+		rc = xr__u64(x, "rank", &r->rank);
+		if (!rc)
+			rc = xr__str(x, "host", &r->host);
+		if (!rc)
+			rc = xr__u64(x, "processes", &r->processes);
+		if (!rc)
+			rc = xr__u64(x, "threads", &r->threads);
+		if (!rc)
+			rc = xr__u64(x, "within-true", &r->within[0]);
+		if (!rc)
+			rc = xr__u64(x, "within-false", &r->within[1]);
+		if (!rc)
+			rc = xr__u64(x, "across-true", &r->across[0]);
+		if (!rc)
+			rc = xr__u64(x, "across-false", &r->across[1]);
+	} else if (!strcmp(name, "RankPair") && !strcmp(parent, "Ranks")) {
+		struct hc_db_rankpair *p;
+		if (load__push(&db->rankpairs, db->nrankpairs, sizeof(*db->rankpairs)))
+			return -ENOMEM;
+		p = &db->rankpairs[db->nrankpairs++];
+		memset(p, 0, sizeof(*p));
+		rc = xr__u64(x, "a", &p->a);
+		if (!rc)
+			rc = xr__u64(x, "b", &p->b);
+		if (!rc)
+			rc = xr__u64(x, "true", &p->v[0]);
+		if (!rc)
+			rc = xr__u64(x, "false", &p->v[1]);
+		if (!rc && p->a >= p->b)
+			rc = load__fail(ld, xr__line(x), "<RankPair a=\"%llu\" b=\"%llu\">: a must be "
+			                 "below b", (unsigned long long)p->a, (unsigned long long)p->b);
 	} else if (!strcmp(name, "Matrix") && !strcmp(parent, "Matrices")) {
 		rc = load_matrix_entry(ld, x);
 	} else if (!strcmp(name, "Label") && !strcmp(parent, "Labels")) {

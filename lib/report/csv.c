@@ -63,6 +63,24 @@ int hc_report_csv_pairs(const struct hc_db *db, int level, FILE *f)
 	return 0;
 }
 
+int hc_report_csv_ranks(const struct hc_db *db, FILE *f)
+{
+	fputs("rank,host,processes,threads,within_all,within_true,within_false,across_all,"
+	      "across_true,across_false\n", f);
+	for (size_t k = 0; k < db->nrankrows; k++) {
+		const struct hc_db_rank *r = &db->rankrows[k];
+		fprintf(f, "%llu,", (unsigned long long)r->rank);
+		hc_put_csv(f, r->host);
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->processes,
+		        (unsigned long long)r->threads,
+		        (unsigned long long)(r->within[0] + r->within[1]), (unsigned long long)r->within[0],
+		        (unsigned long long)r->within[1],
+		        (unsigned long long)(r->across[0] + r->across[1]), (unsigned long long)r->across[0],
+		        (unsigned long long)r->across[1]);
+	}
+	return 0;
+}
+
 int hc_report_csv_threads(const struct hc_db *db, FILE *f)
 {
 	const struct hc_db_matrix *m = db->mat[HC_DB_LEVEL_THREAD];

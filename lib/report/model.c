@@ -113,6 +113,7 @@ static void write_hosts_processes_threads(struct hc_json *j, const struct hc_db 
 		hc_json_ku64(j, "i", h->i);
 		hc_json_kstr(j, "id", h->id);
 		hc_json_kstr(j, "topology", h->topology);
+		hc_json_kstr(j, "name", h->name);
 		hc_json_ki64(j, "pus", h->pus);
 		hc_json_ki64(j, "cores", h->cores);
 		hc_json_ki64(j, "sockets", h->sockets);
@@ -128,6 +129,7 @@ static void write_hosts_processes_threads(struct hc_json *j, const struct hc_db 
 		hc_json_obj(j);
 		hc_json_ku64(j, "i", p->i);
 		hc_json_kstr(j, "host", p->host);
+		hc_json_ku64(j, "rank", p->rank);
 		hc_json_ku64(j, "pid", p->pid);
 		hc_json_ku64(j, "ppid", p->ppid);
 		hc_json_ku64(j, "gen", p->gen);
@@ -159,6 +161,38 @@ static void write_hosts_processes_threads(struct hc_json *j, const struct hc_db 
 		hc_json_kstr(j, "sampler", t->sampler);
 		hc_json_ki64(j, "period", t->period);
 		hc_json_kstr(j, "profile", t->profile);
+		hc_json_ku64(j, "rank", t->rank);
+		hc_json_kstr(j, "host", t->host);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+
+	/* MPI ranks (database.xml <Ranks>): empty without several ranks. */
+	hc_json_key(j, "ranks");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nrankrows; k++) {
+		const struct hc_db_rank *r = &db->rankrows[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "rank", r->rank);
+		hc_json_kstr(j, "host", r->host);
+		hc_json_ku64(j, "processes", r->processes);
+		hc_json_ku64(j, "threads", r->threads);
+		hc_json_ku64(j, "within_true", r->within[0]);
+		hc_json_ku64(j, "within_false", r->within[1]);
+		hc_json_ku64(j, "across_true", r->across[0]);
+		hc_json_ku64(j, "across_false", r->across[1]);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+	hc_json_key(j, "rank_pairs");
+	hc_json_arr(j);
+	for (size_t k = 0; k < db->nrankpairs; k++) {
+		const struct hc_db_rankpair *p = &db->rankpairs[k];
+		hc_json_obj(j);
+		hc_json_ku64(j, "a", p->a);
+		hc_json_ku64(j, "b", p->b);
+		hc_json_ku64(j, "true", p->v[0]);
+		hc_json_ku64(j, "false", p->v[1]);
 		hc_json_obj_end(j);
 	}
 	hc_json_arr_end(j);

@@ -55,6 +55,9 @@ void hc_report_json(const struct hc_db *db, FILE *f, bool html);
 int hc_report_csv_summary(const struct hc_db *db, FILE *f);
 int hc_report_csv_pairs(const struct hc_db *db, int level, FILE *f);
 int hc_report_csv_threads(const struct hc_db *db, FILE *f);
+/* MPI ranks (several ranks only): rank,host,processes,threads, then within
+   (among its threads) and across (with other ranks' threads) all/true/false. */
+int hc_report_csv_ranks(const struct hc_db *db, FILE *f);
 int hc_report_csv_cct(const struct hc_db *db, FILE *f);
 int hc_report_csv_code_pairs(const struct hc_db *db, FILE *f);
 int hc_report_csv_objects(const struct hc_db *db, FILE *f);

@@ -361,6 +361,48 @@ static void totals(struct text *x)
 	t_free(&t);
 }
 
+/* MPI ranks (database.xml <Ranks>): each rank's communication among its
+   own threads and with other ranks' threads, then the cross-rank pairs. */
+static void ranks(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	struct table t = { .ncol = 7, .col = {
+		{ "rank", true, false, 0, 0 },
+		{ "host", false, true, 3, 8 },
+		{ "threads", true, false, 4, 0 },
+		{ "within rank", true, false, 0, 0 },
+		{ "with other ranks", true, false, 0, 0 },
+		{ "false%", true, false, 2, 0 },
+		{ "of all", true, false, 1, 0 } } };
+
+	if (db->nrankrows < 2)
+		return;
+	section(x, "Ranks (MPI): communication among a rank's threads, and with other ranks' threads");
+	for (size_t k = 0; k < db->nrankrows; k++) {
+		const struct hc_db_rank *r = &db->rankrows[k];
+		uint64_t w = r->within[0] + r->within[1], a = r->across[0] + r->across[1];
+		char rk[24], th[24], vw[64], va[64], pf[32], ps[32];
+		snprintf(rk, sizeof(rk), "%llu", (unsigned long long)r->rank);
+		snprintf(th, sizeof(th), "%llu", (unsigned long long)r->threads);
+		t_row(&t, rk, r->host, th, hc_report_value(vw, sizeof(vw), w, unit_of(x)),
+		      hc_report_value(va, sizeof(va), a, unit_of(x)),
+		      hc_report_pct(pf, sizeof(pf), r->within[1] + r->across[1], w + a),
+		      hc_report_pct(ps, sizeof(ps), w + a, db->t_all));
+	}
+	t_print(&t, x->f, x->width);
+	t_free(&t);
+	if (!db->nrankpairs)
+		put_line(x->f, x->width, "  no communication between threads of different ranks was "
+		         "detected (detection sees one process at a time: doc/mpi.md)");
+	for (size_t k = 0; k < db->nrankpairs && k < TOP; k++) {
+		const struct hc_db_rankpair *p = &db->rankpairs[k];
+		char v[64];
+		put_line(x->f, x->width, "  rank %llu ↔ rank %llu  %s",
+		         (unsigned long long)p->a, (unsigned long long)p->b,
+		         hc_report_value(v, sizeof(v), p->v[0] + p->v[1], unit_of(x)));
+	}
+}
+
 struct cellref { uint32_t i, j; uint64_t key; };
 
 static int cmp_cell(const void *a, const void *b)
@@ -415,6 +457,9 @@ static void top_pairs(struct text *x)
 		/* labels are "<index> <name>": the names column shows the names */
 		ni = hc_db_index_label(db, x->level, i, li, sizeof(li));
 		nj = hc_db_index_label(db, x->level, j, lj, sizeof(lj));
+		if (x->level == HC_DB_LEVEL_THREAD && db->nranks > 1)   /* "rank.thread" */
+			snprintf(pair, sizeof(pair), "%.*s ↔ %.*s", (int)strcspn(ni, " "), ni,
+			         (int)strcspn(nj, " "), nj);
 		if (x->level == HC_DB_LEVEL_THREAD) {
 			ni = strchr(ni, ' ') ? strchr(ni, ' ') + 1 : "";
 			nj = strchr(nj, ' ') ? strchr(nj, ' ') + 1 : "";
@@ -499,6 +544,18 @@ out:
 }
 
 /* The chosen matrix as a grid, in one scaled unit, when it fits. */
+/* A grid's row/column heading: the index, or "rank.thread" with MPI ranks. */
+static const char *grid_label(const struct hc_db *db, int level, uint32_t i, char *buf, size_t sz)
+{
+	if (level == HC_DB_LEVEL_THREAD && db->nranks > 1) {
+		hc_db_index_label(db, level, i, buf, sz);
+		buf[strcspn(buf, " ")] = '\0';
+	} else {
+		snprintf(buf, sz, "%u", i);
+	}
+	return buf;
+}
+
 static void grid(struct text *x)
 {
 	const struct hc_db *db = x->db;
@@ -530,8 +587,13 @@ static void grid(struct text *x)
 		if (w > cw)
 			cw = w;
 	}
-	snprintf(cell, sizeof(cell), "%u", m->n - 1);
-	lw = (int)strlen(cell);
+	for (uint32_t i = 0; i < m->n; i++) {
+		int w = (int)strlen(grid_label(db, x->level, i, cell, sizeof(cell)));
+		if (w > lw)
+			lw = w;
+	}
+	if (lw > cw)
+		cw = lw;
 	snprintf(title, sizeof(title), "%s matrix (%s), in %s", hc_db_level_name(x->level),
 	         hc_db_kind_name(x->kind), ns ? ns_names[step] : tr_names[step]);
 	section(x, title);
@@ -543,11 +605,13 @@ static void grid(struct text *x)
 	{
 		size_t len = (size_t)snprintf(line, sizeof(line), "  %*s", lw, "");
 		for (uint32_t j = 0; j < m->n && len < sizeof(line); j++)
-			len += (size_t)snprintf(line + len, sizeof(line) - len, " %*u", cw, j);
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %*s", cw,
+			                        grid_label(db, x->level, j, cell, sizeof(cell)));
 		put_line(x->f, x->width, "%s", line);
 	}
 	for (uint32_t i = 0; i < m->n; i++) {
-		size_t len = (size_t)snprintf(line, sizeof(line), "  %*u", lw, i);
+		size_t len = (size_t)snprintf(line, sizeof(line), "  %*s", lw,
+		                              grid_label(db, x->level, i, cell, sizeof(cell)));
 		for (uint32_t j = 0; j < m->n && len < sizeof(line); j++) {
 			if (i == j)
 				snprintf(cell, sizeof(cell), "-");
@@ -942,6 +1006,7 @@ int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_
 	header(&x);
 	scale(&x);
 	totals(&x);
+	ranks(&x);
 	top_pairs(&x);
 	grid(&x);
 	objects(&x);

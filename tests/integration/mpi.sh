@@ -71,7 +71,28 @@ host=$(awk -F, 'NR == 2 { print $NF }' "$T")
 "$B/viewer-export/viewer-export" "$TMP/seq" --csv "$TMP/csv" >/dev/null 2>"$TMP/csv.err" ||
 	fail "viewer-export --csv: $(cat "$TMP/csv.err")"
 grep -rq '"\?1\.[0-9]* worker' "$TMP/csv" || fail "the CSV export has no rank.thread label (1.N worker)"
-ok "sequential database: ranks 0 and 1, 2 workers each, host $host"
+# The rank view: both ranks, each with the communication of its own workers.
+X="$TMP/seq/database.xml"
+[ "$(grep -c '<Rank rank=' "$X")" -eq 2 ] || fail "database.xml: <Ranks> does not list 2 ranks"
+for r in 0 1; do
+	w=$(sed -n "s/.*<Rank rank=\"$r\".*within-true=\"\([0-9]*\)\" within-false=\"\([0-9]*\)\".*/\1 \2/p" "$X" |
+	    awk '{ print $1 + $2 }')
+	[ "${w:-0}" -gt 0 ] || fail "rank $r: no communication among its threads in <Ranks>"
+done
+"$B/viewer-export/viewer-export" "$TMP/seq" --text -o "$TMP/report.txt" --json "$TMP/report.json" \
+	>/dev/null 2>"$TMP/vx.err" || fail "viewer-export --text --json: $(cat "$TMP/vx.err")"
+grep -q '^Ranks (MPI)' "$TMP/report.txt" || fail "the text report has no rank section"
+grep -q ' 1\.[0-9]* ↔ 1\.[0-9]* ' "$TMP/report.txt" || fail "the text report's pairs are not rank.thread"
+PYTHONPATH="$S/tests/viewer" python3 - "$TMP/report.json" "$S/doc/report.schema.json" <<'PY' || fail "report JSON: rank view missing or not valid"
+import json, sys
+from jsonschema_lite import validate
+d = json.load(open(sys.argv[1]))
+errs = validate(d, json.load(open(sys.argv[2])))
+assert not errs, errs[:3]
+assert [r["rank"] for r in d["ranks"]] == [0, 1], d["ranks"]
+assert any(t["label"].startswith("1.") for t in d["threads"])
+PY
+ok "sequential database: ranks 0 and 1, 2 workers each, host $host; rank view in database.xml, text, JSON"
 
 # ---- distributed merge equals the sequential one ----
 if grep -q '^#define HC_HAVE_MPI 1' "$B/config.h"; then
