@@ -225,7 +225,8 @@
 				el("a", { href: "#codepairs", text: "Code pairs" }),
 				el("a", { href: "#regions", text: "Code regions" }),
 				el("a", { href: "#cct", text: "Calling contexts" }),
-				el("a", { href: "#threads", text: "Threads" })));
+				el("a", { href: "#threads", text: "Threads" }),
+				el("a", { href: "#placement", text: "Placement" })));
 		const page = el("main");
 		app.append(page);
 		const tooltip = el("div", { class: "tooltip", role: "tooltip" });
@@ -1123,6 +1124,49 @@
 			selectRegion(0);
 		}
 
+		/* ---------- thread placement (doc/placement.md) ---------- */
+
+		function renderPlacement() {
+			const list = data.placement || [];
+			const s = section("placement", "Thread placement",
+				"Scotch's mapping of the thread matrix onto the host's packages and cores, against this run's placement");
+			if (!list.length) {
+				s.append(el("p", { text: "no process with two threads or more: nothing to place" }));
+				return;
+			}
+			for (const p of list) {
+				const box = el("div", { class: "placement", "data-process": String(p.process) });
+				box.append(el("h3", { text: "process " + p.process + (p.host ? " (host " + p.host + ")" : "") }));
+				if (p.status !== "ok") {
+					box.append(el("p", { text: "no placement proposed: " + p.why }));
+					s.append(box);
+					continue;
+				}
+				const share = (v) => v === null ? "?" : pct(v, p.total);
+				const change = (run, prop) => run === null || !run ? "–" : ((100 * (prop - run) / run).toFixed(1) + "%");
+				box.append(el("p", { text: p.threads + " threads on " + p.cores + " cores" +
+					(p.flat ? " (packages of unequal size: mapped on the cores alone)" :
+						" (" + p.packages + " packages x " + p.cores_per_package + " cores)") +
+					(p.kept ? "; the run's placement is already as good: keep it" : "") }));
+				box.append(el("table", { class: "grid placement-volumes" },
+					el("thead", null, el("tr", null, ...["share of the volume", "this run", "proposed", "change"].map((t, k) =>
+						el("th", { class: k ? "num" : "", text: t })))),
+					el("tbody", null,
+						el("tr", null, el("td", { text: "across packages" }), el("td", { class: "num", text: share(p.run_cross_package) }),
+							el("td", { class: "num", text: share(p.cross_package) }),
+							el("td", { class: "num", text: change(p.run_cross_package, p.cross_package) })),
+						el("tr", null, el("td", { text: "across cores" }), el("td", { class: "num", text: share(p.run_cross_core) }),
+							el("td", { class: "num", text: share(p.cross_core) }),
+							el("td", { class: "num", text: change(p.run_cross_core, p.cross_core) })))));
+				box.append(el("p", { text: "OpenMP (OpenMP thread i = thread i of the process, in creation order):" }),
+					el("pre", { class: "cmd", text: "OMP_PLACES='" + p.omp_places + "' OMP_PROC_BIND=" + p.omp_proc_bind }));
+				box.append(el("p", { text: "per thread ($TID_i: thread i's Linux thread id in the new run, ps -L), either command:" }),
+					el("pre", { class: "cmd", text: p.map.map((m) => "T" + m.thread + " -> core " + m.core + " (cpus " + m.cpus + "):  " +
+						m.taskset + "   " + m.hwloc_bind).join("\n") }));
+				s.append(box);
+			}
+		}
+
 		/* ---------- assemble, and the test hook ---------- */
 
 		renderScale();
@@ -1134,6 +1178,7 @@
 		renderRegions();
 		renderTree();
 		renderThreads();
+		renderPlacement();
 
 		window.hcReport = {
 			data,

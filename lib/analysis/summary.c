@@ -14,6 +14,7 @@
 #include "config.h"
 #include "analysis/internal.h"
 #include "analysis/regions.h"
+#include "report/placement.h"
 
 #define RULE "==============================================================================\n"
 
@@ -425,6 +426,149 @@ static void header(struct hc_out *o, const struct an *an)
 	              hc_db_unit_text_of(an->unit, an->samplers));
 }
 
+/* ---- thread placement (issue 15 point 6; lib/report/placement.c) ---- */
+
+/* Fill a placement input for process p: its threads' row of the thread
+   matrix, its host's cores (hwloc topology), each thread's one CPU, and the
+   run's volumes from the events' CPUs when the host ran this process only.
+   Arrays malloc'd (hc_place_in_free); label[] receives thread indexes. */
+static int place_input(const struct an *an, const struct levels *lv, uint32_t p,
+                       struct hc_place_in *in, uint32_t *label)
+{
+	const struct an_proc *pr = &an->procs[p];
+	const struct topo *tp = pr->host < an->nhosts ? an->hosts[pr->host].topo : NULL;
+	const struct matrix *tm = &lv->m[HC_DB_LEVEL_THREAD];
+	struct hc_place_edge *e;
+	struct hc_place_core *cores;
+	int32_t *ran;
+	uint32_t nc = 0, np = 0;
+
+	memset(in, 0, sizeof(*in));
+	e = calloc(tm->ncell ? tm->ncell : 1, sizeof(*e));
+	cores = calloc(tp && tp->npu ? tp->npu : 1, sizeof(*cores));
+	ran = calloc(pr->nthreads ? pr->nthreads : 1, sizeof(*ran));
+	if (!e || !cores || !ran) {
+		free(e);
+		free(cores);
+		free(ran);
+		return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < tm->ncell; k++) {
+		const struct mcell *c = &tm->cell[k];
+		if (c->i >= pr->first && c->i < pr->first + pr->nthreads &&
+		    c->j >= pr->first && c->j < pr->first + pr->nthreads)
+			e[in->nedges++] = (struct hc_place_edge){ c->i - pr->first, c->j - pr->first,
+			                                          c->v[0] + c->v[1] };
+	}
+	/* cores in logical order, each with its PUs */
+	for (uint32_t i = 0; tp && i < tp->npu; i++) {
+		const struct topo_pu *u = &tp->pu[i];
+		uint32_t k;
+		if (u->core < 0)
+			continue;
+		for (k = 0; k < nc && cores[k].core != u->core; k++)
+			;
+		if (k == nc) {
+			cores[nc].core = u->core;
+			cores[nc].socket = u->socket;
+			snprintf(cores[nc++].cpus, sizeof(cores[0].cpus), "%d", u->cpu);
+		} else {
+			size_t len = strlen(cores[k].cpus);
+			snprintf(cores[k].cpus + len, sizeof(cores[k].cpus) - len, ",%d", u->cpu);
+		}
+	}
+	for (uint32_t i = 1; i < nc; i++)
+		for (uint32_t j = i; j > 0 && cores[j].core < cores[j - 1].core; j--) {
+			struct hc_place_core x = cores[j];
+			cores[j] = cores[j - 1];
+			cores[j - 1] = x;
+		}
+	for (uint32_t t = 0; t < pr->nthreads; t++) {
+		const struct an_thread *th = &an->threads[pr->first + t];
+		const struct topo_pu *u = th->ncpus == 1 ? topo__pu(tp, th->cpus[0]) : NULL;
+		ran[t] = -1;
+		for (uint32_t k = 0; u && k < nc; k++)
+			if (cores[k].core == u->core)
+				ran[t] = (int32_t)k;
+		label[t] = th->idx;
+	}
+	for (uint32_t q = 0; q < an->nprocs; q++)
+		np += an->procs[q].used && an->procs[q].host == pr->host;
+	if (np == 1 && tp && lv->m[HC_DB_LEVEL_SOCKET].present && lv->lab[HC_DB_LEVEL_CORE]) {
+		const struct matrix *cm = &lv->m[HC_DB_LEVEL_CORE], *sm = &lv->m[HC_DB_LEVEL_SOCKET];
+		const struct label *lab = lv->lab[HC_DB_LEVEL_CORE];
+		for (uint32_t k = 0; k < cm->ncell; k++) {
+			const struct mcell *c = &cm->cell[k];
+			if (c->i < lv->n_lab[HC_DB_LEVEL_CORE] && c->j < lv->n_lab[HC_DB_LEVEL_CORE] &&
+			    lab[c->i].core != lab[c->j].core)
+				in->run_cross_core += c->v[0] + c->v[1];
+		}
+		for (uint32_t k = 0; k < sm->ncell; k++)
+			in->run_cross_socket += sm->cell[k].v[0] + sm->cell[k].v[1];
+		in->run_events = true;
+	}
+	in->nthreads = pr->nthreads;
+	in->edges = e;
+	in->cores = cores;
+	in->ncores = nc;
+	in->ran_on = ran;
+	return 0;
+}
+
+/* One block per process with at least two threads (at most 4 processes). */
+static int placement(struct hc_out *o, const struct an *an, const struct levels *lv)
+{
+	uint32_t shown = 0, skipped = 0;
+
+	section(o, "Thread placement");
+	hc_out_printf(o, "  Where to pin which thread: Scotch's mapping of the thread matrix onto "
+	            "the host's packages and cores\n  (distance 1 across cores, %d across "
+	            "packages), against this run's placement.\n", HC_PLACE_LINK_PACKAGE + 1);
+	for (uint32_t p = 0; p < an->nprocs; p++) {
+		const struct an_proc *pr = &an->procs[p];
+		struct hc_place_in in;
+		struct hc_place_out out;
+		uint32_t *label;
+
+		if (!pr->used || pr->nthreads < 2)
+			continue;
+		if (shown == 4) {
+			skipped++;
+			continue;
+		}
+		hc_out_printf(o, "\n  process %u (%s, host %08x):\n", pr->pid, base_name(pr->exe),
+		            pr->host < an->nhosts ? an->hosts[pr->host].id : 0);
+		if (pr->nthreads > HC_PLACE_MAX_THREADS) {
+			hc_out_printf(o, "    no placement proposed: %u threads (more than %u): pin "
+			            "groups of threads instead (see the thread matrix).\n",
+			            pr->nthreads, HC_PLACE_MAX_THREADS);
+			shown++;
+			continue;
+		}
+		label = calloc(pr->nthreads, sizeof(*label));
+		if (!label || place_input(an, lv, p, &in, label) < 0) {
+			free(label);
+			return -ENOMEM;
+		}
+		if (hc_place_compute(&in, &out) < 0) {
+			hc_place_in_free(&in);
+			free(label);
+			return -ENOMEM;
+		}
+		fflush(o->f);
+		hc_place_print(o->f, "    ", &in, &out, label, 64);
+		hc_place_free(&out);
+		hc_place_in_free(&in);
+		free(label);
+		shown++;
+	}
+	if (!shown)
+		hc_out_printf(o, "  no process with two threads or more: nothing to place.\n");
+	if (skipped)
+		hc_out_printf(o, "\n  ... and %u more processes (viewer-export --json has them all).\n", skipped);
+	return 0;
+}
+
 int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
                    uint32_t npairs, const char *dir, char **text, char *err, size_t errlen)
 {
@@ -447,6 +591,8 @@ int summary__write(struct an *an, const struct levels *lv, const struct pair *pa
 		ret = code_pairs(&o, an, pairs, npairs);
 	if (!ret)
 		ret = functions(&o, an);
+	if (!ret)
+		ret = placement(&o, an, lv);
 	if (!ret)
 		regions__summary(an, &o);
 	e = o.err;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "report/placement.h"
 #include "report/insight.h"
 #include "report/report.h"
 #include "report/json.h"
@@ -473,6 +474,97 @@ static void write_objects(struct hc_json *j, const struct hc_db *db)
 	hc_json_arr_end(j);
 }
 
+/* "placement": per process with two threads or more, where to pin which
+   thread (placement.c; doc/report.schema.json: every key always present,
+   null when not known). */
+static void write_placement(struct hc_json *j, const struct hc_db *db)
+{
+	static const char *const st[] = {
+		[HC_PLACE_OK] = "ok", [HC_PLACE_ONE_THREAD] = "one-thread", [HC_PLACE_ONE_CORE] = "one-core",
+		[HC_PLACE_NO_COMM] = "no-communication", [HC_PLACE_NO_TOPOLOGY] = "no-topology",
+		[HC_PLACE_ERROR] = "error",
+	};
+
+	hc_json_key(j, "placement");
+	hc_json_arr(j);
+	for (size_t p = 0; p < db->nprocs; p++) {
+		struct hc_place_in in;
+		struct hc_place_out out;
+		uint32_t *label = NULL;
+		const char *status;
+		bool ok, computed = false;
+		char *places = NULL;
+
+		if (db->procs[p].threads < 2)
+			continue;
+		memset(&in, 0, sizeof(in));
+		memset(&out, 0, sizeof(out));
+		if (db->procs[p].threads > HC_PLACE_MAX_THREADS) {
+			status = "too-many-threads";
+			snprintf(out.why, sizeof(out.why), "more than %u threads: pin groups of threads instead",
+			         HC_PLACE_MAX_THREADS);
+		} else if (hc_place_from_db(db, p, &in, &label, &out) < 0) {
+			status = "error";
+		} else {
+			computed = true;
+			status = out.status >= 0 && out.status <= HC_PLACE_ERROR ? st[out.status] : "error";
+		}
+		ok = computed && out.status == HC_PLACE_OK;
+		hc_json_obj(j);
+		hc_json_ku64(j, "process", db->procs[p].pid);
+		hc_json_kstr(j, "host", db->procs[p].host);
+		hc_json_kstr(j, "status", status);
+		hc_json_kstr(j, "why", out.why);
+		hc_json_ku64(j, "threads", db->procs[p].threads);
+		hc_json_ki64(j, "cores", computed ? (int64_t)out.ncores : -1);
+		hc_json_ki64(j, "packages", computed && out.ncores ? (int64_t)out.nsockets : -1);
+		hc_json_ki64(j, "cores_per_package", computed && out.ncores && !out.flat ?
+		             (int64_t)out.cores_per_socket : -1);
+		hc_json_key(j, "flat");
+		hc_json_bool(j, out.flat);
+		hc_json_key(j, "kept");
+		hc_json_bool(j, out.kept);
+		hc_json_ki64(j, "total", computed ? (int64_t)out.total : -1);
+		hc_json_ki64(j, "cross_core", ok ? (int64_t)out.cross_core : -1);
+		hc_json_ki64(j, "cross_package", ok ? (int64_t)out.cross_socket : -1);
+		hc_json_ki64(j, "run_cross_core", computed && out.run_known ? (int64_t)out.run_cross_core : -1);
+		hc_json_ki64(j, "run_cross_package", computed && out.run_known ? (int64_t)out.run_cross_socket : -1);
+		hc_json_ku64(j, "link_package", HC_PLACE_LINK_PACKAGE + 1);
+		if (ok) {
+			size_t psz = (size_t)out.nthreads * 140 + 16;
+			places = malloc(psz);
+			if (places)
+				hc_place_omp_places(&in, &out, places, psz);
+		}
+		hc_json_kstr(j, "omp_places", places);
+		hc_json_kstr(j, "omp_proc_bind", places ? "close" : NULL);
+		free(places);
+		hc_json_key(j, "map");
+		hc_json_arr(j);
+		for (uint32_t t = 0; ok && t < out.nthreads; t++) {
+			const struct hc_place_core *c = &in.cores[out.core[t]];
+			char cmd[256];
+			hc_json_obj(j);
+			hc_json_ku64(j, "thread", label[t]);
+			hc_json_ki64(j, "core", c->core);
+			hc_json_kstr(j, "cpus", c->cpus);
+			snprintf(cmd, sizeof(cmd), "taskset -pc %s $TID_%u", c->cpus, label[t]);
+			hc_json_kstr(j, "taskset", cmd);
+			snprintf(cmd, sizeof(cmd), "hwloc-bind --tid $TID_%u core:%d", label[t], c->core);
+			hc_json_kstr(j, "hwloc_bind", cmd);
+			hc_json_obj_end(j);
+		}
+		hc_json_arr_end(j);
+		hc_json_obj_end(j);
+		if (computed) {
+			hc_place_free(&out);
+			hc_place_in_free(&in);
+		}
+		free(label);
+	}
+	hc_json_arr_end(j);
+}
+
 void hc_report_json(const struct hc_db *db, FILE *f, bool html)
 {
 	struct hc_json j;
@@ -496,5 +588,6 @@ void hc_report_json(const struct hc_db *db, FILE *f, bool html)
 	write_cct(&j, db);
 	write_objects(&j, db);
 	hc_report_json_regions(db, &j);
+	write_placement(&j, db);
 	hc_json_obj_end(&j);
 }

@@ -25,6 +25,9 @@
    one on current servers; the ratio only decides ties between a few
    cross-package transfers and many cross-core ones). */
 #define HC_PLACE_LINK_PACKAGE 10
+/* Above this many threads in a process no placement is computed (short-lived
+   threads by the thousand are not pinned one by one). */
+#define HC_PLACE_MAX_THREADS 1024
 
 /* One core of the host, in hwloc's logical order. */
 struct hc_place_core {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/insight.h"
+#include "report/placement.h"
 #include "report/report.h"
 
 #define TOP HC_REPORT_TOP
@@ -975,6 +976,65 @@ static void advice(struct text *x)
 	(void)db;
 }
 
+/* Where to pin which thread (placement.c): one block per process with two
+   threads or more (the first 4), printed by hc_place_print and fitted line
+   by line. */
+static void placement(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	size_t shown = 0, more = 0;
+
+	for (size_t p = 0; p < db->nprocs; p++) {
+		struct hc_place_in in;
+		struct hc_place_out out;
+		uint32_t *label = NULL;
+		char *buf = NULL, *line, *save = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		if (db->procs[p].threads < 2)
+			continue;
+		if (shown == 4) {
+			more++;
+			continue;
+		}
+		if (!shown) {
+			section(x, "Thread placement");
+			put_line(x->f, x->width, "  Where to pin which thread: Scotch's mapping of the thread "
+			         "matrix onto the host's packages and cores");
+			put_line(x->f, x->width, "  (distance 1 across cores, %d across packages), against "
+			         "this run's placement.", HC_PLACE_LINK_PACKAGE + 1);
+		}
+		shown++;
+		fputc('\n', x->f);
+		put_line(x->f, x->width, "  process %llu (host %s):", (unsigned long long)db->procs[p].pid,
+		         db->procs[p].host ? db->procs[p].host : "?");
+		if (db->procs[p].threads > HC_PLACE_MAX_THREADS) {
+			put_line(x->f, x->width, "    no placement proposed: %llu threads (more than %u): pin "
+			         "groups of threads instead.", (unsigned long long)db->procs[p].threads,
+			         HC_PLACE_MAX_THREADS);
+			continue;
+		}
+		if (hc_place_from_db(db, p, &in, &label, &out) < 0) {
+			put_line(x->f, x->width, "    no placement proposed: out of memory.");
+			continue;
+		}
+		m = open_memstream(&buf, &len);
+		if (m) {
+			hc_place_print(m, "    ", &in, &out, label, 64);
+			fclose(m);
+			for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+				put_line(x->f, x->width, "%s", line);
+		}
+		free(buf);
+		hc_place_free(&out);
+		hc_place_in_free(&in);
+		free(label);
+	}
+	if (more)
+		put_line(x->f, x->width, "  ... and %zu more processes (viewer-export --json has them all).", more);
+}
+
 static void notes(struct text *x)
 {
 	const struct hc_db *db = x->db;
@@ -1014,6 +1074,7 @@ int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_
 	code_pairs(&x);
 	functions(&x);
 	hc_report_text_regions(db, f, x.width, HC_REPORT_TOP);
+	placement(&x);
 	notes(&x);
 	hc_advice_free(&x.adv);
 	return 0;

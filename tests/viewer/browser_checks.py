@@ -295,6 +295,26 @@ def check_insight(b, c, db):
         c.check("group" not in levels, "no thread-groups level when every thread is its own group")
 
 
+def check_placement(b, c, db):
+    """The thread placement section (issue 15 point 6): one block per process
+    of the model's placement list, with its commands or its reason."""
+    model = b.eval("JSON.stringify(hcReport.data.placement)")
+    import json
+    pl = json.loads(model) if model else []
+    c.check(b.eval("!!document.querySelector('section#placement')"), "placement section present")
+    blocks = b.eval("document.querySelectorAll('#placement .placement').length")
+    c.check(blocks == len(pl), "placement: %d blocks for %d processes in the model" % (blocks, len(pl)))
+    for p in pl:
+        txt = b.eval("(document.querySelector('#placement .placement[data-process=\"%d\"]') || {}).textContent || ''"
+                     % p["process"])
+        if p["status"] == "ok":
+            c.check("OMP_PLACES='" + p["omp_places"] + "'" in txt and "hwloc-bind --tid" in txt,
+                    "placement of process %d: OMP_PLACES and per-thread commands shown" % p["process"])
+        else:
+            c.check(("no placement proposed: " + p["why"]) in txt,
+                    "placement of process %d: the reason shown (%s)" % (p["process"], p["status"]))
+
+
 def full_check(b, c, db, html, shot):
     """The whole list, for a report of database `db` written to `html`."""
     url = open_report(b, c, html)
@@ -303,6 +323,7 @@ def full_check(b, c, db, html, shot):
     check_objects_sort(b, c, db)
     check_tree(b, c, db)
     check_regions(b, c, db)
+    check_placement(b, c, db)
     b.eval("window.scrollTo(0, 0)")
     hover_and_click(b, c, db)
     check_offline(b, c, url)

@@ -5,13 +5,22 @@
    threads that fit on one package are packed there, a ring of 16 threads on
    8 cores pairs neighbours, the run's placement is kept when it is already
    optimal; one thread, one core, no communication, unequal packages and
-   SMT places; the commands printed (OMP_PLACES, taskset, hwloc-bind). */
+   SMT places; the commands printed (OMP_PLACES, taskset, hwloc-bind);
+   end to end through the analyzer: a measurement of 4 threads on
+   "pack:2 core:2 pu:1" whose heavy pairs ran across packages, the
+   placement in summary.txt and in the reports read back from the database
+   (text summary, JSON model). */
 #include <hwloc.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
+#include "db/db.h"
+#include "db/format.h"
 #include "hc_test.h"
+#include "fixture.h"
 #include "report/placement.h"
+#include "report/report.h"
 
 #define MAXC 64
 
@@ -278,6 +287,100 @@ static void smt(void)
 	hc_place_free(&o);
 }
 
+/* 4 threads of one process, thread t on CPU t of "pack:2 core:2 pu:1":
+   0-2 exchange 2000, 1-3 1000, 0-1 10. The run put both heavy pairs across
+   the packages (3000 of 3010); the proposal has none across. */
+static void analyzer(void)
+{
+	char *work = fx_tmpdir("place"), *meas = fx_join(work, "hpctoolkit-app-measurements");
+	char *db = fx_join(work, "db"), *sp, *sum;
+	const char *inputs[1] = { meas };
+	struct hc_prof_module mod = { .id = 0, .base = 0x400000, .lo = 0x400000, .hi = 0x500000,
+	                              .path = "/nonexistent/bin/app" };
+	struct hc_prof_node nodes[2] = {
+		{ .id = 0, .parent = HC_NONE, .lm = HC_NONE },
+		{ .id = 1, .parent = 0, .lm = 0, .flags = HC_NODE_LEAF, .offset = 0x1234,
+		  .m = { [HC_M_TRUE_SAMPLE] = 1 } },
+	};
+	/* per thread: its event (peer, weight) */
+	static const uint32_t peer[4] = { 2, 0, 0, 1 };
+	static const uint64_t wt[4] = { 1000, 10, 1000, 1000 };
+	struct hc_analysis_opts o = { .inputs = inputs, .ninputs = 1, .outdir = db, .jobs = 1, .unit = -1 };
+	struct hc_analysis_result res;
+	char err[512] = "";
+
+	fx_mkdir(meas);
+	fx_write_topology(meas, 0x0a0b0c0du, "pack:2 core:2 pu:1");
+	for (uint32_t t = 0; t < 4; t++) {
+		struct fx_prof p;
+		struct hc_prof_event ev = { .time = 2000, .weight = wt[t], .addr = 0x7f0000001000ull,
+		                            .peer_addr = 0x7f0000001000ull, .len = 8, .peer_len = 8,
+		                            .peer = peer[t], .cpu = (int32_t)t, .peer_cpu = (int32_t)peer[t],
+		                            .ctx = 1, .peer_ctx = 1, .flags = HC_COMM_TRUE | HC_COMM_PEER_STORE };
+		memset(&p, 0, sizeof p);
+		p.th = (struct hc_prof_thread){ .index = t, .creator = t ? 0 : HC_NONE, .pid = 4242,
+		                                .tid = 4242 + t, .sampler = HC_SAMPLER_SOFT,
+		                                .unit = HC_UNIT_NS, .period = 1,
+		                                .creation_ctx = t ? 1 : HC_NONE, .start_lm = HC_NONE,
+		                                .start_ns = 1000, .end_ns = 3000 };
+		snprintf(p.th.exe, sizeof p.th.exe, "/nonexistent/bin/app");
+		p.hostid = 0x0a0b0c0du;
+		p.mods = &mod;
+		p.nmods = 1;
+		p.nodes = nodes;
+		p.nnodes = 2;
+		p.evs = &ev;
+		p.nevs = 1;
+		free(fx_write_profile(meas, &p));
+	}
+	CHECK_MSG(hc_analysis_run(&o, &res, err, sizeof err) == 0, "analysis: %s", err);
+	sp = fx_join(db, HC_DB_SUMMARY);
+	sum = fx_read(sp, NULL);
+	CHECK(sum != NULL);
+	if (sum) {
+		CHECK_MSG(strstr(sum, "Thread placement"), "%s", sum);
+		CHECK_MSG(strstr(sum, "4 threads on 4 cores (2 packages x 2 cores)"), "%s", sum);
+		/* across packages: 3000 of 3010 in the run, none proposed */
+		CHECK_MSG(strstr(sum, "across packages               99.7%         0.3%    -99.7%"), "%s", sum);
+		CHECK(strstr(sum, "OMP_PLACES='{"));
+		CHECK(strstr(sum, "T0   -> core "));
+		CHECK(strstr(sum, "hwloc-bind --tid $TID_3 core:"));
+	}
+	/* the reports read back from the database say the same */
+	{
+		struct hc_db *d = NULL;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+		struct hc_report_text_opts t = { .width = 120, .level = HC_DB_LEVEL_THREAD, .kind = HC_DB_KIND_ALL };
+
+		CHECK_MSG(hc_db_open(db, &d, err, sizeof err) == 0, "%s", err);
+		if (d) {
+			f = open_memstream(&buf, &len);
+			hc_report_text(d, f, &t);
+			fclose(f);
+			CHECK_MSG(strstr(buf, "Thread placement") &&
+			          strstr(buf, "across packages               99.7%         0.3%    -99.7%"), "%s", buf);
+			free(buf);
+			buf = NULL;
+			f = open_memstream(&buf, &len);
+			hc_report_json(d, f, false);
+			fclose(f);
+			CHECK_MSG(strstr(buf, "\"placement\":[") && strstr(buf, "{\"process\":4242,\"host\":\"0a0b0c0d\",\"status\":\"ok\"") && strstr(buf, "\"omp_places\":\"{") &&
+			          strstr(buf, "\"run_cross_package\":3000") &&
+			          strstr(buf, "\"cross_package\":10"), "%.2000s", strstr(buf, "placement") ? strstr(buf, "placement") : buf);
+			free(buf);
+			hc_db_close(d);
+		}
+	}
+	free(sum);
+	free(sp);
+	fx_rm_rf(work);
+	free(db);
+	free(meas);
+	free(work);
+}
+
 int main(void)
 {
 	pairs();
@@ -285,5 +388,6 @@ int main(void)
 	ring();
 	edges_cases();
 	smt();
+	analyzer();
 	return hc_test_done("test_placement");
 }
