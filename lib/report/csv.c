@@ -196,10 +196,15 @@ int hc_report_csv_objects(const struct hc_db *db, FILE *f)
 		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)o->size,
 		        (unsigned long long)o->blocks, (unsigned long long)o->all,
 		        (unsigned long long)o->tru, (unsigned long long)o->fal);
-		for (size_t k2 = 0; m && k2 < o->nfields; k2++)
+		/* name@offset+size, then /access when the accesses were of another
+		   size (as the analyzer's objects.csv, doc/database-format.md) */
+		for (size_t k2 = 0; m && k2 < o->nfields; k2++) {
 			fprintf(m, "%s%s@%llu+%llu", k2 ? ";" : "", o->fields[k2].name,
 			        (unsigned long long)o->fields[k2].offset,
 			        (unsigned long long)o->fields[k2].size);
+			if (o->fields[k2].access && o->fields[k2].access != o->fields[k2].size)
+				fprintf(m, "/%llu", (unsigned long long)o->fields[k2].access);
+		}
 		if (m)
 			fclose(m);
 		hc_put_csv(f, fields ? fields : "");

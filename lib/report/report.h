@@ -21,6 +21,9 @@
    cut). A width <= 0 given to hc_report_text means the same. */
 #define HC_REPORT_WIDTH 0
 #define HC_REPORT_UNLIMITED (1 << 20)
+/* Without a width limit the grid of a matrix is printed up to this many
+   indexes (more is not read as a grid: the thread groups, --csv, --html). */
+#define HC_REPORT_GRID_MAX 64u
 /* Objects and code pairs the advice covers (lib/report/insight.h). */
 #define HC_REPORT_ADVICE_FS 3
 #define HC_REPORT_ADVICE_TS 3

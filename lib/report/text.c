@@ -598,6 +598,11 @@ static void grid(struct text *x)
 	snprintf(title, sizeof(title), "%s matrix (%s), in %s", hc_db_level_name(x->level),
 	         hc_db_kind_name(x->kind), ns ? ns_names[step] : tr_names[step]);
 	section(x, title);
+	if (x->width >= HC_REPORT_UNLIMITED && m->n > HC_REPORT_GRID_MAX) {
+		put_line(x->f, x->width, "  (%u×%u is too many to read as a grid: the thread groups below, "
+		         "the full matrix with --csv or --html)", m->n, m->n);
+		return;
+	}
 	if (2 + lw + (size_t)m->n * (size_t)(cw + 1) > (size_t)x->width) {
 		put_line(x->f, x->width, "  (%u×%u does not fit in %d columns: see --csv or --html)",
 		         m->n, m->n, x->width);
@@ -623,6 +628,82 @@ static void grid(struct text *x)
 		}
 		put_line(x->f, x->width, "%s", line);
 	}
+}
+
+/* Many threads: the groups of insight.h (start routine, generations), their
+   volumes and the grouped matrix; the full matrix is in --csv and --html. */
+static void thread_groups(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	struct hc_report_groups g;
+	struct table t = { .ncol = 5, .col = {
+		{ "#", true, false, 3, 0 },
+		{ "group", false, true, 0, 16 },
+		{ "threads", true, false, 2, 0 },
+		{ "all", true, false, 0, 0 },
+		{ "inside", true, false, 1, 0 } } };
+	char line[8192], cell[64], v[64], in[64];
+	uint64_t max = 0;
+	double div = 1;
+	int step = 0;
+
+	if (x->level != HC_DB_LEVEL_THREAD || db->nthreads <= 8 || hc_report_groups_build(db, &g))
+		return;
+	if (g.n >= db->nthreads) {
+		hc_report_groups_free(&g);
+		return;
+	}
+	section(x, "Thread groups (by start routine; over 64 threads, generations by creation order)");
+	for (uint32_t i = 0; i < g.n; i++) {
+		uint64_t all = 0;
+		char r[16], n[16];
+		for (uint32_t j = 0; j < g.n; j++) {
+			uint64_t c = g.m[x->kind][(size_t)i * g.n + j];
+			all += c;
+			if (c > max)
+				max = c;
+		}
+		snprintf(r, sizeof(r), "%u", i);
+		snprintf(n, sizeof(n), "%u", g.count[i]);
+		t_row(&t, r, g.name[i], n, hc_report_value(v, sizeof(v), all, unit_of(x)),
+		      hc_report_value(in, sizeof(in), g.m[x->kind][(size_t)i * g.n + i], unit_of(x)));
+	}
+	t_print(&t, x->f, x->width);
+	t_free(&t);
+	if (g.n <= HC_REPORT_GRID_MAX) {
+		bool ns = !strcmp(db->unit, HC_DB_UNIT_NS);
+		static const char *const nsn[] = { "ns", "us", "ms", "s" };
+		static const char *const trn[] = { "transfers", "thousand transfers", "million transfers",
+		                                   "billion transfers" };
+		int cw = 3;
+		size_t len;
+		while ((double)max / div >= 9999.5 && step < 3) {
+			div *= 1000;
+			step++;
+		}
+		for (uint32_t i = 0; i < g.n * g.n; i++) {
+			int w = snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f", (double)g.m[x->kind][i] / div);
+			if (w > cw)
+				cw = w;
+		}
+		put_line(x->f, x->width, "  grouped %s matrix (%s), in %s; the diagonal is inside a group",
+		         hc_db_kind_name(x->kind), "rows and columns are the groups above",
+		         ns ? nsn[step] : trn[step]);
+		len = (size_t)snprintf(line, sizeof(line), "  %4s", "");
+		for (uint32_t j = 0; j < g.n && len < sizeof(line); j++)
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %*u", cw, j);
+		put_line(x->f, x->width, "%s", line);
+		for (uint32_t i = 0; i < g.n; i++) {
+			len = (size_t)snprintf(line, sizeof(line), "  %4u", i);
+			for (uint32_t j = 0; j < g.n && len < sizeof(line); j++) {
+				snprintf(cell, sizeof(cell), step ? "%.1f" : "%.0f",
+				         (double)g.m[x->kind][(size_t)i * g.n + j] / div);
+				len += (size_t)snprintf(line + len, sizeof(line) - len, " %*s", cw, cell);
+			}
+			put_line(x->f, x->width, "%s", line);
+		}
+	}
+	hc_report_groups_free(&g);
 }
 
 static int cmp_obj_false(const void *a, const void *b)
@@ -1069,6 +1150,7 @@ int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_
 	ranks(&x);
 	top_pairs(&x);
 	grid(&x);
+	thread_groups(&x);
 	objects(&x);
 	advice(&x);
 	code_pairs(&x);
