@@ -1158,8 +1158,11 @@
 						el("tr", null, el("td", { text: "across cores" }), el("td", { class: "num", text: share(p.run_cross_core) }),
 							el("td", { class: "num", text: share(p.cross_core) }),
 							el("td", { class: "num", text: change(p.run_cross_core, p.cross_core) })))));
-				box.append(el("p", { text: "OpenMP (OpenMP thread i = thread i of the process, in creation order):" }),
-					el("pre", { class: "cmd", text: "OMP_PLACES='" + p.omp_places + "' OMP_PROC_BIND=" + p.omp_proc_bind }));
+				if (p.omp_places !== null)
+					box.append(el("p", { text: "OpenMP (OpenMP thread i = thread i of the process, in creation order):" }),
+						el("pre", { class: "cmd", text: "OMP_PLACES='" + p.omp_places + "' OMP_PROC_BIND=" + p.omp_proc_bind }));
+				else
+					box.append(el("p", { text: "more threads than cores: threads that share a core are assumed not to run at the same time; no OMP_PLACES" }));
 				box.append(el("p", { text: "per thread ($TID_i: thread i's Linux thread id in the new run, ps -L), either command:" }),
 					el("pre", { class: "cmd", text: p.map.map((m) => "T" + m.thread + " -> core " + m.core + " (cpus " + m.cpus + "):  " +
 						m.taskset + "   " + m.hwloc_bind).join("\n") }));

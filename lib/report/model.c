@@ -530,7 +530,7 @@ static void write_placement(struct hc_json *j, const struct hc_db *db)
 		hc_json_ki64(j, "run_cross_core", computed && out.run_known ? (int64_t)out.run_cross_core : -1);
 		hc_json_ki64(j, "run_cross_package", computed && out.run_known ? (int64_t)out.run_cross_socket : -1);
 		hc_json_ku64(j, "link_package", HC_PLACE_LINK_PACKAGE + 1);
-		if (ok) {
+		if (ok && out.nthreads <= out.ncores) {
 			size_t psz = (size_t)out.nthreads * 140 + 16;
 			places = malloc(psz);
 			if (places)

@@ -421,7 +421,8 @@ char *hc_place_omp_places(const struct hc_place_in *in, const struct hc_place_ou
 
 	if (sz)
 		buf[0] = 0;
-	if (!out->core || out->status != HC_PLACE_OK)
+	/* an OpenMP team has one thread per place: only while threads fit */
+	if (!out->core || out->status != HC_PLACE_OK || out->nthreads > out->ncores)
 		return buf;
 	for (uint32_t t = 0; t < out->nthreads && k + 1 < sz; t++) {
 		int n = snprintf(buf + k, sz - k, "%s{%s}", t ? "," : "", in->cores[out->core[t]].cpus);
@@ -474,8 +475,12 @@ void hc_place_print(FILE *f, const char *indent, const struct hc_place_in *in,
 	if (!out->run_known)
 		fprintf(f, "%s  (this run's placement is unknown: threads moved between CPUs and the "
 		        "host ran other measured processes)\n", indent);
+	if (out->nthreads > out->ncores)
+		fprintf(f, "%smore threads than cores: threads that share a core are assumed not to run at "
+		        "the same time\n%s(short-lived threads, one generation after another); no OMP_PLACES "
+		        "(an OpenMP team has one thread per place)\n", indent, indent);
 	psz = (size_t)out->nthreads * 140 + 16;
-	places = malloc(psz);
+	places = out->nthreads <= out->ncores ? malloc(psz) : NULL;
 	if (places) {
 		hc_place_omp_places(in, out, places, psz);
 		fprintf(f, "%sOpenMP (OpenMP thread i = thread i of the process, in creation order):\n", indent);

@@ -98,7 +98,8 @@ void hc_place_free(struct hc_place_out *out);
 void hc_place_print(FILE *f, const char *indent, const struct hc_place_in *in,
                     const struct hc_place_out *out, const uint32_t *label, uint32_t max_threads);
 /* OMP_PLACES's value into buf (cores of out->core in thread order, each
-   place the core's PUs). Returns buf; "" when there is no placement. */
+   place the core's PUs). Returns buf; "" when there is no placement or
+   more threads than cores (an OpenMP team has one thread per place). */
 char *hc_place_omp_places(const struct hc_place_in *in, const struct hc_place_out *out,
                           char *buf, size_t sz);
 

@@ -254,6 +254,17 @@ static void edges_cases(void)
 		CHECK(hc_place_compute(&in, &o) == 0 && o.status == HC_PLACE_OK);
 		CHECK(o.core && o.core[0] == o.core[1] && o.core[2] != o.core[0]);
 		CHECK_EQ_U64(o.cross_core, 1);
+		{
+			char *buf = NULL, places[64];
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			hc_place_print(f, "", &in, &o, NULL, 0);
+			fclose(f);
+			CHECK_MSG(strstr(buf, "more threads than cores") && !strstr(buf, "OMP_PLACES="), "%s", buf);
+			CHECK(strstr(buf, "taskset -pc"));
+			CHECK(hc_place_omp_places(&in, &o, places, sizeof places)[0] == 0);
+			free(buf);
+		}
 		hc_place_free(&o);
 	}
 	/* packages of unequal size (a restricted machine): mapped on cores alone */
