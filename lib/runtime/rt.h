@@ -74,7 +74,8 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(pmu_period_sum) X(pmu_period_records) X(pmu_time_enabled) X(pmu_time_running) \
 	X(pmu_threads_not_running) X(pmu_ibs_unrandomized) X(pmu_ibs_mispredicted) \
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
-	X(step_stop_refused) X(step_no_budget) X(step_ns)
+	X(step_stop_refused) X(step_no_budget) X(step_ns) \
+	X(step_loads) X(ret_bp_armed) X(ret_bp_hits)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -332,6 +333,7 @@ int  watch__probe(void);
 int  watch__thread_start(struct rt_thread *t, int want);
 void watch__thread_stop(struct rt_thread *t);
 int  watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n);
+int  watch__arm_exec(struct rt_thread *t, uint64_t pc);
 void watch__disarm(struct rt_thread *t);
 void watch__on_trap(struct rt_thread *t, int slot, void *uctx);
 

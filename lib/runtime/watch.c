@@ -119,6 +119,33 @@ int watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	return 0;
 }
 
+/* An execute breakpoint on pc (the return address of a sampled function,
+   soft.c) in register 0, the others off: the thread's data set must not
+   be armed. */
+int watch__arm_exec(struct rt_thread *t, uint64_t pc)
+{
+	if (!t->watch.opened)
+		open_all(t);
+	if (t->watch.n < 1)
+		return -ENOSPC;
+	t->watch.attr[0].bp_addr = pc;
+	t->watch.attr[0].bp_type = HW_BREAKPOINT_X;
+	t->watch.attr[0].disabled = 0;
+	if (ioctl(t->watch.fd[0], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &t->watch.attr[0]) < 0) {
+		int err = errno;
+		t->watch.attr[0].disabled = 1;
+		watch__disarm(t);
+		return -err;
+	}
+	t->watch.enabled[0] = true;
+	for (int i = 1; i < t->watch.n; i++)
+		if (t->watch.enabled[i]) {
+			ioctl(t->watch.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			t->watch.enabled[i] = false;
+		}
+	return 0;
+}
+
 /* The trapping access: a REP string op traps on itself (current element);
    otherwise the instruction ending at the PC. Falls back to the watched
    8-byte chunk when neither decodes to an access on the watched line. */
@@ -163,6 +190,12 @@ void watch__on_trap(struct rt_thread *t, int slot, void *uctx)
 	uint64_t leaf;
 	bool watched_load;
 
+	if (slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X) {
+		/* a return breakpoint (before the instruction runs): soft.c */
+		watch__disarm(t);
+		soft__on_ret_bp(t, uctx);
+		return;
+	}
 	t->cnt.traps++;
 	watch__disarm(t);
 	record__regs(uctx, &r);

@@ -6,16 +6,22 @@
 # asks for growth, and for (almost) nothing when nothing is shared.
 . "$(dirname "$0")/lib.sh"
 require_measurable
+# The growth with S is the samples' part: with live watchpoints nearly
+# every armed set traps on these four hot lines whatever S is (one set per
+# sample), so the traps' volume saturates (doc/accuracy.md, "What traps
+# measure"); the growth is checked with watchpoints off, the rest with the
+# defaults.
 measure s0 -e COMM@200000 "$BENCH" sharing 0.0 -t 2 -s 1.5 || fail "S=0 run failed"
-measure s10 -e COMM@200000 "$BENCH" sharing 0.1 -t 2 -s 2 || fail "S=0.1 run failed"
-measure s90 -e COMM@200000 "$BENCH" sharing 0.9 -t 2 -s 2 || fail "S=0.9 run failed"
+HPCRUN_COMM_WATCHPOINTS=0 measure s10 -e COMM@200000 "$BENCH" sharing 0.1 -t 2 -s 2 || fail "S=0.1 run failed"
+HPCRUN_COMM_WATCHPOINTS=0 measure s90 -e COMM@200000 "$BENCH" sharing 0.9 -t 2 -s 2 || fail "S=0.9 run failed"
+measure s90w -e COMM@200000 "$BENCH" sharing 0.9 -t 2 -s 1 || fail "S=0.9 run (watchpoints) failed"
 measure rw -e COMM@200000 "$BENCH" readwrite 0.5 -t 2 -s 1.5 || fail "R=0.5 run failed"
-z=$(total s0); a=$(total s10); b=$(total s90); rw12=$(cell rw 1 2)
-echo "S=0: $z, S=0.1: $a, S=0.9: $b, readwrite 0.5 cell(1,2): $rw12"
-[ "$b" -gt 0 ] || fail "S=0.9 shows no communication"
+z=$(total s0); a=$(total s10); b=$(total s90); bw=$(total s90w); rw12=$(cell rw 1 2)
+echo "S=0: $z, S=0.1: $a, S=0.9: $b (no watchpoints), S=0.9: $bw, readwrite 0.5 cell(1,2): $rw12"
+[ "$b" -gt 0 ] && [ "$bw" -gt 0 ] || fail "S=0.9 shows no communication"
 ge "$b" "$(awk -v a="$a" 'BEGIN { printf "%.0f", a * 1.1 }')" && ok "volume grows with the sharing fraction" ||
 	fail "S=0.9 ($b) not above S=0.1 ($a) by 10 %"
-ge "$(awk -v b="$b" 'BEGIN { printf "%.0f", b * 0.05 }')" "$z" && ok "nothing shared: $z" ||
+ge "$(awk -v b="$bw" 'BEGIN { printf "%.0f", b * 0.05 }')" "$z" && ok "nothing shared: $z" ||
 	fail "S=0 shows $z (>= 5 % of S=0.9)"
 [ "$rw12" -gt 0 ] && ok "read-write pair communicates" || fail "read-write pair shows nothing"
 # The experiment switch: no previous-instruction recovery, accesses at the PC only.

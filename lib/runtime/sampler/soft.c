@@ -262,10 +262,13 @@ static void set_tf(void *uctx, bool on)
 	*fl = on ? (*fl | EFLAGS_TF) : (*fl & ~(greg_t)EFLAGS_TF);
 }
 
-/* The store a burst found, about to run: published as a store sample. Its
-   look-up sees what the burst's sample saw (freshness from before it). */
-static void publish_store(struct rt_thread *t, void *uctx, uint64_t pc,
-                          const struct hc_mem_access *a)
+/* An access a burst found, about to run (exact address): published as a
+   sample of its kind, a store always, a load in a return burst (the
+   consumer's side of a hand-off). Its look-up sees what the burst's
+   sample saw (freshness from before it). The line becomes one of the
+   thread's recent lines (watchpoint targets). */
+static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
+                           const struct hc_mem_access *a, bool store)
 {
 	struct hc_sample s;
 	uint64_t cur;
@@ -273,14 +276,90 @@ static void publish_store(struct rt_thread *t, void *uctx, uint64_t pc,
 	s.time = process__now();
 	s.addr = a->ea;
 	s.len = a->size;
-	s.is_store = true;
+	s.is_store = store;
 	s.is_private = false;
 	s.cpu = record__cpu();
+	hc_step_line_seen(&own(t)->lines, s.addr & ~(uint64_t)(HC_LINE - 1), s.time,
+	                  RT_STEP_RECENT * hc_rt.opt.period);
 	cur = t->det.prev_sample;
 	t->det.prev_sample = own(t)->prev_before;
-	t->cnt.step_stores++;
+	if (store)
+		t->cnt.step_stores++;
+	else
+		t->cnt.step_loads++;
 	record__detect_sample(t, uctx, pc, &s);
 	t->det.prev_sample = cur;   /* the thread's previous *sample* stays what it was */
+}
+
+static void publish_store(struct rt_thread *t, void *uctx, uint64_t pc,
+                          const struct hc_mem_access *a)
+{
+	publish_access(t, uctx, pc, a, true);
+}
+
+/* A load of memory that may be shared in `in` (not the thread's stack or
+   TLS, not read-only data), or NULL. */
+static const struct hc_mem_access *shared_load(const struct rt_thread *t, const struct hc_insn *in)
+{
+	struct hc_step_private p;
+
+	private_ranges(t, &p);
+	for (int i = 0; i < in->n; i++) {
+		const struct hc_mem_access *a = &in->acc[i];
+		struct hc_insn one = { .n = 1 };
+		const struct hc_mem_access *pa;
+
+		if (!(a->rw & HC_ACC_R) || a->kind == HC_ACC_STACK || a->size == 0)
+			continue;
+		one.acc[0] = *a;
+		one.acc[0].rw = HC_ACC_W;   /* hc_step_classify's privacy test */
+		if (hc_step_classify(&one, &p, &pa) == HC_STEP_STORE && !loadmap__readonly(a->ea))
+			return a;
+	}
+	return NULL;
+}
+
+/* A call or a return: a return burst has left the caller's code. */
+static bool call_or_ret(const struct hc_insn *in)
+{
+	if (!in->branch)
+		return false;
+	for (int i = 0; i < in->n; i++)
+		if (in->acc[i].kind == HC_ACC_STACK)
+			return true;
+	return false;
+}
+
+/* What a burst does with the instruction about to run: true if the burst
+   goes on. */
+static bool burst_insn(struct rt_thread *t, void *uctx, const struct hc_insn *in)
+{
+	struct hc_step_private p;
+	const struct hc_mem_access *a;
+
+	private_ranges(t, &p);
+	switch (hc_step_classify(in, &p, &a)) {
+	case HC_STEP_STORE:
+		if (!loadmap__readonly(a->ea)) {
+			publish_store(t, uctx, in->addr, a);
+			return false;
+		}
+		break;
+	case HC_STEP_STOP:
+		t->cnt.step_stop_unsafe++;
+		return false;
+	default:
+		break;
+	}
+	if (own(t)->burst_loads) {
+		if (call_or_ret(in)) {
+			t->cnt.step_stop_limit++;
+			return false;
+		}
+		if ((a = shared_load(t, in)))
+			publish_access(t, uctx, in->addr, a, false);
+	}
+	return true;
 }
 
 static void burst_end(struct rt_thread *t, void *uctx)
@@ -290,6 +369,7 @@ static void burst_end(struct rt_thread *t, void *uctx)
 	set_tf(uctx, false);
 	hc_step_budget_charge(&own(t)->budget, own(t)->step_taken);
 	own(t)->step_left = 0;
+	own(t)->burst_loads = false;
 	own(t)->burst_hist[hc_hist_bucket(dt) < RT_STEP_HIST ? hc_hist_bucket(dt) : RT_STEP_HIST]++;
 	t->cnt.step_ns += dt;
 }
@@ -313,7 +393,6 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	};
 	struct hc_step_private p;
 	struct hc_insn in;
-	const struct hc_mem_access *a;
 	bool evidence, store;
 	uint32_t n;
 
@@ -348,22 +427,84 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	own(t)->prev_before = prev_before;
 	own(t)->burst_t0 = cpu_now();
 	own(t)->step_taken = 0;
+	own(t)->burst_loads = false;
 	t->cnt.step_bursts++;
 	if (!evidence)
 		t->cnt.step_seeds++;
-	switch (hc_step_classify(&in, &p, &a)) {
-	case HC_STEP_STORE:
-		publish_store(t, uctx, in.addr, a);
+	if (!burst_insn(t, uctx, &in)) {
 		burst_end(t, uctx);
 		return;
-	case HC_STEP_STOP:
-		t->cnt.step_stop_unsafe++;
-		burst_end(t, uctx);
-		return;
-	default:
-		break;
 	}
 	own(t)->step_left = n;
+	set_tf(uctx, true);
+}
+
+/* ---- return bursts ----
+   Most samples of a program that communicates through plain loads and
+   stores land in its private work — often a function called between the
+   shared accesses (a solver kernel, a library call) — and the shared
+   accesses follow in the caller. After one in RT_RET_EVERY samples whose
+   access is private (or none), while the thread's watchpoints are free,
+   the runtime arms an execute breakpoint on the interrupted function's
+   return address (one debug register); when the function returns, the
+   breakpoint traps before the caller's next instruction runs and a burst
+   starts there that publishes the caller's shared loads (the consumer's
+   side) and ends at its first shared store (the producer's), a call or a
+   return, or the step limit. Paid from the same step budget: a whole
+   burst's worth must be available. */
+static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
+{
+	const ucontext_t *uc = uctx;
+	uint32_t node, k = hc_rt.opt.steps;
+
+	if (!k)
+		return;
+	if (refill)      /* a sample that did not consider a burst: its budget share */
+		hc_step_budget_refill(&own(t)->budget, hc_rt.opt.step_budget256, 4 * k);
+	if (hc_rt.nwatch < 1 || t->det.armed || own(t)->step_left)
+		return;
+	if (++own(t)->ret_skip < RT_RET_EVERY)
+		return;
+	if (hc_step_budget_allow(&own(t)->budget, k) < k)
+		return;
+	if ((uc->uc_sigmask.__val[0] & (1ull << (SIGTRAP - 1))) ||
+	    (uc->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF))
+		return;
+	/* The callers' node of the interrupted PC: its ip is the innermost
+	   return address (cached unwind). */
+	node = cct__context(t, uctx, 0);
+	if (node == HC_NONE || node == 0 || node >= t->cct.n)
+		return;
+	own(t)->ret_skip = 0;
+	if (watch__arm_exec(t, t->cct.nodes[node].ip) == 0)
+		t->cnt.ret_bp_armed++;
+	else
+		t->cnt.watch_arm_failed++;
+}
+
+void soft__on_ret_bp(struct rt_thread *t, void *uctx)
+{
+	struct hc_regs r;
+	struct hc_insn in;
+	uint32_t k = hc_rt.opt.steps;
+
+	t->cnt.ret_bp_hits++;
+	if (!sampler__is(&soft__sampler) || !own(t) || own(t)->step_left || !k)
+		return;
+	record__regs(uctx, &r);
+	if (hc_decode_at_pc(&r, &in) < 0)
+		return;
+	own(t)->prev_before = t->det.prev_sample;
+	own(t)->burst_t0 = cpu_now();
+	own(t)->step_taken = 0;
+	own(t)->burst_loads = true;
+	t->cnt.step_bursts++;
+	if (!burst_insn(t, uctx, &in)) {
+		burst_end(t, uctx);
+		return;
+	}
+	k = hc_step_budget_allow(&own(t)->budget, k);
+	own(t)->step_left = k ? k : 1;
 	set_tf(uctx, true);
 }
 
@@ -397,29 +538,18 @@ void soft__on_step(struct rt_thread *t, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_insn in;
-	struct hc_step_private p;
-	const struct hc_mem_access *a;
 
 	t->cnt.steps++;
 	own(t)->step_taken++;
 	record__regs(uctx, &r);
-	private_ranges(t, &p);
 	if (hc_decode_at_pc(&r, &in) < 0) {
 		t->cnt.step_stop_unsafe++;
 		burst_end(t, uctx);
 		return;
 	}
-	switch (hc_step_classify(&in, &p, &a)) {
-	case HC_STEP_STORE:
-		publish_store(t, uctx, in.addr, a);
+	if (!burst_insn(t, uctx, &in)) {
 		burst_end(t, uctx);
 		return;
-	case HC_STEP_STOP:
-		t->cnt.step_stop_unsafe++;
-		burst_end(t, uctx);
-		return;
-	default:
-		break;
 	}
 	if (--own(t)->step_left == 0) {
 		t->cnt.step_stop_limit++;
@@ -462,11 +592,15 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		t->cnt.samples_no_access++;
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
+		else
+			maybe_ret_bp(t, uctx, true);
 		return;
 	} else if (!(acc = record__pick_access(&in))) {
 		t->cnt.samples_stack_only++;
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
+		else
+			maybe_ret_bp(t, uctx, true);
 		return;
 	} else {
 		t->cnt.samples_with_access_at_pc++;
@@ -502,6 +636,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	s.is_private = priv || (!s.is_store && !seen);
 	record__detect_sample(t, uctx, leaf, &s);
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
+	if (priv)
+		maybe_ret_bp(t, uctx, false);
 }
 
 /* A thread's burst costs into the process totals (its final profile). */

@@ -20,6 +20,8 @@
 /* A burst without evidence of sharing: one in this many candidate samples. */
 #define RT_STEP_SEED_EVERY 32   /* as HC_HIST_BUCKETS: 4 buckets per octave */
 #define RT_RMW_CACHE 512        /* read-modify-write look-ahead entries, power of two */
+/* A return breakpoint after one in this many samples of private work. */
+#define RT_RET_EVERY 4
 
 /* The soft sampler's own per-thread state (t->sampler.own, sized by
    soft__sampler.thread_size; zero at thread start). */
@@ -30,6 +32,8 @@ struct rt_soft_thread {
 	uint32_t step_taken;    /* steps taken by the running burst */
 	uint64_t prev_before;   /* det.prev_sample before the burst's sample */
 	uint64_t burst_t0;      /* thread CPU time when the burst started */
+	bool burst_loads;       /* the burst publishes shared loads too (a return burst) */
+	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
 	struct {                /* read-modify-write look-ahead cache */
 		uint64_t pc;            /* where the look-ahead starts */
@@ -47,6 +51,9 @@ void soft__on_step(struct rt_thread *t, void *uctx);
 /* After a matched watchpoint trap on a load: a burst (signal context). */
 struct hc_sample;
 void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s);
+/* The execute breakpoint on a return address fired (watch.c; signal
+   context): a burst from the caller's code. */
+void soft__on_ret_bp(struct rt_thread *t, void *uctx);
 /* End the burst now (the step could not be handled). */
 void soft__step_abort(struct rt_thread *t, void *uctx);
 /* A thread's burst cost histogram into the process totals (output.c). */
