@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
+#include <linux/hw_breakpoint.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "runtime/rt.h"
@@ -156,6 +157,9 @@ static int soft_start(struct rt_thread *t)
 
 	t->sampler.cookie = signal__cookie_sample();
 	t->sampler.inherited = false;
+	/* A new thread may burst at once: its first samples are often all
+	   there is of a short-lived thread (the budget then refills as usual). */
+	own(t)->budget.tokens256 = hc_rt.opt.steps * 256;
 	/* Watchpoints only on lines this thread's samples touched. */
 	t->det.touched = &own(t)->lines;
 	t->det.touched_within = RT_STEP_RECENT * hc_rt.opt.period;
@@ -476,6 +480,12 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 	if (node == HC_NONE || node == 0 || node >= t->cct.n)
 		return;
 	own(t)->ret_skip = 0;
+	/* Still armed there (the function has not returned since): nothing
+	   to do. Otherwise an arm costs an ioctl: one step from the budget. */
+	if (t->watch.n > 0 && t->watch.enabled[0] && t->watch.attr[0].bp_type == HW_BREAKPOINT_X &&
+	    t->watch.attr[0].bp_addr == t->cct.nodes[node].ip)
+		return;
+	hc_step_budget_charge(&own(t)->budget, 1);
 	if (watch__arm_exec(t, t->cct.nodes[node].ip) == 0)
 		t->cnt.ret_bp_armed++;
 	else

@@ -21,7 +21,7 @@
 #define RT_STEP_SEED_EVERY 32   /* as HC_HIST_BUCKETS: 4 buckets per octave */
 #define RT_RMW_CACHE 512        /* read-modify-write look-ahead entries, power of two */
 /* A return breakpoint after one in this many samples of private work. */
-#define RT_RET_EVERY 4
+#define RT_RET_EVERY 2
 
 /* The soft sampler's own per-thread state (t->sampler.own, sized by
    soft__sampler.thread_size; zero at thread start). */
