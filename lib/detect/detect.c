@@ -106,7 +106,11 @@ static int target_kind(const struct hc_detect_config *cfg, const struct hc_detec
 		        (cfg->load_window && now < e->time + cfg->load_window)) ? 1 : 0;
 	if (!is_fresh(th, e))
 		return 0;
-	return !th->touched || hc_step_line_recent(th->touched, e->line, now, th->touched_within) ? 2 : 0;
+	/* A thread's first samples know too few of its lines to choose by
+	   them: any fresh store is a target (a short-lived thread's first
+	   accesses are often to what an earlier thread wrote). */
+	return !th->touched || th->nsamples < HC_DETECT_YOUNG ||
+	       hc_step_line_recent(th->touched, e->line, now, th->touched_within) ? 2 : 0;
 }
 
 /* Look for an entry worth watching among the recent publications and
@@ -227,6 +231,7 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	res->published = hc_detect_publish(bb, cfg, th, s);
 
 	th->prev_sample = s->time;
+	th->nsamples++;
 }
 
 int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg,

@@ -42,6 +42,7 @@
 #include "hc/common.h"
 
 #define HC_MAX_WATCH 4
+#define HC_DETECT_YOUNG 2
 #define HC_BB_DEFAULT_SLOTS 127
 
 /* One published sample: a store, or (soft sampler, issue #14) a load of
@@ -103,6 +104,7 @@ struct hc_detect_thread {
 	   two threads touched), instead of any fresh entry. */
 	const struct hc_step_lines *touched;
 	uint64_t touched_within;
+	uint32_t nsamples;      /* samples so far; the first HC_DETECT_YOUNG target any store */
 	uint64_t prev_sample;   /* time of this thread's previous sample, 0 = none yet */
 	uint64_t t_prev;        /* publication time of the last entry counted */
 	uint64_t rng;           /* xorshift64 state, nonzero */

@@ -17,7 +17,7 @@
 #include "hc/profile.h"
 
 #define MAXT 1024
-#define MAXC 64
+#define MAXC 128
 
 struct cell { uint64_t all, tru, fal, smp, trp; };
 

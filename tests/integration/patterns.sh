@@ -69,4 +69,25 @@ check mw "1-2 1-3" true mw_post mw_fetch "$P2" mw -t 3 -w 4 -s 2
 # found through the -O0 pointer reload.
 check pair0 "1-2" false pair_inc_a pair_inc_b "$P0" pairwise -t 2 -w 4 -s 2
 [ "$(counter pair0 samples_recovered_reload)" -gt 0 ] || fail "pair0: no -O0 pointer reload recovered"
+
+# Where the debug registers fire (hpcrun-comm -L says so: the probe writes
+# a watched word), the watchpoint half must take part: the producer-consumer
+# patterns' volume includes traps (a set on the consumer's published load
+# catches the producer's store), and return bursts (an execute breakpoint
+# on the private work's return address) run. Where they do not fire (some
+# hypervisors; CI may run on another kernel) the runtime turns them off and
+# these checks cannot apply.
+if grep -q "^watchpoints: *yes" "$TMP/L.txt"; then
+	tv=0 rb=0
+	for n in ring2 ring3 queue2 mw; do
+		[ -f "$TMP/$n.rows" ] || continue
+		tv=$((tv + $(total "$n" 9)))
+		rb=$((rb + $(counter "$n" ret_bp_hits)))
+	done
+	[ "$tv" -gt 0 ] && ok "watchpoint traps found volume ($tv) in the producer-consumer patterns" ||
+		fail "watchpoints fire here, but no trap found any producer-consumer volume"
+	[ "$rb" -gt 0 ] && ok "return bursts ran ($rb)" || fail "watchpoints fire here, but no return burst ran"
+else
+	echo "SKIP (watchpoint checks): $(grep '^watchpoints:' "$TMP/L.txt")"
+fi
 finish

@@ -448,7 +448,7 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
    stores land in its private work — often a function called between the
    shared accesses (a solver kernel, a library call) — and the shared
    accesses follow in the caller. After one in RT_RET_EVERY samples whose
-   access is private (or none), while the thread's watchpoints are free,
+   access is private (or none, or an unseen load), while the thread's watchpoints are free,
    the runtime arms an execute breakpoint on the interrupted function's
    return address (one debug register); when the function returns, the
    breakpoint traps before the caller's next instruction runs and a burst
@@ -646,7 +646,10 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	s.is_private = priv || (!s.is_store && !seen);
 	record__detect_sample(t, uctx, leaf, &s);
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
-	if (priv)
+	/* Private work (own stack, TLS, read-only data, or a line not
+	   evidently shared: a private heap array's load seen once): the
+	   shared accesses may follow in the caller. */
+	if (priv || (!shared && s.is_private))
 		maybe_ret_bp(t, uctx, false);
 }
 

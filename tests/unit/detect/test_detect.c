@@ -579,6 +579,13 @@ static void test_targeting(void)
 	w.cfg.publish_loads = true;
 	w.th[0].touched = &lines;
 	w.th[0].touched_within = 1000;
+	/* a young thread (first HC_DETECT_YOUNG samples) targets any fresh
+	   store: a short-lived thread's first accesses are often to what an
+	   earlier (maybe ended) thread wrote */
+	sample(&w, 1, 50, LINE_A, 8, true);
+	sample(&w, 0, 60, LINE_B, 8, false);
+	CHECK(w.res.arm && w.th[0].watched.line == LINE_A);
+	hc_detect_arm_failed(&w.th[0]);
 	sample(&w, 0, 100, LINE_B, 8, false);
 	sample(&w, 1, 150, LINE_A, 8, true);             /* T1 stores line A */
 	sample(&w, 0, 200, LINE_B, 8, false);
