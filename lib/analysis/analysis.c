@@ -169,15 +169,14 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 	if (!ret)
 		ret = regions__write(an, dir, err, errlen);
 	if (!ret)
-		ret = summary__write(an, lv, pairs, npairs, dir, text, err, errlen);
-	if (!ret)
 		ret = objects__write(an, objs, dir, err, errlen);
-	if (!ret)
-		ret = objects__summary(an, objs, dir, text, err, errlen);
 	if (!ret && an->views)
 		ret = views__write(an, an->views, dir, err, errlen);
+	/* last: the reports read back what is written above */
+	if (!ret)
+		ret = summary__write(an, pairs, npairs, dir, text, err, errlen);
 	if (!ret && an->views)
-		ret = views__summary(an, an->views, dir, text, err, errlen);
+		ret = views__summary(an, an->views, text, err, errlen);
 	return ret;
 }
 

@@ -89,21 +89,24 @@ static void close_node(struct hc_out *o, const struct view *v, uint32_t i)
 	hc_out_puts(o, tag[n->kind]);
 }
 
-static int write_tree(struct hc_out *o, const struct view *v)
+/* The tree in document order (preorder, children by sibling links):
+   visit(ctx, node, depth) when a node opens, leave(ctx, node) when it
+   closes. The XML writer and the model (experiment__model) both walk it. */
+static int walk_tree(const struct view *v, int (*visit)(void *ctx, uint32_t i, uint32_t depth),
+                     void (*leave)(void *ctx, uint32_t i), void *ctx)
 {
 	struct frame {
 		uint32_t node, next;
 	} *st = NULL;
 	uint32_t sp = 0, cap = 0, c;
-	int ret;
+	int ret = 0;
 
-	for (c = v->n[0].first_child; c; c = v->n[c].next_sibling) {
+	for (c = v->n[0].first_child; c && !ret; c = v->n[c].next_sibling) {
 		ret = an__grow(&st, &cap, 1, sizeof(*st));
-		if (ret) {
-			free(st);
-			return ret;
-		}
-		open_node(o, v, c);
+		if (!ret)
+			ret = visit(ctx, c, 0);
+		if (ret)
+			break;
 		st[0] = (struct frame){ c, v->n[c].first_child };
 		sp = 1;
 		while (sp) {
@@ -111,22 +114,49 @@ static int write_tree(struct hc_out *o, const struct view *v)
 			uint32_t ch = f->next;
 
 			if (!ch) {
-				close_node(o, v, f->node);
+				leave(ctx, f->node);
 				sp--;
 				continue;
 			}
 			f->next = v->n[ch].next_sibling;
 			ret = an__grow(&st, &cap, sp + 1, sizeof(*st));
-			if (ret) {
-				free(st);
-				return ret;
-			}
-			open_node(o, v, ch);
+			if (!ret)
+				ret = visit(ctx, ch, sp);
+			if (ret)
+				break;
 			st[sp++] = (struct frame){ ch, v->n[ch].first_child };
 		}
 	}
 	free(st);
+	return ret;
+}
+
+struct xml_walk {
+	struct hc_out *o;
+	const struct view *v;
+};
+
+static int xml_open(void *ctx, uint32_t i, uint32_t depth)
+{
+	struct xml_walk *w = ctx;
+
+	(void)depth;
+	open_node(w->o, w->v, i);
 	return 0;
+}
+
+static void xml_close(void *ctx, uint32_t i)
+{
+	struct xml_walk *w = ctx;
+
+	close_node(w->o, w->v, i);
+}
+
+static int write_tree(struct hc_out *o, const struct view *v)
+{
+	struct xml_walk w = { o, v };
+
+	return walk_tree(v, xml_open, xml_close, &w);
 }
 
 static int cmp_row(const void *x, const void *y)
@@ -141,11 +171,14 @@ static int cmp_row(const void *x, const void *y)
 	return (a->p > b->p) - (a->p < b->p);
 }
 
-static int write_pairs(struct hc_out *o, const struct pair *pairs, uint32_t n, unsigned top)
+/* The code-pair table's rows: each pair under both of its ends (one row
+   when the peer is unknown or the same node), grouped by c ascending, by
+   all descending within a c, at most top per c. *out is malloc'd. */
+static int pair_rows(const struct pair *pairs, uint32_t n, unsigned top, struct pair **out,
+                     uint32_t *nout)
 {
 	struct pair *rows;
-	uint32_t i, k = 0, run = 0;
-	char b0[24], b1[24], b2[24];
+	uint32_t i, k = 0, kept = 0, run = 0;
 
 	rows = malloc(((size_t)n * 2 + 1) * sizeof(*rows));
 	if (!rows)
@@ -157,13 +190,29 @@ static int write_pairs(struct hc_out *o, const struct pair *pairs, uint32_t n, u
 			                           .t = pairs[i].t, .f = pairs[i].f };
 	}
 	qsort(rows, k, sizeof(*rows), cmp_row);
+	for (i = 0; i < k; i++) {
+		run = i > 0 && rows[i - 1].c == rows[i].c ? run + 1 : 0;
+		if (run < top)
+			rows[kept++] = rows[i];
+	}
+	*out = rows;
+	*nout = kept;
+	return 0;
+}
+
+static int write_pairs(struct hc_out *o, const struct pair *pairs, uint32_t n, unsigned top)
+{
+	struct pair *rows;
+	uint32_t i, k;
+	char b0[24], b1[24], b2[24];
+	int ret = pair_rows(pairs, n, top, &rows, &k);
+
+	if (ret)
+		return ret;
 	hc_out_printf(o, "<CodePairTable top=\"%u\">\n", top);
 	for (i = 0; i < k; i++) {
 		const struct pair *r = &rows[i];
 
-		run = i > 0 && rows[i - 1].c == r->c ? run + 1 : 0;
-		if (run >= top)
-			continue;
 		hc_out_printf(o, "<CP c=\"%u\"", r->c);
 		if (r->p)
 			hc_out_printf(o, " p=\"%u\"", r->p);
@@ -258,4 +307,134 @@ int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npa
 		return ret;
 	}
 	return hc_out_close(&o, true, err, errlen);
+}
+
+/* ---- the model experiment.xml is written from (lib/db's hc_db_open_with) ---- */
+
+struct model_walk {
+	struct hc_db *db;
+	const struct view *v;
+	uint32_t *at;        /* nodes[] index of the open node at each depth */
+	uint32_t cap;
+};
+
+static void node_metrics(const struct vnode *n, uint64_t m[HC_DB_METRICS])
+{
+	uint64_t di[HC_DB_M_COUNT], de[HC_DB_M_COUNT];
+
+	experiment__derive(n->incl, di);
+	experiment__derive(n->excl, de);
+	for (int b = 0; b < HC_DB_M_COUNT; b++) {
+		m[HC_DB_METRIC_ID(b, 0)] = di[b];
+		m[HC_DB_METRIC_ID(b, 1)] = de[b];
+	}
+}
+
+/* As open_node writes it (and the reader reads it back). */
+static int model_open(void *ctx, uint32_t i, uint32_t depth)
+{
+	static const uint8_t type[] = { [V_PF] = HC_DB_N_PF, [V_A] = HC_DB_N_A,
+	                                [V_C] = HC_DB_N_C, [V_S] = HC_DB_N_S };
+	struct model_walk *w = ctx;
+	const struct vnode *n = &w->v->n[i];
+	struct hc_db_node *nd = &w->db->nodes[w->db->nnodes];
+	int ret = an__grow(&w->at, &w->cap, depth + 1, sizeof(*w->at));
+
+	if (ret)
+		return ret;
+	memset(nd, 0, sizeof(*nd));
+	nd->id = i;
+	nd->type = type[n->kind];
+	nd->parent = depth ? w->at[depth - 1] : HC_DB_NONE;
+	if (n->kind == V_PF) {
+		const struct procedure *p = &w->v->proc[n->proc];
+		nd->proc = n->proc;
+		nd->lm = p->lm;
+		nd->f = p->file;
+		nd->l = p->line;
+	} else {
+		if (n->kind == V_A)
+			nd->proc = n->proc;
+		nd->f = n->file;
+		nd->l = n->line;
+	}
+	node_metrics(n, nd->m);
+	w->at[depth] = (uint32_t)w->db->nnodes++;
+	return 0;
+}
+
+static void model_close(void *ctx, uint32_t i)
+{
+	(void)ctx;
+	(void)i;
+}
+
+static int names_of(const struct strtab *t, struct hc_db_name **out, size_t *n)
+{
+	*n = 0;
+	*out = calloc(t->n ? t->n : 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->n; i++) {
+		(*out)[i].i = i;
+		if (!((*out)[i].n = strdup(t->s[i])))
+			return -ENOMEM;
+		*n = i + 1;
+	}
+	return 0;
+}
+
+int experiment__model(struct hc_db *db, void *arg)
+{
+	const struct experiment_model *em = arg;
+	const struct an *an = em->an;
+	const struct view *v = &an->view;
+	struct model_walk w = { .db = db, .v = v };
+	struct pair *rows = NULL;
+	uint32_t i, k = 0;
+	int ret;
+
+	if (!(db->program = strdup(experiment__program(an))))
+		return -ENOMEM;
+	if ((ret = names_of(&an->modules, &db->lms, &db->nlms)) ||
+	    (ret = names_of(&v->files, &db->files, &db->nfiles)))
+		return ret;
+	db->procedures = calloc(v->procs.n ? v->procs.n : 1, sizeof(*db->procedures));
+	if (!db->procedures)
+		return -ENOMEM;
+	for (i = 0; i < v->procs.n; i++) {
+		const struct procedure *p = &v->proc[i];
+		struct hc_db_proc *q = &db->procedures[i];
+		q->i = i;
+		q->lm = p->lm;
+		q->f = p->file;
+		q->l = p->line;
+		if (!(q->n = strdup(v->names.s[p->name])))
+			return -ENOMEM;
+		db->nprocedures = i + 1;
+	}
+	db->nodes = calloc(v->index.n ? v->index.n : 1, sizeof(*db->nodes));
+	if (!db->nodes)
+		return -ENOMEM;
+	node_metrics(&v->n[0], db->root_m);
+	ret = walk_tree(v, model_open, model_close, &w);
+	free(w.at);
+	if (ret)
+		return ret;
+	ret = pair_rows(em->pairs, em->npairs, an->top, &rows, &k);
+	if (ret)
+		return ret;
+	db->pairs = calloc(k ? k : 1, sizeof(*db->pairs));
+	if (!db->pairs) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k; i++)
+		db->pairs[i] = (struct hc_db_codepair){ .c = rows[i].c, .p = rows[i].p,
+		                                        .all = rows[i].t + rows[i].f,
+		                                        .tru = rows[i].t, .fal = rows[i].f };
+	db->npairs = k;
+	db->pairs_top = an->top;
+	free(rows);
+	return 0;
 }

@@ -452,6 +452,15 @@ int pairs__collect(struct an *an, struct pair **out, uint32_t *n);
 /* experiment.c */
 void experiment__derive(const uint64_t m[HC_M_COUNT], uint64_t d[HC_DB_M_COUNT]);
 const char *experiment__program(const struct an *an);
+/* The model experiment.xml is written from, as lib/db's reader would read
+   it back: an hc_db_experiment_fill for hc_db_open_with (summary.c); arg is
+   a struct experiment_model. */
+struct experiment_model {
+	const struct an *an;
+	const struct pair *pairs;
+	uint32_t npairs;
+};
+int experiment__model(struct hc_db *db, void *arg);
 int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npairs,
                            const char *dir, char *err, size_t errlen);
 
@@ -511,9 +520,10 @@ int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o);
 /* meta.c: database.xml */
 int meta__write(struct an *an, const struct levels *lv, const char *dir, char *err, size_t errlen);
 
-/* summary.c */
-/* Write summary.txt into dir; *text receives the same text (malloc'd). */
-int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
-                   uint32_t npairs, const char *dir, char **text, char *err, size_t errlen);
+/* summary.c: once every data file is in dir, read it back (lib/db) and
+   write summary.txt and objects.csv through lib/report; *text receives
+   summary.txt's text (malloc'd). */
+int summary__write(struct an *an, const struct pair *pairs, uint32_t npairs, const char *dir,
+                   char **text, char *err, size_t errlen);
 
 #endif

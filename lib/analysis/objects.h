@@ -4,8 +4,7 @@
    ELF symbols and DWARF; objects.c resolves both addresses of every
    communication event to a static variable, a heap allocation context, a
    thread's stack or TLS, or "unknown", sums them per object and writes
-   objects.xml, objects.csv and the summary's object table. No signal
-   context. */
+   objects.xml. No signal context. */
 #ifndef HC_ANALYSIS_OBJECTS_H
 #define HC_ANALYSIS_OBJECTS_H
 
@@ -78,11 +77,9 @@ void objects__free(struct objects *ob);
    with objects.xml index r (views.h keys its sums by identity). */
 uint32_t objects__count(const struct objects *ob);
 void objects__ranked(const struct objects *ob, uint32_t r, uint64_t key[3], const char **name);
-/* objects.xml and objects.csv into dir. */
+/* objects.xml into dir (objects.csv and the summary's object table are
+   lib/report's, from what the reader reads back: summary.c). */
 int objects__write(struct an *an, const struct objects *ob, const char *dir, char *err,
                    size_t errlen);
-/* Append the top objects by false sharing to dir/summary.txt and to *text. */
-int objects__summary(struct an *an, const struct objects *ob, const char *dir, char **text,
-                     char *err, size_t errlen);
 
 #endif

@@ -706,15 +706,13 @@ int views__write(struct an *an, const struct views *v, const char *dir, char *er
 	return ret;
 }
 
-int views__summary(struct an *an, const struct views *v, const char *dir, char **text,
-                   char *err, size_t errlen)
+int views__summary(struct an *an, const struct views *v, char **text, char *err, size_t errlen)
 {
 	struct hc_out s = { 0 };
-	char *buf = NULL, *path = NULL, *joined, *numa = NULL;
+	char *buf = NULL, *joined, *numa = NULL;
 	size_t len = 0, tlen = *text ? strlen(*text) : 0;
 	uint64_t tot = 0;
 	uint32_t k;
-	FILE *f;
 	int ret;
 
 	for (k = 0; k < v->nph; k++)
@@ -751,25 +749,13 @@ int views__summary(struct an *an, const struct views *v, const char *dir, char *
 		goto out_nomem;
 	memcpy(joined + tlen, buf, len + 1);
 	*text = joined;
-	if (asprintf(&path, "%s/%s", dir, HC_DB_SUMMARY) < 0) {
-		path = NULL;
-		goto out_nomem;
-	}
-	f = fopen(path, "ae");
-	ret = !f ? -errno : 0;
-	if (f && fwrite(buf, 1, len, f) != len)
-		ret = -EIO;
-	if (f && fclose(f) && !ret)
-		ret = -errno;
-	if (ret)
-		snprintf(err, errlen, "cannot append to %s: %s", path, strerror(-ret));
+	ret = 0;
 	goto out;
 out_nomem:
 	ret = -ENOMEM;
 	snprintf(err, errlen, "out of memory");
 out:
 	free(numa);
-	free(path);
 	free(buf);
 	return ret;
 }

@@ -54,9 +54,10 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob);
 /* phases.xml and locality.xml into dir. */
 int views__write(struct an *an, const struct views *v, const char *dir, char *err,
                  size_t errlen);
-/* Append the phase and locality lines to dir/summary.txt and *text. */
-int views__summary(struct an *an, const struct views *v, const char *dir, char **text,
-                   char *err, size_t errlen);
+/* Append the phase and locality lines to *text (the terminal's copy of
+   summary.txt): summary.txt itself is lib/report's, which does not read
+   phases.xml and locality.xml yet. */
+int views__summary(struct an *an, const struct views *v, char **text, char *err, size_t errlen);
 
 /* ---- phases.c internals shared with numa.c and the unit tests ---- */
 

@@ -23,6 +23,7 @@
 #define HC_DB_SUMMARY     "summary.txt"     /* the terminal summary */
 #define HC_DB_MATRICES    "matrices"        /* <level>-<kind>.csv */
 #define HC_DB_OBJECTS     "objects.xml"     /* data objects (written by a later version) */
+#define HC_DB_OBJECTS_CSV "objects.csv"     /* the same, one row per object (lib/report) */
 #define HC_DB_PHASES      "phases.xml"      /* phases over time (optional) */
 #define HC_DB_LOCALITY    "locality.xml"    /* NUMA locality per object (optional) */
 #define HC_DB_REGIONS     "regions.xml"     /* code regions: the tree and totals */

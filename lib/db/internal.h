@@ -82,6 +82,8 @@ int read__meta(struct load *ld);        /* database.xml */
 int read__matrices(struct load *ld);  /* matrices/ named by database.xml */
 int read__threads(struct load *ld);     /* threads.csv */
 int read__experiment(struct load *ld);  /* experiment.xml */
+/* What read__experiment checks after parsing (tables, root totals). */
+int read__experiment_check(struct load *ld);
 int read__objects(struct load *ld);     /* objects.xml, when present */
 int read__regions(struct load *ld);     /* regions.xml and regions.csv, when present */
 

@@ -162,7 +162,8 @@ static int check_refs(struct load *ld)
 	return 0;
 }
 
-int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
+static int open_db(const char *dir, hc_db_experiment_fill fill, void *arg, struct hc_db **out,
+                   char *err, size_t errsz)
 {
 	struct load ld = { .err = err, .errsz = errsz };
 	struct hc_db *db;
@@ -196,8 +197,13 @@ int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
 		rc = read__matrices(&ld);
 	if (!rc)
 		rc = read__threads(&ld);
-	if (!rc)
+	if (!rc && fill) {
+		rc = fill(db, arg);
+		if (!rc)
+			rc = read__experiment_check(&ld);
+	} else if (!rc) {
 		rc = read__experiment(&ld);
+	}
 	if (!rc)
 		rc = index_nodes(&ld);
 	if (!rc)
@@ -214,6 +220,17 @@ int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
 	}
 	*out = db;
 	return 0;
+}
+
+int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
+{
+	return open_db(dir, NULL, NULL, out, err, errsz);
+}
+
+int hc_db_open_with(const char *dir, hc_db_experiment_fill fill, void *arg, struct hc_db **out,
+                    char *err, size_t errsz)
+{
+	return open_db(dir, fill, arg, out, err, errsz);
 }
 
 static void free_strv(char **v, size_t n)

@@ -333,7 +333,6 @@ static int check_tables(struct load *ld)
 
 int read__experiment(struct load *ld)
 {
-	struct hc_db *db = ld->db;
 	struct exp e = { .ld = ld, .data_depth = -1 };
 	int rc;
 
@@ -350,6 +349,15 @@ int read__experiment(struct load *ld)
 	for (int m = 0; m < HC_DB_METRICS; m++)
 		if (!e.metric_seen[m])
 			return load__fail(ld, 0, "metric %d missing from <MetricTable>", m);
+	return read__experiment_check(ld);
+}
+
+int read__experiment_check(struct load *ld)
+{
+	struct hc_db *db = ld->db;
+	int rc;
+
+	load__file(ld, HC_DB_EXPERIMENT);
 	if (!db->program)
 		return load__fail(ld, 0, "missing <Header n=…>");
 	if ((rc = check_tables(ld)))

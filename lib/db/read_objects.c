@@ -137,6 +137,7 @@ static int load_child(struct objload *o, struct hc_db_object *ob)
 			rc = xr__u64(o->x, "offset", &f->offset);
 		if (!rc)
 			rc = xr__u64(o->x, "size", &f->size);
+		f->access = 0;   /* absent: not recorded */
 		if (!rc)
 			rc = xr__u64_opt(o->x, "access", &f->access, NULL);
 		if (!rc)

@@ -340,6 +340,66 @@ static void header(struct text *x)
 	         hc_report_value(v, sizeof(v), db->event_weight, unit_of(x)));
 }
 
+/* A counter of database.xml (summed over the profiles read), 0 if absent. */
+static uint64_t counter(const struct hc_db *db, const char *name)
+{
+	for (size_t k = 0; k < db->ncounters; k++)
+		if (!strcmp(db->counters[k].name, name))
+			return db->counters[k].v;
+	return 0;
+}
+
+static double pct_of(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Below the totals: what the numbers cannot say by themselves. Event
+   records the runtime did not keep; for the PMU samplers (doc/samplers.md)
+   the period the kernel used, events that did not run all the time,
+   approximate calling contexts, throttling. Per-thread running shares are
+   database warnings (the analyzer's). */
+static void totals_notes(struct text *x)
+{
+	const struct hc_db *db = x->db;
+	uint64_t n = counter(db, "pmu_period_records"), en = counter(db, "pmu_time_enabled");
+	uint64_t run = counter(db, "pmu_time_running"), thr = counter(db, "pmu_throttled");
+	uint64_t leaf = counter(db, "pmu_ctx_leaf_only");
+	uint64_t acc = counter(db, "samples_with_access_at_pc");
+	char a[64], b[64];
+
+	if (db->event_weight != db->t_all) {
+		put_line(x->f, x->width, "  note: the event records (matrices, code pairs) add up to %s, "
+		         "the calling-context", hc_report_value(a, sizeof(a), db->event_weight, unit_of(x)));
+		put_line(x->f, x->width, "        metrics to %s: the runtime did not keep every event "
+		         "(counters in database.xml).", hc_report_value(b, sizeof(b), db->t_all, unit_of(x)));
+	}
+	if (n)
+		put_line(x->f, x->width, "  PMU period in effect: mean %llu events (%llu records)",
+		         (unsigned long long)(counter(db, "pmu_period_sum") / n), (unsigned long long)n);
+	if (en && run < en - en / 20) {
+		put_line(x->f, x->width, "  warning: the PMU events ran %.1f%% of the time they were "
+		         "enabled: stretches went unsampled", pct_of(run, en));
+		put_line(x->f, x->width, "        (other perf users, counter constraints, E-cores; see "
+		         "the process logs).");
+	}
+	if (leaf && counter(db, "pmu_records")) {
+		uint64_t all = acc > leaf ? acc : leaf;
+		put_line(x->f, x->width, "  note: %llu of %llu PMU samples (%.1f%%) have approximate "
+		         "calling contexts: callers unknown", (unsigned long long)leaf,
+		         (unsigned long long)all, pct_of(leaf, all));
+		put_line(x->f, x->width, "        (batched record, skid past a return, drained at thread "
+		         "end), attached as the instruction");
+		put_line(x->f, x->width, "        alone under the thread's root; their code locations "
+		         "and matrices are exact.");
+	}
+	if (thr) {
+		put_line(x->f, x->width, "  warning: the kernel throttled the PMU sampler %llu times "
+		         "(perf_event_max_sample_rate):", (unsigned long long)thr);
+		put_line(x->f, x->width, "        samples are missing; measure with a larger COMM@P.");
+	}
+}
+
 static void totals(struct text *x)
 {
 	const struct hc_db *db = x->db;
@@ -360,6 +420,7 @@ static void totals(struct text *x)
 	}
 	t_print(&t, x->f, x->width);
 	t_free(&t);
+	totals_notes(x);
 }
 
 /* MPI ranks (database.xml <Ranks>): each rank's communication among its

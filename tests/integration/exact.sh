@@ -86,10 +86,10 @@ for cc in gcc clang; do
 		grep -q "fs_counters.f\[$f\]" "$TMP/fields_$cc.db/objects.csv" || fail "$cc fields: field f[$f] not named"
 	done
 	grep -q "sampler *exact" "$TMP/fields_$cc.db/summary.txt" &&
-		grep -q "unit *transfers = cache-line transfers, every one counted" "$TMP/fields_$cc.db/summary.txt" &&
+		grep -q "unit *transfers (cache-line transfers, every one counted (exact mode))" "$TMP/fields_$cc.db/summary.txt" &&
 		ok "$cc: summary says sampler exact, unit transfers" || fail "$cc: summary's sampler/unit"
 	grep -q 'samplers="exact"' "$TMP/fields_$cc.db/database.xml" || fail "$cc: database.xml samplers"
-	grep -Eq "exact_patterns\.c:[0-9]+ \(field_add\) <-> exact_patterns\.c:[0-9]+ \(field_add\)" \
+	grep -Eq "exact_patterns\.c:[0-9]+ \(field_add\) ↔ exact_patterns\.c:[0-9]+ \(field_add\)" \
 		"$TMP/fields_$cc.db/summary.txt" && ok "$cc fields: code pair field_add <-> field_add, with lines" ||
 		fail "$cc fields: no code pair field_add <-> field_add with source lines"
 	VX="$B/viewer-export/viewer-export"

@@ -15,8 +15,8 @@ P0="$B/tests/programs/patterns_O0"
 # toppair NAME: the functions of the top code pair of a database
 toppair() {
 	"$HPCPROF" -q -o "$TMP/$1.db" "$TMP/$1" >"$TMP/$1.prof" 2>&1 || { echo "hpcprof-comm failed"; return; }
-	sed -n '/Top code pairs/,/^$/p' "$TMP/$1.db/summary.txt" | sed -n 4p |
-		sed 's/.*(\([a-z_0-9]*\)) <-> .*(\([a-z_0-9]*\)).*/\1 \2/'
+	sed -n '/^Top code pairs/,/^$/p' "$TMP/$1.db/summary.txt" | sed -n 3p |
+		sed 's/.*(\([a-z_0-9]*\)) ↔ .*(\([a-z_0-9]*\)).*/\1 \2/'
 }
 
 # check NAME WANT-CELLS KIND F1 F2 PROG ARGS...: run until something is found

@@ -59,7 +59,7 @@ awk '$1 == "tcounter" && $4 == "pmu_time_enabled" { e[$2 "/" $3] = $5; n++ }
 sum="$TMP/half.db/summary.txt"
 grep -q "warning: the PMU events ran 50.0% of the time they were enabled" "$sum" &&
 	ok "summary.txt: the overall warning" || fail "summary.txt lacks the overall warning"
-n=$(grep -c "warning: thread [0-9]* (pid [0-9]*, tid [0-9]*): its PMU events ran 50.0% of the time" "$sum")
+n=$(grep -c "^  thread [0-9]* (pid [0-9]*, tid [0-9]*): its PMU events ran 50.0% of the time" "$sum")
 [ "$n" -eq "$nthr" ] && ok "summary.txt: the $nthr threads below 95% named" ||
 	fail "summary.txt names $n threads, $nthr expected"
 
