@@ -80,7 +80,8 @@ static void an_free(struct an *an)
 		free(p->reason);
 		free(p->map);
 		agg__free(&p->row);
-		agg__free(&p->rrow);
+		free(p->rrow.e);
+		free(p->rrow.cache);
 		agg__free(&p->rraw);
 		free(p->counters);
 	}

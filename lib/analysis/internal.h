@@ -155,9 +155,16 @@ struct an_prof {
 	struct an_counter *counters;
 	uint32_t ncounters;
 	uint32_t gthread;           /* global thread index, HC_NONE until assigned */
-	/* regions.c: (region set of the context | the peer context's << 32,
-	   peer index, 0) -> (true, false); h.slots NULL until the first. */
-	struct agg rrow;
+	/* regions.c: events summed by (region sets of both contexts, peer). */
+	struct rrow {
+		struct rrow_ent {
+			uint64_t sets;      /* the context's region set | the peer context's << 32 */
+			uint32_t peer, pad;
+			uint64_t v[2];      /* true, false */
+		} *e;
+		uint32_t n, cap, merged;  /* merged: entries after the last compaction */
+		uint32_t *cache;          /* while reading: recent keys -> entry */
+	} rrow;
 	uint32_t name_pid;          /* pid from the file name, 0 if unnamed */
 	bool remote;                /* distributed merge: another rank reads it (dist.c) */
 	/* distributed merge: what regions__add would get, by node before the

@@ -443,6 +443,8 @@ static int events_of(struct an_worker *w, struct an_prof *p)
 		ret = acc_init(a);
 	if (!ret)
 		ret = read_events(an, a, p, hp);
+	if (!ret)
+		ret = regions__profile_done(p);
 	hc_prof_close(hp);
 	return ret == -ENOMEM ? ret : 0;
 }

@@ -48,11 +48,14 @@ struct region {
 	uint32_t out;           /* output id */
 	struct matrix mi, mx;   /* inclusive, exclusive (kept ones) */
 	uint32_t first_child, next_sibling;
+	uint32_t fn;            /* function index (procedures, parallel regions, loops) */
+	int32_t loop;           /* loop index in the function, -1 */
 };
 
 struct fn {
 	uint32_t lm;
 	uint64_t lo;
+	char *raw;              /* the symbol's name */
 	uint32_t region;
 	struct hc_loops loops;
 	uint32_t *loopreg;
@@ -98,6 +101,8 @@ static int new_region(struct regions *R, uint32_t parent, uint32_t kind, uint32_
 	R->r[R->n].addr = addr;
 	R->r[R->n].first_child = HC_NONE;
 	R->r[R->n].next_sibling = HC_NONE;
+	R->r[R->n].fn = HC_NONE;
+	R->r[R->n].loop = -1;
 	*out = R->n++;
 	return 0;
 }
@@ -172,12 +177,11 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
                   uint64_t size, const char *raw, uint32_t *out, int depth)
 {
 	struct hkey k = { lm, lo, 0 };
-	struct sym_result *s = R->sres;
 	enum names_omp omp;
 	size_t plen = 0;
 	uint32_t i, reg, parent = 0, l;
 	uint8_t *code;
-	char *name;
+	char *name = NULL;
 	int ret;
 
 	*out = HC_NONE;
@@ -194,12 +198,17 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
 	memset(&R->fn[i], 0, sizeof(R->fn[i]));
 	R->fn[i].lm = lm;
 	R->fn[i].lo = lo;
+	R->fn[i].raw = strdup(raw);
+	if (!R->fn[i].raw)
+		return -ENOMEM;
 	omp = names__omp_kind(raw, &plen);
 	ret = new_region(R, 0, omp != NAMES_OMP_NONE ? R_PARALLEL : R_PROCEDURE, lm, lo, &reg);
 	if (ret)
 		return ret;
 	R->fn[i].region = reg;
-	sym__lookup(m, lo, s);
+	R->r[reg].fn = i;
+	/* Names and lines are looked up later, for the regions kept only
+	   (name_kept); a parallel region's now: its parent depends on it. */
 	if (omp != NAMES_OMP_NONE) {
 		const char *shown, *ofile;
 		int oline;
@@ -211,21 +220,10 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
 			R->r[reg].file = strdup(ofile);
 			R->r[reg].line = (uint32_t)oline;
 		}
-	} else {
-		name = s->nframes > 0 && s->fr[0].name ? strdup(s->fr[0].name) : names__demangle(raw);
-	}
-	if (!name)
-		return -ENOMEM;
-	hc_utf8_fix(name);
-	R->r[reg].name = name;
-	if (R->r[reg].line) {
-		/* set above */
-	} else if (s->nframes > 0 && s->fr[0].decl_file && s->fr[0].decl_line > 0) {
-		R->r[reg].file = strdup(s->fr[0].decl_file);
-		R->r[reg].line = (uint32_t)s->fr[0].decl_line;
-	} else if (s->file && s->line > 0) {
-		R->r[reg].file = strdup(s->file);
-		R->r[reg].line = (uint32_t)s->line;
+		if (!name)
+			return -ENOMEM;
+		hc_utf8_fix(name);
+		R->r[reg].name = name;
 	}
 	if (omp != NAMES_OMP_NONE && depth < 8) {
 		ret = omp_parent(an, R, m, lm, raw, plen, omp, name, &parent, depth);
@@ -255,7 +253,6 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
 	for (l = 0; l < R->fn[i].loops.nl; l++) {
 		const struct hc_loop *lp = &R->fn[i].loops.l[l];
 		uint32_t par = lp->parent >= 0 ? R->fn[i].loopreg[lp->parent] : reg, lr;
-		char buf[600];
 
 		ret = new_region(R, par, R_LOOP, lm, lp->head, &lr);
 		if (ret)
@@ -263,17 +260,81 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
 		R->fn[i].loopreg[l] = lr;
 		R->r[lr].depth = lp->depth;
 		R->r[lr].irreducible = lp->irreducible;
-		loop_line(R, m, &R->fn[i].loops, lp, &R->r[lr].file, &R->r[lr].line);
-		if (R->r[lr].file)
-			snprintf(buf, sizeof(buf), "loop at %s:%u", base_name(R->r[lr].file), R->r[lr].line);
-		else
-			snprintf(buf, sizeof(buf), "loop at %s+0x%llx", base_name(an->modules.s[lm]),
-			         (unsigned long long)lp->head);
-		hc_utf8_fix(buf);
-		if (!(R->r[lr].name = strdup(buf)))
-			return -ENOMEM;
+		R->r[lr].fn = i;
+		R->r[lr].loop = (int32_t)l;
 	}
 	return 0;
+}
+
+/* Name one region not named yet (module m open): a procedure by DWARF (as
+   the calling-context tree names it), a loop by its back edges' line. */
+static int name_region(struct an *an, struct regions *R, struct symmod *m, struct region *r)
+{
+	const struct fn *f = &R->fn[r->fn];
+	struct sym_result *s = R->sres;
+	char buf[600], *name;
+
+	if (r->kind == R_LOOP) {
+		loop_line(R, m, &f->loops, &f->loops.l[r->loop], &r->file, &r->line);
+		if (r->file)
+			snprintf(buf, sizeof(buf), "loop at %s:%u", base_name(r->file), r->line);
+		else
+			snprintf(buf, sizeof(buf), "loop at %s+0x%llx", base_name(an->modules.s[r->lm]),
+			         (unsigned long long)r->addr);
+		hc_utf8_fix(buf);
+		r->name = strdup(buf);
+		return r->name ? 0 : -ENOMEM;
+	}
+	sym__lookup(m, f->lo, s);
+	name = s->nframes > 0 && s->fr[0].name ? strdup(s->fr[0].name) : names__demangle(f->raw);
+	if (!name)
+		return -ENOMEM;
+	hc_utf8_fix(name);
+	r->name = name;
+	if (s->nframes > 0 && s->fr[0].decl_file && s->fr[0].decl_line > 0) {
+		r->file = strdup(s->fr[0].decl_file);
+		r->line = (uint32_t)s->fr[0].decl_line;
+	} else if (s->file && s->line > 0) {
+		r->file = strdup(s->file);
+		r->line = (uint32_t)s->line;
+	}
+	return 0;
+}
+
+/* Names of the kept regions, one module open at a time. */
+static int name_kept(struct an *an, struct regions *R)
+{
+	uint32_t lm, k;
+	int ret = 0;
+
+	for (lm = 0; lm < an->modules.n && !ret; lm++) {
+		struct symmod *m = NULL;
+		char err[1024];
+
+		for (k = 1; k < R->n && !ret; k++) {
+			struct region *r = &R->r[k];
+			if (!r->keep || r->name || r->lm != lm)
+				continue;
+			if (!m && !(m = sym__open(an->modules.s[lm], err, sizeof(err))))
+				break;
+			ret = name_region(an, R, m, r);
+		}
+		sym__close(m);
+	}
+	/* A module that cannot be opened again (replaced since): its address. */
+	for (k = 1; k < R->n && !ret; k++) {
+		struct region *r = &R->r[k];
+		char buf[600];
+
+		if (!r->keep || r->name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s[%s+0x%llx]", r->kind == R_LOOP ? "loop at " : "",
+		         base_name(an->modules.s[r->lm]), (unsigned long long)r->addr);
+		hc_utf8_fix(buf);
+		if (!(r->name = strdup(buf)))
+			ret = -ENOMEM;
+	}
+	return ret;
 }
 
 /* The innermost region holding addr of module m, HC_NONE for none. */
@@ -432,6 +493,81 @@ out:
 	return ret;
 }
 
+static int cmp_ent(const void *x, const void *y)
+{
+	const struct rrow_ent *a = x, *b = y;
+
+	if (a->sets != b->sets)
+		return a->sets < b->sets ? -1 : 1;
+	return (a->peer > b->peer) - (a->peer < b->peer);
+}
+
+/* Sort and merge equal keys. */
+static void compact(struct rrow *r)
+{
+	uint32_t k, n = 0;
+
+	if (r->n > 1)
+		qsort(r->e, r->n, sizeof(*r->e), cmp_ent);
+	for (k = 0; k < r->n; k++) {
+		if (n && r->e[n - 1].sets == r->e[k].sets && r->e[n - 1].peer == r->e[k].peer) {
+			r->e[n - 1].v[0] += r->e[k].v[0];
+			r->e[n - 1].v[1] += r->e[k].v[1];
+		} else {
+			r->e[n++] = r->e[k];
+		}
+	}
+	r->n = r->merged = n;
+	if (r->cache)
+		memset(r->cache, 0xff, REGIONS_CACHE * sizeof(*r->cache));
+}
+
+int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t slot, uint64_t t,
+                      uint64_t f)
+{
+	struct rrow *r = &p->rrow;
+
+	if (!r->cache) {
+		r->cache = malloc(REGIONS_CACHE * sizeof(*r->cache));
+		if (!r->cache)
+			return -ENOMEM;
+		memset(r->cache, 0xff, REGIONS_CACHE * sizeof(*r->cache));
+	}
+	if (r->n == r->cap) {
+		if (r->n >= REGIONS_COMPACT && r->n >= 2 * r->merged)
+			compact(r);
+		if (r->n * 4 >= r->cap * 3) {
+			uint32_t cap = r->cap ? 2 * r->cap : 64;
+			struct rrow_ent *e = realloc(r->e, cap * sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			r->e = e;
+			r->cap = cap;
+		}
+	}
+	r->e[r->n] = (struct rrow_ent){ sets, peer, 0, { t, f } };
+	r->cache[slot] = r->n++;
+	return 0;
+}
+
+int regions__profile_done(struct an_prof *p)
+{
+	struct rrow *r = &p->rrow;
+
+	if (r->n >= REGIONS_COMPACT && r->n > r->merged)
+		compact(r);
+	free(r->cache);
+	r->cache = NULL;
+	if (r->n && r->n < r->cap) {
+		struct rrow_ent *e = realloc(r->e, r->n * sizeof(*e));
+		if (e) {
+			r->e = e;
+			r->cap = r->n;
+		}
+	}
+	return 0;
+}
+
 /* The regions of the union of sets a and b (the root first), into R->list;
    returns their number. */
 static uint32_t set_union(struct regions *R, uint32_t a, uint32_t b)
@@ -506,78 +642,419 @@ static int order_kept(struct regions *R)
 	return 0;
 }
 
+/* A cell of a kept region while building: inclusive and exclusive (true,
+   false) of threads i < j. */
+struct rcell {
+	uint32_t i, j;
+	uint64_t in[2], ex[2];
+};
+
+struct rcells {
+	struct rcell *c;
+	uint32_t n, cap;
+	bool unsorted;           /* cells appended out of order or more than once */
+	uint64_t din[2], dex[2]; /* same thread (diagonal) */
+};
+
+/* Dense scratch of one process: kept regions x T x T cells, when at most
+   this many; otherwise per profile, kept regions x peers. */
+#define SCRATCH_MAX (1u << 21)
+
+struct build {
+	struct hmap pairs;      /* (detecting set, peer set, 0) -> pair id */
+	uint64_t *ptot;         /* pair id -> inclusive volume (pass A) */
+	uint32_t pcap;
+	uint32_t **epid, **ej;  /* profile -> entry -> pair id (HC_NONE = not counted), peer thread */
+	uint32_t *poff, *pn, *xk, *klist;   /* pair -> its kept regions (dense ids), exclusive one */
+	uint32_t *kidx, *korder, nk;
+	struct rcells *rc;      /* per kept region */
+	struct rcell *sc;       /* scratch; i, j unused */
+	uint32_t *touched;
+	size_t scap;
+};
+
+static void build_free(struct an *an, struct build *b)
+{
+	uint32_t i;
+
+	hmap__free(&b->pairs);
+	free(b->ptot);
+	for (i = 0; b->epid && i < an->nprofs; i++) {
+		free(b->epid[i]);
+		free(b->ej[i]);
+	}
+	free(b->epid);
+	free(b->ej);
+	free(b->poff);
+	free(b->pn);
+	free(b->xk);
+	free(b->klist);
+	free(b->kidx);
+	free(b->korder);
+	for (i = 0; b->rc && i < b->nk; i++)
+		free(b->rc[i].c);
+	free(b->rc);
+	free(b->sc);
+	free(b->touched);
+}
+
+/* Pass A: pair ids and peer threads per entry, the inclusive volume of
+   every region. */
+static int pass_a(struct an *an, struct regions *R, struct build *b)
+{
+	uint32_t i, k, pid;
+	int ret;
+
+	b->epid = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->epid));
+	b->ej = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->ej));
+	if (!b->epid || !b->ej)
+		return -ENOMEM;
+	for (i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+
+		if (p->status != AN_OK || !p->rrow.n)
+			continue;
+		b->epid[i] = malloc(p->rrow.n * sizeof(uint32_t));
+		b->ej[i] = malloc(p->rrow.n * sizeof(uint32_t));
+		if (!b->epid[i] || !b->ej[i])
+			return -ENOMEM;
+		for (k = 0; k < p->rrow.n; k++) {
+			const struct rrow_ent *e = &p->rrow.e[k];
+			struct hkey pk = { (uint32_t)e->sets, e->sets >> 32, 0 };
+			uint32_t peer = e->peer, j = p->gthread;
+
+			b->epid[i][k] = HC_NONE;
+			if (peer != p->th.index && !threads__find(an, p->proc, peer, &j))
+				continue;
+			b->ej[i][k] = j;
+			ret = hmap__intern(&b->pairs, &pk, &pid);
+			if (ret < 0)
+				return ret;
+			if (ret == 1) {
+				if (an__grow(&b->ptot, &b->pcap, b->pairs.n, sizeof(*b->ptot)))
+					return -ENOMEM;
+				b->ptot[pid] = 0;
+			}
+			b->ptot[pid] += p->rrow.e[k].v[0] + p->rrow.e[k].v[1];
+			b->epid[i][k] = pid;
+		}
+	}
+	for (pid = 0; pid < b->pairs.n; pid++) {
+		uint32_t nl = set_union(R, (uint32_t)b->pairs.keys[pid].a, (uint32_t)b->pairs.keys[pid].b), q;
+		for (q = 0; q < nl; q++)
+			R->r[R->list[q]].in_all += b->ptot[pid];
+	}
+	return 0;
+}
+
+/* The kept regions (dense ids), and per pair its kept regions and the one
+   its exclusive part goes to. */
+static int keep(struct an *an, struct regions *R, struct build *b)
+{
+	uint64_t total = R->r[0].in_all;
+	uint32_t k, pid, nkl = 0, cap = 0, x;
+
+	(void)an;
+	b->kidx = malloc(R->n * sizeof(*b->kidx));
+	b->korder = malloc(R->n * sizeof(*b->korder));
+	b->poff = malloc((b->pairs.n + 1) * sizeof(*b->poff));
+	b->pn = malloc((b->pairs.n + 1) * sizeof(*b->pn));
+	b->xk = malloc((b->pairs.n + 1) * sizeof(*b->xk));
+	if (!b->kidx || !b->korder || !b->poff || !b->pn || !b->xk)
+		return -ENOMEM;
+	for (k = 0; k < R->n; k++) {
+		struct region *r = &R->r[k];
+
+		r->keep = k == 0 || (r->in_all && (double)r->in_all >= REGIONS_MIN_SHARE * (double)total);
+		b->kidx[k] = HC_NONE;
+		if (r->keep) {
+			b->kidx[k] = b->nk;
+			b->korder[b->nk++] = k;
+		}
+	}
+	b->rc = calloc(b->nk, sizeof(*b->rc));
+	if (!b->rc)
+		return -ENOMEM;
+	for (pid = 0; pid < b->pairs.n; pid++) {
+		uint32_t sg = (uint32_t)b->pairs.keys[pid].a;
+		uint32_t nl = set_union(R, sg, (uint32_t)b->pairs.keys[pid].b), q;
+
+		b->poff[pid] = nkl;
+		for (q = 0; q < nl; q++) {
+			if (b->kidx[R->list[q]] == HC_NONE)
+				continue;
+			if (an__grow(&b->klist, &cap, nkl + 1, sizeof(*b->klist)))
+				return -ENOMEM;
+			b->klist[nkl++] = b->kidx[R->list[q]];
+		}
+		b->pn[pid] = nkl - b->poff[pid];
+		for (x = R->sd[sg].inner; !R->r[x].keep; x = R->r[x].parent)
+			;
+		b->xk[pid] = b->kidx[x];
+	}
+	return 0;
+}
+
+static int append(struct rcells *rc, uint32_t i, uint32_t j, const uint64_t in[2],
+                  const uint64_t ex[2], bool ordered)
+{
+	struct rcell *c;
+
+	if (rc->n == rc->cap) {
+		uint32_t cap = rc->cap ? 2 * rc->cap : 64;
+		struct rcell *p = realloc(rc->c, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		rc->c = p;
+		rc->cap = cap;
+	}
+	c = &rc->c[rc->n++];
+	c->i = i < j ? i : j;
+	c->j = i < j ? j : i;
+	memcpy(c->in, in, sizeof(c->in));
+	memcpy(c->ex, ex, sizeof(c->ex));
+	rc->unsorted |= !ordered;
+	return 0;
+}
+
+static int ensure_scratch(struct build *b, size_t need)
+{
+	if (need <= b->scap)
+		return 0;
+	free(b->sc);
+	free(b->touched);
+	b->sc = malloc(need * sizeof(*b->sc));
+	b->touched = malloc(need * sizeof(*b->touched));
+	b->scap = b->sc && b->touched ? need : 0;
+	return b->scap ? 0 : -ENOMEM;
+}
+
+/* One entry of thread g with peer j into the kept regions of its pair:
+   the diagonal, or scratch cell `at`: the cells of all kept regions for
+   one thread pair are adjacent (at * nk + region), so an entry's regions
+   touch a few cache lines. */
+static inline void credit(struct build *b, uint32_t pid, bool self, size_t at, uint64_t t,
+                          uint64_t f)
+{
+	uint32_t q;
+
+	if (self) {
+		for (q = 0; q < b->pn[pid]; q++) {
+			struct rcells *rc = &b->rc[b->klist[b->poff[pid] + q]];
+			rc->din[0] += t;
+			rc->din[1] += f;
+		}
+		b->rc[b->xk[pid]].dex[0] += t;
+		b->rc[b->xk[pid]].dex[1] += f;
+		return;
+	}
+	at *= b->nk;
+	for (q = 0; q < b->pn[pid]; q++) {
+		struct rcell *x = &b->sc[at + b->klist[b->poff[pid] + q]];
+		x->in[0] += t;
+		x->in[1] += f;
+	}
+	b->sc[at + b->xk[pid]].ex[0] += t;
+	b->sc[at + b->xk[pid]].ex[1] += f;
+}
+
+/* A process with few enough threads: one dense T x T scratch per kept
+   region for all its profiles, emitted in (i, j) order (processes come in
+   thread order, so the cells come out sorted). */
+static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t T)
+{
+	size_t stride = (size_t)T * T, need = b->nk * stride;
+	uint32_t g, k, kq, lo, hi;
+	int ret = ensure_scratch(b, need);
+
+	if (ret)
+		return ret;
+	memset(b->sc, 0, need * sizeof(*b->sc));
+	for (g = base; g < base + T; g++) {
+		const struct an_prof *p = an->threads[g].prof;
+		uint32_t pi;
+
+		if (!p || p->status != AN_OK)
+			continue;
+		pi = (uint32_t)(p - an->profs);
+		if (!b->epid[pi])
+			continue;
+		for (k = 0; k < p->rrow.n; k++) {
+			uint32_t pid = b->epid[pi][k], j = b->ej[pi][k];
+
+			if (pid == HC_NONE)
+				continue;
+			lo = (g < j ? g : j) - base;
+			hi = (g < j ? j : g) - base;
+			credit(b, pid, g == j, (size_t)lo * T + hi, p->rrow.e[k].v[0], p->rrow.e[k].v[1]);
+		}
+	}
+	for (lo = 0; lo < T; lo++)
+		for (hi = lo + 1; hi < T; hi++)
+			for (kq = 0; kq < b->nk; kq++) {
+				const struct rcell *x = &b->sc[((size_t)lo * T + hi) * b->nk + kq];
+				if (!(x->in[0] | x->in[1] | x->ex[0] | x->ex[1]))
+					continue;
+				ret = append(&b->rc[kq], base + lo, base + hi, x->in, x->ex, true);
+				if (ret)
+					return ret;
+			}
+	(void)stride;
+	return 0;
+}
+
+/* A large process: per profile, kept regions x its peers; the cells are
+   sorted at the end. */
+static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
+{
+	const struct an_prof *p = &an->profs[pi];
+	struct hmap slots;
+	uint32_t *gj = NULL, gjcap = 0, ns, nt = 0, k, s;
+	int ret;
+
+	if (!b->epid[pi])
+		return 0;
+	ret = hmap__init(&slots, 64);
+	for (k = 0; k < p->rrow.n && !ret; k++) {
+		struct hkey sk = { b->ej[pi][k], 0, 0 };
+		int r;
+
+		if (b->epid[pi][k] == HC_NONE)
+			continue;
+		r = hmap__intern(&slots, &sk, &s);
+		if (r < 0)
+			ret = r;
+		else if (r == 1 && an__grow(&gj, &gjcap, slots.n, sizeof(*gj)))
+			ret = -ENOMEM;
+		else if (r == 1)
+			gj[s] = b->ej[pi][k];
+	}
+	ns = slots.n;
+	if (!ret)
+		ret = ensure_scratch(b, (size_t)b->nk * ns);
+	if (!ret)
+		memset(b->sc, 0, (size_t)b->nk * ns * sizeof(*b->sc));
+	for (k = 0; k < p->rrow.n && !ret; k++) {
+		uint32_t pid = b->epid[pi][k];
+		struct hkey sk = { b->ej[pi][k], 0, 0 };
+
+		if (pid == HC_NONE)
+			continue;
+		hmap__find(&slots, &sk, &s);
+		credit(b, pid, b->ej[pi][k] == p->gthread, s, p->rrow.e[k].v[0], p->rrow.e[k].v[1]);
+	}
+	for (k = 0; k < b->nk * ns && !ret; k++) {
+		const struct rcell *x = &b->sc[k];
+		if (x->in[0] | x->in[1] | x->ex[0] | x->ex[1])
+			ret = append(&b->rc[k % b->nk], p->gthread, gj[k / b->nk], x->in, x->ex, false);
+	}
+	(void)nt;
+	hmap__free(&slots);
+	free(gj);
+	return ret;
+}
+
+static int cmp_rcell(const void *x, const void *y)
+{
+	const struct rcell *a = x, *b = y;
+
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return (a->j > b->j) - (a->j < b->j);
+}
+
+/* Sorted, distinct cells -> the region's two matrices. */
+static int finish_region(struct an *an, struct region *r, struct rcells *rc)
+{
+	struct matrix *m[2] = { &r->mi, &r->mx };
+	uint32_t k, n = 0, w;
+
+	if (rc->unsorted && rc->n > 1) {
+		qsort(rc->c, rc->n, sizeof(*rc->c), cmp_rcell);
+		for (k = 0; k < rc->n; k++) {
+			if (n && rc->c[n - 1].i == rc->c[k].i && rc->c[n - 1].j == rc->c[k].j) {
+				for (w = 0; w < 2; w++) {
+					rc->c[n - 1].in[w] += rc->c[k].in[w];
+					rc->c[n - 1].ex[w] += rc->c[k].ex[w];
+				}
+			} else {
+				rc->c[n++] = rc->c[k];
+			}
+		}
+		rc->n = n;
+	}
+	for (w = 0; w < 2; w++) {
+		struct matrix *x = m[w];
+
+		memset(x, 0, sizeof(*x));
+		x->level = HC_DB_LEVEL_THREAD;
+		x->n = an->nthreads ? an->nthreads : 1;
+		x->present = true;
+		x->diag[0] = w ? rc->dex[0] : rc->din[0];
+		x->diag[1] = w ? rc->dex[1] : rc->din[1];
+		x->cell = malloc((rc->n ? rc->n : 1) * sizeof(*x->cell));
+		x->row = calloc((size_t)x->n + 1, sizeof(*x->row));
+		if (!x->cell || !x->row)
+			return -ENOMEM;
+		for (k = 0; k < rc->n; k++) {
+			const uint64_t *v = w ? rc->c[k].ex : rc->c[k].in;
+			if (!v[0] && !v[1])
+				continue;
+			x->cell[x->ncell++] = (struct mcell){ rc->c[k].i, rc->c[k].j, { v[0], v[1] } };
+			x->row[rc->c[k].i + 1]++;
+		}
+		for (k = 0; k < x->n; k++)
+			x->row[k + 1] += x->row[k];
+	}
+	free(rc->c);
+	rc->c = NULL;
+	return 0;
+}
+
 int regions__build(struct an *an)
 {
 	struct regions *R = an->reg;
-	uint64_t total;
-	uint32_t i, k, pass;
-	int ret = 0;
+	struct build b;
+	uint32_t o, k;
+	int ret;
 
 	if (!R)
 		return 0;
+	memset(&b, 0, sizeof(b));
 	R->stamp = calloc(R->n, sizeof(*R->stamp));
 	R->list = malloc((R->n + 1) * sizeof(*R->list));
-	if (!R->stamp || !R->list)
-		return -ENOMEM;
-	for (pass = 0; pass < 2 && !ret; pass++) {
-		if (pass == 1) {
-			total = R->r[0].in_all;
-			for (k = 0; k < R->n; k++) {
-				R->r[k].keep = k == 0 || (R->r[k].in_all &&
-				               (double)R->r[k].in_all >= REGIONS_MIN_SHARE * (double)total);
-				if (R->r[k].keep) {
-					ret = matrix__init(&R->r[k].mi, HC_DB_LEVEL_THREAD, an->nthreads);
-					if (!ret)
-						ret = matrix__init(&R->r[k].mx, HC_DB_LEVEL_THREAD, an->nthreads);
-					if (ret)
-						return ret;
-				}
-			}
+	ret = R->stamp && R->list ? 0 : -ENOMEM;
+	if (!ret)
+		ret = hmap__init(&b.pairs, 1024);
+	if (!ret)
+		ret = pass_a(an, R, &b);
+	if (!ret)
+		ret = keep(an, R, &b);
+	for (o = 0; o < an->nused_procs && !ret; o++) {
+		const struct an_proc *pr = &an->procs[an->proc_order[o]];
+		uint32_t g;
+
+		if ((size_t)b.nk * pr->nthreads * pr->nthreads <= SCRATCH_MAX) {
+			ret = pass_b_dense(an, &b, pr->first, pr->nthreads);
+			continue;
 		}
-		for (i = 0; i < an->nprofs && !ret; i++) {
-			const struct an_prof *p = &an->profs[i];
-
-			if (p->status != AN_OK)
-				continue;
-			for (k = 0; k < p->rrow.h.n && !ret; k++) {
-				const struct hkey *key = &p->rrow.h.keys[k];
-				uint32_t sg = (uint32_t)key->a, sp = (uint32_t)(key->a >> 32);
-				uint32_t peer = (uint32_t)key->b, j, nl, x, q;
-				uint64_t tv = p->rrow.v[k][0], fv = p->rrow.v[k][1];
-
-				if (peer == p->th.index)
-					j = p->gthread;
-				else if (!threads__find(an, p->proc, peer, &j))
-					continue;
-				nl = set_union(R, sg, sp);
-				for (q = 0; q < nl && !ret; q++) {
-					struct region *r = &R->r[R->list[q]];
-					if (pass == 0)
-						r->in_all += tv + fv;
-					else if (r->keep)
-						ret = matrix__add(&r->mi, p->gthread, j, tv, fv);
-				}
-				if (pass == 0)
-					continue;
-				for (x = R->sd[sg].inner; !R->r[x].keep; x = R->r[x].parent)
-					;
-				if (!ret)
-					ret = matrix__add(&R->r[x].mx, p->gthread, j, tv, fv);
-			}
+		for (g = pr->first; g < pr->first + pr->nthreads && !ret; g++) {
+			const struct an_prof *p = an->threads[g].prof;
+			if (p && p->status == AN_OK)
+				ret = pass_b_sparse(an, &b, (uint32_t)(p - an->profs));
 		}
 	}
-	for (k = 0; k < R->n && !ret; k++)
-		if (R->r[k].keep) {
-			ret = matrix__finish(&R->r[k].mi);
-			if (!ret)
-				ret = matrix__finish(&R->r[k].mx);
-		}
+	for (k = 0; k < b.nk && !ret; k++)
+		ret = finish_region(an, &R->r[b.korder[k]], &b.rc[k]);
+	if (!ret)
+		ret = name_kept(an, R);
 	if (!ret)
 		ret = order_kept(R);
 	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
 		fprintf(an->o->diag, "hpcprof-comm: regions: %u functions decoded (%llu not), %u "
-		        "regions, %u kept, %u region sets\n", R->fnidx.n,
-		        (unsigned long long)R->undecodable, R->n, R->nkept, R->sids.n);
+		        "regions, %u kept, %u region sets, %u set pairs\n", R->fnidx.n,
+		        (unsigned long long)R->undecodable, R->n, R->nkept, R->sids.n, b.pairs.n);
+	build_free(an, &b);
 	return ret;
 }
 
@@ -677,25 +1154,31 @@ static int write_xml(struct an *an, struct regions *R, const char *dir, char *er
 	return hc_out_close(&o, true, err, errlen);
 }
 
+static char *put_u64(char *p, uint64_t v, char sep)
+{
+	char b[24];
+	const char *s = hc_fmt_u64(b, v);
+	size_t l = strlen(s);
+
+	memcpy(p, s, l);
+	p[l] = sep;
+	return p + l + 1;
+}
+
 static void put_row(struct hc_out *o, uint32_t reg, uint32_t i, uint32_t j, const uint64_t in[2],
                     const uint64_t ex[2])
 {
-	char b[24];
+	char line[192], *p = line;
 
-	hc_out_puts(o, hc_fmt_u64(b, reg));
-	hc_out_puts(o, ",");
-	hc_out_puts(o, hc_fmt_u64(b, i));
-	hc_out_puts(o, ",");
-	hc_out_puts(o, hc_fmt_u64(b, j));
-	hc_out_puts(o, ",");
-	hc_out_puts(o, hc_fmt_u64(b, in[0]));
-	hc_out_puts(o, ",");
-	hc_out_puts(o, hc_fmt_u64(b, in[1]));
-	hc_out_puts(o, ",");
-	hc_out_puts(o, hc_fmt_u64(b, ex[0]));
-	hc_out_puts(o, ",");
-	hc_out_puts(o, hc_fmt_u64(b, ex[1]));
-	hc_out_puts(o, "\n");
+	p = put_u64(p, reg, ',');
+	p = put_u64(p, i, ',');
+	p = put_u64(p, j, ',');
+	p = put_u64(p, in[0], ',');
+	p = put_u64(p, in[1], ',');
+	p = put_u64(p, ex[0], ',');
+	p = put_u64(p, ex[1], '\n');
+	*p = '\0';
+	hc_out_puts(o, line);
 }
 
 static int write_csv(struct regions *R, const char *dir, char *err, size_t errlen)
@@ -817,6 +1300,7 @@ void regions__free(struct an *an)
 		}
 	}
 	for (k = 0; k < R->fnidx.n; k++) {
+		free(R->fn[k].raw);
 		hc_loops_free(&R->fn[k].loops);
 		free(R->fn[k].loopreg);
 	}

@@ -19,23 +19,39 @@
 #define REGIONS_MIN_SHARE 0.01
 
 int regions__prepare(struct an *an);
+
+/* Events are summed per profile by (both sets, peer) in an array with a
+   small direct-mapped cache of recent keys in front (no hashing of every
+   event); from REGIONS_COMPACT entries on, the array is sorted and merged
+   whenever it has doubled, so it stays within twice the distinct keys
+   (a small one is never sorted: pass A and B take repeated keys). */
+#define REGIONS_CACHE 256u
+#define REGIONS_COMPACT 16384u
+int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t slot, uint64_t t,
+                      uint64_t f);
 /* One event of profile p: g, gp its and the peer's global nodes (gp
    HC_NONE when unknown). 0 or -ENOMEM. */
 static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t g, uint32_t gp,
                                uint32_t peer, uint64_t t, uint64_t f)
 {
-	struct hkey k;
+	struct rrow *r = &p->rrow;
+	uint64_t sets;
+	uint32_t slot, x;
 
 	if (!an->rsid)
 		return 0;
-	k = (struct hkey){ an->rsid[g] | (uint64_t)(gp == HC_NONE ? 0 : an->rsid[gp]) << 32, peer, 0 };
-	if (!p->rrow.h.slots) {
-		int ret = agg__init(&p->rrow, 16);
-		if (ret)
-			return ret;
+	sets = an->rsid[g] | (uint64_t)(gp == HC_NONE ? 0 : an->rsid[gp]) << 32;
+	slot = (uint32_t)(((sets ^ (uint64_t)peer << 17) * 0x9e3779b97f4a7c15ULL) >> 56) %
+	       REGIONS_CACHE;
+	if (r->cache && (x = r->cache[slot]) < r->n && r->e[x].sets == sets && r->e[x].peer == peer) {
+		r->e[x].v[0] += t;
+		r->e[x].v[1] += f;
+		return 0;
 	}
-	return agg__add(&p->rrow, &k, t, f);
+	return regions__add_slow(p, sets, peer, slot, t, f);
 }
+/* After a profile's events: the array merged and trimmed, the cache freed. */
+int regions__profile_done(struct an_prof *p);
 int regions__build(struct an *an);
 int regions__write(struct an *an, const char *dir, char *err, size_t errlen);
 /* A few lines for summary.txt (the top regions by inclusive volume). */
