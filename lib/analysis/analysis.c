@@ -150,6 +150,37 @@ static void load_topologies(struct an *an)
 	}
 }
 
+/* Threads whose PMU events ran < 95 % of the time they were enabled (their
+   profiles' pmu_time_enabled / pmu_time_running, read per thread by the
+   runtime): database.xml's warnings, so every report shows them
+   (doc/samplers.md). At most 16 named. */
+static void pmu_running_warnings(struct an *an)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+		uint64_t en = 0, run = 0;
+
+		if (p->status != AN_OK)
+			continue;
+		for (uint32_t k = 0; k < p->ncounters; k++)
+			if (strcmp(p->counters[k].name, "pmu_time_enabled") == 0)
+				en = p->counters[k].value;
+			else if (strcmp(p->counters[k].name, "pmu_time_running") == 0)
+				run = p->counters[k].value;
+		if (!en || run >= en - en / 20)
+			continue;
+		if (n++ < 16)
+			an__warn(an, "thread %u (pid %u, tid %u): its PMU events ran %.1f%% of the time they "
+			         "were enabled: its communication is short by about the rest",
+			         p->gthread != HC_NONE ? p->gthread : i, p->th.pid, p->th.tid,
+			         100.0 * (double)run / (double)en);
+	}
+	if (n > 16)
+		an__warn(an, "... and %u more threads whose PMU events ran below 95%% of the time", n - 16);
+}
+
 static int write_all(struct an *an, const struct levels *lv, const struct pair *pairs,
                      uint32_t npairs, const struct objects *objs, const char *dir, char **text,
                      char *err, size_t errlen)
@@ -333,6 +364,7 @@ out_early:
 	if (ret)
 		goto out_nomem;
 	load_topologies(&an);
+	pmu_running_warnings(&an);
 	phase_end(&ph, "threads");
 	ret = view__build(&an);
 	phase_end(&ph, "symbolize");

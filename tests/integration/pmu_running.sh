@@ -62,6 +62,12 @@ grep -q "warning: the PMU events ran 50.0% of the time they were enabled" "$sum"
 n=$(grep -c "^  thread [0-9]* (pid [0-9]*, tid [0-9]*): its PMU events ran 50.0% of the time" "$sum")
 [ "$n" -eq "$nthr" ] && ok "summary.txt: the $nthr threads below 95% named" ||
 	fail "summary.txt names $n threads, $nthr expected"
+# database.xml's warnings: every report shows them (here viewer-export --json)
+"$B/viewer-export/viewer-export" --json "$TMP/half.json" "$TMP/half.db" >/dev/null 2>&1 ||
+	fail "viewer-export --json failed"
+n=$(grep -o "its PMU events ran 50.0% of the time they were enabled" "$TMP/half.json" | wc -l)
+[ "$n" -eq "$nthr" ] && ok "the report model's warnings name the $nthr threads" ||
+	fail "the report model names $n threads, $nthr expected"
 
 # --- running = enabled: nothing said ---
 HC_TEST_RUNNING_PCT=100 LD_PRELOAD="$SHIM" \
