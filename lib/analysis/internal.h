@@ -243,6 +243,7 @@ struct sym_result {
 	struct sym_frame fr[AN_MAX_INLINE];  /* outermost (real function) first */
 	const char *file;           /* source location of the address itself */
 	int line;
+	char filebuf[4096];         /* file, when made absolute with the CU's directory */
 };
 
 struct symmod;

@@ -815,6 +815,21 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 		out->file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
 		out->line = out->file ? line : 0;
 	}
+	/* A relative name (compiled as ../../src/x.c from a build directory, as
+	   make distcheck does) is relative to the unit's DW_AT_comp_dir: made
+	   absolute, so that the file can be found (heap objects are named from
+	   its source line, objects.c). */
+	if (out->file && out->file[0] != '/') {
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+		Dwarf_Attribute at;
+		const char *cd = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at)) : NULL;
+
+		if (cd && cd[0] == '/' &&
+		    (size_t)snprintf(out->filebuf, sizeof(out->filebuf), "%s/%s", cd, out->file) <
+		            sizeof(out->filebuf))
+			out->file = out->filebuf;
+	}
 	out->nframes = dwarf_frames(m, addr, out);
 	fs = find_symbol(m, addr);
 	if (fs) {

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The man pages and --help say the same: for each installed program, the
+# The man pages and --help say the same: for each installed program (the
+# exact mode's compiler wrappers included), the
 # long options in `PROG --help` and in doc/man/PROG.1 are the same set
 # (and the short ones too). A new option documented in one place only
 # fails here.
@@ -10,10 +11,18 @@ FAILS=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hc-man.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-for p in hpcrun-comm/hpcrun-comm hpcprof-comm/hpcprof-comm viewer-export/viewer-export; do
+for p in hpcrun-comm/hpcrun-comm hpcprof-comm/hpcprof-comm viewer-export/viewer-export \
+	hpcrun-comm/hpcrun-comm-cc hpcrun-comm/hpcrun-comm-c++; do
 	name=${p#*/}
 	man="$S/doc/man/$name.1"
 	[ -f "$man" ] || { echo "FAIL: no man page $man"; FAILS=$((FAILS + 1)); continue; }
+	# A page that is a link to another (".so man1/other.1": both wrappers
+	# share one page): the options are the other page's.
+	so=$(sed -n 's/^\.so man1\///p' "$man")
+	if [ -n "$so" ]; then
+		man="$S/doc/man/$so"
+		[ -f "$man" ] || { echo "FAIL: $name.1 names $so, which is not there"; FAILS=$((FAILS + 1)); continue; }
+	fi
 	"$B/$p" --help >"$TMP/help" 2>&1 || { echo "FAIL: $name --help: status $?"; FAILS=$((FAILS + 1)); }
 	# Options as they start a line of --help's option list (or follow
 	# its short form): "-x, --long", "  --long".
