@@ -422,8 +422,10 @@
 		function cellText(i, j) {
 			const L = levels.get(hm.level);
 			const v = (k) => L.matrices[k].values[i][j];
+			const sh = shareOf(v(hm.kind));
 			return [label(hm.level, i) + " ↔ " + label(hm.level, j),
-				hm.kind + ": " + fmtValue(v(hm.kind)) + " (" + fmtRaw(v(hm.kind)) + ")",
+				hm.kind + ": " + fmtValue(v(hm.kind)) + " (" + fmtRaw(v(hm.kind)) + ")" +
+					(sh === null ? "" : " = " + sh.toFixed(sh < 0.1 && v(hm.kind) ? 2 : 1) + "% " + SHARE_OF),
 				"all " + fmtValue(v("all")) + " · true " + fmtValue(v("true")) + " · false " + fmtValue(v("false"))];
 		}
 		function showTip(ev, lines) {
@@ -625,7 +627,10 @@
 			const v = (k) => L.matrices[k].values[i][j];
 			drill.append(el("h3", { id: "drill-title", text: label(hm.level, i) + " ↔ " + label(hm.level, j) }),
 				el("div", { class: "sub", text: "all " + fmtValue(v("all")) + " · true " + fmtValue(v("true")) +
-					" · false " + fmtValue(v("false")) + " (" + pct(v("false"), v("all")) + " false)" }));
+					" · false " + fmtValue(v("false")) + " (" + pct(v("false"), v("all")) + " false)" +
+					(shareOf(v("all")) === null ? "" : " · " + shareOf(v("all")).toFixed(1) + "% " +
+					(SCALE.basis === "cpu_time" ? "of the sampled CPU time" : "of the sampled accesses") +
+					(v("all") && shareOf(v("all")) < SCALE.negligible_below ? " (negligible)" : "")) }));
 			if (i === j && hm.level !== "group") {
 				drill.append(el("p", { class: "sub", text: "Same index: communication inside one " + hm.level +
 					" is not in the matrix (see the diagonal total below the heatmap)." }));

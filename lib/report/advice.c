@@ -194,6 +194,24 @@ static uint64_t slot_step(const struct hc_advice_field *v, size_t n)
 	return best;
 }
 
+/* The runtime library a code label or a call belongs to (an OpenMP or
+   threading runtime), NULL for the program's own code. */
+static const char *runtime_of(const char *s)
+{
+	static const char *const omp[] = { "libgomp", "GOMP_", "gomp_", "libomp", "libiomp",
+	                                   "__kmp", "omp_" };
+	static const char *const thr[] = { "libpthread", "pthread_", "__lll_", "futex", "sem_wait",
+	                                   "sem_post" };
+
+	for (size_t k = 0; k < sizeof(omp) / sizeof(*omp); k++)
+		if (strstr(s, omp[k]))
+			return "the OpenMP runtime";
+	for (size_t k = 0; k < sizeof(thr) / sizeof(*thr); k++)
+		if (strstr(s, thr[k]))
+			return "the threading library";
+	return NULL;
+}
+
 static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
                   const struct hc_db_object *o, struct hc_advice_fs *a)
 {
@@ -302,6 +320,17 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		omp = n && strstr(hc_db_node_proc_name(db, n), "[parallel region");
 	}
 
+	if (heap && call[0] && (runtime_of(call) || !strncmp(call, "std::", 5))) {
+		const char *rt = runtime_of(call) ? runtime_of(call) : "the C++ standard library";
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "allocated inside %s(...) called at %s, by %s, not by this program's code: "
+		         "its own data (for an OpenMP region, the team and barrier state)", call, site, rt);
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "no change in this program's code removes it: it is %s's internal data; "
+		              "if it matters, enter that code less often (fewer, larger parallel regions "
+		              "or calls)", rt);
+		goto bound;
+	}
 	if (per_elem && e && e % LINE == 0) {
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "%u threads each use their own element of %s; %s is already %llu B (a "
@@ -439,6 +468,17 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		              "alternatively, if these are per-thread accumulators: keep the value in "
 		              "a local variable and store it once at the end");
 
+bound:
+	/* a negligible object: nothing worth changing */
+	if (a->share >= 0 && a->share < HC_REPORT_NEGLIGIBLE_PCT) {
+		for (size_t k = 0; k < a->nfixes; k++)
+			free(a->fixes[k]);
+		a->nfixes = 0;
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "no change advised: its false sharing is negligible (%.2f%% of the %s, "
+		              "under %.0f%%)", a->share, sc->time ? "sampled CPU time" :
+		              "sampled memory accesses", HC_REPORT_NEGLIGIBLE_PCT);
+	}
 	/* the bound */
 	if (a->share >= 0) {
 		a->save_bound = a->share;
@@ -490,8 +530,24 @@ static int cmp_lp_true(const void *a, const void *b)
 
 static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
 {
+	const char *ra = runtime_of(t->a), *rb = runtime_of(t->b);
+
 	(void)db;
-	if (!strcmp(t->a, t->b)) {
+	if (ra && rb && !strcmp(ra, "the OpenMP runtime")) {
+		t->kind = "synchronization in the OpenMP runtime";
+		snprintf(t->detail, sizeof(t->detail),
+		         "barriers, loop scheduling and reductions inside %s hand its own lines "
+		         "between the threads (both statements are in it): the cost of the parallel "
+		         "regions themselves. Fewer or larger parallel regions, `nowait` where no "
+		         "barrier is needed, a static schedule; OMP_WAIT_POLICY=passive if threads "
+		         "spin", ra);
+	} else if (ra && rb) {
+		t->kind = "synchronization in the threading library";
+		snprintf(t->detail, sizeof(t->detail),
+		         "a lock, condition variable or barrier of %s handed between the threads "
+		         "(both statements are in it): contention; lock less often, finer locks, "
+		         "or per-thread data", ra);
+	} else if (!strcmp(t->a, t->b)) {
 		t->kind = "migratory read-modify-write";
 		snprintf(t->detail, sizeof(t->detail),
 		         "the same statement in several threads updates the same data (a shared "

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/insight.h"
 #include "report/report.h"
 #include "support/out.h"
 
@@ -31,6 +32,18 @@ int hc_report_csv_summary(const struct hc_db *db, FILE *f)
 	        (unsigned long long)db->skipped);
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 		fprintf(f, "%s,%llu\n", keys[k], (unsigned long long)vals[k]);
+	{
+		/* the scale (lib/report/scale.c): shares in percent of what was sampled */
+		struct hc_report_scale sc;
+		hc_report_scale(db, &sc);
+		if (sc.known) {
+			fprintf(f, "scale_basis,%s\nscale_denominator,%llu\n",
+			        sc.time ? "cpu_time" : "memory_accesses", (unsigned long long)sc.denom);
+			fprintf(f, "share_all,%.4f\nshare_true,%.4f\nshare_false,%.4f\n",
+			        hc_report_share(&sc, db->t_all), hc_report_share(&sc, db->t_true),
+			        hc_report_share(&sc, db->t_false));
+		}
+	}
 	return 0;
 }
 

@@ -223,6 +223,36 @@ static void test_member_array(void)
 	hc_advice_free(&a);
 }
 
+/* negligible objects get no change; a library's own data (allocated
+   inside GOMP_parallel) gets none either */
+static void test_negligible_and_library(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 1000);    /* 100 ms */
+	field(0, "v[0]", 0, 8, 250000, 1);
+	field(1, "v[1]", 8, 8, 250000, 2);
+	object(&db, "heap", "v = malloc(...) at a.c:3 in main", "double", 8, 500000, 0, 2);
+	field(2, "", 128, 4, 2000000, 1);
+	field(3, "", 132, 4, 2000000, 2);
+	object(&db, "heap", "GOMP_parallel(...) at lulesh.cc:1114 in CalcForceForNodes", "", 0,
+	       4000000, 2, 2);
+	db.t_all = db.t_false = 4500000;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 2) {
+		CHECK(a.fs[0].o == &objs[1]);
+		CHECK(strstr(a.fs[0].pattern, "inside GOMP_parallel(...) called at lulesh.cc:1114"));
+		CHECK(a.fs[0].nfixes == 1 && has_fix(&a.fs[0], "no change in this program's code", NULL));
+		CHECK(a.fs[1].o == &objs[0] && a.fs[1].share < 1);
+		CHECK(a.fs[1].nfixes == 1 && has_fix(&a.fs[1], "no change advised", "negligible"));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 2", a.nfs);
+	}
+	hc_advice_free(&a);
+}
+
 static void test_true_sharing_and_empty(void)
 {
 	struct hc_db db;
@@ -283,6 +313,7 @@ int main(void)
 	test_scale();
 	test_false_sharing();
 	test_member_array();
+	test_negligible_and_library();
 	test_true_sharing_and_empty();
 	return hc_test_done("test_advice");
 }
