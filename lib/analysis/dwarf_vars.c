@@ -622,18 +622,18 @@ static int scopes_at(struct dvmod *m, uint64_t pc, Dwarf_Die **scopes)
 	return n;
 }
 
-/* A child of scope named name with one of the tags (variable, parameter). */
-static bool child_named(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+/* The child of parent called name whose tag is tag1 or tag2. */
+static bool child_tagged(Dwarf_Die *parent, const char *name, int tag1, int tag2, Dwarf_Die *out)
 {
 	Dwarf_Die c;
 
-	if (dwarf_child(scope, &c) != 0)
+	if (dwarf_child(parent, &c) != 0)
 		return false;
 	do {
 		int tag = dwarf_tag(&c);
 		const char *n;
 
-		if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+		if (tag != tag1 && tag != tag2)
 			continue;
 		n = dwarf_diename(&c);
 		if (n && !strcmp(n, name)) {
@@ -644,26 +644,17 @@ static bool child_named(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
 	return false;
 }
 
+/* A child of scope named name with one of the tags (variable, parameter). */
+static bool child_named(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+{
+	return child_tagged(scope, name, DW_TAG_variable, DW_TAG_formal_parameter, out);
+}
+
 /* The member called name of the aggregate t (typedefs peeled). */
 static bool member_named(Dwarf_Die *t, const char *name, Dwarf_Die *out)
 {
-	Dwarf_Die c;
-
 	peel(t);
-	if (dwarf_child(t, &c) != 0)
-		return false;
-	do {
-		const char *n;
-
-		if (dwarf_tag(&c) != DW_TAG_member)
-			continue;
-		n = dwarf_diename(&c);
-		if (n && !strcmp(n, name)) {
-			*out = c;
-			return true;
-		}
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
+	return child_tagged(t, name, DW_TAG_member, DW_TAG_member, out);
 }
 
 /* What a pointer-typed DIE d points to, with its name for the path. */

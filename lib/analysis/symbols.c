@@ -22,6 +22,7 @@
    names.c says (demangled, OpenMP regions under their parent), computed
    once per raw name. One struct symmod per thread: a Dwfl is not shared
    between threads. */
+#include <stddef.h>
 #include <dwarf.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+#include "support/search.h"
 
 /* A function symbol of the ELF symbol table. */
 struct fsym {
@@ -124,16 +126,9 @@ static int cmp_gotrel(const void *a, const void *b)
 
 static const char *got_name(const struct gotrel *r, size_t n, uint64_t slot)
 {
-	size_t lo = 0, hi = n;
+	size_t i = hc_find_u64(r, n, sizeof(*r), offsetof(struct gotrel, slot), slot);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r[mid].slot < slot)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && r[lo].slot == slot ? r[lo].name : NULL;
+	return i < n ? r[i].name : NULL;
 }
 
 /* JUMP_SLOT and GLOB_DAT relocations of every SHT_RELA section. */

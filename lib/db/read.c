@@ -5,12 +5,14 @@
    keeps the first error as "FILE[:LINE]: what is wrong", and answers the
    small lookups the exporters need (node by id, file and procedure names,
    index labels). No signal context. */
+#include <stddef.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/internal.h"
+#include "support/search.h"
 
 const char *load__file(struct load *ld, const char *rel)
 {
@@ -357,16 +359,9 @@ const struct hc_db_node *hc_db_node_find(const struct hc_db *db, uint64_t id)
 /* Tables are sorted by id by experiment.c; binary search them. */
 static const struct hc_db_name *find_name(const struct hc_db_name *t, size_t n, uint64_t id)
 {
-	size_t lo = 0, hi = n;
+	size_t k = hc_find_u64(t, n, sizeof(*t), offsetof(struct hc_db_name, i), id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t[mid].i < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && t[lo].i == id ? &t[lo] : NULL;
+	return k < n ? &t[k] : NULL;
 }
 
 const char *hc_db_file_name(const struct hc_db *db, uint64_t f)
@@ -383,16 +378,10 @@ const char *hc_db_lm_name(const struct hc_db *db, uint64_t i)
 
 const struct hc_db_proc *hc_db_procedure(const struct hc_db *db, uint64_t i)
 {
-	size_t lo = 0, hi = db->nprocedures;
+	size_t k = hc_find_u64(db->procedures, db->nprocedures, sizeof(*db->procedures),
+	                       offsetof(struct hc_db_proc, i), i);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (db->procedures[mid].i < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < db->nprocedures && db->procedures[lo].i == i ? &db->procedures[lo] : NULL;
+	return k < db->nprocedures ? &db->procedures[k] : NULL;
 }
 
 const char *hc_db_node_proc_name(const struct hc_db *db, const struct hc_db_node *n)

@@ -17,6 +17,7 @@
    irreducible (and is passed up to w, so the enclosing loop still holds
    it). Inner loops are found before outer ones; the result lists them
    parents first. */
+#include <stddef.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <Zydis/Zydis.h>
 
 #include "decode/loops.h"
+#include "support/search.h"
 
 #define MAX_INSN 15
 
@@ -185,16 +187,9 @@ static int decode_all(const uint8_t *code, size_t len, uint64_t addr, struct wor
 /* Index of the instruction starting at a, or -1. */
 static int32_t insn_at(const struct work *w, uint64_t a)
 {
-	uint32_t lo = 0, hi = w->nin;
+	size_t i = hc_find_u64(w->in, w->nin, sizeof(*w->in), offsetof(struct insn, addr), a);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (w->in[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < w->nin && w->in[lo].addr == a ? (int32_t)lo : -1;
+	return i < w->nin ? (int32_t)i : -1;
 }
 
 static int make_blocks(struct work *w, uint64_t end, struct hc_loops *out)

@@ -86,13 +86,15 @@ int hc_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group, unsi
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-void hc_soft_attr(struct perf_event_attr *a, uint64_t period_ns, uint64_t cookie)
+/* What every event of ours shares: user space only, created disabled, a
+   synchronous SIGTRAP carrying the cookie on overflow, gone at exec. */
+static void sigtrap_attr(struct perf_event_attr *a, uint32_t type, uint64_t period,
+                         uint64_t cookie)
 {
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
-	a->type = PERF_TYPE_SOFTWARE;
-	a->config = PERF_COUNT_SW_TASK_CLOCK;
-	a->sample_period = period_ns;
+	a->type = type;
+	a->sample_period = period;
 	a->disabled = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
@@ -101,21 +103,18 @@ void hc_soft_attr(struct perf_event_attr *a, uint64_t period_ns, uint64_t cookie
 	a->sig_data = cookie;
 }
 
+void hc_soft_attr(struct perf_event_attr *a, uint64_t period_ns, uint64_t cookie)
+{
+	sigtrap_attr(a, PERF_TYPE_SOFTWARE, period_ns, cookie);
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+}
+
 void hc_watch_attr(struct perf_event_attr *a, uint64_t addr, uint64_t cookie)
 {
-	memset(a, 0, sizeof *a);
-	a->size = sizeof *a;
-	a->type = PERF_TYPE_BREAKPOINT;
+	sigtrap_attr(a, PERF_TYPE_BREAKPOINT, 1, cookie);
 	a->bp_type = HW_BREAKPOINT_RW;
 	a->bp_addr = addr;
 	a->bp_len = HW_BREAKPOINT_LEN_8;
-	a->sample_period = 1;
-	a->disabled = 1;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
-	a->sigtrap = 1;
-	a->remove_on_exec = 1;
-	a->sig_data = cookie;
 }
 
 /* ---- test hooks: the open function and the file-system root ---- */

@@ -25,25 +25,18 @@ char *hc_report_value(char *buf, size_t sz, uint64_t v, const char *unit)
 		snprintf(buf, sz, "0");
 		return buf;
 	}
-	if (unit && !strcmp(unit, HC_DB_UNIT_NS)) {
-		while (d >= 1000.0 && k < 3) {
-			d /= 1000.0;
-			k++;
-		}
-		if (k == 0)
-			snprintf(buf, sz, "%llu ns", (unsigned long long)v);
-		else
-			snprintf(buf, sz, "%.*f %s", d < 10 ? 2 : d < 100 ? 1 : 0, d, ns_units[k]);
-		return buf;
-	}
-	while (d >= 1000.0 && k < 6) {
+	/* ns scale to s at most; counts to exa; three significant digits */
+	bool ns = unit && !strcmp(unit, HC_DB_UNIT_NS);
+	const char *const *names = ns ? ns_units : sfx;
+
+	while (d >= 1000.0 && k < (ns ? 3 : 6)) {
 		d /= 1000.0;
 		k++;
 	}
 	if (k == 0)
-		snprintf(buf, sz, "%llu", (unsigned long long)v);
+		snprintf(buf, sz, ns ? "%llu ns" : "%llu", (unsigned long long)v);
 	else
-		snprintf(buf, sz, "%.*f %s", d < 10 ? 2 : d < 100 ? 1 : 0, d, sfx[k]);
+		snprintf(buf, sz, "%.*f %s", d < 10 ? 2 : d < 100 ? 1 : 0, d, names[k]);
 	return buf;
 }
 

@@ -54,6 +54,9 @@ HC_EXPORT void __tsan_atomic_signal_fence(int mo) { (void)mo; __atomic_signal_fe
 
 #define SC __ATOMIC_SEQ_CST
 /* 8..64 bits: the compiler's own atomics. */
+#define XFETCH(b, T, op) \
+	HC_EXPORT T __tsan_atomic##b##_fetch_##op(volatile T *a, T v, int mo) \
+	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_fetch_##op(a, v, SC); }
 #define XATOMIC(b, T) \
 	HC_EXPORT T __tsan_atomic##b##_load(const volatile T *a, int mo) \
 	{ (void)mo; XACC(a, sizeof(T), HC_X_READ); return __atomic_load_n(a, SC); } \
@@ -61,18 +64,8 @@ HC_EXPORT void __tsan_atomic_signal_fence(int mo) { (void)mo; __atomic_signal_fe
 	{ (void)mo; XACC(a, sizeof(T), HC_X_WRITE); __atomic_store_n(a, v, SC); } \
 	HC_EXPORT T __tsan_atomic##b##_exchange(volatile T *a, T v, int mo) \
 	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_exchange_n(a, v, SC); } \
-	HC_EXPORT T __tsan_atomic##b##_fetch_add(volatile T *a, T v, int mo) \
-	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_fetch_add(a, v, SC); } \
-	HC_EXPORT T __tsan_atomic##b##_fetch_sub(volatile T *a, T v, int mo) \
-	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_fetch_sub(a, v, SC); } \
-	HC_EXPORT T __tsan_atomic##b##_fetch_and(volatile T *a, T v, int mo) \
-	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_fetch_and(a, v, SC); } \
-	HC_EXPORT T __tsan_atomic##b##_fetch_or(volatile T *a, T v, int mo) \
-	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_fetch_or(a, v, SC); } \
-	HC_EXPORT T __tsan_atomic##b##_fetch_xor(volatile T *a, T v, int mo) \
-	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_fetch_xor(a, v, SC); } \
-	HC_EXPORT T __tsan_atomic##b##_fetch_nand(volatile T *a, T v, int mo) \
-	{ (void)mo; XACC(a, sizeof(T), HC_X_RMW); return __atomic_fetch_nand(a, v, SC); } \
+	XFETCH(b, T, add) XFETCH(b, T, sub) XFETCH(b, T, and) \
+	XFETCH(b, T, or) XFETCH(b, T, xor) XFETCH(b, T, nand) \
 	HC_EXPORT int __tsan_atomic##b##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo) \
 	{ (void)mo; (void)fmo; XACC(a, sizeof(T), HC_X_RMW); \
 	  return __atomic_compare_exchange_n(a, c, v, 0, SC, SC); } \

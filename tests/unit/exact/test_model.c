@@ -11,26 +11,7 @@
 struct rec { struct hc_xtransfer x[1024]; int n; };
 static struct rec rec;
 
-/* The model never frees (its memory lives as long as the process): the
-   test allocator keeps every block to free them at the end (LeakSanitizer). */
-static void *blocks[4096];
-static int nblocks;
-static void *zalloc(void *arg, size_t n)
-{
-	void *p = calloc(1, n);
-	int i = __atomic_fetch_add(&nblocks, 1, __ATOMIC_RELAXED);
-
-	(void)arg;
-	if (i < 4096)
-		blocks[i] = p;
-	return p;
-}
-static void free_all(void)
-{
-	for (int i = 0; i < nblocks && i < 4096; i++)
-		free(blocks[i]);
-	nblocks = 0;
-}
+#include "model_alloc.h"
 static uint32_t ctx_of(void *arg) { return 1000 + ((struct hc_xthread *)arg)->id; }
 static void on_transfer(void *arg, const struct hc_xtransfer *x)
 {
