@@ -14,6 +14,10 @@
      advice NAME | FIX              each change the report advises for the
                                     top false-sharing objects (lib/report)
      handoff A <-> B | KIND         the kind of each top true-sharing code pair
+     scale BASIS | denominator N    the sampled CPU time (every thread has 50
+                                    samples of 1000 ns)
+     share NAME | ...               each advised object's share of it and the
+                                    bound on what its fix saves
    sorted. With HC_UPDATE_GOLDEN=1 EXPECTED is rewritten instead. Usage:
    golden_run PROBE-FILE EXPECTED WORKDIR. Test code only. */
 #include <errno.h>
@@ -32,6 +36,7 @@
 #include "hc_test.h"
 
 #define MAXT 8
+#define GOLDEN_SAMPLES 50
 #define MAXN 4096
 #define MAXE 256
 #define MAXM 64
@@ -264,6 +269,11 @@ static void write_profiles(const char *dir)
 		for (i = 0; i < t->no; i++)
 			r |= hc_prof_put_object(&w, &t->ob[i]);
 		r |= hc_prof_section_end(&w);
+		/* a fixed number of timer samples per thread: the scale's
+		   denominator (50 x period 1000 ns each) */
+		r |= hc_prof_section_begin(&w, HC_SEC_COUNTERS);
+		r |= hc_prof_put_counter(&w, "samples", GOLDEN_SAMPLES);
+		r |= hc_prof_section_end(&w);
 		r |= hc_prof_writer_finish(&w);
 		close(fd);
 		if (r)
@@ -465,6 +475,15 @@ static void facts(const char *db, struct lines *l)
 			}
 		if (hc_advice_build(d, 8, 8, &a))
 			die("hc_advice_build: out of memory");
+		snprintf(out, sizeof(out), "scale %s | denominator %llu",
+		         a.scale.known ? (a.scale.time ? "cpu_time" : "memory_accesses") : a.scale.why,
+		         (unsigned long long)a.scale.denom);
+		add(l, out);
+		for (size_t k = 0; k < a.nfs; k++) {
+			snprintf(out, sizeof(out), "share %s | %.2f%% false sharing, saves <= %.2f%%",
+			         a.fs[k].o->name, a.fs[k].share, a.fs[k].save_bound);
+			add(l, out);
+		}
 		for (size_t k = 0; k < a.nfs; k++)
 			for (size_t f = 0; f < a.fs[k].nfixes; f++) {
 				snprintf(out, sizeof(out), "advice %s | %s", a.fs[k].o->name, a.fs[k].fixes[f]);
