@@ -5,7 +5,9 @@
    cells up to 64×64, one canvas above that, hover by mouse position), the
    drill-down of a clicked pair (its data objects, fields and code pairs), the
    sortable objects table with a mini heatmap per object, code pairs, the
-   calling-context tree and the threads. Everything large is drawn lazily: a
+   calling-context tree, the threads, the phases over time (a timeline of
+   volume per window with the phases marked and the heatmap of the phase
+   under the cursor) and the NUMA locality of data objects. Everything large is drawn lazily: a
    tree node's children are built when it is first expanded and long lists come
    in pages, so a 256-thread matrix or a 10^5-node tree keeps the page
    responsive. No framework, no network (the page's Content-Security-Policy
@@ -222,6 +224,8 @@
 				el("a", { href: "#advice", text: "Advice" }),
 				el("a", { href: "#matrices", text: "Heatmaps" }),
 				el("a", { href: "#objects", text: "Data objects" }),
+				el("a", { href: "#phases", text: "Phases" }),
+				el("a", { href: "#locality", text: "NUMA" }),
 				el("a", { href: "#codepairs", text: "Code pairs" }),
 				el("a", { href: "#regions", text: "Code regions" }),
 				el("a", { href: "#cct", text: "Calling contexts" }),
@@ -1175,6 +1179,170 @@
 			}
 		}
 
+		/* ---------- phases over time and NUMA locality (issue #18) ---------- */
+
+		const phaseState = { pinned: null, shown: null, line: "total" };
+
+		function threadLabel(i) { return data.threads[i] ? data.threads[i].label : String(i); }
+
+		/* The thread matrix of one phase: SVG cells for the threads that take
+		   part in it (at most SVG_MAX, the busiest). */
+		function phaseHeatmap(p) {
+			const vol = new Map();
+			for (const c of p.cells) {
+				vol.set(c[0], (vol.get(c[0]) || 0) + c[2]);
+				vol.set(c[1], (vol.get(c[1]) || 0) + c[2]);
+			}
+			const idx = [...vol.keys()].sort((a, b) => vol.get(b) - vol.get(a) || a - b).slice(0, SVG_MAX).sort((a, b) => a - b);
+			const pos = new Map(idx.map((t, k) => [t, k]));
+			const n = idx.length, cell = n ? Math.max(8, Math.min(32, Math.floor(320 / n))) : 8, margin = 120;
+			const svg = sv("svg", { width: margin + n * cell + 80, height: margin + n * cell + 4, id: "phase-heatmap",
+				role: "img", "aria-label": "thread matrix of phase " + (p.i + 1) });
+			let max = 0;
+			for (const c of p.cells) max = Math.max(max, c[2]);
+			for (let k = 0; k < n; k++) {
+				const lt = sv("text", { x: margin - 4, y: margin + k * cell + cell * 0.7, "text-anchor": "end", class: "hm-label" });
+				lt.textContent = threadLabel(idx[k]);
+				svg.append(lt);
+				const tt = sv("text", { x: margin + k * cell + cell * 0.7, y: margin - 4, transform: "rotate(-60 " + (margin + k * cell + cell * 0.7) + " " + (margin - 4) + ")", class: "hm-label" });
+				tt.textContent = threadLabel(idx[k]);
+				svg.append(tt);
+			}
+			for (let a = 0; a < n; a++)
+				for (let b = 0; b < n; b++)
+					svg.append(sv("rect", { x: margin + b * cell, y: margin + a * cell, width: cell - 1, height: cell - 1, fill: "#f3f4f6" }));
+			for (const c of p.cells) {
+				if (!pos.has(c[0]) || !pos.has(c[1])) continue;
+				const a = pos.get(c[0]), b = pos.get(c[1]);
+				const alpha = max ? 0.12 + 0.88 * c[2] / max : 0;
+				for (const [r, q] of [[a, b], [b, a]]) {
+					const rect = sv("rect", { x: margin + q * cell, y: margin + r * cell, width: cell - 1, height: cell - 1,
+						fill: "rgba(29, 78, 216, " + alpha.toFixed(3) + ")", "data-i": c[0], "data-j": c[1], "data-v": c[2] });
+					const t = sv("title", {});
+					t.textContent = threadLabel(c[0]) + " ↔ " + threadLabel(c[1]) + ": " + fmtValue(c[2]) + " (true " + fmtValue(c[3]) + ", false " + fmtValue(c[4]) + ")";
+					rect.append(t);
+					svg.append(rect);
+				}
+			}
+			return svg;
+		}
+
+		function showPhase(k) {
+			const P = data.phases;
+			if (!P || k === null || k === phaseState.shown) return;
+			phaseState.shown = k;
+			const p = P.list[k];
+			const box = document.getElementById("phase-detail");
+			const total = P.list.reduce((a, q) => a + q.all, 0);
+			const pair = p.top_pair ? threadLabel(p.top_pair[0]) + " ↔ " + threadLabel(p.top_pair[1]) + " (" + fmtValue(p.top_pair[2]) + ")" : "–";
+			box.replaceChildren(
+				el("h3", { id: "phase-title", text: "Phase " + (k + 1) + " of " + P.list.length + ": " + (p.start_ns / 1e9).toFixed(3) + "–" + (p.end_ns / 1e9).toFixed(3) + " s" }),
+				kv([["volume", fmtValue(p.all) + " (" + pct(p.all, total) + " of the run)"],
+					["true / false", fmtValue(p.true) + " / " + fmtValue(p.false)],
+					["top pair", pair],
+					["top object", p.top_object === null ? "–" : p.top_object_name + " (" + fmtValue(p.top_object_all) + ")"]]),
+				p.cells.length ? phaseHeatmap(p) : el("div", { class: "empty", text: "no communication between threads in this phase" }));
+			for (const r of document.querySelectorAll("#phase-timeline .phase-band"))
+				r.setAttribute("class", "phase-band" + (Number(r.dataset.phase) === k ? " current" : ""));
+		}
+
+		function renderPhases() {
+			const s = section("phases", "Phases over time", "volume per time window; alike windows merged into phases; hover a window for its phase's heatmap, click to pin");
+			const P = data.phases;
+			if (!P) { s.append(el("div", { class: "empty", id: "phases-empty", text: "no phase data in this database" })); return; }
+			const W = P.windows, nW = W.length, width = 760, height = 180, left = 76, bottom = 24, top = 18;
+			const lineOpts = [["total", "total volume"]].concat(P.lines.map((l, k) => [String(k),
+				l.kind === "pair" ? threadLabel(l.i) + " ↔ " + threadLabel(l.j) : "object: " + (data.objects && data.objects[l.i] ? data.objects[l.i].name : l.i)]));
+			const select = el("select", { id: "phase-line", "aria-label": "timeline of" },
+				...lineOpts.map(([v, t]) => el("option", { value: v, text: t })));
+			const svg = sv("svg", { width: left + width + 10, height: height + bottom + top, id: "phase-timeline", role: "img", "aria-label": "communication volume over time" });
+			const bw = width / Math.max(1, nW);
+			const valueOf = (w) => phaseState.line === "total" ? w.all : w.lines[Number(phaseState.line)];
+			const plot = sv("g", {});
+			function drawBars() {
+				plot.replaceChildren();
+				const max = Math.max(1, ...W.map(valueOf));
+				W.forEach((w, k) => {
+					const h = height * valueOf(w) / max;
+					const r = sv("rect", { x: left + k * bw + 1, y: top + height - h, width: Math.max(1, bw - 2), height: h, class: "phase-bar", "data-window": k, "data-phase": w.phase });
+					const t = sv("title", {});
+					t.textContent = (w.start_ns / 1e9).toFixed(3) + "–" + (w.end_ns / 1e9).toFixed(3) + " s: " + fmtValue(valueOf(w)) + " (phase " + (w.phase + 1) + ")";
+					r.append(t);
+					plot.append(r);
+				});
+				const ax = sv("text", { x: left - 6, y: top + 8, "text-anchor": "end", class: "hm-label" });
+				ax.textContent = fmtValue(max);
+				plot.append(ax);
+			}
+			P.list.forEach((p, k) => {
+				const x = left + p.first * bw, w = (p.last - p.first + 1) * bw;
+				const band = sv("rect", { x, y: top, width: w, height, class: "phase-band", "data-phase": k,
+					fill: k % 2 ? "rgba(234, 179, 8, 0.10)" : "rgba(29, 78, 216, 0.06)" });
+				svg.append(band);
+				const lab = sv("text", { x: x + 4, y: top - 5, class: "phase-label" });
+				lab.textContent = "P" + (k + 1);
+				svg.append(lab);
+				if (k) svg.append(sv("line", { x1: x, x2: x, y1: top - 2, y2: top + height, class: "phase-edge" }));
+			});
+			svg.append(plot);
+			for (const t of [0, nW]) {
+				const tx = sv("text", { x: left + t * bw, y: top + height + 16, "text-anchor": t ? "end" : "start", class: "hm-label" });
+				tx.textContent = (t ? P.span_ns / 1e9 : 0).toFixed(3) + " s";
+				svg.append(tx);
+			}
+			drawBars();
+			const windowAt = (ev) => {
+				const r = svg.getBoundingClientRect();
+				const k = Math.floor((ev.clientX - r.left - left) / bw);
+				return k >= 0 && k < nW ? k : null;
+			};
+			svg.addEventListener("mousemove", (ev) => {
+				const k = windowAt(ev);
+				if (k !== null && phaseState.pinned === null) showPhase(W[k].phase);
+			});
+			svg.addEventListener("click", (ev) => {
+				const k = windowAt(ev);
+				if (k === null) return;
+				phaseState.pinned = phaseState.pinned === W[k].phase ? null : W[k].phase;
+				phaseState.shown = null;
+				showPhase(W[k].phase);
+			});
+			select.addEventListener("change", () => { phaseState.line = select.value; drawBars(); });
+			s.append(el("div", { class: "controls" }, el("label", null, "timeline of ", select),
+				el("span", { class: "hint", text: P.list.length + " phase" + (P.list.length === 1 ? "" : "s") + " in " + nW + " windows of " + (P.window_ns / 1e6).toPrecision(3) + " ms; windows alike at ≥ " + P.similarity + " (" + P.rule + ") join a phase" })));
+			s.append(svg, el("div", { id: "phase-detail" }));
+			showPhase(0);
+		}
+
+		function renderLocality() {
+			const s = section("locality", "NUMA locality", "per data object: where its sampled pages live, where the accessing threads ran, remote share of its accesses");
+			const L = data.locality;
+			if (!L) { s.append(el("div", { class: "empty", id: "locality-empty", text: "no locality data in this database" })); return; }
+			if (L.single) { s.append(el("div", { class: "empty", id: "locality-single", text: "single NUMA domain: every access is local" })); return; }
+			if (!L.pages) { s.append(el("div", { class: "empty", id: "locality-nopages", text: L.domains + " NUMA domains, but no page placement was recorded" })); return; }
+			const loc = L.local + L.remote;
+			s.append(el("p", { id: "locality-total", text: pct(L.remote, loc) + " of the located accesses are remote (" + L.domains + " NUMA domains); objects with ≥ " + (100 * L.flag).toFixed(0) + "% remote accesses are flagged" }));
+			const nodes = (arr) => arr.map((v, d) => v ? "node " + d + ": " + pct(v, arr.reduce((a, b) => a + b, 0)) : null).filter((x) => x).join(", ") || "–";
+			const body = el("tbody");
+			for (const o of L.objects) {
+				const obj = data.objects ? data.objects[o.i] : null;
+				let first = o.first_thread === null ? "unknown" : threadLabel(o.first_thread);
+				if (obj && obj.kind === "heap" && o.first_thread !== null) first += " (allocating thread; context: the object's allocation site)";
+				body.append(el("tr", { class: o.flagged ? "flagged" : null, "data-name": o.name, "data-share": o.remote_share },
+					el("td", null, o.flagged ? el("span", { class: "flag", title: "high remote share", text: "⚠ " }) : null, o.name),
+					el("td", { text: nodes(o.page_nodes) }),
+					el("td", { text: nodes(o.thread_nodes) }),
+					el("td", { class: "num", text: fmtValue(o.local) }),
+					el("td", { class: "num", text: fmtValue(o.remote) }),
+					el("td", { class: "num" }, el("span", { class: "share-bar" }, el("span", { style: { width: (100 * o.remote_share).toFixed(1) + "%" } })), " " + (100 * o.remote_share).toFixed(1) + "%"),
+					el("td", { text: first })));
+			}
+			s.append(el("table", { class: "grid", id: "locality-table" }, el("thead", null, el("tr", null,
+				el("th", { text: "object" }), el("th", { text: "pages on" }), el("th", { text: "accessed from" }),
+				el("th", { class: "num", text: "local" }), el("th", { class: "num", text: "remote" }),
+				el("th", { class: "num", text: "remote share" }), el("th", { text: "first touch" }))), body));
+		}
+
 		/* ---------- assemble, and the test hook ---------- */
 
 		renderScale();
@@ -1182,6 +1350,8 @@
 		renderAdvice();
 		renderMatrices();
 		renderObjects();
+		renderPhases();
+		renderLocality();
 		renderCodePairs();
 		renderRegions();
 		renderTree();
@@ -1226,6 +1396,8 @@
 				const b = r.getBoundingClientRect();
 				return { x: b.left + Math.min(b.width / 2, 20), y: b.top + b.height / 2 };
 			},
+			phaseShown: () => phaseState.shown,
+			showPhase(k) { phaseState.pinned = null; phaseState.shown = null; showPhase(k); },
 			expand(id) {
 				const r = nodeEls.get(id);
 				if (!r) return false;

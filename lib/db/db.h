@@ -207,6 +207,9 @@ struct hc_db {
 	char *regions_matrices, *regions_exclusive;
 	struct hc_db_region *regions;    size_t nregions;
 
+	/* phases.xml and locality.xml (db/views.h); NULL when neither exists */
+	struct hc_db_views *views;
+
 	/* lookup: node ids sorted, with their index in nodes[] */
 	uint64_t *node_ids;
 	uint32_t *node_idx;

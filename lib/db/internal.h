@@ -86,5 +86,6 @@ int read__experiment(struct load *ld);  /* experiment.xml */
 int read__experiment_check(struct load *ld);
 int read__objects(struct load *ld);     /* objects.xml, when present */
 int read__regions(struct load *ld);     /* regions.xml and regions.csv, when present */
+int read__views(struct load *ld);       /* phases.xml, locality.xml, when present */
 
 #endif

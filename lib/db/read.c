@@ -13,6 +13,7 @@
 
 #include "db/internal.h"
 #include "support/search.h"
+#include "db/views.h"
 
 const char *load__file(struct load *ld, const char *rel)
 {
@@ -213,6 +214,8 @@ static int open_db(const char *dir, hc_db_experiment_fill fill, void *arg, struc
 	if (!rc)
 		rc = read__regions(&ld);
 	if (!rc)
+		rc = read__views(&ld);
+	if (!rc)
 		rc = check_refs(&ld);
 	if (rc) {
 		if (rc == -ENOMEM && !err[0])
@@ -246,6 +249,7 @@ void hc_db_close(struct hc_db *db)
 {
 	if (!db)
 		return;
+	hc_db_views_free(db->views);
 	free(db->dir);
 	free(db->generator);
 	free(db->unit);

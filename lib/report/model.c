@@ -12,6 +12,7 @@
 #include "report/placement.h"
 #include "report/insight.h"
 #include "report/report.h"
+#include "report/views.h"
 #include "report/json.h"
 
 static const char *const type_names[] = { "PF", "A", "C", "S" };
@@ -589,5 +590,6 @@ void hc_report_json(const struct hc_db *db, FILE *f, bool html)
 	write_objects(&j, db);
 	hc_report_json_regions(db, &j);
 	write_placement(&j, db);
+	hc_report_json_views(&j, db);
 	hc_json_obj_end(&j);
 }

@@ -16,6 +16,7 @@
 #include "report/insight.h"
 #include "report/placement.h"
 #include "report/report.h"
+#include "report/views.h"
 
 #define TOP HC_REPORT_TOP
 #define TMAXC 8
@@ -1214,6 +1215,7 @@ int hc_report_text(const struct hc_db *db, FILE *f, const struct hc_report_text_
 	thread_groups(&x);
 	objects(&x);
 	advice(&x);
+	hc_report_text_views(db, f, x.width);
 	code_pairs(&x);
 	functions(&x);
 	hc_report_text_regions(db, f, x.width, HC_REPORT_TOP);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/sampler/soft.h"
+#include "runtime/numa.h"
 #include "probe/probe.h"
 #include "runtime/alloc/alloc.h"
 #include "runtime/alloc/ownheap.h"
@@ -182,6 +183,8 @@ static int write_file(const struct rt_thread *t, bool replace, bool final)
 		ret = hc_prof_put_event(&w, &t->events.v[i]);
 	if (!ret)
 		ret = hc_prof_section_end(&w);
+	if (!ret && (stage = "page nodes"))
+		ret = numa__write(&w, t);
 	if (!ret && (stage = "data objects"))
 		ret = alloc__write(&w, t);
 	if (!ret && (stage = "counters"))

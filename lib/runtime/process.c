@@ -25,6 +25,7 @@
 #include "runtime/sampler/soft.h"
 #include "probe/probe.h"
 #include "runtime/safety.h"
+#include "runtime/numa.h"
 #include "runtime/loadmap.h"
 #include "runtime/alloc/ownheap.h"
 #include "support/fmt.h"
@@ -468,6 +469,8 @@ static void process_init(bool after_fork)
 		process__fatal("cannot create the measurement directory %s: %s", hc_rt.opt.dir, strerror(errno));
 	fds__init();                 /* before the first fd we keep: the log */
 	open_log();
+	if (!after_fork)
+		numa__init();       /* after the log: it says what it records */
 	process__log("hpcrun-comm runtime %s: pid %u ppid %u gen %u exe %s", PACKAGE_VERSION, hc_rt.pid,
 	        hc_rt.opt.ppid, hc_rt.opt.gen, hc_rt.exe_path);
 

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include "runtime/rt.h"
 #include "runtime/record.h"
+#include "runtime/numa.h"
 
 void record__regs(void *uctx, struct hc_regs *r)
 {
@@ -77,6 +78,7 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 	e->ctx = c->ctx < t->cct.n ? c->ctx : 0;
 	e->peer_ctx = c->peer_ctx;
 	e->flags = c->flags;
+	numa__note(t, t->events.n, c->addr, c->peer_addr, c->time);
 	/* Published complete (release) for a periodic flush in another thread. */
 	__atomic_store_n(&t->events.n, t->events.n + 1, __ATOMIC_RELEASE);
 	alloc__note_event(t, t->events.n - 1);

@@ -192,6 +192,7 @@ struct rt_thread {
 		uint32_t n, cap;
 	} events;
 	struct rt_alloc_thread alloc;         /* heap allocation tracking (alloc.c) */
+	struct rt_numa_thread *numa;          /* page nodes of the events (numa.c), NULL = none */
 
 	/* --- accounting --- */
 	struct rt_counters cnt;

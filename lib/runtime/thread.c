@@ -21,6 +21,7 @@
 #include <libunwind.h>
 #include "runtime/rt.h"
 #include "runtime/safety.h"
+#include "runtime/numa.h"
 #include "runtime/alloc/ownheap.h"
 
 #define ARENA_RESERVE   (256ull << 20)  /* address space per thread, touched on use */
@@ -241,6 +242,7 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	   memory, or cleared by arena_recycle. */
 	if (sampler__thread_size())
 		t->sampler.own = hc_arena_alloc(&t->arena, sampler__thread_size(), 64);
+	numa__thread_start(t, EVENTS_CAP);
 	if (!t->altstack || !t->wbuf || !t->prev || !t->events.v ||
 	    (sampler__thread_size() && !t->sampler.own) ||
 	    cct__init(t, CCT_CAP) < 0) {

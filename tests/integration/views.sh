@@ -77,5 +77,60 @@ else
 	echo "note: xmllint missing (libxml2-utils): schemas not checked"
 fi
 grep -q "^Phases " "$TMP/ph.sum" || fail "summary: no phase table"
-grep -q "single NUMA domain" "$TMP/ph.sum" || fail "summary: no 'single NUMA domain' on a one-node host"
+if [ -e /sys/devices/system/node/node1 ]; then
+	echo "note: multi-node host: the single-domain message is not checked"
+else
+	grep -q "single NUMA domain" "$TMP/ph.sum" || fail "summary: no 'single NUMA domain' on a one-node host"
+	grep -q 'single="1"' "$TMP/ph.db/locality.xml" || fail "locality.xml: not single on a one-node host"
+fi
+
+# NUMA: injected page map, synthetic two-node topology (CPU n on node n).
+command -v lstopo-no-graphics >/dev/null || { echo "SKIP: lstopo-no-graphics (hwloc) missing"; finish; }
+cat >"$TMP/map.txt" <<MAP
+# views_prog numa: X and Z on node 0, Y on node 1
+0x3e0000000000 0x3e0000010000 0
+0x3e0000200000 0x3e0000210000 1
+0x3e0000400000 0x3e0000410000 0
+MAP
+HPCRUN_COMM_NUMA_MAP="$TMP/map.txt" measure nu -e COMM@100000 "$PROG" numa -s 1 || fail "numa run failed"
+grep -q "NUMA page nodes: recorded, 3 ranges" "$TMP"/nu/*.log || fail "numa: the runtime did not read the map"
+for t in "$TMP"/nu/topology-*.xml; do
+	lstopo-no-graphics --if synthetic --input "numa:2 pu:1" --of xml -f "$t" || fail "lstopo failed"
+done
+"$HPCPROF" -o "$TMP/nu.db" "$TMP/nu" >"$TMP/nu.sum" 2>"$TMP/nu.prof.err" ||
+	{ fail "numa: hpcprof-comm failed"; cat "$TMP/nu.prof.err" >&2; }
+ncpu=$(getconf _NPROCESSORS_ONLN)
+python3 - "$TMP/nu.db" "$ncpu" <<'PY' || fail "numa: see above"
+import sys, xml.etree.ElementTree as ET
+db, ncpu = sys.argv[1], int(sys.argv[2])
+root = ET.parse(db + "/locality.xml").getroot()
+bad = 0
+if root.get("single") != "0" or root.get("pages") != "1" or root.get("domains") != "2":
+    print("FAIL: locality.xml header", root.attrib); sys.exit(1)
+x = y = z = None
+for o in root.findall("Object"):
+    pages = {int(p.get("node")) for p in o.findall("Page")}
+    thr = {int(p.get("node")) for p in o.findall("Thread")}
+    share = float(o.get("remote_share"))
+    print("object %s: pages on %s, threads on %s, remote %.3f, first thread %s" % (o.get("i"), sorted(pages), sorted(thr), share, o.get("first_thread")))
+    if pages == {1}: y = o
+    elif pages == {0} and thr == {0}: x = o
+    elif pages == {0} and 1 in thr: z = o
+if x is None or float(x.get("remote_share")) > 0.05 or x.get("flagged") != "0":
+    print("FAIL: X (node 0, threads on node 0) should be local"); bad = 1
+if y is None or float(y.get("remote_share")) < 0.95 or y.get("flagged") != "1":
+    print("FAIL: Y (node 1, threads on node 0) should be remote and flagged"); bad = 1
+if ncpu > 1 and (z is None or abs(float(z.get("remote_share")) - 0.5) > 0.1):
+    print("FAIL: Z (node 0, threads on nodes 0 and 1) should be half remote"); bad = 1
+for o in (x, y, z):
+    if o is not None and o.get("first_thread") != "0":
+        print("FAIL: object %s: first-touching (allocating) thread should be main (0)" % o.get("i")); bad = 1
+sys.exit(bad)
+PY
+[ "$FAILS" -eq 0 ] && ok "numa: local, remote and half-remote objects as designed"
+grep -q "NUMA locality (locality.xml; remote share" "$TMP/nu.sum" || fail "numa: no locality table in the summary"
+if command -v xmllint >/dev/null; then
+	xmllint --noout --schema "$S/doc/locality.xsd" "$TMP/nu.db/locality.xml" 2>"$TMP/x.err" ||
+		{ fail "numa: locality.xml invalid"; cat "$TMP/x.err" >&2; }
+fi
 finish

@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NUMA_X 0x7e0000000000ull
-#define NUMA_Y 0x7e0000200000ull
-#define NUMA_Z 0x7e0000400000ull
+#define NUMA_X 0x3e0000000000ull
+#define NUMA_Y 0x3e0000200000ull
+#define NUMA_Z 0x3e0000400000ull
 #define ARRAY  (64 * 1024)
 
 struct line { volatile uint64_t w[8]; } __attribute__((aligned(64)));
@@ -105,18 +105,6 @@ static void *numa_worker(void *arg)
 	return NULL;
 }
 
-static volatile uint64_t *map_at(uint64_t at)
-{
-	void *p = mmap((void *)at, ARRAY, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED || (uint64_t)p != at) {
-		perror("views_prog: mmap at a fixed address");
-		return NULL;
-	}
-	return p;
-}
-
 static void run_stage(int next)
 {
 	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
@@ -140,11 +128,17 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&bar, NULL, numa ? 4 : 5);
 	if (numa) {
 		/* Three call sites: three objects (one per allocation context). */
-		arr[0] = map_at(NUMA_X);
-		arr[1] = map_at(NUMA_Y);
-		arr[2] = map_at(NUMA_Z);
-		if (!arr[0] || !arr[1] || !arr[2])
+		const int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+		void *x = mmap((void *)NUMA_X, ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
+		void *y = mmap((void *)NUMA_Y, ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
+		void *z = mmap((void *)NUMA_Z, ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
+		if (x != (void *)NUMA_X || y != (void *)NUMA_Y || z != (void *)NUMA_Z) {
+			perror("views_prog: mmap at a fixed address");
 			return 1;
+		}
+		arr[0] = x;
+		arr[1] = y;
+		arr[2] = z;
 	}
 	for (int w = 0; w < n; w++)
 		pthread_create(&th[w], NULL, numa ? numa_worker : phases_worker, (void *)(intptr_t)w);
