@@ -9,7 +9,8 @@
    sites of the pool, and each event pairs two of them, with a random peer of
    the process and random CPUs. HOT = 0 draws both contexts from all of the
    thread's sites instead (a stress case: nearly every event is a new code
-   pair). A few counters too. Not part of the product; deterministic for a
+   pair). Event times are spread evenly over each thread's one-second life.
+   A few counters too. Not part of the product; deterministic for a
    given seed.
 
    usage: gen DIR THREADS NODES EVENTS [THREADS_PER_PROCESS [HOT [SEED]]] */
@@ -183,7 +184,9 @@ int main(int argc, char **argv)
 			struct hc_prof_event e;
 			uint64_t x = rnd();
 			memset(&e, 0, sizeof(e));
-			e.time = th.start_ns + k;
+			/* spread over the thread's second, as a real run's are (the
+			   phase windows see the whole span) */
+			e.time = th.start_ns + k * (1000000000ull / (nevents ? nevents : 1));
 			e.weight = 1000000;
 			e.addr = 0x601000 + (x & 0xfff);
 			e.peer_addr = e.addr ^ 8;

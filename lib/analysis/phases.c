@@ -13,16 +13,15 @@
    normalised forms, sum_ij sqrt(a_ij/|a| * b_ij/|b|) — 1 for the same
    shape at any volume, 0 for disjoint pairs, and forgiving to the sampling
    noise in how volume is split among the same pairs ((0.8, 0.2) and
-   (0.4, 0.6) are 0.92 alike; a plain histogram intersection says 0.6). Windows are taken in time order: one joins the
-   current phase when its vector and the phase's sum so far are at least
-   VIEWS_SIMILAR alike, else it starts a phase; a quiet window (below
-   VIEWS_QUIET of the busiest) always joins the current phase. Then a phase
-   of a single busy window that is at least VIEWS_MIX alike to a neighbour
-   joins the most alike one (a window that straddles a change is a mixture
-   of both sides, and a mixture a:1-a is sqrt(a) and sqrt(1-a) alike to
-   them: at least 0.71 to one),
-   and adjacent phases that have become alike are merged. No signal
-   context. */
+   (0.4, 0.6) are 0.91 alike; a plain histogram intersection says 0.6).
+   Windows are taken in time order: one joins the current phase when its
+   vector and the phase's sum so far are at least VIEWS_SIMILAR alike, else
+   it starts a phase; a quiet window (below VIEWS_QUIET of the busiest)
+   always joins the current phase. Then a phase of a single busy window that
+   is at least VIEWS_MIX alike to a neighbour joins the most alike one (a
+   window that straddles a change is a mixture of both sides, a:1-a, and is
+   sqrt(a) and sqrt(1-a) alike to them: at least 0.71 to one), and adjacent
+   phases that have become alike are merged. No signal context. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
