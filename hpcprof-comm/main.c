@@ -265,7 +265,8 @@ int main(int argc, char **argv)
 	if (comm && comm->rank != 0) {
 		/* Rank 0 speaks for the run. */
 		quiet = true;
-		o.diag = NULL;
+		/* HC_DEBUG=time: every rank's phases (bench/prof-scale/mpi.sh). */
+		o.diag = hc_debug_enabled(HC_DBG_TIME) ? stderr : NULL;
 	}
 	if (!quiet) {
 		o.summary = stdout;

@@ -47,7 +47,7 @@ void an__warn(struct an *an, const char *fmt, ...)
 struct phase {
 	bool on;
 	FILE *f;
-	struct timespec t;
+	struct timespec t, cpu;     /* wall, and the process's CPU time (all threads) */
 };
 
 static void phase_start(struct phase *ph, const struct hc_analysis_opts *o)
@@ -55,18 +55,23 @@ static void phase_start(struct phase *ph, const struct hc_analysis_opts *o)
 	ph->on = o->diag && hc_debug_enabled(HC_DBG_TIME);
 	ph->f = o->diag;
 	clock_gettime(CLOCK_MONOTONIC, &ph->t);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ph->cpu);
 }
 
 static void phase_end(struct phase *ph, const char *what)
 {
-	struct timespec t;
+	struct timespec t, c;
 
 	if (!ph->on)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	fprintf(ph->f, "hpcprof-comm: time: %-12s %8.3f s\n", what,
-	        (double)(t.tv_sec - ph->t.tv_sec) + (double)(t.tv_nsec - ph->t.tv_nsec) / 1e9);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+	/* CPU time too: on a shared machine the wall time says little. */
+	fprintf(ph->f, "hpcprof-comm: time: %-12s %8.3f s  cpu %8.3f s\n", what,
+	        (double)(t.tv_sec - ph->t.tv_sec) + (double)(t.tv_nsec - ph->t.tv_nsec) / 1e9,
+	        (double)(c.tv_sec - ph->cpu.tv_sec) + (double)(c.tv_nsec - ph->cpu.tv_nsec) / 1e9);
 	ph->t = t;
+	ph->cpu = c;
 }
 
 static void an_free(struct an *an)

@@ -25,6 +25,7 @@
 
 #include "analysis/internal.h"
 #include "analysis/regions.h"
+#include "support/log.h"
 
 #define DIST_MAGIC   "HCDIST\r\n"
 #define DIST_VERSION 1u
@@ -692,6 +693,8 @@ int dist__reduce(struct an *an, bool *done, char *err, size_t errlen)
 			ret = serialize(an, &b);
 			if (!ret)
 				ret = c->send(c->arg, c->rank - s, b.p, b.n);
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes to rank %d", c->rank, b.n,
+			             c->rank - s);
 			free(b.p);
 			*done = true;
 			return ret;
@@ -703,6 +706,8 @@ int dist__reduce(struct an *an, bool *done, char *err, size_t errlen)
 			ret = c->recv(c->arg, c->rank + s, &buf, &len);
 			if (!ret)
 				ret = merge_in(an, buf, len, c->rank + s, err, errlen);
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes from rank %d", c->rank, len,
+			             c->rank + s);
 			free(buf);
 			if (ret)
 				return ret;
