@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "scenario.h"
 
@@ -294,8 +295,16 @@ static void compare_dirs(const char *a, const char *b, const char *what)
 			ta = fx_read(pa, &la);
 			tb = fx_read(pb, &lb);
 			CHECK_MSG(tb != NULL, "%s: %s missing", what, pb);
-			CHECK_MSG(ta && tb && la == lb && memcmp(ta, tb, la) == 0, "%s: %s differs", what,
-			          e->d_name);
+			if (ta && tb && !strcmp(e->d_name, HC_DB_SUMMARY)) {
+				/* its second line names the database's own directory */
+				char *ea = strstr(ta, "  database  "), *eb = strstr(tb, "  database  ");
+				ea = ea ? strchr(ea, '\n') : NULL;
+				eb = eb ? strchr(eb, '\n') : NULL;
+				CHECK_MSG(ea && eb && !strcmp(ea, eb), "%s: %s differs", what, e->d_name);
+			} else {
+				CHECK_MSG(ta && tb && la == lb && memcmp(ta, tb, la) == 0, "%s: %s differs",
+				          what, e->d_name);
+			}
 			free(ta);
 			free(tb);
 			files++;
