@@ -286,6 +286,14 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	}
 	if (nek < 2)
 		per_elem = false;
+	else {
+		/* per-thread elements need at least two threads among them */
+		size_t m = 1;
+		while (m < nek && eth[m] == eth[0])
+			m++;
+		if (m == nek)
+			per_elem = false;
+	}
 	if (!per_elem && !split) {
 		/* no element indexes: different threads in different fields of one
 		   variable (a struct) */

@@ -251,6 +251,21 @@ static void test_negligible_and_library(void)
 		CHECK_MSG(false, "%zu false-sharing objects, want 2", a.nfs);
 	}
 	hc_advice_free(&a);
+
+	/* one thread alone in its elements is not the per-thread pattern */
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 1000);
+	field(0, "w[0]", 0, 8, 3000000, 1);
+	field(1, "w[1]", 8, 8, 3000000, 1);
+	object(&db, "static", "w", "long", 8, 6000000, 0, 2);
+	db.t_all = db.t_false = 6000000;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1)
+		CHECK(!strstr(a.fs[0].pattern, "own element"));
+	else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 2", a.nfs);
+	}
+	hc_advice_free(&a);
 }
 
 static void test_true_sharing_and_empty(void)
