@@ -80,42 +80,6 @@ static void host_attr(struct hc_out *o, const struct an *an, uint32_t h)
 	hc_out_printf(o, " host=\"%08x\"", an->hosts[h].id);
 }
 
-static uint64_t counter_of(const struct an_prof *p, const char *name)
-{
-	for (uint32_t k = 0; k < p->ncounters; k++)
-		if (strcmp(p->counters[k].name, name) == 0)
-			return p->counters[k].value;
-	return 0;
-}
-
-/* Each thread whose PMU events ran less than 95 % of the time they were
-   enabled (its own pmu_time_enabled / pmu_time_running, read from the
-   events at the thread's end): its matrices' rows and columns are short by
-   about that share. A database warning (reports list them); at most 8
-   named, then a count. */
-static void pmu_threads_low(struct an *an)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < an->nprofs; i++) {
-		const struct an_prof *p = &an->profs[i];
-		uint64_t en, run;
-
-		if (p->status != AN_OK)
-			continue;
-		en = counter_of(p, "pmu_time_enabled");
-		run = counter_of(p, "pmu_time_running");
-		if (!en || run >= en - en / 20)
-			continue;
-		if (n++ < 8)
-			an__warn(an, "thread %u (pid %u, tid %u): its PMU events ran %.1f%% of the time "
-			         "they were enabled", p->gthread != HC_NONE ? p->gthread : i, p->th.pid,
-			         p->th.tid, 100.0 * (double)run / (double)en);
-	}
-	if (n > 8)
-		an__warn(an, "... and %u more threads whose PMU events ran below 95%% of the time", n - 8);
-}
-
 int meta__write(struct an *an, const struct levels *lv, const char *dir, char *err, size_t errlen)
 {
 	const char *unit = hc_db_unit_name(an->unit);
@@ -126,7 +90,6 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 	int ret, b, e, lev, kind;
 	size_t k;
 
-	pmu_threads_low(an);
 	ret = sum_counters(an, &cnt, &ncnt);
 	if (ret) {
 		snprintf(err, errlen, "out of memory writing %s", HC_DB_META);
