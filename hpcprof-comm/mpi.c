@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "config.h"
 #include "hpcprof-comm/mpi.h"
@@ -17,6 +18,24 @@
 #include <mpi.h>
 
 #define PIECE (1u << 30)
+
+/* Wait for a request without spinning: a rank that waits for a slower one
+   (rank 0 for its partners' partial results) would otherwise burn a CPU in
+   MPI's progress loop, which on a shared or oversubscribed node slows the
+   ranks that still work. Polls every 200 us. */
+static int wait_idle(MPI_Request *rq)
+{
+	int done = 0;
+
+	while (!done) {
+		struct timespec ts = { 0, 200000 };
+		if (MPI_Test(rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -EIO;
+		if (!done)
+			nanosleep(&ts, NULL);
+	}
+	return 0;
+}
 
 static int tx_send(void *arg, int to, const void *buf, size_t len)
 {
@@ -43,7 +62,10 @@ static int tx_recv(void *arg, int from, void **buf, size_t *len)
 	size_t left;
 
 	(void)arg;
-	if (MPI_Recv(&n, 1, MPI_UINT64_T, from, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+	MPI_Request rq;
+
+	if (MPI_Irecv(&n, 1, MPI_UINT64_T, from, 1, MPI_COMM_WORLD, &rq) != MPI_SUCCESS ||
+	    wait_idle(&rq))
 		return -EIO;
 	p = malloc(n ? n : 1);
 	if (!p)
@@ -62,9 +84,13 @@ static int tx_recv(void *arg, int from, void **buf, size_t *len)
 
 static int tx_sum(void *arg, uint64_t *v, size_t n)
 {
+	MPI_Request rq;
+
 	(void)arg;
-	return MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) ==
-	       MPI_SUCCESS ? 0 : -EIO;
+	if (MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &rq) !=
+	    MPI_SUCCESS)
+		return -EIO;
+	return wait_idle(&rq);
 }
 
 static struct hc_analysis_comm comm_mpi;
