@@ -107,23 +107,26 @@ static int new_region(struct regions *R, uint32_t parent, uint32_t kind, uint32_
 	return 0;
 }
 
-/* The source line a loop is named by: its back-edge branches' line in the
-   function itself (an inlined latch: the line of the inlined call), the
-   smallest when there are several; the header's when none is known. */
+/* The source line a loop is named by: the smallest line of its control
+   branches (backward branches and conditional exits: the for/while
+   condition or increment) in the function itself (inlined code: the line
+   of the inlined call); without one, its latch blocks' last instructions;
+   without a line there, the header's. */
 static void loop_line(struct regions *R, struct symmod *m, const struct hc_loops *L,
                       const struct hc_loop *lp, char **file, uint32_t *line)
 {
 	struct sym_result *s = R->sres;
-	uint32_t k;
+	uint32_t k, n = lp->nback + lp->nlatch;
 
 	*file = NULL;
 	*line = 0;
-	for (k = 0; k <= lp->nlatch; k++) {
-		uint64_t a = k < lp->nlatch ? L->latches[lp->first_latch + k] : lp->head;
+	for (k = 0; k <= n; k++) {
+		uint64_t a = k < lp->nback ? L->backs[lp->first_back + k] :
+		             k < n ? L->latches[lp->first_latch + k - lp->nback] : lp->head;
 		const char *f;
 		int ln;
 
-		if (k == lp->nlatch && *line)
+		if ((k == lp->nback && *line) || (k == n && *line))
 			break;
 		sym__lookup(m, a, s);
 		if (s->nframes > 1 && s->fr[1].call_line > 0) {
@@ -348,8 +351,36 @@ static int frame_region(struct an *an, struct regions *R, struct symmod *m, uint
 	int ret;
 
 	*out = HC_NONE;
-	if (!sym__function(m, addr, &lo, &size, &raw))
+	if (!sym__function(m, addr, &lo, &size, &raw)) {
+		/* Code without a symbol: one region for all of it in this module
+		   ("[libgomp.so.1]"), so that exclusive values stay in the module
+		   instead of going to the closest known caller. */
+		struct hkey k = { lm, UINT64_MAX, 0 };
+		char buf[600];
+		uint32_t reg;
+
+		ret = hmap__intern(&R->fnidx, &k, &f);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			ret = an__grow(&R->fn, &R->fncap, R->fnidx.n, sizeof(*R->fn));
+			if (!ret)
+				ret = new_region(R, 0, R_PROCEDURE, lm, 0, &reg);
+			if (ret)
+				return ret;
+			memset(&R->fn[f], 0, sizeof(R->fn[f]));
+			R->fn[f].lm = lm;
+			R->fn[f].lo = UINT64_MAX;
+			R->fn[f].region = reg;
+			R->r[reg].fn = f;
+			snprintf(buf, sizeof(buf), "[%s]", base_name(an->modules.s[lm]));
+			hc_utf8_fix(buf);
+			if (!(R->r[reg].name = strdup(buf)))
+				return -ENOMEM;
+		}
+		*out = R->fn[f].region;
 		return 0;
+	}
 	ret = fn_get(an, R, m, lm, lo, size, raw, &f, 0);
 	if (ret || f == HC_NONE)
 		return ret;

@@ -112,6 +112,7 @@ void hc_loops_free(struct hc_loops *l)
 	free(l->b);
 	free(l->l);
 	free(l->latches);
+	free(l->backs);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -316,6 +317,63 @@ static inline bool is_ancestor(const struct work *w, uint32_t a, uint32_t d)
 	return a <= d && d <= w->last[a];
 }
 
+/* Is loop l inside loop outer (or outer itself)? */
+static bool within(const struct hc_loops *out, int32_t l, int32_t outer)
+{
+	for (; l >= 0; l = out->l[l].parent)
+		if (l == outer)
+			return true;
+	return false;
+}
+
+/* Per loop, its control branches (grouped by loop: a counting sort over
+   the blocks' loops): the branches of its own blocks that jump backwards to
+   a block inside it, and the conditional branches that can leave it. */
+static int backs(struct work *w, struct hc_loops *out)
+{
+	uint32_t *cnt = calloc(out->nl + 1, sizeof(*cnt)), b, n = 0;
+
+	if (!cnt)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		for (b = 0; b < out->nb; b++) {
+			const struct insn *x = &w->in[w->blast[b]];
+			int32_t l = out->b[b].loop, t;
+			bool back, leaves;
+
+			if (l < 0 || (x->kind != K_COND && x->kind != K_JMP))
+				continue;
+			t = find_block(out->b, out->nb, x->target);
+			back = x->target <= x->addr && t >= 0 && within(out, out->b[t].loop, l);
+			leaves = x->kind == K_COND &&
+			       (t < 0 || !within(out, out->b[t].loop, l) ||
+			        b + 1 >= out->nb || !within(out, out->b[b + 1].loop, l));
+			if (!back && !leaves)
+				continue;
+			if (pass == 0)
+				cnt[l + 1]++;
+			else
+				out->backs[cnt[l]++] = x->addr;
+		}
+		if (pass == 0) {
+			for (b = 0; b < out->nl; b++) {
+				out->l[b].nback = cnt[b + 1];
+				cnt[b + 1] += cnt[b];
+				out->l[b].first_back = cnt[b];
+			}
+			n = cnt[out->nl];
+			out->backs = malloc((n ? n : 1) * sizeof(*out->backs));
+			if (!out->backs) {
+				free(cnt);
+				return -ENOMEM;
+			}
+		}
+	}
+	out->nbacks = n;
+	free(cnt);
+	return 0;
+}
+
 static int havlak(struct work *w, struct hc_loops *out)
 {
 	uint32_t n = w->nreach, b, x, k;
@@ -435,7 +493,7 @@ static int havlak(struct work *w, struct hc_loops *out)
 	out->nlatches = lat.n;
 	free(loops);
 	free(lat.v);
-	return 0;
+	return backs(w, out);
 }
 
 int hc_loops_find(const uint8_t *code, size_t len, uint64_t addr, struct hc_loops *out)

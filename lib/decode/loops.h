@@ -27,7 +27,14 @@ struct hc_loop {
 	int32_t parent;          /* enclosing loop, -1 for an outermost one */
 	uint32_t depth;          /* 1 for an outermost loop */
 	bool irreducible;        /* enterable other than through head */
-	uint32_t first_latch, nlatch;  /* latches[first_latch ..]: the back-edge branches */
+	uint32_t first_latch, nlatch;  /* latches[first_latch ..]: last instructions of the
+	                                  blocks with an edge back to the header */
+	uint32_t first_back, nback;    /* backs[first_back ..]: the loop's control: the
+	                                  direct branches of its own blocks that jump
+	                                  back to a block inside it, and its
+	                                  conditional exits (where a compiler puts the
+	                                  for/while test; a rotated loop's latch block
+	                                  may end without a branch) */
 	uint32_t nblocks;        /* blocks whose innermost loop it is */
 };
 
@@ -38,6 +45,8 @@ struct hc_loops {
 	uint32_t nl;
 	uint64_t *latches;       /* addresses of the instructions that close each loop */
 	uint32_t nlatches;
+	uint64_t *backs;         /* addresses of loop-control branches, by loop */
+	uint32_t nbacks;
 	bool partial;            /* decoding stopped early (bad bytes): blocks up to there */
 };
 

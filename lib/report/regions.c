@@ -28,6 +28,8 @@ static bool file_matches(const char *want, const char *have)
 	return lh > lw && !strcmp(have + lh - lw, want) && have[lh - lw - 1] == '/';
 }
 
+#define REGION_SLACK 3
+
 int hc_report_region_find(const struct hc_db *db, const char *spec, size_t *idx, char *err,
                           size_t errlen)
 {
@@ -58,10 +60,14 @@ int hc_report_region_find(const struct hc_db *db, const char *spec, size_t *idx,
 			if (!nfound++)
 				found = k;
 		}
-	if (!nfound && file)
+	/* FILE:LINE: the innermost region at that line; else the closest
+	   region starting up to REGION_SLACK lines below (a loop is named by
+	   its loop control's line, which for a vectorised or rotated loop can
+	   be the first statement of its body: doc/regions.md). */
+	for (long d = 0; !nfound && file && d <= REGION_SLACK; d++)
 		for (k = 0; k < db->nregions; k++) {
 			const struct hc_db_region *r = &db->regions[k];
-			if (r->file && r->line == line && file_matches(file, r->file)) {
+			if (r->file && r->line == line + d && file_matches(file, r->file)) {
 				found = k;   /* document order: the innermost comes last */
 				nfound = 1;
 			}

@@ -97,8 +97,9 @@ int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pai
 
 /* Code regions (regions.c, doc/regions.md). The region named spec (its
    name exactly, or FILE:LINE: the innermost region at that line of a file
-   given by path, path suffix or basename) into *idx: 0, or -ENOENT with
-   the regions there are in err. */
+   given by path, path suffix or basename, else the closest one starting
+   at most 3 lines below) into *idx: 0, or -ENOENT with the regions there
+   are in err. */
 int hc_report_region_find(const struct hc_db *db, const char *spec, size_t *idx, char *err,
                           size_t errlen);
 /* Region k: what it is, its totals and its thread matrix. 0 or -ENOMEM. */

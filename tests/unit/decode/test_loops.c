@@ -2,7 +2,8 @@
 /* test_loops.c — loop recovery (lib/decode/loops.c) on hand-assembled
    functions whose loop structure is known: two nested loops, one loop
    closed by two back edges (a `continue`), an irreducible cycle entered at
-   two places, a loop around a jump-table switch (indirect jmp), a function
+   two places, a rotated loop (its latch block ends without a branch), a
+   loop around a jump-table switch (indirect jmp), a function
    without loops, a jump out of the function (tail call) and bytes that stop
    decoding. The bytes are written out with their assembly beside them; the
    expected blocks, headers, latches, nesting and innermost loops are
@@ -44,6 +45,10 @@ static void nested(void)
 		CHECK_EQ_U64(l.latches[l.l[1].first_latch], BASE + 3);
 		CHECK_EQ_U64(l.l[0].nblocks, 2);          /* [1,2) and [5,7) */
 		CHECK_EQ_U64(l.l[1].nblocks, 1);          /* [2,5) */
+		CHECK_EQ_U64(l.l[0].nback, 1);            /* the loop control: jne 1 */
+		CHECK_EQ_U64(l.backs[l.l[0].first_back], BASE + 5);
+		CHECK_EQ_U64(l.l[1].nback, 1);
+		CHECK_EQ_U64(l.backs[l.l[1].first_back], BASE + 3);
 	}
 	CHECK(hc_loops_innermost(&l, BASE + 0) == -1);
 	CHECK(hc_loops_innermost(&l, BASE + 1) == 0);
@@ -78,6 +83,7 @@ static void two_back_edges(void)
 		CHECK((a == BASE + 4 && b == BASE + 7) || (a == BASE + 7 && b == BASE + 4));
 		CHECK_EQ_U64(l.l[0].nblocks, 4);
 		CHECK(!l.l[0].irreducible);
+		CHECK_EQ_U64(l.l[0].nback, 2);    /* jne at 4 (back), jne at 7 (back + exit) */
 	}
 	CHECK(hc_loops_innermost(&l, BASE + 0) == -1);
 	CHECK(hc_loops_innermost(&l, BASE + 6) == 0);
@@ -103,6 +109,7 @@ static void irreducible(void)
 	CHECK_EQ_U64(l.nb, 6);
 	CHECK_EQ_U64(l.nl, 1);
 	if (l.nl == 1) {
+		CHECK_EQ_U64(l.l[0].nback, 2);    /* je at 3 (exit), jne at 7 (back + exit), not the jmp */
 		CHECK(l.l[0].irreducible);
 		CHECK_EQ_U64(l.l[0].head, BASE + 2);     /* the search takes fall-through first */
 		CHECK_EQ_U64(l.l[0].nblocks, 3);
@@ -152,6 +159,36 @@ static void irreducible_nested(void)
 
 /* while (..) switch (x) { case ...: } through a jump table: the cases are
    reached only by the indirect jmp and jump back to the header. */
+/* A rotated loop: entered by a jump into its middle, the block that falls
+   into the header is its latch (no branch there); the loop control is the
+   backward jne at 8 (to the latch block). Its line is the jne's. */
+static void rotated(void)
+{
+	static const uint8_t code[] = {
+		0xeb, 0x01,       /* 0: jmp 3          enter at the header */
+		0x90,             /* 2: nop        latch block (falls through) */
+		0x90,             /* 3: nop        header                  */
+		0x90,             /* 4: nop                                */
+		0x90,             /* 5: nop                                */
+		0x90,             /* 6: nop                                */
+		0x90,             /* 7: nop                                */
+		0x75, 0xf8,       /* 8: jne 2          loop control        */
+		0xc3,             /* a: ret                                */
+	};
+	struct hc_loops l;
+
+	CHECK(hc_loops_find(code, sizeof(code), BASE, &l) == 0);
+	CHECK_EQ_U64(l.nl, 1);
+	if (l.nl == 1) {
+		CHECK_EQ_U64(l.l[0].head, BASE + 3);
+		CHECK_EQ_U64(l.l[0].nlatch, 1);
+		CHECK_EQ_U64(l.latches[l.l[0].first_latch], BASE + 2);   /* the nop */
+		CHECK_EQ_U64(l.l[0].nback, 1);
+		CHECK_EQ_U64(l.backs[l.l[0].first_back], BASE + 8);      /* the jne */
+	}
+	hc_loops_free(&l);
+}
+
 static void switch_loop(void)
 {
 	static const uint8_t code[] = {
@@ -225,6 +262,7 @@ int main(void)
 	two_back_edges();
 	irreducible();
 	irreducible_nested();
+	rotated();
 	switch_loop();
 	no_loops_and_edges();
 	return hc_test_done("test_loops");
