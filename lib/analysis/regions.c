@@ -681,10 +681,11 @@ struct rcell {
 };
 
 struct rcells {
-	struct rcell *c;
+	struct rcell *c;         /* only once a large process needed the sparse path */
 	uint32_t n, cap;
-	bool unsorted;           /* cells appended out of order or more than once */
+	bool unsorted;           /* cells in c, appended out of order or more than once */
 	uint64_t din[2], dex[2]; /* same thread (diagonal) */
+	uint32_t icap, xcap;     /* of the region's mi / mx cells, while in order */
 };
 
 /* Dense scratch of one process: kept regions x T x T cells, when at most
@@ -702,7 +703,13 @@ struct build {
 	struct rcell *sc;       /* scratch; i, j unused */
 	uint32_t *touched;
 	size_t scap;
+	struct regions *R;
 };
+
+static inline struct regions *R_of(struct build *b)
+{
+	return b->R;
+}
 
 static void build_free(struct an *an, struct build *b)
 {
@@ -778,6 +785,8 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 	return 0;
 }
 
+static int init_region(struct an *an, struct region *r);
+
 /* The kept regions (dense ids), and per pair its kept regions and the one
    its exclusive part goes to. */
 static int keep(struct an *an, struct regions *R, struct build *b)
@@ -785,7 +794,6 @@ static int keep(struct an *an, struct regions *R, struct build *b)
 	uint64_t total = R->r[0].in_all;
 	uint32_t k, pid, nkl = 0, cap = 0, x;
 
-	(void)an;
 	b->kidx = malloc(R->n * sizeof(*b->kidx));
 	b->korder = malloc(R->n * sizeof(*b->korder));
 	b->poff = malloc((b->pairs.n + 1) * sizeof(*b->poff));
@@ -806,6 +814,9 @@ static int keep(struct an *an, struct regions *R, struct build *b)
 	b->rc = calloc(b->nk, sizeof(*b->rc));
 	if (!b->rc)
 		return -ENOMEM;
+	for (k = 0; k < b->nk; k++)
+		if (init_region(an, &R->r[b->korder[k]]))
+			return -ENOMEM;
 	for (pid = 0; pid < b->pairs.n; pid++) {
 		uint32_t sg = (uint32_t)b->pairs.keys[pid].a;
 		uint32_t nl = set_union(R, sg, (uint32_t)b->pairs.keys[pid].b), q;
@@ -889,6 +900,32 @@ static inline void credit(struct build *b, uint32_t pid, bool self, size_t at, u
 	b->sc[at + b->xk[pid]].ex[1] += f;
 }
 
+/* Append a cell, in (i, j) order, to the kept region's matrices directly
+   (no intermediate copy). */
+static int put_cell(struct matrix *m, uint32_t *cap, uint32_t i, uint32_t j, const uint64_t v[2])
+{
+	if (!v[0] && !v[1])
+		return 0;
+	if (an__grow(&m->cell, cap, m->ncell + 1, sizeof(*m->cell)))
+		return -ENOMEM;
+	m->cell[m->ncell++] = (struct mcell){ i, j, { v[0], v[1] } };
+	m->row[i + 1]++;
+	return 0;
+}
+
+static int put_sorted(struct an *an, struct build *b, uint32_t kq, uint32_t i, uint32_t j,
+                      const struct rcell *x)
+{
+	struct region *r = &R_of(b)->r[b->korder[kq]];
+	int ret;
+
+	(void)an;
+	ret = put_cell(&r->mi, &b->rc[kq].icap, i, j, x->in);
+	if (!ret)
+		ret = put_cell(&r->mx, &b->rc[kq].xcap, i, j, x->ex);
+	return ret;
+}
+
 /* A process with few enough threads: one dense T x T scratch per kept
    region for all its profiles, emitted in (i, j) order (processes come in
    thread order, so the cells come out sorted). */
@@ -926,12 +963,38 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 				const struct rcell *x = &b->sc[((size_t)lo * T + hi) * b->nk + kq];
 				if (!(x->in[0] | x->in[1] | x->ex[0] | x->ex[1]))
 					continue;
-				ret = append(&b->rc[kq], base + lo, base + hi, x->in, x->ex, true);
+				if (b->rc[kq].unsorted)
+					ret = append(&b->rc[kq], base + lo, base + hi, x->in, x->ex, true);
+				else
+					ret = put_sorted(an, b, kq, base + lo, base + hi, x);
 				if (ret)
 					return ret;
 			}
 	(void)stride;
 	return 0;
+}
+
+/* Kept region kq leaves the in-order path: the cells already in its
+   matrices move to its cell list (merged by (i, j) at the end). */
+static int to_unsorted(struct build *b, uint32_t kq)
+{
+	struct rcells *rc = &b->rc[kq];
+	struct region *r = &b->R->r[b->korder[kq]];
+	static const uint64_t zero[2];
+	uint32_t k;
+	int ret = 0;
+
+	if (rc->unsorted)
+		return 0;
+	rc->unsorted = true;
+	for (k = 0; k < r->mi.ncell && !ret; k++)
+		ret = append(rc, r->mi.cell[k].i, r->mi.cell[k].j, r->mi.cell[k].v, zero, false);
+	for (k = 0; k < r->mx.ncell && !ret; k++)
+		ret = append(rc, r->mx.cell[k].i, r->mx.cell[k].j, zero, r->mx.cell[k].v, false);
+	r->mi.ncell = r->mx.ncell = 0;
+	memset(r->mi.row, 0, ((size_t)r->mi.n + 1) * sizeof(*r->mi.row));
+	memset(r->mx.row, 0, ((size_t)r->mx.n + 1) * sizeof(*r->mx.row));
+	return ret;
 }
 
 /* A large process: per profile, kept regions x its peers; the cells are
@@ -976,7 +1039,10 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 	}
 	for (k = 0; k < b->nk * ns && !ret; k++) {
 		const struct rcell *x = &b->sc[k];
-		if (x->in[0] | x->in[1] | x->ex[0] | x->ex[1])
+		if (!(x->in[0] | x->in[1] | x->ex[0] | x->ex[1]))
+			continue;
+		ret = to_unsorted(b, k % b->nk);
+		if (!ret)
 			ret = append(&b->rc[k % b->nk], p->gthread, gj[k / b->nk], x->in, x->ex, false);
 	}
 	(void)nt;
@@ -994,13 +1060,49 @@ static int cmp_rcell(const void *x, const void *y)
 	return (a->j > b->j) - (a->j < b->j);
 }
 
-/* Sorted, distinct cells -> the region's two matrices. */
+/* The region's two matrices: empty ones (row counts zero) made before the
+   cells come (init_region), completed at the end (finish_region) from
+   what was put in order, or from the cell list sorted and merged. */
+static int init_region(struct an *an, struct region *r)
+{
+	struct matrix *m[2] = { &r->mi, &r->mx };
+
+	for (int w = 0; w < 2; w++) {
+		struct matrix *x = m[w];
+
+		memset(x, 0, sizeof(*x));
+		x->level = HC_DB_LEVEL_THREAD;
+		x->n = an->nthreads ? an->nthreads : 1;
+		x->present = true;
+		x->row = calloc((size_t)x->n + 1, sizeof(*x->row));
+		if (!x->row)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int finish_region(struct an *an, struct region *r, struct rcells *rc)
 {
 	struct matrix *m[2] = { &r->mi, &r->mx };
 	uint32_t k, n = 0, w;
 
-	if (rc->unsorted && rc->n > 1) {
+	if (!rc->unsorted) {
+		for (w = 0; w < 2; w++) {
+			struct matrix *x = m[w];
+			x->diag[0] = w ? rc->dex[0] : rc->din[0];
+			x->diag[1] = w ? rc->dex[1] : rc->din[1];
+			if (!x->cell && !(x->cell = malloc(sizeof(*x->cell))))
+				return -ENOMEM;
+			for (k = 0; k < x->n; k++)
+				x->row[k + 1] += x->row[k];
+		}
+		return 0;
+	}
+	for (w = 0; w < 2; w++) {
+		free(m[w]->cell);
+		free(m[w]->row);
+	}
+	if (rc->n > 1) {
 		qsort(rc->c, rc->n, sizeof(*rc->c), cmp_rcell);
 		for (k = 0; k < rc->n; k++) {
 			if (n && rc->c[n - 1].i == rc->c[k].i && rc->c[n - 1].j == rc->c[k].j) {
@@ -1052,6 +1154,7 @@ int regions__build(struct an *an)
 	if (!R)
 		return 0;
 	memset(&b, 0, sizeof(b));
+	b.R = R;
 	R->stamp = calloc(R->n, sizeof(*R->stamp));
 	R->list = malloc((R->n + 1) * sizeof(*R->list));
 	ret = R->stamp && R->list ? 0 : -ENOMEM;
@@ -1188,12 +1291,16 @@ static int write_xml(struct an *an, struct regions *R, const char *dir, char *er
 static char *put_u64(char *p, uint64_t v, char sep)
 {
 	char b[24];
-	const char *s = hc_fmt_u64(b, v);
-	size_t l = strlen(s);
+	int n = 0;
 
-	memcpy(p, s, l);
-	p[l] = sep;
-	return p + l + 1;
+	do {
+		b[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = b[--n];
+	*p++ = sep;
+	return p;
 }
 
 static void put_row(struct hc_out *o, uint32_t reg, uint32_t i, uint32_t j, const uint64_t in[2],
@@ -1208,8 +1315,8 @@ static void put_row(struct hc_out *o, uint32_t reg, uint32_t i, uint32_t j, cons
 	p = put_u64(p, in[1], ',');
 	p = put_u64(p, ex[0], ',');
 	p = put_u64(p, ex[1], '\n');
-	*p = '\0';
-	hc_out_puts(o, line);
+	if (fwrite(line, 1, (size_t)(p - line), o->f) != (size_t)(p - line) && !o->err)
+		o->err = errno ? errno : EIO;
 }
 
 static int write_csv(struct regions *R, const char *dir, char *err, size_t errlen)
