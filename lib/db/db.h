@@ -230,9 +230,16 @@ void hc_db_close(struct hc_db *db);
    zero unless written), root_m, pairs and pairs_top. The tables are then
    checked and indexed as after parsing, and every other file is read and
    checked as by hc_db_open. fill returns 0 or -errno. The analyzer's tests
-   check that both ways give the same model. */
+   check that both ways give the same model. skip_region_cells: regions.csv
+   (the regions' thread matrices, tens of MB; the text summary shows only
+   the regions' totals) is not read: every region's ncells is 0. */
 typedef int (*hc_db_experiment_fill)(struct hc_db *db, void *arg);
-int hc_db_open_with(const char *dir, hc_db_experiment_fill fill, void *arg, struct hc_db **out,
+struct hc_db_open_opts {
+	hc_db_experiment_fill fill;   /* NULL: experiment.xml is parsed */
+	void *arg;
+	bool skip_region_cells;
+};
+int hc_db_open_with(const char *dir, const struct hc_db_open_opts *o, struct hc_db **out,
                     char *err, size_t errsz);
 
 /* Lookups; NULL when absent. */

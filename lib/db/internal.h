@@ -19,6 +19,7 @@ struct load {
 	size_t errsz;
 	char path[PATH_MAX];   /* the file being read, as shown in messages */
 	const char *rel;       /* its name relative to the database */
+	bool skip_region_cells;   /* hc_db_open_opts */
 };
 
 /* Set ld->path to <dir>/<rel>; returns it. */

@@ -165,10 +165,11 @@ static int check_refs(struct load *ld)
 	return 0;
 }
 
-static int open_db(const char *dir, hc_db_experiment_fill fill, void *arg, struct hc_db **out,
+static int open_db(const char *dir, const struct hc_db_open_opts *o, struct hc_db **out,
                    char *err, size_t errsz)
 {
-	struct load ld = { .err = err, .errsz = errsz };
+	struct load ld = { .err = err, .errsz = errsz, .skip_region_cells = o && o->skip_region_cells };
+	hc_db_experiment_fill fill = o ? o->fill : NULL;
 	struct hc_db *db;
 	size_t len;
 	int rc;
@@ -201,7 +202,7 @@ static int open_db(const char *dir, hc_db_experiment_fill fill, void *arg, struc
 	if (!rc)
 		rc = read__threads(&ld);
 	if (!rc && fill) {
-		rc = fill(db, arg);
+		rc = fill(db, o->arg);
 		if (!rc)
 			rc = read__experiment_check(&ld);
 	} else if (!rc) {
@@ -229,13 +230,13 @@ static int open_db(const char *dir, hc_db_experiment_fill fill, void *arg, struc
 
 int hc_db_open(const char *dir, struct hc_db **out, char *err, size_t errsz)
 {
-	return open_db(dir, NULL, NULL, out, err, errsz);
+	return open_db(dir, NULL, out, err, errsz);
 }
 
-int hc_db_open_with(const char *dir, hc_db_experiment_fill fill, void *arg, struct hc_db **out,
+int hc_db_open_with(const char *dir, const struct hc_db_open_opts *o, struct hc_db **out,
                     char *err, size_t errsz)
 {
-	return open_db(dir, fill, arg, out, err, errsz);
+	return open_db(dir, o, out, err, errsz);
 }
 
 static void free_strv(char **v, size_t n)

@@ -317,7 +317,7 @@ int read__regions(struct load *ld)
 	free(stack);
 	if (!rc && !db->nregions)
 		rc = load__fail(ld, 0, "no <Region>: the program region is required");
-	if (!rc)
+	if (!rc && !ld->skip_region_cells)
 		rc = read_cells(ld);
 	if (!rc)
 		rc = check_totals(ld);
