@@ -84,12 +84,23 @@ void watch__disarm(struct rt_thread *t)
 		}
 }
 
+static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n);
+
 /* Re-target in place: one MODIFY_ATTRIBUTES per register, with disabled=0
    so the same call enables it (the kernel allows the attr to differ only
    in the breakpoint fields — address, type, length — and `disabled`).
    Registers beyond n go off. A set on a published load (t->det.writes_only)
    watches writes only: the load's writer is what it is there to catch. */
 int watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
+{
+	uint64_t t0 = soft__cpu_now();
+	int ret = watch_arm(t, addr, n);
+
+	soft__cost(t, RT_COST_ARM, t0);
+	return ret;
+}
+
+static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	uint32_t type = t->det.writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 
@@ -182,7 +193,19 @@ static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int sl
 	}
 }
 
+static void on_trap(struct rt_thread *t, int slot, void *uctx);
+
 void watch__on_trap(struct rt_thread *t, int slot, void *uctx)
+{
+	uint64_t t0 = soft__cpu_now();
+	bool exec = slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X;
+
+	on_trap(t, slot, uctx);
+	if (!exec)     /* a return breakpoint's burst is timed as a burst */
+		soft__cost(t, RT_COST_TRAP, t0);
+}
+
+static void on_trap(struct rt_thread *t, int slot, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_sample s;

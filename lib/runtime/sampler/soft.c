@@ -240,6 +240,8 @@ static void soft_atfork_child(void)
 #define EFLAGS_TF 0x100
 
 static uint64_t step_hist_total[RT_STEP_HIST + 1];   /* exited threads (atomic adds) */
+static uint64_t cost_hist_total[RT_COST_KINDS][RT_STEP_HIST + 1];
+static uint64_t cost_ns_total[RT_COST_KINDS];
 
 /* Thread CPU time, ns: what a burst costs the thread, its traps included
    (wall time would count the time it waited for a CPU). */
@@ -249,6 +251,29 @@ static uint64_t cpu_now(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t soft__cpu_now(void)
+{
+	return hc_rt.sampler_kind == HC_SAMPLER_SOFT ? cpu_now() : 0;
+}
+
+static unsigned hist_slot(uint64_t dt)
+{
+	unsigned b = hc_hist_bucket(dt);
+
+	return b < RT_STEP_HIST ? b : RT_STEP_HIST;
+}
+
+void soft__cost(struct rt_thread *t, unsigned kind, uint64_t t0)
+{
+	uint64_t dt;
+
+	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || !own(t) || kind >= RT_COST_KINDS)
+		return;
+	dt = cpu_now() - t0;
+	own(t)->cost_hist[kind][hist_slot(dt)]++;
+	own(t)->cost_ns[kind] += dt;
 }
 
 static void private_ranges(const struct rt_thread *t, struct hc_step_private *p)
@@ -460,6 +485,7 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 {
 	const ucontext_t *uc = uctx;
 	uint32_t node, k = hc_rt.opt.steps;
+	uint64_t t0;
 
 	if (!k)
 		return;
@@ -486,10 +512,12 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 	    t->watch.attr[0].bp_addr == t->cct.nodes[node].ip)
 		return;
 	hc_step_budget_charge(&own(t)->budget, 1);
+	t0 = cpu_now();
 	if (watch__arm_exec(t, t->cct.nodes[node].ip) == 0)
 		t->cnt.ret_bp_armed++;
 	else
 		t->cnt.watch_arm_failed++;
+	soft__cost(t, RT_COST_RET_ARM, t0);
 }
 
 void soft__on_ret_bp(struct rt_thread *t, void *uctx)
@@ -661,6 +689,13 @@ void soft__add_totals(const struct rt_thread *t)
 	for (int i = 0; i <= RT_STEP_HIST; i++)
 		if (own(t)->burst_hist[i])
 			__atomic_add_fetch(&step_hist_total[i], own(t)->burst_hist[i], __ATOMIC_RELAXED);
+	for (int k = 0; k < RT_COST_KINDS; k++) {
+		__atomic_add_fetch(&cost_ns_total[k], own(t)->cost_ns[k], __ATOMIC_RELAXED);
+		for (int i = 0; i <= RT_STEP_HIST; i++)
+			if (own(t)->cost_hist[k][i])
+				__atomic_add_fetch(&cost_hist_total[k][i], own(t)->cost_hist[k][i],
+				                   __ATOMIC_RELAXED);
+	}
 }
 
 static uint64_t quantile(const uint64_t *h, double q)
@@ -681,7 +716,27 @@ void soft__log(void)
 {
 	const struct rt_counters *c = &hc_rt.total;
 
-	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || !c->step_bursts)
+	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT)
+		return;
+	{
+		static const char *const what[RT_COST_KINDS] = {
+			"watchpoint set armed", "watchpoint trap handled", "return breakpoint armed",
+		};
+		for (int k = 0; k < RT_COST_KINDS; k++) {
+			uint64_t n = 0;
+
+			for (int i = 0; i <= RT_STEP_HIST; i++)
+				n += cost_hist_total[k][i];
+			if (n)
+				process__log("cost: %s: %llu times, median %llu ns, mean %llu ns of thread CPU "
+				             "time (the handler's part; per sample: mean %llu ns)", what[k],
+				             (unsigned long long)n,
+				             (unsigned long long)quantile(cost_hist_total[k], 0.5),
+				             (unsigned long long)(cost_ns_total[k] / n),
+				             (unsigned long long)(c->samples ? cost_ns_total[k] / c->samples : 0));
+		}
+	}
+	if (!c->step_bursts)
 		return;
 	process__log("single-step bursts: %llu bursts, %llu steps (%llu.%02llu per burst), %llu stores "
 	        "published; cost per burst (traps included): median %llu ns, mean %llu ns; "

@@ -20,6 +20,8 @@
 /* A burst without evidence of sharing: one in this many candidate samples. */
 #define RT_STEP_SEED_EVERY 32   /* as HC_HIST_BUCKETS: 4 buckets per octave */
 #define RT_RMW_CACHE 512        /* read-modify-write look-ahead entries, power of two */
+/* What soft__cost times (thread CPU time of the handler's part). */
+enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
 /* A return breakpoint after one in this many samples of private work. */
 #define RT_RET_EVERY 2
 
@@ -35,6 +37,8 @@ struct rt_soft_thread {
 	bool burst_loads;       /* the burst publishes shared loads too (a return burst) */
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
+	uint32_t cost_hist[RT_COST_KINDS][RT_STEP_HIST + 1];   /* soft__cost, thread CPU ns */
+	uint64_t cost_ns[RT_COST_KINDS];
 	struct {                /* read-modify-write look-ahead cache */
 		uint64_t pc;            /* where the look-ahead starts */
 		uint64_t store;         /* the store found there, 0 = none */
@@ -54,6 +58,10 @@ void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s
 /* The execute breakpoint on a return address fired (watch.c; signal
    context): a burst from the caller's code. */
 void soft__on_ret_bp(struct rt_thread *t, void *uctx);
+/* Thread CPU time now, ns, and the cost of one mechanism's run since t0
+   (watch.c: arms and traps; signal context). No-ops under other samplers. */
+uint64_t soft__cpu_now(void);
+void soft__cost(struct rt_thread *t, unsigned kind, uint64_t t0);
 /* End the burst now (the step could not be handled). */
 void soft__step_abort(struct rt_thread *t, void *uctx);
 /* A thread's burst cost histogram into the process totals (output.c). */
