@@ -310,6 +310,11 @@ void sigmask__hold(const siginfo_t *si, void *uc)
 
 	held = 1;
 	pause_sampling();
+	/* From a handler of ours pause_sampling cannot take the guard: our
+	   watchpoints (a data set, a return breakpoint) go off here, or one of
+	   their traps could take the pending slot. */
+	if (hc_self)
+		watch__disarm(hc_self);
 	/* A sample that fired just now would take the one pending slot. */
 	if (syscall(SYS_rt_sigtimedwait, &trap, &ours, &zero, sizeof trap) == SIGTRAP &&
 	    ours.si_code == TRAP_PERF && hc_self)

@@ -491,7 +491,9 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 		return;
 	if (refill)      /* a sample that did not consider a burst: its budget share */
 		hc_step_budget_refill(&own(t)->budget, hc_rt.opt.step_budget256, 4 * k);
-	if (hc_rt.nwatch < 1 || t->det.armed || own(t)->step_left)
+	/* Not while the application wants SIGTRAP blocked: its own SIGTRAP
+	   may need the one pending slot (sigmask.c). */
+	if (hc_rt.nwatch < 1 || t->det.armed || own(t)->step_left || sigmask__trap_wished())
 		return;
 	if (++own(t)->ret_skip < RT_RET_EVERY)
 		return;
