@@ -197,7 +197,7 @@ static int walk(struct rt_thread *t, void **fr, const uint64_t *stack, unsigned 
 }
 
 /* HC_NONE: the walk faulted, the sample must be dropped. */
-uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
+static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 {
 	const ucontext_t *uc = uctx;
 	uint64_t pc, sp;
@@ -264,4 +264,14 @@ uint32_t cct__context_here(struct rt_thread *t, int skip)
 	if (n <= skip)
 		return 0;
 	return cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
+}
+
+/* The context of a sample or trap, timed (cost.h: unwind). */
+uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
+{
+	uint64_t t0 = rt_cost_now();
+	uint32_t id = context(t, uctx, leaf_ip);
+
+	rt_cost_add(&t->cost[RT_MECH_UNWIND], rt_cost_now() - t0);
+	return id;
 }

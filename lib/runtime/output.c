@@ -221,6 +221,8 @@ int output__write_profile(struct rt_thread *t)
 	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
 		if (t->hist[i])
 			__atomic_add_fetch(&hc_rt.hist[i], t->hist[i], __ATOMIC_RELAXED);
+	for (int m = 0; m < RT_MECH_N; m++)
+		rt_cost_merge(&hc_rt.cost[m], &t->cost[m]);
 	soft__add_totals(t);
 	return ret;
 }
@@ -350,4 +352,23 @@ void output__write_process_log(void)
 	        (unsigned long long)(c->samples ? c->handler_ns / c->samples : 0),
 	        (unsigned long long)(c->handler_ns / 1000000), (unsigned long long)c->samples);
 	soft__log();
+	{
+		static const char *const name[RT_MECH_N] = {
+#define RT_COST_X(n, d) d,
+			RT_COST_LIST(RT_COST_X)
+#undef RT_COST_X
+		};
+		for (int m = 0; m < RT_MECH_N; m++) {
+			const struct rt_cost_total *k = &hc_rt.cost[m];
+			process__log("mechanism %-6s median %llu ns, mean %llu ns, p99 %llu ns, n %llu, total %llu us "
+			        "(wall time in the handler): %s",
+			        m == RT_MECH_SAMPLE ? "sample" : m == RT_MECH_DECODE ? "decode" :
+			        m == RT_MECH_UNWIND ? "unwind" : m == RT_MECH_DETECT ? "detect" :
+			        m == RT_MECH_ARM ? "arm" : m == RT_MECH_TRAP ? "trap" : "step",
+			        (unsigned long long)rt_cost_quantile(k, 0.5),
+			        (unsigned long long)(k->n ? k->sum_ns / k->n : 0),
+			        (unsigned long long)rt_cost_quantile(k, 0.99),
+			        (unsigned long long)k->n, (unsigned long long)(k->sum_ns / 1000), name[m]);
+		}
+	}
 }

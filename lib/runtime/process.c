@@ -203,6 +203,8 @@ static void read_options(struct rt_options *o)
 		o->step_budget256 = RT_STEP_BUDGET_DEFAULT256;
 	}
 	o->step_seed = (uint32_t)env_u64("HPCRUN_COMM_STEP_SEED", RT_STEP_SEED_EVERY);
+	/* Soft sampler: the watchpoints' context-switch gate (cost.h). */
+	o->switch_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_NS", RT_SWITCH_NS_DEFAULT);
 	s = getenv("HPCRUN_COMM_PUBLISH_LOADS");
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -550,6 +552,12 @@ static void process_init(bool after_fork)
 		        "on average at most%s", hc_rt.opt.steps, hc_rt.opt.step_budget256 / 256,
 		        hc_rt.opt.step_budget256 % 256 * 100 / 256,
 		        hc_rt.opt.steps ? "" : " (off: HPCRUN_COMM_STEPS=0)");
+	if (kind == HC_SAMPLER_SOFT && !hc_rt.opt.per_thread)
+		process__log("watchpoints' context-switch gate: a thread opens its watchpoints only while "
+		        "its context switches x %u ns stay within %u.%u%% of its CPU time%s (opening them "
+		        "un-clones its perf context: every later switch restarts the sampler's timer)",
+		        hc_rt.opt.switch_ns, RT_SWITCH_BUDGET_PERMILLE / 10, RT_SWITCH_BUDGET_PERMILLE % 10,
+		        hc_rt.opt.switch_ns ? "" : " (off: HPCRUN_COMM_SWITCH_NS=0)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("loads of shared-looking memory published: %s", hc_rt.dcfg.publish_loads ?
 		        "yes" : "no (HPCRUN_COMM_PUBLISH_LOADS=0)");
@@ -620,6 +628,7 @@ void process__resume_after_exec_failure(void)
 	hc_rt.opt.gen++;
 	memset(&hc_rt.total, 0, sizeof hc_rt.total);
 	memset(hc_rt.hist, 0, sizeof hc_rt.hist);
+	memset(hc_rt.cost, 0, sizeof hc_rt.cost);
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
 		struct rt_thread *t = hc_rt.live[i];
 		if (!t)
@@ -629,6 +638,7 @@ void process__resume_after_exec_failure(void)
 		t->events.n = 0;
 		memset(&t->cnt, 0, sizeof t->cnt);
 		memset(t->hist, 0, sizeof t->hist);
+		memset(t->cost, 0, sizeof t->cost);
 		t->id.end_ns = 0;
 		t->snap.written = 0;           /* new generation, new file names */
 		t->snap.key = 0;

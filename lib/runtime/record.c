@@ -108,6 +108,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 {
 	struct hc_detect_result res;
 	struct hc_comm comm;
+	uint64_t t0;
 
 	/* What publishes (non-private stores; non-private loads with
 	   publish_loads) takes its context along in the entry: unwind now for
@@ -117,7 +118,9 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	s->ctx = publishes ? cct__context(t, uctx, leaf) : HC_NONE;
 	if (s->ctx == HC_NONE && publishes)
 		return;                    /* the walk faulted: sample dropped */
+	t0 = process__now();
 	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
+	rt_cost_add(&t->cost[RT_MECH_DETECT], process__now() - t0);
 	if (res.published == 1 && s->is_store)
 		t->cnt.published++;
 	else if (res.published == 1)
@@ -134,10 +137,22 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 			record__comm(t, &comm);
 	}
 	if (res.arm) {
-		if (watch__arm(t, res.watch_addr, res.nwatch) == 0) {
+		int err;
+
+		t0 = process__now();
+		err = watch__arm(t, res.watch_addr, res.nwatch);
+		if (err != -EAGAIN)        /* -EAGAIN: the switch gate said no, nothing asked */
+			rt_cost_add(&t->cost[RT_MECH_ARM], process__now() - t0);
+		if (err == 0) {
 			t->cnt.watch_armed++;
 		} else {
-			t->cnt.watch_arm_failed++;
+			static int said;
+
+			if (err != -EAGAIN)
+				t->cnt.watch_arm_failed++;
+			if (err != -EAGAIN && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+				process__log("thread %u: arming %u watchpoints failed: errno %d (first failure; "
+				        "counter watch_arm_failed)", t->id.index, res.nwatch, -err);
 			hc_detect_arm_failed(&t->det);
 		}
 	}

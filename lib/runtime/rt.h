@@ -25,6 +25,7 @@
 #include "pmu/perfbuf.h"
 #include "probe/probe.h"
 #include "runtime/loadmap.h"
+#include "runtime/cost.h"
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */
@@ -63,7 +64,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(samples) X(samples_blocked) X(samples_in_runtime) X(samples_with_access_at_pc) X(samples_recovered_prev) X(samples_recovered_reload) \
 	X(samples_undecodable) X(samples_no_access) X(handler_ns) X(prev_walks) X(samples_stack_only) X(samples_rmw_store) \
 	X(published) X(published_loads) X(published_trap) X(publish_lost_race) X(publish_refused) X(detections_sample) \
-	X(watch_armed) X(watch_arm_failed) X(traps) X(traps_matched) X(traps_unmatched) X(traps_load_load) \
+	X(watch_armed) X(watch_arm_failed) X(watch_gated) X(traps) X(traps_matched) X(traps_unmatched) X(traps_load_load) \
 	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_faults) X(unwind_cached) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
@@ -197,6 +198,8 @@ struct rt_thread {
 	/* --- accounting --- */
 	struct rt_counters cnt;
 	uint32_t hist[HC_HIST_BUCKETS + 1];   /* handler cost; last = overflow */
+	struct rt_cost_hist cost[RT_MECH_N];  /* per mechanism (cost.h) */
+	struct rt_switch_gate swgate;         /* may this thread open watchpoints (cost.h) */
 };
 
 /* Options, from the environment set by the launcher (parsed once, at load). */
@@ -215,6 +218,7 @@ struct rt_options {
 	uint32_t steps;             /* soft sampler: most steps of a burst after a sample, 0 = none */
 	uint32_t step_budget256;    /* soft sampler: steps allowed per sample on average, x 256 */
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
+	uint32_t switch_ns;         /* soft sampler: watchpoint gate's cost per context switch, 0 = off */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */
@@ -248,6 +252,7 @@ struct rt_runtime {
 	/* totals of exited threads, for the process log */
 	struct rt_counters total;
 	uint64_t hist[HC_HIST_BUCKETS + 1];
+	struct rt_cost_total cost[RT_MECH_N];
 	uint32_t threads_seen, threads_unmeasured;
 	uint64_t samples_outside;    /* sample SIGTRAPs in threads without a record (atomic) */
 	int      writing;            /* threads writing their own profile right now */
@@ -277,6 +282,7 @@ bool process__env_is_launcher(const char *entry);
 struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                    uint64_t start_fn);
 void thread__end(struct rt_thread *t);
+bool thread__watch_allowed(struct rt_thread *t);
 void thread__flush_all(void);
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
 static inline void thread__arena_release(struct hc_arena *a)

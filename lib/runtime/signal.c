@@ -182,11 +182,15 @@ static void work(void *p)
 		watch__on_trap(t, COOKIE_SLOT(w->cookie), w->uc);
 	else if (kind == COOKIE_STEP)
 		soft__on_step(t, w->uc);
-	if (kind == COOKIE_SAMPLE) {
+	{
 		uint64_t dt = process__now() - t0;
 
-		t->hist[hc_hist_bucket(dt)]++;
-		t->cnt.handler_ns += dt;
+		if (kind == COOKIE_SAMPLE) {
+			t->hist[hc_hist_bucket(dt)]++;
+			t->cnt.handler_ns += dt;
+		}
+		rt_cost_add(&t->cost[kind == COOKIE_SAMPLE ? RT_MECH_SAMPLE :
+		                     kind == COOKIE_WATCH ? RT_MECH_TRAP : RT_MECH_STEP], dt);
 	}
 	t->cnt.prev_walks += t->prev->walks - walks;
 	{

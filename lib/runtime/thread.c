@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,6 +164,8 @@ static int start_perf(struct rt_thread *t)
 		w = 0;
 	if (w > 0)
 		w = watch__thread_start(t, w);
+	rt_switch_gate_init(&t->swgate, hc_rt.sampler_kind == HC_SAMPLER_SOFT && !hc_rt.opt.per_thread ?
+	                    hc_rt.opt.switch_ns : 0, RT_SWITCH_BUDGET_PERMILLE, RT_SWITCH_WINDOW_NS);
 	if (w < hc_rt.nwatch) {
 		__atomic_add_fetch(w ? &fds__stats.threads_watch_reduced : &fds__stats.threads_watch_none,
 		                   1, __ATOMIC_RELAXED);
@@ -186,6 +189,25 @@ static int start_perf(struct rt_thread *t)
 
 static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,
                                       uint64_t start_fn);
+
+/* May the thread open its watchpoints now (its first arm)? Not while it
+   switches so often that the un-cloned perf context would cost more than
+   the budget (cost.h, the context-switch gate). Signal context: one
+   getrusage system call. */
+bool thread__watch_allowed(struct rt_thread *t)
+{
+	struct rusage ru;
+	uint64_t cpu;
+
+	if (!t->swgate.switch_ns || getrusage(RUSAGE_THREAD, &ru) < 0)
+		return true;
+	cpu = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+	      ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+	if (rt_switch_gate_allows(&t->swgate, cpu, (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw))
+		return true;
+	t->cnt.watch_gated++;
+	return false;
+}
 
 /* Measure the calling thread from now on. What libc allocates meanwhile
    (pthread_getattr_np's attribute copies, the main thread's read of

@@ -104,6 +104,8 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	uint32_t type = t->det.writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 
+	if (!t->watch.opened && !thread__watch_allowed(t))
+		return -EAGAIN;            /* switches too often for now (cost.h) */
 	if (!t->watch.opened)
 		open_all(t);
 	if (n > (uint32_t)t->watch.n)
@@ -135,6 +137,8 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
    be armed. */
 int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 {
+	if (!t->watch.opened && !thread__watch_allowed(t))
+		return -EAGAIN;
 	if (!t->watch.opened)
 		open_all(t);
 	if (t->watch.n < 1)

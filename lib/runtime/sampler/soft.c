@@ -486,6 +486,7 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 	const ucontext_t *uc = uctx;
 	uint32_t node, k = hc_rt.opt.steps;
 	uint64_t t0;
+	int err;
 
 	if (!k)
 		return;
@@ -515,9 +516,10 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 		return;
 	hc_step_budget_charge(&own(t)->budget, 1);
 	t0 = cpu_now();
-	if (watch__arm_exec(t, t->cct.nodes[node].ip) == 0)
+	err = watch__arm_exec(t, t->cct.nodes[node].ip);
+	if (err == 0)
 		t->cnt.ret_bp_armed++;
-	else
+	else if (err != -EAGAIN)          /* -EAGAIN: the switch gate (cost.h) */
 		t->cnt.watch_arm_failed++;
 	soft__cost(t, RT_COST_RET_ARM, t0);
 }
@@ -649,6 +651,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	}
 
 	s.time = process__now();
+	rt_cost_add(&t->cost[RT_MECH_DECODE], s.time - t->sampler.busy_cur);   /* since the handler's start */
 	s.addr = acc->ea;
 	s.len = acc->size;
 	s.is_store = (acc->rw & HC_ACC_W) != 0;

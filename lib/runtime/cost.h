@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* cost.h — what each mechanism of the runtime costs per use, and the
+   context-switch gate of the watchpoints (doc/performance.md, "Cost per
+   mechanism" and "Oversubscription"). Pure and async-signal-safe: the
+   histograms use the handler-cost buckets of rt.h (4 per octave); the
+   runtime keeps one set per thread (signal context, no atomics) and adds
+   it into process totals when the thread ends. */
+#ifndef HC_RUNTIME_COST_H
+#define HC_RUNTIME_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#ifndef HC_HIST_BUCKETS
+#define HC_HIST_BUCKETS 88         /* must match rt.h */
+#endif
+
+/* The mechanisms, in the order of the log's lines. */
+#define RT_COST_LIST(X) \
+	X(SAMPLE,  "sample handler (all of it, user time)") \
+	X(DECODE,  "decode (registers, previous instruction, access)") \
+	X(UNWIND,  "unwind (calling context)") \
+	X(DETECT,  "detect + publish (bulletin board)") \
+	X(ARM,     "watchpoint arm (MODIFY_ATTRIBUTES ioctls)") \
+	X(TRAP,    "watchpoint / breakpoint trap handler") \
+	X(STEP,    "single-step trap handler (one step)")
+
+enum rt_cost_mech {
+#define RT_COST_X(n, d) RT_MECH_##n,
+	RT_COST_LIST(RT_COST_X)
+#undef RT_COST_X
+	RT_MECH_N
+};
+
+/* One mechanism's durations: histogram (last bucket = overflow), sum,
+   count. uint32 buckets per thread; the process totals are uint64. */
+struct rt_cost_hist {
+	uint32_t b[HC_HIST_BUCKETS + 1];
+	uint64_t sum_ns, n;
+};
+struct rt_cost_total {
+	uint64_t b[HC_HIST_BUCKETS + 1];
+	uint64_t sum_ns, n;
+};
+
+/* Histogram bucket helpers, the same as rt.h's (repeated here so the
+   header stands alone for its unit test). */
+static inline unsigned rt_cost_bucket(uint64_t ns)
+{
+	unsigned e, b;
+
+	if (ns < 4)
+		return (unsigned)ns;
+	e = 63u - (unsigned)__builtin_clzll(ns);
+	b = 4 * e + (unsigned)((ns >> (e - 2)) & 3);
+	return b < HC_HIST_BUCKETS ? b : HC_HIST_BUCKETS;
+}
+static inline uint64_t rt_cost_low(unsigned b)
+{
+	return b < 8 ? b : (uint64_t)(4 + (b & 3)) << (b / 4 - 2);
+}
+static inline uint64_t rt_cost_width(unsigned b)
+{
+	return b < 8 ? 1 : 1ull << (b / 4 - 2);
+}
+
+/* Now, in ns (CLOCK_MONOTONIC, vDSO: async-signal-safe). */
+static inline uint64_t rt_cost_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void rt_cost_add(struct rt_cost_hist *h, uint64_t ns)
+{
+	h->b[rt_cost_bucket(ns)]++;
+	h->sum_ns += ns;
+	h->n++;
+}
+
+/* Thread totals into the process totals (atomic adds: threads end
+   concurrently). */
+static inline void rt_cost_merge(struct rt_cost_total *to, const struct rt_cost_hist *h)
+{
+	if (!h->n)
+		return;
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
+		if (h->b[i])
+			__atomic_add_fetch(&to->b[i], h->b[i], __ATOMIC_RELAXED);
+	__atomic_add_fetch(&to->sum_ns, h->sum_ns, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&to->n, h->n, __ATOMIC_RELAXED);
+}
+
+/* The q-quantile in ns: the midpoint of the bucket that holds it (the
+   overflow bucket answers its lower bound); 0 when empty. */
+static inline uint64_t rt_cost_quantile(const struct rt_cost_total *t, double q)
+{
+	uint64_t total = 0, acc = 0, want;
+
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
+		total += t->b[i];
+	if (!total)
+		return 0;
+	want = (uint64_t)(q * (double)total);
+	if (want >= total)
+		want = total - 1;
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++) {
+		acc += t->b[i];
+		if (acc > want)
+			return i == HC_HIST_BUCKETS ? rt_cost_low(HC_HIST_BUCKETS)
+			                            : rt_cost_low((unsigned)i) + rt_cost_width((unsigned)i) / 2;
+	}
+	return rt_cost_low(HC_HIST_BUCKETS);
+}
+
+/* The context-switch gate of the watchpoints.
+
+   Why: the soft sampler's task-clock event is inherited, so every thread's
+   perf context is a clone of its creator's, and at a context switch
+   between two such threads the kernel swaps the contexts without stopping
+   the event (perf_event_context_sched_out, context_equiv). The first
+   breakpoint event a thread opens un-clones its context for good: from
+   then on every switch in or out of it stops and restarts the task-clock's
+   hrtimer, two timer reprogrammings that trap to the hypervisor on this VM
+   (≈ 10 µs of CPU per switch, bench/overhead/switch_cost.c). A thread
+   that blocks often (an OpenMP barrier with more threads than CPUs: one
+   switch per ≈ 70 µs of CPU) then pays more in switches than in samples.
+
+   The rule: a thread opens its watchpoints only while its switches, each
+   charged `switch_ns`, stay within `budget_permille` of its CPU time,
+   judged over the current window together with the previous one (a window
+   ends once it holds `min_cpu_ns` of CPU; the verdict reflects the last
+   two, whatever the thread did long ago). A thread that has not switched
+   is allowed at once. Once a thread has opened its watchpoints the gate is
+   no longer asked (the un-cloning cannot be undone). Pure: the runtime
+   feeds it getrusage(RUSAGE_THREAD) figures. */
+#define RT_SWITCH_NS_DEFAULT      10000u     /* HPCRUN_COMM_SWITCH_NS; measured 9.6-11 µs */
+#define RT_SWITCH_BUDGET_PERMILLE 30u        /* 3 % of the thread's CPU time */
+#define RT_SWITCH_WINDOW_NS       20000000u  /* 20 ms of CPU per window */
+
+struct rt_switch_gate {
+	uint64_t cpu0_ns, sw0;        /* the current window's start */
+	uint64_t prev_cpu_ns, prev_sw; /* the previous window's length and switches */
+	uint32_t switch_ns;           /* cost charged per switch; 0 = gate off */
+	uint32_t budget_permille;     /* allowed share of the CPU time */
+	uint64_t min_cpu_ns;          /* a window's length in CPU time */
+};
+
+static inline void rt_switch_gate_init(struct rt_switch_gate *g, uint32_t switch_ns,
+                                       uint32_t budget_permille, uint64_t min_cpu_ns)
+{
+	g->cpu0_ns = g->sw0 = g->prev_cpu_ns = g->prev_sw = 0;
+	g->switch_ns = switch_ns;
+	g->budget_permille = budget_permille;
+	g->min_cpu_ns = min_cpu_ns;
+}
+
+/* Verdict for a thread that has used cpu_ns of CPU and switched sw times in
+   all (since its start). */
+static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_ns, uint64_t sw)
+{
+	uint64_t dcpu, dsw;
+
+	if (!g->switch_ns)
+		return true;
+	if (cpu_ns < g->cpu0_ns || sw < g->sw0) {      /* counters went back: start over */
+		g->cpu0_ns = cpu_ns;
+		g->sw0 = sw;
+		g->prev_cpu_ns = g->prev_sw = 0;
+	}
+	dcpu = cpu_ns - g->cpu0_ns;
+	dsw = sw - g->sw0;
+	if (dcpu >= g->min_cpu_ns) {                     /* window complete: roll */
+		g->prev_cpu_ns = dcpu;
+		g->prev_sw = dsw;
+		g->cpu0_ns = cpu_ns;
+		g->sw0 = sw;
+		dcpu = dsw = 0;
+	}
+	dcpu += g->prev_cpu_ns;
+	dsw += g->prev_sw;
+	return dsw * g->switch_ns * 1000 <= dcpu * g->budget_permille;
+}
+
+#endif

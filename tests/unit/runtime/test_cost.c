@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_cost.c — cost.h: the per-mechanism cost histograms (add, merge,
+   quantiles, mean) and the watchpoints' context-switch gate on synthetic
+   getrusage figures: a thread that never switches is allowed, one that
+   switches once per 70 µs of CPU (an oversubscribed OpenMP barrier) is
+   refused, the verdict follows a change of behaviour within two windows,
+   counters that go back restart the gate, and switch_ns 0 turns it off. */
+#include <stdint.h>
+#include <string.h>
+
+#include "runtime/cost.h"
+#include "hc_test.h"
+
+static void histograms(void)
+{
+	struct rt_cost_hist a, b;
+	struct rt_cost_total t;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	memset(&t, 0, sizeof t);
+	CHECK_EQ_U64(rt_cost_quantile(&t, 0.5), 0);
+	for (int i = 0; i < 99; i++)
+		rt_cost_add(&a, 1000);                 /* 99 x 1 µs */
+	rt_cost_add(&b, 100000);                   /* one 100 µs outlier */
+	rt_cost_merge(&t, &a);
+	rt_cost_merge(&t, &b);
+	CHECK_EQ_U64(t.n, 100);
+	CHECK_EQ_U64(t.sum_ns, 99 * 1000 + 100000);
+	/* the median lies in 1 µs's bucket (within its quarter octave) */
+	CHECK(rt_cost_quantile(&t, 0.5) >= 896 && rt_cost_quantile(&t, 0.5) <= 1152);
+	CHECK(rt_cost_quantile(&t, 0.999) >= 90000 && rt_cost_quantile(&t, 0.999) <= 115000);
+	/* the mean sees the outlier, the median does not */
+	CHECK_EQ_U64(t.sum_ns / t.n, 1990);
+	/* overflow: reported as the last bucket's lower bound */
+	memset(&a, 0, sizeof a);
+	memset(&t, 0, sizeof t);
+	rt_cost_add(&a, UINT64_C(1) << 40);
+	rt_cost_merge(&t, &a);
+	CHECK_EQ_U64(rt_cost_quantile(&t, 0.5), rt_cost_low(HC_HIST_BUCKETS));
+	CHECK_EQ_U64(rt_cost_bucket(12345), rt_cost_bucket(12345));
+	for (uint64_t ns = 8; ns < (1u << 20); ns += ns / 7) {
+		unsigned k = rt_cost_bucket(ns);
+		CHECK(ns >= rt_cost_low(k) && ns < rt_cost_low(k) + rt_cost_width(k));
+	}
+}
+
+static void gate(void)
+{
+	struct rt_switch_gate g;
+	uint64_t cpu = 0, sw = 0;
+	int allowed = 0;
+
+	/* never switches: allowed from the start, and stays so */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	CHECK(rt_switch_gate_allows(&g, 0, 0));
+	for (cpu = 500000; cpu < 200000000; cpu += 500000)
+		CHECK(rt_switch_gate_allows(&g, cpu, 0));
+
+	/* one switch per 70 µs of CPU: 10 µs each is 14 % > 3 %: refused at
+	   its first sample (500 µs, 7 switches) and later */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	for (cpu = 500000; cpu < 200000000; cpu += 500000)
+		allowed += rt_switch_gate_allows(&g, cpu, cpu / 70000);
+	CHECK_EQ_U64(allowed, 0);
+
+	/* one switch per 1 ms of CPU (a barrier per sweep at threads = CPUs):
+	   1 % < 3 %: allowed */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	allowed = 0;
+	for (cpu = 500000; cpu < 200000000; cpu += 500000)
+		allowed += rt_switch_gate_allows(&g, cpu, cpu / 1000000);
+	CHECK_EQ_U64(allowed, 399);
+
+	/* just over and just under the budget: 3 % = one 10 µs switch per
+	   333 µs */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	CHECK(!rt_switch_gate_allows(&g, 30000000, 91));
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	CHECK(rt_switch_gate_allows(&g, 30000000, 90));
+
+	/* behaviour changes: a serial phase (allowed), then a blocking phase:
+	   refused within two windows (40 ms of CPU); back to no switches:
+	   allowed again within two windows */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	sw = 0;
+	for (cpu = 0; cpu < 100000000; cpu += 500000)
+		CHECK(rt_switch_gate_allows(&g, cpu, sw));
+	for (; cpu < 140000000; cpu += 500000)
+		sw += 7, (void)rt_switch_gate_allows(&g, cpu, sw);
+	CHECK(!rt_switch_gate_allows(&g, cpu, sw));
+	for (uint64_t end = cpu + 40500000; cpu < end; cpu += 500000)
+		(void)rt_switch_gate_allows(&g, cpu, sw);
+	CHECK(rt_switch_gate_allows(&g, cpu, sw));
+
+	/* counters that go back (a recycled record): start over */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	CHECK(!rt_switch_gate_allows(&g, 1000000, 100));
+	CHECK(rt_switch_gate_allows(&g, 500000, 0));
+
+	/* switch_ns 0: the gate is off */
+	rt_switch_gate_init(&g, 0, 30, 20000000);
+	CHECK(rt_switch_gate_allows(&g, 1000, 1000000));
+}
+
+int main(void)
+{
+	histograms();
+	gate();
+	return hc_test_done("test_cost");
+}
