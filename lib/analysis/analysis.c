@@ -384,13 +384,15 @@ out_early:
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "region mat.");
-	ret = views__init(&an, o->window_ns, &an.views);
+	/* HC_BENCH_NO_VIEWS=1: no phases.xml or locality.xml, to measure what
+	   they cost (doc/performance.md); not for users. */
+	ret = getenv("HC_BENCH_NO_VIEWS") ? 0 : views__init(&an, o->window_ns, &an.views);
 	if (!ret)
 		ret = objects__build(&an, &objs);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "objects");
-	ret = views__finish(&an, an.views, objs);
+	ret = an.views ? views__finish(&an, an.views, objs) : 0;
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "views");

@@ -30,10 +30,82 @@
 #include "analysis/views.h"
 #include "analysis/objects.h"
 
-struct views_worker {
-	struct agg cells;           /* (window, i, j), i < j -> (true, false) */
-	struct agg objs;            /* (window | kind << 32, a, b) -> (true, false) */
+/* A direct-mapped combining cache in front of an agg: a thread's events
+   come in time order, so within a window the same few (window, peer) and
+   (window, object) keys repeat; summing them in 40 KB that stay in cache and
+   handing each key to the big table once per stay costs a fraction of a
+   hash-table probe per event (doc/performance.md, "Phases and locality"). */
+#define CC_SLOTS 1024u
+struct ccache {
+	struct hkey k[CC_SLOTS];    /* a = UINT64_MAX: empty */
+	uint64_t v[CC_SLOTS][2];
 };
+
+struct wc {                     /* one window cell */
+	uint32_t win, i, j;
+	uint64_t t, f;
+};
+
+struct views_worker {
+	struct wc *raw;             /* window cells as the cache lets them go: (window, i, j),
+	                               i < j, repeated keys summed at the end (sorting, no
+	                               hashing) */
+	uint32_t nraw, rawcap;
+	struct agg objs;            /* (window | kind << 32, a, b) -> (true, false) */
+	struct ccache *cc_cells, *cc_objs;
+};
+
+static void cc_init(struct ccache *c)
+{
+	for (uint32_t i = 0; i < CC_SLOTS; i++)
+		c->k[i].a = UINT64_MAX;
+}
+
+/* Let one entry go: into the objects' table, or (g NULL) onto the raw cells. */
+static int cc_out(struct views_worker *w, struct agg *g, const struct hkey *k, const uint64_t v[2])
+{
+	if (g)
+		return agg__add(g, k, v[0], v[1]);
+	if (w->nraw == w->rawcap && an__grow(&w->raw, &w->rawcap, w->nraw + 1, sizeof(*w->raw)))
+		return -ENOMEM;
+	w->raw[w->nraw++] = (struct wc){ (uint32_t)k->a, (uint32_t)k->b, (uint32_t)k->c, v[0], v[1] };
+	return 0;
+}
+
+static int cc_flush(struct ccache *c, struct views_worker *w, struct agg *g)
+{
+	for (uint32_t i = 0; i < CC_SLOTS; i++)
+		if (c->k[i].a != UINT64_MAX) {
+			int ret = cc_out(w, g, &c->k[i], c->v[i]);
+			if (ret)
+				return ret;
+			c->k[i].a = UINT64_MAX;
+		}
+	return 0;
+}
+
+static int cc_add(struct ccache *c, struct views_worker *w, struct agg *g, const struct hkey *k,
+                  uint64_t t, uint64_t f)
+{
+	uint64_t h = (k->a * 0x9E3779B97F4A7C15ull) ^ (k->b * 0xC2B2AE3D27D4EB4Full) ^
+	             (k->c * 0x165667B19E3779F9ull);
+	uint32_t s = (uint32_t)(h >> 54) & (CC_SLOTS - 1);
+
+	if (c->k[s].a == k->a && c->k[s].b == k->b && c->k[s].c == k->c) {
+		c->v[s][0] += t;
+		c->v[s][1] += f;
+		return 0;
+	}
+	if (c->k[s].a != UINT64_MAX) {
+		int ret = cc_out(w, g, &c->k[s], c->v[s]);
+		if (ret)
+			return ret;
+	}
+	c->k[s] = *k;
+	c->v[s][0] = t;
+	c->v[s][1] = f;
+	return 0;
+}
 
 struct vphase {
 	uint32_t first, last;       /* windows */
@@ -304,9 +376,16 @@ int views__init(struct an *an, uint64_t window_ns, struct views **out)
 	v->nwin = (uint32_t)((v->span + v->width - 1) / v->width);
 	if (!v->nwin)
 		v->nwin = 1;
-	for (i = 0; i < v->nw; i++)
-		if (agg__init(&v->w[i].cells, 64) || agg__init(&v->w[i].objs, 64))
+	for (i = 0; i < v->nw; i++) {
+		if (agg__init(&v->w[i].objs, 64))
 			goto out;
+		v->w[i].cc_cells = malloc(sizeof(struct ccache));
+		v->w[i].cc_objs = malloc(sizeof(struct ccache));
+		if (!v->w[i].cc_cells || !v->w[i].cc_objs)
+			goto out;
+		cc_init(v->w[i].cc_cells);
+		cc_init(v->w[i].cc_objs);
+	}
 	if ((ret = numa__init(&v->numa, v->nw)))
 		goto out;
 	*out = v;
@@ -323,8 +402,10 @@ void views__free(struct views *v)
 	if (!v)
 		return;
 	for (unsigned i = 0; v->w && i < v->nw; i++) {
-		agg__free(&v->w[i].cells);
+		free(v->w[i].raw);
 		agg__free(&v->w[i].objs);
+		free(v->w[i].cc_cells);
+		free(v->w[i].cc_objs);
 	}
 	free(v->w);
 	for (uint32_t k = 0; v->ph && k < v->nph; k++)
@@ -361,15 +442,15 @@ int views__event(struct views_worker *w, const struct an *an, const struct an_pr
 		win = v->nwin - 1;
 	if (g != HC_NONE && gp != HC_NONE && g != gp) {
 		k = (struct hkey){ win, g < gp ? g : gp, g < gp ? gp : g };
-		if ((ret = agg__add(&w->cells, &k, wt, wf)))
+		if ((ret = cc_add(w->cc_cells, w, NULL, &k, wt, wf)))
 			return ret;
 	}
 	k = (struct hkey){ win | ka->a << 32, ka->b, ka->c };
-	if ((ret = agg__add(&w->objs, &k, wt, wf)))
+	if ((ret = cc_add(w->cc_objs, w, &w->objs, &k, wt, wf)))
 		return ret;
 	if (kb->a != ka->a || kb->b != ka->b || kb->c != ka->c) {
 		k = (struct hkey){ win | kb->a << 32, kb->b, kb->c };
-		if ((ret = agg__add(&w->objs, &k, wt, wf)))
+		if ((ret = cc_add(w->cc_objs, w, &w->objs, &k, wt, wf)))
 			return ret;
 	}
 	return numa__event(v->numa, (unsigned)(w - v->w), an, p, hp, evi, ev, g, gp, ka, kb, wt, wf);
@@ -377,17 +458,21 @@ int views__event(struct views_worker *w, const struct an *an, const struct an_pr
 
 /* ---------------- finishing ---------------- */
 
-struct wc {                     /* one window cell */
-	uint32_t win, i, j;
-	uint64_t t, f;
-};
-
 static int cmp_wc(const void *x, const void *y)
 {
 	const struct wc *a = x, *b = y;
 
 	if (a->win != b->win)
 		return a->win < b->win ? -1 : 1;
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return (a->j > b->j) - (a->j < b->j);
+}
+
+static int cmp_mcell(const void *x, const void *y)
+{
+	const struct mcell *a = x, *b = y;
+
 	if (a->i != b->i)
 		return a->i < b->i ? -1 : 1;
 	return (a->j > b->j) - (a->j < b->j);
@@ -407,36 +492,76 @@ static int cmp_rank_ent(const void *x, const void *y)
 	return (a->x > b->x) - (a->x < b->x);
 }
 
+/* Sum the entries with equal (i, j) of cells sorted by (i, j), in place;
+   returns the new count. */
+static uint32_t reduce_ij(struct mcell *c, uint32_t n)
+{
+	uint32_t o = 0;
+
+	for (uint32_t x = 0; x < n; x++) {
+		if (o && c[o - 1].i == c[x].i && c[o - 1].j == c[x].j) {
+			c[o - 1].v[0] += c[x].v[0];
+			c[o - 1].v[1] += c[x].v[1];
+		} else {
+			c[o++] = c[x];
+		}
+	}
+	return o;
+}
+
 int views__finish(struct an *an, struct views *v, const struct objects *ob)
 {
-	struct agg cells, objs, pairs_tot;
+	struct agg objs;
 	struct hmap okey;           /* object key -> objects.xml index */
 	struct wc *wc = NULL;
+	struct mcell *pc = NULL;    /* whole-run pair volumes */
 	struct vcell **vec = NULL;
-	uint32_t *nvec = NULL, *oidx = NULL, nwc = 0, i, w, k, nobj;
+	uint32_t *nvec = NULL, *oidx = NULL, nwc = 0, npc = 0, i, w, k, nobj;
 	uint64_t *objtot = NULL;
+	size_t total = 0;
 	int ret = -ENOMEM;
 
-	memset(&cells, 0, sizeof(cells));
 	memset(&objs, 0, sizeof(objs));
-	memset(&pairs_tot, 0, sizeof(pairs_tot));
 	memset(&okey, 0, sizeof(okey));
 	v->ob = ob;
-	if (agg__init(&cells, 256) || agg__init(&objs, 256) || agg__init(&pairs_tot, 64) ||
-	    hmap__init(&okey, 64))
+	if (agg__init(&objs, 256) || hmap__init(&okey, 64))
 		goto out;
 	for (unsigned x = 0; x < v->nw; x++) {
-		for (i = 0; i < v->w[x].cells.h.n; i++)
-			if (agg__add(&cells, &v->w[x].cells.h.keys[i], v->w[x].cells.v[i][0],
-			             v->w[x].cells.v[i][1]))
-				goto out;
+		if (cc_flush(v->w[x].cc_cells, &v->w[x], NULL) ||
+		    cc_flush(v->w[x].cc_objs, &v->w[x], &v->w[x].objs))
+			goto out;
+		total += v->w[x].nraw;
+	}
+	/* Window cells in order, repeated keys summed. */
+	wc = malloc((total ? total : 1) * sizeof(*wc));
+	if (!wc)
+		goto out;
+	for (unsigned x = 0; x < v->nw; x++) {
+		memcpy(wc + nwc, v->w[x].raw, (size_t)v->w[x].nraw * sizeof(*wc));
+		nwc += v->w[x].nraw;
+		free(v->w[x].raw);
+		v->w[x].raw = NULL;
+		v->w[x].nraw = v->w[x].rawcap = 0;
 		for (i = 0; i < v->w[x].objs.h.n; i++)
 			if (agg__add(&objs, &v->w[x].objs.h.keys[i], v->w[x].objs.v[i][0],
 			             v->w[x].objs.v[i][1]))
 				goto out;
-		agg__free(&v->w[x].cells);
 		agg__free(&v->w[x].objs);
-		memset(&v->w[x], 0, sizeof(v->w[x]));
+		memset(&v->w[x].objs, 0, sizeof(v->w[x].objs));
+	}
+	qsort(wc, nwc, sizeof(*wc), cmp_wc);
+	{
+		uint32_t o = 0;
+		for (i = 0; i < nwc; i++) {
+			if (o && wc[o - 1].win == wc[i].win && wc[o - 1].i == wc[i].i &&
+			    wc[o - 1].j == wc[i].j) {
+				wc[o - 1].t += wc[i].t;
+				wc[o - 1].f += wc[i].f;
+			} else {
+				wc[o++] = wc[i];
+			}
+		}
+		nwc = o;
 	}
 	/* Objects: their objects.xml index by key. */
 	nobj = objects__count(ob);
@@ -448,26 +573,19 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		if (hmap__intern(&okey, &hk, &x) < 0)
 			goto out;
 	}
-	/* Window cells in order. */
-	nwc = cells.h.n;
-	wc = malloc((nwc ? nwc : 1) * sizeof(*wc));
 	vec = calloc(v->nwin, sizeof(*vec));
 	nvec = calloc(v->nwin, sizeof(*nvec));
 	v->wvol = calloc(v->nwin, sizeof(*v->wvol));
 	v->wphase = calloc(v->nwin, sizeof(*v->wphase));
 	objtot = calloc(nobj ? nobj : 1, sizeof(*objtot));
 	oidx = malloc((objs.h.n ? objs.h.n : 1) * sizeof(*oidx));
-	if (!wc || !vec || !nvec || !v->wvol || !v->wphase || !objtot || !oidx)
+	pc = malloc((nwc ? nwc : 1) * sizeof(*pc));
+	if (!vec || !nvec || !v->wvol || !v->wphase || !objtot || !oidx || !pc)
 		goto out;
-	for (i = 0; i < nwc; i++) {
-		const struct hkey *hk = &cells.h.keys[i];
-		wc[i] = (struct wc){ (uint32_t)hk->a, (uint32_t)hk->b, (uint32_t)hk->c,
-		                     cells.v[i][0], cells.v[i][1] };
-		struct hkey pk = { hk->b, hk->c, 0 };
-		if (agg__add(&pairs_tot, &pk, cells.v[i][0] + cells.v[i][1], 0))
-			goto out;
-	}
-	qsort(wc, nwc, sizeof(*wc), cmp_wc);
+	for (i = 0; i < nwc; i++)
+		pc[i] = (struct mcell){ wc[i].i, wc[i].j, { wc[i].t + wc[i].f, 0 } };
+	qsort(pc, nwc, sizeof(*pc), cmp_mcell);
+	npc = reduce_ij(pc, nwc);
 	for (i = 0; i < nwc; i++) {
 		w = wc[i].win;
 		if (!vec[w]) {
@@ -502,53 +620,27 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		p->t += v->wvol[w][0];
 		p->f += v->wvol[w][1];
 	}
-	/* Per phase: its matrix (window cells are sorted by window, phases are
-	   runs of windows: sum the runs by (i, j)). */
-	for (k = 0; k < v->nph; k++) {
-		struct agg pm;
+	/* Per phase: its matrix. Cells are sorted by window and a phase is a
+	   run of windows: one contiguous range, summed by (i, j). */
+	for (k = 0, i = 0; k < v->nph; k++) {
 		struct vphase *p = &v->ph[k];
-		uint32_t c;
+		uint32_t lo = i, c;
 
-		if (agg__init(&pm, 64))
+		while (i < nwc && wc[i].win <= p->last)
+			i++;
+		p->cell = malloc(((i - lo) ? (i - lo) : 1) * sizeof(*p->cell));
+		if (!p->cell)
 			goto out;
-		for (i = 0; i < nwc; i++) {
-			if (v->wphase[wc[i].win] != k)
-				continue;
-			struct hkey hk = { wc[i].i, wc[i].j, 0 };
-			if (agg__add(&pm, &hk, wc[i].t, wc[i].f)) {
-				agg__free(&pm);
-				goto out;
-			}
-		}
-		p->cell = malloc((pm.h.n ? pm.h.n : 1) * sizeof(*p->cell));
-		if (!p->cell) {
-			agg__free(&pm);
-			goto out;
-		}
-		for (c = 0; c < pm.h.n; c++) {
-			p->cell[c] = (struct mcell){ (uint32_t)pm.h.keys[c].a, (uint32_t)pm.h.keys[c].b,
-			                             { pm.v[c][0], pm.v[c][1] } };
-			if (pm.v[c][0] + pm.v[c][1] > p->pv ||
-			    (pm.v[c][0] + pm.v[c][1] == p->pv && p->pi != HC_NONE &&
-			     (p->cell[c].i < p->pi || (p->cell[c].i == p->pi && p->cell[c].j < p->pj)))) {
-				p->pv = pm.v[c][0] + pm.v[c][1];
+		for (c = lo; c < i; c++)
+			p->cell[c - lo] = (struct mcell){ wc[c].i, wc[c].j, { wc[c].t, wc[c].f } };
+		qsort(p->cell, i - lo, sizeof(*p->cell), cmp_mcell);
+		p->ncell = reduce_ij(p->cell, i - lo);
+		for (c = 0; c < p->ncell; c++)
+			if (p->cell[c].v[0] + p->cell[c].v[1] > p->pv) {   /* ties: the first (i, j) */
+				p->pv = p->cell[c].v[0] + p->cell[c].v[1];
 				p->pi = p->cell[c].i;
 				p->pj = p->cell[c].j;
 			}
-		}
-		p->ncell = pm.h.n;
-		agg__free(&pm);
-		/* sort cells by (i, j) */
-		for (c = 1; c < p->ncell; c++) {
-			struct mcell x = p->cell[c];
-			uint32_t d = c;
-			while (d > 0 && (p->cell[d - 1].i > x.i ||
-			                 (p->cell[d - 1].i == x.i && p->cell[d - 1].j > x.j))) {
-				p->cell[d] = p->cell[d - 1];
-				d--;
-			}
-			p->cell[d] = x;
-		}
 	}
 	/* Objects per window and per phase. */
 	{
@@ -579,16 +671,15 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	}
 	/* Timeline lines: the top pairs and the top objects of the whole run. */
 	{
-		uint32_t np = pairs_tot.h.n, nl = 0;
+		uint32_t np = npc, nl = 0;
 		struct rank_ent *r = malloc(((np > nobj ? np : nobj) + 1) * sizeof(*r));
 		if (!r)
 			goto out;
 		for (i = 0; i < np; i++)
-			r[i] = (struct rank_ent){ pairs_tot.v[i][0], i };
+			r[i] = (struct rank_ent){ pc[i].v[0], i };
 		qsort(r, np, sizeof(*r), cmp_rank_ent);
 		for (i = 0; i < np && i < VIEWS_TIMELINE_TOP; i++)
-			v->line[nl++] = (struct vline){ (uint32_t)pairs_tot.h.keys[r[i].x].a,
-			                                (uint32_t)pairs_tot.h.keys[r[i].x].b };
+			v->line[nl++] = (struct vline){ pc[r[i].x].i, pc[r[i].x].j };
 		for (i = 0; i < nobj; i++)
 			r[i] = (struct rank_ent){ objtot[i], i };
 		qsort(r, nobj, sizeof(*r), cmp_rank_ent);
@@ -617,11 +708,10 @@ out:
 	free(vec);
 	free(nvec);
 	free(wc);
+	free(pc);
 	free(objtot);
 	free(oidx);
-	agg__free(&cells);
 	agg__free(&objs);
-	agg__free(&pairs_tot);
 	hmap__free(&okey);
 	return ret;
 }
