@@ -212,8 +212,6 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 	/* last: the reports read back what is written above */
 	if (!ret)
 		ret = summary__write(an, pairs, npairs, dir, text, err, errlen);
-	if (!ret && an->views)
-		ret = views__summary(an, an->views, text, err, errlen);
 	return ret;
 }
 

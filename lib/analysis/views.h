@@ -54,10 +54,6 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob);
 /* phases.xml and locality.xml into dir. */
 int views__write(struct an *an, const struct views *v, const char *dir, char *err,
                  size_t errlen);
-/* Append the phase and locality lines to *text (the terminal's copy of
-   summary.txt): summary.txt itself is lib/report's, which does not read
-   phases.xml and locality.xml yet. */
-int views__summary(struct an *an, const struct views *v, char **text, char *err, size_t errlen);
 
 /* ---- phases.c internals shared with numa.c and the unit tests ---- */
 
@@ -87,7 +83,5 @@ int numa__event(struct numa *n, unsigned worker, const struct an *an, const stru
 int numa__finish(struct an *an, struct numa *n, const struct objects *ob);
 int numa__write(struct an *an, const struct numa *n, const struct objects *ob, const char *dir,
                 char *err, size_t errlen);
-/* One line or a short table for the summary into buf (malloc'd *out). */
-int numa__summary(struct an *an, const struct numa *n, char **out);
 
 #endif
