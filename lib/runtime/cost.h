@@ -134,7 +134,8 @@ static inline uint64_t rt_cost_quantile(const struct rt_cost_total *t, double q)
    judged over the current window together with the previous one (a window
    ends once it holds `min_cpu_ns` of CPU; the verdict reflects the last
    two, whatever the thread did long ago). A thread that has not switched
-   is allowed at once. Once a thread has opened its watchpoints the gate is
+   is allowed at once; one that has switches is allowed only on a whole
+   window's evidence (allowing is for good, refusing is for now). Once a thread has opened its watchpoints the gate is
    no longer asked (the un-cloning cannot be undone). Pure: the runtime
    feeds it getrusage(RUSAGE_THREAD) figures. */
 #define RT_SWITCH_NS_DEFAULT      10000u     /* HPCRUN_COMM_SWITCH_NS; measured 9.6-11 µs */
@@ -182,7 +183,12 @@ static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_
 	}
 	dcpu += g->prev_cpu_ns;
 	dsw += g->prev_sw;
-	return dsw * g->switch_ns * 1000 <= dcpu * g->budget_permille;
+	/* An allowed thread opens for good, a refused one asks again: allow
+	   only on evidence, a window's worth of CPU time, unless it has not
+	   switched at all. */
+	if (dsw == 0)
+		return true;
+	return dcpu >= g->min_cpu_ns && dsw * g->switch_ns * 1000 <= dcpu * g->budget_permille;
 }
 
 #endif

@@ -65,12 +65,16 @@ static void gate(void)
 	CHECK_EQ_U64(allowed, 0);
 
 	/* one switch per 1 ms of CPU (a barrier per sweep at threads = CPUs):
-	   1 % < 3 %: allowed */
+	   1 % < 3 %: allowed once a window (20 ms) has shown it, and before
+	   that only while it had not switched yet (its first ms) */
 	rt_switch_gate_init(&g, 10000, 30, 20000000);
 	allowed = 0;
-	for (cpu = 500000; cpu < 200000000; cpu += 500000)
-		allowed += rt_switch_gate_allows(&g, cpu, cpu / 1000000);
-	CHECK_EQ_U64(allowed, 399);
+	for (cpu = 500000; cpu < 200000000; cpu += 500000) {
+		bool ok = rt_switch_gate_allows(&g, cpu, cpu / 1000000);
+		CHECK_MSG(ok == (cpu < 1000000 || cpu >= 20000000), "cpu %llu: %d", (unsigned long long)cpu, ok);
+		allowed += ok;
+	}
+	CHECK_EQ_U64(allowed, 1 + 360);
 
 	/* just over and just under the budget: 3 % = one 10 µs switch per
 	   333 µs */
@@ -78,6 +82,9 @@ static void gate(void)
 	CHECK(!rt_switch_gate_allows(&g, 30000000, 91));
 	rt_switch_gate_init(&g, 10000, 30, 20000000);
 	CHECK(rt_switch_gate_allows(&g, 30000000, 90));
+	/* a young thread with a few switches: not yet */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	CHECK(!rt_switch_gate_allows(&g, 5000000, 1));
 
 	/* behaviour changes: a serial phase (allowed), then a blocking phase:
 	   refused within two windows (40 ms of CPU); back to no switches:
