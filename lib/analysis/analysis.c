@@ -119,6 +119,7 @@ static void an_free(struct an *an)
 	hmap__free(&an->thread_of);
 	free(an->proc_order);
 	view__free(&an->view);
+	free(an->cp_rows);
 	regions__free(an);
 	free(an->first);
 	for (i = 0; i < an->nwarns; i++)
@@ -211,7 +212,7 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 		ret = views__write(an, an->views, dir, err, errlen);
 	/* last: the reports read back what is written above */
 	if (!ret)
-		ret = summary__write(an, pairs, npairs, dir, text, err, errlen);
+		ret = summary__write(an, lv, pairs, npairs, dir, text, err, errlen);
 	return ret;
 }
 

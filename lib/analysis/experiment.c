@@ -200,7 +200,9 @@ static int pair_rows(const struct pair *pairs, uint32_t n, unsigned top, struct 
 	return 0;
 }
 
-static int write_pairs(struct hc_out *o, const struct pair *pairs, uint32_t n, unsigned top)
+/* The rows are kept in an->cp_rows for the model (experiment__model). */
+static int write_pairs(struct hc_out *o, struct an *an, const struct pair *pairs, uint32_t n,
+                       unsigned top)
 {
 	struct pair *rows;
 	uint32_t i, k;
@@ -220,7 +222,9 @@ static int write_pairs(struct hc_out *o, const struct pair *pairs, uint32_t n, u
 		            hc_fmt_u64(b1, r->t), hc_fmt_u64(b2, r->f));
 	}
 	hc_out_puts(o, "</CodePairTable>\n");
-	free(rows);
+	free(an->cp_rows);
+	an->cp_rows = rows;
+	an->ncp_rows = k;
 	return 0;
 }
 
@@ -299,7 +303,7 @@ int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npa
 	ret = write_tree(&o, v);
 	hc_out_puts(&o, "</SecCallPathProfileData>\n");
 	if (!ret)
-		ret = write_pairs(&o, pairs, npairs, an->top);
+		ret = write_pairs(&o, an, pairs, npairs, an->top);
 	hc_out_puts(&o, "</SecCallPathProfile>\n</HPCToolkitExperiment>\n");
 	if (ret) {
 		hc_out_close(&o, true, err, errlen);
@@ -421,12 +425,16 @@ int experiment__model(struct hc_db *db, void *arg)
 	free(w.at);
 	if (ret)
 		return ret;
-	ret = pair_rows(em->pairs, em->npairs, an->top, &rows, &k);
-	if (ret)
+	if (an->cp_rows) {     /* as experiment.xml was written */
+		rows = an->cp_rows;
+		k = an->ncp_rows;
+	} else if ((ret = pair_rows(em->pairs, em->npairs, an->top, &rows, &k))) {
 		return ret;
+	}
 	db->pairs = calloc(k ? k : 1, sizeof(*db->pairs));
 	if (!db->pairs) {
-		free(rows);
+		if (rows != an->cp_rows)
+			free(rows);
 		return -ENOMEM;
 	}
 	for (i = 0; i < k; i++)
@@ -435,6 +443,7 @@ int experiment__model(struct hc_db *db, void *arg)
 		                                        .tru = rows[i].t, .fal = rows[i].f };
 	db->npairs = k;
 	db->pairs_top = an->top;
-	free(rows);
+	if (rows != an->cp_rows)
+		free(rows);
 	return 0;
 }

@@ -349,6 +349,8 @@ struct an_warn {
 struct an {
 	const struct hc_analysis_opts *o;
 	unsigned top;
+	struct pair *cp_rows;       /* experiment.xml's code-pair rows, for the model */
+	uint32_t ncp_rows;
 	uint32_t dense_max;         /* largest matrix written in the dense form */
 	char **inputs_abs;
 
@@ -467,6 +469,7 @@ struct experiment_model {
 	const struct an *an;
 	const struct pair *pairs;
 	uint32_t npairs;
+	const struct levels *lv;    /* for matrix__model */
 };
 int experiment__model(struct hc_db *db, void *arg);
 int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npairs,
@@ -521,6 +524,10 @@ static inline bool matrix__sparse(const struct matrix *m, uint32_t dense_max)
 uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j);
 /* Sum of the upper triangle. */
 uint64_t matrix__total(const struct matrix *m, int kind);
+/* The cells matrix__write writes, as lib/db's reader would read them back:
+   an hc_db_experiment_fill for hc_db_open_opts.fill_matrices (summary.c);
+   arg is a struct experiment_model. */
+int matrix__model(struct hc_db *db, void *arg);
 
 /* ranks.c: database.xml's <Ranks> (several MPI ranks only). */
 int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o);
@@ -531,7 +538,7 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 /* summary.c: once every data file is in dir, read it back (lib/db) and
    write summary.txt and objects.csv through lib/report; *text receives
    summary.txt's text (malloc'd). */
-int summary__write(struct an *an, const struct pair *pairs, uint32_t npairs, const char *dir,
-                   char **text, char *err, size_t errlen);
+int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
+                   uint32_t npairs, const char *dir, char **text, char *err, size_t errlen);
 
 #endif

@@ -486,3 +486,30 @@ int matrix__write(const struct matrix *m, int kind, uint32_t dense_max, const ch
 	}
 	return hc_out_close(&o, true, err, errlen);
 }
+
+int matrix__model(struct hc_db *db, void *arg)
+{
+	const struct experiment_model *em = arg;
+
+	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
+		const struct matrix *m = &em->lv->m[l];
+
+		if (!m->present || !db->mat[l][HC_DB_KIND_ALL].present)
+			continue;
+		for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
+			struct hc_db_matrix *d = &db->mat[l][k];
+			size_t n = 0;
+
+			d->cells = malloc((m->ncell ? m->ncell : 1) * sizeof(*d->cells));
+			if (!d->cells)
+				return -ENOMEM;
+			for (uint32_t c = 0; c < m->ncell; c++) {
+				uint64_t v = kind_of(m->cell[c].v, k);
+				if (v && m->cell[c].i != m->cell[c].j)
+					d->cells[n++] = (struct hc_db_cell){ m->cell[c].i, m->cell[c].j, v };
+			}
+			d->ncells = n;
+		}
+	}
+	return 0;
+}

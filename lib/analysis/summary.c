@@ -32,12 +32,12 @@ static int put_file(const char *dir, const char *name, const char *buf, size_t l
 	return hc_out_close(&f, true, err, errlen);
 }
 
-int summary__write(struct an *an, const struct pair *pairs, uint32_t npairs, const char *dir,
-                   char **text, char *err, size_t errlen)
+int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
+                   uint32_t npairs, const char *dir, char **text, char *err, size_t errlen)
 {
-	struct experiment_model em = { an, pairs, npairs };
-	struct hc_db_open_opts oo = { .fill = experiment__model, .arg = &em,
-	                              .skip_region_cells = true };
+	struct experiment_model em = { an, pairs, npairs, lv };
+	struct hc_db_open_opts oo = { .fill = experiment__model, .fill_matrices = matrix__model,
+	                              .arg = &em, .skip_region_cells = true };
 	struct hc_report_text_opts t = { .db_name = an->o->outdir, .width = HC_REPORT_WIDTH,
 	                                 .level = HC_DB_LEVEL_THREAD, .kind = HC_DB_KIND_ALL };
 	struct hc_db *db = NULL;

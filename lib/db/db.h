@@ -232,10 +232,15 @@ void hc_db_close(struct hc_db *db);
    checked as by hc_db_open. fill returns 0 or -errno. The analyzer's tests
    check that both ways give the same model. skip_region_cells: regions.csv
    (the regions' thread matrices, tens of MB; the text summary shows only
-   the regions' totals) is not read: every region's ncells is 0. */
+   the regions' totals) is not read: every region's ncells is 0.
+   fill_matrices, likewise, sets the cells of every present matrix (the
+   dense n x n files of a 1,024-thread run are 3 M values to parse) instead
+   of reading matrices/; their sums are checked against database.xml as
+   after reading. */
 typedef int (*hc_db_experiment_fill)(struct hc_db *db, void *arg);
 struct hc_db_open_opts {
-	hc_db_experiment_fill fill;   /* NULL: experiment.xml is parsed */
+	hc_db_experiment_fill fill;            /* NULL: experiment.xml is parsed */
+	hc_db_experiment_fill fill_matrices;   /* NULL: matrices/ are read */
 	void *arg;
 	bool skip_region_cells;
 };

@@ -81,6 +81,8 @@ void csv__close(struct csv *c);
 /* ---- the per-file loaders, in the order db.c calls them */
 int read__meta(struct load *ld);        /* database.xml */
 int read__matrices(struct load *ld);  /* matrices/ named by database.xml */
+/* What read__matrices checks once the cells are there (sums, all = true + false). */
+int read__matrices_check(struct load *ld);
 int read__threads(struct load *ld);     /* threads.csv */
 int read__experiment(struct load *ld);  /* experiment.xml */
 /* What read__experiment checks after parsing (tables, root totals). */

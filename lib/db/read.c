@@ -198,7 +198,9 @@ static int open_db(const char *dir, const struct hc_db_open_opts *o, struct hc_d
 			db->nranks += db->procs[i].rank != db->procs[i - 1].rank;
 	}
 	if (!rc)
-		rc = read__matrices(&ld);
+		rc = o && o->fill_matrices ? o->fill_matrices(db, o->arg) : read__matrices(&ld);
+	if (!rc && o && o->fill_matrices)
+		rc = read__matrices_check(&ld);
 	if (!rc)
 		rc = read__threads(&ld);
 	if (!rc && fill) {

@@ -278,6 +278,34 @@ int read__matrices(struct load *ld)
 	return 0;
 }
 
+int read__matrices_check(struct load *ld)
+{
+	struct hc_db *db = ld->db;
+	int rc;
+
+	for (int l = 0; l < HC_DB_LEVEL_COUNT; l++) {
+		if (!db->mat[l][HC_DB_KIND_ALL].present)
+			continue;
+		for (int k = 0; k < HC_DB_KIND_COUNT; k++) {
+			const struct hc_db_matrix *m = &db->mat[l][k];
+			uint64_t sum = 0;
+
+			load__file(ld, m->file);
+			for (size_t c = 0; c < m->ncells; c++)
+				sum += m->cells[c].v;
+			if (sum != m->total)
+				return load__fail(ld, 0, "upper triangle sums to %llu, database.xml says "
+				                   "total=\"%llu\"", (unsigned long long)sum,
+				                   (unsigned long long)m->total);
+		}
+		rc = check_sum(ld, &db->mat[l][HC_DB_KIND_ALL], &db->mat[l][HC_DB_KIND_TRUE],
+		               &db->mat[l][HC_DB_KIND_FALSE]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 uint64_t hc_db_matrix_at(const struct hc_db_matrix *m, uint32_t i, uint32_t j)
 {
 	struct hc_db_cell key = { i < j ? i : j, i < j ? j : i, 0 };
