@@ -31,6 +31,7 @@ enum hc_prof_section {
 	HC_SEC_ALLOCS   = HC_TAG('A', 'L', 'O', 'C'),
 	HC_SEC_OBJECTS  = HC_TAG('O', 'B', 'J', 'S'),
 	HC_SEC_PNODES   = HC_TAG('P', 'N', 'O', 'D'),   /* optional; readers before it skip it */
+	HC_SEC_FRAMES   = HC_TAG('F', 'R', 'A', 'M'),   /* optional; readers before it skip it */
 	HC_SEC_END      = HC_TAG('E', 'N', 'D', ' '),
 };
 
@@ -131,6 +132,19 @@ struct hc_prof_pnode {
 	uint32_t reserved;
 };
 
+/* One stack frame seen in this thread's samples (doc/objects.md "Stack
+   locals"): the frame's canonical frame address (CFA: the caller's stack
+   pointer before the call) and a CCT node whose address lies in the
+   frame's function (a return address into it, or the sampled instruction
+   of the leaf frame). Any order; the analyzer sorts them. */
+struct hc_prof_frame {
+	uint64_t cfa;
+	uint32_t node;          /* node in this thread's CCT */
+	uint32_t count;         /* unwinds that saw this frame (saturates) */
+	uint32_t size;          /* cfa - the frame's stack pointer when first seen, 0 unknown */
+	uint32_t reserved;
+};
+
 /* One named counter (samples taken, dropped..., see doc/profile-format.md). */
 struct hc_prof_counter {
 	char     name[40];      /* NUL-terminated */
@@ -164,6 +178,8 @@ int hc_prof_put_object(struct hc_prof_writer *w, const struct hc_prof_object *o)
 int hc_prof_put_counter(struct hc_prof_writer *w, const char *name, uint64_t value);
 /* Records must come sorted by event, one per event, nodes in -1..HC_PNODE_MAX. */
 int hc_prof_put_pnode(struct hc_prof_writer *w, const struct hc_prof_pnode *n);
+/* Any order; node below the CCT's node count (checked by the reader). */
+int hc_prof_put_frame(struct hc_prof_writer *w, const struct hc_prof_frame *f);
 int hc_prof_section_end(struct hc_prof_writer *w);
 /* Write the END section (with the CRC) and flush. Does not close fd. */
 int hc_prof_writer_finish(struct hc_prof_writer *w);
@@ -199,6 +215,8 @@ size_t hc_prof_npnodes(const struct hc_prof *p);
 /* The page-node record of an event by binary search: true and *out filled
    if there is one (else *out = { event, -1, -1 }). */
 bool hc_prof_pnode_find(const struct hc_prof *p, uint32_t event, struct hc_prof_pnode *out);
+size_t hc_prof_nframes(const struct hc_prof *p);
+void hc_prof_frame(const struct hc_prof *p, size_t i, struct hc_prof_frame *out);
 /* Counter by name, 0 if absent. */
 uint64_t hc_prof_counter_value(const struct hc_prof *p, const char *name);
 

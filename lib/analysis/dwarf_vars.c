@@ -766,3 +766,158 @@ bool dvars__describe(struct dvmod *m, const struct dv_type *t, const char *var, 
 	*foff += k * esize;
 	return true;
 }
+
+/* ---------------- stack locals ---------------- */
+
+/* A DIE's name, through DW_AT_abstract_origin / DW_AT_specification. */
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute at;
+
+	return dwarf_attr_integrate(d, DW_AT_name, &at) ? dwarf_formstring(&at) : NULL;
+}
+
+/* The frame base of function fn relative to the CFA: DW_OP_call_frame_cfa
+   (GCC on x86-64) is the CFA itself; a frame pointer (DW_OP_reg6/breg6 rbp,
+   clang) sits 16 bytes below it after the standard prologue (return
+   address, saved rbp). false for anything else. */
+static bool frame_base(Dwarf_Die *fn, int64_t *delta)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &at) ||
+	    dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1)
+		return false;
+	switch (ops[0].atom) {
+	case DW_OP_call_frame_cfa:
+		*delta = 0;
+		return true;
+	case DW_OP_reg6:
+		*delta = -16;
+		return true;
+	case DW_OP_breg6:
+		*delta = -16 + (int64_t)ops[0].number;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Local d (variable or parameter) at frame-base offset *at, when its
+   location at pc is one DW_OP_fbreg (exprloc, or a location list's entry
+   holding pc); or one DW_OP_breg7 (rsp) when the frame's stack pointer is
+   known (sp: its offset from the frame base, else 1), or DW_OP_breg6 (rbp)
+   assuming the standard frame pointer (rbp = CFA - 16; cfa: its offset from
+   the frame base). */
+static bool local_at(Dwarf_Die *d, uint64_t pc, int64_t sp, int64_t cfa, int64_t *at)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr(d, DW_AT_location, &a))
+		return false;
+	if (dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops != 1)
+		return false;
+	switch (ops[0].atom) {
+	case DW_OP_fbreg:
+		*at = (int64_t)ops[0].number;
+		return true;
+	case DW_OP_breg7:
+		if (sp > 0)
+			return false;
+		*at = sp + (int64_t)ops[0].number;
+		return true;
+	case DW_OP_breg6:
+		*at = cfa - 16 + (int64_t)ops[0].number;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The local of scope sc (its own children; with deep, also those of
+   nested blocks and inlined calls) covering frame-base offset off. */
+static bool local_in(Dwarf_Die *sc, uint64_t pc, int64_t sp, int64_t cfa, int64_t off, bool deep,
+                     int depth, Dwarf_Die *out, int64_t *start, uint64_t *size)
+{
+	Dwarf_Die c;
+
+	if (depth > MAX_DEPTH || dwarf_child(sc, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Die ty;
+		Dwarf_Word sz;
+		int64_t at;
+
+		if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) {
+			if (local_at(&c, pc, sp, cfa, &at) && type_of(&c, &ty) &&
+			    dwarf_aggregate_size(&ty, &sz) == 0 && sz && off >= at &&
+			    (uint64_t)(off - at) < sz) {
+				*out = c;
+				*start = at;
+				*size = sz;
+				return true;
+			}
+		} else if (deep && (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)) {
+			if (local_in(&c, pc, sp, cfa, off, true, depth + 1, out, start, size))
+				return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+bool dvars__local_at(struct dvmod *m, uint64_t pc, int64_t off, uint64_t fsize, struct dv_hit *out,
+                     char *func, size_t flen)
+{
+	int64_t sp, cfa;
+
+	Dwarf_Die *sc = NULL, fn, d, type;
+	int n = scopes_at(m, pc, &sc), i, f = -1;
+	int64_t delta, start = 0;
+	uint64_t size = 0;
+	const char *name;
+	bool hit = false;
+
+	memset(out, 0, sizeof(*out));
+	/* The concrete function: the outermost subprogram holding pc (inlined
+	   calls share its frame). */
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&sc[i]) == DW_TAG_subprogram)
+			f = i;
+	if (f < 0 || !frame_base(&sc[f], &delta)) {
+		free(sc);
+		return false;
+	}
+	fn = sc[f];
+	off -= delta;
+	cfa = -delta;
+	sp = fsize ? cfa - (int64_t)fsize : 1;
+	/* The scopes holding pc first, innermost first; then every block of
+	   the function (the frame's pc may lie outside the accessed local's
+	   block when another thread accesses it). */
+	for (i = 0; i <= f && !hit; i++)
+		hit = local_in(&sc[i], pc, sp, cfa, off, false, 0, &d, &start, &size);
+	if (!hit)
+		hit = local_in(&fn, pc, sp, cfa, off, true, 0, &d, &start, &size);
+	free(sc);
+	if (!hit)
+		return false;
+	name = die_name(&fn);
+	snprintf(func, flen, "%s", name ? name : "?");
+	name = die_name(&d);
+	snprintf(out->var, sizeof(out->var), "%s", name ? name : "<anon>");
+	out->start = (uint64_t)(start + delta);   /* from the CFA, two's complement */
+	out->size = size;
+	if (type_of(&d, &type)) {
+		element_of(&type, out->etype, sizeof(out->etype), &out->esize);
+		snprintf(out->field, sizeof(out->field), "%s", out->var);
+		describe(&type, (uint64_t)(off - start), out->field, sizeof(out->field), &out->foff,
+		         &out->fsize, 0);
+		out->typed = true;
+	}
+	return true;
+}

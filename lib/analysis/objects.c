@@ -74,11 +74,23 @@ struct objects {
 	uint32_t *rank;             /* object indexes, ranked */
 };
 
+/* The stack frames a thread's profile recorded (FRAM), sorted by
+   objects__frames_sort, each with the module and address DWARF is asked
+   about. */
+struct sframes {
+	bool loaded;
+	size_t n;
+	struct hc_prof_frame *f;
+	struct dvmod **mod;         /* NULL: no DWARF for this frame */
+	uint64_t *pc;               /* relative to the module's load bias */
+};
+
 /* Per-run caches of the static side. */
 struct modcache {
 	struct strtab paths;
 	struct dvmod **mods;        /* by path id, NULL when unreadable */
 	uint32_t cap;
+	struct sframes *sf;         /* by global thread, loaded on first use */
 };
 
 /* One resolved address. */
@@ -557,6 +569,130 @@ static bool tls_field(struct pctx *c, const struct an_prof *tp, uint64_t addr, u
 	return false;
 }
 
+/* ---------------- stack locals (doc/objects.md "Stack locals") ---------------- */
+
+static int cmp_frame(const void *x, const void *y)
+{
+	const struct hc_prof_frame *a = x, *b = y;
+
+	if (a->cfa != b->cfa)
+		return (a->cfa > b->cfa) - (a->cfa < b->cfa);
+	return (a->count < b->count) - (a->count > b->count);
+}
+
+void objects__frames_sort(struct hc_prof_frame *f, size_t n)
+{
+	if (n > 1)
+		qsort(f, n, sizeof(*f), cmp_frame);
+}
+
+size_t objects__frame_first(const struct hc_prof_frame *f, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f[mid].cfa <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Thread t's frames: its profile opened again (only for threads whose
+   stack some event touched), frames sorted, each frame's node turned into
+   (module, address). An unreadable profile or one without FRAM: none. */
+static struct sframes *frames_of(struct pctx *c, uint32_t t)
+{
+	struct modcache *mc = c->mc;
+	struct sframes *sf;
+	struct hc_prof *hp;
+	char err[1024];
+	size_t i, nn, nm;
+
+	if (!mc->sf && !(mc->sf = calloc(c->an->nthreads ? c->an->nthreads : 1, sizeof(*mc->sf))))
+		return NULL;
+	sf = &mc->sf[t];
+	if (sf->loaded)
+		return sf;
+	sf->loaded = true;
+	if (!c->an->threads[t].prof || hc_prof_open(c->an->threads[t].prof->path, &hp, err,
+	                                             sizeof(err)))
+		return sf;
+	sf->n = hc_prof_nframes(hp);
+	nn = hc_prof_nnodes(hp);
+	nm = hc_prof_nmodules(hp);
+	if (sf->n) {
+		sf->f = malloc(sf->n * sizeof(*sf->f));
+		sf->mod = calloc(sf->n, sizeof(*sf->mod));
+		sf->pc = calloc(sf->n, sizeof(*sf->pc));
+		if (!sf->f || !sf->mod || !sf->pc) {
+			sf->n = 0;
+			hc_prof_close(hp);
+			return sf;
+		}
+		for (i = 0; i < sf->n; i++)
+			hc_prof_frame(hp, i, &sf->f[i]);
+		objects__frames_sort(sf->f, sf->n);
+		for (i = 0; i < sf->n; i++) {
+			struct hc_prof_node nd;
+			struct hc_prof_module m;
+
+			if (sf->f[i].node >= nn)
+				continue;
+			hc_prof_node(hp, sf->f[i].node, &nd);
+			if (nd.lm >= nm)
+				continue;
+			hc_prof_module(hp, nd.lm, &m);
+			m.path[sizeof(m.path) - 1] = '\0';
+			if (m.path[0] != '/')
+				continue;
+			sf->mod[i] = module_of(mc, m.path);
+			/* a return address: its call instruction is before it */
+			sf->pc[i] = (nd.flags & HC_NODE_LEAF) ? nd.offset : nd.offset - 1;
+		}
+	}
+	hc_prof_close(hp);
+	return sf;
+}
+
+#define FRAME_CANDIDATES 32
+#define FRAME_MAX_BYTES  (1u << 20)   /* a frame larger than this is not believed */
+
+/* The local of thread tp's stack at addr: the recorded frames whose CFA is
+   above addr, nearest first (the frame holding addr, if it was seen, is
+   the nearest), until DWARF finds a local of that frame's function
+   covering addr. "local slots[1].a in main"; false when none does. */
+static bool stack_field(struct pctx *c, uint32_t t, const struct an_prof *tp, uint64_t addr,
+                        char *name, size_t len, uint64_t *foff, uint64_t *fsize)
+{
+	struct sframes *sf = frames_of(c, t);
+	size_t k, tries = 0;
+
+	if (!sf || !sf->n)
+		return false;
+	for (k = objects__frame_first(sf->f, sf->n, addr);
+	     k < sf->n && tries < FRAME_CANDIDATES && sf->f[k].cfa - addr <= FRAME_MAX_BYTES;
+	     k++, tries++) {
+		struct dv_hit hit;
+		char func[256];
+		uint64_t var;
+
+		if (!sf->mod[k] || !dvars__local_at(sf->mod[k], sf->pc[k],
+		                                    -(int64_t)(sf->f[k].cfa - addr), sf->f[k].size,
+		                                    &hit, func,
+		                                    sizeof(func)))
+			continue;
+		snprintf(name, len, "local %s in %s", hit.fsize ? hit.field : hit.var, func);
+		var = sf->f[k].cfa + hit.start;   /* hit.start: from the CFA, negative */
+		*foff = var + (hit.fsize ? hit.foff : 0) - tp->th.stack_lo;
+		*fsize = hit.fsize ? hit.fsize : hit.size;
+		return true;
+	}
+	return false;
+}
+
 static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, uint32_t len,
                    struct res *r)
 {
@@ -628,6 +764,9 @@ static int resolve(struct pctx *c, uint32_t ev, uint32_t side, uint64_t addr, ui
 			ob->o[r->obj].blocks = 1;
 		}
 		if (rg->kind == OK_TLS && tls_field(c, tp, addr, len, name, sizeof(name), &foff, &fsize))
+			return field(ob, r->obj, name, foff, fsize, len, &r->field);
+		if (rg->kind == OK_STACK &&
+		    stack_field(c, t, tp, addr, name, sizeof(name), &foff, &fsize))
 			return field(ob, r->obj, name, foff, fsize, len, &r->field);
 		return field(ob, r->obj, NULL, addr - rg->lo, len, len, &r->field);
 	}
@@ -876,6 +1015,13 @@ static void build_main(void *arg, unsigned id)
 	for (i = 0; i < mc.paths.n; i++)
 		dvars__close(mc.mods[i]);
 	free(mc.mods);
+	if (mc.sf)
+		for (i = 0; i < an->nthreads; i++) {
+			free(mc.sf[i].f);
+			free(mc.sf[i].mod);
+			free(mc.sf[i].pc);
+		}
+	free(mc.sf);
 	strtab__free(&mc.paths);
 }
 

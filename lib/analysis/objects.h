@@ -43,6 +43,16 @@ bool dvars__tls(const struct dvmod *m, uint64_t *memsz, uint64_t *align);
    STT_TLS symbols and DWARF TLS locations), as dvars__lookup. */
 bool dvars__tls_lookup(struct dvmod *m, uint64_t off, struct dv_hit *out);
 
+/* The local variable or parameter of the function holding pc whose stack
+   location covers byte off from the frame's CFA (off < 0 for locals):
+   DW_OP_fbreg with frame base DW_OP_call_frame_cfa or rbp, DW_OP_breg7
+   (rsp) when fsize (CFA - the frame's stack pointer) is known (nonzero),
+   DW_OP_breg6 (rbp) with a standard frame pointer. true, *out filled as
+   dvars__lookup (start: the variable's offset from the CFA, as a
+   two's-complement u64) and the function's name in func. */
+bool dvars__local_at(struct dvmod *m, uint64_t pc, int64_t off, uint64_t fsize, struct dv_hit *out,
+                     char *func, size_t flen);
+
 /* The variable a heap block is stored into (dwarf_vars.c). */
 struct dv_type {
 	bool found;                 /* a variable (or this->member) of that name is visible */
@@ -65,6 +75,15 @@ bool dvars__describe(struct dvmod *m, const struct dv_type *t, const char *var, 
                      char *buf, size_t len, uint64_t *foff, uint64_t *fsize);
 
 /* ---------------- objects.c ---------------- */
+
+struct hc_prof_frame;
+/* A thread's recorded stack frames by CFA, ascending; equal CFAs (frames
+   of different calls at one depth) most-seen first. */
+void objects__frames_sort(struct hc_prof_frame *f, size_t n);
+/* The first frame of sorted f whose CFA is above addr, n when none: the
+   frame holding addr when it was recorded (its callees' CFAs are at or
+   below its stack pointer, so at or below addr), then the frames above. */
+size_t objects__frame_first(const struct hc_prof_frame *f, size_t n, uint64_t addr);
 
 struct an;
 struct objects;

@@ -107,6 +107,14 @@
 #define L_PN_RESERVED   12
 #define L_PN_SIZE       16
 
+/* FRAM record (struct hc_prof_frame). */
+#define L_FR_CFA        0
+#define L_FR_NODE       8
+#define L_FR_COUNT      12
+#define L_FR_FSIZE      16
+#define L_FR_RESERVED   20
+#define L_FR_SIZE       24
+
 /* CNTR record (struct hc_prof_counter). */
 #define L_CN_NAME       0
 #define L_CN_NAME_LEN   40

@@ -38,7 +38,7 @@ struct hc_prof {
 	const uint8_t *map;
 	size_t size;
 	struct hc_prof_thread th;
-	struct section mod, node, ev, al, ob, cn, pn;
+	struct section mod, node, ev, al, ob, cn, pn, fr;
 };
 
 struct ctx {
@@ -214,6 +214,7 @@ static int walk_sections(const struct ctx *c, struct hc_prof *p, uint32_t hs)
 		case HC_SEC_OBJECTS:  sec = &p->ob;   want = L_OB_SIZE;   break;
 		case HC_SEC_COUNTERS: sec = &p->cn;   want = L_CN_SIZE;   break;
 		case HC_SEC_PNODES:   sec = &p->pn;   want = L_PN_SIZE;   break;
+		case HC_SEC_FRAMES:   sec = &p->fr;   want = L_FR_SIZE;   break;
 		case HC_SEC_END:
 			return fail(c, off, "expected the END section to be last, found it %llu "
 			            "bytes before the end of the file",
@@ -376,6 +377,16 @@ static int check_records(const struct ctx *c, const struct hc_prof *p)
 		if (a < -1 || a > HC_PNODE_MAX || b < -1 || b > HC_PNODE_MAX)
 			return fail(c, o + L_PN_NODE, "expected NUMA nodes in -1..%d, found %d and %d",
 			            HC_PNODE_MAX, a, b);
+	}
+
+	for (i = 0; i < p->fr.count; i++) {
+		const uint8_t *r = p->fr.p + i * L_FR_SIZE;
+		uint32_t nd = le_get32(r + L_FR_NODE);
+
+		if (nd >= p->node.count)
+			return fail(c, p->fr.off + i * L_FR_SIZE + L_FR_NODE, "expected stack frame "
+			            "record %llu's node below %llu, found %u", (unsigned long long)i,
+			            (unsigned long long)p->node.count, nd);
 	}
 
 	for (i = 0; i < p->cn.count; i++) {
@@ -600,6 +611,18 @@ bool hc_prof_object_find(const struct hc_prof *p, uint32_t event, uint32_t side,
 }
 
 size_t hc_prof_npnodes(const struct hc_prof *p) { return (size_t)p->pn.count; }
+size_t hc_prof_nframes(const struct hc_prof *p) { return (size_t)p->fr.count; }
+
+void hc_prof_frame(const struct hc_prof *p, size_t i, struct hc_prof_frame *out)
+{
+	const uint8_t *r = p->fr.p + i * L_FR_SIZE;
+
+	out->cfa = le_get64(r + L_FR_CFA);
+	out->node = le_get32(r + L_FR_NODE);
+	out->count = le_get32(r + L_FR_COUNT);
+	out->size = le_get32(r + L_FR_FSIZE);
+	out->reserved = 0;
+}
 
 bool hc_prof_pnode_find(const struct hc_prof *p, uint32_t event, struct hc_prof_pnode *out)
 {

@@ -85,6 +85,7 @@ static uint32_t record_size(uint32_t tag)
 	case HC_SEC_ALLOCS:   return L_AL_SIZE;
 	case HC_SEC_OBJECTS:  return L_OB_SIZE;
 	case HC_SEC_PNODES:   return L_PN_SIZE;
+	case HC_SEC_FRAMES:   return L_FR_SIZE;
 	case HC_SEC_END:      return L_END_SIZE;
 	default:              return 0;
 	}
@@ -298,6 +299,25 @@ int hc_prof_put_pnode(struct hc_prof_writer *w, const struct hc_prof_pnode *n)
 	le_put32(r + L_PN_PEER_NODE, (uint32_t)n->peer_node);
 	le_put32(r + L_PN_RESERVED, 0);
 	w->last_key = (uint64_t)n->event + 1;
+	w->sec_count++;
+	return 0;
+}
+
+int hc_prof_put_frame(struct hc_prof_writer *w, const struct hc_prof_frame *f)
+{
+	uint8_t *r;
+	int err = check_put(w, HC_SEC_FRAMES);
+
+	if (err)
+		return err;
+	r = reserve(w, L_FR_SIZE);
+	if (!r)
+		return w->err;
+	le_put64(r + L_FR_CFA, f->cfa);
+	le_put32(r + L_FR_NODE, f->node);
+	le_put32(r + L_FR_COUNT, f->count);
+	le_put32(r + L_FR_FSIZE, f->size);
+	le_put32(r + L_FR_RESERVED, 0);
 	w->sec_count++;
 	return 0;
 }

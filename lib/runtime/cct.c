@@ -32,6 +32,9 @@ int cct__init(struct rt_thread *t, uint32_t cap)
 	memset(t->cct.buckets, 0xff, (size_t)nb * sizeof *t->cct.buckets);
 	t->cct.cap = cap;
 	t->cct.mask = nb - 1;
+	/* Stack frames (frames_note): optional, none when the arena is short. */
+	t->cct.frames = hc_arena_alloc(&t->arena, HC_FRAMES_CAP * sizeof *t->cct.frames, 64);
+	t->cct.nframes = 0;
 	/* node 0: the root */
 	memset(&t->cct.nodes[0], 0, sizeof t->cct.nodes[0]);
 	t->cct.nodes[0].parent = HC_NONE;
@@ -196,6 +199,106 @@ static int walk(struct rt_thread *t, void **fr, const uint64_t *stack, unsigned 
 	return 0;
 }
 
+/* Stack frames, for naming stack locals (doc/objects.md "Stack locals"):
+   frame j of an unwind (fr[j] an address in it) keeps its return address
+   fr[j+1] in the word just below its canonical frame address (CFA). The
+   words are searched upward from the interrupted stack pointer, each
+   return address above the previous one, inside the thread's own stack
+   (mapped from sp up: no fault possible): no unwinder state, and only on
+   an unwind-cache miss (a hit has the same frames). A copy of a return
+   address among a frame's locals would end that frame early: harmless,
+   the analyzer checks the variable it finds against DWARF. Uninstrumented
+   for the same reason as stack_word. */
+#define FRAME_SCAN_MAX   8192u     /* words searched for one return address */
+#define FRAME_SCAN_TOTAL 32768u    /* words searched per unwind */
+
+__attribute__((no_sanitize_address, noinline))
+static int find_cfas(const uint64_t *w, const uint64_t *hi, void *const *fr, int n, uint64_t *cfa)
+{
+	uint32_t budget = FRAME_SCAN_TOTAL;
+	int j;
+
+	for (j = 0; j + 1 < n; j++) {
+		uint64_t ret = (uint64_t)(uintptr_t)fr[j + 1];
+		uint32_t k = 0;
+
+		while (w < hi && k < FRAME_SCAN_MAX && budget && *w != ret) {
+			w++;
+			k++;
+			budget--;
+		}
+		if (w >= hi || *w != ret)
+			break;
+		w++;
+		cfa[j] = (uint64_t)(uintptr_t)w;
+	}
+	return j;
+}
+
+/* One frame (cfa, node of an address in it, the caller's node) into the
+   thread's table: open addressing on (cfa, caller), counted when full. */
+static void frame_put(struct rt_thread *t, uint64_t cfa, uint64_t sp, uint32_t node, uint32_t caller)
+{
+	struct hc_prof_frame *f = t->cct.frames;
+	uint32_t h = (uint32_t)((((cfa >> 3) ^ ((uint64_t)caller << 24)) * 0x9E3779B97F4A7C15ull) >> 40);
+
+	for (int probe = 0; probe < 16; probe++) {
+		struct hc_prof_frame *e = &f[(h + (uint32_t)probe) & (HC_FRAMES_CAP - 1)];
+
+		if (!e->cfa) {
+			if (t->cct.nframes >= HC_FRAMES_CAP / 4 * 3)
+				break;
+			e->node = node;
+			e->count = 1;
+			e->size = cfa - sp < UINT32_MAX ? (uint32_t)(cfa - sp) : 0;
+			__atomic_store_n(&e->cfa, cfa, __ATOMIC_RELEASE);
+			t->cct.nframes++;
+			t->cnt.stack_frames++;
+			return;
+		}
+		if (e->cfa == cfa && t->cct.nodes[e->node].parent == caller) {
+			if (e->count < UINT32_MAX)
+				e->count++;
+			return;
+		}
+	}
+	t->cnt.stack_frames_dropped++;
+}
+
+/* fr[0..n-1] an unwind from the frame at sp: fr[0] an address in the
+   innermost frame, fr[j] the return address into frame j. Frames j >=
+   first are recorded, node being the CCT node of fr[first] (its path up
+   checked frame by frame: a full tree may have cut it short); with first
+   0, node is the innermost frame's caller and leaf (HC_NONE: none) its
+   own node, the sampled instruction's. A frame's stack pointer is its
+   callee's CFA (sp for the innermost): recorded as the frame's size, for
+   locals addressed from rsp (a frame realigned for an over-aligned local). */
+static void frames_note(struct rt_thread *t, void *const *fr, int n, uint64_t sp, int first,
+                        uint32_t node, uint32_t leaf)
+{
+	uint64_t cfa[HC_MAX_FRAMES];
+	int m, j;
+
+	if (!t->cct.frames || sp < t->id.stack_lo || sp >= t->id.stack_hi)
+		return;
+	m = find_cfas((const uint64_t *)(uintptr_t)sp, (const uint64_t *)(uintptr_t)t->id.stack_hi,
+	              fr, n, cfa);
+	if (first == 0) {
+		if (m > 0 && leaf != HC_NONE && leaf != node)
+			frame_put(t, cfa[0], sp, leaf, node);
+		first = 1;
+	}
+	for (j = first; j < m && node && node < t->cct.n; j++) {
+		const struct rt_cct_node *c = &t->cct.nodes[node];
+
+		if (c->ip != (uint64_t)(uintptr_t)fr[j] || (c->flags & HC_NODE_LEAF))
+			break;
+		/* its stack pointer at the call: the callee's CFA */
+		frame_put(t, cfa[j], cfa[j - 1], node, c->parent);
+		node = c->parent;
+	}
+}
+
 /* HC_NONE: the walk faulted, the sample must be dropped. */
 static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 {
@@ -251,7 +354,12 @@ static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 			t->cct.ctxc[h].parent = parent;
 		}
 	}
-	return cct__insert_under(t, parent, leaf_ip);
+	{
+		uint32_t leaf = cct__insert_under(t, parent, leaf_ip);
+
+		frames_note(t, (void *const *)(fr + i), n - i, sp, 0, parent, leaf_ip ? leaf : HC_NONE);
+		return leaf;
+	}
 }
 
 /* Context of our caller's caller (skip = frames of the runtime to drop). */
@@ -259,11 +367,17 @@ uint32_t cct__context_here(struct rt_thread *t, int skip)
 {
 	void *fr[HC_MAX_FRAMES];
 	int n = unw_backtrace(fr, HC_MAX_FRAMES);
+	uint32_t node;
 
 	skip += 1;  /* this function */
 	if (n <= skip)
 		return 0;
-	return cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
+	node = cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
+	/* The callers' frames too (pthread_create, allocations: main's frame
+	   before it blocks in pthread_join), scanned from this frame. */
+	frames_note(t, (void *const *)fr, n, (uint64_t)(uintptr_t)__builtin_frame_address(0), skip,
+	            node, HC_NONE);
+	return node;
 }
 
 /* The context of a sample or trap, timed (cost.h: unwind). */

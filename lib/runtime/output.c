@@ -44,6 +44,30 @@ static void counters_add(struct rt_counters *dst, const struct rt_counters *src)
 #undef HC_X
 }
 
+/* The FRAM section: the stack frames the unwinds saw (cct.c), those whose
+   node this profile holds (a snapshot's copy may have fewer nodes than the
+   table names: the thread keeps running). None: no section. */
+static int put_frames(struct hc_prof_writer *w, const struct rt_thread *t)
+{
+	int ret;
+
+	if (!t->cct.frames || !__atomic_load_n(&t->cct.nframes, __ATOMIC_RELAXED))
+		return 0;
+	ret = hc_prof_section_begin(w, HC_SEC_FRAMES);
+	for (uint32_t i = 0; !ret && i < HC_FRAMES_CAP; i++) {
+		struct hc_prof_frame f;
+
+		f.cfa = __atomic_load_n(&t->cct.frames[i].cfa, __ATOMIC_ACQUIRE);
+		f.node = t->cct.frames[i].node;
+		f.count = t->cct.frames[i].count;
+		f.size = t->cct.frames[i].size;
+		f.reserved = 0;
+		if (f.cfa && f.node < t->cct.n)
+			ret = hc_prof_put_frame(w, &f);
+	}
+	return ret ? ret : hc_prof_section_end(w);
+}
+
 static int put_counters(struct hc_prof_writer *w, const struct rt_thread *t)
 {
 	int ret = hc_prof_section_begin(w, HC_SEC_COUNTERS);
@@ -187,6 +211,8 @@ static int write_file(const struct rt_thread *t, bool replace, bool final)
 		ret = numa__write(&w, t);
 	if (!ret && (stage = "data objects"))
 		ret = alloc__write(&w, t);
+	if (!ret && (stage = "stack frames"))
+		ret = put_frames(&w, t);
 	if (!ret && (stage = "counters"))
 		ret = put_counters(&w, t);
 	if (!ret)

@@ -33,6 +33,7 @@
 #define HC_WRITE_BUF      (64u << 10)
 #define HC_CTX_CACHE      256       /* unwind cache entries, power of two */
 #define HC_CTX_SCAN       64        /* stack words searched for the return address */
+#define HC_FRAMES_CAP     1024      /* stack frames remembered per thread, power of two (cct.c) */
 
 /* Handler-cost histogram bucket of a duration: 4 buckets per octave (the
    two bits after the leading one), exact below 4 ns, HC_HIST_BUCKETS (the
@@ -66,6 +67,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(published) X(published_loads) X(published_trap) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(watch_gated) X(traps) X(traps_matched) X(traps_unmatched) X(traps_load_load) \
 	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_faults) X(unwind_cached) \
+	X(stack_frames) X(stack_frames_dropped) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
 	X(objects_resolved) X(objects_dropped) \
@@ -106,6 +108,12 @@ struct rt_cct {
 		uint32_t slot;       /* ... found at sp + 8*slot */
 		uint32_t parent;     /* CCT node of the callers' path */
 	} ctxc[HC_CTX_CACHE];
+	/* Stack frames seen by the unwinds (cct.c, doc/objects.md "Stack
+	   locals"): open addressing on (cfa, caller node); cfa 0 = empty.
+	   Written by the thread only; a snapshot reads entries whose node it
+	   copied. */
+	struct hc_prof_frame *frames;   /* HC_FRAMES_CAP entries, NULL = none */
+	uint32_t nframes;
 };
 
 /* File descriptors: what fds.c had to do (process-wide, logged at exit). */
