@@ -42,12 +42,15 @@ static int tx_send(void *arg, int to, const void *buf, size_t len)
 	uint64_t n = len;
 	const char *p = buf;
 
+	MPI_Request rq;
+
 	(void)arg;
-	if (MPI_Send(&n, 1, MPI_UINT64_T, to, 1, MPI_COMM_WORLD) != MPI_SUCCESS)
+	if (MPI_Isend(&n, 1, MPI_UINT64_T, to, 1, MPI_COMM_WORLD, &rq) != MPI_SUCCESS || wait_idle(&rq))
 		return -EIO;
 	while (len) {
 		int k = (int)(len < PIECE ? len : PIECE);
-		if (MPI_Send(p, k, MPI_BYTE, to, 2, MPI_COMM_WORLD) != MPI_SUCCESS)
+		if (MPI_Isend(p, k, MPI_BYTE, to, 2, MPI_COMM_WORLD, &rq) != MPI_SUCCESS ||
+		    wait_idle(&rq))
 			return -EIO;
 		p += k;
 		len -= (size_t)k;
@@ -74,7 +77,8 @@ static int tx_recv(void *arg, int from, void **buf, size_t *len)
 	*len = n;
 	for (left = n; left;) {
 		int k = (int)(left < PIECE ? left : PIECE);
-		if (MPI_Recv(p, k, MPI_BYTE, from, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		if (MPI_Irecv(p, k, MPI_BYTE, from, 2, MPI_COMM_WORLD, &rq) != MPI_SUCCESS ||
+		    wait_idle(&rq))
 			return -EIO;
 		p += k;
 		left -= (size_t)k;
@@ -130,6 +134,14 @@ int prof_mpi_finish(int status)
 		/* The other ranks may be waiting for this one. */
 		fflush(NULL);
 		MPI_Abort(MPI_COMM_WORLD, status);
+	}
+	if (comm_mpi.size > 1) {
+		/* MPI_Finalize waits for every rank by spinning: the ranks that sent
+		   their share would spin while rank 0 symbolizes and writes. Meet in
+		   a barrier that polls first. */
+		MPI_Request rq;
+		if (MPI_Ibarrier(MPI_COMM_WORLD, &rq) == MPI_SUCCESS)
+			wait_idle(&rq);
 	}
 	MPI_Finalize();
 	return status;

@@ -86,7 +86,7 @@ for s in $sizes; do
 		rdc=$(awk '/^hpcprof-comm: time: reduce / { s += $(NF - 1) } END { print s + 0 }' "$ph")
 		rest=$(awk -v a="$rd" -v b="$rdc" '/^hpcprof-comm: time: / { s += $(NF - 1) } END { print s - a - b }' "$ph")
 		cpu0=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$work/run.time.0")
-		bytes0=$(awk '/merged [0-9]+ bytes/ { s += $(NF - 3) } END { print s + 0 }' "$ph")
+		bytes0=$(sed -n "s/.*merged \([0-9]*\) bytes.*/\1/p" "$ph" | awk "{ s += \$1 } END { print s + 0 }")
 		mv "$db" "$work/db-$r"
 		db="$work/db-$r"
 		same=yes
