@@ -46,8 +46,10 @@ void hc_report_text_views(const struct hc_db *db, FILE *f, int width)
 		for (size_t k = 0; k < v->nphases; k++)
 			tot += v->phases[k].all;
 		fputc('\n', f);
-		snprintf(buf, sizeof(buf), "Phases (%zu; %zu windows of %.3g ms, alike windows merged)",
-		         v->nphases, v->nwindows, (double)v->window / 1e6);
+		snprintf(buf, sizeof(buf), "Phases (%zu; %zu windows of %.3g %s, alike windows merged)",
+		         v->nphases, v->nwindows,
+		         v->window >= 1000000000u ? (double)v->window / 1e9 : (double)v->window / 1e6,
+		         v->window >= 1000000000u ? "s" : "ms");
 		line(f, width, buf);
 		for (size_t k = 0; k < v->nphases && k < TEXT_PHASES; k++) {
 			const struct hc_db_phase *p = &v->phases[k];
