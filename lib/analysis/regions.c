@@ -1364,60 +1364,6 @@ int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
 	return ret;
 }
 
-static uint64_t excl_all(const struct region *r)
-{
-	return matrix__total(&r->mx, HC_DB_KIND_ALL) + r->mx.diag[0] + r->mx.diag[1];
-}
-
-static int cmp_summary(const void *x, const void *y, void *arg)
-{
-	const struct regions *R = arg;
-	const struct region *a = &R->r[*(const uint32_t *)x], *b = &R->r[*(const uint32_t *)y];
-	uint64_t ea = excl_all(a), eb = excl_all(b);
-
-	if (ea != eb)
-		return ea > eb ? -1 : 1;
-	if (a->in_all != b->in_all)
-		return a->in_all > b->in_all ? -1 : 1;
-	return (a->out > b->out) - (a->out < b->out);
-}
-
-/* The top regions by exclusive volume (where the communicating accesses
-   are), then by inclusive. */
-void regions__summary(struct an *an, struct hc_out *o)
-{
-	struct regions *R = an->reg;
-	uint64_t total;
-	uint32_t k, n, *idx;
-
-	if (!R || !R->order || R->nkept < 2 || !(total = R->r[0].in_all))
-		return;
-	idx = malloc(R->nkept * sizeof(*idx));
-	if (!idx)
-		return;
-	memcpy(idx, R->order + 1, (R->nkept - 1) * sizeof(*idx));
-	qsort_r(idx, R->nkept - 1, sizeof(*idx), cmp_summary, R);
-	hc_out_printf(o, "\n==============================================================================\n"
-	              " Top code regions (procedures, parallel regions, loops: %s; doc/regions.md)\n"
-	              "==============================================================================\n"
-	              "    #  inclusive  exclusive   region\n", HC_DB_REGIONS);
-	n = R->nkept - 1 < an->top ? R->nkept - 1 : an->top;
-	for (k = 0; k < n; k++) {
-		const struct region *r = &R->r[idx[k]], *p = &R->r[r->parent];
-
-		hc_out_printf(o, "  %3u     %5.1f%%     %5.1f%%   %s", k + 1,
-		              100.0 * (double)r->in_all / (double)total,
-		              100.0 * (double)excl_all(r) / (double)total, r->name);
-		if (r->kind != R_PROCEDURE && r->parent != 0)
-			hc_out_printf(o, "  (in %s)", p->name);
-		hc_out_puts(o, "\n");
-	}
-	hc_out_printf(o, "  (%u regions hold >= %g%% of the volume; an event counts inclusively for the "
-	              "regions of both sides' contexts, exclusively for the detecting side's innermost)\n",
-	              R->nkept - 1, 100.0 * REGIONS_MIN_SHARE);
-	free(idx);
-}
-
 void regions__free(struct an *an)
 {
 	struct regions *R = an->reg;

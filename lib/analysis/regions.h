@@ -54,8 +54,6 @@ static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t 
 int regions__profile_done(struct an_prof *p);
 int regions__build(struct an *an);
 int regions__write(struct an *an, const char *dir, char *err, size_t errlen);
-/* A few lines for summary.txt (the top regions by inclusive volume). */
-void regions__summary(struct an *an, struct hc_out *o);
 void regions__free(struct an *an);
 
 #endif
