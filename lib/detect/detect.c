@@ -226,6 +226,13 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 		arm_set(th, &e, d, s->time, res);
 		th->candidates = count;
 	}
+	/* A set from before the previous sample that nothing replaced has had
+	   its interval: off (its weight is one interval's worth). */
+	if (!res->arm && th->armed && set_is_stale(th)) {
+		th->armed = false;
+		th->nwatch = 0;
+		res->disarm = true;
+	}
 
 	/* 3. Stores (and atomic RMWs) publish; loads too with publish_loads. */
 	res->published = hc_detect_publish(bb, cfg, th, s);

@@ -26,6 +26,8 @@
      A set on a published load watches writes only (x86 W breakpoints):
      another thread's load is what the line's writer would communicate
      with, and this thread's own loads of it would only waste the set.
+   - A set lives one sampling interval: one still armed when the thread's
+     next sample arms nothing new expires (res.disarm).
    - On the first trap of an armed set: one communication with the entry's
      publisher of weight period on the published chunk, period*7/(D-1) on
      another (1 / the chance it was watched), true iff the trapping access
@@ -146,6 +148,9 @@ struct hc_detect_result {
 	bool     comm;             /* *comm_out filled */
 	int      published;        /* 1 published, 0 not a store, or the -errno of hc_bulletin_publish */
 	bool     arm;              /* caller must arm watch_addr[0..nwatch) (8 bytes, RW) */
+	bool     disarm;           /* a set armed before the previous sample expired: caller
+	                              turns the registers off (an armed breakpoint costs
+	                              every context switch) */
 	uint32_t nwatch;
 	uint64_t watch_addr[HC_MAX_WATCH];
 };

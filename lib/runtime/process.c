@@ -205,6 +205,7 @@ static void read_options(struct rt_options *o)
 	o->step_seed = (uint32_t)env_u64("HPCRUN_COMM_STEP_SEED", RT_STEP_SEED_EVERY);
 	/* Soft sampler: the watchpoints' context-switch gate (cost.h). */
 	o->switch_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_NS", RT_SWITCH_NS_DEFAULT);
+	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	s = getenv("HPCRUN_COMM_PUBLISH_LOADS");
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -558,6 +559,10 @@ static void process_init(bool after_fork)
 		        "un-clones its perf context: every later switch restarts the sampler's timer)",
 		        hc_rt.opt.switch_ns, RT_SWITCH_BUDGET_PERMILLE / 10, RT_SWITCH_BUDGET_PERMILLE % 10,
 		        hc_rt.opt.switch_ns ? "" : " (off: HPCRUN_COMM_SWITCH_NS=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("return bursts (execute breakpoint on a sampled function's return address): %s",
+		             !hc_rt.opt.ret_bp ? "off (HPCRUN_COMM_RET_BP=0)" :
+		             hc_rt.opt.steps && nw > 0 ? "on" : "off (no steps or no watchpoints)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("loads of shared-looking memory published: %s", hc_rt.dcfg.publish_loads ?
 		        "yes" : "no (HPCRUN_COMM_PUBLISH_LOADS=0)");

@@ -136,6 +136,10 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */
 			record__comm(t, &comm);
 	}
+	if (res.disarm) {
+		watch__disarm(t);
+		t->cnt.watch_expired++;
+	}
 	if (res.arm) {
 		int err;
 

@@ -78,7 +78,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(pmu_threads_not_running) X(pmu_ibs_unrandomized) X(pmu_ibs_mispredicted) \
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
-	X(step_loads) X(ret_bp_armed) X(ret_bp_hits)
+	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -227,6 +227,7 @@ struct rt_options {
 	uint32_t step_budget256;    /* soft sampler: steps allowed per sample on average, x 256 */
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
 	uint32_t switch_ns;         /* soft sampler: watchpoint gate's cost per context switch, 0 = off */
+	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */

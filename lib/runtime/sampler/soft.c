@@ -488,7 +488,7 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 	uint64_t t0;
 	int err;
 
-	if (!k)
+	if (!k || !hc_rt.opt.ret_bp)
 		return;
 	if (refill)      /* a sample that did not consider a burst: its budget share */
 		hc_step_budget_refill(&own(t)->budget, hc_rt.opt.step_budget256, 4 * k);
@@ -516,6 +516,7 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 		return;
 	hc_step_budget_charge(&own(t)->budget, 1);
 	t0 = cpu_now();
+	own(t)->ret_age = 0;
 	err = watch__arm_exec(t, t->cct.nodes[node].ip);
 	if (err == 0)
 		t->cnt.ret_bp_armed++;
@@ -616,6 +617,14 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	int st;
 
 	t->cnt.samples++;
+	/* A return breakpoint lives as a set does: one that has not fired
+	   by the second sample after its arming goes off (an armed debug
+	   register costs every context switch; in a VM, exits). */
+	if (t->watch.n > 0 && t->watch.enabled[0] && t->watch.attr[0].bp_type == HW_BREAKPOINT_X &&
+	    ++own(t)->ret_age > 1) {
+		watch__disarm(t);
+		t->cnt.ret_bp_expired++;
+	}
 	record__regs(uctx, &r);
 	st = hc_rt.opt.no_prev ? -1 /* switched off */ : hc_decode_prev(&r, t->prev, &in);
 	next = (uint64_t)r.gregs[REG_RIP];

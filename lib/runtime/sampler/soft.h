@@ -36,6 +36,7 @@ struct rt_soft_thread {
 	uint64_t burst_t0;      /* thread CPU time when the burst started */
 	bool burst_loads;       /* the burst publishes shared loads too (a return burst) */
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
+	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
 	uint32_t cost_hist[RT_COST_KINDS][RT_STEP_HIST + 1];   /* soft__cost, thread CPU ns */
 	uint64_t cost_ns[RT_COST_KINDS];

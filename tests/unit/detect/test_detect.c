@@ -408,6 +408,20 @@ static void test_trap(void)
 	CHECK_EQ_U64(w.th[0].candidates, 3);
 	CHECK(trap(&w, 0, 210, w.th[0].watched.addr, 8, false));
 	CHECK_EQ_U64(w.comm.weight, PERIOD * 3);
+	/* expiry: a set nothing replaced goes off at the second sample after
+	   its arming (one interval armed) */
+	world_init(&w, 7, 4);
+	sample(&w, 0, 90, LINE_B, 8, false);
+	sample(&w, 0, 95, LINE_B, 8, false);
+	sample(&w, 1, 100, LINE_A, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm && !w.res.disarm);
+	sample(&w, 0, 300, LINE_B, 8, false);            /* not stale yet */
+	CHECK(!w.res.arm && !w.res.disarm && w.th[0].armed);
+	sample(&w, 0, 400, LINE_B, 8, false);            /* stale, no new target */
+	CHECK(!w.res.arm && w.res.disarm && !w.th[0].armed);
+	sample(&w, 0, 500, LINE_B, 8, false);
+	CHECK(!w.res.disarm);                            /* once */
 	/* another chunk: 1 / ((D-1)/7); D = 3: 7/2, rounded down */
 	world_init(&w, 1, 3);
 	sample(&w, 1, 100, LINE_A, 8, true);
@@ -458,13 +472,19 @@ static void test_stale_rearm(void)
 	CHECK_EQ_U64(w.th[0].watched.line, LINE_A + 64 * 3);
 	CHECK_EQ_U64(w.th[0].watched.time, 250);
 
-	/* stale but nothing fresh to watch: the old set is left armed */
+	/* stale and nothing fresh to watch: the old set expires (it cost
+	   every context switch while armed) */
 	sample(&w, 0, 400, LINE_B, 8, false);
+	CHECK(!w.res.disarm && w.th[0].armed);
 	sample(&w, 0, 500, LINE_B, 8, false);
-	CHECK(!w.res.arm);
-	CHECK(w.th[0].armed);
+	CHECK(!w.res.arm && w.res.disarm);
+	CHECK(!w.th[0].armed);
+	CHECK(!trap(&w, 0, 505, LINE_A + 64 * 3, 8, false));
 
 	/* after a trap (disarmed) the very next sample may re-arm */
+	sample(&w, 1, 506, LINE_A + 64 * 3, 8, true);
+	sample(&w, 0, 507, LINE_B, 8, false);
+	CHECK(w.res.arm);
 	CHECK(trap(&w, 0, 510, LINE_A + 64 * 3, 8, false));
 	sample(&w, 1, 520, LINE_A, 8, true);
 	sample(&w, 0, 530, LINE_B, 8, false);
