@@ -49,6 +49,8 @@ struct tprof {
 	size_t ne;
 	struct hc_prof_object ob[2 * MAXE];
 	size_t no;
+	struct hc_prof_frame fr[64];
+	size_t nf;
 	bool used;
 };
 
@@ -63,6 +65,15 @@ struct alloc {
 static struct tprof T[MAXT];
 static struct hc_prof_module mods[MAXM];
 static size_t nmods;
+/* A stack frame recorded by PROBE_FRAME: an FRAM record of its thread. */
+struct frame {
+	uint32_t thread;
+	uint64_t cfa, sp;
+	uint64_t ra[64];
+	int nra;
+};
+static struct frame frames[64];
+static size_t nframes;
 static struct alloc allocs[512];
 static size_t nallocs;
 static char exe[512];
@@ -198,6 +209,13 @@ static void read_probe(const char *path)
 			c->plen = (uint32_t)hi;
 			c->leaf = tp;
 			c->nra = parse_path(line + off, c->ra, 64);
+		} else if (sscanf(line, "frame %u %llx %llx%n", &idx, &base, &lo, &off) == 3 &&
+		           nframes < 64) {
+			struct frame *fm = &frames[nframes++];
+			fm->thread = idx;
+			fm->cfa = base;
+			fm->sp = lo;
+			fm->nra = parse_path(line + off, fm->ra, 64);
 		} else if (sscanf(line, "module %u %llx %llx %llx %511s", &idx, &base, &lo, &hi, p) == 5 &&
 		           nmods < MAXM) {
 			struct hc_prof_module *m = &mods[nmods++];
@@ -217,6 +235,15 @@ static void read_probe(const char *path)
 	}
 	for (i = 0; i < nallocs; i++)
 		allocs[i].node = insert(&T[allocs[i].thread], allocs[i].ra, allocs[i].nra, 0);
+	for (i = 0; i < nframes; i++) {
+		struct tprof *t;
+
+		if (frames[i].thread >= MAXT || (t = &T[frames[i].thread])->nf >= 64)
+			continue;
+		t->fr[t->nf++] = (struct hc_prof_frame){
+			.cfa = frames[i].cfa, .count = 1, .size = (uint32_t)(frames[i].cfa - frames[i].sp),
+			.node = insert(t, frames[i].ra, frames[i].nra, 0) };
+	}
 	for (i = 0; i < ncomms; i++) {
 		const struct comm *c = &comms[i];
 		struct tprof *t = &T[c->thread];
@@ -269,6 +296,12 @@ static void write_profiles(const char *dir)
 		for (i = 0; i < t->no; i++)
 			r |= hc_prof_put_object(&w, &t->ob[i]);
 		r |= hc_prof_section_end(&w);
+		if (t->nf) {
+			r |= hc_prof_section_begin(&w, HC_SEC_FRAMES);
+			for (i = 0; i < t->nf; i++)
+				r |= hc_prof_put_frame(&w, &t->fr[i]);
+			r |= hc_prof_section_end(&w);
+		}
 		/* a fixed number of timer samples per thread: the scale's
 		   denominator (50 x period 1000 ns each) */
 		r |= hc_prof_section_begin(&w, HC_SEC_COUNTERS);

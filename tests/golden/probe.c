@@ -177,6 +177,22 @@ __attribute__((noinline)) void probe_comm_at(const void *pc, const void *mine, s
 	comm((void *)(uintptr_t)pc, ra, mine, len, peer, plen, tru);
 }
 
+__attribute__((noinline)) void probe_frame(const void *cfa)
+{
+	void *ra = __builtin_return_address(0);
+	int t = self();
+
+	busy++;
+	pthread_mutex_lock(&lock);
+	if (out) {
+		fprintf(out, "frame %d %#llx %#llx", t, (unsigned long long)(uintptr_t)cfa,
+		        (unsigned long long)(uintptr_t)__builtin_dwarf_cfa());
+		path(ra);
+	}
+	pthread_mutex_unlock(&lock);
+	busy--;
+}
+
 static int map_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	int *id = data, i;

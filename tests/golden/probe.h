@@ -27,6 +27,11 @@ void probe_comm(const void *mine, size_t len, const void *peer, size_t plen, int
 /* The same with the accessing instruction at pc (a leaf: e.g. a PLT stub). */
 void probe_comm_at(const void *pc, const void *mine, size_t len, const void *peer,
                    size_t plen, int tru);
+/* A stack frame of the calling function, as the runtime records one
+   (doc/objects.md "Stack locals"): its CFA, its stack pointer at this call
+   (probe_frame's own CFA) and its call path. Use PROBE_FRAME(). */
+void probe_frame(const void *cfa);
+#define PROBE_FRAME() probe_frame(__builtin_dwarf_cfa())
 /* Stores to this after probe_comm keep the call from becoming a tail call
    (whose return address would lie in the caller's caller). */
 extern volatile int probe_sink;
