@@ -537,7 +537,8 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	if (!wc)
 		goto out;
 	for (unsigned x = 0; x < v->nw; x++) {
-		memcpy(wc + nwc, v->w[x].raw, (size_t)v->w[x].nraw * sizeof(*wc));
+		if (v->w[x].nraw)   /* raw is NULL for a worker that saw no event (UBSan) */
+			memcpy(wc + nwc, v->w[x].raw, (size_t)v->w[x].nraw * sizeof(*wc));
 		nwc += v->w[x].nraw;
 		free(v->w[x].raw);
 		v->w[x].raw = NULL;
