@@ -527,15 +527,6 @@ static int cmp_obj_false(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static int cmp_lp_true(const void *a, const void *b)
-{
-	const struct hc_report_loc_pair *x = a, *y = b;
-
-	if (x->tru != y->tru)
-		return x->tru > y->tru ? -1 : 1;
-	return strcmp(x->a, y->a);
-}
-
 static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
 {
 	const char *ra = runtime_of(t->a), *rb = runtime_of(t->b);
@@ -605,10 +596,8 @@ int hc_advice_build(const struct hc_db *db, size_t max_fs, size_t max_ts, struct
 		if (rc)
 			return rc;
 	}
-	if (hc_report_loc_pairs(db, db->pairs, db->npairs, 0, &lp, &nlp, NULL))
+	if (hc_report_loc_pairs_true(db, db->pairs, db->npairs, max_ts, &lp, &nlp))
 		return -ENOMEM;
-	if (nlp > 1)
-		qsort(lp, nlp, sizeof(*lp), cmp_lp_true);
 	a->ts = calloc(max_ts ? max_ts : 1, sizeof(*a->ts));
 	if (!a->ts) {
 		free(lp);

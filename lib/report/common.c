@@ -138,18 +138,17 @@ static void loc_label(const struct hc_db *db, const struct loc *l, char *buf, si
 	snprintf(buf, sz, "%s:%llu (%s)", f, (unsigned long long)l->l, proc);
 }
 
-int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
-                        size_t max, struct hc_report_loc_pair **out, size_t *nout, size_t *total)
+/* The pairs merged by location (one row per unordered location pair), in
+   cmp_loc_row order: *rows malloc'd, *nrows of them. */
+static int merge_rows(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
+                      struct loc_row **rows, size_t *nrows)
 {
 	struct node_pair *np = calloc(n ? n : 1, sizeof(*np));
 	struct loc_row *lr = calloc(n ? n : 1, sizeof(*lr));
-	struct hc_report_loc_pair *lp = NULL;
 	size_t m = 0, k = 0;
 
-	*out = NULL;
-	*nout = 0;
-	if (total)
-		*total = 0;
+	*rows = NULL;
+	*nrows = 0;
 	if (!np || !lr) {
 		free(np);
 		free(lr);
@@ -193,6 +192,33 @@ int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pai
 	}
 	if (k > 1)
 		qsort(lr, k, sizeof(*lr), cmp_loc_row);
+	*rows = lr;
+	*nrows = k;
+	return 0;
+}
+
+static void label_row(const struct hc_db *db, const struct loc_row *r, struct hc_report_loc_pair *p)
+{
+	loc_label(db, &r->a, p->a, sizeof(p->a));
+	loc_label(db, &r->b, p->b, sizeof(p->b));
+	p->all = r->all;
+	p->tru = r->tru;
+	p->fal = r->fal;
+}
+
+int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
+                        size_t max, struct hc_report_loc_pair **out, size_t *nout, size_t *total)
+{
+	struct hc_report_loc_pair *lp;
+	struct loc_row *lr;
+	size_t k;
+
+	*out = NULL;
+	*nout = 0;
+	if (total)
+		*total = 0;
+	if (merge_rows(db, pairs, n, &lr, &k))
+		return -ENOMEM;
 	if (total)
 		*total = k;
 	if (max && k > max)
@@ -202,16 +228,94 @@ int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pai
 		free(lr);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < k; i++) {
-		loc_label(db, &lr[i].a, lp[i].a, sizeof(lp[i].a));
-		loc_label(db, &lr[i].b, lp[i].b, sizeof(lp[i].b));
-		lp[i].all = lr[i].all;
-		lp[i].tru = lr[i].tru;
-		lp[i].fal = lr[i].fal;
-	}
+	for (size_t i = 0; i < k; i++)
+		label_row(db, &lr[i], &lp[i]);
 	free(lr);
 	*out = lp;
 	*nout = k;
+	return 0;
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* By true volume descending, then the first label, then the merged order:
+   the order a stable sort of every labelled row would give. */
+static int cmp_true_idx(const void *a, const void *b, void *arg)
+{
+	const struct hc_report_loc_pair *lp = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c;
+
+	if (lp[x].tru != lp[y].tru)
+		return lp[x].tru > lp[y].tru ? -1 : 1;
+	if ((c = strcmp(lp[x].a, lp[y].a)))
+		return c;
+	return (x > y) - (x < y);
+}
+
+int hc_report_loc_pairs_true(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
+                             size_t max, struct hc_report_loc_pair **out, size_t *nout)
+{
+	struct hc_report_loc_pair *lp = NULL, *sorted = NULL;
+	struct loc_row *lr;
+	size_t k, m = 0, c = 0, *idx = NULL;
+	uint64_t cut = 1;
+
+	*out = NULL;
+	*nout = 0;
+	if (merge_rows(db, pairs, n, &lr, &k))
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++)   /* true sharing only, merged order kept */
+		if (lr[i].tru)
+			lr[m++] = lr[i];
+	if (max && m > max) {
+		/* rows below the max-th largest true volume cannot make the cut:
+		   only the others are labelled (1 KB each) */
+		uint64_t *t = malloc(m * sizeof(*t));
+		if (!t) {
+			free(lr);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m; i++)
+			t[i] = lr[i].tru;
+		qsort(t, m, sizeof(*t), cmp_u64_desc);
+		cut = t[max - 1];
+		free(t);
+	}
+	for (size_t i = 0; i < m; i++)
+		c += lr[i].tru >= cut;
+	lp = calloc(c ? c : 1, sizeof(*lp));
+	idx = malloc((c ? c : 1) * sizeof(*idx));
+	sorted = calloc(c ? c : 1, sizeof(*sorted));
+	if (!lp || !idx || !sorted) {
+		free(lp);
+		free(idx);
+		free(sorted);
+		free(lr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, j = 0; i < m; i++)
+		if (lr[i].tru >= cut) {
+			label_row(db, &lr[i], &lp[j]);
+			idx[j] = j;
+			j++;
+		}
+	free(lr);
+	if (c > 1)
+		qsort_r(idx, c, sizeof(*idx), cmp_true_idx, lp);
+	if (max && c > max)
+		c = max;
+	for (size_t i = 0; i < c; i++)
+		sorted[i] = lp[idx[i]];
+	free(lp);
+	free(idx);
+	*out = sorted;
+	*nout = c;
 	return 0;
 }
 

@@ -94,6 +94,12 @@ struct hc_report_loc_pair {
 };
 int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
                         size_t max, struct hc_report_loc_pair **out, size_t *nout, size_t *total);
+/* hc_report_loc_pairs, only rows with true sharing, the first max (0: all) by true
+   volume descending, then the first label: what sorting every row of
+   hc_report_loc_pairs that way gives, without labelling the rows that
+   cannot make the cut (advice.c). */
+int hc_report_loc_pairs_true(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
+                             size_t max, struct hc_report_loc_pair **out, size_t *nout);
 
 /* Code regions (regions.c, doc/regions.md). The region named spec (its
    name exactly, or FILE:LINE: the innermost region at that line of a file
