@@ -87,13 +87,19 @@ fi
 # NUMA: injected page map, synthetic two-node topology (CPU n on node n).
 command -v lstopo-no-graphics >/dev/null || { echo "SKIP: lstopo-no-graphics (hwloc) missing"; finish; }
 cat >"$TMP/map.txt" <<MAP
-# views_prog numa: X and Z on node 0, Y on node 1
+# views_prog numa: X and Z on node 0, Y on node 1 (at each of its candidate bases)
+0x100080000000 0x100080010000 0
+0x100080200000 0x100080210000 1
+0x100080400000 0x100080410000 0
 0x3e0000000000 0x3e0000010000 0
 0x3e0000200000 0x3e0000210000 1
 0x3e0000400000 0x3e0000410000 0
+0x200000000000 0x200000010000 0
+0x200000200000 0x200000210000 1
+0x200000400000 0x200000410000 0
 MAP
 HPCRUN_COMM_NUMA_MAP="$TMP/map.txt" measure nu -e COMM@100000 "$PROG" numa -s 1 || fail "numa run failed"
-grep -q "NUMA page nodes: recorded, 3 ranges" "$TMP"/nu/*.log || fail "numa: the runtime did not read the map"
+grep -q "NUMA page nodes: recorded, 9 ranges" "$TMP"/nu/*.log || fail "numa: the runtime did not read the map"
 for t in "$TMP"/nu/topology-*.xml; do
 	lstopo-no-graphics --if synthetic --input "numa:2 pu:1" --of xml -f "$t" || fail "lstopo failed"
 done

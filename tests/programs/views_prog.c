@@ -10,9 +10,10 @@
      numa [-s S]    three workers pinned: workers 0 and 1 to CPU 0, worker 2
                     to CPU 1 (CPU 0 if there is one CPU). Three arrays mapped
                     at fixed addresses (the test's page map puts them on
-                    nodes): X at NUMA_X shared by workers 0 and 1, Y at NUMA_Y
-                    shared by workers 0 and 1, Z at NUMA_Z shared by workers
-                    0 and 2 — each for S seconds in turn.
+                    nodes): X at BASE shared by workers 0 and 1, Y at
+                    BASE + 2 MiB shared by workers 0 and 1, Z at BASE + 4 MiB
+                    shared by workers 0 and 2 — each for S seconds in turn;
+                    BASE is the first free of bases[].
 
    Usage: views_prog phases|numa [-s SECONDS] */
 #include <pthread.h>
@@ -25,9 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NUMA_X 0x3e0000000000ull
-#define NUMA_Y 0x3e0000200000ull
-#define NUMA_Z 0x3e0000400000ull
+/* X, Y and Z are at BASE, BASE + 2 MiB and BASE + 4 MiB for the first BASE
+   that is free (the runtime of a sanitizer build reserves a large range
+   below the executable); the test's page map lists all of them. */
+static const uint64_t bases[] = { 0x100080000000ull, 0x3e0000000000ull, 0x200000000000ull };
+#define STEP 0x200000ull
 #define ARRAY  (64 * 1024)
 
 struct line { volatile uint64_t w[8]; } __attribute__((aligned(64)));
@@ -129,10 +132,23 @@ int main(int argc, char **argv)
 	if (numa) {
 		/* Three call sites: three objects (one per allocation context). */
 		const int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
-		void *x = mmap((void *)NUMA_X, ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
-		void *y = mmap((void *)NUMA_Y, ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
-		void *z = mmap((void *)NUMA_Z, ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
-		if (x != (void *)NUMA_X || y != (void *)NUMA_Y || z != (void *)NUMA_Z) {
+		void *x = MAP_FAILED, *y = MAP_FAILED, *z = MAP_FAILED;
+		for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+			x = mmap((void *)bases[b], ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
+			y = mmap((void *)(bases[b] + STEP), ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
+			z = mmap((void *)(bases[b] + 2 * STEP), ARRAY, PROT_READ | PROT_WRITE, fl, -1, 0);
+			if (x == (void *)bases[b] && y == (void *)(bases[b] + STEP) &&
+			    z == (void *)(bases[b] + 2 * STEP))
+				break;
+			if (x != MAP_FAILED)
+				munmap(x, ARRAY);
+			if (y != MAP_FAILED)
+				munmap(y, ARRAY);
+			if (z != MAP_FAILED)
+				munmap(z, ARRAY);
+			x = y = z = MAP_FAILED;
+		}
+		if (x == MAP_FAILED) {
 			perror("views_prog: mmap at a fixed address");
 			return 1;
 		}

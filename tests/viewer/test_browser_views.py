@@ -117,8 +117,11 @@ try:
 
     mapf = os.path.join(tmp, "map.txt")
     with open(mapf, "w") as f:
-        f.write("0x3e0000000000 0x3e0000010000 0\n0x3e0000200000 0x3e0000210000 1\n"
-                "0x3e0000400000 0x3e0000410000 0\n")
+        # X and Z on node 0, Y on node 1, at each base views_prog may use
+        for base in (0x100080000000, 0x3e0000000000, 0x200000000000):
+            for k, node in enumerate((0, 1, 0)):
+                lo = base + k * 0x200000
+                f.write("0x%x 0x%x %d\n" % (lo, lo + 0x10000, node))
     d, html = run("nu", ["numa", "-s", "1"], env={"HPCRUN_COMM_NUMA_MAP": mapf}, topo="numa:2 pu:1")
     b = cdp.Browser()
     open_report(b, c, html)
