@@ -273,16 +273,11 @@ static void frame_put(struct rt_thread *t, uint64_t cfa, uint64_t sp, uint32_t n
    own node, the sampled instruction's. A frame's stack pointer is its
    callee's CFA (sp for the innermost): recorded as the frame's size, for
    locals addressed from rsp (a frame realigned for an over-aligned local). */
-static void frames_note(struct rt_thread *t, void *const *fr, int n, uint64_t sp, int first,
-                        uint32_t node, uint32_t leaf)
+static void frames_put(struct rt_thread *t, void *const *fr, const uint64_t *cfa, int m,
+                       uint64_t sp, int first, uint32_t node, uint32_t leaf)
 {
-	uint64_t cfa[HC_MAX_FRAMES];
-	int m, j;
+	int j;
 
-	if (!t->cct.frames || sp < t->id.stack_lo || sp >= t->id.stack_hi)
-		return;
-	m = find_cfas((const uint64_t *)(uintptr_t)sp, (const uint64_t *)(uintptr_t)t->id.stack_hi,
-	              fr, n, cfa);
 	if (first == 0) {
 		if (m > 0 && leaf != HC_NONE && leaf != node)
 			frame_put(t, cfa[0], sp, leaf, node);
@@ -297,6 +292,19 @@ static void frames_note(struct rt_thread *t, void *const *fr, int n, uint64_t sp
 		frame_put(t, cfa[j], cfa[j - 1], node, c->parent);
 		node = c->parent;
 	}
+}
+
+static void frames_note(struct rt_thread *t, void *const *fr, int n, uint64_t sp, uint32_t node,
+                        uint32_t leaf)
+{
+	uint64_t cfa[HC_MAX_FRAMES];
+	int m;
+
+	if (!t->cct.frames || sp < t->id.stack_lo || sp >= t->id.stack_hi)
+		return;
+	m = find_cfas((const uint64_t *)(uintptr_t)sp, (const uint64_t *)(uintptr_t)t->id.stack_hi,
+	              fr, n, cfa);
+	frames_put(t, fr, cfa, m, sp, 0, node, leaf);
 }
 
 /* HC_NONE: the walk faulted, the sample must be dropped. */
@@ -357,7 +365,7 @@ static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 	{
 		uint32_t leaf = cct__insert_under(t, parent, leaf_ip);
 
-		frames_note(t, (void *const *)(fr + i), n - i, sp, 0, parent, leaf_ip ? leaf : HC_NONE);
+		frames_note(t, (void *const *)(fr + i), n - i, sp, parent, leaf_ip ? leaf : HC_NONE);
 		return leaf;
 	}
 }
@@ -373,10 +381,30 @@ uint32_t cct__context_here(struct rt_thread *t, int skip)
 	if (n <= skip)
 		return 0;
 	node = cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
-	/* The callers' frames too (pthread_create, allocations: main's frame
-	   before it blocks in pthread_join), scanned from this frame. */
-	frames_note(t, (void *const *)fr, n, (uint64_t)(uintptr_t)__builtin_frame_address(0), skip,
-	            node, HC_NONE);
+	/* The callers' frames too (pthread_create: main's frame before it
+	   blocks in pthread_join). Not in signal context, so from a libunwind
+	   cursor, exact: the searched stack could hold copies of return
+	   addresses here (ASan's interceptor keeps a stack trace in its frame). */
+	if (t->cct.frames) {
+		uint64_t cfa[HC_MAX_FRAMES];
+		unw_context_t uc;
+		unw_cursor_t cur;
+		unw_word_t ip, sp;
+		int k = 0;
+
+		/* Position k of the cursor is frame k of fr (fr[0] differs: the
+		   call sites inside this function); its SP is frame k's stack
+		   pointer at its call, i.e. the CFA of frame k - 1. */
+		if (unw_getcontext(&uc) == 0 && unw_init_local(&cur, &uc) == 0) {
+			while (++k < n && unw_step(&cur) > 0 &&
+			       !unw_get_reg(&cur, UNW_REG_IP, &ip) && !unw_get_reg(&cur, UNW_REG_SP, &sp) &&
+			       (void *)(uintptr_t)ip == fr[k])
+				cfa[k - 1] = sp;
+			/* cfa[0 .. k-2] known */
+			if (k - 1 > skip)
+				frames_put(t, (void *const *)fr, cfa, k - 1, 0, skip, node, HC_NONE);
+		}
+	}
 	return node;
 }
 
