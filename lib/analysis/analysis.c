@@ -251,7 +251,7 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	enum an_status *seen = NULL;
 	uint32_t npairs = 0, ndirs = 0, i;
 	char *stage = NULL, *text = NULL;
-	bool dist, root;
+	bool dist, root, no_regions;
 	int ret;
 
 	if (res)
@@ -327,8 +327,11 @@ out_early:
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "combine");
-	/* Distributed: the region sets of rank 0's merged tree, after the reduction. */
-	ret = dist ? 0 : regions__prepare(&an);
+	/* Distributed: the region sets of rank 0's merged tree, after the reduction.
+	   HC_BENCH_NO_REGIONS=1: no code regions (no regions.xml / regions.csv), to
+	   measure what they cost (doc/performance.md); not for users. */
+	no_regions = getenv("HC_BENCH_NO_REGIONS") != NULL;
+	ret = dist || no_regions ? 0 : regions__prepare(&an);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "regions");
@@ -348,8 +351,8 @@ out_early:
 		if (done)
 			goto out;   /* sent up the tree: rank 0 goes on */
 		report_skipped(&an, seen);
-		ret = regions__prepare(&an);
-		if (!ret)
+		ret = no_regions ? 0 : regions__prepare(&an);
+		if (!ret && !no_regions)
 			ret = dist__regions(&an);
 		if (ret)
 			goto out_nomem;

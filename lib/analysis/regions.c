@@ -700,8 +700,7 @@ struct build {
 	uint32_t *poff, *pn, *xk, *klist;   /* pair -> its kept regions (dense ids), exclusive one */
 	uint32_t *kidx, *korder, nk;
 	struct rcells *rc;      /* per kept region */
-	struct rcell *sc;       /* scratch; i, j unused */
-	uint32_t *touched;
+	uint64_t *si, *sx;      /* scratch: inclusive, exclusive (true, false) per cell and region */
 	size_t scap;
 	struct regions *R;
 };
@@ -732,17 +731,21 @@ static void build_free(struct an *an, struct build *b)
 	for (i = 0; b->rc && i < b->nk; i++)
 		free(b->rc[i].c);
 	free(b->rc);
-	free(b->sc);
-	free(b->touched);
+	free(b->si);
+	free(b->sx);
 }
 
 /* Pass A: pair ids and peer threads per entry, the inclusive volume of
    every region. */
 static int pass_a(struct an *an, struct regions *R, struct build *b)
 {
+	/* Pair ids of recent set pairs (direct-mapped): most entries repeat a
+	   set pair seen shortly before, so few need a hash insertion. */
+	struct { uint64_t sets; uint32_t pid; } pc[256];
 	uint32_t i, k, pid;
 	int ret;
 
+	memset(pc, 0xff, sizeof(pc));
 	b->epid = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->epid));
 	b->ej = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->ej));
 	if (!b->epid || !b->ej)
@@ -760,14 +763,22 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 			const struct rrow_ent *e = &p->rrow.e[k];
 			struct hkey pk = { (uint32_t)e->sets, e->sets >> 32, 0 };
 			uint32_t peer = e->peer, j = p->gthread;
+			uint32_t slot = (uint32_t)((e->sets * 0x9e3779b97f4a7c15ULL) >> 56);
 
 			b->epid[i][k] = HC_NONE;
 			if (peer != p->th.index && !threads__find(an, p->proc, peer, &j))
 				continue;
 			b->ej[i][k] = j;
-			ret = hmap__intern(&b->pairs, &pk, &pid);
-			if (ret < 0)
-				return ret;
+			if (pc[slot].sets == e->sets && pc[slot].pid != HC_NONE) {
+				pid = pc[slot].pid;
+				ret = 0;
+			} else {
+				ret = hmap__intern(&b->pairs, &pk, &pid);
+				if (ret < 0)
+					return ret;
+				pc[slot].sets = e->sets;
+				pc[slot].pid = pid;
+			}
 			if (ret == 1) {
 				if (an__grow(&b->ptot, &b->pcap, b->pairs.n, sizeof(*b->ptot)))
 					return -ENOMEM;
@@ -863,18 +874,19 @@ static int ensure_scratch(struct build *b, size_t need)
 {
 	if (need <= b->scap)
 		return 0;
-	free(b->sc);
-	free(b->touched);
-	b->sc = malloc(need * sizeof(*b->sc));
-	b->touched = malloc(need * sizeof(*b->touched));
-	b->scap = b->sc && b->touched ? need : 0;
+	free(b->si);
+	free(b->sx);
+	b->si = malloc(need * 2 * sizeof(*b->si));
+	b->sx = malloc(need * 2 * sizeof(*b->sx));
+	b->scap = b->si && b->sx ? need : 0;
 	return b->scap ? 0 : -ENOMEM;
 }
 
 /* One entry of thread g with peer j into the kept regions of its pair:
-   the diagonal, or scratch cell `at`: the cells of all kept regions for
-   one thread pair are adjacent (at * nk + region), so an entry's regions
-   touch a few cache lines. */
+   the diagonal, or scratch cell `at`: the inclusive cells of all kept
+   regions for one thread pair are adjacent (16 bytes each at
+   (at * nk + region) * 2), so an entry's regions touch a few cache lines;
+   the exclusive ones (one region per entry) are apart. */
 static inline void credit(struct build *b, uint32_t pid, bool self, size_t at, uint64_t t,
                           uint64_t f)
 {
@@ -890,14 +902,18 @@ static inline void credit(struct build *b, uint32_t pid, bool self, size_t at, u
 		b->rc[b->xk[pid]].dex[1] += f;
 		return;
 	}
-	at *= b->nk;
-	for (q = 0; q < b->pn[pid]; q++) {
-		struct rcell *x = &b->sc[at + b->klist[b->poff[pid] + q]];
-		x->in[0] += t;
-		x->in[1] += f;
+	{
+		uint64_t *si = b->si + at * b->nk * 2;
+		const uint32_t *kl = b->klist + b->poff[pid];
+		uint32_t n = b->pn[pid];
+
+		for (q = 0; q < n; q++) {
+			si[2 * kl[q]] += t;
+			si[2 * kl[q] + 1] += f;
+		}
 	}
-	b->sc[at + b->xk[pid]].ex[0] += t;
-	b->sc[at + b->xk[pid]].ex[1] += f;
+	b->sx[(at * b->nk + b->xk[pid]) * 2] += t;
+	b->sx[(at * b->nk + b->xk[pid]) * 2 + 1] += f;
 }
 
 /* Append a cell, in (i, j) order, to the kept region's matrices directly
@@ -906,7 +922,7 @@ static int put_cell(struct matrix *m, uint32_t *cap, uint32_t i, uint32_t j, con
 {
 	if (!v[0] && !v[1])
 		return 0;
-	if (an__grow(&m->cell, cap, m->ncell + 1, sizeof(*m->cell)))
+	if (m->ncell >= *cap && an__grow(&m->cell, cap, m->ncell + 1, sizeof(*m->cell)))
 		return -ENOMEM;
 	m->cell[m->ncell++] = (struct mcell){ i, j, { v[0], v[1] } };
 	m->row[i + 1]++;
@@ -914,30 +930,51 @@ static int put_cell(struct matrix *m, uint32_t *cap, uint32_t i, uint32_t j, con
 }
 
 static int put_sorted(struct an *an, struct build *b, uint32_t kq, uint32_t i, uint32_t j,
-                      const struct rcell *x)
+                      const uint64_t in[2], const uint64_t ex[2])
 {
 	struct region *r = &R_of(b)->r[b->korder[kq]];
 	int ret;
 
 	(void)an;
-	ret = put_cell(&r->mi, &b->rc[kq].icap, i, j, x->in);
+	ret = put_cell(&r->mi, &b->rc[kq].icap, i, j, in);
 	if (!ret)
-		ret = put_cell(&r->mx, &b->rc[kq].xcap, i, j, x->ex);
+		ret = put_cell(&r->mx, &b->rc[kq].xcap, i, j, ex);
 	return ret;
 }
 
-/* A process with few enough threads: one dense T x T scratch per kept
-   region for all its profiles, emitted in (i, j) order (processes come in
-   thread order, so the cells come out sorted). */
+/* The events of profile pi are credited: its aggregate is not needed any more. */
+static void drop_entries(struct an *an, struct build *b, uint32_t pi)
+{
+	struct an_prof *p = &an->profs[pi];
+
+	free(p->rrow.e);
+	p->rrow.e = NULL;
+	p->rrow.n = p->rrow.cap = p->rrow.merged = 0;
+	free(b->epid[pi]);
+	free(b->ej[pi]);
+	b->epid[pi] = b->ej[pi] = NULL;
+}
+
+/* The scratch cell of threads lo < hi of a T-thread process: the upper
+   triangle, row by row. */
+static inline size_t tri(uint32_t lo, uint32_t hi, uint32_t T)
+{
+	return (size_t)lo * T - (size_t)lo * (lo + 1) / 2 + (hi - lo - 1);
+}
+
+/* A process with few enough threads: one dense scratch (the T x T upper
+   triangle) per kept region for all its profiles, emitted in (i, j) order
+   (processes come in thread order, so the cells come out sorted). */
 static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t T)
 {
-	size_t stride = (size_t)T * T, need = b->nk * stride;
+	size_t ncell = (size_t)T * (T - 1) / 2, need = b->nk * (ncell ? ncell : 1), at;
 	uint32_t g, k, kq, lo, hi;
 	int ret = ensure_scratch(b, need);
 
 	if (ret)
 		return ret;
-	memset(b->sc, 0, need * sizeof(*b->sc));
+	memset(b->si, 0, need * 2 * sizeof(*b->si));
+	memset(b->sx, 0, need * 2 * sizeof(*b->sx));
 	for (g = base; g < base + T; g++) {
 		const struct an_prof *p = an->threads[g].prof;
 		uint32_t pi;
@@ -954,23 +991,26 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 				continue;
 			lo = (g < j ? g : j) - base;
 			hi = (g < j ? j : g) - base;
-			credit(b, pid, g == j, (size_t)lo * T + hi, p->rrow.e[k].v[0], p->rrow.e[k].v[1]);
+			credit(b, pid, g == j, g == j ? 0 : tri(lo, hi, T), p->rrow.e[k].v[0],
+			       p->rrow.e[k].v[1]);
 		}
+		drop_entries(an, b, pi);
 	}
+	at = 0;
 	for (lo = 0; lo < T; lo++)
-		for (hi = lo + 1; hi < T; hi++)
+		for (hi = lo + 1; hi < T; hi++, at++)
 			for (kq = 0; kq < b->nk; kq++) {
-				const struct rcell *x = &b->sc[((size_t)lo * T + hi) * b->nk + kq];
-				if (!(x->in[0] | x->in[1] | x->ex[0] | x->ex[1]))
+				const uint64_t *in = &b->si[(at * b->nk + kq) * 2];
+				const uint64_t *ex = &b->sx[(at * b->nk + kq) * 2];
+				if (!(in[0] | in[1] | ex[0] | ex[1]))
 					continue;
 				if (b->rc[kq].unsorted)
-					ret = append(&b->rc[kq], base + lo, base + hi, x->in, x->ex, true);
+					ret = append(&b->rc[kq], base + lo, base + hi, in, ex, true);
 				else
-					ret = put_sorted(an, b, kq, base + lo, base + hi, x);
+					ret = put_sorted(an, b, kq, base + lo, base + hi, in, ex);
 				if (ret)
 					return ret;
 			}
-	(void)stride;
 	return 0;
 }
 
@@ -1026,8 +1066,10 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 	ns = slots.n;
 	if (!ret)
 		ret = ensure_scratch(b, (size_t)b->nk * ns);
-	if (!ret)
-		memset(b->sc, 0, (size_t)b->nk * ns * sizeof(*b->sc));
+	if (!ret) {
+		memset(b->si, 0, (size_t)b->nk * ns * 2 * sizeof(*b->si));
+		memset(b->sx, 0, (size_t)b->nk * ns * 2 * sizeof(*b->sx));
+	}
 	for (k = 0; k < p->rrow.n && !ret; k++) {
 		uint32_t pid = b->epid[pi][k];
 		struct hkey sk = { b->ej[pi][k], 0, 0 };
@@ -1038,16 +1080,18 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 		credit(b, pid, b->ej[pi][k] == p->gthread, s, p->rrow.e[k].v[0], p->rrow.e[k].v[1]);
 	}
 	for (k = 0; k < b->nk * ns && !ret; k++) {
-		const struct rcell *x = &b->sc[k];
-		if (!(x->in[0] | x->in[1] | x->ex[0] | x->ex[1]))
+		const uint64_t *in = &b->si[(size_t)k * 2], *ex = &b->sx[(size_t)k * 2];
+		if (!(in[0] | in[1] | ex[0] | ex[1]))
 			continue;
 		ret = to_unsorted(b, k % b->nk);
 		if (!ret)
-			ret = append(&b->rc[k % b->nk], p->gthread, gj[k / b->nk], x->in, x->ex, false);
+			ret = append(&b->rc[k % b->nk], p->gthread, gj[k / b->nk], in, ex, false);
 	}
 	(void)nt;
 	hmap__free(&slots);
 	free(gj);
+	if (!ret)
+		drop_entries(an, b, pi);
 	return ret;
 }
 
