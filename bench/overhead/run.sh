@@ -15,7 +15,10 @@
 #   4. the fixed cost of a run (launcher, set-up, profile writing) vs threads;
 #   5. the pure per-sample work (decode, detection) warm and cold
 #      (handler_path.c; also the way to run it under callgrind);
-#   6. the cost of the watchpoint re-arm sequences (watch_cost.c).
+#   6. the cost of the watchpoint re-arm sequences (watch_cost.c);
+#   7. oversubscription: OpenMP and pthread-barrier programs with 2x and 4x
+#      as many threads as CPUs (libgomp's default wait policy), and LULESH
+#      when LULESH=/path/to/lulesh2.0 (built with -fopenmp) is set.
 # Workloads: the microbenchmarks (bench/kernels/comm_work.c: comm_bench's
 # patterns with fixed work), OpenMP kernels (stencil, reduction, histogram)
 # and real multithreaded programs from Debian (pigz, zstd -T2, xz -T2) on a
@@ -23,7 +26,7 @@
 # reports.
 #
 #   bench/overhead/run.sh [--quick] [-n RUNS] [-e EVENT] [--workload 'LABEL=COMMAND']...
-#                         [--only main|custom|period|threads|startup|handler|watch]
+#                         [--only main|custom|period|threads|startup|handler|watch|oversub]
 #                         BUILDDIR [WORKDIR]
 # --workload: one more row of the main table, your own program, measured
 #   the same way (COMMAND is split as the shell would; it must do a fixed
@@ -66,8 +69,8 @@ hpcrun="$build/hpcrun-comm/hpcrun-comm"
 
 test -x "$hpcrun" || { echo "run.sh: $hpcrun not built (make in $build)" >&2; exit 1; }
 case $only in
-""|main|custom|period|threads|startup|handler|watch) ;;
-*) echo "run.sh: --only: unknown part '$only' (main, custom, period, threads, startup, handler, watch)" >&2; exit 2 ;;
+""|main|custom|period|threads|startup|handler|watch|oversub) ;;
+*) echo "run.sh: --only: unknown part '$only' (main, custom, period, threads, startup, handler, watch, oversub)" >&2; exit 2 ;;
 esac
 if [ "$only" = custom ] && [ ${#custom[@]} -eq 0 ]; then
 	echo "run.sh: --only custom needs at least one --workload 'LABEL=COMMAND'" >&2; exit 2
@@ -88,6 +91,7 @@ cc -O2 -g -pthread -o "$bin/comm_work" "$src/bench/kernels/comm_work.c"
 for k in stencil reduction histogram; do
 	cc -O2 -g -fopenmp -o "$bin/$k" "$src/bench/kernels/$k.c"
 done
+cc -O2 -g -pthread -o "$bin/acc_stencil" "$src/bench/accuracy/programs/stencil.c" "$src/bench/accuracy/programs/work.c"
 cc -O2 -o "$bin/geninput" "$src/bench/overhead/geninput.c"
 cc -O2 -o "$bin/runstat" "$src/bench/overhead/runstat.c"
 cc -O2 -o "$bin/watch_cost" "$src/bench/overhead/watch_cost.c"
@@ -393,6 +397,28 @@ if [ -z "$only" ] || [ "$only" = watch ]; then
 	"$bin/watch_cost" 20000 4 | tee -a "$work/results.md"
 	"$bin/watch_cost" 20000 1 | tee -a "$work/results.md"
 	note '```'
+fi
+
+# ---- 7. oversubscription ----------------------------------------------------
+# More threads than CPUs: threads block at every barrier, so they are
+# switched in and out thousands of times per second (doc/performance.md,
+# "Oversubscription"). libgomp's default wait policy, as a user runs it.
+if [ -z "$only" ] || [ "$only" = oversub ]; then
+	ncpu=$(nproc)
+	note ""
+	note "Oversubscription ($ncpu CPUs, OMP_WAIT_POLICY unset):"
+	note ""
+	note "| workload | threads | native s | measured s | median ratio | worst ratio | min ratio | CPU ratio | native RSS MB | RSS ratio | samples/s | handler median / mean / p99 ns | arms | traps |"
+	note "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	for x in 2 4; do
+		n=$((x * ncpu))
+		( unset OMP_WAIT_POLICY; export OMP_NUM_THREADS=$n
+		  pair "o-omp-$n" "$bin/stencil" 1024 1000; row "o-omp-$n" "omp stencil ${x}x"
+		  pair "o-acc-$n" "$bin/acc_stencil" "$n" 4; row "o-acc-$n" "barrier stencil ${x}x"
+		  if [ -n "${LULESH:-}" ]; then
+			pair "o-lulesh-$n" "$LULESH" -s 15 -i 150 -q; row "o-lulesh-$n" "LULESH -s 15 ${x}x"
+		  fi )
+	done
 fi
 
 note ""

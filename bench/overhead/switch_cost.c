@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* switch_cost.c — what a context switch costs a thread that carries perf
+   events (doc/performance.md, "Oversubscription"). Two threads pinned to
+   CPU 0 hand it to each other with sched_yield ITERS times each; the
+   figure is CPU time (and wall time) per switch. Modes:
+     none     no events
+     inherit  a sampling task-clock (period 500 µs, sigtrap, SIGTRAP
+              ignored) opened by the main thread with inherit=1 before the
+              threads exist: the threads carry clones of its context, which
+              the kernel swaps at a switch without stopping the event
+     own      each thread opens its own sampling task-clock (per-thread
+              sampler: nothing to swap, the event's hrtimer is stopped and
+              restarted at every switch)
+     inherit+bp  inherit, and each thread opens BP breakpoint events
+              (enabled, on a variable nobody touches): this un-clones its
+              context, as the runtime's watchpoints do
+
+   Usage: switch_cost MODE [BP [ITERS]]   (BP default 1, ITERS 200000) */
+#define _GNU_SOURCE
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int nbp, own_clock;
+static long iters = 200000;
+static volatile long dummy[8];
+
+static double clk(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int open_clock(int inherit)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.size = sizeof a;
+	a.sample_period = 500000;
+	a.exclude_kernel = 1;
+	a.inherit = (unsigned)inherit;
+	a.sigtrap = 1;
+	a.remove_on_exec = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static void *thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < nbp; i++) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof a);
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.size = sizeof a;
+		a.bp_type = HW_BREAKPOINT_RW;
+		a.bp_addr = (unsigned long)&dummy[i];
+		a.bp_len = HW_BREAKPOINT_LEN_8;
+		a.sample_period = 1;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+			perror("switch_cost: breakpoint");
+			exit(1);
+		}
+	}
+	if (own_clock && open_clock(0) < 0) {
+		perror("switch_cost: task-clock");
+		exit(1);
+	}
+	for (long i = 0; i < iters; i++)
+		sched_yield();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "none";
+	pthread_t t[2];
+	cpu_set_t s;
+	double w0, c0, w, c;
+
+	if (argc > 3)
+		iters = atol(argv[3]);
+	if (!strcmp(mode, "inherit+bp"))
+		nbp = argc > 2 ? atoi(argv[2]) : 1;
+	if (nbp < 0 || nbp > 4 || iters < 1) {
+		fprintf(stderr, "usage: switch_cost none|inherit|own|inherit+bp [BP 0..4 [ITERS]]\n");
+		return 2;
+	}
+	own_clock = !strcmp(mode, "own");
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	if (sched_setaffinity(0, sizeof s, &s) < 0)
+		perror("switch_cost: sched_setaffinity");
+	signal(SIGTRAP, SIG_IGN);
+	if (!strncmp(mode, "inherit", 7) && open_clock(1) < 0) {
+		perror("switch_cost: task-clock (perf_event_paranoid?)");
+		return 1;
+	}
+	w0 = clk(CLOCK_MONOTONIC);
+	c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, thread, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	w = clk(CLOCK_MONOTONIC) - w0;
+	c = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	printf("%-10s bp %d: %.2f us CPU, %.2f us wall per switch (%ld switches)\n", mode, nbp,
+	       c / (2.0 * (double)iters) * 1e6, w / (2.0 * (double)iters) * 1e6, 2 * iters);
+	return 0;
+}
