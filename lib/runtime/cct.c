@@ -10,7 +10,9 @@
    dropped). cct__insert and cct__context run in signal context: arena
    memory only, no locks. */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -173,6 +175,75 @@ static int find_slot(const uint64_t *stack, uint64_t ret)
 	return -1;
 }
 
+/* The fork gate. libunwind takes locks (its register-state cache, the
+   loader's dl_iterate_phdr lock) while it unwinds; a fork while another
+   thread holds one leaves it held forever in the child, whose first unwind
+   then deadlocks (seen: objects_runtime.sh's forked child stuck in
+   unw_backtrace from thread_begin). So the fork's prepare handler closes
+   the gate and waits until no thread is inside the unwinder; meanwhile a
+   sample's walk is dropped (unwind_fork_gated) and an unwind outside
+   signal context waits for the gate to open. Sequentially consistent
+   atomics: a thread enters (increments) before it looks at the gate, the
+   forking thread closes the gate before it looks at the count. */
+static int unwinders;
+static int fork_gate;
+
+static bool unwind_enter(void)
+{
+	__atomic_add_fetch(&unwinders, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&fork_gate, __ATOMIC_SEQ_CST))
+		return true;
+	__atomic_sub_fetch(&unwinders, 1, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+static void unwind_leave(void)
+{
+	__atomic_sub_fetch(&unwinders, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Outside signal context: wait while a fork is being prepared. */
+static void unwind_enter_wait(void)
+{
+	while (!unwind_enter()) {
+		struct timespec ts = { 0, 50000 };
+		while (__atomic_load_n(&fork_gate, __ATOMIC_SEQ_CST))
+			nanosleep(&ts, NULL);
+	}
+}
+
+/* pthread_atfork prepare: close the gate and wait (at most 1 s: a thread
+   stopped inside the unwinder forever must not hang the fork) until no
+   thread unwinds. */
+void cct__fork_prepare(void)
+{
+	struct timespec ts = { 0, 20000 };
+
+	__atomic_store_n(&fork_gate, 1, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 50000 && __atomic_load_n(&unwinders, __ATOMIC_SEQ_CST); i++)
+		nanosleep(&ts, NULL);
+}
+
+/* Parent and child after the fork: the child has no other thread, so
+   nobody is inside the unwinder there. */
+void cct__fork_release(bool child)
+{
+	if (child)
+		__atomic_store_n(&unwinders, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fork_gate, 0, __ATOMIC_SEQ_CST);
+}
+
+/* unw_backtrace outside signal context, through the gate. */
+int cct__backtrace(void **fr, int max)
+{
+	int n;
+
+	unwind_enter_wait();
+	n = unw_backtrace(fr, max);
+	unwind_leave();
+	return n;
+}
+
 /* unw_backtrace and the cache's validating read under fault containment:
    a fault in them (a stack another thread unmapped or protected, a frame
    libunwind reads without validating it) comes back here through
@@ -184,18 +255,25 @@ static int walk(struct rt_thread *t, void **fr, const uint64_t *stack, unsigned 
 	if (sigsetjmp(t->safety.walk_env, 0)) {
 		t->safety.walking = 0;
 		t->cnt.unwind_faults++;
+		unwind_leave();
 		return -EFAULT;
+	}
+	if (!unwind_enter()) {
+		t->cnt.unwind_fork_gated++;
+		return -EAGAIN;
 	}
 	t->safety.walking = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (t->cct.ctxc[h].pc == (uint64_t)(uintptr_t)fr[0] && t->cct.ctxc[h].sp == (uint64_t)(uintptr_t)stack &&
 	    stack_word(stack, t->cct.ctxc[h].slot) == t->cct.ctxc[h].ret && t->cct.ctxc[h].parent < t->cct.n) {
 		t->safety.walking = 0;
+		unwind_leave();
 		return 1;                  /* cache hit */
 	}
 	*n = unw_backtrace(fr, HC_MAX_FRAMES);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->safety.walking = 0;
+	unwind_leave();
 	return 0;
 }
 
@@ -337,6 +415,8 @@ static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 		HC_DEBUG_LOG(HC_DBG_UNWIND, "T%u: fault in the stack walk at pc %#llx sp %#llx: sample dropped",
 		             t->id.index, (unsigned long long)pc, (unsigned long long)sp);
 		return HC_NONE;
+	case -EAGAIN:
+		return HC_NONE;        /* a fork is being prepared */
 	}
 	for (i = 0; i < n; i++)
 		if ((uint64_t)(uintptr_t)fr[i] == pc)
@@ -374,12 +454,16 @@ static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 uint32_t cct__context_here(struct rt_thread *t, int skip)
 {
 	void *fr[HC_MAX_FRAMES];
-	int n = unw_backtrace(fr, HC_MAX_FRAMES);
 	uint32_t node;
+	int n;
 
+	unwind_enter_wait();
+	n = unw_backtrace(fr, HC_MAX_FRAMES);
 	skip += 1;  /* this function */
-	if (n <= skip)
+	if (n <= skip) {
+		unwind_leave();
 		return 0;
+	}
 	node = cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
 	/* The callers' frames too (pthread_create: main's frame before it
 	   blocks in pthread_join). Not in signal context, so from a libunwind
@@ -405,6 +489,7 @@ uint32_t cct__context_here(struct rt_thread *t, int skip)
 				frames_put(t, (void *const *)fr, cfa, k - 1, 0, skip, node, HC_NONE);
 		}
 	}
+	unwind_leave();
 	return node;
 }
 

@@ -371,12 +371,14 @@ static void atfork_prepare(void)
 {
 	if (hc_self)
 		hc_guard_enter(hc_self);
+	cct__fork_prepare();
 	ownheap__atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
 	ownheap__atfork_release();
+	cct__fork_release(false);
 	if (hc_self)
 		hc_guard_leave(hc_self);
 }
@@ -389,6 +391,7 @@ static void atfork_child(void)
 	struct rt_thread *self = hc_self;
 
 	ownheap__atfork_release();
+	cct__fork_release(true);
 	if (!hc_rt.ready)
 		return;
 	ownheap__enter();

@@ -67,7 +67,7 @@ static inline uint64_t hc_hist_width(unsigned b)
 	X(published) X(published_loads) X(published_trap) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(watch_gated) X(traps) X(traps_matched) X(traps_unmatched) X(traps_load_load) \
 	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_faults) X(unwind_cached) \
-	X(stack_frames) X(stack_frames_dropped) \
+	X(stack_frames) X(stack_frames_dropped) X(unwind_fork_gated) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \
 	X(objects_resolved) X(objects_dropped) \
@@ -307,6 +307,9 @@ uint32_t cct__insert_under(struct rt_thread *t, uint32_t parent, uint64_t leaf);
 uint32_t cct__insert_frame(struct rt_thread *t, uint32_t parent, uint64_t ip);
 uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t cct__context_here(struct rt_thread *t, int skip);
+int  cct__backtrace(void **fr, int max);
+void cct__fork_prepare(void);
+void cct__fork_release(bool child);
 
 /* Address samplers: a method table per back end, listed in sampler.c
    (soft.c: timer + decode; pmu.c: PEBS and IBS). on_sample runs in the

@@ -296,7 +296,7 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	   a lock taken with signals blocked: signal-safe) at its first unwind,
 	   so a thread that is never sampled does not pay ~140 µs for it. */
 	if (index == 0)
-		unw_backtrace(warm, 4);
+		cct__backtrace(warm, 4);
 	hc_self = t;
 	pthread_setspecific(exit_key, t);
 	if (signal__altstack_on(t) < 0)

@@ -316,7 +316,7 @@ static __attribute__((noinline)) void ctx_fill(struct rt_thread *t, const uint64
                                                uint64_t ra0, struct rt_ctx_entry *ne)
 {
 	void *fr[HC_MAX_FRAMES];
-	int n = unw_backtrace(fr, HC_MAX_FRAMES), i;
+	int n = cct__backtrace(fr, HC_MAX_FRAMES), i;
 	uint64_t s0 = (uint64_t)(uintptr_t)slot0;
 	uint32_t node, site;
 
