@@ -22,17 +22,22 @@
 /* Wait for a request without spinning: a rank that waits for a slower one
    (rank 0 for its partners' partial results) would otherwise burn a CPU in
    MPI's progress loop, which on a shared or oversubscribed node slows the
-   ranks that still work. Polls every 200 us. */
+   ranks that still work. Polls after 200 us, backing off to every 10 ms
+   (a rank waiting minutes for rank 0's tail then costs ~100 polls a second). */
 static int wait_idle(MPI_Request *rq)
 {
+	long ns = 200000;
 	int done = 0;
 
 	while (!done) {
-		struct timespec ts = { 0, 200000 };
+		struct timespec ts = { 0, ns };
 		if (MPI_Test(rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return -EIO;
-		if (!done)
+		if (!done) {
 			nanosleep(&ts, NULL);
+			if (ns < 10000000)
+				ns += ns / 4;
+		}
 	}
 	return 0;
 }
