@@ -276,7 +276,8 @@ int numa__finish(struct an *an, struct numa *n, const struct objects *ob)
 		n->remote += n->o[i].remote;
 		n->unknown += n->o[i].unknown;
 	}
-	qsort(n->o, n->n, sizeof(*n->o), cmp_nobj);
+	if (n->n)     /* n->o is NULL then: qsort's pointer must not be */
+		qsort(n->o, n->n, sizeof(*n->o), cmp_nobj);
 done:
 	ret = 0;
 out:
