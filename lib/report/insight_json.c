@@ -81,21 +81,8 @@ void hc_report_json_insight(const struct hc_db *db, struct hc_json *j)
 		hc_json_kstr(j, "pattern", f->pattern);
 		hc_json_key(j, "layout");
 		hc_json_arr(j);
-		for (size_t i = 0; i < f->nfields; i++) {
-			const struct hc_db_field *fd = f->fields[i].f;
-			hc_json_obj(j);
-			hc_json_kstr(j, "name", fd->name);
-			hc_json_ku64(j, "offset", fd->offset);
-			hc_json_ku64(j, "size", fd->size);
-			hc_json_ku64(j, "access", fd->access ? fd->access : fd->size);
-			hc_json_ku64(j, "false", fd->fal);
-			hc_json_key(j, "threads");
-			hc_json_arr(j);
-			for (size_t t = 0; t < fd->nthreads; t++)
-				hc_json_u64(j, fd->threads[t]);
-			hc_json_arr_end(j);
-			hc_json_obj_end(j);
-		}
+		for (size_t i = 0; i < f->nfields; i++)
+			hc_report_json_field(j, f->fields[i].f, false);
 		hc_json_arr_end(j);
 		strings(j, "fixes", f->fixes, f->nfixes);
 		hc_json_key(j, "bound");

@@ -41,4 +41,10 @@ struct hc_db;
 /* The model's "regions" member (lib/report/regions.c). */
 void hc_report_json_regions(const struct hc_db *db, struct hc_json *j);
 
+struct hc_db_field;
+/* One field of an object as a JSON object: name, offset, size, access
+   size, the volume (all and true too when `counts`), the threads
+   (lib/report/model.c; the object list and the advice's layout). */
+void hc_report_json_field(struct hc_json *j, const struct hc_db_field *fd, bool counts);
+
 #endif

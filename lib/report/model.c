@@ -322,6 +322,26 @@ static void write_metrics(struct hc_json *j, const char *key, const uint64_t *m,
 	hc_json_arr_end(j);
 }
 
+void hc_report_json_field(struct hc_json *j, const struct hc_db_field *fd, bool counts)
+{
+	hc_json_obj(j);
+	hc_json_kstr(j, "name", fd->name);
+	hc_json_ku64(j, "offset", fd->offset);
+	hc_json_ku64(j, "size", fd->size);
+	hc_json_ku64(j, "access", fd->access ? fd->access : fd->size);
+	if (counts) {
+		hc_json_ku64(j, "all", fd->all);
+		hc_json_ku64(j, "true", fd->tru);
+	}
+	hc_json_ku64(j, "false", fd->fal);
+	hc_json_key(j, "threads");
+	hc_json_arr(j);
+	for (size_t t = 0; t < fd->nthreads; t++)
+		hc_json_u64(j, fd->threads[t]);
+	hc_json_arr_end(j);
+	hc_json_obj_end(j);
+}
+
 static void write_pair(struct hc_json *j, const struct hc_db_codepair *p)
 {
 	hc_json_obj(j);
@@ -447,23 +467,8 @@ static void write_objects(struct hc_json *j, const struct hc_db *db)
 		hc_json_arr_end(j);
 		hc_json_key(j, "fields");
 		hc_json_arr(j);
-		for (size_t f = 0; f < o->nfields; f++) {
-			const struct hc_db_field *fd = &o->fields[f];
-			hc_json_obj(j);
-			hc_json_kstr(j, "name", fd->name);
-			hc_json_ku64(j, "offset", fd->offset);
-			hc_json_ku64(j, "size", fd->size);
-			hc_json_ku64(j, "access", fd->access ? fd->access : fd->size);
-			hc_json_ku64(j, "all", fd->all);
-			hc_json_ku64(j, "true", fd->tru);
-			hc_json_ku64(j, "false", fd->fal);
-			hc_json_key(j, "threads");
-			hc_json_arr(j);
-			for (size_t t = 0; t < fd->nthreads; t++)
-				hc_json_u64(j, fd->threads[t]);
-			hc_json_arr_end(j);
-			hc_json_obj_end(j);
-		}
+		for (size_t f = 0; f < o->nfields; f++)
+			hc_report_json_field(j, &o->fields[f], true);
 		hc_json_arr_end(j);
 		hc_json_key(j, "code_pairs");
 		hc_json_arr(j);

@@ -12,9 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#ifndef HC_HIST_BUCKETS
-#define HC_HIST_BUCKETS 88         /* must match rt.h */
-#endif
+#include "runtime/hist.h"
 
 /* The mechanisms, in the order of the log's lines. */
 #define RT_COST_LIST(X) \
@@ -44,27 +42,6 @@ struct rt_cost_total {
 	uint64_t sum_ns, n;
 };
 
-/* Histogram bucket helpers, the same as rt.h's (repeated here so the
-   header stands alone for its unit test). */
-static inline unsigned rt_cost_bucket(uint64_t ns)
-{
-	unsigned e, b;
-
-	if (ns < 4)
-		return (unsigned)ns;
-	e = 63u - (unsigned)__builtin_clzll(ns);
-	b = 4 * e + (unsigned)((ns >> (e - 2)) & 3);
-	return b < HC_HIST_BUCKETS ? b : HC_HIST_BUCKETS;
-}
-static inline uint64_t rt_cost_low(unsigned b)
-{
-	return b < 8 ? b : (uint64_t)(4 + (b & 3)) << (b / 4 - 2);
-}
-static inline uint64_t rt_cost_width(unsigned b)
-{
-	return b < 8 ? 1 : 1ull << (b / 4 - 2);
-}
-
 /* Now, in ns (CLOCK_MONOTONIC, vDSO: async-signal-safe). */
 static inline uint64_t rt_cost_now(void)
 {
@@ -76,7 +53,7 @@ static inline uint64_t rt_cost_now(void)
 
 static inline void rt_cost_add(struct rt_cost_hist *h, uint64_t ns)
 {
-	h->b[rt_cost_bucket(ns)]++;
+	h->b[hc_hist_bucket(ns)]++;
 	h->sum_ns += ns;
 	h->n++;
 }
@@ -110,10 +87,10 @@ static inline uint64_t rt_cost_quantile(const struct rt_cost_total *t, double q)
 	for (int i = 0; i <= HC_HIST_BUCKETS; i++) {
 		acc += t->b[i];
 		if (acc > want)
-			return i == HC_HIST_BUCKETS ? rt_cost_low(HC_HIST_BUCKETS)
-			                            : rt_cost_low((unsigned)i) + rt_cost_width((unsigned)i) / 2;
+			return i == HC_HIST_BUCKETS ? hc_hist_low(HC_HIST_BUCKETS)
+			                            : hc_hist_low((unsigned)i) + hc_hist_width((unsigned)i) / 2;
 	}
-	return rt_cost_low(HC_HIST_BUCKETS);
+	return hc_hist_low(HC_HIST_BUCKETS);
 }
 
 /* The context-switch gate of the watchpoints.

@@ -18,6 +18,7 @@
 #include "hc/common.h"
 #include "hc/profile.h"
 #include "decode/decode.h"
+#include "runtime/hist.h"
 #include "detect/detect.h"
 #include "support/arena.h"
 #include "support/log.h"
@@ -29,35 +30,10 @@
 
 #define HC_MAX_FRAMES     128
 #define HC_MAX_LIVE       8192      /* live threads tracked at once */
-#define HC_HIST_BUCKETS   88        /* handler cost histogram: 4 buckets per octave, < 2 ms */
 #define HC_WRITE_BUF      (64u << 10)
 #define HC_CTX_CACHE      256       /* unwind cache entries, power of two */
 #define HC_CTX_SCAN       64        /* stack words searched for the return address */
 #define HC_FRAMES_CAP     1024      /* stack frames remembered per thread, power of two (cct.c) */
-
-/* Handler-cost histogram bucket of a duration: 4 buckets per octave (the
-   two bits after the leading one), exact below 4 ns, HC_HIST_BUCKETS (the
-   overflow bucket) from 2^22 ns = 4.2 ms on. Signal-safe. */
-static inline unsigned hc_hist_bucket(uint64_t ns)
-{
-	unsigned e, b;
-
-	if (ns < 4)
-		return (unsigned)ns;
-	e = 63u - (unsigned)__builtin_clzll(ns);
-	b = 4 * e + (unsigned)((ns >> (e - 2)) & 3);
-	return b < HC_HIST_BUCKETS ? b : HC_HIST_BUCKETS;
-}
-
-/* The lowest duration in bucket b and the bucket's width, in ns. */
-static inline uint64_t hc_hist_low(unsigned b)
-{
-	return b < 8 ? b : (uint64_t)(4 + (b & 3)) << (b / 4 - 2);
-}
-static inline uint64_t hc_hist_width(unsigned b)
-{
-	return b < 8 ? 1 : 1ull << (b / 4 - 2);
-}
 
 /* Everything the runtime counts; written to the profile's COUNTERS section and
    summed into the process log. X-macro so names and fields never drift. */

@@ -37,11 +37,11 @@ static void histograms(void)
 	memset(&t, 0, sizeof t);
 	rt_cost_add(&a, UINT64_C(1) << 40);
 	rt_cost_merge(&t, &a);
-	CHECK_EQ_U64(rt_cost_quantile(&t, 0.5), rt_cost_low(HC_HIST_BUCKETS));
-	CHECK_EQ_U64(rt_cost_bucket(12345), rt_cost_bucket(12345));
+	CHECK_EQ_U64(rt_cost_quantile(&t, 0.5), hc_hist_low(HC_HIST_BUCKETS));
+	CHECK_EQ_U64(hc_hist_bucket(12345), hc_hist_bucket(12345));
 	for (uint64_t ns = 8; ns < (1u << 20); ns += ns / 7) {
-		unsigned k = rt_cost_bucket(ns);
-		CHECK(ns >= rt_cost_low(k) && ns < rt_cost_low(k) + rt_cost_width(k));
+		unsigned k = hc_hist_bucket(ns);
+		CHECK(ns >= hc_hist_low(k) && ns < hc_hist_low(k) + hc_hist_width(k));
 	}
 }
 
