@@ -217,11 +217,18 @@ static void unwind_enter_wait(void)
    thread unwinds. */
 void cct__fork_prepare(void)
 {
-	struct timespec ts = { 0, 20000 };
+	struct timespec ts = { 0, 20000 }, now;
+	int64_t deadline;
 
 	__atomic_store_n(&fork_gate, 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < 50000 && __atomic_load_n(&unwinders, __ATOMIC_SEQ_CST); i++)
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	deadline = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + 1000000000;
+	while (__atomic_load_n(&unwinders, __ATOMIC_SEQ_CST)) {
 		nanosleep(&ts, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec >= deadline)
+			break;
+	}
 }
 
 /* Parent and child after the fork: the child has no other thread, so
