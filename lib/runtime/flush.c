@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* flush.c — periodic flush: every `flush_interval` seconds of wall time the
+/* flush.c — every write of a thread's profile is decided here: the final
+   profile at the thread's end (flush__thread_end), every live thread's at
+   process exit or before an exec (flush__all), and the periodic snapshots.
+   output.c formats and writes the files; this file says when, by whom, and
+   makes sure a snapshot never replaces a final profile.
+
+   Periodic flush: every `flush_interval` seconds of wall time the
    profile of every live thread whose measurement changed since its last
    snapshot is re-written, so that a process killed without warning
    (SIGKILL, OOM killer) loses at most the last interval.
@@ -29,11 +35,12 @@
    cannot go away under the helper. A thread's snapshot is claimed with
    snap.busy (helper or self, never both). Process exit (possibly in a
    fatal-signal handler, so no lock there) sets `stopping` and waits for the
-   helper to be idle (flush__quiesce) before the final flush: a snapshot
-   can never replace a final profile. flush__self and flush__quiesce
-   run in signal context (atomics, the profile writer, nanosleep). */
+   helper to be idle (quiesce) before the final flush: a snapshot
+   can never replace a final profile. flush__self and flush__all run in
+   signal context (atomics, the profile writer, sched_yield, nanosleep). */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,9 +250,36 @@ void flush__self(struct rt_thread *t)
 
 /* Process exit: after `stopping` is set, wait (bounded) until the helper is
    outside any snapshot. Async-signal-safe. */
-void flush__quiesce(void)
+static void quiesce(void)
 {
 	for (int ms = 0; __atomic_load_n(&busy, __ATOMIC_SEQ_CST) && ms < 5000; ms++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* At process exit (or before exec), after `stopping` is set: every live
+   thread's final profile. Async-signal-safe (the fatal-signal path calls
+   it). Other threads may still run; their handlers refuse samples once
+   `stopping` is set; wait briefly for a handler that is already running. */
+void flush__all(void)
+{
+	quiesce();                  /* no periodic snapshot after this point */
+	sampler__process_stop();
+	for (int i = 0; i < HC_MAX_LIVE; i++) {
+		struct rt_thread *t = __atomic_load_n(&hc_rt.live[i], __ATOMIC_ACQUIRE);
+		if (!t)
+			continue;
+		for (int spin = 0; t->safety.in_handler && spin < 10000; spin++)
+			sched_yield();
+		if (!t->id.end_ns)
+			t->id.end_ns = process__now();
+		if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
+			output__write_profile(t);
+	}
+	/* Threads that were already writing their own profile when the process
+	   began to exit: give them up to 2 s to finish (async-signal-safe). */
+	for (int ms = 0; __atomic_load_n(&hc_rt.writing, __ATOMIC_ACQUIRE) > 0 && ms < 2000; ms++) {
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
@@ -258,8 +292,16 @@ void flush__thread_final(struct rt_thread *t)
 	pthread_mutex_unlock(&lock);
 }
 
-void flush__thread_remove(struct rt_thread *t)
+/* The thread's end (thread.c, its sampler stopped): its final profile,
+   unless the process-exit flush wrote it already, then out of the registry. */
+void flush__thread_end(struct rt_thread *t)
 {
+	/* Announce the write before claiming it: an exit in another thread
+	   waits for it (flush__all) instead of ending the process mid-write. */
+	__atomic_add_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
+	if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
+		output__write_profile(t);
+	__atomic_sub_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
 	if (t->id.slot < 0)
 		return;
 	pthread_mutex_lock(&lock);

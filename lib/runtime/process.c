@@ -611,8 +611,7 @@ void process__finish(void)
 	if (!hc_rt.ready || __atomic_exchange_n(&fini_done, 1, __ATOMIC_ACQ_REL))
 		return;
 	__atomic_store_n(&hc_rt.stopping, 1, __ATOMIC_SEQ_CST);
-	flush__quiesce();           /* no periodic snapshot after this point */
-	thread__flush_all();
+	flush__all();               /* every live thread's final profile (flush.c) */
 	output__write_process_log();
 }
 

@@ -268,7 +268,6 @@ struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creat
                                    uint64_t start_fn);
 void thread__end(struct rt_thread *t);
 bool thread__watch_allowed(struct rt_thread *t);
-void thread__flush_all(void);
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
 static inline void thread__arena_release(struct hc_arena *a)
 {
@@ -364,9 +363,9 @@ void fds__forget(int *where);
 void flush__start(void);
 void flush__need_helper(void);
 void flush__self(struct rt_thread *t);
-void flush__quiesce(void);
+void flush__all(void);
 void flush__thread_final(struct rt_thread *t);
-void flush__thread_remove(struct rt_thread *t);
+void flush__thread_end(struct rt_thread *t);
 void flush__thread_added(void);
 void flush__atfork_child(void);
 

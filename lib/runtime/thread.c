@@ -3,7 +3,8 @@
    interposed so every new thread gets its number (creation order, main = 0),
    its creator and creation context, its own memory (one arena holding the
    record, the sigaltstack, the CCT and the event buffers), its sampler and
-   watchpoints; a pthread key destructor tears it down and writes its profile
+   watchpoints; a pthread key destructor tears it down and has flush.c write
+   its profile
    on every exit path (return, pthread_exit, cancellation). Not signal
    context, but every step that touches state a handler reads runs under the
    thread's re-entrancy guard. */
@@ -332,13 +333,7 @@ static void thread_end(struct rt_thread *t)
 	HC_DEBUG_LOG(HC_DBG_THREAD, "T%u ends: %llu samples, %llu detections, %llu traps matched",
 	             t->id.index, (unsigned long long)t->cnt.samples,
 	             (unsigned long long)t->cnt.detections_sample, (unsigned long long)t->cnt.traps_matched);
-	/* Announce the write before claiming it: an exit in another thread
-	   waits for it instead of ending the process mid-write. */
-	__atomic_add_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
-	if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
-		output__write_profile(t);
-	__atomic_sub_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);
-	flush__thread_remove(t);
+	flush__thread_end(t);       /* its profile, then out of the registry */
 	if (hc_self == t) {
 		hc_self = NULL;
 		signal__altstack_off(t);
@@ -358,31 +353,6 @@ static void on_thread_exit(void *arg)
 		return;
 	}
 	thread__end(t);
-}
-
-/* At process exit (or before exec): every live thread's profile. Other
-   threads may still run; their handlers refuse samples once `stopping` is
-   set; wait briefly for a handler that is already running. */
-void thread__flush_all(void)
-{
-	sampler__process_stop();
-	for (int i = 0; i < HC_MAX_LIVE; i++) {
-		struct rt_thread *t = __atomic_load_n(&hc_rt.live[i], __ATOMIC_ACQUIRE);
-		if (!t)
-			continue;
-		for (int spin = 0; t->safety.in_handler && spin < 10000; spin++)
-			sched_yield();
-		if (!t->id.end_ns)
-			t->id.end_ns = process__now();
-		if (!__atomic_exchange_n(&t->safety.flushed, 1, __ATOMIC_ACQ_REL))
-			output__write_profile(t);
-	}
-	/* Threads that were already writing their own profile when the process
-	   began to exit: give them up to 2 s to finish (async-signal-safe). */
-	for (int ms = 0; __atomic_load_n(&hc_rt.writing, __ATOMIC_ACQUIRE) > 0 && ms < 2000; ms++) {
-		struct timespec ts = { 0, 1000000 };
-		nanosleep(&ts, NULL);
-	}
 }
 
 /* ---------------- pthread_create interposition ---------------- */
