@@ -210,7 +210,7 @@ static int write_file(const struct rt_thread *t, bool replace, bool final)
 	if (!ret && (stage = "page nodes"))
 		ret = numa__write(&w, t);
 	if (!ret && (stage = "data objects"))
-		ret = alloc__write(&w, t);
+		ret = objects__write(&w, t);
 	if (!ret && (stage = "stack frames"))
 		ret = put_frames(&w, t);
 	if (!ret && (stage = "counters"))

@@ -81,7 +81,7 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 	numa__note(t, t->events.n, c->addr, c->peer_addr, c->time);
 	/* Published complete (release) for a periodic flush in another thread. */
 	__atomic_store_n(&t->events.n, t->events.n + 1, __ATOMIC_RELEASE);
-	alloc__note_event(t, t->events.n - 1);
+	objects__note_event(t, t->events.n - 1);
 }
 
 /* HC_DEBUG=detect: one line per sample that reached detection. */

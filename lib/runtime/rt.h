@@ -70,7 +70,7 @@ struct rt_cct_node {
 	uint32_t parent;
 	uint32_t flags;      /* HC_NODE_LEAF */
 	uint32_t next;       /* hash chain, HC_NONE = end */
-	uint32_t site;       /* allocation site of this context, 0 = none yet (alloc.c) */
+	uint32_t site;       /* allocation site of this context, 0 = none yet (alloc/context.c) */
 	uint64_t m[HC_M_COUNT];
 };
 struct rt_cct {
@@ -176,7 +176,7 @@ struct rt_thread {
 		struct hc_prof_event *v;
 		uint32_t n, cap;
 	} events;
-	struct rt_alloc_thread alloc;         /* heap allocation tracking (alloc.c) */
+	struct rt_alloc_thread alloc;         /* heap allocation tracking (alloc/) */
 	struct rt_numa_thread *numa;          /* page nodes of the events (numa.c), NULL = none */
 
 	/* --- accounting --- */

@@ -18,7 +18,7 @@
    Wrappers (malloc family, pthread_create, fork, exec...) set the guard
    around their bookkeeping so a sample arriving then is refused, not run
    on half-updated state. The one exception is the allocation wrappers' hit
-   path (alloc.c, track/untrack_free), the per-allocation cost: it only
+   path (alloc/track.h, track__block/track__free), the per-allocation cost: it only
    reads per-thread state and writes shadow words, stays inside this
    library, and the handlers refuse every sample or trap whose PC lies in
    this library (loadmap__pc_in_self), guard or not. Anything it calls out of

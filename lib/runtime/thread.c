@@ -281,7 +281,7 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	if (!t->det.rng)
 		t->det.rng = 1;
 	stack_range(t);
-	alloc__thread_start(t);     /* failure: measured, allocations untracked */
+	track__thread_start(t);     /* failure: measured, allocations untracked */
 	t->id.slot = registry_add(t);
 	if (t->id.slot < 0) {
 		process__log("thread %u: more than %d live threads: unmeasured", index, HC_MAX_LIVE);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* alloc.h — heap allocation tracking (alloc.c, doc/objects.md): the
-   per-thread section of struct rt_thread and the calls the rest of the
-   runtime makes (thread start, one call per recorded event, the profile
-   section). The wrappers of the allocation family themselves are exported
-   from alloc.c and need no declaration here. */
+/* alloc.h — heap allocation tracking (lib/runtime/alloc, doc/objects.md):
+   the per-thread section of struct rt_thread and the calls the rest of the
+   runtime makes (thread start: track.c; one call per recorded event and
+   the profile section: objects.c). The wrappers of the allocation family
+   themselves are exported from alloc.c and need no declaration here. */
 #ifndef HC_RT_ALLOC_H
 #define HC_RT_ALLOC_H
 
@@ -18,7 +18,7 @@ struct rt_ctx_entry;
 
 /* A thread's allocation-tracking state (struct rt_thread .alloc). Only its
    own thread writes it, under the re-entrancy guard; the signal handler
-   appends object records (alloc__note_event) while the guard is held by
+   appends object records (objects__note_event) while the guard is held by
    the handler itself. */
 struct rt_alloc_thread {
 	bool on;                          /* this thread tracks its allocations */
@@ -32,14 +32,18 @@ struct rt_alloc_thread {
 	uint32_t nobj, capobj;
 };
 
-/* Set up t's tracking (context cache, object buffer); called by
-   thread__begin before the thread is published. 0 or -ENOMEM (the thread
-   is measured, its allocations are not tracked). */
-int alloc__thread_start(struct rt_thread *t);
+/* track.c: set up t's tracking (the block table, the context cache, the
+   object buffer); called by thread__begin before the thread is published.
+   0 or -ENOMEM (the thread is measured, its allocations are not tracked). */
+int track__thread_start(struct rt_thread *t);
+
+/* objects.c: t's object buffer, from its arena (track__thread_start);
+   0 or -ENOMEM. */
+int objects__thread_start(struct rt_thread *t);
 /* Event t->events.v[ev] was just recorded: resolve its two addresses to
    live heap blocks and keep an object record for each. Signal context. */
-void alloc__note_event(struct rt_thread *t, uint32_t ev);
+void objects__note_event(struct rt_thread *t, uint32_t ev);
 /* Write t's object records (the OBJS section) if it has any. */
-int alloc__write(struct hc_prof_writer *w, const struct rt_thread *t);
+int objects__write(struct hc_prof_writer *w, const struct rt_thread *t);
 
 #endif

@@ -234,7 +234,7 @@ void blocks__reset(void)
 	g.big_free = 0;
 	g.site_next = 1;
 	/* blocks__any stays: the forking thread's context cache survives,
-	   and its hits insert blocks without blocks__insert (alloc.c). */
+	   and its hits insert blocks without blocks__insert (track.h). */
 }
 
 /* ---------------- sites ---------------- */

@@ -48,7 +48,7 @@ struct rt_leaf_cache {
 	} e[RT_LEAF_CACHE];
 } __attribute__((aligned(64)));
 
-/* Something was ever inserted, or may be by the inline path (alloc.c sets
+/* Something was ever inserted, or may be by the inline path (context.c sets
    it when it caches a context); free() skips the lookup until then. Never
    cleared. */
 extern int blocks__any;
@@ -85,7 +85,7 @@ uint32_t blocks__remove_range(uint64_t lo, uint64_t hi);
    filled, false if none. Async-signal-safe, lock-free, read-only. */
 bool blocks__find(uint64_t addr, struct rt_block *out);
 
-/* ---- inline fast paths for the common small block (alloc.c's hot path);
+/* ---- inline fast paths for the common small block (track.h's inline path);
    they share the shadow encoding described in blocks.c ---- */
 #define RT_BLK_GRAN_SHIFT  4
 #define RT_BLK_CHUNK_SHIFT 16
@@ -162,7 +162,7 @@ static inline int blocks__remove_direct(uint32_t *shadow, uint64_t bad, uint64_t
 	return 1;
 }
 
-/* ---- without the direct shadow: the leaf cache (alloc.c's slow path) ---- */
+/* ---- without the direct shadow: the leaf cache (track.c's slow path) ---- */
 
 /* The leaf of address a if the thread's cache has it, else NULL. */
 static inline uint32_t *blocks__leaf_cached(const struct rt_leaf_cache *lc, uint64_t a)
