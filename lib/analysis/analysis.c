@@ -187,7 +187,7 @@ static void pmu_running_warnings(struct an *an)
 		an__warn(an, "... and %u more threads whose PMU events ran below 95%% of the time", n - 16);
 }
 
-static int write_all(struct an *an, const struct levels *lv, const struct pair *pairs,
+static int write_all(struct an *an, const struct levels *lv, const struct hc_db_wpair *pairs,
                      uint32_t npairs, const struct objects *objs, const char *dir, char **text,
                      char *err, size_t errlen)
 {
@@ -201,7 +201,7 @@ static int write_all(struct an *an, const struct levels *lv, const struct pair *
 			ret = matrix__write(&lv->m[lev], kind, an->dense_max, dir, err, errlen);
 	}
 	if (!ret)
-		ret = view__write_experiment(an, pairs, npairs, dir, err, errlen);
+		ret = experiment__write(an, pairs, npairs, dir, err, errlen);
 	if (!ret)
 		ret = meta__write(an, lv, dir, err, errlen);
 	if (!ret)
@@ -246,7 +246,7 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	struct levels lv;
 	struct phase ph;
 	struct an an;
-	struct pair *pairs = NULL;
+	struct hc_db_wpair *pairs = NULL;
 	struct objects *objs = NULL;
 	enum an_status *seen = NULL;
 	uint32_t npairs = 0, ndirs = 0, i;

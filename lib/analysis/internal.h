@@ -19,6 +19,7 @@
 #include "hc/profile.h"
 #include "analysis/analysis.h"
 #include "db/db.h"
+#include "db/write.h"
 #include "support/out.h"
 
 /* Sanity bounds applied to values a profile can name but the reader cannot
@@ -312,30 +313,18 @@ const struct topo_pu *topo__pu(const struct topo *t, int cpu);
 
 /* ---------------- view.c: the symbolized tree ---------------- */
 
-enum view_kind { V_ROOT = 0, V_PF, V_A, V_C, V_S };
-
-struct vnode {
-	uint32_t parent;
-	uint32_t kind;
-	uint32_t proc;              /* PF, A: procedure id */
-	uint32_t file, line;        /* see doc/database-format.md 5.2 */
-	uint32_t first_child, next_sibling, last_child;
-	uint64_t excl[HC_M_COUNT];
-	uint64_t incl[HC_M_COUNT];
-};
-
-struct procedure {
-	uint32_t name;              /* strtab id */
-	uint32_t lm, file, line;
-};
+/* Nodes and procedures are lib/db's writer types (db/write.h): the tree is
+   handed to the experiment.xml writer as it is. */
+enum view_kind { V_ROOT = HC_DB_T_ROOT, V_PF = HC_DB_T_PF, V_A = HC_DB_T_A, V_C = HC_DB_T_C,
+                 V_S = HC_DB_T_S };
 
 struct view {
 	struct hmap index;          /* (parent | kind << 32, proc | file << 32, line) */
-	struct vnode *n;
+	struct hc_db_tnode *n;
 	uint32_t ncap;
 	struct strtab names, files; /* file 0 = "<unknown file>" */
 	struct hmap procs;          /* (name | lm << 32, file | line << 32, 0) */
-	struct procedure *proc;
+	struct hc_db_tproc *proc;
 	uint32_t proccap;
 	uint32_t *of_cct;           /* address node -> view node (terminal C or S) */
 };
@@ -349,7 +338,7 @@ struct an_warn {
 struct an {
 	const struct hc_analysis_opts *o;
 	unsigned top;
-	struct pair *cp_rows;       /* experiment.xml's code-pair rows, for the model */
+	struct hc_db_wpair *cp_rows;       /* experiment.xml's code-pair rows, for the model */
 	uint32_t ncp_rows;
 	uint32_t dense_max;         /* largest matrix written in the dense form */
 	char **inputs_abs;
@@ -452,35 +441,31 @@ int threads__write(struct an *an, const char *dir, char *err, size_t errlen);
 int view__build(struct an *an);
 void view__free(struct view *v);
 /* Code pairs resolved to view ids and summed per unordered pair: c < p, or
-   p = 0 when the peer's context is unknown; sorted by (c, p). */
-struct pair {
-	uint32_t c, p;              /* view ids */
-	uint64_t t, f;              /* true / false volume */
-};
-int pairs__collect(struct an *an, struct pair **out, uint32_t *n);
+   p = 0 when the peer's context is unknown; sorted by (c, p). A pair is
+   lib/db's code-pair row (struct hc_db_wpair: c, p view ids; t, f true and
+   false volume). */
+int pairs__collect(struct an *an, struct hc_db_wpair **out, uint32_t *n);
 
 /* experiment.c */
-void experiment__derive(const uint64_t m[HC_M_COUNT], uint64_t d[HC_DB_M_COUNT]);
 const char *experiment__program(const struct an *an);
 /* The model experiment.xml is written from, as lib/db's reader would read
    it back: an hc_db_experiment_fill for hc_db_open_with (summary.c); arg is
    a struct experiment_model. */
 struct experiment_model {
 	const struct an *an;
-	const struct pair *pairs;
+	const struct hc_db_wpair *pairs;
 	uint32_t npairs;
 	const struct levels *lv;    /* for matrix__model */
 };
 int experiment__model(struct hc_db *db, void *arg);
-int view__write_experiment(struct an *an, const struct pair *pairs, uint32_t npairs,
-                           const char *dir, char *err, size_t errlen);
+/* experiment.xml through lib/db (hc_db_write_experiment). */
+int experiment__write(struct an *an, const struct hc_db_wpair *pairs, uint32_t npairs,
+                      const char *dir, char *err, size_t errlen);
 
 /* matrix.c */
-/* One published cell: the upper triangle (i < j) of M + Mᵀ, true and false. */
-struct mcell {
-	uint32_t i, j;
-	uint64_t v[2];
-};
+/* A published cell is lib/db's struct hc_db_mcell (i < j, true and false);
+   the old name stays for phases.c and regions.c until their writers move. */
+#define mcell hc_db_mcell
 
 /* Sparse: memory is proportional to n (row offsets) plus the non-zero cells,
    so a measurement of 100,000 threads does not need n² of anything. */
@@ -488,7 +473,7 @@ struct matrix {
 	int level;
 	uint32_t n;
 	struct agg acc;             /* (min, max, 0) -> (true, false) while building */
-	struct mcell *cell;         /* then: the non-zero cells sorted by (i, j) */
+	struct hc_db_mcell *cell;         /* then: the non-zero cells sorted by (i, j) */
 	uint32_t ncell;
 	uint32_t *row;              /* n + 1 offsets: row i is cell[row[i] .. row[i+1]) */
 	uint64_t diag[2], unplaced[2];
@@ -513,12 +498,13 @@ int matrix__init(struct matrix *m, int level, uint32_t n);
 int matrix__add(struct matrix *m, uint32_t i, uint32_t j, uint64_t t, uint64_t f);
 int matrix__finish(struct matrix *m);
 void matrix__free(struct levels *lv);
-/* Dense CSV when m->n <= dense_max, sparse otherwise (doc/database-format.md §2). */
+/* Through lib/db's writer (hc_db_write_matrix): dense CSV when m->n <=
+   dense_max, sparse otherwise (doc/database-format.md §2). */
 int matrix__write(const struct matrix *m, int kind, uint32_t dense_max, const char *dir, char *err,
                   size_t errlen);
 static inline bool matrix__sparse(const struct matrix *m, uint32_t dense_max)
 {
-	return m->n > dense_max;
+	return hc_db_matrix_sparse(m->n, dense_max);
 }
 /* Published value: raw(i,j) + raw(j,i) off the diagonal, 0 on it. */
 uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j);
@@ -538,7 +524,7 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 /* summary.c: once every data file is in dir, read it back (lib/db) and
    write summary.txt and objects.csv through lib/report; *text receives
    summary.txt's text (malloc'd). */
-int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
+int summary__write(struct an *an, const struct levels *lv, const struct hc_db_wpair *pairs,
                    uint32_t npairs, const char *dir, char **text, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* matrix.c — the communication matrices at four levels (thread, core =
-   logical CPU, socket, NUMA node) and their CSV files. Raw cells are stored
+   logical CPU, socket, NUMA node), written by lib/db (write_matrix.c). Raw cells are stored
    as recorded (row = the detecting side, asymmetric, true and false apart);
    every published value is M + Mᵀ off the diagonal and 0 on it, computed
    when read (matrix__cell), so the symmetric, zero-diagonal property holds by
@@ -40,7 +40,7 @@ int matrix__add(struct matrix *m, uint32_t i, uint32_t j, uint64_t t, uint64_t f
 
 static int cmp_cell(const void *x, const void *y)
 {
-	const struct mcell *p = x, *q = y;
+	const struct hc_db_mcell *p = x, *q = y;
 
 	if (p->i != q->i)
 		return p->i < q->i ? -1 : 1;
@@ -60,7 +60,7 @@ int matrix__finish(struct matrix *m)
 		const struct hkey *key = &m->acc.h.keys[k];
 		if (!m->acc.v[k][0] && !m->acc.v[k][1])
 			continue;
-		m->cell[n++] = (struct mcell){ (uint32_t)key->a, (uint32_t)key->b,
+		m->cell[n++] = (struct hc_db_mcell){ (uint32_t)key->a, (uint32_t)key->b,
 		                               { m->acc.v[k][0], m->acc.v[k][1] } };
 	}
 	agg__free(&m->acc);
@@ -72,11 +72,6 @@ int matrix__finish(struct matrix *m)
 	for (r = 0; r < m->n; r++)
 		m->row[r + 1] += m->row[r];
 	return 0;
-}
-
-static uint64_t kind_of(const uint64_t v[2], int kind)
-{
-	return kind == HC_DB_KIND_TRUE ? v[0] : kind == HC_DB_KIND_FALSE ? v[1] : v[0] + v[1];
 }
 
 uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j)
@@ -95,7 +90,7 @@ uint64_t matrix__cell(const struct matrix *m, int kind, uint32_t i, uint32_t j)
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (m->cell[mid].j == j)
-			return kind_of(m->cell[mid].v, kind);
+			return hc_db_kind_of(m->cell[mid].v, kind);
 		if (m->cell[mid].j < j)
 			lo = mid + 1;
 		else
@@ -110,7 +105,7 @@ uint64_t matrix__total(const struct matrix *m, int kind)
 	uint32_t k;
 
 	for (k = 0; k < m->ncell; k++)
-		s += kind_of(m->cell[k].v, kind);
+		s += hc_db_kind_of(m->cell[k].v, kind);
 	return s;
 }
 
@@ -370,121 +365,13 @@ void matrix__free(struct levels *lv)
 	memset(lv, 0, sizeof(*lv));
 }
 
-static char *put_u64(char *p, uint64_t v)
-{
-	char num[24];
-	const char *s = hc_fmt_u64(num, v);
-	size_t l = strlen(s);
-
-	memcpy(p, s, l);
-	return p + l;
-}
-
-/* N×N: header ",0,…,N-1", then "i,v(i,0),…,v(i,N-1)". A row is built in a
-   buffer of N values from the cells of row i (i < j) and of column i (the
-   cells (k, i), k < i, found through a column index), so the cost is the
-   file's size plus the non-zero cells. */
-static int write_dense(const struct matrix *m, int kind, struct hc_out *o)
-{
-	uint32_t *col = calloc((size_t)m->n + 1, sizeof(*col));
-	uint32_t *byc = malloc((m->ncell ? m->ncell : 1) * sizeof(*byc));
-	uint64_t *v = calloc(m->n, sizeof(*v));
-	char *line = malloc((size_t)m->n * 22 + 32), *p;
-	uint32_t i, j, k;
-	int ret = 0;
-
-	if (!col || !byc || !v || !line) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (k = 0; k < m->ncell; k++)
-		col[m->cell[k].j + 1]++;
-	for (j = 0; j < m->n; j++)
-		col[j + 1] += col[j];
-	for (k = 0; k < m->ncell; k++)   /* cells are in (i, j) order: stays sorted by i */
-		byc[col[m->cell[k].j]++] = k;
-	for (j = m->n; j > 0; j--)
-		col[j] = col[j - 1];
-	col[0] = 0;
-
-	p = line;
-	for (j = 0; j < m->n; j++) {
-		*p++ = ',';
-		p = put_u64(p, j);
-	}
-	*p++ = '\n';
-	*p = '\0';
-	hc_out_puts(o, line);
-	for (i = 0; i < m->n; i++) {
-		for (k = m->row[i]; k < m->row[i + 1]; k++)
-			v[m->cell[k].j] = kind_of(m->cell[k].v, kind);
-		for (k = col[i]; k < col[i + 1]; k++)
-			v[m->cell[byc[k]].i] = kind_of(m->cell[byc[k]].v, kind);
-		p = put_u64(line, i);
-		for (j = 0; j < m->n; j++) {
-			*p++ = ',';
-			p = put_u64(p, v[j]);
-		}
-		*p++ = '\n';
-		*p = '\0';
-		hc_out_puts(o, line);
-		for (k = m->row[i]; k < m->row[i + 1]; k++)
-			v[m->cell[k].j] = 0;
-		for (k = col[i]; k < col[i + 1]; k++)
-			v[m->cell[byc[k]].i] = 0;
-	}
-out:
-	free(col);
-	free(byc);
-	free(v);
-	free(line);
-	return ret;
-}
-
-/* Header "row,column,value", then one line "i,j,v" per non-zero cell of the
-   upper triangle (i < j), sorted by (i, j). */
-static void write_sparse(const struct matrix *m, int kind, struct hc_out *o)
-{
-	char line[80], *p;
-	uint32_t k;
-
-	hc_out_puts(o, HC_DB_SPARSE_HEADER "\n");
-	for (k = 0; k < m->ncell; k++) {
-		uint64_t x = kind_of(m->cell[k].v, kind);
-		if (!x)
-			continue;
-		p = put_u64(line, m->cell[k].i);
-		*p++ = ',';
-		p = put_u64(p, m->cell[k].j);
-		*p++ = ',';
-		p = put_u64(p, x);
-		*p++ = '\n';
-		*p = '\0';
-		hc_out_puts(o, line);
-	}
-}
-
 int matrix__write(const struct matrix *m, int kind, uint32_t dense_max, const char *dir, char *err,
                   size_t errlen)
 {
-	char name[64];
-	struct hc_out o;
-	int ret;
+	const struct hc_db_wmatrix w = { .level = m->level, .n = m->n, .cell = m->cell,
+	                                 .ncell = m->ncell, .row = m->row };
 
-	snprintf(name, sizeof(name), "%s/%s-%s.csv", HC_DB_MATRICES, hc_db_level_name(m->level),
-	         hc_db_kind_name(kind));
-	ret = hc_out_open(&o, dir, name, err, errlen);
-	if (ret)
-		return ret;
-	if (matrix__sparse(m, dense_max)) {
-		write_sparse(m, kind, &o);
-	} else if ((ret = write_dense(m, kind, &o))) {
-		char scratch[8];
-		hc_out_close(&o, true, scratch, sizeof(scratch));
-		snprintf(err, errlen, "out of memory writing %s", name);
-		return ret;
-	}
-	return hc_out_close(&o, true, err, errlen);
+	return hc_db_write_matrix(dir, &w, kind, dense_max, err, errlen);
 }
 
 int matrix__model(struct hc_db *db, void *arg)
@@ -504,7 +391,7 @@ int matrix__model(struct hc_db *db, void *arg)
 			if (!d->cells)
 				return -ENOMEM;
 			for (uint32_t c = 0; c < m->ncell; c++) {
-				uint64_t v = kind_of(m->cell[c].v, k);
+				uint64_t v = hc_db_kind_of(m->cell[c].v, k);
 				if (v && m->cell[c].i != m->cell[c].j)
 					d->cells[n++] = (struct hc_db_cell){ m->cell[c].i, m->cell[c].j, v };
 			}

@@ -211,7 +211,7 @@ int meta__write(struct an *an, const struct levels *lv, const char *dir, char *e
 		}
 		hc_out_puts(&o, "  </Labels>\n");
 	}
-	experiment__derive(an->mtot, d);
+	hc_db_derive(an->mtot, d);
 	hc_out_puts(&o, "  <Totals");
 	attr_u64(&o, "all", d[HC_DB_M_ALL]);
 	attr_u64(&o, "true", d[HC_DB_M_TRUE]);

@@ -221,7 +221,7 @@ static uint32_t context_frames(const struct an *an, uint32_t gn, struct hframe *
 		uint32_t x = an->view.of_cct[g], file = w->n[x].file, line = w->n[x].line;
 
 		for (x = w->n[x].parent; x && n < HFRAMES; x = w->n[x].parent) {
-			const struct procedure *pr;
+			const struct hc_db_tproc *pr;
 			const char *name;
 
 			if (w->n[x].kind != V_A && w->n[x].kind != V_PF)

@@ -13,18 +13,18 @@
 
 static int cmp_pair(const void *x, const void *y)
 {
-	const struct pair *a = x, *b = y;
+	const struct hc_db_wpair *a = x, *b = y;
 
 	if (a->c != b->c)
 		return a->c < b->c ? -1 : 1;
 	return (a->p > b->p) - (a->p < b->p);
 }
 
-int pairs__collect(struct an *an, struct pair **out, uint32_t *nout)
+int pairs__collect(struct an *an, struct hc_db_wpair **out, uint32_t *nout)
 {
 	const uint32_t *of = an->view.of_cct;
 	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
-	struct pair *r = NULL;
+	struct hc_db_wpair *r = NULL;
 	struct agg all;
 	uint32_t i;
 	unsigned w;
@@ -69,7 +69,7 @@ int pairs__collect(struct an *an, struct pair **out, uint32_t *nout)
 		goto out;
 	}
 	for (i = 0; i < all.h.n; i++)
-		r[i] = (struct pair){ .c = (uint32_t)all.h.keys[i].a, .p = (uint32_t)all.h.keys[i].b,
+		r[i] = (struct hc_db_wpair){ .c = (uint32_t)all.h.keys[i].a, .p = (uint32_t)all.h.keys[i].b,
 		                      .t = all.v[i][0], .f = all.v[i][1] };
 	qsort(r, all.h.n, sizeof(*r), cmp_pair);
 	*out = r;

@@ -64,7 +64,7 @@ int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o)
 			of_thread[pr->first + t] = k;
 	}
 	for (k = 0; k < m->ncell && !ret; k++) {
-		const struct mcell *c = &m->cell[k];
+		const struct hc_db_mcell *c = &m->cell[k];
 		uint32_t a = of_thread[c->i], b = of_thread[c->j];
 
 		if (a == b) {

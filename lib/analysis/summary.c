@@ -18,21 +18,7 @@
 #include "analysis/internal.h"
 #include "report/report.h"
 
-/* dir/name from the bytes in buf (temporary file renamed into place). */
-static int put_file(const char *dir, const char *name, const char *buf, size_t len, char *err,
-                    size_t errlen)
-{
-	struct hc_out f;
-	int ret = hc_out_open(&f, dir, name, err, errlen);
-
-	if (ret)
-		return ret;
-	if (len && fwrite(buf, 1, len, f.f) != len)
-		f.err = errno ? errno : EIO;
-	return hc_out_close(&f, true, err, errlen);
-}
-
-int summary__write(struct an *an, const struct levels *lv, const struct pair *pairs,
+int summary__write(struct an *an, const struct levels *lv, const struct hc_db_wpair *pairs,
                    uint32_t npairs, const char *dir, char **text, char *err, size_t errlen)
 {
 	struct experiment_model em = { an, pairs, npairs, lv };
@@ -62,7 +48,7 @@ int summary__write(struct an *an, const struct levels *lv, const struct pair *pa
 		if (ret)
 			snprintf(err, errlen, "out of memory writing %s", HC_DB_OBJECTS_CSV);
 		else
-			ret = put_file(dir, HC_DB_OBJECTS_CSV, buf, len, err, errlen);
+			ret = hc_db_write_file(dir, HC_DB_OBJECTS_CSV, buf, len, err, errlen);
 		free(buf);
 		buf = NULL;
 		len = 0;
@@ -75,7 +61,7 @@ int summary__write(struct an *an, const struct levels *lv, const struct pair *pa
 		if (ret)
 			snprintf(err, errlen, "cannot write %s: %s", HC_DB_SUMMARY, strerror(-ret));
 		else
-			ret = put_file(dir, HC_DB_SUMMARY, buf, len, err, errlen);
+			ret = hc_db_write_file(dir, HC_DB_SUMMARY, buf, len, err, errlen);
 	}
 	hc_db_close(db);
 	if (ret) {

@@ -4,7 +4,8 @@
    named as a creator, gets one global index: processes ordered by (MPI
    rank, start time, pid, exec generation, host, input order), threads by their index in
    the process. Threads known only from others keep their row in the matrices
-   so that what others detected with them is not lost. */
+   so that what others detected with them is not lost. The file itself is
+   written by lib/db (write_threads.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,65 +239,34 @@ out:
 	return ret;
 }
 
-/* "0-3;8;10-11" */
-static void put_cpus(struct hc_out *o, const int32_t *c, uint32_t n)
-{
-	uint32_t i = 0;
-
-	while (i < n) {
-		uint32_t j = i;
-		while (j + 1 < n && c[j + 1] == c[j] + 1)
-			j++;
-		if (i)
-			hc_out_puts(o, ";");
-		if (j == i)
-			hc_out_printf(o, "%d", c[i]);
-		else
-			hc_out_printf(o, "%d-%d", c[i], c[j]);
-		i = j + 1;
-	}
-}
-
+/* threads.csv through lib/db's writer: one row per thread, plain data. */
 int threads__write(struct an *an, const char *dir, char *err, size_t errlen)
 {
-	struct hc_out o;
+	struct hc_db_wthread *rows = calloc(an->nthreads ? an->nthreads : 1, sizeof(*rows));
 	uint32_t i;
 	int ret;
 
-	ret = hc_out_open(&o, dir, HC_DB_THREADS, err, errlen);
-	if (ret)
-		return ret;
-	hc_out_puts(&o, HC_DB_THREADS_HEADER "\n");
+	if (!rows) {
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_THREADS);
+		return -ENOMEM;
+	}
 	for (i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
 		const struct an_proc *pr = &an->procs[t->proc];
 		const struct an_prof *p = t->prof;
 
-		hc_out_printf(&o, "%u,%u,%u,%u,", i, pr->order, pr->pid, t->idx);
-		if (p)
-			hc_out_printf(&o, "%u", p->th.tid);
-		hc_out_puts(&o, ",");
-		if (t->creator != HC_NONE)
-			hc_out_printf(&o, "%u", t->creator);
-		hc_out_puts(&o, ",");
-		if (t->start_name)
-			hc_out_csv(&o, t->start_name);
-		hc_out_puts(&o, ",");
-		if (t->creation_view)
-			hc_out_printf(&o, "%u", t->creation_view);
-		hc_out_puts(&o, ",");
-		put_cpus(&o, t->cpus, t->ncpus);
-		hc_out_puts(&o, ",");
-		if (p) {
-			hc_out_puts(&o, hc_db_sampler_name((int)p->th.sampler));
-			hc_out_printf(&o, ",%llu,", (unsigned long long)p->th.period);
-			hc_out_csv(&o, p->path);
-		} else {
-			hc_out_puts(&o, ",,");
-		}
-		hc_out_printf(&o, ",%u,", pr->rank);
-		hc_out_csv(&o, an__host_name(an, pr->host));
-		hc_out_puts(&o, "\n");
+		rows[i] = (struct hc_db_wthread){
+			.process = pr->order, .pid = pr->pid, .thread = t->idx,
+			.tid = p ? (int64_t)p->th.tid : -1,
+			.creator = t->creator != HC_NONE ? (int64_t)t->creator : -1,
+			.start_routine = t->start_name, .creation_context = t->creation_view,
+			.cpus = t->cpus, .ncpus = t->ncpus,
+			.profile = p ? p->path : NULL, .sampler = p ? (int)p->th.sampler : 0,
+			.period = p ? p->th.period : 0,
+			.rank = pr->rank, .host = an__host_name(an, pr->host),
+		};
 	}
-	return hc_out_close(&o, true, err, errlen);
+	ret = hc_db_write_threads(dir, rows, an->nthreads, err, errlen);
+	free(rows);
+	return ret;
 }

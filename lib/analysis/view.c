@@ -94,7 +94,7 @@ static int intern_proc(struct view *v, const char *name, uint32_t lm, const char
 		ret = an__grow(&v->proc, &v->proccap, v->procs.n, sizeof(*v->proc));
 		if (ret)
 			return ret;
-		v->proc[i] = (struct procedure){ .name = nid, .lm = lm, .file = fid, .line = decl_line };
+		v->proc[i] = (struct hc_db_tproc){ .name = nid, .lm = lm, .file = fid, .line = decl_line };
 	}
 	*out = i;
 	return 0;
@@ -244,7 +244,7 @@ static int renumber(struct view *v, struct res *res, uint32_t nuq)
 	uint32_t *fmap = malloc((nf ? nf : 1) * sizeof(*fmap));
 	uint32_t *porder = malloc((np ? np : 1) * sizeof(*porder));
 	uint32_t *forder = malloc((nf ? nf : 1) * sizeof(*forder));
-	struct procedure *proc = NULL;
+	struct hc_db_tproc *proc = NULL;
 	struct strtab files;
 	struct hmap procs;
 	uint32_t npn = 0, nfn = 1, id, pcap = 0;
@@ -296,7 +296,7 @@ static int renumber(struct view *v, struct res *res, uint32_t nuq)
 		if (strtab__intern(&files, v->files.s[forder[n]], &id) < 0)
 			goto out;
 	for (n = 0; n < npn; n++) {
-		struct procedure q = v->proc[porder[n]];
+		struct hc_db_tproc q = v->proc[porder[n]];
 		struct hkey key;
 
 		q.file = fmap[q.file];
@@ -343,7 +343,7 @@ static int vchild(struct view *v, uint32_t parent, uint32_t kind, uint32_t proc,
 {
 	struct hkey k = { (uint64_t)parent | (uint64_t)kind << 32,
 	                  (uint64_t)proc | (uint64_t)file << 32, line };
-	struct vnode *n;
+	struct hc_db_tnode *n;
 	uint32_t i;
 	int ret;
 
@@ -362,7 +362,7 @@ static int vchild(struct view *v, uint32_t parent, uint32_t kind, uint32_t proc,
 		n->file = file;
 		n->line = line;
 		if (i != 0) {
-			struct vnode *p = &v->n[parent];
+			struct hc_db_tnode *p = &v->n[parent];
 			if (p->last_child)
 				v->n[p->last_child].next_sibling = i;
 			else

@@ -5,7 +5,8 @@
    (renameat2 RENAME_NOREPLACE), so a failed run leaves no half-written
    database and an existing one is never silently replaced: --force replaces
    only an earlier database (it has database.xml) or an empty directory. The
-   files inside are written with lib/support/out.h. No signal context. */
+   files inside are written by write_*.c (db/write.h) with lib/support/out.h;
+   the small helpers they share are at the end. No signal context. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,9 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/write.h"
+#include "support/fmt.h"
+#include "support/out.h"
 
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -183,4 +187,42 @@ int hc_db_commit(const char *stage, const char *outdir, bool force, char *err, s
 	rm_tree(old);
 	free(old);
 	return 0;
+}
+
+/* ---- shared by the file writers (db/write.h) ---- */
+
+void hc_db_attr_str(struct hc_out *o, const char *name, const char *v)
+{
+	hc_out_printf(o, " %s=\"", name);
+	hc_out_xml(o, v);
+	hc_out_puts(o, "\"");
+}
+
+void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v)
+{
+	char b[24];
+
+	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
+}
+
+void hc_db_put_samplers(struct hc_out *o, uint32_t samplers)
+{
+	int b, e;
+
+	for (b = 0, e = 0; b <= HC_SAMPLER_LAST; b++)
+		if (samplers & (1u << b))
+			hc_out_printf(o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
+}
+
+int hc_db_write_file(const char *dir, const char *name, const char *buf, size_t len, char *err,
+                     size_t errlen)
+{
+	struct hc_out f;
+	int ret = hc_out_open(&f, dir, name, err, errlen);
+
+	if (ret)
+		return ret;
+	if (len && fwrite(buf, 1, len, f.f) != len)
+		f.err = errno ? errno : EIO;
+	return hc_out_close(&f, true, err, errlen);
 }

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* write.h — lib/db's writer: every file of a database directory is written
+   here (write_*.c, one per file, mirroring the reader's read_*.c), from plain
+   data the analyzer hands over: arrays of rows, strings and numbers, no
+   analyzer types. The analyzer computes (what is in a file); the writer only
+   spells it (how it looks on disk), with the names of db/format.h that the
+   reader uses too. The directory itself is staged and committed by write.c
+   (db.h). Every function writes one file into `dir` through
+   lib/support/out.h (temp file, renamed when complete) and returns 0 or
+   -errno with "cannot write FILE: why" in err. Ordinary program code: no
+   signal context. */
+#ifndef HC_DB_WRITE_H
+#define HC_DB_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hc/common.h"
+#include "db/format.h"
+
+struct hc_out;
+
+/* ---- shared by the writers ---- */
+
+/* The five published metrics (enum hc_db_metric) from the four stored ones
+   (enum hc_metric: true/false x sample/trap). */
+static inline void hc_db_derive(const uint64_t m[HC_M_COUNT], uint64_t d[HC_DB_M_COUNT])
+{
+	d[HC_DB_M_TRUE] = m[HC_M_TRUE_SAMPLE] + m[HC_M_TRUE_TRAP];
+	d[HC_DB_M_FALSE] = m[HC_M_FALSE_SAMPLE] + m[HC_M_FALSE_TRAP];
+	d[HC_DB_M_ALL] = d[HC_DB_M_TRUE] + d[HC_DB_M_FALSE];
+	d[HC_DB_M_SAMPLE] = m[HC_M_TRUE_SAMPLE] + m[HC_M_FALSE_SAMPLE];
+	d[HC_DB_M_TRAP] = m[HC_M_TRUE_TRAP] + m[HC_M_FALSE_TRAP];
+}
+
+/* XML attributes: ` name="v"` (v escaped), ` name="decimal"`. */
+void hc_db_attr_str(struct hc_out *o, const char *name, const char *v);
+void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v);
+/* The space-separated sampler names of bit set `samplers`. */
+void hc_db_put_samplers(struct hc_out *o, uint32_t samplers);
+/* A whole file from a buffer (summary.txt, objects.csv: lib/report's text). */
+int hc_db_write_file(const char *dir, const char *name, const char *buf, size_t len, char *err,
+                     size_t errlen);
+
+/* ---- threads.csv (write_threads.c) ---- */
+
+struct hc_db_wthread {
+	uint32_t process, pid, thread;     /* process = its <Process i> */
+	int64_t tid;                       /* -1: no profile of its own */
+	int64_t creator;                   /* global index, -1 when unknown */
+	const char *start_routine;         /* NULL for main */
+	uint32_t creation_context;         /* experiment.xml node id, 0 when unknown */
+	const int32_t *cpus;               /* sorted */
+	uint32_t ncpus;
+	const char *profile;               /* NULL: no profile (sampler, period empty) */
+	int sampler;                       /* enum hc_sampler */
+	uint64_t period;
+	uint32_t rank;
+	const char *host;
+};
+int hc_db_write_threads(const char *dir, const struct hc_db_wthread *t, size_t n, char *err,
+                        size_t errlen);
+
+/* ---- matrices/<level>-<kind>.csv (write_matrix.c) ---- */
+
+/* One published cell: the upper triangle (i < j) of M + Mᵀ, true and false. */
+struct hc_db_mcell {
+	uint32_t i, j;
+	uint64_t v[2];
+};
+
+/* A matrix as the analyzer keeps it: the non-zero cells sorted by (i, j),
+   row offsets (row i is cell[row[i] .. row[i+1])). */
+struct hc_db_wmatrix {
+	int level;
+	uint32_t n;
+	const struct hc_db_mcell *cell;
+	uint32_t ncell;
+	const uint32_t *row;
+};
+
+static inline uint64_t hc_db_kind_of(const uint64_t v[2], int kind)
+{
+	return kind == HC_DB_KIND_TRUE ? v[0] : kind == HC_DB_KIND_FALSE ? v[1] : v[0] + v[1];
+}
+
+/* Dense CSV when n <= dense_max, sparse otherwise (doc/database-format.md §2). */
+static inline bool hc_db_matrix_sparse(uint32_t n, uint32_t dense_max)
+{
+	return n > dense_max;
+}
+int hc_db_write_matrix(const char *dir, const struct hc_db_wmatrix *m, int kind,
+                       uint32_t dense_max, char *err, size_t errlen);
+
+/* ---- experiment.xml (write_experiment.c) ---- */
+
+enum hc_db_tkind { HC_DB_T_ROOT = 0, HC_DB_T_PF, HC_DB_T_A, HC_DB_T_C, HC_DB_T_S };
+
+/* A node of the symbolized calling-context tree, as the analyzer builds it:
+   node 0 is the root; children by sibling links; id = index. */
+struct hc_db_tnode {
+	uint32_t parent;
+	uint32_t kind;              /* enum hc_db_tkind */
+	uint32_t proc;              /* PF, A: procedure id */
+	uint32_t file, line;        /* see doc/database-format.md 5.2 */
+	uint32_t first_child, next_sibling, last_child;
+	uint64_t excl[HC_M_COUNT];
+	uint64_t incl[HC_M_COUNT];
+};
+
+struct hc_db_tproc {
+	uint32_t name;              /* index into names */
+	uint32_t lm, file, line;
+};
+
+/* A code-pair row: context c, peer p (0: unknown), true and false volume. */
+struct hc_db_wpair {
+	uint32_t c, p;
+	uint64_t t, f;
+};
+
+struct hc_db_wexperiment {
+	const char *program;
+	int unit;                               /* enum hc_unit */
+	uint32_t samplers;                      /* bit per enum hc_sampler */
+	uint32_t processes, threads;
+	char *const *lms;         uint32_t nlms;
+	char *const *files;       uint32_t nfiles;
+	char *const *names;                     /* procedure names */
+	const struct hc_db_tproc *procs;  uint32_t nprocs;
+	const struct hc_db_tnode *nodes;        /* nodes[0] = the root */
+	const struct hc_db_wpair *rows;   uint32_t nrows;   /* the code-pair table, in order */
+	unsigned top;
+};
+int hc_db_write_experiment(const char *dir, const struct hc_db_wexperiment *x, char *err,
+                           size_t errlen);
+
+/* The tree in document order (preorder, children by sibling links):
+   visit(ctx, node, depth) when a node opens, leave(ctx, node) when it closes;
+   an explicit stack (call chains can be thousands deep). A non-zero return
+   of visit stops the walk and is returned; -ENOMEM. */
+int hc_db_tree_walk(const struct hc_db_tnode *n,
+                    int (*visit)(void *ctx, uint32_t i, uint32_t depth),
+                    void (*leave)(void *ctx, uint32_t i), void *ctx);
+
+#endif
