@@ -94,7 +94,7 @@ static int list_capabilities(void)
 {
 	char why[2048];
 	struct utsname u;
-	int r, nw = 0, par = hc_perf_paranoid();
+	int r, nw = 0, par = HC_PARANOID_UNKNOWN, pr = hc_perf_paranoid(&par);
 	bool fast = false;
 	int sel;
 
@@ -102,11 +102,15 @@ static int list_capabilities(void)
 	printf("hpcrun-comm %s: what this machine supports\n\n", PACKAGE_VERSION);
 	printf("kernel:               %s %s (%s)\n", u.sysname, u.release, u.machine);
 	r = hc_probe_soft(why, sizeof why);
-	printf("perf_event_paranoid:  %d%s\n", par,
-	       par > 2 && r < 0 ? " (too high: sudo sysctl kernel.perf_event_paranoid=2)" :
-	       par > 2 ? " (above 2: forbids unprivileged perf events on kernels with that patch, "
-	                 "e.g. Debian's and Android's; this kernel still allows them)" :
-	       par == 2 ? " (user-space measurement of own processes: enough)" : "");
+	if (pr < 0)
+		printf("perf_event_paranoid:  unknown (/proc/sys/kernel/perf_event_paranoid: %s)\n",
+		       strerror(-pr));
+	else
+		printf("perf_event_paranoid:  %d%s\n", par,
+		       par > 2 && r < 0 ? " (too high: sudo sysctl kernel.perf_event_paranoid=2)" :
+		       par > 2 ? " (above 2: forbids unprivileged perf events on kernels with that patch, "
+		                 "e.g. Debian's and Android's; this kernel still allows them)" :
+		       par == 2 ? " (user-space measurement of own processes: enough)" : "");
 	r = hc_probe_pebs(why, sizeof why);
 	printf("pebs (Intel):         %s — %s\n", r == 0 ? "yes" : "no", unprefixed(why, "pebs: "));
 	r = hc_probe_ibs(why, sizeof why);
@@ -362,7 +366,9 @@ static void explain_refusal(void)
 {
 	char line[256];
 	FILE *f = fopen("/proc/self/status", "re");
-	int mode = -1, par = hc_perf_paranoid();
+	int mode = -1, par = HC_PARANOID_UNKNOWN;
+
+	(void)hc_perf_paranoid(&par);
 
 	while (f && fgets(line, sizeof line, f))
 		if (sscanf(line, "Seccomp: %d", &mode) == 1)
@@ -439,7 +445,7 @@ int main(int argc, char **argv)
 	bool created;
 	char err[512], why[1024], progpath[PATH_MAX], rtlib[PATH_MAX], dir[PATH_MAX], buf[PATH_MAX * 3];
 	uint64_t period;
-	int c, kind, sel;
+	int c, kind, sel, par;
 	char *end;
 
 	while ((c = getopt_long(argc, argv, "+e:o:LhV", opts, NULL)) != -1) {
@@ -519,11 +525,13 @@ int main(int argc, char **argv)
 		explain_refusal();
 		die("run hpcrun-comm -L for what this machine supports", "cannot measure: %s", why);
 	}
-	if (sel != HC_SAMPLER_EXACT && hc_perf_paranoid() > 2)
+	par = HC_PARANOID_UNKNOWN;
+	(void)hc_perf_paranoid(&par);
+	if (sel != HC_SAMPLER_EXACT && par > 2)
 		fprintf(stderr, "%s: note: kernel.perf_event_paranoid is %d (above 2): kernels with the "
 		        "paranoid-3 patch (Debian, Android) forbid unprivileged perf events at this level; "
 		        "this one allows measuring your own processes, so measurement goes on\n",
-		        prog, hc_perf_paranoid());
+		        prog, par);
 	if ((sel == HC_SAMPLER_PEBS || sel == HC_SAMPLER_IBS) && hc_pmu_period(sel, period) != period)
 		fprintf(stderr, "%s: note: COMM@%llu is below the %s sampler's floor (or not a multiple "
 		        "of 16 for ibs): sampling every %llu events instead (more often, the kernel "

@@ -50,7 +50,23 @@ static void load(void)
 	}
 }
 
-/* pfm_initialize through the loaded library; on failure *errstr says why. */
+/* A libpfm4 error as -errno: an unknown event or PMU is -ENOENT, a lack
+   of memory -ENOMEM, anything else -EINVAL (*errstr keeps libpfm4's words). */
+static int pfm_errno(int ret)
+{
+	switch (ret) {
+	case PFM_ERR_NOTFOUND:
+	case PFM_ERR_NOTSUPP:
+		return -ENOENT;
+	case PFM_ERR_NOMEM:
+		return -ENOMEM;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* pfm_initialize through the loaded library: 0, or -ENOENT (no usable
+   libpfm4) / -errno, and *errstr says why. */
 static int initialize(const char **errstr)
 {
 	int ret;
@@ -58,12 +74,12 @@ static int initialize(const char **errstr)
 	pthread_once(&lib_once, load);
 	if (!lib.initialize) {
 		*errstr = lib_error;
-		return -1;
+		return -ENOENT;
 	}
 	ret = lib.initialize();
 	if (ret != PFM_SUCCESS) {
 		*errstr = lib.strerror(ret);
-		return -1;
+		return pfm_errno(ret);
 	}
 	return 0;
 }
@@ -74,8 +90,9 @@ int hc_pfm_encode(const char *name, struct hc_pfm_event *out, const char **errst
 	pfm_perf_encode_arg_t arg;
 	int ret;
 
-	if (initialize(errstr) < 0)
-		return -1;
+	ret = initialize(errstr);
+	if (ret < 0)
+		return ret;
 	memset(&a, 0, sizeof a);
 	memset(&arg, 0, sizeof arg);
 	arg.attr = &a;
@@ -83,7 +100,7 @@ int hc_pfm_encode(const char *name, struct hc_pfm_event *out, const char **errst
 	ret = lib.encode(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
 		*errstr = lib.strerror(ret);
-		return -1;
+		return pfm_errno(ret);
 	}
 	out->type = a.type;
 	out->config = a.config;

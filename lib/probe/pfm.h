@@ -11,7 +11,8 @@ struct hc_pfm_event {
 	uint64_t config, config1, config2;
 };
 
-/* Encode a libpfm4 event name for user-level counting. 0, or -1 with *errstr. */
+/* Encode a libpfm4 event name for user-level counting. 0, or -errno
+   (-ENOENT: no libpfm4, or it does not know the event) with *errstr. */
 int hc_pfm_encode(const char *name, struct hc_pfm_event *out, const char **errstr);
 
 /* The precise load and store events of this CPU's core PMU, by name from

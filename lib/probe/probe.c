@@ -177,13 +177,19 @@ static int pmu_type(const char *pmu)
 	return *end || v < 0 || v > INT32_MAX ? -EINVAL : (int)v;
 }
 
-int hc_perf_paranoid(void)
+int hc_perf_paranoid(int *level)
 {
-	char buf[16];
+	char buf[16], *end;
+	long v;
+	int n = read_small("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf);
 
-	if (read_small("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf) <= 0)
-		return -1;
-	return atoi(buf);
+	if (n <= 0)
+		return n < 0 ? n : -EINVAL;
+	v = strtol(buf, &end, 10);
+	if (*end || v < INT32_MIN || v > INT32_MAX)
+		return -EINVAL;
+	*level = (int)v;
+	return 0;
 }
 
 const char *hc_perf_strerror(int err, int paranoid)
@@ -220,7 +226,10 @@ const char *hc_perf_strerror(int err, int paranoid)
 
 static int why_errno(char *why, size_t len, const char *what, int err)
 {
-	snprintf(why, len, "%s: %s", what, hc_perf_strerror(err, hc_perf_paranoid()));
+	int par = HC_PARANOID_UNKNOWN;
+
+	(void)hc_perf_paranoid(&par);
+	snprintf(why, len, "%s: %s", what, hc_perf_strerror(err, par));
 	return -err;
 }
 
@@ -448,7 +457,7 @@ int hc_probe_pebs(char *why, size_t len)
 /* ---- IBS ---- */
 
 /* The bit of a sysfs format file "<field>:<bit>" of ibs_op (cnt_ctl:
-   "config:19", swfilt: "config2:0"), -1 if absent. */
+   "config:19", swfilt: "config2:0"), or -ENOENT if absent. */
 static int ibs_format_bit(const char *name, const char *field)
 {
 	char buf[32], rel[128];
@@ -457,9 +466,9 @@ static int ibs_format_bit(const char *name, const char *field)
 
 	snprintf(rel, sizeof rel, PMU_DIR "ibs_op/format/%s", name);
 	if (read_small(rel, buf, sizeof buf) <= 0 || strncmp(buf, field, n) != 0 || buf[n] != ':')
-		return -1;
+		return -ENOENT;
 	bit = atoi(buf + n + 1);
-	return bit >= 0 && bit < 64 ? bit : -1;
+	return bit >= 0 && bit < 64 ? bit : -ENOENT;
 }
 
 /* The running kernel's major*100 + minor, from proc/sys/kernel/osrelease
@@ -518,7 +527,8 @@ int hc_probe_ibs_plan(struct hc_pmu_plan *plan, char *why, size_t len)
 		   event. */
 		plan->attr[0].exclude_kernel = 0;
 		fd = probe_open(&plan->attr[0]);
-		par = hc_perf_paranoid();
+		par = HC_PARANOID_UNKNOWN;
+		(void)hc_perf_paranoid(&par);
 		if (fd < 0 && (errno == EACCES || errno == EPERM) && par > 1) {
 			e = errno;
 			snprintf(why, len, "ibs: this kernel's IBS cannot exclude kernel samples (no "
@@ -844,39 +854,39 @@ int hc_selfcheck_decide(const struct hc_pmu_plan *plan, const struct hc_selfchec
 	if (o->err) {
 		snprintf(why, len, "the events could not be run (%s: %s)", o->stage[0] ? o->stage : "?",
 		         strerror(o->err));
-		return -1;
+		return -o->err;
 	}
 	for (int i = 0; i < n; i++)
 		o->records[i] ? some++ : none++;
 	if (some == 0) {
 		snprintf(why, len, "no records at all from a loop of %llu loads and stores: the events "
 		         "open but do not sample here", (unsigned long long)o->loop_ops);
-		return -1;
+		return -EIO;
 	}
 	if (none) {
 		int got = o->records[0] ? 0 : 1;
 		snprintf(why, len, "only the %s event produced records (%llu; the %s event none): the "
 		         "pair does not sample together", name[got], (unsigned long long)o->records[got],
 		         name[1 - got]);
-		return -1;
+		return -EIO;
 	}
 	for (int i = 0; i < n; i++) {
 		if (o->with_addr[i] == 0) {
 			snprintf(why, len, "the %s event's %llu records carry no data address (zero)",
 			         name[i], (unsigned long long)o->records[i]);
-			return -1;
+			return -EIO;
 		}
 		if (o->in_buffer[i] * 10 < o->with_addr[i] * 9) {
 			snprintf(why, len, "the %s event's addresses are not where the loop accessed: "
 			         "%llu of %llu in its buffer (expected >= 90%%)", name[i],
 			         (unsigned long long)o->in_buffer[i], (unsigned long long)o->with_addr[i]);
-			return -1;
+			return -EIO;
 		}
 		if (hc_pmu_running_low(o->enabled[i], o->running[i])) {
 			snprintf(why, len, "the %s event ran only %llu%% of the time it was enabled (not "
 			         "scheduled meanwhile: counters taken by other users or constraints)", name[i],
 			         (unsigned long long)(o->running[i] * 100 / o->enabled[i]));
-			return -1;
+			return -EIO;
 		}
 	}
 	char cnt[64];

@@ -101,10 +101,11 @@ struct hc_selfcheck {
 	int err;                  /* errno of the stage that failed, 0 = all ran */
 	char stage[24];           /* "open", "mmap", "enable", "read" */
 };
-/* The verdict on an outcome (pure): 0 = the plan samples as expected, else
-   -1, with why[] in words (no records, one event only, addresses zero or
-   elsewhere, not running all the time, ...); a passed check may still
-   carry a note (throttled). */
+/* The verdict on an outcome (pure): 0 = the plan samples as expected; else
+   -EIO (the events ran but do not sample as expected: no records, one
+   event only, addresses zero or elsewhere, not running all the time, ...)
+   or -o->err (they could not be run), with why[] in words; a passed check
+   may still carry a note (throttled). */
 int hc_selfcheck_decide(const struct hc_pmu_plan *plan, const struct hc_selfcheck *o,
                         char *why, size_t len);
 /* Run plan's events (sigtrap off, so it can run anywhere, the launcher
@@ -173,8 +174,11 @@ void hc_probe_set_open(hc_perf_open_fn fn);
    STAND-IN. */
 int hc_probe_standin_plan(const char *event, struct hc_pmu_plan *plan, char *why, size_t len);
 
-/* perf_event_paranoid level, or -1 if unreadable. */
-int hc_perf_paranoid(void);
+/* The perf_event_paranoid level in *level (it may be negative: -1 allows
+   everything); 0, or -errno when it cannot be read (*level unchanged). */
+int hc_perf_paranoid(int *level);
+/* What callers assume when the level cannot be read: nothing forbidden. */
+#define HC_PARANOID_UNKNOWN (-1)
 /* Plain-words explanation of a perf_event_open errno. */
 const char *hc_perf_strerror(int err, int paranoid);
 

@@ -165,14 +165,14 @@ static uint64_t stack_word(const uint64_t *stack, uint32_t k)
 	return stack[k];
 }
 
-/* The slot (< HC_CTX_SCAN) holding ret in the frame at stack, or -1. */
+/* The slot (< HC_CTX_SCAN) holding ret in the frame at stack, or -ENOENT. */
 __attribute__((no_sanitize_address, noinline))
 static int find_slot(const uint64_t *stack, uint64_t ret)
 {
 	for (uint32_t k = 0; k < HC_CTX_SCAN; k++)
 		if (stack[k] == ret)
 			return (int)k;
-	return -1;
+	return -ENOENT;
 }
 
 /* The fork gate. libunwind takes locks (its register-state cache, the

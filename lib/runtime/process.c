@@ -43,7 +43,7 @@ static int fini_done;
 
 /* The log fd may have been closed under us by a raw close(2) and its number
    reused by the program (fds.c): write only to the file we created, and
-   reopen it by name if needed. Async-signal-safe. */
+   reopen it by name if needed. The fd, or -errno (no log). Async-signal-safe. */
 static void vlog_reopened(int fd);
 static int log_fd_checked(void)
 {
@@ -51,11 +51,11 @@ static int log_fd_checked(void)
 	int fd = __atomic_load_n(&logfd, __ATOMIC_ACQUIRE);
 
 	if (fd < 0)
-		return -1;
+		return -EBADF;      /* no log (yet, or any more) */
 	if (fstat(fd, &st) == 0 && st.st_dev == log_dev && st.st_ino == log_ino)
 		return fd;
 	if (__atomic_exchange_n(&log_reopening, 1, __ATOMIC_ACQ_REL))
-		return -1;
+		return -EBUSY;      /* another thread is reopening it */
 	fds__forget(&logfd);
 	fd = open(logpath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != log_dev || st.st_ino != log_ino)) {
@@ -69,6 +69,7 @@ static int log_fd_checked(void)
 		vlog_reopened(fd);
 	} else {
 		logfd = -1;
+		fd = -EBADF;
 	}
 	__atomic_store_n(&log_reopening, 0, __ATOMIC_RELEASE);
 	return fd;

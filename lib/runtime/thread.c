@@ -117,7 +117,7 @@ static int registry_add(struct rt_thread *t)
 		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return i;
 	}
-	return -1;
+	return -ENOSPC;
 }
 
 static void stack_range(struct rt_thread *t)

@@ -320,7 +320,27 @@ static void pebs_paranoid(void)
 	}
 	setenv("HPCRUN_COMM_SYSFS_ROOT", root, 1);
 	k.hw_err[1] = k.hw_err[2] = k.hw_err[3] = EACCES;
-	CHECK(hc_perf_paranoid() == 3);
+	{
+		int par = 0;
+		CHECK(hc_perf_paranoid(&par) == 0 && par == 3);
+	}
+	/* -1 is a level (everything allowed), not an error */
+	{
+		char p[1400];
+		FILE *f;
+		int par = 0;
+		snprintf(p, sizeof p, "%s/proc/sys/kernel/perf_event_paranoid", root);
+		f = fopen(p, "w");
+		CHECK(f != NULL);
+		if (f) { fputs("-1\n", f); fclose(f); }
+		CHECK(hc_perf_paranoid(&par) == 0 && par == -1);
+		unlink(p);
+		par = 7;
+		CHECK(hc_perf_paranoid(&par) == -ENOENT && par == 7);   /* unreadable: unchanged */
+		f = fopen(p, "w");
+		CHECK(f != NULL);
+		if (f) { fputs("3\n", f); fclose(f); }
+	}
 	CHECK(hc_probe_pebs(why, sizeof why) == -EACCES);
 	CHECK(has(why, "perf_event_paranoid is above 2"));
 	CHECK(k.calls == 1);             /* EACCES: lower precision is not tried */
@@ -593,31 +613,31 @@ static void selfcheck_decide(void)
 	/* no records */
 	o = good(2);
 	o.records[0] = o.records[1] = o.with_addr[0] = o.with_addr[1] = o.in_buffer[0] = o.in_buffer[1] = 0;
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "no records at all from a loop of 3200000 loads and stores"));
 	/* one event only */
 	o = good(2);
 	o.records[1] = o.with_addr[1] = o.in_buffer[1] = 0;
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "only the loads event produced records (150; the stores event none)"));
 	o = good(2);
 	o.records[0] = o.with_addr[0] = o.in_buffer[0] = 0;
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "only the stores event produced records"));
 	/* zero addresses */
 	o = good(2);
 	o.with_addr[1] = o.in_buffer[1] = 0;
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "the stores event's 150 records carry no data address (zero)"));
 	/* addresses elsewhere */
 	o = good(2);
 	o.in_buffer[0] = 100;
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "100 of 150 in its buffer"));
 	/* not running all the time it was enabled */
 	o = good(2);
 	o.running[0] = o.running[1] = 1000000;
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "the loads event ran only 50% of the time it was enabled"));
 	o = good(2);
 	o.running[1] = 1910000;          /* 95.5 %: fine */
@@ -631,20 +651,20 @@ static void selfcheck_decide(void)
 	o = good(2);
 	o.throttled = 1;
 	o.records[0] = o.records[1] = 0;
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "no records at all"));
 	/* an event that could not be run */
 	o = good(2);
 	o.err = ENODEV;
 	snprintf(o.stage, sizeof o.stage, "mmap");
-	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&pebs, &o, why, sizeof why) == -ENODEV);
 	CHECK(has(why, "could not be run (mmap:"));
 	/* IBS: one event */
 	o = good(1);
 	CHECK(hc_selfcheck_decide(&ibs, &o, why, sizeof why) == 0);
 	CHECK(has(why, "passed (150 records"));
 	o.with_addr[0] = o.in_buffer[0] = 0;
-	CHECK(hc_selfcheck_decide(&ibs, &o, why, sizeof why) == -1);
+	CHECK(hc_selfcheck_decide(&ibs, &o, why, sizeof why) == -EIO);
 	CHECK(has(why, "the ibs_op event's 150 records carry no data address"));
 	/* the running-time rule itself */
 	CHECK(!hc_pmu_running_low(0, 0));
