@@ -24,6 +24,7 @@
    phases that have become alike are merged. No signal context. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -492,6 +493,80 @@ static int cmp_rank_ent(const void *x, const void *y)
 	return (a->x > b->x) - (a->x < b->x);
 }
 
+/* Sort n records of size bytes by the 32-bit fields at byte offsets
+   off[0] (most significant) .. off[nk - 1]: LSD radix sort, 8 bits a pass,
+   passes whose byte is the same in every record skipped (window cells and
+   matrix cells are 10^5..10^6 records here: qsort was most of the views'
+   time, doc/performance.md). Equal keys are summed by the callers, so the
+   order among them does not matter. Falls back on qsort(cmp) without
+   memory for the copy. */
+static void radix_sort(void *base, size_t n, size_t size, const size_t *off, unsigned nk,
+                       int (*cmp)(const void *, const void *))
+{
+	size_t (*cnt)[256], k, pass, npass = (size_t)nk * 4;
+	unsigned char *a = base, *tmp, *src, *dst;
+
+	if (n < 2)
+		return;
+	tmp = malloc(n * size);
+	cnt = calloc(npass, sizeof(*cnt));
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		qsort(base, n, size, cmp);
+		return;
+	}
+	for (k = 0; k < n; k++)
+		for (pass = 0; pass < npass; pass++) {
+			uint32_t key;
+			memcpy(&key, a + k * size + off[nk - 1 - pass / 4], sizeof(key));
+			cnt[pass][(key >> (8 * (pass % 4))) & 0xff]++;
+		}
+	src = a;
+	dst = tmp;
+	for (pass = 0; pass < npass; pass++) {
+		size_t sum = 0, c, b, o = off[nk - 1 - pass / 4];
+		unsigned sh = 8 * (unsigned)(pass % 4);
+
+		for (b = 0; b < 256 && cnt[pass][b] != n; b++)
+			;
+		if (b < 256)
+			continue;   /* one byte value in every record */
+		for (b = 0; b < 256; b++) {
+			c = cnt[pass][b];
+			cnt[pass][b] = sum;
+			sum += c;
+		}
+		for (k = 0; k < n; k++) {
+			uint32_t key;
+			memcpy(&key, src + k * size + o, sizeof(key));
+			memcpy(dst + cnt[pass][(key >> sh) & 0xff]++ * size, src + k * size, size);
+		}
+		unsigned char *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+	free(tmp);
+	free(cnt);
+}
+
+static void sort_wc(struct wc *c, size_t n)
+{
+	static const size_t off[] = { offsetof(struct wc, win), offsetof(struct wc, i),
+	                              offsetof(struct wc, j) };
+
+	radix_sort(c, n, sizeof(*c), off, 3, cmp_wc);
+}
+
+static void sort_mcell(struct mcell *c, size_t n)
+{
+	static const size_t off[] = { offsetof(struct mcell, i), offsetof(struct mcell, j) };
+
+	radix_sort(c, n, sizeof(*c), off, 2, cmp_mcell);
+}
+
 /* Sum the entries with equal (i, j) of cells sorted by (i, j), in place;
    returns the new count. */
 static uint32_t reduce_ij(struct mcell *c, uint32_t n)
@@ -550,7 +625,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		agg__free(&v->w[x].objs);
 		memset(&v->w[x].objs, 0, sizeof(v->w[x].objs));
 	}
-	qsort(wc, nwc, sizeof(*wc), cmp_wc);
+	sort_wc(wc, nwc);
 	{
 		uint32_t o = 0;
 		for (i = 0; i < nwc; i++) {
@@ -585,7 +660,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		goto out;
 	for (i = 0; i < nwc; i++)
 		pc[i] = (struct mcell){ wc[i].i, wc[i].j, { wc[i].t + wc[i].f, 0 } };
-	qsort(pc, nwc, sizeof(*pc), cmp_mcell);
+	sort_mcell(pc, nwc);
 	npc = reduce_ij(pc, nwc);
 	for (i = 0; i < nwc; i++) {
 		w = wc[i].win;
@@ -634,7 +709,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 			goto out;
 		for (c = lo; c < i; c++)
 			p->cell[c - lo] = (struct mcell){ wc[c].i, wc[c].j, { wc[c].t, wc[c].f } };
-		qsort(p->cell, i - lo, sizeof(*p->cell), cmp_mcell);
+		sort_mcell(p->cell, i - lo);
 		p->ncell = reduce_ij(p->cell, i - lo);
 		for (c = 0; c < p->ncell; c++)
 			if (p->cell[c].v[0] + p->cell[c].v[1] > p->pv) {   /* ties: the first (i, j) */

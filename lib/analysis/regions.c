@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis/regions.h"
 #include "decode/loops.h"
@@ -684,24 +685,43 @@ struct rcells {
 	struct rcell *c;         /* only once a large process needed the sparse path */
 	uint32_t n, cap;
 	bool unsorted;           /* cells in c, appended out of order or more than once */
-	uint64_t din[2], dex[2]; /* same thread (diagonal) */
 	uint32_t icap, xcap;     /* of the region's mi / mx cells, while in order */
 };
 
-/* Dense scratch of one process: kept regions x T x T cells, when at most
-   this many; otherwise per profile, kept regions x peers. */
-#define SCRATCH_MAX (1u << 21)
+/* A process's entries are grouped by thread pair (one pass over its
+   profiles) when its T x T upper triangle has at most this many thread
+   pairs (4 bytes each while grouping); otherwise each profile is credited
+   alone, kept regions x its peers, and the cells are sorted at the end. */
+#define PAIRS_MAX (1u << 24)
+
+/* An entry of a process, grouped by thread pair (pass_b_dense). */
+struct cent {
+	uint32_t pid;
+	uint64_t v[2];
+};
 
 struct build {
 	struct hmap pairs;      /* (detecting set, peer set, 0) -> pair id */
 	uint64_t *ptot;         /* pair id -> inclusive volume (pass A) */
 	uint32_t pcap;
 	uint32_t **epid, **ej;  /* profile -> entry -> pair id (HC_NONE = not counted), peer thread */
-	uint32_t *poff, *pn, *xk, *klist;   /* pair -> its kept regions (dense ids), exclusive one */
+	/* Pair -> the kept regions (dense ids) it credits, and the one its
+	   exclusive part goes to. A region that most entries fall in
+	   (common[], e.g. the program and the loops around every context) is
+	   credited by complement: the list names it for the pairs *outside*
+	   it, and its cell is the cell's total minus what was credited. */
+	uint32_t *poff, *pn, *xk, *klist;
 	uint32_t *kidx, *korder, nk;
+	bool *common;
 	struct rcells *rc;      /* per kept region */
-	uint64_t *si, *sx;      /* scratch: inclusive, exclusive (true, false) per cell and region */
+	uint64_t *si, *sx;      /* scratch: inclusive, exclusive (true, false) per region (x peer) */
+	uint64_t *stot;         /* scratch: total (true, false) per peer (pass_b_sparse) */
 	size_t scap;
+	uint64_t *din, *dex, dtot[2];   /* same-thread (diagonal) sums per kept region, total */
+	uint32_t *coff;         /* pass_b_dense: entries per thread pair, then their offsets */
+	size_t ccap;
+	struct cent *ce;        /* pass_b_dense: the process's entries by thread pair */
+	size_t cecap;
 	struct regions *R;
 };
 
@@ -733,23 +753,39 @@ static void build_free(struct an *an, struct build *b)
 	free(b->rc);
 	free(b->si);
 	free(b->sx);
+	free(b->stot);
+	free(b->common);
+	free(b->din);
+	free(b->dex);
+	free(b->coff);
+	free(b->ce);
 }
 
 /* Pass A: pair ids and peer threads per entry, the inclusive volume of
    every region. */
+#define PAIR_CACHE_BITS 14
+#define PEER_CACHE 64u
+
 static int pass_a(struct an *an, struct regions *R, struct build *b)
 {
-	/* Pair ids of recent set pairs (direct-mapped): most entries repeat a
-	   set pair seen shortly before, so few need a hash insertion. */
-	struct { uint64_t sets; uint32_t pid; } pc[256];
+	/* Pair ids of set pairs seen (direct-mapped, 256 KB): the pairs are
+	   few (thousands), so almost every entry finds its id here without
+	   hashing; and the peers' global threads of one profile (a few). */
+	struct pcache { uint64_t sets; uint32_t pid; } *pc;
+	struct { uint32_t peer, j; } peers[PEER_CACHE];
 	uint32_t i, k, pid;
 	int ret;
 
-	memset(pc, 0xff, sizeof(pc));
+	pc = malloc(sizeof(*pc) << PAIR_CACHE_BITS);
+	if (!pc)
+		return -ENOMEM;
+	memset(pc, 0xff, sizeof(*pc) << PAIR_CACHE_BITS);
 	b->epid = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->epid));
 	b->ej = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->ej));
-	if (!b->epid || !b->ej)
+	if (!b->epid || !b->ej) {
+		free(pc);
 		return -ENOMEM;
+	}
 	for (i = 0; i < an->nprofs; i++) {
 		const struct an_prof *p = &an->profs[i];
 
@@ -757,37 +793,55 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 			continue;
 		b->epid[i] = malloc(p->rrow.n * sizeof(uint32_t));
 		b->ej[i] = malloc(p->rrow.n * sizeof(uint32_t));
-		if (!b->epid[i] || !b->ej[i])
+		if (!b->epid[i] || !b->ej[i]) {
+			free(pc);
 			return -ENOMEM;
+		}
+		memset(peers, 0xff, sizeof(peers));
 		for (k = 0; k < p->rrow.n; k++) {
 			const struct rrow_ent *e = &p->rrow.e[k];
 			struct hkey pk = { (uint32_t)e->sets, e->sets >> 32, 0 };
-			uint32_t peer = e->peer, j = p->gthread;
-			uint32_t slot = (uint32_t)((e->sets * 0x9e3779b97f4a7c15ULL) >> 56);
+			uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE;
+			uint32_t slot = (uint32_t)((e->sets * 0x9e3779b97f4a7c15ULL) >> (64 - PAIR_CACHE_BITS));
 
 			b->epid[i][k] = HC_NONE;
-			if (peer != p->th.index && !threads__find(an, p->proc, peer, &j))
-				continue;
+			if (peer != p->th.index) {
+				if (peers[ps].peer == peer) {
+					j = peers[ps].j;
+				} else {
+					if (!threads__find(an, p->proc, peer, &j))
+						j = HC_NONE;
+					peers[ps].peer = peer;
+					peers[ps].j = j;
+				}
+				if (j == HC_NONE)
+					continue;
+			}
 			b->ej[i][k] = j;
 			if (pc[slot].sets == e->sets && pc[slot].pid != HC_NONE) {
 				pid = pc[slot].pid;
 				ret = 0;
 			} else {
 				ret = hmap__intern(&b->pairs, &pk, &pid);
-				if (ret < 0)
+				if (ret < 0) {
+					free(pc);
 					return ret;
+				}
 				pc[slot].sets = e->sets;
 				pc[slot].pid = pid;
 			}
 			if (ret == 1) {
-				if (an__grow(&b->ptot, &b->pcap, b->pairs.n, sizeof(*b->ptot)))
+				if (an__grow(&b->ptot, &b->pcap, b->pairs.n, sizeof(*b->ptot))) {
+					free(pc);
 					return -ENOMEM;
+				}
 				b->ptot[pid] = 0;
 			}
 			b->ptot[pid] += p->rrow.e[k].v[0] + p->rrow.e[k].v[1];
 			b->epid[i][k] = pid;
 		}
 	}
+	free(pc);
 	for (pid = 0; pid < b->pairs.n; pid++) {
 		uint32_t nl = set_union(R, (uint32_t)b->pairs.keys[pid].a, (uint32_t)b->pairs.keys[pid].b), q;
 		for (q = 0; q < nl; q++)
@@ -797,6 +851,79 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 }
 
 static int init_region(struct an *an, struct region *r);
+
+/* Which kept regions are credited by complement (struct build): those that
+   more than half of the entries fall in; then each pair's list is its
+   other kept regions plus the common ones it is not in. Crediting costs
+   one addition per listed region and entry, so this bounds it by half the
+   kept regions (in the bench/prof-scale inputs a context passes through
+   19 loops around all of them: 32 regions per entry become 12). */
+static int complement(struct an *an, struct build *b, uint32_t nkl)
+{
+	uint64_t *w = calloc(b->nk ? b->nk : 1, sizeof(*w)), all = 0;
+	uint32_t *cnt = calloc(b->pairs.n ? b->pairs.n : 1, sizeof(*cnt));
+	uint32_t *mark = malloc((b->nk ? b->nk : 1) * sizeof(*mark));
+	uint32_t *cl = malloc((b->nk ? b->nk : 1) * sizeof(*cl));
+	uint32_t *kl = NULL, cap = 0, n = 0, nc = 0, pid, q, i, k;
+	int ret = -ENOMEM;
+
+	b->common = calloc(b->nk ? b->nk : 1, sizeof(*b->common));
+	if (!w || !cnt || !mark || !cl || !b->common)
+		goto out;
+	for (i = 0; i < an->nprofs; i++)
+		for (k = 0; b->epid[i] && k < an->profs[i].rrow.n; k++)
+			if (b->epid[i][k] != HC_NONE)
+				cnt[b->epid[i][k]]++;
+	for (pid = 0; pid < b->pairs.n; pid++) {
+		all += cnt[pid];
+		for (q = 0; q < b->pn[pid]; q++)
+			w[b->klist[b->poff[pid] + q]] += cnt[pid];
+	}
+	for (k = 0; k < b->nk; k++) {
+		b->common[k] = 2 * w[k] > all;
+		if (b->common[k])
+			cl[nc++] = k;
+		mark[k] = HC_NONE;
+	}
+	if (!nc) {
+		ret = 0;
+		goto out;
+	}
+	for (pid = 0; pid < b->pairs.n; pid++) {
+		uint32_t start = n;
+
+		for (q = 0; q < b->pn[pid]; q++) {
+			k = b->klist[b->poff[pid] + q];
+			mark[k] = pid;
+			if (b->common[k])
+				continue;
+			if (an__grow(&kl, &cap, n + 1, sizeof(*kl)))
+				goto out;
+			kl[n++] = k;
+		}
+		for (q = 0; q < nc; q++) {
+			if (mark[cl[q]] == pid)
+				continue;
+			if (an__grow(&kl, &cap, n + 1, sizeof(*kl)))
+				goto out;
+			kl[n++] = cl[q];
+		}
+		b->poff[pid] = start;
+		b->pn[pid] = n - start;
+	}
+	(void)nkl;
+	free(b->klist);
+	b->klist = kl;
+	kl = NULL;
+	ret = 0;
+out:
+	free(w);
+	free(cnt);
+	free(mark);
+	free(cl);
+	free(kl);
+	return ret;
+}
 
 /* The kept regions (dense ids), and per pair its kept regions and the one
    its exclusive part goes to. */
@@ -845,7 +972,7 @@ static int keep(struct an *an, struct regions *R, struct build *b)
 			;
 		b->xk[pid] = b->kidx[x];
 	}
-	return 0;
+	return complement(an, b, nkl);
 }
 
 static int append(struct rcells *rc, uint32_t i, uint32_t j, const uint64_t in[2],
@@ -882,38 +1009,37 @@ static int ensure_scratch(struct build *b, size_t need)
 	return b->scap ? 0 : -ENOMEM;
 }
 
-/* One entry of thread g with peer j into the kept regions of its pair:
-   the diagonal, or scratch cell `at`: the inclusive cells of all kept
-   regions for one thread pair are adjacent (16 bytes each at
-   (at * nk + region) * 2), so an entry's regions touch a few cache lines;
-   the exclusive ones (one region per entry) are apart. */
-static inline void credit(struct build *b, uint32_t pid, bool self, size_t at, uint64_t t,
-                          uint64_t f)
+/* One entry of pair pid into per-region sums in, ex (true, false at 2 k,
+   2 k + 1 for kept region k) and the total tot: the listed regions (see
+   struct build) and the exclusive one. */
+static inline void credit(const struct build *b, uint32_t pid, uint64_t *in, uint64_t *ex,
+                          uint64_t *tot, uint64_t t, uint64_t f)
 {
-	uint32_t q;
+	const uint32_t *kl = b->klist + b->poff[pid];
+	uint32_t n = b->pn[pid], q, x = b->xk[pid];
 
-	if (self) {
-		for (q = 0; q < b->pn[pid]; q++) {
-			struct rcells *rc = &b->rc[b->klist[b->poff[pid] + q]];
-			rc->din[0] += t;
-			rc->din[1] += f;
-		}
-		b->rc[b->xk[pid]].dex[0] += t;
-		b->rc[b->xk[pid]].dex[1] += f;
-		return;
+	for (q = 0; q < n; q++) {
+		in[2 * kl[q]] += t;
+		in[2 * kl[q] + 1] += f;
 	}
-	{
-		uint64_t *si = b->si + at * b->nk * 2;
-		const uint32_t *kl = b->klist + b->poff[pid];
-		uint32_t n = b->pn[pid];
+	ex[2 * x] += t;
+	ex[2 * x + 1] += f;
+	tot[0] += t;
+	tot[1] += f;
+}
 
-		for (q = 0; q < n; q++) {
-			si[2 * kl[q]] += t;
-			si[2 * kl[q] + 1] += f;
-		}
+/* The inclusive (true, false) of kept region kq from its sum acc and the
+   total tot of its cell. */
+static inline void inclusive(const struct build *b, uint32_t kq, const uint64_t *acc,
+                             const uint64_t *tot, uint64_t out[2])
+{
+	if (b->common[kq]) {
+		out[0] = tot[0] - acc[0];
+		out[1] = tot[1] - acc[1];
+	} else {
+		out[0] = acc[0];
+		out[1] = acc[1];
 	}
-	b->sx[(at * b->nk + b->xk[pid]) * 2] += t;
-	b->sx[(at * b->nk + b->xk[pid]) * 2 + 1] += f;
 }
 
 /* Append a cell, in (i, j) order, to the kept region's matrices directly
@@ -962,46 +1088,98 @@ static inline size_t tri(uint32_t lo, uint32_t hi, uint32_t T)
 	return (size_t)lo * T - (size_t)lo * (lo + 1) / 2 + (hi - lo - 1);
 }
 
-/* A process with few enough threads: one dense scratch (the T x T upper
-   triangle) per kept region for all its profiles, emitted in (i, j) order
-   (processes come in thread order, so the cells come out sorted). */
+/* A process with few enough threads: its entries grouped by thread pair
+   (counting sort over the T x T upper triangle), then each pair's cell
+   credited in a scratch of kept regions that stays in cache and emitted
+   at once, in (i, j) order (processes come in thread order, so the cells
+   come out sorted). Same-thread entries go to the diagonal sums. */
 static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t T)
 {
-	size_t ncell = (size_t)T * (T - 1) / 2, need = b->nk * (ncell ? ncell : 1), at;
-	uint32_t g, k, kq, lo, hi;
-	int ret = ensure_scratch(b, need);
+	size_t ncell = (size_t)T * (T - 1) / 2, n = 0, at, e;
+	uint32_t g, k, kq, lo, hi, pass;
+	int ret;
 
+	if (ncell + 1 > b->ccap) {
+		free(b->coff);
+		b->coff = malloc((ncell + 1) * sizeof(*b->coff));
+		b->ccap = b->coff ? ncell + 1 : 0;
+		if (!b->coff)
+			return -ENOMEM;
+	}
+	memset(b->coff, 0, (ncell + 1) * sizeof(*b->coff));
+	ret = ensure_scratch(b, b->nk);
 	if (ret)
 		return ret;
-	memset(b->si, 0, need * 2 * sizeof(*b->si));
-	memset(b->sx, 0, need * 2 * sizeof(*b->sx));
+	/* Pass 0 counts (and credits the diagonal), pass 1 places. */
+	for (pass = 0; pass < 2; pass++) {
+		for (g = base; g < base + T; g++) {
+			const struct an_prof *p = an->threads[g].prof;
+			uint32_t pi;
+
+			if (!p || p->status != AN_OK)
+				continue;
+			pi = (uint32_t)(p - an->profs);
+			if (!b->epid[pi])
+				continue;
+			for (k = 0; k < p->rrow.n; k++) {
+				uint32_t pid = b->epid[pi][k], j = b->ej[pi][k];
+				size_t c;
+
+				if (pid == HC_NONE)
+					continue;
+				if (g == j) {
+					if (!pass)
+						credit(b, pid, b->din, b->dex, b->dtot, p->rrow.e[k].v[0],
+						       p->rrow.e[k].v[1]);
+					continue;
+				}
+				lo = (g < j ? g : j) - base;
+				hi = (g < j ? j : g) - base;
+				c = tri(lo, hi, T);
+				if (!pass) {
+					b->coff[c + 1]++;
+					n++;
+				} else {
+					b->ce[b->coff[c]++] = (struct cent){ pid, { p->rrow.e[k].v[0],
+					                                            p->rrow.e[k].v[1] } };
+				}
+			}
+		}
+		if (!pass) {
+			for (at = 0; at < ncell; at++)
+				b->coff[at + 1] += b->coff[at];
+			if (n > b->cecap) {
+				free(b->ce);
+				b->ce = malloc(n * sizeof(*b->ce));
+				b->cecap = b->ce ? n : 0;
+				if (!b->ce)
+					return -ENOMEM;
+			}
+		}
+	}
+	/* Now coff[c] is the end of cell c's entries (and the start of c + 1's). */
 	for (g = base; g < base + T; g++) {
 		const struct an_prof *p = an->threads[g].prof;
-		uint32_t pi;
-
-		if (!p || p->status != AN_OK)
-			continue;
-		pi = (uint32_t)(p - an->profs);
-		if (!b->epid[pi])
-			continue;
-		for (k = 0; k < p->rrow.n; k++) {
-			uint32_t pid = b->epid[pi][k], j = b->ej[pi][k];
-
-			if (pid == HC_NONE)
-				continue;
-			lo = (g < j ? g : j) - base;
-			hi = (g < j ? j : g) - base;
-			credit(b, pid, g == j, g == j ? 0 : tri(lo, hi, T), p->rrow.e[k].v[0],
-			       p->rrow.e[k].v[1]);
-		}
-		drop_entries(an, b, pi);
+		if (p && p->status == AN_OK && b->epid[p - an->profs])
+			drop_entries(an, b, (uint32_t)(p - an->profs));
 	}
 	at = 0;
 	for (lo = 0; lo < T; lo++)
-		for (hi = lo + 1; hi < T; hi++, at++)
+		for (hi = lo + 1; hi < T; hi++, at++) {
+			size_t first = at ? b->coff[at - 1] : 0;
+			uint64_t tot[2] = { 0, 0 };
+
+			if (first == b->coff[at])
+				continue;
+			memset(b->si, 0, (size_t)b->nk * 2 * sizeof(*b->si));
+			memset(b->sx, 0, (size_t)b->nk * 2 * sizeof(*b->sx));
+			for (e = first; e < b->coff[at]; e++)
+				credit(b, b->ce[e].pid, b->si, b->sx, tot, b->ce[e].v[0], b->ce[e].v[1]);
 			for (kq = 0; kq < b->nk; kq++) {
-				const uint64_t *in = &b->si[(at * b->nk + kq) * 2];
-				const uint64_t *ex = &b->sx[(at * b->nk + kq) * 2];
+				const uint64_t *ex = &b->sx[2 * kq];
+				uint64_t in[2];
+
+				inclusive(b, kq, &b->si[2 * kq], tot, in);
 				if (!(in[0] | in[1] | ex[0] | ex[1]))
 					continue;
 				if (b->rc[kq].unsorted)
@@ -1011,6 +1189,7 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 				if (ret)
 					return ret;
 			}
+		}
 	return 0;
 }
 
@@ -1066,6 +1245,10 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 	ns = slots.n;
 	if (!ret)
 		ret = ensure_scratch(b, (size_t)b->nk * ns);
+	free(b->stot);
+	b->stot = ret ? NULL : calloc(ns ? 2 * (size_t)ns : 1, sizeof(*b->stot));
+	if (!ret && !b->stot)
+		ret = -ENOMEM;
 	if (!ret) {
 		memset(b->si, 0, (size_t)b->nk * ns * 2 * sizeof(*b->si));
 		memset(b->sx, 0, (size_t)b->nk * ns * 2 * sizeof(*b->sx));
@@ -1073,14 +1256,22 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 	for (k = 0; k < p->rrow.n && !ret; k++) {
 		uint32_t pid = b->epid[pi][k];
 		struct hkey sk = { b->ej[pi][k], 0, 0 };
+		const uint64_t *v = p->rrow.e[k].v;
 
 		if (pid == HC_NONE)
 			continue;
 		hmap__find(&slots, &sk, &s);
-		credit(b, pid, b->ej[pi][k] == p->gthread, s, p->rrow.e[k].v[0], p->rrow.e[k].v[1]);
+		if (b->ej[pi][k] == p->gthread)
+			credit(b, pid, b->din, b->dex, b->dtot, v[0], v[1]);
+		else
+			credit(b, pid, b->si + (size_t)s * b->nk * 2, b->sx + (size_t)s * b->nk * 2,
+			       b->stot + 2 * (size_t)s, v[0], v[1]);
 	}
 	for (k = 0; k < b->nk * ns && !ret; k++) {
-		const uint64_t *in = &b->si[(size_t)k * 2], *ex = &b->sx[(size_t)k * 2];
+		const uint64_t *ex = &b->sx[(size_t)k * 2];
+		uint64_t in[2];
+
+		inclusive(b, k % b->nk, &b->si[(size_t)k * 2], b->stot + 2 * (size_t)(k / b->nk), in);
 		if (!(in[0] | in[1] | ex[0] | ex[1]))
 			continue;
 		ret = to_unsorted(b, k % b->nk);
@@ -1125,16 +1316,21 @@ static int init_region(struct an *an, struct region *r)
 	return 0;
 }
 
-static int finish_region(struct an *an, struct region *r, struct rcells *rc)
+static int finish_region(struct an *an, struct build *b, uint32_t kq)
 {
+	struct region *r = &b->R->r[b->korder[kq]];
+	struct rcells *rc = &b->rc[kq];
 	struct matrix *m[2] = { &r->mi, &r->mx };
 	uint32_t k, n = 0, w;
+	uint64_t din[2];
+
+	inclusive(b, kq, &b->din[2 * kq], b->dtot, din);
 
 	if (!rc->unsorted) {
 		for (w = 0; w < 2; w++) {
 			struct matrix *x = m[w];
-			x->diag[0] = w ? rc->dex[0] : rc->din[0];
-			x->diag[1] = w ? rc->dex[1] : rc->din[1];
+			x->diag[0] = w ? b->dex[2 * kq] : din[0];
+			x->diag[1] = w ? b->dex[2 * kq + 1] : din[1];
 			if (!x->cell && !(x->cell = malloc(sizeof(*x->cell))))
 				return -ENOMEM;
 			for (k = 0; k < x->n; k++)
@@ -1167,8 +1363,8 @@ static int finish_region(struct an *an, struct region *r, struct rcells *rc)
 		x->level = HC_DB_LEVEL_THREAD;
 		x->n = an->nthreads ? an->nthreads : 1;
 		x->present = true;
-		x->diag[0] = w ? rc->dex[0] : rc->din[0];
-		x->diag[1] = w ? rc->dex[1] : rc->din[1];
+		x->diag[0] = w ? b->dex[2 * kq] : din[0];
+		x->diag[1] = w ? b->dex[2 * kq + 1] : din[1];
 		x->cell = malloc((rc->n ? rc->n : 1) * sizeof(*x->cell));
 		x->row = calloc((size_t)x->n + 1, sizeof(*x->row));
 		if (!x->cell || !x->row)
@@ -1188,8 +1384,18 @@ static int finish_region(struct an *an, struct region *r, struct rcells *rc)
 	return 0;
 }
 
+/* CPU seconds of the process so far (HC_DEBUG=time's breakdown). */
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 int regions__build(struct an *an)
 {
+	double t0 = cpu_now(), ta = 0, tb = 0, tn = 0;
 	struct regions *R = an->reg;
 	struct build b;
 	uint32_t o, k;
@@ -1208,11 +1414,18 @@ int regions__build(struct an *an)
 		ret = pass_a(an, R, &b);
 	if (!ret)
 		ret = keep(an, R, &b);
+	ta = cpu_now();
+	if (!ret) {
+		b.din = calloc(2 * (size_t)(b.nk ? b.nk : 1), sizeof(*b.din));
+		b.dex = calloc(2 * (size_t)(b.nk ? b.nk : 1), sizeof(*b.dex));
+		if (!b.din || !b.dex)
+			ret = -ENOMEM;
+	}
 	for (o = 0; o < an->nused_procs && !ret; o++) {
 		const struct an_proc *pr = &an->procs[an->proc_order[o]];
 		uint32_t g;
 
-		if ((size_t)b.nk * pr->nthreads * pr->nthreads <= SCRATCH_MAX) {
+		if ((size_t)pr->nthreads * (pr->nthreads - 1) / 2 <= PAIRS_MAX) {
 			ret = pass_b_dense(an, &b, pr->first, pr->nthreads);
 			continue;
 		}
@@ -1223,15 +1436,20 @@ int regions__build(struct an *an)
 		}
 	}
 	for (k = 0; k < b.nk && !ret; k++)
-		ret = finish_region(an, &R->r[b.korder[k]], &b.rc[k]);
+		ret = finish_region(an, &b, k);
+	tb = cpu_now();
 	if (!ret)
 		ret = name_kept(an, R);
+	tn = cpu_now();
 	if (!ret)
 		ret = order_kept(R);
 	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
 		fprintf(an->o->diag, "hpcprof-comm: regions: %u functions decoded (%llu not), %u "
 		        "regions, %u kept, %u region sets, %u set pairs\n", R->fnidx.n,
 		        (unsigned long long)R->undecodable, R->n, R->nkept, R->sids.n, b.pairs.n);
+	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
+		fprintf(an->o->diag, "hpcprof-comm: region mat.: cpu %.3f s pairs and kept regions, "
+		        "%.3f s crediting, %.3f s names\n", ta - t0, tb - ta, tn - tb);
 	build_free(an, &b);
 	return ret;
 }
