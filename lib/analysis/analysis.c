@@ -240,6 +240,31 @@ static int init(struct an *an, const struct hc_analysis_opts *o)
 	return ret;
 }
 
+/* Distributed, every rank but 0 after sending its partial result: the
+   object pass (with phases and locality) over its own profiles, in rank
+   0's numbering, its sums up the tree (dist_objects.c). Returns 0 also when
+   rank 0 failed (it says why). */
+static int other_rank(struct an *an, struct phase *ph, char *err, size_t errlen)
+{
+	struct objects *objs = NULL;
+	bool stop = false, done;
+	int ret;
+
+	ret = dist__ctx_recv(an, &stop, err, errlen);
+	if (!ret && !stop) {
+		phase_end(ph, "context");
+		ret = objects__build(an, &objs);
+		phase_end(ph, "objects");
+		if (!ret)
+			ret = dist__objects_reduce(an, objs, &done, err, errlen);
+		phase_end(ph, "obj. reduce");
+	}
+	objects__free(objs);
+	if (ret && !err[0])
+		snprintf(err, errlen, "%s", ret == -ENOMEM ? "out of memory" : strerror(-ret));
+	return ret;
+}
+
 int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result *res,
                     char *err, size_t errlen)
 {
@@ -251,7 +276,7 @@ int hc_analysis_run(const struct hc_analysis_opts *o, struct hc_analysis_result 
 	enum an_status *seen = NULL;
 	uint32_t npairs = 0, ndirs = 0, i;
 	char *stage = NULL, *text = NULL;
-	bool dist, root, no_regions;
+	bool dist, root, no_regions, reduced = false;
 	int ret;
 
 	if (res)
@@ -348,8 +373,13 @@ out_early:
 		if (ret)
 			goto out_nomem;
 		phase_end(&ph, "reduce");
-		if (done)
-			goto out;   /* sent up the tree: rank 0 goes on */
+		reduced = true;
+		if (done) {
+			/* sent up the tree: rank 0 goes on, and sends the context for
+			   this rank's object pass */
+			ret = other_rank(&an, &ph, err, errlen);
+			goto out;
+		}
 		report_skipped(&an, seen);
 		ret = no_regions ? 0 : regions__prepare(&an);
 		if (!ret && !no_regions)
@@ -375,6 +405,14 @@ out_early:
 	phase_end(&ph, "threads");
 	ret = view__build(&an);
 	phase_end(&ph, "symbolize");
+	/* HC_BENCH_NO_VIEWS=1: no phases.xml or locality.xml, to measure what
+	   they cost (doc/performance.md); not for users. Set up here (only
+	   view__build warns before), so that distributed, the windows go to the
+	   other ranks with the context while rank 0 builds the matrices. */
+	if (!ret && !getenv("HC_BENCH_NO_VIEWS"))
+		ret = views__init(&an, o->window_ns, &an.views);
+	if (!ret && dist)
+		ret = dist__ctx_send(&an);
 	if (!ret)
 		ret = pairs__collect(&an, &pairs, &npairs);
 	if (!ret)
@@ -386,14 +424,22 @@ out_early:
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "region mat.");
-	/* HC_BENCH_NO_VIEWS=1: no phases.xml or locality.xml, to measure what
-	   they cost (doc/performance.md); not for users. */
-	ret = getenv("HC_BENCH_NO_VIEWS") ? 0 : views__init(&an, o->window_ns, &an.views);
-	if (!ret)
-		ret = objects__build(&an, &objs);
+	ret = objects__build(&an, &objs);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "objects");
+	if (dist) {
+		bool done;
+
+		ret = dist__objects_reduce(&an, objs, &done, err, errlen);
+		if (ret == -EPROTO)
+			goto out;
+		if (!ret)
+			ret = objects__rank(objs);
+		if (ret)
+			goto out_nomem;
+		phase_end(&ph, "obj. reduce");
+	}
 	ret = an.views ? views__finish(&an, an.views, objs) : 0;
 	if (ret)
 		goto out_nomem;
@@ -434,6 +480,9 @@ out:
 	}
 	if (ret && o->progress)
 		o->progress(o->progress_arg, NULL, 0, 0);
+	/* Rank 0 failed after the reduction: the others wait for the context. */
+	if (dist && root && reduced && !an.ctx_sent)
+		dist__ctx_abort(&an);
 	if (stage) {
 		hc_db_discard(stage);
 		free(stage);

@@ -23,98 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/dbuf.h"
 #include "analysis/internal.h"
 #include "analysis/regions.h"
 #include "support/log.h"
 
 #define DIST_MAGIC   "HCDIST\r\n"
 #define DIST_VERSION 1u
-
-/* ---------------- byte buffers ---------------- */
-
-struct wbuf {
-	uint8_t *p;
-	size_t n, cap;
-	int err;
-};
-
-static void put(struct wbuf *b, const void *v, size_t len)
-{
-	if (b->err)
-		return;
-	if (b->n + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 1 << 16;
-		uint8_t *p;
-		while (cap < b->n + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, v, len);
-	b->n += len;
-}
-
-static void put32(struct wbuf *b, uint32_t v) { put(b, &v, sizeof(v)); }
-static void put64(struct wbuf *b, uint64_t v) { put(b, &v, sizeof(v)); }
-
-static void putstr(struct wbuf *b, const char *s)
-{
-	uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
-
-	put32(b, n);
-	if (s)
-		put(b, s, n);
-}
-
-struct rbuf {
-	const uint8_t *p;
-	size_t n, off;
-	bool bad;
-};
-
-static void get(struct rbuf *b, void *v, size_t len)
-{
-	if (b->bad || len > b->n - b->off) {
-		b->bad = true;
-		memset(v, 0, len);
-		return;
-	}
-	memcpy(v, b->p + b->off, len);
-	b->off += len;
-}
-
-static uint32_t get32(struct rbuf *b) { uint32_t v; get(b, &v, sizeof(v)); return v; }
-static uint64_t get64(struct rbuf *b) { uint64_t v; get(b, &v, sizeof(v)); return v; }
-
-/* malloc'd copy, NULL for a NULL string (bad set when malformed or out of
-   memory: *oom tells which). */
-static char *getstr(struct rbuf *b, bool *oom)
-{
-	uint32_t n = get32(b);
-	char *s;
-
-	if (b->bad || n == UINT32_MAX)
-		return NULL;
-	if (n > b->n - b->off) {
-		b->bad = true;
-		return NULL;
-	}
-	s = malloc((size_t)n + 1);
-	if (!s) {
-		*oom = true;
-		b->bad = true;
-		return NULL;
-	}
-	memcpy(s, b->p + b->off, n);
-	s[n] = '\0';
-	b->off += n;
-	return s;
-}
 
 /* ---------------- the partition ---------------- */
 
@@ -138,6 +53,7 @@ int dist__assign(struct an *an)
 			break;
 		ret = 0;
 		p->remote = (p->name_pid ? (int)(idx % (uint32_t)size) : 0) != rank;
+		p->theirs = p->remote;
 	}
 	hmap__free(&seen);
 	return ret;
@@ -216,13 +132,13 @@ static void put_agg(struct wbuf *b, const struct agg *g)
 {
 	uint32_t k;
 
-	put32(b, g->h.n);
+	dbuf__put32(b, g->h.n);
 	for (k = 0; k < g->h.n; k++) {
-		put64(b, g->h.keys[k].a);
-		put64(b, g->h.keys[k].b);
-		put64(b, g->h.keys[k].c);
-		put64(b, g->v[k][0]);
-		put64(b, g->v[k][1]);
+		dbuf__put64(b, g->h.keys[k].a);
+		dbuf__put64(b, g->h.keys[k].b);
+		dbuf__put64(b, g->h.keys[k].c);
+		dbuf__put64(b, g->v[k][0]);
+		dbuf__put64(b, g->v[k][1]);
 	}
 }
 
@@ -232,64 +148,64 @@ static int serialize(struct an *an, struct wbuf *b)
 	const struct an_acc *f = &an->workers[0].acc[ui];
 	uint32_t i, k, n = cct__n(&an->tree), nrec = 0;
 
-	put(b, DIST_MAGIC, 8);
-	put32(b, DIST_VERSION);
-	put32(b, (uint32_t)sizeof(struct hc_prof_thread));
-	put32(b, HC_M_COUNT);
-	put32(b, an->nprofs);
-	put32(b, an->modules.n);
+	dbuf__put(b, DIST_MAGIC, 8);
+	dbuf__put32(b, DIST_VERSION);
+	dbuf__put32(b, (uint32_t)sizeof(struct hc_prof_thread));
+	dbuf__put32(b, HC_M_COUNT);
+	dbuf__put32(b, an->nprofs);
+	dbuf__put32(b, an->modules.n);
 	for (i = 0; i < an->modules.n; i++)
-		putstr(b, an->modules.s[i]);
-	put32(b, n);
+		dbuf__putstr(b, an->modules.s[i]);
+	dbuf__put32(b, n);
 	for (i = 0; i < n; i++) {
-		put32(b, cct__parent(&an->tree, i));
-		put32(b, cct__lm(&an->tree, i));
-		put32(b, cct__flags(&an->tree, i));
-		put64(b, cct__offset(&an->tree, i));
-		put(b, an->tree.m[i], sizeof(an->tree.m[i]));
-		put64(b, an->first[i]);
+		dbuf__put32(b, cct__parent(&an->tree, i));
+		dbuf__put32(b, cct__lm(&an->tree, i));
+		dbuf__put32(b, cct__flags(&an->tree, i));
+		dbuf__put64(b, cct__offset(&an->tree, i));
+		dbuf__put(b, an->tree.m[i], sizeof(an->tree.m[i]));
+		dbuf__put64(b, an->first[i]);
 	}
-	put32(b, an->nprocs);
+	dbuf__put32(b, an->nprocs);
 	for (i = 0; i < an->nprocs; i++) {
 		const struct an_proc *pr = &an->procs[i];
-		put32(b, pr->input);
-		put32(b, pr->host);
-		put32(b, pr->pid);
-		put32(b, pr->gen);
-		put32(b, pr->ppid);
-		put32(b, pr->rank);
-		put32(b, (uint32_t)pr->unit);
-		put64(b, pr->start_ns);
-		putstr(b, pr->exe);
+		dbuf__put32(b, pr->input);
+		dbuf__put32(b, pr->host);
+		dbuf__put32(b, pr->pid);
+		dbuf__put32(b, pr->gen);
+		dbuf__put32(b, pr->ppid);
+		dbuf__put32(b, pr->rank);
+		dbuf__put32(b, (uint32_t)pr->unit);
+		dbuf__put64(b, pr->start_ns);
+		dbuf__putstr(b, pr->exe);
 	}
 	for (i = 0; i < an->nprofs; i++)
 		nrec += !an->profs[i].remote;
-	put32(b, nrec);
+	dbuf__put32(b, nrec);
 	for (i = 0; i < an->nprofs; i++) {
 		const struct an_prof *p = &an->profs[i];
 
 		if (p->remote)
 			continue;
-		put32(b, i);
-		put32(b, (uint32_t)p->status);
-		putstr(b, p->reason);
+		dbuf__put32(b, i);
+		dbuf__put32(b, (uint32_t)p->status);
+		dbuf__putstr(b, p->reason);
 		if (p->status != AN_OK)
 			continue;
-		put(b, &p->th, sizeof(p->th));
-		put32(b, p->proc);
-		put32(b, p->nnodes);
-		put(b, p->map, (size_t)p->nnodes * sizeof(*p->map));
-		put32(b, p->start_lm);
-		put64(b, p->self_weight[0]);
-		put64(b, p->self_weight[1]);
-		put64(b, p->bad_events);
-		put64(b, p->nevents);
-		put64(b, p->event_weight);
-		put(b, p->mtot, sizeof(p->mtot));
-		put32(b, p->ncounters);
+		dbuf__put(b, &p->th, sizeof(p->th));
+		dbuf__put32(b, p->proc);
+		dbuf__put32(b, p->nnodes);
+		dbuf__put(b, p->map, (size_t)p->nnodes * sizeof(*p->map));
+		dbuf__put32(b, p->start_lm);
+		dbuf__put64(b, p->self_weight[0]);
+		dbuf__put64(b, p->self_weight[1]);
+		dbuf__put64(b, p->bad_events);
+		dbuf__put64(b, p->nevents);
+		dbuf__put64(b, p->event_weight);
+		dbuf__put(b, p->mtot, sizeof(p->mtot));
+		dbuf__put32(b, p->ncounters);
 		for (k = 0; k < p->ncounters; k++) {
-			put(b, p->counters[k].name, sizeof(p->counters[k].name));
-			put64(b, p->counters[k].value);
+			dbuf__put(b, p->counters[k].name, sizeof(p->counters[k].name));
+			dbuf__put64(b, p->counters[k].value);
 		}
 		put_agg(b, &p->row);
 		put_agg(b, &p->rraw);
@@ -319,7 +235,7 @@ enum { K_PAIRS, K_CPUS, K_TCPUS, K_RAW };
 static int get_agg(struct rbuf *b, struct agg *dst, int kind, const uint32_t *nt, uint32_t nn,
                    const uint32_t *pt, uint32_t np)
 {
-	uint32_t n = get32(b), k;
+	uint32_t n = dbuf__get32(b), k;
 	bool bad = false;
 
 	if (n > b->n) {
@@ -336,11 +252,11 @@ static int get_agg(struct rbuf *b, struct agg *dst, int kind, const uint32_t *nt
 		uint64_t v0, v1;
 		int ret;
 
-		key.a = get64(b);
-		key.b = get64(b);
-		key.c = get64(b);
-		v0 = get64(b);
-		v1 = get64(b);
+		key.a = dbuf__get64(b);
+		key.b = dbuf__get64(b);
+		key.c = dbuf__get64(b);
+		v0 = dbuf__get64(b);
+		v1 = dbuf__get64(b);
 		if (kind == K_PAIRS) {
 			key.a = tr(nt, nn, (uint32_t)key.a, &bad);
 			key.b = tr(nt, nn, (uint32_t)key.b, &bad);
@@ -371,21 +287,21 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 	bool oom = false, bad = false;
 	int ret = 0;
 
-	get(&b, magic, 8);
-	if (b.bad || memcmp(magic, DIST_MAGIC, 8) || get32(&b) != DIST_VERSION ||
-	    get32(&b) != sizeof(struct hc_prof_thread) || get32(&b) != HC_M_COUNT ||
-	    get32(&b) != an->nprofs) {
+	dbuf__get(&b, magic, 8);
+	if (b.bad || memcmp(magic, DIST_MAGIC, 8) || dbuf__get32(&b) != DIST_VERSION ||
+	    dbuf__get32(&b) != sizeof(struct hc_prof_thread) || dbuf__get32(&b) != HC_M_COUNT ||
+	    dbuf__get32(&b) != an->nprofs) {
 		snprintf(err, errlen, "the partial result from rank %d is not this version's "
 		         "(another hpcprof-comm binary, or other inputs?)", from);
 		return -EPROTO;
 	}
 	/* modules */
-	nm = get32(&b);
+	nm = dbuf__get32(&b);
 	if (!b.bad && nm > len) b.bad = true;
 	if (!b.bad && !(mt = malloc(((size_t)nm + 1) * sizeof(*mt))))
 		goto nomem;
 	for (i = 0; i < nm && !b.bad; i++) {
-		char *s = getstr(&b, &oom);
+		char *s = dbuf__getstr(&b, &oom);
 		if (!s) {
 			b.bad = true;
 			break;
@@ -397,16 +313,16 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		ret = 0;
 	}
 	/* tree: parents first */
-	nn = get32(&b);
+	nn = dbuf__get32(&b);
 	if (!b.bad && nn > len) b.bad = true;
 	if (!b.bad && !(nt = malloc(((size_t)nn + 1) * sizeof(*nt))))
 		goto nomem;
 	for (i = 0; i < nn && !b.bad; i++) {
-		uint32_t parent = get32(&b), lm = get32(&b), flags = get32(&b), g;
-		uint64_t off = get64(&b), m[HC_M_COUNT], key, before = cct__n(&an->tree);
+		uint32_t parent = dbuf__get32(&b), lm = dbuf__get32(&b), flags = dbuf__get32(&b), g;
+		uint64_t off = dbuf__get64(&b), m[HC_M_COUNT], key, before = cct__n(&an->tree);
 
-		get(&b, m, sizeof(m));
-		key = get64(&b);
+		dbuf__get(&b, m, sizeof(m));
+		key = dbuf__get64(&b);
 		if (b.bad)
 			break;
 		if (i == 0) {
@@ -432,7 +348,7 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		nt[i] = g;
 	}
 	/* processes */
-	np = get32(&b);
+	np = dbuf__get32(&b);
 	if (!b.bad && np > len) b.bad = true;
 	if (!b.bad && !(pt = malloc(((size_t)np + 1) * sizeof(*pt))))
 		goto nomem;
@@ -443,15 +359,15 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		uint32_t idx;
 
 		memset(&pr, 0, sizeof(pr));
-		pr.input = get32(&b);
-		pr.host = get32(&b);
-		pr.pid = get32(&b);
-		pr.gen = get32(&b);
-		pr.ppid = get32(&b);
-		pr.rank = get32(&b);
-		pr.unit = (int)get32(&b);
-		pr.start_ns = get64(&b);
-		exe = getstr(&b, &oom);
+		pr.input = dbuf__get32(&b);
+		pr.host = dbuf__get32(&b);
+		pr.pid = dbuf__get32(&b);
+		pr.gen = dbuf__get32(&b);
+		pr.ppid = dbuf__get32(&b);
+		pr.rank = dbuf__get32(&b);
+		pr.unit = (int)dbuf__get32(&b);
+		pr.start_ns = dbuf__get64(&b);
+		exe = dbuf__getstr(&b, &oom);
 		if (!exe || pr.host >= an->nhosts) {
 			free(exe);
 			b.bad = true;
@@ -475,9 +391,9 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		pt[i] = idx;
 	}
 	/* profiles */
-	nrec = b.bad ? 0 : get32(&b);
+	nrec = b.bad ? 0 : dbuf__get32(&b);
 	for (k = 0; k < nrec && !b.bad; k++) {
-		uint32_t idx = get32(&b), st = get32(&b), j;
+		uint32_t idx = dbuf__get32(&b), st = dbuf__get32(&b), j;
 		struct an_prof *p;
 
 		if (b.bad || idx >= an->nprofs || !an->profs[idx].remote ||
@@ -489,12 +405,12 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		p->remote = false;
 		p->status = (enum an_status)st;
 		free(p->reason);
-		p->reason = getstr(&b, &oom);
+		p->reason = dbuf__getstr(&b, &oom);
 		if (st != AN_OK)
 			continue;
-		get(&b, &p->th, sizeof(p->th));
-		p->proc = tr(pt, np, get32(&b), &bad);
-		p->nnodes = get32(&b);
+		dbuf__get(&b, &p->th, sizeof(p->th));
+		p->proc = tr(pt, np, dbuf__get32(&b), &bad);
+		p->nnodes = dbuf__get32(&b);
 		if (bad || b.bad || p->nnodes > (len - b.off) / sizeof(uint32_t)) {
 			b.bad = true;
 			break;
@@ -503,18 +419,18 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		p->map = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*p->map));
 		if (!p->map)
 			goto nomem;
-		get(&b, p->map, (size_t)p->nnodes * sizeof(*p->map));
+		dbuf__get(&b, p->map, (size_t)p->nnodes * sizeof(*p->map));
 		for (j = 0; j < p->nnodes && !bad; j++)
 			p->map[j] = tr(nt, nn, p->map[j], &bad);
-		p->start_lm = tr(mt, nm, get32(&b), &bad);
+		p->start_lm = tr(mt, nm, dbuf__get32(&b), &bad);
 		p->worker = 0;
-		p->self_weight[0] = get64(&b);
-		p->self_weight[1] = get64(&b);
-		p->bad_events = get64(&b);
-		p->nevents = get64(&b);
-		p->event_weight = get64(&b);
-		get(&b, p->mtot, sizeof(p->mtot));
-		p->ncounters = get32(&b);
+		p->self_weight[0] = dbuf__get64(&b);
+		p->self_weight[1] = dbuf__get64(&b);
+		p->bad_events = dbuf__get64(&b);
+		p->nevents = dbuf__get64(&b);
+		p->event_weight = dbuf__get64(&b);
+		dbuf__get(&b, p->mtot, sizeof(p->mtot));
+		p->ncounters = dbuf__get32(&b);
 		if (bad || b.bad || p->ncounters > len / sizeof(struct an_counter)) {
 			p->ncounters = 0;
 			b.bad = true;
@@ -526,9 +442,9 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 				goto nomem;
 		}
 		for (j = 0; j < p->ncounters; j++) {
-			get(&b, p->counters[j].name, sizeof(p->counters[j].name));
+			dbuf__get(&b, p->counters[j].name, sizeof(p->counters[j].name));
 			p->counters[j].name[sizeof(p->counters[j].name) - 1] = '\0';
-			p->counters[j].value = get64(&b);
+			p->counters[j].value = dbuf__get64(&b);
 		}
 		ret = get_agg(&b, &p->row, K_CPUS, nt, nn, pt, np);
 		if (!ret && !b.bad)

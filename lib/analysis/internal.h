@@ -168,6 +168,7 @@ struct an_prof {
 	} rrow;
 	uint32_t name_pid;          /* pid from the file name, 0 if unnamed */
 	bool remote;                /* distributed merge: another rank reads it (dist.c) */
+	bool theirs;                /* ... and resolves its objects: stays set on rank 0 */
 	/* distributed merge: what regions__add would get, by node before the
 	   region sets exist: (g | gp << 32, peer, 0) -> (true, false) */
 	struct agg rraw;
@@ -386,6 +387,7 @@ struct an {
 	struct an_warn *warns;
 	uint32_t nwarns, warncap;
 	struct views *views;        /* phases and locality (views.h), fed by the object pass */
+	bool ctx_sent;              /* distributed, rank 0: the context went down (dist_objects.c) */
 
 	/* the distributed merge (dist.c); comm NULL when alone */
 	const struct hc_analysis_comm *comm;
@@ -419,6 +421,18 @@ int dist__assign(struct an *an);
 int dist__reduce(struct an *an, bool *done, char *err, size_t errlen);
 /* Rank 0 after reduce, once the region sets exist: rraw into regions__add. */
 int dist__regions(struct an *an);
+/* dist_objects.c: the second round. Rank 0, once symbolized and the phase
+   windows set: the context down the tree (ctx_abort: an empty one, when it
+   failed before); the other ranks receive it (*stop: rank 0 failed), pass it
+   on and translate their state to rank 0's numbering. After every rank's
+   object pass over its own profiles: objects, window and locality sums up
+   the tree (*done: sent, this rank is finished; rank 0 ends with all). */
+struct objects;
+int dist__ctx_send(struct an *an);
+int dist__ctx_abort(struct an *an);
+int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen);
+int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *err,
+                         size_t errlen);
 static inline int dist__raw_add(struct an_prof *p, uint32_t g, uint32_t gp, uint32_t peer,
                                 uint64_t t, uint64_t f)
 {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/dbuf.h"
 #include "analysis/views.h"
 #include "analysis/objects.h"
 
@@ -146,6 +147,48 @@ int numa__event(struct numa *n, unsigned worker, const struct an *an, const stru
 	if (kb->a != ka->a || kb->b != ka->b || kb->c != ka->c)
 		ret = first_touch(w, an, p, hp, evi, HC_SIDE_PEER, kb);
 	return ret;
+}
+
+/* Distributed (dist_objects.c): every worker's sums, and another rank's
+   added to worker 0's. */
+void numa__pack(const struct numa *n, struct wbuf *b)
+{
+	for (int a = 0; a < 2; a++) {
+		uint32_t tot = 0;
+
+		for (unsigned x = 0; x < n->nw; x++)
+			tot += a ? n->w[x].first.h.n : n->w[x].acc.h.n;
+		dbuf__put32(b, tot);
+		for (unsigned x = 0; x < n->nw; x++) {
+			const struct agg *g = a ? &n->w[x].first : &n->w[x].acc;
+
+			for (uint32_t i = 0; i < g->h.n; i++) {
+				dbuf__put(b, &g->h.keys[i], sizeof(struct hkey));
+				dbuf__put64(b, g->v[i][0]);
+				dbuf__put64(b, g->v[i][1]);
+			}
+		}
+	}
+}
+
+int numa__unpack(struct numa *n, struct rbuf *b)
+{
+	for (int a = 0; a < 2 && !b->bad; a++) {
+		struct agg *g = a ? &n->w[0].first : &n->w[0].acc;
+		uint32_t cnt = dbuf__count(b, sizeof(struct hkey) + 16);
+
+		for (uint32_t i = 0; i < cnt && !b->bad; i++) {
+			struct hkey k;
+			uint64_t v0, v1;
+
+			dbuf__get(b, &k, sizeof(k));
+			v0 = dbuf__get64(b);
+			v1 = dbuf__get64(b);
+			if (!b->bad && agg__add(g, &k, v0, v1))
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 static int cmp_nobj(const void *x, const void *y)

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/dbuf.h"
 #include "analysis/internal.h"
 #include "analysis/objects.h"
 #include "analysis/views.h"
@@ -995,6 +996,8 @@ static void build_main(void *arg, unsigned id)
 		if (i >= an->nprofs)
 			break;
 		c.p = &an->profs[i];
+		if (c.p->theirs)
+			continue;   /* distributed: another rank resolves it (dist_objects.c) */
 		if (c.p->status == AN_OK) {
 			c.ranges = b->ranges[c.p->proc];
 			c.nranges = b->nranges[c.p->proc];
@@ -1104,6 +1107,201 @@ out:
 	return ret;
 }
 
+int objects__rank(struct objects *ob)
+{
+	uint32_t i;
+
+	free(ob->rank);
+	ob->rank = malloc((ob->index.n ? ob->index.n : 1) * sizeof(*ob->rank));
+	if (!ob->rank)
+		return -ENOMEM;
+	for (i = 0; i < ob->index.n; i++)
+		ob->rank[i] = i;
+	qsort_r(ob->rank, ob->index.n, sizeof(*ob->rank), cmp_rank, ob);
+	return 0;
+}
+
+/* ---------------- distributed: a rank's table as bytes (dist_objects.c) ----------------
+   Everything merge_into reads: objects with their identity key, name,
+   context, sizes and element type (a static object's module is its key's
+   module id, the same on every rank after the context was broadcast),
+   heap blocks, fields, the threads that touched each field, cells and code
+   pairs. */
+
+void objects__pack(const struct objects *ob, struct wbuf *b)
+{
+	uint32_t i;
+
+	dbuf__put32(b, ob->index.n);
+	for (i = 0; i < ob->index.n; i++) {
+		const struct hkey *k = &ob->index.keys[i];
+		const struct obj *o = &ob->o[i];
+
+		dbuf__put64(b, k->a);
+		dbuf__put64(b, k->b);
+		dbuf__put64(b, k->c);
+		dbuf__putstr(b, o->name);
+		dbuf__put32(b, o->context);
+		dbuf__put64(b, o->size);
+		dbuf__put64(b, o->blocks);
+		dbuf__put64(b, o->t);
+		dbuf__put64(b, o->f);
+		dbuf__put(b, o->etype, sizeof(o->etype));
+		dbuf__put64(b, o->esize);
+	}
+	dbuf__put32(b, ob->blocks.n);
+	for (i = 0; i < ob->blocks.n; i++)
+		dbuf__put(b, &ob->blocks.keys[i], sizeof(struct hkey));
+	dbuf__put32(b, ob->fidx.n);
+	for (i = 0; i < ob->fidx.n; i++) {
+		const struct fld *f = &ob->fl[i];
+
+		dbuf__put32(b, f->obj);
+		dbuf__putstr(b, f->name);
+		dbuf__put64(b, f->off);
+		dbuf__put64(b, f->size);
+		dbuf__put32(b, f->access);
+		dbuf__put64(b, f->t);
+		dbuf__put64(b, f->f);
+	}
+	dbuf__put32(b, ob->fthreads.n);
+	for (i = 0; i < ob->fthreads.n; i++) {
+		dbuf__put32(b, (uint32_t)ob->fthreads.keys[i].a);
+		dbuf__put32(b, (uint32_t)ob->fthreads.keys[i].b);
+	}
+	for (int a = 0; a < 2; a++) {
+		const struct agg *g = a ? &ob->cps : &ob->cells;
+
+		dbuf__put32(b, g->h.n);
+		for (i = 0; i < g->h.n; i++) {
+			dbuf__put(b, &g->h.keys[i], sizeof(struct hkey));
+			dbuf__put64(b, g->v[i][0]);
+			dbuf__put64(b, g->v[i][1]);
+		}
+	}
+}
+
+int objects__unpack(const struct an *an, struct objects *into, struct rbuf *b)
+{
+	struct objects *w = objects_new();
+	uint32_t n, i, x;
+	bool oom = false, added;
+	int ret = -ENOMEM;
+
+	if (!w)
+		return -ENOMEM;
+	n = dbuf__count(b, 24 + 4 + 4 + 40 + 128 + 8);
+	for (i = 0; i < n && !b->bad; i++) {
+		struct hkey k;
+		struct obj *o;
+		char *name;
+
+		k.a = dbuf__get64(b);
+		k.b = dbuf__get64(b);
+		k.c = dbuf__get64(b);
+		name = dbuf__getstr(b, &oom);
+		if (b->bad || !name || k.a > OK_UNKNOWN ||
+		    (k.a == OK_STATIC && k.b >= an->modules.n)) {
+			free(name);
+			b->bad = true;
+			break;
+		}
+		if ((ret = object(w, (uint32_t)k.a, k.b, k.c, &x, &added)) || !added) {
+			free(name);
+			if (!ret)
+				b->bad = true;   /* an object twice */
+			else
+				goto out;
+			break;
+		}
+		o = &w->o[x];
+		o->name = name;
+		if (k.a == OK_STATIC)
+			o->module = an->modules.s[k.b];
+		o->context = dbuf__get32(b);
+		o->size = dbuf__get64(b);
+		o->blocks = dbuf__get64(b);
+		o->t = dbuf__get64(b);
+		o->f = dbuf__get64(b);
+		dbuf__get(b, o->etype, sizeof(o->etype));
+		o->etype[sizeof(o->etype) - 1] = '\0';
+		o->esize = dbuf__get64(b);
+	}
+	ret = -ENOMEM;
+	n = dbuf__count(b, sizeof(struct hkey));
+	for (i = 0; i < n && !b->bad; i++) {
+		struct hkey k;
+
+		dbuf__get(b, &k, sizeof(k));
+		if (k.a >= w->index.n) {
+			b->bad = true;
+			break;
+		}
+		if (hmap__intern(&w->blocks, &k, &x) < 0)
+			goto out;
+	}
+	n = dbuf__count(b, 4 + 4 + 8 + 8 + 4 + 16);
+	for (i = 0; i < n && !b->bad; i++) {
+		uint32_t obj = dbuf__get32(b), access;
+		char *name = dbuf__getstr(b, &oom);
+		uint64_t off = dbuf__get64(b), size = dbuf__get64(b);
+
+		access = dbuf__get32(b);
+		if (b->bad || obj >= w->index.n) {
+			free(name);
+			b->bad = true;
+			break;
+		}
+		ret = field(w, obj, name, off, size, access, &x);
+		free(name);
+		if (ret)
+			goto out;
+		ret = -ENOMEM;
+		if (x != i) {
+			b->bad = true;   /* a field twice */
+			break;
+		}
+		w->fl[x].t = dbuf__get64(b);
+		w->fl[x].f = dbuf__get64(b);
+	}
+	n = dbuf__count(b, 8);
+	for (i = 0; i < n && !b->bad; i++) {
+		struct hkey k = { dbuf__get32(b), dbuf__get32(b), 0 };
+
+		if (k.a >= w->fidx.n) {
+			b->bad = true;
+			break;
+		}
+		if (hmap__intern(&w->fthreads, &k, &x) < 0)
+			goto out;
+	}
+	for (int a = 0; a < 2 && !b->bad; a++) {
+		struct agg *g = a ? &w->cps : &w->cells;
+
+		n = dbuf__count(b, sizeof(struct hkey) + 16);
+		for (i = 0; i < n && !b->bad; i++) {
+			struct hkey k;
+			uint64_t v0, v1;
+
+			dbuf__get(b, &k, sizeof(k));
+			v0 = dbuf__get64(b);
+			v1 = dbuf__get64(b);
+			if (k.a >= w->index.n) {
+				b->bad = true;
+				break;
+			}
+			if (agg__add(g, &k, v0, v1))
+				goto out;
+		}
+	}
+	ret = oom ? -ENOMEM : 0;
+	if (!ret && !b->bad)
+		ret = merge_into(into, w);
+out:
+	objects__free(w);
+	return ret;
+}
+
 int objects__build(struct an *an, struct objects **out)
 {
 	struct build b = { .an = an };
@@ -1131,16 +1329,10 @@ int objects__build(struct an *an, struct objects **out)
 		ret = b.err;
 	for (w = 0; w < n && !ret; w++)
 		ret = merge_into(ob, b.wob[w]);
+	if (!ret)
+		ret = objects__rank(ob);
 	if (ret)
 		goto out;
-	ob->rank = malloc((ob->index.n ? ob->index.n : 1) * sizeof(*ob->rank));
-	if (!ob->rank) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < ob->index.n; i++)
-		ob->rank[i] = i;
-	qsort_r(ob->rank, ob->index.n, sizeof(*ob->rank), cmp_rank, ob);
 	*out = ob;
 	ob = NULL;
 out:

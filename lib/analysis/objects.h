@@ -96,6 +96,17 @@ void objects__free(struct objects *ob);
    with objects.xml index r (views.h keys its sums by identity). */
 uint32_t objects__count(const struct objects *ob);
 void objects__ranked(const struct objects *ob, uint32_t r, uint64_t key[3], const char **name);
+/* Rank the objects (objects.xml's order): objects__build does; again after
+   objects__unpack. 0 or -ENOMEM. */
+int objects__rank(struct objects *ob);
+/* Distributed (doc/mpi.md, dist_objects.c): a rank's table as bytes, and a
+   packed table added to another (as the workers' tables are merged: the
+   result does not depend on who resolved what). unpack returns -ENOMEM or
+   0; a malformed buffer sets b->bad. */
+struct wbuf;
+struct rbuf;
+void objects__pack(const struct objects *ob, struct wbuf *b);
+int objects__unpack(const struct an *an, struct objects *into, struct rbuf *b);
 /* objects.xml into dir (objects.csv and the summary's object table are
    lib/report's, from what the reader reads back: summary.c). */
 int objects__write(struct an *an, const struct objects *ob, const char *dir, char *err,

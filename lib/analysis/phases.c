@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/dbuf.h"
 #include "analysis/views.h"
 #include "analysis/objects.h"
 
@@ -455,6 +456,130 @@ int views__event(struct views_worker *w, const struct an *an, const struct an_pr
 			return ret;
 	}
 	return numa__event(v->numa, (unsigned)(w - v->w), an, p, hp, evi, ev, g, gp, ka, kb, wt, wf);
+}
+
+/* ---------------- distributed (dist_objects.c, doc/mpi.md) ---------------- */
+
+static int cmp_wc(const void *x, const void *y);
+
+void views__pack_params(const struct views *v, uint32_t nhosts, struct wbuf *b)
+{
+	dbuf__put32(b, v != NULL);
+	if (!v)
+		return;
+	dbuf__put64(b, v->width);
+	dbuf__put64(b, v->span);
+	dbuf__put32(b, v->nwin);
+	dbuf__put32(b, nhosts);
+	dbuf__put(b, v->origin, (size_t)nhosts * sizeof(*v->origin));
+}
+
+int views__unpack_params(struct an *an, struct rbuf *b)
+{
+	struct views *v;
+	int ret;
+
+	if (!dbuf__get32(b) || b->bad)
+		return 0;
+	/* The windows of all profiles are rank 0's: its own (0 = automatic, so
+	   no warning twice) are replaced. */
+	if ((ret = views__init(an, 0, &an->views)))
+		return ret;
+	v = an->views;
+	v->width = dbuf__get64(b);
+	v->span = dbuf__get64(b);
+	v->nwin = dbuf__get32(b);
+	if (dbuf__get32(b) != an->nhosts || !v->width || !v->nwin || v->nwin > VIEWS_MAX_WINDOWS + 1)
+		b->bad = true;
+	else
+		dbuf__get(b, v->origin, (size_t)an->nhosts * sizeof(*v->origin));
+	return 0;
+}
+
+/* Window cells (summed, in order), the objects' window sums and numa.c's
+   sums of every worker. */
+int views__pack(struct views *v, struct wbuf *b)
+{
+	struct wc *wc;
+	uint32_t total = 0, n = 0, o = 0, x;
+
+	for (x = 0; x < v->nw; x++) {
+		if (cc_flush(v->w[x].cc_cells, &v->w[x], NULL) ||
+		    cc_flush(v->w[x].cc_objs, &v->w[x], &v->w[x].objs))
+			return -ENOMEM;
+		total += v->w[x].nraw;
+	}
+	if (!(wc = malloc((total ? total : 1) * sizeof(*wc))))
+		return -ENOMEM;
+	for (x = 0; x < v->nw; x++) {
+		if (v->w[x].nraw)
+			memcpy(wc + n, v->w[x].raw, (size_t)v->w[x].nraw * sizeof(*wc));
+		n += v->w[x].nraw;
+	}
+	qsort(wc, n, sizeof(*wc), cmp_wc);
+	for (x = 0; x < n; x++) {
+		if (o && wc[o - 1].win == wc[x].win && wc[o - 1].i == wc[x].i && wc[o - 1].j == wc[x].j) {
+			wc[o - 1].t += wc[x].t;
+			wc[o - 1].f += wc[x].f;
+		} else {
+			wc[o++] = wc[x];
+		}
+	}
+	dbuf__put32(b, o);
+	for (x = 0; x < o; x++) {
+		dbuf__put32(b, wc[x].win);
+		dbuf__put32(b, wc[x].i);
+		dbuf__put32(b, wc[x].j);
+		dbuf__put64(b, wc[x].t);
+		dbuf__put64(b, wc[x].f);
+	}
+	free(wc);
+	for (x = 0, n = 0; x < v->nw; x++)
+		n += v->w[x].objs.h.n;
+	dbuf__put32(b, n);
+	for (x = 0; x < v->nw; x++)
+		for (uint32_t i = 0; i < v->w[x].objs.h.n; i++) {
+			dbuf__put(b, &v->w[x].objs.h.keys[i], sizeof(struct hkey));
+			dbuf__put64(b, v->w[x].objs.v[i][0]);
+			dbuf__put64(b, v->w[x].objs.v[i][1]);
+		}
+	numa__pack(v->numa, b);
+	return 0;
+}
+
+int views__unpack(struct views *v, struct rbuf *b)
+{
+	struct views_worker *w = &v->w[0];
+	uint32_t n, i;
+
+	n = dbuf__count(b, 28);
+	if (n && an__grow(&w->raw, &w->rawcap, w->nraw + n, sizeof(*w->raw)))
+		return -ENOMEM;
+	for (i = 0; i < n && !b->bad; i++) {
+		struct wc c;
+
+		c.win = dbuf__get32(b);
+		c.i = dbuf__get32(b);
+		c.j = dbuf__get32(b);
+		c.t = dbuf__get64(b);
+		c.f = dbuf__get64(b);
+		if (c.win >= v->nwin || c.i >= v->an->nthreads || c.j >= v->an->nthreads)
+			b->bad = true;
+		else
+			w->raw[w->nraw++] = c;
+	}
+	n = dbuf__count(b, sizeof(struct hkey) + 16);
+	for (i = 0; i < n && !b->bad; i++) {
+		struct hkey k;
+		uint64_t t, f;
+
+		dbuf__get(b, &k, sizeof(k));
+		t = dbuf__get64(b);
+		f = dbuf__get64(b);
+		if (!b->bad && agg__add(&w->objs, &k, t, f))
+			return -ENOMEM;
+	}
+	return b->bad ? 0 : numa__unpack(v->numa, b);
 }
 
 /* ---------------- finishing ---------------- */

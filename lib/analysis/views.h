@@ -48,6 +48,20 @@ int views__event(struct views_worker *w, const struct an *an, const struct an_pr
                  uint32_t g, uint32_t gp, const struct hkey *ka, const struct hkey *kb,
                  uint64_t wt, uint64_t wf);
 
+/* Distributed (dist_objects.c, doc/mpi.md): rank 0's windows to the other
+   ranks (pack_params with v NULL: no views; unpack_params creates
+   an->views then), and a rank's sums as bytes, added to another's (to
+   worker 0's). 0 / -ENOMEM; a malformed buffer sets b->bad. */
+struct wbuf;
+struct rbuf;
+struct numa;
+void views__pack_params(const struct views *v, uint32_t nhosts, struct wbuf *b);
+int views__unpack_params(struct an *an, struct rbuf *b);
+int views__pack(struct views *v, struct wbuf *b);
+int views__unpack(struct views *v, struct rbuf *b);
+void numa__pack(const struct numa *n, struct wbuf *b);
+int numa__unpack(struct numa *n, struct rbuf *b);
+
 /* After the object pass: merge the workers, find the phases, rank the
    locality table. 0 / -ENOMEM. */
 int views__finish(struct an *an, struct views *v, const struct objects *ob);

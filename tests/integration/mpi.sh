@@ -54,7 +54,11 @@ grep -q "MPI rank 1 (from OMPI_COMM_WORLD_RANK)" "$M"/mpi_threads-000001-*.log |
 ok "measured: profiles and logs of ranks 0 and 1"
 
 # ---- sequential database: both ranks, their threads, the host ----
-$HPCPROF -q -o "$TMP/seq" "$M" 2>"$TMP/seq.err" || fail "hpcprof-comm: $(cat "$TMP/seq.err")"
+# Every database is written as "$TMP/db" and renamed after: summary.txt
+# names the database as given with -o, so databases written under one name
+# compare byte for byte with nothing left out.
+$HPCPROF -q -o "$TMP/db" "$M" 2>"$TMP/seq.err" || fail "hpcprof-comm: $(cat "$TMP/seq.err")"
+mv "$TMP/db" "$TMP/seq"
 T="$TMP/seq/threads.csv"
 head -n 1 "$T" | grep -q ',rank,host$' || fail "threads.csv header: $(head -n 1 "$T")"
 for r in 0 1; do
@@ -100,18 +104,21 @@ PY
 ok "sequential database: ranks 0 and 1, 2 workers each, host $host; rank view in database.xml, text, JSON"
 
 # ---- distributed merge equals the sequential one ----
-# same_db A B: the two databases byte for byte, but for summary.txt's line
-# naming its own directory
+# same_db A B: the two databases byte for byte, every file (both written as
+# "$TMP/db"). The distributed object pass, phases and locality are in it:
+# objects.xml, phases.xml and locality.xml must be there.
 same_db() {
-	diff -r -x summary.txt "$1" "$2" &&
-		sed '/^  database  /d' "$1/summary.txt" >"$TMP/sum.a" &&
-		sed '/^  database  /d' "$2/summary.txt" >"$TMP/sum.b" &&
-		diff "$TMP/sum.a" "$TMP/sum.b"
+	for f in database.xml threads.csv objects.xml phases.xml locality.xml regions.xml summary.txt; do
+		[ -s "$1/$f" ] || { echo "$1/$f missing or empty"; return 1; }
+	done
+	diff -r "$1" "$2"
 }
+grep -q '<Object ' "$TMP/seq/objects.xml" || fail "objects.xml lists no object"
 if grep -q '^#define HC_HAVE_MPI 1' "$B/config.h"; then
 	for np in 2 3; do
-		$MPIRUN -np $np "$HPCPROF" -q -o "$TMP/par$np" "$M" >"$TMP/par$np.out" 2>"$TMP/par$np.err" ||
+		$MPIRUN -np $np "$HPCPROF" -q -o "$TMP/db" "$M" >"$TMP/par$np.out" 2>"$TMP/par$np.err" ||
 			fail "mpirun -np $np hpcprof-comm: exit status $?: $(tail -n 5 "$TMP/par$np.err")"
+		mv "$TMP/db" "$TMP/par$np"
 		same_db "$TMP/seq" "$TMP/par$np" >"$TMP/diff$np" 2>&1 &&
 			ok "mpirun -np $np hpcprof-comm: identical to the sequential database" ||
 			fail "-np $np differs from the sequential database: $(head -n 20 "$TMP/diff$np")"
@@ -123,11 +130,13 @@ if grep -q '^#define HC_HAVE_MPI 1' "$B/config.h"; then
 	[ -n "$victim" ] || victim=$(ls "$D" | grep '\.hcprof$' | tail -n 1)
 	sz=$(wc -c <"$D/$victim")
 	head -c $((sz / 2)) "$D/$victim" >"$D/$victim.x" && mv "$D/$victim.x" "$D/$victim"
-	$HPCPROF -q -o "$TMP/dseq" "$D" 2>"$TMP/dseq.err" || fail "sequential on the damaged input failed"
+	$HPCPROF -q -o "$TMP/db" "$D" 2>"$TMP/dseq.err" || fail "sequential on the damaged input failed"
+	mv "$TMP/db" "$TMP/dseq"
 	grep -q "skipping profile.*$victim" "$TMP/dseq.err" || fail "sequential: $victim not named"
 	for np in 1 2 3; do
-		$MPIRUN -np $np "$HPCPROF" -q -o "$TMP/dpar$np" "$D" >"$TMP/dpar$np.out" 2>"$TMP/dpar$np.err" ||
+		$MPIRUN -np $np "$HPCPROF" -q -o "$TMP/db" "$D" >"$TMP/dpar$np.out" 2>"$TMP/dpar$np.err" ||
 			fail "damaged, -np $np: exit status $?: $(tail -n 5 "$TMP/dpar$np.err")"
+		mv "$TMP/db" "$TMP/dpar$np"
 		n=$(grep -c "skipping profile.*$victim" "$TMP/dpar$np.err")
 		[ "$n" -eq 1 ] || fail "damaged, -np $np: $victim named $n times, want once: $(cat "$TMP/dpar$np.err")"
 		same_db "$TMP/dseq" "$TMP/dpar$np" >/dev/null 2>&1 ||

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dist_objects.c — the distributed merge's second round (doc/mpi.md): the
+   data-object pass, and the phases and locality it feeds, run on the rank
+   that read each profile, and their partial results are reduced over the
+   same binomial tree as the first round (dist.c).
+
+   After the first reduction rank 0 alone knows the global numbering: the
+   renumbered calling-context tree, the sorted module table, the symbolized
+   view tree, processes and threads. Right after symbolizing (view__build)
+   and setting up the phase windows (views__init) it sends down the tree
+   what the object pass needs of that — the context: modules, tree keys,
+   the view's nodes, procedures and names, the process and thread tables,
+   each profile's global thread, the windows. A rank receives it from its
+   parent (r minus its lowest set bit), passes it on to its children and
+   translates its own state: its tree nodes to global ones (by key, parents
+   first), its processes by their (input, host, pid, generation) key. Then
+   every rank resolves the events of its own profiles (objects.c, the
+   threads' stack frames and the modules' DWARF read where the profiles
+   are) and sends its object table and window, object and locality sums up
+   the tree; the receiver adds them to its own as objects.c adds one
+   worker's table to another's, so the database does not depend on which
+   rank resolved what. Rank 0 ranks the objects and writes.
+
+   Rank 0 failing before the context went out sends an empty context, so
+   the other ranks stop instead of waiting (under MPI the failing rank 0
+   also aborts the job). No signal context. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dbuf.h"
+#include "analysis/internal.h"
+#include "analysis/objects.h"
+#include "analysis/views.h"
+#include "support/log.h"
+
+#define CTX_MAGIC   "HCDCTX\r\n"
+#define OBJ_MAGIC   "HCDOBJ\r\n"
+#define CTX_VERSION 1u
+
+static int lowbit(int r)
+{
+	return r & -r;
+}
+
+/* Send buf to this rank's children in the broadcast tree, farthest first. */
+static int send_down(const struct an *an, const void *buf, size_t len)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	int top = c->rank ? lowbit(c->rank) : 1, s, ret = 0;
+
+	if (!c->rank)
+		while (top < c->size)
+			top <<= 1;
+	for (s = top >> 1; s >= 1 && !ret; s >>= 1)
+		if (c->rank + s < c->size)
+			ret = c->send(c->arg, c->rank + s, buf, len);
+	return ret;
+}
+
+/* ---------------- rank 0: the context ---------------- */
+
+static void pack_ctx(const struct an *an, struct wbuf *b)
+{
+	const struct view *w = &an->view;
+	uint32_t i, n = cct__n(&an->tree);
+
+	dbuf__put(b, CTX_MAGIC, 8);
+	dbuf__put32(b, CTX_VERSION);
+	dbuf__put32(b, an->nprofs);
+	dbuf__put32(b, an->modules.n);
+	for (i = 0; i < an->modules.n; i++)
+		dbuf__putstr(b, an->modules.s[i]);
+	dbuf__put32(b, n);
+	for (i = 1; i < n; i++)
+		dbuf__put(b, &an->tree.h.keys[i], sizeof(struct hkey));
+	for (i = 0; i < n; i++)
+		dbuf__put32(b, w->of_cct[i]);
+	dbuf__put32(b, w->index.n);
+	for (i = 0; i < w->index.n; i++) {
+		dbuf__put32(b, w->n[i].parent);
+		dbuf__put32(b, w->n[i].kind);
+		dbuf__put32(b, w->n[i].proc);
+		dbuf__put32(b, w->n[i].file);
+		dbuf__put32(b, w->n[i].line);
+	}
+	dbuf__put32(b, w->procs.n);
+	for (i = 0; i < w->procs.n; i++)
+		dbuf__put(b, &w->proc[i], sizeof(w->proc[i]));
+	dbuf__put32(b, w->names.n);
+	for (i = 0; i < w->names.n; i++)
+		dbuf__putstr(b, w->names.s[i]);
+	dbuf__put32(b, w->files.n);
+	for (i = 0; i < w->files.n; i++)
+		dbuf__putstr(b, w->files.s[i]);
+	dbuf__put32(b, an->nprocs);
+	for (i = 0; i < an->nprocs; i++) {
+		const struct an_proc *pr = &an->procs[i];
+
+		dbuf__put(b, &an->prockey.keys[i], sizeof(struct hkey));
+		dbuf__put32(b, pr->first);
+		dbuf__put32(b, pr->nthreads);
+		dbuf__put32(b, pr->used);
+	}
+	dbuf__put32(b, an->nthreads);
+	for (i = 0; i < an->nthreads; i++) {
+		dbuf__put32(b, an->threads[i].proc);
+		dbuf__put32(b, an->threads[i].idx);
+	}
+	for (i = 0; i < an->nprofs; i++)
+		dbuf__put32(b, an->profs[i].status == AN_OK ? an->profs[i].gthread : HC_NONE);
+	views__pack_params(an->views, an->nhosts, b);
+}
+
+int dist__ctx_send(struct an *an)
+{
+	struct wbuf b = { 0 };
+	int ret;
+
+	an->ctx_sent = true;
+	pack_ctx(an, &b);
+	ret = b.err;
+	if (!ret)
+		ret = send_down(an, b.p, b.n);
+	HC_DEBUG_LOG(HC_DBG_TIME, "rank 0: sent the context (%zu bytes) down the tree", b.n);
+	free(b.p);
+	return ret;
+}
+
+int dist__ctx_abort(struct an *an)
+{
+	an->ctx_sent = true;
+	return send_down(an, "", 0);
+}
+
+/* ---------------- the other ranks: receive and translate ---------------- */
+
+static int apply_ctx(struct an *an, struct rbuf *b)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	struct an_acc *f = &an->workers[0].acc[ui];
+	struct strtab mods;
+	struct cct gt;
+	struct view v;
+	struct hmap pk;
+	struct an_proc *procs = NULL;
+	struct an_thread *th = NULL;
+	uint32_t *mt = NULL, *glob = NULL, *ptr = NULL, n, nl, i, k, x, nth = 0, nprocs = 0;
+	char magic[8];
+	bool oom = false;
+	int ret = -ENOMEM;
+
+	memset(&mods, 0, sizeof(mods));
+	memset(&gt, 0, sizeof(gt));
+	memset(&v, 0, sizeof(v));
+	memset(&pk, 0, sizeof(pk));
+	dbuf__get(b, magic, 8);
+	if (b->bad || memcmp(magic, CTX_MAGIC, 8) || dbuf__get32(b) != CTX_VERSION ||
+	    dbuf__get32(b) != an->nprofs) {
+		b->bad = true;
+		return 0;
+	}
+	if (strtab__init(&mods) || cct__init(&gt) || strtab__init(&v.names) ||
+	    strtab__init(&v.files) || hmap__init(&v.index, 16) || hmap__init(&v.procs, 16))
+		goto out;
+	/* modules, and this rank's module ids in them */
+	n = dbuf__count(b, 4);
+	for (i = 0; i < n && !b->bad; i++) {
+		char *s = dbuf__getstr(b, &oom);
+		if (!s) {
+			b->bad = true;
+			break;
+		}
+		ret = strtab__intern(&mods, s, &x);
+		free(s);
+		if (ret < 0)
+			goto out;
+		ret = -ENOMEM;
+		if (x != i)
+			b->bad = true;
+	}
+	if (!(mt = malloc(((size_t)an->modules.n + 1) * sizeof(*mt))))
+		goto out;
+	for (i = 0; i < an->modules.n; i++)
+		if (!strtab__find(&mods, an->modules.s[i], &mt[i]))
+			mt[i] = HC_NONE;
+	/* the global tree (ids as rank 0's: added in its order) */
+	n = dbuf__count(b, 4);
+	for (i = 1; i < n && !b->bad; i++) {
+		static const uint64_t zero[HC_M_COUNT];
+		struct hkey key;
+		uint32_t parent, lm, g;
+
+		dbuf__get(b, &key, sizeof(key));
+		parent = (uint32_t)key.a;
+		lm = (uint32_t)(key.a >> 32);
+		if (b->bad || parent >= i || (lm != HC_NONE && lm >= mods.n)) {
+			b->bad = true;
+			break;
+		}
+		if (cct__add(&gt, parent, lm, (uint32_t)key.c, key.b, zero, &g))
+			goto out;
+		if (g != i)
+			b->bad = true;
+	}
+	if (b->bad)
+		goto out;
+	if (!(v.of_cct = malloc(((size_t)n + 1) * sizeof(*v.of_cct))))
+		goto out;
+	for (i = 0; i < n; i++)
+		v.of_cct[i] = dbuf__get32(b);
+	/* this rank's nodes in global ids, parents first */
+	nl = cct__n(&an->tree);
+	if (!(glob = malloc(((size_t)nl + 1) * sizeof(*glob))))
+		goto out;
+	glob[0] = 0;
+	for (i = 1; i < nl && !b->bad; i++) {
+		uint32_t parent = cct__parent(&an->tree, i), lm = cct__lm(&an->tree, i);
+		struct hkey key;
+
+		lm = lm == HC_NONE ? HC_NONE : lm < an->modules.n ? mt[lm] : HC_NONE;
+		key = (struct hkey){ (uint64_t)glob[parent] | (uint64_t)lm << 32,
+		                     cct__offset(&an->tree, i), cct__flags(&an->tree, i) };
+		if (glob[parent] == HC_NONE || lm == HC_NONE || !hmap__find(&gt.h, &key, &glob[i]))
+			glob[i] = HC_NONE;   /* not in rank 0's tree: cannot be */
+	}
+	/* the view */
+	k = dbuf__count(b, 20);
+	if (k && !(v.n = calloc(k, sizeof(*v.n))))
+		goto out;
+	v.ncap = k;
+	for (i = 0; i < k && !b->bad; i++) {
+		v.n[i].parent = dbuf__get32(b);
+		v.n[i].kind = dbuf__get32(b);
+		v.n[i].proc = dbuf__get32(b);
+		v.n[i].file = dbuf__get32(b);
+		v.n[i].line = dbuf__get32(b);
+	}
+	for (i = 0; i < n && !b->bad; i++)
+		if (v.of_cct[i] >= k)
+			b->bad = true;
+	k = dbuf__count(b, sizeof(struct hc_db_tproc));
+	if (k && !(v.proc = malloc(k * sizeof(*v.proc))))
+		goto out;
+	v.proccap = k;
+	dbuf__get(b, v.proc, (size_t)k * sizeof(*v.proc));
+	for (int s = 0; s < 2 && !b->bad; s++) {
+		struct strtab *t = s ? &v.files : &v.names;
+
+		k = dbuf__count(b, 4);
+		for (i = 0; i < k && !b->bad; i++) {
+			char *str = dbuf__getstr(b, &oom);
+			if (!str) {
+				b->bad = true;
+				break;
+			}
+			ret = strtab__intern(t, str, &x);
+			free(str);
+			if (ret < 0)
+				goto out;
+			ret = -ENOMEM;
+			if (x != i)
+				b->bad = true;
+		}
+	}
+	/* processes: rank 0's numbering, and this rank's in it */
+	nprocs = dbuf__count(b, sizeof(struct hkey) + 12);
+	if (hmap__init(&pk, nprocs + 16) ||
+	    !(procs = calloc(nprocs ? nprocs : 1, sizeof(*procs))))
+		goto out;
+	for (i = 0; i < nprocs && !b->bad; i++) {
+		struct hkey key;
+
+		dbuf__get(b, &key, sizeof(key));
+		if (hmap__intern(&pk, &key, &x) < 0)
+			goto out;
+		procs[i].input = (unsigned)(uint32_t)key.a;
+		procs[i].host = (uint32_t)(key.a >> 32);
+		procs[i].pid = (uint32_t)key.b;
+		procs[i].gen = (uint32_t)(key.b >> 32);
+		procs[i].first = dbuf__get32(b);
+		procs[i].nthreads = dbuf__get32(b);
+		procs[i].used = dbuf__get32(b) != 0;
+		if (x != i || procs[i].host >= an->nhosts)
+			b->bad = true;
+	}
+	if (!(ptr = malloc(((size_t)an->nprocs + 1) * sizeof(*ptr))))
+		goto out;
+	for (i = 0; i < an->nprocs; i++)
+		if (!hmap__find(&pk, &an->prockey.keys[i], &ptr[i]))
+			ptr[i] = HC_NONE;
+	/* threads */
+	nth = dbuf__count(b, 8);
+	if (!(th = calloc(nth ? nth : 1, sizeof(*th))))
+		goto out;
+	hmap__free(&an->thread_of);
+	if (hmap__init(&an->thread_of, nth + 16))
+		goto out;
+	for (i = 0; i < nth && !b->bad; i++) {
+		struct hkey key;
+
+		th[i].proc = dbuf__get32(b);
+		th[i].idx = dbuf__get32(b);
+		th[i].creator = HC_NONE;
+		key = (struct hkey){ th[i].proc, th[i].idx, 0 };
+		if (hmap__intern(&an->thread_of, &key, &x) < 0)
+			goto out;
+		if (x != i || th[i].proc >= nprocs)
+			b->bad = true;
+	}
+	/* this rank's profiles: global thread, process, and nodes (through remap) */
+	for (i = 0; i < an->nprofs && !b->bad; i++) {
+		struct an_prof *p = &an->profs[i];
+		uint32_t g = dbuf__get32(b);
+
+		if (p->theirs || p->status != AN_OK) {
+			p->gthread = HC_NONE;
+			continue;
+		}
+		agg__free(&p->row);
+		agg__free(&p->rraw);
+		if (g != HC_NONE && (g >= nth || p->proc >= an->nprocs || ptr[p->proc] == HC_NONE)) {
+			b->bad = true;
+			break;
+		}
+		p->gthread = g;
+		p->proc = p->proc < an->nprocs ? ptr[p->proc] : HC_NONE;
+		if (g != HC_NONE)
+			th[g].prof = p;
+	}
+	if (b->bad)
+		goto out;
+	ret = views__unpack_params(an, b);
+	if (ret || b->bad)
+		goto out;
+	/* in place */
+	free(f->remap);
+	f->remap = glob;
+	glob = NULL;
+	cct__free(&an->tree);
+	an->tree = gt;
+	memset(&gt, 0, sizeof(gt));
+	strtab__free(&an->modules);
+	an->modules = mods;
+	memset(&mods, 0, sizeof(mods));
+	view__free(&an->view);
+	an->view = v;
+	memset(&v, 0, sizeof(v));
+	hmap__free(&an->prockey);
+	an->prockey = pk;
+	memset(&pk, 0, sizeof(pk));
+	free(an->procs);
+	an->procs = procs;
+	an->nprocs = an->proccap = nprocs;
+	procs = NULL;
+	free(an->threads);
+	an->threads = th;
+	an->nthreads = nth;
+	th = NULL;
+	ret = 0;
+out:
+	if (oom)
+		ret = -ENOMEM;
+	strtab__free(&mods);
+	if (gt.h.slots)
+		cct__free(&gt);
+	view__free(&v);
+	hmap__free(&pk);
+	free(procs);
+	free(th);
+	free(mt);
+	free(glob);
+	free(ptr);
+	return ret;
+}
+
+/* Topologies for locality (numa.c), quietly: rank 0 reports a bad one. */
+static void load_topologies_quietly(struct an *an)
+{
+	char err[1024];
+
+	for (uint32_t h = 0; h < an->nhosts; h++)
+		if (an->hosts[h].topo_path && !an->hosts[h].topo &&
+		    topo__load(an->hosts[h].topo_path, &an->hosts[h].topo, err, sizeof(err)) < 0)
+			an->hosts[h].topo = NULL;
+}
+
+int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	int parent = c->rank - lowbit(c->rank), ret;
+	struct rbuf b = { 0 };
+	void *buf = NULL;
+	size_t len = 0;
+
+	*stop = false;
+	ret = c->recv(c->arg, parent, &buf, &len);
+	if (ret)
+		return ret;
+	/* pass it on first: the children start while this rank translates */
+	ret = send_down(an, buf, len);
+	if (!ret && len == 0)
+		*stop = true;   /* rank 0 failed: it says why */
+	if (!ret && len) {
+		b = (struct rbuf){ buf, len, 0, false };
+		ret = apply_ctx(an, &b);
+		if (!ret && (b.bad || b.off != len)) {
+			snprintf(err, errlen, "the context from rank %d is malformed at byte %zu of %zu",
+			         parent, b.off, len);
+			ret = -EPROTO;
+		}
+	}
+	free(buf);
+	if (!ret && !*stop)
+		load_topologies_quietly(an);
+	return ret;
+}
+
+/* ---------------- up the tree: objects, windows, locality ---------------- */
+
+int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *err,
+                         size_t errlen)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	int s, ret = 0;
+
+	*done = false;
+	for (s = 1; s < c->size; s <<= 1) {
+		if (c->rank & s) {
+			struct wbuf b = { 0 };
+
+			dbuf__put(&b, OBJ_MAGIC, 8);
+			dbuf__put32(&b, CTX_VERSION);
+			objects__pack(ob, &b);
+			dbuf__put32(&b, an->views != NULL);
+			ret = an->views ? views__pack(an->views, &b) : 0;
+			if (!ret)
+				ret = b.err;
+			if (!ret)
+				ret = c->send(c->arg, c->rank - s, b.p, b.n);
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes of objects to rank %d",
+			             c->rank, b.n, c->rank - s);
+			free(b.p);
+			*done = true;
+			return ret;
+		}
+		if (c->rank + s < c->size) {
+			void *buf = NULL;
+			size_t len = 0;
+			struct rbuf b;
+			char magic[8];
+
+			ret = c->recv(c->arg, c->rank + s, &buf, &len);
+			if (ret)
+				return ret;
+			b = (struct rbuf){ buf, len, 0, false };
+			dbuf__get(&b, magic, 8);
+			if (memcmp(magic, OBJ_MAGIC, 8) || dbuf__get32(&b) != CTX_VERSION)
+				b.bad = true;
+			if (!b.bad)
+				ret = objects__unpack(an, ob, &b);
+			if (!ret && !b.bad && (dbuf__get32(&b) != 0) != (an->views != NULL))
+				b.bad = true;
+			if (!ret && !b.bad && an->views)
+				ret = views__unpack(an->views, &b);
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of objects from rank %d",
+			             c->rank, len, c->rank + s);
+			free(buf);
+			if (ret)
+				return ret;
+			if (b.bad || b.off != len) {
+				snprintf(err, errlen, "the objects from rank %d are malformed at byte %zu "
+				         "of %zu", c->rank + s, b.off, len);
+				return -EPROTO;
+			}
+		}
+	}
+	return 0;
+}
