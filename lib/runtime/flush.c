@@ -296,6 +296,7 @@ void flush__thread_final(struct rt_thread *t)
    unless the process-exit flush wrote it already, then out of the registry. */
 void flush__thread_end(struct rt_thread *t)
 {
+	HC_ASSERT(t->snap.final);        /* flush__thread_final first: no snapshot races the write */
 	/* Announce the write before claiming it: an exit in another thread
 	   waits for it (flush__all) instead of ending the process mid-write. */
 	__atomic_add_fetch(&hc_rt.writing, 1, __ATOMIC_ACQ_REL);

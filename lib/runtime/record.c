@@ -88,13 +88,18 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 static void debug_detect(const struct rt_thread *t, const struct hc_sample *s,
                          const struct hc_detect_result *res, const struct hc_comm *c)
 {
-	hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u: %s%s%s",
-	                t->id.index, s->is_store ? "store" : "load", (unsigned long long)s->addr, s->len,
-	                s->ctx,
-	                res->published == 1 ? "published" : res->published == 0 ? "not published (load)" :
-	                res->published == -EBUSY ? "publish lost a race" : "publish refused",
-	                res->comm ? ((c->flags & HC_COMM_TRUE) ? ", TRUE sharing with T" : ", FALSE sharing with T") : "",
-	                res->comm ? "" : ", no peer");
+	const char *pub = res->published == 1 ? "published" :
+	                  res->published == 0 ? "not published (load)" :
+	                  res->published == -EBUSY ? "publish lost a race" : "publish refused";
+
+	if (res->comm)
+		hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u: %s, %s sharing with T%u",
+		                t->id.index, s->is_store ? "store" : "load", (unsigned long long)s->addr,
+		                s->len, s->ctx, pub, (c->flags & HC_COMM_TRUE) ? "TRUE" : "FALSE", c->peer);
+	else
+		hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u: %s, no peer",
+		                t->id.index, s->is_store ? "store" : "load", (unsigned long long)s->addr,
+		                s->len, s->ctx, pub);
 	if (res->comm)
 		hc_debug_printf(HC_DBG_DETECT, "T%u   peer T%u %#llx+%u ctx %u, weight %llu",
 		                t->id.index, c->peer, (unsigned long long)c->peer_addr, c->peer_len,

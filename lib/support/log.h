@@ -44,7 +44,7 @@ enum hc_debug_cat {
 	HC_DBG_UNWIND  = 1u << 3,  /* "unwind": full unwinds, failures, faults contained (cct.c) */
 	HC_DBG_DETECT  = 1u << 4,  /* "detect": each sample's detection: published, found, armed (record.c) */
 	HC_DBG_WATCH   = 1u << 5,  /* "watch": watchpoints armed, traps (watch.c) */
-	HC_DBG_ALLOC   = 1u << 6,  /* "alloc": allocation tracking per thread (alloc.c) */
+	HC_DBG_ALLOC   = 1u << 6,  /* "alloc": allocation tracking, contexts unwound (alloc/) */
 	HC_DBG_OUTPUT  = 1u << 7,  /* "output": profiles written (output.c) */
 	HC_DBG_MERGE   = 1u << 8,  /* "merge": the analyzer's profiles read and merged (merge.c) */
 	HC_DBG_TIME    = 1u << 9,  /* "time": the analyzer's phase durations (analysis.c) */

@@ -70,6 +70,14 @@ static __attribute__((noinline)) void fill(struct rt_thread *t, const uint64_t *
 		}
 	}
 	site = node == HC_NONE ? 0 : node_site(t, node);
+	if (hc_debug_enabled(HC_DBG_ALLOC)) {
+		int slots = 0;
+		for (int j = 0; j < CONTEXT_SLOTS; j++)
+			slots += (ne->off >> 16 * j & 0xffff) != 0;
+		hc_debug_printf(HC_DBG_ALLOC, "T%u: allocation context unwound (cache miss or check), call site %#llx: %d frames, "
+		                "CCT node %u, site %u, %d caller slots checked on hits", t->id.index,
+		                (unsigned long long)ra0, i < n ? n - i : 1, node, site, slots);
+	}
 	ne->mark = site ? RT_BLK_FIRST_V(site, 0) : 0;
 	ne->lim = site ? RT_BLOCK_SMALL_MAX : 0;
 	/* Blocks may be inserted from now on without blocks__insert (the

@@ -27,6 +27,7 @@ void objects__note_event(struct rt_thread *t, uint32_t ev)
 
 	if (!a->obj)
 		return;
+	HC_ASSERT(ev < t->events.n);      /* recorded: record__comm published it */
 	/* Event numbering restarted (measurement resumed after a failed exec):
 	   the old records describe events that are gone. */
 	if (a->nobj && a->obj[a->nobj - 1].event >= ev)

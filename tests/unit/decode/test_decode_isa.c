@@ -3,8 +3,8 @@
    x86-64 instruction classes, checked against the real machine: each case
    executes "int3; <insn>" with known register values, and the SIGTRAP
    handler decodes the interrupted instruction from its ucontext exactly as
-   the sampler does (hc_decode_at_pc). The 62 cases of the spike's isa_test
-   (prototype/results/isa_test.md) plus more. Cases the CPU cannot run
+   the sampler does (hc_decode_at_pc). The 62 cases of the feasibility
+   prototype's isa_test (doc/findings.md §3.1) plus more. Cases the CPU cannot run
    (AVX-512 here) are skipped one by one; their encodings are also decoded
    without executing them against a synthetic register file, so the EVEX
    paths are checked on every machine. Built with -mno-red-zone: the inline
