@@ -529,8 +529,10 @@ uint64_t matrix__total(const struct matrix *m, int kind);
    arg is a struct experiment_model. */
 int matrix__model(struct hc_db *db, void *arg);
 
-/* ranks.c: database.xml's <Ranks> (several MPI ranks only). */
-int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o);
+/* ranks.c: database.xml's <Ranks> (several MPI ranks only; *nrows 0
+   otherwise): the rows and the rank matrix's cells, malloc'd. */
+int ranks__build(struct an *an, const struct levels *lv, struct hc_db_wrank **rows,
+                 uint32_t *nrows, struct hc_db_wrankpair **rpairs, uint32_t *nrpairs);
 
 /* meta.c: database.xml */
 int meta__write(struct an *an, const struct levels *lv, const char *dir, char *err, size_t errlen);

@@ -1,30 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* meta.c — writing database.xml (doc/database-format.md section 4, schema
-   doc/database.xsd): the unit, inputs, skipped profiles with their reasons,
-   hosts and their topologies, processes, the list of matrix files with their
-   totals, the labels of the core/socket/NUMA indexes, totals, counters summed
-   over the profiles, and warnings. It is the one small file a reader opens
-   first to learn what the rest means. */
+/* meta.c — what database.xml holds (doc/database-format.md section 4),
+   handed to lib/db's writer (write_meta.c) as plain rows: the unit, inputs,
+   skipped profiles with their reasons, hosts and their topologies,
+   processes, the MPI ranks (ranks.c), the matrices' totals, the labels of
+   the core/socket/NUMA indexes, totals, counters summed over the profiles,
+   and warnings. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "analysis/internal.h"
-
-static void attr_str(struct hc_out *o, const char *name, const char *v)
-{
-	hc_out_printf(o, " %s=\"", name);
-	hc_out_xml(o, v);
-	hc_out_puts(o, "\"");
-}
-
-static void attr_u64(struct hc_out *o, const char *name, uint64_t v)
-{
-	char b[24];
-
-	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
-}
 
 static int cmp_counter(const void *a, const void *b)
 {
@@ -75,169 +60,116 @@ out:
 	return ret;
 }
 
-static void host_attr(struct hc_out *o, const struct an *an, uint32_t h)
-{
-	hc_out_printf(o, " host=\"%08x\"", an->hosts[h].id);
-}
-
+/* What database.xml holds, as lib/db's plain rows (db/write.h). */
 int meta__write(struct an *an, const struct levels *lv, const char *dir, char *err, size_t errlen)
 {
-	const char *unit = hc_db_unit_name(an->unit);
+	struct hc_db_wmeta m = { .unit = an->unit, .samplers = an->samplers,
+	                         .inputs = an->o->inputs, .ninputs = an->o->ninputs,
+	                         .found = an->nprofs, .dense_max = an->dense_max,
+	                         .events = an->nevents, .event_weight = an->event_weight,
+	                         .nhosts = an->nhosts, .nprocs = an->nused_procs,
+	                         .nwarnings = an->nwarns };
 	struct an_counter *cnt = NULL;
-	uint64_t d[HC_DB_M_COUNT];
-	uint32_t ncnt = 0, i, found = an->nprofs, used = 0, skipped = 0;
-	struct hc_out o;
-	int ret, b, e, lev, kind;
-	size_t k;
+	struct hc_db_wskip *skips = calloc(an->nprofs ? an->nprofs : 1, sizeof(*skips));
+	struct hc_db_whost *hosts = calloc(an->nhosts ? an->nhosts : 1, sizeof(*hosts));
+	struct hc_db_wprocess *procs = calloc(an->nused_procs ? an->nused_procs : 1, sizeof(*procs));
+	struct hc_db_wlabel *labels[HC_DB_LEVEL_COUNT] = { NULL };
+	struct hc_db_wcounter *counters = NULL;
+	const char **warnings = calloc(an->nwarns ? an->nwarns : 1, sizeof(*warnings));
+	struct hc_db_wrank *ranks = NULL;
+	struct hc_db_wrankpair *rankpairs = NULL;
+	uint32_t ncnt = 0, i;
+	int ret, lev, kind;
 
-	ret = sum_counters(an, &cnt, &ncnt);
+	ret = !skips || !hosts || !procs || !warnings ? -ENOMEM : 0;
+	if (!ret)
+		ret = sum_counters(an, &cnt, &ncnt);
+	if (!ret && !(counters = calloc(ncnt ? ncnt : 1, sizeof(*counters))))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = ranks__build(an, lv, &ranks, &m.nranks, &rankpairs, &m.nrankpairs);
+	for (lev = HC_DB_LEVEL_CORE; lev < HC_DB_LEVEL_COUNT && !ret; lev++)
+		if (!(labels[lev] = calloc(lv->n_lab[lev] ? lv->n_lab[lev] : 1, sizeof(*labels[lev]))))
+			ret = -ENOMEM;
 	if (ret) {
 		snprintf(err, errlen, "out of memory writing %s", HC_DB_META);
-		return ret;
+		goto out;
 	}
-	ret = hc_out_open(&o, dir, HC_DB_META, err, errlen);
-	if (ret) {
-		free(cnt);
-		return ret;
-	}
-	for (i = 0; i < an->nprofs; i++) {
-		used += an->profs[i].status == AN_OK;
-		skipped += an->profs[i].status != AN_OK;
-	}
-
-	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	hc_out_printf(&o, "<Database version=\"%d\" generator=\"hpcprof-comm %s\">\n", HC_DB_VERSION,
-	            PACKAGE_VERSION);
-	hc_out_printf(&o, "  <Measurement unit=\"%s\" unit-text=\"%s\" samplers=\"", unit,
-	            hc_db_unit_text_of(an->unit, an->samplers));
-	for (b = 0, e = 0; b <= HC_SAMPLER_LAST; b++)
-		if (an->samplers & (1u << b))
-			hc_out_printf(&o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
-	hc_out_puts(&o, "\"");
-	if (an->samplers & (1u << HC_SAMPLER_IBS))
-		hc_out_printf(&o, " scaling=\"%s\"", HC_DB_IBS_SCALING);
-	hc_out_puts(&o, "/>\n  <Inputs>\n");
-	for (k = 0; k < an->o->ninputs; k++) {
-		hc_out_puts(&o, "    <Input");
-		attr_str(&o, "path", an->o->inputs[k]);
-		hc_out_puts(&o, "/>\n");
-	}
-	hc_out_printf(&o, "  </Inputs>\n  <Profiles found=\"%u\" read=\"%u\" skipped=\"%u\">\n", found,
-	            used, skipped);
 	for (i = 0; i < an->nprofs; i++) {
 		const struct an_prof *p = &an->profs[i];
-		if (p->status == AN_OK)
+
+		if (p->status == AN_OK) {
+			m.read++;
 			continue;
-		hc_out_puts(&o, "    <Skipped");
-		attr_str(&o, "file", p->path);
-		attr_str(&o, "reason", p->reason ? p->reason : "not read");
-		hc_out_puts(&o, "/>\n");
+		}
+		m.skipped++;
+		skips[m.nskips++] = (struct hc_db_wskip){ p->path, p->reason ? p->reason : "not read" };
 	}
-	hc_out_puts(&o, "  </Profiles>\n  <Hosts>\n");
 	for (i = 0; i < an->nhosts; i++) {
 		const struct an_host *h = &an->hosts[i];
-		hc_out_printf(&o, "    <Host i=\"%u\" id=\"%08x\"", i, h->id);
-		if (h->topo && h->topo->hostname[0])
-			attr_str(&o, "name", h->topo->hostname);
+
+		hosts[i] = (struct hc_db_whost){ .id = h->id };
 		if (h->topo) {
-			attr_str(&o, "topology", h->topo_path);
-			hc_out_printf(&o, " pus=\"%u\" cores=\"%u\" sockets=\"%u\" numa=\"%u\"",
-			            h->topo->npu, h->topo->ncores, h->topo->nsockets, h->topo->nnuma);
+			hosts[i].name = h->topo->hostname;
+			hosts[i].topology = h->topo_path;
+			hosts[i].pus = h->topo->npu;
+			hosts[i].cores = h->topo->ncores;
+			hosts[i].sockets = h->topo->nsockets;
+			hosts[i].numa = h->topo->nnuma;
 		}
-		hc_out_puts(&o, "/>\n");
 	}
-	hc_out_puts(&o, "  </Hosts>\n  <Processes>\n");
 	for (i = 0; i < an->nused_procs; i++) {
 		const struct an_proc *pr = &an->procs[an->proc_order[i]];
-		hc_out_printf(&o, "    <Process i=\"%u\"", i);
-		host_attr(&o, an, pr->host);
-		hc_out_printf(&o, " rank=\"%u\" pid=\"%u\" ppid=\"%u\" gen=\"%u\"", pr->rank, pr->pid,
-		              pr->ppid, pr->gen);
-		attr_str(&o, "exe", pr->exe);
-		attr_u64(&o, "start-ns", pr->start_ns);
-		hc_out_printf(&o, " threads=\"%u\" first-thread=\"%u\"", pr->nthreads, pr->first);
-		if (pr->log)
-			attr_str(&o, "log", pr->log);
-		hc_out_puts(&o, "/>\n");
+
+		procs[i] = (struct hc_db_wprocess){ .host = an->hosts[pr->host].id, .rank = pr->rank,
+		                                    .pid = pr->pid, .ppid = pr->ppid, .gen = pr->gen,
+		                                    .exe = pr->exe, .start_ns = pr->start_ns,
+		                                    .threads = pr->nthreads, .first_thread = pr->first,
+		                                    .log = pr->log };
 	}
-	hc_out_puts(&o, "  </Processes>\n");
-	ret = ranks__xml(an, lv, &o);
-	if (ret) {
-		hc_out_close(&o, false, err, errlen);
-		free(cnt);
-		snprintf(err, errlen, "out of memory");
-		return ret;
-	}
-	hc_out_printf(&o, "  <Matrices unit=\"%s\">\n", unit);
 	for (lev = 0; lev < HC_DB_LEVEL_COUNT; lev++) {
-		const struct matrix *m = &lv->m[lev];
-		if (!m->present)
-			continue;
-		for (kind = 0; kind < HC_DB_KIND_COUNT; kind++) {
-			uint64_t dg = kind == HC_DB_KIND_TRUE ? m->diag[0] :
-			              kind == HC_DB_KIND_FALSE ? m->diag[1] : m->diag[0] + m->diag[1];
-			uint64_t un = kind == HC_DB_KIND_TRUE ? m->unplaced[0] :
-			              kind == HC_DB_KIND_FALSE ? m->unplaced[1] :
-			              m->unplaced[0] + m->unplaced[1];
-			hc_out_printf(&o, "    <Matrix level=\"%s\" kind=\"%s\" file=\"%s/%s-%s.csv\" "
-			            "unit=\"%s\" n=\"%u\"", hc_db_level_name(lev), hc_db_kind_name(kind),
-			            HC_DB_MATRICES, hc_db_level_name(lev), hc_db_kind_name(kind), unit, m->n);
-			if (matrix__sparse(m, an->dense_max))
-				hc_out_puts(&o, " format=\"sparse\"");
-			attr_u64(&o, "total", matrix__total(m, kind));
-			attr_u64(&o, "diagonal", dg);
-			attr_u64(&o, "unplaced", un);
-			hc_out_puts(&o, "/>\n");
-		}
+		const struct matrix *x = &lv->m[lev];
+		struct hc_db_wmatinfo *w = &m.mat[lev];
+
+		*w = (struct hc_db_wmatinfo){ .present = x->present, .n = x->n,
+		                              .diag = { x->diag[0], x->diag[1] },
+		                              .unplaced = { x->unplaced[0], x->unplaced[1] } };
+		for (kind = 0; x->present && kind < HC_DB_KIND_COUNT; kind++)
+			w->total[kind] = matrix__total(x, kind);
 	}
-	hc_out_puts(&o, "  </Matrices>\n");
 	for (lev = HC_DB_LEVEL_CORE; lev < HC_DB_LEVEL_COUNT; lev++) {
-		if (!lv->m[lev].present)
-			continue;
-		hc_out_printf(&o, "  <Labels level=\"%s\">\n", hc_db_level_name(lev));
 		for (i = 0; i < lv->n_lab[lev]; i++) {
 			const struct label *l = &lv->lab[lev][i];
-			hc_out_printf(&o, "    <Label i=\"%u\"", i);
-			host_attr(&o, an, l->host);
-			if (l->cpu >= 0)
-				hc_out_printf(&o, " cpu=\"%d\"", l->cpu);
-			if (l->core >= 0)
-				hc_out_printf(&o, " core=\"%d\"", l->core);
-			if (l->socket >= 0)
-				hc_out_printf(&o, " socket=\"%d\"", l->socket);
-			if (l->numa >= 0)
-				hc_out_printf(&o, " numa=\"%d\"", l->numa);
-			hc_out_puts(&o, "/>\n");
+			labels[lev][i] = (struct hc_db_wlabel){ an->hosts[l->host].id, l->cpu, l->core,
+			                                        l->socket, l->numa };
 		}
-		hc_out_puts(&o, "  </Labels>\n");
+		m.labels[lev] = labels[lev];
+		m.nlabels[lev] = lv->n_lab[lev];
 	}
-	hc_db_derive(an->mtot, d);
-	hc_out_puts(&o, "  <Totals");
-	attr_u64(&o, "all", d[HC_DB_M_ALL]);
-	attr_u64(&o, "true", d[HC_DB_M_TRUE]);
-	attr_u64(&o, "false", d[HC_DB_M_FALSE]);
-	attr_u64(&o, "sample", d[HC_DB_M_SAMPLE]);
-	attr_u64(&o, "trap", d[HC_DB_M_TRAP]);
-	attr_u64(&o, "events", an->nevents);
-	attr_u64(&o, "event-weight", an->event_weight);
-	hc_out_puts(&o, "/>\n  <Counters>\n");
-	for (i = 0; i < ncnt; i++) {
-		hc_out_puts(&o, "    <Counter");
-		attr_str(&o, "n", cnt[i].name);
-		attr_u64(&o, "v", cnt[i].value);
-		hc_out_puts(&o, "/>\n");
-	}
-	hc_out_puts(&o, "  </Counters>\n");
-	if (an->nwarns) {
-		hc_out_puts(&o, "  <Warnings>\n");
-		for (i = 0; i < an->nwarns; i++) {
-			hc_out_puts(&o, "    <Warning>");
-			hc_out_xml(&o, an->warns[i].text);
-			hc_out_puts(&o, "</Warning>\n");
-		}
-		hc_out_puts(&o, "  </Warnings>\n");
-	}
-	hc_out_puts(&o, "</Database>\n");
+	for (i = 0; i < ncnt; i++)
+		counters[i] = (struct hc_db_wcounter){ cnt[i].name, cnt[i].value };
+	for (i = 0; i < an->nwarns; i++)
+		warnings[i] = an->warns[i].text;
+	memcpy(m.totals, an->mtot, sizeof(m.totals));
+	m.skips = skips;
+	m.hosts = hosts;
+	m.procs = procs;
+	m.ranks = ranks;
+	m.rankpairs = rankpairs;
+	m.counters = counters;
+	m.ncounters = ncnt;
+	m.warnings = warnings;
+	ret = hc_db_write_meta(dir, &m, err, errlen);
+out:
+	for (lev = 0; lev < HC_DB_LEVEL_COUNT; lev++)
+		free(labels[lev]);
+	free(skips);
+	free(hosts);
+	free(procs);
+	free(counters);
+	free(warnings);
+	free(ranks);
+	free(rankpairs);
 	free(cnt);
-	return hc_out_close(&o, true, err, errlen);
+	return ret;
 }

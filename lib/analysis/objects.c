@@ -15,8 +15,9 @@
    the object's thread cell and code pair; each field touched gets the weight
    once and remembers which threads touched it. Objects are ranked by false
    sharing, then by all. Sequential (the symbol caches are not shared);
-   memory grows with objects x fields x threads, not with events. No signal
-   context. */
+   memory grows with objects x fields x threads, not with events.
+   objects.xml is written by lib/db (write_objects.c) from the ranked rows
+   this file hands it. No signal context. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -1440,22 +1441,12 @@ static int groups_build(const struct objects *ob, struct groups *g)
 	return 0;
 }
 
-static void vol(struct hc_out *o, uint64_t t, uint64_t f)
+/* The threads that touched field fi, ascending, appended at t. */
+static uint32_t threads_of(const struct objects *ob, const struct groups *g, uint32_t fi,
+                           uint32_t *t)
 {
-	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
-	            (unsigned long long)t, (unsigned long long)f);
-}
+	uint32_t k, n = 0, a, b;
 
-static void threads_of(struct hc_out *o, const struct objects *ob, const struct groups *g,
-                       uint32_t fi, const char *sep)
-{
-	uint32_t k;
-	uint32_t *t = malloc((g->tf[fi + 1] - g->tf[fi] + 1) * sizeof(*t)), n = 0, a, b;
-
-	if (!t) {
-		o->err = o->err ? o->err : -ENOMEM;
-		return;
-	}
 	for (k = g->tf[fi]; k < g->tf[fi + 1]; k++)
 		t[n++] = (uint32_t)ob->fthreads.keys[g->tc[k].key].b;
 	/* Insertion sort: a field is touched by few threads. */
@@ -1465,9 +1456,7 @@ static void threads_of(struct hc_out *o, const struct objects *ob, const struct 
 			t[b] = t[b - 1];
 			t[b - 1] = x;
 		}
-	for (k = 0; k < n; k++)
-		hc_out_printf(o, "%s%u", k ? sep : "", t[k]);
-	free(t);
+	return n;
 }
 
 /* Top code pairs of an object: the CP children kept, by volume. */
@@ -1495,76 +1484,71 @@ static uint32_t top_pairs(const struct objects *ob, const struct groups *g, uint
 	return n;
 }
 
+/* What objects.xml holds, as lib/db's plain rows (db/write.h), in rank
+   order; written by hc_db_write_objects. */
 static int write_xml(struct an *an, const struct objects *ob, const struct groups *g,
                      const char *dir, char *err, size_t errlen)
 {
-	struct hc_out o;
-	uint32_t r, k, sel[OBJ_TOP_PAIRS];
-	int ret = hc_out_open(&o, dir, HC_DB_OBJECTS, err, errlen);
+	uint32_t n = ob->index.n, r, k, sel[OBJ_TOP_PAIRS];
+	struct hc_db_wobject *wo = calloc(n ? n : 1, sizeof(*wo));
+	struct hc_db_wocell *wc = malloc((ob->cells.h.n ? ob->cells.h.n : 1) * sizeof(*wc));
+	struct hc_db_wfield *wf = malloc((ob->fidx.n ? ob->fidx.n : 1) * sizeof(*wf));
+	uint32_t *wt = malloc((ob->fthreads.n ? ob->fthreads.n : 1) * sizeof(*wt));
+	struct hc_db_wpair *wp = malloc(((size_t)n * OBJ_TOP_PAIRS + 1) * sizeof(*wp));
+	uint32_t nc = 0, nf = 0, nt = 0, np = 0;
+	int ret;
 
-	if (ret)
-		return ret;
-	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Objects version=\"%d\" unit=\"%s\">\n",
-	            HC_DB_VERSION, hc_db_unit_name(an->unit));
-	for (r = 0; r < ob->index.n; r++) {
-		uint32_t i = ob->rank[r];
+	if (!wo || !wc || !wf || !wt || !wp) {
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_OBJECTS);
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (r = 0; r < n; r++) {
+		uint32_t i = ob->rank[r], npairs;
 		const struct obj *x = &ob->o[i];
-		uint32_t np;
+		struct hc_db_wobject *w = &wo[r];
 
-		hc_out_printf(&o, "  <Object i=\"%u\" kind=\"%s\" name=\"", r, kind_name[x->kind]);
-		hc_out_xml(&o, x->name);
-		hc_out_puts(&o, "\" module=\"");
-		hc_out_xml(&o, x->module);
-		hc_out_puts(&o, "\"");
-		if (x->context)
-			hc_out_printf(&o, " context=\"%u\"", x->context);
-		hc_out_printf(&o, " size=\"%llu\" blocks=\"%llu\"", (unsigned long long)x->size,
-		            (unsigned long long)x->blocks);
-		if (x->etype[0]) {
-			hc_out_puts(&o, " type=\"");
-			hc_out_xml(&o, x->etype);
-			hc_out_puts(&o, "\"");
-		}
-		if (x->esize)
-			hc_out_printf(&o, " elem=\"%llu\"", (unsigned long long)x->esize);
-		vol(&o, x->t, x->f);
-		hc_out_puts(&o, ">\n");
+		*w = (struct hc_db_wobject){ .kind = kind_name[x->kind], .name = x->name,
+		                             .module = x->module, .context = x->context,
+		                             .size = x->size, .blocks = x->blocks, .type = x->etype,
+		                             .elem = x->esize, .t = x->t, .f = x->f };
+		w->cells = &wc[nc];
 		for (k = g->cf[i]; k < g->cf[i + 1]; k++) {
 			const struct hkey *c = &ob->cells.h.keys[g->cc[k].key];
-			hc_out_printf(&o, "    <T i=\"%u\" j=\"%u\"", (uint32_t)c->b, (uint32_t)c->c);
-			vol(&o, ob->cells.v[g->cc[k].key][0], ob->cells.v[g->cc[k].key][1]);
-			hc_out_puts(&o, "/>\n");
+			wc[nc++] = (struct hc_db_wocell){ (uint32_t)c->b, (uint32_t)c->c,
+			                                  ob->cells.v[g->cc[k].key][0],
+			                                  ob->cells.v[g->cc[k].key][1] };
 		}
+		w->ncells = (uint32_t)(&wc[nc] - w->cells);
+		w->fields = &wf[nf];
 		for (k = g->ff[i]; k < g->ff[i + 1]; k++) {
 			uint32_t fi = g->fc[k].key;
 			const struct fld *f = &ob->fl[fi];
 
-			hc_out_puts(&o, "    <Field");
-			if (f->name) {
-				hc_out_puts(&o, " name=\"");
-				hc_out_xml(&o, f->name);
-				hc_out_puts(&o, "\"");
-			}
-			hc_out_printf(&o, " offset=\"%llu\" size=\"%llu\" access=\"%u\"",
-			            (unsigned long long)f->off, (unsigned long long)f->size, f->access);
-			vol(&o, f->t, f->f);
-			hc_out_puts(&o, " threads=\"");
-			threads_of(&o, ob, g, fi, " ");
-			hc_out_puts(&o, "\"/>\n");
+			wf[nf] = (struct hc_db_wfield){ .name = f->name, .offset = f->off,
+			                                .size = f->size, .access = f->access,
+			                                .t = f->t, .f = f->f, .threads = &wt[nt] };
+			wf[nf].nthreads = threads_of(ob, g, fi, &wt[nt]);
+			nt += wf[nf++].nthreads;
 		}
-		np = top_pairs(ob, g, i, sel);
-		for (k = 0; k < np; k++) {
+		w->nfields = (uint32_t)(&wf[nf] - w->fields);
+		w->pairs = &wp[np];
+		npairs = top_pairs(ob, g, i, sel);
+		for (k = 0; k < npairs; k++) {
 			const struct hkey *c = &ob->cps.h.keys[sel[k]];
-			hc_out_printf(&o, "    <CP c=\"%u\"", (uint32_t)c->b);
-			if (c->c)
-				hc_out_printf(&o, " p=\"%u\"", (uint32_t)c->c);
-			vol(&o, ob->cps.v[sel[k]][0], ob->cps.v[sel[k]][1]);
-			hc_out_puts(&o, "/>\n");
+			wp[np++] = (struct hc_db_wpair){ (uint32_t)c->b, (uint32_t)c->c,
+			                                 ob->cps.v[sel[k]][0], ob->cps.v[sel[k]][1] };
 		}
-		hc_out_puts(&o, "  </Object>\n");
+		w->npairs = npairs;
 	}
-	hc_out_puts(&o, "</Objects>\n");
-	return hc_out_close(&o, true, err, errlen);
+	ret = hc_db_write_objects(dir, an->unit, wo, n, err, errlen);
+out:
+	free(wo);
+	free(wc);
+	free(wf);
+	free(wt);
+	free(wp);
+	return ret;
 }
 
 int objects__write(struct an *an, const struct objects *ob, const char *dir, char *err,

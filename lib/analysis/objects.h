@@ -107,8 +107,9 @@ struct wbuf;
 struct rbuf;
 void objects__pack(const struct objects *ob, struct wbuf *b);
 int objects__unpack(const struct an *an, struct objects *into, struct rbuf *b);
-/* objects.xml into dir (objects.csv and the summary's object table are
-   lib/report's, from what the reader reads back: summary.c). */
+/* objects.xml into dir, through lib/db (hc_db_write_objects); objects.csv
+   and the summary's object table are lib/report's, from what the reader
+   reads back (summary.c). */
 int objects__write(struct an *an, const struct objects *ob, const char *dir, char *err,
                    size_t errlen);
 

@@ -5,8 +5,9 @@
    threads (within) and with threads of other ranks (across: the row sum of
    the rank × rank matrix), and the non-zero cells of that matrix. All of it
    is the thread matrix (published values, i < j) summed by the ranks of the
-   two threads, so it adds up to the thread matrix's total. Written only when
-   there are several ranks: other databases do not change. */
+   two threads, so it adds up to the thread matrix's total. Written (by
+   lib/db's hc_db_write_meta) only when there are several ranks: other
+   databases do not change. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +19,20 @@ struct rk {
 	uint64_t within[2], across[2];
 };
 
-static void attr_u64(struct hc_out *o, const char *name, uint64_t v)
-{
-	char b[24];
-
-	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
-}
-
-int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o)
+int ranks__build(struct an *an, const struct levels *lv, struct hc_db_wrank **rows,
+                 uint32_t *nrows, struct hc_db_wrankpair **rpairs, uint32_t *nrpairs)
 {
 	const struct matrix *m = &lv->m[HC_DB_LEVEL_THREAD];
 	struct rk *r = NULL;
 	uint32_t *of_thread = NULL, n = 0, i, k;
+	struct hc_db_wrank *wr = NULL;
+	struct hc_db_wrankpair *wp = NULL;
 	struct agg pairs;
 	int ret;
+
+	*rows = NULL;
+	*rpairs = NULL;
+	*nrows = *nrpairs = 0;
 
 	/* Processes are in rank order (threads.c): one entry per change. */
 	for (i = 0; i < an->nused_procs; i++) {
@@ -83,17 +84,17 @@ int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o)
 	}
 	if (ret)
 		goto out;
-	hc_out_printf(o, "  <Ranks n=\"%u\">\n", n);
-	for (k = 0; k < n; k++) {
-		hc_out_printf(o, "    <Rank rank=\"%u\" host=\"", r[k].rank);
-		hc_out_xml(o, an__host_name(an, r[k].host));
-		hc_out_printf(o, "\" processes=\"%u\" threads=\"%u\"", r[k].procs, r[k].threads);
-		attr_u64(o, "within-true", r[k].within[0]);
-		attr_u64(o, "within-false", r[k].within[1]);
-		attr_u64(o, "across-true", r[k].across[0]);
-		attr_u64(o, "across-false", r[k].across[1]);
-		hc_out_puts(o, "/>\n");
+	wr = calloc(n, sizeof(*wr));
+	wp = calloc(pairs.h.n ? pairs.h.n : 1, sizeof(*wp));
+	if (!wr || !wp) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	for (k = 0; k < n; k++)
+		wr[k] = (struct hc_db_wrank){ .rank = r[k].rank, .host = an__host_name(an, r[k].host),
+		                              .processes = r[k].procs, .threads = r[k].threads,
+		                              .within = { r[k].within[0], r[k].within[1] },
+		                              .across = { r[k].across[0], r[k].across[1] } };
 	/* The matrix's non-zero cells, by (rank, rank): sorted for a stable file. */
 	{
 		uint64_t *keys = malloc((pairs.h.n ? pairs.h.n : 1) * sizeof(*keys));
@@ -113,15 +114,20 @@ int ranks__xml(struct an *an, const struct levels *lv, struct hc_out *o)
 			struct hkey key = { keys[k] >> 32, (uint32_t)keys[k], 0 };
 			uint32_t at;
 			hmap__find(&pairs.h, &key, &at);
-			hc_out_printf(o, "    <RankPair a=\"%u\" b=\"%u\"", r[key.a].rank, r[key.b].rank);
-			attr_u64(o, "true", pairs.v[at][0]);
-			attr_u64(o, "false", pairs.v[at][1]);
-			hc_out_puts(o, "/>\n");
+			wp[k] = (struct hc_db_wrankpair){ r[key.a].rank, r[key.b].rank,
+			                                  { pairs.v[at][0], pairs.v[at][1] } };
 		}
 		free(keys);
 	}
-	hc_out_puts(o, "  </Ranks>\n");
+	*rows = wr;
+	*nrows = n;
+	*rpairs = wp;
+	*nrpairs = pairs.h.n;
+	wr = NULL;
+	wp = NULL;
 out:
+	free(wr);
+	free(wp);
 	agg__free(&pairs);
 	free(r);
 	free(of_thread);

@@ -144,4 +144,103 @@ int hc_db_tree_walk(const struct hc_db_tnode *n,
                     int (*visit)(void *ctx, uint32_t i, uint32_t depth),
                     void (*leave)(void *ctx, uint32_t i), void *ctx);
 
+/* ---- objects.xml (write_objects.c) ---- */
+
+/* One cell of an object's thread matrix, i < j; and a code pair (c, p: view
+   ids, p 0 when unknown) are struct hc_db_wpair. */
+struct hc_db_wocell {
+	uint32_t i, j;
+	uint64_t t, f;
+};
+
+struct hc_db_wfield {
+	const char *name;                  /* NULL: a bare byte range */
+	uint64_t offset, size;
+	uint32_t access;                   /* bytes of the accesses counted here */
+	uint64_t t, f;
+	const uint32_t *threads;           /* ascending */
+	uint32_t nthreads;
+};
+
+struct hc_db_wobject {
+	const char *kind;                  /* static | heap | stack | tls | unknown */
+	const char *name, *module;
+	uint32_t context;                  /* experiment.xml node id, 0 when none */
+	uint64_t size, blocks;
+	const char *type;                  /* element type, "" when unknown */
+	uint64_t elem;                     /* its size, 0 when unknown */
+	uint64_t t, f;
+	const struct hc_db_wocell *cells;  uint32_t ncells;   /* sorted by (i, j) */
+	const struct hc_db_wfield *fields; uint32_t nfields;
+	const struct hc_db_wpair *pairs;   uint32_t npairs;   /* the top ones, by volume */
+};
+
+/* objects, ranked (i = position); unit: enum hc_unit. */
+int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *objects, size_t n,
+                        char *err, size_t errlen);
+
+/* ---- database.xml (write_meta.c) ---- */
+
+struct hc_db_wskip { const char *file, *reason; };
+
+struct hc_db_whost {
+	uint32_t id;
+	const char *name;                  /* the topology's host name, NULL or "" when none */
+	const char *topology;              /* topology file, NULL when none (then no sizes) */
+	uint32_t pus, cores, sockets, numa;
+};
+
+struct hc_db_wprocess {
+	uint32_t host;                     /* host id */
+	uint32_t rank, pid, ppid, gen;
+	const char *exe;
+	uint64_t start_ns;
+	uint32_t threads, first_thread;
+	const char *log;                   /* NULL when none */
+};
+
+/* <Ranks>: one row per MPI rank, the non-zero cells of the rank matrix. */
+struct hc_db_wrank {
+	uint32_t rank;
+	const char *host;
+	uint32_t processes, threads;
+	uint64_t within[2], across[2];      /* [0] true, [1] false */
+};
+struct hc_db_wrankpair { uint32_t a, b; uint64_t v[2]; };   /* rank numbers, a < b */
+
+/* A <Matrix> entry of one level (its three kinds). */
+struct hc_db_wmatinfo {
+	bool present;
+	uint32_t n;
+	uint64_t total[HC_DB_KIND_COUNT];
+	uint64_t diag[2], unplaced[2];     /* [0] true, [1] false */
+};
+
+struct hc_db_wlabel {
+	uint32_t host;                     /* host id */
+	int cpu, core, socket, numa;       /* -1: absent */
+};
+
+struct hc_db_wcounter { const char *name; uint64_t v; };
+
+struct hc_db_wmeta {
+	int unit;                          /* enum hc_unit */
+	uint32_t samplers;                 /* bit per enum hc_sampler */
+	const char *const *inputs;         size_t ninputs;
+	uint32_t found, read, skipped;
+	const struct hc_db_wskip *skips;   uint32_t nskips;
+	const struct hc_db_whost *hosts;   uint32_t nhosts;
+	const struct hc_db_wprocess *procs; uint32_t nprocs;
+	const struct hc_db_wrank *ranks;   uint32_t nranks;     /* < 2: no <Ranks> */
+	const struct hc_db_wrankpair *rankpairs; uint32_t nrankpairs;
+	struct hc_db_wmatinfo mat[HC_DB_LEVEL_COUNT];
+	uint32_t dense_max;
+	const struct hc_db_wlabel *labels[HC_DB_LEVEL_COUNT]; uint32_t nlabels[HC_DB_LEVEL_COUNT];
+	uint64_t totals[HC_M_COUNT];       /* the four stored metrics */
+	uint64_t events, event_weight;
+	const struct hc_db_wcounter *counters; uint32_t ncounters;   /* sorted by name */
+	const char *const *warnings;       uint32_t nwarnings;
+};
+int hc_db_write_meta(const char *dir, const struct hc_db_wmeta *m, char *err, size_t errlen);
+
 #endif
