@@ -193,61 +193,76 @@ static uint64_t scaled(uint64_t x, uint64_t div)
 	return w ? w : 1;
 }
 
+/* What the METIS and Scotch files are written from: the chosen matrix as
+   adjacency lists, the output open, the arc weights' divisor. */
+struct graph_file {
+	const struct hc_db_matrix *m;
+	struct adj g;
+	struct hc_out out;
+	uint64_t edges, div;
+};
+
+/* 0, or -1 (reported). */
+static int graph_begin(const struct hc_db *db, const struct export_opts *o, struct graph_file *w)
+{
+	w->m = chosen(db, o);
+	if (!w->m || adj_build(w->m, &w->g))
+		return -1;
+	if (vx_open(&w->out, o->out)) {
+		adj_free(&w->g);
+		return -1;
+	}
+	w->div = weight_divisor(w->m, &w->edges);
+	return 0;
+}
+
+static int graph_end(struct graph_file *w)
+{
+	adj_free(&w->g);
+	return vx_close(&w->out, true);
+}
+
 static int metis_run(const struct hc_db *db, const struct export_opts *o)
 {
-	const struct hc_db_matrix *m = chosen(db, o);
-	struct hc_out out;
-	struct adj g;
-	uint64_t edges, div;
+	struct graph_file w;
+	FILE *f;
 
-	if (!m || adj_build(m, &g))
+	if (graph_begin(db, o, &w))
 		return -1;
-	if (vx_open(&out, o->out)) {
-		adj_free(&g);
-		return -1;
-	}
-	div = weight_divisor(m, &edges);
-	fprintf(out.f, "%% %s: %s communication graph (%s sharing) of %s\n", VX_NAME,
+	f = w.out.f;
+	fprintf(f, "%% %s: %s communication graph (%s sharing) of %s\n", VX_NAME,
 	        hc_db_level_name(o->level), hc_db_kind_name(o->kind), db->dir);
-	fprintf(out.f, "%% vertex k (1-based) is %s index k-1; edge weight = volume in %s / %llu\n",
-	        hc_db_level_name(o->level), db->unit, (unsigned long long)div);
-	fprintf(out.f, "%u %llu 001\n", m->n, (unsigned long long)edges);
-	for (uint32_t i = 0; i < m->n; i++) {
-		for (uint64_t e = g.off[i]; e < g.off[i + 1]; e++)
-			fprintf(out.f, "%s%u %llu", e == g.off[i] ? "" : " ", g.nb[e].to + 1,
-			        (unsigned long long)scaled(g.nb[e].v, div));
-		fputc('\n', out.f);
+	fprintf(f, "%% vertex k (1-based) is %s index k-1; edge weight = volume in %s / %llu\n",
+	        hc_db_level_name(o->level), db->unit, (unsigned long long)w.div);
+	fprintf(f, "%u %llu 001\n", w.m->n, (unsigned long long)w.edges);
+	for (uint32_t i = 0; i < w.m->n; i++) {
+		for (uint64_t e = w.g.off[i]; e < w.g.off[i + 1]; e++)
+			fprintf(f, "%s%u %llu", e == w.g.off[i] ? "" : " ", w.g.nb[e].to + 1,
+			        (unsigned long long)scaled(w.g.nb[e].v, w.div));
+		fputc('\n', f);
 	}
-	adj_free(&g);
-	return vx_close(&out, true);
+	return graph_end(&w);
 }
 
 static int scotch_run(const struct hc_db *db, const struct export_opts *o)
 {
-	const struct hc_db_matrix *m = chosen(db, o);
-	struct hc_out out;
-	struct adj g;
-	uint64_t edges, div;
+	struct graph_file w;
+	FILE *f;
 
-	if (!m || adj_build(m, &g))
+	if (graph_begin(db, o, &w))
 		return -1;
-	if (vx_open(&out, o->out)) {
-		adj_free(&g);
-		return -1;
-	}
-	div = weight_divisor(m, &edges);
-	if (div > 1)
+	f = w.out.f;
+	if (w.div > 1)
 		fprintf(stderr, VX_NAME ": %s: edge weights divided by %llu to fit 32 bits\n",
-		        o->out, (unsigned long long)div);
-	fprintf(out.f, "0\n%u\t%llu\n0\t010\n", m->n, (unsigned long long)(2 * edges));
-	for (uint32_t i = 0; i < m->n; i++) {
-		fprintf(out.f, "%llu", (unsigned long long)(g.off[i + 1] - g.off[i]));
-		for (uint64_t e = g.off[i]; e < g.off[i + 1]; e++)
-			fprintf(out.f, "\t%llu %u", (unsigned long long)scaled(g.nb[e].v, div), g.nb[e].to);
-		fputc('\n', out.f);
+		        o->out, (unsigned long long)w.div);
+	fprintf(f, "0\n%u\t%llu\n0\t010\n", w.m->n, (unsigned long long)(2 * w.edges));
+	for (uint32_t i = 0; i < w.m->n; i++) {
+		fprintf(f, "%llu", (unsigned long long)(w.g.off[i + 1] - w.g.off[i]));
+		for (uint64_t e = w.g.off[i]; e < w.g.off[i + 1]; e++)
+			fprintf(f, "\t%llu %u", (unsigned long long)scaled(w.g.nb[e].v, w.div), w.g.nb[e].to);
+		fputc('\n', f);
 	}
-	adj_free(&g);
-	return vx_close(&out, true);
+	return graph_end(&w);
 }
 
 const struct exporter export_dot = {

@@ -94,7 +94,8 @@ done
 cc -O2 -g -pthread -o "$bin/acc_stencil" "$src/bench/accuracy/programs/stencil.c" "$src/bench/accuracy/programs/work.c"
 cc -O2 -o "$bin/geninput" "$src/bench/overhead/geninput.c"
 cc -O2 -o "$bin/runstat" "$src/bench/overhead/runstat.c"
-cc -O2 -o "$bin/watch_cost" "$src/bench/overhead/watch_cost.c"
+cc -O2 -I"$src/include" -I"$src/lib" -I"$build" -o "$bin/watch_cost" "$src/bench/overhead/watch_cost.c" \
+   "$build/lib/probe/libhcprobe.a" "$build/lib/pmu/libhcpmu.a" -ldl -lpthread
 cc -O2 -g -D_GNU_SOURCE -I"$src/include" -I"$src/lib" -I"$build" -o "$bin/handler_path" \
    "$src/bench/overhead/handler_path.c" "$src/lib/runtime/loadmap.c" "$build/lib/decode/libhcdecode.a" \
    "$build/lib/detect/libhcdetect.a" "$build/lib/support/libhcsupport.a" -lZydis -lpthread

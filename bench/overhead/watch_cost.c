@@ -15,7 +15,9 @@
    Each sequence also checks that it works: after arming, a store to a
    watched word must trap (SIGTRAP with our sig_data), and after disarming it
    must not. Runs outside the runtime, on this thread only; not signal-context
-   code except the counting SIGTRAP handler.
+   code except the counting SIGTRAP handler. The events are the runtime's
+   own (hc_watch_attr, lib/probe): built against the build tree's
+   libhcprobe.a (bench/overhead/run.sh).
 
    Usage: watch_cost [ITERATIONS] [D]   (default 20000 4) */
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "probe/probe.h"
 
 #define MAXD 4
 
@@ -45,23 +48,6 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 	traps++;
 }
 
-static void attr_init(struct perf_event_attr *a, uint64_t addr, int i)
-{
-	memset(a, 0, sizeof *a);
-	a->size = sizeof *a;
-	a->type = PERF_TYPE_BREAKPOINT;
-	a->bp_type = HW_BREAKPOINT_RW;
-	a->bp_addr = addr;
-	a->bp_len = HW_BREAKPOINT_LEN_8;
-	a->sample_period = 1;
-	a->disabled = 1;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
-	a->sigtrap = 1;
-	a->remove_on_exec = 1;
-	a->sig_data = 0xb900000000000000ull | (uint64_t)i;
-}
-
 static uint64_t now(void)
 {
 	struct timespec ts;
@@ -73,7 +59,8 @@ static uint64_t now(void)
 static int open_set(int *fd, struct perf_event_attr *a, int d, int grouped)
 {
 	for (int i = 0; i < d; i++) {
-		attr_init(&a[i], (uint64_t)(uintptr_t)&dummy, i);
+		/* the runtime's watchpoint (lib/probe), with our cookie */
+		hc_watch_attr(&a[i], (uint64_t)(uintptr_t)&dummy, 0xb900000000000000ull | (uint64_t)i);
 		fd[i] = (int)syscall(SYS_perf_event_open, &a[i], 0, -1,
 		                     grouped && i ? fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd[i] < 0)
