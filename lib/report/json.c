@@ -200,3 +200,16 @@ void hc_json_ki64(struct hc_json *j, const char *k, int64_t v)
 	hc_json_key(j, k);
 	hc_json_i64(j, v);
 }
+
+void hc_json_objects(struct hc_json *j, const char *k, const void *base, size_t n, size_t size,
+                     hc_json_members_fn *fn, const void *arg)
+{
+	hc_json_key(j, k);
+	hc_json_arr(j);
+	for (size_t i = 0; i < n; i++) {
+		hc_json_obj(j);
+		fn(j, (const char *)base + i * size, arg);
+		hc_json_obj_end(j);
+	}
+	hc_json_arr_end(j);
+}

@@ -6,6 +6,7 @@
 #define HC_VIEWER_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,6 +37,12 @@ void hc_json_bool(struct hc_json *j, bool b);
 void hc_json_kstr(struct hc_json *j, const char *k, const char *s);
 void hc_json_ku64(struct hc_json *j, const char *k, uint64_t v);
 void hc_json_ki64(struct hc_json *j, const char *k, int64_t v);
+/* key + an array of n objects, one per element of base[0..n) (each size
+   bytes): fn writes an element's members between the braces (arg: what
+   it needs besides the element). */
+typedef void hc_json_members_fn(struct hc_json *j, const void *elem, const void *arg);
+void hc_json_objects(struct hc_json *j, const char *k, const void *base, size_t n, size_t size,
+                     hc_json_members_fn *fn, const void *arg);
 
 struct hc_db;
 /* The model's "regions" member (lib/report/regions.c). */

@@ -103,101 +103,98 @@ static void write_overview(struct hc_json *j, const struct hc_db *db)
 	hc_json_arr_end(j);
 }
 
-static void write_hosts_processes_threads(struct hc_json *j, const struct hc_db *db)
+static void host_members(struct hc_json *j, const void *elem, const void *arg)
 {
+	const struct hc_db_host *h = elem;
+
+	(void)arg;
+	hc_json_ku64(j, "i", h->i);
+	hc_json_kstr(j, "id", h->id);
+	hc_json_kstr(j, "topology", h->topology);
+	hc_json_kstr(j, "name", h->name);
+	hc_json_ki64(j, "pus", h->pus);
+	hc_json_ki64(j, "cores", h->cores);
+	hc_json_ki64(j, "sockets", h->sockets);
+	hc_json_ki64(j, "numa", h->numa);
+}
+
+static void process_members(struct hc_json *j, const void *elem, const void *arg)
+{
+	const struct hc_db_process *p = elem;
+
+	(void)arg;
+	hc_json_ku64(j, "i", p->i);
+	hc_json_kstr(j, "host", p->host);
+	hc_json_ku64(j, "rank", p->rank);
+	hc_json_ku64(j, "pid", p->pid);
+	hc_json_ku64(j, "ppid", p->ppid);
+	hc_json_ku64(j, "gen", p->gen);
+	hc_json_kstr(j, "exe", p->exe);
+	hc_json_ku64(j, "start_ns", p->start_ns);
+	hc_json_ku64(j, "threads", p->threads);
+	hc_json_ku64(j, "first_thread", p->first_thread);
+	hc_json_kstr(j, "log", p->log);
+}
+
+static void thread_members(struct hc_json *j, const void *elem, const void *arg)
+{
+	const struct hc_db *db = arg;
+	const struct hc_db_thread *t = elem;
 	char label[256];
 
-	hc_json_key(j, "hosts");
-	hc_json_arr(j);
-	for (size_t k = 0; k < db->nhosts; k++) {
-		const struct hc_db_host *h = &db->hosts[k];
-		hc_json_obj(j);
-		hc_json_ku64(j, "i", h->i);
-		hc_json_kstr(j, "id", h->id);
-		hc_json_kstr(j, "topology", h->topology);
-		hc_json_kstr(j, "name", h->name);
-		hc_json_ki64(j, "pus", h->pus);
-		hc_json_ki64(j, "cores", h->cores);
-		hc_json_ki64(j, "sockets", h->sockets);
-		hc_json_ki64(j, "numa", h->numa);
-		hc_json_obj_end(j);
-	}
-	hc_json_arr_end(j);
+	hc_json_ku64(j, "index", t->index);
+	hc_json_kstr(j, "label", hc_db_index_label(db, HC_DB_LEVEL_THREAD, (uint32_t)(t - db->threads),
+	                                             label, sizeof(label)));
+	hc_json_ku64(j, "process", t->process);
+	hc_json_ku64(j, "pid", t->pid);
+	hc_json_ku64(j, "thread", t->thread);
+	hc_json_ki64(j, "tid", t->tid);
+	hc_json_ki64(j, "creator", t->creator);
+	hc_json_kstr(j, "start_routine", t->start_routine);
+	hc_json_ki64(j, "creation_context", t->creation_context);
+	hc_json_kstr(j, "cpus", t->cpus);
+	hc_json_kstr(j, "sampler", t->sampler);
+	hc_json_ki64(j, "period", t->period);
+	hc_json_kstr(j, "profile", t->profile);
+	hc_json_ku64(j, "rank", t->rank);
+	hc_json_kstr(j, "host", t->host);
+}
 
-	hc_json_key(j, "processes");
-	hc_json_arr(j);
-	for (size_t k = 0; k < db->nprocs; k++) {
-		const struct hc_db_process *p = &db->procs[k];
-		hc_json_obj(j);
-		hc_json_ku64(j, "i", p->i);
-		hc_json_kstr(j, "host", p->host);
-		hc_json_ku64(j, "rank", p->rank);
-		hc_json_ku64(j, "pid", p->pid);
-		hc_json_ku64(j, "ppid", p->ppid);
-		hc_json_ku64(j, "gen", p->gen);
-		hc_json_kstr(j, "exe", p->exe);
-		hc_json_ku64(j, "start_ns", p->start_ns);
-		hc_json_ku64(j, "threads", p->threads);
-		hc_json_ku64(j, "first_thread", p->first_thread);
-		hc_json_kstr(j, "log", p->log);
-		hc_json_obj_end(j);
-	}
-	hc_json_arr_end(j);
+/* MPI ranks (database.xml <Ranks>): empty without several ranks. */
+static void rank_members(struct hc_json *j, const void *elem, const void *arg)
+{
+	const struct hc_db_rank *r = elem;
 
-	hc_json_key(j, "threads");
-	hc_json_arr(j);
-	for (size_t k = 0; k < db->nthreads; k++) {
-		const struct hc_db_thread *t = &db->threads[k];
-		hc_json_obj(j);
-		hc_json_ku64(j, "index", t->index);
-		hc_json_kstr(j, "label", hc_db_index_label(db, HC_DB_LEVEL_THREAD, (uint32_t)k,
-		                                             label, sizeof(label)));
-		hc_json_ku64(j, "process", t->process);
-		hc_json_ku64(j, "pid", t->pid);
-		hc_json_ku64(j, "thread", t->thread);
-		hc_json_ki64(j, "tid", t->tid);
-		hc_json_ki64(j, "creator", t->creator);
-		hc_json_kstr(j, "start_routine", t->start_routine);
-		hc_json_ki64(j, "creation_context", t->creation_context);
-		hc_json_kstr(j, "cpus", t->cpus);
-		hc_json_kstr(j, "sampler", t->sampler);
-		hc_json_ki64(j, "period", t->period);
-		hc_json_kstr(j, "profile", t->profile);
-		hc_json_ku64(j, "rank", t->rank);
-		hc_json_kstr(j, "host", t->host);
-		hc_json_obj_end(j);
-	}
-	hc_json_arr_end(j);
+	(void)arg;
+	hc_json_ku64(j, "rank", r->rank);
+	hc_json_kstr(j, "host", r->host);
+	hc_json_ku64(j, "processes", r->processes);
+	hc_json_ku64(j, "threads", r->threads);
+	hc_json_ku64(j, "within_true", r->within[0]);
+	hc_json_ku64(j, "within_false", r->within[1]);
+	hc_json_ku64(j, "across_true", r->across[0]);
+	hc_json_ku64(j, "across_false", r->across[1]);
+}
 
-	/* MPI ranks (database.xml <Ranks>): empty without several ranks. */
-	hc_json_key(j, "ranks");
-	hc_json_arr(j);
-	for (size_t k = 0; k < db->nrankrows; k++) {
-		const struct hc_db_rank *r = &db->rankrows[k];
-		hc_json_obj(j);
-		hc_json_ku64(j, "rank", r->rank);
-		hc_json_kstr(j, "host", r->host);
-		hc_json_ku64(j, "processes", r->processes);
-		hc_json_ku64(j, "threads", r->threads);
-		hc_json_ku64(j, "within_true", r->within[0]);
-		hc_json_ku64(j, "within_false", r->within[1]);
-		hc_json_ku64(j, "across_true", r->across[0]);
-		hc_json_ku64(j, "across_false", r->across[1]);
-		hc_json_obj_end(j);
-	}
-	hc_json_arr_end(j);
-	hc_json_key(j, "rank_pairs");
-	hc_json_arr(j);
-	for (size_t k = 0; k < db->nrankpairs; k++) {
-		const struct hc_db_rankpair *p = &db->rankpairs[k];
-		hc_json_obj(j);
-		hc_json_ku64(j, "a", p->a);
-		hc_json_ku64(j, "b", p->b);
-		hc_json_ku64(j, "true", p->v[0]);
-		hc_json_ku64(j, "false", p->v[1]);
-		hc_json_obj_end(j);
-	}
-	hc_json_arr_end(j);
+static void rankpair_members(struct hc_json *j, const void *elem, const void *arg)
+{
+	const struct hc_db_rankpair *p = elem;
+
+	(void)arg;
+	hc_json_ku64(j, "a", p->a);
+	hc_json_ku64(j, "b", p->b);
+	hc_json_ku64(j, "true", p->v[0]);
+	hc_json_ku64(j, "false", p->v[1]);
+}
+
+static void write_hosts_processes_threads(struct hc_json *j, const struct hc_db *db)
+{
+	hc_json_objects(j, "hosts", db->hosts, db->nhosts, sizeof(*db->hosts), host_members, NULL);
+	hc_json_objects(j, "processes", db->procs, db->nprocs, sizeof(*db->procs), process_members, NULL);
+	hc_json_objects(j, "threads", db->threads, db->nthreads, sizeof(*db->threads), thread_members, db);
+	hc_json_objects(j, "ranks", db->rankrows, db->nrankrows, sizeof(*db->rankrows), rank_members, NULL);
+	hc_json_objects(j, "rank_pairs", db->rankpairs, db->nrankpairs, sizeof(*db->rankpairs),
+	                rankpair_members, NULL);
 }
 
 static int cmp_u32(const void *a, const void *b)
