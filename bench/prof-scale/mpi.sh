@@ -5,9 +5,12 @@
 # sequential hpcprof-comm and by `mpirun -np R hpcprof-comm` for each R in
 # RANKS, every rank under /usr/bin/time -v. Prints a Markdown table: wall
 # time (around mpirun, launch included), CPU time of all ranks, peak RSS per
-# rank (rank 0 and the largest other), and rank 0's phase times
-# (HC_DEBUG=time: read+combine+events, reduce, the rest), then checks that
-# every distributed database equals the sequential one (diff -r).
+# rank (rank 0 and the largest other), the largest CPU time of another
+# rank, and rank 0's phase CPU times (HC_DEBUG=time: read+combine+events,
+# reduce, the object pass of its share + merging the others' objects, the
+# rest), the bytes rank 0 received in each reduction, then checks that
+# every distributed database equals the sequential one (diff -r). Every
+# rank's CPU time and peak RSS go to WORKDIR/ranks.log.
 #
 #   bench/prof-scale/mpi.sh BUILDDIR [WORKDIR]
 # Environment: SIZES = "threads:nodes:events[:threads_per_process[:hot]] ..."
@@ -45,8 +48,8 @@ chmod +x "$work/timed.sh"
 field() { awk -F': ' -v k="$1" 'index($0, k) { print $2 }' "$2"; }
 secs() { echo "$1" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }'; }
 
-echo "| threads | nodes/thread | events/thread | input MB | ranks | -j | wall s | CPU s (all ranks) | CPU s rank 0 | peak RSS MB rank 0 | peak RSS MB max other | rank 0 CPU: read+events s | reduce s | rest s | MB merged by rank 0 | same DB |"
-echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|"
+echo "| threads | nodes/thread | events/thread | input MB | ranks | -j | wall s | CPU s (all ranks) | CPU s rank 0 | CPU s max other | peak RSS MB rank 0 | peak RSS MB max other | rank 0 CPU: read+events s | reduce s | objects s | rest s | MB merged by rank 0 | objects MB merged by rank 0 | same DB |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|"
 for s in $sizes; do
 	t=$(echo "$s" | cut -d: -f1); n=$(echo "$s" | cut -d: -f2)
 	e=$(echo "$s" | cut -d: -f3); per=$(echo "$s" | cut -d: -f4); hot=$(echo "$s" | cut -d: -f5)
@@ -72,21 +75,27 @@ for s in $sizes; do
 			np=$r
 		fi
 		end=$(date +%s.%N)
-		cpu=0; rss0=0; rssmax=0
+		cpu=0; rss0=0; rssmax=0; cpumax=0
 		for k in $(seq 0 $((np - 1))); do
 			f="$work/run.time.$k"
 			c=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$f")
 			m=$(field "Maximum resident set size" "$f")
 			cpu=$(echo "$cpu $c" | awk '{ print $1 + $2 }')
 			if [ "$k" = 0 ]; then rss0=$m; elif [ "$m" -gt "$rssmax" ]; then rssmax=$m; fi
+			# every rank's figures, for the record
+			echo "threads $t, ranks $r: rank $k: CPU $c s, peak RSS $((m / 1024)) MB" >>"$work/ranks.log"
+			[ "$k" = 0 ] || cpumax=$(echo "$cpumax $c" | awk '{ print ($2 > $1 ? $2 : $1) }')
 		done
 		ph="$work/run.time.err.0"
 		# phase lines "hpcprof-comm: time: NAME WALL s  cpu CPU s": rank 0's CPU seconds
 		rd=$(awk '/^hpcprof-comm: time: (scan|read|combine|regions|events) / { s += $(NF - 1) } END { print s + 0 }' "$ph")
 		rdc=$(awk '/^hpcprof-comm: time: reduce / { s += $(NF - 1) } END { print s + 0 }' "$ph")
-		rest=$(awk -v a="$rd" -v b="$rdc" '/^hpcprof-comm: time: / { s += $(NF - 1) } END { print s - a - b }' "$ph")
+		# the object pass (and phases, locality) of rank 0's share, and merging the others' results
+		obj=$(awk '/^hpcprof-comm: time: (objects|obj\. reduce) / { s += $(NF - 1) } END { print s + 0 }' "$ph")
+		rest=$(awk -v a="$rd" -v b="$rdc" -v o="$obj" '/^hpcprof-comm: time: / { s += $(NF - 1) } END { print s - a - b - o }' "$ph")
 		cpu0=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$work/run.time.0")
-		bytes0=$(sed -n "s/.*merged \([0-9]*\) bytes.*/\1/p" "$ph" | awk "{ s += \$1 } END { print s + 0 }")
+		bytes0=$(sed -n "s/.*merged \([0-9]*\) bytes from.*/\1/p" "$ph" | awk "{ s += \$1 } END { print s + 0 }")
+		obytes0=$(sed -n "s/.*merged \([0-9]*\) bytes of objects.*/\1/p" "$ph" | awk "{ s += \$1 } END { print s + 0 }")
 		mv "$db" "$work/db-$r"
 		db="$work/db-$r"
 		same=yes
@@ -94,10 +103,11 @@ for s in $sizes; do
 		[ "$r" = sequential ] && rl="1 (no MPI)" || rl=$r
 		awk -v b="$bytes" -v w="$(echo "$start $end" | awk '{ print $2 - $1 }')" -v c="$cpu" \
 		    -v t="$t" -v n="$n" -v e="$e" -v r="$rl" -v j="$jobs" -v r0="$rss0" -v rm="$rssmax" \
-		    -v rd="$rd" -v rdc="$rdc" -v rest="$rest" -v same="$same" -v c0="$cpu0" -v mb="$bytes0" 'BEGIN {
-			printf "| %d | %d | %d | %.0f | %s | %d | %.2f | %.2f | %.2f | %.0f | %s | %.2f | %.2f | %.2f | %.1f | %s |\n",
-			       t, n, e, b / 1e6, r, j, w, c, c0, r0 / 1024, (rm > 0 ? sprintf("%.0f", rm / 1024) : "–"),
-			       rd, rdc, rest, mb / 1e6, same }'
+		    -v rd="$rd" -v rdc="$rdc" -v rest="$rest" -v same="$same" -v c0="$cpu0" -v mb="$bytes0" \
+		    -v cm="$cpumax" -v ob="$obj" -v omb="$obytes0" 'BEGIN {
+			printf "| %d | %d | %d | %.0f | %s | %d | %.2f | %.2f | %.2f | %s | %.0f | %s | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %s |\n",
+			       t, n, e, b / 1e6, r, j, w, c, c0, (cm > 0 ? sprintf("%.2f", cm) : "–"), r0 / 1024,
+			       (rm > 0 ? sprintf("%.0f", rm / 1024) : "–"), rd, rdc, ob, rest, mb / 1e6, omb / 1e6, same }'
 		[ "$r" = sequential ] || rm -rf "$db"
 	done
 	rm -rf "$work/db-sequential"

@@ -10,8 +10,9 @@
    serialized into a versioned byte buffer and reduced over a binomial tree:
    at step s, rank r with bit s set sends to r - s and stops; rank r + s's
    buffer is merged into rank r's state. Rank 0 ends with everything and goes
-   on alone (symbolization, matrices, objects, writing), so the database is
-   the one a single run writes.
+   on (symbolization, matrices, regions, writing), so the database is the
+   one a single run writes; the data-object pass, phases and locality are a
+   second round over the same tree (dist_objects.c).
 
    Identity of node numbers: one process numbers tree nodes in the order it
    first meets them, visiting profiles in file order and each profile's nodes

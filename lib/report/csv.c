@@ -108,7 +108,7 @@ int hc_report_csv_threads(const struct hc_db *db, FILE *f)
 			rc = -ENOMEM;
 	}
 	if (!rc)
-		fputs("index,label,process,pid,tid,creator,start_routine,cpus,all,true,false\n", f);
+		fputs("index,label,process,pid,tid,creator,start_routine,cpus,all,true,false,rank,host\n", f);
 	for (uint32_t i = 0; !rc && i < db->nthreads; i++) {
 		const struct hc_db_thread *t = &db->threads[i];
 		uint64_t sum[HC_DB_KIND_COUNT] = { 0 };
@@ -128,8 +128,11 @@ int hc_report_csv_threads(const struct hc_db *db, FILE *f)
 		hc_put_csv(f, t->start_routine);
 		fputc(',', f);
 		hc_put_csv(f, t->cpus);
-		fprintf(f, ",%llu,%llu,%llu\n", (unsigned long long)sum[0],
-		        (unsigned long long)sum[1], (unsigned long long)sum[2]);
+		fprintf(f, ",%llu,%llu,%llu,%llu,", (unsigned long long)sum[0],
+		        (unsigned long long)sum[1], (unsigned long long)sum[2],
+		        (unsigned long long)t->rank);
+		hc_put_csv(f, t->host ? t->host : "");
+		fputc('\n', f);
 	}
 	for (int k = 0; k < HC_DB_KIND_COUNT; k++)
 		free(vol[k]);

@@ -80,6 +80,8 @@ host=$(awk -F, 'NR == 2 { print $NF }' "$T")
 "$B/viewer-export/viewer-export" "$TMP/seq" --csv "$TMP/csv" >/dev/null 2>"$TMP/csv.err" ||
 	fail "viewer-export --csv: $(cat "$TMP/csv.err")"
 grep -q '^[0-9]*,"\?1\.[0-9]' "$TMP/csv/threads.csv" || fail "the CSV export has no rank.thread label (1.N)"
+head -n 1 "$TMP/csv/threads.csv" | grep -q ',rank,host$' || fail "the CSV export's threads.csv has no rank, host columns"
+grep -q ",1,$host\$" "$TMP/csv/threads.csv" || fail "the CSV export's threads.csv has no thread of rank 1 on $host"
 # The rank view: both ranks, each with the communication of its own workers.
 X="$TMP/seq/database.xml"
 [ "$(grep -c '<Rank rank=' "$X")" -eq 2 ] || fail "database.xml: <Ranks> does not list 2 ranks"
