@@ -27,6 +27,7 @@ enum {
 	W_TIME,
 	W_LEN_THREAD,  /* len | LOAD_BIT if a load | thread << 32 */
 	W_CPU_CTX,     /* (uint32_t)cpu | ctx << 32 */
+	W_MASK,        /* the publisher's bytes of the line (hc_bb_entry.mask) */
 	W_COUNT,
 };
 
@@ -102,6 +103,7 @@ bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_ent
 	out->thread = (uint32_t)(w[W_LEN_THREAD] >> 32);
 	out->cpu = (int32_t)(uint32_t)w[W_CPU_CTX];
 	out->ctx = (uint32_t)(w[W_CPU_CTX] >> 32);
+	out->mask = w[W_MASK];
 	return true;
 }
 
@@ -160,6 +162,7 @@ int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
 	store_rel(&slot->w[W_LEN_THREAD], (uint64_t)((e->len & ~LOAD_BIT) | (e->is_load ? LOAD_BIT : 0)) |
 	                                  (uint64_t)e->thread << 32);
 	store_rel(&slot->w[W_CPU_CTX], (uint64_t)(uint32_t)e->cpu | (uint64_t)e->ctx << 32);
+	store_rel(&slot->w[W_MASK], e->mask);
 	store_rel(&slot->seq, s + 2);
 	{
 		uint32_t pos = __atomic_fetch_add(&bb->recent_pos, 1, __ATOMIC_RELAXED);

@@ -72,9 +72,47 @@ static bool set_is_stale(const struct hc_detect_thread *th)
 	return !th->armed || th->armed_at < th->prev_sample;
 }
 
-static void fill_comm(struct hc_comm *c, const struct hc_sample *s,
+/* The bytes of e's line that th was seen to access recently (0: none
+   known; without th->touched always 0); all of them for a moving access
+   (an instruction that walks through memory reads or writes the whole
+   line over time). */
+static uint64_t own_mask(const struct hc_detect_thread *th, uint64_t line, uint64_t now)
+{
+	if (th->moving)
+		return ~0ull;
+	return th->touched ? hc_step_line_mask(th->touched, line, now, th->touched_within) : 0;
+}
+
+/* True or false sharing between the detecting access s (of th) and the
+   published access e, on e's line. Exact mode counts the reader's miss
+   true iff the reader's bytes meet what the writer wrote since the line
+   moved: not the one access each side happened to be caught at (a
+   queue's consumer caught at item i, its producer at item i+1, share the
+   whole line over time; a halo's rows likewise), but the bytes each
+   side's code keeps touching. So each side's access counts together with
+   the bytes of the line it was seen to access recently (th's own line
+   mask, the entry's mask); two threads that each keep to their own field
+   stay false. *by_mask: true only through the masks. */
+static bool judge_true(const struct hc_detect_thread *th, const struct hc_sample *s,
+                       const struct hc_bb_entry *e, bool *by_mask)
+{
+	uint64_t sb = hc_line_bytes(e->line, s->addr, s->len ? s->len : 1);
+	uint64_t eb = hc_line_bytes(e->line, e->addr, e->len ? e->len : 1);
+
+	*by_mask = false;
+	if (hc_ranges_overlap(s->addr, s->len, e->addr, e->len))
+		return true;
+	if (((sb | own_mask(th, e->line, s->time)) & (eb | e->mask)) == 0)
+		return false;
+	*by_mask = true;
+	return true;
+}
+
+static void fill_comm(struct hc_comm *c, const struct hc_detect_thread *th, const struct hc_sample *s,
                       const struct hc_bb_entry *e, uint64_t weight, uint32_t how)
 {
+	bool by_mask;
+
 	c->time = s->time;
 	c->weight = weight;
 	c->addr = s->addr;
@@ -88,7 +126,8 @@ static void fill_comm(struct hc_comm *c, const struct hc_sample *s,
 	c->peer_ctx = e->ctx;
 	c->flags = how | (e->is_load ? 0 : HC_COMM_PEER_STORE)
 	         | (s->is_store ? HC_COMM_STORE : 0)
-	         | (hc_ranges_overlap(s->addr, s->len, e->addr, e->len) ? HC_COMM_TRUE : 0);
+	         | (judge_true(th, s, e, &by_mask) ? HC_COMM_TRUE : 0);
+	c->true_by_mask = by_mask;
 }
 
 /* Is e worth watching for th? Another thread's, not counted yet; a store
@@ -218,7 +257,7 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	   Two loads do not communicate. */
 	if (hc_bulletin_lookup(bb, line, &e) && is_fresh(th, &e) && e.time > th->t_prev &&
 	    (s->is_store || !e.is_load)) {
-		fill_comm(comm, s, &e, cfg->period, 0);
+		fill_comm(comm, th, s, &e, cfg->period, 0);
 		th->t_prev = e.time;
 		res->comm = true;
 	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, s->time, &e, &count)) {
@@ -262,6 +301,7 @@ int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	   of its slot and of the recent-publication ring. */
 	if (s->is_private || (!s->is_store && !cfg->publish_loads))
 		return 0;
+	mine.mask = own_mask(th, mine.line, s->time) | hc_line_bytes(mine.line, s->addr, s->len);
 	rc = hc_bulletin_publish(bb, &mine);
 	return rc == 0 ? 1 : rc;
 }
@@ -292,7 +332,7 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 		return false;
 	}
 	pc = e->line + (uint64_t)published_chunk(e) * CHUNK;
-	fill_comm(comm, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
+	fill_comm(comm, th, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
 	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
 	                                 th->candidates),
 	          HC_COMM_TRAP);

@@ -14,7 +14,9 @@
    - On a sample: the entry for the sample's line, from another thread,
      published after this thread's previous sample (fresh) and after this
      thread's t_prev, is one communication of weight `period`; true sharing
-     if the byte ranges overlap, false otherwise; t_prev := entry time.
+     if the byte ranges overlap — each side's access together with the
+     bytes of the line that side was seen to access recently (th->touched's
+     mask, the entry's mask) —, false otherwise; t_prev := entry time.
    - Otherwise, if this thread's watchpoint set is stale (not armed, or armed
      before this thread's previous sample), pick a fresh entry published by
      another thread and ask the caller to arm D (<= HC_MAX_WATCH) 8-byte
@@ -58,6 +60,10 @@ struct hc_bb_entry {
 	int32_t  cpu;
 	uint32_t ctx;     /* publisher's CCT node for this access */
 	bool     is_load; /* a load (false: a store or atomic RMW) */
+	/* The bytes of the line the publisher was seen to access recently,
+	   this access included (hc_line_bytes bits; 0 = only this access
+	   known): what true/false sharing is judged against (§5.7). */
+	uint64_t mask;
 };
 
 struct hc_bb_slot;   /* seqlock + entry, cache-line aligned (bulletin.c) */
@@ -106,6 +112,11 @@ struct hc_detect_thread {
 	   two threads touched), instead of any fresh entry. */
 	const struct hc_step_lines *touched;
 	uint64_t touched_within;
+	/* The access being judged or published is a moving one (its
+	   instruction walks through memory: hc_step_pc_moves): it counts as
+	   the whole line, in the judgement and in the entry's mask. Set by the
+	   runtime around one call, false otherwise. */
+	bool moving;
 	uint32_t nsamples;      /* samples so far; the first HC_DETECT_YOUNG target any store */
 	uint64_t prev_sample;   /* time of this thread's previous sample, 0 = none yet */
 	uint64_t t_prev;        /* publication time of the last entry counted */
@@ -141,6 +152,8 @@ struct hc_comm {
 	int32_t  cpu, peer_cpu;
 	uint32_t ctx, peer_ctx;
 	uint32_t flags;      /* enum hc_comm_flag */
+	bool     true_by_mask; /* true only through the byte masks: the two
+	                          accesses themselves do not overlap */
 };
 
 /* What hc_detect_sample decided. */

@@ -83,12 +83,59 @@ bool hc_step_line_recent(const struct hc_step_lines *l, uint64_t line, uint64_t 
 	return l->line[i] == line && l->time[i] != 0 && (now < l->time[i] || now - l->time[i] <= within);
 }
 
-bool hc_step_line_seen(struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)
+bool hc_step_line_note(struct hc_step_lines *l, uint64_t addr, uint32_t len, uint64_t now,
+                       uint64_t within)
 {
+	uint64_t line = addr & ~(uint64_t)(HC_LINE - 1);
 	uint32_t i = (uint32_t)((line / HC_LINE) % HC_STEP_LINES);
 	bool seen = hc_step_line_recent(l, line, now, within);
 
+	if (!seen)
+		l->mask[i] = 0;
+	l->mask[i] |= hc_line_bytes(line, addr, len);
 	l->line[i] = line;
 	l->time[i] = now ? now : 1;
 	return seen;
+}
+
+bool hc_step_line_seen(struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)
+{
+	return hc_step_line_note(l, line, 0, now, within);
+}
+
+uint64_t hc_step_line_mask(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)
+{
+	line &= ~(uint64_t)(HC_LINE - 1);
+	if (!l || !hc_step_line_recent(l, line, now, within))
+		return 0;
+	return l->mask[(line / HC_LINE) % HC_STEP_LINES];
+}
+
+bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr)
+{
+	uint32_t i = (uint32_t)((pc ^ (pc >> 7)) % HC_STEP_PCS);
+
+	if (pc == 0)
+		return false;
+	if (p->pc[i] != pc) {
+		p->pc[i] = pc;
+		p->addr[i][0] = addr;
+		p->addr[i][1] = addr;
+		p->moves[i] = 0;
+		return false;
+	}
+	if (addr == p->addr[i][0])
+		return p->moves[i] != 0;
+	if (addr == p->addr[i][1]) {
+		/* back to the previous address: one pointer switched between two
+		   words, unless a third one was seen before */
+		if (p->moves[i] == 1)
+			p->moves[i] = 0;
+	} else {
+		/* a second distinct address: moving, tentatively; a third: for good */
+		p->moves[i] = p->addr[i][1] != p->addr[i][0] ? 2 : 1;
+	}
+	p->addr[i][1] = p->addr[i][0];
+	p->addr[i][0] = addr;
+	return p->moves[i] != 0;
 }

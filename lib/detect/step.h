@@ -17,6 +17,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "decode/decode.h"
+#include "hc/common.h"
+
+/* The bytes of [addr, addr+len) that lie in `line` (64-byte aligned), as a
+   mask: bit i = byte line+i. len 0 gives none. */
+static inline uint64_t hc_line_bytes(uint64_t line, uint64_t addr, uint32_t len)
+{
+	uint64_t lo = addr > line ? addr - line : 0;
+	uint64_t end = addr + len, hi = end > line ? end - line : 0;
+
+	if (len == 0 || addr >= line + HC_LINE || hi == 0)
+		return 0;
+	if (hi > HC_LINE)
+		hi = HC_LINE;
+	if (lo >= hi)
+		return 0;
+	return (hi - lo == 64 ? ~0ull : ((1ull << (hi - lo)) - 1)) << lo;
+}
 
 /* Memory of the stepping thread that no other thread uses: its stack and
    its static TLS block. Stores there are stepped over, not published. */
@@ -62,12 +79,48 @@ uint32_t hc_step_decide(struct hc_step_budget *b, const struct hc_step_config *c
 struct hc_step_lines {
 	uint64_t line[HC_STEP_LINES];
 	uint64_t time[HC_STEP_LINES];
+	/* The bytes of the line the thread was seen to access (read or write)
+	   while the line stayed recent: bit i = byte i. Exact mode judges a
+	   transfer true iff the reader's bytes meet what the writer wrote since
+	   the line moved; one sampled access of each side is a poor stand-in
+	   for those sets (a queue's consumer reads the item after the one the
+	   producer just stored), the bytes each side's code keeps touching a
+	   better one (doc/detection.md §5.7). */
+	uint64_t mask[HC_STEP_LINES];
 };
 /* Record a sample of `line` at `now`; true if the line was sampled before
    within `within` ns. */
 bool hc_step_line_seen(struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
+/* The same, for an access of [addr, addr+len) (its line's bytes only) whose
+   bytes join the line's mask; a line not recent starts a new mask. */
+bool hc_step_line_note(struct hc_step_lines *l, uint64_t addr, uint32_t len, uint64_t now,
+                       uint64_t within);
 /* The same question without recording anything. */
 bool hc_step_line_recent(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
+/* The line's byte mask, 0 when it is not recent (l may be NULL). */
+uint64_t hc_step_line_mask(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
+
+/* The instructions a thread was seen to access memory with, and whether
+   one of them has accessed more than one address (an array walk, a queue's
+   slots, a halo row: a *moving* access) or always the same (a field, a
+   counter, a slot of its own). A moving access reads or writes the whole
+   line over time, so it counts as the whole line when true and false
+   sharing are judged (§5.7); a fixed one only as its bytes. A second
+   address makes an instruction moving, tentatively; a return to the first
+   undoes it (code that switches one pointer between two words, like
+   comm_bench's false kernel — its own slot or the shared word — is two
+   fixed accesses, not a walk); a third distinct address makes it moving
+   for good. Direct-mapped by PC, HC_STEP_PCS entries; an entry lives
+   until another PC takes its slot. */
+#define HC_STEP_PCS 128
+struct hc_step_pcs {
+	uint64_t pc[HC_STEP_PCS];
+	uint64_t addr[HC_STEP_PCS][2];   /* the last two distinct addresses */
+	uint8_t  moves[HC_STEP_PCS];      /* 0 fixed, 1 moving (two addresses), 2 for good */
+};
+/* Record that the instruction at pc accessed addr; true if it is (now
+   known to be) a moving access. */
+bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr);
 
 /* The budget: a token bucket in steps, refilled by `per_sample` tokens per
    sample (a fraction of a step is kept in 1/256 units), capped at `cap`. A

@@ -136,6 +136,8 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 		t->cnt.publish_refused++;
 	if (res.comm) {
 		t->cnt.detections_sample++;
+		if (comm.true_by_mask)
+			t->cnt.true_by_mask++;
 		if (comm.ctx == HC_NONE)
 			comm.ctx = cct__context(t, uctx, leaf);
 		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */

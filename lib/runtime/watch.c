@@ -236,11 +236,14 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		hc_detect_arm_failed(&t->det);
 		return;
 	}
+	soft__note_access(t, leaf, &s);
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u trap slot %d: %s %#llx+%u at %#llx", t->id.index, slot,
 	             s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,
 	             (unsigned long long)leaf);
 	if (hc_detect_trap(&hc_rt.dcfg, &t->det, &s, &comm)) {
 		t->cnt.traps_matched++;
+		if (comm.true_by_mask)
+			t->cnt.true_by_mask++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   matched: %s sharing with T%u", t->id.index,
 		             (comm.flags & HC_COMM_TRUE) ? "true" : "false", comm.peer);
 		record__comm(t, &comm);
@@ -248,11 +251,14 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		   next readers, as a sampled store would be. */
 		if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
 			t->cnt.published_trap++;
+		t->det.moving = false;
 		soft__after_trap(t, uctx, &s);
 	} else if (watched_load && !s.is_store && !t->det.armed) {
 		/* A set on a published load, hit by this thread's own load. */
+		t->det.moving = false;
 		t->cnt.traps_load_load++;
 	} else {
+		t->det.moving = false;
 		/* A late trap of an older set: the registers are off now, so the
 		   detection state must not believe a set is still armed. */
 		t->cnt.traps_unmatched++;

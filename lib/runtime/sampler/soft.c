@@ -276,6 +276,22 @@ void soft__cost(struct rt_thread *t, unsigned kind, uint64_t t0)
 	own(t)->cost_ns[kind] += dt;
 }
 
+/* An access of possibly shared memory, by the instruction at pc, joins
+   the thread's recent lines and their byte masks; whether it is a moving
+   access (its instruction was seen at other addresses: an array or a
+   queue walked through), which is judged as the whole line, goes to
+   t->det.moving for the detection that follows (detection.md §5.7; the
+   caller clears it after). True if the line was recent. */
+static bool note_access(struct rt_thread *t, uint64_t pc, uint64_t addr, uint32_t len, uint64_t now)
+{
+	bool seen = hc_step_line_note(&own(t)->lines, addr, len, now, RT_STEP_RECENT * hc_rt.opt.period);
+
+	t->det.moving = hc_step_pc_moves(&own(t)->pcs, pc, addr);
+	if (t->det.moving)
+		t->cnt.moving_accesses++;
+	return seen;
+}
+
 static void private_ranges(const struct rt_thread *t, struct hc_step_private *p)
 {
 	p->stack_lo = t->id.stack_lo;
@@ -308,8 +324,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	s.is_store = store;
 	s.is_private = false;
 	s.cpu = record__cpu();
-	hc_step_line_seen(&own(t)->lines, s.addr & ~(uint64_t)(HC_LINE - 1), s.time,
-	                  RT_STEP_RECENT * hc_rt.opt.period);
+	note_access(t, pc, s.addr, s.len, s.time);
 	cur = t->det.prev_sample;
 	t->det.prev_sample = own(t)->prev_before;
 	if (store)
@@ -317,6 +332,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	else
 		t->cnt.step_loads++;
 	record__detect_sample(t, uctx, pc, &s);
+	t->det.moving = false;
 	t->det.prev_sample = cur;   /* the thread's previous *sample* stays what it was */
 }
 
@@ -566,6 +582,16 @@ void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s
 	maybe_burst(t, uctx, &r, s, false, true, t->det.prev_sample);
 }
 
+/* A trapped access of possibly shared memory joins the thread's line
+   bytes (the masks true/false sharing is judged with, detection.md §5.7);
+   t->det.moving says whether it moves until the caller clears it. */
+void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
+{
+	if (!sampler__is(&soft__sampler) || !own(t) || s->is_private)
+		return;
+	note_access(t, pc, s->addr, s->len, s->time);
+}
+
 bool soft__stepping(const struct rt_thread *t)
 {
 	return sampler__is(&soft__sampler) && own(t) && own(t)->step_left != 0;
@@ -676,8 +702,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	one.acc[0].size = s.len;
 	one.acc[0].rw = HC_ACC_W;   /* hc_step_classify's privacy test, as if it stored */
 	priv = hc_step_classify(&one, &p, &pa) != HC_STEP_STORE || loadmap__readonly(s.addr);
-	seen = !priv && hc_step_line_seen(&own(t)->lines, s.addr & ~(uint64_t)(HC_LINE - 1), s.time,
-	                                  RT_STEP_RECENT * hc_rt.opt.period);
+	seen = !priv && note_access(t, leaf, s.addr, s.len, s.time);
 	/* Burst evidence: another thread's recent entry for the line, looked
 	   up before this sample publishes its own. */
 	shared = !priv && hc_bulletin_lookup(&hc_rt.bb, s.addr & ~(uint64_t)(HC_LINE - 1), &e) &&
@@ -687,6 +712,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	   array rarely hits the same line twice (and stack/TLS never publish). */
 	s.is_private = priv || (!s.is_store && !seen);
 	record__detect_sample(t, uctx, leaf, &s);
+	t->det.moving = false;
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
 	/* Private work (own stack, TLS, read-only data, or a line not
 	   evidently shared: a private heap array's load seen once): the

@@ -30,6 +30,7 @@ enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
 struct rt_soft_thread {
 	struct hc_step_budget budget;
 	struct hc_step_lines lines;   /* lines this thread's samples touched */
+	struct hc_step_pcs pcs;       /* its accessing instructions: moving or fixed */
 	uint32_t step_left;     /* steps the running burst may still take; 0 = none */
 	uint32_t step_taken;    /* steps taken by the running burst */
 	uint64_t prev_before;   /* det.prev_sample before the burst's sample */
@@ -56,6 +57,8 @@ void soft__on_step(struct rt_thread *t, void *uctx);
 /* After a matched watchpoint trap on a load: a burst (signal context). */
 struct hc_sample;
 void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s);
+/* A trapped access (at pc) joins the thread's line bytes. */
+void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);
 /* The execute breakpoint on a return address fired (watch.c; signal
    context): a burst from the caller's code. */
 void soft__on_ret_bp(struct rt_thread *t, void *uctx);

@@ -638,6 +638,82 @@ static void test_targeting(void)
 	CHECK(w.res.arm && w.th[0].watched.line == LINE_A + 64 * 40);
 }
 
+/* True and false sharing judged with each side's line bytes (§5.7): the
+   bytes a thread was seen to access on the line recently join its access,
+   the publisher's through the entry's mask. */
+static void test_judged_by_masks(void)
+{
+	static struct hc_step_lines l0, l1;
+	struct world w;
+	bool t;
+
+	world_init(&w, 7, 2);
+	w.th[0].touched = &l0;
+	w.th[0].touched_within = 100000;
+	w.th[1].touched = &l1;
+	w.th[1].touched_within = 100000;
+	/* a queue: T1 (producer) was seen storing items 0 and 2, T0
+	   (consumer) loading item 1 before; now T1 stores item 3 and T0
+	   loads item 0: the accesses miss each other, the bytes do not */
+	hc_step_line_note(&l1, LINE_A + 0, 16, 100, 100000);
+	hc_step_line_note(&l1, LINE_A + 32, 16, 110, 100000);
+	hc_step_line_note(&l0, LINE_A + 16, 8, 120, 100000);
+	hc_step_line_note(&l1, LINE_A + 48, 8, 200, 100000);
+	sample(&w, 1, 200, LINE_A + 48, 8, true);
+	CHECK_EQ_U64(w.res.published, 1);
+	hc_step_line_note(&l0, LINE_A + 0, 8, 300, 100000);
+	CHECK(sample(&w, 0, 300, LINE_A + 0, 8, false));
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	CHECK(w.comm.true_by_mask);          /* item 0 was in T1's bytes */
+	/* two threads that keep to their own field stay false */
+	world_init(&w, 7, 2);
+	memset(&l0, 0, sizeof l0);
+	memset(&l1, 0, sizeof l1);
+	w.th[0].touched = &l0;
+	w.th[0].touched_within = 100000;
+	w.th[1].touched = &l1;
+	w.th[1].touched_within = 100000;
+	for (uint64_t k = 0; k < 4; k++) {
+		hc_step_line_note(&l1, LINE_A + 8, 8, 1000 + 100 * k, 100000);
+		sample(&w, 1, 1000 + 100 * k, LINE_A + 8, 8, true);
+		hc_step_line_note(&l0, LINE_A + 16, 8, 1050 + 100 * k, 100000);
+		t = sample(&w, 0, 1050 + 100 * k, LINE_A + 16, 8, true);
+		CHECK(t && !(w.comm.flags & HC_COMM_TRUE) && !w.comm.true_by_mask);
+	}
+	/* a moving access counts as the whole line: judged so... */
+	w.th[0].moving = true;
+	sample(&w, 1, 1600, LINE_A + 8, 8, true);
+	CHECK(sample(&w, 0, 1650, LINE_A + 16, 8, true));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
+	/* ...and published so (the entry's mask: the whole line) */
+	w.th[0].moving = false;
+	CHECK(sample(&w, 1, 1700, LINE_A + 8, 8, true));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
+	/* fixed again: false again */
+	CHECK(sample(&w, 0, 1750, LINE_A + 16, 8, true));
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	/* the same through a trap: T0 watches T1's published load, T0's
+	   store misses the loaded bytes but T1 was seen reading them */
+	world_init(&w, 7, 2);
+	memset(&l0, 0, sizeof l0);
+	memset(&l1, 0, sizeof l1);
+	w.cfg.publish_loads = true;
+	w.th[0].touched = &l0;
+	w.th[0].touched_within = 100000;
+	w.th[1].touched = &l1;
+	w.th[1].touched_within = 100000;
+	hc_step_line_note(&l1, LINE_A + 40, 8, 100, 100000);
+	hc_step_line_note(&l1, LINE_A + 8, 8, 150, 100000);
+	sample_priv(&w, 1, 150, LINE_A + 8, 8, false, false);   /* a published load */
+	CHECK_EQ_U64(w.res.published, 1);
+	hc_step_line_note(&l0, LINE_B, 8, 200, 100000);
+	hc_step_line_note(&l0, LINE_A + 48, 8, 190, 100000);     /* T0 touched A */
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm && w.th[0].watched.is_load);
+	CHECK(trap(&w, 0, 250, LINE_A + 40, 8, true));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
+}
+
 static void test_rng_zero(void)
 {
 	struct world w;
@@ -668,5 +744,6 @@ int main(void)
 	test_rng_zero();
 	test_load_entries();
 	test_targeting();
+	test_judged_by_masks();
 	return hc_test_done("test_detect");
 }

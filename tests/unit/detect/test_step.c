@@ -163,6 +163,66 @@ static void test_lines(void)
 	CHECK(!hc_step_line_recent(&l, a + 128, 3000, 500));
 }
 
+/* The bytes of a line an access covers, and the per-line masks. */
+static void test_line_masks(void)
+{
+	static struct hc_step_lines l;
+	uint64_t a = 0x5555000040ull, b = a + 64ull * HC_STEP_LINES;
+
+	CHECK_EQ_U64(hc_line_bytes(a, a, 8), 0xffull);
+	CHECK_EQ_U64(hc_line_bytes(a, a + 8, 8), 0xff00ull);
+	CHECK_EQ_U64(hc_line_bytes(a, a, 64), ~0ull);
+	CHECK_EQ_U64(hc_line_bytes(a, a + 60, 8), 0xfull << 60);    /* crosses into the next line */
+	CHECK_EQ_U64(hc_line_bytes(a, a - 4, 8), 0xfull);           /* from the previous line */
+	CHECK_EQ_U64(hc_line_bytes(a, a + 64, 8), 0);
+	CHECK_EQ_U64(hc_line_bytes(a, a - 8, 8), 0);
+	CHECK_EQ_U64(hc_line_bytes(a, a + 8, 0), 0);
+	/* masks accumulate while the line stays recent */
+	CHECK(!hc_step_line_note(&l, a + 8, 8, 1000, 500));
+	CHECK(hc_step_line_note(&l, a + 24, 4, 1200, 500));
+	CHECK_EQ_U64(hc_step_line_mask(&l, a, 1300, 500), 0xff00ull | (0xfull << 24));
+	CHECK_EQ_U64(hc_step_line_mask(&l, a + 32, 1300, 500), 0xff00ull | (0xfull << 24));
+	/* a line-only note (hc_step_line_seen) keeps the mask */
+	CHECK(hc_step_line_seen(&l, a, 1400, 500));
+	CHECK_EQ_U64(hc_step_line_mask(&l, a, 1400, 500), 0xff00ull | (0xfull << 24));
+	/* too old: no mask, and the next note starts over */
+	CHECK_EQ_U64(hc_step_line_mask(&l, a, 2000, 500), 0);
+	CHECK(!hc_step_line_note(&l, a, 8, 2000, 500));
+	CHECK_EQ_U64(hc_step_line_mask(&l, a, 2000, 500), 0xffull);
+	/* another line in the same entry starts over too */
+	CHECK(!hc_step_line_note(&l, b + 56, 8, 2100, 500));
+	CHECK_EQ_U64(hc_step_line_mask(&l, b, 2100, 500), 0xffull << 56);
+	CHECK_EQ_U64(hc_step_line_mask(&l, a, 2100, 500), 0);
+	CHECK_EQ_U64(hc_step_line_mask(NULL, a, 2100, 500), 0);
+}
+
+/* Moving and fixed accesses by instruction. */
+static void test_pc_moves(void)
+{
+	static struct hc_step_pcs p;
+	uint64_t pc1 = 0x401000, pc2 = 0x401010, pc3 = pc1 + HC_STEP_PCS * 0x1000ull;
+
+	CHECK(!hc_step_pc_moves(&p, pc1, 0x1000));
+	CHECK(!hc_step_pc_moves(&p, pc1, 0x1000));   /* a field: always the same address */
+	CHECK(!hc_step_pc_moves(&p, pc2, 0x2000));
+	CHECK(hc_step_pc_moves(&p, pc2, 0x2100));    /* a second address: moving, tentatively */
+	CHECK(!hc_step_pc_moves(&p, pc2, 0x2000));   /* back: two words, one pointer */
+	CHECK(!hc_step_pc_moves(&p, pc2, 0x2100));
+	CHECK(!hc_step_pc_moves(&p, pc2, 0x2000));
+	CHECK(hc_step_pc_moves(&p, pc2, 0x2010));    /* a third address: an array walk */
+	CHECK(hc_step_pc_moves(&p, pc2, 0x2010));    /* moving stays moving */
+	CHECK(hc_step_pc_moves(&p, pc2, 0x2000));
+	CHECK(!hc_step_pc_moves(&p, pc1, 0x1000));
+	CHECK(!hc_step_pc_moves(&p, 0, 0x3000));     /* no pc: never moving */
+	CHECK(!hc_step_pc_moves(&p, 0, 0x3008));
+	/* a PC that takes the slot starts over */
+	if (((pc3 ^ (pc3 >> 7)) % HC_STEP_PCS) == ((pc2 ^ (pc2 >> 7)) % HC_STEP_PCS)) {
+		CHECK(!hc_step_pc_moves(&p, pc3, 0x4000));
+		CHECK(!hc_step_pc_moves(&p, pc2, 0x2020));
+		CHECK(hc_step_pc_moves(&p, pc2, 0x2030));
+	}
+}
+
 int main(void)
 {
 	if (hc_decode_init() < 0) {
@@ -173,5 +233,7 @@ int main(void)
 	test_budget();
 	test_decide();
 	test_lines();
+	test_line_masks();
+	test_pc_moves();
 	return hc_test_done("test_step");
 }
