@@ -477,10 +477,7 @@ int experiment__write(struct an *an, const struct hc_db_wpair *pairs, uint32_t n
                       const char *dir, char *err, size_t errlen);
 
 /* matrix.c */
-/* A published cell is lib/db's struct hc_db_mcell (i < j, true and false);
-   the old name stays for phases.c and regions.c until their writers move. */
-#define mcell hc_db_mcell
-
+/* A published cell is lib/db's struct hc_db_mcell (i < j, true and false). */
 /* Sparse: memory is proportional to n (row offsets) plus the non-zero cells,
    so a measurement of 100,000 threads does not need n² of anything. */
 struct matrix {

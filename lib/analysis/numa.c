@@ -345,47 +345,37 @@ static bool flagged(const struct numa *n, const struct nobj *o)
 	       (double)loc >= VIEWS_REMOTE_MIN * (double)(n->local + n->remote);
 }
 
+/* What locality.xml holds, as lib/db's plain rows (db/write.h). */
 int numa__write(struct an *an, const struct numa *n, const struct objects *ob, const char *dir,
                 char *err, size_t errlen)
 {
-	struct hc_out o;
-	uint32_t i, d;
-	int ret = hc_out_open(&o, dir, HC_DB_LOCALITY, err, errlen);
+	struct hc_db_wlocobj *o = calloc(n->n ? n->n : 1, sizeof(*o));
+	struct hc_db_wlocality l;
+	uint32_t i;
+	int ret;
 
-	if (ret)
-		return ret;
-	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Locality version=\"%d\" unit=\"%s\" "
-	              "domains=\"%u\" single=\"%d\" pages=\"%d\" flag=\"%.2f\" local=\"%llu\" "
-	              "remote=\"%llu\" unlocated=\"%llu\">\n", HC_DB_VERSION,
-	              hc_db_unit_name(an->unit), single(n) ? 1u : (n->topo_dom > n->ndom ?
-	              n->topo_dom : n->ndom), single(n), n->pages, VIEWS_REMOTE_FLAG,
-	              (unsigned long long)n->local, (unsigned long long)n->remote,
-	              (unsigned long long)n->unknown);
+	if (!o) {
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_LOCALITY);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n->n; i++) {
 		const struct nobj *x = &n->o[i];
-		uint64_t key[3], loc = x->local + x->remote;
-		const char *name;
+		uint64_t key[3];
 
-		objects__ranked(ob, x->obj, key, &name);
-		hc_out_printf(&o, "  <Object i=\"%u\" name=\"", x->obj);
-		hc_out_xml(&o, name);
-		hc_out_printf(&o, "\" local=\"%llu\" remote=\"%llu\" unlocated=\"%llu\" "
-		              "remote_share=\"%.4f\" flagged=\"%d\"", (unsigned long long)x->local,
-		              (unsigned long long)x->remote, (unsigned long long)x->unknown,
-		              loc ? (double)x->remote / (double)loc : 0.0, flagged(n, x));
-		if (x->first != HC_NONE)
-			hc_out_printf(&o, " first_thread=\"%u\"", x->first);
-		hc_out_puts(&o, ">\n");
-		for (d = 0; d < n->ndom; d++)
-			if (x->page[d])
-				hc_out_printf(&o, "    <Page node=\"%u\" all=\"%llu\"/>\n", d,
-				              (unsigned long long)x->page[d]);
-		for (d = 0; d < n->ndom; d++)
-			if (x->thr[d])
-				hc_out_printf(&o, "    <Thread node=\"%u\" all=\"%llu\"/>\n", d,
-				              (unsigned long long)x->thr[d]);
-		hc_out_puts(&o, "  </Object>\n");
+		o[i] = (struct hc_db_wlocobj){ .obj = x->obj, .local = x->local, .remote = x->remote,
+		                               .unknown = x->unknown, .flagged = flagged(n, x),
+		                               .first = x->first == HC_NONE ? UINT32_MAX : x->first,
+		                               .page = x->page, .thr = x->thr };
+		objects__ranked(ob, x->obj, key, &o[i].name);
 	}
-	hc_out_puts(&o, "</Locality>\n");
-	return hc_out_close(&o, true, err, errlen);
+	l = (struct hc_db_wlocality){ .unit = an->unit,
+	                              .domains = single(n) ? 1u : (n->topo_dom > n->ndom ?
+	                                                           n->topo_dom : n->ndom),
+	                              .single = single(n), .pages = n->pages,
+	                              .flag = VIEWS_REMOTE_FLAG, .local = n->local,
+	                              .remote = n->remote, .unknown = n->unknown, .ndom = n->ndom,
+	                              .o = o, .n = n->n };
+	ret = hc_db_write_locality(dir, &l, err, errlen);
+	free(o);
+	return ret;
 }

@@ -116,7 +116,7 @@ struct vphase {
 	uint64_t pv;
 	uint32_t obj;               /* objects.xml index of the top object, HC_NONE */
 	uint64_t ov;
-	struct mcell *cell;         /* sorted by (i, j) */
+	struct hc_db_mcell *cell;         /* sorted by (i, j) */
 	uint32_t ncell;
 };
 
@@ -597,7 +597,7 @@ static int cmp_wc(const void *x, const void *y)
 
 static int cmp_mcell(const void *x, const void *y)
 {
-	const struct mcell *a = x, *b = y;
+	const struct hc_db_mcell *a = x, *b = y;
 
 	if (a->i != b->i)
 		return a->i < b->i ? -1 : 1;
@@ -685,16 +685,16 @@ static void sort_wc(struct wc *c, size_t n)
 	radix_sort(c, n, sizeof(*c), off, 3, cmp_wc);
 }
 
-static void sort_mcell(struct mcell *c, size_t n)
+static void sort_mcell(struct hc_db_mcell *c, size_t n)
 {
-	static const size_t off[] = { offsetof(struct mcell, i), offsetof(struct mcell, j) };
+	static const size_t off[] = { offsetof(struct hc_db_mcell, i), offsetof(struct hc_db_mcell, j) };
 
 	radix_sort(c, n, sizeof(*c), off, 2, cmp_mcell);
 }
 
 /* Sum the entries with equal (i, j) of cells sorted by (i, j), in place;
    returns the new count. */
-static uint32_t reduce_ij(struct mcell *c, uint32_t n)
+static uint32_t reduce_ij(struct hc_db_mcell *c, uint32_t n)
 {
 	uint32_t o = 0;
 
@@ -714,7 +714,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	struct agg objs;
 	struct hmap okey;           /* object key -> objects.xml index */
 	struct wc *wc = NULL;
-	struct mcell *pc = NULL;    /* whole-run pair volumes */
+	struct hc_db_mcell *pc = NULL;    /* whole-run pair volumes */
 	struct vcell **vec = NULL;
 	uint32_t *nvec = NULL, *oidx = NULL, nwc = 0, npc = 0, i, w, k, nobj;
 	uint64_t *objtot = NULL;
@@ -784,7 +784,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	if (!vec || !nvec || !v->wvol || !v->wphase || !objtot || !oidx || !pc)
 		goto out;
 	for (i = 0; i < nwc; i++)
-		pc[i] = (struct mcell){ wc[i].i, wc[i].j, { wc[i].t + wc[i].f, 0 } };
+		pc[i] = (struct hc_db_mcell){ wc[i].i, wc[i].j, { wc[i].t + wc[i].f, 0 } };
 	sort_mcell(pc, nwc);
 	npc = reduce_ij(pc, nwc);
 	for (i = 0; i < nwc; i++) {
@@ -833,7 +833,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		if (!p->cell)
 			goto out;
 		for (c = lo; c < i; c++)
-			p->cell[c - lo] = (struct mcell){ wc[c].i, wc[c].j, { wc[c].t, wc[c].f } };
+			p->cell[c - lo] = (struct hc_db_mcell){ wc[c].i, wc[c].j, { wc[c].t, wc[c].f } };
 		sort_mcell(p->cell, i - lo);
 		p->ncell = reduce_ij(p->cell, i - lo);
 		for (c = 0; c < p->ncell; c++)
@@ -919,72 +919,44 @@ out:
 
 /* ---------------- output ---------------- */
 
-static void vol(struct hc_out *o, uint64_t t, uint64_t f)
-{
-	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
-	              (unsigned long long)t, (unsigned long long)f);
-}
-
+/* What phases.xml holds, as lib/db's plain rows (db/write.h). */
 static int write_phases(struct an *an, const struct views *v, const char *dir, char *err,
                         size_t errlen)
 {
-	struct hc_out o;
-	uint32_t k, c, w;
-	int ret = hc_out_open(&o, dir, HC_DB_PHASES, err, errlen);
+	struct hc_db_wphase *ph = calloc(v->nph ? v->nph : 1, sizeof(*ph));
+	struct hc_db_wline lines[2 * VIEWS_TIMELINE_TOP];
+	struct hc_db_wphases w;
+	uint32_t k;
+	int ret;
 
-	if (ret)
-		return ret;
-	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Phases version=\"%d\" unit=\"%s\" "
-	              "window=\"%llu\" windows=\"%u\" span=\"%llu\" similarity=\"%.2f\" "
-	              "rule=\"bhattacharyya\">\n", HC_DB_VERSION, hc_db_unit_name(an->unit),
-	              (unsigned long long)v->width, v->nwin, (unsigned long long)v->span,
-	              VIEWS_SIMILAR);
+	if (!ph) {
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_PHASES);
+		return -ENOMEM;
+	}
 	for (k = 0; k < v->nph; k++) {
 		const struct vphase *p = &v->ph[k];
-		hc_out_printf(&o, "  <Phase i=\"%u\" start=\"%llu\" end=\"%llu\" first=\"%u\" "
-		              "last=\"%u\"", k, (unsigned long long)p->first * v->width,
-		              (unsigned long long)(p->last + 1) * v->width, p->first, p->last);
-		vol(&o, p->t, p->f);
-		if (p->pi != HC_NONE)
-			hc_out_printf(&o, " pair_i=\"%u\" pair_j=\"%u\" pair_all=\"%llu\"", p->pi, p->pj,
-			              (unsigned long long)p->pv);
+
+		ph[k] = (struct hc_db_wphase){ .first = p->first, .last = p->last, .t = p->t,
+		                               .f = p->f, .pi = p->pi == HC_NONE ? UINT32_MAX : p->pi,
+		                               .pj = p->pj, .pv = p->pv,
+		                               .obj = p->obj == HC_NONE ? UINT32_MAX : p->obj,
+		                               .ov = p->ov, .cells = p->cell, .ncells = p->ncell };
 		if (p->obj != HC_NONE) {
-			const char *name;
 			uint64_t key[3];
-			objects__ranked(v->ob, p->obj, key, &name);
-			hc_out_printf(&o, " object=\"%u\" object_all=\"%llu\" object_name=\"", p->obj,
-			              (unsigned long long)p->ov);
-			hc_out_xml(&o, name);
-			hc_out_puts(&o, "\"");
+			objects__ranked(v->ob, p->obj, key, &ph[k].object_name);
 		}
-		hc_out_puts(&o, ">\n");
-		for (c = 0; c < p->ncell; c++) {
-			hc_out_printf(&o, "    <T i=\"%u\" j=\"%u\"", p->cell[c].i, p->cell[c].j);
-			vol(&o, p->cell[c].v[0], p->cell[c].v[1]);
-			hc_out_puts(&o, "/>\n");
-		}
-		hc_out_puts(&o, "  </Phase>\n");
 	}
-	for (k = 0; k < v->nline; k++) {
-		if (v->line[k].j != HC_NONE)
-			hc_out_printf(&o, "  <Line kind=\"pair\" i=\"%u\" j=\"%u\"/>\n", v->line[k].i,
-			              v->line[k].j);
-		else
-			hc_out_printf(&o, "  <Line kind=\"object\" object=\"%u\"/>\n", v->line[k].i);
-	}
-	for (w = 0; w < v->nwin; w++) {
-		hc_out_printf(&o, "  <Window i=\"%u\" start=\"%llu\" end=\"%llu\" phase=\"%u\"", w,
-		              (unsigned long long)w * v->width, (unsigned long long)(w + 1) * v->width,
-		              v->wphase[w]);
-		vol(&o, v->wvol[w][0], v->wvol[w][1]);
-		hc_out_puts(&o, " lines=\"");
-		for (k = 0; k < v->nline; k++)
-			hc_out_printf(&o, "%s%llu", k ? " " : "",
-			              (unsigned long long)v->lval[(size_t)w * v->nline + k]);
-		hc_out_puts(&o, "\"/>\n");
-	}
-	hc_out_puts(&o, "</Phases>\n");
-	return hc_out_close(&o, true, err, errlen);
+	for (k = 0; k < v->nline; k++)
+		lines[k] = (struct hc_db_wline){ v->line[k].i,
+		                                 v->line[k].j == HC_NONE ? UINT32_MAX : v->line[k].j };
+	w = (struct hc_db_wphases){ .unit = an->unit, .width = v->width, .span = v->span,
+	                            .nwin = v->nwin, .similarity = VIEWS_SIMILAR, .ph = ph,
+	                            .nph = v->nph, .lines = lines, .nline = v->nline,
+	                            .wphase = v->wphase, .wvol = (const uint64_t (*)[2])v->wvol,
+	                            .lval = v->lval };
+	ret = hc_db_write_phases(dir, &w, err, errlen);
+	free(ph);
+	return ret;
 }
 
 int views__write(struct an *an, const struct views *v, const char *dir, char *err, size_t errlen)

@@ -1061,7 +1061,7 @@ static int put_cell(struct matrix *m, uint32_t *cap, uint32_t i, uint32_t j, con
 		return 0;
 	if (m->ncell >= *cap && an__grow(&m->cell, cap, m->ncell + 1, sizeof(*m->cell)))
 		return -ENOMEM;
-	m->cell[m->ncell++] = (struct mcell){ i, j, { v[0], v[1] } };
+	m->cell[m->ncell++] = (struct hc_db_mcell){ i, j, { v[0], v[1] } };
 	m->row[i + 1]++;
 	return 0;
 }
@@ -1435,7 +1435,7 @@ static int finish_region(struct an *an, struct build *b, uint32_t kq)
 			const uint64_t *v = w ? rc->c[k].ex : rc->c[k].in;
 			if (!v[0] && !v[1])
 				continue;
-			x->cell[x->ncell++] = (struct mcell){ rc->c[k].i, rc->c[k].j, { v[0], v[1] } };
+			x->cell[x->ncell++] = (struct hc_db_mcell){ rc->c[k].i, rc->c[k].j, { v[0], v[1] } };
 			x->row[rc->c[k].i + 1]++;
 		}
 		for (k = 0; k < x->n; k++)
@@ -1526,218 +1526,49 @@ int regions__build(struct an *an)
 	return ret;
 }
 
-static void attr_str(struct hc_out *o, const char *name, const char *v)
-{
-	hc_out_printf(o, " %s=\"", name);
-	hc_out_xml(o, v);
-	hc_out_puts(o, "\"");
-}
-
-static void attr_u64(struct hc_out *o, const char *name, uint64_t v)
-{
-	char b[24];
-
-	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
-}
-
-static void put_totals(struct hc_out *o, const char *pre, const struct matrix *m)
-{
-	char name[32];
-
-	snprintf(name, sizeof(name), "%strue", pre);
-	attr_u64(o, name, matrix__total(m, HC_DB_KIND_TRUE));
-	snprintf(name, sizeof(name), "%sfalse", pre);
-	attr_u64(o, name, matrix__total(m, HC_DB_KIND_FALSE));
-	snprintf(name, sizeof(name), "%sself", pre);
-	attr_u64(o, name, m->diag[0] + m->diag[1]);
-}
-
-static int write_xml(struct an *an, struct regions *R, const char *dir, char *err, size_t errlen)
-{
-	struct hc_out o;
-	uint32_t k, depth = 0, *open = NULL;
-	int ret;
-
-	ret = hc_out_open(&o, dir, HC_DB_REGIONS, err, errlen);
-	if (ret)
-		return ret;
-	open = malloc((R->nkept + 1) * sizeof(*open));
-	if (!open) {
-		char scratch[8];
-		hc_out_close(&o, false, scratch, sizeof(scratch));
-		snprintf(err, errlen, "out of memory writing %s", HC_DB_REGIONS);
-		return -ENOMEM;
-	}
-	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Regions");
-	attr_u64(&o, "version", HC_DB_VERSION);
-	attr_str(&o, "unit", hc_db_unit_name(an->unit));
-	hc_out_printf(&o, " threshold=\"%g\"", REGIONS_MIN_SHARE);
-	attr_str(&o, "exclusive", "detecting-side");
-	attr_str(&o, "matrices", HC_DB_REGION_MATRICES);
-	attr_u64(&o, "threads", an->nthreads);
-	hc_out_puts(&o, ">\n");
-	for (k = 0; k < R->nkept; k++) {
-		const struct region *r = &R->r[R->order[k]];
-		uint32_t pout = r->parent == HC_NONE ? HC_NONE : R->r[r->parent].out, d;
-
-		while (depth > 0 && open[depth - 1] != pout) {
-			depth--;
-			for (d = 0; d <= depth; d++)
-				hc_out_puts(&o, " ");
-			hc_out_puts(&o, "</Region>\n");
-		}
-		for (d = 0; d <= depth; d++)
-			hc_out_puts(&o, " ");
-		hc_out_puts(&o, "<Region");
-		attr_u64(&o, "i", r->out);
-		attr_str(&o, "kind", kind_names[r->kind]);
-		attr_str(&o, "n", r->kind == R_PROGRAM ? experiment__program(an) : r->name);
-		if (r->lm != HC_NONE)
-			attr_str(&o, "lm", an->modules.s[r->lm]);
-		if (r->file)
-			attr_str(&o, "f", r->file);
-		if (r->line)
-			attr_u64(&o, "l", r->line);
-		if (r->kind != R_PROGRAM)
-			hc_out_printf(&o, " addr=\"0x%llx\"", (unsigned long long)r->addr);
-		if (r->kind == R_LOOP) {
-			attr_u64(&o, "depth", r->depth);
-			if (r->irreducible)
-				attr_str(&o, "irreducible", "1");
-		}
-		put_totals(&o, "", &r->mi);
-		put_totals(&o, "x", &r->mx);
-		hc_out_puts(&o, ">\n");
-		open[depth++] = r->out;
-	}
-	while (depth > 0) {
-		uint32_t d;
-		depth--;
-		for (d = 0; d <= depth; d++)
-			hc_out_puts(&o, " ");
-		hc_out_puts(&o, "</Region>\n");
-	}
-	hc_out_puts(&o, "</Regions>\n");
-	free(open);
-	return hc_out_close(&o, true, err, errlen);
-}
-
-/* regions.csv is the largest file of a database with many regions (2 M
-   rows at 256 threads on bench/prof-scale): rows are formatted two digits
-   at a time into a 64 KB buffer written in one call. */
-static const char digits2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static char *put_u64(char *p, uint64_t v, char sep)
-{
-	char b[24];
-	int n = 24;
-
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		b[--n] = digits2[d + 1];
-		b[--n] = digits2[d];
-	}
-	if (v >= 10) {
-		b[--n] = digits2[v * 2 + 1];
-		b[--n] = digits2[v * 2];
-	} else {
-		b[--n] = (char)('0' + v);
-	}
-	memcpy(p, b + n, (size_t)(24 - n));
-	p += 24 - n;
-	*p++ = sep;
-	return p;
-}
-
-struct csvbuf {
-	struct hc_out *o;
-	size_t n;
-	char b[65536];
-};
-
-static void csv_flush(struct csvbuf *c)
-{
-	if (c->n && fwrite(c->b, 1, c->n, c->o->f) != c->n && !c->o->err)
-		c->o->err = errno ? errno : EIO;
-	c->n = 0;
-}
-
-static void put_row(struct csvbuf *c, uint32_t reg, uint32_t i, uint32_t j, const uint64_t in[2],
-                    const uint64_t ex[2])
-{
-	char *p;
-
-	if (c->n > sizeof(c->b) - 192)
-		csv_flush(c);
-	p = c->b + c->n;
-	p = put_u64(p, reg, ',');
-	p = put_u64(p, i, ',');
-	p = put_u64(p, j, ',');
-	p = put_u64(p, in[0], ',');
-	p = put_u64(p, in[1], ',');
-	p = put_u64(p, ex[0], ',');
-	p = put_u64(p, ex[1], '\n');
-	c->n = (size_t)(p - c->b);
-}
-
-static int write_csv(struct regions *R, const char *dir, char *err, size_t errlen)
-{
-	struct hc_out o;
-	struct csvbuf *c;
-	uint32_t k;
-	int ret;
-
-	c = malloc(sizeof(*c));
-	if (!c) {
-		snprintf(err, errlen, "out of memory writing %s", HC_DB_REGION_MATRICES);
-		return -ENOMEM;
-	}
-	ret = hc_out_open(&o, dir, HC_DB_REGION_MATRICES, err, errlen);
-	if (ret) {
-		free(c);
-		return ret;
-	}
-	c->o = &o;
-	c->n = 0;
-	hc_out_puts(&o, HC_DB_REGION_HEADER "\n");
-	for (k = 0; k < R->nkept; k++) {
-		const struct region *r = &R->r[R->order[k]];
-		const struct matrix *mi = &r->mi, *mx = &r->mx;
-		uint32_t a = 0, b = 0;
-		static const uint64_t zero[2];
-
-		/* The exclusive cells are a subset of the inclusive ones. */
-		for (a = 0; a < mi->ncell; a++) {
-			const struct mcell *x = &mi->cell[a];
-			const uint64_t *ex = zero;
-
-			while (b < mx->ncell && (mx->cell[b].i < x->i ||
-			                         (mx->cell[b].i == x->i && mx->cell[b].j < x->j)))
-				b++;
-			if (b < mx->ncell && mx->cell[b].i == x->i && mx->cell[b].j == x->j)
-				ex = mx->cell[b].v;
-			put_row(c, k, x->i, x->j, x->v, ex);
-		}
-	}
-	csv_flush(c);
-	free(c);
-	return hc_out_close(&o, true, err, errlen);
-}
-
+/* What regions.xml and regions.csv hold, as lib/db's plain rows
+   (db/write.h): the kept regions in document order. */
 int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
 {
 	struct regions *R = an->reg;
+	struct hc_db_wregion *w;
+	struct hc_db_wregions wr;
+	uint32_t k;
 	int ret;
 
 	if (!R || !R->order)
 		return 0;
-	ret = write_xml(an, R, dir, err, errlen);
+	w = calloc(R->nkept ? R->nkept : 1, sizeof(*w));
+	if (!w) {
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_REGIONS);
+		return -ENOMEM;
+	}
+	for (k = 0; k < R->nkept; k++) {
+		const struct region *r = &R->r[R->order[k]];
+
+		w[k] = (struct hc_db_wregion){
+			.i = r->out, .parent = r->parent == HC_NONE ? UINT32_MAX : R->r[r->parent].out,
+			.kind = kind_names[r->kind],
+			.name = r->kind == R_PROGRAM ? experiment__program(an) : r->name,
+			.lm = r->lm != HC_NONE ? an->modules.s[r->lm] : NULL,
+			.file = r->file, .line = r->line, .addr = r->addr, .depth = r->depth,
+			.irreducible = r->irreducible,
+			.tru = matrix__total(&r->mi, HC_DB_KIND_TRUE),
+			.fal = matrix__total(&r->mi, HC_DB_KIND_FALSE),
+			.self = r->mi.diag[0] + r->mi.diag[1],
+			.xtru = matrix__total(&r->mx, HC_DB_KIND_TRUE),
+			.xfal = matrix__total(&r->mx, HC_DB_KIND_FALSE),
+			.xself = r->mx.diag[0] + r->mx.diag[1],
+			.cells = r->mi.cell, .ncells = r->mi.ncell,
+			.xcells = r->mx.cell, .nxcells = r->mx.ncell,
+		};
+	}
+	wr = (struct hc_db_wregions){ .unit = an->unit, .threshold = REGIONS_MIN_SHARE,
+	                              .threads = an->nthreads, .r = w, .n = R->nkept };
+	ret = hc_db_write_regions(dir, &wr, err, errlen);
 	if (!ret)
-		ret = write_csv(R, dir, err, errlen);
+		ret = hc_db_write_region_matrices(dir, &wr, err, errlen);
+	free(w);
 	return ret;
 }
 

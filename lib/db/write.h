@@ -243,4 +243,85 @@ struct hc_db_wmeta {
 };
 int hc_db_write_meta(const char *dir, const struct hc_db_wmeta *m, char *err, size_t errlen);
 
+/* ---- regions.xml and regions.csv (write_regions.c) ---- */
+
+/* A kept code region, in document order (parents first); its inclusive and
+   exclusive thread matrices as the non-zero upper-triangle cells sorted by
+   (i, j), the exclusive ones a subset of the inclusive ones. */
+struct hc_db_wregion {
+	uint32_t i;                        /* output id */
+	uint32_t parent;                   /* the parent's output id, UINT32_MAX for the program */
+	const char *kind;                  /* program | procedure | parallel | loop */
+	const char *name;
+	const char *lm, *file;             /* NULL when unknown */
+	uint32_t line;                     /* 0 when unknown */
+	uint64_t addr;                     /* not written for the program */
+	uint64_t depth;                    /* loops only */
+	bool irreducible;                  /* loops only */
+	uint64_t tru, fal, self;           /* inclusive totals (self: the diagonal) */
+	uint64_t xtru, xfal, xself;        /* exclusive */
+	const struct hc_db_mcell *cells;   uint32_t ncells;     /* inclusive */
+	const struct hc_db_mcell *xcells;  uint32_t nxcells;    /* exclusive */
+};
+
+struct hc_db_wregions {
+	int unit;                          /* enum hc_unit */
+	double threshold;                  /* share of the volume under which regions are dropped */
+	uint32_t threads;
+	const struct hc_db_wregion *r;     uint32_t n;
+};
+int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *err,
+                        size_t errlen);
+int hc_db_write_region_matrices(const char *dir, const struct hc_db_wregions *R, char *err,
+                                size_t errlen);
+
+/* ---- phases.xml and locality.xml (write_views.c; read by read_views.c) ---- */
+
+struct hc_db_wphase {
+	uint32_t first, last;              /* windows */
+	uint64_t t, f;
+	uint32_t pi, pj;                   /* top pair, UINT32_MAX when none */
+	uint64_t pv;
+	uint32_t obj;                      /* objects.xml index of the top object, UINT32_MAX */
+	uint64_t ov;
+	const char *object_name;
+	const struct hc_db_mcell *cells;   uint32_t ncells;     /* sorted by (i, j) */
+};
+
+struct hc_db_wline { uint32_t i, j; };  /* pair, or object i when j is UINT32_MAX */
+
+struct hc_db_wphases {
+	int unit;                          /* enum hc_unit */
+	uint64_t width, span;              /* ns */
+	uint32_t nwin;
+	double similarity;                 /* the phase rule's threshold */
+	const struct hc_db_wphase *ph;     uint32_t nph;
+	const struct hc_db_wline *lines;   uint32_t nline;
+	const uint32_t *wphase;            /* per window: its phase */
+	const uint64_t (*wvol)[2];         /* per window: true, false */
+	const uint64_t *lval;              /* nwin x nline */
+};
+int hc_db_write_phases(const char *dir, const struct hc_db_wphases *p, char *err, size_t errlen);
+
+struct hc_db_wlocobj {
+	uint32_t obj;                      /* objects.xml index */
+	const char *name;
+	uint64_t local, remote, unknown;
+	bool flagged;
+	uint32_t first;                    /* first-touch thread, UINT32_MAX when unknown */
+	const uint64_t *page, *thr;        /* volume by node, ndom entries */
+};
+
+struct hc_db_wlocality {
+	int unit;                          /* enum hc_unit */
+	uint32_t domains;
+	bool single, pages;
+	double flag;                       /* remote share that flags an object */
+	uint64_t local, remote, unknown;
+	uint32_t ndom;
+	const struct hc_db_wlocobj *o;     uint32_t n;
+};
+int hc_db_write_locality(const char *dir, const struct hc_db_wlocality *l, char *err,
+                         size_t errlen);
+
 #endif

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* write_regions.c — writing regions.xml (the code regions' tree and totals)
+   and regions.csv (their sparse thread matrices, HC_DB_REGION_HEADER), see
+   doc/regions.md and doc/database-format.md, from the kept regions the
+   analyzer hands over in document order. The reader's twin is
+   read_regions.c. No signal context. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/write.h"
+#include "support/out.h"
+
+static void put_totals(struct hc_out *o, const char *pre, uint64_t tru, uint64_t fal,
+                       uint64_t self)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%strue", pre);
+	hc_db_attr_u64(o, name, tru);
+	snprintf(name, sizeof(name), "%sfalse", pre);
+	hc_db_attr_u64(o, name, fal);
+	snprintf(name, sizeof(name), "%sself", pre);
+	hc_db_attr_u64(o, name, self);
+}
+
+int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *err,
+                        size_t errlen)
+{
+	struct hc_out o;
+	uint32_t k, depth = 0, *open = NULL;
+	int ret;
+
+	ret = hc_out_open(&o, dir, HC_DB_REGIONS, err, errlen);
+	if (ret)
+		return ret;
+	open = malloc((R->n + 1) * sizeof(*open));
+	if (!open) {
+		char scratch[8];
+		hc_out_close(&o, false, scratch, sizeof(scratch));
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_REGIONS);
+		return -ENOMEM;
+	}
+	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Regions");
+	hc_db_attr_u64(&o, "version", HC_DB_VERSION);
+	hc_db_attr_str(&o, "unit", hc_db_unit_name(R->unit));
+	hc_out_printf(&o, " threshold=\"%g\"", R->threshold);
+	hc_db_attr_str(&o, "exclusive", "detecting-side");
+	hc_db_attr_str(&o, "matrices", HC_DB_REGION_MATRICES);
+	hc_db_attr_u64(&o, "threads", R->threads);
+	hc_out_puts(&o, ">\n");
+	for (k = 0; k < R->n; k++) {
+		const struct hc_db_wregion *r = &R->r[k];
+		uint32_t d;
+
+		while (depth > 0 && open[depth - 1] != r->parent) {
+			depth--;
+			for (d = 0; d <= depth; d++)
+				hc_out_puts(&o, " ");
+			hc_out_puts(&o, "</Region>\n");
+		}
+		for (d = 0; d <= depth; d++)
+			hc_out_puts(&o, " ");
+		hc_out_puts(&o, "<Region");
+		hc_db_attr_u64(&o, "i", r->i);
+		hc_db_attr_str(&o, "kind", r->kind);
+		hc_db_attr_str(&o, "n", r->name);
+		if (r->lm)
+			hc_db_attr_str(&o, "lm", r->lm);
+		if (r->file)
+			hc_db_attr_str(&o, "f", r->file);
+		if (r->line)
+			hc_db_attr_u64(&o, "l", r->line);
+		if (strcmp(r->kind, "program"))
+			hc_out_printf(&o, " addr=\"0x%llx\"", (unsigned long long)r->addr);
+		if (!strcmp(r->kind, "loop")) {
+			hc_db_attr_u64(&o, "depth", r->depth);
+			if (r->irreducible)
+				hc_db_attr_str(&o, "irreducible", "1");
+		}
+		put_totals(&o, "", r->tru, r->fal, r->self);
+		put_totals(&o, "x", r->xtru, r->xfal, r->xself);
+		hc_out_puts(&o, ">\n");
+		open[depth++] = r->i;
+	}
+	while (depth > 0) {
+		uint32_t d;
+		depth--;
+		for (d = 0; d <= depth; d++)
+			hc_out_puts(&o, " ");
+		hc_out_puts(&o, "</Region>\n");
+	}
+	hc_out_puts(&o, "</Regions>\n");
+	free(open);
+	return hc_out_close(&o, true, err, errlen);
+}
+
+/* regions.csv is the largest file of a database with many regions (2 M
+   rows at 256 threads on bench/prof-scale): rows are formatted two digits
+   at a time into a 64 KB buffer written in one call. */
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static char *put_u64(char *p, uint64_t v, char sep)
+{
+	char b[24];
+	int n = 24;
+
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		b[--n] = digits2[d + 1];
+		b[--n] = digits2[d];
+	}
+	if (v >= 10) {
+		b[--n] = digits2[v * 2 + 1];
+		b[--n] = digits2[v * 2];
+	} else {
+		b[--n] = (char)('0' + v);
+	}
+	memcpy(p, b + n, (size_t)(24 - n));
+	p += 24 - n;
+	*p++ = sep;
+	return p;
+}
+
+struct csvbuf {
+	struct hc_out *o;
+	size_t n;
+	char b[65536];
+};
+
+static void csv_flush(struct csvbuf *c)
+{
+	if (c->n && fwrite(c->b, 1, c->n, c->o->f) != c->n && !c->o->err)
+		c->o->err = errno ? errno : EIO;
+	c->n = 0;
+}
+
+static void put_row(struct csvbuf *c, uint32_t reg, uint32_t i, uint32_t j, const uint64_t in[2],
+                    const uint64_t ex[2])
+{
+	char *p;
+
+	if (c->n > sizeof(c->b) - 192)
+		csv_flush(c);
+	p = c->b + c->n;
+	p = put_u64(p, reg, ',');
+	p = put_u64(p, i, ',');
+	p = put_u64(p, j, ',');
+	p = put_u64(p, in[0], ',');
+	p = put_u64(p, in[1], ',');
+	p = put_u64(p, ex[0], ',');
+	p = put_u64(p, ex[1], '\n');
+	c->n = (size_t)(p - c->b);
+}
+
+int hc_db_write_region_matrices(const char *dir, const struct hc_db_wregions *R, char *err,
+                                size_t errlen)
+{
+	struct hc_out o;
+	struct csvbuf *c;
+	uint32_t k;
+	int ret;
+
+	c = malloc(sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory writing %s", HC_DB_REGION_MATRICES);
+		return -ENOMEM;
+	}
+	ret = hc_out_open(&o, dir, HC_DB_REGION_MATRICES, err, errlen);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	c->o = &o;
+	c->n = 0;
+	hc_out_puts(&o, HC_DB_REGION_HEADER "\n");
+	for (k = 0; k < R->n; k++) {
+		const struct hc_db_wregion *r = &R->r[k];
+		uint32_t a = 0, b = 0;
+		static const uint64_t zero[2];
+
+		/* The exclusive cells are a subset of the inclusive ones. */
+		for (a = 0; a < r->ncells; a++) {
+			const struct hc_db_mcell *x = &r->cells[a];
+			const uint64_t *ex = zero;
+
+			while (b < r->nxcells && (r->xcells[b].i < x->i ||
+			                          (r->xcells[b].i == x->i && r->xcells[b].j < x->j)))
+				b++;
+			if (b < r->nxcells && r->xcells[b].i == x->i && r->xcells[b].j == x->j)
+				ex = r->xcells[b].v;
+			put_row(c, k, x->i, x->j, x->v, ex);
+		}
+	}
+	csv_flush(c);
+	free(c);
+	return hc_out_close(&o, true, err, errlen);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* write_views.c — writing the two view files (doc/database-format.md):
+   phases.xml (the run cut into windows, windows grouped into phases, each
+   with its thread matrix, and the timeline's lines) and locality.xml (NUMA
+   locality per data object). The reader's twin is read_views.c. No signal
+   context. */
+#include "db/write.h"
+#include "support/out.h"
+
+static void vol(struct hc_out *o, uint64_t t, uint64_t f)
+{
+	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
+	              (unsigned long long)t, (unsigned long long)f);
+}
+
+int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err, size_t errlen)
+{
+	struct hc_out o;
+	uint32_t k, c, w;
+	int ret = hc_out_open(&o, dir, HC_DB_PHASES, err, errlen);
+
+	if (ret)
+		return ret;
+	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Phases version=\"%d\" unit=\"%s\" "
+	              "window=\"%llu\" windows=\"%u\" span=\"%llu\" similarity=\"%.2f\" "
+	              "rule=\"bhattacharyya\">\n", HC_DB_VERSION, hc_db_unit_name(v->unit),
+	              (unsigned long long)v->width, v->nwin, (unsigned long long)v->span,
+	              v->similarity);
+	for (k = 0; k < v->nph; k++) {
+		const struct hc_db_wphase *p = &v->ph[k];
+		hc_out_printf(&o, "  <Phase i=\"%u\" start=\"%llu\" end=\"%llu\" first=\"%u\" "
+		              "last=\"%u\"", k, (unsigned long long)p->first * v->width,
+		              (unsigned long long)(p->last + 1) * v->width, p->first, p->last);
+		vol(&o, p->t, p->f);
+		if (p->pi != UINT32_MAX)
+			hc_out_printf(&o, " pair_i=\"%u\" pair_j=\"%u\" pair_all=\"%llu\"", p->pi, p->pj,
+			              (unsigned long long)p->pv);
+		if (p->obj != UINT32_MAX) {
+			hc_out_printf(&o, " object=\"%u\" object_all=\"%llu\" object_name=\"", p->obj,
+			              (unsigned long long)p->ov);
+			hc_out_xml(&o, p->object_name);
+			hc_out_puts(&o, "\"");
+		}
+		hc_out_puts(&o, ">\n");
+		for (c = 0; c < p->ncells; c++) {
+			hc_out_printf(&o, "    <T i=\"%u\" j=\"%u\"", p->cells[c].i, p->cells[c].j);
+			vol(&o, p->cells[c].v[0], p->cells[c].v[1]);
+			hc_out_puts(&o, "/>\n");
+		}
+		hc_out_puts(&o, "  </Phase>\n");
+	}
+	for (k = 0; k < v->nline; k++) {
+		if (v->lines[k].j != UINT32_MAX)
+			hc_out_printf(&o, "  <Line kind=\"pair\" i=\"%u\" j=\"%u\"/>\n", v->lines[k].i,
+			              v->lines[k].j);
+		else
+			hc_out_printf(&o, "  <Line kind=\"object\" object=\"%u\"/>\n", v->lines[k].i);
+	}
+	for (w = 0; w < v->nwin; w++) {
+		hc_out_printf(&o, "  <Window i=\"%u\" start=\"%llu\" end=\"%llu\" phase=\"%u\"", w,
+		              (unsigned long long)w * v->width, (unsigned long long)(w + 1) * v->width,
+		              v->wphase[w]);
+		vol(&o, v->wvol[w][0], v->wvol[w][1]);
+		hc_out_puts(&o, " lines=\"");
+		for (k = 0; k < v->nline; k++)
+			hc_out_printf(&o, "%s%llu", k ? " " : "",
+			              (unsigned long long)v->lval[(size_t)w * v->nline + k]);
+		hc_out_puts(&o, "\"/>\n");
+	}
+	hc_out_puts(&o, "</Phases>\n");
+	return hc_out_close(&o, true, err, errlen);
+}
+
+int hc_db_write_locality(const char *dir, const struct hc_db_wlocality *n, char *err,
+                         size_t errlen)
+{
+	struct hc_out o;
+	uint32_t i, d;
+	int ret = hc_out_open(&o, dir, HC_DB_LOCALITY, err, errlen);
+
+	if (ret)
+		return ret;
+	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Locality version=\"%d\" unit=\"%s\" "
+	              "domains=\"%u\" single=\"%d\" pages=\"%d\" flag=\"%.2f\" local=\"%llu\" "
+	              "remote=\"%llu\" unlocated=\"%llu\">\n", HC_DB_VERSION,
+	              hc_db_unit_name(n->unit), n->domains, n->single, n->pages, n->flag,
+	              (unsigned long long)n->local, (unsigned long long)n->remote,
+	              (unsigned long long)n->unknown);
+	for (i = 0; i < n->n; i++) {
+		const struct hc_db_wlocobj *x = &n->o[i];
+		uint64_t loc = x->local + x->remote;
+
+		hc_out_printf(&o, "  <Object i=\"%u\" name=\"", x->obj);
+		hc_out_xml(&o, x->name);
+		hc_out_printf(&o, "\" local=\"%llu\" remote=\"%llu\" unlocated=\"%llu\" "
+		              "remote_share=\"%.4f\" flagged=\"%d\"", (unsigned long long)x->local,
+		              (unsigned long long)x->remote, (unsigned long long)x->unknown,
+		              loc ? (double)x->remote / (double)loc : 0.0, x->flagged);
+		if (x->first != UINT32_MAX)
+			hc_out_printf(&o, " first_thread=\"%u\"", x->first);
+		hc_out_puts(&o, ">\n");
+		for (d = 0; d < n->ndom; d++)
+			if (x->page[d])
+				hc_out_printf(&o, "    <Page node=\"%u\" all=\"%llu\"/>\n", d,
+				              (unsigned long long)x->page[d]);
+		for (d = 0; d < n->ndom; d++)
+			if (x->thr[d])
+				hc_out_printf(&o, "    <Thread node=\"%u\" all=\"%llu\"/>\n", d,
+				              (unsigned long long)x->thr[d]);
+		hc_out_puts(&o, "  </Object>\n");
+	}
+	hc_out_puts(&o, "</Locality>\n");
+	return hc_out_close(&o, true, err, errlen);
+}
