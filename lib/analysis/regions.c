@@ -48,6 +48,8 @@ struct region {
 	bool keep;
 	uint32_t out;           /* output id */
 	struct matrix mi, mx;   /* inclusive, exclusive (kept ones) */
+	bool same_in;           /* mi's cells and rows are those of the closest region around
+	                           it that owns its own (equal inclusive cells), not owned */
 	uint32_t first_child, next_sibling;
 	uint32_t fn;            /* function index (procedures, parallel regions, loops) */
 	int32_t loop;           /* loop index in the function, -1 */
@@ -704,7 +706,6 @@ struct build {
 	struct hmap pairs;      /* (detecting set, peer set, 0) -> pair id */
 	uint64_t *ptot;         /* pair id -> inclusive volume (pass A) */
 	uint32_t pcap;
-	uint32_t **epid, **ej;  /* profile -> entry -> pair id (HC_NONE = not counted), peer thread */
 	/* Pair -> the kept regions (dense ids) it credits, and the one its
 	   exclusive part goes to. A region that most entries fall in
 	   (common[], e.g. the program and the loops around every context) is
@@ -744,12 +745,6 @@ static void build_free(struct an *an, struct build *b)
 
 	hmap__free(&b->pairs);
 	free(b->ptot);
-	for (i = 0; b->epid && i < an->nprofs; i++) {
-		free(b->epid[i]);
-		free(b->ej[i]);
-	}
-	free(b->epid);
-	free(b->ej);
 	free(b->poff);
 	free(b->pn);
 	free(b->xk);
@@ -774,6 +769,12 @@ static void build_free(struct an *an, struct build *b)
 
 /* Pass A: pair ids and peer threads per entry, the inclusive volume of
    every region. */
+/* After pass A an entry's sets field holds its pair id (HC_NONE: not
+   counted, the peer thread is unknown) and the peer's global thread. */
+#define ENT(pid, j) ((uint64_t)(j) << 32 | (pid))
+#define ENT_PID(e) ((uint32_t)(e)->sets)
+#define ENT_J(e) ((uint32_t)((e)->sets >> 32))
+
 #define PAIR_CACHE_BITS 14
 #define PEER_CACHE 64u
 
@@ -791,31 +792,18 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 	if (!pc)
 		return -ENOMEM;
 	memset(pc, 0xff, sizeof(*pc) << PAIR_CACHE_BITS);
-	b->epid = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->epid));
-	b->ej = calloc(an->nprofs ? an->nprofs : 1, sizeof(*b->ej));
-	if (!b->epid || !b->ej) {
-		free(pc);
-		return -ENOMEM;
-	}
 	for (i = 0; i < an->nprofs; i++) {
-		const struct an_prof *p = &an->profs[i];
+		struct an_prof *p = &an->profs[i];
 
 		if (p->status != AN_OK || !p->rrow.n)
 			continue;
-		b->epid[i] = malloc(p->rrow.n * sizeof(uint32_t));
-		b->ej[i] = malloc(p->rrow.n * sizeof(uint32_t));
-		if (!b->epid[i] || !b->ej[i]) {
-			free(pc);
-			return -ENOMEM;
-		}
 		memset(peers, 0xff, sizeof(peers));
 		for (k = 0; k < p->rrow.n; k++) {
-			const struct rrow_ent *e = &p->rrow.e[k];
+			struct rrow_ent *e = &p->rrow.e[k];
 			struct hkey pk = { (uint32_t)e->sets, e->sets >> 32, 0 };
 			uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE;
 			uint32_t slot = (uint32_t)((e->sets * 0x9e3779b97f4a7c15ULL) >> (64 - PAIR_CACHE_BITS));
 
-			b->epid[i][k] = HC_NONE;
 			if (peer != p->th.index) {
 				if (peers[ps].peer == peer) {
 					j = peers[ps].j;
@@ -825,10 +813,11 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 					peers[ps].peer = peer;
 					peers[ps].j = j;
 				}
-				if (j == HC_NONE)
+				if (j == HC_NONE) {
+					e->sets = ENT(HC_NONE, HC_NONE);
 					continue;
+				}
 			}
-			b->ej[i][k] = j;
 			if (pc[slot].sets == e->sets && pc[slot].pid != HC_NONE) {
 				pid = pc[slot].pid;
 				ret = 0;
@@ -848,8 +837,8 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 				}
 				b->ptot[pid] = 0;
 			}
-			b->ptot[pid] += p->rrow.e[k].v[0] + p->rrow.e[k].v[1];
-			b->epid[i][k] = pid;
+			b->ptot[pid] += e->v[0] + e->v[1];
+			e->sets = ENT(pid, j);
 		}
 	}
 	free(pc);
@@ -882,9 +871,9 @@ static int complement(struct an *an, struct build *b, uint32_t nkl)
 	if (!w || !cnt || !mark || !cl || !b->common)
 		goto out;
 	for (i = 0; i < an->nprofs; i++)
-		for (k = 0; b->epid[i] && k < an->profs[i].rrow.n; k++)
-			if (b->epid[i][k] != HC_NONE)
-				cnt[b->epid[i][k]]++;
+		for (k = 0; an->profs[i].status == AN_OK && k < an->profs[i].rrow.n; k++)
+			if (ENT_PID(&an->profs[i].rrow.e[k]) != HC_NONE)
+				cnt[ENT_PID(&an->profs[i].rrow.e[k])]++;
 	for (pid = 0; pid < b->pairs.n; pid++) {
 		all += cnt[pid];
 		for (q = 0; q < b->pn[pid]; q++)
@@ -1084,12 +1073,10 @@ static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 {
 	struct an_prof *p = &an->profs[pi];
 
+	(void)b;
 	free(p->rrow.e);
 	p->rrow.e = NULL;
 	p->rrow.n = p->rrow.cap = p->rrow.merged = 0;
-	free(b->epid[pi]);
-	free(b->ej[pi]);
-	b->epid[pi] = b->ej[pi] = NULL;
 }
 
 /* The scratch cell of threads lo < hi of a T-thread process: the upper
@@ -1133,6 +1120,32 @@ static int materialize_all(struct build *b)
 	return 0;
 }
 
+/* After pass B and finish_region: a region still lazy has its parent's
+   inclusive cells everywhere; it points to those of the closest region
+   around it that owns its own (the diagonal stays its own). */
+static int share_lazy(struct build *b)
+{
+	uint32_t kq, x;
+
+	for (kq = 0; kq < b->nk; kq++) {
+		struct region *r = &b->R->r[b->korder[kq]];
+		const struct matrix *a;
+
+		if (!b->lazy[kq])
+			continue;
+		for (x = kq; b->lazy[x]; x = b->kpar[x])
+			;
+		a = &b->R->r[b->korder[x]].mi;
+		free(r->mi.cell);
+		free(r->mi.row);
+		r->mi.cell = a->cell;
+		r->mi.row = a->row;
+		r->mi.ncell = a->ncell;
+		r->same_in = true;
+	}
+	return 0;
+}
+
 /* A process with few enough threads: its entries grouped by thread pair
    (counting sort over the T x T upper triangle), then each pair's cell
    credited in a scratch of kept regions that stays in cache and emitted
@@ -1159,15 +1172,11 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 	for (pass = 0; pass < 2; pass++) {
 		for (g = base; g < base + T; g++) {
 			const struct an_prof *p = an->threads[g].prof;
-			uint32_t pi;
 
-			if (!p || p->status != AN_OK)
-				continue;
-			pi = (uint32_t)(p - an->profs);
-			if (!b->epid[pi])
+			if (!p || p->status != AN_OK || !p->rrow.n)
 				continue;
 			for (k = 0; k < p->rrow.n; k++) {
-				uint32_t pid = b->epid[pi][k], j = b->ej[pi][k];
+				uint32_t pid = ENT_PID(&p->rrow.e[k]), j = ENT_J(&p->rrow.e[k]);
 				size_t c;
 
 				if (pid == HC_NONE)
@@ -1205,7 +1214,7 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 	/* Now coff[c] is the end of cell c's entries (and the start of c + 1's). */
 	for (g = base; g < base + T; g++) {
 		const struct an_prof *p = an->threads[g].prof;
-		if (p && p->status == AN_OK && b->epid[p - an->profs])
+		if (p && p->status == AN_OK && p->rrow.n)
 			drop_entries(an, b, (uint32_t)(p - an->profs));
 	}
 	at = 0;
@@ -1284,17 +1293,17 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 	uint32_t *gj = NULL, gjcap = 0, ns, nt = 0, k, s;
 	int ret;
 
-	if (!b->epid[pi])
+	if (!p->rrow.n)
 		return 0;
 	ret = materialize_all(b);   /* the cells go to the unsorted lists from here on */
 	if (ret)
 		return ret;
 	ret = hmap__init(&slots, 64);
 	for (k = 0; k < p->rrow.n && !ret; k++) {
-		struct hkey sk = { b->ej[pi][k], 0, 0 };
+		struct hkey sk = { ENT_J(&p->rrow.e[k]), 0, 0 };
 		int r;
 
-		if (b->epid[pi][k] == HC_NONE)
+		if (ENT_PID(&p->rrow.e[k]) == HC_NONE)
 			continue;
 		r = hmap__intern(&slots, &sk, &s);
 		if (r < 0)
@@ -1302,7 +1311,7 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 		else if (r == 1 && an__grow(&gj, &gjcap, slots.n, sizeof(*gj)))
 			ret = -ENOMEM;
 		else if (r == 1)
-			gj[s] = b->ej[pi][k];
+			gj[s] = ENT_J(&p->rrow.e[k]);
 	}
 	ns = slots.n;
 	if (!ret)
@@ -1316,14 +1325,14 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 		memset(b->sx, 0, (size_t)b->nk * ns * 2 * sizeof(*b->sx));
 	}
 	for (k = 0; k < p->rrow.n && !ret; k++) {
-		uint32_t pid = b->epid[pi][k];
-		struct hkey sk = { b->ej[pi][k], 0, 0 };
+		uint32_t pid = ENT_PID(&p->rrow.e[k]);
+		struct hkey sk = { ENT_J(&p->rrow.e[k]), 0, 0 };
 		const uint64_t *v = p->rrow.e[k].v;
 
 		if (pid == HC_NONE)
 			continue;
 		hmap__find(&slots, &sk, &s);
-		if (b->ej[pi][k] == p->gthread)
+		if (ENT_J(&p->rrow.e[k]) == p->gthread)
 			credit(b, pid, b->din, b->dex, b->dtot, v[0], v[1]);
 		else
 			credit(b, pid, b->si + (size_t)s * b->nk * 2, b->sx + (size_t)s * b->nk * 2,
@@ -1393,6 +1402,8 @@ static int finish_region(struct an *an, struct build *b, uint32_t kq)
 			struct matrix *x = m[w];
 			x->diag[0] = w ? b->dex[2 * kq] : din[0];
 			x->diag[1] = w ? b->dex[2 * kq + 1] : din[1];
+			if (!w && b->lazy[kq])
+				continue;   /* share_lazy gives it its cells */
 			if (!x->cell && !(x->cell = malloc(sizeof(*x->cell))))
 				return -ENOMEM;
 			for (k = 0; k < x->n; k++)
@@ -1505,10 +1516,10 @@ int regions__build(struct an *an)
 				ret = pass_b_sparse(an, &b, (uint32_t)(p - an->profs));
 		}
 	}
-	if (!ret)
-		ret = materialize_all(&b);
 	for (k = 0; k < b.nk && !ret; k++)
 		ret = finish_region(an, &b, k);
+	if (!ret)
+		ret = share_lazy(&b);
 	tb = cpu_now();
 	if (!ret)
 		ret = name_kept(an, R);
@@ -1585,8 +1596,10 @@ void regions__free(struct an *an)
 		if (R->r[k].keep) {
 			agg__free(&R->r[k].mi.acc);
 			agg__free(&R->r[k].mx.acc);
-			free(R->r[k].mi.cell);
-			free(R->r[k].mi.row);
+			if (!R->r[k].same_in) {
+				free(R->r[k].mi.cell);
+				free(R->r[k].mi.row);
+			}
 			free(R->r[k].mx.cell);
 			free(R->r[k].mx.row);
 		}
