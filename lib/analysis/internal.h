@@ -160,8 +160,10 @@ struct an_prof {
 	struct rrow {
 		struct rrow_ent {
 			uint64_t sets;      /* the context's region set | the peer context's << 32 */
-			uint32_t peer, pad;
-			uint64_t v[2];      /* true, false */
+			uint32_t peer;
+			uint32_t vk;        /* volume << 1 | kind (1: false sharing); a larger sum
+			                       than RROW_VMAX takes several entries (16 B an entry:
+			                       one per event on bench/prof-scale) */
 		} *e;
 		uint32_t n, cap, merged;  /* merged: entries after the last compaction */
 		uint32_t *cache;          /* while reading: recent keys -> entry */

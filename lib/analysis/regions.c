@@ -533,7 +533,9 @@ static int cmp_ent(const void *x, const void *y)
 
 	if (a->sets != b->sets)
 		return a->sets < b->sets ? -1 : 1;
-	return (a->peer > b->peer) - (a->peer < b->peer);
+	if (a->peer != b->peer)
+		return a->peer < b->peer ? -1 : 1;
+	return (int)(a->vk & 1) - (int)(b->vk & 1);
 }
 
 /* Sort and merge equal keys. */
@@ -544,9 +546,10 @@ static void compact(struct rrow *r)
 	if (r->n > 1)
 		qsort(r->e, r->n, sizeof(*r->e), cmp_ent);
 	for (k = 0; k < r->n; k++) {
-		if (n && r->e[n - 1].sets == r->e[k].sets && r->e[n - 1].peer == r->e[k].peer) {
-			r->e[n - 1].v[0] += r->e[k].v[0];
-			r->e[n - 1].v[1] += r->e[k].v[1];
+		if (n && r->e[n - 1].sets == r->e[k].sets && r->e[n - 1].peer == r->e[k].peer &&
+		    (r->e[n - 1].vk & 1) == (r->e[k].vk & 1) &&
+		    (r->e[k].vk >> 1) <= RROW_VMAX - (r->e[n - 1].vk >> 1)) {
+			r->e[n - 1].vk += r->e[k].vk & ~1u;
 		} else {
 			r->e[n++] = r->e[k];
 		}
@@ -556,11 +559,8 @@ static void compact(struct rrow *r)
 		memset(r->cache, 0xff, REGIONS_CACHE * sizeof(*r->cache));
 }
 
-int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t slot, uint64_t t,
-                      uint64_t f)
+static int add_entry(struct rrow *r, uint64_t sets, uint32_t peer, uint32_t vk, uint32_t slot)
 {
-	struct rrow *r = &p->rrow;
-
 	if (!r->cache) {
 		r->cache = malloc(REGIONS_CACHE * sizeof(*r->cache));
 		if (!r->cache)
@@ -579,8 +579,25 @@ int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t 
 			r->cap = cap;
 		}
 	}
-	r->e[r->n] = (struct rrow_ent){ sets, peer, 0, { t, f } };
+	r->e[r->n] = (struct rrow_ent){ sets, peer, vk };
 	r->cache[slot] = r->n++;
+	return 0;
+}
+
+int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t kind,
+                      uint32_t slot, uint64_t v)
+{
+	struct rrow *r = &p->rrow;
+	uint64_t part;
+
+	/* A sum above RROW_VMAX: full entries first, the cache names the last. */
+	while (v) {
+		part = v > RROW_VMAX ? RROW_VMAX : v;
+		v -= part;
+		int ret = add_entry(r, sets, peer, (uint32_t)part << 1 | kind, slot);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -699,7 +716,7 @@ struct rcells {
 /* An entry of a process, grouped by thread pair (pass_b_dense). */
 struct cent {
 	uint32_t pid;
-	uint64_t v[2];
+	uint32_t vk;            /* struct rrow_ent's */
 };
 
 struct build {
@@ -837,7 +854,7 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 				}
 				b->ptot[pid] = 0;
 			}
-			b->ptot[pid] += e->v[0] + e->v[1];
+			b->ptot[pid] += e->vk >> 1;
 			e->sets = ENT(pid, j);
 		}
 	}
@@ -1009,23 +1026,20 @@ static int ensure_scratch(struct build *b, size_t need)
 	return b->scap ? 0 : -ENOMEM;
 }
 
-/* One entry of pair pid into per-region sums in, ex (true, false at 2 k,
-   2 k + 1 for kept region k) and the total tot: the listed regions (see
-   struct build) and the exclusive one. */
+/* One entry (volume << 1 | kind) of pair pid into per-region sums in, ex
+   (true, false at 2 k, 2 k + 1 for kept region k) and the total tot: the
+   listed regions (see struct build) and the exclusive one. */
 static inline void credit(const struct build *b, uint32_t pid, uint64_t *in, uint64_t *ex,
-                          uint64_t *tot, uint64_t t, uint64_t f)
+                          uint64_t *tot, uint32_t vk)
 {
 	const uint32_t *kl = b->klist + b->poff[pid];
-	uint32_t n = b->pn[pid], q, x = b->xk[pid];
+	uint32_t n = b->pn[pid], q, kd = vk & 1;
+	uint64_t v = vk >> 1;
 
-	for (q = 0; q < n; q++) {
-		in[2 * kl[q]] += t;
-		in[2 * kl[q] + 1] += f;
-	}
-	ex[2 * x] += t;
-	ex[2 * x + 1] += f;
-	tot[0] += t;
-	tot[1] += f;
+	for (q = 0; q < n; q++)
+		in[2 * kl[q] + kd] += v;
+	ex[2 * b->xk[pid] + kd] += v;
+	tot[kd] += v;
 }
 
 /* The inclusive (true, false) of kept region kq from its sum acc and the
@@ -1183,8 +1197,7 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 					continue;
 				if (g == j) {
 					if (!pass)
-						credit(b, pid, b->din, b->dex, b->dtot, p->rrow.e[k].v[0],
-						       p->rrow.e[k].v[1]);
+						credit(b, pid, b->din, b->dex, b->dtot, p->rrow.e[k].vk);
 					continue;
 				}
 				lo = (g < j ? g : j) - base;
@@ -1194,8 +1207,7 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 					b->coff[c + 1]++;
 					n++;
 				} else {
-					b->ce[b->coff[c]++] = (struct cent){ pid, { p->rrow.e[k].v[0],
-					                                            p->rrow.e[k].v[1] } };
+					b->ce[b->coff[c]++] = (struct cent){ pid, p->rrow.e[k].vk };
 				}
 			}
 		}
@@ -1228,7 +1240,7 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 			memset(b->si, 0, (size_t)b->nk * 2 * sizeof(*b->si));
 			memset(b->sx, 0, (size_t)b->nk * 2 * sizeof(*b->sx));
 			for (e = first; e < b->coff[at]; e++)
-				credit(b, b->ce[e].pid, b->si, b->sx, tot, b->ce[e].v[0], b->ce[e].v[1]);
+				credit(b, b->ce[e].pid, b->si, b->sx, tot, b->ce[e].vk);
 			for (kq = 0; kq < b->nk; kq++)
 				inclusive(b, kq, &b->si[2 * kq], tot, &b->cin[2 * kq]);
 			for (kq = 0; kq < b->nk; kq++) {
@@ -1327,16 +1339,16 @@ static int pass_b_sparse(struct an *an, struct build *b, uint32_t pi)
 	for (k = 0; k < p->rrow.n && !ret; k++) {
 		uint32_t pid = ENT_PID(&p->rrow.e[k]);
 		struct hkey sk = { ENT_J(&p->rrow.e[k]), 0, 0 };
-		const uint64_t *v = p->rrow.e[k].v;
+		uint32_t vk = p->rrow.e[k].vk;
 
 		if (pid == HC_NONE)
 			continue;
 		hmap__find(&slots, &sk, &s);
 		if (ENT_J(&p->rrow.e[k]) == p->gthread)
-			credit(b, pid, b->din, b->dex, b->dtot, v[0], v[1]);
+			credit(b, pid, b->din, b->dex, b->dtot, vk);
 		else
 			credit(b, pid, b->si + (size_t)s * b->nk * 2, b->sx + (size_t)s * b->nk * 2,
-			       b->stot + 2 * (size_t)s, v[0], v[1]);
+			       b->stot + 2 * (size_t)s, vk);
 	}
 	for (k = 0; k < b->nk * ns && !ret; k++) {
 		const uint64_t *ex = &b->sx[(size_t)k * 2];

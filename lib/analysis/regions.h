@@ -27,28 +27,41 @@ int regions__prepare(struct an *an);
    (a small one is never sorted: pass A and B take repeated keys). */
 #define REGIONS_CACHE 256u
 #define REGIONS_COMPACT 16384u
-int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t slot, uint64_t t,
-                      uint64_t f);
+#define RROW_VMAX 0x7fffffffu   /* the largest volume of one entry (struct rrow_ent) */
+int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t kind,
+                      uint32_t slot, uint64_t v);
+static inline int regions__add_kind(struct an_prof *p, uint64_t sets, uint32_t peer,
+                                    uint32_t kind, uint64_t v)
+{
+	struct rrow *r = &p->rrow;
+	uint32_t slot, x;
+
+	slot = (uint32_t)(((sets ^ (uint64_t)(peer << 1 | kind) << 17) * 0x9e3779b97f4a7c15ULL) >>
+	                  56) % REGIONS_CACHE;
+	if (r->cache && (x = r->cache[slot]) < r->n && r->e[x].sets == sets && r->e[x].peer == peer &&
+	    (r->e[x].vk & 1) == kind && v <= RROW_VMAX - (r->e[x].vk >> 1)) {
+		r->e[x].vk += (uint32_t)v << 1;
+		return 0;
+	}
+	return regions__add_slow(p, sets, peer, kind, slot, v);
+}
 /* One event of profile p: g, gp its and the peer's global nodes (gp
-   HC_NONE when unknown). 0 or -ENOMEM. */
+   HC_NONE when unknown). 0 or -ENOMEM. An event of no weight changes no
+   matrix and is not kept. */
 static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t g, uint32_t gp,
                                uint32_t peer, uint64_t t, uint64_t f)
 {
-	struct rrow *r = &p->rrow;
 	uint64_t sets;
-	uint32_t slot, x;
+	int ret = 0;
 
 	if (!an->rsid)
 		return 0;
 	sets = an->rsid[g] | (uint64_t)(gp == HC_NONE ? 0 : an->rsid[gp]) << 32;
-	slot = (uint32_t)(((sets ^ (uint64_t)peer << 17) * 0x9e3779b97f4a7c15ULL) >> 56) %
-	       REGIONS_CACHE;
-	if (r->cache && (x = r->cache[slot]) < r->n && r->e[x].sets == sets && r->e[x].peer == peer) {
-		r->e[x].v[0] += t;
-		r->e[x].v[1] += f;
-		return 0;
-	}
-	return regions__add_slow(p, sets, peer, slot, t, f);
+	if (t)
+		ret = regions__add_kind(p, sets, peer, 0, t);
+	if (f && !ret)
+		ret = regions__add_kind(p, sets, peer, 1, f);
+	return ret;
 }
 /* After a profile's events: the array merged and trimmed, the cache freed. */
 int regions__profile_done(struct an_prof *p);

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_rrow.c — the per-profile event aggregate of code regions
+   (regions.h, struct rrow_ent): an entry holds 31 bits of volume and one
+   kind; a larger sum takes several entries, true and false sharing are
+   apart, compaction merges equal keys without overflowing, and no volume
+   is lost on the way. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/regions.h"
+#include "hc_test.h"
+
+/* Sum of one key's volumes of one kind. */
+static uint64_t sum(const struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t kind,
+                    uint32_t *nent)
+{
+	uint64_t s = 0;
+
+	*nent = 0;
+	for (uint32_t k = 0; k < p->rrow.n; k++) {
+		const struct rrow_ent *e = &p->rrow.e[k];
+		if (e->sets != sets || e->peer != peer || (e->vk & 1) != kind)
+			continue;
+		CHECK((e->vk >> 1) <= RROW_VMAX);
+		s += e->vk >> 1;
+		(*nent)++;
+	}
+	return s;
+}
+
+int main(void)
+{
+	uint32_t rsid[8] = { 0, 5, 7, 9, 11, 13, 15, 17 }, n;
+	struct an an;
+	struct an_prof p;
+	uint64_t big = 5000000000ull, want[4][2];
+
+	memset(&an, 0, sizeof(an));
+	memset(&p, 0, sizeof(p));
+	an.rsid = rsid;
+
+	/* No rsid: nothing is kept. */
+	an.rsid = NULL;
+	CHECK(regions__add(&an, &p, 1, 2, 3, 10, 0) == 0);
+	CHECK(p.rrow.n == 0);
+	an.rsid = rsid;
+
+	/* 5e9 bytes of true sharing: three entries, none above RROW_VMAX. */
+	CHECK(regions__add(&an, &p, 1, 2, 3, big, 0) == 0);
+	CHECK_EQ_U64(sum(&p, 5 | (uint64_t)7 << 32, 3, 0, &n), big);
+	CHECK(n == 3);
+	/* More of both kinds on the same key: the true part joins the last
+	   entry, the false part is an entry of its own; weightless events are
+	   not kept. */
+	CHECK(regions__add(&an, &p, 1, 2, 3, 10, 20) == 0);
+	CHECK(regions__add(&an, &p, 1, 2, 3, 0, 0) == 0);
+	CHECK_EQ_U64(sum(&p, 5 | (uint64_t)7 << 32, 3, 0, &n), big + 10);
+	CHECK(n == 3);
+	CHECK_EQ_U64(sum(&p, 5 | (uint64_t)7 << 32, 3, 1, &n), 20);
+	CHECK(n == 1);
+	/* Unknown peer context: set 0 on that side. */
+	CHECK(regions__add(&an, &p, 4, HC_NONE, 3, 0, 7) == 0);
+	CHECK_EQ_U64(sum(&p, 11, 3, 1, &n), 7);
+
+	/* Many events over a few keys, interleaved so that the cache misses
+	   and the array is compacted: the sums per key and kind stay. */
+	memset(want, 0, sizeof(want));
+	for (uint32_t i = 0; i < 200000; i++) {
+		uint32_t key = (i * 7919u) % 4, g = 4 + key;
+		uint64_t t = i % 3 ? (uint64_t)i * 400 : 0, f = i % 5 ? 0 : i;
+
+		CHECK(regions__add(&an, &p, g, 1, 100 + key, t, f) == 0);
+		want[key][0] += t;
+		want[key][1] += f;
+	}
+	CHECK(regions__profile_done(&p) == 0);
+	CHECK(p.rrow.cache == NULL);
+	for (uint32_t key = 0; key < 4; key++) {
+		uint64_t sets = rsid[4 + key] | (uint64_t)5 << 32;
+		CHECK_EQ_U64(sum(&p, sets, 100 + key, 0, &n), want[key][0]);
+		/* merged up to RROW_VMAX: at most twice the fewest entries, plus one */
+		CHECK_MSG(n <= 2 * (want[key][0] / RROW_VMAX) + 2, "key %u: %u true entries", key, n);
+		CHECK_EQ_U64(sum(&p, sets, 100 + key, 1, &n), want[key][1]);
+	}
+	CHECK_MSG(p.rrow.n < 20000, "%u entries for 200000 events on 4 keys", p.rrow.n);
+	free(p.rrow.e);
+	return hc_test_done("test_rrow");
+}
