@@ -1,53 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* record.c — what the sample and trap paths share: the register state of
-   the interrupted context (with FS/GS bases, doc/findings.md §4.5), choosing the
-   data access of a decoded instruction, and recording one communication
-   into the thread's event buffer and its CCT metrics. Signal context. */
+/* record.c — from a sample to a recorded communication: one address sample
+   of any sampler through detection (its context unwound when it publishes,
+   the verdict counted, the watchpoints it asks for armed or disarmed,
+   HC_DEBUG=detect's lines), and one communication — from a sample or a
+   watchpoint trap — recorded into the thread's event buffer, its CCT
+   metrics, its NUMA nodes and heap objects. Signal context. */
 #include <errno.h>
-#include <sched.h>
-#include <ucontext.h>
 #include <unistd.h>
-#include <asm/prctl.h>
-#include <sys/syscall.h>
 #include "runtime/rt.h"
-#include "runtime/record.h"
 #include "runtime/numa.h"
-
-void record__regs(void *uctx, struct hc_regs *r)
-{
-	const ucontext_t *uc = uctx;
-	uint64_t fs = 0, gs = 0;
-
-	r->gregs = (const long long *)uc->uc_mcontext.gregs;
-	if (hc_rt.have_fsgsbase) {
-		__asm__ volatile("rdfsbase %0" : "=r"(fs));
-		__asm__ volatile("rdgsbase %0" : "=r"(gs));
-	} else {
-		syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
-		syscall(SYS_arch_prctl, ARCH_GET_GS, &gs);
-	}
-	r->fsbase = fs;
-	r->gsbase = gs;
-}
-
-const struct hc_mem_access *record__pick_access(const struct hc_insn *in)
-{
-	const struct hc_mem_access *best = NULL;
-
-	for (int i = 0; i < in->n; i++) {
-		const struct hc_mem_access *a = &in->acc[i];
-		if (a->kind == HC_ACC_STACK || a->size == 0)
-			continue;
-		if (!best || ((a->rw & HC_ACC_W) && !(best->rw & HC_ACC_W)))
-			best = a;
-	}
-	return best;
-}
-
-int32_t record__cpu(void)
-{
-	return (int32_t)sched_getcpu();
-}
 
 void record__comm(struct rt_thread *t, const struct hc_comm *c)
 {

@@ -331,16 +331,21 @@ int  watch__arm_exec(struct rt_thread *t, uint64_t pc);
 void watch__disarm(struct rt_thread *t);
 void watch__on_trap(struct rt_thread *t, int slot, void *uctx);
 
-/* record.c: shared by sample and trap paths */
+/* record.c: from a sample or trap to a recorded communication */
 /* One address sample of any sampler into detection: unwinds for stores
    (and for loads that communicate), publishes, records, arms watchpoints.
    s->ctx is filled here. */
 void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s);
+/* One communication into t's event buffer and CCT metrics. */
 void record__comm(struct rt_thread *t, const struct hc_comm *c);
-void record__regs(void *uctx, struct hc_regs *r);
 
 /* signal.c */
 int  signal__init(void);
+/* The cookies (attr.sig_data) that tell our SIGTRAPs apart: the sampler's,
+   watchpoint slot's; and whether a SIGTRAP's siginfo carries one. */
+uint64_t signal__cookie_sample(void);
+uint64_t signal__cookie_watch(int slot);
+bool signal__siginfo_ours(const siginfo_t *si);
 int  signal__altstack_on(struct rt_thread *t);
 void signal__altstack_off(struct rt_thread *t);
 

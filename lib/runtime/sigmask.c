@@ -29,7 +29,6 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/safety.h"
-#include "runtime/record.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6

@@ -16,7 +16,7 @@
 #include "runtime/rt.h"
 #include "runtime/sampler/soft.h"
 #include "probe/probe.h"
-#include "runtime/record.h"
+#include "runtime/regs.h"
 
 /* The thread's watchpoints are opened at its first arm, not at its start:
    four perf_event_open calls cost ~40 µs, which a short-lived thread that
@@ -174,7 +174,7 @@ static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int sl
 
 	*leaf = pc;
 	if (hc_decode_at_pc(r, &in) == 0 && (in.flags & HC_AF_REP))
-		a = record__pick_access(&in);
+		a = regs__access(&in);
 	if (!a && hc_decode_ending_at(r, pc, t->prev, &in) == 0) {
 		for (int i = 0; i < in.n; i++)
 			if ((in.acc[i].ea & ~(uint64_t)(HC_LINE - 1)) == line ||
@@ -225,12 +225,12 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	}
 	t->cnt.traps++;
 	watch__disarm(t);
-	record__regs(uctx, &r);
+	regs__read(uctx, &r);
 	trapping_access(t, &r, slot, &s, &leaf);
 	s.is_private = false;
 	watched_load = t->det.armed && t->det.watched.is_load;
 	s.time = process__now();
-	s.cpu = record__cpu();
+	s.cpu = regs__cpu();
 	s.ctx = cct__context(t, uctx, leaf);
 	if (s.ctx == HC_NONE) {            /* the walk faulted: trap dropped */
 		hc_detect_arm_failed(&t->det);

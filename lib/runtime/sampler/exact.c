@@ -24,7 +24,7 @@
 #include "exact/model.h"
 #include "runtime/rt.h"
 #include "runtime/safety.h"
-#include "runtime/record.h"
+#include "runtime/regs.h"
 
 #define XSTACK    1024u            /* shadow stack frames kept (deeper ones: contexts truncated) */
 #define XEVH      (1u << 16)       /* event folding table slots, power of two */
@@ -173,7 +173,7 @@ static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 	c.peer_addr = xt->peer_addr;
 	c.peer_len = xt->peer_len;
 	c.peer = xt->writer;
-	c.cpu = record__cpu();
+	c.cpu = regs__cpu();
 	c.peer_cpu = -1;
 	c.ctx = ctx;
 	c.peer_ctx = xt->writer_ctx;

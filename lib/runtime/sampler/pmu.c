@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/loadmap.h"
-#include "runtime/record.h"
+#include "runtime/regs.h"
 #include "runtime/safety.h"
 #include "runtime/sampler/pmu.h"
 #include "runtime/alloc/ownheap.h"
@@ -235,7 +235,7 @@ static void drain(struct rt_thread *t, void *uctx)
 	struct hc_pmu_env env = { .regs = NULL, .cache = t->prev, .code_readable = hc_code_readable };
 
 	if (uctx) {
-		record__regs(uctx, &r);
+		regs__read(uctx, &r);
 		env.regs = &r;
 	}
 	self_ranges(t, &env);

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "probe/probe.h"
-#include "runtime/record.h"
+#include "runtime/regs.h"
 #include "runtime/loadmap.h"
 #include "runtime/sampler/soft.h"
 #include "decode/funcstart.h"
@@ -323,7 +323,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	s.len = a->size;
 	s.is_store = store;
 	s.is_private = false;
-	s.cpu = record__cpu();
+	s.cpu = regs__cpu();
 	note_access(t, pc, s.addr, s.len, s.time);
 	cur = t->det.prev_sample;
 	t->det.prev_sample = own(t)->prev_before;
@@ -550,7 +550,7 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
 	t->cnt.ret_bp_hits++;
 	if (!sampler__is(&soft__sampler) || !own(t) || own(t)->step_left || !k)
 		return;
-	record__regs(uctx, &r);
+	regs__read(uctx, &r);
 	if (hc_decode_at_pc(&r, &in) < 0)
 		return;
 	own(t)->prev_before = t->det.prev_sample;
@@ -578,7 +578,7 @@ void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s
 	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || s->is_store)
 		return;
 	t->cnt.step_after_trap++;
-	record__regs(uctx, &r);
+	regs__read(uctx, &r);
 	maybe_burst(t, uctx, &r, s, false, true, t->det.prev_sample);
 }
 
@@ -610,7 +610,7 @@ void soft__on_step(struct rt_thread *t, void *uctx)
 
 	t->cnt.steps++;
 	own(t)->step_taken++;
-	record__regs(uctx, &r);
+	regs__read(uctx, &r);
 	if (hc_decode_at_pc(&r, &in) < 0) {
 		t->cnt.step_stop_unsafe++;
 		burst_end(t, uctx);
@@ -651,15 +651,15 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		watch__disarm(t);
 		t->cnt.ret_bp_expired++;
 	}
-	record__regs(uctx, &r);
+	regs__read(uctx, &r);
 	st = hc_rt.opt.no_prev ? -1 /* switched off */ : hc_decode_prev(&r, t->prev, &in);
 	next = (uint64_t)r.gregs[REG_RIP];
-	if (st == HC_PREV_OK && (acc = record__pick_access(&in))) {
+	if (st == HC_PREV_OK && (acc = regs__access(&in))) {
 		t->cnt.samples_recovered_prev++;
 		leaf = in.addr;
 	} else if (st == HC_PREV_UNRECOVERABLE &&
 	           hc_decode_prev_reload(&r, t->prev, &in) == HC_PREV_OK &&
-	           (acc = record__pick_access(&in))) {
+	           (acc = regs__access(&in))) {
 		t->cnt.samples_recovered_reload++;
 		leaf = in.addr;
 	} else if (hc_decode_at_pc(&r, &in) < 0) {
@@ -672,7 +672,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		else
 			maybe_ret_bp(t, uctx, true);
 		return;
-	} else if (!(acc = record__pick_access(&in))) {
+	} else if (!(acc = regs__access(&in))) {
 		t->cnt.samples_stack_only++;
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
@@ -694,7 +694,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		s.is_store = true;
 		t->cnt.samples_rmw_store++;
 	}
-	s.cpu = record__cpu();
+	s.cpu = regs__cpu();
 	/* The sampled line into this thread's recent lines (burst evidence,
 	   watchpoint targets), unless it is private memory. */
 	private_ranges(t, &p);
