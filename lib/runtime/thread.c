@@ -4,8 +4,7 @@
    its creator and creation context, its own memory (one arena holding the
    record, the sigaltstack, the CCT and the event buffers), its sampler and
    watchpoints; a pthread key destructor tears it down and has flush.c write
-   its profile
-   on every exit path (return, pthread_exit, cancellation). Not signal
+   its profile on every exit path (return, pthread_exit, cancellation). Not signal
    context, but every step that touches state a handler reads runs under the
    thread's re-entrancy guard. */
 #include <dlfcn.h>
