@@ -79,6 +79,7 @@ static void an_free(struct an *an)
 	uint32_t i;
 	unsigned w;
 
+	sym__drop_all(an);
 	for (i = 0; i < an->nprofs; i++) {
 		struct an_prof *p = &an->profs[i];
 		free(p->path);
@@ -421,6 +422,7 @@ out_early:
 		goto out_nomem;
 	phase_end(&ph, "pairs+matrix");
 	ret = regions__build(&an);
+	sym__drop_all(&an);   /* the modules' symbols are not read after this */
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "region mat.");

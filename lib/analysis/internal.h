@@ -269,6 +269,16 @@ char *names__omp_region(const char *parent, const char *file, int line);
    Returns NULL and says why in err when the file cannot be used. */
 struct symmod *sym__open(const char *path, char *err, size_t errlen);
 void sym__close(struct symmod *m);
+/* The same through a cache of one open module per load module, so that
+   the stages reading a module (code regions, symbolization, the regions'
+   names) open it and load its DWARF (inflating libc's compressed debug
+   sections: tens of ms) once: sym__take hands the cached one to one
+   thread at a time, or opens it (NULL, err set, when it cannot);
+   sym__give puts it back (or closes it, when one is cached already);
+   sym__drop_all closes the cached ones. */
+struct symmod *sym__take(struct an *an, uint32_t lm, char *err, size_t errlen);
+void sym__give(struct an *an, uint32_t lm, struct symmod *m);
+void sym__drop_all(struct an *an);
 /* Symbolize addr (relative to the load bias); strings stay valid until
    sym__close. Never fails: unknown parts are NULL / 0. */
 void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out);
@@ -385,6 +395,8 @@ struct an {
 	uint64_t nevents, event_weight;
 	struct view view;
 	struct regions *reg;        /* regions.c */
+	struct symmod **symkeep;    /* sym__take's cache, per load module */
+	uint32_t nsymkeep;
 	const uint32_t *rsid;       /* global cct node -> region set (regions.c), NULL = none */
 	struct an_warn *warns;
 	uint32_t nwarns, warncap;

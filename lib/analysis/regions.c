@@ -321,11 +321,11 @@ static int name_kept(struct an *an, struct regions *R)
 			struct region *r = &R->r[k];
 			if (!r->keep || r->name || r->lm != lm)
 				continue;
-			if (!m && !(m = sym__open(an->modules.s[lm], err, sizeof(err))))
+			if (!m && !(m = sym__take(an, lm, err, sizeof(err))))
 				break;
 			ret = name_region(an, R, m, r);
 		}
-		sym__close(m);
+		sym__give(an, lm, m);
 	}
 	/* A module that cannot be opened again (replaced since): its address. */
 	for (k = 1; k < R->n && !ret; k++) {
@@ -498,7 +498,7 @@ int regions__prepare(struct an *an)
 	for (k = 0; k < nq && !ret;) {
 		uint32_t lm = q[k].lm, j;
 		char err[1024];
-		struct symmod *m = sym__open(an->modules.s[lm], err, sizeof(err));
+		struct symmod *m = sym__take(an, lm, err, sizeof(err));
 
 		for (j = k; j < nq && q[j].lm == lm && !ret; j++) {
 			if (!m)
@@ -509,7 +509,7 @@ int regions__prepare(struct an *an)
 			}
 			ret = frame_region(an, R, m, lm, q[j].addr, &freg[q[j].g]);
 		}
-		sym__close(m);
+		sym__give(an, lm, m);
 		k = j;
 	}
 	R->rsid[0] = 0;

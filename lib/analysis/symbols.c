@@ -347,6 +347,49 @@ struct symmod *sym__open(const char *path, char *err, size_t errlen)
 	return m;
 }
 
+struct symmod *sym__take(struct an *an, uint32_t lm, char *err, size_t errlen)
+{
+	struct symmod *m = NULL;
+
+	pthread_mutex_lock(&an->lock);
+	if (lm < an->nsymkeep) {
+		m = an->symkeep[lm];
+		an->symkeep[lm] = NULL;
+	}
+	pthread_mutex_unlock(&an->lock);
+	return m ? m : sym__open(an->modules.s[lm], err, errlen);
+}
+
+void sym__give(struct an *an, uint32_t lm, struct symmod *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&an->lock);
+	if (lm >= an->nsymkeep && lm < an->modules.n) {
+		struct symmod **k = realloc(an->symkeep, an->modules.n * sizeof(*k));
+		if (k) {
+			memset(k + an->nsymkeep, 0, (an->modules.n - an->nsymkeep) * sizeof(*k));
+			an->symkeep = k;
+			an->nsymkeep = an->modules.n;
+		}
+	}
+	if (lm < an->nsymkeep && !an->symkeep[lm]) {
+		an->symkeep[lm] = m;
+		m = NULL;
+	}
+	pthread_mutex_unlock(&an->lock);
+	sym__close(m);
+}
+
+void sym__drop_all(struct an *an)
+{
+	for (uint32_t i = 0; i < an->nsymkeep; i++)
+		sym__close(an->symkeep[i]);
+	free(an->symkeep);
+	an->symkeep = NULL;
+	an->nsymkeep = 0;
+}
+
 void sym__close(struct symmod *m)
 {
 	size_t i;

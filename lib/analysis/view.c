@@ -183,7 +183,7 @@ static void sym_worker(void *arg, unsigned id)
 			break;
 		jb = &sr->jobs[j];
 		if (jb->lm != HC_NONE && jb->lm != an->unknown_lm)
-			m = sym__open(an->modules.s[jb->lm], err, sizeof(err));
+			m = sym__take(an, jb->lm, err, sizeof(err));
 		stripped = m && sym__stripped(m);
 		for (i = jb->first; i < jb->first + jb->count; i++) {
 			int ret;
@@ -200,7 +200,7 @@ static void sym_worker(void *arg, unsigned id)
 			}
 			__atomic_fetch_add(&sr->done, 1, __ATOMIC_RELAXED);
 		}
-		sym__close(m);
+		sym__give(an, jb->lm, m);
 	}
 	free(s);
 }
