@@ -246,14 +246,8 @@ int numa__finish(struct an *an, struct numa *n, const struct objects *ob)
 		if (tn > n->ndom)
 			n->ndom = tn;
 	}
-	for (i = 0; i < nobj; i++) {
-		uint64_t key[3];
-		uint32_t x;
-		objects__ranked(ob, i, key, NULL);
-		struct hkey hk = { key[0], key[1], key[2] };
-		if (hmap__intern(&okey, &hk, &x) < 0)
-			goto out;
-	}
+	if (objects__index_keys(ob, &okey))
+		goto out;
 	slot = malloc((nobj ? nobj : 1) * sizeof(*slot));
 	fbest = calloc(nobj ? nobj : 1, sizeof(*fbest));
 	if (!slot || !fbest)

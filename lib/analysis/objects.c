@@ -20,6 +20,7 @@
    this file hands it. No signal context. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,6 +454,27 @@ static struct dvmod *module_of(struct modcache *mc, const char *path)
 	return mc->mods[id];
 }
 
+/* How many of the n entries (size bytes each, sorted by the uint64_t at
+   byte offset off) have that key <= addr: the index of the first greater
+   one. */
+static size_t count_le(const void *base, size_t n, size_t size, size_t off, uint64_t addr)
+{
+	const char *b = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, b + mid * size + off, sizeof(k));
+		if (k <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* A thread's stack or TLS range; a process's ranges sorted by lo. */
 struct range {
 	uint64_t lo, hi;
@@ -470,15 +492,8 @@ static int cmp_range(const void *x, const void *y)
    them, the one starting last before addr is asked). */
 static bool find_range(const struct range *r, uint32_t n, uint64_t addr, const struct range **out)
 {
-	uint32_t lo = 0, hi = n;
+	size_t lo = count_le(r, n, sizeof(*r), offsetof(struct range, lo), addr);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (r[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr >= r[lo - 1].hi)
 		return false;
 	*out = &r[lo - 1];
@@ -590,16 +605,7 @@ void objects__frames_sort(struct hc_prof_frame *f, size_t n)
 
 size_t objects__frame_first(const struct hc_prof_frame *f, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (f[mid].cfa <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return count_le(f, n, sizeof(*f), offsetof(struct hc_prof_frame, cfa), addr);
 }
 
 /* Thread t's frames: its profile opened again (only for threads whose
@@ -1362,6 +1368,18 @@ void objects__ranked(const struct objects *ob, uint32_t r, uint64_t key[3], cons
 	key[2] = k->c;
 	if (name)
 		*name = ob->o[ob->rank[r]].name;
+}
+
+int objects__index_keys(const struct objects *ob, struct hmap *h)
+{
+	uint32_t i, x, n = objects__count(ob);
+
+	for (i = 0; i < n; i++) {
+		const struct hkey *k = &ob->index.keys[ob->rank[i]];
+		if (hmap__intern(h, k, &x) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* ---------------- output ---------------- */

@@ -96,6 +96,11 @@ void objects__free(struct objects *ob);
    with objects.xml index r (views.h keys its sums by identity). */
 uint32_t objects__count(const struct objects *ob);
 void objects__ranked(const struct objects *ob, uint32_t r, uint64_t key[3], const char **name);
+/* The identity keys interned into h (initialized, empty) in objects.xml
+   order, so that h's index of a key is the object's objects.xml index
+   (phases.c and numa.c look their sums up by it). 0 or -ENOMEM. */
+struct hmap;
+int objects__index_keys(const struct objects *ob, struct hmap *h);
 /* Rank the objects (objects.xml's order): objects__build does; again after
    objects__unpack. 0 or -ENOMEM. */
 int objects__rank(struct objects *ob);

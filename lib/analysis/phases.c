@@ -766,14 +766,8 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	}
 	/* Objects: their objects.xml index by key. */
 	nobj = objects__count(ob);
-	for (i = 0; i < nobj; i++) {
-		uint64_t key[3];
-		uint32_t x;
-		objects__ranked(ob, i, key, NULL);
-		struct hkey hk = { key[0], key[1], key[2] };
-		if (hmap__intern(&okey, &hk, &x) < 0)
-			goto out;
-	}
+	if (objects__index_keys(ob, &okey))
+		goto out;
 	vec = calloc(v->nwin, sizeof(*vec));
 	nvec = calloc(v->nwin, sizeof(*nvec));
 	v->wvol = calloc(v->nwin, sizeof(*v->wvol));

@@ -122,12 +122,12 @@ struct topo_msg {
 	char hostname[256];
 };
 
-static int write_all(int fd, const void *p, size_t n)
+/* All n bytes written (out) or read, through EINTR and short transfers;
+   -1 on an error or end of file. */
+static int xfer_all(int fd, char *c, size_t n, bool out)
 {
-	const char *c = p;
-
 	while (n) {
-		ssize_t k = write(fd, c, n);
+		ssize_t k = out ? write(fd, c, n) : read(fd, c, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -138,20 +138,14 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+static int write_all(int fd, const void *p, size_t n)
+{
+	return xfer_all(fd, (char *)(uintptr_t)p, n, true);
+}
+
 static int read_all(int fd, void *p, size_t n)
 {
-	char *c = p;
-
-	while (n) {
-		ssize_t k = read(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return xfer_all(fd, p, n, false);
 }
 
 static void __attribute__((noreturn)) child(int fd, const char *xmlpath)

@@ -56,6 +56,8 @@ long xr__line(struct xr *x);
 bool xr__has(struct xr *x, const char *attr);
 int xr__u64(struct xr *x, const char *attr, uint64_t *v);                /* required */
 int xr__u64_opt(struct xr *x, const char *attr, uint64_t *v, bool *found);
+/* all, true and false of the element, checked all = true + false (read.c). */
+int load__vol(struct load *ld, struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal);
 int xr__i64_opt(struct xr *x, const char *attr, int64_t *v);             /* -1 when absent */
 int xr__str(struct xr *x, const char *attr, char **s);                   /* required, strdup'ed */
 int xr__str_opt(struct xr *x, const char *attr, char **s);               /* NULL when absent */

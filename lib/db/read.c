@@ -22,6 +22,22 @@ const char *load__file(struct load *ld, const char *rel)
 	return ld->path;
 }
 
+/* all, true and false of an element, all = true + false. */
+int load__vol(struct load *ld, struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal)
+{
+	int rc = xr__u64(x, "all", all);
+
+	if (!rc)
+		rc = xr__u64(x, "true", tru);
+	if (!rc)
+		rc = xr__u64(x, "false", fal);
+	if (!rc && *all != *tru + *fal)
+		rc = load__fail(ld, xr__line(x), "<%s>: all (%llu) != true + false (%llu)",
+		                 xr__name(x), (unsigned long long)*all,
+		                 (unsigned long long)(*tru + *fal));
+	return rc;
+}
+
 int load__fail(struct load *ld, long line, const char *fmt, ...)
 {
 	char msg[768];

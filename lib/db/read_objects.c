@@ -19,21 +19,6 @@ struct objload {
 	size_t cap_obj, cap_cells, cap_fields, cap_pairs;
 };
 
-static int read_vol(struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal, struct load *ld)
-{
-	int rc = xr__u64(x, "all", all);
-
-	if (!rc)
-		rc = xr__u64(x, "true", tru);
-	if (!rc)
-		rc = xr__u64(x, "false", fal);
-	if (!rc && *all != *tru + *fal)
-		rc = load__fail(ld, xr__line(x), "<%s>: all (%llu) != true + false (%llu)",
-		                 xr__name(x), (unsigned long long)*all,
-		                 (unsigned long long)(*tru + *fal));
-	return rc;
-}
-
 /* threads="1 4 7": thread indexes, each below the thread count. */
 static int parse_threads(struct objload *o, const char *s, struct hc_db_field *f)
 {
@@ -97,7 +82,7 @@ static int load_object(struct objload *o)
 	if (!rc)
 		rc = xr__u64_opt(o->x, "elem", &ob->elem, NULL);
 	if (!rc)
-		rc = read_vol(o->x, &ob->all, &ob->tru, &ob->fal, o->ld);
+		rc = load__vol(o->ld, o->x, &ob->all, &ob->tru, &ob->fal);
 	return rc;
 }
 
@@ -121,7 +106,7 @@ static int load_child(struct objload *o, struct hc_db_object *ob)
 			                   (unsigned long long)j, db->nthreads - 1);
 		c->i = (uint32_t)(i < j ? i : j);
 		c->j = (uint32_t)(i < j ? j : i);
-		if ((rc = read_vol(o->x, &c->all, &c->tru, &c->fal, o->ld)))
+		if ((rc = load__vol(o->ld, o->x, &c->all, &c->tru, &c->fal)))
 			return rc;
 		ob->ncells++;
 	} else if (!strcmp(name, "Field")) {
@@ -141,7 +126,7 @@ static int load_child(struct objload *o, struct hc_db_object *ob)
 		if (!rc)
 			rc = xr__u64_opt(o->x, "access", &f->access, NULL);
 		if (!rc)
-			rc = read_vol(o->x, &f->all, &f->tru, &f->fal, o->ld);
+			rc = load__vol(o->ld, o->x, &f->all, &f->tru, &f->fal);
 		if (!rc)
 			rc = xr__str_opt(o->x, "threads", &threads);
 		if (!rc && threads)
@@ -161,7 +146,7 @@ static int load_child(struct objload *o, struct hc_db_object *ob)
 			                 HC_DB_EXPERIMENT, (unsigned long long)p->c,
 			                 (unsigned long long)p->p);
 		if (!rc)
-			rc = read_vol(o->x, &p->all, &p->tru, &p->fal, o->ld);
+			rc = load__vol(o->ld, o->x, &p->all, &p->tru, &p->fal);
 		if (!rc)
 			ob->npairs++;
 	}

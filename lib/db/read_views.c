@@ -38,20 +38,6 @@ void hc_db_views_free(struct hc_db_views *v)
 	free(v);
 }
 
-static int vol(struct load *ld, struct xr *x, uint64_t *all, uint64_t *tru, uint64_t *fal)
-{
-	int rc = xr__u64(x, "all", all);
-
-	if (!rc)
-		rc = xr__u64(x, "true", tru);
-	if (!rc)
-		rc = xr__u64(x, "false", fal);
-	if (!rc && *all != *tru + *fal)
-		rc = load__fail(ld, xr__line(x), "<%s>: all (%llu) != true + false (%llu)", xr__name(x),
-		                (unsigned long long)*all, (unsigned long long)(*tru + *fal));
-	return rc;
-}
-
 static int real(struct load *ld, struct xr *x, const char *attr, double *out)
 {
 	char *s = NULL, *end;
@@ -111,7 +97,7 @@ static int phase(struct load *ld, struct xr *x, struct hc_db_views *v, size_t *c
 	p->pair_i = p->pair_j = p->object = -1;
 	if ((rc = xr__u64(x, "i", &p->i)) || (rc = xr__u64(x, "start", &p->start)) ||
 	    (rc = xr__u64(x, "end", &p->end)) || (rc = xr__u64(x, "first", &p->first)) ||
-	    (rc = xr__u64(x, "last", &p->last)) || (rc = vol(ld, x, &p->all, &p->tru, &p->fal)))
+	    (rc = xr__u64(x, "last", &p->last)) || (rc = load__vol(ld, x, &p->all, &p->tru, &p->fal)))
 		return rc;
 	if (p->i != v->nphases - 1)
 		return load__fail(ld, xr__line(x), "<Phase i=\"%llu\">: expected i=\"%zu\" (phases in "
@@ -171,7 +157,7 @@ static int phase_cell(struct load *ld, struct xr *x, struct hc_db_phase *p)
 		                  (unsigned long long)j, ld->db->nthreads - 1);
 	c->i = (uint32_t)i;
 	c->j = (uint32_t)j;
-	if ((rc = vol(ld, x, &c->all, &c->tru, &c->fal)))
+	if ((rc = load__vol(ld, x, &c->all, &c->tru, &c->fal)))
 		return rc;
 	p->ncells++;
 	return 0;
@@ -223,7 +209,7 @@ static int window(struct load *ld, struct xr *x, struct hc_db_views *v, size_t *
 	memset(w, 0, sizeof(*w));
 	if ((rc = xr__u64(x, "i", &w->i)) || (rc = xr__u64(x, "start", &w->start)) ||
 	    (rc = xr__u64(x, "end", &w->end)) || (rc = xr__u64(x, "phase", &w->phase)) ||
-	    (rc = vol(ld, x, &w->all, &w->tru, &w->fal)))
+	    (rc = load__vol(ld, x, &w->all, &w->tru, &w->fal)))
 		return rc;
 	if (w->i != v->nwindows - 1 || w->phase >= v->nphases || w->i < v->phases[w->phase].first ||
 	    w->i > v->phases[w->phase].last)

@@ -205,6 +205,12 @@ void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v)
 	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
 }
 
+void hc_db_attr_vol(struct hc_out *o, uint64_t t, uint64_t f)
+{
+	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
+	              (unsigned long long)t, (unsigned long long)f);
+}
+
 void hc_db_put_samplers(struct hc_out *o, uint32_t samplers)
 {
 	int b, e;

@@ -37,6 +37,8 @@ static inline void hc_db_derive(const uint64_t m[HC_M_COUNT], uint64_t d[HC_DB_M
 /* XML attributes: ` name="v"` (v escaped), ` name="decimal"`. */
 void hc_db_attr_str(struct hc_out *o, const char *name, const char *v);
 void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v);
+/* ` all="t+f" true="t" false="f"`. */
+void hc_db_attr_vol(struct hc_out *o, uint64_t t, uint64_t f);
 /* The space-separated sampler names of bit set `samplers`. */
 void hc_db_put_samplers(struct hc_out *o, uint32_t samplers);
 /* A whole file from a buffer (summary.txt, objects.csv: lib/report's text). */

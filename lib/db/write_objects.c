@@ -7,12 +7,6 @@
 #include "db/write.h"
 #include "support/out.h"
 
-static void vol(struct hc_out *o, uint64_t t, uint64_t f)
-{
-	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
-	            (unsigned long long)t, (unsigned long long)f);
-}
-
 int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *objects, size_t n,
                         char *err, size_t errlen)
 {
@@ -44,12 +38,12 @@ int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *o
 		}
 		if (x->elem)
 			hc_out_printf(&o, " elem=\"%llu\"", (unsigned long long)x->elem);
-		vol(&o, x->t, x->f);
+		hc_db_attr_vol(&o, x->t, x->f);
 		hc_out_puts(&o, ">\n");
 		for (k = 0; k < x->ncells; k++) {
 			const struct hc_db_wocell *c = &x->cells[k];
 			hc_out_printf(&o, "    <T i=\"%u\" j=\"%u\"", c->i, c->j);
-			vol(&o, c->t, c->f);
+			hc_db_attr_vol(&o, c->t, c->f);
 			hc_out_puts(&o, "/>\n");
 		}
 		for (k = 0; k < x->nfields; k++) {
@@ -63,7 +57,7 @@ int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *o
 			}
 			hc_out_printf(&o, " offset=\"%llu\" size=\"%llu\" access=\"%u\"",
 			            (unsigned long long)f->offset, (unsigned long long)f->size, f->access);
-			vol(&o, f->t, f->f);
+			hc_db_attr_vol(&o, f->t, f->f);
 			hc_out_puts(&o, " threads=\"");
 			for (a = 0; a < f->nthreads; a++)
 				hc_out_printf(&o, "%s%u", a ? " " : "", f->threads[a]);
@@ -74,7 +68,7 @@ int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *o
 			hc_out_printf(&o, "    <CP c=\"%u\"", c->c);
 			if (c->p)
 				hc_out_printf(&o, " p=\"%u\"", c->p);
-			vol(&o, c->t, c->f);
+			hc_db_attr_vol(&o, c->t, c->f);
 			hc_out_puts(&o, "/>\n");
 		}
 		hc_out_puts(&o, "  </Object>\n");

@@ -7,12 +7,6 @@
 #include "db/write.h"
 #include "support/out.h"
 
-static void vol(struct hc_out *o, uint64_t t, uint64_t f)
-{
-	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
-	              (unsigned long long)t, (unsigned long long)f);
-}
-
 int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err, size_t errlen)
 {
 	struct hc_out o;
@@ -31,7 +25,7 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 		hc_out_printf(&o, "  <Phase i=\"%u\" start=\"%llu\" end=\"%llu\" first=\"%u\" "
 		              "last=\"%u\"", k, (unsigned long long)p->first * v->width,
 		              (unsigned long long)(p->last + 1) * v->width, p->first, p->last);
-		vol(&o, p->t, p->f);
+		hc_db_attr_vol(&o, p->t, p->f);
 		if (p->pi != UINT32_MAX)
 			hc_out_printf(&o, " pair_i=\"%u\" pair_j=\"%u\" pair_all=\"%llu\"", p->pi, p->pj,
 			              (unsigned long long)p->pv);
@@ -44,7 +38,7 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 		hc_out_puts(&o, ">\n");
 		for (c = 0; c < p->ncells; c++) {
 			hc_out_printf(&o, "    <T i=\"%u\" j=\"%u\"", p->cells[c].i, p->cells[c].j);
-			vol(&o, p->cells[c].v[0], p->cells[c].v[1]);
+			hc_db_attr_vol(&o, p->cells[c].v[0], p->cells[c].v[1]);
 			hc_out_puts(&o, "/>\n");
 		}
 		hc_out_puts(&o, "  </Phase>\n");
@@ -60,7 +54,7 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 		hc_out_printf(&o, "  <Window i=\"%u\" start=\"%llu\" end=\"%llu\" phase=\"%u\"", w,
 		              (unsigned long long)w * v->width, (unsigned long long)(w + 1) * v->width,
 		              v->wphase[w]);
-		vol(&o, v->wvol[w][0], v->wvol[w][1]);
+		hc_db_attr_vol(&o, v->wvol[w][0], v->wvol[w][1]);
 		hc_out_puts(&o, " lines=\"");
 		for (k = 0; k < v->nline; k++)
 			hc_out_printf(&o, "%s%llu", k ? " " : "",
