@@ -21,6 +21,7 @@
 #ifndef HC_RT_BLOCKS_H
 #define HC_RT_BLOCKS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "hc/profile.h"
@@ -143,17 +144,17 @@ static inline bool blocks__insert_direct(uint32_t *shadow, uint64_t bad, uint64_
 
 /* blocks__remove through the direct-mapped shadow, without the old
    block's description (bad as above): 1 removed, 0 no tracked block starts
-   at base, -1 not decided here (call blocks__remove). */
+   at base, -EAGAIN not decided here (call blocks__remove). */
 static inline int blocks__remove_direct(uint32_t *shadow, uint64_t bad, uint64_t base)
 {
 	uint32_t *w, v;
 
 	if (__builtin_expect(base & bad, 0))
-		return -1;
+		return -EAGAIN;
 	w = shadow + (base >> RT_BLK_GRAN_SHIFT);
 	v = __atomic_load_n(&w[0], __ATOMIC_RELAXED);
 	if (__builtin_expect((v - RT_BLK_T_FIRST) & 3, 0))     /* tag != FIRST */
-		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -1;
+		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -EAGAIN;
 	/* FIRST first: a lookup that still sees SIZE finds no block. */
 	__atomic_store_n(&w[0], 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -196,19 +197,19 @@ static inline int blocks__insert_fast(struct rt_leaf_cache *lc, uint64_t base, u
 }
 
 /* blocks__remove without the old block's description: 1 removed, 0 no
-   tracked block starts at base, -1 not decided here (call blocks__remove). */
+   tracked block starts at base, -EAGAIN not decided here (call blocks__remove). */
 static inline int blocks__remove_fast(struct rt_leaf_cache *lc, uint64_t base)
 {
 	uint32_t *leaf = blocks__leaf_cached(lc, base), v;
 	unsigned g = (unsigned)(base >> RT_BLK_GRAN_SHIFT) & (RT_BLK_LEAF_N - 1);
 
 	if (!leaf || (base & (RT_BLOCK_GRAN - 1)))
-		return -1;
+		return -EAGAIN;
 	v = __atomic_load_n(&leaf[g], __ATOMIC_RELAXED);
 	if ((v & 3) != RT_BLK_T_FIRST)
-		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -1;
+		return v == 0 || (v & 3) == RT_BLK_T_SIZE ? 0 : -EAGAIN;
 	if ((v >> 2 & 31) == 0 && g == RT_BLK_LEAF_N - 1)
-		return -1;     /* its size word is in the next leaf */
+		return -EAGAIN;     /* its size word is in the next leaf */
 	__atomic_store_n(&leaf[g], 0, __ATOMIC_RELAXED);
 	if ((v >> 2 & 31) == 0)
 		__atomic_store_n(&leaf[g + 1], 0, __ATOMIC_RELAXED);
