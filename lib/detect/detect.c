@@ -234,6 +234,7 @@ static void arm_set(struct hc_detect_thread *th, const struct hc_bb_entry *e,
 		res->watch_addr[i] = th->watch_addr[i];
 	}
 	th->armed = true;
+	th->start_set = false;
 	th->candidates = 1;
 	th->writes_only = e->is_load;
 	th->nwatch = d;
@@ -306,6 +307,71 @@ int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	return rc == 0 ? 1 : rc;
 }
 
+bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                         struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                         struct hc_detect_result *res)
+{
+	uint32_t d = watch_count(cfg), i, k, n = 0, count = 0;
+	struct hc_bb_entry e;
+
+	memset(res, 0, sizeof(*res));
+	if (d == 0 || (th->armed && !th->start_set))   /* a start set may be replaced */
+		return false;
+	for (i = 0; i < bb->nslots; i++) {
+		if (!hc_bulletin_read(bb, i, &e) || e.is_load || !is_fresh(th, &e) ||
+		    e.thread + 1 == th->start_skip || (max_age && e.time < now && now - e.time > max_age))
+			continue;
+		/* one slot holds one line: the candidates' lines are distinct.
+		   Reservoir sampling of d among them. */
+		count++;
+		if (n < d) {
+			th->start[n++] = e;
+		} else if ((k = rng_below(th, count)) < d) {
+			th->start[k] = e;
+		}
+	}
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		th->watch_addr[i] = th->start[i].line + (uint64_t)published_chunk(&th->start[i]) * CHUNK;
+		res->watch_addr[i] = th->watch_addr[i];
+	}
+	th->armed = true;
+	th->start_set = true;
+	th->writes_only = false;
+	th->candidates = count;
+	th->nwatch = n;
+	th->armed_at = now;
+	th->watched = th->start[0];
+	res->arm = true;
+	res->nwatch = n;
+	return true;
+}
+
+/* The trap of a start set: the entry whose line t touched. */
+static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                       const struct hc_sample *t, struct hc_comm *comm)
+{
+	const struct hc_bb_entry *e = NULL;
+	uint32_t i;
+
+	for (i = 0; i < th->nwatch && !e; i++)
+		if (hc_ranges_overlap(t->addr, t->len ? t->len : 1, th->start[i].line, HC_LINE))
+			e = &th->start[i];
+	if (!e)
+		return false;          /* a late trap of an older set */
+	fill_comm(comm, th, t, e, cfg->period * th->candidates / th->nwatch, HC_COMM_TRAP);
+	if (comm->weight == 0)
+		comm->weight = cfg->period;
+	if (e->time > th->t_prev)
+		th->t_prev = e->time;
+	th->start_skip = e->thread + 1;
+	th->armed = false;
+	th->start_set = false;
+	th->nwatch = 0;
+	return true;
+}
+
 void hc_detect_arm_failed(struct hc_detect_thread *th)
 {
 	th->armed = false;
@@ -320,6 +386,8 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 
 	if (!th->armed || th->nwatch == 0)
 		return false;
+	if (th->start_set)
+		return trap_start(cfg, th, t, comm);
 	/* A trap whose access is not on the watched line (a late trap of an
 	   older set) matched nothing; the current set stays armed. */
 	if (!hc_ranges_overlap(t->addr, t->len ? t->len : 1, e->line, HC_LINE))

@@ -130,6 +130,12 @@ struct hc_detect_thread {
 	uint64_t armed_at;
 	struct hc_bb_entry watched;
 	uint64_t watch_addr[HC_MAX_WATCH];
+	/* A start set (hc_detect_arm_start): one watchpoint on each of up to
+	   HC_MAX_WATCH entries' lines, start[i] the entry of watch_addr[i]. */
+	bool start_set;
+	struct hc_bb_entry start[HC_MAX_WATCH];
+	uint32_t start_skip;    /* publisher + 1 whose entries the next start set
+	                           skips (the one the last start set found), 0 = none */
 };
 
 /* One address sample (soft, pebs or ibs) or trapping access. */
@@ -172,6 +178,26 @@ struct hc_detect_result {
 void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                       struct hc_detect_thread *th, const struct hc_sample *s,
                       struct hc_detect_result *res, struct hc_comm *comm);
+/* A start set, for a thread that begins after others have ended (short-
+   lived generations handing data on: the hand-off reads are the thread's
+   first microseconds, long before its first sample). Among the fresh
+   stores of other threads on the whole board (every slot read once), up to
+   D on distinct lines are chosen uniformly; one watchpoint each, on the
+   published chunk (a thread that walks over a line touches every chunk).
+   A trap on one of them is one communication with that entry's publisher,
+   weight period x candidates / D (each candidate was watched with
+   probability D / candidates). A later start set skips the publisher the
+   previous one found (a thread's first accesses often read what two
+   earlier threads wrote: find the other one). Fills res like hc_detect_sample's arm;
+   false if there was nothing to watch or a set other than a start set
+   is armed. Entries older than max_age ns (0: any age) are not
+   candidates: an entry that outlived later, unsampled writers of its line
+   names the wrong peer (the runtime passes two lifetimes of the threads
+   that ended: the previous generation's entries and the one before,
+   whose lines a thread overwrites, stay candidates). */
+bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                         struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                         struct hc_detect_result *res);
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills

@@ -168,7 +168,8 @@ static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int sl
                             struct hc_sample *s, uint64_t *leaf)
 {
 	uint64_t pc = (uint64_t)r->gregs[REG_RIP];
-	uint64_t line = t->det.watched.line;
+	uint64_t line = t->det.start_set && slot >= 0 && slot < t->watch.n
+	                ? t->watch.attr[slot].bp_addr & ~(uint64_t)(HC_LINE - 1) : t->det.watched.line;
 	struct hc_insn in;
 	const struct hc_mem_access *a = NULL;
 
@@ -215,7 +216,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_sample s;
 	struct hc_comm comm;
 	uint64_t leaf;
-	bool watched_load;
+	bool watched_load, start;
 
 	if (slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X) {
 		/* a return breakpoint (before the instruction runs): soft.c */
@@ -228,7 +229,8 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	regs__read(uctx, &r);
 	trapping_access(t, &r, slot, &s, &leaf);
 	s.is_private = false;
-	watched_load = t->det.armed && t->det.watched.is_load;
+	watched_load = t->det.armed && t->det.watched.is_load && !t->det.start_set;
+	start = t->det.armed && t->det.start_set;
 	s.time = process__now();
 	s.cpu = regs__cpu();
 	s.ctx = cct__context(t, uctx, leaf);
@@ -242,6 +244,8 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	             (unsigned long long)leaf);
 	if (hc_detect_trap(&hc_rt.dcfg, &t->det, &s, &comm)) {
 		t->cnt.traps_matched++;
+		if (start)
+			t->cnt.start_traps++;
 		if (comm.true_by_mask)
 			t->cnt.true_by_mask++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   matched: %s sharing with T%u", t->id.index,
@@ -252,6 +256,8 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
 			t->cnt.published_trap++;
 		t->det.moving = false;
+		if (start)
+			soft__start_set(t);    /* a second one while the thread is young */
 		soft__after_trap(t, uctx, &s);
 	} else if (watched_load && !s.is_store && !t->det.armed) {
 		/* A set on a published load, hit by this thread's own load. */

@@ -11,7 +11,9 @@
    publishes the thread's next store with exact registers (doc/detection.md
    §5). sampler__on_sample and the burst's steps run in signal context
    (safety.h). */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "runtime/rt.h"
+#include "runtime/safety.h"
 #include "probe/probe.h"
 #include "runtime/regs.h"
 #include "runtime/loadmap.h"
@@ -151,6 +154,92 @@ static int open_event(int *where, bool inherit)
 	return 0;
 }
 
+/* Threads of this process that have ended: a thread that begins after
+   one did may be a later generation reading what an earlier one wrote. */
+static uint32_t threads_ended;
+/* Their lifetimes (wall ns, an exponential average, 1/4 per thread): two
+   of them bound the age of a start set's candidates. */
+static uint64_t lifetime_avg;
+
+static uint64_t start_horizon(void)
+{
+	return 2 * __atomic_load_n(&lifetime_avg, __ATOMIC_RELAXED);
+}
+
+/* A start set (detection.md §5.8): a thread that begins after others have
+   ended watches, from its first instruction, up to D lines other threads
+   stored to (hc_detect_arm_start); the hand-off reads of short-lived
+   generations are over long before the thread's first sample. At most
+   RT_START_SETS per thread (one at its start, more after a start set's
+   trap, while no sample has come). Not in signal context at the thread's
+   start, but a sample that lands meanwhile is refused (runtime code). */
+void soft__start_set(struct rt_thread *t)
+{
+	struct hc_detect_result res;
+	int err;
+
+	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 || t->id.index == 0 ||
+	    !__atomic_load_n(&threads_ended, __ATOMIC_RELAXED) || t->det.nsamples > 0 ||
+	    own(t)->start_sets >= RT_START_SETS || t->det.armed)
+		return;
+	if (!hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), &res))
+		return;
+	own(t)->start_sets++;
+	err = watch__arm(t, res.watch_addr, res.nwatch);
+	if (err == 0) {
+		t->cnt.start_sets++;
+		t->cnt.watch_armed++;
+	} else {
+		hc_detect_arm_failed(&t->det);
+		if (err != -EAGAIN)        /* -EAGAIN: the switch gate, counted there */
+			t->cnt.watch_arm_failed++;
+	}
+}
+
+/* A join set: the thread that joined another one reads what it wrote
+   (results collected after a fork-join, a final sum), usually at once
+   and briefly — long before its next sample. The same kind of set as a
+   start set, on the fresh stores of other threads. */
+static void join_set(struct rt_thread *t)
+{
+	struct hc_detect_result res;
+	int err;
+
+	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 ||
+	    (t->det.armed && !t->det.start_set) || hc_rt.stopping || !hc_guard_enter(t))
+		return;
+	t->det.start_skip = 0;
+	if (hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), &res)) {
+		err = watch__arm(t, res.watch_addr, res.nwatch);
+		if (err == 0) {
+			t->cnt.join_sets++;
+			t->cnt.watch_armed++;
+		} else {
+			hc_detect_arm_failed(&t->det);
+			if (err != -EAGAIN)
+				t->cnt.watch_arm_failed++;
+		}
+	}
+	hc_guard_leave(t);
+}
+
+typedef int (*pthread_join_fn)(pthread_t, void **);
+
+HC_EXPORT int pthread_join(pthread_t thr, void **ret)
+{
+	static pthread_join_fn real;
+	int rc;
+
+	if (!real)
+		real = (pthread_join_fn)dlsym(RTLD_NEXT, "pthread_join");
+	if (!real)
+		return ENOSYS;
+	rc = real(thr, ret);
+	if (rc == 0 && hc_rt.ready && hc_self)
+		join_set(hc_self);
+	return rc;
+}
+
 static int soft_start(struct rt_thread *t)
 {
 	int ret;
@@ -165,6 +254,7 @@ static int soft_start(struct rt_thread *t)
 	t->det.touched_within = RT_STEP_RECENT * hc_rt.opt.period;
 	if (t->id.index != 0 && inherited_here()) {
 		t->sampler.inherited = true;   /* its copy has counted since clone */
+		soft__start_set(t);
 		return 0;
 	}
 	/* Per-thread mode, or the process has no inherited event (its first
@@ -180,6 +270,15 @@ static int soft_start(struct rt_thread *t)
 
 static void soft_stop(struct rt_thread *t)
 {
+	if (t->id.index != 0 && own(t) && !own(t)->stopped) {
+		uint64_t life = process__now() - t->id.start_ns, avg;
+
+		own(t)->stopped = true;
+		/* racy between ending threads: an average, not an account */
+		avg = __atomic_load_n(&lifetime_avg, __ATOMIC_RELAXED);
+		__atomic_store_n(&lifetime_avg, avg ? avg - avg / 4 + life / 4 : life, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&threads_ended, 1, __ATOMIC_RELAXED);
+	}
 	t->sampler.inherited = false;  /* its copy runs on; handlers refuse its samples */
 	if (t->sampler.fd < 0)
 		return;

@@ -24,6 +24,8 @@
 enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
 /* A return breakpoint after one in this many samples of private work. */
 #define RT_RET_EVERY 2
+/* Start sets per thread at most (soft__start_set). */
+#define RT_START_SETS 3
 
 /* The soft sampler's own per-thread state (t->sampler.own, sized by
    soft__sampler.thread_size; zero at thread start). */
@@ -38,6 +40,8 @@ struct rt_soft_thread {
 	bool burst_loads;       /* the burst publishes shared loads too (a return burst) */
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */
+	uint32_t start_sets;    /* start sets armed (soft__start_set) */
+	bool stopped;           /* counted in the process's ended threads */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
 	uint32_t cost_hist[RT_COST_KINDS][RT_STEP_HIST + 1];   /* soft__cost, thread CPU ns */
 	uint64_t cost_ns[RT_COST_KINDS];
@@ -57,6 +61,9 @@ void soft__on_step(struct rt_thread *t, void *uctx);
 /* After a matched watchpoint trap on a load: a burst (signal context). */
 struct hc_sample;
 void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s);
+/* A start set for a thread that begins after others ended (or after a
+   start set's trap). */
+void soft__start_set(struct rt_thread *t);
 /* A trapped access (at pc) joins the thread's line bytes. */
 void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);
 /* The execute breakpoint on a return address fired (watch.c; signal

@@ -714,6 +714,66 @@ static void test_judged_by_masks(void)
 	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
 }
 
+/* Start sets: a thread that begins after others ended watches, at once,
+   up to D lines others stored to, one chunk each; a trap on one is a
+   communication with its publisher. */
+static void test_start_set(void)
+{
+	struct world w;
+	struct hc_detect_result res;
+	uint64_t seen = 0;
+
+	world_init(&w, 61, 4);
+	/* T1 stored lines A, A+64*3 (published chunks 1 and 5); T2 line B;
+	   T3 a load of A+64*7 (not a candidate); T0 its own store */
+	sample(&w, 1, 100, LINE_A + 8, 8, true);
+	sample(&w, 1, 110, LINE_A + 64 * 3 + 40, 8, true);
+	sample(&w, 2, 120, LINE_B, 8, true);
+	w.cfg.publish_loads = true;
+	sample(&w, 3, 130, LINE_A + 64 * 7, 8, false);
+	sample(&w, 0, 140, LINE_A + 64 * 9, 8, true);
+	w.th[0].prev_sample = 0;
+	w.th[0].nsamples = 0;
+	w.th[0].armed = false;
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 200, 0, &res));
+	CHECK(res.arm && res.nwatch == 3 && w.th[0].start_set && w.th[0].candidates == 3);
+	for (uint32_t i = 0; i < res.nwatch; i++)
+		seen |= res.watch_addr[i] == LINE_A + 8 ? 1 : res.watch_addr[i] == LINE_A + 64 * 3 + 40 ? 2 :
+		        res.watch_addr[i] == LINE_B ? 4 : 8;
+	CHECK_EQ_U64(seen, 7);                 /* the published chunks of the three stores */
+	/* a set other than a start set is armed: no start set */
+	w.th[1].armed = true;
+	w.th[1].start_set = false;
+	CHECK(!hc_detect_arm_start(&w.bb, &w.cfg, &w.th[1], 200, 0, &res));
+	/* a trap off the watched lines matches nothing, the set stays */
+	CHECK(!trap(&w, 0, 250, LINE_A + 64 * 20, 8, false));
+	CHECK(w.th[0].armed);
+	/* T0 reads line A+64*3 (another chunk): one communication with T1,
+	   weight period x 3 candidates / 3 watched */
+	CHECK(trap(&w, 0, 260, LINE_A + 64 * 3 + 8, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	CHECK(w.comm.flags & HC_COMM_TRAP);
+	CHECK(!w.th[0].armed && !w.th[0].start_set);
+	CHECK_EQ_U64(w.th[0].start_skip, 2);
+	/* the next start set skips T1: only T2's line is left */
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, &res));
+	CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B);
+	/* an armed start set may be replaced (a join set) */
+	w.th[0].start_skip = 0;
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, &res));
+	CHECK_EQ_U64(res.nwatch, 3);
+	/* too old for max_age: only the entries of the last 185 ns */
+	hc_detect_arm_failed(&w.th[0]);
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 185, &res));
+	CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B);
+	/* nothing fresh: nothing armed */
+	hc_detect_arm_failed(&w.th[0]);
+	w.th[0].prev_sample = 1000;
+	CHECK(!hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 1100, 0, &res));
+	CHECK(!res.arm);
+}
+
 static void test_rng_zero(void)
 {
 	struct world w;
@@ -745,5 +805,6 @@ int main(void)
 	test_load_entries();
 	test_targeting();
 	test_judged_by_masks();
+	test_start_set();
 	return hc_test_done("test_detect");
 }
