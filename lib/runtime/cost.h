@@ -75,22 +75,7 @@ static inline void rt_cost_merge(struct rt_cost_total *to, const struct rt_cost_
    overflow bucket answers its lower bound); 0 when empty. */
 static inline uint64_t rt_cost_quantile(const struct rt_cost_total *t, double q)
 {
-	uint64_t total = 0, acc = 0, want;
-
-	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
-		total += t->b[i];
-	if (!total)
-		return 0;
-	want = (uint64_t)(q * (double)total);
-	if (want >= total)
-		want = total - 1;
-	for (int i = 0; i <= HC_HIST_BUCKETS; i++) {
-		acc += t->b[i];
-		if (acc > want)
-			return i == HC_HIST_BUCKETS ? hc_hist_low(HC_HIST_BUCKETS)
-			                            : hc_hist_low((unsigned)i) + hc_hist_width((unsigned)i) / 2;
-	}
-	return hc_hist_low(HC_HIST_BUCKETS);
+	return hc_hist_quantile(t->b, q);
 }
 
 /* The context-switch gate of the watchpoints.

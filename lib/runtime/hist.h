@@ -33,4 +33,27 @@ static inline uint64_t hc_hist_width(unsigned b)
 	return b < 8 ? 1 : 1ull << (b / 4 - 2);
 }
 
+/* The q-quantile in ns of histogram h[0..HC_HIST_BUCKETS]: the midpoint of
+   the bucket that holds it (the overflow bucket answers its lower bound);
+   0 when empty. */
+static inline uint64_t hc_hist_quantile(const uint64_t *h, double q)
+{
+	uint64_t total = 0, acc = 0, want;
+
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
+		total += h[i];
+	if (!total)
+		return 0;
+	want = (uint64_t)(q * (double)total);
+	if (want >= total)
+		want = total - 1;
+	for (int i = 0; i <= HC_HIST_BUCKETS; i++) {
+		acc += h[i];
+		if (acc > want)
+			return i == HC_HIST_BUCKETS ? hc_hist_low(HC_HIST_BUCKETS)
+			                            : hc_hist_low((unsigned)i) + hc_hist_width((unsigned)i) / 2;
+	}
+	return hc_hist_low(HC_HIST_BUCKETS);
+}
+
 #endif

@@ -275,28 +275,6 @@ int output__write_snapshot(const struct rt_thread *t, struct rt_thread *copy, ui
 	return write_file(copy, t->snap.written, false);
 }
 
-/* The q-quantile of the handler cost histogram, in ns (bucket midpoint;
-   the overflow bucket reports its lower bound). */
-static uint64_t hist_quantile(const uint64_t *h, double q)
-{
-	uint64_t total = 0, acc = 0, want;
-
-	for (int i = 0; i <= HC_HIST_BUCKETS; i++)
-		total += h[i];
-	if (!total)
-		return 0;
-	want = (uint64_t)(q * (double)total);
-	if (want >= total)
-		want = total - 1;
-	for (int i = 0; i <= HC_HIST_BUCKETS; i++) {
-		acc += h[i];
-		if (acc > want)
-			return i == HC_HIST_BUCKETS ? hc_hist_low(HC_HIST_BUCKETS)
-			                            : hc_hist_low((unsigned)i) + hc_hist_width((unsigned)i) / 2;
-	}
-	return hc_hist_low(HC_HIST_BUCKETS);
-}
-
 /* What the PMU samplers add to the process log: the period the kernel
    used, the events' running time, self-samples, throttling. */
 static void pmu_log(const struct rt_counters *c)
@@ -373,8 +351,8 @@ void output__write_process_log(void)
 		pmu_log(c);
 	process__log("handler cost: median %llu ns, p99 %llu ns, mean %llu ns, total %llu ms "
 	        "(sample handler, %llu samples)",
-	        (unsigned long long)hist_quantile(hc_rt.hist, 0.5),
-	        (unsigned long long)hist_quantile(hc_rt.hist, 0.99),
+	        (unsigned long long)hc_hist_quantile(hc_rt.hist, 0.5),
+	        (unsigned long long)hc_hist_quantile(hc_rt.hist, 0.99),
 	        (unsigned long long)(c->samples ? c->handler_ns / c->samples : 0),
 	        (unsigned long long)(c->handler_ns / 1000000), (unsigned long long)c->samples);
 	soft__log();
