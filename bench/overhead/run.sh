@@ -128,7 +128,7 @@ wait_quiet() {
 
 # ---- one run -------------------------------------------------------------
 # run_one OUT MDIR CMD...: run CMD (natively if MDIR is "-", else under
-# hpcrun-comm into MDIR), append "wall user sys maxrss_kb" to OUT (runstat.c:
+# hpcrun-comm into MDIR), append "wall user sys maxrss_kb nvcsw nivcsw" to OUT (runstat.c:
 # microsecond times and peak RSS from wait4; the launcher execs the program,
 # so a measured run's peak RSS includes the launcher's own).
 run_one() {

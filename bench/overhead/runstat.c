@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* runstat.c — runs a command and appends one line "WALL USER SYS MAXRSS_KB"
-   (seconds with microsecond resolution, peak resident set in KiB) to a
+/* runstat.c — runs a command and appends one line "WALL USER SYS MAXRSS_KB
+   NVCSW NIVCSW" (seconds with microsecond resolution, peak resident set in
+   KiB, voluntary and involuntary context switches of all its threads) to a
    file, from clock_gettime and wait4's rusage: /usr/bin/time prints only
    hundredths of a second, too coarse for the start-up costs that
    bench/overhead/run.sh measures. The command's stdout and stderr pass
@@ -53,9 +54,10 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 126;
 	}
-	fprintf(out, "%.6f %.6f %.6f %ld\n",
+	fprintf(out, "%.6f %.6f %.6f %ld %ld %ld\n",
 	        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
-	        secs(ru.ru_utime), secs(ru.ru_stime), ru.ru_maxrss);
+	        secs(ru.ru_utime), secs(ru.ru_stime), ru.ru_maxrss,
+	        ru.ru_nvcsw, ru.ru_nivcsw);
 	if (fclose(out) != 0)
 		return 126;
 	if (WIFSIGNALED(status))

@@ -15,8 +15,17 @@
               (enabled, on a variable nobody touches): this un-clones its
               context, as the runtime's watchpoints do
 
-   Usage: switch_cost MODE [BP [ITERS]]   (BP default 1, ITERS 200000) */
+   With -x (cross), the two threads are pinned to CPUs 0 and 1 and hand a
+   token to each other through a futex: every hand-off blocks one thread
+   and wakes the other, so each switch goes to or from a task of another
+   context (the idle task, another program's task), never to a sibling's
+   clone — the case the inherited context cannot swap (performance.md,
+   "Oversubscription"). The figure is then CPU time per hand-off (one
+   wake-up and one block).
+
+   Usage: switch_cost [-x] MODE [BP [ITERS]]   (BP default 1, ITERS 200000) */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -29,7 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int nbp, own_clock;
+static int nbp, own_clock, cross;
+static int token;            /* cross: whose turn it is (0 or 1) */
 static long iters = 200000;
 static volatile long dummy[8];
 
@@ -57,9 +67,30 @@ static int open_clock(int inherit)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
+static void futex(int *f, int op, int val)
+{
+	syscall(SYS_futex, f, op, val, NULL, NULL, 0);
+}
+
+/* Cross mode: wait for my turn (blocking), then hand the token over. */
+static void cross_loop(int me)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(me, &s);
+	if (sched_setaffinity(0, sizeof s, &s) < 0)
+		perror("switch_cost: sched_setaffinity");
+	for (long i = 0; i < iters; i++) {
+		while (__atomic_load_n(&token, __ATOMIC_ACQUIRE) != me)
+			futex(&token, FUTEX_WAIT_PRIVATE, !me);
+		__atomic_store_n(&token, !me, __ATOMIC_RELEASE);
+		futex(&token, FUTEX_WAKE_PRIVATE, 1);
+	}
+}
+
 static void *thread(void *arg)
 {
-	(void)arg;
 	for (int i = 0; i < nbp; i++) {
 		struct perf_event_attr a;
 
@@ -81,24 +112,33 @@ static void *thread(void *arg)
 		perror("switch_cost: task-clock");
 		exit(1);
 	}
-	for (long i = 0; i < iters; i++)
-		sched_yield();
+	if (cross)
+		cross_loop((int)(intptr_t)arg);
+	else
+		for (long i = 0; i < iters; i++)
+			sched_yield();
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "none";
+	const char *mode;
 	pthread_t t[2];
 	cpu_set_t s;
 	double w0, c0, w, c;
 
+	if (argc > 1 && !strcmp(argv[1], "-x")) {
+		cross = 1;
+		argv++;
+		argc--;
+	}
+	mode = argc > 1 ? argv[1] : "none";
 	if (argc > 3)
 		iters = atol(argv[3]);
 	if (!strcmp(mode, "inherit+bp"))
 		nbp = argc > 2 ? atoi(argv[2]) : 1;
 	if (nbp < 0 || nbp > 4 || iters < 1) {
-		fprintf(stderr, "usage: switch_cost none|inherit|own|inherit+bp [BP 0..4 [ITERS]]\n");
+		fprintf(stderr, "usage: switch_cost [-x] none|inherit|own|inherit+bp [BP 0..4 [ITERS]]\n");
 		return 2;
 	}
 	own_clock = !strcmp(mode, "own");
@@ -114,12 +154,13 @@ int main(int argc, char **argv)
 	w0 = clk(CLOCK_MONOTONIC);
 	c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
 	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, thread, NULL);
+		pthread_create(&t[i], NULL, thread, (void *)(intptr_t)i);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	w = clk(CLOCK_MONOTONIC) - w0;
 	c = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	printf("%-10s bp %d: %.2f us CPU, %.2f us wall per switch (%ld switches)\n", mode, nbp,
-	       c / (2.0 * (double)iters) * 1e6, w / (2.0 * (double)iters) * 1e6, 2 * iters);
+	printf("%-10s bp %d%s: %.2f us CPU, %.2f us wall per %s (%ld)\n", mode, nbp,
+	       cross ? " cross" : "", c / (2.0 * (double)iters) * 1e6, w / (2.0 * (double)iters) * 1e6,
+	       cross ? "hand-off" : "switch", 2 * iters);
 	return 0;
 }

@@ -96,10 +96,15 @@ static inline uint64_t rt_cost_quantile(const struct rt_cost_total *t, double q)
    judged over the current window together with the previous one (a window
    ends once it holds `min_cpu_ns` of CPU; the verdict reflects the last
    two, whatever the thread did long ago). A thread that has not switched
-   is allowed at once; one that has switches is allowed only on a whole
-   window's evidence (allowing is for good, refusing is for now). Once a thread has opened its watchpoints the gate is
-   no longer asked (the un-cloning cannot be undone). Pure: the runtime
-   feeds it getrusage(RUSAGE_THREAD) figures. */
+   is allowed at once, unless the process is crowded (more live measured
+   threads than CPUs + 1: an oversubscribed OpenMP team, whose threads
+   have often not blocked yet at their first sample and block at every
+   barrier afterwards); one that has switches, or any thread of a crowded
+   process, is allowed only on a whole window's evidence (allowing is for
+   good, refusing is for now). Once a thread has opened its watchpoints
+   the gate is no longer asked (the un-cloning cannot be undone). Pure:
+   the runtime feeds it getrusage(RUSAGE_THREAD) figures and the count of
+   live threads. */
 #define RT_SWITCH_NS_DEFAULT      10000u     /* HPCRUN_COMM_SWITCH_NS; measured 9.6-11 µs */
 #define RT_SWITCH_BUDGET_PERMILLE 30u        /* 3 % of the thread's CPU time */
 #define RT_SWITCH_WINDOW_NS       20000000u  /* 20 ms of CPU per window */
@@ -121,9 +126,17 @@ static inline void rt_switch_gate_init(struct rt_switch_gate *g, uint32_t switch
 	g->min_cpu_ns = min_cpu_ns;
 }
 
+/* More live threads than CPUs, beyond one creator waiting for its workers
+   (main + one worker per CPU is not crowded). */
+static inline bool rt_switch_crowded(uint32_t live, uint32_t ncpu)
+{
+	return ncpu > 0 && live > ncpu + 1;
+}
+
 /* Verdict for a thread that has used cpu_ns of CPU and switched sw times in
-   all (since its start). */
-static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_ns, uint64_t sw)
+   all (since its start), in a crowded process or not (rt_switch_crowded). */
+static inline bool rt_switch_gate_allows_in(struct rt_switch_gate *g, uint64_t cpu_ns, uint64_t sw,
+                                            bool crowded)
 {
 	uint64_t dcpu, dsw;
 
@@ -147,10 +160,15 @@ static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_
 	dsw += g->prev_sw;
 	/* An allowed thread opens for good, a refused one asks again: allow
 	   only on evidence, a window's worth of CPU time, unless it has not
-	   switched at all. */
-	if (dsw == 0)
+	   switched at all and its process is not crowded. */
+	if (dsw == 0 && !crowded)
 		return true;
 	return dcpu >= g->min_cpu_ns && dsw * g->switch_ns * 1000 <= dcpu * g->budget_permille;
+}
+
+static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_ns, uint64_t sw)
+{
+	return rt_switch_gate_allows_in(g, cpu_ns, sw, false);
 }
 
 #endif

@@ -108,6 +108,12 @@ static void make_key(void)
 	pthread_key_create(&exit_key, on_thread_exit);
 }
 
+/* For the switch gate (cost.h): measured threads alive now (atomic), and
+   the CPUs the process may run on (counted at its first thread's start;
+   0 = unknown). A forked child inherits the parent's count, which errs on
+   the crowded side (its watchpoints then wait for a window's evidence). */
+static uint32_t gate_live, gate_ncpu;
+
 static int registry_add(struct rt_thread *t)
 {
 	for (int i = 0; i < HC_MAX_LIVE; i++) {
@@ -164,6 +170,12 @@ static int start_perf(struct rt_thread *t)
 		w = 0;
 	if (w > 0)
 		w = watch__thread_start(t, w);
+	if (!__atomic_load_n(&gate_ncpu, __ATOMIC_RELAXED)) {
+		cpu_set_t cs;
+
+		if (sched_getaffinity(0, sizeof cs, &cs) == 0)
+			__atomic_store_n(&gate_ncpu, (uint32_t)CPU_COUNT(&cs), __ATOMIC_RELAXED);
+	}
 	rt_switch_gate_init(&t->swgate, hc_rt.sampler_kind == HC_SAMPLER_SOFT && !hc_rt.opt.per_thread ?
 	                    hc_rt.opt.switch_ns : 0, RT_SWITCH_BUDGET_PERMILLE, RT_SWITCH_WINDOW_NS);
 	if (w < hc_rt.nwatch) {
@@ -192,19 +204,28 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 
 /* May the thread open its watchpoints now (its first arm)? Not while it
    switches so often that the un-cloned perf context would cost more than
-   the budget (cost.h, the context-switch gate). Signal context: one
+   the budget, nor, in a crowded process, before a window has shown that
+   it does not (cost.h, the context-switch gate). Signal context: one
    getrusage system call. */
 bool thread__watch_allowed(struct rt_thread *t)
 {
 	struct rusage ru;
-	uint64_t cpu;
+	uint64_t cpu, sw;
+	uint32_t live;
 
 	if (!t->swgate.switch_ns || getrusage(RUSAGE_THREAD, &ru) < 0)
 		return true;
 	cpu = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
 	      ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-	if (rt_switch_gate_allows(&t->swgate, cpu, (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw))
+	sw = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+	live = __atomic_load_n(&gate_live, __ATOMIC_RELAXED);
+	if (rt_switch_gate_allows_in(&t->swgate, cpu, sw,
+	                             rt_switch_crowded(live, __atomic_load_n(&gate_ncpu, __ATOMIC_RELAXED)))) {
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u: switch gate opens its watchpoints (%llu us of CPU, %llu "
+		             "switches, %u live threads)", t->id.index, (unsigned long long)(cpu / 1000),
+		             (unsigned long long)sw, live);
 		return true;
+	}
 	t->cnt.watch_gated++;
 	return false;
 }
@@ -289,6 +310,7 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 		return NULL;
 	}
 	flush__thread_added();
+	__atomic_add_fetch(&gate_live, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&hc_rt.threads_seen, 1, __ATOMIC_RELAXED);
 	/* unw_backtrace sets up libunwind's process-wide state on first use
 	   (pthread_once, its memory pool): do that here, on the main thread.
@@ -332,6 +354,8 @@ static void thread_end(struct rt_thread *t)
 	HC_DEBUG_LOG(HC_DBG_THREAD, "T%u ends: %llu samples, %llu detections, %llu traps matched",
 	             t->id.index, (unsigned long long)t->cnt.samples,
 	             (unsigned long long)t->cnt.detections_sample, (unsigned long long)t->cnt.traps_matched);
+	if (t->id.slot >= 0)
+		__atomic_sub_fetch(&gate_live, 1, __ATOMIC_RELAXED);
 	flush__thread_end(t);       /* its profile, then out of the registry */
 	if (hc_self == t) {
 		hc_self = NULL;

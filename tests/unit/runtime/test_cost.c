@@ -105,6 +105,27 @@ static void gate(void)
 	CHECK(!rt_switch_gate_allows(&g, 1000000, 100));
 	CHECK(rt_switch_gate_allows(&g, 500000, 0));
 
+	/* a crowded process (an oversubscribed team): a thread that has not
+	   switched yet waits for a window's evidence; with no switches in
+	   it, allowed; a barrier-bound thread (one switch per 70 µs) never */
+	CHECK(rt_switch_crowded(4, 2));
+	CHECK(!rt_switch_crowded(3, 2));
+	CHECK(!rt_switch_crowded(100, 0));
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	CHECK(!rt_switch_gate_allows_in(&g, 500000, 0, true));
+	CHECK(!rt_switch_gate_allows_in(&g, 19500000, 0, true));
+	CHECK(rt_switch_gate_allows_in(&g, 20000000, 0, true));
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	allowed = 0;
+	for (cpu = 500000; cpu < 200000000; cpu += 500000)
+		allowed += rt_switch_gate_allows_in(&g, cpu, cpu < 700000 ? 0 : cpu / 70000, true);
+	CHECK_EQ_U64(allowed, 0);
+	/* the same thread in a process that is not crowded: allowed at its
+	   first sample (it had not switched), which is what opened the
+	   breakpoint events of OpenMP workers before */
+	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	CHECK(rt_switch_gate_allows_in(&g, 500000, 0, false));
+
 	/* switch_ns 0: the gate is off */
 	rt_switch_gate_init(&g, 0, 30, 20000000);
 	CHECK(rt_switch_gate_allows(&g, 1000, 1000000));
