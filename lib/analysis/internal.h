@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* internal.h — the analyzer's cross-file pieces: hash tables, the address
    calling-context tree, per-profile and per-worker records, symbolization,
-   topology, the symbolized ("view") tree and the output helpers. Each part is
+   topology, the symbolized ("view") tree. Each part is
    owned by one .c file, named by its prefix (hmap__, strtab__, cct__, scan__,
-   merge__, sym__, topo__, view__, pairs__ ...); files are written with
-   lib/support/out.h into a directory staged by lib/db. Nothing here runs in
-   signal context. */
+   merge__, sym__, topo__, view__, pairs__ ...); the database's files are
+   written by lib/db (db/write.h) from what these parts hand it, into a
+   directory staged by lib/db. Nothing here runs in signal context. */
 #ifndef HC_ANALYSIS_INTERNAL_H
 #define HC_ANALYSIS_INTERNAL_H
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* db.h — the database format's library (libhcdb.a): the one validating
-   reader and the writer's directory handling. The format is specified in
+   reader and the writer's directory handling; the writer of each file is
+   db/write.h. The format is specified in
    doc/database-format.md with the schemas doc/database.xsd,
    doc/experiment.xsd and doc/objects.xsd; its names (files, versions, levels,
    kinds, metrics, CSV headers) are in db/format.h.
@@ -14,8 +15,9 @@
    is wrong". The XML files are streamed with libxml2's xmlTextReader so that
    a 10^5-node calling-context tree costs its node array, not a DOM.
 
-   Writing: the directory is staged next to its target and renamed into place
-   when complete (write.c). Ordinary program code: no signal context
+   Writing: every file is written by db/write.h's hc_db_write_* from plain
+   rows (write_*.c); the directory is staged next to its target and renamed
+   into place when complete (write.c). Ordinary program code: no signal context
    anywhere. */
 #ifndef HC_DB_H
 #define HC_DB_H

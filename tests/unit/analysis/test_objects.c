@@ -326,6 +326,27 @@ static void test_pipeline(const char *self, const struct self *s)
 	                     "and @threads='1']") == 1);
 	CHECK(fx_xpath_count(xml, "/Objects/Object[@name='nest' and @module!='']") == 1);
 	CHECK(fx_xpath_count(xml, "/Objects/Object/CP") >= 1);
+	/* The same, read back through lib/db's reader (which checks objects.xml
+	   against the other files: threads, nodes). */
+	{
+		struct hc_db *rb = NULL;
+		const struct hc_db_object *h;
+
+		CHECK_MSG(hc_db_open(db, &rb, err, sizeof(err)) == 0, "read back: %s", err);
+		h = rb && rb->has_objects && rb->nobjects == 6 ? &rb->objects[0] : NULL;
+		CHECK_MSG(h != NULL, "read back: %zu objects", rb ? rb->nobjects : 0);
+		if (h) {
+			CHECK_STR(h->kind, "heap");
+			CHECK(hc_db_node_find(rb, h->context) != NULL);
+			CHECK(h->size == 96 && h->blocks == 2 && h->fal == 35 && h->tru == 0);
+			CHECK(h->ncells == 1 && h->cells[0].i == 0 && h->cells[0].j == 1 &&
+			      h->cells[0].fal == 35);
+			CHECK(h->nfields == 3 && h->fields[0].offset == 0 && h->fields[0].access == 8 &&
+			      h->fields[0].nthreads == 1 && h->fields[0].threads[0] == 0);
+			CHECK_STR(rb->objects[5].kind, "tls");
+		}
+		hc_db_close(rb);
+	}
 	text = fx_read(sum, NULL);
 	CHECK(text && strstr(text, "Top data objects (by false sharing)"));
 	/* first by false sharing: the heap object, with its fields' access sizes */
