@@ -10,7 +10,9 @@
    and setting up the phase windows (views__init) it sends down the tree
    what the object pass needs of that — the context: modules, tree keys,
    the view's nodes, procedures and names, the process and thread tables,
-   each profile's global thread, the windows. A rank receives it from its
+   each profile's global thread, the windows, the hosts' topologies (no
+   rank parses the XML again: topo__load forks, which a rank that is a
+   thread of a test must not do while others run). A rank receives it from its
    parent (r minus its lowest set bit), passes it on to its children and
    translates its own state: its tree nodes to global ones (by key, parents
    first), its processes by their (input, host, pid, generation) key. Then
@@ -110,6 +112,59 @@ static void pack_ctx(const struct an *an, struct wbuf *b)
 	for (i = 0; i < an->nprofs; i++)
 		dbuf__put32(b, an->profs[i].status == AN_OK ? an->profs[i].gthread : HC_NONE);
 	views__pack_params(an->views, an->nhosts, b);
+	/* the hosts' topologies as rank 0 loaded them (locality), so every rank
+	   places CPUs on the same NUMA nodes and none parses the XML again */
+	dbuf__put32(b, an->nhosts);
+	for (i = 0; i < an->nhosts; i++) {
+		const struct topo *t = an->hosts[i].topo;
+
+		dbuf__put32(b, t != NULL);
+		if (!t)
+			continue;
+		dbuf__put32(b, t->npu);
+		dbuf__put32(b, t->ncores);
+		dbuf__put(b, t->pu, (size_t)t->npu * sizeof(*t->pu));
+		dbuf__put32(b, t->nsockets);
+		dbuf__put(b, t->sockets, (size_t)t->nsockets * sizeof(*t->sockets));
+		dbuf__put32(b, t->nnuma);
+		dbuf__put(b, t->numas, (size_t)t->nnuma * sizeof(*t->numas));
+		dbuf__put(b, t->hostname, sizeof(t->hostname));
+	}
+}
+
+static int get_topologies(struct an *an, struct rbuf *b)
+{
+	if (dbuf__get32(b) != an->nhosts) {
+		b->bad = true;
+		return 0;
+	}
+	for (uint32_t h = 0; h < an->nhosts && !b->bad; h++) {
+		struct topo *t;
+
+		topo__free(an->hosts[h].topo);
+		an->hosts[h].topo = NULL;
+		if (!dbuf__get32(b))
+			continue;
+		if (!(t = calloc(1, sizeof(*t))))
+			return -ENOMEM;
+		an->hosts[h].topo = t;
+		t->npu = dbuf__count(b, sizeof(*t->pu));
+		t->ncores = dbuf__get32(b);
+		if (!(t->pu = calloc(t->npu ? t->npu : 1, sizeof(*t->pu))))
+			return -ENOMEM;
+		dbuf__get(b, t->pu, (size_t)t->npu * sizeof(*t->pu));
+		t->nsockets = dbuf__count(b, sizeof(*t->sockets));
+		if (!(t->sockets = calloc(t->nsockets ? t->nsockets : 1, sizeof(*t->sockets))))
+			return -ENOMEM;
+		dbuf__get(b, t->sockets, (size_t)t->nsockets * sizeof(*t->sockets));
+		t->nnuma = dbuf__count(b, sizeof(*t->numas));
+		if (!(t->numas = calloc(t->nnuma ? t->nnuma : 1, sizeof(*t->numas))))
+			return -ENOMEM;
+		dbuf__get(b, t->numas, (size_t)t->nnuma * sizeof(*t->numas));
+		dbuf__get(b, t->hostname, sizeof(t->hostname));
+		t->hostname[sizeof(t->hostname) - 1] = '\0';
+	}
+	return 0;
 }
 
 int dist__ctx_send(struct an *an)
@@ -331,6 +386,8 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 	if (b->bad)
 		goto out;
 	ret = views__unpack_params(an, b);
+	if (!ret && !b->bad)
+		ret = get_topologies(an, b);
 	if (ret || b->bad)
 		goto out;
 	/* in place */
@@ -374,17 +431,6 @@ out:
 	return ret;
 }
 
-/* Topologies for locality (numa.c), quietly: rank 0 reports a bad one. */
-static void load_topologies_quietly(struct an *an)
-{
-	char err[1024];
-
-	for (uint32_t h = 0; h < an->nhosts; h++)
-		if (an->hosts[h].topo_path && !an->hosts[h].topo &&
-		    topo__load(an->hosts[h].topo_path, &an->hosts[h].topo, err, sizeof(err)) < 0)
-			an->hosts[h].topo = NULL;
-}
-
 int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
 {
 	const struct hc_analysis_comm *c = an->comm;
@@ -411,8 +457,6 @@ int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
 		}
 	}
 	free(buf);
-	if (!ret && !*stop)
-		load_topologies_quietly(an);
 	return ret;
 }
 
