@@ -1584,6 +1584,7 @@ int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
 			.xself = r->mx.diag[0] + r->mx.diag[1],
 			.cells = r->mi.cell, .ncells = r->mi.ncell,
 			.xcells = r->mx.cell, .nxcells = r->mx.ncell,
+			.cells_parent = r->same_in,
 		};
 	}
 	wr = (struct hc_db_wregions){ .unit = an->unit, .threshold = REGIONS_MIN_SHARE,

@@ -163,6 +163,8 @@ struct hc_db_region {
 	uint64_t xtru, xfal, xself;    /* exclusive */
 	struct hc_db_rcell *cells;     /* sorted by (i, j) */
 	size_t ncells;
+	bool cells_parent;             /* regions.xml said cells="parent": the inclusive cells
+	                                  were read from the parent's rows (cells holds them) */
 };
 
 struct hc_db {

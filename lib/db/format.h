@@ -33,6 +33,9 @@
    each region, upper triangle (row < column), sorted by (region, row,
    column): inclusive true, false, exclusive true, false. */
 #define HC_DB_REGION_HEADER "region,row,column,true,false,excl_true,excl_false"
+/* regions.xml's version: 2 adds <Region cells="parent"> (doc/regions.md);
+   the reader reads 1 and 2. */
+#define HC_DB_REGIONS_VERSION 2
 
 /* First line of a matrix file in the sparse form (<Matrix format="sparse">):
    then "i,j,v" per non-zero upper-triangle cell, i < j, sorted by (i, j). */

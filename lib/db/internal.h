@@ -20,6 +20,7 @@ struct load {
 	char path[PATH_MAX];   /* the file being read, as shown in messages */
 	const char *rel;       /* its name relative to the database */
 	bool skip_region_cells;   /* hc_db_open_opts */
+	int regions_version;      /* regions.xml's version attribute (read_regions.c) */
 };
 
 /* Set ld->path to <dir>/<rel>; returns it. */

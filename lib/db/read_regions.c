@@ -33,7 +33,7 @@ static int load_region(struct load *ld, struct xr *x, size_t *cap, uint32_t *sta
 	struct hc_db *db = ld->db;
 	struct hc_db_region *r;
 	uint64_t v;
-	char *irr = NULL;
+	char *irr = NULL, *cells = NULL;
 	int rc;
 
 	if (depth < 1 || depth >= MAX_DEPTH)
@@ -73,6 +73,13 @@ static int load_region(struct load *ld, struct xr *x, size_t *cap, uint32_t *sta
 		rc = xr__str_opt(x, "irreducible", &irr);
 	r->irreducible = irr && !strcmp(irr, "1");
 	free(irr);
+	if (!rc)
+		rc = xr__str_opt(x, "cells", &cells);
+	if (!rc && cells && (strcmp(cells, "parent") || depth == 1 || ld->regions_version < 2))
+		rc = load__fail(ld, xr__line(x), "<Region cells=\"%s\">: only \"parent\", below the "
+		                 "program, in version 2", cells);
+	r->cells_parent = cells != NULL;
+	free(cells);
 	if (!rc && xr__has(x, "addr")) {
 		char *a = NULL, *end;
 		rc = xr__str(x, "addr", &a);
@@ -218,6 +225,44 @@ static int read_cells(struct load *ld)
 		for (int k = 0; k < 4; k++)
 			sums[reg * 4 + k] += v[3 + k];
 	}
+	/* cells="parent": the parent's inclusive cells (complete: parents come
+	   first), with the exclusive parts of the region's own rows. */
+	for (size_t i = 0; i < db->nregions && !rc; i++) {
+		struct hc_db_region *r = &db->regions[i];
+		const struct hc_db_region *par;
+		struct hc_db_rcell *n;
+		size_t q = 0;
+
+		if (!r->cells_parent)
+			continue;
+		par = &db->regions[r->parent];
+		n = malloc((par->ncells ? par->ncells : 1) * sizeof(*n));
+		if (!n) {
+			rc = -ENOMEM;
+			break;
+		}
+		sums[i * 4] = sums[i * 4 + 1] = 0;
+		for (size_t k = 0; k < par->ncells; k++) {
+			n[k] = (struct hc_db_rcell){ par->cells[k].i, par->cells[k].j, par->cells[k].tru,
+			                             par->cells[k].fal, 0, 0 };
+			sums[i * 4] += n[k].tru;
+			sums[i * 4 + 1] += n[k].fal;
+			if (q < r->ncells && r->cells[q].i == n[k].i && r->cells[q].j == n[k].j) {
+				if (r->cells[q].tru != n[k].tru || r->cells[q].fal != n[k].fal)
+					rc = load__fail(ld, 0, "region %zu (cells=\"parent\"): cell (%u, %u) is "
+					                 "not its parent's", i, n[k].i, n[k].j);
+				n[k].xtru = r->cells[q].xtru;
+				n[k].xfal = r->cells[q].xfal;
+				q++;
+			}
+		}
+		if (!rc && q < r->ncells)
+			rc = load__fail(ld, 0, "region %zu (cells=\"parent\"): cell (%u, %u) is not one "
+			                 "of its parent's", i, r->cells[q].i, r->cells[q].j);
+		free(r->cells);
+		r->cells = n;
+		r->ncells = par->ncells;
+	}
 	for (size_t i = 0; i < db->nregions && !rc; i++) {
 		const struct hc_db_region *r = &db->regions[i];
 		if (sums[i * 4] != r->tru || sums[i * 4 + 1] != r->fal || sums[i * 4 + 2] != r->xtru ||
@@ -289,11 +334,13 @@ int read__regions(struct load *ld)
 			}
 			if ((rc = xr__u64(x, "version", &version)))
 				break;
-			if (version != HC_DB_VERSION) {
+			if (version < 1 || version > HC_DB_REGIONS_VERSION) {
 				rc = load__fail(ld, xr__line(x), "format version %llu, this reader reads "
-				                 "version %d", (unsigned long long)version, HC_DB_VERSION);
+				                 "versions 1 to %d", (unsigned long long)version,
+				                 HC_DB_REGIONS_VERSION);
 				break;
 			}
+			ld->regions_version = (int)version;
 			if ((rc = xr__str(x, "unit", &unit)))
 				break;
 			if (strcmp(unit, db->unit))

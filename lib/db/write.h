@@ -264,6 +264,8 @@ struct hc_db_wregion {
 	uint64_t xtru, xfal, xself;        /* exclusive */
 	const struct hc_db_mcell *cells;   uint32_t ncells;     /* inclusive */
 	const struct hc_db_mcell *xcells;  uint32_t nxcells;    /* exclusive */
+	bool cells_parent;                 /* the inclusive cells are the parent's: written as
+	                                      cells="parent", rows only where xcells has one */
 };
 
 struct hc_db_wregions {

@@ -43,7 +43,7 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 		return -ENOMEM;
 	}
 	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Regions");
-	hc_db_attr_u64(&o, "version", HC_DB_VERSION);
+	hc_db_attr_u64(&o, "version", HC_DB_REGIONS_VERSION);
 	hc_db_attr_str(&o, "unit", hc_db_unit_name(R->unit));
 	hc_out_printf(&o, " threshold=\"%g\"", R->threshold);
 	hc_db_attr_str(&o, "exclusive", "detecting-side");
@@ -81,6 +81,8 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 		}
 		put_totals(&o, "", r->tru, r->fal, r->self);
 		put_totals(&o, "x", r->xtru, r->xfal, r->xself);
+		if (r->cells_parent && r->parent != UINT32_MAX)
+			hc_db_attr_str(&o, "cells", "parent");
 		hc_out_puts(&o, ">\n");
 		open[depth++] = r->i;
 	}
@@ -194,6 +196,11 @@ int hc_db_write_region_matrices(const char *dir, const struct hc_db_wregions *R,
 				b++;
 			if (b < r->nxcells && r->xcells[b].i == x->i && r->xcells[b].j == x->j)
 				ex = r->xcells[b].v;
+			/* cells="parent": the inclusive cells are read from the parent's
+			   rows; only the exclusive ones are written (54 % fewer rows on
+			   bench/prof-scale, doc/performance.md) */
+			if (r->cells_parent && r->parent != UINT32_MAX && ex == zero)
+				continue;
 			put_row(c, k, x->i, x->j, x->v, ex);
 		}
 	}

@@ -36,6 +36,16 @@ def load(db):
         for row in r:
             reg, i, j, t, fa, xt, xf = map(int, row)
             regs[reg]["cells"][(i, j)] = (t, fa, xt, xf)
+    # cells="parent" (version 2): the parent's inclusive cells, the rows
+    # give the exclusive ones (parents come first in i order)
+    for i in sorted(regs):
+        r = regs[i]
+        if r["e"].get("cells") == "parent":
+            own = r["cells"]
+            pc = regs[r["parent"]]["cells"]
+            assert all(k in pc and pc[k][:2] == v[:2] for k, v in own.items()), i
+            r["cells"] = {k: (v[0], v[1]) + (own[k][2:] if k in own else (0, 0))
+                          for k, v in pc.items()}
     return regs
 
 

@@ -185,9 +185,12 @@ def read_regions(path):
     if not os.path.exists(x):
         return None
     regs = []
+    same = set()
 
     def walk(e, parent):
         regs.append([int(e.get("i")), parent, e.get("n"), {}])
+        if e.get("cells") == "parent":
+            same.add(int(e.get("i")))
         for k in e.findall("Region"):
             walk(k, int(e.get("i")))
     walk(ET.parse(x).getroot().find("Region"), None)
@@ -196,6 +199,12 @@ def read_regions(path):
         next(rows)
         for r, i, j, t, fa, xt, xf in rows:
             regs[int(r)][3][(int(i), int(j))] = (int(t) + int(fa), int(xt) + int(xf))
+    # cells="parent": the parent's inclusive cells, the own rows' exclusive ones
+    for r in regs:
+        if r[0] in same:
+            own = r[3]
+            r[3] = {k: (v[0], own[k][1] if k in own else 0)
+                    for k, v in regs[r[1]][3].items()}
     return regs
 
 
