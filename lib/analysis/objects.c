@@ -32,8 +32,8 @@
 #include "analysis/objects.h"
 #include "analysis/views.h"
 
-enum okind { OK_STATIC = 0, OK_HEAP, OK_STACK, OK_TLS, OK_UNKNOWN };
-static const char *const kind_name[] = { "static", "heap", "stack", "tls", "unknown" };
+enum okind { OK_STATIC = HC_DB_OBJ_STATIC, OK_HEAP = HC_DB_OBJ_HEAP, OK_STACK = HC_DB_OBJ_STACK,
+             OK_TLS = HC_DB_OBJ_TLS, OK_UNKNOWN = HC_DB_OBJ_UNKNOWN };
 
 struct obj {
 	uint32_t kind;
@@ -1526,7 +1526,7 @@ static int write_xml(struct an *an, const struct objects *ob, const struct group
 		const struct obj *x = &ob->o[i];
 		struct hc_db_wobject *w = &wo[r];
 
-		*w = (struct hc_db_wobject){ .kind = kind_name[x->kind], .name = x->name,
+		*w = (struct hc_db_wobject){ .kind = (int)x->kind, .name = x->name,
 		                             .module = x->module, .context = x->context,
 		                             .size = x->size, .blocks = x->blocks, .type = x->etype,
 		                             .elem = x->esize, .t = x->t, .f = x->f };

@@ -32,8 +32,8 @@
 #include "decode/loops.h"
 #include "support/log.h"
 
-enum { R_PROGRAM = 0, R_PROCEDURE, R_PARALLEL, R_LOOP };
-static const char *const kind_names[] = { "program", "procedure", "parallel", "loop" };
+enum { R_PROGRAM = HC_DB_REG_PROGRAM, R_PROCEDURE = HC_DB_REG_PROCEDURE,
+       R_PARALLEL = HC_DB_REG_PARALLEL, R_LOOP = HC_DB_REG_LOOP };
 
 #define MAX_CHAIN 512
 #define MAX_FUNC  (1u << 22)   /* larger "functions" are not decoded */
@@ -1571,7 +1571,7 @@ int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
 
 		w[k] = (struct hc_db_wregion){
 			.i = r->out, .parent = r->parent == HC_NONE ? UINT32_MAX : R->r[r->parent].out,
-			.kind = kind_names[r->kind],
+			.kind = (int)r->kind,
 			.name = r->kind == R_PROGRAM ? experiment__program(an) : r->name,
 			.lm = r->lm != HC_NONE ? an->modules.s[r->lm] : NULL,
 			.file = r->file, .line = r->line, .addr = r->addr, .depth = r->depth,

@@ -2,12 +2,15 @@
 /* format.h — the names a database directory is made of, shared by lib/db's
    writer (used by hpcprof-comm) and its reader (used by viewer-export): file and directory names, the format version, the unit,
    level and kind spellings used in file names and XML attributes, the
-   threads.csv columns and the metric table of experiment.xml. The formats
+   threads.csv columns, the metric table of experiment.xml, the kinds of
+   objects and regions and the phase vocabulary. The formats
    themselves are specified in doc/database-format.md; the XML schemas are
    doc/database.xsd and doc/experiment.xsd. Plain constants, no functions that
    touch the system. */
 #ifndef HC_DB_FORMAT_H
 #define HC_DB_FORMAT_H
+
+#include <string.h>
 
 #include "hc/common.h"
 
@@ -156,5 +159,49 @@ static inline const char *hc_db_metric_kind(int m)
 }
 
 #define HC_DB_METRIC_ID(base, exclusive) (2 * (base) + ((exclusive) ? 1 : 0))
+
+/* objects.xml: <Object kind>, by enum hc_db_okind. */
+enum hc_db_okind {
+	HC_DB_OBJ_STATIC = 0, HC_DB_OBJ_HEAP, HC_DB_OBJ_STACK, HC_DB_OBJ_TLS, HC_DB_OBJ_UNKNOWN,
+	HC_DB_OBJ_KINDS
+};
+
+static inline const char *hc_db_object_kind_name(int k)
+{
+	static const char *const names[HC_DB_OBJ_KINDS] = { "static", "heap", "stack", "tls",
+	                                                    "unknown" };
+	return k >= 0 && k < HC_DB_OBJ_KINDS ? names[k] : "?";
+}
+
+/* regions.xml: <Region kind>, by enum hc_db_rkind; the program is the one
+   region at the top. <Regions exclusive> says which side of a
+   communication a region's exclusive cells are credited to. */
+enum hc_db_rkind {
+	HC_DB_REG_PROGRAM = 0, HC_DB_REG_PROCEDURE, HC_DB_REG_PARALLEL, HC_DB_REG_LOOP,
+	HC_DB_REG_KINDS
+};
+
+static inline const char *hc_db_region_kind_name(int k)
+{
+	static const char *const names[HC_DB_REG_KINDS] = { "program", "procedure", "parallel",
+	                                                    "loop" };
+	return k >= 0 && k < HC_DB_REG_KINDS ? names[k] : "?";
+}
+
+/* The kind named s (enum hc_db_rkind), -1 when unknown. */
+static inline int hc_db_region_kind_parse(const char *s)
+{
+	for (int k = 0; k < HC_DB_REG_KINDS; k++)
+		if (!strcmp(s, hc_db_region_kind_name(k)))
+			return k;
+	return -1;
+}
+
+#define HC_DB_REGION_EXCLUSIVE "detecting-side"
+
+/* phases.xml: <Phases rule>, how windows are compared; <Line kind>. */
+#define HC_DB_PHASE_RULE   "bhattacharyya"
+#define HC_DB_LINE_PAIR    "pair"
+#define HC_DB_LINE_OBJECT  "object"
 
 #endif

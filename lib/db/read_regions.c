@@ -18,14 +18,9 @@
 
 #define MAX_DEPTH 4096
 
-static const char *const kinds[] = { "program", "procedure", "parallel", "loop" };
-
 static bool known_kind(const char *k)
 {
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(k, kinds[i]))
-			return true;
-	return false;
+	return hc_db_region_kind_parse(k) >= 0;
 }
 
 static int load_region(struct load *ld, struct xr *x, size_t *cap, uint32_t *stack, int depth)
@@ -56,7 +51,7 @@ static int load_region(struct load *ld, struct xr *x, size_t *cap, uint32_t *sta
 	if (!rc && !known_kind(r->kind))
 		rc = load__fail(ld, xr__line(x), "<Region kind=\"%s\">: not program, procedure, "
 		                 "parallel or loop", r->kind);
-	if (!rc && (depth == 1) != !strcmp(r->kind, "program"))
+	if (!rc && (depth == 1) != (hc_db_region_kind_parse(r->kind) == HC_DB_REG_PROGRAM))
 		rc = load__fail(ld, xr__line(x), "<Region kind=\"%s\"> at depth %d: the program is "
 		                 "the one top-level region", r->kind, depth);
 	if (!rc)

@@ -177,12 +177,12 @@ static int line(struct load *ld, struct xr *x, struct hc_db_views *v, size_t *ca
 	memset(l, 0, sizeof(*l));
 	if ((rc = xr__str(x, "kind", &kind)))
 		return rc;
-	if (!strcmp(kind, "pair")) {
+	if (!strcmp(kind, HC_DB_LINE_PAIR)) {
 		if (!(rc = xr__u64(x, "i", &l->i)) && !(rc = xr__u64(x, "j", &l->j)) &&
 		    (l->i >= l->j || l->j >= ld->db->nthreads))
 			rc = load__fail(ld, xr__line(x), "<Line i=\"%llu\" j=\"%llu\">: not a pair of two "
 			                "threads", (unsigned long long)l->i, (unsigned long long)l->j);
-	} else if (!strcmp(kind, "object")) {
+	} else if (!strcmp(kind, HC_DB_LINE_OBJECT)) {
 		l->object = true;
 		if (!(rc = xr__u64(x, "object", &l->i)) && !object_ok(ld->db, l->i))
 			rc = load__fail(ld, xr__line(x), "<Line object=\"%llu\">: not an object of "

@@ -165,7 +165,7 @@ struct hc_db_wfield {
 };
 
 struct hc_db_wobject {
-	const char *kind;                  /* static | heap | stack | tls | unknown */
+	int kind;                          /* enum hc_db_okind */
 	const char *name, *module;
 	uint32_t context;                  /* experiment.xml node id, 0 when none */
 	uint64_t size, blocks;
@@ -253,7 +253,7 @@ int hc_db_write_meta(const char *dir, const struct hc_db_wmeta *m, char *err, si
 struct hc_db_wregion {
 	uint32_t i;                        /* output id */
 	uint32_t parent;                   /* the parent's output id, UINT32_MAX for the program */
-	const char *kind;                  /* program | procedure | parallel | loop */
+	int kind;                          /* enum hc_db_rkind */
 	const char *name;
 	const char *lm, *file;             /* NULL when unknown */
 	uint32_t line;                     /* 0 when unknown */

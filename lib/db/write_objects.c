@@ -22,7 +22,8 @@ int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *o
 	for (r = 0; r < n; r++) {
 		const struct hc_db_wobject *x = &objects[r];
 
-		hc_out_printf(&o, "  <Object i=\"%zu\" kind=\"%s\" name=\"", r, x->kind);
+		hc_out_printf(&o, "  <Object i=\"%zu\" kind=\"%s\" name=\"", r,
+		              hc_db_object_kind_name(x->kind));
 		hc_out_xml(&o, x->name);
 		hc_out_puts(&o, "\" module=\"");
 		hc_out_xml(&o, x->module);

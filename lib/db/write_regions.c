@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "db/write.h"
 #include "support/out.h"
@@ -46,7 +45,7 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 	hc_db_attr_u64(&o, "version", HC_DB_REGIONS_VERSION);
 	hc_db_attr_str(&o, "unit", hc_db_unit_name(R->unit));
 	hc_out_printf(&o, " threshold=\"%g\"", R->threshold);
-	hc_db_attr_str(&o, "exclusive", "detecting-side");
+	hc_db_attr_str(&o, "exclusive", HC_DB_REGION_EXCLUSIVE);
 	hc_db_attr_str(&o, "matrices", HC_DB_REGION_MATRICES);
 	hc_db_attr_u64(&o, "threads", R->threads);
 	hc_out_puts(&o, ">\n");
@@ -64,7 +63,7 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 			hc_out_puts(&o, " ");
 		hc_out_puts(&o, "<Region");
 		hc_db_attr_u64(&o, "i", r->i);
-		hc_db_attr_str(&o, "kind", r->kind);
+		hc_db_attr_str(&o, "kind", hc_db_region_kind_name(r->kind));
 		hc_db_attr_str(&o, "n", r->name);
 		if (r->lm)
 			hc_db_attr_str(&o, "lm", r->lm);
@@ -72,9 +71,9 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 			hc_db_attr_str(&o, "f", r->file);
 		if (r->line)
 			hc_db_attr_u64(&o, "l", r->line);
-		if (strcmp(r->kind, "program"))
+		if (r->kind != HC_DB_REG_PROGRAM)
 			hc_out_printf(&o, " addr=\"0x%llx\"", (unsigned long long)r->addr);
-		if (!strcmp(r->kind, "loop")) {
+		if (r->kind == HC_DB_REG_LOOP) {
 			hc_db_attr_u64(&o, "depth", r->depth);
 			if (r->irreducible)
 				hc_db_attr_str(&o, "irreducible", "1");

@@ -17,7 +17,7 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 		return ret;
 	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Phases version=\"%d\" unit=\"%s\" "
 	              "window=\"%llu\" windows=\"%u\" span=\"%llu\" similarity=\"%.2f\" "
-	              "rule=\"bhattacharyya\">\n", HC_DB_VERSION, hc_db_unit_name(v->unit),
+	              "rule=\"" HC_DB_PHASE_RULE "\">\n", HC_DB_VERSION, hc_db_unit_name(v->unit),
 	              (unsigned long long)v->width, v->nwin, (unsigned long long)v->span,
 	              v->similarity);
 	for (k = 0; k < v->nph; k++) {
@@ -45,10 +45,11 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 	}
 	for (k = 0; k < v->nline; k++) {
 		if (v->lines[k].j != UINT32_MAX)
-			hc_out_printf(&o, "  <Line kind=\"pair\" i=\"%u\" j=\"%u\"/>\n", v->lines[k].i,
+			hc_out_printf(&o, "  <Line kind=\"" HC_DB_LINE_PAIR "\" i=\"%u\" j=\"%u\"/>\n", v->lines[k].i,
 			              v->lines[k].j);
 		else
-			hc_out_printf(&o, "  <Line kind=\"object\" object=\"%u\"/>\n", v->lines[k].i);
+			hc_out_printf(&o, "  <Line kind=\"" HC_DB_LINE_OBJECT "\" object=\"%u\"/>\n",
+			              v->lines[k].i);
 	}
 	for (w = 0; w < v->nwin; w++) {
 		hc_out_printf(&o, "  <Window i=\"%u\" start=\"%llu\" end=\"%llu\" phase=\"%u\"", w,

@@ -87,15 +87,15 @@ static int write_all(const char *dir, uint32_t dense_max, char *err, size_t errl
 		  .threads = fthreads, .nthreads = 2 } };
 	const struct hc_db_wpair opairs[] = { { 2, 0, 6, 2 } };
 	const struct hc_db_wobject obj = {
-		.kind = "heap", .name = "heap @ prog.c:10 in main", .module = "", .context = 2,
+		.kind = HC_DB_OBJ_HEAP, .name = "heap @ prog.c:10 in main", .module = "", .context = 2,
 		.size = 128, .blocks = 1, .type = "struct s", .elem = 64, .t = 6, .f = 2,
 		.cells = ocells, .ncells = 2, .fields = fields, .nfields = 2, .pairs = opairs,
 		.npairs = 1 };
 	/* regions: the program and main, the volume all in main. */
 	const struct hc_db_wregion reg[] = {
-		{ .i = 0, .parent = UINT32_MAX, .kind = "program", .name = "prog", .tru = 6,
+		{ .i = 0, .parent = UINT32_MAX, .kind = HC_DB_REG_PROGRAM, .name = "prog", .tru = 6,
 		  .fal = 2, .cells = cells, .ncells = 2 },
-		{ .i = 1, .parent = 0, .kind = "procedure", .name = "main", .lm = "/bin/prog",
+		{ .i = 1, .parent = 0, .kind = HC_DB_REG_PROCEDURE, .name = "main", .lm = "/bin/prog",
 		  .file = "prog.c", .line = 3, .addr = 0x1130, .tru = 6, .fal = 2, .xtru = 6,
 		  .xfal = 2, .cells = cells, .ncells = 2, .xcells = cells, .nxcells = 2 } };
 	const struct hc_db_wregions regions = { .unit = HC_UNIT_NS, .threshold = 0.01,
