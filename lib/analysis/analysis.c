@@ -122,6 +122,7 @@ static void an_free(struct an *an)
 	view__free(&an->view);
 	free(an->cp_rows);
 	regions__free(an);
+	free(an->ctx_rsid);
 	free(an->first);
 	for (i = 0; i < an->nwarns; i++)
 		free(an->warns[i].text);
@@ -421,11 +422,14 @@ out_early:
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "pairs+matrix");
-	ret = regions__build(&an);
-	sym__drop_all(&an);   /* the modules' symbols are not read after this */
-	if (ret)
-		goto out_nomem;
-	phase_end(&ph, "region mat.");
+	/* Distributed: the other ranks' region events come with their objects. */
+	if (!dist) {
+		ret = regions__build(&an);
+		sym__drop_all(&an);   /* the modules' symbols are not read after this */
+		if (ret)
+			goto out_nomem;
+		phase_end(&ph, "region mat.");
+	}
 	ret = objects__build(&an, &objs);
 	if (ret)
 		goto out_nomem;
@@ -441,6 +445,11 @@ out_early:
 		if (ret)
 			goto out_nomem;
 		phase_end(&ph, "obj. reduce");
+		ret = regions__build(&an);
+		sym__drop_all(&an);
+		if (ret)
+			goto out_nomem;
+		phase_end(&ph, "region mat.");
 	}
 	ret = an.views ? views__finish(&an, an.views, objs) : 0;
 	if (ret)

@@ -30,7 +30,7 @@
 #include "support/log.h"
 
 #define DIST_MAGIC   "HCDIST\r\n"
-#define DIST_VERSION 1u
+#define DIST_VERSION 2u
 
 /* ---------------- the partition ---------------- */
 
@@ -209,7 +209,8 @@ static int serialize(struct an *an, struct wbuf *b)
 			dbuf__put64(b, p->counters[k].value);
 		}
 		put_agg(b, &p->row);
-		put_agg(b, &p->rraw);
+		/* region events stay here: summed by region set on this rank once
+		   the sets are known (dist_objects.c), they go up with the objects */
 	}
 	put_agg(b, &f->pairs);
 	put_agg(b, &f->cpus);
@@ -231,7 +232,7 @@ static uint32_t tr(const uint32_t *t, uint32_t n, uint32_t x, bool *bad)
 	return t[x];
 }
 
-enum { K_PAIRS, K_CPUS, K_TCPUS, K_RAW };
+enum { K_PAIRS, K_CPUS, K_TCPUS };
 
 static int get_agg(struct rbuf *b, struct agg *dst, int kind, const uint32_t *nt, uint32_t nn,
                    const uint32_t *pt, uint32_t np)
@@ -263,9 +264,6 @@ static int get_agg(struct rbuf *b, struct agg *dst, int kind, const uint32_t *nt
 			key.b = tr(nt, nn, (uint32_t)key.b, &bad);
 		} else if (kind == K_TCPUS) {
 			key.a = tr(pt, np, (uint32_t)key.a, &bad);
-		} else if (kind == K_RAW) {
-			key.a = tr(nt, nn, (uint32_t)key.a, &bad) |
-			        (uint64_t)tr(nt, nn, (uint32_t)(key.a >> 32), &bad) << 32;
 		}
 		if (bad)
 			b->bad = true;
@@ -448,8 +446,6 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 			p->counters[j].value = dbuf__get64(&b);
 		}
 		ret = get_agg(&b, &p->row, K_CPUS, nt, nn, pt, np);
-		if (!ret && !b.bad)
-			ret = get_agg(&b, &p->rraw, K_RAW, nt, nn, pt, np);
 		if (ret)
 			goto nomem;
 	}

@@ -33,6 +33,7 @@
 #include "analysis/dbuf.h"
 #include "analysis/internal.h"
 #include "analysis/objects.h"
+#include "analysis/regions.h"
 #include "analysis/views.h"
 #include "support/log.h"
 
@@ -130,6 +131,10 @@ static void pack_ctx(const struct an *an, struct wbuf *b)
 		dbuf__put(b, t->numas, (size_t)t->nnuma * sizeof(*t->numas));
 		dbuf__put(b, t->hostname, sizeof(t->hostname));
 	}
+	/* the code regions' set of every node (regions__prepare), NULL: none */
+	dbuf__put32(b, an->rsid != NULL);
+	if (an->rsid)
+		dbuf__put(b, an->rsid, (size_t)n * sizeof(*an->rsid));
 }
 
 static int get_topologies(struct an *an, struct rbuf *b)
@@ -189,6 +194,34 @@ int dist__ctx_abort(struct an *an)
 }
 
 /* ---------------- the other ranks: receive and translate ---------------- */
+
+/* This rank's region events (by node, pass 2: dist__raw_add) summed by
+   region set as one process does (regions__add), now that the nodes have
+   global ids (glob) and the sets are known. */
+static int own_regions(struct an *an, const uint32_t *glob, uint32_t nl)
+{
+	for (uint32_t i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+		int ret = 0;
+
+		for (uint32_t k = 0; an->rsid && k < p->rraw.h.n && !ret; k++) {
+			const struct hkey *o = &p->rraw.h.keys[k];
+			uint32_t g = (uint32_t)o->a, gp = (uint32_t)(o->a >> 32);
+
+			if (g >= nl || (gp != HC_NONE && gp >= nl) || glob[g] == HC_NONE)
+				continue;   /* not in rank 0's tree: cannot be */
+			gp = gp == HC_NONE ? HC_NONE : glob[gp];
+			ret = regions__add(an, p, glob[g], gp, (uint32_t)o->b, p->rraw.v[k][0],
+			                   p->rraw.v[k][1]);
+		}
+		if (!ret && p->rraw.h.slots && an->rsid)
+			ret = regions__profile_done(p);
+		agg__free(&p->rraw);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 static int apply_ctx(struct an *an, struct rbuf *b)
 {
@@ -373,7 +406,6 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 			continue;
 		}
 		agg__free(&p->row);
-		agg__free(&p->rraw);
 		if (g != HC_NONE && (g >= nth || p->proc >= an->nprocs || ptr[p->proc] == HC_NONE)) {
 			b->bad = true;
 			break;
@@ -388,6 +420,13 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 	ret = views__unpack_params(an, b);
 	if (!ret && !b->bad)
 		ret = get_topologies(an, b);
+	if (!ret && !b->bad && dbuf__get32(b)) {
+		if (!(an->ctx_rsid = malloc(((size_t)n + 1) * sizeof(*an->ctx_rsid))))
+			ret = -ENOMEM;
+		else
+			dbuf__get(b, an->ctx_rsid, (size_t)n * sizeof(*an->ctx_rsid));
+		an->rsid = an->ctx_rsid;
+	}
 	if (ret || b->bad)
 		goto out;
 	/* in place */
@@ -414,7 +453,7 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 	an->threads = th;
 	an->nthreads = nth;
 	th = NULL;
-	ret = 0;
+	ret = own_regions(an, f->remap, nl);
 out:
 	if (oom)
 		ret = -ENOMEM;
@@ -462,6 +501,48 @@ int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
 
 /* ---------------- up the tree: objects, windows, locality ---------------- */
 
+/* Region events by set: this rank's profiles' and those received from
+   its children, for rank 0's regions__build. */
+static void pack_rrows(const struct an *an, struct wbuf *b)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < an->nprofs; i++)
+		n += an->profs[i].rrow.n != 0;
+	dbuf__put32(b, n);
+	for (i = 0; i < an->nprofs; i++) {
+		const struct rrow *r = &an->profs[i].rrow;
+
+		if (!r->n)
+			continue;
+		dbuf__put32(b, i);
+		dbuf__put32(b, r->n);
+		dbuf__put(b, r->e, (size_t)r->n * sizeof(*r->e));
+	}
+}
+
+static int unpack_rrows(struct an *an, struct rbuf *b)
+{
+	uint32_t n = dbuf__count(b, 8), k;
+
+	for (k = 0; k < n && !b->bad; k++) {
+		uint32_t i = dbuf__get32(b);
+		uint32_t m = dbuf__count(b, sizeof(struct rrow_ent));
+		struct rrow *r;
+
+		if (b->bad || i >= an->nprofs || !an->profs[i].theirs || an->profs[i].rrow.e || !m) {
+			b->bad = true;
+			break;
+		}
+		r = &an->profs[i].rrow;
+		if (!(r->e = malloc((size_t)m * sizeof(*r->e))))
+			return -ENOMEM;
+		dbuf__get(b, r->e, (size_t)m * sizeof(*r->e));
+		r->n = r->cap = r->merged = m;
+	}
+	return 0;
+}
+
 int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *err,
                          size_t errlen)
 {
@@ -478,6 +559,8 @@ int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *er
 			objects__pack(ob, &b);
 			dbuf__put32(&b, an->views != NULL);
 			ret = an->views ? views__pack(an->views, &b) : 0;
+			if (!ret)
+				pack_rrows(an, &b);
 			if (!ret)
 				ret = b.err;
 			if (!ret)
@@ -507,6 +590,8 @@ int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *er
 				b.bad = true;
 			if (!ret && !b.bad && an->views)
 				ret = views__unpack(an->views, &b);
+			if (!ret && !b.bad)
+				ret = unpack_rrows(an, &b);
 			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of objects from rank %d",
 			             c->rank, len, c->rank + s);
 			free(buf);

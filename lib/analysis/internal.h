@@ -402,6 +402,7 @@ struct an {
 	uint32_t nwarns, warncap;
 	struct views *views;        /* phases and locality (views.h), fed by the object pass */
 	bool ctx_sent;              /* distributed, rank 0: the context went down (dist_objects.c) */
+	uint32_t *ctx_rsid;         /* distributed, other ranks: rsid as rank 0 sent it */
 
 	/* the distributed merge (dist.c); comm NULL when alone */
 	const struct hc_analysis_comm *comm;

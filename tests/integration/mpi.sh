@@ -116,6 +116,8 @@ same_db() {
 	diff -r "$1" "$2"
 }
 grep -q '<Object ' "$TMP/seq/objects.xml" || fail "objects.xml lists no object"
+# the code regions' matrices are built from region events summed on every rank
+[ "$(grep -c '<Region ' "$TMP/seq/regions.xml")" -gt 1 ] || fail "regions.xml: no region but the program"
 if grep -q '^#define HC_HAVE_MPI 1' "$B/config.h"; then
 	for np in 2 3; do
 		$MPIRUN -np $np "$HPCPROF" -q -o "$TMP/db" "$M" >"$TMP/par$np.out" 2>"$TMP/par$np.err" ||
