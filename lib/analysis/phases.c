@@ -34,10 +34,11 @@
 
 /* A direct-mapped combining cache in front of an agg: a thread's events
    come in time order, so within a window the same few (window, peer) and
-   (window, object) keys repeat; summing them in 40 KB that stay in cache and
+   (window, object) keys repeat; summing them in 160 KB that stay in cache
+   (4096 slots: 1024 let twice the window cells through at 1024 threads) and
    handing each key to the big table once per stay costs a fraction of a
    hash-table probe per event (doc/performance.md, "Phases and locality"). */
-#define CC_SLOTS 1024u
+#define CC_SLOTS 4096u
 struct ccache {
 	struct hkey k[CC_SLOTS];    /* a = UINT64_MAX: empty */
 	uint64_t v[CC_SLOTS][2];
@@ -619,17 +620,20 @@ static int cmp_rank_ent(const void *x, const void *y)
 }
 
 /* Sort n records of size bytes by the 32-bit fields at byte offsets
-   off[0] (most significant) .. off[nk - 1]: LSD radix sort, 8 bits a pass,
-   passes whose byte is the same in every record skipped (window cells and
+   off[0] (most significant) .. off[nk - 1]: LSD radix sort, 11 bits a pass,
+   passes whose digit is the same in every record skipped (window cells and
    matrix cells are 10^5..10^6 records here: qsort was most of the views'
    time, doc/performance.md). Equal keys are summed by the callers, so the
    order among them does not matter. Falls back on qsort(cmp) without
    memory for the copy. */
+#define RADIX_BITS 11
+#define RADIX_DIGITS 3          /* of a 32-bit field: 11 + 11 + 10 bits */
 static void radix_sort(void *base, size_t n, size_t size, const size_t *off, unsigned nk,
                        int (*cmp)(const void *, const void *))
 {
-	size_t (*cnt)[256], k, pass, npass = (size_t)nk * 4;
+	size_t (*cnt)[1u << RADIX_BITS], k, pass, npass = (size_t)nk * RADIX_DIGITS;
 	unsigned char *a = base, *tmp, *src, *dst;
+	const uint32_t mask = (1u << RADIX_BITS) - 1;
 
 	if (n < 2)
 		return;
@@ -642,22 +646,23 @@ static void radix_sort(void *base, size_t n, size_t size, const size_t *off, uns
 		return;
 	}
 	for (k = 0; k < n; k++)
-		for (pass = 0; pass < npass; pass++) {
+		for (unsigned f = 0; f < nk; f++) {
 			uint32_t key;
-			memcpy(&key, a + k * size + off[nk - 1 - pass / 4], sizeof(key));
-			cnt[pass][(key >> (8 * (pass % 4))) & 0xff]++;
+			memcpy(&key, a + k * size + off[nk - 1 - f], sizeof(key));
+			for (unsigned d = 0; d < RADIX_DIGITS; d++)
+				cnt[f * RADIX_DIGITS + d][(key >> (RADIX_BITS * d)) & mask]++;
 		}
 	src = a;
 	dst = tmp;
 	for (pass = 0; pass < npass; pass++) {
-		size_t sum = 0, c, b, o = off[nk - 1 - pass / 4];
-		unsigned sh = 8 * (unsigned)(pass % 4);
+		size_t sum = 0, c, b, o = off[nk - 1 - pass / RADIX_DIGITS];
+		unsigned sh = RADIX_BITS * (unsigned)(pass % RADIX_DIGITS);
 
-		for (b = 0; b < 256 && cnt[pass][b] != n; b++)
+		for (b = 0; b <= mask && cnt[pass][b] != n; b++)
 			;
-		if (b < 256)
-			continue;   /* one byte value in every record */
-		for (b = 0; b < 256; b++) {
+		if (b <= mask)
+			continue;   /* one digit value in every record */
+		for (b = 0; b <= mask; b++) {
 			c = cnt[pass][b];
 			cnt[pass][b] = sum;
 			sum += c;
@@ -665,7 +670,7 @@ static void radix_sort(void *base, size_t n, size_t size, const size_t *off, uns
 		for (k = 0; k < n; k++) {
 			uint32_t key;
 			memcpy(&key, src + k * size + o, sizeof(key));
-			memcpy(dst + cnt[pass][(key >> sh) & 0xff]++ * size, src + k * size, size);
+			memcpy(dst + cnt[pass][(key >> sh) & mask]++ * size, src + k * size, size);
 		}
 		unsigned char *t = src;
 		src = dst;
