@@ -369,7 +369,14 @@ static int install_fatal(int sig, struct sigaction *old)
 	struct sigaction a;
 
 	memset(&a, 0, sizeof a);
+	/* No sample nests in on_fatal: it may run on the application's own
+	   sigaltstack, a page or so, which the fault's frame nearly fills (a
+	   nested SIGTRAP's frame there overflowed it: the kernel killed the
+	   process before anything was written; signals.sh altsegv). call_app
+	   sets the application handler's own mask; a fault in our stack walk
+	   comes from the sample handler, which blocks SIGTRAP already. */
 	sigemptyset(&a.sa_mask);
+	sigaddset(&a.sa_mask, SIGTRAP);
 	if (!(app_fatal[sig].sa_flags & SA_SIGINFO) && app_fatal[sig].sa_handler == SIG_IGN) {
 		a.sa_handler = SIG_IGN;
 	} else {
