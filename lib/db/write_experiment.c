@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "db/internal.h"
 #include "db/write.h"
 #include "support/fmt.h"
 #include "support/out.h"
@@ -83,24 +84,6 @@ static void close_node(struct hc_out *o, const struct hc_db_wexperiment *x, uint
 	hc_out_puts(o, tag[n->kind]);
 }
 
-static int grow(void *pp, uint32_t *cap, uint32_t need, size_t el)
-{
-	void **p = pp;
-	uint32_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, (size_t)c * el);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 int hc_db_tree_walk(const struct hc_db_tnode *n,
                     int (*visit)(void *ctx, uint32_t i, uint32_t depth),
                     void (*leave)(void *ctx, uint32_t i), void *ctx)
@@ -108,11 +91,12 @@ int hc_db_tree_walk(const struct hc_db_tnode *n,
 	struct frame {
 		uint32_t node, next;
 	} *st = NULL;
-	uint32_t sp = 0, cap = 0, c;
+	uint32_t sp = 0, c;
+	size_t cap = 0;
 	int ret = 0;
 
 	for (c = n[0].first_child; c && !ret; c = n[c].next_sibling) {
-		ret = grow(&st, &cap, 1, sizeof(*st));
+		ret = load__grow(&st, &cap, 0, sizeof(*st));
 		if (!ret)
 			ret = visit(ctx, c, 0);
 		if (ret)
@@ -129,7 +113,7 @@ int hc_db_tree_walk(const struct hc_db_tnode *n,
 				continue;
 			}
 			f->next = n[ch].next_sibling;
-			ret = grow(&st, &cap, sp + 1, sizeof(*st));
+			ret = load__grow(&st, &cap, sp, sizeof(*st));
 			if (!ret)
 				ret = visit(ctx, ch, sp);
 			if (ret)
