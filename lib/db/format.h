@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* format.h — the names a database directory is made of, shared by lib/db's
-   writer (used by hpcprof-comm) and its reader (used by viewer-export): file and directory names, the format version, the unit,
-   level and kind spellings used in file names and XML attributes, the
-   threads.csv columns, the metric table of experiment.xml, the kinds of
-   objects and regions and the phase vocabulary. The formats
+   writer (write_*.c, used by hpcprof-comm) and its reader (read_*.c, used
+   by viewer-export, lib/report and the tests): file and directory names,
+   the format version, each XML file's root element, the unit, level and
+   kind spellings used in file names and XML attributes, the threads.csv
+   columns, the metric table of experiment.xml, the kinds of objects and
+   regions and the phase vocabulary. The other element and attribute names
+   are spelled in the writer and the reader of their file, side by side in
+   lib/db; tests/unit/db/test_db_write checks that they agree. The formats
    themselves are specified in doc/database-format.md; the XML schemas are
-   doc/database.xsd and doc/experiment.xsd. Plain constants, no functions that
-   touch the system. */
+   doc/database.xsd, experiment.xsd, objects.xsd, regions.xsd, phases.xsd
+   and locality.xsd. Plain constants, no functions that touch the system. */
 #ifndef HC_DB_FORMAT_H
 #define HC_DB_FORMAT_H
 
@@ -18,6 +22,14 @@
    misread a file (a removed or renamed column/attribute, a changed meaning).
    Added optional attributes or elements do not bump it. */
 #define HC_DB_VERSION 1
+
+/* The root element of each XML file (writer and reader). */
+#define HC_DB_ROOT_META       "Database"
+#define HC_DB_ROOT_EXPERIMENT "HPCToolkitExperiment"
+#define HC_DB_ROOT_OBJECTS    "Objects"
+#define HC_DB_ROOT_REGIONS    "Regions"
+#define HC_DB_ROOT_PHASES     "Phases"
+#define HC_DB_ROOT_LOCALITY   "Locality"
 
 /* Files and folders inside a database directory. */
 #define HC_DB_META        "database.xml"    /* metadata: units, processes, matrices, labels */

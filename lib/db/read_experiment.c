@@ -204,7 +204,7 @@ static int load_element(struct exp *e)
 
 	if (d == 0) {
 		uint64_t version;
-		if (strcmp(name, "HPCToolkitExperiment"))
+		if (strcmp(name, HC_DB_ROOT_EXPERIMENT))
 			return load__fail(e->ld, xr__line(x), "root element is <%s>, expected "
 			                   "<HPCToolkitExperiment>", name);
 		if ((rc = xr__u64(x, "version", &version)))
@@ -212,7 +212,7 @@ static int load_element(struct exp *e)
 		if (version != HC_DB_VERSION)
 			return load__fail(e->ld, xr__line(x), "format version %llu, this viewer reads "
 			                   "version %d", (unsigned long long)version, HC_DB_VERSION);
-	} else if (!strcmp(name, "Header") && !strcmp(parent, "HPCToolkitExperiment")) {
+	} else if (!strcmp(name, "Header") && !strcmp(parent, HC_DB_ROOT_EXPERIMENT)) {
 		free(db->program);
 		rc = xr__str(x, "n", &db->program);
 	} else if (!strcmp(name, "NV") && !strcmp(parent, "Info")) {

@@ -212,7 +212,7 @@ static int load_element(struct load *ld, struct xr *x, int *labels_level, bool s
 	char *s = NULL;
 	int rc = 0;
 
-	if (!strcmp(parent, "Database")) {
+	if (!strcmp(parent, HC_DB_ROOT_META)) {
 		if (!strcmp(name, "Measurement")) {
 			if (seen[0])
 				return load__fail(ld, xr__line(x), "a second <Measurement>");
@@ -375,7 +375,7 @@ int read__meta(struct load *ld)
 		return rc;
 	while ((rc = xr__next(x)) > 0) {
 		if (xr__depth(x) == 0) {
-			if (strcmp(xr__name(x), "Database")) {
+			if (strcmp(xr__name(x), HC_DB_ROOT_META)) {
 				rc = load__fail(ld, xr__line(x), "root element is <%s>, expected <Database> "
 				                 "(is this an hpcprof-comm database?)", xr__name(x));
 				break;

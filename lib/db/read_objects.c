@@ -171,7 +171,7 @@ int read__objects(struct load *ld)
 		if (xr__depth(o.x) == 0) {
 			uint64_t version;
 			char *unit = NULL;
-			if (strcmp(name, "Objects")) {
+			if (strcmp(name, HC_DB_ROOT_OBJECTS)) {
 				rc = load__fail(ld, xr__line(o.x), "root element is <%s>, expected <Objects>",
 				                 name);
 				break;
@@ -189,7 +189,7 @@ int read__objects(struct load *ld)
 				rc = load__fail(ld, xr__line(o.x), "unit '%s', but database.xml says '%s'",
 				                 unit, db->unit);
 			free(unit);
-		} else if (!strcmp(name, "Object") && !strcmp(parent, "Objects")) {
+		} else if (!strcmp(name, "Object") && !strcmp(parent, HC_DB_ROOT_OBJECTS)) {
 			rc = load_object(&o);
 		} else if (!strcmp(parent, "Object") && db->nobjects) {
 			rc = load_child(&o, &db->objects[db->nobjects - 1]);

@@ -322,7 +322,7 @@ int read__regions(struct load *ld)
 		if (xr__depth(x) == 0) {
 			uint64_t version;
 			char *unit = NULL;
-			if (strcmp(name, "Regions")) {
+			if (strcmp(name, HC_DB_ROOT_REGIONS)) {
 				rc = load__fail(ld, xr__line(x), "root element is <%s>, expected <Regions>",
 				                 name);
 				break;

@@ -274,18 +274,18 @@ static int read_phases(struct load *ld, struct hc_db_views *v)
 		const char *name = xr__name(x), *parent = xr__parent(x);
 		rc = 0;
 		if (xr__depth(x) == 0) {
-			if (!(rc = root(ld, x, "Phases")) && !(rc = xr__u64(x, "window", &v->window)) &&
+			if (!(rc = root(ld, x, HC_DB_ROOT_PHASES)) && !(rc = xr__u64(x, "window", &v->window)) &&
 			    !(rc = xr__u64(x, "span", &v->span)) &&
 			    !(rc = real(ld, x, "similarity", &v->similarity)))
 				rc = xr__str(x, "rule", &v->rule);
-		} else if (!strcmp(parent, "Phases") && !strcmp(name, "Phase")) {
+		} else if (!strcmp(parent, HC_DB_ROOT_PHASES) && !strcmp(name, "Phase")) {
 			rc = v->nwindows ? load__fail(ld, xr__line(x), "<Phase> after the first <Window>")
 			                 : phase(ld, x, v, &cap_p);
 		} else if (!strcmp(parent, "Phase") && !strcmp(name, "T") && v->nphases) {
 			rc = phase_cell(ld, x, &v->phases[v->nphases - 1]);
-		} else if (!strcmp(parent, "Phases") && !strcmp(name, "Line")) {
+		} else if (!strcmp(parent, HC_DB_ROOT_PHASES) && !strcmp(name, "Line")) {
 			rc = line(ld, x, v, &cap_l);
-		} else if (!strcmp(parent, "Phases") && !strcmp(name, "Window")) {
+		} else if (!strcmp(parent, HC_DB_ROOT_PHASES) && !strcmp(name, "Window")) {
 			rc = window(ld, x, v, &cap_w);
 		}
 		if (rc)
@@ -377,7 +377,7 @@ static int read_locality(struct load *ld, struct hc_db_views *v)
 		rc = 0;
 		if (xr__depth(x) == 0) {
 			char *s = NULL;
-			if (!(rc = root(ld, x, "Locality")) && !(rc = xr__u64(x, "domains", &v->ndomains)) &&
+			if (!(rc = root(ld, x, HC_DB_ROOT_LOCALITY)) && !(rc = xr__u64(x, "domains", &v->ndomains)) &&
 			    !(rc = xr__u64(x, "local", &v->local)) &&
 			    !(rc = xr__u64(x, "remote", &v->remote)) &&
 			    !(rc = xr__u64(x, "unlocated", &v->unlocated)) &&
@@ -392,7 +392,7 @@ static int read_locality(struct load *ld, struct hc_db_views *v)
 			if (!rc && v->ndomains > 4096)
 				rc = load__fail(ld, xr__line(x), "<Locality domains=\"%llu\">: above 4096",
 				                (unsigned long long)v->ndomains);
-		} else if (!strcmp(parent, "Locality") && !strcmp(name, "Object")) {
+		} else if (!strcmp(parent, HC_DB_ROOT_LOCALITY) && !strcmp(name, "Object")) {
 			rc = numa_object(ld, x, v, &cap);
 		} else if (!strcmp(parent, "Object") && v->nnuma &&
 		           (!strcmp(name, "Page") || !strcmp(name, "Thread"))) {

@@ -177,7 +177,7 @@ int hc_db_write_experiment(const char *dir, const struct hc_db_wexperiment *x, c
 	if (ret)
 		return ret;
 	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	hc_out_printf(&o, "<HPCToolkitExperiment version=\"%d\" generator=\"hpcprof-comm %s\">\n",
+	hc_out_printf(&o, "<" HC_DB_ROOT_EXPERIMENT " version=\"%d\" generator=\"hpcprof-comm %s\">\n",
 	            HC_DB_VERSION, PACKAGE_VERSION);
 	hc_out_puts(&o, "<Header n=\"");
 	hc_out_xml(&o, x->program);
@@ -228,7 +228,7 @@ int hc_db_write_experiment(const char *dir, const struct hc_db_wexperiment *x, c
 	hc_out_puts(&o, "</SecCallPathProfileData>\n");
 	if (!ret)
 		write_pairs(&o, x);
-	hc_out_puts(&o, "</SecCallPathProfile>\n</HPCToolkitExperiment>\n");
+	hc_out_puts(&o, "</SecCallPathProfile>\n</" HC_DB_ROOT_EXPERIMENT ">\n");
 	if (ret) {
 		hc_out_close(&o, true, err, errlen);
 		snprintf(err, errlen, "out of memory writing %s", HC_DB_EXPERIMENT);

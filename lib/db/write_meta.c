@@ -56,8 +56,8 @@ int hc_db_write_meta(const char *dir, const struct hc_db_wmeta *m, char *err, si
 	if (ret)
 		return ret;
 	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	hc_out_printf(&o, "<Database version=\"%d\" generator=\"hpcprof-comm %s\">\n", HC_DB_VERSION,
-	            PACKAGE_VERSION);
+	hc_out_printf(&o, "<" HC_DB_ROOT_META " version=\"%d\" generator=\"hpcprof-comm %s\">\n",
+	            HC_DB_VERSION, PACKAGE_VERSION);
 	hc_out_printf(&o, "  <Measurement unit=\"%s\" unit-text=\"%s\" samplers=\"", unit,
 	            hc_db_unit_text_of(m->unit, m->samplers));
 	hc_db_put_samplers(&o, m->samplers);
@@ -172,6 +172,6 @@ int hc_db_write_meta(const char *dir, const struct hc_db_wmeta *m, char *err, si
 		}
 		hc_out_puts(&o, "  </Warnings>\n");
 	}
-	hc_out_puts(&o, "</Database>\n");
+	hc_out_puts(&o, "</" HC_DB_ROOT_META ">\n");
 	return hc_out_close(&o, true, err, errlen);
 }

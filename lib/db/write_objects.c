@@ -17,7 +17,7 @@ int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *o
 
 	if (ret)
 		return ret;
-	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Objects version=\"%d\" unit=\"%s\">\n",
+	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<" HC_DB_ROOT_OBJECTS " version=\"%d\" unit=\"%s\">\n",
 	            HC_DB_VERSION, hc_db_unit_name(unit));
 	for (r = 0; r < n; r++) {
 		const struct hc_db_wobject *x = &objects[r];
@@ -74,6 +74,6 @@ int hc_db_write_objects(const char *dir, int unit, const struct hc_db_wobject *o
 		}
 		hc_out_puts(&o, "  </Object>\n");
 	}
-	hc_out_puts(&o, "</Objects>\n");
+	hc_out_puts(&o, "</" HC_DB_ROOT_OBJECTS ">\n");
 	return hc_out_close(&o, true, err, errlen);
 }

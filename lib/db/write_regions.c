@@ -41,7 +41,7 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 		snprintf(err, errlen, "out of memory writing %s", HC_DB_REGIONS);
 		return -ENOMEM;
 	}
-	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Regions");
+	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<" HC_DB_ROOT_REGIONS);
 	hc_db_attr_u64(&o, "version", HC_DB_REGIONS_VERSION);
 	hc_db_attr_str(&o, "unit", hc_db_unit_name(R->unit));
 	hc_out_printf(&o, " threshold=\"%g\"", R->threshold);
@@ -92,7 +92,7 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 			hc_out_puts(&o, " ");
 		hc_out_puts(&o, "</Region>\n");
 	}
-	hc_out_puts(&o, "</Regions>\n");
+	hc_out_puts(&o, "</" HC_DB_ROOT_REGIONS ">\n");
 	free(open);
 	return hc_out_close(&o, true, err, errlen);
 }

@@ -15,7 +15,7 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 
 	if (ret)
 		return ret;
-	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Phases version=\"%d\" unit=\"%s\" "
+	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<" HC_DB_ROOT_PHASES " version=\"%d\" unit=\"%s\" "
 	              "window=\"%llu\" windows=\"%u\" span=\"%llu\" similarity=\"%.2f\" "
 	              "rule=\"" HC_DB_PHASE_RULE "\">\n", HC_DB_VERSION, hc_db_unit_name(v->unit),
 	              (unsigned long long)v->width, v->nwin, (unsigned long long)v->span,
@@ -62,7 +62,7 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 			              (unsigned long long)v->lval[(size_t)w * v->nline + k]);
 		hc_out_puts(&o, "\"/>\n");
 	}
-	hc_out_puts(&o, "</Phases>\n");
+	hc_out_puts(&o, "</" HC_DB_ROOT_PHASES ">\n");
 	return hc_out_close(&o, true, err, errlen);
 }
 
@@ -75,7 +75,7 @@ int hc_db_write_locality(const char *dir, const struct hc_db_wlocality *n, char 
 
 	if (ret)
 		return ret;
-	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<Locality version=\"%d\" unit=\"%s\" "
+	hc_out_printf(&o, "<?xml version=\"1.0\"?>\n<" HC_DB_ROOT_LOCALITY " version=\"%d\" unit=\"%s\" "
 	              "domains=\"%u\" single=\"%d\" pages=\"%d\" flag=\"%.2f\" local=\"%llu\" "
 	              "remote=\"%llu\" unlocated=\"%llu\">\n", HC_DB_VERSION,
 	              hc_db_unit_name(n->unit), n->domains, n->single, n->pages, n->flag,
@@ -104,6 +104,6 @@ int hc_db_write_locality(const char *dir, const struct hc_db_wlocality *n, char 
 				              (unsigned long long)x->thr[d]);
 		hc_out_puts(&o, "  </Object>\n");
 	}
-	hc_out_puts(&o, "</Locality>\n");
+	hc_out_puts(&o, "</" HC_DB_ROOT_LOCALITY ">\n");
 	return hc_out_close(&o, true, err, errlen);
 }
