@@ -53,7 +53,7 @@ golden golden_c gcc $FLAGS -no-pie -fno-pie "$G/golden_c.c"
 golden golden_cxx g++ $FLAGS "$G/golden_cxx.cc"
 golden golden_omp gcc $FLAGS -fopenmp "$G/golden_omp.c"
 if command -v gfortran >/dev/null; then
-	golden golden_f gfortran $FLAGS -fopenmp "$G/golden_f.f90"
+	golden golden_f gfortran $FLAGS -fopenmp -J "$TMP/golden_f" "$G/golden_f.f90"   # the .mod not in the build tree
 else
 	echo "note: gfortran not installed (scripts/install-deps.sh installs it): Fortran names not checked"
 fi
