@@ -7,7 +7,7 @@
    reader uses too. The directory itself is staged and committed by write.c
    (db.h). Every function writes one file into `dir` through
    lib/support/out.h (temp file, renamed when complete) and returns 0 or
-   -errno with "cannot write FILE: why" in err. Ordinary program code: no
+   -errno with a message naming the file in err. Ordinary program code: no
    signal context. */
 #ifndef HC_DB_WRITE_H
 #define HC_DB_WRITE_H

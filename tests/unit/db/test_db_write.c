@@ -6,7 +6,8 @@
    read back with hc_db_open (which checks every promise of the format,
    across files too), and what was written is what is read. The matrices are
    written a second time in the sparse form (dense_max 1) and read back the
-   same. */
+   same. A region whose inclusive cells are its parent's is written as such
+   (regions.xml version 2) and read back whole. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,13 +92,15 @@ static int write_all(const char *dir, uint32_t dense_max, char *err, size_t errl
 		.size = 128, .blocks = 1, .type = "struct s", .elem = 64, .t = 6, .f = 2,
 		.cells = ocells, .ncells = 2, .fields = fields, .nfields = 2, .pairs = opairs,
 		.npairs = 1 };
-	/* regions: the program and main, the volume all in main. */
+	/* regions: the program and main; main's exclusive share is cell (1, 2). */
 	const struct hc_db_wregion reg[] = {
 		{ .i = 0, .parent = UINT32_MAX, .kind = HC_DB_REG_PROGRAM, .name = "prog", .tru = 6,
-		  .fal = 2, .cells = cells, .ncells = 2 },
+		  .fal = 2, .xtru = 5, .xfal = 2, .cells = cells, .ncells = 2, .xcells = cells,
+		  .nxcells = 1 },
 		{ .i = 1, .parent = 0, .kind = HC_DB_REG_PROCEDURE, .name = "main", .lm = "/bin/prog",
-		  .file = "prog.c", .line = 3, .addr = 0x1130, .tru = 6, .fal = 2, .xtru = 6,
-		  .xfal = 2, .cells = cells, .ncells = 2, .xcells = cells, .nxcells = 2 } };
+		  .file = "prog.c", .line = 3, .addr = 0x1130, .tru = 6, .fal = 2, .xtru = 1,
+		  .xfal = 0, .cells = cells, .ncells = 2, .xcells = cells + 1, .nxcells = 1,
+		  .cells_parent = true } };
 	const struct hc_db_wregions regions = { .unit = HC_UNIT_NS, .threshold = 0.01,
 	                                        .threads = 3, .r = reg, .n = 2 };
 	/* phases.xml: two windows, one phase; locality.xml: one domain. */
@@ -220,9 +223,13 @@ static void check(const struct hc_db *db, bool sparse)
 	if (db->nregions == 2) {
 		const struct hc_db_region *r = &db->regions[1];
 		CHECK(r->parent == 0 && !strcmp(r->kind, "procedure") && !strcmp(r->name, "main"));
-		CHECK(r->addr == 0x1130 && r->line == 3 && r->tru == 6 && r->xfal == 2);
-		CHECK(r->ncells == 2 && r->cells[0].tru == 5 && r->cells[0].xfal == 2);
-		CHECK(db->regions[0].ncells == 2 && db->regions[0].cells[1].xtru == 0);
+		/* its inclusive cells written as its parent's (cells="parent"), its
+		   exclusive ones on the one row of non-zero exclusive volume */
+		CHECK(r->addr == 0x1130 && r->line == 3 && r->tru == 6 && r->xtru == 1);
+		CHECK(r->ncells == 2 && r->cells[0].tru == 5 && r->cells[0].xtru == 0 &&
+		      r->cells[1].tru == 1 && r->cells[1].xtru == 1);
+		CHECK(db->regions[0].ncells == 2 && db->regions[0].cells[1].xtru == 0 &&
+		      db->regions[0].cells[0].xfal == 2);
 	}
 
 	CHECK(db->views && db->views->has_phases && db->views->has_locality);
