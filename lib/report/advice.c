@@ -217,7 +217,8 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 {
 	char var[256] = "", call[128], site[512], tn[160], sizes[64];
 	const char *type = o->type ? o->type : "", *from;
-	bool heap = !strcmp(o->kind, "heap"), stat = !strcmp(o->kind, "static");
+	bool heap = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_HEAP)),
+	     stat = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STATIC));
 	bool named = false, per_elem = true, split = false, fortran = false, omp = false;
 	uint64_t e, step = 0;
 	bool member_array = false, scalar_elems = true;
@@ -462,7 +463,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		              "%salign %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
 		              "on its declaration%s", a->nfixes ? "and " : "", var[0] ? var : o->name,
 		              member_array ? " (the member's, or the whole variable's)" : "");
-	} else if (!strcmp(o->kind, "stack")) {
+	} else if (!strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STACK))) {
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "this is stack memory of another thread: give the shared local "
 		              "`alignas(64)`, or move it off the stack into a padded allocation");
@@ -587,7 +588,8 @@ int hc_advice_build(const struct hc_db *db, size_t max_fs, size_t max_ts, struct
 			return -ENOMEM;
 		}
 		for (size_t k = 0; k < db->nobjects; k++)
-			if (db->objects[k].fal && strcmp(db->objects[k].kind, "unknown"))
+			if (db->objects[k].fal &&
+			    strcmp(db->objects[k].kind, hc_db_object_kind_name(HC_DB_OBJ_UNKNOWN)))
 				v[n++] = &db->objects[k];
 		qsort(v, n, sizeof(*v), cmp_obj_false);
 		for (size_t k = 0; k < n && a->nfs < max_fs && !rc; k++)
