@@ -129,9 +129,12 @@ static void *rank_main(void *arg)
 	return NULL;
 }
 
+/* What rank 0 must return (the other ranks: 0). */
+static int expect0;
+
 /* Run the analysis as `size` ranks (size 0: no comm at all) with `jobs`
    threads each; rank 0's diagnostics to *diag (malloc'd). Returns rank 0's
-   result; every rank must succeed. */
+   result; every rank must succeed (rank 0: return expect0). */
 static int run(const char *in1, const char *in2, const char *out, int size, unsigned jobs,
                char **diag)
 {
@@ -166,7 +169,7 @@ static int run(const char *in1, const char *in2, const char *out, int size, unsi
 		CHECK_MSG(r[i].diaglen == 0, "rank %d of %d said: %s", i, n, r[i].diag);
 		free(r[i].diag);
 	}
-	CHECK_MSG(r[0].ret == 0, "rank 0 of %d: %s", n, r[0].err);
+	CHECK_MSG(r[0].ret == expect0, "rank 0 of %d: %d (%s)", n, r[0].ret, r[0].err);
 	ret = r[0].ret;
 	*diag = r[0].diag;
 	pthread_mutex_destroy(&w.lock);
@@ -386,6 +389,33 @@ int main(void)
 		          "%s: the damaged profile is not named: %s", what, diag ? diag : "");
 		free(diag);
 		free(out);
+	}
+	{
+		/* Every profile damaged, on every rank: rank 0 fails after the
+		   reduction ("nothing usable") and the others, waiting for the
+		   context, stop instead of waiting forever (an empty context). */
+		char *da = fx_join(work, "bad-a"), *dbad = fx_join(work, "bad-b"), *f;
+
+		fx_mkdir(da);
+		fx_mkdir(dbad);
+		f = fx_join(da, "app-000000-000-0c0c0c0c-6001-0.hcprof");
+		fx_write_file(f, "HCPROF\r\nbroken", 14);
+		free(f);
+		f = fx_join(da, "app-000001-000-0c0c0c0c-6002-0.hcprof");
+		fx_write_file(f, "HCPROF\r\nbroken", 14);
+		free(f);
+		f = fx_join(dbad, "app-000002-000-0c0c0c0c-6003-0.hcprof");
+		fx_write_file(f, "HCPROF\r\nbroken", 14);
+		free(f);
+		expect0 = -ENOENT;
+		diag = NULL;
+		CHECK(run(da, dbad, db, 3, 1, &diag) == -ENOENT);
+		CHECK_MSG(diag && strstr(diag, "6003-0.hcprof"), "all damaged: %s", diag ? diag : "");
+		free(diag);
+		CHECK(!fx_exists(db));
+		expect0 = 0;
+		free(da);
+		free(dbad);
 	}
 	fx_rm_rf(work);
 	free(work);
