@@ -11,9 +11,7 @@
    publishes the thread's next store with exact registers (doc/detection.md
    §5). sampler__on_sample and the burst's steps run in signal context
    (safety.h). */
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -22,7 +20,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "runtime/rt.h"
-#include "runtime/safety.h"
 #include "probe/probe.h"
 #include "runtime/regs.h"
 #include "runtime/loadmap.h"
@@ -194,50 +191,6 @@ void soft__start_set(struct rt_thread *t)
 		if (err != -EAGAIN)        /* -EAGAIN: the switch gate, counted there */
 			t->cnt.watch_arm_failed++;
 	}
-}
-
-/* A join set: the thread that joined another one reads what it wrote
-   (results collected after a fork-join, a final sum), usually at once
-   and briefly — long before its next sample. The same kind of set as a
-   start set, on the fresh stores of other threads. */
-static void join_set(struct rt_thread *t)
-{
-	struct hc_detect_result res;
-	int err;
-
-	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 ||
-	    (t->det.armed && !t->det.start_set) || hc_rt.stopping || !hc_guard_enter(t))
-		return;
-	t->det.start_skip = 0;
-	if (hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), &res)) {
-		err = watch__arm(t, res.watch_addr, res.nwatch);
-		if (err == 0) {
-			t->cnt.join_sets++;
-			t->cnt.watch_armed++;
-		} else {
-			hc_detect_arm_failed(&t->det);
-			if (err != -EAGAIN)
-				t->cnt.watch_arm_failed++;
-		}
-	}
-	hc_guard_leave(t);
-}
-
-typedef int (*pthread_join_fn)(pthread_t, void **);
-
-HC_EXPORT int pthread_join(pthread_t thr, void **ret)
-{
-	static pthread_join_fn real;
-	int rc;
-
-	if (!real)
-		real = (pthread_join_fn)dlsym(RTLD_NEXT, "pthread_join");
-	if (!real)
-		return ENOSYS;
-	rc = real(thr, ret);
-	if (rc == 0 && hc_rt.ready && hc_self)
-		join_set(hc_self);
-	return rc;
 }
 
 static int soft_start(struct rt_thread *t)

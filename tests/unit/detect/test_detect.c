@@ -759,7 +759,7 @@ static void test_start_set(void)
 	/* the next start set skips T1: only T2's line is left */
 	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, &res));
 	CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B);
-	/* an armed start set may be replaced (a join set) */
+	/* an armed start set may be replaced by another start set */
 	w.th[0].start_skip = 0;
 	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, &res));
 	CHECK_EQ_U64(res.nwatch, 3);
