@@ -131,6 +131,18 @@ static void an_free(struct an *an)
 	pthread_mutex_destroy(&an->lock);
 }
 
+/* The profiles' region events by set, once the region matrices hold them. */
+static void drop_region_events(struct an *an)
+{
+	for (uint32_t i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+
+		free(p->rrow.e);
+		free(p->rrow.cache);
+		memset(&p->rrow, 0, sizeof(p->rrow));
+	}
+}
+
 static void report_skipped(struct an *an, enum an_status *seen)
 {
 	uint32_t i;
@@ -189,8 +201,12 @@ static void pmu_running_warnings(struct an *an)
 		an__warn(an, "... and %u more threads whose PMU events ran below 95%% of the time", n - 16);
 }
 
+/* Writes the database. What a file was written from and nothing later
+   reads is freed once it is written (the code regions, the object table,
+   the phases and locality), so that the summary's reading back of the
+   database does not come on top of them: that was the analyzer's peak. */
 static int write_all(struct an *an, const struct levels *lv, const struct hc_db_wpair *pairs,
-                     uint32_t npairs, const struct objects *objs, const char *dir, char **text,
+                     uint32_t npairs, struct objects **objs, const char *dir, char **text,
                      char *err, size_t errlen)
 {
 	int ret, lev, kind;
@@ -208,10 +224,15 @@ static int write_all(struct an *an, const struct levels *lv, const struct hc_db_
 		ret = meta__write(an, lv, dir, err, errlen);
 	if (!ret)
 		ret = regions__write(an, dir, err, errlen);
+	regions__free(an);
 	if (!ret)
-		ret = objects__write(an, objs, dir, err, errlen);
+		ret = objects__write(an, *objs, dir, err, errlen);
 	if (!ret && an->views)
 		ret = views__write(an, an->views, dir, err, errlen);
+	views__free(an->views);   /* it points into the objects */
+	an->views = NULL;
+	objects__free(*objs);
+	*objs = NULL;
 	/* last: the reports read back what is written above */
 	if (!ret)
 		ret = summary__write(an, lv, pairs, npairs, dir, text, err, errlen);
@@ -421,10 +442,14 @@ out_early:
 		ret = matrix__build(&an, &lv);
 	if (ret)
 		goto out_nomem;
+	/* The profiles' thread-matrix rows are in the matrix now. */
+	for (i = 0; i < an.nprofs; i++)
+		agg__free(&an.profs[i].row);
 	phase_end(&ph, "pairs+matrix");
 	/* Distributed: the other ranks' region events come with their objects. */
 	if (!dist) {
 		ret = regions__build(&an);
+		drop_region_events(&an);
 		sym__drop_all(&an);   /* the modules' symbols are not read after this */
 		if (ret)
 			goto out_nomem;
@@ -446,6 +471,7 @@ out_early:
 			goto out_nomem;
 		phase_end(&ph, "obj. reduce");
 		ret = regions__build(&an);
+		drop_region_events(&an);
 		sym__drop_all(&an);
 		if (ret)
 			goto out_nomem;
@@ -455,7 +481,7 @@ out_early:
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "views");
-	ret = write_all(&an, &lv, pairs, npairs, objs, stage, &text, err, errlen);
+	ret = write_all(&an, &lv, pairs, npairs, &objs, stage, &text, err, errlen);
 	if (ret)
 		goto out;
 	phase_end(&ph, "write");
