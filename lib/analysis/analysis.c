@@ -201,9 +201,10 @@ static void pmu_running_warnings(struct an *an)
 		an__warn(an, "... and %u more threads whose PMU events ran below 95%% of the time", n - 16);
 }
 
-/* Writes the database. What a file was written from and nothing later
-   reads is freed once it is written (the code regions, the object table,
-   the phases and locality), so that the summary's reading back of the
+/* Writes the database (regions.xml and regions.csv were written when the
+   region matrices were built, and freed). What a file was written from and
+   nothing later reads is freed once it is written (the object table, the
+   phases and locality), so that the summary's reading back of the
    database does not come on top of them: that was the analyzer's peak. */
 static int write_all(struct an *an, const struct levels *lv, const struct hc_db_wpair *pairs,
                      uint32_t npairs, struct objects **objs, const char *dir, char **text,
@@ -222,9 +223,6 @@ static int write_all(struct an *an, const struct levels *lv, const struct hc_db_
 		ret = experiment__write(an, pairs, npairs, dir, err, errlen);
 	if (!ret)
 		ret = meta__write(an, lv, dir, err, errlen);
-	if (!ret)
-		ret = regions__write(an, dir, err, errlen);
-	regions__free(an);
 	if (!ret)
 		ret = objects__write(an, *objs, dir, err, errlen);
 	if (!ret && an->views)
@@ -453,6 +451,11 @@ out_early:
 		sym__drop_all(&an);   /* the modules' symbols are not read after this */
 		if (ret)
 			goto out_nomem;
+		/* written now and freed: nothing later reads them */
+		ret = regions__write(&an, stage, err, errlen);
+		regions__free(&an);
+		if (ret)
+			goto out;
 		phase_end(&ph, "region mat.");
 	}
 	ret = objects__build(&an, &objs);
@@ -475,6 +478,11 @@ out_early:
 		sym__drop_all(&an);
 		if (ret)
 			goto out_nomem;
+		/* written now and freed: nothing later reads them */
+		ret = regions__write(&an, stage, err, errlen);
+		regions__free(&an);
+		if (ret)
+			goto out;
 		phase_end(&ph, "region mat.");
 	}
 	ret = an.views ? views__finish(&an, an.views, objs) : 0;
