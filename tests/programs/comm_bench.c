@@ -16,8 +16,21 @@
                else store.
      private   each worker updates its own padded private array only.
 
-   Usage: comm_bench MODE [PARAM] [-t WORKERS] [-s SECONDS] */
+   The work is time-bound (-s: the main thread sleeps, then stops the
+   workers) unless -n ITERS asks for an amount: every worker then runs
+   ITERS blocks of 1024 accesses and main joins them, so a loaded machine
+   stretches the run instead of shrinking the sample count (a task-clock
+   sampler samples CPU time). -1 runs every worker on one CPU (the first
+   the process may use): the workers then take turns whatever else the
+   machine runs, so how often their accesses interleave no longer depends
+   on the load (tests/integration/sharing.sh).
+
+   Usage: comm_bench MODE [PARAM] [-t WORKERS] [-s SECONDS | -n ITERS] [-1] */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +53,15 @@ static const char *mode;
 static double param;
 static double seconds = 1.0;
 static volatile int stop;
+static long iters;                /* > 0: blocks of 1024 per worker (-n) */
+
+/* May the worker run another block of 1024 accesses? */
+static inline int more(long *done)
+{
+	if (iters > 0)
+		return (*done)++ < iters;
+	return !stop;
+}
 
 static inline uint64_t rnd(uint64_t *s)
 {
@@ -57,9 +79,10 @@ static inline int chance(uint64_t *s, double p)
 /* Each kernel is its own non-inlined function so profiles name it. */
 __attribute__((noinline)) static void pairs_kernel(int w, uint64_t *s)
 {
+	long blk = 0;
 	volatile uint64_t *x = &pair_lines[w / 2].w[0];
 	volatile uint64_t *p = priv[w];
-	while (!stop)
+	while (more(&blk))
 		for (int i = 0; i < 1024; i++) {
 			*x = *x + 1;
 			p[rnd(s) & (PRIV_WORDS - 1)] += 1;
@@ -86,10 +109,11 @@ static inline int false_phase(void)
 
 __attribute__((noinline)) static void false_kernel(int w, uint64_t *s)
 {
+	long blk = 0;
 	volatile uint64_t *t = &true_line.w[0];
 	volatile uint64_t *f = &false_line.w[w % 8];
 	(void)s;
-	while (!stop) {
+	while (more(&blk)) {
 		volatile uint64_t *x = false_phase() ? f : t;
 		for (int i = 0; i < 1024; i++)
 			*x = *x + 1;
@@ -98,11 +122,12 @@ __attribute__((noinline)) static void false_kernel(int w, uint64_t *s)
 
 __attribute__((noinline)) static void sharing_kernel(int w, uint64_t *s)
 {
+	long blk = 0;
 	volatile uint64_t *p = priv[w];
 	/* one xorshift per access: the top 10 bits decide shared vs private,
 	   the low bits pick the word, so memory, not arithmetic, dominates */
 	uint64_t threshold = (uint64_t)(param * 1024.0), r = *s;
-	while (!stop)
+	while (more(&blk))
 		for (int i = 0; i < 1024; i++) {
 			r ^= r << 13;
 			r ^= r >> 7;
@@ -117,10 +142,11 @@ __attribute__((noinline)) static void sharing_kernel(int w, uint64_t *s)
 
 __attribute__((noinline)) static void readwrite_kernel(int w, uint64_t *s)
 {
+	long blk = 0;
 	volatile uint64_t *x = &rw_line.w[0];
 	uint64_t sum = 0;
 	(void)w;
-	while (!stop)
+	while (more(&blk))
 		for (int i = 0; i < 1024; i++) {
 			if (chance(s, param))
 				sum += *x;
@@ -131,8 +157,9 @@ __attribute__((noinline)) static void readwrite_kernel(int w, uint64_t *s)
 
 __attribute__((noinline)) static void private_kernel(int w, uint64_t *s)
 {
+	long blk = 0;
 	volatile uint64_t *p = priv[w];
-	while (!stop)
+	while (more(&blk))
 		for (int i = 0; i < 1024; i++)
 			p[rnd(s) & (PRIV_WORDS - 1)] += 1;
 }
@@ -157,14 +184,15 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: comm_bench pairs|false F|sharing S|readwrite R|private [-t WORKERS] [-s SECONDS]\n");
+	fprintf(stderr, "usage: comm_bench pairs|false F|sharing S|readwrite R|private [-t WORKERS] "
+	        "[-s SECONDS | -n ITERS] [-1]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	pthread_t th[MAXW];
-	int nw = 4, i = 2;
+	int nw = 4, i = 2, one_cpu = 0;
 	struct timespec ts;
 
 	if (argc < 2)
@@ -183,11 +211,33 @@ int main(int argc, char **argv)
 			nw = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			iters = atol(argv[++i]);
+		else if (!strcmp(argv[i], "-1"))
+			one_cpu = 1;
 		else
 			usage();
 	}
-	if (nw < 1 || nw > MAXW)
+	if (nw < 1 || nw > MAXW || iters < 0)
 		usage();
+	if (one_cpu) {
+		cpu_set_t set;
+		int c = 0;
+
+		if (sched_getaffinity(0, sizeof set, &set) < 0) {
+			perror("comm_bench: sched_getaffinity");
+			return 1;
+		}
+		while (c < CPU_SETSIZE && !CPU_ISSET(c, &set))
+			c++;
+		CPU_ZERO(&set);
+		CPU_SET(c, &set);
+		/* the workers inherit it */
+		if (sched_setaffinity(0, sizeof set, &set) < 0) {
+			perror("comm_bench: sched_setaffinity");
+			return 1;
+		}
+	}
 	for (int w = 0; w < nw; w++) {
 		priv[w] = aligned_alloc(4096, PRIV_WORDS * sizeof(uint64_t));
 		if (!priv[w])
@@ -196,12 +246,18 @@ int main(int argc, char **argv)
 	}
 	for (int w = 0; w < nw; w++)
 		pthread_create(&th[w], NULL, worker, (void *)(intptr_t)w);
-	ts.tv_sec = (time_t)seconds;
-	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-	nanosleep(&ts, NULL);
-	stop = 1;
+	if (!iters) {
+		ts.tv_sec = (time_t)seconds;
+		ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+		stop = 1;
+	}
 	for (int w = 0; w < nw; w++)
 		pthread_join(th[w], NULL);
-	printf("comm_bench %s done: %d workers, %.2f s\n", mode, nw, seconds);
+	if (iters)
+		printf("comm_bench %s done: %d workers, %ld x 1024 accesses each%s\n", mode, nw, iters,
+		       one_cpu ? ", on one CPU" : "");
+	else
+		printf("comm_bench %s done: %d workers, %.2f s%s\n", mode, nw, seconds, one_cpu ? ", on one CPU" : "");
 	return 0;
 }
