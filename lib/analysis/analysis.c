@@ -421,6 +421,11 @@ out_early:
 	ret = threads__assemble(&an);
 	if (ret)
 		goto out_nomem;
+	/* the CPUs each thread ran on are in an.threads[].cpus now */
+	for (i = 0; i < an.nworkers; i++) {
+		agg__free(&an.workers[i].acc[0].tcpus);
+		agg__free(&an.workers[i].acc[1].tcpus);
+	}
 	load_topologies(&an);
 	pmu_running_warnings(&an);
 	phase_end(&ph, "threads");
@@ -440,9 +445,15 @@ out_early:
 		ret = matrix__build(&an, &lv);
 	if (ret)
 		goto out_nomem;
-	/* The profiles' thread-matrix rows are in the matrix now. */
+	/* The profiles' thread-matrix rows are in the matrix now, the workers'
+	   code pairs in pairs, their CPU pairs in the CPU-level matrices. */
 	for (i = 0; i < an.nprofs; i++)
 		agg__free(&an.profs[i].row);
+	for (i = 0; i < an.nworkers; i++)
+		for (int u = 0; u < 2; u++) {
+			agg__free(&an.workers[i].acc[u].pairs);
+			agg__free(&an.workers[i].acc[u].cpus);
+		}
 	phase_end(&ph, "pairs+matrix");
 	/* Distributed: the other ranks' region events come with their objects. */
 	if (!dist) {
