@@ -56,6 +56,10 @@ struct views_worker {
 	uint32_t nraw, rawcap;
 	struct agg objs;            /* (window | kind << 32, a, b) -> (true, false) */
 	struct ccache *cc_cells, *cc_objs;
+	/* the last window seen: [wlo, whi) in the profile's clock, for origin wo
+	   (a thread's events come in time order: one division per window, not
+	   per event); wlo == whi, none */
+	uint64_t wo, wlo, whi, wwin;
 };
 
 static void cc_init(struct ccache *c)
@@ -440,9 +444,19 @@ int views__event(struct views_worker *w, const struct an *an, const struct an_pr
 	if (!w || !v)
 		return 0;
 	o = v->origin[p->host];
-	win = ev->time <= o ? 0 : (ev->time - o) / v->width;
-	if (win >= v->nwin)
-		win = v->nwin - 1;
+	if (ev->time >= w->wlo && ev->time < w->whi && o == w->wo) {
+		win = w->wwin;
+	} else {
+		win = ev->time <= o ? 0 : (ev->time - o) / v->width;
+		if (win >= v->nwin) {
+			win = v->nwin - 1;
+		} else if (ev->time > o && win + 1 < v->nwin) {
+			w->wo = o;
+			w->wlo = o + win * v->width;
+			w->whi = w->wlo + v->width;
+			w->wwin = win;
+		}
+	}
 	if (g != HC_NONE && gp != HC_NONE && g != gp) {
 		k = (struct hkey){ win, g < gp ? g : gp, g < gp ? gp : g };
 		if ((ret = cc_add(w->cc_cells, w, NULL, &k, wt, wf)))

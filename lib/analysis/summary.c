@@ -10,7 +10,8 @@
    the model comes from what it was written from (experiment__model); the
    tests check that parsing it gives the same text. regions.csv (the
    regions' thread matrices, tens of MB) is not read: the text shows the
-   regions' totals only. No signal context. */
+   regions' totals only; nor are phases.xml's per-phase cells (the text
+   shows the phase table). No signal context. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@ int summary__write(struct an *an, const struct levels *lv, const struct hc_db_wp
 {
 	struct experiment_model em = { an, pairs, npairs, lv };
 	struct hc_db_open_opts oo = { .fill = experiment__model, .fill_matrices = matrix__model,
-	                              .arg = &em, .skip_region_cells = true };
+	                              .arg = &em, .skip_region_cells = true,
+	                              .skip_phase_cells = true };
 	struct hc_report_text_opts t = { .db_name = an->o->outdir, .width = HC_REPORT_WIDTH,
 	                                 .level = HC_DB_LEVEL_THREAD, .kind = HC_DB_KIND_ALL };
 	struct hc_db *db = NULL;

@@ -236,7 +236,10 @@ void hc_db_close(struct hc_db *db);
    checked as by hc_db_open. fill returns 0 or -errno. The analyzer's tests
    check that both ways give the same model. skip_region_cells: regions.csv
    (the regions' thread matrices, tens of MB; the text summary shows only
-   the regions' totals) is not read: every region's ncells is 0.
+   the regions' totals) is not read: every region's ncells is 0;
+   skip_phase_cells, likewise, skips phases.xml's per-phase thread matrices
+   (20 x 285,000 cells at 100,000 threads; the text shows the phase table
+   only): every phase's ncells is 0, the rest of the file is read and checked.
    fill_matrices, likewise, sets the cells of every present matrix (the
    dense n x n files of a 1,024-thread run are 3 M values to parse) instead
    of reading matrices/; their sums are checked against database.xml as
@@ -247,6 +250,7 @@ struct hc_db_open_opts {
 	hc_db_experiment_fill fill_matrices;   /* NULL: matrices/ are read */
 	void *arg;
 	bool skip_region_cells;
+	bool skip_phase_cells;   /* phases.xml's per-phase <T> cells: every ncells 0 */
 };
 int hc_db_open_with(const char *dir, const struct hc_db_open_opts *o, struct hc_db **out,
                     char *err, size_t errsz);

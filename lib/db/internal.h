@@ -19,7 +19,8 @@ struct load {
 	size_t errsz;
 	char path[PATH_MAX];   /* the file being read, as shown in messages */
 	const char *rel;       /* its name relative to the database */
-	bool skip_region_cells;   /* hc_db_open_opts */
+	bool skip_region_cells;
+	bool skip_phase_cells;   /* hc_db_open_opts */
 	int regions_version;      /* regions.xml's version attribute (read_regions.c) */
 };
 
@@ -50,6 +51,10 @@ void xr__close(struct xr *x);
 /* Advance to the next element start: 1, 0 at the end of the document,
    -EINVAL on a well-formedness error (recorded in ld). */
 int xr__next(struct xr *x);
+/* Skips the current element's content (its children are parsed, so still
+   checked for well-formedness, but not handed out): the next xr__next gives
+   what follows its end tag. 0 or -errno (load__fail). */
+int xr__skip(struct xr *x);
 const char *xr__name(struct xr *x);
 const char *xr__parent(struct xr *x);   /* "" at the root element */
 int xr__depth(struct xr *x);            /* 0 for the root element */

@@ -184,7 +184,8 @@ static int check_refs(struct load *ld)
 static int open_db(const char *dir, const struct hc_db_open_opts *o, struct hc_db **out,
                    char *err, size_t errsz)
 {
-	struct load ld = { .err = err, .errsz = errsz, .skip_region_cells = o && o->skip_region_cells };
+	struct load ld = { .err = err, .errsz = errsz, .skip_region_cells = o && o->skip_region_cells,
+	                   .skip_phase_cells = o && o->skip_phase_cells };
 	hc_db_experiment_fill fill = o ? o->fill : NULL;
 	struct hc_db *db;
 	size_t len;

@@ -248,7 +248,7 @@ static int check_phases(struct load *ld, struct hc_db_views *v)
 		for (size_t w = 0; w < v->nwindows; w++)
 			if (v->windows[w].phase == k)
 				ws += v->windows[w].all;
-		if (s != p->all || ws != p->all)
+		if ((!ld->skip_phase_cells && s != p->all) || ws != p->all)
 			return load__fail(ld, 0, "phase %zu: volume %llu, but its cells sum to %llu and "
 			                  "its windows to %llu", k, (unsigned long long)p->all,
 			                  (unsigned long long)s, (unsigned long long)ws);
@@ -281,6 +281,8 @@ static int read_phases(struct load *ld, struct hc_db_views *v)
 		} else if (!strcmp(parent, HC_DB_ROOT_PHASES) && !strcmp(name, "Phase")) {
 			rc = v->nwindows ? load__fail(ld, xr__line(x), "<Phase> after the first <Window>")
 			                 : phase(ld, x, v, &cap_p);
+			if (!rc && ld->skip_phase_cells)
+				rc = xr__skip(x);   /* its <T> cells: every ncells is 0 */
 		} else if (!strcmp(parent, "Phase") && !strcmp(name, "T") && v->nphases) {
 			rc = phase_cell(ld, x, &v->phases[v->nphases - 1]);
 		} else if (!strcmp(parent, HC_DB_ROOT_PHASES) && !strcmp(name, "Line")) {

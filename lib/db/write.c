@@ -205,10 +205,29 @@ void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v)
 	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
 }
 
+/* Appends s (NUL-terminated) at p; returns the new end. */
+static char *put(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+/* Without printf: a phase's cells and the objects' rows call this millions
+   of times on large inputs (doc/performance.md). */
 void hc_db_attr_vol(struct hc_out *o, uint64_t t, uint64_t f)
 {
-	hc_out_printf(o, " all=\"%llu\" true=\"%llu\" false=\"%llu\"", (unsigned long long)(t + f),
-	              (unsigned long long)t, (unsigned long long)f);
+	char line[128], b[24], *p = line;
+
+	p = put(p, " all=\"");
+	p = put(p, hc_fmt_u64(b, t + f));
+	p = put(p, "\" true=\"");
+	p = put(p, hc_fmt_u64(b, t));
+	p = put(p, "\" false=\"");
+	p = put(p, hc_fmt_u64(b, f));
+	p = put(p, "\"");
+	*p = '\0';
+	hc_out_puts(o, line);
 }
 
 void hc_db_put_samplers(struct hc_out *o, uint32_t samplers)

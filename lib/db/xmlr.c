@@ -27,6 +27,7 @@ struct xr {
 	size_t nnames, cap;
 	int depth;
 	bool root_closed;      /* the end tag of the root element was read */
+	int pending;           /* xr__skip read ahead: xmlTextReaderNext's result, 0 none */
 	char xmlerr[512];      /* first libxml2 error */
 	long xmlerr_line;
 };
@@ -201,8 +202,10 @@ static int parse_error(struct xr *x)
 int xr__next(struct xr *x)
 {
 	for (;;) {
-		int rc = xmlTextReaderRead(x->r);
+		int rc = x->pending ? x->pending : xmlTextReaderRead(x->r);
 		int d;
+
+		x->pending = 0;
 
 		if (rc < 0 || x->xmlerr[0])
 			return parse_error(x);
@@ -233,6 +236,17 @@ int xr__next(struct xr *x)
 		x->depth = d;
 		return 1;
 	}
+}
+
+int xr__skip(struct xr *x)
+{
+	int rc = xmlTextReaderNext(x->r);
+
+	if (rc < 0 || x->xmlerr[0])
+		return parse_error(x);
+	/* rc 0: the document ended; xr__next reads once more and sees the end */
+	x->pending = rc == 1 ? 1 : 0;
+	return 0;
 }
 
 const char *xr__name(struct xr *x)
