@@ -45,6 +45,24 @@ measure() {
 	return $rc
 }
 
+# measure_min NAME MIN ARGS...: measure, and measure again (at most twice)
+# while the recorded volume is below MIN (in the profile's unit: one sample
+# detection weighs the period, e.g. 200000 at COMM@200000), saying so. The
+# sampler detects what two threads do between each other's samples; on a
+# loaded machine they may rarely run in turn, and a run can find too little
+# to judge a pattern by. Each retry is logged; only the last run is checked.
+measure_min() {
+	mm_name=$1 mm_min=$2; shift 2
+	for mm_try in 1 2 3; do
+		rm -rf "${TMP:?}/$mm_name"
+		measure "$mm_name" "$@" || return
+		mm_all=$(total "$mm_name")
+		ge "$mm_all" "$mm_min" && return 0
+		echo "$mm_name: run $mm_try found volume $mm_all (< $mm_min) in $(counter "$mm_name" samples) samples$([ $mm_try -lt 3 ] && echo '; measuring again')"
+	done
+	return 0
+}
+
 # total NAME [FIELD]: sum of a row column (5 all, 6 true, 7 false, 8 sample, 9 trap)
 total() {
 	awk -v f="${2:-5}" '$1 == "row" { s += $f } END { printf "%.0f\n", s }' "$TMP/$1.rows"
