@@ -30,10 +30,21 @@ mcell() { awk -F, -v i="$3" -v j="$4" 'NR == i + 2 { print $(j + 2) }' "$TMP/$1.
 # mtotal DB KIND: upper triangle sum
 mtotal() { awk -F, 'NR > 1 { r = NR - 2; for (j = r + 2; j <= NF; j++) s += $j } END { printf "%.0f\n", s }' "$TMP/$1.db/matrices/thread-$2.csv"; }
 
-measure pairs -e COMM@200000 "$BENCH" pairs -t 4 -s 2 || fail "pairs run failed"
-measure fs -e COMM@200000 "$BENCH" false 0.5 -t 2 -s 3 || fail "false run failed"
-measure share -e COMM@200000 "$BENCH" sharing 1.0 -t 4 -s 1.5 || fail "sharing run failed"
-measure priv -e COMM@200000 "$BENCH" private -t 4 -s 1.5 || fail "private run failed"
+# Amounts of work (-n), not times, so a loaded machine does not shrink the
+# sample counts. The false-sharing program is comm_bench mixed (a coin toss
+# per access between the worker's own slot of one line and one shared word
+# of another): its false fraction 0.5 holds by symmetry however the workers
+# are scheduled. The "false 0.5" program designs it in 4 ms wall-clock
+# phases, and on a loaded machine the workers' turns fall unevenly on the
+# phases: 0.29 and 0.68 at load 25-35 (0.46-0.56 for mixed at load 16-19).
+# A run whose volume is too small to judge its pattern by is measured
+# again, at most twice, and the output says so (lib.sh, measure_min): the
+# pairs 10 detections, the false fraction 100 (a binomial fraction of 100
+# has a standard deviation of 0.05; at 40 one run gave 0.31).
+measure_min pairs 2000000 -e COMM@200000 "$BENCH" pairs -t 4 -n 150000 || fail "pairs run failed"
+measure_min fs 20000000 -e COMM@200000 "$BENCH" mixed -t 2 -n 200000 || fail "false-sharing (mixed) run failed"
+measure_min share 2000000 -e COMM@200000 "$BENCH" sharing 1.0 -t 4 -n 100000 || fail "sharing run failed"
+measure priv -e COMM@200000 "$BENCH" private -t 4 -n 100000 || fail "private run failed"
 for n in pairs fs share priv; do analyze $n; done
 
 for f in "$TMP"/*.db/matrices/*.csv; do
@@ -44,12 +55,14 @@ ok "all matrices square, symmetric, zero diagonal"
 all=$(mtotal pairs all); p=$(( $(mcell pairs all 1 2) + $(mcell pairs all 3 4) ))
 r=$(ratio "$p" "$all")
 echo "pairs: total $all, expected cells $p"
+[ "$p" = "$all" ] || { echo "pairs: the rows off the expected cells:"; awk '$1 == "row" && !(($3 == 1 && $4 == 2) || ($3 == 2 && $4 == 1) || ($3 == 3 && $4 == 4) || ($3 == 4 && $4 == 3))' "$TMP/pairs.rows"; }
 [ "$all" -gt 0 ] || fail "pairs: no communication in the database"
 ge "$r" 0.90 && ok "pairs: expected cells hold $r" || fail "pairs: expected cells hold $r (< 0.90)"
 
 all=$(mtotal fs all); fal=$(mtotal fs false); t=$(mtotal fs true)
 [ "$(awk -v a="$all" -v b="$fal" -v c="$t" "BEGIN { print (a == b + c) }")" = 1 ] || fail "fs: all ($all) != true ($t) + false ($fal)"
 r=$(ratio "$fal" "$all")
+echo "fs: total $all, false $fal ($(counter fs samples) samples)"
 d=$(awk -v r="$r" 'BEGIN { d = r - 0.5; if (d < 0) d = -d; print d }')
 ge 0.15 "$d" && ok "false fraction $r (design 0.5)" || fail "false fraction $r (design 0.5, off by $d)"
 
@@ -60,7 +73,7 @@ ge 0.05 "$r" && ok "private/sharing = $r" || fail "private/sharing = $r (>= 0.05
 
 # the code view: the kernel that shares is the top function
 top=$(awk '/Top functions/ { f = 1; next } f && $1 == "1" { print $NF, $(NF - 1); exit }' "$TMP/fs.db/summary.txt")
-echo "$top" | grep -q false_kernel && ok "top function: $top" || fail "top function is '$top', not false_kernel"
+echo "$top" | grep -q mixed_kernel && ok "top function: $top" || fail "top function is '$top', not mixed_kernel"
 
 if command -v xmllint >/dev/null; then
 	before=$FAILS

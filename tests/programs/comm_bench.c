@@ -10,6 +10,12 @@
                stores to its own 8-byte slot of one line (false sharing), in
                the others all store to one word (true sharing). Expect false
                fraction F.
+     mixed     every access picks, by a coin toss, the worker's own 8-byte slot
+               of one line (false sharing) or one word all workers store
+               (true sharing, another line): the same code and contention
+               for both, decided per access, not per wall-clock phase, so
+               however the workers are scheduled the two halves are alike
+               and the false fraction is 0.5 by symmetry.
      sharing S with probability S a store to a random word of a small
                shared array, else to a private array. Volume grows with S.
      readwrite R  accesses to one shared line: load with probability R,
@@ -120,6 +126,24 @@ __attribute__((noinline)) static void false_kernel(int w, uint64_t *s)
 	}
 }
 
+__attribute__((noinline)) static void mixed_kernel(int w, uint64_t *s)
+{
+	long blk = 0;
+	volatile uint64_t *t = &true_line.w[0];
+	volatile uint64_t *f = &false_line.w[w % 8];
+	uint64_t r = *s;
+
+	while (more(&blk))
+		for (int i = 0; i < 1024; i++) {
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			volatile uint64_t *x = (r >> 63) ? f : t;
+			*x = *x + 1;
+		}
+	*s = r;
+}
+
 __attribute__((noinline)) static void sharing_kernel(int w, uint64_t *s)
 {
 	long blk = 0;
@@ -173,6 +197,8 @@ static void *worker(void *arg)
 		pairs_kernel(w, &s);
 	else if (!strcmp(mode, "false"))
 		false_kernel(w, &s);
+	else if (!strcmp(mode, "mixed"))
+		mixed_kernel(w, &s);
 	else if (!strcmp(mode, "sharing"))
 		sharing_kernel(w, &s);
 	else if (!strcmp(mode, "readwrite"))
@@ -184,7 +210,7 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: comm_bench pairs|false F|sharing S|readwrite R|private [-t WORKERS] "
+	fprintf(stderr, "usage: comm_bench pairs|false F|mixed|sharing S|readwrite R|private [-t WORKERS] "
 	        "[-s SECONDS | -n ITERS] [-1]\n");
 	exit(2);
 }
@@ -203,7 +229,7 @@ int main(int argc, char **argv)
 			usage();
 		param = atof(argv[2]);
 		i = 3;
-	} else if (strcmp(mode, "pairs") && strcmp(mode, "private")) {
+	} else if (strcmp(mode, "pairs") && strcmp(mode, "private") && strcmp(mode, "mixed")) {
 		usage();
 	}
 	for (; i < argc; i++) {
