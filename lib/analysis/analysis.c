@@ -19,6 +19,7 @@
 #include "analysis/objects.h"
 #include "analysis/views.h"
 #include "analysis/regions.h"
+#include "db/views.h"
 #include "support/log.h"
 
 void an__warn(struct an *an, const char *fmt, ...)
@@ -227,6 +228,13 @@ static int write_all(struct an *an, const struct levels *lv, const struct hc_db_
 		ret = objects__write(an, *objs, dir, err, errlen);
 	if (!ret && an->views)
 		ret = views__write(an, an->views, dir, err, errlen);
+	/* the summary's phase table, so that it does not read back phases.xml */
+	if (!ret && an->views) {
+		an->phases_model = calloc(1, sizeof(*an->phases_model));
+		ret = an->phases_model ? views__model(an, an->views, an->phases_model) : -ENOMEM;
+		if (ret)
+			snprintf(err, errlen, "out of memory");
+	}
 	views__free(an->views);   /* it points into the objects */
 	an->views = NULL;
 	objects__free(*objs);
@@ -234,6 +242,8 @@ static int write_all(struct an *an, const struct levels *lv, const struct hc_db_
 	/* last: the reports read back what is written above */
 	if (!ret)
 		ret = summary__write(an, lv, pairs, npairs, dir, text, err, errlen);
+	hc_db_views_free(an->phases_model);
+	an->phases_model = NULL;
 	return ret;
 }
 

@@ -401,6 +401,8 @@ struct an {
 	struct an_warn *warns;
 	uint32_t nwarns, warncap;
 	struct views *views;        /* phases and locality (views.h), fed by the object pass */
+	struct hc_db_views *phases_model;   /* phases.xml as read back, without cells: kept
+	                                       for the summary when views is freed (write_all) */
 	bool ctx_sent;              /* distributed, rank 0: the context went down (dist_objects.c) */
 	uint32_t *ctx_rsid;         /* distributed, other ranks: rsid as rank 0 sent it */
 

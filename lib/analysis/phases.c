@@ -25,12 +25,16 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/dbuf.h"
 #include "analysis/views.h"
 #include "analysis/objects.h"
+#include "db/format.h"
+#include "db/views.h"
+#include "support/out.h"
 
 /* A direct-mapped combining cache in front of an agg: a thread's events
    come in time order, so within a window the same few (window, peer) and
@@ -970,6 +974,83 @@ static int write_phases(struct an *an, const struct views *v, const char *dir, c
 	ret = hc_db_write_phases(dir, &w, err, errlen);
 	free(ph);
 	return ret;
+}
+
+/* A name as phases.xml's reader gives it back (hc_put_xml's replacements). */
+static char *name_as_read(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		return NULL;
+	hc_utf8_fix(d);
+	for (char *p = d; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+			*p = '?';
+	return d;
+}
+
+int views__model(const struct an *an, const struct views *v, struct hc_db_views *out)
+{
+	char sim[32];
+	uint32_t k, w;
+
+	(void)an;
+	out->has_phases = true;
+	out->window = v->width;
+	out->span = v->span;
+	snprintf(sim, sizeof(sim), "%.2f", VIEWS_SIMILAR);   /* as written, then read */
+	out->similarity = strtod(sim, NULL);
+	out->rule = strdup(HC_DB_PHASE_RULE);
+	out->phases = calloc(v->nph ? v->nph : 1, sizeof(*out->phases));
+	out->lines = calloc(v->nline ? v->nline : 1, sizeof(*out->lines));
+	out->windows = calloc(v->nwin ? v->nwin : 1, sizeof(*out->windows));
+	if (!out->rule || !out->phases || !out->lines || !out->windows)
+		return -ENOMEM;
+	for (k = 0; k < v->nph; k++) {
+		const struct vphase *p = &v->ph[k];
+		struct hc_db_phase *q = &out->phases[out->nphases++];
+		const char *name = NULL;
+
+		*q = (struct hc_db_phase){ .i = k, .start = (uint64_t)p->first * v->width,
+		                           .end = (uint64_t)(p->last + 1) * v->width, .first = p->first,
+		                           .last = p->last, .all = p->t + p->f, .tru = p->t,
+		                           .fal = p->f, .pair_i = -1, .pair_j = -1, .object = -1 };
+		if (p->pi != HC_NONE && p->pi != UINT32_MAX) {
+			q->pair_i = p->pi;
+			q->pair_j = p->pj;
+			q->pair_all = p->pv;
+		}
+		if (p->obj != HC_NONE && p->obj != UINT32_MAX) {
+			uint64_t key[3];
+			objects__ranked(v->ob, p->obj, key, &name);
+			q->object = p->obj;
+			q->object_all = p->ov;
+		}
+		q->object_name = name_as_read(name);
+		if (!q->object_name)
+			return -ENOMEM;
+	}
+	for (k = 0; k < v->nline; k++) {
+		struct hc_db_line *l = &out->lines[out->nlines++];
+		l->object = v->line[k].j == HC_NONE || v->line[k].j == UINT32_MAX;
+		l->i = v->line[k].i;
+		l->j = l->object ? 0 : v->line[k].j;
+	}
+	for (w = 0; w < v->nwin; w++) {
+		struct hc_db_window *x = &out->windows[out->nwindows++];
+
+		*x = (struct hc_db_window){ .i = w, .start = (uint64_t)w * v->width,
+		                            .end = (uint64_t)(w + 1) * v->width, .phase = v->wphase[w],
+		                            .all = v->wvol[w][0] + v->wvol[w][1], .tru = v->wvol[w][0],
+		                            .fal = v->wvol[w][1] };
+		x->lines = calloc(v->nline ? v->nline : 1, sizeof(*x->lines));
+		if (!x->lines)
+			return -ENOMEM;
+		for (k = 0; k < v->nline; k++)
+			x->lines[k] = v->lval[(size_t)w * v->nline + k];
+	}
+	return 0;
 }
 
 int views__write(struct an *an, const struct views *v, const char *dir, char *err, size_t errlen)

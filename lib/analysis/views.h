@@ -66,6 +66,11 @@ int numa__unpack(struct numa *n, struct rbuf *b);
    locality table. 0 / -ENOMEM. */
 int views__finish(struct an *an, struct views *v, const struct objects *ob);
 /* phases.xml and locality.xml into dir. */
+/* phases.xml's part of db/views.h's struct hc_db_views, as reading the
+   written file would set it, without the phases' cells (the summary's
+   read-back, summary.c). 0 or -ENOMEM (out is then freed by its owner). */
+struct hc_db_views;
+int views__model(const struct an *an, const struct views *v, struct hc_db_views *out);
 int views__write(struct an *an, const struct views *v, const char *dir, char *err,
                  size_t errlen);
 

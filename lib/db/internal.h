@@ -21,6 +21,8 @@ struct load {
 	const char *rel;       /* its name relative to the database */
 	bool skip_region_cells;
 	bool skip_phase_cells;   /* hc_db_open_opts */
+	hc_db_phases_fill fill_phases;
+	void *fill_arg;
 	int regions_version;      /* regions.xml's version attribute (read_regions.c) */
 };
 

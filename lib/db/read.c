@@ -185,7 +185,8 @@ static int open_db(const char *dir, const struct hc_db_open_opts *o, struct hc_d
                    char *err, size_t errsz)
 {
 	struct load ld = { .err = err, .errsz = errsz, .skip_region_cells = o && o->skip_region_cells,
-	                   .skip_phase_cells = o && o->skip_phase_cells };
+	                   .skip_phase_cells = o && o->skip_phase_cells,
+	                   .fill_phases = o ? o->fill_phases : NULL, .fill_arg = o ? o->arg : NULL };
 	hc_db_experiment_fill fill = o ? o->fill : NULL;
 	struct hc_db *db;
 	size_t len;

@@ -248,7 +248,7 @@ static int check_phases(struct load *ld, struct hc_db_views *v)
 		for (size_t w = 0; w < v->nwindows; w++)
 			if (v->windows[w].phase == k)
 				ws += v->windows[w].all;
-		if ((!ld->skip_phase_cells && s != p->all) || ws != p->all)
+		if ((!ld->skip_phase_cells && !ld->fill_phases && s != p->all) || ws != p->all)
 			return load__fail(ld, 0, "phase %zu: volume %llu, but its cells sum to %llu and "
 			                  "its windows to %llu", k, (unsigned long long)p->all,
 			                  (unsigned long long)s, (unsigned long long)ws);
@@ -422,7 +422,15 @@ int read__views(struct load *ld)
 
 	if (!v)
 		return -ENOMEM;
-	rc = read_phases(ld, v);
+	if (ld->fill_phases) {
+		rc = ld->fill_phases(v, ld->fill_arg);
+		if (!rc && v->has_phases) {
+			load__file(ld, HC_DB_PHASES);
+			rc = check_phases(ld, v);
+		}
+	} else {
+		rc = read_phases(ld, v);
+	}
 	if (!rc)
 		rc = read_locality(ld, v);
 	if (rc || (!v->has_phases && !v->has_locality)) {
