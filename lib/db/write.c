@@ -7,6 +7,8 @@
    only an earlier database (it has database.xml) or an empty directory. The
    files inside are written by write_*.c (db/write.h) with lib/support/out.h;
    the small helpers they share are at the end. No signal context. */
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -237,6 +239,19 @@ void hc_db_put_samplers(struct hc_out *o, uint32_t samplers)
 	for (b = 0, e = 0; b <= HC_SAMPLER_LAST; b++)
 		if (samplers & (1u << b))
 			hc_out_printf(o, "%s%s", e++ ? " " : "", hc_db_sampler_name(b));
+}
+
+int hc_db_xml_open(struct hc_out *o, const char *dir, const char *name, const char *root, char *err,
+                   size_t errlen)
+{
+	int ret = hc_out_open(o, dir, name, err, errlen);
+
+	if (ret)
+		return ret;
+	hc_out_puts(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	hc_out_printf(o, "<%s version=\"%d\" generator=\"hpcprof-comm %s\">\n", root, HC_DB_VERSION,
+	              PACKAGE_VERSION);
+	return 0;
 }
 
 int hc_db_write_file(const char *dir, const char *name, const char *buf, size_t len, char *err,

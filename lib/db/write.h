@@ -41,6 +41,11 @@ void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v);
 void hc_db_attr_vol(struct hc_out *o, uint64_t t, uint64_t f);
 /* The space-separated sampler names of bit set `samplers`. */
 void hc_db_put_samplers(struct hc_out *o, uint32_t samplers);
+/* Opens dir/name and writes the XML declaration and the start tag
+   `<root version="HC_DB_VERSION" generator="hpcprof-comm VERSION">` with its
+   newline (database.xml, experiment.xml). */
+int hc_db_xml_open(struct hc_out *o, const char *dir, const char *name, const char *root, char *err,
+                   size_t errlen);
 /* A whole file from a buffer (summary.txt, objects.csv: lib/report's text). */
 int hc_db_write_file(const char *dir, const char *name, const char *buf, size_t len, char *err,
                      size_t errlen);

@@ -173,12 +173,9 @@ int hc_db_write_experiment(const char *dir, const struct hc_db_wexperiment *x, c
 	uint32_t i;
 	int ret, b, e;
 
-	ret = hc_out_open(&o, dir, HC_DB_EXPERIMENT, err, errlen);
+	ret = hc_db_xml_open(&o, dir, HC_DB_EXPERIMENT, HC_DB_ROOT_EXPERIMENT, err, errlen);
 	if (ret)
 		return ret;
-	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	hc_out_printf(&o, "<" HC_DB_ROOT_EXPERIMENT " version=\"%d\" generator=\"hpcprof-comm %s\">\n",
-	            HC_DB_VERSION, PACKAGE_VERSION);
 	hc_out_puts(&o, "<Header n=\"");
 	hc_out_xml(&o, x->program);
 	hc_out_puts(&o, "\">\n<Info>\n");

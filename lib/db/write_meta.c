@@ -52,12 +52,9 @@ int hc_db_write_meta(const char *dir, const struct hc_db_wmeta *m, char *err, si
 	int ret, lev, kind;
 	size_t k;
 
-	ret = hc_out_open(&o, dir, HC_DB_META, err, errlen);
+	ret = hc_db_xml_open(&o, dir, HC_DB_META, HC_DB_ROOT_META, err, errlen);
 	if (ret)
 		return ret;
-	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	hc_out_printf(&o, "<" HC_DB_ROOT_META " version=\"%d\" generator=\"hpcprof-comm %s\">\n",
-	            HC_DB_VERSION, PACKAGE_VERSION);
 	hc_out_printf(&o, "  <Measurement unit=\"%s\" unit-text=\"%s\" samplers=\"", unit,
 	            hc_db_unit_text_of(m->unit, m->samplers));
 	hc_db_put_samplers(&o, m->samplers);
