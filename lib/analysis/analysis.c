@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,14 +63,18 @@ static void phase_start(struct phase *ph, const struct hc_analysis_opts *o)
 static void phase_end(struct phase *ph, const char *what)
 {
 	struct timespec t, c;
+	struct rusage ru;
 
 	if (!ph->on)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
-	/* CPU time too: on a shared machine the wall time says little. */
-	fprintf(ph->f, "hpcprof-comm: time: %-12s %8.3f s  cpu %8.3f s\n", what,
+	/* CPU time too: on a shared machine the wall time says little; and the
+	   process's peak RSS so far, to tell in which phase the peak is reached
+	   (the CPU seconds stay the last number but one: bench/prof-scale). */
+	fprintf(ph->f, "hpcprof-comm: time: %-12s %8.3f s  peak %6ld MB  cpu %8.3f s\n", what,
 	        (double)(t.tv_sec - ph->t.tv_sec) + (double)(t.tv_nsec - ph->t.tv_nsec) / 1e9,
+	        getrusage(RUSAGE_SELF, &ru) ? -1L : ru.ru_maxrss / 1024,
 	        (double)(c.tv_sec - ph->cpu.tv_sec) + (double)(c.tv_nsec - ph->cpu.tv_nsec) / 1e9);
 	ph->t = t;
 	ph->cpu = c;
