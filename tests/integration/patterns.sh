@@ -5,8 +5,14 @@
 # -O0 pointer reloads. Patterns with tolerances, never timing: what is
 # found must lie on the designed cells, with the designed kind of sharing
 # and the storing and loading functions as the code pair. Each pattern runs
-# up to three times (a loaded machine may give a run no sample on the
-# shared line at all); every run that finds something must be right.
+# up to four times; every run that finds something must be right. Runs that
+# find nothing come in two kinds, and the output names them with the
+# counters: a loaded machine may give a run no sample on the shared line,
+# and (seen in session 7 on the queue, -O2 and -O0, at load 15-60 in 3 to
+# 5 runs of 10) a run arms ~500 watchpoint sets and none traps, while the
+# others trap 20-125 times: bimodal, not a shortage of samples; reported to
+# the runtime's owner, not explained here. With 30-50 % of the tries empty,
+# three tries all fail 3-12 % of the time, four 1-6 %.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 P2="$B/tests/programs/patterns"
@@ -20,24 +26,24 @@ toppair() {
 }
 
 # check NAME WANT-CELLS KIND F1 F2 PROG ARGS...: run until something is found
-# (3 tries); WANT-CELLS "1-2 1-3"; KIND true|false; F1 F2 the code pair.
-# With MAYBE=1 finding nothing in 3 tries is reported, not failed (the -O0
+# (4 tries); WANT-CELLS "1-2 1-3"; KIND true|false; F1 F2 the code pair.
+# With MAYBE=1 finding nothing in 4 tries is reported, not failed (the -O0
 # ring: its store lies ~25 instructions after the sampled load, at the
 # limit of a burst; doc/detection.md §5).
 check() {
 	name=$1 cells=$2 kind=$3 f1=$4 f2=$5; shift 5
-	for try in 1 2 3; do
+	for try in 1 2 3 4; do
 		rm -rf "${TMP:?}/$name"
 		measure "$name" -e COMM@200000 "$@" || fail "$name: the program failed"
 		all=$(total "$name")
 		[ "$all" -gt 0 ] && break
-		echo "$name: try $try found nothing ($(counter "$name" samples) samples)"
+		echo "$name: try $try found nothing ($(counter "$name" samples) samples, $(counter "$name" watch_armed) watchpoint sets armed, $(counter "$name" traps) traps, $(counter "$name" watch_gated) gated)"
 	done
 	if [ "$all" -eq 0 ]; then
 		if [ "${MAYBE:-0}" = 1 ]; then
-			echo "$name: nothing found in 3 runs (allowed for this pattern; nothing wrong found either)"
+			echo "$name: nothing found in 4 runs (allowed for this pattern; nothing wrong found either)"
 		else
-			fail "$name: no communication found in 3 runs"
+			fail "$name: no communication found in 4 runs"
 		fi
 		return
 	fi
