@@ -261,6 +261,18 @@ int main(void)
 			check(db, dense_max == 1);
 		hc_db_close(db);
 		db = NULL;
+		/* the analyzer's shortcut: phases.xml read without its <T> cells */
+		{
+			const struct hc_db_open_opts oo = { .skip_phase_cells = true };
+			CHECK_MSG(hc_db_open_with(dir, &oo, &db, err, sizeof(err)) == 0,
+			          "read back without phase cells: %s", err);
+			CHECK(db && db->views && db->views->nphases == 1 &&
+			      db->views->phases[0].ncells == 0 && db->views->phases[0].object == 0 &&
+			      db->views->nwindows == 2 && db->views->windows[1].lines[1] == 3 &&
+			      db->views->has_locality);
+			hc_db_close(db);
+			db = NULL;
+		}
 		hc_db_discard(dir);
 	}
 	return hc_test_done("test_db_write");
