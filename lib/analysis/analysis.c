@@ -149,6 +149,25 @@ static void drop_region_events(struct an *an)
 	}
 }
 
+/* The region matrices: built from the region events, written and freed
+   (nothing later reads them), with the events and the modules' symbols.
+   A failed write sets err. */
+static int regions_pass(struct an *an, const char *stage, struct phase *ph, char *err,
+                        size_t errlen)
+{
+	int ret = regions__build(an);
+
+	drop_region_events(an);
+	sym__drop_all(an);   /* the modules' symbols are not read after this */
+	if (ret)
+		return ret;
+	ret = regions__write(an, stage, err, errlen);
+	regions__free(an);
+	if (!ret)
+		phase_end(ph, "region mat.");
+	return ret;
+}
+
 static void report_skipped(struct an *an, enum an_status *seen)
 {
 	uint32_t i;
@@ -472,17 +491,9 @@ out_early:
 	phase_end(&ph, "pairs+matrix");
 	/* Distributed: the other ranks' region events come with their objects. */
 	if (!dist) {
-		ret = regions__build(&an);
-		drop_region_events(&an);
-		sym__drop_all(&an);   /* the modules' symbols are not read after this */
+		ret = regions_pass(&an, stage, &ph, err, errlen);
 		if (ret)
 			goto out_nomem;
-		/* written now and freed: nothing later reads them */
-		ret = regions__write(&an, stage, err, errlen);
-		regions__free(&an);
-		if (ret)
-			goto out;
-		phase_end(&ph, "region mat.");
 	}
 	ret = objects__build(&an, &objs);
 	if (ret)
@@ -499,17 +510,9 @@ out_early:
 		if (ret)
 			goto out_nomem;
 		phase_end(&ph, "obj. reduce");
-		ret = regions__build(&an);
-		drop_region_events(&an);
-		sym__drop_all(&an);
+		ret = regions_pass(&an, stage, &ph, err, errlen);
 		if (ret)
 			goto out_nomem;
-		/* written now and freed: nothing later reads them */
-		ret = regions__write(&an, stage, err, errlen);
-		regions__free(&an);
-		if (ret)
-			goto out;
-		phase_end(&ph, "region mat.");
 	}
 	ret = an.views ? views__finish(&an, an.views, objs) : 0;
 	if (ret)
@@ -532,8 +535,8 @@ out_early:
 	}
 	goto out;
 
-out_nomem:
-	if (ret == 0 || ret == -ENOMEM) {
+out_nomem:   /* err, when set, says more than "out of memory" */
+	if (ret == 0 || (ret == -ENOMEM && !err[0])) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 	} else if (!err[0]) {
