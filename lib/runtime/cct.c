@@ -321,7 +321,12 @@ static int find_cfas(const uint64_t *w, const uint64_t *hi, void *const *fr, int
 }
 
 /* One frame (cfa, node of an address in it, the caller's node) into the
-   thread's table: open addressing on (cfa, caller), counted when full. */
+   thread's table: open addressing on (cfa, caller), counted when full. An
+   entry is the same frame only if its node is too, or both are leaves (the
+   sampled instructions of one frame): two functions run one after the
+   other from the same caller share (cfa, caller), e.g. ASan's thread start
+   and the thread's function it tail-calls, and the first one seen must not
+   stand for the second (its locals left unnamed). */
 static void frame_put(struct rt_thread *t, uint64_t cfa, uint64_t sp, uint32_t node, uint32_t caller)
 {
 	struct hc_prof_frame *f = t->cct.frames;
@@ -341,7 +346,9 @@ static void frame_put(struct rt_thread *t, uint64_t cfa, uint64_t sp, uint32_t n
 			t->cnt.stack_frames++;
 			return;
 		}
-		if (e->cfa == cfa && t->cct.nodes[e->node].parent == caller) {
+		if (e->cfa == cfa && t->cct.nodes[e->node].parent == caller &&
+		    (e->node == node || (t->cct.nodes[e->node].flags & t->cct.nodes[node].flags &
+		                         HC_NODE_LEAF))) {
 			if (e->count < UINT32_MAX)
 				e->count++;
 			return;
