@@ -20,6 +20,7 @@
 #include <unistd.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <sanitizer/asan_interface.h>   /* ASAN_UNPOISON_MEMORY_REGION: a no-op without ASan */
 #include "runtime/rt.h"
 #include "runtime/safety.h"
 #include "runtime/numa.h"
@@ -277,6 +278,13 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	t->sampler.fd = -1;
 	t->altstack_size = ALTSTACK_SIZE;
 	t->altstack = hc_arena_alloc(&t->arena, ALTSTACK_SIZE, 4096);
+	/* Our handlers run on this stack (signal__call_on_stack), which ASan
+	   does not know as one: a recycled arena can hold the altstack of a
+	   thread that was inside a handler when the process forked, whose
+	   shadow still marks that handler's redzones; the forked child's first
+	   sample on it then reports a stack-buffer-overflow (ASan build). */
+	if (t->altstack)
+		ASAN_UNPOISON_MEMORY_REGION(t->altstack, ALTSTACK_SIZE);
 	t->wbuf = hc_arena_alloc(&t->arena, HC_WRITE_BUF, 4096);
 	t->prev = hc_arena_alloc(&t->arena, sizeof *t->prev, 64);
 	t->events.v = hc_arena_alloc(&t->arena, EVENTS_CAP * sizeof *t->events.v, 64);
