@@ -491,11 +491,7 @@ static int onstack_action(int sig, const struct sigaction *act, struct sigaction
 HC_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!real_sigaction)
-		{
-		const char *e = getenv("HC_BENCH_EMPTY_SAMPLES");
-		bench_empty = e && *e && strcmp(e, "0") != 0;
-	}
-	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 	if (sig > 0 && sig < NSIG && fatal_installed[sig]) {
 		struct sigaction prev = app_fatal[sig];
 		if (act) {
