@@ -38,7 +38,7 @@ MPIRUN="mpirun --oversubscribe"
 [ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
 mkdir -p "$work"
 cc -O2 -std=gnu11 -I"$src/include" -o "$work/gen" "$src/bench/prof-scale/gen.c" \
-   "$build/lib/prof/libhcprof.a" -lz
+   "$build/lib/prof/libhcprof.a" "$build/lib/support/libhcsupport.a" -lz
 
 # timed NAME CMD...: one rank's (or the sequential run's) resources into $work/NAME.time
 printf '#!/bin/sh\nt=$1; shift\nr=${OMPI_COMM_WORLD_RANK:-0}\nexec /usr/bin/time -v -o "$t.$r" "$@" 2>"$t.err.$r"\n' \

@@ -29,7 +29,7 @@ test -f "$build/lib/prof/libhcprof.a" || { echo "run.sh: libhcprof.a not built" 
 test -x /usr/bin/time || { echo "run.sh: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
 mkdir -p "$work"
 cc -O2 -std=gnu11 -I"$src/include" -o "$work/gen" "$src/bench/prof-scale/gen.c" \
-   "$build/lib/prof/libhcprof.a" -lz
+   "$build/lib/prof/libhcprof.a" "$build/lib/support/libhcsupport.a" -lz
 
 echo "| threads | nodes/thread | events/thread | hot sites | input MB | -j | wall s | CPU s | MB/s (wall) | MB/s per core | peak RSS MB | C+S nodes | code pairs |"
 echo "|--------:|-------------:|--------------:|----------:|---------:|---:|-------:|------:|------------:|--------------:|------------:|----------:|-----------:|"

@@ -18,27 +18,9 @@
 
 #include "hc/profile.h"
 #include "prof/layout.h"
+#include "support/io.h"
 
 #define MIN_BUF 4096u   /* >= the header and the largest record */
-
-/* Write all of [p, p+n) at file offset off; 0 or -errno. */
-static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
-{
-	while (n > 0) {
-		ssize_t r = pwrite(fd, p, n, (off_t)off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
 
 static int flush(struct hc_prof_writer *w)
 {
@@ -48,7 +30,7 @@ static int flush(struct hc_prof_writer *w)
 		return w->err;
 	if (w->len == 0)
 		return 0;
-	err = pwrite_all(w->fd, w->buf, w->len, w->off);
+	err = hc_write_full(w->fd, w->buf, w->len, (int64_t)w->off);
 	errno = saved;
 	if (err) {
 		w->err = err;
@@ -376,7 +358,7 @@ int hc_prof_section_end(struct hc_prof_writer *w)
 		memset(final, 0, sizeof(final));
 		le_put64(final + L_SEC_COUNT, w->sec_count);
 		le_put64(final + L_SEC_LENGTH, length);
-		err = pwrite_all(w->fd, final + L_SEC_COUNT, 16, w->sec_off + L_SEC_COUNT);
+		err = hc_write_full(w->fd, final + L_SEC_COUNT, 16, (int64_t)(w->sec_off + L_SEC_COUNT));
 		if (err) {
 			w->err = err;
 			return err;

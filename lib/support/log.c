@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "support/fmt.h"
+#include "support/io.h"
 #include "support/log.h"
 
 unsigned hc_debug_mask;
@@ -22,25 +23,6 @@ static const char *const cat_names[] = {
 	"watch", "alloc", "output", "merge", "time",
 };
 #define NCAT (sizeof(cat_names) / sizeof(cat_names[0]))
-
-/* Write all of buf with write(2), retrying on EINTR and short writes. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t r = write(fd, buf + done, n - done);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		done += (size_t)r;
-	}
-	return (int)done;
-}
 
 /* Format into line[cap] (cap >= 5); a cut message ends in "...\n".
    Returns the length, always < cap. */
@@ -97,7 +79,9 @@ int hc_log_vprintf(const char *fmt, va_list ap)
 	if (fd < 0)
 		return -EBADF;
 	n = format_line(line, sizeof(line), fmt, ap);
-	ret = write_all(fd, line, n);
+	ret = hc_write_full(fd, line, n, -1);
+	if (!ret)
+		ret = (int)n;
 	errno = saved;
 	return ret;
 }
@@ -153,7 +137,7 @@ unsigned hc_debug_parse(const char *spec)
 			if (n >= 0 && (size_t)n < sizeof(msg))
 				n += hc_fmt(msg + n, sizeof(msg) - (size_t)n, ")\n");
 			if (n > 0)
-				write_all(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+				hc_write_full(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1, -1);
 		}
 		p += len;
 		if (*p)
@@ -186,7 +170,7 @@ void hc_debug_printf(unsigned cat, const char *fmt, ...)
 			len--;
 		line[len++] = '\n';
 	}
-	write_all(2, line, len);
+	hc_write_full(2, line, len, -1);
 	errno = saved;
 }
 
@@ -196,6 +180,6 @@ void hc_assert_fail(const char *file, int line, const char *cond)
 	int n = hc_fmt(msg, sizeof(msg), "hpcrun-comm: assertion failed: %s:%d: %s\n", file, line, cond);
 
 	if (n > 0)
-		write_all(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+		hc_write_full(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1, -1);
 	abort();
 }
