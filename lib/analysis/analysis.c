@@ -130,6 +130,10 @@ static void an_free(struct an *an)
 	regions__free(an);
 	free(an->ctx_rsid);
 	free(an->first);
+	hmap__free(&an->owner);
+	for (i = 0; i < an->nfwd; i++)
+		free(an->fwd[i].e);
+	free(an->fwd);
 	for (i = 0; i < an->nwarns; i++)
 		free(an->warns[i].text);
 	free(an->warns);
@@ -380,23 +384,20 @@ out_early:
 	if (ret)
 		goto out;
 	phase_end(&ph, "scan");
-	if (!an.nprofs) {
+	hmap__free(&an.owner);
+	if (!an.nlisted) {
 		snprintf(err, errlen, "nothing to analyze: no profile (*.%s) in %s%s", HC_PROF_SUFFIX,
 		         o->inputs[0], o->ninputs > 1 ? " or the other inputs" : "");
 		ret = -ENOENT;
 		goto out;
 	}
+	/* (distributed, a rank's share may be empty) */
 	if (an.nworkers > an.nprofs)
-		an.nworkers = an.nprofs;
-	seen = calloc(an.nprofs, sizeof(*seen));
+		an.nworkers = an.nprofs ? an.nprofs : 1;
+	seen = calloc(an.nprofs ? an.nprofs : 1, sizeof(*seen));
 	if (!seen)
 		goto out_nomem;
 
-	if (dist) {
-		ret = dist__assign(&an);
-		if (ret)
-			goto out_nomem;
-	}
 	ret = merge__read_all(&an);
 	if (ret)
 		goto out_nomem;
@@ -464,6 +465,15 @@ out_early:
 	pmu_running_warnings(&an);
 	phase_end(&ph, "threads");
 	ret = view__build(&an);
+	/* Distributed, rank 0: the other ranks' profiles' node maps were
+	   needed for their threads' creation contexts only (symbolized now);
+	   each rank's object pass reads its own. */
+	for (i = 0; dist && i < an.nprofs; i++)
+		if (an.profs[i].theirs) {
+			free(an.profs[i].map);
+			an.profs[i].map = NULL;
+			an.profs[i].nnodes = 0;
+		}
 	phase_end(&ph, "symbolize");
 	/* HC_BENCH_NO_VIEWS=1: no phases.xml or locality.xml, to measure what
 	   they cost (doc/performance.md); not for users. Set up here (only

@@ -34,30 +34,22 @@
 
 /* ---------------- the partition ---------------- */
 
-int dist__assign(struct an *an)
+int dist__owner(struct an *an, unsigned input, uint32_t host_id, const struct an_name *nm,
+                bool *mine)
 {
-	struct hmap seen;
-	uint32_t i, idx;
-	int ret, rank = an->comm->rank, size = an->comm->size;
+	/* The process as its file name says; unnamed files go to rank 0. */
+	struct hkey k = { (uint64_t)input | (uint64_t)host_id << 32,
+	                  (uint64_t)(nm->ok ? nm->pid : 0) | (uint64_t)(nm->ok ? nm->gen : 0) << 32, 0 };
+	uint32_t idx;
+	int ret;
 
-	ret = hmap__init(&seen, 64);
-	if (ret)
+	if (!an->owner.slots && (ret = hmap__init(&an->owner, 64)))
 		return ret;
-	for (i = 0; i < an->nprofs; i++) {
-		struct an_prof *p = &an->profs[i];
-		/* The process as its file name says; unnamed files go to rank 0. */
-		struct hkey k = { (uint64_t)p->input | (uint64_t)p->host << 32,
-		                  (uint64_t)p->name_pid | (uint64_t)p->gen << 32, 0 };
-
-		ret = hmap__intern(&seen, &k, &idx);
-		if (ret < 0)
-			break;
-		ret = 0;
-		p->remote = (p->name_pid ? (int)(idx % (uint32_t)size) : 0) != rank;
-		p->theirs = p->remote;
-	}
-	hmap__free(&seen);
-	return ret;
+	ret = hmap__intern(&an->owner, &k, &idx);
+	if (ret < 0)
+		return ret;
+	*mine = (nm->ok && nm->pid ? (int)(idx % (uint32_t)an->comm->size) : 0) == an->comm->rank;
+	return 0;
 }
 
 /* ---------------- this rank's state as one flat worker ---------------- */
@@ -151,9 +143,9 @@ static int serialize(struct an *an, struct wbuf *b)
 
 	dbuf__put(b, DIST_MAGIC, 8);
 	dbuf__put32(b, DIST_VERSION);
-	dbuf__put32(b, (uint32_t)sizeof(struct hc_prof_thread));
+	dbuf__put32(b, (uint32_t)sizeof(struct an_th));
 	dbuf__put32(b, HC_M_COUNT);
-	dbuf__put32(b, an->nprofs);
+	dbuf__put32(b, an->nlisted);
 	dbuf__put32(b, an->modules.n);
 	for (i = 0; i < an->modules.n; i++)
 		dbuf__putstr(b, an->modules.s[i]);
@@ -187,7 +179,7 @@ static int serialize(struct an *an, struct wbuf *b)
 
 		if (p->remote)
 			continue;
-		dbuf__put32(b, i);
+		dbuf__put32(b, p->gidx);
 		dbuf__put32(b, (uint32_t)p->status);
 		dbuf__putstr(b, p->reason);
 		if (p->status != AN_OK)
@@ -288,8 +280,8 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 
 	dbuf__get(&b, magic, 8);
 	if (b.bad || memcmp(magic, DIST_MAGIC, 8) || dbuf__get32(&b) != DIST_VERSION ||
-	    dbuf__get32(&b) != sizeof(struct hc_prof_thread) || dbuf__get32(&b) != HC_M_COUNT ||
-	    dbuf__get32(&b) != an->nprofs) {
+	    dbuf__get32(&b) != sizeof(struct an_th) || dbuf__get32(&b) != HC_M_COUNT ||
+	    dbuf__get32(&b) != an->nlisted) {
 		snprintf(err, errlen, "the partial result from rank %d is not this version's "
 		         "(another hpcprof-comm binary, or other inputs?)", from);
 		return -EPROTO;
@@ -395,12 +387,24 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		uint32_t idx = dbuf__get32(&b), st = dbuf__get32(&b), j;
 		struct an_prof *p;
 
-		if (b.bad || idx >= an->nprofs || !an->profs[idx].remote ||
-		    (st != AN_OK && st != AN_SKIPPED)) {
+		if (b.bad || (st != AN_OK && st != AN_SKIPPED) ||
+		    (an->comm->rank ? idx >= an->nlisted : idx >= an->nprofs || !an->profs[idx].remote)) {
 			b.bad = true;
 			break;
 		}
-		p = &an->profs[idx];
+		if (an->comm->rank) {
+			/* an inner rank: a record until it is sent up (dist__reduce) */
+			if (an__grow(&an->profs, &an->profcap, an->nprofs + 1, sizeof(*an->profs)))
+				goto nomem;
+			p = &an->profs[an->nprofs++];
+			memset(p, 0, sizeof(*p));
+			p->gidx = idx;
+			p->gthread = HC_NONE;
+			p->start_lm = HC_NONE;
+			p->theirs = true;
+		} else {
+			p = &an->profs[idx];
+		}
 		p->remote = false;
 		p->status = (enum an_status)st;
 		free(p->reason);
@@ -590,12 +594,48 @@ int dist__regions(struct an *an)
 	return ret;
 }
 
+/* A rank but 0 once its partial result is sent: what only the merge
+   needed goes — the records merged from its subtree, its own profiles'
+   matrix rows and counters, the code and CPU pairs, the first holders —
+   so that it holds its share (the object pass's input) and no more. */
+static void drop_sent(struct an *an)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	struct an_acc *f = &an->workers[0].acc[ui];
+	uint32_t i;
+
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+
+		agg__free(&p->row);
+		free(p->counters);
+		p->counters = NULL;
+		p->ncounters = 0;
+		if (i < an->nown)
+			continue;
+		free(p->path);
+		free(p->reason);
+		free(p->map);
+		free(p->rrow.e);
+		free(p->rrow.cache);
+		agg__free(&p->rraw);
+	}
+	an->nprofs = an->nown;
+	agg__free(&f->pairs);
+	agg__free(&f->cpus);
+	agg__free(&f->tcpus);
+	free(an->first);
+	an->first = NULL;
+	an->firstcap = 0;
+}
+
 int dist__reduce(struct an *an, bool *done, char *err, size_t errlen)
 {
 	const struct hc_analysis_comm *c = an->comm;
 	int s, ret;
 
 	*done = false;
+	an->nown = an->nprofs;
 	ret = flatten(an);
 	if (ret)
 		return ret;
@@ -609,6 +649,7 @@ int dist__reduce(struct an *an, bool *done, char *err, size_t errlen)
 			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes to rank %d", c->rank, b.n,
 			             c->rank - s);
 			free(b.p);
+			drop_sent(an);
 			*done = true;
 			return ret;
 		}

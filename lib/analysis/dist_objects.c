@@ -70,7 +70,7 @@ static void pack_ctx(const struct an *an, struct wbuf *b)
 
 	dbuf__put(b, CTX_MAGIC, 8);
 	dbuf__put32(b, CTX_VERSION);
-	dbuf__put32(b, an->nprofs);
+	dbuf__put32(b, an->nlisted);
 	dbuf__put32(b, an->modules.n);
 	for (i = 0; i < an->modules.n; i++)
 		dbuf__putstr(b, an->modules.s[i]);
@@ -244,7 +244,7 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 	memset(&pk, 0, sizeof(pk));
 	dbuf__get(b, magic, 8);
 	if (b->bad || memcmp(magic, CTX_MAGIC, 8) || dbuf__get32(b) != CTX_VERSION ||
-	    dbuf__get32(b) != an->nprofs) {
+	    dbuf__get32(b) != an->nlisted) {
 		b->bad = true;
 		return 0;
 	}
@@ -396,11 +396,15 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 		if (x != i || th[i].proc >= nprocs)
 			b->bad = true;
 	}
-	/* this rank's profiles: global thread, process, and nodes (through remap) */
-	for (i = 0; i < an->nprofs && !b->bad; i++) {
-		struct an_prof *p = &an->profs[i];
+	/* this rank's profiles (its share, in file order): global thread,
+	   process, and nodes (through remap); the list names every profile */
+	for (i = 0, k = 0; i < an->nlisted && !b->bad; i++) {
+		struct an_prof *p;
 		uint32_t g = dbuf__get32(b);
 
+		if (k >= an->nprofs || an->profs[k].gidx != i)
+			continue;
+		p = &an->profs[k++];
 		if (p->theirs || p->status != AN_OK) {
 			p->gthread = HC_NONE;
 			continue;
@@ -505,7 +509,7 @@ int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
    its children, for rank 0's regions__build. */
 static void pack_rrows(const struct an *an, struct wbuf *b)
 {
-	uint32_t i, n = 0;
+	uint32_t i, n = an->nfwd;
 
 	for (i = 0; i < an->nprofs; i++)
 		n += an->profs[i].rrow.n != 0;
@@ -515,12 +519,19 @@ static void pack_rrows(const struct an *an, struct wbuf *b)
 
 		if (!r->n)
 			continue;
-		dbuf__put32(b, i);
+		dbuf__put32(b, an->profs[i].gidx);
 		dbuf__put32(b, r->n);
 		dbuf__put(b, r->e, (size_t)r->n * sizeof(*r->e));
 	}
+	for (i = 0; i < an->nfwd; i++) {
+		dbuf__put32(b, an->fwd[i].gidx);
+		dbuf__put32(b, an->fwd[i].n);
+		dbuf__put(b, an->fwd[i].e, (size_t)an->fwd[i].n * sizeof(*an->fwd[i].e));
+	}
 }
 
+/* Rank 0: into the profiles' records; an inner rank: kept as they came,
+   to be passed on (it holds records for its own share only). */
 static int unpack_rrows(struct an *an, struct rbuf *b)
 {
 	uint32_t n = dbuf__count(b, 8), k;
@@ -528,17 +539,28 @@ static int unpack_rrows(struct an *an, struct rbuf *b)
 	for (k = 0; k < n && !b->bad; k++) {
 		uint32_t i = dbuf__get32(b);
 		uint32_t m = dbuf__count(b, sizeof(struct rrow_ent));
-		struct rrow *r;
+		struct rrow_ent *e;
 
-		if (b->bad || i >= an->nprofs || !an->profs[i].theirs || an->profs[i].rrow.e || !m) {
+		if (b->bad || !m || (an->comm->rank ? i >= an->nlisted :
+		    i >= an->nprofs || !an->profs[i].theirs || an->profs[i].rrow.e)) {
 			b->bad = true;
 			break;
 		}
-		r = &an->profs[i].rrow;
-		if (!(r->e = malloc((size_t)m * sizeof(*r->e))))
+		if (!(e = malloc((size_t)m * sizeof(*e))))
 			return -ENOMEM;
-		dbuf__get(b, r->e, (size_t)m * sizeof(*r->e));
-		r->n = r->cap = r->merged = m;
+		dbuf__get(b, e, (size_t)m * sizeof(*e));
+		if (an->comm->rank) {
+			if (an__grow(&an->fwd, &an->fwdcap, an->nfwd + 1, sizeof(*an->fwd))) {
+				free(e);
+				return -ENOMEM;
+			}
+			an->fwd[an->nfwd++] = (struct an_fwd){ i, m, e };
+		} else {
+			struct rrow *r = &an->profs[i].rrow;
+
+			r->e = e;
+			r->n = r->cap = r->merged = m;
+		}
 	}
 	return 0;
 }

@@ -132,6 +132,16 @@ enum an_status {
 	AN_SKIPPED,
 };
 
+/* A profile's thread header (struct hc_prof_thread) without the program
+   path (256 bytes: the process record keeps it, struct an_proc), so that a
+   record per profile stays small at 10^5-10^6 profiles; merge__header fills it. */
+struct an_th {
+	uint32_t index, creator, pid, tid, ppid, sampler, unit, creation_ctx;
+	uint64_t period, start_ns, end_ns, stack_lo, stack_hi, tls_lo, tls_hi;
+	uint32_t start_lm, rank;
+	uint64_t start_off;
+};
+
 struct an_prof {
 	char *path;
 	unsigned input;             /* index of the measurement directory */
@@ -140,7 +150,7 @@ struct an_prof {
 	uint32_t gen;               /* exec generation from the file name, 0 if unnamed */
 	enum an_status status;
 	char *reason;               /* why skipped */
-	struct hc_prof_thread th;
+	struct an_th th;
 	uint32_t proc;              /* index into an->procs */
 	unsigned worker;
 	uint32_t *map;              /* profile node -> worker-local cct node */
@@ -169,6 +179,9 @@ struct an_prof {
 		uint32_t *cache;          /* while reading: recent keys -> entry */
 	} rrow;
 	uint32_t name_pid;          /* pid from the file name, 0 if unnamed */
+	uint32_t gidx;              /* index in the listing of every input (file order); the
+	                               same as the index in profs except on the distributed
+	                               merge's other ranks, which hold their share only */
 	bool remote;                /* distributed merge: another rank reads it (dist.c) */
 	bool theirs;                /* ... and resolves its objects: stays set on rank 0 */
 	/* distributed merge: what regions__add would get, by node before the
@@ -359,6 +372,8 @@ struct an {
 	/* inputs */
 	struct an_prof *profs;
 	uint32_t nprofs, profcap;
+	uint32_t nlisted;           /* profiles listed in all inputs: nprofs, except on the
+	                               distributed merge's ranks but 0 (their share only) */
 	struct an_host *hosts;
 	uint32_t nhosts, hostcap;
 	struct an_log *logs;
@@ -410,6 +425,15 @@ struct an {
 	const struct hc_analysis_comm *comm;
 	uint64_t *first;            /* tree node -> first (profile << 32 | node) holding it */
 	uint32_t firstcap;
+	struct hmap owner;          /* while listing: processes in order of appearance */
+	uint32_t nown;              /* other ranks: profs[0 .. nown) are their share, the
+	                               rest merged from their subtree until sent up */
+	struct an_fwd {             /* other ranks: region events by set received from their
+	                               subtree, passed on as they came (dist_objects.c) */
+		uint32_t gidx, n;
+		struct rrow_ent *e;
+	} *fwd;
+	uint32_t nfwd, fwdcap;
 };
 
 void an__warn(struct an *an, const char *fmt, ...) HC_PRINTF(2, 3);
@@ -420,6 +444,7 @@ int par__run(struct an *an, unsigned n, void (*fn)(void *arg, unsigned id), void
 
 /* merge.c */
 void merge__acc_free(struct an_acc *a);
+void merge__header(struct an_th *d, const struct hc_prof_thread *t);
 uint32_t merge__global_node(const struct an *an, const struct an_prof *p, uint32_t node);
 int merge__read_all(struct an *an);      /* pass 1: trees */
 int merge__combine(struct an *an);       /* unit, global tree */
@@ -429,12 +454,15 @@ void merge__event_totals(struct an *an);
 /* Module ids in path order (the tree's keys and start_lm rewritten). */
 int merge__sort_modules(struct an *an);
 
-/* dist.c: the distributed merge (analysis.h, doc/mpi.md). assign marks the
-   profiles other ranks read (whole processes, round robin in file order);
+/* dist.c: the distributed merge (analysis.h, doc/mpi.md). owner tells
+   the listing whether a profile is this rank's (whole processes, round
+   robin in order of first appearance; files whose name does not parse go
+   to rank 0): ranks but 0 keep a record for their own profiles only;
    reduce sends this rank's partial result up the reduction tree and, on
    rank 0, receives and merges the others' and renumbers the tree as one
    process would have. After reduce, only rank 0 goes on (*done false). */
-int dist__assign(struct an *an);
+int dist__owner(struct an *an, unsigned input, uint32_t host_id, const struct an_name *nm,
+                bool *mine);
 int dist__reduce(struct an *an, bool *done, char *err, size_t errlen);
 /* Rank 0 after reduce, once the region sets exist: rraw into regions__add. */
 int dist__regions(struct an *an);

@@ -60,9 +60,9 @@ static void skip(struct an_prof *p, const char *why)
 }
 
 /* The process a profile belongs to (created on first sight), under the lock. */
-static int process_of(struct an *an, struct an_prof *p, uint32_t *out)
+static int process_of(struct an *an, struct an_prof *p, const char *exe, uint32_t *out)
 {
-	const struct hc_prof_thread *th = &p->th;
+	const struct an_th *th = &p->th;
 	struct hkey k = { (uint64_t)p->input | (uint64_t)p->host << 32,
 	                  (uint64_t)th->pid | (uint64_t)p->gen << 32, 0 };
 	struct an_proc *pr;
@@ -84,8 +84,7 @@ static int process_of(struct an *an, struct an_prof *p, uint32_t *out)
 		pr->gen = p->gen;
 		pr->ppid = th->ppid;
 		pr->rank = th->rank;
-		memcpy(pr->exe, th->exe, sizeof(pr->exe));
-		pr->exe[sizeof(pr->exe) - 1] = '\0';
+		snprintf(pr->exe, sizeof(pr->exe), "%.*s", (int)sizeof(pr->exe) - 1, exe);
 		pr->start_ns = th->start_ns;
 		pr->unit = (int)th->unit;
 		an->nprocs = an->prockey.n;
@@ -318,10 +317,22 @@ static int read_counters(struct an_prof *p, const struct hc_prof *hp)
 	return 0;
 }
 
+void merge__header(struct an_th *d, const struct hc_prof_thread *t)
+{
+	*d = (struct an_th){ .index = t->index, .creator = t->creator, .pid = t->pid,
+	                     .tid = t->tid, .ppid = t->ppid, .sampler = t->sampler,
+	                     .unit = t->unit, .creation_ctx = t->creation_ctx,
+	                     .period = t->period, .start_ns = t->start_ns, .end_ns = t->end_ns,
+	                     .stack_lo = t->stack_lo, .stack_hi = t->stack_hi,
+	                     .tls_lo = t->tls_lo, .tls_hi = t->tls_hi, .start_lm = t->start_lm,
+	                     .rank = t->rank, .start_off = t->start_off };
+}
+
 /* One profile. Returns 0 (possibly skipped) or -ENOMEM. */
 static int read_profile(struct an_worker *w, struct an_prof *p)
 {
 	struct an *an = w->an;
+	const struct hc_prof_thread *th;
 	struct hc_prof *hp = NULL;
 	struct an_acc *a;
 	char err[1024];
@@ -335,8 +346,8 @@ static int read_profile(struct an_worker *w, struct an_prof *p)
 		skip(p, err);
 		return 0;
 	}
-	p->th = *hc_prof_thread(hp);
-	p->th.exe[sizeof(p->th.exe) - 1] = '\0';
+	th = hc_prof_thread(hp);
+	merge__header(&p->th, th);
 	a = &w->acc[p->th.unit == HC_UNIT_TRANSFERS ? 1 : 0];
 	if (!a->used) {
 		ret = acc_init(a);
@@ -345,7 +356,7 @@ static int read_profile(struct an_worker *w, struct an_prof *p)
 	}
 
 	pthread_mutex_lock(&an->lock);
-	ret = process_of(an, p, &p->proc);
+	ret = process_of(an, p, th->exe, &p->proc);
 	if (!ret)
 		ret = claim_thread(an, p, &dup);
 	pthread_mutex_unlock(&an->lock);
@@ -651,7 +662,7 @@ int merge__combine(struct an *an)
 				ret = an__grow(&an->first, &an->firstcap, g + 1, sizeof(*an->first));
 				if (ret)
 					return ret;
-				an->first[g] = (uint64_t)i << 32 | j;
+				an->first[g] = (uint64_t)p->gidx << 32 | j;
 			}
 		}
 		for (k = 0; k < HC_M_COUNT; k++)

@@ -185,11 +185,20 @@ static int scan_dir(struct an *an, unsigned input, const char *dir, struct topo_
 		if (has_suffix(names[i], "." HC_PROF_SUFFIX, &stem)) {
 			struct an_prof *p;
 			uint32_t host;
+			bool mine = true;
 
 			scan__parse_profile_name(names[i], &nm);
 			ret = host_index(an, nm.ok ? nm.hostid : 0, &host);
+			if (!ret && an->comm)
+				ret = dist__owner(an, input, nm.ok ? nm.hostid : 0, &nm, &mine);
 			if (ret)
 				break;
+			/* Distributed: the ranks but 0 keep their share only (rank 0
+			   holds a record for every profile: the thread table). */
+			if (!mine && an->comm->rank != 0) {
+				an->nlisted++;
+				continue;
+			}
 			ret = an__grow(&an->profs, &an->profcap, an->nprofs + 1, sizeof(*an->profs));
 			if (ret)
 				break;
@@ -207,6 +216,8 @@ static int scan_dir(struct an *an, unsigned input, const char *dir, struct topo_
 			p->name_pid = nm.ok ? nm.pid : 0;
 			p->gthread = HC_NONE;
 			p->start_lm = HC_NONE;
+			p->gidx = an->nlisted++;
+			p->remote = p->theirs = !mine;
 			an->nprofs++;
 		} else if (scan__parse_log_name(names[i], &nm)) {
 			struct an_log *l;
