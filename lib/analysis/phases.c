@@ -603,24 +603,18 @@ int views__unpack(struct views *v, struct rbuf *b)
 
 /* ---------------- finishing ---------------- */
 
+/* Window cells by (i, j, window): a pair's windows adjacent, so that the
+   whole-run cells, each window's and each phase's come out in (i, j)
+   order from one sort. */
 static int cmp_wc(const void *x, const void *y)
 {
 	const struct wc *a = x, *b = y;
 
-	if (a->win != b->win)
-		return a->win < b->win ? -1 : 1;
 	if (a->i != b->i)
 		return a->i < b->i ? -1 : 1;
-	return (a->j > b->j) - (a->j < b->j);
-}
-
-static int cmp_mcell(const void *x, const void *y)
-{
-	const struct hc_db_mcell *a = x, *b = y;
-
-	if (a->i != b->i)
-		return a->i < b->i ? -1 : 1;
-	return (a->j > b->j) - (a->j < b->j);
+	if (a->j != b->j)
+		return a->j < b->j ? -1 : 1;
+	return (a->win > b->win) - (a->win < b->win);
 }
 
 struct rank_ent {
@@ -702,34 +696,10 @@ static void radix_sort(void *base, size_t n, size_t size, const size_t *off, uns
 
 static void sort_wc(struct wc *c, size_t n)
 {
-	static const size_t off[] = { offsetof(struct wc, win), offsetof(struct wc, i),
-	                              offsetof(struct wc, j) };
+	static const size_t off[] = { offsetof(struct wc, i), offsetof(struct wc, j),
+	                              offsetof(struct wc, win) };
 
 	radix_sort(c, n, sizeof(*c), off, 3, cmp_wc);
-}
-
-static void sort_mcell(struct hc_db_mcell *c, size_t n)
-{
-	static const size_t off[] = { offsetof(struct hc_db_mcell, i), offsetof(struct hc_db_mcell, j) };
-
-	radix_sort(c, n, sizeof(*c), off, 2, cmp_mcell);
-}
-
-/* Sum the entries with equal (i, j) of cells sorted by (i, j), in place;
-   returns the new count. */
-static uint32_t reduce_ij(struct hc_db_mcell *c, uint32_t n)
-{
-	uint32_t o = 0;
-
-	for (uint32_t x = 0; x < n; x++) {
-		if (o && c[o - 1].i == c[x].i && c[o - 1].j == c[x].j) {
-			c[o - 1].v[0] += c[x].v[0];
-			c[o - 1].v[1] += c[x].v[1];
-		} else {
-			c[o++] = c[x];
-		}
-	}
-	return o;
 }
 
 int views__finish(struct an *an, struct views *v, const struct objects *ob)
@@ -800,20 +770,22 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	pc = malloc((nwc ? nwc : 1) * sizeof(*pc));
 	if (!vec || !nvec || !v->wvol || !v->wphase || !objtot || !oidx || !pc)
 		goto out;
-	for (i = 0; i < nwc; i++)
-		pc[i] = (struct hc_db_mcell){ wc[i].i, wc[i].j, { wc[i].t + wc[i].f, 0 } };
-	sort_mcell(pc, nwc);
-	npc = reduce_ij(pc, nwc);
+	/* The whole run's pair cells and each window's, in (i, j) order as the
+	   window cells are. */
+	for (i = 0; i < nwc; i++) {
+		if (npc && pc[npc - 1].i == wc[i].i && pc[npc - 1].j == wc[i].j)
+			pc[npc - 1].v[0] += wc[i].t + wc[i].f;
+		else
+			pc[npc++] = (struct hc_db_mcell){ wc[i].i, wc[i].j, { wc[i].t + wc[i].f, 0 } };
+		nvec[wc[i].win]++;
+	}
+	for (w = 0; w < v->nwin; w++) {
+		if (nvec[w] && !(vec[w] = malloc(nvec[w] * sizeof(**vec))))
+			goto out;
+		nvec[w] = 0;
+	}
 	for (i = 0; i < nwc; i++) {
 		w = wc[i].win;
-		if (!vec[w]) {
-			uint32_t e = i;
-			while (e < nwc && wc[e].win == w)
-				e++;
-			vec[w] = malloc((e - i) * sizeof(**vec));
-			if (!vec[w])
-				goto out;
-		}
 		vec[w][nvec[w]++] = (struct vcell){ (uint64_t)wc[i].i << 32 | wc[i].j,
 		                                    wc[i].t + wc[i].f };
 		v->wvol[w][0] += wc[i].t;
@@ -838,21 +810,35 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		p->t += v->wvol[w][0];
 		p->f += v->wvol[w][1];
 	}
-	/* Per phase: its matrix. Cells are sorted by window and a phase is a
-	   run of windows: one contiguous range, summed by (i, j). */
-	for (k = 0, i = 0; k < v->nph; k++) {
-		struct vphase *p = &v->ph[k];
-		uint32_t lo = i, c;
-
-		while (i < nwc && wc[i].win <= p->last)
-			i++;
-		p->cell = malloc(((i - lo) ? (i - lo) : 1) * sizeof(*p->cell));
-		if (!p->cell)
+	/* Per phase: its matrix. A phase is a run of windows, and a pair's
+	   windows are adjacent in (i, j, window) order: a phase's part of a
+	   pair is one run, appended in (i, j) order. Counted first. */
+	for (i = 0; i < nwc; i++) {
+		k = v->wphase[wc[i].win];
+		if (!i || wc[i - 1].i != wc[i].i || wc[i - 1].j != wc[i].j ||
+		    v->wphase[wc[i - 1].win] != k)
+			v->ph[k].ncell++;
+	}
+	for (k = 0; k < v->nph; k++) {
+		v->ph[k].cell = malloc((v->ph[k].ncell ? v->ph[k].ncell : 1) * sizeof(*v->ph[k].cell));
+		if (!v->ph[k].cell)
 			goto out;
-		for (c = lo; c < i; c++)
-			p->cell[c - lo] = (struct hc_db_mcell){ wc[c].i, wc[c].j, { wc[c].t, wc[c].f } };
-		sort_mcell(p->cell, i - lo);
-		p->ncell = reduce_ij(p->cell, i - lo);
+		v->ph[k].ncell = 0;
+	}
+	for (i = 0; i < nwc; i++) {
+		struct vphase *p = &v->ph[v->wphase[wc[i].win]];
+
+		if (p->ncell && p->cell[p->ncell - 1].i == wc[i].i && p->cell[p->ncell - 1].j == wc[i].j) {
+			p->cell[p->ncell - 1].v[0] += wc[i].t;
+			p->cell[p->ncell - 1].v[1] += wc[i].f;
+		} else {
+			p->cell[p->ncell++] = (struct hc_db_mcell){ wc[i].i, wc[i].j, { wc[i].t, wc[i].f } };
+		}
+	}
+	for (k = 0; k < v->nph; k++) {
+		struct vphase *p = &v->ph[k];
+		uint32_t c;
+
 		for (c = 0; c < p->ncell; c++)
 			if (p->cell[c].v[0] + p->cell[c].v[1] > p->pv) {   /* ties: the first (i, j) */
 				p->pv = p->cell[c].v[0] + p->cell[c].v[1];

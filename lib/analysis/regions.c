@@ -707,17 +707,15 @@ struct rcells {
 	uint32_t icap, xcap;     /* of the region's mi / mx cells, while in order */
 };
 
-/* A process's entries are grouped by thread pair (one pass over its
-   profiles) when its T x T upper triangle has at most this many thread
-   pairs (4 bytes each while grouping); otherwise each profile is credited
-   alone, kept regions x its peers, and the cells are sorted at the end. */
+/* A process's entries are taken by thread pair (each profile's sorted by
+   the peer thread in pass A) when its T x T upper triangle has at most
+   this many thread pairs; otherwise each profile is credited alone, kept
+   regions x its peers, and the cells are sorted at the end. */
 #define PAIRS_MAX (1u << 24)
-
-/* An entry of a process, grouped by thread pair (pass_b_dense). */
-struct cent {
-	uint32_t pid;
-	uint32_t vk;            /* struct rrow_ent's */
-};
+static inline bool dense_proc(const struct an_proc *pr)
+{
+	return (size_t)pr->nthreads * (pr->nthreads - 1) / 2 <= PAIRS_MAX;
+}
 
 struct build {
 	struct hmap pairs;      /* (detecting set, peer set, 0) -> pair id */
@@ -736,10 +734,12 @@ struct build {
 	uint64_t *stot;         /* scratch: total (true, false) per peer (pass_b_sparse) */
 	size_t scap;
 	uint64_t *din, *dex, dtot[2];   /* same-thread (diagonal) sums per kept region, total */
-	uint32_t *coff;         /* pass_b_dense: entries per thread pair, then their offsets */
-	size_t ccap;
-	struct cent *ce;        /* pass_b_dense: the process's entries by thread pair */
-	size_t cecap;
+	uint32_t *cur;          /* pass_b_dense: per thread of the process, its next entry */
+	uint32_t curcap;
+	struct rrow_ent *tmp;   /* pass A: a profile's entries while sorting them by peer */
+	uint32_t tmpcap;
+	uint32_t *cnt;          /* pass A: entries per peer thread of the process */
+	uint32_t cntcap;
 	/* A kept region whose inclusive cells have all equalled its parent's
 	   so far (lazy) has none stored: the cells are copied from the closest
 	   stored region around it when one differs, or at the end (on
@@ -777,8 +777,9 @@ static void build_free(struct an *an, struct build *b)
 	free(b->common);
 	free(b->din);
 	free(b->dex);
-	free(b->coff);
-	free(b->ce);
+	free(b->cur);
+	free(b->tmp);
+	free(b->cnt);
 	free(b->kpar);
 	free(b->lazy);
 	free(b->cin);
@@ -794,6 +795,39 @@ static void build_free(struct an *an, struct build *b)
 
 #define PAIR_CACHE_BITS 14
 #define PEER_CACHE 64u
+
+/* A profile of a process that pass_b_dense credits: its entries in order
+   of the peer's thread (a counting sort over the process's threads, stable,
+   done while the profile's entries are in cache); those of no known peer
+   thread last. */
+static int sort_by_peer(const struct an *an, struct build *b, struct an_prof *p)
+{
+	const struct an_proc *pr = &an->procs[p->proc];
+	uint32_t T = pr->nthreads, base = pr->first, n = p->rrow.n, k, x, sum;
+	struct rrow_ent *e = p->rrow.e, *t;
+
+	if (n < 2)
+		return 0;
+	if ((n > b->tmpcap && an__grow(&b->tmp, &b->tmpcap, n, sizeof(*b->tmp))) ||
+	    (T + 2 > b->cntcap && an__grow(&b->cnt, &b->cntcap, T + 2, sizeof(*b->cnt))))
+		return -ENOMEM;
+	memset(b->cnt, 0, (T + 2) * sizeof(*b->cnt));
+	for (k = 0; k < n; k++) {
+		x = ENT_J(&e[k]) - base;   /* HC_NONE and other processes' threads: T or more */
+		b->cnt[(x < T ? x : T) + 1]++;
+	}
+	for (x = 0, sum = 0; x <= T; x++) {
+		sum += b->cnt[x + 1];
+		b->cnt[x + 1] = sum;
+	}
+	t = b->tmp;
+	for (k = 0; k < n; k++) {
+		x = ENT_J(&e[k]) - base;
+		t[b->cnt[x < T ? x : T]++] = e[k];
+	}
+	memcpy(e, t, (size_t)n * sizeof(*e));
+	return 0;
+}
 
 static int pass_a(struct an *an, struct regions *R, struct build *b)
 {
@@ -856,6 +890,10 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 			}
 			b->ptot[pid] += e->vk >> 1;
 			e->sets = ENT(pid, j);
+		}
+		if (dense_proc(&an->procs[p->proc]) && (ret = sort_by_peer(an, b, p))) {
+			free(pc);
+			return ret;
 		}
 	}
 	free(pc);
@@ -1093,13 +1131,6 @@ static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 	p->rrow.n = p->rrow.cap = p->rrow.merged = 0;
 }
 
-/* The scratch cell of threads lo < hi of a T-thread process: the upper
-   triangle, row by row. */
-static inline size_t tri(uint32_t lo, uint32_t hi, uint32_t T)
-{
-	return (size_t)lo * T - (size_t)lo * (lo + 1) / 2 + (hi - lo - 1);
-}
-
 /* Lazy region kq stores its cells from now on: those it has so far are
    those of the closest stored region around it, before cell (i, j) (all
    of them for i = HC_NONE). */
@@ -1160,87 +1191,58 @@ static int share_lazy(struct build *b)
 	return 0;
 }
 
-/* A process with few enough threads: its entries grouped by thread pair
-   (counting sort over the T x T upper triangle), then each pair's cell
-   credited in a scratch of kept regions that stays in cache and emitted
-   at once, in (i, j) order (processes come in thread order, so the cells
-   come out sorted). Same-thread entries go to the diagonal sums. */
+/* A process with few enough threads: thread pair by thread pair, in (i, j)
+   order (processes come in thread order, so the cells come out sorted),
+   the pair's entries — those of thread i's profile with peer j and of j's
+   with peer i, runs of the profiles sorted by peer in pass A, taken with
+   one cursor per profile — are credited in a scratch of kept regions that
+   stays in cache and emitted at once. Same-thread entries go to the
+   diagonal sums. */
+static inline const struct an_prof *dense_prof(const struct an *an, uint32_t g)
+{
+	const struct an_prof *p = an->threads[g].prof;
+
+	return p && p->status == AN_OK && p->rrow.n ? p : NULL;
+}
+
 static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t T)
 {
-	size_t ncell = (size_t)T * (T - 1) / 2, n = 0, at, e;
-	uint32_t g, k, kq, lo, hi, pass;
+	uint32_t g, kq, lo, hi;
 	int ret;
 
-	if (ncell + 1 > b->ccap) {
-		free(b->coff);
-		b->coff = malloc((ncell + 1) * sizeof(*b->coff));
-		b->ccap = b->coff ? ncell + 1 : 0;
-		if (!b->coff)
-			return -ENOMEM;
-	}
-	memset(b->coff, 0, (ncell + 1) * sizeof(*b->coff));
+	if (T > b->curcap && an__grow(&b->cur, &b->curcap, T, sizeof(*b->cur)))
+		return -ENOMEM;
+	memset(b->cur, 0, (size_t)T * sizeof(*b->cur));
 	ret = ensure_scratch(b, b->nk);
 	if (ret)
 		return ret;
-	/* Pass 0 counts (and credits the diagonal), pass 1 places. */
-	for (pass = 0; pass < 2; pass++) {
-		for (g = base; g < base + T; g++) {
-			const struct an_prof *p = an->threads[g].prof;
+	for (lo = 0; lo < T; lo++) {
+		const struct an_prof *pl = dense_prof(an, base + lo);
+		const struct rrow_ent *el = pl ? pl->rrow.e : NULL;
+		uint32_t nl = pl ? pl->rrow.n : 0, a = b->cur[lo];
 
-			if (!p || p->status != AN_OK || !p->rrow.n)
-				continue;
-			for (k = 0; k < p->rrow.n; k++) {
-				uint32_t pid = ENT_PID(&p->rrow.e[k]), j = ENT_J(&p->rrow.e[k]);
-				size_t c;
-
-				if (pid == HC_NONE)
-					continue;
-				if (g == j) {
-					if (!pass)
-						credit(b, pid, b->din, b->dex, b->dtot, p->rrow.e[k].vk);
-					continue;
-				}
-				lo = (g < j ? g : j) - base;
-				hi = (g < j ? j : g) - base;
-				c = tri(lo, hi, T);
-				if (!pass) {
-					b->coff[c + 1]++;
-					n++;
-				} else {
-					b->ce[b->coff[c]++] = (struct cent){ pid, p->rrow.e[k].vk };
-				}
-			}
-		}
-		if (!pass) {
-			for (at = 0; at < ncell; at++)
-				b->coff[at + 1] += b->coff[at];
-			if (n > b->cecap) {
-				free(b->ce);
-				b->ce = malloc(n * sizeof(*b->ce));
-				b->cecap = b->ce ? n : 0;
-				if (!b->ce)
-					return -ENOMEM;
-			}
-		}
-	}
-	/* Now coff[c] is the end of cell c's entries (and the start of c + 1's). */
-	for (g = base; g < base + T; g++) {
-		const struct an_prof *p = an->threads[g].prof;
-		if (p && p->status == AN_OK && p->rrow.n)
-			drop_entries(an, b, (uint32_t)(p - an->profs));
-	}
-	at = 0;
-	for (lo = 0; lo < T; lo++)
-		for (hi = lo + 1; hi < T; hi++, at++) {
-			size_t first = at ? b->coff[at - 1] : 0;
+		/* the entries with earlier peers went with the earlier rows */
+		for (; a < nl && ENT_J(&el[a]) == base + lo; a++)
+			credit(b, ENT_PID(&el[a]), b->din, b->dex, b->dtot, el[a].vk);
+		for (hi = lo + 1; hi < T; hi++) {
+			const struct an_prof *ph = dense_prof(an, base + hi);
+			uint32_t a0 = a, b0 = b->cur[hi], b1 = b0, e;
 			uint64_t tot[2] = { 0, 0 };
 
-			if (first == b->coff[at])
+			for (; a < nl && ENT_J(&el[a]) == base + hi; a++)
+				;
+			if (ph)
+				for (; b1 < ph->rrow.n && ENT_J(&ph->rrow.e[b1]) == base + lo; b1++)
+					;
+			b->cur[hi] = b1;
+			if (a0 == a && b0 == b1)
 				continue;
 			memset(b->si, 0, (size_t)b->nk * 2 * sizeof(*b->si));
 			memset(b->sx, 0, (size_t)b->nk * 2 * sizeof(*b->sx));
-			for (e = first; e < b->coff[at]; e++)
-				credit(b, b->ce[e].pid, b->si, b->sx, tot, b->ce[e].vk);
+			for (e = a0; e < a; e++)
+				credit(b, ENT_PID(&el[e]), b->si, b->sx, tot, el[e].vk);
+			for (e = b0; e < b1; e++)
+				credit(b, ENT_PID(&ph->rrow.e[e]), b->si, b->sx, tot, ph->rrow.e[e].vk);
 			for (kq = 0; kq < b->nk; kq++)
 				inclusive(b, kq, &b->si[2 * kq], tot, &b->cin[2 * kq]);
 			for (kq = 0; kq < b->nk; kq++) {
@@ -1270,6 +1272,13 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 					return ret;
 			}
 		}
+		b->cur[lo] = a;
+	}
+	for (g = base; g < base + T; g++) {
+		const struct an_prof *p = dense_prof(an, g);
+		if (p)
+			drop_entries(an, b, (uint32_t)(p - an->profs));
+	}
 	return 0;
 }
 
@@ -1518,7 +1527,7 @@ int regions__build(struct an *an)
 		const struct an_proc *pr = &an->procs[an->proc_order[o]];
 		uint32_t g;
 
-		if ((size_t)pr->nthreads * (pr->nthreads - 1) / 2 <= PAIRS_MAX) {
+		if (dense_proc(pr)) {
 			ret = pass_b_dense(an, &b, pr->first, pr->nthreads);
 			continue;
 		}
