@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
@@ -34,6 +35,8 @@ struct db {
 	struct acc_object *obj;
 	size_t nobj;
 	struct acc_cpairs cp;
+	double cp_hidden;       /* code-pair volume exact mode cannot see (left out of cp) */
+	struct tree *tree;      /* experiment.xml's nodes (for objects.xml) */
 };
 
 __attribute__((format(printf, 1, 2), noreturn))
@@ -195,6 +198,7 @@ static void read_objects(const char *dir, struct db *d)
 		o->name = strdup(fld[2]);
 		o->all = number(fld[7], file, line);
 		o->fal = number(fld[9], file, line);
+		o->hidden = 0;
 		if (!o->kind || !o->name)
 			die("out of memory");
 	}
@@ -269,22 +273,36 @@ static const char *names_get(const struct names *t, long i)
 struct node {
 	long func;      /* procedure id, -1 unknown */
 	long file, line;
+	long lm;        /* load module of its procedure frame, -1 unknown */
 };
 
 struct tree {
 	struct node *n;
 	long cap;
 	struct names procs, files;
+	long exe_lm;    /* the module of `main`: the code exact mode instruments; -1 unknown */
 };
 
-static void tree_walk(struct tree *t, xmlNode *parent, long func)
+/* whether exact mode could have seen the accesses of node id: code of the
+   program's executable (the module of `main`; anything when that is not
+   known); an unknown node is given the benefit of the doubt */
+static int visible(const struct tree *t, long id)
+{
+	if (t->exe_lm < 0 || id < 0 || id >= t->cap || t->n[id].lm < 0)
+		return 1;
+	return t->n[id].lm == t->exe_lm;
+}
+
+static void tree_walk(struct tree *t, xmlNode *parent, long func, long lm)
 {
 	for (xmlNode *c = parent->children; c; c = c->next) {
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
-		long f = func;
+		long f = func, m = lm;
 		if (is(c, "PF") || is(c, "A"))
 			f = attr_long(c, "n", -1);
+		if (is(c, "PF"))
+			m = attr_long(c, "lm", -1);
 		if (is(c, "PF") || is(c, "A") || is(c, "C") || is(c, "S")) {
 			long i = attr_long(c, "i", -1);
 			if (i >= 0 && i < 100000000) {
@@ -294,12 +312,12 @@ static void tree_walk(struct tree *t, xmlNode *parent, long func)
 					if (!t->n)
 						die("out of memory");
 					for (long k = t->cap; k < nc; k++)
-						t->n[k] = (struct node){ -1, 0, 0 };
+						t->n[k] = (struct node){ -1, 0, 0, -1 };
 					t->cap = nc;
 				}
-				t->n[i] = (struct node){ f, attr_long(c, "f", 0), attr_long(c, "l", 0) };
+				t->n[i] = (struct node){ f, attr_long(c, "f", 0), attr_long(c, "l", 0), m };
 			}
-			tree_walk(t, c, f);
+			tree_walk(t, c, f, m);
 		}
 	}
 }
@@ -321,7 +339,7 @@ static void read_code_pairs(const char *dir, struct db *d)
 {
 	char *file = path_of(dir, "experiment.xml");
 	xmlDoc *doc = xmlReadFile(file, NULL, XML_PARSE_NONET);
-	struct tree t = { 0 };
+	struct tree t = { .exe_lm = -1 }, *tp;
 	xmlNode *root, *sec = NULL;
 	struct { long c, p; } *seen = NULL;
 	size_t nseen = 0, capseen = 0;
@@ -342,12 +360,16 @@ static void read_code_pairs(const char *dir, struct db *d)
 				int proc = is(h, "ProcedureTable"), fil = is(h, "FileTable");
 				if (!proc && !fil)
 					continue;
-				for (xmlNode *e = h->children; e; e = e->next)
-					if (is(e, proc ? "Procedure" : "File"))
-						names_set(proc ? &t.procs : &t.files, attr_long(e, "i", -1), e, fil);
+				for (xmlNode *e = h->children; e; e = e->next) {
+					if (!is(e, proc ? "Procedure" : "File"))
+						continue;
+					names_set(proc ? &t.procs : &t.files, attr_long(e, "i", -1), e, fil);
+					if (proc && !strcmp(names_get(&t.procs, attr_long(e, "i", -1)), "main"))
+						t.exe_lm = attr_long(e, "lm", -1);
+				}
 			}
 		} else if (is(c, "SecCallPathProfileData")) {
-			tree_walk(&t, c, -1);
+			tree_walk(&t, c, -1, -1);
 		}
 	}
 	for (xmlNode *c = sec->children; c; c = c->next) {
@@ -376,6 +398,10 @@ static void read_code_pairs(const char *dir, struct db *d)
 			}
 			seen[nseen].c = lo;
 			seen[nseen++].p = hi;
+			if (!visible(&t, lo) || !visible(&t, hi)) {
+				d->cp_hidden += attr_double(e, "all");
+				continue;
+			}
 			struct acc_loc x, y;
 			char wx[512], wy[512];
 			loc_of(&t, lo, &x, wx, sizeof wx);
@@ -385,13 +411,68 @@ static void read_code_pairs(const char *dir, struct db *d)
 		}
 	}
 	free(seen);
-	free(t.n);
-	for (long i = 0; i < t.procs.n; i++)
-		free(t.procs.s[i]);
-	for (long i = 0; i < t.files.n; i++)
-		free(t.files.s[i]);
-	free(t.procs.s);
-	free(t.files.s);
+	tp = malloc(sizeof *tp);
+	if (!tp)
+		die("out of memory");
+	*tp = t;
+	d->tree = tp;       /* for read_hidden; freed by free_db */
+	xmlFreeDoc(doc);
+	free(file);
+}
+
+static void free_tree(struct tree *t)
+{
+	if (!t)
+		return;
+	free(t->n);
+	for (long i = 0; i < t->procs.n; i++)
+		free(t->procs.s[i]);
+	for (long i = 0; i < t->files.n; i++)
+		free(t->files.s[i]);
+	free(t->procs.s);
+	free(t->files.s);
+	free(t);
+}
+
+/* objects.xml (optional: a database without it compares every object):
+   an object with false volume none of which comes from a code pair exact
+   mode could see (both ends in the executable) is hidden (acc_metrics.h) */
+static void read_hidden(const char *dir, struct db *d)
+{
+	char *file = path_of(dir, "objects.xml");
+	xmlDoc *doc;
+	xmlNode *root;
+
+	if (access(file, F_OK) != 0) {
+		free(file);
+		return;
+	}
+	doc = xmlReadFile(file, NULL, XML_PARSE_NONET);
+	if (!doc)
+		die("%s: not a readable XML file", file);
+	root = xmlDocGetRootElement(doc);
+	if (!root || !is(root, "Objects"))
+		die("%s: the root element is not <Objects>", file);
+	for (xmlNode *o = root->children; o; o = o->next) {
+		double fal = 0, seen = 0;
+		int ncp = 0;
+		long i;
+
+		if (!is(o, "Object"))
+			continue;
+		i = attr_long(o, "i", -1);
+		if (i < 0 || (size_t)i >= d->nobj)
+			die("%s: object i=\"%ld\" is not a row of objects.csv (%zu rows)", file, i, d->nobj);
+		for (xmlNode *c = o->children; c; c = c->next) {
+			if (!is(c, "CP"))
+				continue;
+			ncp++;
+			fal += attr_double(c, "false");
+			if (visible(d->tree, attr_long(c, "c", -1)) && visible(d->tree, attr_long(c, "p", -1)))
+				seen += attr_double(c, "false");
+		}
+		d->obj[i].hidden = ncp > 0 && fal > 0 && seen == 0;
+	}
 	xmlFreeDoc(doc);
 	free(file);
 }
@@ -428,6 +509,7 @@ static void read_db(const char *dir, struct db *d)
 	read_matrix(dir, "false", &d->fal);
 	read_objects(dir, d);
 	read_code_pairs(dir, d);
+	read_hidden(dir, d);
 }
 
 static void free_db(struct db *d)
@@ -440,6 +522,7 @@ static void free_db(struct db *d)
 	}
 	free(d->obj);
 	acc_cpairs_free(&d->cp);
+	free_tree(d->tree);
 }
 
 static void put(const char *key, int rc, double v)
@@ -448,6 +531,15 @@ static void put(const char *key, int rc, double v)
 		printf("%s\t-\n", key);
 	else
 		printf("%s\t%.3f\n", key, v);
+}
+
+static double acc_total_cp(const struct acc_cpairs *c)
+{
+	double v = 0;
+
+	for (size_t k = 0; k < c->n; k++)
+		v += c->p[k].v;
+	return v;
 }
 
 static void describe(const char *what, const struct db *d, int top_obj, long top_cp)
@@ -475,13 +567,35 @@ static void describe(const char *what, const struct db *d, int top_obj, long top
 	for (int k = 0; k < nb; k++)
 		printf("#   pair (%d,%d): %.3f of the volume\n", best[k].i, best[k].j, best[k].v / t);
 	for (size_t k = 0; k < d->nobj && k < 3; k++)
-		printf("#   object %zu: %s %s, false %.3f of its all%s\n", k, d->obj[k].kind, d->obj[k].name,
+		printf("#   object %zu: %s %s, false %.3f of its all%s%s\n", k, d->obj[k].kind, d->obj[k].name,
 		       d->obj[k].all > 0 ? d->obj[k].fal / d->obj[k].all : 0.0,
-		       (int)k == top_obj ? " (top false-sharing object)" : "");
+		       (int)k == top_obj ? " (top false-sharing object)" : "",
+		       d->obj[k].hidden ? " (not comparable: its false sharing is in code exact mode cannot see)" : "");
 	if (top_cp >= 0) {
 		const struct acc_cpair *p = &d->cp.p[top_cp];
+		double cpt = 0;
+		for (size_t k = 0; k < d->cp.n; k++)
+			cpt += d->cp.p[k].v;
 		printf("#   top code pair: %s %s <-> %s %s, %.3f of the code-pair volume\n",
-		       p->a.func, p->a.where, p->b.func, p->b.where, 0.0 + p->v / (t > 0 ? t : 1));
+		       p->a.func, p->a.where, p->b.func, p->b.where, 0.0 + p->v / (cpt > 0 ? cpt : 1));
+		/* the runners-up, for a human judging a near tie */
+		long shown[5] = { top_cp, -1, -1, -1, -1 };
+		for (int r = 1; r < 5; r++) {
+			long b = -1;
+			for (size_t k = 0; k < d->cp.n; k++) {
+				int dup = 0;
+				for (int q = 0; q < r; q++)
+					dup |= shown[q] == (long)k;
+				if (!dup && (b < 0 || d->cp.p[k].v > d->cp.p[b].v))
+					b = (long)k;
+			}
+			if (b < 0)
+				break;
+			shown[r] = b;
+			p = &d->cp.p[b];
+			printf("#   code pair %d: %s %s <-> %s %s, %.3f\n", r + 1, p->a.func, p->a.where,
+			       p->b.func, p->b.where, 0.0 + p->v / (cpt > 0 ? cpt : 1));
+		}
 	}
 }
 
@@ -553,10 +667,16 @@ int main(int argc, char **argv)
 	printf("fs_top_sampled\t%s\n", os < 0 ? "none" : s.obj[os].name);
 	printf("fs_top_exact\t%s\n", oe < 0 ? "none" : e.obj[oe].name);
 	printf("fs_agree\t%s\n", acc_same_object(s.obj, os, e.obj, oe) ? "yes" : "no");
+	{
+		int hs = acc_hidden_fs(s.obj, s.nobj, rs < 0 ? 0 : ffs);
+		printf("fs_not_comparable\t%s\n", hs < 0 ? "-" : s.obj[hs].name);
+	}
 	cs = acc_cpairs_top(&s.cp);
 	ce = acc_cpairs_top(&e.cp);
-	printf("cp_agree\t%s\n", acc_agree_name(acc_cpair_agree(cs < 0 ? NULL : &s.cp.p[cs],
-								   ce < 0 ? NULL : &e.cp.p[ce])));
+	printf("cp_agree\t%s\n", acc_agree_name(acc_cpairs_agree(&s.cp, &e.cp, ACC_CP_TIE)));
+	printf("cp_agree_top\t%s\n", acc_agree_name(acc_cpair_agree(cs < 0 ? NULL : &s.cp.p[cs],
+								      ce < 0 ? NULL : &e.cp.p[ce])));
+	printf("cp_not_comparable\t%.3f\n", s.cp_hidden > 0 ? s.cp_hidden / (s.cp_hidden + acc_total_cp(&s.cp)) : 0.0);
 	if (verbose) {
 		describe("sampled", &s, os, cs);
 		describe("exact", &e, oe, ce);

@@ -87,8 +87,22 @@ int acc_top_fs(const struct acc_object *rows, size_t n, double ff)
 	if (!(ff >= ACC_FS_MIN_FRACTION))
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (rows[i].fal > 0)
+		if (rows[i].fal > 0 && !rows[i].hidden)
 			return (int)i;
+	return -1;
+}
+
+int acc_hidden_fs(const struct acc_object *rows, size_t n, double ff)
+{
+	if (!(ff >= ACC_FS_MIN_FRACTION))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!(rows[i].fal > 0))
+			continue;
+		if (!rows[i].hidden)
+			return -1;
+		return (int)i;
+	}
 	return -1;
 }
 
@@ -183,6 +197,25 @@ enum acc_agree acc_cpair_agree(const struct acc_cpair *x, const struct acc_cpair
 	    (streq(x->a.func, y->b.func) && streq(x->b.func, y->a.func)))
 		return ACC_AGREE_FUNC;
 	return ACC_AGREE_NO;
+}
+
+enum acc_agree acc_cpairs_agree(const struct acc_cpairs *s, const struct acc_cpairs *e, double tie)
+{
+	long ts = acc_cpairs_top(s), te = acc_cpairs_top(e);
+	enum acc_agree best;
+
+	if (ts < 0 || te < 0)
+		return ACC_AGREE_NA;
+	best = acc_cpair_agree(&s->p[ts], &e->p[te]);
+	for (size_t i = 0; i < e->n && best != ACC_AGREE_LINE; i++) {
+		enum acc_agree a;
+		if ((long)i == te || !(e->p[i].v >= (1 - tie) * e->p[te].v))
+			continue;
+		a = acc_cpair_agree(&s->p[ts], &e->p[i]);
+		if (a > best)
+			best = a;
+	}
+	return best;
 }
 
 const char *acc_agree_name(enum acc_agree a)

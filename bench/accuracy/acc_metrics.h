@@ -20,7 +20,17 @@
      object (same kind and name) or both say none;
    * top code pair: code pairs aggregated by source location (unordered pair
      of "function file:line", file without directories), the largest one;
-     the runs agree at line level, at function level only, or not.
+     the runs agree at line level, at function level only, or not; exact
+     mode's top is every pair within ACC_CP_TIE (10 %) of its largest (a
+     near tie has no top to find);
+   * what exact mode cannot see is not compared (session 8): exact mode
+     counts only the accesses of the code built with its wrappers (the
+     program's executable), so a code pair with an end elsewhere (libgomp's
+     barrier, libstdc++'s thread start) is left out of the sampled code
+     pairs, and an object whose sampled false volume all comes from such
+     pairs (libgomp's team structure, allocated inside GOMP_parallel) is
+     passed over when the top false-sharing object is chosen ("hidden";
+     acc_compare prints it as fs_not_comparable).
    * a program whose exact volume is below ACC_MIN_EXACT transfers (a
      thousand line transfers: well under a millisecond of a run of seconds;
      thread creation and the final join alone give a handful) does not
@@ -38,6 +48,7 @@
 #define ACC_RECALL_SHARE 0.05
 #define ACC_FS_MIN_FRACTION 0.05
 #define ACC_MIN_EXACT 1000.0
+#define ACC_CP_TIE 0.10
 
 struct acc_matrix {
 	int n;          /* n x n, row-major */
@@ -67,11 +78,16 @@ struct acc_object {
 	const char *kind;
 	const char *name;
 	double all, fal;
+	int hidden;     /* its false volume is all in code exact mode cannot see */
 };
 
 /* index of the top false-sharing object among n rows, or -1 for none
-   (run's false fraction ff < ACC_FS_MIN_FRACTION, or no row with false > 0) */
+   (run's false fraction ff < ACC_FS_MIN_FRACTION, or no row with false > 0);
+   hidden rows are passed over (not comparable: below) */
 int acc_top_fs(const struct acc_object *rows, size_t n, double ff);
+/* the hidden row acc_top_fs passed over to make its choice (it would
+   have been the top), or -1 */
+int acc_hidden_fs(const struct acc_object *rows, size_t n, double ff);
 /* 1 when the two choices name the same object (kind and name) or both are
    none (-1), else 0 */
 int acc_same_object(const struct acc_object *a, int ia, const struct acc_object *b, int ib);
@@ -104,6 +120,13 @@ enum acc_agree { ACC_AGREE_NA = -1, ACC_AGREE_NO = 0, ACC_AGREE_FUNC = 1, ACC_AG
    the same (unordered) pair of functions, NO otherwise, NA when either is
    NULL (no code pair) */
 enum acc_agree acc_cpair_agree(const struct acc_cpair *x, const struct acc_cpair *y);
+/* agreement of the sampled top pair with exact mode's top: as
+   acc_cpair_agree, with exact's top taken as every pair within `tie`
+   (ACC_CP_TIE) of its volume — the best agreement with any of them. A
+   near tie in exact mode has no top a sampler could be asked to find
+   (master_worker: the task word and the result slots move once per
+   iteration each, 0.500 / 0.500 of the exact volume). */
+enum acc_agree acc_cpairs_agree(const struct acc_cpairs *sampled, const struct acc_cpairs *exact, double tie);
 const char *acc_agree_name(enum acc_agree a);
 
 /* Splits one RFC 4180 CSV record (no line end) in place into at most max

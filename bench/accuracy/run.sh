@@ -211,7 +211,7 @@ short() { local s=$1; [ ${#s} -gt 28 ] && s="${s:0:26}…"; printf '%s' "$s"; }
 
 # table PASS: prints the Markdown table of a pass and appends results.tsv
 table() {
-	local pass=$1 s=sampled n=native c p o t key f prec rec rp ffe fsa cpa cost eslow emem fs1 fs2
+	local pass=$1 s=sampled n=native c p o t key f prec rec rp ffe fsa cpa cost eslow emem fs1 fs2 nc
 	[ "$pass" = loaded ] && { s=loaded; n=loadnative; }
 	note ""
 	note "| program | opt | threads | precision | recall | ff error | top FS object agree | top code pair agree | sampled cost | exact slowdown | exact memory |"
@@ -248,6 +248,10 @@ table() {
 				else
 					fsa="no ($(short "$fs1") / $(short "$fs2"))"
 				fi
+				# the sampled top passed over: its false sharing is in code
+				# exact mode does not instrument (libgomp's team structure)
+				nc=$(val "$f" fs_not_comparable)
+				[ -z "$nc" ] || [ "$nc" = - ] || fsa="$fsa; sampled $(short "$nc") not comparable"
 				cpa=$(val "$f" cp_agree)
 				[ "$cpa" = - ] && cpa=–
 			fi

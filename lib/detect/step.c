@@ -139,3 +139,64 @@ bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr)
 	p->addr[i][0] = addr;
 	return p->moves[i] != 0;
 }
+
+/* The data access an instruction is taken for: not the stack's, a store
+   before a load (as regs__access). */
+static const struct hc_mem_access *data_access(const struct hc_insn *in)
+{
+	const struct hc_mem_access *best = NULL;
+
+	for (int i = 0; i < in->n; i++) {
+		const struct hc_mem_access *a = &in->acc[i];
+		if (a->kind == HC_ACC_STACK || a->size == 0)
+			continue;
+		if (!best || ((a->rw & HC_ACC_W) && !(best->rw & HC_ACC_W)))
+			best = a;
+	}
+	return best;
+}
+
+void hc_trap_attribute(const struct hc_insn *at_pc, const struct hc_insn *ending, uint64_t pc,
+                       uint64_t line, uint64_t bp_addr, bool bp_write, struct hc_trap_attr *out)
+{
+	const struct hc_mem_access *a = NULL;
+
+	out->leaf = pc;
+	out->how = HC_TRAP_REP;
+	if (at_pc && (at_pc->flags & HC_AF_REP))
+		a = data_access(at_pc);
+	if (!a && ending) {
+		for (int i = 0; i < ending->n; i++) {
+			const struct hc_mem_access *c = &ending->acc[i];
+			if (c->size && ((c->ea & ~(uint64_t)(HC_LINE - 1)) == line ||
+			                ((c->ea + c->size - 1) & ~(uint64_t)(HC_LINE - 1)) == line)) {
+				a = c;
+				break;
+			}
+		}
+		if (a) {
+			out->leaf = ending->addr;
+			out->how = HC_TRAP_EXACT;
+		} else if ((a = data_access(ending))) {
+			/* the accessing instruction, its address register since
+			   overwritten: the kind is its access's (a write-only
+			   register that fired saw a store, whatever the decode) */
+			out->leaf = ending->addr;
+			out->how = HC_TRAP_INSN;
+			out->addr = bp_addr;
+			out->len = 8;
+			out->is_store = bp_write || (a->rw & HC_ACC_W);
+			return;
+		}
+	}
+	if (a) {
+		out->addr = a->ea;
+		out->len = a->size;
+		out->is_store = (a->rw & HC_ACC_W) != 0;
+	} else {
+		out->how = HC_TRAP_UNKNOWN;
+		out->addr = bp_addr;
+		out->len = 8;
+		out->is_store = bp_write;
+	}
+}

@@ -136,4 +136,37 @@ void hc_step_budget_refill(struct hc_step_budget *b, uint32_t per_sample256, uin
 uint32_t hc_step_budget_allow(const struct hc_step_budget *b, uint32_t k);
 void hc_step_budget_charge(struct hc_step_budget *b, uint32_t steps);
 
+/* A data watchpoint's trap: which instruction made the access, and what it
+   was (doc/detection.md, "Session 8: code pairs"). x86 data breakpoints
+   are traps: the PC is past the access, so the accessing instruction is
+   the one ending at the PC — except a REP string op, which traps on
+   itself between two iterations. Inputs, each decoded with the trap's
+   registers: at_pc the instruction at the PC (NULL when it does not
+   decode), ending the instruction ending at the PC (NULL when none
+   decodes), the watched line, and the register that fired (bp_addr, its
+   8-byte chunk; bp_write when it watches writes only).
+   * at_pc is a REP string op with a data access: that access, leaf = pc;
+   * ending has an access on the watched line: that access, leaf = its
+     address (HC_TRAP_EXACT);
+   * ending has a data access (not the stack) elsewhere: it is still the
+     accessing instruction — an access whose address register it
+     overwrote (-O0's `mov (%rax),%rax`, an index register reloaded):
+     leaf = its address, the store/load kind its access's, the address
+     the register's chunk (HC_TRAP_INSN). Until session 8 the leaf was
+     then the PC, the NEXT instruction — another source line whenever the
+     load ends its statement;
+   * otherwise nothing decodes to an access: leaf = pc, the chunk, a store
+     when the register watches writes only (HC_TRAP_UNKNOWN).
+   Pure and async-signal-safe. */
+enum hc_trap_how { HC_TRAP_REP = 0, HC_TRAP_EXACT = 1, HC_TRAP_INSN = 2, HC_TRAP_UNKNOWN = 3 };
+struct hc_trap_attr {
+	uint64_t leaf;        /* the accessing instruction's address (pc when unknown) */
+	uint64_t addr;        /* the access's address (the chunk when not known) */
+	uint32_t len;
+	bool is_store;
+	enum hc_trap_how how;
+};
+void hc_trap_attribute(const struct hc_insn *at_pc, const struct hc_insn *ending, uint64_t pc,
+                       uint64_t line, uint64_t bp_addr, bool bp_write, struct hc_trap_attr *out);
+
 #endif

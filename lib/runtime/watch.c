@@ -161,41 +161,31 @@ int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 	return 0;
 }
 
-/* The trapping access: a REP string op traps on itself (current element);
-   otherwise the instruction ending at the PC. Falls back to the watched
-   8-byte chunk when neither decodes to an access on the watched line. */
+/* The trapping access and its instruction (hc_trap_attribute, step.h):
+   a REP string op traps on itself (current element); otherwise the
+   instruction ending at the PC, even when its address register was
+   overwritten (then the watched chunk stands for the address). */
 static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int slot,
                             struct hc_sample *s, uint64_t *leaf)
 {
 	uint64_t pc = (uint64_t)r->gregs[REG_RIP];
+	int k = slot >= 0 && slot < t->watch.n ? slot : 0;
 	uint64_t line = t->det.start_set && slot >= 0 && slot < t->watch.n
 	                ? t->watch.attr[slot].bp_addr & ~(uint64_t)(HC_LINE - 1) : t->det.watched.line;
-	struct hc_insn in;
-	const struct hc_mem_access *a = NULL;
+	struct hc_insn at, end;
+	struct hc_trap_attr ta;
+	bool have_at = hc_decode_at_pc(r, &at) == 0;
+	/* the instruction ending at the PC is not needed when a REP op at the
+	   PC has the access (decoding it walks the function) */
+	bool have_end = !(have_at && (at.flags & HC_AF_REP) && regs__access(&at)) &&
+	                hc_decode_ending_at(r, pc, t->prev, &end) == 0;
 
-	*leaf = pc;
-	if (hc_decode_at_pc(r, &in) == 0 && (in.flags & HC_AF_REP))
-		a = regs__access(&in);
-	if (!a && hc_decode_ending_at(r, pc, t->prev, &in) == 0) {
-		for (int i = 0; i < in.n; i++)
-			if ((in.acc[i].ea & ~(uint64_t)(HC_LINE - 1)) == line ||
-			    ((in.acc[i].ea + in.acc[i].size - 1) & ~(uint64_t)(HC_LINE - 1)) == line) {
-				a = &in.acc[i];
-				break;
-			}
-		if (a)
-			*leaf = in.addr;
-	}
-	if (a) {
-		s->addr = a->ea;
-		s->len = a->size;
-		s->is_store = (a->rw & HC_ACC_W) != 0;
-	} else {
-		/* A write-only register fired: a store, whatever it was. */
-		s->addr = t->watch.attr[slot < t->watch.n ? slot : 0].bp_addr;
-		s->len = 8;
-		s->is_store = t->watch.attr[slot < t->watch.n ? slot : 0].bp_type == HW_BREAKPOINT_W;
-	}
+	hc_trap_attribute(have_at ? &at : NULL, have_end ? &end : NULL, pc, line, t->watch.attr[k].bp_addr,
+	                  t->watch.attr[k].bp_type == HW_BREAKPOINT_W, &ta);
+	*leaf = ta.leaf;
+	s->addr = ta.addr;
+	s->len = ta.len;
+	s->is_store = ta.is_store;
 }
 
 static void on_trap(struct rt_thread *t, int slot, void *uctx);

@@ -40,7 +40,7 @@ struct xthr {
 	struct rt_thread *t;
 	struct hc_xthread x;           /* the thread as the model sees it */
 	uint32_t depth, nvalid;
-	uint64_t leaf;                 /* PC of the access in progress */
+	uint64_t leaf;                 /* inside the instrumentation call of the access in progress */
 	struct xframe *stack;
 	uint32_t *evh;                 /* event index + 1, 0 = empty */
 };
@@ -192,7 +192,13 @@ static void slow(struct xthr *x, uint64_t addr, uint64_t len, int kind, uint64_t
 
 	if (__atomic_load_n(&hc_rt.stopping, __ATOMIC_RELAXED) || !hc_guard_enter(t))
 		return;
-	x->leaf = pc;
+	/* pc is the return address of the instrumentation call: the access
+	   is the call itself (the instruction that follows belongs to the
+	   next statement as often as not at -O2, e.g. nn_ring's store
+	   `slots[me].v = ...` ahead of the call of line 26). One byte back
+	   lies inside the call, whose line is the access's
+	   (doc/accuracy.md, "Session 8: code pairs"). */
+	x->leaf = pc - 1;
 	hc_xmodel_access(&xm, &x->x, addr, len, kind);
 	hc_guard_leave(t);
 }

@@ -109,15 +109,15 @@ static void test_top_object(void)
 {
 	/* ranked by false volume, as objects.csv */
 	const struct acc_object a[] = {
-		{ "static", "stats", 100, 90 },
-		{ "heap", "main (x.c:3)", 50, 10 },
-		{ "stack", "stack of thread 1", 20, 0 },
+		{ "static", "stats", 100, 90, 0 },
+		{ "heap", "main (x.c:3)", 50, 10, 0 },
+		{ "stack", "stack of thread 1", 20, 0, 0 },
 	};
 	const struct acc_object b[] = {
-		{ "heap", "stats", 80, 70 },            /* same name, other kind */
-		{ "static", "stats", 10, 5 },
+		{ "heap", "stats", 80, 70, 0 },            /* same name, other kind */
+		{ "static", "stats", 10, 5, 0 },
 	};
-	const struct acc_object none[] = { { "static", "flag", 30, 0 } };
+	const struct acc_object none[] = { { "static", "flag", 30, 0, 0 } };
 
 	CHECK(acc_top_fs(a, 3, 0.5) == 0);
 	CHECK(acc_top_fs(a, 3, 0.049) == -1);   /* run below 5 % false: none */
@@ -128,6 +128,20 @@ static void test_top_object(void)
 	CHECK(acc_same_object(a, 0, b, 1) == 1);
 	CHECK(acc_same_object(a, -1, b, -1) == 1);
 	CHECK(acc_same_object(a, 0, b, -1) == 0);
+
+	/* an object whose false sharing exact mode cannot see (libgomp's team
+	   structure) is passed over, and named as the one passed over */
+	const struct acc_object h[] = {
+		{ "heap", "GOMP_parallel(...) at r.c:24 in main", 60, 50, 1 },
+		{ "static", "counters", 40, 20, 0 },
+		{ "static", "total", 30, 0, 0 },
+	};
+	CHECK(acc_top_fs(h, 3, 0.5) == 1);
+	CHECK(acc_hidden_fs(h, 3, 0.5) == 0);
+	CHECK(acc_top_fs(h, 1, 0.5) == -1);     /* nothing else: none */
+	CHECK(acc_hidden_fs(h, 1, 0.5) == 0);
+	CHECK(acc_hidden_fs(h, 3, 0.01) == -1); /* no choice made: nothing passed over */
+	CHECK(acc_hidden_fs(a, 3, 0.5) == -1);  /* the top was comparable */
 }
 
 static void test_code_pairs(void)
@@ -155,6 +169,23 @@ static void test_code_pairs(void)
 	CHECK(acc_cpair_agree(&s.p[0], &t.p[1]) == ACC_AGREE_FUNC);
 	CHECK(acc_cpair_agree(&s.p[2], &t.p[1]) == ACC_AGREE_NO);
 	CHECK(acc_cpair_agree(NULL, &t.p[1]) == ACC_AGREE_NA);
+	/* exact mode's near tie: any pair within ACC_CP_TIE of its top is a top */
+	{
+		struct acc_cpairs u = { 0 }, v = { 0 };
+		CHECK(acc_cpairs_agree(&u, &t, ACC_CP_TIE) == ACC_AGREE_NA);
+		CHECK(acc_cpairs_add(&u, &x, &y, 50) == 0);     /* sampled top */
+		CHECK(acc_cpairs_add(&u, &z, &y, 40) == 0);
+		CHECK(acc_cpairs_add(&v, &z, &y, 100) == 0);    /* exact top */
+		CHECK(acc_cpairs_add(&v, &x, &y, 95) == 0);     /* 5 % below it: a tie */
+		CHECK(acc_cpairs_agree(&u, &v, ACC_CP_TIE) == ACC_AGREE_LINE);
+		CHECK(acc_cpairs_agree(&u, &v, 0) == ACC_AGREE_NO);
+		v.p[1].v = 85;                                    /* 15 % below: not a tie */
+		CHECK(acc_cpairs_agree(&u, &v, ACC_CP_TIE) == ACC_AGREE_NO);
+		CHECK(acc_cpairs_add(&v, &x, &y2, 92) == 0);    /* same functions, other line */
+		CHECK(acc_cpairs_agree(&u, &v, ACC_CP_TIE) == ACC_AGREE_FUNC);
+		acc_cpairs_free(&u);
+		acc_cpairs_free(&v);
+	}
 	CHECK_STR(acc_agree_name(ACC_AGREE_LINE), "yes");
 	CHECK_STR(acc_agree_name(ACC_AGREE_NA), "-");
 	acc_cpairs_free(&s);

@@ -223,6 +223,84 @@ static void test_pc_moves(void)
 	}
 }
 
+/* A data watchpoint's trap (hc_trap_attribute): the accessing instruction
+   is the one ending at the PC, also when it overwrote its own address
+   register; a REP op at the PC traps on itself. Registers as at the trap
+   (after the access). */
+static void decode_at(const uint8_t *code, size_t n, uint64_t rip, struct hc_insn *in)
+{
+	struct hc_regs r = { .gregs = gregs, .fsbase = 0, .gsbase = 0 };
+
+	CHECK_EQ_U64(hc_decode_insn(code, n, rip, &r, in), 0);
+}
+
+static void test_trap_attribute(void)
+{
+	static const uint8_t load_over[] = { 0x48, 0x8b, 0x04, 0x02 };  /* mov (%rdx,%rax,1),%rax */
+	static const uint8_t store_idx[] = { 0x48, 0x89, 0x0c, 0x02 };  /* mov %rcx,(%rdx,%rax,1) */
+	static const uint8_t add_rr[] = { 0x48, 0x01, 0xc3 };           /* add %rax,%rbx */
+	static const uint8_t push[] = { 0x50 };                         /* push %rax */
+	static const uint8_t rep_stos[] = { 0xf3, 0x48, 0xab };         /* rep stos %rax,(%rdi) */
+	const uint64_t at = 0x401000, line = HEAP + 0x40, chunk = HEAP + 0x48;
+	struct hc_insn e, pc_in;
+	struct hc_trap_attr ta;
+
+	gregs[REG_RSP] = (long long)(STACK_HI - 256);
+	/* -O0's indexed load: rax (the index) now holds the loaded value, so
+	   the address decodes off the line — still this instruction, a load,
+	   at the register's chunk (before session 8: leaf = the next one) */
+	gregs[REG_RDX] = (long long)HEAP;
+	gregs[REG_RAX] = 12345;
+	decode_at(load_over, sizeof load_over, at, &e);
+	hc_trap_attribute(NULL, &e, at + sizeof load_over, line, chunk, false, &ta);
+	CHECK_EQ_U64(ta.how, HC_TRAP_INSN);
+	CHECK_EQ_U64(ta.leaf, at);
+	CHECK(!ta.is_store);
+	CHECK_EQ_U64(ta.addr, chunk);
+	CHECK_EQ_U64(ta.len, 8);
+	/* the same fired on a write-only register: a store */
+	hc_trap_attribute(NULL, &e, at + sizeof load_over, line, chunk, true, &ta);
+	CHECK(ta.is_store && ta.leaf == at);
+	/* an indexed store, registers intact: exact address and size */
+	gregs[REG_RAX] = 0x48;
+	decode_at(store_idx, sizeof store_idx, at, &e);
+	hc_trap_attribute(NULL, &e, at + sizeof store_idx, line, chunk, false, &ta);
+	CHECK_EQ_U64(ta.how, HC_TRAP_EXACT);
+	CHECK_EQ_U64(ta.leaf, at);
+	CHECK(ta.is_store);
+	CHECK_EQ_U64(ta.addr, HEAP + 0x48);
+	CHECK_EQ_U64(ta.len, 8);
+	/* no data access ending at the PC (a register op, a push): unknown,
+	   the PC stays the leaf, the kind is the register's */
+	decode_at(add_rr, sizeof add_rr, at, &e);
+	hc_trap_attribute(NULL, &e, at + sizeof add_rr, line, chunk, true, &ta);
+	CHECK_EQ_U64(ta.how, HC_TRAP_UNKNOWN);
+	CHECK_EQ_U64(ta.leaf, at + sizeof add_rr);
+	CHECK(ta.is_store && ta.addr == chunk && ta.len == 8);
+	decode_at(push, sizeof push, at, &e);
+	hc_trap_attribute(NULL, &e, at + sizeof push, line, chunk, false, &ta);
+	CHECK_EQ_U64(ta.how, HC_TRAP_UNKNOWN);
+	CHECK(!ta.is_store && ta.leaf == at + sizeof push);
+	/* nothing decodes */
+	hc_trap_attribute(NULL, NULL, at, line, chunk, false, &ta);
+	CHECK(ta.how == HC_TRAP_UNKNOWN && ta.leaf == at && !ta.is_store);
+	/* a REP string op at the PC traps on itself, at its current element */
+	gregs[REG_RDI] = (long long)(HEAP + 0x50);
+	gregs[REG_RCX] = 3;
+	decode_at(rep_stos, sizeof rep_stos, at, &pc_in);
+	decode_at(add_rr, sizeof add_rr, at - sizeof add_rr, &e);
+	hc_trap_attribute(&pc_in, &e, at, line, chunk, false, &ta);
+	CHECK_EQ_U64(ta.how, HC_TRAP_REP);
+	CHECK_EQ_U64(ta.leaf, at);
+	CHECK(ta.is_store && ta.addr == HEAP + 0x50 && ta.len == 8);
+	/* a plain instruction at the PC does not count: the one ending there does */
+	gregs[REG_RAX] = 0x48;
+	decode_at(store_idx, sizeof store_idx, at - sizeof store_idx, &e);
+	decode_at(add_rr, sizeof add_rr, at, &pc_in);
+	hc_trap_attribute(&pc_in, &e, at, line, chunk, false, &ta);
+	CHECK(ta.how == HC_TRAP_EXACT && ta.leaf == at - sizeof store_idx && ta.is_store);
+}
+
 int main(void)
 {
 	if (hc_decode_init() < 0) {
@@ -235,5 +313,6 @@ int main(void)
 	test_lines();
 	test_line_masks();
 	test_pc_moves();
+	test_trap_attribute();
 	return hc_test_done("test_step");
 }
