@@ -124,6 +124,7 @@ static void an_free(struct an *an)
 	}
 	free(an->threads);
 	hmap__free(&an->thread_of);
+	free(an->thread_g);
 	free(an->proc_order);
 	view__free(&an->view);
 	free(an->cp_rows);

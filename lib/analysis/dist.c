@@ -135,6 +135,7 @@ static void put_agg(struct wbuf *b, const struct agg *g)
 	}
 }
 
+/* Also frees each record's matrix row and counters once written (sent next). */
 static int serialize(struct an *an, struct wbuf *b)
 {
 	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
@@ -175,7 +176,7 @@ static int serialize(struct an *an, struct wbuf *b)
 		nrec += !an->profs[i].remote;
 	dbuf__put32(b, nrec);
 	for (i = 0; i < an->nprofs; i++) {
-		const struct an_prof *p = &an->profs[i];
+		struct an_prof *p = &an->profs[i];
 
 		if (p->remote)
 			continue;
@@ -201,6 +202,12 @@ static int serialize(struct an *an, struct wbuf *b)
 			dbuf__put64(b, p->counters[k].value);
 		}
 		put_agg(b, &p->row);
+		/* (not needed here any more: drop_sent would free them after
+		   the send; now, so that the buffer does not come on top) */
+		agg__free(&p->row);
+		free(p->counters);
+		p->counters = NULL;
+		p->ncounters = 0;
 		/* region events stay here: summed by region set on this rank once
 		   the sets are known (dist_objects.c), they go up with the objects */
 	}

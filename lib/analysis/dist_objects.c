@@ -234,6 +234,7 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 	struct an_proc *procs = NULL;
 	struct an_thread *th = NULL;
 	uint32_t *mt = NULL, *glob = NULL, *ptr = NULL, n, nl, i, k, x, nth = 0, nprocs = 0;
+	bool *mine = NULL;
 	char magic[8];
 	bool oom = false;
 	int ret = -ENOMEM;
@@ -377,23 +378,43 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 	for (i = 0; i < an->nprocs; i++)
 		if (!hmap__find(&pk, &an->prockey.keys[i], &ptr[i]))
 			ptr[i] = HC_NONE;
-	/* threads */
+	/* threads: all of them in the table (global ids), the lookup by
+	   (process, index) only for this rank's processes' (a thread's peers
+	   are of its own process), so a rank holds 48 bytes per thread of the
+	   run, not a hash entry too */
+	if (!(mine = calloc(nprocs ? nprocs : 1, sizeof(*mine))))
+		goto out;
+	for (i = 0; i < an->nprocs; i++)
+		if (ptr[i] != HC_NONE)
+			mine[ptr[i]] = true;
 	nth = dbuf__count(b, 8);
 	if (!(th = calloc(nth ? nth : 1, sizeof(*th))))
 		goto out;
 	hmap__free(&an->thread_of);
-	if (hmap__init(&an->thread_of, nth + 16))
+	free(an->thread_g);
+	an->thread_g = NULL;
+	an->thread_gcap = 0;
+	if (hmap__init(&an->thread_of, 64))
 		goto out;
 	for (i = 0; i < nth && !b->bad; i++) {
 		struct hkey key;
+		int r;
 
 		th[i].proc = dbuf__get32(b);
 		th[i].idx = dbuf__get32(b);
 		th[i].creator = HC_NONE;
+		if (th[i].proc >= nprocs) {
+			b->bad = true;
+			break;
+		}
+		if (!mine[th[i].proc])
+			continue;
 		key = (struct hkey){ th[i].proc, th[i].idx, 0 };
-		if (hmap__intern(&an->thread_of, &key, &x) < 0)
+		if ((r = hmap__intern(&an->thread_of, &key, &x)) < 0 ||
+		    an__grow(&an->thread_g, &an->thread_gcap, x + 1, sizeof(*an->thread_g)))
 			goto out;
-		if (x != i || th[i].proc >= nprocs)
+		an->thread_g[x] = i;
+		if (r == 0)
 			b->bad = true;
 	}
 	/* this rank's profiles (its share, in file order): global thread,
@@ -471,6 +492,7 @@ out:
 	free(mt);
 	free(glob);
 	free(ptr);
+	free(mine);
 	return ret;
 }
 

@@ -403,7 +403,10 @@ struct an {
 	struct cct tree;
 	struct an_thread *threads;
 	uint32_t nthreads;
-	struct hmap thread_of;      /* (proc, idx, 0) -> global index */
+	struct hmap thread_of;      /* (proc, idx, 0) -> global index (or through thread_g) */
+	uint32_t *thread_g;         /* distributed, ranks but 0: thread_of holds their
+	                               processes' threads only, dense index -> global */
+	uint32_t thread_gcap;
 	uint32_t *proc_order;       /* sorted position -> proc index */
 	uint32_t nused_procs;
 	uint64_t mtot[HC_M_COUNT];

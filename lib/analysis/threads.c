@@ -77,7 +77,11 @@ bool threads__find(const struct an *an, uint32_t proc, uint32_t idx, uint32_t *g
 {
 	struct hkey k = { proc, idx, 0 };
 
-	return hmap__find(&an->thread_of, &k, g);
+	if (!hmap__find(&an->thread_of, &k, g))
+		return false;
+	if (an->thread_g)
+		*g = an->thread_g[*g];
+	return true;
 }
 
 static int collect_cpus(struct an *an)
