@@ -72,6 +72,69 @@ static bool set_is_stale(const struct hc_detect_thread *th)
 	return !th->armed || th->armed_at < th->prev_sample;
 }
 
+/* The dry record of `line` for th, live at `now`, or NULL. */
+static struct hc_detect_dry *dry_find(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                                      uint64_t line, uint64_t now)
+{
+	for (uint32_t i = 0; i < HC_DETECT_DRY; i++) {
+		const struct hc_detect_dry *d = &th->dry[i];
+
+		if (d->line == line && d->time && (now < d->time || now - d->time <= cfg->dry_window))
+			return (struct hc_detect_dry *)d;
+	}
+	return NULL;
+}
+
+/* th's write-only set on `line` ended without a trap (probed: its read
+   probe ended too). */
+static void dry_note(const struct hc_detect_config *cfg, struct hc_detect_thread *th, uint64_t line,
+                     uint64_t now, bool probed)
+{
+	struct hc_detect_dry *d;
+
+	if (!cfg->dry_window)
+		return;
+	if (!(d = dry_find(cfg, th, line, now))) {
+		for (uint32_t i = 0; i < HC_DETECT_DRY && !d; i++)   /* an expired record, else round robin */
+			if (!th->dry[i].time || (now > th->dry[i].time && now - th->dry[i].time > cfg->dry_window))
+				d = &th->dry[i];
+		if (!d)
+			d = &th->dry[th->dry_next++ % HC_DETECT_DRY];
+		d->line = line;
+		d->time = now;
+		d->probed = false;
+	}
+	if (probed)
+		d->probed = true;
+	else
+		d->time = now;
+}
+
+/* th wrote `line` (a trapped store): not dry. */
+static void dry_clear(const struct hc_detect_config *cfg, struct hc_detect_thread *th, uint64_t line,
+                      uint64_t now)
+{
+	struct hc_detect_dry *d = cfg->dry_window ? dry_find(cfg, th, line, now) : NULL;
+
+	if (d)
+		d->time = 0;
+}
+
+/* The armed set ends without a trap (expired or replaced): a write-only
+   set leaves its line dry, a read probe marks it probed. */
+static void set_ended(const struct hc_detect_config *cfg, struct hc_detect_thread *th, uint64_t now,
+                      struct hc_detect_result *res)
+{
+	if (!th->armed || th->start_set)
+		return;
+	if (th->writes_only) {
+		dry_note(cfg, th, th->watched.line, now, false);
+		res->dry = true;
+	} else if (th->probe) {
+		dry_note(cfg, th, th->watched.line, now, true);
+	}
+}
+
 /* The bytes of e's line that th was seen to access recently (0: none
    known; without th->touched always 0); all of them for a moving access
    (an instruction that walks through memory reads or writes the whole
@@ -140,9 +203,15 @@ static int target_kind(const struct hc_detect_config *cfg, const struct hc_detec
 {
 	if (e->thread == th->thread || e->time <= th->t_prev)
 		return 0;
-	if (e->is_load)
-		return (e->time > th->prev_sample ||
-		        (cfg->load_window && now < e->time + cfg->load_window)) ? 1 : 0;
+	if (e->is_load) {
+		const struct hc_detect_dry *d;
+
+		if (!(e->time > th->prev_sample || (cfg->load_window && now < e->time + cfg->load_window)))
+			return 0;
+		/* a dry line: one read probe, then nothing until the record expires */
+		d = cfg->dry_window ? dry_find(cfg, th, e->line, now) : NULL;
+		return d && d->probed ? 0 : 1;
+	}
 	if (!is_fresh(th, e))
 		return 0;
 	/* A thread's first samples know too few of its lines to choose by
@@ -211,8 +280,8 @@ static uint32_t published_chunk(const struct hc_bb_entry *e)
 /* Arm d watchpoints: the chunk of e's access first, then d-1 distinct
    random others of its line (a partial Fisher-Yates shuffle of the
    line's other 7 chunks). */
-static void arm_set(struct hc_detect_thread *th, const struct hc_bb_entry *e,
-                    uint32_t d, uint64_t now, struct hc_detect_result *res)
+static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                    const struct hc_bb_entry *e, uint32_t d, uint64_t now, struct hc_detect_result *res)
 {
 	uint8_t chunk[NCHUNKS];
 	uint32_t i, j;
@@ -236,7 +305,11 @@ static void arm_set(struct hc_detect_thread *th, const struct hc_bb_entry *e,
 	th->armed = true;
 	th->start_set = false;
 	th->candidates = 1;
-	th->writes_only = e->is_load;
+	/* A set on a load watches writes, unless this thread did not write
+	   the line the last time it watched it (dry): then it reads it, and
+	   its load, published, is the target the other thread lacks. */
+	th->probe = e->is_load && cfg->dry_window && dry_find(cfg, th, e->line, now);
+	th->writes_only = e->is_load && !th->probe;
 	th->nwatch = d;
 	th->armed_at = now;
 	th->watched = *e;
@@ -263,12 +336,14 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 		res->comm = true;
 	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, s->time, &e, &count)) {
 		/* 2. Nothing here: watch a line another thread just wrote. */
-		arm_set(th, &e, d, s->time, res);
+		set_ended(cfg, th, s->time, res);
+		arm_set(cfg, th, &e, d, s->time, res);
 		th->candidates = count;
 	}
 	/* A set from before the previous sample that nothing replaced has had
 	   its interval: off (its weight is one interval's worth). */
 	if (!res->arm && th->armed && set_is_stale(th)) {
+		set_ended(cfg, th, s->time, res);
 		th->armed = false;
 		th->nwatch = 0;
 		res->disarm = true;
@@ -339,6 +414,7 @@ bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_co
 	th->armed = true;
 	th->start_set = true;
 	th->writes_only = false;
+	th->probe = false;
 	th->candidates = count;
 	th->nwatch = n;
 	th->armed_at = now;
@@ -394,11 +470,16 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 		return false;
 	if (e->is_load && !t->is_store) {
 		/* Watching a load: this thread read the line too. No
-		   communication; the set has done its job. */
+		   communication; the set has done its job (a read probe's: the
+		   caller publishes the load). */
+		if (th->probe)
+			dry_note(cfg, th, e->line, t->time, true);
 		th->armed = false;
 		th->nwatch = 0;
 		return false;
 	}
+	if (e->is_load)
+		dry_clear(cfg, th, e->line, t->time);   /* this thread writes the line */
 	pc = e->line + (uint64_t)published_chunk(e) * CHUNK;
 	fill_comm(comm, th, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
 	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),

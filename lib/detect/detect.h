@@ -30,6 +30,10 @@
      with, and this thread's own loads of it would only waste the set.
    - A set lives one sampling interval: one still armed when the thread's
      next sample arms nothing new expires (res.disarm).
+   - A write-only set that ends without a trap makes its line dry for the
+     thread (cfg.dry_window): the next set on it is a read probe (RW; its
+     load trap is no communication, the runtime publishes the load), and
+     after that the line is no target until the record expires.
    - On the first trap of an armed set: one communication with the entry's
      publisher of weight period on the published chunk, period*7/(D-1) on
      another (1 / the chance it was watched), true iff the trapping access
@@ -47,6 +51,7 @@
 
 #define HC_MAX_WATCH 4
 #define HC_DETECT_YOUNG 2
+#define HC_DETECT_DRY 8   /* dry lines remembered per thread */
 #define HC_BB_DEFAULT_SLOTS 127
 
 /* One published sample: a store, or (soft sampler, issue #14) a load of
@@ -101,6 +106,8 @@ struct hc_detect_config {
 	uint32_t probes;     /* slots probed when choosing an entry to watch (default 8) */
 	bool publish_loads;  /* loads of non-private memory publish too (soft sampler) */
 	uint64_t load_window;/* a published load stays a watch target this long (ns; 0: while fresh) */
+	uint64_t dry_window; /* a line this thread's write-only set watched without a trap is
+	                        "dry" for it this long (ns; 0: never remembered) */
 };
 
 /* Per-thread detection state; zero-initialise, then set .thread and .rng. */
@@ -136,6 +143,20 @@ struct hc_detect_thread {
 	struct hc_bb_entry start[HC_MAX_WATCH];
 	uint32_t start_skip;    /* publisher + 1 whose entries the next start set
 	                           skips (the one the last start set found), 0 = none */
+	/* Dry lines (doc/detection.md §5.9): lines on which a write-only set
+	   of this thread (on another thread's published load) ended without a
+	   trap — this thread did not write them while it watched: a queue's
+	   consumer watching the head index the producer loads (and stores
+	   itself), a read-mostly global. Within cfg.dry_window such a line is
+	   watched once more as a read probe (`probe`: RW, its load trap is
+	   published as this thread's load — the load the other thread's
+	   write-only set needs), then not at all until the record expires. */
+	struct hc_detect_dry {
+		uint64_t line, time;
+		bool probed;
+	} dry[HC_DETECT_DRY];
+	uint32_t dry_next;
+	bool probe;
 };
 
 /* One address sample (soft, pebs or ibs) or trapping access. */
@@ -172,6 +193,7 @@ struct hc_detect_result {
 	                              every context switch) */
 	uint32_t nwatch;
 	uint64_t watch_addr[HC_MAX_WATCH];
+	bool     dry;              /* a write-only set ended without a trap (its line is dry) */
 };
 
 /* Process one sample of thread th. Fills *comm on detection. */
@@ -203,7 +225,8 @@ void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills
    *comm if an armed set was hit (the set is then disarmed), false otherwise.
    A set watching a published load is disarmed by any access to its line but
-   counts only a store (two loads do not communicate). */
+   counts only a store (two loads do not communicate); a read probe's load
+   trap marks its dry line probed (the caller publishes that load). */
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                     const struct hc_sample *t, struct hc_comm *comm);
 /* Publish the access s of thread th (a store, or a load when

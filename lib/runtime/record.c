@@ -108,6 +108,8 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 		watch__disarm(t);
 		t->cnt.watch_expired++;
 	}
+	if (res.dry)
+		t->cnt.watch_dry++;
 	if (res.arm) {
 		int err;
 
@@ -117,6 +119,10 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 			rt_cost_add(&t->cost[RT_MECH_ARM], process__now() - t0);
 		if (err == 0) {
 			t->cnt.watch_armed++;
+			if (t->det.writes_only)
+				t->cnt.watch_armed_w++;
+			if (t->det.probe)
+				t->cnt.watch_probes++;
 		} else {
 			static int said;
 

@@ -65,6 +65,10 @@ static void open_all(struct rt_thread *t)
 
 void watch__thread_stop(struct rt_thread *t)
 {
+	/* A thread that asked for sets and was never let open its registers
+	   (the switch gate): its watch_gated says how often it asked. */
+	if (!t->watch.opened && t->cnt.watch_gated)
+		t->cnt.watch_threads_gated++;
 	if (!t->watch.opened)
 		fds__unreserve(t->watch.want);
 	for (int i = 0; i < t->watch.n; i++)
@@ -250,9 +254,14 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			soft__start_set(t);    /* a second one while the thread is young */
 		soft__after_trap(t, uctx, &s);
 	} else if (watched_load && !s.is_store && !t->det.armed) {
-		/* A set on a published load, hit by this thread's own load. */
-		t->det.moving = false;
+		/* A set on a published load, hit by this thread's own load (a
+		   read probe of a dry line): no communication, but an exact load
+		   of a line another thread loads, published as one — the target
+		   a write-only set of the line's writer needs (§5.9). */
 		t->cnt.traps_load_load++;
+		if (hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
+			t->cnt.published_trap_loads++;
+		t->det.moving = false;
 	} else {
 		t->det.moving = false;
 		/* A late trap of an older set: the registers are off now, so the

@@ -787,6 +787,106 @@ static void test_rng_zero(void)
 	CHECK(w.th[0].rng != 0);
 }
 
+/* A sample of thread t's own private memory: detection runs (look-up,
+   sets), nothing publishes. */
+static void idle(struct world *w, uint32_t t, uint64_t time)
+{
+	sample_priv(w, t, time, LINE_B + 64 * 50, 8, false, true);
+}
+
+/* Dry lines (§5.9): a write-only set on another thread's published load
+   that ends without a trap makes the line dry for the watcher (it did not
+   write it: a queue's consumer watching the head index the producer
+   loads); the next set on it is a read probe (RW, not writes_only), whose
+   load trap marks it probed; then the line is no target until the record
+   expires. The probe's load, published, is the W target of the line's
+   writer, whose store traps. A store trap clears a dry record; without
+   dry_window nothing is remembered. */
+static void test_dry_lines(void)
+{
+	struct world w;
+	struct hc_bb_entry e;
+	struct hc_sample ld = { .time = 415, .addr = LINE_A, .len = 8, .is_store = false, .ctx = 9 };
+
+	world_init(&w, 7, 2);
+	w.cfg.publish_loads = true;
+	w.cfg.load_window = 100000;
+	w.cfg.dry_window = 1000;
+	sample(&w, 1, 100, LINE_A, 8, false);              /* T1 (the writer) loads A */
+	idle(&w, 0, 150);              /* T0's first sample: the W set */
+	CHECK(w.res.arm && w.th[0].watched.line == LINE_A && w.th[0].writes_only && !w.th[0].probe);
+	CHECK(!w.res.dry);
+	idle(&w, 0, 300);              /* within its interval */
+	CHECK(!w.res.arm && !w.res.disarm && !w.res.dry);
+	idle(&w, 0, 400);              /* ended without a trap: dry */
+	CHECK(w.res.dry);
+	CHECK(w.res.arm && w.th[0].watched.line == LINE_A);
+	CHECK(w.th[0].probe && !w.th[0].writes_only);      /* the read probe */
+	CHECK(!trap(&w, 0, 410, LINE_A + 8, 8, false));    /* T0 reads A: no communication */
+	CHECK(!w.th[0].armed);
+	/* the runtime publishes the probe's load: A's entry is T0's load */
+	ld.time = 415;
+	CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[0], &ld), 1);
+	CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && e.is_load && e.thread == 0);
+	/* probed: A is no target for T0 until the record expires */
+	idle(&w, 0, 500);
+	CHECK(!w.res.arm);
+	/* T1 watches T0's load of A (write-only) and its store traps */
+	idle(&w, 1, 520);
+	CHECK(w.res.arm && w.th[1].watched.line == LINE_A && w.th[1].watched.thread == 0 &&
+	      w.th[1].writes_only);
+	CHECK(trap(&w, 1, 530, LINE_A, 8, true));
+	CHECK_EQ_U64(w.comm.peer, 0);
+	CHECK(w.comm.flags & HC_COMM_TRAP);
+	CHECK(w.comm.flags & HC_COMM_STORE);
+	CHECK(!(w.comm.flags & HC_COMM_PEER_STORE));
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	/* after the dry window A is a write-only target again */
+	sample(&w, 1, 1500, LINE_A, 8, false);             /* T1 loads A again */
+	idle(&w, 0, 1600);
+	CHECK(w.res.arm && w.th[0].watched.line == LINE_A && w.th[0].writes_only && !w.th[0].probe);
+	/* a store trap clears the record: the next set is write-only again */
+	CHECK(trap(&w, 0, 1610, LINE_A, 8, true));
+	sample(&w, 1, 1620, LINE_A, 8, false);
+	idle(&w, 0, 1700);
+	CHECK(w.res.arm && w.th[0].writes_only && !w.th[0].probe);
+	sample(&w, 1, 1710, LINE_A, 8, false);
+	idle(&w, 0, 1800);
+	idle(&w, 0, 1900);             /* ends dry... */
+	CHECK(w.res.dry && w.th[0].probe);                 /* ...and is probed next */
+	/* without dry_window: never a probe */
+	world_init(&w, 7, 2);
+	w.cfg.publish_loads = true;
+	w.cfg.load_window = 100000;
+	sample(&w, 1, 100, LINE_A, 8, false);
+	idle(&w, 0, 150);
+	idle(&w, 0, 300);
+	idle(&w, 0, 400);
+	CHECK(w.res.dry && w.res.arm && w.th[0].writes_only && !w.th[0].probe);
+	/* more dry lines than records: the oldest make room */
+	world_init(&w, 63, 2);
+	w.cfg.publish_loads = true;
+	w.cfg.load_window = 150;
+	w.cfg.dry_window = 100000;
+	for (uint32_t i = 0; i < HC_DETECT_DRY + 3; i++) {
+		uint64_t t0 = 1000 + 1000 * (uint64_t)i;
+
+		sample(&w, 1, t0, LINE_A + 64 * i, 8, false);
+		idle(&w, 0, t0 + 100);
+		CHECK(w.res.arm && w.th[0].watched.line == LINE_A + 64 * i && w.th[0].writes_only);
+		idle(&w, 0, t0 + 200);
+		idle(&w, 0, t0 + 300);         /* ended dry, nothing else to watch */
+		CHECK(w.res.dry && w.res.disarm && !w.res.arm);
+	}
+	for (uint32_t i = 0; i < HC_DETECT_DRY + 3; i++) {
+		bool found = false;
+
+		for (uint32_t k = 0; k < HC_DETECT_DRY; k++)
+			found |= w.th[0].dry[k].line == LINE_A + 64 * i && w.th[0].dry[k].time != 0;
+		CHECK(found == (i >= 3));
+	}
+}
+
 int main(void)
 {
 	test_overlap();
@@ -806,5 +906,6 @@ int main(void)
 	test_targeting();
 	test_judged_by_masks();
 	test_start_set();
+	test_dry_lines();
 	return hc_test_done("test_detect");
 }
