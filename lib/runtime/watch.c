@@ -108,10 +108,19 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	uint32_t type = t->det.writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 
-	if (!t->watch.opened && !thread__watch_allowed(t))
+	/* A start set is armed once, before the thread has run: the switch
+	   gate has no evidence yet and, in a crowded process, refuses every
+	   new thread, so a later generation's hand-off reads (its first
+	   microseconds) went unwatched (generations -t 4 on 2 CPUs: 7 of 12
+	   threads refused; detection.md §5.9). It opens without asking; the
+	   thread then pays the opened registers' switch cost for its life. */
+	if (!t->watch.opened && !t->det.start_set && !thread__watch_allowed(t))
 		return -EAGAIN;            /* switches too often for now (cost.h) */
-	if (!t->watch.opened)
+	if (!t->watch.opened) {
+		if (t->det.start_set)
+			t->cnt.start_sets_ungated++;
 		open_all(t);
+	}
 	if (n > (uint32_t)t->watch.n)
 		return -ENOSPC;
 	for (uint32_t i = 0; i < n; i++) {
