@@ -207,6 +207,11 @@ void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v)
 	hc_out_printf(o, " %s=\"%s\"", name, hc_fmt_u64(b, v));
 }
 
+const char hc_db_digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Appends s (NUL-terminated) at p; returns the new end. */
 static char *put(char *p, const char *s)
 {

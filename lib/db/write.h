@@ -39,6 +39,40 @@ void hc_db_attr_str(struct hc_out *o, const char *name, const char *v);
 void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v);
 /* ` all="t+f" true="t" false="f"`. */
 void hc_db_attr_vol(struct hc_out *o, uint64_t t, uint64_t f);
+/* v in decimal at p (no terminator), two digits at a time and in place;
+   returns the end. For the rows the large files have millions of
+   (regions.csv, phases.xml's cells). */
+extern const char hc_db_digits2[201];
+static inline char *hc_db_put_dec(char *p, uint64_t v)
+{
+	uint64_t x = v;
+	unsigned n = 1;
+	char *e;
+
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	while (x >= 10000) {
+		x /= 10000;
+		n += 4;
+	}
+	n += (x >= 10) + (x >= 100) + (x >= 1000);
+	e = p + n;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--e = hc_db_digits2[d + 1];
+		*--e = hc_db_digits2[d];
+	}
+	if (v >= 10) {
+		*--e = hc_db_digits2[v * 2 + 1];
+		*--e = hc_db_digits2[v * 2];
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return p + n;
+}
 /* The space-separated sampler names of bit set `samplers`. */
 void hc_db_put_samplers(struct hc_out *o, uint32_t samplers);
 /* Opens dir/name and writes the XML declaration and the start tag

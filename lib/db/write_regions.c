@@ -100,30 +100,9 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 /* regions.csv is the largest file of a database with many regions (2 M
    rows at 256 threads on bench/prof-scale): rows are formatted two digits
    at a time into a 64 KB buffer written in one call. */
-static const char digits2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static char *put_u64(char *p, uint64_t v, char sep)
+static inline char *put_u64(char *p, uint64_t v, char sep)
 {
-	char b[24];
-	int n = 24;
-
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		b[--n] = digits2[d + 1];
-		b[--n] = digits2[d];
-	}
-	if (v >= 10) {
-		b[--n] = digits2[v * 2 + 1];
-		b[--n] = digits2[v * 2];
-	} else {
-		b[--n] = (char)('0' + v);
-	}
-	memcpy(p, b + n, (size_t)(24 - n));
-	p += 24 - n;
+	p = hc_db_put_dec(p, v);
 	*p++ = sep;
 	return p;
 }

@@ -4,6 +4,8 @@
    with its thread matrix, and the timeline's lines) and locality.xml (NUMA
    locality per data object). The reader's twin is read_views.c. No signal
    context. */
+#include <string.h>
+
 #include "db/write.h"
 #include "support/out.h"
 
@@ -37,15 +39,25 @@ int hc_db_write_phases(const char *dir, const struct hc_db_wphases *v, char *err
 		}
 		hc_out_puts(&o, ">\n");
 		for (c = 0; c < p->ncells; c++) {
-			/* without printf: 20 phases of ~285,000 cells at 100,000 threads */
-			char b[24];
-			hc_out_puts(&o, "    <T i=\"");
-			hc_out_puts(&o, hc_fmt_u64(b, p->cells[c].i));
-			hc_out_puts(&o, "\" j=\"");
-			hc_out_puts(&o, hc_fmt_u64(b, p->cells[c].j));
-			hc_out_puts(&o, "\"");
-			hc_db_attr_vol(&o, p->cells[c].v[0], p->cells[c].v[1]);
-			hc_out_puts(&o, "/>\n");
+			/* one line formatted and written at once: 20 phases of ~285,000
+			   cells at 100,000 threads */
+			const struct hc_db_mcell *x = &p->cells[c];
+			char line[160], *q = line;
+#define LIT(s) (memcpy(q, s, sizeof(s) - 1), q += sizeof(s) - 1)
+			LIT("    <T i=\"");
+			q = hc_db_put_dec(q, x->i);
+			LIT("\" j=\"");
+			q = hc_db_put_dec(q, x->j);
+			LIT("\" all=\"");
+			q = hc_db_put_dec(q, x->v[0] + x->v[1]);
+			LIT("\" true=\"");
+			q = hc_db_put_dec(q, x->v[0]);
+			LIT("\" false=\"");
+			q = hc_db_put_dec(q, x->v[1]);
+			LIT("\"/>\n");
+#undef LIT
+			*q = '\0';
+			hc_out_puts(&o, line);
 		}
 		hc_out_puts(&o, "  </Phase>\n");
 	}
