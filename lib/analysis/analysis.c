@@ -313,7 +313,10 @@ static int other_rank(struct an *an, struct phase *ph, char *err, size_t errlen)
 	ret = dist__ctx_recv(an, &stop, err, errlen);
 	if (!ret && !stop) {
 		phase_end(ph, "context");
-		ret = objects__build(an, &objs);
+		ret = dist__regions_reduce(an, err, errlen);
+		phase_end(ph, "reg. reduce");
+		if (!ret)
+			ret = objects__build(an, &objs);
 		phase_end(ph, "objects");
 		if (!ret)
 			ret = dist__objects_reduce(an, objs, &done, err, errlen);
@@ -500,12 +503,19 @@ out_early:
 			agg__free(&an.workers[i].acc[u].cpus);
 		}
 	phase_end(&ph, "pairs+matrix");
-	/* Distributed: the other ranks' region events come with their objects. */
-	if (!dist) {
-		ret = regions_pass(&an, stage, &ph, err, errlen);
+	/* Distributed: the other ranks' region events first (in the sequential
+	   order, the region matrices come before the object table). */
+	if (dist) {
+		ret = dist__regions_reduce(&an, err, errlen);
+		if (ret == -EPROTO)
+			goto out;
 		if (ret)
 			goto out_nomem;
+		phase_end(&ph, "reg. reduce");
 	}
+	ret = regions_pass(&an, stage, &ph, err, errlen);
+	if (ret)
+		goto out_nomem;
 	ret = objects__build(&an, &objs);
 	if (ret)
 		goto out_nomem;
@@ -521,9 +531,6 @@ out_early:
 		if (ret)
 			goto out_nomem;
 		phase_end(&ph, "obj. reduce");
-		ret = regions_pass(&an, stage, &ph, err, errlen);
-		if (ret)
-			goto out_nomem;
 	}
 	ret = an.views ? views__finish(&an, an.views, objs) : 0;
 	if (ret)

@@ -39,7 +39,8 @@
 
 #define CTX_MAGIC   "HCDCTX\r\n"
 #define OBJ_MAGIC   "HCDOBJ\r\n"
-#define CTX_VERSION 1u
+#define REG_MAGIC   "HCDREG\r\n"
+#define CTX_VERSION 2u
 
 static int lowbit(int r)
 {
@@ -525,7 +526,7 @@ int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
 	return ret;
 }
 
-/* ---------------- up the tree: objects, windows, locality ---------------- */
+/* ---------------- up the tree: region events, then objects ---------------- */
 
 /* Region events by set: this rank's profiles' and those received from
    its children, for rank 0's regions__build. */
@@ -587,6 +588,73 @@ static int unpack_rrows(struct an *an, struct rbuf *b)
 	return 0;
 }
 
+/* Every rank's profiles' region events by set, up the tree right after the
+   context (so that rank 0 builds the region matrices before the object
+   pass, in the sequential order: they do not come on top of the object
+   table and the windows). A rank but 0 drops them once sent. */
+int dist__regions_reduce(struct an *an, char *err, size_t errlen)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	int s, ret = 0;
+
+	for (s = 1; s < c->size; s <<= 1) {
+		if (c->rank & s) {
+			struct wbuf b = { 0 };
+			uint32_t i;
+
+			dbuf__put(&b, REG_MAGIC, 8);
+			dbuf__put32(&b, CTX_VERSION);
+			pack_rrows(an, &b);
+			ret = b.err;
+			if (!ret)
+				ret = c->send(c->arg, c->rank - s, b.p, b.n);
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes of region events to rank %d",
+			             c->rank, b.n, c->rank - s);
+			free(b.p);
+			for (i = 0; i < an->nprofs; i++) {
+				struct rrow *r = &an->profs[i].rrow;
+
+				free(r->e);
+				free(r->cache);
+				memset(r, 0, sizeof(*r));
+			}
+			for (i = 0; i < an->nfwd; i++)
+				free(an->fwd[i].e);
+			free(an->fwd);
+			an->fwd = NULL;
+			an->nfwd = an->fwdcap = 0;
+			return ret;
+		}
+		if (c->rank + s < c->size) {
+			void *buf = NULL;
+			size_t len = 0;
+			struct rbuf b;
+			char magic[8];
+
+			ret = c->recv(c->arg, c->rank + s, &buf, &len);
+			if (ret)
+				return ret;
+			b = (struct rbuf){ buf, len, 0, false };
+			dbuf__get(&b, magic, 8);
+			if (memcmp(magic, REG_MAGIC, 8) || dbuf__get32(&b) != CTX_VERSION)
+				b.bad = true;
+			if (!b.bad)
+				ret = unpack_rrows(an, &b);
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of region events from rank %d",
+			             c->rank, len, c->rank + s);
+			free(buf);
+			if (ret)
+				return ret;
+			if (b.bad || b.off != len) {
+				snprintf(err, errlen, "the region events from rank %d are malformed at byte "
+				         "%zu of %zu", c->rank + s, b.off, len);
+				return -EPROTO;
+			}
+		}
+	}
+	return 0;
+}
+
 int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *err,
                          size_t errlen)
 {
@@ -603,8 +671,6 @@ int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *er
 			objects__pack(ob, &b);
 			dbuf__put32(&b, an->views != NULL);
 			ret = an->views ? views__pack(an->views, &b) : 0;
-			if (!ret)
-				pack_rrows(an, &b);
 			if (!ret)
 				ret = b.err;
 			if (!ret)
@@ -634,8 +700,6 @@ int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *er
 				b.bad = true;
 			if (!ret && !b.bad && an->views)
 				ret = views__unpack(an->views, &b);
-			if (!ret && !b.bad)
-				ret = unpack_rrows(an, &b);
 			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of objects from rank %d",
 			             c->rank, len, c->rank + s);
 			free(buf);

@@ -481,6 +481,9 @@ int dist__ctx_abort(struct an *an);
 int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen);
 int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *err,
                          size_t errlen);
+/* Between the two: every rank's region events by set up the tree (rank 0
+   then builds the region matrices, before its object pass). */
+int dist__regions_reduce(struct an *an, char *err, size_t errlen);
 static inline int dist__raw_add(struct an_prof *p, uint32_t g, uint32_t gp, uint32_t peer,
                                 uint64_t t, uint64_t f)
 {
