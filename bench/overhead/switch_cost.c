@@ -14,6 +14,9 @@
      inherit+bp  inherit, and each thread opens BP breakpoint events
               (enabled, on a variable nobody touches): this un-clones its
               context, as the runtime's watchpoints do
+     inherit+bpoff  the same with the breakpoint events opened disabled
+              (the context is un-cloned, no debug register is armed: a
+              thread whose watchpoint set is disarmed)
 
    With -x (cross), the two threads are pinned to CPUs 0 and 1 and hand a
    token to each other through a futex: every hand-off blocks one thread
@@ -23,7 +26,14 @@
    "Oversubscription"). The figure is then CPU time per hand-off (one
    wake-up and one block).
 
-   Usage: switch_cost [-x] MODE [BP [ITERS]]   (BP default 1, ITERS 200000) */
+   With -o (other program), one thread of ours and a child process (forked
+   before any event is opened: it carries none) share CPU 0 and yield to
+   each other, so every switch of ours goes to another program's task and
+   back (a yield or a preemption on a loaded machine, spsc's case). The
+   figure is our CPU time per switch of ours (getrusage counts: what the
+   runtime's switch gate sees), and the child's CPU time per switch.
+
+   Usage: switch_cost [-x|-o] MODE [BP [ITERS]]   (BP default 1, ITERS 200000) */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <linux/hw_breakpoint.h>
@@ -34,11 +44,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static int nbp, own_clock, cross;
+static int nbp, bp_off, own_clock, cross, other;
 static int token;            /* cross: whose turn it is (0 or 1) */
 static long iters = 200000;
 static volatile long dummy[8];
@@ -103,6 +115,7 @@ static void *thread(void *arg)
 		a.sample_period = 1;
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
+		a.disabled = (unsigned)bp_off;
 		if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
 			perror("switch_cost: breakpoint");
 			exit(1);
@@ -114,7 +127,15 @@ static void *thread(void *arg)
 	}
 	if (cross)
 		cross_loop((int)(intptr_t)arg);
-	else
+	else if (other) {
+		struct rusage r0, r1;
+
+		getrusage(RUSAGE_THREAD, &r0);
+		for (long i = 0; i < iters; i++)
+			sched_yield();
+		getrusage(RUSAGE_THREAD, &r1);
+		*(long *)arg = (r1.ru_nvcsw + r1.ru_nivcsw) - (r0.ru_nvcsw + r0.ru_nivcsw);
+	} else
 		for (long i = 0; i < iters; i++)
 			sched_yield();
 	return NULL;
@@ -126,19 +147,23 @@ int main(int argc, char **argv)
 	pthread_t t[2];
 	cpu_set_t s;
 	double w0, c0, w, c;
+	long nsw = 0;
+	pid_t child = -1;
 
-	if (argc > 1 && !strcmp(argv[1], "-x")) {
-		cross = 1;
+	if (argc > 1 && (!strcmp(argv[1], "-x") || !strcmp(argv[1], "-o"))) {
+		cross = argv[1][1] == 'x';
+		other = argv[1][1] == 'o';
 		argv++;
 		argc--;
 	}
 	mode = argc > 1 ? argv[1] : "none";
 	if (argc > 3)
 		iters = atol(argv[3]);
-	if (!strcmp(mode, "inherit+bp"))
+	bp_off = !strcmp(mode, "inherit+bpoff");
+	if (!strcmp(mode, "inherit+bp") || bp_off)
 		nbp = argc > 2 ? atoi(argv[2]) : 1;
 	if (nbp < 0 || nbp > 4 || iters < 1) {
-		fprintf(stderr, "usage: switch_cost [-x] none|inherit|own|inherit+bp [BP 0..4 [ITERS]]\n");
+		fprintf(stderr, "usage: switch_cost [-x|-o] none|inherit|own|inherit+bp|inherit+bpoff [BP 0..4 [ITERS]]\n");
 		return 2;
 	}
 	own_clock = !strcmp(mode, "own");
@@ -146,6 +171,16 @@ int main(int argc, char **argv)
 	CPU_SET(0, &s);
 	if (sched_setaffinity(0, sizeof s, &s) < 0)
 		perror("switch_cost: sched_setaffinity");
+	if (other) {
+		child = fork();
+		if (child < 0) {
+			perror("switch_cost: fork");
+			return 1;
+		}
+		if (child == 0)            /* the other program: yields until killed */
+			for (;;)
+				sched_yield();
+	}
 	signal(SIGTRAP, SIG_IGN);
 	if (!strncmp(mode, "inherit", 7) && open_clock(1) < 0) {
 		perror("switch_cost: task-clock (perf_event_paranoid?)");
@@ -153,6 +188,25 @@ int main(int argc, char **argv)
 	}
 	w0 = clk(CLOCK_MONOTONIC);
 	c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
+	if (other) {
+		struct rusage ru;
+		double cc;
+
+		pthread_create(&t[0], NULL, thread, &nsw);
+		pthread_join(t[0], NULL);
+		w = clk(CLOCK_MONOTONIC) - w0;
+		c = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		kill(child, SIGKILL);
+		wait4(child, NULL, 0, &ru);
+		cc = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+		     ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+		if (nsw < 1)
+			nsw = 1;
+		printf("%-10s bp %d other: %.2f us CPU per switch of ours (the other program's: %.2f), "
+		       "%.2f us wall (%ld switches in %ld yields)\n", mode, nbp, c / (double)nsw * 1e6,
+		       cc / (double)nsw * 1e6, w / (double)nsw * 1e6, nsw, iters);
+		return 0;
+	}
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, thread, (void *)(intptr_t)i);
 	for (int i = 0; i < 2; i++)

@@ -206,6 +206,7 @@ static void read_options(struct rt_options *o)
 	o->step_seed = (uint32_t)env_u64("HPCRUN_COMM_STEP_SEED", RT_STEP_SEED_EVERY);
 	/* Soft sampler: the watchpoints' context-switch gate (cost.h). */
 	o->switch_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_NS", RT_SWITCH_NS_DEFAULT);
+	o->switch_other_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_OTHER_NS", RT_SWITCH_OTHER_NS_DEFAULT);
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	s = getenv("HPCRUN_COMM_PUBLISH_LOADS");
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
@@ -560,9 +561,11 @@ static void process_init(bool after_fork)
 		        hc_rt.opt.steps ? "" : " (off: HPCRUN_COMM_STEPS=0)");
 	if (kind == HC_SAMPLER_SOFT && !hc_rt.opt.per_thread)
 		process__log("watchpoints' context-switch gate: a thread opens its watchpoints only while "
-		        "its context switches x %u ns stay within %u.%u%% of its CPU time%s (opening them "
-		        "un-clones its perf context: every later switch restarts the sampler's timer)",
-		        hc_rt.opt.switch_ns, RT_SWITCH_BUDGET_PERMILLE / 10, RT_SWITCH_BUDGET_PERMILLE % 10,
+		        "its context switches x %u ns (%u ns while the process is not crowded) stay within "
+		        "%u.%u%% of its CPU time%s (opening them un-clones its perf context: every later "
+		        "switch restarts the sampler's timer)",
+		        hc_rt.opt.switch_ns, hc_rt.opt.switch_other_ns, RT_SWITCH_BUDGET_PERMILLE / 10,
+		        RT_SWITCH_BUDGET_PERMILLE % 10,
 		        hc_rt.opt.switch_ns ? "" : " (off: HPCRUN_COMM_SWITCH_NS=0)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("return bursts (execute breakpoint on a sampled function's return address): %s",

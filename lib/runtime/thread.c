@@ -178,7 +178,8 @@ static int start_perf(struct rt_thread *t)
 			__atomic_store_n(&gate_ncpu, (uint32_t)CPU_COUNT(&cs), __ATOMIC_RELAXED);
 	}
 	rt_switch_gate_init(&t->swgate, hc_rt.sampler_kind == HC_SAMPLER_SOFT && !hc_rt.opt.per_thread ?
-	                    hc_rt.opt.switch_ns : 0, RT_SWITCH_BUDGET_PERMILLE, RT_SWITCH_WINDOW_NS);
+	                    hc_rt.opt.switch_ns : 0, hc_rt.opt.switch_other_ns, RT_SWITCH_BUDGET_PERMILLE,
+	                    RT_SWITCH_WINDOW_NS);
 	if (w < hc_rt.nwatch) {
 		__atomic_add_fetch(w ? &fds__stats.threads_watch_reduced : &fds__stats.threads_watch_none,
 		                   1, __ATOMIC_RELAXED);

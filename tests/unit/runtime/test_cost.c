@@ -4,7 +4,9 @@
    getrusage figures: a thread that never switches is allowed, one that
    switches once per 70 µs of CPU (an oversubscribed OpenMP barrier) is
    refused, the verdict follows a change of behaviour within two windows,
-   counters that go back restart the gate, and switch_ns 0 turns it off. */
+   counters that go back restart the gate, the charge follows whether the
+   process is crowded (switch_ns) or not (other_ns), and switch_ns 0 turns
+   it off. */
 #include <stdint.h>
 #include <string.h>
 
@@ -52,14 +54,14 @@ static void gate(void)
 	int allowed = 0;
 
 	/* never switches: allowed from the start, and stays so */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	CHECK(rt_switch_gate_allows(&g, 0, 0));
 	for (cpu = 500000; cpu < 200000000; cpu += 500000)
 		CHECK(rt_switch_gate_allows(&g, cpu, 0));
 
 	/* one switch per 70 µs of CPU: 10 µs each is 14 % > 3 %: refused at
 	   its first sample (500 µs, 7 switches) and later */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	for (cpu = 500000; cpu < 200000000; cpu += 500000)
 		allowed += rt_switch_gate_allows(&g, cpu, cpu / 70000);
 	CHECK_EQ_U64(allowed, 0);
@@ -67,7 +69,7 @@ static void gate(void)
 	/* one switch per 1 ms of CPU (a barrier per sweep at threads = CPUs):
 	   1 % < 3 %: allowed once a window (20 ms) has shown it, and before
 	   that only while it had not switched yet (its first ms) */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	allowed = 0;
 	for (cpu = 500000; cpu < 200000000; cpu += 500000) {
 		bool ok = rt_switch_gate_allows(&g, cpu, cpu / 1000000);
@@ -78,18 +80,18 @@ static void gate(void)
 
 	/* just over and just under the budget: 3 % = one 10 µs switch per
 	   333 µs */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	CHECK(!rt_switch_gate_allows(&g, 30000000, 91));
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	CHECK(rt_switch_gate_allows(&g, 30000000, 90));
 	/* a young thread with a few switches: not yet */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	CHECK(!rt_switch_gate_allows(&g, 5000000, 1));
 
 	/* behaviour changes: a serial phase (allowed), then a blocking phase:
 	   refused within two windows (40 ms of CPU); back to no switches:
 	   allowed again within two windows */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	sw = 0;
 	for (cpu = 0; cpu < 100000000; cpu += 500000)
 		CHECK(rt_switch_gate_allows(&g, cpu, sw));
@@ -101,7 +103,7 @@ static void gate(void)
 	CHECK(rt_switch_gate_allows(&g, cpu, sw));
 
 	/* counters that go back (a recycled record): start over */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	CHECK(!rt_switch_gate_allows(&g, 1000000, 100));
 	CHECK(rt_switch_gate_allows(&g, 500000, 0));
 
@@ -111,11 +113,11 @@ static void gate(void)
 	CHECK(rt_switch_crowded(4, 2));
 	CHECK(!rt_switch_crowded(3, 2));
 	CHECK(!rt_switch_crowded(100, 0));
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	CHECK(!rt_switch_gate_allows_in(&g, 500000, 0, true));
 	CHECK(!rt_switch_gate_allows_in(&g, 19500000, 0, true));
 	CHECK(rt_switch_gate_allows_in(&g, 20000000, 0, true));
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	allowed = 0;
 	for (cpu = 500000; cpu < 200000000; cpu += 500000)
 		allowed += rt_switch_gate_allows_in(&g, cpu, cpu < 700000 ? 0 : cpu / 70000, true);
@@ -123,11 +125,44 @@ static void gate(void)
 	/* the same thread in a process that is not crowded: allowed at its
 	   first sample (it had not switched), which is what opened the
 	   breakpoint events of OpenMP workers before */
-	rt_switch_gate_init(&g, 10000, 30, 20000000);
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
 	CHECK(rt_switch_gate_allows_in(&g, 500000, 0, false));
 
+	/* two charges: 10 µs per switch in a crowded process (siblings),
+	   3 µs in one that is not (idle, other programs). One switch per
+	   200 µs of CPU: 5 % crowded (refused), 1.5 % not (allowed once a
+	   window has shown it); the same thread refused again when its
+	   process becomes crowded (the window's switches at the crowded
+	   charge) */
+	rt_switch_gate_init(&g, 10000, 3000, 30, 20000000);
+	allowed = 0;
+	for (cpu = 500000; cpu < 100000000; cpu += 500000)
+		allowed += rt_switch_gate_allows_in(&g, cpu, cpu / 200000, true);
+	CHECK_EQ_U64(allowed, 0);
+	rt_switch_gate_init(&g, 10000, 3000, 30, 20000000);
+	CHECK(!rt_switch_gate_allows_in(&g, 10000000, 50, false));     /* half a window */
+	CHECK(rt_switch_gate_allows_in(&g, 20000000, 100, false));
+	CHECK(!rt_switch_gate_allows_in(&g, 20000000, 100, true));
+	/* the budget's edge at 3 µs: 3 % of 30 ms = 300 switches */
+	rt_switch_gate_init(&g, 10000, 3000, 30, 20000000);
+	CHECK(rt_switch_gate_allows_in(&g, 30000000, 300, false));
+	rt_switch_gate_init(&g, 10000, 3000, 30, 20000000);
+	CHECK(!rt_switch_gate_allows_in(&g, 30000000, 301, false));
+	/* a yield-bound thread (one switch per 20 µs: spsc on a loaded
+	   machine) is refused at either charge */
+	rt_switch_gate_init(&g, 10000, 3000, 30, 20000000);
+	allowed = 0;
+	for (cpu = 500000; cpu < 100000000; cpu += 500000)
+		allowed += rt_switch_gate_allows_in(&g, cpu, cpu / 20000, false);
+	CHECK_EQ_U64(allowed, 0);
+	/* other_ns 0 with switch_ns set: an uncrowded process is not gated,
+	   a crowded one is */
+	rt_switch_gate_init(&g, 10000, 0, 30, 20000000);
+	CHECK(rt_switch_gate_allows_in(&g, 20000000, 1000000, false));
+	CHECK(!rt_switch_gate_allows_in(&g, 20000000, 1000000, true));
+
 	/* switch_ns 0: the gate is off */
-	rt_switch_gate_init(&g, 0, 30, 20000000);
+	rt_switch_gate_init(&g, 0, 10000, 30, 20000000);
 	CHECK(rt_switch_gate_allows(&g, 1000, 1000000));
 }
 
