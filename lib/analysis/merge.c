@@ -452,6 +452,8 @@ static int events_of(struct an_worker *w, struct an_prof *p)
 	}
 	if (!a->used)
 		ret = acc_init(a);
+	if (!ret && !an->comm)
+		ret = regions__reserve(an, p, hc_prof_nevents(hp));
 	if (!ret)
 		ret = read_events(an, a, p, hp);
 	if (!ret)

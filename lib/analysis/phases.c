@@ -64,6 +64,10 @@ struct views_worker {
 	   (a thread's events come in time order: one division per window, not
 	   per event); wlo == whi, none */
 	uint64_t wo, wlo, whi, wwin;
+	/* numa.c has nothing to do for profile numa_p (no page nodes, one NUMA
+	   node or none known): asked once per profile, not per event */
+	const struct an_prof *numa_p;
+	bool numa_skip;
 };
 
 static void cc_init(struct ccache *c)
@@ -95,8 +99,13 @@ static int cc_flush(struct ccache *c, struct views_worker *w, struct agg *g)
 	return 0;
 }
 
-static int cc_add(struct ccache *c, struct views_worker *w, struct agg *g, const struct hkey *k,
-                  uint64_t t, uint64_t f)
+static __attribute__((noinline)) int cc_miss(struct ccache *c, struct views_worker *w,
+                                              struct agg *g, const struct hkey *k, uint32_t s,
+                                              uint64_t t, uint64_t f);
+
+/* Inlined: three calls per event (doc/performance.md). */
+static inline int cc_add(struct ccache *c, struct views_worker *w, struct agg *g,
+                         const struct hkey *k, uint64_t t, uint64_t f)
 {
 	uint64_t h = (k->a * 0x9E3779B97F4A7C15ull) ^ (k->b * 0xC2B2AE3D27D4EB4Full) ^
 	             (k->c * 0x165667B19E3779F9ull);
@@ -107,6 +116,12 @@ static int cc_add(struct ccache *c, struct views_worker *w, struct agg *g, const
 		c->v[s][1] += f;
 		return 0;
 	}
+	return cc_miss(c, w, g, k, s, t, f);
+}
+
+static int cc_miss(struct ccache *c, struct views_worker *w, struct agg *g, const struct hkey *k,
+                   uint32_t s, uint64_t t, uint64_t f)
+{
 	if (c->k[s].a != UINT64_MAX) {
 		int ret = cc_out(w, g, &c->k[s], c->v[s]);
 		if (ret)
@@ -474,6 +489,14 @@ int views__event(struct views_worker *w, const struct an *an, const struct an_pr
 		if ((ret = cc_add(w->cc_objs, w, &w->objs, &k, wt, wf)))
 			return ret;
 	}
+	if (p != w->numa_p) {
+		const struct topo *t = p->host < an->nhosts ? an->hosts[p->host].topo : NULL;
+
+		w->numa_p = p;
+		w->numa_skip = !hc_prof_npnodes(hp) && (!t || t->nnuma <= 1);
+	}
+	if (w->numa_skip)
+		return 0;
 	return numa__event(v->numa, (unsigned)(w - v->w), an, p, hp, evi, ev, g, gp, ka, kb, wt, wf);
 }
 
@@ -739,9 +762,19 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 			goto out;
 		total += v->w[x].nraw;
 	}
-	/* Window cells in order, repeated keys summed. */
-	wc = malloc((total ? total : 1) * sizeof(*wc));
-	if (!wc)
+	/* Window cells in order, repeated keys summed: the workers' cells
+	   together (those of the only worker with any taken as they are). */
+	for (unsigned x = 0, nwith = 0; x < v->nw; x++) {
+		nwith += v->w[x].nraw != 0;
+		if (nwith == 1 && v->w[x].nraw == total) {
+			wc = v->w[x].raw;
+			nwc = v->w[x].nraw;
+			v->w[x].raw = NULL;
+			v->w[x].nraw = v->w[x].rawcap = 0;
+			break;
+		}
+	}
+	if (!wc && !(wc = malloc((total ? total : 1) * sizeof(*wc))))
 		goto out;
 	for (unsigned x = 0; x < v->nw; x++) {
 		if (v->w[x].nraw)   /* raw is NULL for a worker that saw no event (UBSan) */

@@ -601,6 +601,20 @@ int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t 
 	return 0;
 }
 
+int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents)
+{
+	struct rrow *r = &p->rrow;
+	size_t cap = nevents < REGIONS_RESERVE ? nevents : REGIONS_RESERVE;
+
+	if (!an->rsid || r->cap >= cap || cap < 64)
+		return 0;
+	free(r->e);
+	r->n = r->merged = 0;
+	r->e = malloc(cap * sizeof(*r->e));
+	r->cap = r->e ? (uint32_t)cap : 0;
+	return r->e ? 0 : -ENOMEM;
+}
+
 int regions__profile_done(struct an_prof *p)
 {
 	struct rrow *r = &p->rrow;
@@ -1326,21 +1340,17 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 		for (hi = lo + 1; hi < T; hi++) {
 			const struct an_prof *ph = dense_prof(an, base + hi);
 			const struct rrow_ent *eh = ph ? ph->rrow.e : NULL;
-			uint32_t a0 = a, b0 = b->cur[hi], b1 = b0, e;
+			uint32_t a0 = a, b0 = b->cur[hi], b1 = b0;
 			uint64_t tot[2] = { 0, 0 };
 
 			for (; a < nl && ENT_J(&el[a]) == base + hi; a++)
-				;
+				credit(b, ENT_PID(&el[a]), b->si, b->sx, tot, el[a].vk);
 			if (ph)
 				for (; b1 < ph->rrow.n && ENT_J(&eh[b1]) == base + lo; b1++)
-					;
+					credit(b, ENT_PID(&eh[b1]), b->si, b->sx, tot, eh[b1].vk);
 			b->cur[hi] = b1;
 			if (a0 == a && b0 == b1)
 				continue;
-			for (e = a0; e < a; e++)
-				credit(b, ENT_PID(&el[e]), b->si, b->sx, tot, el[e].vk);
-			for (e = b0; e < b1; e++)
-				credit(b, ENT_PID(&eh[e]), b->si, b->sx, tot, eh[e].vk);
 			ret = emit_cell(an, b, base + lo, base + hi, tot, el + a0, a - a0,
 			                eh ? eh + b0 : NULL, b1 - b0);
 			if (ret)
@@ -1641,6 +1651,16 @@ int regions__build(struct an *an)
 	return ret;
 }
 
+/* A matrix's cells summed: (true, false). */
+static void cell_totals(const struct matrix *m, uint64_t out[2])
+{
+	out[0] = out[1] = 0;
+	for (uint32_t k = 0; k < m->ncell; k++) {
+		out[0] += m->cell[k].v[0];
+		out[1] += m->cell[k].v[1];
+	}
+}
+
 /* What regions.xml and regions.csv hold, as lib/db's plain rows
    (db/write.h): the kept regions in document order. */
 int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
@@ -1659,8 +1679,20 @@ int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	for (k = 0; k < R->nkept; k++) {
-		const struct region *r = &R->r[R->order[k]];
+		const struct region *r = &R->r[R->order[k]], *o = r;
+		uint64_t it[2], xt[2];
 
+		/* cells shared with the region around it: its totals (preorder:
+		   computed already) */
+		while (o->same_in && o->parent != HC_NONE)
+			o = &R->r[o->parent];
+		if (o != r) {
+			it[0] = w[o->out].tru;
+			it[1] = w[o->out].fal;
+		} else {
+			cell_totals(&r->mi, it);
+		}
+		cell_totals(&r->mx, xt);
 		w[k] = (struct hc_db_wregion){
 			.i = r->out, .parent = r->parent == HC_NONE ? UINT32_MAX : R->r[r->parent].out,
 			.kind = (int)r->kind,
@@ -1668,11 +1700,9 @@ int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
 			.lm = r->lm != HC_NONE ? an->modules.s[r->lm] : NULL,
 			.file = r->file, .line = r->line, .addr = r->addr, .depth = r->depth,
 			.irreducible = r->irreducible,
-			.tru = matrix__total(&r->mi, HC_DB_KIND_TRUE),
-			.fal = matrix__total(&r->mi, HC_DB_KIND_FALSE),
+			.tru = it[0], .fal = it[1],
 			.self = r->mi.diag[0] + r->mi.diag[1],
-			.xtru = matrix__total(&r->mx, HC_DB_KIND_TRUE),
-			.xfal = matrix__total(&r->mx, HC_DB_KIND_FALSE),
+			.xtru = xt[0], .xfal = xt[1],
 			.xself = r->mx.diag[0] + r->mx.diag[1],
 			.cells = r->mi.cell, .ncells = r->mi.ncell,
 			.xcells = r->mx.cell, .nxcells = r->mx.ncell,

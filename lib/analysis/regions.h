@@ -63,6 +63,12 @@ static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t 
 		ret = regions__add_kind(p, sets, peer, 1, f);
 	return ret;
 }
+/* Before a profile's events (pass 2): its array sized for nevents entries,
+   at most REGIONS_RESERVE (on bench/prof-scale every event is an entry:
+   growing by doubling from 64 copied and trimmed it several times). 0 or
+   -ENOMEM. */
+#define REGIONS_RESERVE 65536u
+int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents);
 /* After a profile's events: the array merged and trimmed, the cache freed. */
 int regions__profile_done(struct an_prof *p);
 int regions__build(struct an *an);
