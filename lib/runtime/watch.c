@@ -38,6 +38,7 @@ static void open_all(struct rt_thread *t)
 	int want = t->watch.want;
 
 	t->watch.opened = true;
+	t->cnt.watch_threads_gated = 0;
 	for (int i = 0; i < want; i++) {
 		int fd;
 		hc_watch_attr(&t->watch.attr[i], (uint64_t)(uintptr_t)&t->watch.dummy, signal__cookie_watch(i));
@@ -65,10 +66,6 @@ static void open_all(struct rt_thread *t)
 
 void watch__thread_stop(struct rt_thread *t)
 {
-	/* A thread that asked for sets and was never let open its registers
-	   (the switch gate): its watch_gated says how often it asked. */
-	if (!t->watch.opened && t->cnt.watch_gated)
-		t->cnt.watch_threads_gated++;
 	if (!t->watch.opened)
 		fds__unreserve(t->watch.want);
 	for (int i = 0; i < t->watch.n; i++)
@@ -89,6 +86,19 @@ void watch__disarm(struct rt_thread *t)
 }
 
 static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n);
+
+/* The switch gate's answer for a thread whose registers are not open yet.
+   watch_threads_gated is 1 while the thread has asked and was refused
+   every time, 0 once it opens (or never asked): summed, the threads whose
+   sets were all refused — whenever the counters are written, a thread
+   alive at exit included. */
+static bool gate_allows(struct rt_thread *t)
+{
+	if (thread__watch_allowed(t))
+		return true;
+	t->cnt.watch_threads_gated = 1;
+	return false;
+}
 
 /* Re-target in place: one MODIFY_ATTRIBUTES per register, with disabled=0
    so the same call enables it (the kernel allows the attr to differ only
@@ -114,7 +124,7 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	   microseconds) went unwatched (generations -t 4 on 2 CPUs: 7 of 12
 	   threads refused; detection.md §5.9). It opens without asking; the
 	   thread then pays the opened registers' switch cost for its life. */
-	if (!t->watch.opened && !t->det.start_set && !thread__watch_allowed(t))
+	if (!t->watch.opened && !t->det.start_set && !gate_allows(t))
 		return -EAGAIN;            /* switches too often for now (cost.h) */
 	if (!t->watch.opened) {
 		if (t->det.start_set)
@@ -150,7 +160,7 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
    be armed. */
 int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 {
-	if (!t->watch.opened && !thread__watch_allowed(t))
+	if (!t->watch.opened && !gate_allows(t))
 		return -EAGAIN;
 	if (!t->watch.opened)
 		open_all(t);
