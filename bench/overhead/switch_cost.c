@@ -17,6 +17,14 @@
      inherit+bpoff  the same with the breakpoint events opened disabled
               (the context is un-cloned, no debug register is armed: a
               thread whose watchpoint set is disarmed)
+     inherit+ibp  the BP breakpoint events are opened by the main thread
+              with inherit=1 too, before the threads exist: every thread
+              carries clones of both, so the contexts stay equivalent
+     inherit+ibpmod  the same, and the main thread (on CPU 1) re-targets
+              the breakpoints every millisecond through its own fds
+              (PERF_EVENT_IOC_MODIFY_ATTRIBUTES reaches the children): one
+              watched set for the whole process, re-armed as the runtime
+              re-arms a set
 
    With -x (cross), the two threads are pinned to CPUs 0 and 1 and hand a
    token to each other through a futex: every hand-off blocks one thread
@@ -44,13 +52,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static int nbp, bp_off, own_clock, cross, other;
+static int nbp, bp_off, own_clock, cross, other, ibp, ibpmod;
+static int bpfd[4];
+static struct perf_event_attr bpattr[4];
+static volatile int running;
 static int token;            /* cross: whose turn it is (0 or 1) */
 static long iters = 200000;
 static volatile long dummy[8];
@@ -101,26 +113,36 @@ static void cross_loop(int me)
 	}
 }
 
-static void *thread(void *arg)
+/* The calling thread's BP breakpoint events (inherited by threads
+   created later when inherit is set). */
+static void open_bps(int inherit)
 {
 	for (int i = 0; i < nbp; i++) {
-		struct perf_event_attr a;
+		struct perf_event_attr *a = &bpattr[i];
 
-		memset(&a, 0, sizeof a);
-		a.type = PERF_TYPE_BREAKPOINT;
-		a.size = sizeof a;
-		a.bp_type = HW_BREAKPOINT_RW;
-		a.bp_addr = (unsigned long)&dummy[i];
-		a.bp_len = HW_BREAKPOINT_LEN_8;
-		a.sample_period = 1;
-		a.exclude_kernel = 1;
-		a.exclude_hv = 1;
-		a.disabled = (unsigned)bp_off;
-		if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+		memset(a, 0, sizeof *a);
+		a->type = PERF_TYPE_BREAKPOINT;
+		a->size = sizeof *a;
+		a->bp_type = HW_BREAKPOINT_RW;
+		a->bp_addr = (unsigned long)&dummy[i];
+		a->bp_len = HW_BREAKPOINT_LEN_8;
+		a->sample_period = 1;
+		a->exclude_kernel = 1;
+		a->exclude_hv = 1;
+		a->disabled = (unsigned)bp_off;
+		a->inherit = (unsigned)inherit;
+		bpfd[i] = (int)syscall(SYS_perf_event_open, a, 0, -1, -1, 0);
+		if (bpfd[i] < 0) {
 			perror("switch_cost: breakpoint");
 			exit(1);
 		}
 	}
+}
+
+static void *thread(void *arg)
+{
+	if (!ibp)
+		open_bps(0);
 	if (own_clock && open_clock(0) < 0) {
 		perror("switch_cost: task-clock");
 		exit(1);
@@ -138,6 +160,7 @@ static void *thread(void *arg)
 	} else
 		for (long i = 0; i < iters; i++)
 			sched_yield();
+	__atomic_sub_fetch(&running, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -160,10 +183,13 @@ int main(int argc, char **argv)
 	if (argc > 3)
 		iters = atol(argv[3]);
 	bp_off = !strcmp(mode, "inherit+bpoff");
-	if (!strcmp(mode, "inherit+bp") || bp_off)
+	ibpmod = !strcmp(mode, "inherit+ibpmod");
+	ibp = !strcmp(mode, "inherit+ibp") || ibpmod;
+	if (!strcmp(mode, "inherit+bp") || bp_off || ibp)
 		nbp = argc > 2 ? atoi(argv[2]) : 1;
 	if (nbp < 0 || nbp > 4 || iters < 1) {
-		fprintf(stderr, "usage: switch_cost [-x|-o] none|inherit|own|inherit+bp|inherit+bpoff [BP 0..4 [ITERS]]\n");
+		fprintf(stderr, "usage: switch_cost [-x|-o] none|inherit|own|inherit+bp|inherit+bpoff|inherit+ibp|inherit+ibpmod "
+		        "[BP 0..4 [ITERS]]\n");
 		return 2;
 	}
 	own_clock = !strcmp(mode, "own");
@@ -186,6 +212,8 @@ int main(int argc, char **argv)
 		perror("switch_cost: task-clock (perf_event_paranoid?)");
 		return 1;
 	}
+	if (ibp)
+		open_bps(1);
 	w0 = clk(CLOCK_MONOTONIC);
 	c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
 	if (other) {
@@ -209,6 +237,27 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, thread, (void *)(intptr_t)i);
+	if (ibpmod) {          /* re-target the process's set every ms, from CPU 1 */
+		struct timespec ms = { 0, 1000000 };
+		long k = 0;
+
+		CPU_ZERO(&s);
+		CPU_SET(1, &s);
+		sched_setaffinity(0, sizeof s, &s);
+		__atomic_store_n(&running, 2, __ATOMIC_RELAXED);
+		while (__atomic_load_n(&running, __ATOMIC_RELAXED) > 0) {
+			k++;
+			for (int i = 0; i < nbp; i++) {
+				bpattr[i].bp_addr = (unsigned long)&dummy[(i + (k & 1) * 4) & 7];
+				if (ioctl(bpfd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &bpattr[i]) < 0) {
+					perror("switch_cost: MODIFY_ATTRIBUTES");
+					exit(1);
+				}
+			}
+			nanosleep(&ms, NULL);
+		}
+		fprintf(stderr, "switch_cost: %ld re-targets of the process's set\n", k);
+	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	w = clk(CLOCK_MONOTONIC) - w0;
