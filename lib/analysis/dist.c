@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dist.c — the distributed merge (doc/mpi.md). Several copies of the
-   analyzer, one per rank, list the same inputs in the same order. Each rank
-   reads only the profiles of its processes (whole processes, so a thread's
-   peers — always of its own process — are read on the same rank and pass 2
-   stays local), dealt round robin in order of first appearance in the file
-   list; it runs the ordinary threaded passes 1 and 2 on them. Its partial
-   result — calling-context tree, per-profile records with their node maps,
-   code pairs, CPU pairs, CPUs per thread, process and module tables — is
-   serialized into a versioned byte buffer and reduced over a binomial tree:
-   at step s, rank r with bit s set sends to r - s and stops; rank r + s's
-   buffer is merged into rank r's state. Rank 0 ends with everything and goes
+   analyzer, one per rank, list the same inputs in the same order; a rank
+   keeps a record only for the profiles of its own processes (whole
+   processes, so a thread's peers — always of its own process — are read on
+   the same rank and pass 2 stays local), dealt round robin in order of
+   first appearance in the file list while listing (dist__owner); rank 0
+   keeps one for every profile (the database's thread table). Each rank runs
+   the ordinary threaded passes 1 and 2 on its share. Its partial result —
+   calling-context tree, per-profile records with their node maps, code
+   pairs, CPU pairs, CPUs per thread, process and module tables — is
+   serialized into a versioned byte buffer and sent up a binomial tree: at
+   step s, rank r with bit s set sends to r - s and stops; before that it
+   received the buffers of ranks r + 1, r + 2, r + 4, ... (their subtrees),
+   which it passes on as they came, after its own (it does not merge them:
+   it holds its share and the bytes of its subtree's, not their records).
+   Rank 0 merges every buffer into its state, ends with everything and goes
    on (symbolization, matrices, regions, writing), so the database is the
-   one a single run writes; the data-object pass, phases and locality are a
-   second round over the same tree (dist_objects.c).
+   one a single run writes; the region events, the data-object pass, phases
+   and locality are further rounds over the same tree (dist_objects.c).
 
    Identity of node numbers: one process numbers tree nodes in the order it
    first meets them, visiting profiles in file order and each profile's nodes
@@ -30,7 +35,8 @@
 #include "support/log.h"
 
 #define DIST_MAGIC   "HCDIST\r\n"
-#define DIST_VERSION 2u
+#define FWD_MAGIC    "HCDFWD\r\n"
+#define DIST_VERSION 3u
 
 /* ---------------- the partition ---------------- */
 
@@ -202,8 +208,8 @@ static int serialize(struct an *an, struct wbuf *b)
 			dbuf__put64(b, p->counters[k].value);
 		}
 		put_agg(b, &p->row);
-		/* (not needed here any more: drop_sent would free them after
-		   the send; now, so that the buffer does not come on top) */
+		/* (not needed on this rank any more: freed now, so that the
+		   buffer does not come on top) */
 		agg__free(&p->row);
 		free(p->counters);
 		p->counters = NULL;
@@ -394,24 +400,12 @@ static int merge_in(struct an *an, const void *data, size_t len, int from, char 
 		uint32_t idx = dbuf__get32(&b), st = dbuf__get32(&b), j;
 		struct an_prof *p;
 
-		if (b.bad || (st != AN_OK && st != AN_SKIPPED) ||
-		    (an->comm->rank ? idx >= an->nlisted : idx >= an->nprofs || !an->profs[idx].remote)) {
+		if (b.bad || idx >= an->nprofs || !an->profs[idx].remote ||
+		    (st != AN_OK && st != AN_SKIPPED)) {
 			b.bad = true;
 			break;
 		}
-		if (an->comm->rank) {
-			/* an inner rank: a record until it is sent up (dist__reduce) */
-			if (an__grow(&an->profs, &an->profcap, an->nprofs + 1, sizeof(*an->profs)))
-				goto nomem;
-			p = &an->profs[an->nprofs++];
-			memset(p, 0, sizeof(*p));
-			p->gidx = idx;
-			p->gthread = HC_NONE;
-			p->start_lm = HC_NONE;
-			p->theirs = true;
-		} else {
-			p = &an->profs[idx];
-		}
+		p = &an->profs[idx];
 		p->remote = false;
 		p->status = (enum an_status)st;
 		free(p->reason);
@@ -602,32 +596,14 @@ int dist__regions(struct an *an)
 }
 
 /* A rank but 0 once its partial result is sent: what only the merge
-   needed goes — the records merged from its subtree, its own profiles'
-   matrix rows and counters, the code and CPU pairs, the first holders —
-   so that it holds its share (the object pass's input) and no more. */
+   needed goes (its profiles' matrix rows and counters went as they were
+   serialized) — the code and CPU pairs, the first holders — so that it
+   holds its share (the object pass's input) and no more. */
 static void drop_sent(struct an *an)
 {
 	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
 	struct an_acc *f = &an->workers[0].acc[ui];
-	uint32_t i;
 
-	for (i = 0; i < an->nprofs; i++) {
-		struct an_prof *p = &an->profs[i];
-
-		agg__free(&p->row);
-		free(p->counters);
-		p->counters = NULL;
-		p->ncounters = 0;
-		if (i < an->nown)
-			continue;
-		free(p->path);
-		free(p->reason);
-		free(p->map);
-		free(p->rrow.e);
-		free(p->rrow.cache);
-		agg__free(&p->rraw);
-	}
-	an->nprofs = an->nown;
 	agg__free(&f->pairs);
 	agg__free(&f->cpus);
 	agg__free(&f->tcpus);
@@ -636,43 +612,104 @@ static void drop_sent(struct an *an)
 	an->firstcap = 0;
 }
 
+/* One step of the tree: a header (how many partial results follow), then
+   each partial result as a message of its own. */
+struct relay {
+	void *p;
+	size_t n;
+};
+
+static int send_up(struct an *an, int to, struct relay *rl, uint32_t nrl)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	struct wbuf h = { 0 }, b = { 0 };
+	uint32_t i;
+	int ret;
+
+	dbuf__put(&h, FWD_MAGIC, 8);
+	dbuf__put32(&h, DIST_VERSION);
+	dbuf__put32(&h, nrl + 1);
+	ret = h.err;
+	if (!ret)
+		ret = c->send(c->arg, to, h.p, h.n);
+	free(h.p);
+	if (!ret)
+		ret = serialize(an, &b);
+	if (!ret)
+		ret = c->send(c->arg, to, b.p, b.n);
+	HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes to rank %d", c->rank, b.n, to);
+	free(b.p);
+	drop_sent(an);
+	for (i = 0; i < nrl; i++) {
+		if (!ret)
+			ret = c->send(c->arg, to, rl[i].p, rl[i].n);
+		HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: passed %zu bytes on to rank %d", c->rank,
+		             rl[i].n, to);
+		free(rl[i].p);
+		rl[i].p = NULL;
+	}
+	return ret;
+}
+
 int dist__reduce(struct an *an, bool *done, char *err, size_t errlen)
 {
 	const struct hc_analysis_comm *c = an->comm;
+	struct relay *rl = NULL;
+	uint32_t nrl = 0, rlcap = 0, i;
 	int s, ret;
 
 	*done = false;
-	an->nown = an->nprofs;
 	ret = flatten(an);
-	if (ret)
-		return ret;
-	for (s = 1; s < c->size; s <<= 1) {
+	for (s = 1; s < c->size && !ret; s <<= 1) {
 		if (c->rank & s) {
-			struct wbuf b = { 0 };
-
-			ret = serialize(an, &b);
-			if (!ret)
-				ret = c->send(c->arg, c->rank - s, b.p, b.n);
-			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes to rank %d", c->rank, b.n,
-			             c->rank - s);
-			free(b.p);
-			drop_sent(an);
+			ret = send_up(an, c->rank - s, rl, nrl);
 			*done = true;
-			return ret;
+			break;
 		}
 		if (c->rank + s < c->size) {
+			struct rbuf h;
 			void *buf = NULL;
 			size_t len = 0;
+			uint32_t k, n = 0;
+			char magic[8];
 
 			ret = c->recv(c->arg, c->rank + s, &buf, &len);
-			if (!ret)
-				ret = merge_in(an, buf, len, c->rank + s, err, errlen);
-			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes from rank %d", c->rank, len,
-			             c->rank + s);
-			free(buf);
 			if (ret)
-				return ret;
+				break;
+			h = (struct rbuf){ buf, len, 0, false };
+			dbuf__get(&h, magic, 8);
+			if (memcmp(magic, FWD_MAGIC, 8) || dbuf__get32(&h) != DIST_VERSION ||
+			    (n = dbuf__get32(&h)) > (uint32_t)c->size || h.bad) {
+				snprintf(err, errlen, "the partial result from rank %d is not this "
+				         "version's (another hpcprof-comm binary?)", c->rank + s);
+				ret = -EPROTO;
+			}
+			free(buf);
+			/* Rank 0 merges each; the others pass them on as they came (a
+			   rank holds its share and the bytes of its subtree's, not
+			   their records merged into its own). */
+			for (k = 0; k < n && !ret; k++) {
+				ret = c->recv(c->arg, c->rank + s, &buf, &len);
+				if (ret)
+					break;
+				if (c->rank == 0) {
+					ret = merge_in(an, buf, len, c->rank + s, err, errlen);
+					HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes from rank %d",
+					             c->rank, len, c->rank + s);
+					free(buf);
+				} else if (an__grow(&rl, &rlcap, nrl + 1, sizeof(*rl))) {
+					free(buf);
+					ret = -ENOMEM;
+				} else {
+					rl[nrl++] = (struct relay){ buf, len };
+				}
+			}
 		}
 	}
+	for (i = 0; i < nrl; i++)
+		free(rl[i].p);
+	free(rl);
+	if (ret || *done)
+		return ret;
 	return renumber(an);
 }

@@ -429,8 +429,6 @@ struct an {
 	uint64_t *first;            /* tree node -> first (profile << 32 | node) holding it */
 	uint32_t firstcap;
 	struct hmap owner;          /* while listing: processes in order of appearance */
-	uint32_t nown;              /* other ranks: profs[0 .. nown) are their share, the
-	                               rest merged from their subtree until sent up */
 	struct an_fwd {             /* other ranks: region events by set received from their
 	                               subtree, passed on as they came (dist_objects.c) */
 		uint32_t gidx, n;
