@@ -72,66 +72,91 @@ static bool set_is_stale(const struct hc_detect_thread *th)
 	return !th->armed || th->armed_at < th->prev_sample;
 }
 
-/* The dry record of `line` for th, live at `now`, or NULL. */
-static struct hc_detect_dry *dry_find(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
-                                      uint64_t line, uint64_t now)
+/* Dry records count in the thread's own samples (its CPU time), not in
+   wall time: on a loaded machine a wall-clock window lapses before the
+   thread has run long enough to watch again. How many samples record d
+   keeps its line from write-only sets: cfg->dry_samples, doubled for each
+   write-only set after the first that ended dry in a row (up to 8 times):
+   a line the thread never writes (the other side's index, a read-mostly
+   global) is soon left alone, one it writes now and then (an index while
+   the queue is full) keeps coming back. */
+static uint32_t dry_span(const struct hc_detect_config *cfg, const struct hc_detect_dry *d)
 {
-	for (uint32_t i = 0; i < HC_DETECT_DRY; i++) {
-		const struct hc_detect_dry *d = &th->dry[i];
+	return cfg->dry_samples << (d->level > 4 ? 3 : d->level - 1);
+}
 
-		if (d->line == line && d->time && (now < d->time || now - d->time <= cfg->dry_window))
-			return (struct hc_detect_dry *)d;
-	}
+/* The dry record of `line` for th, or NULL. */
+static struct hc_detect_dry *dry_find(const struct hc_detect_thread *th, uint64_t line)
+{
+	for (uint32_t i = 0; i < HC_DETECT_DRY; i++)
+		if (th->dry[i].line == line && th->dry[i].level)
+			return (struct hc_detect_dry *)&th->dry[i];
 	return NULL;
 }
 
-/* th's write-only set on `line` ended without a trap (probed: its read
-   probe ended too). */
+/* A record that keeps its line from write-only sets now, or NULL. */
+static const struct hc_detect_dry *dry_live(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                                            uint64_t line)
+{
+	const struct hc_detect_dry *d = cfg->dry_samples ? dry_find(th, line) : NULL;
+
+	return d && th->nsamples - d->at <= dry_span(cfg, d) ? d : NULL;
+}
+
+/* th's write-only set on `line` ended without a trap (probe: its read
+   probe ended, trapped or not). */
 static void dry_note(const struct hc_detect_config *cfg, struct hc_detect_thread *th, uint64_t line,
-                     uint64_t now, bool probed)
+                     bool probe)
 {
 	struct hc_detect_dry *d;
 
-	if (!cfg->dry_window)
+	if (!cfg->dry_samples)
 		return;
-	if (!(d = dry_find(cfg, th, line, now))) {
-		for (uint32_t i = 0; i < HC_DETECT_DRY && !d; i++)   /* an expired record, else round robin */
-			if (!th->dry[i].time || (now > th->dry[i].time && now - th->dry[i].time > cfg->dry_window))
-				d = &th->dry[i];
-		if (!d)
-			d = &th->dry[th->dry_next++ % HC_DETECT_DRY];
-		d->line = line;
-		d->time = now;
-		d->probed = false;
+	if ((d = dry_find(th, line))) {
+		if (probe) {
+			d->probe_at = th->nsamples;
+			d->probed = true;
+		} else {
+			if (d->level < 255)
+				d->level++;
+			d->at = th->nsamples;
+		}
+		return;
 	}
-	if (probed)
-		d->probed = true;
-	else
-		d->time = now;
+	if (probe)
+		return;                       /* its record is gone: nothing to remember */
+	for (uint32_t i = 0; i < HC_DETECT_DRY && !d; i++)   /* a free or lapsed record, else round robin */
+		if (!th->dry[i].level || th->nsamples - th->dry[i].at > dry_span(cfg, &th->dry[i]))
+			d = &th->dry[i];
+	if (!d)
+		d = &th->dry[th->dry_next++ % HC_DETECT_DRY];
+	d->line = line;
+	d->at = th->nsamples;
+	d->probed = false;
+	d->level = 1;
 }
 
-/* th wrote `line` (a trapped store): not dry. */
-static void dry_clear(const struct hc_detect_config *cfg, struct hc_detect_thread *th, uint64_t line,
-                      uint64_t now)
+/* th wrote `line` (a trapped store): not dry, its count starts over. */
+static void dry_clear(struct hc_detect_thread *th, uint64_t line)
 {
-	struct hc_detect_dry *d = cfg->dry_window ? dry_find(cfg, th, line, now) : NULL;
+	struct hc_detect_dry *d = dry_find(th, line);
 
 	if (d)
-		d->time = 0;
+		d->level = 0;
 }
 
 /* The armed set ends without a trap (expired or replaced): a write-only
-   set leaves its line dry, a read probe marks it probed. */
+   set leaves its line dry, a read probe is done. */
 static void set_ended(const struct hc_detect_config *cfg, struct hc_detect_thread *th, uint64_t now,
                       struct hc_detect_result *res)
 {
 	if (!th->armed || th->start_set)
 		return;
 	if (th->writes_only) {
-		dry_note(cfg, th, th->watched.line, now, false);
+		dry_note(cfg, th, th->watched.line, false);
 		res->dry = true;
 	} else if (th->probe) {
-		dry_note(cfg, th, th->watched.line, now, true);
+		dry_note(cfg, th, th->watched.line, true);
 	}
 }
 
@@ -208,9 +233,9 @@ static int target_kind(const struct hc_detect_config *cfg, const struct hc_detec
 
 		if (!(e->time > th->prev_sample || (cfg->load_window && now < e->time + cfg->load_window)))
 			return 0;
-		/* a dry line: one read probe, then nothing until the record expires */
-		d = cfg->dry_window ? dry_find(cfg, th, e->line, now) : NULL;
-		return d && d->probed ? 0 : 1;
+		/* a dry line: a read probe, at most one per cfg->dry_samples */
+		d = dry_live(cfg, th, e->line);
+		return d && d->probed && th->nsamples - d->probe_at <= cfg->dry_samples ? 0 : 1;
 	}
 	if (!is_fresh(th, e))
 		return 0;
@@ -308,7 +333,7 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	/* A set on a load watches writes, unless this thread did not write
 	   the line the last time it watched it (dry): then it reads it, and
 	   its load, published, is the target the other thread lacks. */
-	th->probe = e->is_load && cfg->dry_window && dry_find(cfg, th, e->line, now);
+	th->probe = e->is_load && dry_live(cfg, th, e->line);
 	th->writes_only = e->is_load && !th->probe;
 	th->nwatch = d;
 	th->armed_at = now;
@@ -324,6 +349,7 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	uint64_t line = s->addr & ~(uint64_t)(HC_LINE - 1);
 	struct hc_bb_entry e;
 	uint32_t d = watch_count(cfg), count = 1;
+	bool ended = false;
 
 	memset(res, 0, sizeof(*res));
 
@@ -334,16 +360,22 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 		fill_comm(comm, th, s, &e, cfg->period, 0);
 		th->t_prev = e.time;
 		res->comm = true;
-	} else if (d > 0 && set_is_stale(th) && pick_entry(bb, cfg, th, s->time, &e, &count)) {
-		/* 2. Nothing here: watch a line another thread just wrote. */
+	} else if (d > 0 && set_is_stale(th)) {
+		/* 2. Nothing here: watch a line another thread just wrote. The
+		   set that had its interval ends first (what it leaves dry
+		   counts in this choice). */
 		set_ended(cfg, th, s->time, res);
-		arm_set(cfg, th, &e, d, s->time, res);
-		th->candidates = count;
+		ended = true;
+		if (pick_entry(bb, cfg, th, s->time, &e, &count)) {
+			arm_set(cfg, th, &e, d, s->time, res);
+			th->candidates = count;
+		}
 	}
 	/* A set from before the previous sample that nothing replaced has had
 	   its interval: off (its weight is one interval's worth). */
 	if (!res->arm && th->armed && set_is_stale(th)) {
-		set_ended(cfg, th, s->time, res);
+		if (!ended)
+			set_ended(cfg, th, s->time, res);
 		th->armed = false;
 		th->nwatch = 0;
 		res->disarm = true;
@@ -473,13 +505,13 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 		   communication; the set has done its job (a read probe's: the
 		   caller publishes the load). */
 		if (th->probe)
-			dry_note(cfg, th, e->line, t->time, true);
+			dry_note(cfg, th, e->line, true);
 		th->armed = false;
 		th->nwatch = 0;
 		return false;
 	}
 	if (e->is_load)
-		dry_clear(cfg, th, e->line, t->time);   /* this thread writes the line */
+		dry_clear(th, e->line);   /* this thread writes the line */
 	pc = e->line + (uint64_t)published_chunk(e) * CHUNK;
 	fill_comm(comm, th, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
 	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),

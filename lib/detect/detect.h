@@ -31,9 +31,10 @@
    - A set lives one sampling interval: one still armed when the thread's
      next sample arms nothing new expires (res.disarm).
    - A write-only set that ends without a trap makes its line dry for the
-     thread (cfg.dry_window): the next set on it is a read probe (RW; its
-     load trap is no communication, the runtime publishes the load), and
-     after that the line is no target until the record expires.
+     thread (cfg.dry_samples of its samples, doubled for each further dry
+     set in a row, up to 8x): no write-only set on it meanwhile, a read
+     probe (RW; its load trap is no communication, the runtime publishes
+     the load) at most once per cfg.dry_samples.
    - On the first trap of an armed set: one communication with the entry's
      publisher of weight period on the published chunk, period*7/(D-1) on
      another (1 / the chance it was watched), true iff the trapping access
@@ -106,8 +107,9 @@ struct hc_detect_config {
 	uint32_t probes;     /* slots probed when choosing an entry to watch (default 8) */
 	bool publish_loads;  /* loads of non-private memory publish too (soft sampler) */
 	uint64_t load_window;/* a published load stays a watch target this long (ns; 0: while fresh) */
-	uint64_t dry_window; /* a line this thread's write-only set watched without a trap is
-	                        "dry" for it this long (ns; 0: never remembered) */
+	uint32_t dry_samples;/* a line this thread's write-only set watched without a trap is
+	                        "dry" for it this many of its samples, more if it stays dry
+	                        (0: never remembered) */
 };
 
 /* Per-thread detection state; zero-initialise, then set .thread and .rng. */
@@ -147,13 +149,18 @@ struct hc_detect_thread {
 	   of this thread (on another thread's published load) ended without a
 	   trap — this thread did not write them while it watched: a queue's
 	   consumer watching the head index the producer loads (and stores
-	   itself), a read-mostly global. Within cfg.dry_window such a line is
-	   watched once more as a read probe (`probe`: RW, its load trap is
-	   published as this thread's load — the load the other thread's
-	   write-only set needs), then not at all until the record expires. */
+	   itself), a read-mostly global. For cfg.dry_samples of this thread's
+	   samples (doubled for each further dry set in a row, up to 8x; a
+	   trapped store resets it) a dry line gets no write-only set, only a
+	   read probe at most once per cfg.dry_samples (`probe`: RW, its load
+	   trap is published as this thread's load — the load the other
+	   thread's write-only set needs). */
 	struct hc_detect_dry {
-		uint64_t line, time;
+		uint64_t line;
+		uint32_t at;            /* nsamples when the last write-only set ended dry */
+		uint32_t probe_at;      /* nsamples when the last read probe ended */
 		bool probed;
+		uint8_t level;          /* write-only sets dry in a row, 0 = no record */
 	} dry[HC_DETECT_DRY];
 	uint32_t dry_next;
 	bool probe;
@@ -226,7 +233,7 @@ void hc_detect_arm_failed(struct hc_detect_thread *th);
    *comm if an armed set was hit (the set is then disarmed), false otherwise.
    A set watching a published load is disarmed by any access to its line but
    counts only a store (two loads do not communicate); a read probe's load
-   trap marks its dry line probed (the caller publishes that load). */
+   trap ends the probe (the caller publishes that load). */
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                     const struct hc_sample *t, struct hc_comm *comm);
 /* Publish the access s of thread th (a store, or a load when

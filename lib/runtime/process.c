@@ -541,7 +541,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.probes = 8;
 	hc_rt.dcfg.publish_loads = kind == HC_SAMPLER_SOFT && hc_rt.opt.publish_loads;
 	hc_rt.dcfg.load_window = RT_STEP_RECENT * hc_rt.opt.period;
-	hc_rt.dcfg.dry_window = 4 * hc_rt.opt.period;   /* dry lines (detection.md §5.9) */
+	hc_rt.dcfg.dry_samples = 4;   /* dry lines (detection.md §5.9) */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,

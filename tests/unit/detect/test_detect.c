@@ -797,11 +797,20 @@ static void idle(struct world *w, uint32_t t, uint64_t time)
 /* Dry lines (§5.9): a write-only set on another thread's published load
    that ends without a trap makes the line dry for the watcher (it did not
    write it: a queue's consumer watching the head index the producer
-   loads); the next set on it is a read probe (RW, not writes_only), whose
-   load trap marks it probed; then the line is no target until the record
-   expires. The probe's load, published, is the W target of the line's
-   writer, whose store traps. A store trap clears a dry record; without
-   dry_window nothing is remembered. */
+   loads); while the record is live (dry_samples of the watcher's own
+   samples, doubled per further dry set in a row) the line gets no
+   write-only set, only a read probe (RW, not writes_only) at most once per
+   dry_samples. The probe's load, published, is the W target of the line's
+   writer, whose store traps. A store trap clears the record; without
+   dry_samples nothing is remembered. */
+static const struct hc_detect_dry *dry_of(const struct hc_detect_thread *th, uint64_t line)
+{
+	for (uint32_t k = 0; k < HC_DETECT_DRY; k++)
+		if (th->dry[k].line == line && th->dry[k].level)
+			return &th->dry[k];
+	return NULL;
+}
+
 static void test_dry_lines(void)
 {
 	struct world w;
@@ -811,24 +820,23 @@ static void test_dry_lines(void)
 	world_init(&w, 7, 2);
 	w.cfg.publish_loads = true;
 	w.cfg.load_window = 100000;
-	w.cfg.dry_window = 1000;
+	w.cfg.dry_samples = 2;
 	sample(&w, 1, 100, LINE_A, 8, false);              /* T1 (the writer) loads A */
-	idle(&w, 0, 150);              /* T0's first sample: the W set */
+	idle(&w, 0, 150);                                  /* T0's first sample: the W set */
 	CHECK(w.res.arm && w.th[0].watched.line == LINE_A && w.th[0].writes_only && !w.th[0].probe);
 	CHECK(!w.res.dry);
-	idle(&w, 0, 300);              /* within its interval */
+	idle(&w, 0, 300);                                  /* within its interval */
 	CHECK(!w.res.arm && !w.res.disarm && !w.res.dry);
-	idle(&w, 0, 400);              /* ended without a trap: dry */
+	idle(&w, 0, 400);                                  /* ended without a trap: dry */
 	CHECK(w.res.dry);
 	CHECK(w.res.arm && w.th[0].watched.line == LINE_A);
 	CHECK(w.th[0].probe && !w.th[0].writes_only);      /* the read probe */
 	CHECK(!trap(&w, 0, 410, LINE_A + 8, 8, false));    /* T0 reads A: no communication */
 	CHECK(!w.th[0].armed);
 	/* the runtime publishes the probe's load: A's entry is T0's load */
-	ld.time = 415;
 	CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[0], &ld), 1);
 	CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && e.is_load && e.thread == 0);
-	/* probed: A is no target for T0 until the record expires */
+	/* probed just now: A is no target for T0 */
 	idle(&w, 0, 500);
 	CHECK(!w.res.arm);
 	/* T1 watches T0's load of A (write-only) and its store traps */
@@ -841,20 +849,36 @@ static void test_dry_lines(void)
 	CHECK(w.comm.flags & HC_COMM_STORE);
 	CHECK(!(w.comm.flags & HC_COMM_PEER_STORE));
 	CHECK(w.comm.flags & HC_COMM_TRUE);
-	/* after the dry window A is a write-only target again */
+	/* counted in T0's samples: still dry and probed one sample ago... */
 	sample(&w, 1, 1500, LINE_A, 8, false);             /* T1 loads A again */
 	idle(&w, 0, 1600);
+	CHECK(!w.res.arm);
+	/* ...then the record lapses: a write-only set again */
+	idle(&w, 0, 1650);
 	CHECK(w.res.arm && w.th[0].watched.line == LINE_A && w.th[0].writes_only && !w.th[0].probe);
 	/* a store trap clears the record: the next set is write-only again */
-	CHECK(trap(&w, 0, 1610, LINE_A, 8, true));
-	sample(&w, 1, 1620, LINE_A, 8, false);
+	CHECK(trap(&w, 0, 1660, LINE_A, 8, true));
+	CHECK(dry_of(&w.th[0], LINE_A) == NULL);
+	sample(&w, 1, 1670, LINE_A, 8, false);
 	idle(&w, 0, 1700);
 	CHECK(w.res.arm && w.th[0].writes_only && !w.th[0].probe);
 	sample(&w, 1, 1710, LINE_A, 8, false);
 	idle(&w, 0, 1800);
-	idle(&w, 0, 1900);             /* ends dry... */
+	idle(&w, 0, 1900);                                 /* ends dry... */
 	CHECK(w.res.dry && w.th[0].probe);                 /* ...and is probed next */
-	/* without dry_window: never a probe */
+	CHECK(dry_of(&w.th[0], LINE_A) && dry_of(&w.th[0], LINE_A)->level == 1);
+	/* the probe ends untrapped; the record lapses; the next W set ends dry
+	   too: two in a row, the record lasts twice as long */
+	idle(&w, 0, 2000);
+	idle(&w, 0, 2100);                                 /* probe over, A not a target */
+	CHECK(w.res.disarm && !w.res.arm);
+	idle(&w, 0, 2200);
+	CHECK(w.res.arm && w.th[0].writes_only);
+	idle(&w, 0, 2300);
+	idle(&w, 0, 2400);
+	CHECK(w.res.dry && w.th[0].probe);
+	CHECK(dry_of(&w.th[0], LINE_A) && dry_of(&w.th[0], LINE_A)->level == 2);
+	/* without dry_samples: never a probe */
 	world_init(&w, 7, 2);
 	w.cfg.publish_loads = true;
 	w.cfg.load_window = 100000;
@@ -867,7 +891,7 @@ static void test_dry_lines(void)
 	world_init(&w, 63, 2);
 	w.cfg.publish_loads = true;
 	w.cfg.load_window = 150;
-	w.cfg.dry_window = 100000;
+	w.cfg.dry_samples = 1000;
 	for (uint32_t i = 0; i < HC_DETECT_DRY + 3; i++) {
 		uint64_t t0 = 1000 + 1000 * (uint64_t)i;
 
@@ -878,13 +902,8 @@ static void test_dry_lines(void)
 		idle(&w, 0, t0 + 300);         /* ended dry, nothing else to watch */
 		CHECK(w.res.dry && w.res.disarm && !w.res.arm);
 	}
-	for (uint32_t i = 0; i < HC_DETECT_DRY + 3; i++) {
-		bool found = false;
-
-		for (uint32_t k = 0; k < HC_DETECT_DRY; k++)
-			found |= w.th[0].dry[k].line == LINE_A + 64 * i && w.th[0].dry[k].time != 0;
-		CHECK(found == (i >= 3));
-	}
+	for (uint32_t i = 0; i < HC_DETECT_DRY + 3; i++)
+		CHECK((dry_of(&w.th[0], LINE_A + 64 * i) != NULL) == (i >= 3));
 }
 
 int main(void)
