@@ -5,8 +5,10 @@
      (doc/detection.md, Unit), so the sampled CPU time is the number of timer
      expirations times the period: `samples` (handled) + `samples_blocked`
      (arrived while the runtime was busy) + `samples_in_runtime` (arrived in
-     the runtime's own code), summed over the profiles (database.xml
-     counters), times the threads' period (threads.csv). A communication of
+     the runtime's own code) + `samples_thinned` (the periods a coarse
+     sample of a crowded process stood for beyond its own, runtime
+     sampler/rate.h), summed over the profiles (database.xml counters),
+     times the threads' period (threads.csv). A communication of
      weight w ns is w ns of that CPU time.
    * pebs/ibs (unit transfers): every record stands for `period` memory
      events; the kernel's real periods are summed in `pmu_period_sum`
@@ -53,7 +55,8 @@ void hc_report_scale(const struct hc_db *db, struct hc_report_scale *s)
 		period = psum / np;
 	if (ns) {
 		uint64_t n = counter(db, "samples", &have);
-		n += counter(db, "samples_blocked", NULL) + counter(db, "samples_in_runtime", NULL);
+		n += counter(db, "samples_blocked", NULL) + counter(db, "samples_in_runtime", NULL) +
+		     counter(db, "samples_thinned", NULL);
 		if (!have) {
 			snprintf(s->why, sizeof(s->why), "the profiles carry no samples counter");
 			return;

@@ -9,17 +9,21 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/numa.h"
+#include "runtime/sampler/rate.h"
 
 void record__comm(struct rt_thread *t, const struct hc_comm *c)
 {
 	struct hc_prof_event *e;
+	/* A coarse sample stands for mult periods (sampler/rate.h), and so
+	   does what it detects or arms: the weight in sampled CPU time. */
+	uint64_t weight = rt_rate_weight(c->weight, t->sampler.mult);
 	int m;
 
 	if (c->ctx < t->cct.n) {
 		bool tr = c->flags & HC_COMM_TRUE;
 		m = c->flags & HC_COMM_TRAP ? (tr ? HC_M_TRUE_TRAP : HC_M_FALSE_TRAP)
 		                            : (tr ? HC_M_TRUE_SAMPLE : HC_M_FALSE_SAMPLE);
-		t->cct.nodes[c->ctx].m[m] += c->weight;
+		t->cct.nodes[c->ctx].m[m] += weight;
 	}
 	if (t->events.n >= t->events.cap) {
 		t->cnt.events_dropped++;
@@ -28,7 +32,7 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 	HC_ASSERT(t->events.v != NULL);
 	e = &t->events.v[t->events.n];
 	e->time = c->time;
-	e->weight = c->weight;
+	e->weight = weight;
 	e->addr = c->addr;
 	e->peer_addr = c->peer_addr;
 	e->len = c->len;

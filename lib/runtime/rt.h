@@ -55,7 +55,8 @@
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) \
-	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated)
+	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) \
+	X(samples_coarse) X(samples_thinned)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -147,6 +148,10 @@ struct rt_thread {
 		int fd;                       /* perf fd of the address sampler, -1 */
 		bool inherited;               /* soft: event inherited at clone, no fd */
 		uint64_t cookie;
+		/* soft: the multiplier of the period of the thread's latest
+		   sample (sampler/rate.h: 1 fine, > 1 coarse; 0 = none yet);
+		   its communications weigh that many periods */
+		uint32_t mult;
 		/* the running sampler's own state: its table's thread_size
 		   bytes from the thread's arena, zero at thread start
 		   (thread.c); NULL when thread_size is 0 */

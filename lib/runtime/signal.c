@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/sampler/soft.h"
+#include "runtime/sampler/rate.h"
 #include "runtime/safety.h"
 
 #ifndef TRAP_PERF
@@ -246,6 +247,16 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		goto out;
 	}
 	w.cookie = SI_PERF_DATA(si);
+	if (COOKIE_KIND(w.cookie) == COOKIE_SAMPLE) {
+		/* The event's multiplier (sampler/rate.h): a coarse sample stands
+		   for mult periods, handled or not; the analyzer adds the extra
+		   ones (samples_thinned) to the sampled CPU time. */
+		t->sampler.mult = rt_rate_cookie_mult(w.cookie);
+		if (t->sampler.mult > 1) {
+			t->cnt.samples_coarse++;
+			t->cnt.samples_thinned += t->sampler.mult - 1;
+		}
+	}
 	busy = t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC);
 	if (busy || loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
 		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {

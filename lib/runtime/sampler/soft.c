@@ -12,7 +12,9 @@
    §5). sampler__on_sample and the burst's steps run in signal context
    (safety.h). */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
@@ -24,10 +26,19 @@
 #include "runtime/regs.h"
 #include "runtime/loadmap.h"
 #include "runtime/sampler/soft.h"
+#include "runtime/sampler/rate.h"
 #include "decode/funcstart.h"
 #include "detect/step.h"
 
 #define RMW_LOOKAHEAD 3
+
+/* The period of this thread's samples now, ns: the one asked, times the
+   crowded-process multiplier of its latest sample (rate.h). The windows
+   counted in periods (recent lines, burst evidence) follow it. */
+static inline uint64_t period_now(const struct rt_thread *t)
+{
+	return hc_rt.opt.period * (t->sampler.mult > 1 ? t->sampler.mult : 1);
+}
 
 /* This thread's soft-sampler state (soft.h), behind the sampler slot. */
 static inline struct rt_soft_thread *own(const struct rt_thread *t)
@@ -115,6 +126,15 @@ static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_re
 static int inh_fd = -1;
 static uint32_t inh_pid;
 
+/* The crowded-process rate (rate.h): the coarse event (mult x the period,
+   inherited, disabled until the process is crowded), the process's live
+   measured threads and CPUs, the rate in effect, and how often it changed.
+   crowd_lock: one thread at a time changes the rate (not signal context). */
+static int coarse_fd = -1;
+static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_live, crowd_ncpu;
+static int crowd_coarse, crowd_lock;
+static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
+
 /* Is the process's inherited event there (this thread has its copy)? */
 static bool inherited_here(void)
 {
@@ -128,12 +148,14 @@ static int soft_thread_fds(const struct rt_thread *t)
 	return t->id.index == 0 || !inherited_here();
 }
 
-static int open_event(int *where, bool inherit)
+/* mult 1: the fine event (enabled); mult > 1: the coarse one, opened
+   disabled (its copies follow the parent's ENABLE and DISABLE). */
+static int open_event(int *where, bool inherit, uint32_t mult)
 {
 	struct perf_event_attr a;
 	int fd;
 
-	hc_soft_attr(&a, hc_rt.opt.period, signal__cookie_sample());
+	hc_soft_attr(&a, hc_rt.opt.period * mult, rt_rate_cookie(signal__cookie_sample(), mult));
 	a.inherit = inherit;
 	a.inherit_thread = inherit;
 	/* The fd was reserved by the caller; adopted (fds.c) once open. */
@@ -141,6 +163,8 @@ static int open_event(int *where, bool inherit)
 	if (fd < 0)
 		return -errno;
 	fds__adopt(fd, where, true);
+	if (mult > 1)
+		return 0;       /* opened disabled (hc_soft_attr) */
 	if (ioctl(*where, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int err = errno;
 		fds__close(where, "the sampler");
@@ -193,6 +217,81 @@ void soft__start_set(struct rt_thread *t)
 	}
 }
 
+/* Change the process's rate to what its live threads call for (rate.h):
+   enable the wanted event before disabling the other, so that no thread
+   goes unsampled meanwhile (a sample of either weighs what it stands for).
+   Called at each thread's start and end, never in signal context; a caller
+   that finds another one at it leaves the job to it, and the holder looks
+   again after letting go. */
+static void crowd_update(void)
+{
+	for (;;) {
+		uint32_t live = __atomic_load_n(&crowd_live, __ATOMIC_RELAXED);
+		bool want, failed = false;
+		int *on, *off;
+
+		if (coarse_fd < 0 || inh_fd < 0 || inh_pid != hc_rt.pid)
+			return;
+		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
+			return;
+		want = rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult);
+		if (want != (bool)crowd_coarse) {
+			on = want ? &coarse_fd : &inh_fd;
+			off = want ? &inh_fd : &coarse_fd;
+			if (fds__check(on) && fds__check(off) && ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) == 0 &&
+			    ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
+				__atomic_store_n(&crowd_coarse, want, __ATOMIC_RELAXED);
+				crowd_switches++;
+				HC_DEBUG_LOG(HC_DBG_SAMPLE, "sampling rate: %s (%u live threads on %u CPUs): every "
+				             "%llu ns of a thread's CPU time", want ? "coarse" : "fine", live,
+				             crowd_ncpu, (unsigned long long)(hc_rt.opt.period * (want ? crowd_mult : 1)));
+			} else {
+				/* left as it is (both events may be on: a sample of
+				   either weighs what it stands for) */
+				crowd_switch_failed++;
+				failed = true;
+			}
+		}
+		__atomic_store_n(&crowd_lock, 0, __ATOMIC_RELEASE);
+		if (failed)
+			return;
+		live = __atomic_load_n(&crowd_live, __ATOMIC_RELAXED);
+		if (rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult) == (bool)crowd_coarse)
+			return;
+	}
+}
+
+/* The process's first thread: the coarse event beside the fine one (its own
+   fd, reserved here; none: the process keeps the fine rate). */
+static void crowd_open(void)
+{
+	const char *s = getenv("HPCRUN_COMM_CROWDED_PERIOD");
+	cpu_set_t cs;
+	int err;
+
+	if (coarse_fd >= 0)
+		return;
+	crowd_mult = rt_rate_parse_mult(s);
+	if (!crowd_mult) {
+		process__log("HPCRUN_COMM_CROWDED_PERIOD=%s: not a multiple of the period in 1..%u: "
+		             "the default, %u", s, RT_CROWD_MULT_MAX, RT_CROWD_MULT_DEFAULT);
+		crowd_mult = RT_CROWD_MULT_DEFAULT;
+	}
+	crowd_ncpu = sched_getaffinity(0, sizeof cs, &cs) == 0 ? (uint32_t)CPU_COUNT(&cs) : 0;
+	if (crowd_mult <= 1 || !crowd_ncpu)
+		return;
+	if (!fds__reserve(1)) {
+		process__log("sampling rate: no fd for the coarse event: a crowded process keeps the fine rate");
+		return;
+	}
+	if ((err = open_event(&coarse_fd, true, crowd_mult)) < 0) {
+		fds__unreserve(1);
+		coarse_fd = -1;
+		process__log("sampling rate: the coarse event cannot be opened (%s): a crowded process "
+		             "keeps the fine rate", strerror(-err));
+	}
+}
+
 static int soft_start(struct rt_thread *t)
 {
 	int ret;
@@ -207,16 +306,26 @@ static int soft_start(struct rt_thread *t)
 	t->det.touched_within = RT_STEP_RECENT * hc_rt.opt.period;
 	if (t->id.index != 0 && inherited_here()) {
 		t->sampler.inherited = true;   /* its copy has counted since clone */
+		own(t)->crowd_counted = true;
+		if (__atomic_add_fetch(&crowd_live, 1, __ATOMIC_RELAXED) > crowd_max_live)
+			crowd_max_live = crowd_live;    /* racy: a log figure */
+		crowd_update();
+		/* what a trap before its first sample weighs (rate.h) */
+		t->sampler.mult = __atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) ? crowd_mult : 1;
 		soft__start_set(t);
 		return 0;
 	}
 	/* Per-thread mode, or the process has no inherited event (its first
 	   thread could not open it): one event for this thread alone. */
 	if (hc_rt.opt.per_thread || t->id.index != 0 || inh_fd >= 0)
-		return open_event(&t->sampler.fd, false);
-	if ((ret = open_event(&inh_fd, true)) == 0) {
+		return open_event(&t->sampler.fd, false, 1);
+	if ((ret = open_event(&inh_fd, true, 1)) == 0) {
 		inh_pid = hc_rt.pid;
 		t->sampler.inherited = true;
+		own(t)->crowd_counted = true;
+		crowd_live = crowd_max_live = 1;
+		crowd_coarse = 0;
+		crowd_open();
 	}
 	return ret;
 }
@@ -231,6 +340,12 @@ static void soft_stop(struct rt_thread *t)
 		avg = __atomic_load_n(&lifetime_avg, __ATOMIC_RELAXED);
 		__atomic_store_n(&lifetime_avg, avg ? avg - avg / 4 + life / 4 : life, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&threads_ended, 1, __ATOMIC_RELAXED);
+		if (own(t)->crowd_counted) {
+			own(t)->crowd_counted = false;
+			__atomic_sub_fetch(&crowd_live, 1, __ATOMIC_RELAXED);
+			if (!hc_rt.stopping)
+				crowd_update();
+		}
 	}
 	t->sampler.inherited = false;  /* its copy runs on; handlers refuse its samples */
 	if (t->sampler.fd < 0)
@@ -250,6 +365,8 @@ static void soft_process_stop(void)
 {
 	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
 		ioctl(inh_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
+		ioctl(coarse_fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (hc_self)
 		soft_stop(hc_self);
 }
@@ -258,7 +375,10 @@ static void soft_process_resume(void)
 {
 	struct rt_thread *t = hc_self;
 
-	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
+	/* the rate in effect when the process stopped */
+	if (crowd_coarse && coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
+		ioctl(coarse_fd, PERF_EVENT_IOC_ENABLE, 0);
+	else if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
 		ioctl(inh_fd, PERF_EVENT_IOC_ENABLE, 0);
 	if (!t || t->sampler.fd >= 0)
 		return;
@@ -274,8 +394,11 @@ static void soft_atfork_child(void)
 {
 	if (inh_fd >= 0)
 		fds__close(&inh_fd, "the sampler");
-	inh_fd = -1;
+	if (coarse_fd >= 0)
+		fds__close(&coarse_fd, "the sampler");
+	inh_fd = coarse_fd = -1;
 	inh_pid = 0;
+	crowd_live = crowd_coarse = crowd_lock = 0;
 }
 
 /* ---- single-step bursts (doc/detection.md §5) ----
@@ -336,7 +459,7 @@ void soft__cost(struct rt_thread *t, unsigned kind, uint64_t t0)
    caller clears it after). True if the line was recent. */
 static bool note_access(struct rt_thread *t, uint64_t pc, uint64_t addr, uint32_t len, uint64_t now)
 {
-	bool seen = hc_step_line_note(&own(t)->lines, addr, len, now, RT_STEP_RECENT * hc_rt.opt.period);
+	bool seen = hc_step_line_note(&own(t)->lines, addr, len, now, RT_STEP_RECENT * period_now(t));
 
 	t->det.moving = hc_step_pc_moves(&own(t)->pcs, pc, addr);
 	if (t->det.moving)
@@ -695,6 +818,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	int st;
 
 	t->cnt.samples++;
+	t->det.touched_within = RT_STEP_RECENT * period_now(t);
 	/* A return breakpoint lives as a set does: one that has not fired
 	   by the second sample after its arming goes off (an armed debug
 	   register costs every context switch; in a VM, exits). */
@@ -758,7 +882,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	/* Burst evidence: another thread's recent entry for the line, looked
 	   up before this sample publishes its own. */
 	shared = !priv && hc_bulletin_lookup(&hc_rt.bb, s.addr & ~(uint64_t)(HC_LINE - 1), &e) &&
-	         e.thread != t->id.index && e.time + 8 * hc_rt.opt.period > s.time;
+	         e.thread != t->id.index && e.time + 8 * period_now(t) > s.time;
 	/* A load publishes only from a line this thread sampled before: a
 	   shared slot, counter or index is sampled over and over, a private
 	   array rarely hits the same line twice (and stack/TLS never publish). */
@@ -810,6 +934,27 @@ void soft__log(void)
 
 	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT)
 		return;
+	{
+		uint64_t got = c->samples + c->samples_blocked + c->samples_in_runtime;
+
+		if (coarse_fd >= 0 || c->samples_coarse)
+			process__log("sampling rate: COMM@%llu, and COMM@%llu (x%u) while the process is crowded "
+			             "(more than %u live threads on %u CPUs; fine again at %u or fewer); %llu "
+			             "changes (%llu failed), at most %llu live threads; %llu of %llu timer samples "
+			             "coarse, standing for %llu more periods (counter samples_thinned: in the "
+			             "sampled CPU time, and in their communications' weight); effective period "
+			             "%llu ns", (unsigned long long)hc_rt.opt.period,
+			             (unsigned long long)(hc_rt.opt.period * crowd_mult), crowd_mult,
+			             crowd_ncpu + 1, crowd_ncpu, crowd_ncpu, (unsigned long long)crowd_switches,
+			             (unsigned long long)crowd_switch_failed, (unsigned long long)crowd_max_live,
+			             (unsigned long long)c->samples_coarse, (unsigned long long)got,
+			             (unsigned long long)c->samples_thinned,
+			             (unsigned long long)(got ? hc_rt.opt.period * (got + c->samples_thinned) / got : 0));
+		else
+			process__log("sampling rate: COMM@%llu throughout (%s)", (unsigned long long)hc_rt.opt.period,
+			             hc_rt.opt.per_thread ? "one event per thread: no coarse rate" :
+			             crowd_mult <= 1 ? "HPCRUN_COMM_CROWDED_PERIOD=1" : "no coarse event");
+	}
 	{
 		static const char *const what[RT_COST_KINDS] = {
 			"watchpoint set armed", "watchpoint trap handled", "return breakpoint armed",

@@ -42,6 +42,7 @@ struct rt_soft_thread {
 	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */
 	uint32_t start_sets;    /* start sets armed (soft__start_set) */
 	bool stopped;           /* counted in the process's ended threads */
+	bool crowd_counted;     /* counted in the live threads of the rate rule (rate.h) */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
 	uint32_t cost_hist[RT_COST_KINDS][RT_STEP_HIST + 1];   /* soft__cost, thread CPU ns */
 	uint64_t cost_ns[RT_COST_KINDS];

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sampler/rate.h — the soft sampler's rate in a crowded process (issue #14
+   point 5, doc/performance.md "Session 8: oversubscribed cost"). Pure and
+   async-signal-safe; soft.c applies it, test_rate checks it.
+
+   Why: on this VM the kernel's delivery of one timer sample (interrupt,
+   signal frame, sigreturn, the hrtimer's re-arm: VM exits) costs 20-35 µs
+   of CPU at load ~11 and up to ~100 µs at load 40, and a thread whose
+   500-µs timer is the CPU's earliest pays ~4.5 µs more at every switch to
+   the idle task or another program. An oversubscribed team (more threads
+   than CPUs, blocking at every barrier) pays both in full: 1.15-1.45x its
+   native CPU time at the default period, 1.03-1.10x at a 4x longer one.
+   Only fewer timer expirations remove that cost; skipping samples in the
+   handler leaves the kernel's part.
+
+   How: the inherited task-clock event's period cannot be changed in the
+   threads that already hold a copy (PERF_EVENT_IOC_PERIOD acts on the
+   parent event only, and copies move between sibling threads at context
+   switches). So the process's first thread opens two inherited events: the
+   fine one (the period asked, enabled) and a coarse one (mult x the
+   period, disabled), whose sample cookies carry their multiplier. ENABLE
+   and DISABLE act on every copy at once, so the whole process changes
+   rate together: coarse while it is crowded (more live measured threads
+   than CPUs + 1, the switch gate's rule in cost.h), fine again once it has
+   at most one thread per CPU (hysteresis: at exactly CPUs + 1 the rate
+   stays as it is). A coarse sample stands for mult periods: its
+   communications weigh mult times as much, and mult - 1 periods are
+   counted in samples_thinned, which the analyzer adds to the sampled CPU
+   time (report/scale.c). All threads change together, so detection — a
+   sample against the other threads' recent samples — sees every thread at
+   the same rate, as with a longer period from the start. */
+#ifndef HC_RT_RATE_H
+#define HC_RT_RATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* HPCRUN_COMM_CROWDED_PERIOD: the coarse period as a multiple of the one
+   asked; 1 = no coarse rate. */
+#define RT_CROWD_MULT_DEFAULT 4u
+#define RT_CROWD_MULT_MAX     64u
+/* The cookie's low bits that carry a sample event's multiplier. */
+#define RT_RATE_MULT_MASK     0xffffull
+
+/* Should the process sample at the coarse period, given the current state,
+   its live measured threads and its CPUs (0 = unknown)? */
+static inline bool rt_rate_want_coarse(bool coarse_now, uint32_t live, uint32_t ncpu, uint32_t mult)
+{
+	if (mult <= 1 || ncpu == 0)
+		return false;
+	if (live > ncpu + 1)
+		return true;
+	if (live <= ncpu)
+		return false;
+	return coarse_now;
+}
+
+/* A sample event's cookie with its multiplier in the low bits (the kind
+   stays in the top byte, signal.c). */
+static inline uint64_t rt_rate_cookie(uint64_t base, uint32_t mult)
+{
+	return (base & ~RT_RATE_MULT_MASK) | ((uint64_t)mult & RT_RATE_MULT_MASK);
+}
+
+/* The multiplier of a sample, from its cookie: 0 (a cookie without one)
+   is 1. */
+static inline uint32_t rt_rate_cookie_mult(uint64_t cookie)
+{
+	uint32_t m = (uint32_t)(cookie & RT_RATE_MULT_MASK);
+
+	return m ? m : 1;
+}
+
+/* A communication's weight at multiplier mult (0 counts as 1), saturating. */
+static inline uint64_t rt_rate_weight(uint64_t w, uint32_t mult)
+{
+	if (mult <= 1)
+		return w;
+	return w > UINT64_MAX / mult ? UINT64_MAX : w * mult;
+}
+
+/* HPCRUN_COMM_CROWDED_PERIOD's value: 1..RT_CROWD_MULT_MAX, or 0 when s
+   is not a number in that range (unset: the default). */
+static inline uint32_t rt_rate_parse_mult(const char *s)
+{
+	uint32_t v = 0;
+
+	if (!s || !*s)
+		return RT_CROWD_MULT_DEFAULT;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > RT_CROWD_MULT_MAX)
+			return 0;
+		v = v * 10 + (uint32_t)(*s - '0');
+	}
+	return v >= 1 && v <= RT_CROWD_MULT_MAX ? v : 0;
+}
+
+#endif

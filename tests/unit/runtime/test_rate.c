@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_rate.c — sampler/rate.h, the soft sampler's rate in a crowded
+   process, on synthetic inputs: the coarse/fine rule with its hysteresis
+   (an OpenMP team of 4 and of 8 on 2 CPUs, threads = CPUs, a thread
+   generation that comes and goes around the edge, unknown CPUs, the rule
+   off), the multiplier carried in a sample cookie without touching its
+   kind, the weights (and their saturation), the option's parsing, and that
+   samples plus thinned periods add up to the CPU time whatever the rate
+   changes (what report/scale.c's denominator relies on). */
+#include <stdint.h>
+
+#include "runtime/sampler/rate.h"
+#include "hc_test.h"
+
+/* Live counts in order; the state after each. */
+static bool run(const uint32_t *live, int n, uint32_t ncpu, uint32_t mult, bool *out)
+{
+	bool c = false;
+
+	for (int i = 0; i < n; i++)
+		out[i] = c = rt_rate_want_coarse(c, live[i], ncpu, mult);
+	return c;
+}
+
+static void rule(void)
+{
+	bool st[16];
+	/* main, then an OpenMP team of 4 on 2 CPUs; the team ends */
+	static const uint32_t team4[] = { 1, 2, 3, 4, 3, 2, 1 };
+	static const bool want4[] = { false, false, false, true, true, false, false };
+	/* main + 2 workers on 2 CPUs (threads = CPUs, a waiting creator) */
+	static const uint32_t eq[] = { 1, 2, 3, 2, 3, 2 };
+	/* a generation hovering around the edge: 3, 4, 3, 4 ... stays coarse
+	   once crowded, fine once at most one thread per CPU */
+	static const uint32_t edge[] = { 3, 4, 3, 4, 3, 2, 3, 4 };
+	static const bool wantedge[] = { false, true, true, true, true, false, false, true };
+
+	run(team4, 7, 2, 4, st);
+	for (int i = 0; i < 7; i++)
+		CHECK_MSG(st[i] == want4[i], "team of 4, step %d: %d", i, st[i]);
+	run(eq, 6, 2, 4, st);
+	for (int i = 0; i < 6; i++)
+		CHECK_MSG(!st[i], "threads = CPUs + a creator, step %d: coarse", i);
+	run(edge, 8, 2, 4, st);
+	for (int i = 0; i < 8; i++)
+		CHECK_MSG(st[i] == wantedge[i], "edge, step %d: %d", i, st[i]);
+	/* 8 threads on 2 CPUs; on 64 CPUs the same team is not crowded */
+	CHECK(rt_rate_want_coarse(false, 8, 2, 4));
+	CHECK(!rt_rate_want_coarse(false, 8, 64, 4));
+	CHECK(rt_rate_want_coarse(false, 66, 64, 4));
+	/* unknown CPUs, or the rule off (mult 1): never coarse */
+	CHECK(!rt_rate_want_coarse(true, 100, 0, 4));
+	CHECK(!rt_rate_want_coarse(true, 100, 2, 1));
+	CHECK(!rt_rate_want_coarse(true, 100, 2, 0));
+}
+
+static void cookies(void)
+{
+	uint64_t base = 0x5aull << 56;
+
+	CHECK_EQ_U64(rt_rate_cookie(base, 4) >> 56, 0x5a);
+	CHECK_EQ_U64(rt_rate_cookie_mult(rt_rate_cookie(base, 4)), 4);
+	CHECK_EQ_U64(rt_rate_cookie_mult(rt_rate_cookie(base, 64)), 64);
+	CHECK_EQ_U64(rt_rate_cookie_mult(base), 1);            /* the fine event's cookie: 1 */
+	CHECK_EQ_U64(rt_rate_cookie_mult(rt_rate_cookie(base, 1)), 1);
+	CHECK_EQ_U64(rt_rate_cookie(base | 0x1234, 4), base | 4);   /* old low bits replaced */
+}
+
+static void weights(void)
+{
+	CHECK_EQ_U64(rt_rate_weight(500000, 0), 500000);
+	CHECK_EQ_U64(rt_rate_weight(500000, 1), 500000);
+	CHECK_EQ_U64(rt_rate_weight(500000, 4), 2000000);
+	CHECK_EQ_U64(rt_rate_weight(UINT64_MAX / 2, 4), UINT64_MAX);
+}
+
+static void parse(void)
+{
+	CHECK_EQ_U64(rt_rate_parse_mult(NULL), RT_CROWD_MULT_DEFAULT);
+	CHECK_EQ_U64(rt_rate_parse_mult(""), RT_CROWD_MULT_DEFAULT);
+	CHECK_EQ_U64(rt_rate_parse_mult("1"), 1);
+	CHECK_EQ_U64(rt_rate_parse_mult("8"), 8);
+	CHECK_EQ_U64(rt_rate_parse_mult("64"), 64);
+	CHECK_EQ_U64(rt_rate_parse_mult("65"), 0);
+	CHECK_EQ_U64(rt_rate_parse_mult("0"), 0);
+	CHECK_EQ_U64(rt_rate_parse_mult("4x"), 0);
+	CHECK_EQ_U64(rt_rate_parse_mult("-4"), 0);
+	CHECK_EQ_U64(rt_rate_parse_mult("99999999999999999999"), 0);
+}
+
+/* A thread's CPU time in phases, each at the fine or the coarse rate: the
+   timer fires every P or mult x P ns of it. What the runtime counts —
+   samples (each expiration) and, for a coarse one, mult - 1 thinned
+   periods — times P gives back the CPU time to within a period per phase,
+   and the weights of a communication seen at every sample add up to the
+   same. */
+static void accounting(void)
+{
+	const uint64_t P = 500000;
+	static const struct { uint64_t ns; uint32_t mult; } ph[] = {
+		{ 3000000, 1 }, { 40000000, 4 }, { 1500000, 1 }, { 20000000, 4 }, { 7000000, 1 },
+	};
+	uint64_t cpu = 0, samples = 0, thinned = 0, weight = 0;
+
+	for (unsigned i = 0; i < sizeof ph / sizeof ph[0]; i++) {
+		uint64_t n = ph[i].ns / (P * ph[i].mult);
+
+		cpu += ph[i].ns;
+		samples += n;
+		thinned += n * (ph[i].mult - 1);
+		weight += n * rt_rate_weight(P, ph[i].mult);
+	}
+	CHECK_EQ_U64((samples + thinned) * P, cpu);   /* the phases are whole periods here */
+	CHECK_EQ_U64(weight, cpu);
+	CHECK(samples * 2 < cpu / P);                  /* mostly coarse: under half the samples */
+}
+
+int main(void)
+{
+	rule();
+	cookies();
+	weights();
+	parse();
+	accounting();
+	return hc_test_done("test_rate");
+}
