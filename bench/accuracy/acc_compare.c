@@ -554,9 +554,9 @@ static void describe(const char *what, const struct db *d, int top_obj, long top
 			double v = acc_cell(&d->all, i, j);
 			if (v <= 0)
 				continue;
-			int k = nb < 8 ? nb++ : 7;
-			if (k == 7 && best[7].v >= v)
+			if (nb == 8 && best[7].v >= v)
 				continue;
+			int k = nb < 8 ? nb++ : 7;
 			best[k].i = i, best[k].j = j, best[k].v = v;
 			for (; k > 0 && best[k].v > best[k - 1].v; k--) {
 				__typeof__(best[0]) tmp = best[k];

@@ -52,6 +52,23 @@ expect recall -
 expect recall_pairs 0/0
 expect ff_error -
 
+# -v lists the 8 largest thread pairs: here 9 pairs, values 10..90 in
+# ascending file order, so the listing must hold the 8 from 20 to 90, each
+# its share of the total 450 (the 8th entry was once judged against an
+# unset slot: a garbage pair, "16.111 of the volume", in its place)
+rm -rf "$TMP/many" && cp -r "$D/exact" "$TMP/many"
+printf 'row,column,value\n0,1,10\n0,2,20\n0,3,30\n1,2,40\n1,3,50\n2,3,60\n0,4,70\n1,4,80\n2,4,90\n' \
+	>"$TMP/many/matrices/thread-all.csv"
+# the sampled side, described first, the same pairs 100 times larger: the
+# slot the exact listing once read unset held the sampled 8th pair
+rm -rf "$TMP/many_s" && cp -r "$D/sampled" "$TMP/many_s"
+sed 's/0$/000/' "$TMP/many/matrices/thread-all.csv" >"$TMP/many_s/matrices/thread-all.csv"
+"$CMP" -v "$TMP/many_s" "$TMP/many" >"$TMP/out" 2>&1 || fail "acc_compare (9 pairs) failed: $(tail -2 "$TMP/out")"
+sed -n '/^# exact:/,$p' "$TMP/out" | grep '^#   pair' >"$TMP/pairs"
+printf '%s\n' '(2,4): 0.200' '(1,4): 0.178' '(0,4): 0.156' '(2,3): 0.133' '(1,3): 0.111' \
+	'(1,2): 0.089' '(0,3): 0.067' '(0,2): 0.044' | sed 's/^/#   pair /; s/$/ of the volume/' >"$TMP/want"
+cmp -s "$TMP/pairs" "$TMP/want" || { fail "-v: the 8 largest pairs not listed as expected:"; diff "$TMP/want" "$TMP/pairs" >&2; }
+
 # one database described alone
 "$CMP" -d "$D/exact" >"$TMP/d" 2>&1 || fail "acc_compare -d failed"
 grep -q "$(printf 'fs_top\tstats')" "$TMP/d" || fail "-d: no fs_top stats"
