@@ -8,9 +8,11 @@
 # rank (rank 0 and the largest other), the largest CPU time of another
 # rank, and rank 0's phase CPU times (HC_DEBUG=time: read+combine+events,
 # reduce, the object pass of its share + merging the others' objects, the
-# rest), the bytes rank 0 received in each reduction, then checks that
+# rest), the bytes rank 0 received in each reduction (first round, region
+# events by set, objects), then checks that
 # every distributed database equals the sequential one (diff -r). Every
-# rank's CPU time and peak RSS go to WORKDIR/ranks.log.
+# rank's CPU time and peak RSS go to WORKDIR/ranks.log, every rank's
+# phases (peak RSS after each) to WORKDIR/phases-THREADS-RANKS/.
 #
 #   bench/prof-scale/mpi.sh BUILDDIR [WORKDIR]
 # Environment: SIZES = "threads:nodes:events[:threads_per_process[:hot]] ..."
@@ -48,8 +50,8 @@ chmod +x "$work/timed.sh"
 field() { awk -F': ' -v k="$1" 'index($0, k) { print $2 }' "$2"; }
 secs() { echo "$1" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }'; }
 
-echo "| threads | nodes/thread | events/thread | input MB | ranks | -j | wall s | CPU s (all ranks) | CPU s rank 0 | CPU s max other | peak RSS MB rank 0 | peak RSS MB max other | rank 0 CPU: read+events s | reduce s | objects s | rest s | MB merged by rank 0 | objects MB merged by rank 0 | same DB |"
-echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|"
+echo "| threads | nodes/thread | events/thread | input MB | ranks | -j | wall s | CPU s (all ranks) | CPU s rank 0 | CPU s max other | peak RSS MB rank 0 | peak RSS MB max other | rank 0 CPU: read+events s | reduce s | objects s | rest s | MB merged by rank 0 | region events MB merged by rank 0 | objects MB merged by rank 0 | same DB |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|"
 for s in $sizes; do
 	t=$(echo "$s" | cut -d: -f1); n=$(echo "$s" | cut -d: -f2)
 	e=$(echo "$s" | cut -d: -f3); per=$(echo "$s" | cut -d: -f4); hot=$(echo "$s" | cut -d: -f5)
@@ -96,6 +98,9 @@ for s in $sizes; do
 		cpu0=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$work/run.time.0")
 		bytes0=$(sed -n "s/.*merged \([0-9]*\) bytes from.*/\1/p" "$ph" | awk "{ s += \$1 } END { print s + 0 }")
 		obytes0=$(sed -n "s/.*merged \([0-9]*\) bytes of objects.*/\1/p" "$ph" | awk "{ s += \$1 } END { print s + 0 }")
+		rbytes0=$(sed -n "s/.*merged \([0-9]*\) bytes of region events.*/\1/p" "$ph" | awk "{ s += \$1 } END { print s + 0 }")
+		# every rank's phases (HC_DEBUG=time: wall, peak RSS so far, CPU), for the record
+		mkdir -p "$work/phases-$t-$r" && cp "$work"/run.time.err.* "$work/phases-$t-$r/"
 		mv "$db" "$work/db-$r"
 		db="$work/db-$r"
 		same=yes
@@ -104,10 +109,10 @@ for s in $sizes; do
 		awk -v b="$bytes" -v w="$(echo "$start $end" | awk '{ print $2 - $1 }')" -v c="$cpu" \
 		    -v t="$t" -v n="$n" -v e="$e" -v r="$rl" -v j="$jobs" -v r0="$rss0" -v rm="$rssmax" \
 		    -v rd="$rd" -v rdc="$rdc" -v rest="$rest" -v same="$same" -v c0="$cpu0" -v mb="$bytes0" \
-		    -v cm="$cpumax" -v ob="$obj" -v omb="$obytes0" 'BEGIN {
-			printf "| %d | %d | %d | %.0f | %s | %d | %.2f | %.2f | %.2f | %s | %.0f | %s | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %s |\n",
+		    -v cm="$cpumax" -v ob="$obj" -v omb="$obytes0" -v rmb="$rbytes0" 'BEGIN {
+			printf "| %d | %d | %d | %.0f | %s | %d | %.2f | %.2f | %.2f | %s | %.0f | %s | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %s |\n",
 			       t, n, e, b / 1e6, r, j, w, c, c0, (cm > 0 ? sprintf("%.2f", cm) : "–"), r0 / 1024,
-			       (rm > 0 ? sprintf("%.0f", rm / 1024) : "–"), rd, rdc, ob, rest, mb / 1e6, omb / 1e6, same }'
+			       (rm > 0 ? sprintf("%.0f", rm / 1024) : "–"), rd, rdc, ob, rest, mb / 1e6, rmb / 1e6, omb / 1e6, same }'
 		[ "$r" = sequential ] || rm -rf "$db"
 	done
 	rm -rf "$work/db-sequential"

@@ -94,7 +94,6 @@ static void an_free(struct an *an)
 		agg__free(&p->row);
 		free(p->rrow.e);
 		free(p->rrow.cache);
-		agg__free(&p->rraw);
 		free(p->counters);
 	}
 	free(an->profs);

@@ -552,22 +552,15 @@ static int renumber(struct an *an)
 	}
 	agg__free(&f->pairs);
 	f->pairs = pairs;
+	/* this rank's region events are still keyed by node (dist__raw_add) */
 	for (i = 0; i < an->nprofs && !ret; i++) {
-		struct an_prof *p = &an->profs[i];
-		struct agg raw;
+		struct rrow *r = &an->profs[i].rrow;
 
-		if (p->status != AN_OK || !p->rraw.h.slots)
-			continue;
-		ret = agg__init(&raw, p->rraw.h.n);
-		for (k = 0; k < p->rraw.h.n && !ret; k++) {
-			const struct hkey *o = &p->rraw.h.keys[k];
-			uint32_t g = (uint32_t)o->a, gp = (uint32_t)(o->a >> 32);
-			struct hkey key = { newid[g] | (uint64_t)(gp == HC_NONE ? HC_NONE : newid[gp]) << 32,
-			                    o->b, o->c };
-			ret = agg__add(&raw, &key, p->rraw.v[k][0], p->rraw.v[k][1]);
+		for (k = 0; an->profs[i].status == AN_OK && k < r->n; k++) {
+			uint32_t g = (uint32_t)r->e[k].sets, gp = (uint32_t)(r->e[k].sets >> 32);
+
+			r->e[k].sets = newid[g] | (uint64_t)(gp == HC_NONE ? HC_NONE : newid[gp]) << 32;
 		}
-		agg__free(&p->rraw);
-		p->rraw = raw;
 	}
 	if (!ret)
 		ret = merge__sort_modules(an);
@@ -577,21 +570,60 @@ out:
 	return ret;
 }
 
-int dist__regions(struct an *an)
+/* Pass 2, distributed: the region sets are not known yet (they are
+   computed on rank 0's merged tree), so a profile's region events are
+   summed in its struct rrow by (node, peer's node) instead, 16 bytes an
+   entry as the sets' will be; dist__raw_sets rewrites them in place. */
+int dist__raw_add(struct an_prof *p, uint32_t g, uint32_t gp, uint32_t peer, uint64_t t,
+                  uint64_t f)
 {
-	uint32_t i, k;
+	uint64_t key = g | (uint64_t)gp << 32;
 	int ret = 0;
 
-	for (i = 0; i < an->nprofs && !ret; i++) {
-		struct an_prof *p = &an->profs[i];
+	if (t)
+		ret = regions__add_kind(p, key, peer, 0, t);
+	if (f && !ret)
+		ret = regions__add_kind(p, key, peer, 1, f);
+	return ret;
+}
 
-		for (k = 0; k < p->rraw.h.n && !ret && p->status == AN_OK; k++) {
-			const struct hkey *o = &p->rraw.h.keys[k];
-			ret = regions__add(an, p, (uint32_t)o->a, (uint32_t)(o->a >> 32), (uint32_t)o->b,
-			                   p->rraw.v[k][0], p->rraw.v[k][1]);
-		}
-		agg__free(&p->rraw);
+int dist__raw_sets(struct an *an, struct an_prof *p, const uint32_t *tr, uint32_t ntr)
+{
+	struct rrow *r = &p->rrow;
+	uint32_t k, n = 0;
+
+	if (!an->rsid || p->status != AN_OK) {
+		free(r->e);
+		free(r->cache);
+		memset(r, 0, sizeof(*r));
+		return 0;
 	}
+	for (k = 0; k < r->n; k++) {
+		uint32_t g = (uint32_t)r->e[k].sets, gp = (uint32_t)(r->e[k].sets >> 32);
+
+		if (tr) {
+			if (g >= ntr || (gp != HC_NONE && gp >= ntr) || tr[g] == HC_NONE)
+				continue;   /* not in rank 0's tree: cannot be */
+			g = tr[g];
+			gp = gp == HC_NONE ? HC_NONE : tr[gp];
+		}
+		r->e[n] = r->e[k];
+		r->e[n].sets = an->rsid[g] | (uint64_t)(gp == HC_NONE ? 0 : an->rsid[gp]) << 32;
+		n++;
+	}
+	r->n = n;
+	r->merged = 0;   /* keys changed: merged again when large (regions__profile_done) */
+	return regions__profile_done(p);
+}
+
+int dist__regions(struct an *an)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < an->nprofs && !ret; i++)
+		if (an->profs[i].rrow.n || an->profs[i].rrow.e)
+			ret = dist__raw_sets(an, &an->profs[i], NULL, 0);
 	return ret;
 }
 

@@ -15,8 +15,12 @@
    thread of a test must not do while others run). A rank receives it from its
    parent (r minus its lowest set bit), passes it on to its children and
    translates its own state: its tree nodes to global ones (by key, parents
-   first), its processes by their (input, host, pid, generation) key. Then
-   every rank resolves the events of its own profiles (objects.c, the
+   first), its processes by their (input, host, pid, generation) key, and
+   rewrites its profiles' region events by region set (the context carries
+   every node's set). Those go up the tree at once (dist__regions_reduce:
+   inner ranks pass their subtree's on as they came), so that rank 0 builds
+   the region matrices before its own object pass, as one process does.
+   Then every rank resolves the events of its own profiles (objects.c, the
    threads' stack frames and the modules' DWARF read where the profiles
    are) and sends its object table and window, object and locality sums up
    the tree; the receiver adds them to its own as objects.c adds one
@@ -196,28 +200,14 @@ int dist__ctx_abort(struct an *an)
 
 /* ---------------- the other ranks: receive and translate ---------------- */
 
-/* This rank's region events (by node, pass 2: dist__raw_add) summed by
-   region set as one process does (regions__add), now that the nodes have
+/* This rank's region events (by node, pass 2: dist__raw_add) by region
+   set as one process sums them (regions__add), now that the nodes have
    global ids (glob) and the sets are known. */
 static int own_regions(struct an *an, const uint32_t *glob, uint32_t nl)
 {
 	for (uint32_t i = 0; i < an->nprofs; i++) {
-		struct an_prof *p = &an->profs[i];
-		int ret = 0;
+		int ret = dist__raw_sets(an, &an->profs[i], glob, nl);
 
-		for (uint32_t k = 0; an->rsid && k < p->rraw.h.n && !ret; k++) {
-			const struct hkey *o = &p->rraw.h.keys[k];
-			uint32_t g = (uint32_t)o->a, gp = (uint32_t)(o->a >> 32);
-
-			if (g >= nl || (gp != HC_NONE && gp >= nl) || glob[g] == HC_NONE)
-				continue;   /* not in rank 0's tree: cannot be */
-			gp = gp == HC_NONE ? HC_NONE : glob[gp];
-			ret = regions__add(an, p, glob[g], gp, (uint32_t)o->b, p->rraw.v[k][0],
-			                   p->rraw.v[k][1]);
-		}
-		if (!ret && p->rraw.h.slots && an->rsid)
-			ret = regions__profile_done(p);
-		agg__free(&p->rraw);
 		if (ret)
 			return ret;
 	}

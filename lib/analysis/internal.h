@@ -166,7 +166,9 @@ struct an_prof {
 	struct an_counter *counters;
 	uint32_t ncounters;
 	uint32_t gthread;           /* global thread index, HC_NONE until assigned */
-	/* regions.c: events summed by (region sets of both contexts, peer). */
+	/* regions.c: events summed by (region sets of both contexts, peer);
+	   distributed, until the sets are known, by (node, peer's node) instead
+	   (dist__raw_add). */
 	struct rrow {
 		struct rrow_ent {
 			uint64_t sets;      /* the context's region set | the peer context's << 32 */
@@ -184,9 +186,6 @@ struct an_prof {
 	                               merge's other ranks, which hold their share only */
 	bool remote;                /* distributed merge: another rank reads it (dist.c) */
 	bool theirs;                /* ... and resolves its objects: stays set on rank 0 */
-	/* distributed merge: what regions__add would get, by node before the
-	   region sets exist: (g | gp << 32, peer, 0) -> (true, false) */
-	struct agg rraw;
 };
 
 struct an_proc {
@@ -465,7 +464,8 @@ int merge__sort_modules(struct an *an);
 int dist__owner(struct an *an, unsigned input, uint32_t host_id, const struct an_name *nm,
                 bool *mine);
 int dist__reduce(struct an *an, bool *done, char *err, size_t errlen);
-/* Rank 0 after reduce, once the region sets exist: rraw into regions__add. */
+/* Rank 0 after reduce, once the region sets exist: its profiles' region
+   events from by node to by set (dist__raw_sets). */
 int dist__regions(struct an *an);
 /* dist_objects.c: the second round. Rank 0, once symbolized and the phase
    windows set: the context down the tree (ctx_abort: an empty one, when it
@@ -482,18 +482,11 @@ int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *er
 /* Between the two: every rank's region events by set up the tree (rank 0
    then builds the region matrices, before its object pass). */
 int dist__regions_reduce(struct an *an, char *err, size_t errlen);
-static inline int dist__raw_add(struct an_prof *p, uint32_t g, uint32_t gp, uint32_t peer,
-                                uint64_t t, uint64_t f)
-{
-	struct hkey k = { g | (uint64_t)gp << 32, peer, 0 };
-
-	if (!p->rraw.h.slots) {
-		int ret = agg__init(&p->rraw, 16);
-		if (ret)
-			return ret;
-	}
-	return agg__add(&p->rraw, &k, t, f);
-}
+int dist__raw_add(struct an_prof *p, uint32_t g, uint32_t gp, uint32_t peer, uint64_t t,
+                  uint64_t f);
+/* p's region events keyed by node (dist__raw_add) rewritten by region set
+   (an->rsid), through tr (this rank's node -> rank 0's; NULL: the same). */
+int dist__raw_sets(struct an *an, struct an_prof *p, const uint32_t *tr, uint32_t ntr);
 
 /* threads.c: process/thread table and threads.csv */
 int threads__assemble(struct an *an);
