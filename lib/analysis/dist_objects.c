@@ -520,27 +520,59 @@ int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
 
 /* Region events by set: this rank's profiles' and those received from
    its children, for rank 0's regions__build. */
-static void pack_rrows(const struct an *an, struct wbuf *b)
+/* Item i of what a rank sends: its profiles' region events, then those
+   of its subtree it passes on (NULL when empty). */
+static const struct rrow_ent *rr_item(const struct an *an, uint32_t i, uint32_t *gidx,
+                                      uint32_t *n)
 {
-	uint32_t i, n = an->nfwd;
+	if (i < an->nprofs) {
+		*gidx = an->profs[i].gidx;
+		*n = an->profs[i].rrow.n;
+		return *n ? an->profs[i].rrow.e : NULL;
+	}
+	*gidx = an->fwd[i - an->nprofs].gidx;
+	*n = an->fwd[i - an->nprofs].n;
+	return an->fwd[i - an->nprofs].e;
+}
 
-	for (i = 0; i < an->nprofs; i++)
-		n += an->profs[i].rrow.n != 0;
+/* Items [from, to): a count, then (profile, entries, the entries). */
+static void pack_rrows(const struct an *an, struct wbuf *b, uint32_t from, uint32_t to)
+{
+	uint32_t i, n = 0, gidx, m;
+
+	for (i = from; i < to; i++)
+		n += rr_item(an, i, &gidx, &m) != NULL;
 	dbuf__put32(b, n);
-	for (i = 0; i < an->nprofs; i++) {
-		const struct rrow *r = &an->profs[i].rrow;
+	for (i = from; i < to; i++) {
+		const struct rrow_ent *e = rr_item(an, i, &gidx, &m);
 
-		if (!r->n)
+		if (!e)
 			continue;
-		dbuf__put32(b, an->profs[i].gidx);
-		dbuf__put32(b, r->n);
-		dbuf__put(b, r->e, (size_t)r->n * sizeof(*r->e));
+		dbuf__put32(b, gidx);
+		dbuf__put32(b, m);
+		dbuf__put(b, e, (size_t)m * sizeof(*e));
 	}
-	for (i = 0; i < an->nfwd; i++) {
-		dbuf__put32(b, an->fwd[i].gidx);
-		dbuf__put32(b, an->fwd[i].n);
-		dbuf__put(b, an->fwd[i].e, (size_t)an->fwd[i].n * sizeof(*an->fwd[i].e));
+}
+
+/* The region events go in messages of about this many bytes (whole
+   profiles), so that no rank holds a message and its unpacked copy of all
+   of them at once. */
+#define REG_CHUNK ((size_t)8 << 20)
+
+/* Where the next message ends: items [from, *to). */
+static uint32_t rr_chunk(const struct an *an, uint32_t from, uint32_t nitems)
+{
+	size_t bytes = 0;
+	uint32_t i, gidx, m;
+
+	for (i = from; i < nitems; i++) {
+		if (!rr_item(an, i, &gidx, &m))
+			continue;
+		if (bytes && bytes + 8 + (size_t)m * sizeof(struct rrow_ent) > REG_CHUNK)
+			break;
+		bytes += 8 + (size_t)m * sizeof(struct rrow_ent);
 	}
+	return i;
 }
 
 /* Rank 0: into the profiles' records; an inner rank: kept as they came,
@@ -589,18 +621,33 @@ int dist__regions_reduce(struct an *an, char *err, size_t errlen)
 
 	for (s = 1; s < c->size; s <<= 1) {
 		if (c->rank & s) {
-			struct wbuf b = { 0 };
-			uint32_t i;
+			struct wbuf h = { 0 };
+			uint32_t i, at, nitems = an->nprofs + an->nfwd, nmsg = 0;
+			size_t sent = 0;
 
-			dbuf__put(&b, REG_MAGIC, 8);
-			dbuf__put32(&b, CTX_VERSION);
-			pack_rrows(an, &b);
-			ret = b.err;
+			for (at = 0; at < nitems; nmsg++)
+				at = rr_chunk(an, at, nitems);
+			dbuf__put(&h, REG_MAGIC, 8);
+			dbuf__put32(&h, CTX_VERSION);
+			dbuf__put32(&h, nmsg);
+			ret = h.err;
 			if (!ret)
-				ret = c->send(c->arg, c->rank - s, b.p, b.n);
+				ret = c->send(c->arg, c->rank - s, h.p, h.n);
+			free(h.p);
+			for (at = 0; at < nitems && !ret;) {
+				struct wbuf b = { 0 };
+				uint32_t to = rr_chunk(an, at, nitems);
+
+				pack_rrows(an, &b, at, to);
+				ret = b.err;
+				if (!ret)
+					ret = c->send(c->arg, c->rank - s, b.p, b.n);
+				sent += b.n;
+				free(b.p);
+				at = to;
+			}
 			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes of region events to rank %d",
-			             c->rank, b.n, c->rank - s);
-			free(b.p);
+			             c->rank, sent, c->rank - s);
 			for (i = 0; i < an->nprofs; i++) {
 				struct rrow *r = &an->profs[i].rrow;
 
@@ -617,7 +664,8 @@ int dist__regions_reduce(struct an *an, char *err, size_t errlen)
 		}
 		if (c->rank + s < c->size) {
 			void *buf = NULL;
-			size_t len = 0;
+			size_t len = 0, got = 0;
+			uint32_t k, nmsg = 0;
 			struct rbuf b;
 			char magic[8];
 
@@ -628,18 +676,31 @@ int dist__regions_reduce(struct an *an, char *err, size_t errlen)
 			dbuf__get(&b, magic, 8);
 			if (memcmp(magic, REG_MAGIC, 8) || dbuf__get32(&b) != CTX_VERSION)
 				b.bad = true;
-			if (!b.bad)
-				ret = unpack_rrows(an, &b);
-			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of region events from rank %d",
-			             c->rank, len, c->rank + s);
+			nmsg = dbuf__get32(&b);
 			free(buf);
-			if (ret)
-				return ret;
-			if (b.bad || b.off != len) {
-				snprintf(err, errlen, "the region events from rank %d are malformed at byte "
-				         "%zu of %zu", c->rank + s, b.off, len);
+			if (b.bad || b.off != len || nmsg > an->nlisted + 1u) {
+				snprintf(err, errlen, "the region events from rank %d are malformed",
+				         c->rank + s);
 				return -EPROTO;
 			}
+			for (k = 0; k < nmsg; k++) {
+				ret = c->recv(c->arg, c->rank + s, &buf, &len);
+				if (ret)
+					return ret;
+				b = (struct rbuf){ buf, len, 0, false };
+				ret = unpack_rrows(an, &b);
+				got += len;
+				free(buf);
+				if (ret)
+					return ret;
+				if (b.bad || b.off != len) {
+					snprintf(err, errlen, "the region events from rank %d are malformed at "
+					         "byte %zu of %zu", c->rank + s, b.off, len);
+					return -EPROTO;
+				}
+			}
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of region events from rank %d",
+			             c->rank, got, c->rank + s);
 		}
 	}
 	return 0;
