@@ -769,6 +769,13 @@ struct build {
 	   those regions (on bench/prof-scale 132 of 244: entries credit 12
 	   regions instead of 19). */
 	uint32_t *isrc, *act, nact;
+	/* pass_b_dense's form of the lists: per pair its offset in clist, its
+	   groups of four scratch indices (2 k, padded with the spare slot 2 nk)
+	   and 2 xk: four additions per loop turn, one cache line per pair */
+	struct pinfo {
+		uint32_t off, n4, x2;
+	} *pinfo;
+	uint32_t *clist;
 	bool all_loop;          /* some of those stores its cells (pass_b_sparse): every kept
 	                           region is looked at for every cell */
 	uint64_t *cin;          /* pass_b_dense: the inclusive (true, false) of one cell */
@@ -809,6 +816,8 @@ static void build_free(struct an *an, struct build *b)
 	free(b->lazy);
 	free(b->isrc);
 	free(b->act);
+	free(b->pinfo);
+	free(b->clist);
 	free(b->cin);
 }
 
@@ -878,7 +887,6 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 		memset(peers, 0xff, sizeof(peers));
 		for (k = 0; k < p->rrow.n; k++) {
 			struct rrow_ent *e = &p->rrow.e[k];
-			struct hkey pk = { (uint32_t)e->sets, e->sets >> 32, 0 };
 			uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE;
 			uint32_t slot = (uint32_t)((e->sets * 0x9e3779b97f4a7c15ULL) >> (64 - PAIR_CACHE_BITS));
 
@@ -900,6 +908,8 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 				pid = pc[slot].pid;
 				ret = 0;
 			} else {
+				struct hkey pk = { (uint32_t)e->sets, e->sets >> 32, 0 };
+
 				ret = hmap__intern(&b->pairs, &pk, &pid);
 				if (ret < 0) {
 					free(pc);
@@ -1122,6 +1132,44 @@ static inline void credit(const struct build *b, uint32_t pid, uint64_t *in, uin
 	tot[kd] += v;
 }
 
+/* credit() for pass_b_dense, from pinfo and clist (the scratch has the
+   spare region nk, never read). */
+static inline void credit4(const struct build *b, uint32_t pid, uint64_t *in, uint64_t *ex,
+                           uint64_t *tot, uint32_t vk)
+{
+	const struct pinfo *pi = &b->pinfo[pid];
+	const uint32_t *kl = b->clist + pi->off;
+	uint32_t q, kd = vk & 1;
+	uint64_t v = vk >> 1;
+
+	for (q = 0; q < pi->n4; q++, kl += 4) {
+		in[kl[0] + kd] += v;
+		in[kl[1] + kd] += v;
+		in[kl[2] + kd] += v;
+		in[kl[3] + kd] += v;
+	}
+	ex[pi->x2 + kd] += v;
+	tot[kd] += v;
+}
+
+static int compile_lists(struct build *b)
+{
+	uint32_t pid, q, n = 0;
+
+	b->pinfo = malloc((b->pairs.n ? b->pairs.n : 1) * sizeof(*b->pinfo));
+	for (pid = 0; pid < b->pairs.n; pid++)
+		n += (b->pn[pid] + 3) / 4 * 4;
+	b->clist = malloc((n ? n : 1) * sizeof(*b->clist));
+	if (!b->pinfo || !b->clist)
+		return -ENOMEM;
+	for (pid = 0, n = 0; pid < b->pairs.n; pid++) {
+		b->pinfo[pid] = (struct pinfo){ n, (b->pn[pid] + 3) / 4, 2 * b->xk[pid] };
+		for (q = 0; q < b->pinfo[pid].n4 * 4; q++)
+			b->clist[n++] = 2 * (q < b->pn[pid] ? b->klist[b->poff[pid] + q] : b->nk);
+	}
+	return 0;
+}
+
 /* The inclusive (true, false) of kept region kq from its sum acc and the
    total tot of its cell. */
 static inline void inclusive(const struct build *b, uint32_t kq, const uint64_t *acc,
@@ -1324,7 +1372,7 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 	if (T > b->curcap && an__grow(&b->cur, &b->curcap, T, sizeof(*b->cur)))
 		return -ENOMEM;
 	memset(b->cur, 0, (size_t)T * sizeof(*b->cur));
-	ret = ensure_scratch(b, b->nk);
+	ret = ensure_scratch(b, b->nk + 1);
 	if (ret)
 		return ret;
 	memset(b->si, 0, (size_t)b->nk * 2 * sizeof(*b->si));
@@ -1344,10 +1392,10 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 			uint64_t tot[2] = { 0, 0 };
 
 			for (; a < nl && ENT_J(&el[a]) == base + hi; a++)
-				credit(b, ENT_PID(&el[a]), b->si, b->sx, tot, el[a].vk);
+				credit4(b, ENT_PID(&el[a]), b->si, b->sx, tot, el[a].vk);
 			if (ph)
 				for (; b1 < ph->rrow.n && ENT_J(&eh[b1]) == base + lo; b1++)
-					credit(b, ENT_PID(&eh[b1]), b->si, b->sx, tot, eh[b1].vk);
+					credit4(b, ENT_PID(&eh[b1]), b->si, b->sx, tot, eh[b1].vk);
 			b->cur[hi] = b1;
 			if (a0 == a && b0 == b1)
 				continue;
@@ -1604,6 +1652,8 @@ int regions__build(struct an *an)
 		ret = pass_a(an, R, &b);
 	if (!ret)
 		ret = keep(an, R, &b);
+	if (!ret)
+		ret = compile_lists(&b);
 	ta = cpu_now();
 	if (!ret) {
 		b.din = calloc(2 * (size_t)(b.nk ? b.nk : 1), sizeof(*b.din));

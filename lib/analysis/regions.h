@@ -43,6 +43,11 @@ static inline int regions__add_kind(struct an_prof *p, uint64_t sets, uint32_t p
 		r->e[x].vk += (uint32_t)v << 1;
 		return 0;
 	}
+	if (r->cache && r->n < r->cap && v <= RROW_VMAX) {   /* a new entry, room for it */
+		r->e[r->n] = (struct rrow_ent){ sets, peer, (uint32_t)v << 1 | kind };
+		r->cache[slot] = r->n++;
+		return 0;
+	}
 	return regions__add_slow(p, sets, peer, kind, slot, v);
 }
 /* One event of profile p: g, gp its and the peer's global nodes (gp
