@@ -43,14 +43,22 @@
    two in both runs: one detection left in 0.3 s). */
 #define RT_CROWD_MULT_DEFAULT 2u
 #define RT_CROWD_MULT_MAX     64u
+/* A process samples at the fine rate until it has taken this many samples
+   (250 ms of CPU at the default period), crowded or not: a short run keeps
+   all its samples (the accuracy suite's 2x-oversubscribed runs at the quick
+   scale take 100-300 in all, and lost pairs at half of them), a long one
+   pays the fine rate for a small part of its time. */
+#define RT_CROWD_WARMUP       500u
 /* The cookie's low bits that carry a sample event's multiplier. */
 #define RT_RATE_MULT_MASK     0xffffull
 
 /* Should the process sample at the coarse period, given the current state,
-   its live measured threads and its CPUs (0 = unknown)? */
-static inline bool rt_rate_want_coarse(bool coarse_now, uint32_t live, uint32_t ncpu, uint32_t mult)
+   its live measured threads, its CPUs (0 = unknown) and the samples it has
+   taken so far (fewer than `warmup`: not yet)? */
+static inline bool rt_rate_want_coarse(bool coarse_now, uint32_t live, uint32_t ncpu, uint32_t mult,
+                                       uint64_t samples, uint64_t warmup)
 {
-	if (mult <= 1 || ncpu == 0)
+	if (mult <= 1 || ncpu == 0 || samples < warmup)
 		return false;
 	if (live > ncpu + 1)
 		return true;

@@ -133,6 +133,7 @@ static uint32_t inh_pid;
 static int coarse_fd = -1;
 static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_live, crowd_ncpu;
 static int crowd_coarse, crowd_lock;
+static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
 static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
 
 /* Is the process's inherited event there (this thread has its copy)? */
@@ -220,9 +221,10 @@ void soft__start_set(struct rt_thread *t)
 /* Change the process's rate to what its live threads call for (rate.h):
    enable the wanted event before disabling the other, so that no thread
    goes unsampled meanwhile (a sample of either weighs what it stands for).
-   Called at each thread's start and end, never in signal context; a caller
-   that finds another one at it leaves the job to it, and the holder looks
-   again after letting go. */
+   Called at each thread's start and end, and by the sample that ends the
+   warm-up (signal context: system calls and atomics only); a caller that
+   finds another one at it leaves the job to it, and the holder looks again
+   after letting go. */
 static void crowd_update(void)
 {
 	for (;;) {
@@ -234,7 +236,8 @@ static void crowd_update(void)
 			return;
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
-		want = rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult);
+		want = rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult,
+		                           __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP);
 		if (want != (bool)crowd_coarse) {
 			on = want ? &coarse_fd : &inh_fd;
 			off = want ? &inh_fd : &coarse_fd;
@@ -256,7 +259,9 @@ static void crowd_update(void)
 		if (failed)
 			return;
 		live = __atomic_load_n(&crowd_live, __ATOMIC_RELAXED);
-		if (rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult) == (bool)crowd_coarse)
+		if (rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult,
+		                        __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
+		                        RT_CROWD_WARMUP) == (bool)crowd_coarse)
 			return;
 	}
 }
@@ -399,6 +404,7 @@ static void soft_atfork_child(void)
 	inh_fd = coarse_fd = -1;
 	inh_pid = 0;
 	crowd_live = crowd_coarse = crowd_lock = 0;
+	crowd_samples = 0;
 }
 
 /* ---- single-step bursts (doc/detection.md §5) ----
@@ -819,6 +825,10 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 
 	t->cnt.samples++;
 	t->det.touched_within = RT_STEP_RECENT * period_now(t);
+	/* The end of the process's warm-up at the fine rate (rate.h): the
+	   rate its live threads call for from now on. */
+	if (coarse_fd >= 0 && __atomic_add_fetch(&crowd_samples, 1, __ATOMIC_RELAXED) == RT_CROWD_WARMUP)
+		crowd_update();
 	/* A return breakpoint lives as a set does: one that has not fired
 	   by the second sample after its arming goes off (an armed debug
 	   register costs every context switch; in a VM, exits). */
@@ -939,13 +949,15 @@ void soft__log(void)
 
 		if (coarse_fd >= 0 || c->samples_coarse)
 			process__log("sampling rate: COMM@%llu, and COMM@%llu (x%u) while the process is crowded "
-			             "(more than %u live threads on %u CPUs; fine again at %u or fewer); %llu "
+			             "(more than %u live threads on %u CPUs; fine again at %u or fewer) after its "
+			             "first %u samples; %llu "
 			             "changes (%llu failed), at most %llu live threads; %llu of %llu timer samples "
 			             "coarse, standing for %llu more periods (counter samples_thinned: in the "
 			             "sampled CPU time, and in their communications' weight); effective period "
 			             "%llu ns", (unsigned long long)hc_rt.opt.period,
 			             (unsigned long long)(hc_rt.opt.period * crowd_mult), crowd_mult,
-			             crowd_ncpu + 1, crowd_ncpu, crowd_ncpu, (unsigned long long)crowd_switches,
+			             crowd_ncpu + 1, crowd_ncpu, crowd_ncpu, RT_CROWD_WARMUP,
+			             (unsigned long long)crowd_switches,
 			             (unsigned long long)crowd_switch_failed, (unsigned long long)crowd_max_live,
 			             (unsigned long long)c->samples_coarse, (unsigned long long)got,
 			             (unsigned long long)c->samples_thinned,

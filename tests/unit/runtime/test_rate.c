@@ -3,7 +3,7 @@
    process, on synthetic inputs: the coarse/fine rule with its hysteresis
    (an OpenMP team of 4 and of 8 on 2 CPUs, threads = CPUs, a thread
    generation that comes and goes around the edge, unknown CPUs, the rule
-   off), the multiplier carried in a sample cookie without touching its
+   off) and its warm-up, the multiplier carried in a sample cookie without touching its
    kind, the weights (and their saturation), the option's parsing, and that
    samples plus thinned periods add up to the CPU time whatever the rate
    changes (what report/scale.c's denominator relies on). */
@@ -18,7 +18,7 @@ static bool run(const uint32_t *live, int n, uint32_t ncpu, uint32_t mult, bool 
 	bool c = false;
 
 	for (int i = 0; i < n; i++)
-		out[i] = c = rt_rate_want_coarse(c, live[i], ncpu, mult);
+		out[i] = c = rt_rate_want_coarse(c, live[i], ncpu, mult, 1000, RT_CROWD_WARMUP);
 	return c;
 }
 
@@ -45,13 +45,18 @@ static void rule(void)
 	for (int i = 0; i < 8; i++)
 		CHECK_MSG(st[i] == wantedge[i], "edge, step %d: %d", i, st[i]);
 	/* 8 threads on 2 CPUs; on 64 CPUs the same team is not crowded */
-	CHECK(rt_rate_want_coarse(false, 8, 2, 4));
-	CHECK(!rt_rate_want_coarse(false, 8, 64, 4));
-	CHECK(rt_rate_want_coarse(false, 66, 64, 4));
+	CHECK(rt_rate_want_coarse(false, 8, 2, 4, 1000, 500));
+	CHECK(!rt_rate_want_coarse(false, 8, 64, 4, 1000, 500));
+	CHECK(rt_rate_want_coarse(false, 66, 64, 4, 1000, 500));
 	/* unknown CPUs, or the rule off (mult 1): never coarse */
-	CHECK(!rt_rate_want_coarse(true, 100, 0, 4));
-	CHECK(!rt_rate_want_coarse(true, 100, 2, 1));
-	CHECK(!rt_rate_want_coarse(true, 100, 2, 0));
+	CHECK(!rt_rate_want_coarse(true, 100, 0, 4, 1000, 500));
+	CHECK(!rt_rate_want_coarse(true, 100, 2, 1, 1000, 500));
+	CHECK(!rt_rate_want_coarse(true, 100, 2, 0, 1000, 500));
+	/* the warm-up: fine until the process has taken `warmup` samples */
+	CHECK(!rt_rate_want_coarse(false, 8, 2, 2, 0, 500));
+	CHECK(!rt_rate_want_coarse(false, 8, 2, 2, 499, 500));
+	CHECK(rt_rate_want_coarse(false, 8, 2, 2, 500, 500));
+	CHECK(rt_rate_want_coarse(false, 8, 2, 2, 0, 0));
 }
 
 static void cookies(void)
