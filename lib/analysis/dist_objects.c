@@ -44,7 +44,8 @@
 #define CTX_MAGIC   "HCDCTX\r\n"
 #define OBJ_MAGIC   "HCDOBJ\r\n"
 #define REG_MAGIC   "HCDREG\r\n"
-#define CTX_VERSION 2u
+#define OFW_MAGIC   "HCDOFW\r\n"
+#define CTX_VERSION 3u
 
 static int lowbit(int r)
 {
@@ -706,22 +707,63 @@ int dist__regions_reduce(struct an *an, char *err, size_t errlen)
 	return 0;
 }
 
+/* Rank 0: one rank's objects, windows and locality sums added to its own. */
+static int objects_in(struct an *an, struct objects *ob, const void *buf, size_t len, int from,
+                      char *err, size_t errlen)
+{
+	struct rbuf b = { buf, len, 0, false };
+	char magic[8];
+	int ret = 0;
+
+	dbuf__get(&b, magic, 8);
+	if (memcmp(magic, OBJ_MAGIC, 8) || dbuf__get32(&b) != CTX_VERSION)
+		b.bad = true;
+	if (!b.bad)
+		ret = objects__unpack(an, ob, &b);
+	if (!ret && !b.bad && (dbuf__get32(&b) != 0) != (an->views != NULL))
+		b.bad = true;
+	if (!ret && !b.bad && an->views)
+		ret = views__unpack(an->views, &b);
+	HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of objects from rank %d",
+	             an->comm->rank, len, from);
+	if (!ret && (b.bad || b.off != len)) {
+		snprintf(err, errlen, "the objects from rank %d are malformed at byte %zu of %zu",
+		         from, b.off, len);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
+/* Up the tree as the first round goes (dist.c): a header with the number
+   of buffers, this rank's own, then its subtree's passed on as they came
+   (an inner rank holds their bytes, not their tables merged into its
+   own); rank 0 adds each to its own. */
 int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *err,
                          size_t errlen)
 {
 	const struct hc_analysis_comm *c = an->comm;
+	struct { void *p; size_t n; } *rl = NULL;
+	uint32_t nrl = 0, rlcap = 0, i;
 	int s, ret = 0;
 
 	*done = false;
-	for (s = 1; s < c->size; s <<= 1) {
+	for (s = 1; s < c->size && !ret; s <<= 1) {
 		if (c->rank & s) {
-			struct wbuf b = { 0 };
+			struct wbuf h = { 0 }, b = { 0 };
 
+			dbuf__put(&h, OFW_MAGIC, 8);
+			dbuf__put32(&h, CTX_VERSION);
+			dbuf__put32(&h, nrl + 1);
+			ret = h.err;
+			if (!ret)
+				ret = c->send(c->arg, c->rank - s, h.p, h.n);
+			free(h.p);
 			dbuf__put(&b, OBJ_MAGIC, 8);
 			dbuf__put32(&b, CTX_VERSION);
 			objects__pack(ob, &b);
 			dbuf__put32(&b, an->views != NULL);
-			ret = an->views ? views__pack(an->views, &b) : 0;
+			if (!ret)
+				ret = an->views ? views__pack(an->views, &b) : 0;
 			if (!ret)
 				ret = b.err;
 			if (!ret)
@@ -729,39 +771,55 @@ int dist__objects_reduce(struct an *an, struct objects *ob, bool *done, char *er
 			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes of objects to rank %d",
 			             c->rank, b.n, c->rank - s);
 			free(b.p);
+			for (i = 0; i < nrl; i++) {
+				if (!ret)
+					ret = c->send(c->arg, c->rank - s, rl[i].p, rl[i].n);
+				HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: passed %zu bytes of objects on to rank %d",
+				             c->rank, rl[i].n, c->rank - s);
+				free(rl[i].p);
+				rl[i].p = NULL;
+			}
 			*done = true;
-			return ret;
+			break;
 		}
 		if (c->rank + s < c->size) {
 			void *buf = NULL;
 			size_t len = 0;
-			struct rbuf b;
+			uint32_t k, n = 0;
+			struct rbuf h;
 			char magic[8];
 
 			ret = c->recv(c->arg, c->rank + s, &buf, &len);
 			if (ret)
-				return ret;
-			b = (struct rbuf){ buf, len, 0, false };
-			dbuf__get(&b, magic, 8);
-			if (memcmp(magic, OBJ_MAGIC, 8) || dbuf__get32(&b) != CTX_VERSION)
-				b.bad = true;
-			if (!b.bad)
-				ret = objects__unpack(an, ob, &b);
-			if (!ret && !b.bad && (dbuf__get32(&b) != 0) != (an->views != NULL))
-				b.bad = true;
-			if (!ret && !b.bad && an->views)
-				ret = views__unpack(an->views, &b);
-			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of objects from rank %d",
-			             c->rank, len, c->rank + s);
+				break;
+			h = (struct rbuf){ buf, len, 0, false };
+			dbuf__get(&h, magic, 8);
+			if (memcmp(magic, OFW_MAGIC, 8) || dbuf__get32(&h) != CTX_VERSION ||
+			    (n = dbuf__get32(&h)) > (uint32_t)c->size || h.bad || h.off != len) {
+				snprintf(err, errlen, "the objects from rank %d are malformed",
+				         c->rank + s);
+				ret = -EPROTO;
+			}
 			free(buf);
-			if (ret)
-				return ret;
-			if (b.bad || b.off != len) {
-				snprintf(err, errlen, "the objects from rank %d are malformed at byte %zu "
-				         "of %zu", c->rank + s, b.off, len);
-				return -EPROTO;
+			for (k = 0; k < n && !ret; k++) {
+				ret = c->recv(c->arg, c->rank + s, &buf, &len);
+				if (ret)
+					break;
+				if (c->rank == 0) {
+					ret = objects_in(an, ob, buf, len, c->rank + s, err, errlen);
+					free(buf);
+				} else if (an__grow(&rl, &rlcap, nrl + 1, sizeof(*rl))) {
+					free(buf);
+					ret = -ENOMEM;
+				} else {
+					rl[nrl].p = buf;
+					rl[nrl++].n = len;
+				}
 			}
 		}
 	}
-	return 0;
+	for (i = 0; i < nrl; i++)
+		free(rl[i].p);
+	free(rl);
+	return ret;
 }
