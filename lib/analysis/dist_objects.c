@@ -23,9 +23,10 @@
    Then every rank resolves the events of its own profiles (objects.c, the
    threads' stack frames and the modules' DWARF read where the profiles
    are) and sends its object table and window, object and locality sums up
-   the tree; the receiver adds them to its own as objects.c adds one
-   worker's table to another's, so the database does not depend on which
-   rank resolved what. Rank 0 ranks the objects and writes.
+   the tree (inner ranks pass their subtree's on as they came); rank 0 adds
+   each to its own as objects.c adds one worker's table to another's, so
+   the database does not depend on which rank resolved what. Rank 0 ranks
+   the objects and writes.
 
    Rank 0 failing before the context went out sends an empty context, so
    the other ranks stop instead of waiting (under MPI the failing rank 0
