@@ -297,13 +297,15 @@ static int apply_ctx(struct an *an, struct rbuf *b)
 		goto out;
 	glob[0] = 0;
 	for (i = 1; i < nl && !b->bad; i++) {
-		uint32_t parent = cct__parent(&an->tree, i), lm = cct__lm(&an->tree, i);
+		uint32_t parent = cct__parent(&an->tree, i), l = cct__lm(&an->tree, i), lm;
 		struct hkey key;
 
-		lm = lm == HC_NONE ? HC_NONE : lm < an->modules.n ? mt[lm] : HC_NONE;
+		/* a node of no module (an address outside every module) stays so */
+		lm = l == HC_NONE ? HC_NONE : l < an->modules.n ? mt[l] : HC_NONE;
 		key = (struct hkey){ (uint64_t)glob[parent] | (uint64_t)lm << 32,
 		                     cct__offset(&an->tree, i), cct__flags(&an->tree, i) };
-		if (glob[parent] == HC_NONE || lm == HC_NONE || !hmap__find(&gt.h, &key, &glob[i]))
+		if (glob[parent] == HC_NONE || (l != HC_NONE && lm == HC_NONE) ||
+		    !hmap__find(&gt.h, &key, &glob[i]))
 			glob[i] = HC_NONE;   /* not in rank 0's tree: cannot be */
 	}
 	/* the view */

@@ -7,8 +7,9 @@
    thread known only as a peer) in one directory, and in another, random
    processes with MPI ranks whose calling-context trees overlap partly (so the
    order in which nodes are first met matters), events between their threads
-   on their stacks and TLS blocks over several phase windows, a topology with
-   two NUMA nodes, and one damaged profile. The database written by 1 to 5 ranks must equal,
+   on their stacks and TLS blocks over several phase windows, some contexts
+   at addresses outside every module, a topology with two NUMA nodes, and
+   one damaged profile. The database written by 1 to 5 ranks must equal,
    file by file and byte by byte, the one a single run writes; the damaged
    profile is named in every run's diagnostics. tests/integration/mpi.sh does
    the same with Open MPI. */
@@ -246,7 +247,8 @@ static void write_random(const char *dir)
 			for (i = 1; i < NNODE; i++) {
 				nodes[i].id = i;
 				nodes[i].parent = i < 3 ? 0 : rnd(i);
-				nodes[i].lm = rnd(3);
+				/* some addresses outside every module (no module id) */
+				nodes[i].lm = i % 7 == 0 ? HC_NONE : rnd(3);
 				nodes[i].offset = 0x100 * (1 + rnd(12));
 				nodes[i].flags = i >= NNODE - 10 ? HC_NODE_LEAF : 0;
 				nodes[i].m[rnd(HC_M_COUNT)] = 1 + rnd(1000);
