@@ -140,9 +140,7 @@ bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr)
 	return p->moves[i] != 0;
 }
 
-/* The data access an instruction is taken for: not the stack's, a store
-   before a load (as regs__access). */
-static const struct hc_mem_access *data_access(const struct hc_insn *in)
+const struct hc_mem_access *hc_data_access(const struct hc_insn *in)
 {
 	const struct hc_mem_access *best = NULL;
 
@@ -164,7 +162,7 @@ void hc_trap_attribute(const struct hc_insn *at_pc, const struct hc_insn *ending
 	out->leaf = pc;
 	out->how = HC_TRAP_REP;
 	if (at_pc && (at_pc->flags & HC_AF_REP))
-		a = data_access(at_pc);
+		a = hc_data_access(at_pc);
 	if (!a && ending) {
 		for (int i = 0; i < ending->n; i++) {
 			const struct hc_mem_access *c = &ending->acc[i];
@@ -177,7 +175,7 @@ void hc_trap_attribute(const struct hc_insn *at_pc, const struct hc_insn *ending
 		if (a) {
 			out->leaf = ending->addr;
 			out->how = HC_TRAP_EXACT;
-		} else if ((a = data_access(ending))) {
+		} else if ((a = hc_data_access(ending))) {
 			/* the accessing instruction, its address register since
 			   overwritten: the kind is its access's (a write-only
 			   register that fired saw a store, whatever the decode) */

@@ -166,6 +166,10 @@ struct hc_trap_attr {
 	bool is_store;
 	enum hc_trap_how how;
 };
+/* The data access an instruction is taken for: not the stack's, a store
+   before a load; NULL when it has none. Pure and async-signal-safe. */
+const struct hc_mem_access *hc_data_access(const struct hc_insn *in);
+
 void hc_trap_attribute(const struct hc_insn *at_pc, const struct hc_insn *ending, uint64_t pc,
                        uint64_t line, uint64_t bp_addr, bool bp_write, struct hc_trap_attr *out);
 

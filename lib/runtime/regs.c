@@ -29,20 +29,6 @@ void regs__read(void *uctx, struct hc_regs *r)
 	r->gsbase = gs;
 }
 
-const struct hc_mem_access *regs__access(const struct hc_insn *in)
-{
-	const struct hc_mem_access *best = NULL;
-
-	for (int i = 0; i < in->n; i++) {
-		const struct hc_mem_access *a = &in->acc[i];
-		if (a->kind == HC_ACC_STACK || a->size == 0)
-			continue;
-		if (!best || ((a->rw & HC_ACC_W) && !(best->rw & HC_ACC_W)))
-			best = a;
-	}
-	return best;
-}
-
 int32_t regs__cpu(void)
 {
 	return (int32_t)sched_getcpu();

@@ -11,9 +11,6 @@
 /* The register state of the interrupted context uctx (a ucontext_t), with
    the FS and GS bases the decoder needs for TLS operands. */
 void regs__read(void *uctx, struct hc_regs *r);
-/* The data access to use from a decoded instruction: stack operands are
-   private and skipped; a store is preferred over a load. NULL if none. */
-const struct hc_mem_access *regs__access(const struct hc_insn *in);
 /* The CPU this thread runs on (sched_getcpu), -1 if unknown. */
 int32_t regs__cpu(void);
 

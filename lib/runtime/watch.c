@@ -17,6 +17,7 @@
 #include "runtime/sampler/soft.h"
 #include "probe/probe.h"
 #include "runtime/regs.h"
+#include "detect/step.h"
 
 /* The thread's watchpoints are opened at its first arm, not at its start:
    four perf_event_open calls cost ~40 µs, which a short-lived thread that
@@ -200,7 +201,7 @@ static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int sl
 	bool have_at = hc_decode_at_pc(r, &at) == 0;
 	/* the instruction ending at the PC is not needed when a REP op at the
 	   PC has the access (decoding it walks the function) */
-	bool have_end = !(have_at && (at.flags & HC_AF_REP) && regs__access(&at)) &&
+	bool have_end = !(have_at && (at.flags & HC_AF_REP) && hc_data_access(&at)) &&
 	                hc_decode_ending_at(r, pc, t->prev, &end) == 0;
 
 	hc_trap_attribute(have_at ? &at : NULL, have_end ? &end : NULL, pc, line, t->watch.attr[k].bp_addr,

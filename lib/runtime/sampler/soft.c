@@ -840,12 +840,12 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	regs__read(uctx, &r);
 	st = hc_rt.opt.no_prev ? -1 /* switched off */ : hc_decode_prev(&r, t->prev, &in);
 	next = (uint64_t)r.gregs[REG_RIP];
-	if (st == HC_PREV_OK && (acc = regs__access(&in))) {
+	if (st == HC_PREV_OK && (acc = hc_data_access(&in))) {
 		t->cnt.samples_recovered_prev++;
 		leaf = in.addr;
 	} else if (st == HC_PREV_UNRECOVERABLE &&
 	           hc_decode_prev_reload(&r, t->prev, &in) == HC_PREV_OK &&
-	           (acc = regs__access(&in))) {
+	           (acc = hc_data_access(&in))) {
 		t->cnt.samples_recovered_reload++;
 		leaf = in.addr;
 	} else if (hc_decode_at_pc(&r, &in) < 0) {
@@ -858,7 +858,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		else
 			maybe_ret_bp(t, uctx, true);
 		return;
-	} else if (!(acc = regs__access(&in))) {
+	} else if (!(acc = hc_data_access(&in))) {
 		t->cnt.samples_stack_only++;
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
