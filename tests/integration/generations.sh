@@ -32,16 +32,21 @@ if [ "$(total s)" -eq 0 ]; then
 	echo "nothing found in 3 runs (allowed: doc/accuracy.md, generations); nothing wrong found either"
 	finish
 fi
-"$HPCPROF" -q -o "$TMP/s.db" "$TMP/s" >/dev/null 2>&1 || fail "hpcprof-comm failed on the sampled run"
-"$CMP" "$TMP/s.db" "$TMP/x.db" >"$TMP/cmp.tsv" 2>&1 || fail "acc_compare failed: $(tail -3 "$TMP/cmp.tsv")"
-neg=$(awk '$1 == "exact_negligible" { print $2 }' "$TMP/cmp.tsv")
-prec=$(awk '$1 == "precision" { print $2 }' "$TMP/cmp.tsv")
-if [ "$neg" = 1 ]; then
-	echo "exact mode counted too few transfers in its run to judge (machine load: the threads were rarely co-scheduled)"
-else
-	ge "$prec" 0.90 && ok "sampled pairs are exact mode's: precision $prec" ||
-		{ sed -n '/^#/p' "$TMP/cmp.tsv"; fail "precision $prec < 0.90 against exact mode"; }
-fi
+# judge SAMPLED EXACT LABEL: the sampled run's pairs must be exact mode's
+# (precision >= 0.90), unless exact mode counted too few transfers to judge.
+judge() {
+	"$HPCPROF" -q -o "$TMP/$1.db" "$TMP/$1" >/dev/null 2>&1 || fail "${3}hpcprof-comm failed on the sampled run"
+	"$CMP" "$TMP/$1.db" "$TMP/$2.db" >"$TMP/$1.tsv" 2>&1 || fail "${3}acc_compare failed: $(tail -3 "$TMP/$1.tsv")"
+	neg=$(awk '$1 == "exact_negligible" { print $2 }' "$TMP/$1.tsv")
+	prec=$(awk '$1 == "precision" { print $2 }' "$TMP/$1.tsv")
+	if [ "$neg" = 1 ]; then
+		echo "${3}exact mode counted too few transfers in its run to judge (machine load: the threads were rarely co-scheduled)"
+	else
+		ge "$prec" 0.90 && ok "${3}sampled pairs are exact mode's: precision $prec" ||
+			{ sed -n '/^#/p' "$TMP/$1.tsv"; fail "${3}precision $prec < 0.90 against exact mode"; }
+	fi
+}
+judge s x ""
 # Threads 1-2 are generation 0, 3-4 generation 1, ...: a detection
 # between generations pairs threads that never lived at the same time.
 across=$(awk '$1 == "row" && $3 > 0 && $4 > 0 && int(($3 - 1) / 2) != int(($4 - 1) / 2) { s += $5 } END { printf "%.0f\n", s }' "$TMP/s.rows")
@@ -65,16 +70,7 @@ else
 		fail "4 threads: only $armed of the 12 later-generation threads armed a start set (watch_gated $(counter s4 watch_gated))"
 fi
 if [ "$(total s4)" -gt 0 ]; then
-	"$HPCPROF" -q -o "$TMP/s4.db" "$TMP/s4" >/dev/null 2>&1 || fail "hpcprof-comm failed on the sampled run (4 threads)"
-	"$CMP" "$TMP/s4.db" "$TMP/x4.db" >"$TMP/cmp4.tsv" 2>&1 || fail "acc_compare failed (4 threads): $(tail -3 "$TMP/cmp4.tsv")"
-	neg=$(awk '$1 == "exact_negligible" { print $2 }' "$TMP/cmp4.tsv")
-	prec=$(awk '$1 == "precision" { print $2 }' "$TMP/cmp4.tsv")
-	if [ "$neg" = 1 ]; then
-		echo "4 threads: exact mode counted too few transfers to judge"
-	else
-		ge "$prec" 0.90 && ok "4 threads: sampled pairs are exact mode's: precision $prec" ||
-			{ sed -n '/^#/p' "$TMP/cmp4.tsv"; fail "4 threads: precision $prec < 0.90 against exact mode"; }
-	fi
+	judge s4 x4 "4 threads: "
 	echo "4 threads: sampled thread pairs $(awk '$1 == "row" && $3 != $4 && $5 > 0 { print ($3 < $4 ? $3 "," $4 : $4 "," $3) }' "$TMP/s4.rows" | sort -u | wc -l)"
 else
 	echo "4 threads: the sampler found nothing (allowed, as above)"
