@@ -342,14 +342,42 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	res->nwatch = d;
 }
 
+/* A sample's turn of the thread's watchpoint set: with may_arm, a set that
+   has had its interval ends (what it leaves dry counts in this choice) and
+   a new one goes on a line another thread just published; a set from
+   before the previous sample that nothing replaced has had its interval
+   and goes off (its weight is one interval's worth). */
+static void renew_set(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                      struct hc_detect_thread *th, uint64_t now, bool may_arm,
+                      struct hc_detect_result *res)
+{
+	uint32_t d = watch_count(cfg), count = 1;
+	struct hc_bb_entry e;
+	bool ended = false;
+
+	if (may_arm && d > 0 && set_is_stale(th)) {
+		set_ended(cfg, th, now, res);
+		ended = true;
+		if (pick_entry(bb, cfg, th, now, &e, &count)) {
+			arm_set(cfg, th, &e, d, now, res);
+			th->candidates = count;
+		}
+	}
+	if (!res->arm && th->armed && set_is_stale(th)) {
+		if (!ended)
+			set_ended(cfg, th, now, res);
+		th->armed = false;
+		th->nwatch = 0;
+		res->disarm = true;
+	}
+}
+
 void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                       struct hc_detect_thread *th, const struct hc_sample *s,
                       struct hc_detect_result *res, struct hc_comm *comm)
 {
 	uint64_t line = s->addr & ~(uint64_t)(HC_LINE - 1);
 	struct hc_bb_entry e;
-	uint32_t d = watch_count(cfg), count = 1;
-	bool ended = false;
 
 	memset(res, 0, sizeof(*res));
 
@@ -360,31 +388,23 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 		fill_comm(comm, th, s, &e, cfg->period, 0);
 		th->t_prev = e.time;
 		res->comm = true;
-	} else if (d > 0 && set_is_stale(th)) {
-		/* 2. Nothing here: watch a line another thread just wrote. The
-		   set that had its interval ends first (what it leaves dry
-		   counts in this choice). */
-		set_ended(cfg, th, s->time, res);
-		ended = true;
-		if (pick_entry(bb, cfg, th, s->time, &e, &count)) {
-			arm_set(cfg, th, &e, d, s->time, res);
-			th->candidates = count;
-		}
 	}
-	/* A set from before the previous sample that nothing replaced has had
-	   its interval: off (its weight is one interval's worth). */
-	if (!res->arm && th->armed && set_is_stale(th)) {
-		if (!ended)
-			set_ended(cfg, th, s->time, res);
-		th->armed = false;
-		th->nwatch = 0;
-		res->disarm = true;
-	}
+	/* 2. Nothing here: watch a line another thread just wrote. */
+	renew_set(bb, cfg, th, s->time, !res->comm, res);
 
 	/* 3. Stores (and atomic RMWs) publish; loads too with publish_loads. */
 	res->published = hc_detect_publish(bb, cfg, th, s);
 
 	th->prev_sample = s->time;
+	th->nsamples++;
+}
+
+void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                    struct hc_detect_thread *th, uint64_t now, struct hc_detect_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	renew_set(bb, cfg, th, now, true, res);
+	th->prev_sample = now;
 	th->nsamples++;
 }
 

@@ -207,6 +207,14 @@ struct hc_detect_result {
 void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                       struct hc_detect_thread *th, const struct hc_sample *s,
                       struct hc_detect_result *res, struct hc_comm *comm);
+/* A sample that saw no shared access (the interrupted code works in
+   registers or on its stack): nothing to detect or publish, but the
+   thread's watchpoint set takes its turn as at any sample (hc_detect_sample's
+   step 2): a thread that computes in registers between its stores and
+   loads still watches the lines other threads publish. Fills res->arm,
+   res->disarm and res->dry like hc_detect_sample. */
+void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                    struct hc_detect_thread *th, uint64_t now, struct hc_detect_result *res);
 /* A start set, for a thread that begins after others have ended (short-
    lived generations handing data on: the hand-off reads are the thread's
    first microseconds, long before its first sample). Among the fresh

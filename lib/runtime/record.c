@@ -74,6 +74,44 @@ static void debug_detect(const struct rt_thread *t, const struct hc_sample *s,
 		                t->id.index, res->nwatch, (unsigned long long)res->watch_addr[0]);
 }
 
+/* What detection decided for the thread's watchpoint set: disarm, count
+   a dry end, arm (through the switch gate). Signal context. */
+static void apply_set(struct rt_thread *t, const struct hc_detect_result *r)
+{
+	uint64_t t0;
+
+	if (r->disarm) {
+		watch__disarm(t);
+		t->cnt.watch_expired++;
+	}
+	if (r->dry)
+		t->cnt.watch_dry++;
+	if (r->arm) {
+		int err;
+
+		t0 = process__now();
+		err = watch__arm(t, r->watch_addr, r->nwatch);
+		if (err != -EAGAIN)        /* -EAGAIN: the switch gate said no, nothing asked */
+			rt_cost_add(&t->cost[RT_MECH_ARM], process__now() - t0);
+		if (err == 0) {
+			t->cnt.watch_armed++;
+			if (t->det.writes_only)
+				t->cnt.watch_armed_w++;
+			if (t->det.probe)
+				t->cnt.watch_probes++;
+		} else {
+			static int said;
+
+			if (err != -EAGAIN)
+				t->cnt.watch_arm_failed++;
+			if (err != -EAGAIN && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+				process__log("thread %u: arming %u watchpoints failed: errno %d (first failure; "
+				        "counter watch_arm_failed)", t->id.index, r->nwatch, -err);
+			hc_detect_arm_failed(&t->det);
+		}
+	}
+}
+
 void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
 {
 	struct hc_detect_result res;
@@ -108,36 +146,22 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */
 			record__comm(t, &comm);
 	}
-	if (res.disarm) {
-		watch__disarm(t);
-		t->cnt.watch_expired++;
-	}
-	if (res.dry)
-		t->cnt.watch_dry++;
-	if (res.arm) {
-		int err;
-
-		t0 = process__now();
-		err = watch__arm(t, res.watch_addr, res.nwatch);
-		if (err != -EAGAIN)        /* -EAGAIN: the switch gate said no, nothing asked */
-			rt_cost_add(&t->cost[RT_MECH_ARM], process__now() - t0);
-		if (err == 0) {
-			t->cnt.watch_armed++;
-			if (t->det.writes_only)
-				t->cnt.watch_armed_w++;
-			if (t->det.probe)
-				t->cnt.watch_probes++;
-		} else {
-			static int said;
-
-			if (err != -EAGAIN)
-				t->cnt.watch_arm_failed++;
-			if (err != -EAGAIN && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-				process__log("thread %u: arming %u watchpoints failed: errno %d (first failure; "
-				        "counter watch_arm_failed)", t->id.index, res.nwatch, -err);
-			hc_detect_arm_failed(&t->det);
-		}
-	}
+	apply_set(t, &res);
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		debug_detect(t, s, &res, &comm);
+}
+
+/* A sample without a shared access (registers, stack only): the thread's
+   watchpoint set still takes its turn (hc_detect_idle), so that a thread
+   computing in registers between its loads and stores watches what other
+   threads publish. */
+void record__idle_sample(struct rt_thread *t)
+{
+	struct hc_detect_result res;
+
+	uint64_t armed = t->cnt.watch_armed;
+
+	hc_detect_idle(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), &res);
+	apply_set(t, &res);
+	t->cnt.watch_armed_idle += t->cnt.watch_armed - armed;
 }

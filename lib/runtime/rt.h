@@ -56,7 +56,7 @@
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) \
-	X(samples_coarse) X(samples_thinned)
+	X(samples_coarse) X(samples_thinned) X(watch_armed_idle)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -343,6 +343,7 @@ void watch__on_trap(struct rt_thread *t, int slot, void *uctx);
    (and for loads that communicate), publishes, records, arms watchpoints.
    s->ctx is filled here. */
 void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s);
+void record__idle_sample(struct rt_thread *t);
 /* One communication into t's event buffer and CCT metrics. */
 void record__comm(struct rt_thread *t, const struct hc_comm *c);
 

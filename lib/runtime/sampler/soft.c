@@ -853,6 +853,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		return;
 	} else if (in.n == 0) {
 		t->cnt.samples_no_access++;
+		record__idle_sample(t);
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		else
@@ -860,6 +861,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		return;
 	} else if (!(acc = hc_data_access(&in))) {
 		t->cnt.samples_stack_only++;
+		record__idle_sample(t);
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		else

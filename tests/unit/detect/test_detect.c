@@ -906,6 +906,47 @@ static void test_dry_lines(void)
 		CHECK((dry_of(&w.th[0], LINE_A + 64 * i) != NULL) == (i >= 3));
 }
 
+/* A sample without a shared access (hc_detect_idle): a thread computing
+   in registers still takes its set's turn — it arms on a line another
+   thread published, never detects or publishes, counts as a sample (a set
+   from before its previous sample expires), and a set armed this way traps
+   the other thread's store as one armed at an access sample does. */
+static void test_idle_sample(void)
+{
+	struct world w;
+	struct hc_bb_entry e;
+
+	world_init(&w, 1, 1);
+	sample(&w, 1, 90, LINE_A, 8, true);          /* T1 publishes a store */
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[0], 100, &w.res);
+	CHECK(w.res.arm && !w.res.comm && w.res.published == 0);
+	CHECK_EQ_U64(w.res.nwatch, 1);
+	CHECK_EQ_U64(w.res.watch_addr[0], LINE_A);
+	CHECK_EQ_U64(w.th[0].nsamples, 1);
+	CHECK_EQ_U64(w.th[0].prev_sample, 100);
+	/* nothing of T0's on the board: the slot still holds T1's entry */
+	CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && e.thread == 1);
+
+	/* T0 stores to the watched line: the trap detects the pair */
+	CHECK(trap(&w, 0, 130, LINE_A, 8, true));
+
+	/* idle samples with nothing fresh: the set expires after one interval */
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[0], 200, &w.res);
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[0], 300, &w.res);
+	CHECK(!w.res.arm);
+	CHECK(!w.th[0].armed);
+	CHECK_EQ_U64(w.th[0].nsamples, 3);
+
+	/* a store published before T0's previous (idle) sample is not fresh */
+	sample(&w, 1, 310, LINE_B, 8, true);
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[0], 400, &w.res);
+	CHECK(w.res.arm);
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[0], 500, &w.res);
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[0], 600, &w.res);
+	CHECK(!w.res.arm && w.res.disarm);
+	CHECK(!sample(&w, 0, 700, LINE_B, 8, false));
+}
+
 int main(void)
 {
 	test_overlap();
@@ -926,5 +967,6 @@ int main(void)
 	test_judged_by_masks();
 	test_start_set();
 	test_dry_lines();
+	test_idle_sample();
 	return hc_test_done("test_detect");
 }
