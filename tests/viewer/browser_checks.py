@@ -249,7 +249,7 @@ def check_regions(b, c, db):
 def check_insight(b, c, db):
     """Scale, advice and the grouped heatmap, against the database files:
     the share is recomputed here from database.xml's counters and
-    threads.csv's periods (soft: timer samples x period), the advice cards
+    threads.csv's periods (soft: timer samples, coarse ones' extra periods included, x period), the advice cards
     name the top false-sharing objects of objects.xml, and the grouped
     matrix (threads by start routine) sums to the thread matrix."""
     counters = {e.get("n"): int(e.get("v")) for e in db.meta.iter("Counter")}
@@ -258,7 +258,10 @@ def check_insight(b, c, db):
     if db.totals["all"] == 0:
         c.check("No communication" in banner, "scale says there is no communication, with a reason: %r" % banner[:160])
     elif db.unit == "ns" and "samples" in counters and len(periods) == 1:
-        n = counters["samples"] + counters.get("samples_blocked", 0) + counters.get("samples_in_runtime", 0)
+        # samples_thinned: the extra periods of a crowded process's coarse
+        # samples (doc/profile-format.md), part of the sampled CPU time
+        n = (counters["samples"] + counters.get("samples_blocked", 0) + counters.get("samples_in_runtime", 0) +
+             counters.get("samples_thinned", 0))
         want = 100.0 * db.totals["all"] / (n * periods[0])
         got = b.eval("parseFloat(document.getElementById('scale-all').textContent)")
         c.check(abs(got - want) < 0.06, "scale leads with %.1f%% of the sampled CPU time (want %.2f%%)" % (got, want))
