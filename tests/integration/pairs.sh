@@ -42,8 +42,6 @@ ge "$r" 0.90 && ok "expected cells hold $r of the volume" || fail "expected cell
 P="$S/bench/accuracy/programs"
 CMP="$B/bench/accuracy/acc_compare"
 CCW="$B/hpcrun-comm/hpcrun-comm-cc"
-[ -z "${HPCRUN_COMM_LIBDIR:-}" ] && [ -r "$B/lib/runtime/libhpcrun-comm-stub.so" ] &&
-	export HPCRUN_COMM_LIBDIR="$B/lib/runtime"
 at() { grep -n "$2" "$P/$1.c" | head -n 1 | cut -d: -f1; }
 r_st=$(at nn_ring '/\* publish \*/'); r_ld=$(at nn_ring "consume the neighbour's")
 m_post=$(at master_worker '/\* publish work \*/'); m_take=$(at master_worker 'take the current task')
