@@ -23,6 +23,7 @@
 #include "config.h"
 #include "runtime/rt.h"
 #include "runtime/sampler/soft.h"
+#include "runtime/sampler/rate.h"
 #include "probe/probe.h"
 #include "runtime/safety.h"
 #include "runtime/numa.h"
@@ -207,6 +208,12 @@ static void read_options(struct rt_options *o)
 	/* Soft sampler: the watchpoints' context-switch gate (cost.h). */
 	o->switch_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_NS", RT_SWITCH_NS_DEFAULT);
 	o->switch_other_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_OTHER_NS", RT_SWITCH_OTHER_NS_DEFAULT);
+	/* Soft sampler: the coarse rate of a crowded process (sampler/rate.h). */
+	s = getenv("HPCRUN_COMM_CROWDED_PERIOD");
+	o->crowd_mult = rt_rate_parse_mult(s);
+	if (!o->crowd_mult)
+		process__fatal("HPCRUN_COMM_CROWDED_PERIOD: '%s' is not a multiple of the period in 1..%u "
+		               "(1: no coarse rate)", s, RT_CROWD_MULT_MAX);
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	s = getenv("HPCRUN_COMM_PUBLISH_LOADS");
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);

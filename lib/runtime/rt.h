@@ -210,6 +210,7 @@ struct rt_options {
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
 	uint32_t switch_ns;         /* soft sampler: watchpoint gate's cost per context switch, 0 = off */
 	uint32_t switch_other_ns;   /* the same when the process is not crowded (cost.h) */
+	uint32_t crowd_mult;        /* soft: period multiplier of a crowded process (sampler/rate.h) */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */

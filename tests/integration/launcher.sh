@@ -54,4 +54,16 @@ if "$HPCRUN" -L >"$TMP/L.out" 2>&1; then
 else
 	grep -q "cannot measure" "$TMP/L.out" || fail "-L failed without a verdict"
 fi
+# A bad runtime option stops the run with an error naming it, before the
+# program starts (never a silent fallback to the default).
+for opt in HPCRUN_COMM_CROWDED_PERIOD=x HPCRUN_COMM_CROWDED_PERIOD=65 HPCRUN_COMM_STEPS=99999; do
+	rm -rf "$TMP/badopt"
+	if env "$opt" "$HPCRUN" -o "$TMP/badopt" /bin/echo ran >"$TMP/badopt.out" 2>&1; then
+		fail "$opt: the run went on"
+	elif grep -q "^ran" "$TMP/badopt.out" || ! grep -q "error: ${opt%%=*}" "$TMP/badopt.out"; then
+		fail "$opt: no error naming it before the program ran: $(head -c 300 "$TMP/badopt.out")"
+	else
+		echo "ok: $opt refused"
+	fi
+done
 finish

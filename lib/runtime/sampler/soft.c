@@ -270,18 +270,12 @@ static void crowd_update(void)
    fd, reserved here; none: the process keeps the fine rate). */
 static void crowd_open(void)
 {
-	const char *s = getenv("HPCRUN_COMM_CROWDED_PERIOD");
 	cpu_set_t cs;
 	int err;
 
 	if (coarse_fd >= 0)
 		return;
-	crowd_mult = rt_rate_parse_mult(s);
-	if (!crowd_mult) {
-		process__log("HPCRUN_COMM_CROWDED_PERIOD=%s: not a multiple of the period in 1..%u: "
-		             "the default, %u", s, RT_CROWD_MULT_MAX, RT_CROWD_MULT_DEFAULT);
-		crowd_mult = RT_CROWD_MULT_DEFAULT;
-	}
+	crowd_mult = hc_rt.opt.crowd_mult;
 	crowd_ncpu = sched_getaffinity(0, sizeof cs, &cs) == 0 ? (uint32_t)CPU_COUNT(&cs) : 0;
 	if (crowd_mult <= 1 || !crowd_ncpu)
 		return;
