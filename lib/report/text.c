@@ -19,6 +19,8 @@
 #include "report/views.h"
 
 #define TOP HC_REPORT_TOP
+/* Fields named in a top-objects row; the layout under Advice and objects.xml have them all. */
+#define TOP_FIELDS 8
 #define TMAXC 8
 
 /* ---- display width and fitting ---- */
@@ -812,7 +814,8 @@ static void objects(struct text *x)
 	for (size_t k = 0; k < db->nobjects && k < TOP; k++) {
 		char r[16], vf[64], vt[64], va[64], q[48], fields[4096] = "";
 		size_t len = 0;
-		for (size_t f = 0; f < v[k]->nfields && len < sizeof(fields); f++) {
+		size_t shown = v[k]->nfields < TOP_FIELDS ? v[k]->nfields : TOP_FIELDS;
+		for (size_t f = 0; f < shown && len < sizeof(fields); f++) {
 			const struct hc_db_field *fd = &v[k]->fields[f];
 			if (fd->name[0])
 				len += (size_t)snprintf(fields + len, sizeof(fields) - len, "%s%s",
@@ -827,6 +830,9 @@ static void objects(struct text *x)
 				len += (size_t)snprintf(fields + len, sizeof(fields) - len, " (%llu B)",
 				                        (unsigned long long)fd->size);
 		}
+		if (len < sizeof(fields) && shown < v[k]->nfields)
+			snprintf(fields + len, sizeof(fields) - len, ", %zu more (objects.xml)",
+			         v[k]->nfields - shown);
 		snprintf(r, sizeof(r), "%zu", k + 1);
 		t_row(&t, r, v[k]->name, v[k]->kind,
 		      hc_report_value(vf, sizeof(vf), v[k]->fal, unit_of(x)),

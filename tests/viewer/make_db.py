@@ -407,6 +407,12 @@ def big(out, n, nodes, seed):
                      cells=[(hot[0], hot[1], 0, 10 ** 7)],
                      fields=[("a", 0, 8, 0, 5 * 10 ** 6, list(hot)), ("b", 8, 8, 0, 5 * 10 ** 6, list(hot))],
                      pairs=[]))
+    # an array whose threads write their own elements, 40 of them in
+    # communication: a top-objects row names the first fields only
+    objs.append(dict(kind="heap", name="wide_array", size=8 * 4096,
+                     cells=[(hot[0], hot[1], 0, 4 * 10 ** 6)],
+                     fields=[("wide_array[%d]" % q, 64 * q, 8, 0, 10 ** 5, list(hot)) for q in range(40)],
+                     pairs=[]))
     d["objects"] = objs
     finish_levels(d, mt, mf, lambda t: t % 2, 2)
     write_db(out, d)

@@ -186,6 +186,15 @@ def check_text(db, name):
         sec = r.stdout.split("Top data objects")[1]
         check(re.search(r"^\s+1\s+%s\s" % re.escape(top), sec, re.M) is not None,
               "%s: --text lists %s first among objects" % (name, top))
+        # a row names at most 8 fields and says how many more there are
+        sec = sec.split("\n\n")[0]
+        for o in db.objects:
+            fields = o.get("fields") or []
+            row = [l for l in sec.split("\n") if re.search(r"^\s+\d+\s+%s\s" % re.escape(o["name"]), l)]
+            if len(fields) <= 8 or not row:
+                continue
+            check("%d more (objects.xml)" % (len(fields) - 8) in row[0] and fields[8] + " " not in row[0],
+                  "%s: --text names 8 of %s's %d fields and counts the rest" % (name, o["name"], len(fields)))
 
 
 def check_graphs(db, tmp, name):
