@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "runtime/rt.h"
+#include "runtime/pset.h"
 #include "runtime/sampler/soft.h"
 #include "runtime/sampler/rate.h"
 #include "probe/probe.h"
@@ -215,6 +216,20 @@ static void read_options(struct rt_options *o)
 		process__fatal("HPCRUN_COMM_CROWDED_PERIOD: '%s' is not a multiple of the period in 1..%u "
 		               "(1: no coarse rate)", s, RT_CROWD_MULT_MAX);
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
+	/* Soft sampler: the process-wide watch set's registers (watch.c). */
+	o->procset = (int)env_u64("HPCRUN_COMM_PROCSET", RT_PSET_DEFAULT);
+	s = getenv("HPCRUN_COMM_PROCSET_TARGET");
+	if (!s || !*s || !strcmp(s, "both"))
+		o->procset_target = s && *s ? RT_PSET_TARGET_BOTH : RT_PSET_TARGET_DEFAULT;
+	else if (!strcmp(s, "entry"))
+		o->procset_target = RT_PSET_TARGET_ENTRY;
+	else if (!strcmp(s, "sample"))
+		o->procset_target = RT_PSET_TARGET_SAMPLE;
+	else
+		process__fatal("HPCRUN_COMM_PROCSET_TARGET: '%s' is not entry, sample or both", s);
+	if (o->procset > HC_MAX_WATCH - 1)
+		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
+		               HC_MAX_WATCH - 1);
 	s = getenv("HPCRUN_COMM_PUBLISH_LOADS");
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -528,8 +543,18 @@ static void process_init(bool after_fork)
 		process__log("watchpoints: %s", why);
 	if (hc_rt.opt.nwatch >= 0 && hc_rt.opt.nwatch < nw)
 		nw = hc_rt.opt.nwatch;
+	/* The process-wide set's registers come out of the thread's four
+	   (a thread cannot open more breakpoint events than debug registers:
+	   ENOSPC, detection.md §5.13). */
+	hc_rt.npset = watch__pset_registers(nw);
+	nw -= hc_rt.npset;
 	hc_rt.nwatch = nw;
 	process__log("watchpoints per armed set: %d", nw);
+	if (hc_rt.npset)
+		process__log("process-wide watch set: %d register%s, inherited by every thread, armed for the "
+		        "threads the switch gate refuses (HPCRUN_COMM_PROCSET; budget %u.%u%% of the process's "
+		        "CPU time)", hc_rt.npset, hc_rt.npset == 1 ? "" : "s", RT_PSET_BUDGET_PERMILLE / 10,
+		        RT_PSET_BUDGET_PERMILLE % 10);
 
 	hc_rt.have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
 	fds__log_limits();

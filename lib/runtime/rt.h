@@ -212,6 +212,10 @@ struct rt_options {
 	uint32_t switch_other_ns;   /* the same when the process is not crowded (cost.h) */
 	uint32_t crowd_mult;        /* soft: period multiplier of a crowded process (sampler/rate.h) */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
+	int procset;                /* soft sampler: registers of the process-wide watch set
+	                               (HPCRUN_COMM_PROCSET, 0 = none; watch.c, pset.h) */
+	int procset_target;         /* ... armed on a refused thread's chosen entry, its own
+	                               sampled access, or both (RT_PSET_TARGET_*, pset.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */
@@ -230,6 +234,8 @@ struct rt_runtime {
 	int      unit;
 	char     sampler_why[256];   /* why this sampler (auto selection) */
 	int      nwatch;             /* watchpoints per thread actually used */
+	int      npset;              /* registers of the process-wide watch set, 0 = none
+	                                (taken from the per-thread ones: 4 per CPU in all) */
 	int      have_fsgsbase;
 	uint32_t hostid;
 	uint32_t rank;               /* MPI rank from the launcher's environment, 0 (doc/mpi.md) */
@@ -338,6 +344,11 @@ int  watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n);
 int  watch__arm_exec(struct rt_thread *t, uint64_t pc);
 void watch__disarm(struct rt_thread *t);
 void watch__on_trap(struct rt_thread *t, int slot, void *uctx);
+int  watch__pset_registers(int nwatch);
+void watch__trap_blocked(struct rt_thread *t, int slot);
+void watch__trap_outside(int slot);
+void watch__log(void);
+void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
 
 /* record.c: from a sample or trap to a recorded communication */
 /* One address sample of any sampler into detection: unwinds for stores

@@ -244,6 +244,8 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		   runtime's own helper. */
 		if (COOKIE_KIND(SI_PERF_DATA(si)) == COOKIE_SAMPLE)
 			__atomic_add_fetch(&hc_rt.samples_outside, 1, __ATOMIC_RELAXED);
+		else if (COOKIE_KIND(SI_PERF_DATA(si)) == COOKIE_WATCH)
+			watch__trap_outside(COOKIE_SLOT(SI_PERF_DATA(si)));
 		goto out;
 	}
 	w.cookie = SI_PERF_DATA(si);
@@ -260,9 +262,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	busy = t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC);
 	if (busy || loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
 		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {
-			t->cnt.traps_blocked++;
-			watch__disarm(t);
-			hc_detect_arm_failed(&t->det);
+			watch__trap_blocked(t, COOKIE_SLOT(w.cookie));
 		} else if (busy) {
 			t->cnt.samples_blocked++;
 		} else {

@@ -7,7 +7,16 @@
    set. x86 data traps fire after the access, so the accessing instruction
    is the one ending at the trap PC — except REP string ops, which trap on
    the REP itself. watch__arm/disarm and watch__on_trap run in signal
-   context. */
+   context.
+
+   The process-wide set (HPCRUN_COMM_PROCSET, doc/detection.md §5.13): a
+   few more breakpoint events, opened with `inherit` by the first thread
+   before any other exists, so that every thread carries copies that keep
+   its perf context a clone (sibling switches stay cheap, unlike with the
+   per-thread events above). A thread that the switch gate refuses arms
+   this one set instead, by MODIFY_ATTRIBUTES on the parent events (every
+   copy follows); it traps in any thread that touches the line. Its rules
+   are pset.h's. */
 #include <errno.h>
 #include <linux/hw_breakpoint.h>
 #include <sys/ioctl.h>
@@ -18,6 +27,303 @@
 #include "probe/probe.h"
 #include "runtime/regs.h"
 #include "detect/step.h"
+#include "runtime/pset.h"
+
+/* ---- the process-wide set ---- */
+
+#define PSET_SLOT 0x80            /* cookie slot bit: a process-wide set's register */
+
+static struct {
+	int n;                        /* inherited events open, 0 = none */
+	uint32_t pid;                 /* the process that opened them (a fork child has none) */
+	int fd[HC_MAX_WATCH];
+	bool enabled[HC_MAX_WATCH];   /* written by the thread holding the set BUSY */
+	struct perf_event_attr attr[HC_MAX_WATCH];
+	uint64_t dummy;
+	uint64_t state;               /* rt_pset_word (atomic) */
+	/* the armed set, written while BUSY by the arming thread */
+	struct {
+		uint32_t owner;           /* the arming thread */
+		uint32_t nwatch, candidates, stands;
+		bool writes_only;
+		uint64_t armed_at;        /* the owner's detection time of the set */
+		uint64_t armed_wall;      /* process__now() at the arm */
+		struct hc_bb_entry watched;
+		uint64_t addr[HC_MAX_WATCH];
+	} rec;
+	uint32_t own_traps;           /* of the current set (atomic) */
+	uint64_t requests;            /* refused since the last arm (atomic) */
+	uint64_t spent_ns;            /* arms, ends, own traps: wall ns (atomic) */
+	/* counters for the log (atomic) */
+	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
+	         traps_late, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
+	struct rt_cost_total cost_arm, cost_end;
+} pset;
+
+static void pset_cost_add(struct rt_cost_total *c, uint64_t ns)
+{
+	__atomic_add_fetch(&c->b[hc_hist_bucket(ns)], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->sum_ns, ns, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->n, 1, __ATOMIC_RELAXED);
+}
+
+static void pset_count(uint64_t *c)
+{
+	__atomic_add_fetch(c, 1, __ATOMIC_RELAXED);
+}
+
+/* Registers the process-wide set takes from every thread (0 = none):
+   HPCRUN_COMM_PROCSET, soft sampler with its inherited event only (the
+   set's copies are what keep a thread's context a clone). */
+int watch__pset_registers(int nwatch)
+{
+	int p = hc_rt.opt.procset;
+
+	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || hc_rt.opt.per_thread || nwatch < 2 || p <= 0)
+		return 0;
+	return p < nwatch ? p : nwatch - 1;    /* at least one per-thread register stays */
+}
+
+/* Open the process-wide set: the first thread, before any other exists
+   (a thread created earlier would carry no copy). Disabled, on a harmless
+   address; `inherit_thread`: threads only, a fork child gets no copy. */
+static void pset_open(int want)
+{
+	pset.n = 0;
+	pset.pid = (uint32_t)getpid();
+	for (int i = 0; i < want; i++) {
+		int fd;
+
+		if (!fds__reserve(1))
+			break;
+		hc_watch_attr(&pset.attr[i], (uint64_t)(uintptr_t)&pset.dummy, signal__cookie_watch(PSET_SLOT | i));
+		pset.attr[i].inherit = 1;
+		pset.attr[i].inherit_thread = 1;
+		fd = hc_perf_open(&pset.attr[i], 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			fds__unreserve(1);
+			process__log("process-wide watch set: register %d: %s", i, hc_perf_strerror(errno, -1));
+			break;
+		}
+		fds__adopt(fd, &pset.fd[i], true);
+		pset.enabled[i] = false;
+		pset.n++;
+	}
+	__atomic_store_n(&pset.state, rt_pset_word(0, RT_PSET_IDLE), __ATOMIC_RELEASE);
+}
+
+/* A fork child: the fds name the parent's events (and the child's thread
+   carries no copy: inherit_thread). Dropped; the child has no set. */
+static void pset_drop_if_forked(void)
+{
+	if (pset.n && pset.pid != (uint32_t)getpid()) {
+		for (int i = 0; i < pset.n; i++)
+			fds__close(&pset.fd[i], "the process-wide watch set");
+		pset.n = 0;
+	}
+}
+
+/* Turn the set's registers off (every copy follows the parent's DISABLE),
+   the caller holding it BUSY. Returns the wall ns spent. */
+static uint64_t pset_off(void)
+{
+	uint64_t t0 = process__now();
+
+	for (int i = 0; i < pset.n; i++)
+		if (pset.enabled[i]) {
+			ioctl(pset.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			pset.enabled[i] = false;
+			pset.attr[i].disabled = 1;
+		}
+	return process__now() - t0;
+}
+
+/* End the armed set of generation word w (CAS ARMED -> BUSY -> IDLE);
+   false when someone else ended or re-armed it first. */
+static bool pset_end(uint64_t w, uint64_t *counter)
+{
+	uint64_t busy = rt_pset_word(rt_pset_gen_of(w), RT_PSET_BUSY), ns;
+
+	if (rt_pset_state_of(w) != RT_PSET_ARMED ||
+	    !__atomic_compare_exchange_n(&pset.state, &w, busy, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	ns = pset_off();
+	__atomic_add_fetch(&pset.spent_ns, ns, __ATOMIC_RELAXED);
+	pset_cost_add(&pset.cost_end, ns);
+	__atomic_store_n(&pset.state, rt_pset_word(rt_pset_gen_of(w), RT_PSET_IDLE), __ATOMIC_RELEASE);
+	pset_count(counter);
+	return true;
+}
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A set's shortest life before another thread may take the registers:
+   two sampling periods (wall ns). */
+static uint64_t pset_min_age(void)
+{
+	return 2 * hc_rt.period;
+}
+
+/* Arm the process-wide set for thread t's set (t->det: the entry, its
+   candidates), refused by the switch gate. Signal context. 0, -EAGAIN
+   (busy, budget: counted), or the ioctl's -errno. */
+static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n);
+
+static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
+{
+	return pset_arm_set(t, &t->det.watched, t->det.candidates, t->det.writes_only, t->det.armed_at, addr, n);
+}
+
+/* Feather's arm (HPCRUN_COMM_PROCSET_TARGET sample or both): the sampled access of a
+   thread the switch gate refuses, watched in every other thread — its
+   chunk, and npset - 1 other chunks of the line at random; a load's line
+   for writes only. The set's "entry" is the sample itself: a foreign trap
+   is a communication with the sampling thread. Signal context. */
+void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
+{
+	struct hc_bb_entry e;
+	uint64_t addr[HC_MAX_WATCH], chunk;
+	uint32_t n = 1;
+
+	uint64_t w;
+
+	if (!pset.n || !(hc_rt.opt.procset_target & RT_PSET_TARGET_SAMPLE) || s->is_private ||
+	    s->ctx == HC_NONE || t->watch.opened || !t->cnt.watch_threads_gated)
+		return;
+	/* an entry set this thread armed at this very sample goes first */
+	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+	if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index && pset.rec.armed_at &&
+	    t->det.armed && pset.rec.armed_at == t->det.armed_at)
+		return;
+	e.line = s->addr & ~(uint64_t)(HC_LINE - 1);
+	e.addr = s->addr;
+	e.time = s->time;
+	e.len = s->len;
+	e.thread = t->id.index;
+	e.cpu = s->cpu;
+	e.ctx = s->ctx;
+	e.is_load = !s->is_store;
+	e.mask = 0;
+	chunk = s->addr & ~(uint64_t)7;
+	addr[0] = chunk;
+	while (n < (uint32_t)pset.n) {
+		uint64_t c, x = t->det.rng ? t->det.rng : 0x9e3779b97f4a7c15ull;
+		bool dup = false;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		t->det.rng = x;
+		c = e.line + (x % (HC_LINE / 8)) * 8;
+		for (uint32_t i = 0; i < n; i++)
+			dup |= addr[i] == c;
+		if (!dup)
+			addr[n++] = c;
+	}
+	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, n) == 0)
+		t->cnt.watch_armed++;
+}
+
+static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n)
+{
+	uint32_t type = writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+	uint64_t w, now = process__now(), t0, ns, gen;
+	uint32_t m = n < (uint32_t)pset.n ? n : (uint32_t)pset.n;
+	int err = 0;
+
+	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+	if (!rt_pset_may_arm(rt_pset_state_of(w), pset.rec.owner, t->id.index, pset.rec.armed_wall, now,
+	                     pset_min_age())) {
+		pset_count(&pset.refused_busy);
+		pset_count(&pset.requests);
+		return -EAGAIN;
+	}
+	if (!rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+	                           RT_PSET_BUDGET_PERMILLE, RT_PSET_GRACE_NS)) {
+		pset_count(&pset.refused_budget);
+		pset_count(&pset.requests);
+		return -EAGAIN;
+	}
+	gen = rt_pset_gen_of(w) + 1;
+	if (!__atomic_compare_exchange_n(&pset.state, &w, rt_pset_word(gen, RT_PSET_BUSY), false,
+	                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		pset_count(&pset.refused_busy);
+		pset_count(&pset.requests);
+		return -EAGAIN;
+	}
+	if (rt_pset_state_of(w) == RT_PSET_ARMED)         /* replaced: its owner's next set, or aged */
+		pset_count(pset.rec.owner == t->id.index ? &pset.ended_owner : &pset.ended_age);
+	pset.rec.owner = t->id.index;
+	pset.rec.nwatch = m;
+	pset.rec.candidates = candidates;
+	pset.rec.writes_only = writes_only;
+	pset.rec.armed_at = armed_at;
+	pset.rec.armed_wall = now;
+	pset.rec.watched = *e;
+	for (uint32_t i = 0; i < m; i++)
+		pset.rec.addr[i] = addr[i];
+	pset.rec.stands = rt_pset_stands_for(__atomic_exchange_n(&pset.requests, 0, __ATOMIC_RELAXED));
+	__atomic_store_n(&pset.own_traps, 0, __ATOMIC_RELAXED);
+	t0 = process__now();
+	for (uint32_t i = 0; i < m; i++) {
+		pset.attr[i].bp_addr = addr[i];
+		pset.attr[i].bp_type = type;
+		pset.attr[i].disabled = 0;
+		if (ioctl(pset.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[i]) < 0) {
+			err = -errno;
+			pset.attr[i].disabled = 1;
+			break;
+		}
+		pset.enabled[i] = true;
+	}
+	if (err) {
+		pset_off();
+		pset_count(&pset.arm_failed);
+		__atomic_store_n(&pset.state, rt_pset_word(gen, RT_PSET_IDLE), __ATOMIC_RELEASE);
+		return err;
+	}
+	for (int i = (int)m; i < pset.n; i++)
+		if (pset.enabled[i]) {
+			ioctl(pset.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			pset.enabled[i] = false;
+			pset.attr[i].disabled = 1;
+		}
+	ns = process__now() - t0;
+	__atomic_add_fetch(&pset.spent_ns, ns, __ATOMIC_RELAXED);
+	pset_cost_add(&pset.cost_arm, ns);
+	pset_count(&pset.armed);
+	__atomic_store_n(&pset.state, rt_pset_word(gen, RT_PSET_ARMED), __ATOMIC_RELEASE);
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u armed the process-wide set on %#llx (%u registers, %llu ns)",
+	             t->id.index, (unsigned long long)addr[0], m, (unsigned long long)ns);
+	return 0;
+}
+
+/* Thread t's own set is over (its next sample, a blocked trap, the
+   thread masking signals): the process-wide set it armed ends too, and
+   one armed by another thread that outlived its shortest life. */
+static void pset_expire(struct rt_thread *t)
+{
+	uint64_t w;
+
+	if (!pset.n)
+		return;
+	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+	if (rt_pset_state_of(w) != RT_PSET_ARMED)
+		return;
+	if (pset.rec.owner == t->id.index)
+		pset_end(w, &pset.ended_owner);
+	else if (process__now() - pset.rec.armed_wall >= 4 * pset_min_age())
+		pset_end(w, &pset.ended_age);
+}
 
 /* The thread's watchpoints are opened at its first arm, not at its start:
    four perf_event_open calls cost ~40 µs, which a short-lived thread that
@@ -25,6 +331,9 @@
    fds are already reserved (fds.c). */
 int watch__thread_start(struct rt_thread *t, int want)
 {
+	pset_drop_if_forked();
+	if (t->id.index == 0 && !pset.n && hc_rt.npset > 0)
+		pset_open(hc_rt.npset);
 	t->watch.n = 0;
 	t->watch.want = want;
 	t->watch.opened = want == 0;
@@ -78,6 +387,7 @@ void watch__thread_stop(struct rt_thread *t)
 
 void watch__disarm(struct rt_thread *t)
 {
+	pset_expire(t);
 	for (int i = 0; i < t->watch.n; i++)
 		if (t->watch.enabled[i]) {
 			ioctl(t->watch.fd[i], PERF_EVENT_IOC_DISABLE, 0);
@@ -125,8 +435,14 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	   microseconds) went unwatched (generations -t 4 on 2 CPUs: 7 of 12
 	   threads refused; detection.md §5.9). It opens without asking; the
 	   thread then pays the opened registers' switch cost for its life. */
-	if (!t->watch.opened && !t->det.start_set && !gate_allows(t))
-		return -EAGAIN;            /* switches too often for now (cost.h) */
+	if (!t->watch.opened && !t->det.start_set && !gate_allows(t)) {
+		/* switches too often for now (cost.h): the process-wide set,
+		   whose copies cost no switch, if there is one (not for a read
+		   probe: its load trap is this thread's business) */
+		if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ENTRY) && !t->det.probe && t->det.armed)
+			return pset_arm(t, addr, n);
+		return -EAGAIN;
+	}
 	if (!t->watch.opened) {
 		if (t->det.start_set)
 			t->cnt.start_sets_ungated++;
@@ -189,13 +505,23 @@ int watch__arm_exec(struct rt_thread *t, uint64_t pc)
    a REP string op traps on itself (current element); otherwise the
    instruction ending at the PC, even when its address register was
    overwritten (then the watched chunk stands for the address). */
+static void access_at(struct rt_thread *t, const struct hc_regs *r, uint64_t line, uint64_t bp_addr,
+                      bool bp_write, struct hc_sample *s, uint64_t *leaf);
+
 static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int slot,
                             struct hc_sample *s, uint64_t *leaf)
 {
-	uint64_t pc = (uint64_t)r->gregs[REG_RIP];
 	int k = slot >= 0 && slot < t->watch.n ? slot : 0;
 	uint64_t line = t->det.start_set && slot >= 0 && slot < t->watch.n
 	                ? t->watch.attr[slot].bp_addr & ~(uint64_t)(HC_LINE - 1) : t->det.watched.line;
+
+	access_at(t, r, line, t->watch.attr[k].bp_addr, t->watch.attr[k].bp_type == HW_BREAKPOINT_W, s, leaf);
+}
+
+static void access_at(struct rt_thread *t, const struct hc_regs *r, uint64_t line, uint64_t bp_addr,
+                      bool bp_write, struct hc_sample *s, uint64_t *leaf)
+{
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP];
 	struct hc_insn at, end;
 	struct hc_trap_attr ta;
 	bool have_at = hc_decode_at_pc(r, &at) == 0;
@@ -204,8 +530,7 @@ static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int sl
 	bool have_end = !(have_at && (at.flags & HC_AF_REP) && hc_data_access(&at)) &&
 	                hc_decode_ending_at(r, pc, t->prev, &end) == 0;
 
-	hc_trap_attribute(have_at ? &at : NULL, have_end ? &end : NULL, pc, line, t->watch.attr[k].bp_addr,
-	                  t->watch.attr[k].bp_type == HW_BREAKPOINT_W, &ta);
+	hc_trap_attribute(have_at ? &at : NULL, have_end ? &end : NULL, pc, line, bp_addr, bp_write, &ta);
 	*leaf = ta.leaf;
 	s->addr = ta.addr;
 	s->len = ta.len;
@@ -213,10 +538,17 @@ static void trapping_access(struct rt_thread *t, const struct hc_regs *r, int sl
 }
 
 static void on_trap(struct rt_thread *t, int slot, void *uctx);
+static void pset_trap(struct rt_thread *t, int slot, void *uctx);
 
 void watch__on_trap(struct rt_thread *t, int slot, void *uctx)
 {
 	uint64_t t0 = soft__cpu_now();
+
+	if (slot & PSET_SLOT) {
+		pset_trap(t, slot & ~PSET_SLOT, uctx);
+		soft__cost(t, RT_COST_TRAP, t0);
+		return;
+	}
 	bool exec = slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X;
 
 	on_trap(t, slot, uctx);
@@ -289,4 +621,157 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		t->cnt.traps_unmatched++;
 		hc_detect_arm_failed(&t->det);
 	}
+}
+
+/* A trap of the process-wide set, in whichever thread touched its line
+   (pset.h's rules): the publisher's own access is counted (and ends the
+   set after RT_PSET_OWN_MAX), any other thread's is one communication
+   with the publisher — the arming thread's own trap exactly as a
+   per-thread set's, another thread's through a copy of the set — and ends
+   the set for every thread. */
+static void pset_trap(struct rt_thread *t, int slot, void *uctx)
+{
+	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE), t_start = process__now(), leaf;
+	struct hc_detect_thread tmp, *th;
+	struct hc_regs r;
+	struct hc_sample s;
+	struct hc_comm comm;
+	enum rt_pset_trap kind;
+	uint32_t stands;
+	bool matched;
+
+	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
+	    (uint32_t)slot >= pset.rec.nwatch) {
+		pset_count(&pset.traps_late);
+		return;
+	}
+	/* the record as of generation w (validated below by the CAS, or by
+	   re-reading the word) */
+	tmp.watched = pset.rec.watched;
+	tmp.candidates = pset.rec.candidates;
+	tmp.writes_only = pset.rec.writes_only;
+	tmp.nwatch = pset.rec.nwatch;
+	tmp.armed_at = pset.rec.armed_at;
+	stands = pset.rec.stands;
+	{
+		uint32_t owner = pset.rec.owner;
+		uint64_t bp = pset.rec.addr[slot];
+
+		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
+			pset_count(&pset.traps_late);
+			return;
+		}
+		regs__read(uctx, &r);
+		access_at(t, &r, tmp.watched.line, bp, tmp.writes_only, &s, &leaf);
+		kind = rt_pset_trap_kind(true, tmp.watched.thread, t->id.index, s.addr, s.len, tmp.watched.line,
+		                         HC_LINE);
+		if (kind == RT_PSET_TRAP_OWN) {
+			pset_count(&pset.traps_own);
+			if (rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED), RT_PSET_OWN_MAX))
+				pset_end(w, &pset.ended_own);
+			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+			return;
+		}
+		if (kind == RT_PSET_TRAP_LATE || !pset_end(w, &pset.ended_trap)) {
+			pset_count(&pset.traps_late);
+			return;
+		}
+		pset_count(&pset.traps_foreign);
+		/* The arming thread with its set still the one detection knows:
+		   its own state, exactly as a per-thread set's trap. */
+		th = owner == t->id.index && tmp.armed_at && t->det.armed && !t->det.start_set &&
+		     t->det.armed_at == tmp.armed_at ? &t->det : &tmp;
+	}
+	if (th == &tmp) {
+		tmp.thread = t->id.index;
+		tmp.touched = NULL;
+		tmp.moving = false;
+		tmp.nsamples = t->det.nsamples;
+		tmp.t_prev = t->det.t_prev;
+		tmp.armed = true;
+		tmp.start_set = false;
+		tmp.probe = false;
+		tmp.dry_next = 0;
+		for (int i = 0; i < HC_DETECT_DRY; i++)
+			tmp.dry[i].level = 0;
+	}
+	s.is_private = false;
+	s.time = process__now();
+	s.cpu = regs__cpu();
+	s.ctx = cct__context(t, uctx, leaf);
+	if (s.ctx == HC_NONE)              /* the walk faulted: trap dropped */
+		return;
+	soft__note_access(t, leaf, &s);
+	matched = hc_detect_trap(&hc_rt.dcfg, th, &s, &comm);
+	if (th == &tmp && tmp.t_prev > t->det.t_prev)
+		t->det.t_prev = tmp.t_prev;
+	t->det.moving = false;
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u process-wide set trap slot %d: %s %#llx+%u, set of T%u on T%u's entry: %s",
+	             t->id.index, slot, s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,
+	             pset.rec.owner, tmp.watched.thread, matched ? "communication" : "none");
+	if (!matched)
+		return;
+	pset_count(&pset.traps_comm);
+	comm.weight *= stands;
+	t->cnt.traps_matched++;
+	record__comm(t, &comm);
+	if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
+		t->cnt.published_trap++;
+}
+
+/* A trap that came while the thread could not take it (signal.c: the
+   runtime busy, our own code, an asynchronous one): a per-thread set is
+   dropped; a process-wide set's stays for the other threads. */
+void watch__trap_blocked(struct rt_thread *t, int slot)
+{
+	if (slot & PSET_SLOT) {
+		pset_count(&pset.traps_blocked);
+		return;
+	}
+	t->cnt.traps_blocked++;
+	watch__disarm(t);
+	hc_detect_arm_failed(&t->det);
+}
+
+/* A trap in a thread without a record (the runtime's helper, a thread
+   before its start or after its end). */
+void watch__trap_outside(int slot)
+{
+	if (slot & PSET_SLOT)
+		pset_count(&pset.traps_outside);
+}
+
+/* The process log's lines for the process-wide set (at exit). */
+void watch__log(void)
+{
+	if (!pset.n) {
+		if (hc_rt.opt.procset > 0 && hc_rt.sampler_kind == HC_SAMPLER_SOFT)
+			process__log("process-wide watch set: none (HPCRUN_COMM_PROCSET=%d; no registers, "
+			             "a per-thread sampler, or a fork child)", hc_rt.opt.procset);
+		return;
+	}
+	process__log("process-wide watch set: %d registers in every thread; %llu sets armed for threads the "
+	        "switch gate refused (%llu refused: %llu busy, %llu over the %u.%u%% budget; %llu failed); "
+	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late, %llu blocked, "
+	        "%llu outside; ended by a foreign trap %llu, own traps %llu, the owner %llu, age %llu; "
+	        "spent %llu us",
+	        pset.n, (unsigned long long)pset.armed,
+	        (unsigned long long)(pset.refused_busy + pset.refused_budget),
+	        (unsigned long long)pset.refused_busy, (unsigned long long)pset.refused_budget,
+	        RT_PSET_BUDGET_PERMILLE / 10, RT_PSET_BUDGET_PERMILLE % 10, (unsigned long long)pset.arm_failed,
+	        (unsigned long long)pset.traps_foreign, (unsigned long long)pset.traps_comm,
+	        (unsigned long long)pset.traps_own, (unsigned long long)pset.traps_late,
+	        (unsigned long long)pset.traps_blocked, (unsigned long long)pset.traps_outside,
+	        (unsigned long long)pset.ended_trap, (unsigned long long)pset.ended_own,
+	        (unsigned long long)pset.ended_owner, (unsigned long long)pset.ended_age,
+	        (unsigned long long)(pset.spent_ns / 1000));
+	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "
+	        "end median %llu ns, mean %llu ns (n %llu) (wall time of the MODIFY_ATTRIBUTES / DISABLE "
+	        "ioctls: every running copy is updated on its CPU)",
+	        (unsigned long long)rt_cost_quantile(&pset.cost_arm, 0.5),
+	        (unsigned long long)(pset.cost_arm.n ? pset.cost_arm.sum_ns / pset.cost_arm.n : 0),
+	        (unsigned long long)rt_cost_quantile(&pset.cost_arm, 0.99), (unsigned long long)pset.cost_arm.n,
+	        (unsigned long long)rt_cost_quantile(&pset.cost_end, 0.5),
+	        (unsigned long long)(pset.cost_end.n ? pset.cost_end.sum_ns / pset.cost_end.n : 0),
+	        (unsigned long long)pset.cost_end.n);
 }

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pset.h — the rules of the process-wide watch set (doc/detection.md §5.13):
+   a few breakpoint events opened once with `inherit` by the process's first
+   thread, so that every later thread carries copies and its sibling context
+   switches stay cheap (the copies keep the perf contexts clones; a thread's
+   own breakpoint events un-clone it: cost.h, the switch gate). One set for
+   the whole process: re-targeted from the sample of a thread that the
+   switch gate refuses, it traps in every thread that touches the line.
+   Pure and async-signal-safe (the runtime part is in watch.c, which runs in
+   signal context); the unit test replays the rules on synthetic inputs. */
+#ifndef HC_RUNTIME_PSET_H
+#define HC_RUNTIME_PSET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The budget of the re-targeting: MODIFY_ATTRIBUTES on the parent event
+   updates every copy, the running ones by an IPI to their CPU — 7–9 µs
+   with the copies asleep, ~130 µs with one or two running, 0.5–3 ms at 128
+   threads (performance.md, "Session 8: what the gate should charge"). Arms,
+   ends and the set's own-line traps are charged (wall ns) against the
+   process's CPU time: at most `permille` of it, plus `grace_ns` so that a
+   young process can arm at all. */
+#define RT_PSET_DEFAULT         0u           /* HPCRUN_COMM_PROCSET: registers, 0 = off */
+/* What a refused thread arms the set on (HPCRUN_COMM_PROCSET_TARGET): the
+   entry its detection chose (another thread's publication, as a
+   per-thread set), its own sampled access (Feather's arm: every other
+   thread watches the line this thread touches), or both (the entry when
+   the sample chose one, else the access). */
+#define RT_PSET_TARGET_ENTRY  1
+#define RT_PSET_TARGET_SAMPLE 2
+#define RT_PSET_TARGET_BOTH   3
+#define RT_PSET_TARGET_DEFAULT RT_PSET_TARGET_BOTH
+
+#define RT_PSET_BUDGET_PERMILLE 20u          /* 2 % of the process's CPU time */
+#define RT_PSET_GRACE_NS        2000000u     /* 2 ms */
+#define RT_PSET_TRAP_NS         15000u       /* the kernel's delivery of one trap, charged with
+                                                the handler (a perf breakpoint trap: 12–21 µs) */
+#define RT_PSET_OWN_MAX         8u           /* publisher's own traps that end a set */
+
+static inline bool rt_pset_budget_allows(uint64_t spent_ns, uint64_t cpu_ns, uint32_t permille,
+                                         uint64_t grace_ns)
+{
+	return spent_ns * 1000 <= cpu_ns * permille + grace_ns * 1000;
+}
+
+/* The set's state word: a generation (every arm makes a new one) and the
+   state, so that a compare-and-swap validates a copy of the set's record
+   read meanwhile (a re-arm in between changes the word). */
+enum rt_pset_state {
+	RT_PSET_IDLE = 0,     /* nothing armed */
+	RT_PSET_BUSY = 1,     /* being armed or ended by one thread: hands off */
+	RT_PSET_ARMED = 2,
+};
+static inline uint64_t rt_pset_word(uint64_t gen, enum rt_pset_state s) { return gen << 2 | (uint64_t)s; }
+static inline enum rt_pset_state rt_pset_state_of(uint64_t w) { return (enum rt_pset_state)(w & 3); }
+static inline uint64_t rt_pset_gen_of(uint64_t w) { return w >> 2; }
+
+/* May thread `req` arm the set now? An idle set, yes; one being armed or
+   ended, no; an armed one, only by the thread that armed it (its next
+   set: a thread's set lives one of its sampling intervals, as a per-thread
+   set does) or once it is `min_age` ns old (a set whose arming thread
+   blocks must not hold the process's registers for long). */
+static inline bool rt_pset_may_arm(enum rt_pset_state s, uint32_t owner, uint32_t req, uint64_t armed_at,
+                                   uint64_t now, uint64_t min_age)
+{
+	if (s == RT_PSET_IDLE)
+		return true;
+	if (s == RT_PSET_BUSY)
+		return false;
+	return req == owner || now < armed_at || now - armed_at >= min_age;
+}
+
+/* What a trap of the set in thread `me` is. */
+enum rt_pset_trap {
+	RT_PSET_TRAP_LATE,    /* the set is no longer armed, or the access is not on its line */
+	RT_PSET_TRAP_OWN,     /* the watched entry's publisher touching its own line again */
+	RT_PSET_TRAP_FOREIGN, /* any other thread: a communication with the publisher; ends the set */
+};
+static inline enum rt_pset_trap rt_pset_trap_kind(bool armed, uint32_t publisher, uint32_t me, uint64_t addr,
+                                                  uint32_t len, uint64_t line, uint32_t line_size)
+{
+	if (!armed || addr + (len ? len : 1) <= line || addr >= line + line_size)
+		return RT_PSET_TRAP_LATE;
+	return me == publisher ? RT_PSET_TRAP_OWN : RT_PSET_TRAP_FOREIGN;
+}
+
+/* The publisher's own traps end the set after `own_max` (a thread that
+   writes its line in a loop would otherwise trap at every store). */
+static inline bool rt_pset_own_ends(uint32_t own_traps, uint32_t own_max)
+{
+	return own_traps >= own_max;
+}
+
+/* One arm stands for the requests since the previous arm (refused: the set
+   was busy or armed by another thread, or the budget said no): a trap's
+   weight is multiplied by it, so that the sets armed stand for the sets
+   the refused threads would have armed. Bounded, so that one trap after a
+   long refusal does not weigh a whole run. */
+#define RT_PSET_STANDS_MAX 64u
+static inline uint32_t rt_pset_stands_for(uint64_t requests_since_arm)
+{
+	uint64_t n = requests_since_arm + 1;
+
+	return n > RT_PSET_STANDS_MAX ? RT_PSET_STANDS_MAX : (uint32_t)n;
+}
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/sh
+# The process-wide watch set (doc/detection.md §5.13): a producer and a
+# consumer that yield to each other (the accuracy suite's `spsc`, 2
+# workers) under a switch gate that refuses every thread that has switched
+# (HPCRUN_COMM_SWITCH_NS and _OTHER_NS at 1 s a switch), so no thread opens
+# watchpoints of its own: whatever traps is the process-wide set,
+# inherited by both workers. Checked: the log states the set and its
+# counters; the trap volume is the producer-consumer pair's (threads 1
+# and 2: >= 90 % of it), true sharing (>= 90 %); with
+# HPCRUN_COMM_PROCSET=0 nothing traps. Up to 3 runs for the first trap (a
+# loaded machine may co-schedule the two rarely). Patterns, never timing.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+P="$S/bench/accuracy/programs"
+command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
+cc -O2 -g -pthread -I"$P" -o "$TMP/spsc" "$P/spsc.c" "$P/work.c" || fail "cannot build spsc"
+[ "$FAILS" -eq 0 ] || finish
+
+export HPCRUN_COMM_SWITCH_NS=1000000000 HPCRUN_COMM_SWITCH_OTHER_NS=1000000000
+log() { cat "$TMP/$1"/*.log 2>/dev/null; }
+
+for try in 1 2 3; do
+	rm -rf "${TMP:?}/p"
+	export HPCRUN_COMM_PROCSET=1
+	measure p -e COMM@100000 "$TMP/spsc" 2 2 || fail "sampled run failed"
+	if log p | grep -q "^.*watchpoints: none"; then
+		echo "SKIP: no watchpoints on this machine ($(log p | grep 'watchpoints: none'))"
+		exit 77
+	fi
+	[ "$(total p 9)" -gt 0 ] && break
+	echo "try $try: no trap volume ($(log p | grep 'process-wide watch set: 1 registers' | head -1))"
+done
+log p | grep -q "process-wide watch set: 1 register, inherited by every thread" &&
+	ok "the log states the process-wide set" || fail "no process-wide set in the log"
+line=$(log p | grep "process-wide watch set: 1 registers in every thread" | head -1)
+[ -n "$line" ] && ok "its counters: ${line#*: }" || fail "no counters line for the process-wide set"
+log p | grep -q "process-wide watch set cost: arm median" && ok "its per-arm cost is logged" ||
+	fail "no cost line for the process-wide set"
+[ "$(counter p watch_threads_gated)" -ge 1 ] && ok "the gate refused $(counter p watch_threads_gated) thread(s)" ||
+	fail "the switch gate refused no thread (watch_threads_gated 0): the test does not test the set"
+trap_all=$(total p 9)
+if [ "$trap_all" -eq 0 ]; then
+	fail "the process-wide set found nothing in 3 runs ($line)"
+else
+	pair=$(cell p 1 2 9)
+	share=$(ratio "$pair" "$trap_all")
+	ge "$share" 0.90 && ok "trap volume on the producer-consumer pair: $share" ||
+		{ grep '^row' "$TMP/p.rows" >&2; fail "trap volume on (1,2) only $share"; }
+	tr=$(ratio "$(cell p 1 2 6)" "$(cell p 1 2)")
+	ge "$tr" 0.90 && ok "true sharing: $tr of the pair's volume" || fail "true sharing only $tr of the pair's volume"
+fi
+
+# Off: the same gate, no set, no trap (no thread opens registers of its own).
+export HPCRUN_COMM_PROCSET=0
+measure q -e COMM@100000 "$TMP/spsc" 2 1 || fail "sampled run without the set failed"
+log q | grep -q "process-wide watch set: 1 register" && fail "a process-wide set without HPCRUN_COMM_PROCSET"
+[ "$(counter q traps)" -eq 0 ] && [ "$(total q 9)" -eq 0 ] && ok "without the set: no trap" ||
+	echo "without the set: $(counter q traps) traps (a thread the gate let through)"
+finish

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_pset.c — pset.h, the process-wide watch set's rules on synthetic
+   inputs: the arm budget (a share of the process's CPU time plus a grace),
+   who may arm the set (idle: anyone; being armed or ended: nobody; armed:
+   its owner, or anyone once it is old), what a trap is (late, the
+   publisher's own, a foreign one), when own traps end a set, what an arm
+   stands for, and the state word's generation. */
+#include <stdint.h>
+
+#include "runtime/pset.h"
+#include "hc_test.h"
+
+static void budget(void)
+{
+	/* 2 %: 20 ms of arms for 1 s of CPU, plus the grace */
+	CHECK(rt_pset_budget_allows(0, 0, 20, 2000000));
+	CHECK(rt_pset_budget_allows(2000000, 0, 20, 2000000));          /* the grace alone */
+	CHECK(!rt_pset_budget_allows(2000001, 0, 20, 2000000));
+	CHECK(rt_pset_budget_allows(22000000, 1000000000, 20, 2000000));
+	CHECK(!rt_pset_budget_allows(22000001, 1000000000, 20, 2000000));
+	/* a program whose arms cost 130 µs each (a copy running): at 1 s of
+	   CPU at most (20 + 2) ms / 130 µs = 169 arms */
+	{
+		uint64_t spent = 0;
+		int arms = 0;
+
+		for (int i = 0; i < 1000; i++)
+			if (rt_pset_budget_allows(spent, 1000000000, 20, 2000000)) {
+				spent += 130000;
+				arms++;
+			}
+		CHECK(arms == 170);   /* the last one allowed starts at 21.97 ms */
+	}
+	/* no grace, no CPU: nothing */
+	CHECK(!rt_pset_budget_allows(1, 0, 20, 0));
+}
+
+static void arming(void)
+{
+	uint64_t min_age = 1000000;
+
+	CHECK(rt_pset_may_arm(RT_PSET_IDLE, 3, 5, 0, 0, min_age));
+	CHECK(!rt_pset_may_arm(RT_PSET_BUSY, 3, 3, 0, 10 * min_age, min_age));
+	/* armed: the owner's next set replaces it at once */
+	CHECK(rt_pset_may_arm(RT_PSET_ARMED, 3, 3, 5000, 5001, min_age));
+	/* another thread waits for the shortest life */
+	CHECK(!rt_pset_may_arm(RT_PSET_ARMED, 3, 5, 5000, 5000 + min_age - 1, min_age));
+	CHECK(rt_pset_may_arm(RT_PSET_ARMED, 3, 5, 5000, 5000 + min_age, min_age));
+	/* a clock that went back does not hold the set for ever */
+	CHECK(rt_pset_may_arm(RT_PSET_ARMED, 3, 5, 5000, 4000, min_age));
+}
+
+static void traps(void)
+{
+	uint64_t line = 0x1000;
+
+	/* not armed: late, whoever */
+	CHECK(rt_pset_trap_kind(false, 1, 2, line, 8, line, 64) == RT_PSET_TRAP_LATE);
+	/* off the line (an older set's register): late */
+	CHECK(rt_pset_trap_kind(true, 1, 2, line + 64, 8, line, 64) == RT_PSET_TRAP_LATE);
+	CHECK(rt_pset_trap_kind(true, 1, 2, line - 8, 8, line, 64) == RT_PSET_TRAP_LATE);
+	/* an access straddling into the line counts */
+	CHECK(rt_pset_trap_kind(true, 1, 2, line - 4, 8, line, 64) == RT_PSET_TRAP_FOREIGN);
+	/* the publisher's own access; any other thread's, the arming one or not */
+	CHECK(rt_pset_trap_kind(true, 1, 1, line + 8, 8, line, 64) == RT_PSET_TRAP_OWN);
+	CHECK(rt_pset_trap_kind(true, 1, 2, line + 56, 8, line, 64) == RT_PSET_TRAP_FOREIGN);
+	CHECK(rt_pset_trap_kind(true, 1, 7, line + 63, 1, line, 64) == RT_PSET_TRAP_FOREIGN);
+	/* a zero length (unknown) counts as one byte */
+	CHECK(rt_pset_trap_kind(true, 1, 7, line + 63, 0, line, 64) == RT_PSET_TRAP_FOREIGN);
+	CHECK(rt_pset_trap_kind(true, 1, 7, line + 64, 0, line, 64) == RT_PSET_TRAP_LATE);
+
+	/* own traps: the set ends at the RT_PSET_OWN_MAX-th */
+	for (uint32_t i = 1; i < RT_PSET_OWN_MAX; i++)
+		CHECK(!rt_pset_own_ends(i, RT_PSET_OWN_MAX));
+	CHECK(rt_pset_own_ends(RT_PSET_OWN_MAX, RT_PSET_OWN_MAX));
+}
+
+static void stands_and_words(void)
+{
+	CHECK(rt_pset_stands_for(0) == 1);
+	CHECK(rt_pset_stands_for(3) == 4);
+	CHECK(rt_pset_stands_for(RT_PSET_STANDS_MAX - 1) == RT_PSET_STANDS_MAX);
+	CHECK(rt_pset_stands_for(UINT64_C(1) << 40) == RT_PSET_STANDS_MAX);
+
+	for (uint64_t g = 0; g < 5; g++)
+		for (int s = RT_PSET_IDLE; s <= RT_PSET_ARMED; s++) {
+			uint64_t w = rt_pset_word(g, (enum rt_pset_state)s);
+
+			CHECK(rt_pset_gen_of(w) == g);
+			CHECK(rt_pset_state_of(w) == (enum rt_pset_state)s);
+		}
+	/* a re-arm changes the word even to the same state (the CAS that
+	   validates a trap's copy of the record fails) */
+	CHECK(rt_pset_word(1, RT_PSET_ARMED) != rt_pset_word(2, RT_PSET_ARMED));
+}
+
+int main(void)
+{
+	budget();
+	arming();
+	traps();
+	stands_and_words();
+	return hc_test_done("test_pset");
+}
