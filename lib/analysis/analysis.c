@@ -490,10 +490,14 @@ out_early:
 		ret = pairs__collect(&an, &pairs, &npairs);
 	if (!ret)
 		ret = matrix__build(&an, &lv);
+	/* the region set pairs' volumes, from the code pairs before they go */
+	if (!ret)
+		ret = regions__pairs(&an);
 	if (ret)
 		goto out_nomem;
 	/* The profiles' thread-matrix rows are in the matrix now, the workers'
-	   code pairs in pairs, their CPU pairs in the CPU-level matrices. */
+	   code pairs in pairs and the regions' set pairs, their CPU pairs in the
+	   CPU-level matrices. */
 	for (i = 0; i < an.nprofs; i++)
 		agg__free(&an.profs[i].row);
 	for (i = 0; i < an.nworkers; i++)

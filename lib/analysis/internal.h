@@ -178,7 +178,13 @@ struct an_prof {
 			                       one per event on bench/prof-scale) */
 		} *e;
 		uint32_t n, cap, merged;  /* merged: entries after the last compaction */
-		uint32_t *cache;          /* while reading: recent keys -> entry */
+		struct rrow_slot {        /* while reading: recent keys -> entry (the key here:
+		                             a new key reads no entry; on bench/prof-scale every
+		                             event is one) */
+			uint64_t sets;
+			uint32_t pk;          /* peer << 1 | kind */
+			uint32_t x;
+		} *cache;
 	} rrow;
 	uint32_t name_pid;          /* pid from the file name, 0 if unnamed */
 	uint32_t gidx;              /* index in the listing of every input (file order); the

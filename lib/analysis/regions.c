@@ -84,6 +84,8 @@ struct regions {
 	uint32_t *stamp, epoch, *list;
 	struct sym_result *sres;
 	uint64_t decoded, undecodable;
+	struct build *b;            /* from regions__pairs to regions__build */
+	double tpairs;              /* its CPU s (HC_DEBUG=time) */
 };
 
 static const char *base_name(const char *path)
@@ -583,7 +585,7 @@ static int add_entry(struct rrow *r, uint64_t sets, uint32_t peer, uint32_t vk, 
 		}
 	}
 	r->e[r->n] = (struct rrow_ent){ sets, peer, vk };
-	r->cache[slot] = r->n++;
+	r->cache[slot] = (struct rrow_slot){ sets, peer << 1 | (vk & 1), r->n++ };
 	return 0;
 }
 
@@ -736,8 +738,14 @@ static inline bool dense_proc(const struct an_proc *pr)
 
 struct build {
 	struct hmap pairs;      /* (detecting set, peer set, 0) -> pair id */
-	uint64_t *ptot;         /* pair id -> inclusive volume (pass A) */
-	uint32_t *pcnt;         /* pair id -> entries (pass A) */
+	uint64_t *ptot;         /* pair id -> inclusive volume (pass_a_pairs) */
+	uint32_t *pcnt;         /* pair id -> code pairs (complement's weights) */
+	struct ptab_ent {
+		uint64_t sets;
+		uint32_t pid;
+	} *ptab;                /* set pair -> pair id (pair_table) */
+	uint32_t pshift;
+	uint64_t missing;       /* entries of no pair or no peer thread: none expected */
 	uint32_t pcap, pccap;
 	/* Pair -> the kept regions (dense ids) it credits, and the one its
 	   exclusive part goes to. A region that most entries fall in
@@ -796,6 +804,7 @@ static void build_free(struct an *an, struct build *b)
 	uint32_t i;
 
 	hmap__free(&b->pairs);
+	free(b->ptab);
 	free(b->ptot);
 	free(b->pcnt);
 	free(b->poff);
@@ -833,7 +842,6 @@ static void build_free(struct an *an, struct build *b)
 #define ENT_PID(e) ((uint32_t)(e)->sets)
 #define ENT_J(e) ((uint32_t)((e)->sets >> 32))
 
-#define PAIR_CACHE_BITS 14
 #define PEER_CACHE 64u
 
 /* A profile of a process that pass_b_dense credits: its entries in order
@@ -869,20 +877,44 @@ static int sort_by_peer(const struct an *an, struct build *b, struct an_prof *p)
 	return 0;
 }
 
-static int pass_a(struct an *an, struct regions *R, struct build *b)
+/* Set pair -> pair id: an open-addressed table of every pair, at most a
+   quarter full, so that a lookup is one probe mostly (a direct-mapped cache
+   in front of the pair table missed on one entry in five at 256 threads). */
+static inline uint32_t ptab_slot(const struct build *b, uint64_t sets)
 {
-	/* Pair ids of set pairs seen (direct-mapped, 256 KB): the pairs are
-	   few (thousands), so almost every entry finds its id here without
-	   hashing; and the peers' global threads of one profile (a few). */
-	struct pcache { uint64_t sets; uint32_t pid; } *pc;
+	return (uint32_t)((sets * 0x9e3779b97f4a7c15ULL) >> b->pshift);
+}
+
+static int pair_table(struct build *b)
+{
+	uint32_t bits = 4, pid, x, mask;
+
+	while ((1ull << bits) < 4ull * b->pairs.n)
+		bits++;
+	b->pshift = 64 - bits;
+	mask = (1u << bits) - 1;
+	b->ptab = malloc(sizeof(*b->ptab) << bits);
+	if (!b->ptab)
+		return -ENOMEM;
+	memset(b->ptab, 0xff, sizeof(*b->ptab) << bits);
+	for (pid = 0; pid < b->pairs.n; pid++) {
+		uint64_t sets = b->pairs.keys[pid].a | b->pairs.keys[pid].b << 32;
+
+		for (x = ptab_slot(b, sets); b->ptab[x].pid != HC_NONE; x = (x + 1) & mask)
+			;
+		b->ptab[x] = (struct ptab_ent){ sets, pid };
+	}
+	return 0;
+}
+
+/* Pass A: each entry's pair id and peer thread (over its sets); the pairs
+   and their volumes are known already (pass_a_pairs). */
+static int pass_a(struct an *an, struct build *b)
+{
 	struct { uint32_t peer, j; } peers[PEER_CACHE];
-	uint32_t i, k, pid;
+	uint32_t i, k, mask = (uint32_t)(UINT64_MAX >> b->pshift);
 	int ret;
 
-	pc = malloc(sizeof(*pc) << PAIR_CACHE_BITS);
-	if (!pc)
-		return -ENOMEM;
-	memset(pc, 0xff, sizeof(*pc) << PAIR_CACHE_BITS);
 	for (i = 0; i < an->nprofs; i++) {
 		struct an_prof *p = &an->profs[i];
 
@@ -892,7 +924,7 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 		for (k = 0; k < p->rrow.n; k++) {
 			struct rrow_ent *e = &p->rrow.e[k];
 			uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE;
-			uint32_t slot = (uint32_t)((e->sets * 0x9e3779b97f4a7c15ULL) >> (64 - PAIR_CACHE_BITS));
+			uint32_t x = ptab_slot(b, e->sets);
 
 			if (peer != p->th.index) {
 				if (peers[ps].peer == peer) {
@@ -903,50 +935,69 @@ static int pass_a(struct an *an, struct regions *R, struct build *b)
 					peers[ps].peer = peer;
 					peers[ps].j = j;
 				}
-				if (j == HC_NONE) {
-					e->sets = ENT(HC_NONE, HC_NONE);
-					continue;
-				}
 			}
-			if (pc[slot].sets == e->sets && pc[slot].pid != HC_NONE) {
-				pid = pc[slot].pid;
-				ret = 0;
-			} else {
-				struct hkey pk = { (uint32_t)e->sets, e->sets >> 32, 0 };
+			while (b->ptab[x].pid != HC_NONE && b->ptab[x].sets != e->sets)
+				x = (x + 1) & mask;
+			if (j == HC_NONE || b->ptab[x].pid == HC_NONE) {
+				/* neither can be: every peer named is a thread (threads.c),
+				   every event is in a code pair */
+				b->missing++;
+				e->sets = ENT(HC_NONE, HC_NONE);
+				continue;
+			}
+			e->sets = ENT(b->ptab[x].pid, j);
+		}
+		if (dense_proc(&an->procs[p->proc]) && (ret = sort_by_peer(an, b, p)))
+			return ret;
+	}
+	return 0;
+}
 
-				ret = hmap__intern(&b->pairs, &pk, &pid);
-				if (ret < 0) {
-					free(pc);
-					return ret;
-				}
-				pc[slot].sets = e->sets;
-				pc[slot].pid = pid;
-			}
+/* The pairs of region sets and their volumes, from pass 2's code pairs
+   (every event summed by its node and the peer's node, merge.c): the same
+   volumes as the region events give (every event of a code pair is a region
+   event: its peer is a thread, threads.c adds every peer named), without a
+   pass over them; then the inclusive volume of every region. */
+static int pass_a_pairs(struct an *an, struct regions *R, struct build *b)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	uint32_t i, pid, q, nl;
+	unsigned w;
+	int ret;
+
+	for (w = 0; w < an->nworkers; w++) {
+		const struct an_acc *a = &an->workers[w].acc[ui];
+
+		if (!a->used)
+			continue;
+		for (i = 0; i < a->pairs.h.n; i++) {
+			const struct hkey *k = &a->pairs.h.keys[i];
+			uint32_t g = (uint32_t)k->a, gp = (uint32_t)k->b;
+			struct hkey pk;
+
+			if (g == HC_NONE)
+				continue;
+			pk = (struct hkey){ R->rsid[g], gp == HC_NONE ? 0 : R->rsid[gp], 0 };
+			ret = hmap__intern(&b->pairs, &pk, &pid);
+			if (ret < 0)
+				return ret;
 			if (ret == 1) {
 				if (an__grow(&b->ptot, &b->pcap, b->pairs.n, sizeof(*b->ptot)) ||
-				    an__grow(&b->pcnt, &b->pccap, b->pairs.n, sizeof(*b->pcnt))) {
-					free(pc);
+				    an__grow(&b->pcnt, &b->pccap, b->pairs.n, sizeof(*b->pcnt)))
 					return -ENOMEM;
-				}
 				b->ptot[pid] = 0;
 				b->pcnt[pid] = 0;
 			}
-			b->ptot[pid] += e->vk >> 1;
+			b->ptot[pid] += a->pairs.v[i][0] + a->pairs.v[i][1];
 			b->pcnt[pid]++;
-			e->sets = ENT(pid, j);
-		}
-		if (dense_proc(&an->procs[p->proc]) && (ret = sort_by_peer(an, b, p))) {
-			free(pc);
-			return ret;
 		}
 	}
-	free(pc);
 	for (pid = 0; pid < b->pairs.n; pid++) {
-		uint32_t nl = set_union(R, (uint32_t)b->pairs.keys[pid].a, (uint32_t)b->pairs.keys[pid].b), q;
+		nl = set_union(R, (uint32_t)b->pairs.keys[pid].a, (uint32_t)b->pairs.keys[pid].b);
 		for (q = 0; q < nl; q++)
 			R->r[R->list[q]].in_all += b->ptot[pid];
 	}
-	return 0;
+	return pair_table(b);
 }
 
 static int init_region(struct an *an, struct region *r);
@@ -1648,58 +1699,76 @@ static double cpu_now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+int regions__pairs(struct an *an)
+{
+	double t0 = cpu_now();
+	struct regions *R = an->reg;
+	int ret;
+
+	if (!R)
+		return 0;
+	R->b = calloc(1, sizeof(*R->b));
+	if (!R->b)
+		return -ENOMEM;
+	R->b->R = R;
+	R->stamp = calloc(R->n, sizeof(*R->stamp));
+	R->list = malloc((R->n + 1) * sizeof(*R->list));
+	ret = R->stamp && R->list ? 0 : -ENOMEM;
+	if (!ret)
+		ret = hmap__init(&R->b->pairs, 1024);
+	if (!ret)
+		ret = pass_a_pairs(an, R, R->b);
+	R->tpairs = cpu_now() - t0;
+	return ret;
+}
+
 int regions__build(struct an *an)
 {
 	double t0 = cpu_now(), ta = 0, tb = 0, tn = 0;
 	struct regions *R = an->reg;
-	struct build b;
+	struct build *b;
 	uint32_t o, k;
 	int ret;
 
 	if (!R)
 		return 0;
-	memset(&b, 0, sizeof(b));
-	b.R = R;
-	R->stamp = calloc(R->n, sizeof(*R->stamp));
-	R->list = malloc((R->n + 1) * sizeof(*R->list));
-	ret = R->stamp && R->list ? 0 : -ENOMEM;
+	if (!R->b)
+		return -EINVAL;   /* regions__pairs first */
+	b = R->b;
+	ret = pass_a(an, b);
 	if (!ret)
-		ret = hmap__init(&b.pairs, 1024);
+		ret = keep(an, R, b);
 	if (!ret)
-		ret = pass_a(an, R, &b);
-	if (!ret)
-		ret = keep(an, R, &b);
-	if (!ret)
-		ret = compile_lists(&b);
+		ret = compile_lists(b);
 	ta = cpu_now();
 	if (!ret) {
-		b.din = calloc(2 * (size_t)(b.nk ? b.nk : 1), sizeof(*b.din));
-		b.dex = calloc(2 * (size_t)(b.nk ? b.nk : 1), sizeof(*b.dex));
-		b.cin = calloc(2 * (size_t)(b.nk ? b.nk : 1), sizeof(*b.cin));
-		b.lazy = calloc(b.nk ? b.nk : 1, sizeof(*b.lazy));
-		if (!b.din || !b.dex || !b.cin || !b.lazy)
+		b->din = calloc(2 * (size_t)(b->nk ? b->nk : 1), sizeof(*b->din));
+		b->dex = calloc(2 * (size_t)(b->nk ? b->nk : 1), sizeof(*b->dex));
+		b->cin = calloc(2 * (size_t)(b->nk ? b->nk : 1), sizeof(*b->cin));
+		b->lazy = calloc(b->nk ? b->nk : 1, sizeof(*b->lazy));
+		if (!b->din || !b->dex || !b->cin || !b->lazy)
 			ret = -ENOMEM;
-		for (k = 0; !ret && k < b.nk; k++)
-			b.lazy[k] = b.kpar[k] != HC_NONE;
+		for (k = 0; !ret && k < b->nk; k++)
+			b->lazy[k] = b->kpar[k] != HC_NONE;
 	}
 	for (o = 0; o < an->nused_procs && !ret; o++) {
 		const struct an_proc *pr = &an->procs[an->proc_order[o]];
 		uint32_t g;
 
 		if (dense_proc(pr)) {
-			ret = pass_b_dense(an, &b, pr->first, pr->nthreads);
+			ret = pass_b_dense(an, b, pr->first, pr->nthreads);
 			continue;
 		}
 		for (g = pr->first; g < pr->first + pr->nthreads && !ret; g++) {
 			const struct an_prof *p = an->threads[g].prof;
 			if (p && p->status == AN_OK)
-				ret = pass_b_sparse(an, &b, (uint32_t)(p - an->profs));
+				ret = pass_b_sparse(an, b, (uint32_t)(p - an->profs));
 		}
 	}
-	for (k = 0; k < b.nk && !ret; k++)
-		ret = finish_region(an, &b, k);
+	for (k = 0; k < b->nk && !ret; k++)
+		ret = finish_region(an, b, k);
 	if (!ret)
-		ret = share_lazy(&b);
+		ret = share_lazy(b);
 	tb = cpu_now();
 	if (!ret)
 		ret = name_kept(an, R);
@@ -1709,12 +1778,16 @@ int regions__build(struct an *an)
 	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
 		fprintf(an->o->diag, "hpcprof-comm: regions: %u functions decoded (%llu not), %u "
 		        "regions, %u kept (%u credited, %u lazy at the end), %u region sets, %u set "
-		        "pairs\n", R->fnidx.n, (unsigned long long)R->undecodable, R->n, R->nkept,
-		        b.nact, nlazy(&b), R->sids.n, b.pairs.n);
+		        "pairs, %llu entries of no pair\n", R->fnidx.n,
+		        (unsigned long long)R->undecodable, R->n, R->nkept, b->nact, nlazy(b),
+		        R->sids.n, b->pairs.n, (unsigned long long)b->missing);
 	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
-		fprintf(an->o->diag, "hpcprof-comm: region mat.: cpu %.3f s pairs and kept regions, "
-		        "%.3f s crediting, %.3f s names\n", ta - t0, tb - ta, tn - tb);
-	build_free(an, &b);
+		fprintf(an->o->diag, "hpcprof-comm: region mat.: cpu %.3f s set pairs (with the "
+		        "matrix), %.3f s pair ids and kept regions, %.3f s crediting, %.3f s names\n",
+		        R->tpairs, ta - t0, tb - ta, tn - tb);
+	build_free(an, b);
+	free(b);
+	R->b = NULL;
 	return ret;
 }
 
@@ -1792,6 +1865,10 @@ void regions__free(struct an *an)
 
 	if (!R)
 		return;
+	if (R->b) {
+		build_free(an, R->b);
+		free(R->b);
+	}
 	for (k = 0; k < R->n; k++) {
 		free(R->r[k].name);
 		free(R->r[k].file);

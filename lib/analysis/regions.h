@@ -6,9 +6,9 @@
    (lib/decode/loops.c), nested as hpcstruct nests them. Used in order:
    regions__prepare after the calling-context trees are merged (each
    merged node gets the set of regions its path passes through), then
-   regions__add per event from merge.c's pass 2, regions__build after the
-   whole-program matrix, regions__write with the other files. Nothing here
-   runs in signal context. */
+   regions__add per event from merge.c's pass 2, regions__pairs and
+   regions__build after the whole-program matrix, regions__write with the
+   other files. Nothing here runs in signal context. */
 #ifndef HC_ANALYSIS_REGIONS_H
 #define HC_ANALYSIS_REGIONS_H
 
@@ -34,18 +34,22 @@ static inline int regions__add_kind(struct an_prof *p, uint64_t sets, uint32_t p
                                     uint32_t kind, uint64_t v)
 {
 	struct rrow *r = &p->rrow;
-	uint32_t slot, x;
+	uint32_t slot, x, pk = peer << 1 | kind;
+	struct rrow_slot *c;
 
-	slot = (uint32_t)(((sets ^ (uint64_t)(peer << 1 | kind) << 17) * 0x9e3779b97f4a7c15ULL) >>
-	                  56) % REGIONS_CACHE;
-	if (r->cache && (x = r->cache[slot]) < r->n && r->e[x].sets == sets && r->e[x].peer == peer &&
-	    (r->e[x].vk & 1) == kind && v <= RROW_VMAX - (r->e[x].vk >> 1)) {
+	slot = (uint32_t)(((sets ^ (uint64_t)pk << 17) * 0x9e3779b97f4a7c15ULL) >> 56) %
+	       REGIONS_CACHE;
+	if (!r->cache)
+		return regions__add_slow(p, sets, peer, kind, slot, v);
+	c = &r->cache[slot];
+	if (c->sets == sets && c->pk == pk && (x = c->x) < r->n && r->e[x].peer == peer &&
+	    v <= RROW_VMAX - (r->e[x].vk >> 1)) {
 		r->e[x].vk += (uint32_t)v << 1;
 		return 0;
 	}
-	if (r->cache && r->n < r->cap && v <= RROW_VMAX) {   /* a new entry, room for it */
+	if (r->n < r->cap && v <= RROW_VMAX) {   /* a new entry, room for it */
 		r->e[r->n] = (struct rrow_ent){ sets, peer, (uint32_t)v << 1 | kind };
-		r->cache[slot] = r->n++;
+		*c = (struct rrow_slot){ sets, pk, r->n++ };
 		return 0;
 	}
 	return regions__add_slow(p, sets, peer, kind, slot, v);
@@ -76,6 +80,10 @@ static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t 
 int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents);
 /* After a profile's events: the array merged and trimmed, the cache freed. */
 int regions__profile_done(struct an_prof *p);
+/* The pairs of region sets and their volumes, from pass 2's code pairs
+   (the workers' an_acc.pairs, read before they are freed): hence the
+   inclusive volume of every region. Before regions__build. */
+int regions__pairs(struct an *an);
 int regions__build(struct an *an);
 int regions__write(struct an *an, const char *dir, char *err, size_t errlen);
 void regions__free(struct an *an);
