@@ -122,6 +122,42 @@ static void gate(void)
 	for (cpu = 500000; cpu < 200000000; cpu += 500000)
 		allowed += rt_switch_gate_allows_in(&g, cpu, cpu < 700000 ? 0 : cpu / 70000, true);
 	CHECK_EQ_U64(allowed, 0);
+	/* a crowded team member that blocks once per 150 µs of CPU on average
+	   but now and then goes quiet for two windows (its partners ran on
+	   the other CPU): the recent windows alone would open it (the 2x
+	   OpenMP stencil, performance.md "Session 9"); its life's switches
+	   keep it refused. The same history in a process that is not
+	   crowded opens after the quiet windows. */
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
+	sw = 0;
+	for (cpu = 500000; cpu <= 200000000; cpu += 500000) {
+		sw += 3;
+		CHECK(!rt_switch_gate_allows_in(&g, cpu, sw, true));
+	}
+	for (uint64_t end = cpu + 40500000; cpu < end; cpu += 500000)
+		(void)rt_switch_gate_allows_in(&g, cpu, sw, true);
+	CHECK(!rt_switch_gate_allows_in(&g, cpu, sw, true));
+	CHECK(rt_switch_gate_allows_in(&g, cpu, sw, false));
+	/* ... and once its life's average is within the budget (3 % at 10 µs:
+	   one switch per 333 µs), a crowded process opens it too: 1,200
+	   switches need 400 ms of CPU */
+	CHECK_EQ_U64(sw, 1200);
+	CHECK(!rt_switch_gate_allows_in(&g, 399500000, sw, true));
+	CHECK(rt_switch_gate_allows_in(&g, 400000000, sw, true));
+	/* a master that sets up alone for 20 ms (no switches), then enters its
+	   team's barriers (52 switches in 2.4 ms): the two windows together
+	   are within the budget (520 µs of 22.4 ms), the current one is not
+	   — refused, crowded or not; a steady thread at 80 % of the budget
+	   (one switch per 420 µs) is never refused for its young window */
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
+	CHECK(rt_switch_gate_allows_in(&g, 20000000, 0, false));
+	CHECK(!rt_switch_gate_allows_in(&g, 22400000, 52, false));
+	CHECK(!rt_switch_gate_allows_in(&g, 22400000, 52, true));
+	rt_switch_gate_init(&g, 10000, 10000, 30, 20000000);
+	for (cpu = 500000; cpu < 100000000; cpu += 500000)
+		if (cpu >= 20000000)
+			CHECK_MSG(rt_switch_gate_allows_in(&g, cpu, cpu / 420000, false), "cpu %llu",
+			          (unsigned long long)cpu);
 	/* the same thread in a process that is not crowded: allowed at its
 	   first sample (it had not switched), which is what opened the
 	   breakpoint events of OpenMP workers before */
