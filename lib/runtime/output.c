@@ -365,15 +365,18 @@ void output__write_process_log(void)
 		};
 		for (int m = 0; m < RT_MECH_N; m++) {
 			const struct rt_cost_total *k = &hc_rt.cost[m];
+			/* per sample: the mechanism's total over the timer samples
+			   (what it adds to each; issue 14 point 5) */
 			process__log("mechanism %-6s median %llu ns, mean %llu ns, p99 %llu ns, n %llu, total %llu us "
-			        "(wall time in the handler): %s",
+			        "(wall time in the handler), per sample %llu ns: %s",
 			        m == RT_MECH_SAMPLE ? "sample" : m == RT_MECH_DECODE ? "decode" :
 			        m == RT_MECH_UNWIND ? "unwind" : m == RT_MECH_DETECT ? "detect" :
 			        m == RT_MECH_ARM ? "arm" : m == RT_MECH_TRAP ? "trap" : "step",
 			        (unsigned long long)rt_cost_quantile(k, 0.5),
 			        (unsigned long long)(k->n ? k->sum_ns / k->n : 0),
 			        (unsigned long long)rt_cost_quantile(k, 0.99),
-			        (unsigned long long)k->n, (unsigned long long)(k->sum_ns / 1000), name[m]);
+			        (unsigned long long)k->n, (unsigned long long)(k->sum_ns / 1000),
+			        (unsigned long long)(c->samples ? k->sum_ns / c->samples : 0), name[m]);
 		}
 	}
 }
