@@ -28,6 +28,7 @@ enum {
 	W_LEN_THREAD,  /* len | LOAD_BIT if a load | thread << 32 */
 	W_CPU_CTX,     /* (uint32_t)cpu | ctx << 32 */
 	W_MASK,        /* the publisher's bytes of the line (hc_bb_entry.mask) */
+	W_SPIN,        /* hc_bb_entry.spin */
 	W_COUNT,
 };
 
@@ -104,6 +105,7 @@ bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_ent
 	out->cpu = (int32_t)(uint32_t)w[W_CPU_CTX];
 	out->ctx = (uint32_t)(w[W_CPU_CTX] >> 32);
 	out->mask = w[W_MASK];
+	out->spin = (uint32_t)w[W_SPIN];
 	return true;
 }
 
@@ -163,6 +165,7 @@ int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
 	                                  (uint64_t)e->thread << 32);
 	store_rel(&slot->w[W_CPU_CTX], (uint64_t)(uint32_t)e->cpu | (uint64_t)e->ctx << 32);
 	store_rel(&slot->w[W_MASK], e->mask);
+	store_rel(&slot->w[W_SPIN], e->spin);
 	store_rel(&slot->seq, s + 2);
 	{
 		uint32_t pos = __atomic_fetch_add(&bb->recent_pos, 1, __ATOMIC_RELAXED);

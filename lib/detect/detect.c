@@ -61,6 +61,76 @@ static uint64_t set_weight(uint64_t w, uint32_t count)
 	return w * (count ? count : 1);
 }
 
+void hc_detect_spin_note(struct hc_detect_spin *sp, uint64_t pc, uint64_t line, bool store)
+{
+	bool near;
+
+	if (pc == 0)
+		return;
+	sp->n++;
+	/* |pc - run's pc| < HC_SPIN_WINDOW, by unsigned wrap-around */
+	near = sp->run && pc - sp->pc + HC_SPIN_WINDOW < 2 * HC_SPIN_WINDOW;
+	if (near && !store && (line == 0 || sp->line == 0 || line == sp->line)) {
+		/* another load of the line, or a register or stack sample of
+		   the loop (at -O0 most of a wait's samples, and its first
+		   samples may come before the first of the line's load):
+		   still waiting */
+		if (!sp->line)
+			sp->line = line;
+		if (sp->run < HC_SPIN_MAX)
+			sp->run++;
+		return;
+	}
+	if (sp->run >= HC_SPIN_MIN && sp->line) {
+		sp->last_line = sp->line;
+		sp->last_run = sp->run;
+		sp->last_end = sp->n;
+	}
+	sp->line = store ? 0 : line;
+	sp->pc = pc;
+	sp->run = store ? 0 : 1;
+}
+
+uint32_t hc_detect_spin_len(const struct hc_detect_spin *sp, uint64_t line)
+{
+	uint32_t r = line && sp->line == line ? sp->run : 0;
+
+	/* the last wait counts until the thread has been away from it as
+	   long as it waited (and HC_SPIN_KEEP samples at most) */
+	if (line && sp->last_line == line && sp->n - sp->last_end <= sp->last_run &&
+	    sp->n - sp->last_end <= HC_SPIN_KEEP && sp->last_run > r)
+		r = sp->last_run;
+	return r >= HC_SPIN_MIN ? r : 0;
+}
+
+void hc_detect_spin_reset(struct hc_detect_spin *sp, uint64_t line)
+{
+	if (sp->line == line)
+		sp->run = 0;
+	if (sp->last_line == line)
+		sp->last_line = 0;
+}
+
+/* Weigh a communication of th with entry e by what it stands for: in a
+   spin wait (th's, or the entry's publisher's, whichever ran longer) only
+   the first load after each write communicates, and the run's samples
+   stood for the waiting; the communication weighs 1/run of a sample
+   (§5.14). */
+static void spin_divide(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                        const struct hc_bb_entry *e, struct hc_comm *c)
+{
+	uint32_t d = hc_detect_spin_len(&th->spin, e->line);
+
+	if (e->spin > d)
+		d = e->spin;
+	if (!cfg->spin_weight || d < 2)
+		return;
+	c->weight /= d;
+	if (c->weight == 0)
+		c->weight = 1;
+	c->spin = d;
+}
+
 /* Fresh for th: published by another thread after th's previous sample. */
 static bool is_fresh(const struct hc_detect_thread *th, const struct hc_bb_entry *e)
 {
@@ -216,6 +286,7 @@ static void fill_comm(struct hc_comm *c, const struct hc_detect_thread *th, cons
 	         | (s->is_store ? HC_COMM_STORE : 0)
 	         | (judge_true(th, s, e, &by_mask) ? HC_COMM_TRUE : 0);
 	c->true_by_mask = by_mask;
+	c->spin = 0;
 }
 
 /* Is e worth watching for th? Another thread's, not counted yet; a store
@@ -380,12 +451,15 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	struct hc_bb_entry e;
 
 	memset(res, 0, sizeof(*res));
+	hc_detect_spin_note(&th->spin, th->pc, s->is_private ? 0 : line, s->is_store && !s->is_private);
 
 	/* 1. Look up before publishing, so we never read our own entry back.
 	   Two loads do not communicate. */
 	if (hc_bulletin_lookup(bb, line, &e) && is_fresh(th, &e) && e.time > th->t_prev &&
 	    (s->is_store || !e.is_load)) {
 		fill_comm(comm, th, s, &e, cfg->period, 0);
+		spin_divide(cfg, th, &e, comm);
+		hc_detect_spin_reset(&th->spin, line);
 		th->t_prev = e.time;
 		res->comm = true;
 	}
@@ -403,6 +477,7 @@ void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config 
                     struct hc_detect_thread *th, uint64_t now, struct hc_detect_result *res)
 {
 	memset(res, 0, sizeof(*res));
+	hc_detect_spin_note(&th->spin, th->pc, 0, false);
 	renew_set(bb, cfg, th, now, true, res);
 	th->prev_sample = now;
 	th->nsamples++;
@@ -430,6 +505,7 @@ int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	if (s->is_private || (!s->is_store && !cfg->publish_loads))
 		return 0;
 	mine.mask = own_mask(th, mine.line, s->time) | hc_line_bytes(mine.line, s->addr, s->len);
+	mine.spin = cfg->spin_weight && mine.is_load ? hc_detect_spin_len(&th->spin, mine.line) : 0;
 	rc = hc_bulletin_publish(bb, &mine);
 	return rc == 0 ? 1 : rc;
 }
@@ -537,6 +613,8 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
 	                                 th->candidates),
 	          HC_COMM_TRAP);
+	spin_divide(cfg, th, e, comm);
+	hc_detect_spin_reset(&th->spin, e->line);
 	if (e->time > th->t_prev)
 		th->t_prev = e->time;
 	th->armed = false;

@@ -39,6 +39,11 @@
      publisher of weight period on the published chunk, period*7/(D-1) on
      another (1 / the chance it was watched), true iff the trapping access
      overlaps the published access; the whole set is disarmed.
+   - Spin waits (cfg.spin_weight): a communication on a line the detecting
+     thread waited on for n samples (a run of samples in one small loop
+     loading only that line), or with a published load that carries such
+     a wait, weighs 1/n: only the first load after each write
+     communicates (§5.14).
    - Publishing: a slot holding the same line is always replaced; a slot
      holding another line (a collision) is replaced only when its entry is
      expired (older than `expiry` ns) or was published by the same thread. */
@@ -70,6 +75,10 @@ struct hc_bb_entry {
 	   this access included (hc_line_bytes bits; 0 = only this access
 	   known): what true/false sharing is judged against (§5.7). */
 	uint64_t mask;
+	/* The publisher's spin evidence on the line when it published (a load
+	   in a run of its samples waiting on the line: hc_detect_spin_len;
+	   0 = none): a communication with it weighs 1/spin (§5.14). */
+	uint32_t spin;
 };
 
 struct hc_bb_slot;   /* seqlock + entry, cache-line aligned (bulletin.c) */
@@ -110,7 +119,45 @@ struct hc_detect_config {
 	uint32_t dry_samples;/* a line this thread's write-only set watched without a trap is
 	                        "dry" for it this many of its samples, more if it stays dry
 	                        (0: never remembered) */
+	bool spin_weight;    /* weigh a communication of a spin wait by what it stands for (§5.14) */
 };
+
+/* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
+   stay within HC_SPIN_WINDOW bytes of code and whose shared accesses are
+   all loads of one line — a thread waiting on a flag. Only the first load
+   after each write of the line communicates; the run's samples stand for
+   the waiting, so a communication on the line weighs period / run.
+   A sample elsewhere in the code, a shared store or a shared load of
+   another line ends the run, and so does a communication the thread
+   detects on the line (the wait is over; its run stood for it); the run
+   that ended is remembered for as many samples as it lasted, HC_SPIN_KEEP
+   at most (a waiter's communication is often found at its next wait,
+   after the write that ended the run). Runs shorter than HC_SPIN_MIN are
+   no evidence: a load that misses holds the timer's samples, and two in
+   a row happen in a loop that communicates at every load. */
+#define HC_SPIN_WINDOW 64
+#define HC_SPIN_MIN 3
+#define HC_SPIN_KEEP 32
+#define HC_SPIN_MAX 4096
+struct hc_detect_spin {
+	uint64_t line;       /* the line the current run loads (0: no run) */
+	uint64_t pc;         /* the PC of the run's first sample */
+	uint32_t run;        /* samples in the run (loads of `line`, register and stack samples near pc) */
+	uint32_t n;          /* samples noted */
+	uint64_t last_line;  /* the last run of >= HC_SPIN_MIN samples that ended (0: none) */
+	uint32_t last_run, last_end;   /* its samples; n when it ended */
+};
+/* Note one sample: pc the interrupted PC (0: unknown, the sample is
+   ignored), line the line of its shared access (0: none — registers, the
+   stack, private memory), store whether that access writes. Pure. */
+void hc_detect_spin_note(struct hc_detect_spin *sp, uint64_t pc, uint64_t line, bool store);
+/* The thread's spin evidence on `line`: the samples of its current run on
+   it, or of its last run on it if that ended within as many samples (and
+   HC_SPIN_KEEP), the larger; 0 = none or fewer than HC_SPIN_MIN. At most
+   HC_SPIN_MAX. */
+uint32_t hc_detect_spin_len(const struct hc_detect_spin *sp, uint64_t line);
+/* The thread detected a communication on `line`: its wait there is over. */
+void hc_detect_spin_reset(struct hc_detect_spin *sp, uint64_t line);
 
 /* Per-thread detection state; zero-initialise, then set .thread and .rng. */
 struct hc_step_lines;   /* step.h */
@@ -164,6 +211,11 @@ struct hc_detect_thread {
 	} dry[HC_DETECT_DRY];
 	uint32_t dry_next;
 	bool probe;
+	/* Spin evidence (§5.14). `pc` is the interrupted PC of the sample
+	   being handled, set by the runtime around its handling (0 outside a
+	   sample: a burst's or a trap's access is not a sample). */
+	uint64_t pc;
+	struct hc_detect_spin spin;
 };
 
 /* One address sample (soft, pebs or ibs) or trapping access. */
@@ -188,6 +240,7 @@ struct hc_comm {
 	uint32_t flags;      /* enum hc_comm_flag */
 	bool     true_by_mask; /* true only through the byte masks: the two
 	                          accesses themselves do not overlap */
+	uint32_t spin;         /* the weight was divided by this (a spin wait, §5.14); 0 = not */
 };
 
 /* What hc_detect_sample decided. */

@@ -19,6 +19,12 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 	uint64_t weight = rt_rate_weight(c->weight, t->sampler.mult);
 	int m;
 
+	if (c->spin)
+		t->cnt.spin_weighted++;
+	if ((c->flags & HC_COMM_TRAP) && hc_debug_enabled(HC_DBG_DETECT))
+		hc_debug_printf(HC_DBG_DETECT, "T%u trap: peer T%u %#llx, weight %llu (spin %u)", t->id.index,
+		                c->peer, (unsigned long long)c->peer_addr, (unsigned long long)c->weight, c->spin);
+
 	if (c->ctx < t->cct.n) {
 		bool tr = c->flags & HC_COMM_TRUE;
 		m = c->flags & HC_COMM_TRAP ? (tr ? HC_M_TRUE_TRAP : HC_M_FALSE_TRAP)
@@ -66,9 +72,9 @@ static void debug_detect(const struct rt_thread *t, const struct hc_sample *s,
 		                t->id.index, s->is_store ? "store" : "load", (unsigned long long)s->addr,
 		                s->len, s->ctx, pub);
 	if (res->comm)
-		hc_debug_printf(HC_DBG_DETECT, "T%u   peer T%u %#llx+%u ctx %u, weight %llu",
+		hc_debug_printf(HC_DBG_DETECT, "T%u   peer T%u %#llx+%u ctx %u, weight %llu (spin %u)",
 		                t->id.index, c->peer, (unsigned long long)c->peer_addr, c->peer_len,
-		                c->peer_ctx, (unsigned long long)c->weight);
+		                c->peer_ctx, (unsigned long long)c->weight, c->spin);
 	if (res->arm)
 		hc_debug_printf(HC_DBG_DETECT, "T%u   watchpoints asked on %u address(es) from %#llx",
 		                t->id.index, res->nwatch, (unsigned long long)res->watch_addr[0]);
@@ -164,5 +170,8 @@ void record__idle_sample(struct rt_thread *t)
 
 	hc_detect_idle(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), &res);
 	apply_set(t, &res);
+	if (hc_debug_enabled(HC_DBG_DETECT))
+		hc_debug_printf(HC_DBG_DETECT, "T%u idle sample (no shared access)%s", t->id.index,
+		                res.arm ? ", watchpoints asked" : "");
 	t->cnt.watch_armed_idle += t->cnt.watch_armed - armed;
 }

@@ -56,7 +56,7 @@
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) \
-	X(samples_coarse) X(samples_thinned) X(watch_armed_idle)
+	X(samples_coarse) X(samples_thinned) X(watch_armed_idle) X(spin_weighted)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -205,6 +205,7 @@ struct rt_options {
 	bool     no_prev;           /* soft sampler: no previous-instruction recovery */
 	bool     per_thread;        /* soft sampler: one event opened per thread, not inherited */
 	bool     publish_loads;     /* soft sampler: loads of non-private memory publish too */
+	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
 	uint32_t steps;             /* soft sampler: most steps of a burst after a sample, 0 = none */
 	uint32_t step_budget256;    /* soft sampler: steps allowed per sample on average, x 256 */
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */

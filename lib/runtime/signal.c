@@ -184,8 +184,12 @@ static void work(void *p)
 	t->sampler.busy_cur = t0;
 	if (kind == COOKIE_SAMPLE && bench_empty)
 		t->cnt.samples++;
-	else if (kind == COOKIE_SAMPLE)
+	else if (kind == COOKIE_SAMPLE) {
+		/* the sample's PC: spin evidence (detection.md §5.14) */
+		t->det.pc = (uint64_t)((ucontext_t *)w->uc)->uc_mcontext.gregs[REG_RIP];
 		sampler__on_sample(t, w->uc);
+		t->det.pc = 0;
+	}
 	else if (kind == COOKIE_WATCH)
 		watch__on_trap(t, COOKIE_SLOT(w->cookie), w->uc);
 	else if (kind == COOKIE_STEP)

@@ -694,6 +694,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		tmp.dry_next = 0;
 		for (int i = 0; i < HC_DETECT_DRY; i++)
 			tmp.dry[i].level = 0;
+		tmp.pc = 0;
+		tmp.spin = t->det.spin;    /* the trapping thread's waits (detection.md §5.14) */
 	}
 	s.is_private = false;
 	s.time = process__now();
@@ -705,6 +707,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	matched = hc_detect_trap(&hc_rt.dcfg, th, &s, &comm);
 	if (th == &tmp && tmp.t_prev > t->det.t_prev)
 		t->det.t_prev = tmp.t_prev;
+	if (th == &tmp)
+		t->det.spin = tmp.spin;
 	t->det.moving = false;
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u process-wide set trap slot %d: %s %#llx+%u, set of T%u on T%u's entry: %s",
 	             t->id.index, slot, s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,

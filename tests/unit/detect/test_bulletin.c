@@ -83,6 +83,8 @@ static void test_empty_and_roundtrip(void)
 	e.ctx = 0xfedcba98;
 	e.len = 0x7fffffff;      /* the largest length (bit 31 flags a load) */
 	e.thread = 0xfffffffe;
+	e.mask = 0x8000000000000001ull;
+	e.spin = 0xffffffffu;    /* spin evidence (detection.md §5.14) */
 	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
 	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
 	CHECK_EQ_U64(out.line, e.line);
@@ -92,6 +94,8 @@ static void test_empty_and_roundtrip(void)
 	CHECK_EQ_U64(out.thread, e.thread);
 	CHECK(out.cpu == -1);
 	CHECK_EQ_U64(out.ctx, e.ctx);
+	CHECK_EQ_U64(out.mask, e.mask);
+	CHECK_EQ_U64(out.spin, e.spin);
 	CHECK(!out.is_load);
 	e.is_load = true;
 	e.time++;

@@ -947,6 +947,215 @@ static void test_idle_sample(void)
 	CHECK(!sample(&w, 0, 700, LINE_B, 8, false));
 }
 
+/* Spin waits (doc/detection.md §5.14): the evidence on synthetic sample
+   sequences, and what it does to a communication's weight. */
+#define SPIN_PC 0x401000ull
+
+static void test_spin_note(void)
+{
+	struct hc_detect_spin sp;
+	uint32_t i;
+
+	memset(&sp, 0, sizeof(sp));
+	hc_detect_spin_note(&sp, 0, LINE_A, false);          /* no PC: ignored */
+	CHECK_EQ_U64(sp.n, 0);
+	CHECK_EQ_U64(sp.run, 0);
+	/* a wait: loads of the line and register/stack samples of the loop */
+	hc_detect_spin_note(&sp, SPIN_PC, LINE_A, false);
+	CHECK_EQ_U64(sp.run, 1);
+	hc_detect_spin_note(&sp, SPIN_PC + 8, 0, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 0);    /* fewer than HC_SPIN_MIN */
+	hc_detect_spin_note(&sp, SPIN_PC - 20, 0, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 3);
+	hc_detect_spin_note(&sp, SPIN_PC + 3, LINE_A, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 4);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_B), 0);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, 0), 0);
+	/* a sample elsewhere in the code ends it (and starts a run without
+	   a line there); it is remembered ... */
+	hc_detect_spin_note(&sp, SPIN_PC + 2 * HC_SPIN_WINDOW, 0, false);
+	CHECK(sp.run == 1 && sp.line == 0);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 4);
+	/* ... a new wait on the line starts at 1, the last run still counts */
+	hc_detect_spin_note(&sp, SPIN_PC, LINE_A, false);
+	CHECK_EQ_U64(sp.run, 1);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 4);
+	/* a run shorter than HC_SPIN_MIN that ends does not replace the
+	   remembered one */
+	hc_detect_spin_note(&sp, SPIN_PC - 4096, LINE_B, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 4);
+	CHECK(sp.run == 1 && sp.line == LINE_B);
+	/* ... for as many samples as it lasted */
+	for (i = 2; sp.n < sp.last_end + sp.last_run; i++)
+		hc_detect_spin_note(&sp, SPIN_PC + 4096 * i, 0, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 4);
+	hc_detect_spin_note(&sp, SPIN_PC + 4096 * i, 0, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 0);
+
+	/* a shared store in the loop ends the wait, and starts none */
+	memset(&sp, 0, sizeof(sp));
+	for (i = 0; i < 3; i++)
+		hc_detect_spin_note(&sp, SPIN_PC + 4 * i, LINE_A, false);
+	hc_detect_spin_note(&sp, SPIN_PC + 16, LINE_A, true);
+	CHECK_EQ_U64(sp.run, 0);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 3);
+	/* a load of another line in the loop ends it and starts a run there */
+	memset(&sp, 0, sizeof(sp));
+	for (i = 0; i < 3; i++)
+		hc_detect_spin_note(&sp, SPIN_PC + 4 * i, LINE_A, false);
+	hc_detect_spin_note(&sp, SPIN_PC + 8, LINE_B, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 3);
+	CHECK(sp.run == 1 && sp.line == LINE_B);
+	/* a communication detected on the line ends the wait, and the
+	   remembered one */
+	hc_detect_spin_reset(&sp, LINE_A);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 0);
+	for (i = 0; i < 5; i++)
+		hc_detect_spin_note(&sp, SPIN_PC, LINE_A, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 5);
+	hc_detect_spin_reset(&sp, LINE_B);                  /* another line: no change */
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 5);
+	hc_detect_spin_reset(&sp, LINE_A);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 0);
+	hc_detect_spin_note(&sp, SPIN_PC, LINE_A, false);
+	CHECK_EQ_U64(sp.run, 1);
+	/* register-only first samples start a run without a line; the
+	   line's first load in the loop gives it one */
+	memset(&sp, 0, sizeof(sp));
+	hc_detect_spin_note(&sp, SPIN_PC, 0, false);
+	CHECK(sp.run == 1 && sp.line == 0);
+	hc_detect_spin_note(&sp, SPIN_PC + 12, 0, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, 0), 0);
+	hc_detect_spin_note(&sp, SPIN_PC + 4, LINE_A, false);
+	CHECK(sp.run == 3 && sp.line == LINE_A);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 3);
+	/* a run without a line that ends is not remembered */
+	memset(&sp, 0, sizeof(sp));
+	for (i = 0; i < 5; i++)
+		hc_detect_spin_note(&sp, SPIN_PC, 0, false);
+	hc_detect_spin_note(&sp, SPIN_PC + 4096, LINE_A, false);
+	CHECK_EQ_U64(sp.last_line, 0);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), 0);
+	/* capped */
+	for (i = 0; i < HC_SPIN_MAX + 10; i++)
+		hc_detect_spin_note(&sp, SPIN_PC, LINE_A, false);
+	CHECK_EQ_U64(hc_detect_spin_len(&sp, LINE_A), HC_SPIN_MAX);
+}
+
+/* Thread t's sample at pc (the runtime sets th->pc around a sample). */
+static bool sample_at(struct world *w, uint32_t t, uint64_t pc, uint64_t time, uint64_t addr,
+                      bool store)
+{
+	bool r;
+
+	w->th[t].pc = pc;
+	r = sample(w, t, time, addr, 8, store);
+	w->th[t].pc = 0;
+	return r;
+}
+
+static void test_spin_weight(void)
+{
+	struct world w;
+	struct hc_bb_entry e;
+	uint64_t t;
+	uint32_t i;
+
+	/* T0 waits on LINE_A: 5 samples of its load, published */
+	world_init(&w, 7, 0);
+	w.cfg.publish_loads = true;
+	w.cfg.spin_weight = true;
+	for (i = 0, t = 100; i < 5; i++, t += 100)
+		CHECK(!sample_at(&w, 0, SPIN_PC + 4 * (i % 2), t, LINE_A, false));
+	CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && e.is_load && e.thread == 0);
+	CHECK_EQ_U64(e.spin, 5);
+	/* T1's store sample meets the waiter's load: 1/5 of a sample */
+	CHECK(sample_at(&w, 1, 0x402000, 550, LINE_A, true));
+	CHECK_EQ_U64(w.comm.weight, PERIOD / 5);
+	CHECK_EQ_U64(w.comm.spin, 5);
+	CHECK_EQ_U64(w.comm.peer, 0);
+	/* T0's next load meets T1's store: its own wait, 6 samples; the
+	   communication ends the wait */
+	CHECK(sample_at(&w, 0, SPIN_PC, 600, LINE_A, false));
+	CHECK_EQ_U64(w.comm.weight, PERIOD / 6);
+	CHECK_EQ_U64(w.comm.spin, 6);
+	CHECK_EQ_U64(hc_detect_spin_len(&w.th[0].spin, LINE_A), 0);
+	/* a second wait of 4, T0 leaves (computes elsewhere), T1 stores;
+	   T0's next wait finds it at its first sample: the wait that the
+	   store ended counts (the last run, 4) */
+	for (i = 0, t = 700; i < 4; i++, t += 100)
+		CHECK(!sample_at(&w, 0, SPIN_PC, t, LINE_A, false));
+	CHECK(!sample_at(&w, 0, 0x405000, 1100, LINE_B, false));
+	/* (T0's loads did not replace T1's unexpired store: T1 meets its own) */
+	CHECK(!sample_at(&w, 1, 0x402000, 1150, LINE_A + 8, true));
+	CHECK(sample_at(&w, 0, SPIN_PC, 1200, LINE_A, false));
+	CHECK_EQ_U64(w.comm.spin, 4);
+	CHECK_EQ_U64(w.comm.weight, PERIOD / 4);
+	/* ... once: the next communication there is not a wait's */
+	CHECK(!sample_at(&w, 0, 0x405000, 1300, LINE_B, false));
+	CHECK(!sample_at(&w, 1, 0x402000, 1350, LINE_A + 8, true));
+	CHECK(sample_at(&w, 0, SPIN_PC, 1400, LINE_A, false));
+	CHECK_EQ_U64(w.comm.spin, 0);
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+
+	/* Not a wait: T2 loads LINE_B between calls elsewhere (far PCs), T3
+	   stores it; every communication weighs a whole period */
+	world_init(&w, 7, 0);
+	w.cfg.publish_loads = true;
+	w.cfg.spin_weight = true;
+	for (i = 0, t = 100; i < 4; i++) {
+		CHECK(!sample_at(&w, 2, 0x401000, t, LINE_B, false));
+		t += 50;
+		CHECK(!sample_at(&w, 2, 0x409000, t, 0x7f0000090000ull, false));
+		t += 50;
+	}
+	CHECK(sample_at(&w, 3, 0x402000, t, LINE_B, true));
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	CHECK_EQ_U64(w.comm.spin, 0);
+	/* samples without a PC (a burst's access, a trap's) are no evidence */
+	world_init(&w, 7, 0);
+	w.cfg.publish_loads = true;
+	w.cfg.spin_weight = true;
+	for (i = 0, t = 100; i < 5; i++, t += 100)
+		CHECK(!sample(&w, 0, t, LINE_A, 8, false));
+	CHECK(sample_at(&w, 1, 0x402000, 550, LINE_A, true));
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+
+	/* spin_weight off: the same wait weighs whole periods, entries carry
+	   no evidence */
+	world_init(&w, 7, 0);
+	w.cfg.publish_loads = true;
+	for (i = 0, t = 100; i < 5; i++, t += 100)
+		CHECK(!sample_at(&w, 0, SPIN_PC, t, LINE_A, false));
+	CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && e.spin == 0);
+	CHECK(sample_at(&w, 1, 0x402000, 550, LINE_A, true));
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	CHECK_EQ_U64(w.comm.spin, 0);
+
+	/* a trap: T1's write-only set on the waiter's load; its store traps
+	   (set weight: period on the published chunk, 1 candidate) / 4 */
+	world_init(&w, 7, 1);
+	w.cfg.publish_loads = true;
+	w.cfg.spin_weight = true;
+	for (i = 0, t = 100; i < 4; i++, t += 100)
+		CHECK(!sample_at(&w, 0, SPIN_PC, t, LINE_A, false));
+	w.th[1].thread = 1;
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[1], 450, &w.res);
+	CHECK(w.res.arm && w.th[1].writes_only);
+	CHECK(trap(&w, 1, 470, LINE_A, 4, true));
+	CHECK_EQ_U64(w.comm.spin, 4);
+	CHECK_EQ_U64(w.comm.weight, PERIOD / 4);
+	/* T0's own set on T1's store (published by the trap), trapped by
+	   its next load of the line: T0's wait */
+	CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[1], &(struct hc_sample){
+		.time = 470, .addr = LINE_A, .len = 4, .is_store = true }), 1);
+	hc_detect_idle(&w.bb, &w.cfg, &w.th[0], 480, &w.res);
+	CHECK(w.res.arm && !w.th[0].writes_only);
+	CHECK(trap(&w, 0, 490, LINE_A, 4, false));
+	CHECK_EQ_U64(w.comm.spin, 4);
+	CHECK_EQ_U64(w.comm.weight, PERIOD / 4);
+}
+
 int main(void)
 {
 	test_overlap();
@@ -968,5 +1177,7 @@ int main(void)
 	test_start_set();
 	test_dry_lines();
 	test_idle_sample();
+	test_spin_note();
+	test_spin_weight();
 	return hc_test_done("test_detect");
 }
