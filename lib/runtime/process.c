@@ -218,6 +218,10 @@ static void read_options(struct rt_options *o)
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	/* Soft sampler: the process-wide watch set's registers (watch.c). */
 	o->procset = (int)env_u64("HPCRUN_COMM_PROCSET", RT_PSET_DEFAULT);
+	o->procset_budget = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_BUDGET", RT_PSET_BUDGET_PERMILLE);
+	if (o->procset_budget > 1000)
+		process__fatal("HPCRUN_COMM_PROCSET_BUDGET: %u is not a share of the CPU time in per mille "
+		               "(0..1000)", o->procset_budget);
 	s = getenv("HPCRUN_COMM_PROCSET_TARGET");
 	if (!s || !*s || !strcmp(s, "both"))
 		o->procset_target = s && *s ? RT_PSET_TARGET_BOTH : RT_PSET_TARGET_DEFAULT;
@@ -554,8 +558,8 @@ static void process_init(bool after_fork)
 	if (hc_rt.npset)
 		process__log("process-wide watch set: %d register%s, inherited by every thread, armed for the "
 		        "threads the switch gate refuses (HPCRUN_COMM_PROCSET; budget %u.%u%% of the process's "
-		        "CPU time)", hc_rt.npset, hc_rt.npset == 1 ? "" : "s", RT_PSET_BUDGET_PERMILLE / 10,
-		        RT_PSET_BUDGET_PERMILLE % 10);
+		        "CPU time)", hc_rt.npset, hc_rt.npset == 1 ? "" : "s", hc_rt.opt.procset_budget / 10,
+		        hc_rt.opt.procset_budget % 10);
 
 	hc_rt.have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
 	fds__log_limits();

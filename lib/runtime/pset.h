@@ -14,14 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The budget of the re-targeting: MODIFY_ATTRIBUTES on the parent event
-   updates every copy, the running ones by an IPI to their CPU — 7–9 µs
-   with the copies asleep, ~130 µs with one or two running, 0.5–3 ms at 128
-   threads (performance.md, "Session 8: what the gate should charge"). Arms,
-   ends and the set's own-line traps are charged (wall ns) against the
-   process's CPU time: at most `permille` of it, plus `grace_ns` so that a
-   young process can arm at all. */
-#define RT_PSET_DEFAULT         0u           /* HPCRUN_COMM_PROCSET: registers, 0 = off */
+#define RT_PSET_DEFAULT         1u           /* HPCRUN_COMM_PROCSET: registers, 0 = off */
+
 /* What a refused thread arms the set on (HPCRUN_COMM_PROCSET_TARGET): the
    entry its detection chose (another thread's publication, as a
    per-thread set), its own sampled access (Feather's arm: every other
@@ -32,11 +26,28 @@
 #define RT_PSET_TARGET_BOTH   3
 #define RT_PSET_TARGET_DEFAULT RT_PSET_TARGET_BOTH
 
-#define RT_PSET_BUDGET_PERMILLE 20u          /* 2 % of the process's CPU time */
+/* The budget of the re-targeting: MODIFY_ATTRIBUTES on the parent event
+   updates every copy, the running ones by an IPI to their CPU — 7–9 µs
+   with the copies asleep, ~130 µs with one or two running, 0.5–3 ms at 128
+   threads (performance.md, "Session 8: what the gate should charge"; here
+   a median of 18 µs per arm in the accuracy suite's stencil and spsc).
+   Arms, ends and the set's own-line traps are charged (wall ns) against
+   the process's CPU time: at most `permille` of it, plus `grace_ns` so
+   that a young process can arm at all. What is charged is not all it
+   costs (the IPIs' share on the other CPUs, an armed register's extra at
+   each switch to the idle task): at 2 % `stencil -O2` took ~10 % more CPU
+   time, at 0.5 % nothing measurable (accuracy.md, "Session 9"). */
+#define RT_PSET_BUDGET_PERMILLE 5u           /* 0.5 % of the process's CPU time (HPCRUN_COMM_PROCSET_BUDGET) */
 #define RT_PSET_GRACE_NS        2000000u     /* 2 ms */
+#define RT_PSET_SWITCH_NS       10000u       /* each context switch of the process while a set
+                                                is armed (an armed register's extra at a switch
+                                                to or from the idle task: +9–10 µs) */
 #define RT_PSET_TRAP_NS         15000u       /* the kernel's delivery of one trap, charged with
                                                 the handler (a perf breakpoint trap: 12–21 µs) */
-#define RT_PSET_OWN_MAX         8u           /* publisher's own traps that end a set */
+#define RT_PSET_OWN_MAX         8u           /* publisher's own traps that end a set (1 for a
+                                                set on the arming thread's own access found
+                                                less: accuracy.md, "Session 9") */
+
 
 static inline bool rt_pset_budget_allows(uint64_t spent_ns, uint64_t cpu_ns, uint32_t permille,
                                          uint64_t grace_ns)
@@ -69,6 +80,15 @@ static inline bool rt_pset_may_arm(enum rt_pset_state s, uint32_t owner, uint32_
 	if (s == RT_PSET_BUSY)
 		return false;
 	return req == owner || now < armed_at || now - armed_at >= min_age;
+}
+
+/* A set's life, in sampling periods of wall time: an armed set older than
+   this ends at the next sample of any thread (a per-thread set lives one
+   sampling interval of its thread). */
+#define RT_PSET_LIFE 4u
+static inline bool rt_pset_expired(uint64_t armed_wall, uint64_t now, uint64_t life_ns)
+{
+	return now >= armed_wall && now - armed_wall >= life_ns;
 }
 
 /* What a trap of the set in thread `me` is. */

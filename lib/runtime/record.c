@@ -173,5 +173,6 @@ void record__idle_sample(struct rt_thread *t)
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		hc_debug_printf(HC_DBG_DETECT, "T%u idle sample (no shared access)%s", t->id.index,
 		                res.arm ? ", watchpoints asked" : "");
+	watch__pset_tick(t);
 	t->cnt.watch_armed_idle += t->cnt.watch_armed - armed;
 }

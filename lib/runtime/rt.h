@@ -217,6 +217,7 @@ struct rt_options {
 	                               (HPCRUN_COMM_PROCSET, 0 = none; watch.c, pset.h) */
 	int procset_target;         /* ... armed on a refused thread's chosen entry, its own
 	                               sampled access, or both (RT_PSET_TARGET_*, pset.h) */
+	uint32_t procset_budget;    /* its arms' share of the process's CPU time, per mille */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */
@@ -350,6 +351,7 @@ void watch__trap_blocked(struct rt_thread *t, int slot);
 void watch__trap_outside(int slot);
 void watch__log(void);
 void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
+void watch__pset_tick(struct rt_thread *t);
 
 /* record.c: from a sample or trap to a recorded communication */
 /* One address sample of any sampler into detection: unwinds for stores

@@ -3,8 +3,9 @@
    inputs: the arm budget (a share of the process's CPU time plus a grace),
    who may arm the set (idle: anyone; being armed or ended: nobody; armed:
    its owner, or anyone once it is old), what a trap is (late, the
-   publisher's own, a foreign one), when own traps end a set, what an arm
-   stands for, and the state word's generation. */
+   publisher's own, a foreign one), when own traps end a set, when a set
+   outlived its life, what an arm stands for, and the state word's
+   generation. */
 #include <stdint.h>
 
 #include "runtime/pset.h"
@@ -12,7 +13,8 @@
 
 static void budget(void)
 {
-	/* 2 %: 20 ms of arms for 1 s of CPU, plus the grace */
+	/* 2 % (the knob's range; the default is 0.5 %): 20 ms of arms for 1 s
+	   of CPU, plus the grace */
 	CHECK(rt_pset_budget_allows(0, 0, 20, 2000000));
 	CHECK(rt_pset_budget_allows(2000000, 0, 20, 2000000));          /* the grace alone */
 	CHECK(!rt_pset_budget_allows(2000001, 0, 20, 2000000));
@@ -75,6 +77,20 @@ static void traps(void)
 	CHECK(rt_pset_own_ends(RT_PSET_OWN_MAX, RT_PSET_OWN_MAX));
 }
 
+static void life(void)
+{
+	uint64_t period = 500000, life_ns = RT_PSET_LIFE * period;
+
+	CHECK(!rt_pset_expired(1000, 1000, life_ns));
+	CHECK(!rt_pset_expired(1000, 1000 + life_ns - 1, life_ns));
+	CHECK(rt_pset_expired(1000, 1000 + life_ns, life_ns));
+	/* a clock read before the arm's (another CPU): not expired */
+	CHECK(!rt_pset_expired(1000, 999, life_ns));
+	/* the life is longer than the shortest one before another thread may
+	   take the registers (2 periods): a set gets its chance first */
+	CHECK(RT_PSET_LIFE > 2);
+}
+
 static void stands_and_words(void)
 {
 	CHECK(rt_pset_stands_for(0) == 1);
@@ -99,6 +115,7 @@ int main(void)
 	budget();
 	arming();
 	traps();
+	life();
 	stands_and_words();
 	return hc_test_done("test_pset");
 }
