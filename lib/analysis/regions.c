@@ -791,7 +791,6 @@ struct build {
 	                           region is looked at for every cell */
 	uint64_t *cin;          /* pass_b_dense: the inclusive (true, false) of one cell */
 	size_t dropped;         /* bytes of region events freed since the last trim */
-	size_t ndropped;        /* ... in this many arrays */
 	struct regions *R;
 };
 
@@ -1272,27 +1271,20 @@ static int put_sorted(struct an *an, struct build *b, uint32_t kq, uint32_t i, u
    threads) are below glibc's mmap threshold once it has risen, so freed
    they stayed resident while the matrices grew elsewhere — the build's
    peak was the events plus the matrices (402 MB, sequential, 1,024
-   threads); given back, about the larger of the two (288 MB). Only when
-   the arrays freed are large (TRIM_LARGE on average): malloc_trim walks
-   the whole heap, and at 10^5 threads (100 MB of events in 1 KB arrays,
-   which the allocator reuses, in a 1 GB heap) its 25 calls cost 0.28 s. */
+   threads); given back, about the larger of the two (288 MB). */
 #define TRIM_BYTES ((size_t)4 << 20)
-#define TRIM_LARGE ((size_t)64 << 10)
 static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 {
 	struct an_prof *p = &an->profs[pi];
 
 	b->dropped += (size_t)p->rrow.cap * sizeof(*p->rrow.e);
-	b->ndropped++;
 	free(p->rrow.e);
 	p->rrow.e = NULL;
 	p->rrow.n = p->rrow.cap = p->rrow.merged = 0;
 #ifdef __GLIBC__
 	if (b->dropped >= TRIM_BYTES) {
-		if (b->dropped >= TRIM_LARGE * b->ndropped)
-			malloc_trim(0);
+		malloc_trim(0);
 		b->dropped = 0;
-		b->ndropped = 0;
 	}
 #endif
 }
