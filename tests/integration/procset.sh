@@ -27,6 +27,10 @@ for try in 1 2 3; do
 		echo "SKIP: no watchpoints on this machine ($(log p | grep 'watchpoints: none'))"
 		exit 77
 	fi
+	if log p | grep -q "process-wide watch set: register\|process-wide watch set: none"; then
+		echo "SKIP: the process-wide set could not be opened here ($(log p | grep 'process-wide watch set' | head -1))"
+		exit 77
+	fi
 	[ "$(total p 9)" -gt 0 ] && break
 	echo "try $try: no trap volume ($(log p | grep 'process-wide watch set: 1 registers' | head -1))"
 done
