@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RT_PSET_DEFAULT         1u           /* HPCRUN_COMM_PROCSET: registers, 0 = off */
+#define RT_PSET_DEFAULT         0u           /* HPCRUN_COMM_PROCSET: registers, 0 = off */
 
 /* What a refused thread arms the set on (HPCRUN_COMM_PROCSET_TARGET): the
    entry its detection chose (another thread's publication, as a
@@ -112,17 +112,9 @@ static inline bool rt_pset_own_ends(uint32_t own_traps, uint32_t own_max)
 	return own_traps >= own_max;
 }
 
-/* One arm stands for the requests since the previous arm (refused: the set
-   was busy or armed by another thread, or the budget said no): a trap's
-   weight is multiplied by it, so that the sets armed stand for the sets
-   the refused threads would have armed. Bounded, so that one trap after a
-   long refusal does not weigh a whole run. */
-#define RT_PSET_STANDS_MAX 64u
-static inline uint32_t rt_pset_stands_for(uint64_t requests_since_arm)
-{
-	uint64_t n = requests_since_arm + 1;
-
-	return n > RT_PSET_STANDS_MAX ? RT_PSET_STANDS_MAX : (uint32_t)n;
-}
+/* A trap weighs what a per-thread set's would: the arms the budget or a
+   busy set refused are counted, not stood for (multiplying a trap's weight
+   by the refusals since the previous arm, up to 64, let one trap in a run
+   outweigh a hundred samples). */
 
 #endif

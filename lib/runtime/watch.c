@@ -45,7 +45,7 @@ static struct {
 	/* the armed set, written while BUSY by the arming thread */
 	struct {
 		uint32_t owner;           /* the arming thread */
-		uint32_t nwatch, candidates, stands;
+		uint32_t nwatch, candidates;
 		bool writes_only;
 		uint64_t armed_at;        /* the owner's detection time of the set */
 		uint64_t armed_wall;      /* process__now() at the arm */
@@ -54,7 +54,6 @@ static struct {
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed;            /* the process's context switches at the arm */
-	uint64_t requests;            /* refused since the last arm (atomic) */
 	uint64_t spent_ns;            /* arms, ends, own traps: wall ns (atomic) */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
@@ -271,20 +270,17 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 	if (!rt_pset_may_arm(rt_pset_state_of(w), pset.rec.owner, t->id.index, pset.rec.armed_wall, now,
 	                     pset_min_age())) {
 		pset_count(&pset.refused_busy);
-		pset_count(&pset.requests);
 		return -EAGAIN;
 	}
 	if (!rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
 	                           hc_rt.opt.procset_budget, RT_PSET_GRACE_NS)) {
 		pset_count(&pset.refused_budget);
-		pset_count(&pset.requests);
 		return -EAGAIN;
 	}
 	gen = rt_pset_gen_of(w) + 1;
 	if (!__atomic_compare_exchange_n(&pset.state, &w, rt_pset_word(gen, RT_PSET_BUSY), false,
 	                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		pset_count(&pset.refused_busy);
-		pset_count(&pset.requests);
 		return -EAGAIN;
 	}
 	if (rt_pset_state_of(w) == RT_PSET_ARMED) {       /* replaced: its owner's next set, or aged */
@@ -300,7 +296,6 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 	pset.rec.watched = *e;
 	for (uint32_t i = 0; i < m; i++)
 		pset.rec.addr[i] = addr[i];
-	pset.rec.stands = rt_pset_stands_for(__atomic_exchange_n(&pset.requests, 0, __ATOMIC_RELAXED));
 	__atomic_store_n(&pset.own_traps, 0, __ATOMIC_RELAXED);
 	t0 = process__now();
 	for (uint32_t i = 0; i < m; i++) {
@@ -684,7 +679,6 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_sample s;
 	struct hc_comm comm;
 	enum rt_pset_trap kind;
-	uint32_t stands;
 	bool matched;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
@@ -699,7 +693,6 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	tmp.writes_only = pset.rec.writes_only;
 	tmp.nwatch = pset.rec.nwatch;
 	tmp.armed_at = pset.rec.armed_at;
-	stands = pset.rec.stands;
 	{
 		uint32_t owner = pset.rec.owner;
 		uint64_t bp = pset.rec.addr[slot];
@@ -763,7 +756,6 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	if (!matched)
 		return;
 	pset_count(&pset.traps_comm);
-	comm.weight *= stands;
 	t->cnt.traps_matched++;
 	record__comm(t, &comm);
 	if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
