@@ -21,7 +21,7 @@
 #include "hc/profile.h"
 
 #define MAXP 4096
-#define MAXC 96
+#define MAXC 256
 
 struct sym { uint64_t lo, hi; char *name; };
 struct elfsyms { char *path; struct sym *v; size_t n; };
@@ -197,10 +197,14 @@ int main(int argc, char **argv)
 			hc_prof_counter(p, k, &c);
 			for (j = 0; j < nc && strcmp(cname[j], c.name); j++)
 				;
-			if (j == nc && nc < MAXC)
+			if (j == nc) {
+				if (nc == MAXC) {
+					fprintf(stderr, "hc_objs: more than %d counter names in the profiles\n", MAXC);
+					return 1;
+				}
 				snprintf(cname[nc++], sizeof(cname[0]), "%s", c.name);
-			if (j < MAXC)
-				cval[j] += c.value;
+			}
+			cval[j] += c.value;
 		}
 	}
 	for (int k = 0; k < nc; k++)
