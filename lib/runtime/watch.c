@@ -18,6 +18,7 @@
    copy follows); it traps in any thread that touches the line. Its rules
    are pset.h's. */
 #include <errno.h>
+#include <string.h>
 #include <linux/hw_breakpoint.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -114,13 +115,14 @@ static void pset_open(int want)
 }
 
 /* A fork child: the fds name the parent's events (and the child's thread
-   carries no copy: inherit_thread). Dropped; the child has no set. */
+   carries no copy: inherit_thread). Dropped with the parent's set, state
+   and counters: the child opens its own and logs what it did itself. */
 static void pset_drop_if_forked(void)
 {
 	if (pset.n && pset.pid != (uint32_t)getpid()) {
 		for (int i = 0; i < pset.n; i++)
 			fds__close(&pset.fd[i], "the process-wide watch set");
-		pset.n = 0;
+		memset(&pset, 0, sizeof(pset));
 	}
 }
 
