@@ -507,6 +507,11 @@ void view__free(struct view *v);
    lib/db's code-pair row (struct hc_db_wpair: c, p view ids; t, f true and
    false volume). */
 int pairs__collect(struct an *an, struct hc_db_wpair **out, uint32_t *n);
+/* Every worker's code pairs of the run's unit, in table order: fn(arg, the
+   node, the peer's node or HC_NONE, true and false volume); stops at fn's
+   first nonzero return and returns it. */
+int pairs__each(const struct an *an, int (*fn)(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2]),
+                void *arg);
 
 /* experiment.c */
 const char *experiment__program(const struct an *an);

@@ -20,61 +20,81 @@ static int cmp_pair(const void *x, const void *y)
 	return (a->p > b->p) - (a->p < b->p);
 }
 
-int pairs__collect(struct an *an, struct hc_db_wpair **out, uint32_t *nout)
+int pairs__each(const struct an *an, int (*fn)(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2]),
+                void *arg)
 {
-	const uint32_t *of = an->view.of_cct;
 	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
-	struct hc_db_wpair *r = NULL;
-	struct agg all;
-	uint32_t i;
-	unsigned w;
-	int ret;
 
-	*out = NULL;
-	*nout = 0;
-	ret = agg__init(&all, 1024);
-	if (ret)
-		return ret;
-	for (w = 0; w < an->nworkers; w++) {
+	for (unsigned w = 0; w < an->nworkers; w++) {
 		const struct an_acc *a = &an->workers[w].acc[ui];
 
 		if (!a->used)
 			continue;
-		for (i = 0; i < a->pairs.h.n; i++) {
+		for (uint32_t i = 0; i < a->pairs.h.n; i++) {
 			const struct hkey *k = &a->pairs.h.keys[i];
-			uint32_t g = (uint32_t)k->a, gp = (uint32_t)k->b;
-			uint32_t c = g == HC_NONE ? 0 : of[g], p = gp == HC_NONE ? 0 : of[gp];
-			struct hkey key;
+			int ret = fn(arg, (uint32_t)k->a, (uint32_t)k->b, a->pairs.v[i]);
 
-			if (c == 0) {
-				c = p;
-				p = 0;
-			}
-			if (c == 0)
-				continue;   /* neither end has a context */
-			if (p != 0 && p < c) {
-				uint32_t x = p;
-				p = c;
-				c = x;
-			}
-			key = (struct hkey){ c, p, 0 };
-			ret = agg__add(&all, &key, a->pairs.v[i][0], a->pairs.v[i][1]);
 			if (ret)
-				goto out;
+				return ret;
 		}
 	}
-	r = malloc((all.h.n ? all.h.n : 1) * sizeof(*r));
+	return 0;
+}
+
+struct collect {
+	const uint32_t *of;
+	struct agg all;
+};
+
+/* One code pair into the sums by view pair. */
+static int collect_one(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2])
+{
+	struct collect *cl = arg;
+	uint32_t c = g == HC_NONE ? 0 : cl->of[g], p = gp == HC_NONE ? 0 : cl->of[gp];
+	struct hkey key;
+
+	if (c == 0) {
+		c = p;
+		p = 0;
+	}
+	if (c == 0)
+		return 0;   /* neither end has a context */
+	if (p != 0 && p < c) {
+		uint32_t x = p;
+		p = c;
+		c = x;
+	}
+	key = (struct hkey){ c, p, 0 };
+	return agg__add(&cl->all, &key, v[0], v[1]);
+}
+
+int pairs__collect(struct an *an, struct hc_db_wpair **out, uint32_t *nout)
+{
+	struct collect cl = { .of = an->view.of_cct };
+	struct hc_db_wpair *r = NULL;
+	uint32_t i;
+	int ret;
+
+	*out = NULL;
+	*nout = 0;
+	ret = agg__init(&cl.all, 1024);
+	if (ret)
+		return ret;
+	ret = pairs__each(an, collect_one, &cl);
+	if (ret)
+		goto out;
+	r = malloc((cl.all.h.n ? cl.all.h.n : 1) * sizeof(*r));
 	if (!r) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < all.h.n; i++)
-		r[i] = (struct hc_db_wpair){ .c = (uint32_t)all.h.keys[i].a, .p = (uint32_t)all.h.keys[i].b,
-		                      .t = all.v[i][0], .f = all.v[i][1] };
-	qsort(r, all.h.n, sizeof(*r), cmp_pair);
+	for (i = 0; i < cl.all.h.n; i++)
+		r[i] = (struct hc_db_wpair){ .c = (uint32_t)cl.all.h.keys[i].a, .p = (uint32_t)cl.all.h.keys[i].b,
+		                      .t = cl.all.v[i][0], .f = cl.all.v[i][1] };
+	qsort(r, cl.all.h.n, sizeof(*r), cmp_pair);
 	*out = r;
-	*nout = all.h.n;
+	*nout = cl.all.h.n;
 out:
-	agg__free(&all);
+	agg__free(&cl.all);
 	return ret;
 }

@@ -958,40 +958,47 @@ static int pass_a(struct an *an, struct build *b)
    volumes as the region events give (every event of a code pair is a region
    event: its peer is a thread, threads.c adds every peer named), without a
    pass over them; then the inclusive volume of every region. */
-static int pass_a_pairs(struct an *an, struct regions *R, struct build *b)
+struct pass_a_arg {
+	struct regions *R;
+	struct build *b;
+};
+
+/* One code pair's volume to its pair of region sets. */
+static int pass_a_pair(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2])
 {
-	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
-	uint32_t i, pid, q, nl;
-	unsigned w;
+	struct regions *R = ((struct pass_a_arg *)arg)->R;
+	struct build *b = ((struct pass_a_arg *)arg)->b;
+	struct hkey pk;
+	uint32_t pid;
 	int ret;
 
-	for (w = 0; w < an->nworkers; w++) {
-		const struct an_acc *a = &an->workers[w].acc[ui];
-
-		if (!a->used)
-			continue;
-		for (i = 0; i < a->pairs.h.n; i++) {
-			const struct hkey *k = &a->pairs.h.keys[i];
-			uint32_t g = (uint32_t)k->a, gp = (uint32_t)k->b;
-			struct hkey pk;
-
-			if (g == HC_NONE)
-				continue;
-			pk = (struct hkey){ R->rsid[g], gp == HC_NONE ? 0 : R->rsid[gp], 0 };
-			ret = hmap__intern(&b->pairs, &pk, &pid);
-			if (ret < 0)
-				return ret;
-			if (ret == 1) {
-				if (an__grow(&b->ptot, &b->pcap, b->pairs.n, sizeof(*b->ptot)) ||
-				    an__grow(&b->pcnt, &b->pccap, b->pairs.n, sizeof(*b->pcnt)))
-					return -ENOMEM;
-				b->ptot[pid] = 0;
-				b->pcnt[pid] = 0;
-			}
-			b->ptot[pid] += a->pairs.v[i][0] + a->pairs.v[i][1];
-			b->pcnt[pid]++;
-		}
+	if (g == HC_NONE)
+		return 0;
+	pk = (struct hkey){ R->rsid[g], gp == HC_NONE ? 0 : R->rsid[gp], 0 };
+	ret = hmap__intern(&b->pairs, &pk, &pid);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		if (an__grow(&b->ptot, &b->pcap, b->pairs.n, sizeof(*b->ptot)) ||
+		    an__grow(&b->pcnt, &b->pccap, b->pairs.n, sizeof(*b->pcnt)))
+			return -ENOMEM;
+		b->ptot[pid] = 0;
+		b->pcnt[pid] = 0;
 	}
+	b->ptot[pid] += v[0] + v[1];
+	b->pcnt[pid]++;
+	return 0;
+}
+
+static int pass_a_pairs(struct an *an, struct regions *R, struct build *b)
+{
+	struct pass_a_arg arg = { R, b };
+	uint32_t pid, q, nl;
+	int ret;
+
+	ret = pairs__each(an, pass_a_pair, &arg);
+	if (ret)
+		return ret;
 	for (pid = 0; pid < b->pairs.n; pid++) {
 		nl = set_union(R, (uint32_t)b->pairs.keys[pid].a, (uint32_t)b->pairs.keys[pid].b);
 		for (q = 0; q < nl; q++)
