@@ -131,9 +131,6 @@ static void an_free(struct an *an)
 	free(an->ctx_rsid);
 	free(an->first);
 	hmap__free(&an->owner);
-	for (i = 0; i < an->nfwd; i++)
-		free(an->fwd[i].e);
-	free(an->fwd);
 	for (i = 0; i < an->nwarns; i++)
 		free(an->warns[i].text);
 	free(an->warns);

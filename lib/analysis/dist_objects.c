@@ -17,9 +17,10 @@
    translates its own state: its tree nodes to global ones (by key, parents
    first), its processes by their (input, host, pid, generation) key, and
    rewrites its profiles' region events by region set (the context carries
-   every node's set). Those go up the tree at once (dist__regions_reduce:
-   inner ranks pass their subtree's on as they came), so that rank 0 builds
-   the region matrices before its own object pass, as one process does.
+   every node's set). Those go up the tree at once, each rank merging its
+   own with its children's in process order (dist__regions_reduce), so
+   that rank 0 credits each process's into the region matrices as it comes
+   and frees them, before its own object pass, as one process does.
    Then every rank resolves the events of its own profiles (objects.c, the
    threads' stack frames and the modules' DWARF read where the profiles
    are) and sends its object table and window, object and locality sums up
@@ -522,192 +523,262 @@ int dist__ctx_recv(struct an *an, bool *stop, char *err, size_t errlen)
 
 /* ---------------- up the tree: region events, then objects ---------------- */
 
-/* Region events by set: this rank's profiles' and those received from
-   its children, for rank 0's regions__build. */
-/* Item i of what a rank sends: its profiles' region events, then those
-   of its subtree it passes on (NULL when empty). */
-static const struct rrow_ent *rr_item(const struct an *an, uint32_t i, uint32_t *gidx,
-                                      uint32_t *n)
-{
-	if (i < an->nprofs) {
-		*gidx = an->profs[i].gidx;
-		*n = an->profs[i].rrow.n;
-		return *n ? an->profs[i].rrow.e : NULL;
-	}
-	*gidx = an->fwd[i - an->nprofs].gidx;
-	*n = an->fwd[i - an->nprofs].n;
-	return an->fwd[i - an->nprofs].e;
-}
-
-/* Items [from, to): a count, then (profile, entries, the entries). */
-static void pack_rrows(const struct an *an, struct wbuf *b, uint32_t from, uint32_t to)
-{
-	uint32_t i, n = 0, gidx, m;
-
-	for (i = from; i < to; i++)
-		n += rr_item(an, i, &gidx, &m) != NULL;
-	dbuf__put32(b, n);
-	for (i = from; i < to; i++) {
-		const struct rrow_ent *e = rr_item(an, i, &gidx, &m);
-
-		if (!e)
-			continue;
-		dbuf__put32(b, gidx);
-		dbuf__put32(b, m);
-		dbuf__put(b, e, (size_t)m * sizeof(*e));
-	}
-}
-
-/* The region events go in messages of about this many bytes (whole
-   profiles), so that no rank holds a message and its unpacked copy of all
-   of them at once. */
+/* The region events go up as one stream per rank, sorted by (global
+   thread, profile) — processes are numbered in thread order — in messages
+   of about REG_CHUNK bytes (whole profiles): magic, version, a count, then
+   (thread, profile, entries, the entries) each; a count of 0 ends the
+   stream. A rank merges its own profiles' stream with its children's,
+   holding one message of each child at a time, and sends the merged stream
+   on; rank 0 credits each process (regions__build_upto) as soon as an
+   event of a later thread arrives, and frees its events, so it never holds
+   every rank's region events at once. A process whose profiles are on
+   several ranks (a renamed file) comes in order all the same. */
 #define REG_CHUNK ((size_t)8 << 20)
+#define REG_HEAD  16u   /* magic, version, count */
 
-/* Where the next message ends: items [from, *to). */
-static uint32_t rr_chunk(const struct an *an, uint32_t from, uint32_t nitems)
+struct rstream {
+	int from;                   /* the child; -1: this rank's own profiles */
+	bool done;
+	void *buf;                  /* a child's current message */
+	struct rbuf b;
+	uint32_t left;              /* items left in it */
+	size_t got;
+	uint32_t *own, nown, at;    /* own: profiles by (thread, profile) */
+	uint64_t last;              /* the previous item's (thread, profile) + 1 */
+	/* the head item */
+	uint32_t key, gidx, n;
+	struct an_prof *p;          /* own: the profile */
+	const uint8_t *e;           /* a child's: n entries in buf */
+};
+
+static int cmp_own(const void *x, const void *y, void *arg)
 {
-	size_t bytes = 0;
-	uint32_t i, gidx, m;
+	const struct an *an = arg;
+	const struct an_prof *a = &an->profs[*(const uint32_t *)x];
+	const struct an_prof *b = &an->profs[*(const uint32_t *)y];
 
-	for (i = from; i < nitems; i++) {
-		if (!rr_item(an, i, &gidx, &m))
-			continue;
-		if (bytes && bytes + 8 + (size_t)m * sizeof(struct rrow_ent) > REG_CHUNK)
-			break;
-		bytes += 8 + (size_t)m * sizeof(struct rrow_ent);
-	}
-	return i;
+	if (a->gthread != b->gthread)
+		return a->gthread < b->gthread ? -1 : 1;
+	return (a->gidx > b->gidx) - (a->gidx < b->gidx);
 }
 
-/* Rank 0: into the profiles' records; an inner rank: kept as they came,
-   to be passed on (it holds records for its own share only). */
-static int unpack_rrows(struct an *an, struct rbuf *b)
+/* This rank's profiles with region events, in stream order. */
+static int own_order(struct an *an, struct rstream *st)
 {
-	uint32_t n = dbuf__count(b, 8), k;
+	uint32_t i;
 
-	for (k = 0; k < n && !b->bad; k++) {
-		uint32_t i = dbuf__get32(b);
-		uint32_t m = dbuf__count(b, sizeof(struct rrow_ent));
-		struct rrow_ent *e;
+	st->own = malloc((an->nprofs ? an->nprofs : 1) * sizeof(*st->own));
+	if (!st->own)
+		return -ENOMEM;
+	for (i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
 
-		if (b->bad || !m || (an->comm->rank ? i >= an->nlisted :
-		    i >= an->nprofs || !an->profs[i].theirs || an->profs[i].rrow.e)) {
-			b->bad = true;
-			break;
+		if (p->status == AN_OK && p->gthread != HC_NONE && p->rrow.n)
+			st->own[st->nown++] = i;
+	}
+	qsort_r(st->own, st->nown, sizeof(*st->own), cmp_own, an);
+	return 0;
+}
+
+/* The stream's next item into its head (done at the end). */
+static int head_next(struct an *an, struct rstream *st, char *err, size_t errlen)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	uint64_t k;
+
+	if (st->from < 0) {
+		if (st->at >= st->nown) {
+			st->done = true;
+			return 0;
 		}
-		if (!(e = malloc((size_t)m * sizeof(*e))))
-			return -ENOMEM;
-		dbuf__get(b, e, (size_t)m * sizeof(*e));
-		if (an->comm->rank) {
-			if (an__grow(&an->fwd, &an->fwdcap, an->nfwd + 1, sizeof(*an->fwd))) {
-				free(e);
-				return -ENOMEM;
-			}
-			an->fwd[an->nfwd++] = (struct an_fwd){ i, m, e };
-		} else {
-			struct rrow *r = &an->profs[i].rrow;
+		st->p = &an->profs[st->own[st->at++]];
+		st->key = st->p->gthread;
+		st->gidx = st->p->gidx;
+		st->n = st->p->rrow.n;
+		return 0;
+	}
+	while (!st->left) {
+		char magic[8];
+		size_t len = 0;
+		int ret;
 
-			r->e = e;
-			r->n = r->cap = r->merged = m;
+		free(st->buf);
+		st->buf = NULL;
+		if (st->b.bad || st->b.off != st->b.n)
+			goto bad;
+		ret = c->recv(c->arg, st->from, &st->buf, &len);
+		if (ret)
+			return ret;
+		st->got += len;
+		st->b = (struct rbuf){ st->buf, len, 0, false };
+		dbuf__get(&st->b, magic, 8);
+		if (memcmp(magic, REG_MAGIC, 8) || dbuf__get32(&st->b) != CTX_VERSION)
+			st->b.bad = true;
+		st->left = dbuf__count(&st->b, 12);
+		if (st->b.bad)
+			goto bad;
+		if (!st->left) {
+			if (st->b.off != len)
+				goto bad;
+			free(st->buf);
+			st->buf = NULL;
+			st->done = true;
+			return 0;
 		}
 	}
+	st->left--;
+	st->key = dbuf__get32(&st->b);
+	st->gidx = dbuf__get32(&st->b);
+	st->n = dbuf__count(&st->b, sizeof(struct rrow_ent));
+	st->e = st->b.p + st->b.off;
+	if (!st->b.bad)
+		st->b.off += (size_t)st->n * sizeof(struct rrow_ent);
+	k = (uint64_t)st->key << 32 | st->gidx;
+	/* sorted, distinct, a profile of the listing with events */
+	if (st->b.bad || !st->n || st->key == HC_NONE || st->gidx >= an->nlisted || k < st->last)
+		goto bad;
+	st->last = k + 1;
 	return 0;
+bad:
+	snprintf(err, errlen, "the region events from rank %d are malformed at byte %zu of %zu",
+	         st->from, st->b.off, st->b.n);
+	return -EPROTO;
+}
+
+/* Rank 0: a child's head item into its profile's record. */
+static int take_item(struct an *an, const struct rstream *st, char *err, size_t errlen)
+{
+	struct an_prof *p = st->gidx < an->nprofs ? &an->profs[st->gidx] : NULL;
+	struct rrow *r;
+
+	if (!p || !p->theirs || p->rrow.e || p->status != AN_OK || p->gthread != st->key) {
+		snprintf(err, errlen, "the region events from rank %d name profile %u, which is "
+		         "not one of its own", st->from, st->gidx);
+		return -EPROTO;
+	}
+	r = &p->rrow;
+	if (!(r->e = malloc((size_t)st->n * sizeof(*r->e))))
+		return -ENOMEM;
+	memcpy(r->e, st->e, (size_t)st->n * sizeof(*r->e));
+	r->n = r->cap = r->merged = st->n;
+	return 0;
+}
+
+/* Another rank: the head item into the message being filled (sent when
+   full); its own profile's events are freed once copied. */
+static int put_item(struct an *an, struct wbuf *out, uint32_t *count, struct rstream *st,
+                    size_t *sent)
+{
+	const struct hc_analysis_comm *c = an->comm;
+	int ret = 0;
+
+	if (!out->n) {
+		dbuf__put(out, REG_MAGIC, 8);
+		dbuf__put32(out, CTX_VERSION);
+		dbuf__put32(out, 0);   /* the count, set when sent */
+	}
+	dbuf__put32(out, st->key);
+	dbuf__put32(out, st->gidx);
+	dbuf__put32(out, st->n);
+	if (st->from < 0) {
+		struct rrow *r = &st->p->rrow;
+
+		dbuf__put(out, r->e, (size_t)r->n * sizeof(*r->e));
+		free(r->e);
+		free(r->cache);
+		memset(r, 0, sizeof(*r));
+	} else {
+		dbuf__put(out, st->e, (size_t)st->n * sizeof(struct rrow_ent));
+	}
+	(*count)++;
+	if (out->err)
+		return out->err;
+	if (out->n >= REG_CHUNK) {
+		memcpy(out->p + 12, count, 4);
+		ret = c->send(c->arg, c->rank - lowbit(c->rank), out->p, out->n);
+		*sent += out->n;
+		out->n = 0;
+		*count = 0;
+	}
+	return ret;
 }
 
 /* Every rank's profiles' region events by set, up the tree right after the
-   context (so that rank 0 builds the region matrices before the object
-   pass, in the sequential order: they do not come on top of the object
-   table and the windows). A rank but 0 drops them once sent. */
+   context: rank 0 credits them into the region matrices as they come (in
+   the sequential order, before the object pass: they do not come on top of
+   the object table and the windows). A rank but 0 drops its own once sent. */
 int dist__regions_reduce(struct an *an, char *err, size_t errlen)
 {
 	const struct hc_analysis_comm *c = an->comm;
-	int s, ret = 0;
+	struct rstream *st;
+	struct wbuf out = { 0 };
+	uint32_t ns = 0, k, count = 0;
+	int s, top = c->rank ? lowbit(c->rank) : c->size, ret = 0;
+	size_t sent = 0;
 
-	for (s = 1; s < c->size; s <<= 1) {
-		if (c->rank & s) {
-			struct wbuf h = { 0 };
-			uint32_t i, at, nitems = an->nprofs + an->nfwd, nmsg = 0;
-			size_t sent = 0;
-
-			for (at = 0; at < nitems; nmsg++)
-				at = rr_chunk(an, at, nitems);
-			dbuf__put(&h, REG_MAGIC, 8);
-			dbuf__put32(&h, CTX_VERSION);
-			dbuf__put32(&h, nmsg);
-			ret = h.err;
-			if (!ret)
-				ret = c->send(c->arg, c->rank - s, h.p, h.n);
-			free(h.p);
-			for (at = 0; at < nitems && !ret;) {
-				struct wbuf b = { 0 };
-				uint32_t to = rr_chunk(an, at, nitems);
-
-				pack_rrows(an, &b, at, to);
-				ret = b.err;
-				if (!ret)
-					ret = c->send(c->arg, c->rank - s, b.p, b.n);
-				sent += b.n;
-				free(b.p);
-				at = to;
-			}
-			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes of region events to rank %d",
-			             c->rank, sent, c->rank - s);
-			for (i = 0; i < an->nprofs; i++) {
-				struct rrow *r = &an->profs[i].rrow;
-
-				free(r->e);
-				free(r->cache);
-				memset(r, 0, sizeof(*r));
-			}
-			for (i = 0; i < an->nfwd; i++)
-				free(an->fwd[i].e);
-			free(an->fwd);
-			an->fwd = NULL;
-			an->nfwd = an->fwdcap = 0;
-			return ret;
-		}
-		if (c->rank + s < c->size) {
-			void *buf = NULL;
-			size_t len = 0, got = 0;
-			uint32_t k, nmsg = 0;
-			struct rbuf b;
-			char magic[8];
-
-			ret = c->recv(c->arg, c->rank + s, &buf, &len);
-			if (ret)
-				return ret;
-			b = (struct rbuf){ buf, len, 0, false };
-			dbuf__get(&b, magic, 8);
-			if (memcmp(magic, REG_MAGIC, 8) || dbuf__get32(&b) != CTX_VERSION)
-				b.bad = true;
-			nmsg = dbuf__get32(&b);
-			free(buf);
-			if (b.bad || b.off != len || nmsg > an->nlisted + 1u) {
-				snprintf(err, errlen, "the region events from rank %d are malformed",
-				         c->rank + s);
-				return -EPROTO;
-			}
-			for (k = 0; k < nmsg; k++) {
-				ret = c->recv(c->arg, c->rank + s, &buf, &len);
-				if (ret)
-					return ret;
-				b = (struct rbuf){ buf, len, 0, false };
-				ret = unpack_rrows(an, &b);
-				got += len;
-				free(buf);
-				if (ret)
-					return ret;
-				if (b.bad || b.off != len) {
-					snprintf(err, errlen, "the region events from rank %d are malformed at "
-					         "byte %zu of %zu", c->rank + s, b.off, len);
-					return -EPROTO;
-				}
-			}
-			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of region events from rank %d",
-			             c->rank, got, c->rank + s);
-		}
+	st = calloc(33, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	if (c->rank) {
+		st[ns].from = -1;
+		ret = own_order(an, &st[ns++]);
+	} else {
+		ret = regions__build_begin(an);
 	}
-	return 0;
+	for (s = 1; s < top && c->rank + s < c->size; s <<= 1)
+		st[ns++].from = c->rank + s;
+	for (k = 0; k < ns && !ret; k++)
+		ret = head_next(an, &st[k], err, errlen);
+	while (!ret) {
+		struct rstream *m = NULL;
+
+		for (k = 0; k < ns; k++)
+			if (!st[k].done && (!m || st[k].key < m->key ||
+			                    (st[k].key == m->key && st[k].gidx < m->gidx)))
+				m = &st[k];
+		if (!m)
+			break;
+		if (!c->rank) {
+			ret = regions__build_upto(an, m->key);
+			if (!ret)
+				ret = take_item(an, m, err, errlen);
+		} else {
+			ret = put_item(an, &out, &count, m, &sent);
+		}
+		if (!ret)
+			ret = head_next(an, m, err, errlen);
+	}
+	if (!ret && c->rank) {
+		/* the last message, then the end */
+		if (out.n) {
+			memcpy(out.p + 12, &count, 4);
+			ret = c->send(c->arg, c->rank - top, out.p, out.n);
+			sent += out.n;
+			out.n = 0;
+		}
+		count = 0;
+		if (!ret) {
+			dbuf__put(&out, REG_MAGIC, 8);
+			dbuf__put32(&out, CTX_VERSION);
+			dbuf__put32(&out, 0);
+			ret = out.err;
+		}
+		if (!ret)
+			ret = c->send(c->arg, c->rank - top, out.p, out.n);
+		sent += out.n;
+		HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: sent %zu bytes of region events to rank %d",
+		             c->rank, sent, c->rank - top);
+	}
+	for (k = 0; k < ns; k++) {
+		if (!ret && st[k].from >= 0)
+			HC_DEBUG_LOG(HC_DBG_TIME, "rank %d: merged %zu bytes of region events from "
+			             "rank %d", c->rank, st[k].got, st[k].from);
+		free(st[k].buf);
+		free(st[k].own);
+	}
+	free(st);
+	free(out.p);
+	return ret;
 }
 
 /* Rank 0: one rank's objects, windows and locality sums added to its own. */

@@ -434,12 +434,6 @@ struct an {
 	uint64_t *first;            /* tree node -> first (profile << 32 | node) holding it */
 	uint32_t firstcap;
 	struct hmap owner;          /* while listing: processes in order of appearance */
-	struct an_fwd {             /* other ranks: region events by set received from their
-	                               subtree, passed on as they came (dist_objects.c) */
-		uint32_t gidx, n;
-		struct rrow_ent *e;
-	} *fwd;
-	uint32_t nfwd, fwdcap;
 };
 
 void an__warn(struct an *an, const char *fmt, ...) HC_PRINTF(2, 3);

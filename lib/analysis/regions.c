@@ -791,6 +791,9 @@ struct build {
 	                           region is looked at for every cell */
 	uint64_t *cin;          /* pass_b_dense: the inclusive (true, false) of one cell */
 	size_t dropped;         /* bytes of region events freed since the last trim */
+	bool begun;             /* regions__build_begin done */
+	uint32_t next;          /* the next process (in proc_order) to credit */
+	double t0, ta;          /* CPU time at regions__build_begin, after the plan */
 	struct regions *R;
 };
 
@@ -908,49 +911,42 @@ static int pair_table(struct build *b)
 }
 
 /* Pass A: each entry's pair id and peer thread (over its sets); the pairs
-   and their volumes are known already (pass_a_pairs). */
-static int pass_a(struct an *an, struct build *b)
+   and their volumes are known already (pass_a_pairs). Run per profile
+   just before its process is credited (build_proc), so that distributed,
+   rank 0 takes each process's events as they come. */
+static int pass_a_prof(struct an *an, struct build *b, struct an_prof *p)
 {
 	struct { uint32_t peer, j; } peers[PEER_CACHE];
-	uint32_t i, k, mask = (uint32_t)(UINT64_MAX >> b->pshift);
-	int ret;
+	uint32_t k, mask = (uint32_t)(UINT64_MAX >> b->pshift);
 
-	for (i = 0; i < an->nprofs; i++) {
-		struct an_prof *p = &an->profs[i];
+	memset(peers, 0xff, sizeof(peers));
+	for (k = 0; k < p->rrow.n; k++) {
+		struct rrow_ent *e = &p->rrow.e[k];
+		uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE;
+		uint32_t x = ptab_slot(b, e->sets);
 
-		if (p->status != AN_OK || !p->rrow.n)
-			continue;
-		memset(peers, 0xff, sizeof(peers));
-		for (k = 0; k < p->rrow.n; k++) {
-			struct rrow_ent *e = &p->rrow.e[k];
-			uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE;
-			uint32_t x = ptab_slot(b, e->sets);
-
-			if (peer != p->th.index) {
-				if (peers[ps].peer == peer) {
-					j = peers[ps].j;
-				} else {
-					if (!threads__find(an, p->proc, peer, &j))
-						j = HC_NONE;
-					peers[ps].peer = peer;
-					peers[ps].j = j;
-				}
+		if (peer != p->th.index) {
+			if (peers[ps].peer == peer) {
+				j = peers[ps].j;
+			} else {
+				if (!threads__find(an, p->proc, peer, &j))
+					j = HC_NONE;
+				peers[ps].peer = peer;
+				peers[ps].j = j;
 			}
-			while (b->ptab[x].pid != HC_NONE && b->ptab[x].sets != e->sets)
-				x = (x + 1) & mask;
-			if (j == HC_NONE || b->ptab[x].pid == HC_NONE) {
-				/* neither can be: every peer named is a thread (threads.c),
-				   every event is in a code pair */
-				b->missing++;
-				e->sets = ENT(HC_NONE, HC_NONE);
-				continue;
-			}
-			e->sets = ENT(b->ptab[x].pid, j);
 		}
-		if (dense_proc(&an->procs[p->proc]) && (ret = sort_by_peer(an, b, p)))
-			return ret;
+		while (b->ptab[x].pid != HC_NONE && b->ptab[x].sets != e->sets)
+			x = (x + 1) & mask;
+		if (j == HC_NONE || b->ptab[x].pid == HC_NONE) {
+			/* neither can be: every peer named is a thread (threads.c),
+			   every event is in a code pair */
+			b->missing++;
+			e->sets = ENT(HC_NONE, HC_NONE);
+			continue;
+		}
+		e->sets = ENT(b->ptab[x].pid, j);
 	}
-	return 0;
+	return dense_proc(&an->procs[p->proc]) ? sort_by_peer(an, b, p) : 0;
 }
 
 /* The pairs of region sets and their volumes, from pass 2's code pairs
@@ -1729,25 +1725,24 @@ int regions__pairs(struct an *an)
 	return ret;
 }
 
-int regions__build(struct an *an)
+/* The plan: kept regions, per set pair its lists, the scratch sums. */
+int regions__build_begin(struct an *an)
 {
-	double t0 = cpu_now(), ta = 0, tb = 0, tn = 0;
 	struct regions *R = an->reg;
 	struct build *b;
-	uint32_t o, k;
+	uint32_t k;
 	int ret;
 
-	if (!R)
+	if (!R || (R->b && R->b->begun))
 		return 0;
 	if (!R->b)
 		return -EINVAL;   /* regions__pairs first */
 	b = R->b;
-	ret = pass_a(an, b);
-	if (!ret)
-		ret = keep(an, R, b);
+	b->t0 = cpu_now();
+	b->begun = true;
+	ret = keep(an, R, b);
 	if (!ret)
 		ret = compile_lists(b);
-	ta = cpu_now();
 	if (!ret) {
 		b->din = calloc(2 * (size_t)(b->nk ? b->nk : 1), sizeof(*b->din));
 		b->dex = calloc(2 * (size_t)(b->nk ? b->nk : 1), sizeof(*b->dex));
@@ -1758,20 +1753,69 @@ int regions__build(struct an *an)
 		for (k = 0; !ret && k < b->nk; k++)
 			b->lazy[k] = b->kpar[k] != HC_NONE;
 	}
-	for (o = 0; o < an->nused_procs && !ret; o++) {
-		const struct an_proc *pr = &an->procs[an->proc_order[o]];
-		uint32_t g;
+	b->ta = cpu_now();
+	return ret;
+}
 
-		if (dense_proc(pr)) {
-			ret = pass_b_dense(an, b, pr->first, pr->nthreads);
-			continue;
-		}
-		for (g = pr->first; g < pr->first + pr->nthreads && !ret; g++) {
-			const struct an_prof *p = an->threads[g].prof;
-			if (p && p->status == AN_OK)
-				ret = pass_b_sparse(an, b, (uint32_t)(p - an->profs));
-		}
+/* Passes A and B over one process: its profiles' entries are credited
+   and freed. */
+static int build_proc(struct an *an, struct build *b, const struct an_proc *pr)
+{
+	uint32_t g;
+	int ret = 0;
+
+	for (g = pr->first; g < pr->first + pr->nthreads && !ret; g++) {
+		struct an_prof *p = an->threads[g].prof;
+		if (p && p->status == AN_OK && p->rrow.n)
+			ret = pass_a_prof(an, b, p);
 	}
+	if (ret)
+		return ret;
+	if (dense_proc(pr))
+		return pass_b_dense(an, b, pr->first, pr->nthreads);
+	for (g = pr->first; g < pr->first + pr->nthreads && !ret; g++) {
+		const struct an_prof *p = an->threads[g].prof;
+		if (p && p->status == AN_OK)
+			ret = pass_b_sparse(an, b, (uint32_t)(p - an->profs));
+	}
+	return ret;
+}
+
+int regions__build_upto(struct an *an, uint32_t g)
+{
+	struct regions *R = an->reg;
+	struct build *b;
+	int ret = 0;
+
+	if (!R || !R->b || !R->b->begun)
+		return 0;
+	b = R->b;
+	for (; b->next < an->nused_procs && !ret; b->next++) {
+		const struct an_proc *pr = &an->procs[an->proc_order[b->next]];
+
+		if (g != HC_NONE && (uint64_t)pr->first + pr->nthreads > g)
+			break;
+		ret = build_proc(an, b, pr);
+	}
+	return ret;
+}
+
+int regions__build(struct an *an)
+{
+	double tb, tn;
+	struct regions *R = an->reg;
+	struct build *b;
+	uint32_t k;
+	int ret;
+
+	if (!R)
+		return 0;
+	if (!R->b)
+		return -EINVAL;   /* regions__pairs first */
+	b = R->b;
+	ret = regions__build_begin(an);
+	if (!ret)
+		ret = regions__build_upto(an, HC_NONE);
 	for (k = 0; k < b->nk && !ret; k++)
 		ret = finish_region(an, b, k);
 	if (!ret)
@@ -1790,8 +1834,9 @@ int regions__build(struct an *an)
 		        R->sids.n, b->pairs.n, (unsigned long long)b->missing);
 	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
 		fprintf(an->o->diag, "hpcprof-comm: region mat.: cpu %.3f s set pairs (with the "
-		        "matrix), %.3f s pair ids and kept regions, %.3f s crediting, %.3f s names\n",
-		        R->tpairs, ta - t0, tb - ta, tn - tb);
+		        "matrix), %.3f s kept regions, %.3f s crediting (pair ids with it; "
+		        "distributed, from the first region events received), %.3f s names\n",
+		        R->tpairs, b->ta - b->t0, tb - b->ta, tn - tb);
 	build_free(an, b);
 	free(b);
 	R->b = NULL;

@@ -85,6 +85,15 @@ int regions__profile_done(struct an_prof *p);
    inclusive volume of every region. Before regions__build. */
 int regions__pairs(struct an *an);
 int regions__build(struct an *an);
+/* regions__build in steps, for the distributed merge's rank 0, which
+   credits each process's region events as soon as they have all come
+   (dist__regions_reduce) and frees them: _begin decides the kept regions
+   and their lists; _upto(g) credits, in process order, every process not
+   yet credited whose threads are all below global thread g (HC_NONE:
+   all). regions__build then credits the rest and completes the matrices.
+   0 or -ENOMEM. */
+int regions__build_begin(struct an *an);
+int regions__build_upto(struct an *an, uint32_t g);
 int regions__write(struct an *an, const char *dir, char *err, size_t errlen);
 void regions__free(struct an *an);
 
