@@ -204,7 +204,7 @@ static void write_random(const char *dir)
 		  .path = "/opt/x/liba.so" },
 	};
 	uint32_t p, t, i;
-	char *path;
+	char *written;
 
 	for (p = 0; p < NPROC; p++) {
 		for (t = 0; t < NTHR; t++) {
@@ -278,21 +278,21 @@ static void write_random(const char *dir)
 			}
 			fp.evs = evs;
 			fp.nevs = 12;
-			path = fx_write_profile(dir, &fp);
+			written = fx_write_profile(dir, &fp);
 			/* Two processes whose profiles are read on several ranks:
 			   a file name that does not parse (read on rank 0), and one
 			   naming another process (read by that one's rank); their
 			   region events reach rank 0 from several ranks. */
 			if (p == 4 && t == 2) {
 				char *to = fx_join(dir, "renamed-by-hand.hcprof");
-				CHECK(rename(path, to) == 0);
+				CHECK(rename(written, to) == 0);
 				free(to);
 			} else if (p == 5 && t == 1) {
 				char *to = fx_join(dir, "app-000002-009-0c0c0c0c-5014-0.hcprof");
-				CHECK(rename(path, to) == 0);
+				CHECK(rename(written, to) == 0);
 				free(to);
 			}
-			free(path);
+			free(written);
 		}
 	}
 	/* One host with two NUMA nodes, for locality.xml */
