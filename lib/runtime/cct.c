@@ -277,6 +277,15 @@ static int walk(struct rt_thread *t, void **fr, const uint64_t *stack, unsigned 
 		unwind_leave();
 		return 1;                  /* cache hit */
 	}
+	if (t->safety.in_loader) {
+		/* libunwind finds modules with dl_iterate_phdr, whose lock this
+		   thread may hold half-taken (seen: a sample inside our dlclose
+		   wrapper's walk deadlocked Open MPI's MPI_Finalize) */
+		t->safety.walking = 0;
+		unwind_leave();
+		t->cnt.unwind_loader_gated++;
+		return -EAGAIN;
+	}
 	*n = unw_backtrace(fr, HC_MAX_FRAMES);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->safety.walking = 0;
@@ -430,7 +439,7 @@ static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 		             t->id.index, (unsigned long long)pc, (unsigned long long)sp);
 		return HC_NONE;
 	case -EAGAIN:
-		return HC_NONE;        /* a fork is being prepared */
+		return HC_NONE;        /* a fork is being prepared, or the thread is in the loader */
 	}
 	for (i = 0; i < n; i++)
 		if ((uint64_t)(uintptr_t)fr[i] == pc)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/alloc/ownheap.h"
+#include "runtime/safety.h"
 #include "support/fmt.h"
 
 extern char **environ;
@@ -49,6 +50,8 @@ HC_EXPORT pid_t vfork(void)
 
 HC_EXPORT void *dlopen(const char *file, int mode)
 {
+	struct rt_thread *t = hc_self;
+	int was = hc_loader_enter(t);
 	void *h = REAL(dlopen)(file, mode);
 
 	if (h && hc_rt.ready) {
@@ -56,6 +59,7 @@ HC_EXPORT void *dlopen(const char *file, int mode)
 		loadmap__refresh();
 		ownheap__leave();
 	}
+	hc_loader_leave(t, was);
 	return h;
 }
 
@@ -63,6 +67,8 @@ HC_EXPORT void *dlopen(const char *file, int mode)
    the handler never reads a dead .eh_frame_hdr table. */
 HC_EXPORT int dlclose(void *h)
 {
+	struct rt_thread *t = hc_self;
+	int was = hc_loader_enter(t);
 	int ret = REAL(dlclose)(h);
 
 	if (hc_rt.ready) {
@@ -70,6 +76,7 @@ HC_EXPORT int dlclose(void *h)
 		loadmap__refresh();
 		ownheap__leave();
 	}
+	hc_loader_leave(t, was);
 	return ret;
 }
 

@@ -56,7 +56,7 @@
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) \
-	X(samples_coarse) X(samples_thinned) X(watch_armed_idle) X(spin_weighted)
+	X(samples_coarse) X(samples_thinned) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -115,6 +115,10 @@ struct rt_thread {
 		   and the sample is dropped. */
 		volatile int walking;
 		sigjmp_buf walk_env;
+		/* Inside the loader (dlopen, dlclose, our dl_iterate_phdr walk):
+		   a handler must not unwind, libunwind would take the loader's
+		   lock that this thread may be halfway through taking (cct.c). */
+		volatile int in_loader;
 	} safety;
 
 	/* --- periodic flush (flush.c): written under its lock --- */

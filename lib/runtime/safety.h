@@ -48,4 +48,30 @@ static inline void hc_guard_leave(struct rt_thread *t)
 	t->safety.busy = 0;
 }
 
+/* This thread enters the loader (dlopen, dlclose, a walk of the load
+   map): until hc_loader_leave, a sample's or trap's walk is dropped
+   (unwind_loader_gated) instead of unwinding into the loader's lock.
+   Unlike the guard, the program's own code run meanwhile (a library's
+   constructors) keeps allocating from its own heap. Returns the previous
+   state, for nesting. */
+static inline int hc_loader_enter(struct rt_thread *t)
+{
+	int was;
+
+	if (!t)
+		return 0;
+	was = t->safety.in_loader;
+	t->safety.in_loader = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return was;
+}
+
+static inline void hc_loader_leave(struct rt_thread *t, int was)
+{
+	if (!t)
+		return;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->safety.in_loader = was;
+}
+
 #endif
