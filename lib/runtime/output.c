@@ -320,6 +320,8 @@ void output__write_process_log(void)
 	process__log("threads measured: %u, unmeasured: %u", hc_rt.threads_seen, hc_rt.threads_unmeasured);
 	process__log("samples outside measured threads (before a thread's start, after its end): %llu",
 	        (unsigned long long)__atomic_load_n(&hc_rt.samples_outside, __ATOMIC_RELAXED));
+	process__log("single-step traps no burst claimed (trap flag cleared; the program has no SIGTRAP handler): %llu",
+	        (unsigned long long)__atomic_load_n(&hc_rt.steps_stray, __ATOMIC_RELAXED));
 	fds__log_stats();
 	{
 		uint64_t nb, nby, res;

@@ -260,6 +260,8 @@ struct rt_runtime {
 	struct rt_cost_total cost[RT_MECH_N];
 	uint32_t threads_seen, threads_unmeasured;
 	uint64_t samples_outside;    /* sample SIGTRAPs in threads without a record (atomic) */
+	uint64_t steps_stray;        /* single-step traps no burst claims, the application
+	                                without a SIGTRAP handler: trap flag cleared (atomic) */
 	int      writing;            /* threads writing their own profile right now */
 };
 
