@@ -373,11 +373,9 @@ static uint32_t published_chunk(const struct hc_bb_entry *e)
 	return off < HC_LINE ? (uint32_t)(off / CHUNK) : 0;
 }
 
-/* Arm d watchpoints: the chunk of e's access first, then d-1 distinct
-   random others of its line (a partial Fisher-Yates shuffle of the
-   line's other 7 chunks). */
-static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
-                    const struct hc_bb_entry *e, uint32_t d, uint64_t now, struct hc_detect_result *res)
+/* A partial Fisher-Yates shuffle of the line's other 7 chunks. */
+void hc_detect_set_chunks(struct hc_detect_thread *th, const struct hc_bb_entry *e, uint32_t d,
+                          uint64_t *addr)
 {
 	uint8_t chunk[NCHUNKS];
 	uint32_t i, j;
@@ -388,16 +386,24 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	j = published_chunk(e);
 	chunk[j] = 0;
 	chunk[0] = (uint8_t)j;
-	for (i = 0; i < d; i++) {
+	for (i = 0; i < d && i < NCHUNKS; i++) {
 		if (i > 0) {
 			j = i + rng_below(th, NCHUNKS - i);
 			tmp = chunk[i];
 			chunk[i] = chunk[j];
 			chunk[j] = tmp;
 		}
-		th->watch_addr[i] = e->line + (uint64_t)chunk[i] * CHUNK;
-		res->watch_addr[i] = th->watch_addr[i];
+		addr[i] = e->line + (uint64_t)chunk[i] * CHUNK;
 	}
+}
+
+/* Arm d watchpoints on e's line (hc_detect_set_chunks). */
+static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                    const struct hc_bb_entry *e, uint32_t d, uint64_t now, struct hc_detect_result *res)
+{
+	hc_detect_set_chunks(th, e, d, th->watch_addr);
+	for (uint32_t i = 0; i < d; i++)
+		res->watch_addr[i] = th->watch_addr[i];
 	th->armed = true;
 	th->start_set = false;
 	th->candidates = 1;
@@ -483,10 +489,9 @@ void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config 
 	th->nsamples++;
 }
 
-int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
-                      const struct hc_detect_thread *th, const struct hc_sample *s)
+struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const struct hc_sample *s)
 {
-	struct hc_bb_entry mine = {
+	return (struct hc_bb_entry){
 		.line = s->addr & ~(uint64_t)(HC_LINE - 1),
 		.addr = s->addr,
 		.time = s->time,
@@ -496,6 +501,12 @@ int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 		.ctx = s->ctx,
 		.is_load = !s->is_store,
 	};
+}
+
+int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                      const struct hc_detect_thread *th, const struct hc_sample *s)
+{
+	struct hc_bb_entry mine = hc_detect_entry(th, s);
 	int rc;
 
 	/* Private memory (the thread's own stack or TLS, read-only data) never

@@ -302,6 +302,12 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
    publish, or the -errno of hc_bulletin_publish. */
 int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                       const struct hc_detect_thread *th, const struct hc_sample *s);
+/* The BulletinBoard entry of th's access s (no byte mask, no wait length). */
+struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const struct hc_sample *s);
+/* A set's d watchpoint addresses on e's line (d <= 8): the chunk of e's
+   access first, then d - 1 distinct others at random (th's generator). */
+void hc_detect_set_chunks(struct hc_detect_thread *th, const struct hc_bb_entry *e, uint32_t d,
+                          uint64_t *addr);
 /* Byte-range overlap test used for true/false classification. */
 static inline bool hc_ranges_overlap(uint64_t a, uint32_t alen, uint64_t b, uint32_t blen)
 {

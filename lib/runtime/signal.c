@@ -247,7 +247,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		   application that has no SIGTRAP handler: only our bursts set
 		   the trap flag there, and the default action would kill it.
 		   Clear the flag, count it. */
-		((ucontext_t *)uc)->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x100;   /* EFLAGS.TF */
+		soft__clear_trap_flag(uc);
 		__atomic_add_fetch(&hc_rt.steps_stray, 1, __ATOMIC_RELAXED);
 		goto out;
 	}

@@ -126,18 +126,24 @@ static void pset_drop_if_forked(void)
 	}
 }
 
-/* Turn the set's registers off (every copy follows the parent's DISABLE),
-   the caller holding it BUSY. Returns the wall ns spent. */
-static uint64_t pset_off(void)
+/* Turn the set's registers from the `from`th on off (every copy follows
+   the parent's DISABLE), the caller holding it BUSY. */
+static void pset_disable_from(int from)
 {
-	uint64_t t0 = process__now();
-
-	for (int i = 0; i < pset.n; i++)
+	for (int i = from; i < pset.n; i++)
 		if (pset.enabled[i]) {
 			ioctl(pset.fd[i], PERF_EVENT_IOC_DISABLE, 0);
 			pset.enabled[i] = false;
 			pset.attr[i].disabled = 1;
 		}
+}
+
+/* All of them; returns the wall ns spent. */
+static uint64_t pset_off(void)
+{
+	uint64_t t0 = process__now();
+
+	pset_disable_from(0);
 	return process__now() - t0;
 }
 
@@ -217,9 +223,7 @@ static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 {
 	struct hc_bb_entry e;
-	uint64_t addr[HC_MAX_WATCH], chunk;
-	uint32_t n = 1;
-
+	uint64_t addr[HC_MAX_WATCH];
 	uint64_t w;
 
 	watch__pset_tick(t);
@@ -231,32 +235,9 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index && pset.rec.armed_at &&
 	    t->det.armed && pset.rec.armed_at == t->det.armed_at)
 		return;
-	e.line = s->addr & ~(uint64_t)(HC_LINE - 1);
-	e.addr = s->addr;
-	e.time = s->time;
-	e.len = s->len;
-	e.thread = t->id.index;
-	e.cpu = s->cpu;
-	e.ctx = s->ctx;
-	e.is_load = !s->is_store;
-	e.mask = 0;
-	chunk = s->addr & ~(uint64_t)7;
-	addr[0] = chunk;
-	while (n < (uint32_t)pset.n) {
-		uint64_t c, x = t->det.rng ? t->det.rng : 0x9e3779b97f4a7c15ull;
-		bool dup = false;
-
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		t->det.rng = x;
-		c = e.line + (x % (HC_LINE / 8)) * 8;
-		for (uint32_t i = 0; i < n; i++)
-			dup |= addr[i] == c;
-		if (!dup)
-			addr[n++] = c;
-	}
-	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, n) == 0)
+	e = hc_detect_entry(&t->det, s);
+	hc_detect_set_chunks(&t->det, &e, (uint32_t)pset.n, addr);
+	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, (uint32_t)pset.n) == 0)
 		t->cnt.watch_armed++;
 }
 
@@ -317,12 +298,7 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 		__atomic_store_n(&pset.state, rt_pset_word(gen, RT_PSET_IDLE), __ATOMIC_RELEASE);
 		return err;
 	}
-	for (int i = (int)m; i < pset.n; i++)
-		if (pset.enabled[i]) {
-			ioctl(pset.fd[i], PERF_EVENT_IOC_DISABLE, 0);
-			pset.enabled[i] = false;
-			pset.attr[i].disabled = 1;
-		}
+	pset_disable_from((int)m);
 	ns = process__now() - t0;
 	__atomic_add_fetch(&pset.spent_ns, ns, __ATOMIC_RELAXED);
 	pset_cost_add(&pset.cost_arm, ns);
@@ -344,12 +320,10 @@ static void pset_expire(struct rt_thread *t)
 	if (!pset.n)
 		return;
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
-	if (rt_pset_state_of(w) != RT_PSET_ARMED)
-		return;
-	if (pset.rec.owner == t->id.index)
+	if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index)
 		pset_end(w, &pset.ended_owner);
-	else if (rt_pset_expired(pset.rec.armed_wall, process__now(), RT_PSET_LIFE * hc_rt.period))
-		pset_end(w, &pset.ended_age);
+	else
+		watch__pset_tick(t);
 }
 
 /* At every sample of every thread: a set that outlived its life ends. A

@@ -772,6 +772,11 @@ bool soft__stepping(const struct rt_thread *t)
 	return sampler__is(&soft__sampler) && own(t) && own(t)->step_left != 0;
 }
 
+void soft__clear_trap_flag(void *uctx)
+{
+	set_tf(uctx, false);
+}
+
 void soft__step_abort(struct rt_thread *t, void *uctx)
 {
 	t->cnt.step_stop_refused++;

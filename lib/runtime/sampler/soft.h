@@ -76,6 +76,8 @@ uint64_t soft__cpu_now(void);
 void soft__cost(struct rt_thread *t, unsigned kind, uint64_t t0);
 /* End the burst now (the step could not be handled). */
 void soft__step_abort(struct rt_thread *t, void *uctx);
+/* Clear the interrupted context's trap flag (a stray single step, signal.c). */
+void soft__clear_trap_flag(void *uctx);
 /* A thread's burst cost histogram into the process totals (output.c). */
 void soft__add_totals(const struct rt_thread *t);
 /* Process log lines of the bursts (output.c). */
