@@ -408,14 +408,14 @@ out_early:
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "combine");
-	/* Distributed: the region sets of rank 0's merged tree, after the reduction.
-	   HC_BENCH_NO_REGIONS=1: no code regions (no regions.xml / regions.csv), to
+	/* The code regions (sequential: made after pass 2, regions__prepare;
+	   distributed: the region sets of rank 0's merged tree, after the
+	   reduction). HC_BENCH_NO_REGIONS=1: no code regions (no regions.xml / regions.csv), to
 	   measure what they cost (doc/performance.md); not for users. */
 	no_regions = getenv("HC_BENCH_NO_REGIONS") != NULL;
-	ret = dist || no_regions ? 0 : regions__prepare(&an);
+	ret = dist || no_regions ? 0 : regions__init(&an);
 	if (ret)
 		goto out_nomem;
-	phase_end(&ph, "regions");
 	ret = merge__read_events(&an);
 	if (ret)
 		goto out_nomem;
@@ -475,6 +475,12 @@ out_early:
 			an.profs[i].nnodes = 0;
 		}
 	phase_end(&ph, "symbolize");
+	/* Sequential: the regions and the loops of the functions that can be
+	   kept, now that pass 2's code pairs give the functions' volumes. */
+	if (!ret && !dist && !no_regions) {
+		ret = regions__prepare(&an);
+		phase_end(&ph, "regions");
+	}
 	/* HC_BENCH_NO_VIEWS=1: no phases.xml or locality.xml, to measure what
 	   they cost (doc/performance.md); not for users. Set up here (only
 	   view__build warns before), so that distributed, the windows go to the

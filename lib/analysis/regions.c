@@ -44,6 +44,7 @@ enum { R_PROGRAM = HC_DB_REG_PROGRAM, R_PROCEDURE = HC_DB_REG_PROCEDURE,
 struct region {
 	uint32_t parent, kind, lm, depth;
 	uint64_t addr;          /* function start, loop header */
+	uint64_t key;           /* the order of regions of equal volume (struct regions) */
 	char *name, *file;      /* file NULL when unknown */
 	uint32_t line;
 	bool irreducible;
@@ -60,9 +61,11 @@ struct region {
 
 struct fn {
 	uint32_t lm;
-	uint64_t lo;
+	uint64_t lo, size;
 	char *raw;              /* the symbol's name */
 	uint32_t region;
+	uint32_t lseq;          /* its loops' place in the creation order (struct regions) */
+	bool decode;            /* its loops are wanted (regions__prepare) */
 	struct hc_loops loops;
 	uint32_t *loopreg;
 };
@@ -86,6 +89,18 @@ struct regions {
 	uint64_t decoded, undecodable;
 	struct build *b;            /* from regions__pairs to regions__build */
 	double tpairs;              /* its CPU s (HC_DEBUG=time) */
+	/* Regions are made as the contexts need them, and a function's loops
+	   only where it can hold a kept region (by_volume: the function's own
+	   volume, from pass 2's code pairs, is at least REGIONS_MIN_SHARE), so
+	   the loop regions come after all functions. Regions of equal volume
+	   are ordered (output order, dense ids) as if every function had been
+	   decoded when it was first met: key = seq << 32 for a function's
+	   region, a loop's = its function's lseq << 32 | (loop + 1), seq
+	   counting those two events in the order they would have happened. */
+	uint32_t seq;
+	bool by_volume;             /* regions__init: pass 2's entries are keyed by
+	                               (node, peer's node), translated in pass A */
+	double tprep;               /* regions__prepare's CPU s */
 };
 
 static const char *base_name(const char *path)
@@ -96,7 +111,7 @@ static const char *base_name(const char *path)
 }
 
 static int new_region(struct regions *R, uint32_t parent, uint32_t kind, uint32_t lm,
-                      uint64_t addr, uint32_t *out)
+                      uint64_t addr, uint64_t key, uint32_t *out)
 {
 	int ret = an__grow(&R->r, &R->cap, R->n + 1, sizeof(*R->r));
 
@@ -111,6 +126,7 @@ static int new_region(struct regions *R, uint32_t parent, uint32_t kind, uint32_
 	R->r[R->n].next_sibling = HC_NONE;
 	R->r[R->n].fn = HC_NONE;
 	R->r[R->n].loop = -1;
+	R->r[R->n].key = key;
 	*out = R->n++;
 	return 0;
 }
@@ -182,16 +198,16 @@ static int omp_parent(struct an *an, struct regions *R, struct symmod *m, uint32
 	return ret;
 }
 
-/* The function at lo of module lm: its region and loop regions, made on
-   first use. *out = function index, HC_NONE when it cannot be made. */
+/* The function at lo of module lm: its region, made on first use (its
+   loops: fn_decode). *out = function index, HC_NONE when it cannot be
+   made. */
 static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t lm, uint64_t lo,
                   uint64_t size, const char *raw, uint32_t *out, int depth)
 {
 	struct hkey k = { lm, lo, 0 };
 	enum names_omp omp;
 	size_t plen = 0;
-	uint32_t i, reg, parent = 0, l;
-	uint8_t *code;
+	uint32_t i, reg, parent = 0;
 	char *name = NULL;
 	int ret;
 
@@ -209,11 +225,13 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
 	memset(&R->fn[i], 0, sizeof(R->fn[i]));
 	R->fn[i].lm = lm;
 	R->fn[i].lo = lo;
+	R->fn[i].size = size;
 	R->fn[i].raw = strdup(raw);
 	if (!R->fn[i].raw)
 		return -ENOMEM;
 	omp = names__omp_kind(raw, &plen);
-	ret = new_region(R, 0, omp != NAMES_OMP_NONE ? R_PARALLEL : R_PROCEDURE, lm, lo, &reg);
+	ret = new_region(R, 0, omp != NAMES_OMP_NONE ? R_PARALLEL : R_PROCEDURE, lm, lo,
+	                 (uint64_t)R->seq++ << 32, &reg);
 	if (ret)
 		return ret;
 	R->fn[i].region = reg;
@@ -242,7 +260,20 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
 			return ret;
 		R->r[reg].parent = parent;
 	}
+	/* (its loops would have been made here, after its OpenMP parent's) */
+	R->fn[i].lseq = R->seq++;
 	*out = i;
+	return 0;
+}
+
+/* Function i's loops (module m open): decoded, and a region for each. */
+static int fn_decode(struct regions *R, struct symmod *m, uint32_t i)
+{
+	uint32_t lm = R->fn[i].lm, reg = R->fn[i].region, l;
+	uint64_t lo = R->fn[i].lo, size = R->fn[i].size;
+	uint8_t *code;
+	int ret;
+
 	if (!size || size > MAX_FUNC || !(code = sym__code(m, lo, size))) {
 		R->undecodable++;
 		return 0;
@@ -265,7 +296,8 @@ static int fn_get(struct an *an, struct regions *R, struct symmod *m, uint32_t l
 		const struct hc_loop *lp = &R->fn[i].loops.l[l];
 		uint32_t par = lp->parent >= 0 ? R->fn[i].loopreg[lp->parent] : reg, lr;
 
-		ret = new_region(R, par, R_LOOP, lm, lp->head, &lr);
+		ret = new_region(R, par, R_LOOP, lm, lp->head,
+		                 (uint64_t)R->fn[i].lseq << 32 | (l + 1), &lr);
 		if (ret)
 			return ret;
 		R->fn[i].loopreg[l] = lr;
@@ -348,14 +380,13 @@ static int name_kept(struct an *an, struct regions *R)
 	return ret;
 }
 
-/* The innermost region holding addr of module m, HC_NONE for none. */
-static int frame_region(struct an *an, struct regions *R, struct symmod *m, uint32_t lm,
-                        uint64_t addr, uint32_t *out)
+/* The function holding addr of module m (its index), HC_NONE for none. */
+static int frame_fn(struct an *an, struct regions *R, struct symmod *m, uint32_t lm,
+                    uint64_t addr, uint32_t *out)
 {
 	uint64_t lo, size;
 	const char *raw;
 	uint32_t f;
-	int32_t l;
 	int ret;
 
 	*out = HC_NONE;
@@ -373,7 +404,7 @@ static int frame_region(struct an *an, struct regions *R, struct symmod *m, uint
 		if (ret == 1) {
 			ret = an__grow(&R->fn, &R->fncap, R->fnidx.n, sizeof(*R->fn));
 			if (!ret)
-				ret = new_region(R, 0, R_PROCEDURE, lm, 0, &reg);
+				ret = new_region(R, 0, R_PROCEDURE, lm, 0, (uint64_t)R->seq++ << 32, &reg);
 			if (ret)
 				return ret;
 			memset(&R->fn[f], 0, sizeof(R->fn[f]));
@@ -386,15 +417,10 @@ static int frame_region(struct an *an, struct regions *R, struct symmod *m, uint
 			if (!(R->r[reg].name = strdup(buf)))
 				return -ENOMEM;
 		}
-		*out = R->fn[f].region;
+		*out = f;
 		return 0;
 	}
-	ret = fn_get(an, R, m, lm, lo, size, raw, &f, 0);
-	if (ret || f == HC_NONE)
-		return ret;
-	l = R->fn[f].loopreg ? hc_loops_innermost(&R->fn[f].loops, addr) : -1;
-	*out = l >= 0 ? R->fn[f].loopreg[l] : R->fn[f].region;
-	return 0;
+	return fn_get(an, R, m, lm, lo, size, raw, out, 0);
 }
 
 static int sid_intern(struct regions *R, uint32_t par, uint32_t reg, uint32_t inner, uint32_t *out)
@@ -458,14 +484,15 @@ static int cmp_nreq(const void *x, const void *y)
 	return (a->addr > b->addr) - (a->addr < b->addr);
 }
 
-int regions__prepare(struct an *an)
+/* The regions: allocated, the program's region and the empty set. */
+static int regions_alloc(struct an *an)
 {
-	const struct cct *t = &an->tree;
-	uint32_t n = cct__n(t), g, k, nq = 0, root, *freg = NULL, s0;
-	struct nreq *q = NULL;
+	uint32_t root, s0;
 	struct regions *R;
 	int ret;
 
+	if (an->reg)
+		return 0;
 	R = calloc(1, sizeof(*R));
 	if (!R)
 		return -ENOMEM;
@@ -477,27 +504,195 @@ int regions__prepare(struct an *an)
 	if (!ret)
 		ret = hmap__init(&R->sids, 256);
 	if (!ret)
-		ret = new_region(R, HC_NONE, R_PROGRAM, HC_NONE, 0, &root);
+		ret = new_region(R, HC_NONE, R_PROGRAM, HC_NONE, 0, (uint64_t)R->seq++ << 32, &root);
 	if (!ret)
 		ret = sid_intern(R, 0, 0, 0, &s0);
+	return ret;
+}
+
+int regions__init(struct an *an)
+{
+	int ret = regions_alloc(an);
+
+	if (!ret)
+		an->reg->by_volume = true;
+	return ret;
+}
+
+/* Whether a region of inclusive volume v is kept, of the program's total. */
+static inline bool kept_share(uint64_t v, uint64_t total)
+{
+	return v && (double)v >= REGIONS_MIN_SHARE * (double)total;
+}
+
+static uint32_t set_union(struct regions *R, uint32_t a, uint32_t b);
+static double cpu_now(void);
+
+/* The address a node's frame is looked up by (a return address: the call). */
+static inline uint64_t node_addr(const struct cct *t, uint32_t g)
+{
+	uint64_t off = cct__offset(t, g);
+
+	return (cct__flags(t, g) & HC_NODE_LEAF) || off == 0 ? off : off - 1;
+}
+
+/* Every node's region set (R->rsid, from the empty set): its frames'
+   regions, a frame's the innermost loop holding its address if its
+   function's loops are decoded, else the function's. */
+static int node_sets(struct regions *R, const struct cct *t, const uint32_t *nfn)
+{
+	uint32_t n = cct__n(t), g;
+	int ret = 0;
+
+	R->rsid[0] = 0;
+	for (g = 1; g < n && !ret; g++) {
+		uint32_t s = R->rsid[cct__parent(t, g)], f = nfn[g];
+
+		if (f != HC_NONE) {
+			const struct fn *F = &R->fn[f];
+			int32_t l = F->loopreg ? hc_loops_innermost(&F->loops, node_addr(t, g)) : -1;
+
+			ret = extend(R, s, l >= 0 ? F->loopreg[l] : F->region, &s);
+		}
+		R->rsid[g] = s;
+	}
+	return ret;
+}
+
+struct fvol {
+	struct regions *R;
+	struct hmap pairs;      /* (set, peer's set, 0) -> volume */
+	uint64_t *v;
+	uint32_t cap;
+};
+
+static int fvol_pair(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2])
+{
+	struct fvol *a = arg;
+	struct hkey pk;
+	uint32_t pid;
+	int ret;
+
+	if (g == HC_NONE)
+		return 0;
+	pk = (struct hkey){ a->R->rsid[g], gp == HC_NONE ? 0 : a->R->rsid[gp], 0 };
+	ret = hmap__intern(&a->pairs, &pk, &pid);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		if (an__grow(&a->v, &a->cap, a->pairs.n, sizeof(*a->v)))
+			return -ENOMEM;
+		a->v[pid] = 0;
+	}
+	a->v[pid] += v[0] + v[1];
+	return 0;
+}
+
+/* With the functions' sets in R->rsid: each function's inclusive volume,
+   as pass_a_pairs will find it (a loop's is at most its function's), from
+   pass 2's code pairs; the loops of the functions that can be kept are
+   wanted (fn.decode). The volumes and sets are dropped again. */
+static int fn_volumes(struct an *an, struct regions *R)
+{
+	struct fvol a = { .R = R };
+	uint32_t pid, q, nl, k, s0;
+	uint64_t total;
+	int ret;
+
+	ret = hmap__init(&a.pairs, 1024);
+	if (!ret)
+		ret = pairs__each(an, fvol_pair, &a);
+	R->stamp = calloc(R->n, sizeof(*R->stamp));
+	R->list = malloc((R->n + 1) * sizeof(*R->list));
+	if (!ret && (!R->stamp || !R->list))
+		ret = -ENOMEM;
+	for (pid = 0; pid < a.pairs.n && !ret; pid++) {
+		nl = set_union(R, (uint32_t)a.pairs.keys[pid].a, (uint32_t)a.pairs.keys[pid].b);
+		for (q = 0; q < nl; q++)
+			R->r[R->list[q]].in_all += a.v[pid];
+	}
+	total = R->r[0].in_all;
+	for (k = 0; k < R->fnidx.n && !ret; k++)
+		R->fn[k].decode = kept_share(R->r[R->fn[k].region].in_all, total);
+	for (k = 0; k < R->n; k++)
+		R->r[k].in_all = 0;
+	hmap__free(&a.pairs);
+	free(a.v);
+	free(R->stamp);
+	free(R->list);
+	R->stamp = R->list = NULL;
+	R->epoch = 0;
+	hmap__free(&R->sids);
+	if (!ret)
+		ret = hmap__init(&R->sids, 256);
+	if (!ret)
+		ret = sid_intern(R, 0, 0, 0, &s0);
+	return ret;
+}
+
+static int cmp_fn_lm(const void *x, const void *y, void *arg)
+{
+	const struct regions *R = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (R->fn[a].lm != R->fn[b].lm)
+		return R->fn[a].lm < R->fn[b].lm ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* The wanted functions' loops, one module open at a time. */
+static int decode_fns(struct an *an, struct regions *R)
+{
+	uint32_t nf = 0, k, j, *ord = malloc((R->fnidx.n ? R->fnidx.n : 1) * sizeof(*ord));
+	int ret = 0;
+
+	if (!ord)
+		return -ENOMEM;
+	for (k = 0; k < R->fnidx.n; k++)
+		if (R->fn[k].decode && R->fn[k].lo != UINT64_MAX)
+			ord[nf++] = k;
+	qsort_r(ord, nf, sizeof(*ord), cmp_fn_lm, R);
+	for (k = 0; k < nf && !ret; k = j) {
+		uint32_t lm = R->fn[ord[k]].lm;
+		char err[1024];
+		struct symmod *m = sym__take(an, lm, err, sizeof(err));
+
+		for (j = k; j < nf && R->fn[ord[j]].lm == lm; j++)
+			if (m && !ret)
+				ret = fn_decode(R, m, ord[j]);
+		sym__give(an, lm, m);
+	}
+	free(ord);
+	return ret;
+}
+
+int regions__prepare(struct an *an)
+{
+	const struct cct *t = &an->tree;
+	uint32_t n = cct__n(t), g, k, nq = 0, *nfn = NULL;
+	double t0 = cpu_now();
+	struct nreq *q = NULL;
+	struct regions *R;
+	int ret;
+
+	ret = regions_alloc(an);
 	if (ret)
 		return ret;
+	R = an->reg;
 	q = malloc((n ? n : 1) * sizeof(*q));
-	freg = malloc((n ? n : 1) * sizeof(*freg));
+	nfn = malloc((n ? n : 1) * sizeof(*nfn));
 	R->rsid = malloc((n ? n : 1) * sizeof(*R->rsid));
-	if (!q || !freg || !R->rsid) {
+	if (!q || !nfn || !R->rsid) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (g = 0; g < n; g++) {
-		uint64_t off = cct__offset(t, g);
 		uint32_t lm = cct__lm(t, g);
 
-		freg[g] = HC_NONE;
+		nfn[g] = HC_NONE;
 		if (g == 0 || lm == HC_NONE || lm >= an->modules.n)
 			continue;
-		q[nq++] = (struct nreq){ lm, g,
-		                         (cct__flags(t, g) & HC_NODE_LEAF) || off == 0 ? off : off - 1 };
+		q[nq++] = (struct nreq){ lm, g, node_addr(t, g) };
 	}
 	qsort(q, nq, sizeof(*q), cmp_nreq);
 	for (k = 0; k < nq && !ret;) {
@@ -509,26 +704,34 @@ int regions__prepare(struct an *an)
 			if (!m)
 				continue;
 			if (j > k && q[j].addr == q[j - 1].addr) {
-				freg[q[j].g] = freg[q[j - 1].g];
+				nfn[q[j].g] = nfn[q[j - 1].g];
 				continue;
 			}
-			ret = frame_region(an, R, m, lm, q[j].addr, &freg[q[j].g]);
+			ret = frame_fn(an, R, m, lm, q[j].addr, &nfn[q[j].g]);
 		}
 		sym__give(an, lm, m);
 		k = j;
 	}
-	R->rsid[0] = 0;
-	for (g = 1; g < n && !ret; g++) {
-		uint32_t s = R->rsid[cct__parent(t, g)];
-		if (freg[g] != HC_NONE)
-			ret = extend(R, s, freg[g], &s);
-		R->rsid[g] = s;
+	/* Which functions' loops: by their volumes (the functions' sets first),
+	   or all of them (distributed, rank 0: the code pairs are not here). */
+	if (!ret && R->by_volume) {
+		ret = node_sets(R, t, nfn);
+		if (!ret)
+			ret = fn_volumes(an, R);
+	} else {
+		for (k = 0; k < R->fnidx.n; k++)
+			R->fn[k].decode = true;
 	}
+	if (!ret)
+		ret = decode_fns(an, R);
+	if (!ret)
+		ret = node_sets(R, t, nfn);
 	if (!ret)
 		an->rsid = R->rsid;
 out:
 	free(q);
-	free(freg);
+	free(nfn);
+	R->tprep = cpu_now() - t0;
 	return ret;
 }
 
@@ -611,7 +814,7 @@ int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents)
 	struct rrow *r = &p->rrow;
 	size_t cap = nevents < REGIONS_RESERVE ? nevents : REGIONS_RESERVE;
 
-	if (!an->rsid || r->cap >= cap || cap < 64)
+	if (!an->reg || r->cap >= cap || cap < 64)
 		return 0;
 	free(r->e);
 	r->n = r->merged = 0;
@@ -667,6 +870,14 @@ static int cmp_child(const void *x, const void *y, void *arg)
 
 	if (R->r[a].in_all != R->r[b].in_all)
 		return R->r[a].in_all > R->r[b].in_all ? -1 : 1;
+	return (R->r[a].key > R->r[b].key) - (R->r[a].key < R->r[b].key);
+}
+
+static int cmp_key(const void *x, const void *y, void *arg)
+{
+	const struct regions *R = arg;
+	uint64_t a = R->r[*(const uint32_t *)x].key, b = R->r[*(const uint32_t *)y].key;
+
 	return (a > b) - (a < b);
 }
 
@@ -918,12 +1129,18 @@ static int pass_a_prof(struct an *an, struct build *b, struct an_prof *p)
 {
 	struct { uint32_t peer, j; } peers[PEER_CACHE];
 	uint32_t k, mask = (uint32_t)(UINT64_MAX >> b->pshift);
+	const uint32_t *rsid = b->R->by_volume ? b->R->rsid : NULL;
 
 	memset(peers, 0xff, sizeof(peers));
 	for (k = 0; k < p->rrow.n; k++) {
 		struct rrow_ent *e = &p->rrow.e[k];
-		uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE;
-		uint32_t x = ptab_slot(b, e->sets);
+		uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE, x;
+
+		if (rsid) {   /* keyed by (node, peer's node) in pass 2 (regions__add) */
+			uint32_t g = (uint32_t)e->sets, gp = (uint32_t)(e->sets >> 32);
+			e->sets = rsid[g] | (uint64_t)(gp == HC_NONE ? 0 : rsid[gp]) << 32;
+		}
+		x = ptab_slot(b, e->sets);
 
 		if (peer != p->th.index) {
 			if (peers[ps].peer == peer) {
@@ -1090,13 +1307,16 @@ static int keep(struct an *an, struct regions *R, struct build *b)
 	for (k = 0; k < R->n; k++) {
 		struct region *r = &R->r[k];
 
-		r->keep = k == 0 || (r->in_all && (double)r->in_all >= REGIONS_MIN_SHARE * (double)total);
+		r->keep = k == 0 || kept_share(r->in_all, total);
 		b->kidx[k] = HC_NONE;
-		if (r->keep) {
-			b->kidx[k] = b->nk;
+		if (r->keep)
 			b->korder[b->nk++] = k;
-		}
 	}
+	/* dense ids in creation order as if every function had been decoded
+	   where it was met (struct regions) */
+	qsort_r(b->korder, b->nk, sizeof(*b->korder), cmp_key, R);
+	for (k = 0; k < b->nk; k++)
+		b->kidx[b->korder[k]] = k;
 	b->rc = calloc(b->nk, sizeof(*b->rc));
 	b->kpar = malloc((b->nk ? b->nk : 1) * sizeof(*b->kpar));
 	b->isrc = malloc((b->nk ? b->nk : 1) * sizeof(*b->isrc));
@@ -1827,16 +2047,18 @@ int regions__build(struct an *an)
 	if (!ret)
 		ret = order_kept(R);
 	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
-		fprintf(an->o->diag, "hpcprof-comm: regions: %u functions decoded (%llu not), %u "
-		        "regions, %u kept (%u credited, %u lazy at the end), %u region sets, %u set "
-		        "pairs, %llu entries of no pair\n", R->fnidx.n,
-		        (unsigned long long)R->undecodable, R->n, R->nkept, b->nact, nlazy(b),
+		fprintf(an->o->diag, "hpcprof-comm: regions: %u functions, %llu decoded (%llu not), "
+		        "%u regions, %u kept (%u credited, %u lazy at the end), %u region sets, %u "
+		        "set pairs, %llu entries of no pair\n", R->fnidx.n,
+		        (unsigned long long)R->decoded, (unsigned long long)R->undecodable, R->n,
+		        R->nkept, b->nact, nlazy(b),
 		        R->sids.n, b->pairs.n, (unsigned long long)b->missing);
 	if (!ret && an->o->diag && hc_debug_enabled(HC_DBG_TIME))
-		fprintf(an->o->diag, "hpcprof-comm: region mat.: cpu %.3f s set pairs (with the "
-		        "matrix), %.3f s kept regions, %.3f s crediting (pair ids with it; "
-		        "distributed, from the first region events received), %.3f s names\n",
-		        R->tpairs, b->ta - b->t0, tb - b->ta, tn - tb);
+		fprintf(an->o->diag, "hpcprof-comm: region mat.: cpu %.3f s regions and loops (%s), "
+		        "%.3f s set pairs (with the matrix), %.3f s kept regions, %.3f s crediting "
+		        "(pair ids with it; distributed, from the first region events received), "
+		        "%.3f s names\n", R->tprep, R->by_volume ? "the functions that can be kept" :
+		        "every function", R->tpairs, b->ta - b->t0, tb - b->ta, tn - tb);
 	build_free(an, b);
 	free(b);
 	R->b = NULL;

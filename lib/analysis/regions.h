@@ -4,11 +4,11 @@
    parallel region (an outlined function, nested in the procedure it was
    outlined from) and every loop the binary's control flow shows
    (lib/decode/loops.c), nested as hpcstruct nests them. Used in order:
-   regions__prepare after the calling-context trees are merged (each
-   merged node gets the set of regions its path passes through), then
-   regions__add per event from merge.c's pass 2, regions__pairs and
-   regions__build after the whole-program matrix, regions__write with the
-   other files. Nothing here runs in signal context. */
+   regions__init, regions__add per event from merge.c's pass 2,
+   regions__prepare (each merged node gets the set of regions its path
+   passes through), regions__pairs and regions__build after the
+   whole-program matrix, regions__write with the other files. Nothing
+   here runs in signal context. */
 #ifndef HC_ANALYSIS_REGIONS_H
 #define HC_ANALYSIS_REGIONS_H
 
@@ -18,6 +18,14 @@
    (their exclusive part goes to the closest written region around them). */
 #define REGIONS_MIN_SHARE 0.01
 
+/* Sequential analysis: regions__init before pass 2, whose region events
+   are then summed by (node, peer's node) (the sets are not known yet), and
+   regions__prepare after it, while the workers' code pairs are there: a
+   function's loops are decoded only if the function holds at least
+   REGIONS_MIN_SHARE of the volume (no loop of another can be kept).
+   Distributed, rank 0: regions__prepare alone, after the reduction; every
+   function's loops are decoded. */
+int regions__init(struct an *an);
 int regions__prepare(struct an *an);
 
 /* Events are summed per profile by (both sets, peer) in an array with a
@@ -55,17 +63,18 @@ static inline int regions__add_kind(struct an_prof *p, uint64_t sets, uint32_t p
 	return regions__add_slow(p, sets, peer, kind, slot, v);
 }
 /* One event of profile p: g, gp its and the peer's global nodes (gp
-   HC_NONE when unknown). 0 or -ENOMEM. An event of no weight changes no
-   matrix and is not kept. */
+   HC_NONE when unknown), summed by (g, gp, peer) (pass A reads the sets
+   of g and gp). 0 or -ENOMEM. An event of no weight changes no matrix and
+   is not kept. */
 static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t g, uint32_t gp,
                                uint32_t peer, uint64_t t, uint64_t f)
 {
 	uint64_t sets;
 	int ret = 0;
 
-	if (!an->rsid)
+	if (!an->reg)
 		return 0;
-	sets = an->rsid[g] | (uint64_t)(gp == HC_NONE ? 0 : an->rsid[gp]) << 32;
+	sets = g | (uint64_t)gp << 32;
 	if (t)
 		ret = regions__add_kind(p, sets, peer, 0, t);
 	if (f && !ret)
