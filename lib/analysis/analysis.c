@@ -92,8 +92,7 @@ static void an_free(struct an *an)
 		free(p->reason);
 		free(p->map);
 		agg__free(&p->row);
-		free(p->rrow.e);
-		free(p->rrow.cache);
+		regions__rrow_free(&p->rrow);
 		free(p->counters);
 	}
 	free(an->profs);
@@ -142,11 +141,7 @@ static void an_free(struct an *an)
 static void drop_region_events(struct an *an)
 {
 	for (uint32_t i = 0; i < an->nprofs; i++) {
-		struct an_prof *p = &an->profs[i];
-
-		free(p->rrow.e);
-		free(p->rrow.cache);
-		memset(&p->rrow, 0, sizeof(p->rrow));
+		regions__rrow_free(&an->profs[i].rrow);
 	}
 }
 

@@ -593,9 +593,7 @@ int dist__raw_sets(struct an *an, struct an_prof *p, const uint32_t *tr, uint32_
 	uint32_t k, n = 0;
 
 	if (!an->rsid || p->status != AN_OK) {
-		free(r->e);
-		free(r->cache);
-		memset(r, 0, sizeof(*r));
+		regions__rrow_free(r);
 		return 0;
 	}
 	for (k = 0; k < r->n; k++) {

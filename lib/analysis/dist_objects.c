@@ -684,9 +684,7 @@ static int put_item(struct an *an, struct wbuf *out, uint32_t *count, struct rst
 		struct rrow *r = &st->p->rrow;
 
 		dbuf__put(out, r->e, (size_t)r->n * sizeof(*r->e));
-		free(r->e);
-		free(r->cache);
-		memset(r, 0, sizeof(*r));
+		regions__rrow_free(r);
 	} else {
 		dbuf__put(out, st->e, (size_t)st->n * sizeof(struct rrow_ent));
 	}

@@ -166,9 +166,10 @@ struct an_prof {
 	struct an_counter *counters;
 	uint32_t ncounters;
 	uint32_t gthread;           /* global thread index, HC_NONE until assigned */
-	/* regions.c: events summed by (region sets of both contexts, peer);
-	   distributed, until the sets are known, by (node, peer's node) instead
-	   (dist__raw_add). */
+	/* regions.c: events summed by (node, peer's node, peer) in pass 2 (the
+	   region sets are not known yet: regions__add, dist__raw_add), by
+	   (region sets of both contexts, peer) once translated (distributed:
+	   dist__raw_sets; sequential: in pass A). */
 	struct rrow {
 		struct rrow_ent {
 			uint64_t sets;      /* the context's region set | the peer context's << 32 */
@@ -178,6 +179,8 @@ struct an_prof {
 			                       one per event on bench/prof-scale) */
 		} *e;
 		uint32_t n, cap, merged;  /* merged: entries after the last compaction */
+		bool mapped;              /* e is a mapping of its own (regions__reserve);
+		                             freed by regions__rrow_free */
 		struct rrow_slot {        /* while reading: recent keys -> entry (the key here:
 		                             a new key reads no entry; on bench/prof-scale every
 		                             event is one) */

@@ -29,6 +29,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "analysis/regions.h"
@@ -767,6 +768,60 @@ static void compact(struct rrow *r)
 		memset(r->cache, 0xff, REGIONS_CACHE * sizeof(*r->cache));
 }
 
+/* A profile's region-event array of at least RROW_MAP bytes (160 KB a
+   profile on bench/prof-scale's 256-1,024 threads) is a mapping of its own,
+   unmapped when its process is credited (drop_entries); smaller ones come
+   from malloc, and the allocator is asked to give their pages back
+   (malloc_trim) every TRIM_BYTES of them freed. In the heap, the large
+   ones made each trim walk and give back ~4 MB after the allocator's
+   free lists (3-8 ms of trims at 256 threads, more where the heap held
+   more free chunks). */
+#define RROW_MAP ((size_t)64 << 10)
+
+/* The array resized to cap entries (r->e NULL: a new one; mapped or not
+   by its new size), entries kept. 0 or -ENOMEM. */
+static int rrow_resize(struct rrow *r, uint32_t cap)
+{
+	size_t old = (size_t)r->cap * sizeof(*r->e), sz = (size_t)cap * sizeof(*r->e);
+	bool map = sz >= RROW_MAP;
+	void *e;
+
+	if (r->e && r->mapped && map) {
+		e = mremap(r->e, old, sz, MREMAP_MAYMOVE);
+		if (e == MAP_FAILED)
+			return -ENOMEM;
+	} else if (r->e && !r->mapped && !map) {
+		if (!(e = realloc(r->e, sz)))
+			return -ENOMEM;
+	} else {
+		e = map ? mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+		        : malloc(sz);
+		if (e == MAP_FAILED || !e)
+			return -ENOMEM;
+		if (r->e) {
+			memcpy(e, r->e, (r->n < cap ? r->n : cap) * sizeof(*r->e));
+			if (r->mapped)
+				munmap(r->e, old);
+			else
+				free(r->e);
+		}
+	}
+	r->e = e;
+	r->cap = cap;
+	r->mapped = map;
+	return 0;
+}
+
+void regions__rrow_free(struct rrow *r)
+{
+	if (r->mapped)
+		munmap(r->e, (size_t)r->cap * sizeof(*r->e));
+	else
+		free(r->e);
+	free(r->cache);
+	memset(r, 0, sizeof(*r));
+}
+
 static int add_entry(struct rrow *r, uint64_t sets, uint32_t peer, uint32_t vk, uint32_t slot)
 {
 	if (!r->cache) {
@@ -778,14 +833,8 @@ static int add_entry(struct rrow *r, uint64_t sets, uint32_t peer, uint32_t vk, 
 	if (r->n == r->cap) {
 		if (r->n >= REGIONS_COMPACT && r->n >= 2 * r->merged)
 			compact(r);
-		if (r->n * 4 >= r->cap * 3) {
-			uint32_t cap = r->cap ? 2 * r->cap : 64;
-			struct rrow_ent *e = realloc(r->e, cap * sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			r->e = e;
-			r->cap = cap;
-		}
+		if (r->n * 4 >= r->cap * 3 && rrow_resize(r, r->cap ? 2 * r->cap : 64))
+			return -ENOMEM;
 	}
 	r->e[r->n] = (struct rrow_ent){ sets, peer, vk };
 	r->cache[slot] = (struct rrow_slot){ sets, peer << 1 | (vk & 1), r->n++ };
@@ -816,11 +865,8 @@ int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents)
 
 	if (!an->reg || r->cap >= cap || cap < 64)
 		return 0;
-	free(r->e);
-	r->n = r->merged = 0;
-	r->e = malloc(cap * sizeof(*r->e));
-	r->cap = r->e ? (uint32_t)cap : 0;
-	return r->e ? 0 : -ENOMEM;
+	regions__rrow_free(r);
+	return rrow_resize(r, (uint32_t)cap);
 }
 
 int regions__profile_done(struct an_prof *p)
@@ -831,13 +877,8 @@ int regions__profile_done(struct an_prof *p)
 		compact(r);
 	free(r->cache);
 	r->cache = NULL;
-	if (r->n && r->n < r->cap) {
-		struct rrow_ent *e = realloc(r->e, r->n * sizeof(*e));
-		if (e) {
-			r->e = e;
-			r->cap = r->n;
-		}
-	}
+	if (r->n && r->n < r->cap)
+		(void)rrow_resize(r, r->n);   /* (kept as it is if it fails) */
 	return 0;
 }
 
@@ -1489,21 +1530,21 @@ static int put_sorted(struct an *an, struct build *b, uint32_t kq, uint32_t i, u
 }
 
 /* The events of profile pi are credited: its aggregate is not needed any
-   more. Every TRIM_BYTES of them freed, the allocator gives the free
-   pages back: the arrays (160 KB a profile on bench/prof-scale's 1,024
-   threads) are below glibc's mmap threshold once it has risen, so freed
-   they stayed resident while the matrices grew elsewhere — the build's
-   peak was the events plus the matrices (402 MB, sequential, 1,024
-   threads); given back, about the larger of the two (288 MB). */
+   more. A mapped array goes back at once (RROW_MAP); every TRIM_BYTES of
+   the others freed, the allocator gives the free pages back: arrays
+   below glibc's mmap threshold (which rises as large blocks are freed)
+   stayed resident while the matrices grew elsewhere — the build's peak
+   was the events plus the matrices (402 MB, sequential, 1,024 threads,
+   before the large arrays were mapped); given back, about the larger of
+   the two (288 MB). */
 #define TRIM_BYTES ((size_t)4 << 20)
 static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 {
 	struct an_prof *p = &an->profs[pi];
 
-	b->dropped += (size_t)p->rrow.cap * sizeof(*p->rrow.e);
-	free(p->rrow.e);
-	p->rrow.e = NULL;
-	p->rrow.n = p->rrow.cap = p->rrow.merged = 0;
+	if (!p->rrow.mapped)
+		b->dropped += (size_t)p->rrow.cap * sizeof(*p->rrow.e);
+	regions__rrow_free(&p->rrow);
 #ifdef __GLIBC__
 	if (b->dropped >= TRIM_BYTES) {
 		malloc_trim(0);

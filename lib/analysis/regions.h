@@ -89,6 +89,8 @@ static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t 
 int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents);
 /* After a profile's events: the array merged and trimmed, the cache freed. */
 int regions__profile_done(struct an_prof *p);
+/* A profile's array and cache freed, the struct zeroed. */
+void regions__rrow_free(struct rrow *r);
 /* The pairs of region sets and their volumes, from pass 2's code pairs
    (the workers' an_acc.pairs, read before they are freed): hence the
    inclusive volume of every region. Before regions__build. */
