@@ -176,6 +176,9 @@ struct rt_thread {
 		bool enabled[HC_MAX_WATCH];
 		struct perf_event_attr attr[HC_MAX_WATCH];
 		uint64_t dummy;               /* initial, harmless target */
+		uint64_t trap_addr;           /* the trap being handled: the address the kernel
+		                                 says fired (si_addr: the breakpoint's bp_addr at
+		                                 the trap), 0 if unknown (signal.c) */
 	} watch;
 
 	/* --- detection, contexts, results --- */

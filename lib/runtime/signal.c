@@ -287,6 +287,11 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		}
 		goto out;
 	}
+	/* which address fired (perf puts the breakpoint's bp_addr at the
+	   trap in si_addr): a process-wide set re-targeted by another thread
+	   between the trap and this handler is told apart by it (watch.c) */
+	if (COOKIE_KIND(w.cookie) == COOKIE_WATCH)
+		t->watch.trap_addr = (uint64_t)(uintptr_t)si->si_addr;
 run:
 	w.t = t;
 	w.uc = uc;

@@ -58,7 +58,7 @@ static struct {
 	uint64_t spent_ns;            /* arms, ends, own traps: wall ns (atomic) */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
-	         traps_late, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
+	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
 	struct rt_cost_total cost_arm, cost_end;
 } pset;
 
@@ -677,6 +677,19 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			pset_count(&pset.traps_late);
 			return;
 		}
+		/* A trap of an earlier set, re-targeted by another thread between
+		   the trap and this handler (the thread preempted on its way back
+		   to user mode, a busy CPU): the record is the new set's, and the
+		   access, off its line, would be attributed to its watched chunk
+		   — a communication that did not happen, and a third address for
+		   the instruction that made it a moving access for good (its every
+		   later communication judged true: e2e_matrices' false fraction
+		   0.00, detection.md §5.13). The kernel's si_addr says which
+		   address fired. */
+		if (t->watch.trap_addr && t->watch.trap_addr != bp) {
+			pset_count(&pset.traps_stale);
+			return;
+		}
 		regs__read(uctx, &r);
 		access_at(t, &r, tmp.watched.line, bp, tmp.writes_only, &s, &leaf);
 		kind = rt_pset_trap_kind(true, tmp.watched.thread, t->id.index, s.addr, s.len, tmp.watched.line,
@@ -771,15 +784,16 @@ void watch__log(void)
 	}
 	process__log("process-wide watch set: %d registers in every thread; %llu sets armed for threads the "
 	        "switch gate refused (%llu refused: %llu busy, %llu over the %u.%u%% budget; %llu failed); "
-	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late, %llu blocked, "
-	        "%llu outside; ended by a foreign trap %llu, own traps %llu, the owner %llu, age %llu; "
+	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late (%llu of an "
+	        "earlier set: another address fired), %llu blocked, %llu outside; ended by a foreign trap %llu, own traps %llu, the owner %llu, age %llu; "
 	        "spent %llu us",
 	        pset.n, (unsigned long long)pset.armed,
 	        (unsigned long long)(pset.refused_busy + pset.refused_budget),
 	        (unsigned long long)pset.refused_busy, (unsigned long long)pset.refused_budget,
 	        hc_rt.opt.procset_budget / 10, hc_rt.opt.procset_budget % 10, (unsigned long long)pset.arm_failed,
 	        (unsigned long long)pset.traps_foreign, (unsigned long long)pset.traps_comm,
-	        (unsigned long long)pset.traps_own, (unsigned long long)pset.traps_late,
+	        (unsigned long long)pset.traps_own,
+	        (unsigned long long)(pset.traps_late + pset.traps_stale), (unsigned long long)pset.traps_stale,
 	        (unsigned long long)pset.traps_blocked, (unsigned long long)pset.traps_outside,
 	        (unsigned long long)pset.ended_trap, (unsigned long long)pset.ended_own,
 	        (unsigned long long)pset.ended_owner, (unsigned long long)pset.ended_age,
