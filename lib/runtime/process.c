@@ -231,6 +231,11 @@ static void read_options(struct rt_options *o)
 		o->procset_target = RT_PSET_TARGET_SAMPLE;
 	else
 		process__fatal("HPCRUN_COMM_PROCSET_TARGET: '%s' is not entry, sample or both", s);
+	o->procset_zone = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_ZONE", RT_PSET_ZONE_DEFAULT);
+	if (o->procset_zone > 4)
+		process__fatal("HPCRUN_COMM_PROCSET_ZONE: %u is not a chance in quarters (0..4)", o->procset_zone);
+	if (o->procset_zone)
+		o->procset_target |= RT_PSET_TARGET_ZONE;
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
 		               HC_MAX_WATCH - 1);

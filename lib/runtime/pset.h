@@ -24,7 +24,10 @@
 #define RT_PSET_TARGET_ENTRY  1
 #define RT_PSET_TARGET_SAMPLE 2
 #define RT_PSET_TARGET_BOTH   3
+#define RT_PSET_TARGET_ZONE   4            /* and zones: where two threads' samples meet
+                                               (zone.h; HPCRUN_COMM_PROCSET_ZONE, default on) */
 #define RT_PSET_TARGET_DEFAULT RT_PSET_TARGET_BOTH
+#define RT_PSET_ZONE_DEFAULT  4u           /* a zone whenever there is one (quarters) */
 
 /* The budget of the re-targeting: MODIFY_ATTRIBUTES on the parent event
    updates every copy, the running ones by an IPI to their CPU — 7–9 µs
@@ -110,6 +113,36 @@ static inline enum rt_pset_trap rt_pset_trap_kind(bool armed, uint32_t publisher
 static inline bool rt_pset_own_ends(uint32_t own_traps, uint32_t own_max)
 {
 	return own_traps >= own_max;
+}
+
+/* A zone set (zone.h) is armed without an entry: nobody published its
+   line. What a trap of it is, given the set's entry so far (its thread,
+   RT_PSET_NOBODY before the first trap, and whether that access was a
+   load) and the trapping access (thread me, a store or not):
+   - ADOPT: the access becomes the set's entry — the first trap; the
+     entry's own thread storing after its load (the store is what the
+     line's next reader communicates with); another thread's load after a
+     load (two loads never communicate: the later reader is the one the
+     next writer invalidates);
+   - OWN: the entry's thread touching the line again (counted; ends the
+     set after RT_PSET_OWN_MAX, as a set on a publication does);
+   - COMM: another thread, with a store on at least one side: one
+     communication with the entry's thread, and the set ends. */
+#define RT_PSET_NOBODY UINT32_MAX
+#define RT_PSET_ZONE_ADOPT_MAX 16u          /* adoptions that end a zone set (each trap is ~20 µs) */
+#define RT_PSET_ZONE_OWN_MAX   4u           /* own traps that end a zone set: in a halo line the
+                                               owner's accesses between its store and the
+                                               neighbour's load are 3 (stencil), and a line
+                                               only one thread touches should not cost 8 traps */
+enum rt_pset_zone_trap { RT_PSET_ZONE_ADOPT, RT_PSET_ZONE_OWN, RT_PSET_ZONE_COMM };
+static inline enum rt_pset_zone_trap rt_pset_zone_trap_kind(uint32_t entry_thread, bool entry_is_load,
+                                                            uint32_t me, bool is_store)
+{
+	if (entry_thread == RT_PSET_NOBODY)
+		return RT_PSET_ZONE_ADOPT;
+	if (me == entry_thread)
+		return is_store && entry_is_load ? RT_PSET_ZONE_ADOPT : RT_PSET_ZONE_OWN;
+	return entry_is_load && !is_store ? RT_PSET_ZONE_ADOPT : RT_PSET_ZONE_COMM;
 }
 
 /* A trap weighs what a per-thread set's would: the arms the budget or a

@@ -179,6 +179,8 @@ struct rt_thread {
 		uint64_t trap_addr;           /* the trap being handled: the address the kernel
 		                                 says fired (si_addr: the breakpoint's bp_addr at
 		                                 the trap), 0 if unknown (signal.c) */
+		bool line_seen;               /* the access being recorded: its line is one this
+		                                 thread sampled before, or a burst's (soft.c) */
 	} watch;
 
 	/* --- detection, contexts, results --- */
@@ -225,6 +227,8 @@ struct rt_options {
 	int procset_target;         /* ... armed on a refused thread's chosen entry, its own
 	                               sampled access, or both (RT_PSET_TARGET_*, pset.h) */
 	uint32_t procset_budget;    /* its arms' share of the process's CPU time, per mille */
+	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
+	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */

@@ -30,6 +30,7 @@
 #include "runtime/regs.h"
 #include "detect/step.h"
 #include "runtime/pset.h"
+#include "runtime/zone.h"
 
 /* ---- the process-wide set ---- */
 
@@ -48,6 +49,8 @@ static struct {
 		uint32_t owner;           /* the arming thread */
 		uint32_t nwatch, candidates;
 		bool writes_only;
+		bool zone;                /* a zone set: its entry is its first trap (zone.h) */
+		uint32_t adopts;          /* a zone set's entries so far */
 		uint64_t armed_at;        /* the owner's detection time of the set */
 		uint64_t armed_wall;      /* process__now() at the arm */
 		struct hc_bb_entry watched;
@@ -60,7 +63,20 @@ static struct {
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
 	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
 	struct rt_cost_total cost_arm, cost_end;
+	/* zone sets (zone.h; atomic counters) */
+	uint64_t sample_unseen, zone_notes, zone_collisions, zone_asked, zone_armed, zone_adopts, zone_comms, zone_own;
 } pset;
+
+/* Where two threads' samples meet (zone.h): the process's table, noted at
+   every sample with a shared-looking access while the set is open. */
+static struct rt_zone_slot zones[RT_ZONE_SLOTS];
+
+static uint32_t zone_window(void)
+{
+	uint64_t w = ((uint64_t)RT_ZONE_WINDOW * hc_rt.period) >> RT_ZONE_TICK;
+
+	return w < 1 ? 1 : w > 0x7ffff ? 0x7ffff : (uint32_t)w;
+}
 
 static void pset_cost_add(struct rt_cost_total *c, uint64_t ns)
 {
@@ -208,11 +224,12 @@ static uint64_t pset_min_age(void)
    candidates), refused by the switch gate. Signal context. 0, -EAGAIN
    (busy, budget: counted), or the ioctl's -errno. */
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
-                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n);
+                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone);
 
 static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
-	return pset_arm_set(t, &t->det.watched, t->det.candidates, t->det.writes_only, t->det.armed_at, addr, n);
+	return pset_arm_set(t, &t->det.watched, t->det.candidates, t->det.writes_only, t->det.armed_at, addr, n,
+	                    false);
 }
 
 /* Feather's arm (HPCRUN_COMM_PROCSET_TARGET sample or both): the sampled access of a
@@ -225,8 +242,13 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	struct hc_bb_entry e;
 	uint64_t addr[HC_MAX_WATCH];
 	uint64_t w;
+	struct rt_zone zone;
 
 	watch__pset_tick(t);
+	if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) && !s->is_private && s->addr) {
+		int r = rt_zone_note(zones, RT_ZONE_SLOTS, t->id.index, s->addr, process__now(), zone_window());
+		pset_count(r == 1 ? &pset.zone_notes : &pset.zone_collisions);
+	}
 	if (!pset.n || !(hc_rt.opt.procset_target & RT_PSET_TARGET_SAMPLE) || s->is_private ||
 	    s->ctx == HC_NONE || t->watch.opened || !t->cnt.watch_threads_gated)
 		return;
@@ -235,14 +257,40 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index && pset.rec.armed_at &&
 	    t->det.armed && pset.rec.armed_at == t->det.armed_at)
 		return;
+	/* a zone, if two threads' samples meet somewhere (its first trap is
+	   its entry: pset_trap), with HPCRUN_COMM_PROCSET_ZONE's chance */
+	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
+	    (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_zone &&
+	    rt_zone_pick(zones, RT_ZONE_SLOTS, process__now(), zone_window(), &t->det.rng, &addr[0], &zone)) {
+		pset_count(&pset.zone_asked);
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u zone of T%u and T%u: block %#llx lines %u..%u, watching %#llx",
+		             t->id.index, zone.a, zone.b, (unsigned long long)zone.base, zone.z0, zone.z1,
+		             (unsigned long long)addr[0]);
+		e = (struct hc_bb_entry){ .line = addr[0] & ~(uint64_t)(HC_LINE - 1), .addr = addr[0], .len = 8,
+		                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
+		if (pset_arm_set(t, &e, 1, false, 0, addr, 1, true) == 0) {
+			pset_count(&pset.zone_armed);
+			t->cnt.watch_armed++;
+		}
+		return;
+	}
+	/* Feather's arm on the sampled access: only on a line this thread
+	   sampled before (a slot, counter or queue index comes back; a private
+	   array's line rarely does, and a set on it is 8 own traps of the
+	   budget: stencil's sets, all on private rows, spent it before its
+	   zones were known) */
+	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) && !t->watch.line_seen) {
+		pset_count(&pset.sample_unseen);
+		return;
+	}
 	e = hc_detect_entry(&t->det, s);
 	hc_detect_set_chunks(&t->det, &e, (uint32_t)pset.n, addr);
-	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, (uint32_t)pset.n) == 0)
+	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, (uint32_t)pset.n, false) == 0)
 		t->cnt.watch_armed++;
 }
 
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
-                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n)
+                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone)
 {
 	uint32_t type = writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	uint64_t w, now = process__now(), t0, ns, gen;
@@ -274,6 +322,8 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 	pset.rec.nwatch = m;
 	pset.rec.candidates = candidates;
 	pset.rec.writes_only = writes_only;
+	pset.rec.zone = zone;
+	pset.rec.adopts = 0;
 	pset.rec.armed_at = armed_at;
 	pset.rec.armed_wall = now;
 	pset.rec.watched = *e;
@@ -641,6 +691,42 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	}
 }
 
+/* A zone set's trap that becomes its entry (pset.h, rt_pset_zone_trap_kind):
+   the exact access, with its context, as if published; the set stays armed
+   under a new generation (a trap that copied the old record meanwhile is
+   late), and ends after RT_PSET_ZONE_ADOPT_MAX. Signal context. */
+static void zone_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t leaf, struct hc_sample *s,
+                       uint64_t t_start)
+{
+	uint64_t gen = rt_pset_gen_of(w), busy = rt_pset_word(gen, RT_PSET_BUSY), nw;
+	struct hc_bb_entry e;
+
+	s->is_private = false;
+	s->time = process__now();
+	s->cpu = regs__cpu();
+	s->ctx = cct__context(t, uctx, leaf);
+	if (s->ctx == HC_NONE)             /* the walk faulted: trap dropped */
+		return;
+	soft__note_access(t, leaf, s);
+	t->det.moving = false;
+	e = hc_detect_entry(&t->det, s);
+	e.thread = t->id.index;
+	if (!__atomic_compare_exchange_n(&pset.state, &w, busy, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		pset_count(&pset.traps_late);
+		return;
+	}
+	pset.rec.watched = e;
+	pset.rec.adopts++;
+	nw = rt_pset_word(gen + 1, RT_PSET_ARMED);
+	__atomic_store_n(&pset.state, nw, __ATOMIC_RELEASE);
+	pset_count(&pset.zone_adopts);
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u zone set entry: %s %#llx+%u", t->id.index, s->is_store ? "store" : "load",
+	             (unsigned long long)s->addr, s->len);
+	if (pset.rec.adopts >= RT_PSET_ZONE_ADOPT_MAX)
+		pset_end(nw, &pset.ended_own);
+	__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+}
+
 /* A trap of the process-wide set, in whichever thread touched its line
    (pset.h's rules): the publisher's own access is counted (and ends the
    set after RT_PSET_OWN_MAX), any other thread's is one communication
@@ -655,7 +741,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_sample s;
 	struct hc_comm comm;
 	enum rt_pset_trap kind;
-	bool matched;
+	bool matched, was_zone;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -672,6 +758,9 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	{
 		uint32_t owner = pset.rec.owner;
 		uint64_t bp = pset.rec.addr[slot];
+		bool zone = pset.rec.zone;
+
+		was_zone = zone;
 
 		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
 			pset_count(&pset.traps_late);
@@ -694,9 +783,26 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		access_at(t, &r, tmp.watched.line, bp, tmp.writes_only, &s, &leaf);
 		kind = rt_pset_trap_kind(true, tmp.watched.thread, t->id.index, s.addr, s.len, tmp.watched.line,
 		                         HC_LINE);
+		if (zone && kind != RT_PSET_TRAP_LATE) {
+			/* a zone set: its entry is what it trapped before (pset.h) */
+			switch (rt_pset_zone_trap_kind(tmp.watched.thread, tmp.watched.is_load, t->id.index,
+			                               s.is_store)) {
+			case RT_PSET_ZONE_ADOPT:
+				zone_adopt(t, w, uctx, leaf, &s, t_start);
+				return;
+			case RT_PSET_ZONE_OWN:
+				kind = RT_PSET_TRAP_OWN;
+				pset_count(&pset.zone_own);
+				break;
+			case RT_PSET_ZONE_COMM:
+				kind = RT_PSET_TRAP_FOREIGN;
+				break;
+			}
+		}
 		if (kind == RT_PSET_TRAP_OWN) {
 			pset_count(&pset.traps_own);
-			if (rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED), RT_PSET_OWN_MAX))
+			if (rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED),
+			                     zone ? RT_PSET_ZONE_OWN_MAX : RT_PSET_OWN_MAX))
 				pset_end(w, &pset.ended_own);
 			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 			return;
@@ -745,6 +851,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	if (!matched)
 		return;
 	pset_count(&pset.traps_comm);
+	if (was_zone)
+		pset_count(&pset.zone_comms);
 	t->cnt.traps_matched++;
 	record__comm(t, &comm);
 	if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
@@ -785,8 +893,8 @@ void watch__log(void)
 	process__log("process-wide watch set: %d registers in every thread; %llu sets armed for threads the "
 	        "switch gate refused (%llu refused: %llu busy, %llu over the %u.%u%% budget; %llu failed); "
 	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late (%llu of an "
-	        "earlier set: another address fired), %llu blocked, %llu outside; ended by a foreign trap %llu, own traps %llu, the owner %llu, age %llu; "
-	        "spent %llu us",
+	        "earlier set: another address fired), %llu blocked, %llu outside; ended by a foreign trap "
+	        "%llu, own traps %llu, the owner %llu, age %llu; spent %llu us",
 	        pset.n, (unsigned long long)pset.armed,
 	        (unsigned long long)(pset.refused_busy + pset.refused_budget),
 	        (unsigned long long)pset.refused_busy, (unsigned long long)pset.refused_budget,
@@ -798,6 +906,15 @@ void watch__log(void)
 	        (unsigned long long)pset.ended_trap, (unsigned long long)pset.ended_own,
 	        (unsigned long long)pset.ended_owner, (unsigned long long)pset.ended_age,
 	        (unsigned long long)(pset.spent_ns / 1000));
+	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
+		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
+		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu collisions or lost races); %llu zone "
+		        "sets asked, %llu armed; %llu entries adopted, %llu own traps, %llu communications; %llu samples on "
+		        "a line their thread had not sampled before armed nothing",
+		        (unsigned long long)pset.zone_notes, (unsigned long long)pset.zone_collisions,
+		        (unsigned long long)pset.zone_asked, (unsigned long long)pset.zone_armed,
+		        (unsigned long long)pset.zone_adopts, (unsigned long long)pset.zone_own,
+		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.sample_unseen);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "
 	        "end median %llu ns, mean %llu ns (n %llu) (wall time of the MODIFY_ATTRIBUTES / DISABLE "
 	        "ioctls: every running copy is updated on its CPU)",

@@ -500,6 +500,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	s.is_private = false;
 	s.cpu = regs__cpu();
 	note_access(t, pc, s.addr, s.len, s.time);
+	t->watch.line_seen = true;
 	cur = t->det.prev_sample;
 	t->det.prev_sample = own(t)->prev_before;
 	if (store)
@@ -898,6 +899,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	   shared slot, counter or index is sampled over and over, a private
 	   array rarely hits the same line twice (and stack/TLS never publish). */
 	s.is_private = priv || (!s.is_store && !seen);
+	t->watch.line_seen = seen;
 	record__detect_sample(t, uctx, leaf, &s);
 	t->det.moving = false;
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);

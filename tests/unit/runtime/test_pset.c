@@ -104,8 +104,54 @@ static void words(void)
 	CHECK(rt_pset_word(1, RT_PSET_ARMED) != rt_pset_word(2, RT_PSET_ARMED));
 }
 
+/* A zone set's traps (its entry is what it trapped before): the
+   stencil's halo line, from either end of its cycle, ends in one
+   communication between the two threads. */
+static void zone_traps(void)
+{
+	/* the first trap, whoever it is, becomes the entry */
+	CHECK(rt_pset_zone_trap_kind(RT_PSET_NOBODY, true, 3, false) == RT_PSET_ZONE_ADOPT);
+	CHECK(rt_pset_zone_trap_kind(RT_PSET_NOBODY, true, 3, true) == RT_PSET_ZONE_ADOPT);
+	/* the entry's thread again: its store after its load is the new entry */
+	CHECK(rt_pset_zone_trap_kind(3, true, 3, true) == RT_PSET_ZONE_ADOPT);
+	CHECK(rt_pset_zone_trap_kind(3, true, 3, false) == RT_PSET_ZONE_OWN);
+	CHECK(rt_pset_zone_trap_kind(3, false, 3, false) == RT_PSET_ZONE_OWN);
+	CHECK(rt_pset_zone_trap_kind(3, false, 3, true) == RT_PSET_ZONE_OWN);
+	/* another thread: a communication when a store is on either side;
+	   two loads never communicate, the later reader becomes the entry */
+	CHECK(rt_pset_zone_trap_kind(3, false, 4, false) == RT_PSET_ZONE_COMM);
+	CHECK(rt_pset_zone_trap_kind(3, false, 4, true) == RT_PSET_ZONE_COMM);
+	CHECK(rt_pset_zone_trap_kind(3, true, 4, true) == RT_PSET_ZONE_COMM);
+	CHECK(rt_pset_zone_trap_kind(3, true, 4, false) == RT_PSET_ZONE_ADOPT);
+	/* the halo's cycle: the owner (T2) writes, reads it 3 times, the
+	   neighbour (T1) reads it once; armed at any point of the cycle, a
+	   communication comes before RT_PSET_ZONE_OWN_MAX own traps */
+	{
+		static const struct { uint32_t th; bool store; } cyc[] = {
+			{ 2, true }, { 2, false }, { 2, false }, { 2, false }, { 1, false },
+		};
+		for (int start = 0; start < 5; start++) {
+			uint32_t who = RT_PSET_NOBODY, own = 0, k;
+			bool load = true, comm = false;
+
+			for (k = 0; k < 10 && !comm && own < RT_PSET_ZONE_OWN_MAX; k++) {
+				uint32_t th = cyc[(start + k) % 5].th;
+				bool st = cyc[(start + k) % 5].store;
+
+				switch (rt_pset_zone_trap_kind(who, load, th, st)) {
+				case RT_PSET_ZONE_ADOPT: who = th; load = !st; break;
+				case RT_PSET_ZONE_OWN: own++; break;
+				case RT_PSET_ZONE_COMM: comm = true; break;
+				}
+			}
+			CHECK_MSG(comm, "armed at step %d of the halo's cycle: no communication", start);
+		}
+	}
+}
+
 int main(void)
 {
+	zone_traps();
 	budget();
 	arming();
 	traps();

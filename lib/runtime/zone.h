@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* zone.h — where two threads' samples meet: the process-wide watch set's
+   zone targets (doc/detection.md §5.15). A halo exchange shares the
+   boundary rows of each thread's block, 2 of a worker's 255 rows in the
+   accuracy suite's stencil: a timer sample lands there a few times per
+   run, so neither a sample nor the board ever points at them. But every
+   sample says which part of an array its thread works on. The table keeps,
+   per 64 KiB block of memory, the range of lines each of the last two
+   threads sampled there (fresh within a window); in a block that two
+   threads both work in, the lines between the inner ends of their ranges
+   (where the ranges overlap, or the gap between them) are where a halo
+   lies — the zone. A zone set watches one chunk of one of its lines, in
+   every thread (the process-wide set), read and write: the first access
+   it traps becomes its entry, and another thread's access after it is a
+   communication with that one (watch.c).
+
+   Pure and async-signal-safe: the table is the caller's memory, every
+   access is a GCC __atomic on one 64-bit word, no lock; a lost race only
+   loses one sample's note (the next sample notes again). The unit test
+   replays it on synthetic streams. */
+#ifndef HC_RUNTIME_ZONE_H
+#define HC_RUNTIME_ZONE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RT_ZONE_SHIFT   16u                               /* 64 KiB blocks */
+#define RT_ZONE_LINES   (1u << (RT_ZONE_SHIFT - 6))       /* 1024 lines a block */
+#define RT_ZONE_SLOTS   251u                              /* a prime: page strides do not alias */
+#define RT_ZONE_TICK    20u                               /* side times in units of 2^20 ns (~1 ms) */
+#define RT_ZONE_WINDOW  256u                              /* a side is fresh for this many periods */
+
+/* A block's slot: the block (number + 1; 0 = empty) and two sides, each one
+   word: thread 16 | lo line 10 | hi line 10 | time 20 (ticks, wrapping) |
+   tag 8 (the block's low bits: a side written for a block that lost the
+   slot meanwhile is told apart). */
+struct rt_zone_slot {
+	uint64_t block;
+	uint64_t side[2];
+};
+
+struct rt_zone_side {
+	uint32_t thread, lo, hi, time, tag;
+	bool valid;
+};
+
+static inline uint64_t rt_zone_pack(const struct rt_zone_side *s)
+{
+	return (uint64_t)(s->thread & 0xffff) << 48 | (uint64_t)(s->lo & 0x3ff) << 38 |
+	       (uint64_t)(s->hi & 0x3ff) << 28 | (uint64_t)(s->time & 0xfffff) << 8 | (s->tag & 0xff);
+}
+
+static inline struct rt_zone_side rt_zone_unpack(uint64_t w)
+{
+	return (struct rt_zone_side){ .thread = (uint32_t)(w >> 48), .lo = (uint32_t)(w >> 38) & 0x3ff,
+	                              .hi = (uint32_t)(w >> 28) & 0x3ff, .time = (uint32_t)(w >> 8) & 0xfffff,
+	                              .tag = (uint32_t)w & 0xff, .valid = w != 0 };
+}
+
+static inline uint32_t rt_zone_ticks(uint64_t now_ns)
+{
+	return (uint32_t)(now_ns >> RT_ZONE_TICK) & 0xfffff;
+}
+
+/* Is a side of time `t` fresh at `now` (ticks, modulo 2^20), within `window`
+   ticks either way? (Another thread's note may carry a slightly later
+   time than this one's clock read: handlers run late.) */
+static inline bool rt_zone_fresh(uint32_t t, uint32_t now, uint32_t window)
+{
+	uint32_t age = (now - t) & 0xfffff;
+
+	return age <= window || age >= 0x100000u - window;
+}
+
+/* The zone of two ranges of lines [a0, a1] and [b0, b1]: their overlap,
+   or the gap between them (both ends included: the inner ends are lines
+   each thread touched). */
+static inline void rt_zone_between(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, uint32_t *z0,
+                                   uint32_t *z1)
+{
+	uint32_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+
+	if (lo <= hi) {           /* overlap */
+		*z0 = lo;
+		*z1 = hi;
+	} else {                  /* the gap: from the lower range's top to the upper's bottom */
+		*z0 = hi;
+		*z1 = lo;
+	}
+}
+
+/* Note thread `me`'s access at `addr` at `now` (ns) in the table of `n`
+   slots. window: freshness in ticks. Returns 1 when noted, 0 when the slot
+   belongs to another block whose sides are fresh (a collision), -1 on a
+   lost race. */
+static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me, uint64_t addr, uint64_t now,
+                               uint32_t window)
+{
+	uint64_t b = addr >> RT_ZONE_SHIFT, tagb = b + 1;
+	struct rt_zone_slot *z = &tab[b % n];
+	uint32_t line = (uint32_t)(addr >> 6) & (RT_ZONE_LINES - 1), tn = rt_zone_ticks(now);
+	uint32_t tag = (uint32_t)(b & 0xff);
+	uint64_t cur = __atomic_load_n(&z->block, __ATOMIC_ACQUIRE), w[2];
+	struct rt_zone_side s[2], mine;
+	int victim = -1;
+
+	if (cur != tagb) {
+		for (int i = 0; i < 2; i++) {
+			struct rt_zone_side o = rt_zone_unpack(__atomic_load_n(&z->side[i], __ATOMIC_RELAXED));
+			if (o.valid && rt_zone_fresh(o.time, tn, window))
+				return 0;
+		}
+		if (!__atomic_compare_exchange_n(&z->block, &cur, tagb, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return -1;
+		__atomic_store_n(&z->side[0], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&z->side[1], 0, __ATOMIC_RELEASE);
+	}
+	for (int i = 0; i < 2; i++) {
+		w[i] = __atomic_load_n(&z->side[i], __ATOMIC_ACQUIRE);
+		s[i] = rt_zone_unpack(w[i]);
+		if (s[i].valid && (s[i].tag != tag || !rt_zone_fresh(s[i].time, tn, window)))
+			s[i].valid = false;       /* another block's, or stale: free */
+	}
+	mine = (struct rt_zone_side){ .thread = me, .lo = line, .hi = line, .time = tn, .tag = tag, .valid = true };
+	for (int i = 0; i < 2; i++)
+		if (s[i].valid && s[i].thread == (me & 0xffff)) {
+			mine.lo = s[i].lo < line ? s[i].lo : line;
+			mine.hi = s[i].hi > line ? s[i].hi : line;
+			victim = i;
+			break;
+		}
+	if (victim < 0) {
+		/* a free side, else the one noted longer ago (a block three
+		   threads work in keeps the latest two) */
+		if (!s[0].valid)
+			victim = 0;
+		else if (!s[1].valid)
+			victim = 1;
+		else
+			victim = ((tn - s[0].time) & 0xfffff) >= ((tn - s[1].time) & 0xfffff) ? 0 : 1;
+	}
+	return __atomic_compare_exchange_n(&z->side[victim], &w[victim], rt_zone_pack(&mine), false,
+	                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ? 1 : -1;
+}
+
+/* A zone: its block's first byte, its lines [z0, z1], the two threads. */
+struct rt_zone {
+	uint64_t base;
+	uint32_t z0, z1, a, b;
+};
+
+/* Read slot i: a zone if two different threads' fresh sides of its block
+   are there. */
+static inline bool rt_zone_at(const struct rt_zone_slot *tab, uint32_t i, uint64_t now, uint32_t window,
+                              struct rt_zone *out)
+{
+	uint64_t b = __atomic_load_n(&tab[i].block, __ATOMIC_ACQUIRE);
+	uint32_t tn = rt_zone_ticks(now);
+	struct rt_zone_side s0, s1;
+
+	if (b == 0)
+		return false;
+	s0 = rt_zone_unpack(__atomic_load_n(&tab[i].side[0], __ATOMIC_ACQUIRE));
+	s1 = rt_zone_unpack(__atomic_load_n(&tab[i].side[1], __ATOMIC_ACQUIRE));
+	if (!s0.valid || !s1.valid || s0.thread == s1.thread || s0.tag != ((b - 1) & 0xff) ||
+	    s1.tag != ((b - 1) & 0xff) || !rt_zone_fresh(s0.time, tn, window) ||
+	    !rt_zone_fresh(s1.time, tn, window))
+		return false;
+	out->base = (b - 1) << RT_ZONE_SHIFT;
+	out->a = s0.thread;
+	out->b = s1.thread;
+	rt_zone_between(s0.lo, s0.hi, s1.lo, s1.hi, &out->z0, &out->z1);
+	return true;
+}
+
+/* xorshift64 (13, 7, 17) on the caller's state (never 0). */
+static inline uint64_t rt_zone_rng(uint64_t *st)
+{
+	uint64_t x = *st ? *st : 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*st = x;
+	return x;
+}
+
+/* Choose a zone uniformly among the table's (reservoir) and an 8-byte chunk
+   in it uniformly: its address in *addr. Returns the number of zones
+   (0: none, *addr untouched). */
+static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
+                                    uint64_t *rng, uint64_t *addr, struct rt_zone *zone)
+{
+	uint32_t count = 0;
+	struct rt_zone z, best = { 0 };
+
+	for (uint32_t i = 0; i < n; i++)
+		if (rt_zone_at(tab, i, now, window, &z) && rt_zone_rng(rng) % ++count == 0)
+			best = z;
+	if (count) {
+		uint64_t r = rt_zone_rng(rng);
+		uint32_t lines = best.z1 - best.z0 + 1;
+
+		*addr = best.base + ((uint64_t)(best.z0 + (uint32_t)((r >> 32) % lines)) << 6) + ((r & 7) << 3);
+		if (zone)
+			*zone = best;
+	}
+	return count;
+}
+
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_zone.c — zone.h, where two threads' samples meet, on synthetic
+   streams: the side word, the zone of two ranges (overlap, gap), notes
+   that extend a thread's range, a third thread and a stale side, a block
+   that collides with another's slot, and the picks: on a stencil-like
+   stream (two threads, each sampling its own block of rows of a grid and
+   the neighbour's boundary row) every pick lies near the boundary, most
+   on the two rows the threads share. */
+#include <stdint.h>
+
+#include "runtime/zone.h"
+#include "hc_test.h"
+
+#define MS 1000000ull
+
+static void words(void)
+{
+	struct rt_zone_side s = { .thread = 513, .lo = 7, .hi = 1023, .time = 0xfffff, .tag = 0xab, .valid = true };
+	struct rt_zone_side u = rt_zone_unpack(rt_zone_pack(&s));
+
+	CHECK(u.valid && u.thread == 513 && u.lo == 7 && u.hi == 1023 && u.time == 0xfffff && u.tag == 0xab);
+	CHECK(!rt_zone_unpack(0).valid);
+	/* freshness modulo the 20-bit clock */
+	CHECK(rt_zone_fresh(10, 20, 10));
+	CHECK(!rt_zone_fresh(10, 21, 10));
+	CHECK(rt_zone_fresh(0xffffa, 3, 10));    /* wrapped */
+	CHECK(!rt_zone_fresh(0xffff0, 3, 10));
+	CHECK(rt_zone_fresh(25, 20, 10));        /* a little ahead of this clock read */
+	CHECK(!rt_zone_fresh(31, 20, 10));
+}
+
+static void between(void)
+{
+	uint32_t z0, z1;
+
+	rt_zone_between(0, 500, 400, 900, &z0, &z1);     /* overlap */
+	CHECK(z0 == 400 && z1 == 500);
+	rt_zone_between(400, 900, 0, 500, &z0, &z1);
+	CHECK(z0 == 400 && z1 == 500);
+	rt_zone_between(0, 300, 600, 900, &z0, &z1);     /* gap */
+	CHECK(z0 == 300 && z1 == 600);
+	rt_zone_between(600, 900, 0, 300, &z0, &z1);
+	CHECK(z0 == 300 && z1 == 600);
+	rt_zone_between(5, 5, 5, 5, &z0, &z1);           /* one line */
+	CHECK(z0 == 5 && z1 == 5);
+	rt_zone_between(0, 1023, 100, 200, &z0, &z1);    /* one inside the other */
+	CHECK(z0 == 100 && z1 == 200);
+}
+
+static void notes(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	uint64_t blk = 0x7f0000a00000ull, now = 1000 * MS;
+	uint32_t win = 100;
+	struct rt_zone z;
+	uint32_t slot = (uint32_t)((blk >> RT_ZONE_SHIFT) % RT_ZONE_SLOTS);
+
+	CHECK(!rt_zone_at(tab, slot, now, win, &z));
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 10 * 64, now, win) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 20 * 64 + 8, now, win) == 1);
+	CHECK(!rt_zone_at(tab, slot, now, win, &z));         /* one thread: no zone */
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 40 * 64, now, win) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 30 * 64, now, win) == 1);
+	CHECK(rt_zone_at(tab, slot, now, win, &z));
+	CHECK(z.base == blk && z.z0 == 20 && z.z1 == 30);     /* the gap between 10..20 and 30..40 */
+	CHECK((z.a == 1 && z.b == 2) || (z.a == 2 && z.b == 1));
+	/* thread 1 reaches into thread 2's range: the overlap */
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 33 * 64, now, win) == 1);
+	CHECK(rt_zone_at(tab, slot, now, win, &z) && z.z0 == 30 && z.z1 == 33);
+	/* a third thread takes the side noted longer ago (thread 2's, now
+	   that thread 1 noted again later) */
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 12 * 64, now + 5 * MS, win) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 3, blk + 900 * 64, now + 5 * MS, win) == 1);
+	CHECK(rt_zone_at(tab, slot, now + 5 * MS, win, &z));
+	CHECK((z.a == 1 && z.b == 3) || (z.a == 3 && z.b == 1));
+	CHECK(z.z0 == 33 && z.z1 == 900);
+	/* stale: both lapse, no zone */
+	CHECK(!rt_zone_at(tab, slot, now + 200 * MS, win, &z));
+	/* another block on the same slot: refused while a side is fresh,
+	   takes the slot once both lapsed */
+	{
+		uint64_t other = blk + ((uint64_t)RT_ZONE_SLOTS << RT_ZONE_SHIFT);
+
+		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 4, other, now + 1 * MS, win) == 0);
+		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 4, other + 64, now + 300 * MS, win) == 1);
+		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 5, other + 128, now + 300 * MS, win) == 1);
+		CHECK(rt_zone_at(tab, slot, now + 300 * MS, win, &z) && z.base == other && z.z0 == 1 && z.z1 == 2);
+	}
+}
+
+/* Two workers of a 512-row grid of 64 lines a row (4 KiB rows, the
+   accuracy suite's stencil): worker 0 writes rows 1..255 and reads rows
+   0..256, worker 1 writes 256..510 and reads 255..511; samples at random
+   rows of each worker's reach. Every pick must lie within 4 rows of the
+   boundary; most on rows 255..256. */
+static void stencil(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	uint64_t grid = 0x7f1234500000ull + 16, now = 5000 * MS, rng = 12345, addr;
+	uint32_t win = 1000, near = 0, halo = 0, picks = 0;
+	struct rt_zone z;
+
+	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, win, &rng, &addr, &z) == 0);
+	for (int i = 0; i < 400; i++) {
+		for (uint32_t w = 0; w < 2; w++) {
+			uint64_t r = rt_zone_rng(&rng);
+			uint32_t row = w == 0 ? (uint32_t)(r % 257) : 255 + (uint32_t)(r % 257);
+			uint32_t x = (uint32_t)((r >> 20) % 512);
+
+			rt_zone_note(tab, RT_ZONE_SLOTS, w + 1, grid + (uint64_t)row * 4096 + x * 8, now, win);
+		}
+	}
+	for (int i = 0; i < 1000; i++) {
+		uint64_t row;
+
+		if (!rt_zone_pick(tab, RT_ZONE_SLOTS, now, win, &rng, &addr, &z))
+			continue;
+		picks++;
+		CHECK(addr >= z.base && addr < z.base + (1u << RT_ZONE_SHIFT) && (addr & 7) == 0);
+		row = (addr - grid) / 4096;
+		near += row >= 251 && row <= 260;
+		halo += row == 255 || row == 256;
+	}
+	CHECK(picks == 1000);
+	CHECK_MSG(near == picks, "%u of %u picks within 4 rows of the boundary", near, picks);
+	CHECK_MSG(halo * 2 >= picks, "%u of %u picks on the two shared rows", halo, picks);
+}
+
+/* Threads that each keep to their own block never make a zone. */
+static void apart(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	uint64_t now = 100 * MS, rng = 7, addr;
+
+	for (uint32_t i = 0; i < 200; i++)
+		for (uint32_t w = 0; w < 4; w++)
+			rt_zone_note(tab, RT_ZONE_SLOTS, w, 0x500000000000ull + ((uint64_t)w << 20) + i * 512, now, 100);
+	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, &rng, &addr, NULL) == 0);
+}
+
+int main(void)
+{
+	words();
+	between();
+	notes();
+	stencil();
+	apart();
+	return hc_test_done("test_zone");
+}
