@@ -406,6 +406,7 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 		res->watch_addr[i] = th->watch_addr[i];
 	th->armed = true;
 	th->start_set = false;
+	th->join_set = false;
 	th->candidates = 1;
 	/* A set on a load watches writes, unless this thread did not write
 	   the line the last time it watched it (dry): then it reads it, and
@@ -552,6 +553,7 @@ bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_co
 	}
 	th->armed = true;
 	th->start_set = true;
+	th->join_set = false;
 	th->writes_only = false;
 	th->probe = false;
 	th->candidates = count;
@@ -560,6 +562,102 @@ bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_co
 	th->watched = th->start[0];
 	res->arm = true;
 	res->nwatch = n;
+	return true;
+}
+
+static int peer_slot(const uint32_t *peers, uint32_t npeers, uint32_t thread)
+{
+	for (uint32_t i = 0; i < npeers; i++)
+		if (peers[i] == thread)
+			return (int)i;
+	return -1;
+}
+
+/* A candidate of a join set: a fresh store of a joined peer (not the one
+   the last set found), a line it wrote whole, young enough. */
+static int join_candidate(const struct hc_detect_thread *th, const struct hc_bb_entry *e, uint64_t now,
+                          uint64_t max_age, const uint32_t *peers, uint32_t npeers)
+{
+	if (e->is_load || !is_fresh(th, e) || e->mask != ~(uint64_t)0 || e->thread + 1 == th->start_skip ||
+	    (max_age && e->time < now && now - e->time > max_age))
+		return -1;
+	return peer_slot(peers, npeers, e->thread);
+}
+
+bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                        struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                        const uint32_t *peers, uint32_t npeers, struct hc_detect_result *res)
+{
+	uint32_t d = watch_count(cfg), cnt[HC_JOIN_PEERS] = { 0 }, seen[HC_JOIN_PEERS] = { 0 };
+	int chosen[HC_JOIN_PEERS];      /* peer slot -> watch index, -1 = not watched */
+	uint32_t pick[HC_MAX_WATCH], i, k, with = 0, n = 0, total = 0;
+	bool got[HC_MAX_WATCH] = { false };
+	struct hc_bb_entry e;
+	int p;
+
+	memset(res, 0, sizeof(*res));
+	if (npeers > HC_JOIN_PEERS)
+		npeers = HC_JOIN_PEERS;
+	if (d == 0 || npeers == 0)
+		return false;
+	/* 1. The candidates of each peer. */
+	for (i = 0; i < bb->nslots; i++)
+		if (hc_bulletin_read(bb, i, &e) && (p = join_candidate(th, &e, now, max_age, peers, npeers)) >= 0)
+			cnt[p]++;
+	/* 2. Up to d of the peers with candidates, uniformly (reservoir). */
+	for (i = 0; i < npeers; i++) {
+		chosen[i] = -1;
+		if (!cnt[i])
+			continue;
+		with++;
+		if (n < d)
+			pick[n++] = i;
+		else if ((k = rng_below(th, with)) < d)
+			pick[k] = i;
+	}
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++)
+		chosen[pick[i]] = (int)i;
+	/* 3. One line of each chosen peer, uniformly among its candidates (the
+	   board may have changed since 1: a peer left without one is dropped). */
+	for (i = 0; i < bb->nslots; i++) {
+		if (!hc_bulletin_read(bb, i, &e) || (p = join_candidate(th, &e, now, max_age, peers, npeers)) < 0 ||
+		    chosen[p] < 0)
+			continue;
+		seen[p]++;
+		if (rng_below(th, seen[p]) == 0) {
+			th->start[chosen[p]] = e;
+			got[chosen[p]] = true;
+		}
+	}
+	for (i = k = 0; i < n; i++) {
+		if (!got[i])
+			continue;
+		th->start[k] = th->start[i];
+		th->start_mult[k] = seen[pick[i]] * with / n;
+		if (th->start_mult[k] == 0)
+			th->start_mult[k] = 1;
+		total += seen[pick[i]];
+		k++;
+	}
+	if (k == 0)
+		return false;
+	for (i = 0; i < k; i++) {
+		th->watch_addr[i] = th->start[i].line + (uint64_t)published_chunk(&th->start[i]) * CHUNK;
+		res->watch_addr[i] = th->watch_addr[i];
+	}
+	th->armed = true;
+	th->start_set = true;
+	th->join_set = true;
+	th->writes_only = false;
+	th->probe = false;
+	th->candidates = total;
+	th->nwatch = k;
+	th->armed_at = now;
+	th->watched = th->start[0];
+	res->arm = true;
+	res->nwatch = k;
 	return true;
 }
 
@@ -575,7 +673,9 @@ static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thre
 			e = &th->start[i];
 	if (!e)
 		return false;          /* a late trap of an older set */
-	fill_comm(comm, th, t, e, cfg->period * th->candidates / th->nwatch, HC_COMM_TRAP);
+	fill_comm(comm, th, t, e,
+	          th->join_set ? cfg->period * th->start_mult[i - 1] : cfg->period * th->candidates / th->nwatch,
+	          HC_COMM_TRAP);
 	if (comm->weight == 0)
 		comm->weight = cfg->period;
 	if (e->time > th->t_prev)
@@ -583,6 +683,7 @@ static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thre
 	th->start_skip = e->thread + 1;
 	th->armed = false;
 	th->start_set = false;
+	th->join_set = false;
 	th->nwatch = 0;
 	return true;
 }

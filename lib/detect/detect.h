@@ -192,6 +192,11 @@ struct hc_detect_thread {
 	struct hc_bb_entry start[HC_MAX_WATCH];
 	uint32_t start_skip;    /* publisher + 1 whose entries the next start set
 	                           skips (the one the last start set found), 0 = none */
+	/* A join set (hc_detect_arm_join): a start set armed when this thread
+	   joined others; start_mult[i] is what a trap on watch_addr[i] weighs,
+	   in periods (the candidates its line stands for). */
+	bool join_set;
+	uint32_t start_mult[HC_MAX_WATCH];
 	/* Dry lines (doc/detection.md §5.9): lines on which a write-only set
 	   of this thread (on another thread's published load) ended without a
 	   trap — this thread did not write them while it watched: a queue's
@@ -288,6 +293,31 @@ void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config 
 bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                          struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
                          struct hc_detect_result *res);
+/* The most peers a join set chooses among (hc_detect_arm_join). */
+#define HC_JOIN_PEERS 16
+/* A join set (doc/detection.md §5.15), for a thread that has just joined
+   others (pthread_join): the joiner reads what the joined threads wrote
+   (their results, a generation's output), in the microseconds after the
+   join, long before its next sample. Candidates: the fresh stores on the
+   board of the threads in peers[0..npeers) (the runtime passes the threads
+   that ended since the joiner last created one, at most HC_JOIN_PEERS),
+   younger than max_age ns (0: any age), and only entries of lines the
+   publisher wrote whole (mask all ones: a moving store's, a walk over the
+   line) — a joined thread's bulk output; a one-word result (a padded
+   per-thread counter) read once by the joiner is a handful of transfers
+   that a set's weight would turn into a pair (doc/detection.md §5.8,
+   "not kept"). One watchpoint (RW, the published chunk) on one line of
+   each of up to D peers, the peers chosen uniformly among those with
+   candidates, each line uniformly among its peer's: a joiner that reads
+   the peers' outputs one after the other meets every watched line. A
+   trap weighs period x (the peer's candidates) x (peers with candidates)
+   / (peers watched); it is a start set's trap otherwise (start_skip is
+   its publisher). Fills res like hc_detect_arm_start; replaces any set
+   (the joiner's next accesses are most likely the joined threads' data);
+   false if nothing qualifies. */
+bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                        struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                        const uint32_t *peers, uint32_t npeers, struct hc_detect_result *res);
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills

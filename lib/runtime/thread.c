@@ -25,6 +25,7 @@
 #include "runtime/safety.h"
 #include "runtime/numa.h"
 #include "runtime/alloc/ownheap.h"
+#include "runtime/sampler/soft.h"
 
 #define ARENA_RESERVE   (256ull << 20)  /* address space per thread, touched on use */
 #define ALTSTACK_SIZE   (128u << 10)
@@ -438,9 +439,33 @@ HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(
 		a->creation_ctx = cct__context_here(self, 1);
 		hc_guard_leave(self);
 	}
+	if (self && hc_guard_enter(self)) {
+		soft__on_create(self);      /* its next joins wait for threads ending from now on */
+		hc_guard_leave(self);
+	}
 	flush__need_helper();       /* periodic flush by a helper from now on (flush.c) */
 	ret = real(thr, attr, thread_trampoline, a);
 	if (ret != 0)
 		free(a);
+	return ret;
+}
+
+/* pthread_join: the joiner is about to read what the joined thread wrote
+   (a join set, soft.c; detection.md §5.15). Only after a successful join,
+   and only for a measured thread outside the runtime. */
+HC_EXPORT int pthread_join(pthread_t thr, void **retval)
+{
+	static int (*real)(pthread_t, void **);
+	struct rt_thread *self;
+	int ret;
+
+	if (!real)
+		real = (int (*)(pthread_t, void **))dlsym(RTLD_NEXT, "pthread_join");
+	ret = real(thr, retval);
+	self = hc_self;
+	if (ret == 0 && hc_rt.ready && !hc_rt.stopping && self && hc_guard_enter(self)) {
+		soft__join_set(self, true);
+		hc_guard_leave(self);
+	}
 	return ret;
 }

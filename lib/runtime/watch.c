@@ -630,7 +630,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_sample s;
 	struct hc_comm comm;
 	uint64_t leaf;
-	bool watched_load, start;
+	bool watched_load, start, joined;
 
 	if (slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X) {
 		/* a return breakpoint (before the instruction runs): soft.c */
@@ -645,6 +645,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	s.is_private = false;
 	watched_load = t->det.armed && t->det.watched.is_load && !t->det.start_set;
 	start = t->det.armed && t->det.start_set;
+	joined = start && t->det.join_set;
 	s.time = process__now();
 	s.cpu = regs__cpu();
 	s.ctx = cct__context(t, uctx, leaf);
@@ -658,7 +659,9 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	             (unsigned long long)leaf);
 	if (hc_detect_trap(&hc_rt.dcfg, &t->det, &s, &comm)) {
 		t->cnt.traps_matched++;
-		if (start)
+		if (joined)
+			t->cnt.join_traps++;
+		else if (start)
 			t->cnt.start_traps++;
 		if (comm.true_by_mask)
 			t->cnt.true_by_mask++;
@@ -670,7 +673,9 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
 			t->cnt.published_trap++;
 		t->det.moving = false;
-		if (start)
+		if (joined)
+			soft__join_set(t, false);    /* the joined peers not found yet */
+		else if (start)
 			soft__start_set(t);    /* a second one while the thread is young */
 		soft__after_trap(t, uctx, &s);
 	} else if (watched_load && !s.is_store && !t->det.armed) {

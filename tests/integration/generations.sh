@@ -1,15 +1,20 @@
 #!/bin/sh
 # Peers across thread lifetimes (issue 14 point 4): the accuracy suite's
-# `generations` program (4 generations of 2 threads, each reading the slice
-# a thread of the previous generation wrote) measured in exact mode and
-# sampled. Exact mode counts transfers between threads whose lifetimes
-# never overlapped; whatever the sampler reports must be such real pairs:
-# >= 90 % of its volume on pairs holding >= 1 % of the exact volume
-# (acc_compare's precision), and its entries outlive their publishers (the
-# expiry rule of doc/detection.md §5.6). The sampler's recall here is low
-# by nature (the hand-off reads take the first ~10 us of a thread first
-# sampled after 500 us), so up to 3 sampled runs are tried and finding
-# nothing is reported, not failed. Never timing.
+# `generations` program (3 generations of 2 threads, each reading the slice
+# a thread of the previous generation wrote and overwriting the one of the
+# generation before; main sums the last generation's output) measured in
+# exact mode and sampled. Exact mode counts transfers between threads whose
+# lifetimes never overlapped, 8 designed pairs of 12.5 % each at 2 threads
+# (doc/accuracy.md, "Session 10"). Judged against it, with tolerances for a
+# loaded machine and the ASan build (best of up to 3 sampled runs, never
+# timing):
+#  - whatever the sampler reports is exact mode's pairs: precision >= 0.90
+#    in every run (entries outlive their publishers, but not their lines:
+#    the expiry rule of doc/detection.md §5.6/§5.8/§5.15);
+#  - start sets (detection.md §5.8) and join sets (§5.15) find them:
+#    recall >= 0.60 (5 of 8 pairs; measured 7 of 8) and a pair of main with
+#    the last generation (main's final sum, a join set's) in at least one
+#    run, main having armed join sets in every run.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 CCW="$B/hpcrun-comm/hpcrun-comm-cc"
@@ -22,39 +27,53 @@ cc -O2 -g -pthread -I"$P" -o "$TMP/gen" "$P/generations.c" "$P/work.c" || fail "
 [ "$FAILS" -eq 0 ] || finish
 "$HPCRUN" --exact -o "$TMP/x" "$TMP/genx" 2 0.3 >"$TMP/x.out" 2>&1 || fail "exact run failed"
 "$HPCPROF" -q -o "$TMP/x.db" "$TMP/x" >/dev/null 2>&1 || fail "hpcprof-comm failed on the exact run"
-for try in 1 2 3; do
-	rm -rf "${TMP:?}/s" "${TMP:?}/s.db"
-	measure s -e COMM@100000 "$TMP/gen" 2 0.3 || fail "sampled run failed"
-	[ "$(total s)" -gt 0 ] && break
-	echo "try $try: the sampler found nothing ($(counter s samples) samples)"
-done
-if [ "$(total s)" -eq 0 ]; then
-	echo "nothing found in 3 runs (allowed: doc/accuracy.md, generations); nothing wrong found either"
-	finish
-fi
 # judge SAMPLED EXACT LABEL: the sampled run's pairs must be exact mode's
-# (precision >= 0.90), unless exact mode counted too few transfers to judge.
+# (precision >= 0.90), unless exact mode counted too few transfers to judge;
+# sets $rec (recall) and $neg.
 judge() {
 	"$HPCPROF" -q -o "$TMP/$1.db" "$TMP/$1" >/dev/null 2>&1 || fail "${3}hpcprof-comm failed on the sampled run"
 	"$CMP" "$TMP/$1.db" "$TMP/$2.db" >"$TMP/$1.tsv" 2>&1 || fail "${3}acc_compare failed: $(tail -3 "$TMP/$1.tsv")"
 	neg=$(awk '$1 == "exact_negligible" { print $2 }' "$TMP/$1.tsv")
 	prec=$(awk '$1 == "precision" { print $2 }' "$TMP/$1.tsv")
+	rec=$(awk '$1 == "recall" { print ($2 == "-" ? 0 : $2) }' "$TMP/$1.tsv")
 	if [ "$neg" = 1 ]; then
 		echo "${3}exact mode counted too few transfers in its run to judge (machine load: the threads were rarely co-scheduled)"
 	else
-		ge "$prec" 0.90 && ok "${3}sampled pairs are exact mode's: precision $prec" ||
+		ge "$prec" 0.90 && ok "${3}sampled pairs are exact mode's: precision $prec, recall $rec ($(awk '$1 == "recall_pairs" { print $2 }' "$TMP/$1.tsv"))" ||
 			{ sed -n '/^#/p' "$TMP/$1.tsv"; fail "${3}precision $prec < 0.90 against exact mode"; }
 	fi
 }
-judge s x ""
-# Threads 1-2 are generation 0, 3-4 generation 1, ...: a detection
-# between generations pairs threads that never lived at the same time.
-across=$(awk '$1 == "row" && $3 > 0 && $4 > 0 && int(($3 - 1) / 2) != int(($4 - 1) / 2) { s += $5 } END { printf "%.0f\n", s }' "$TMP/s.rows")
-echo "volume $(total s), across generations $across"
+# Threads 1-2 are generation 0, 3-4 generation 1, 5-6 generation 2 (main's
+# final sum reads theirs).
+best=0 main_found=0 neg=0 rec=0
+for try in 1 2 3; do
+	rm -rf "${TMP:?}/s" "${TMP:?}/s.db"
+	measure s -e COMM@100000 "$TMP/gen" 2 0.3 || fail "sampled run failed"
+	js=$(awk '$1 == "tcounter" && $3 == 0 && $4 == "join_sets" { print $5 }' "$TMP/s.rows")
+	[ "${js:-0}" -gt 0 ] || fail "try $try: main armed no join set (join_sets_none $(counter s join_sets_none))"
+	m=$(($(cell s 0 5) + $(cell s 0 6)))
+	[ "$m" -gt 0 ] && main_found=1
+	if [ "$(total s)" -gt 0 ]; then
+		judge s x "try $try: "
+		ge "$rec" "$best" && best=$rec
+	else
+		echo "try $try: the sampler found nothing ($(counter s samples) samples)"
+	fi
+	across=$(awk '$1 == "row" && $3 > 0 && $4 > 0 && int(($3 - 1) / 2) != int(($4 - 1) / 2) { s += $5 } END { printf "%.0f\n", s }' "$TMP/s.rows")
+	echo "try $try: volume $(total s), across generations $across, main with the last generation $m; join sets $js, trapped $(counter s join_traps)"
+	[ "$neg" = 1 ] && break
+	ge "$best" 0.60 && [ "$main_found" -eq 1 ] && break
+done
+if [ "${neg:-0}" != 1 ]; then
+	ge "$best" 0.60 && ok "recall $best (best run) >= 0.60 of exact mode's pairs" ||
+		fail "recall $best < 0.60 of exact mode's pairs in 3 runs"
+	[ "$main_found" -eq 1 ] && ok "main's final sum found (a pair of main with the last generation)" ||
+		fail "main's final-sum pairs (0,5), (0,6) not found in 3 runs (join sets)"
+fi
 
 # Oversubscribed (4 threads a generation on this machine's CPUs, or more
-# threads than CPUs anyway): every thread of generations 1-3 (indexes
-# 5-16) begins after others ended and arms a start set before it runs.
+# threads than CPUs anyway): every thread of generations 1-2 (indexes
+# 5-12) begins after others ended and arms a start set before it runs.
 # Until session 8 the watchpoints' switch gate refused most of them (a
 # crowded process: a new thread has no evidence yet), so the hand-off
 # reads went unwatched (doc/detection.md §5.9). Counted per thread; what
@@ -66,8 +85,8 @@ armed=$(awk '$1 == "tcounter" && $4 == "start_sets" && $3 >= 5 && $5 > 0 { n++ }
 if [ "$(counter s4 watch_armed)" -eq 0 ] && [ "$(counter s4 samples)" -eq 0 ]; then
 	echo "4 threads: no samples at all (nothing to judge)"
 else
-	[ "$armed" -ge 9 ] && ok "4 threads: $armed of the 12 later-generation threads armed a start set ($(counter s4 start_traps) trapped)" ||
-		fail "4 threads: only $armed of the 12 later-generation threads armed a start set (watch_gated $(counter s4 watch_gated))"
+	[ "$armed" -ge 6 ] && ok "4 threads: $armed of the 8 later-generation threads armed a start set ($(counter s4 start_traps) trapped)" ||
+		fail "4 threads: only $armed of the 8 later-generation threads armed a start set (watch_gated $(counter s4 watch_gated))"
 fi
 if [ "$(total s4)" -gt 0 ]; then
 	judge s4 x4 "4 threads: "

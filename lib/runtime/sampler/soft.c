@@ -179,6 +179,11 @@ static int open_event(int *where, bool inherit, uint32_t mult)
 /* Threads of this process that have ended: a thread that begins after
    one did may be a later generation reading what an earlier one wrote. */
 static uint32_t threads_ended;
+/* The last RT_ENDED_RING of them (index + 1, at position n % RT_ENDED_RING
+   for the n-th to end, n counted by threads_ended): the peers of a join
+   set. */
+#define RT_ENDED_RING HC_JOIN_PEERS
+static uint32_t ended_ring[RT_ENDED_RING];
 /* Their lifetimes (wall ns, an exponential average, 1/4 per thread): two
    of them bound the age of a start set's candidates. */
 static uint64_t lifetime_avg;
@@ -214,6 +219,75 @@ void soft__start_set(struct rt_thread *t)
 	} else {
 		hc_detect_arm_failed(&t->det);
 		if (err != -EAGAIN)        /* -EAGAIN: the switch gate, counted there */
+			t->cnt.watch_arm_failed++;
+	}
+}
+
+void soft__on_create(struct rt_thread *t)
+{
+	if (sampler__is(&soft__sampler) && own(t))
+		own(t)->join_mark = __atomic_load_n(&threads_ended, __ATOMIC_ACQUIRE);
+}
+
+static bool join_found(const struct rt_soft_thread *o, uint32_t peer)
+{
+	for (uint32_t i = 0; i < o->join_sets && i < RT_JOIN_SETS; i++)
+		if (o->join_found[i] == peer + 1)
+			return true;
+	return false;
+}
+
+/* A join set (detection.md §5.15): the joiner reads the joined threads'
+   output in the microseconds after pthread_join returns, long before its
+   next sample; main's final sum of a generation's results is the
+   commonest case. Peers: the threads that ended since this thread last
+   created one (its ring positions join_mark..threads_ended, the last
+   RT_ENDED_RING of them), minus those a join set since the last join
+   found already. */
+void soft__join_set(struct rt_thread *t, bool at_join)
+{
+	struct rt_soft_thread *o = own(t);
+	struct hc_detect_result res;
+	uint32_t peers[RT_ENDED_RING], n = 0, end, pos;
+	int err;
+
+	if (!sampler__is(&soft__sampler) || !o || hc_rt.nwatch < 1)
+		return;
+	if (at_join) {
+		o->join_sets = 0;
+		t->det.start_skip = 0;
+	} else if (t->det.start_skip && o->join_sets > 0) {
+		o->join_found[o->join_sets - 1] = t->det.start_skip;   /* the last set's find */
+	}
+	if (o->join_sets >= RT_JOIN_SETS)
+		return;
+	end = __atomic_load_n(&threads_ended, __ATOMIC_ACQUIRE);
+	pos = end - o->join_mark > RT_ENDED_RING ? end - RT_ENDED_RING : o->join_mark;
+	for (; pos != end; pos++) {
+		uint32_t v = __atomic_load_n(&ended_ring[pos % RT_ENDED_RING], __ATOMIC_ACQUIRE);
+		if (v && v - 1 != t->id.index && !join_found(o, v - 1))
+			peers[n++] = v - 1;
+	}
+	if (n == 0) {
+		if (at_join)
+			t->cnt.join_sets_none++;
+		return;
+	}
+	if (!hc_detect_arm_join(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n, &res)) {
+		if (at_join)
+			t->cnt.join_sets_none++;
+		return;
+	}
+	o->join_found[o->join_sets] = 0;
+	o->join_sets++;
+	err = watch__arm(t, res.watch_addr, res.nwatch);
+	if (err == 0) {
+		t->cnt.join_sets++;
+		t->cnt.watch_armed++;
+	} else {
+		hc_detect_arm_failed(&t->det);
+		t->det.start_set = t->det.join_set = false;
+		if (err != -EAGAIN)
 			t->cnt.watch_arm_failed++;
 	}
 }
@@ -333,12 +407,17 @@ static void soft_stop(struct rt_thread *t)
 {
 	if (t->id.index != 0 && own(t) && !own(t)->stopped) {
 		uint64_t life = process__now() - t->id.start_ns, avg;
+		uint32_t pos;
 
 		own(t)->stopped = true;
 		/* racy between ending threads: an average, not an account */
 		avg = __atomic_load_n(&lifetime_avg, __ATOMIC_RELAXED);
 		__atomic_store_n(&lifetime_avg, avg ? avg - avg / 4 + life / 4 : life, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&threads_ended, 1, __ATOMIC_RELAXED);
+		/* Its position in the ring: a joiner that reads the count before
+		   the slot is written sees the slot's previous thread, 16 ends
+		   ago, whose entries the horizon and freshness mostly exclude. */
+		pos = __atomic_fetch_add(&threads_ended, 1, __ATOMIC_ACQ_REL);
+		__atomic_store_n(&ended_ring[pos % RT_ENDED_RING], t->id.index + 1, __ATOMIC_RELEASE);
 		if (own(t)->crowd_counted) {
 			own(t)->crowd_counted = false;
 			__atomic_sub_fetch(&crowd_live, 1, __ATOMIC_RELAXED);

@@ -26,6 +26,9 @@ enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
 #define RT_RET_EVERY 2
 /* Start sets per thread at most (soft__start_set). */
 #define RT_START_SETS 3
+/* Join sets after one pthread_join at most (soft__join_set): one more
+   after each trap, for the joined peers not found yet. */
+#define RT_JOIN_SETS 4
 
 /* The soft sampler's own per-thread state (t->sampler.own, sized by
    soft__sampler.thread_size; zero at thread start). */
@@ -41,6 +44,9 @@ struct rt_soft_thread {
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */
 	uint32_t start_sets;    /* start sets armed (soft__start_set) */
+	uint32_t join_mark;     /* threads ended when this thread last created one */
+	uint32_t join_sets;     /* join sets armed since its last pthread_join */
+	uint32_t join_found[RT_JOIN_SETS];   /* peers + 1 its join sets found since */
 	bool stopped;           /* counted in the process's ended threads */
 	bool crowd_counted;     /* counted in the live threads of the rate rule (rate.h) */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
@@ -65,6 +71,15 @@ void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s
 /* A start set for a thread that begins after others ended (or after a
    start set's trap). */
 void soft__start_set(struct rt_thread *t);
+/* This thread creates one (pthread_create; not in signal context, under
+   the guard): the threads that end from now on are the ones its next
+   joins wait for. */
+void soft__on_create(struct rt_thread *t);
+/* A join set (detection.md §5.15): after pthread_join returned (at_join;
+   not in signal context, under the guard) or after a join set's trap
+   (signal context), watch the lines the threads that ended since this
+   thread last created one wrote whole. */
+void soft__join_set(struct rt_thread *t, bool at_join);
 /* A trapped access (at pc) joins the thread's line bytes. */
 void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);
 /* The execute breakpoint on a return address fired (watch.c; signal

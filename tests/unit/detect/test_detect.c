@@ -774,6 +774,99 @@ static void test_start_set(void)
 	CHECK(!res.arm);
 }
 
+/* A store of thread t that walks over the line (a moving access): its
+   entry's mask is the whole line. */
+static void sample_moving(struct world *w, uint32_t t, uint64_t time, uint64_t addr)
+{
+	w->th[t].moving = true;
+	sample(w, t, time, addr, 8, true);
+	w->th[t].moving = false;
+}
+
+/* Join sets (§5.15): the joiner watches one line of each joined peer,
+   among the lines that peer wrote whole; a trap weighs the candidates
+   its line stands for; peers not joined, one-word results, loads and
+   entries older than max_age are never watched; freshness over
+   lifetimes: an entry stays a candidate after its publisher ended. */
+static void test_join_set(void)
+{
+	struct world w;
+	struct hc_detect_result res;
+	const uint32_t both[] = { 1, 2 }, two[] = { 2 }, none[] = { 3 };
+	bool saw1 = false, saw2 = false;
+
+	world_init(&w, 61, 4);
+	/* T1 wrote lines A, A+64*2, A+64*4 whole; T2 line B whole and one
+	   word of B+64 (a result); T3, not joined, A+64*6 whole */
+	sample_moving(&w, 1, 100, LINE_A + 16);
+	sample_moving(&w, 1, 110, LINE_A + 64 * 2 + 16);
+	sample_moving(&w, 1, 120, LINE_A + 64 * 4 + 16);
+	sample_moving(&w, 2, 130, LINE_B + 8);
+	sample(&w, 2, 140, LINE_B + 64, 8, true);
+	sample_moving(&w, 3, 150, LINE_A + 64 * 6);
+	/* the joiner has a regular set armed: a join set replaces it */
+	w.th[0].armed = true;
+	w.th[0].nwatch = 4;
+	CHECK(hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 1000, 0, both, 2, &res));
+	CHECK(res.arm && res.nwatch == 2 && w.th[0].start_set && w.th[0].join_set);
+	CHECK_EQ_U64(w.th[0].candidates, 4);
+	for (uint32_t i = 0; i < res.nwatch; i++) {
+		uint64_t l = res.watch_addr[i] & ~63ull;
+		CHECK(l == LINE_A || l == LINE_A + 64 * 2 || l == LINE_A + 64 * 4 || l == (LINE_B & ~63ull));
+		CHECK_EQ_U64(res.watch_addr[i] & 63, l == (LINE_B & ~63ull) ? 8 : 16);   /* the published chunk */
+	}
+	CHECK(((res.watch_addr[0] ^ res.watch_addr[1]) & ~63ull) != 0);            /* one line per peer */
+	/* the joiner reads T1's output: weight period x 3 candidates x 2 peers / 2 watched */
+	uint64_t a1 = (res.watch_addr[0] & ~63ull) == (LINE_B & ~63ull) ? res.watch_addr[1] : res.watch_addr[0];
+	CHECK(!trap(&w, 0, 1100, LINE_A + 64 * 6, 8, false));         /* T3's line: not watched */
+	CHECK(trap(&w, 0, 1110, (a1 & ~63ull) + 40, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK_EQ_U64(w.comm.weight, 3 * PERIOD);
+	CHECK(w.comm.flags & HC_COMM_TRAP);
+	CHECK(!w.th[0].armed && !w.th[0].join_set && w.th[0].start_skip == 2);
+	/* the next join set (the runtime passes the peers not found yet):
+	   T2's whole line only, never its one-word result */
+	CHECK(hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 1200, 0, two, 1, &res));
+	CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B + 8);
+	CHECK(trap(&w, 0, 1210, LINE_B, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 2);
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	/* fewer registers than peers: the peers chosen uniformly, the weight
+	   scaled by peers / watched */
+	w.cfg.nwatch = 1;
+	for (int k = 0; k < 64; k++) {
+		w.th[0].start_skip = 0;
+		CHECK(hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 1300, 0, both, 2, &res));
+		CHECK_EQ_U64(res.nwatch, 1);
+		if ((res.watch_addr[0] & ~63ull) == (LINE_B & ~63ull)) {
+			saw2 = true;
+			CHECK_EQ_U64(w.th[0].start_mult[0], 2);
+		} else {
+			saw1 = true;
+			CHECK_EQ_U64(w.th[0].start_mult[0], 6);
+		}
+	}
+	CHECK(saw1 && saw2);
+	w.cfg.nwatch = 4;
+	/* freshness over lifetimes: entries older than max_age are not
+	   candidates (only T2's of 130 is younger than 175 at 300) */
+	w.th[0].start_skip = 0;
+	CHECK(hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 300, 175, both, 2, &res));
+	CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B + 8);
+	/* a peer without a whole line, or nothing fresh: nothing armed */
+	hc_detect_arm_failed(&w.th[0]);
+	CHECK(!hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 1400, 0, none + 0, 0, &res));
+	const uint32_t results[] = { 2 };
+	w.th[0].prev_sample = 135;            /* T2's whole line is older than T0's last sample */
+	CHECK(!hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 1400, 0, results, 1, &res));
+	CHECK(!res.arm);
+	/* a start set afterwards is a start set again, not a join set */
+	w.th[0].prev_sample = 0;
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 1500, 0, &res));
+	CHECK(w.th[0].start_set && !w.th[0].join_set);
+	(void)none;
+}
+
 static void test_rng_zero(void)
 {
 	struct world w;
@@ -1175,6 +1268,7 @@ int main(void)
 	test_targeting();
 	test_judged_by_masks();
 	test_start_set();
+	test_join_set();
 	test_dry_lines();
 	test_idle_sample();
 	test_spin_note();
