@@ -522,49 +522,6 @@ int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	return rc == 0 ? 1 : rc;
 }
 
-bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
-                         struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
-                         struct hc_detect_result *res)
-{
-	uint32_t d = watch_count(cfg), i, k, n = 0, count = 0;
-	struct hc_bb_entry e;
-
-	memset(res, 0, sizeof(*res));
-	if (d == 0 || (th->armed && !th->start_set))   /* a start set may be replaced */
-		return false;
-	for (i = 0; i < bb->nslots; i++) {
-		if (!hc_bulletin_read(bb, i, &e) || e.is_load || !is_fresh(th, &e) ||
-		    e.thread + 1 == th->start_skip || (max_age && e.time < now && now - e.time > max_age))
-			continue;
-		/* one slot holds one line: the candidates' lines are distinct.
-		   Reservoir sampling of d among them. */
-		count++;
-		if (n < d) {
-			th->start[n++] = e;
-		} else if ((k = rng_below(th, count)) < d) {
-			th->start[k] = e;
-		}
-	}
-	if (n == 0)
-		return false;
-	for (i = 0; i < n; i++) {
-		th->watch_addr[i] = th->start[i].line + (uint64_t)published_chunk(&th->start[i]) * CHUNK;
-		res->watch_addr[i] = th->watch_addr[i];
-	}
-	th->armed = true;
-	th->start_set = true;
-	th->join_set = false;
-	th->writes_only = false;
-	th->probe = false;
-	th->candidates = count;
-	th->nwatch = n;
-	th->armed_at = now;
-	th->watched = th->start[0];
-	res->arm = true;
-	res->nwatch = n;
-	return true;
-}
-
 static int peer_slot(const uint32_t *peers, uint32_t npeers, uint32_t thread)
 {
 	for (uint32_t i = 0; i < npeers; i++)
@@ -573,36 +530,53 @@ static int peer_slot(const uint32_t *peers, uint32_t npeers, uint32_t thread)
 	return -1;
 }
 
-/* A candidate of a join set: a fresh store of a joined peer (not the one
-   the last set found), a line it wrote whole, young enough. */
-static int join_candidate(const struct hc_detect_thread *th, const struct hc_bb_entry *e, uint64_t now,
-                          uint64_t max_age, const uint32_t *peers, uint32_t npeers)
+/* A candidate of a start or join set: a fresh store of another thread
+   (not the publisher the last set found), young enough, of a line its
+   publisher wrote whole if `whole`. Returns its publisher's slot in
+   peers, -1 if not a candidate; with `discover`, a publisher not in
+   peers yet is added while there is room (a start set's peers are
+   whoever published). */
+static int peer_candidate(const struct hc_detect_thread *th, const struct hc_bb_entry *e, uint64_t now,
+                          uint64_t max_age, bool whole, uint32_t *peers, uint32_t *npeers, bool discover)
 {
-	if (e->is_load || !is_fresh(th, e) || e->mask != ~(uint64_t)0 || e->thread + 1 == th->start_skip ||
-	    (max_age && e->time < now && now - e->time > max_age))
+	int p;
+
+	if (e->is_load || !is_fresh(th, e) || (whole && e->mask != ~(uint64_t)0) ||
+	    e->thread + 1 == th->start_skip || (max_age && e->time < now && now - e->time > max_age))
 		return -1;
-	return peer_slot(peers, npeers, e->thread);
+	p = peer_slot(peers, *npeers, e->thread);
+	if (p < 0 && discover && *npeers < HC_JOIN_PEERS) {
+		peers[*npeers] = e->thread;
+		p = (int)(*npeers)++;
+	}
+	return p;
 }
 
-bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
-                        struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
-                        const uint32_t *peers, uint32_t npeers, struct hc_detect_result *res)
+/* A start or join set: one line of each of up to d peers, the peers
+   uniformly among those with candidates, each line uniformly among its
+   peer's (two passes over the board; a peer left without a candidate in
+   the second, the board having changed, is dropped). */
+static bool arm_peers(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                      struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                      const uint32_t *peers_in, uint32_t npeers_in, bool join, struct hc_detect_result *res)
 {
-	uint32_t d = watch_count(cfg), cnt[HC_JOIN_PEERS] = { 0 }, seen[HC_JOIN_PEERS] = { 0 };
+	uint32_t d = watch_count(cfg), peers[HC_JOIN_PEERS], cnt[HC_JOIN_PEERS] = { 0 },
+	         seen[HC_JOIN_PEERS] = { 0 }, pick[HC_MAX_WATCH], npeers = 0, i, k, with = 0, n = 0, total = 0;
 	int chosen[HC_JOIN_PEERS];      /* peer slot -> watch index, -1 = not watched */
-	uint32_t pick[HC_MAX_WATCH], i, k, with = 0, n = 0, total = 0;
 	bool got[HC_MAX_WATCH] = { false };
 	struct hc_bb_entry e;
 	int p;
 
-	memset(res, 0, sizeof(*res));
-	if (npeers > HC_JOIN_PEERS)
-		npeers = HC_JOIN_PEERS;
-	if (d == 0 || npeers == 0)
+	if (peers_in) {
+		npeers = npeers_in < HC_JOIN_PEERS ? npeers_in : HC_JOIN_PEERS;
+		memcpy(peers, peers_in, npeers * sizeof(peers[0]));
+	}
+	if (d == 0 || (peers_in && npeers == 0))
 		return false;
 	/* 1. The candidates of each peer. */
 	for (i = 0; i < bb->nslots; i++)
-		if (hc_bulletin_read(bb, i, &e) && (p = join_candidate(th, &e, now, max_age, peers, npeers)) >= 0)
+		if (hc_bulletin_read(bb, i, &e) &&
+		    (p = peer_candidate(th, &e, now, max_age, join, peers, &npeers, !peers_in)) >= 0)
 			cnt[p]++;
 	/* 2. Up to d of the peers with candidates, uniformly (reservoir). */
 	for (i = 0; i < npeers; i++) {
@@ -619,11 +593,10 @@ bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_con
 		return false;
 	for (i = 0; i < n; i++)
 		chosen[pick[i]] = (int)i;
-	/* 3. One line of each chosen peer, uniformly among its candidates (the
-	   board may have changed since 1: a peer left without one is dropped). */
+	/* 3. One line of each chosen peer, uniformly among its candidates. */
 	for (i = 0; i < bb->nslots; i++) {
-		if (!hc_bulletin_read(bb, i, &e) || (p = join_candidate(th, &e, now, max_age, peers, npeers)) < 0 ||
-		    chosen[p] < 0)
+		if (!hc_bulletin_read(bb, i, &e) ||
+		    (p = peer_candidate(th, &e, now, max_age, join, peers, &npeers, false)) < 0 || chosen[p] < 0)
 			continue;
 		seen[p]++;
 		if (rng_below(th, seen[p]) == 0) {
@@ -635,6 +608,7 @@ bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_con
 		if (!got[i])
 			continue;
 		th->start[k] = th->start[i];
+		/* watched with probability (n / with) x (1 / seen) */
 		th->start_mult[k] = seen[pick[i]] * with / n;
 		if (th->start_mult[k] == 0)
 			th->start_mult[k] = 1;
@@ -649,7 +623,7 @@ bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_con
 	}
 	th->armed = true;
 	th->start_set = true;
-	th->join_set = true;
+	th->join_set = join;
 	th->writes_only = false;
 	th->probe = false;
 	th->candidates = total;
@@ -659,6 +633,26 @@ bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_con
 	res->arm = true;
 	res->nwatch = k;
 	return true;
+}
+
+bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                         struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                         struct hc_detect_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (th->armed && !th->start_set)   /* a start set may be replaced */
+		return false;
+	return arm_peers(bb, cfg, th, now, max_age, NULL, 0, false, res);
+}
+
+bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                        struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                        const uint32_t *peers, uint32_t npeers, struct hc_detect_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (!peers)
+		return false;
+	return arm_peers(bb, cfg, th, now, max_age, peers, npeers, true, res);
 }
 
 /* The trap of a start set: the entry whose line t touched. */
@@ -673,9 +667,7 @@ static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thre
 			e = &th->start[i];
 	if (!e)
 		return false;          /* a late trap of an older set */
-	fill_comm(comm, th, t, e,
-	          th->join_set ? cfg->period * th->start_mult[i - 1] : cfg->period * th->candidates / th->nwatch,
-	          HC_COMM_TRAP);
+	fill_comm(comm, th, t, e, cfg->period * th->start_mult[i - 1], HC_COMM_TRAP);
 	if (comm->weight == 0)
 		comm->weight = cfg->period;
 	if (e->time > th->t_prev)

@@ -276,20 +276,25 @@ void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config 
 /* A start set, for a thread that begins after others have ended (short-
    lived generations handing data on: the hand-off reads are the thread's
    first microseconds, long before its first sample). Among the fresh
-   stores of other threads on the whole board (every slot read once), up to
-   D on distinct lines are chosen uniformly; one watchpoint each, on the
-   published chunk (a thread that walks over a line touches every chunk).
-   A trap on one of them is one communication with that entry's publisher,
-   weight period x candidates / D (each candidate was watched with
-   probability D / candidates). A later start set skips the publisher the
-   previous one found (a thread's first accesses often read what two
-   earlier threads wrote: find the other one). Fills res like hc_detect_sample's arm;
-   false if there was nothing to watch or a set other than a start set
-   is armed. Entries older than max_age ns (0: any age) are not
-   candidates: an entry that outlived later, unsampled writers of its line
-   names the wrong peer (the runtime passes two lifetimes of the threads
-   that ended: the previous generation's entries and the one before,
-   whose lines a thread overwrites, stay candidates). */
+   stores of other threads on the whole board (every slot read twice),
+   one line of each of up to D publishers (the first HC_JOIN_PEERS met),
+   the publishers chosen uniformly among those with candidates, each line
+   uniformly among its publisher's (since session 10; before, D lines
+   uniformly among all candidates, which left an older generation with
+   few entries left on the board unwatched most of the time); one
+   watchpoint each, on the published chunk (a thread that walks over a
+   line touches every chunk). A trap on one is one communication with
+   that entry's publisher, weight period x (its publisher's candidates) x
+   (publishers with candidates) / (publishers watched) (Horvitz-Thompson).
+   A later start set skips the publisher the previous one found (a
+   thread's first accesses often read what two earlier threads wrote:
+   find the other one). Fills res like hc_detect_sample's arm; false if
+   there was nothing to watch or a set other than a start set is armed.
+   Entries older than max_age ns (0: any age) are not candidates: an
+   entry that outlived later, unsampled writers of its line names the
+   wrong peer (the runtime passes two lifetimes of the threads that
+   ended: the previous generation's entries and the one before, whose
+   lines a thread overwrites, stay candidates). */
 bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                          struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
                          struct hc_detect_result *res);
@@ -306,13 +311,9 @@ bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_co
    line) — a joined thread's bulk output; a one-word result (a padded
    per-thread counter) read once by the joiner is a handful of transfers
    that a set's weight would turn into a pair (doc/detection.md §5.8,
-   "not kept"). One watchpoint (RW, the published chunk) on one line of
-   each of up to D peers, the peers chosen uniformly among those with
-   candidates, each line uniformly among its peer's: a joiner that reads
-   the peers' outputs one after the other meets every watched line. A
-   trap weighs period x (the peer's candidates) x (peers with candidates)
-   / (peers watched); it is a start set's trap otherwise (start_skip is
-   its publisher). Fills res like hc_detect_arm_start; replaces any set
+   "not kept"). One line of each of up to D peers, as a start set's: a
+   joiner that reads the peers' outputs one after the other meets every
+   watched line; the trap is a start set's (start_skip its publisher). Fills res like hc_detect_arm_start; replaces any set
    (the joiner's next accesses are most likely the joined threads' data);
    false if nothing qualifies. */
 bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
