@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hc/common.h"
 #include "db/format.h"
@@ -39,39 +40,67 @@ void hc_db_attr_str(struct hc_out *o, const char *name, const char *v);
 void hc_db_attr_u64(struct hc_out *o, const char *name, uint64_t v);
 /* ` all="t+f" true="t" false="f"`. */
 void hc_db_attr_vol(struct hc_out *o, uint64_t t, uint64_t f);
-/* v in decimal at p (no terminator), two digits at a time and in place;
-   returns the end. For the rows the large files have millions of
-   (regions.csv, phases.xml's cells). */
+/* v in decimal at p (no terminator); returns the end. For the rows the
+   large files have millions of (regions.csv, phases.xml's cells): two
+   digits at a time from a table, a number of more than 8 digits cut at
+   10^8 first so that the two halves of 8 digits are independent. */
 extern const char hc_db_digits2[201];
+static inline void hc_db_put2(char *p, uint32_t x)   /* x < 100: exactly 2 digits */
+{
+	memcpy(p, hc_db_digits2 + 2 * x, 2);
+}
+static inline void hc_db_put4(char *p, uint32_t x)   /* x < 10^4: exactly 4 digits */
+{
+	hc_db_put2(p, x / 100);
+	hc_db_put2(p + 2, x % 100);
+}
+static inline void hc_db_put8(char *p, uint32_t x)   /* x < 10^8: exactly 8 digits */
+{
+	hc_db_put4(p, x / 10000);
+	hc_db_put4(p + 4, x % 10000);
+}
+static inline char *hc_db_put_dec4(char *p, uint32_t x)   /* x < 10^4 */
+{
+	if (x < 100) {
+		if (x < 10) {
+			*p = (char)('0' + x);
+			return p + 1;
+		}
+		hc_db_put2(p, x);
+		return p + 2;
+	}
+	if (x < 1000) {
+		*p = (char)('0' + x / 100);
+		hc_db_put2(p + 1, x % 100);
+		return p + 3;
+	}
+	hc_db_put4(p, x);
+	return p + 4;
+}
+static inline char *hc_db_put_dec8(char *p, uint32_t x)   /* x < 10^8 */
+{
+	if (x < 10000)
+		return hc_db_put_dec4(p, x);
+	p = hc_db_put_dec4(p, x / 10000);
+	hc_db_put4(p, x % 10000);
+	return p + 4;
+}
 static inline char *hc_db_put_dec(char *p, uint64_t v)
 {
-	uint64_t x = v;
-	unsigned n = 1;
-	char *e;
+	uint64_t r;
 
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
+	if (v < 100000000)
+		return hc_db_put_dec8(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = hc_db_put_dec8(p, (uint32_t)(v / 100000000));
+		hc_db_put8(p, (uint32_t)(v % 100000000));
+		return p + 8;
 	}
-	while (x >= 10000) {
-		x /= 10000;
-		n += 4;
-	}
-	n += (x >= 10) + (x >= 100) + (x >= 1000);
-	e = p + n;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--e = hc_db_digits2[d + 1];
-		*--e = hc_db_digits2[d];
-	}
-	if (v >= 10) {
-		*--e = hc_db_digits2[v * 2 + 1];
-		*--e = hc_db_digits2[v * 2];
-	} else {
-		*--e = (char)('0' + v);
-	}
-	return p + n;
+	r = v % 10000000000000000ull;
+	p = hc_db_put_dec8(p, (uint32_t)(v / 10000000000000000ull));
+	hc_db_put8(p, (uint32_t)(r / 100000000));
+	hc_db_put8(p + 8, (uint32_t)(r % 100000000));
+	return p + 16;
 }
 /* The space-separated sampler names of bit set `samplers`. */
 void hc_db_put_samplers(struct hc_out *o, uint32_t samplers);

@@ -243,6 +243,41 @@ static void check(const struct hc_db *db, bool sparse)
 	}
 }
 
+/* hc_db_put_dec against printf: every power of ten and its neighbours, the
+   ends of the range, a pseudo-random sweep over all magnitudes. */
+static void check_put_dec(void)
+{
+	uint64_t p10 = 1, x = 88172645463325252ull;
+	char a[32], b[32];
+	long bad = 0;
+	int k, d;
+
+	for (k = 0; k <= 19; k++) {
+		for (d = -3; d <= 3; d++) {
+			uint64_t v = p10 + (uint64_t)(int64_t)d;
+			if (k == 0 && d < 0)
+				continue;
+			*hc_db_put_dec(a, v) = 0;
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+			bad += strcmp(a, b) != 0;
+		}
+		if (k < 19)
+			p10 *= 10;
+	}
+	for (k = 0; k < 2000000; k++) {
+		uint64_t v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = k < 4 ? (k < 2 ? (uint64_t)k : UINT64_MAX - (uint64_t)(k - 2)) : x >> (k % 64);
+		*hc_db_put_dec(a, v) = 0;
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+		bad += strcmp(a, b) != 0;
+	}
+	CHECK_MSG(bad == 0, "hc_db_put_dec: %ld numbers differ from printf", bad);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -250,6 +285,7 @@ int main(void)
 	struct hc_db *db = NULL;
 	uint32_t dense_max;
 
+	check_put_dec();
 	for (dense_max = 1024; dense_max; dense_max = dense_max == 1024 ? 1 : 0) {
 		snprintf(dir, sizeof(dir), "%s/test_db_write.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		CHECK(mkdtemp(dir) != NULL);
