@@ -215,6 +215,15 @@ static void read_options(struct rt_options *o)
 	if (!o->crowd_mult)
 		process__fatal("HPCRUN_COMM_CROWDED_PERIOD: '%s' is not a multiple of the period in 1..%u "
 		               "(1: no coarse rate)", s, RT_CROWD_MULT_MAX);
+	/* ... and of a quiet one (no sign of sharing in its latest samples). */
+	{
+		uint64_t w = env_u64("HPCRUN_COMM_QUIET_SAMPLES", RT_QUIET_WINDOW_DEFAULT);
+
+		if (w > 100000000u)
+			process__fatal("HPCRUN_COMM_QUIET_SAMPLES: %llu samples is not a window (0: off; "
+			               "at most 100000000)", (unsigned long long)w);
+		o->quiet_window = (uint32_t)w;
+	}
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	/* Soft sampler: the process-wide watch set's registers (watch.c). */
 	o->procset = (int)env_u64("HPCRUN_COMM_PROCSET", RT_PSET_DEFAULT);

@@ -221,6 +221,7 @@ struct rt_options {
 	uint32_t switch_ns;         /* soft sampler: watchpoint gate's cost per context switch, 0 = off */
 	uint32_t switch_other_ns;   /* the same when the process is not crowded (cost.h) */
 	uint32_t crowd_mult;        /* soft: period multiplier of a crowded process (sampler/rate.h) */
+	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
 	int procset;                /* soft sampler: registers of the process-wide watch set
 	                               (HPCRUN_COMM_PROCSET, 0 = none; watch.c, pset.h) */

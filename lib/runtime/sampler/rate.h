@@ -67,6 +67,44 @@ static inline bool rt_rate_want_coarse(bool coarse_now, uint32_t live, uint32_t 
 	return coarse_now;
 }
 
+/* The quiet-process rule (performance.md, "Session 10"). A process whose
+   samples have shown no sign of sharing for `window` samples in a row
+   (counted over all its threads) samples at the coarse rate too, and
+   returns to the fine rate at the first sign: a sample of a line that
+   another thread published recently (the burst evidence of soft.c), or a
+   communication recorded from a sample, a step or a trap. Why: the kernel's
+   delivery of a sample costs the same whether the handler finds anything
+   or not, and a process that shares nothing (a compressor's private
+   blocks, an embarrassingly parallel loop) pays it at the full rate for
+   nothing. A program whose sharing is a small part of its work shows signs
+   rarely (the accuracy suite's cxx_stats at -O0: none in its first 512
+   samples in 1 of 3 runs, which then lost its one pair at a 512-sample
+   window): the window is long so that only a gap of thousands of samples
+   thins, and a program with at least one sign per ~500 samples spends
+   ~2 % of its samples coarse (e^-4). The coarse samples weigh what they
+   stand for (as when crowded). RT_QUIET_WINDOW_DEFAULT:
+   HPCRUN_COMM_QUIET_SAMPLES; 0 = off. */
+#define RT_QUIET_WINDOW_DEFAULT 2048u
+
+/* Quiet: `window` samples or more since the latest sign (taken at the
+   process's sample count `last_sign`; a count that went back, a racy
+   reader's view, is not quiet). */
+static inline bool rt_rate_quiet(uint64_t samples, uint64_t last_sign, uint64_t window)
+{
+	return window > 0 && samples >= last_sign && samples - last_sign >= window;
+}
+
+/* The rate the process wants, both rules together: the crowded rule keeps
+   its own state (*crowded, with its hysteresis and warm-up), so that a
+   quiet stretch ending at exactly CPUs + 1 live threads returns to the fine
+   rate; quiet adds nothing when the coarse rate is off (mult <= 1). */
+static inline bool rt_rate_decide(bool *crowded, uint32_t live, uint32_t ncpu, uint32_t mult,
+                                  uint64_t samples, uint64_t warmup, uint64_t last_sign, uint64_t window)
+{
+	*crowded = rt_rate_want_coarse(*crowded, live, ncpu, mult, samples, warmup);
+	return *crowded || (mult > 1 && rt_rate_quiet(samples, last_sign, window));
+}
+
 /* A sample event's cookie with its multiplier in the low bits (the kind
    stays in the top byte, signal.c). */
 static inline uint64_t rt_rate_cookie(uint64_t base, uint32_t mult)

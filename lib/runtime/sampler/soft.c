@@ -135,6 +135,11 @@ static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_live, crowd_ncpu;
 static int crowd_coarse, crowd_lock;
 static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
 static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
+/* The quiet-process rule (rate.h): the crowded rule's own state, the
+   process's sample count at the latest sign of sharing, and how often the
+   rate went coarse while the process was not crowded (quiet). */
+static bool crowd_crowded;
+static uint64_t quiet_last, quiet_switches;
 
 /* Is the process's inherited event there (this thread has its copy)? */
 static bool inherited_here(void)
@@ -310,8 +315,9 @@ static void crowd_update(void)
 			return;
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
-		want = rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult,
-		                           __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP);
+		want = rt_rate_decide(&crowd_crowded, live, crowd_ncpu, crowd_mult,
+		                      __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
+		                      __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
 		if (want != (bool)crowd_coarse) {
 			on = want ? &coarse_fd : &inh_fd;
 			off = want ? &inh_fd : &coarse_fd;
@@ -319,9 +325,12 @@ static void crowd_update(void)
 			    ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
 				__atomic_store_n(&crowd_coarse, want, __ATOMIC_RELAXED);
 				crowd_switches++;
-				HC_DEBUG_LOG(HC_DBG_SAMPLE, "sampling rate: %s (%u live threads on %u CPUs): every "
+				if (want && !crowd_crowded)
+					quiet_switches++;
+				HC_DEBUG_LOG(HC_DBG_SAMPLE, "sampling rate: %s (%u live threads on %u CPUs%s): every "
 				             "%llu ns of a thread's CPU time", want ? "coarse" : "fine", live,
-				             crowd_ncpu, (unsigned long long)(hc_rt.opt.period * (want ? crowd_mult : 1)));
+				             crowd_ncpu, want && !crowd_crowded ? ", quiet" : "",
+				             (unsigned long long)(hc_rt.opt.period * (want ? crowd_mult : 1)));
 			} else {
 				/* left as it is (both events may be on: a sample of
 				   either weighs what it stands for) */
@@ -333,10 +342,15 @@ static void crowd_update(void)
 		if (failed)
 			return;
 		live = __atomic_load_n(&crowd_live, __ATOMIC_RELAXED);
-		if (rt_rate_want_coarse(crowd_coarse, live, crowd_ncpu, crowd_mult,
-		                        __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
-		                        RT_CROWD_WARMUP) == (bool)crowd_coarse)
-			return;
+		{
+			bool crowded = crowd_crowded;   /* a look, not a change */
+
+			if (rt_rate_decide(&crowded, live, crowd_ncpu, crowd_mult,
+			                   __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
+			                   __atomic_load_n(&quiet_last, __ATOMIC_RELAXED),
+			                   hc_rt.opt.quiet_window) == (bool)crowd_coarse)
+				return;
+		}
 	}
 }
 
@@ -363,6 +377,22 @@ static void crowd_open(void)
 		process__log("sampling rate: the coarse event cannot be opened (%s): a crowded process "
 		             "keeps the fine rate", strerror(-err));
 	}
+}
+
+/* A sign of sharing (rate.h, the quiet-process rule): the process's
+   latest samples are not quiet; a process at the coarse rate only because
+   it was quiet returns to the fine rate now. Signal context. */
+static void rate_sign(void)
+{
+	uint64_t n;
+
+	if (coarse_fd < 0 || !hc_rt.opt.quiet_window)
+		return;
+	n = __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&quiet_last, __ATOMIC_RELAXED) != n)   /* no store when nothing changed */
+		__atomic_store_n(&quiet_last, n, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) && !__atomic_load_n(&crowd_crowded, __ATOMIC_RELAXED))
+		crowd_update();
 }
 
 static int soft_start(struct rt_thread *t)
@@ -398,6 +428,8 @@ static int soft_start(struct rt_thread *t)
 		own(t)->crowd_counted = true;
 		crowd_live = crowd_max_live = 1;
 		crowd_coarse = 0;
+		crowd_crowded = false;
+		quiet_last = 0;
 		crowd_open();
 	}
 	return ret;
@@ -478,6 +510,8 @@ static void soft_atfork_child(void)
 	inh_pid = 0;
 	crowd_live = crowd_coarse = crowd_lock = 0;
 	crowd_samples = 0;
+	crowd_crowded = false;
+	quiet_last = 0;
 }
 
 /* ---- single-step bursts (doc/detection.md §5) ----
@@ -570,7 +604,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
                            const struct hc_mem_access *a, bool store)
 {
 	struct hc_sample s;
-	uint64_t cur;
+	uint64_t cur, cur_det;
 
 	s.time = process__now();
 	s.addr = a->ea;
@@ -586,7 +620,10 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 		t->cnt.step_stores++;
 	else
 		t->cnt.step_loads++;
+	cur_det = t->cnt.detections_sample;
 	record__detect_sample(t, uctx, pc, &s);
+	if (t->cnt.detections_sample != cur_det)
+		rate_sign();
 	t->det.moving = false;
 	t->det.prev_sample = cur;   /* the thread's previous *sample* stays what it was */
 }
@@ -830,7 +867,10 @@ void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s
 {
 	struct hc_regs r;
 
-	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT || s->is_store)
+	if (hc_rt.sampler_kind != HC_SAMPLER_SOFT)
+		return;
+	rate_sign();          /* a matched trap: a communication */
+	if (s->is_store)
 		return;
 	t->cnt.step_after_trap++;
 	regs__read(uctx, &r);
@@ -899,15 +939,23 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	struct hc_insn one = { .n = 1 };
 	const struct hc_mem_access *pa;
 	struct hc_bb_entry e;
-	bool priv, seen, shared;
+	bool priv, seen, shared, other;
+	uint64_t det;
 	int st;
 
 	t->cnt.samples++;
 	t->det.touched_within = RT_STEP_RECENT * period_now(t);
 	/* The end of the process's warm-up at the fine rate (rate.h): the
 	   rate its live threads call for from now on. */
-	if (coarse_fd >= 0 && __atomic_add_fetch(&crowd_samples, 1, __ATOMIC_RELAXED) == RT_CROWD_WARMUP)
-		crowd_update();
+	if (coarse_fd >= 0) {
+		uint64_t n = __atomic_add_fetch(&crowd_samples, 1, __ATOMIC_RELAXED);
+
+		/* ... and the start of a quiet stretch (rate.h). */
+		if (n == RT_CROWD_WARMUP ||
+		    (!__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) && !crowd_switch_failed &&
+		     rt_rate_quiet(n, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window)))
+			crowd_update();
+	}
 	/* A return breakpoint lives as a set does: one that has not fired
 	   by the second sample after its arming goes off (an armed debug
 	   register costs every context switch; in a VM, exits). */
@@ -972,14 +1020,21 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	seen = !priv && note_access(t, leaf, s.addr, s.len, s.time);
 	/* Burst evidence: another thread's recent entry for the line, looked
 	   up before this sample publishes its own. */
-	shared = !priv && hc_bulletin_lookup(&hc_rt.bb, s.addr & ~(uint64_t)(HC_LINE - 1), &e) &&
-	         e.thread != t->id.index && e.time + 8 * period_now(t) > s.time;
+	other = !priv && hc_bulletin_lookup(&hc_rt.bb, s.addr & ~(uint64_t)(HC_LINE - 1), &e) &&
+	        e.thread != t->id.index;
+	shared = other && e.time + 8 * period_now(t) > s.time;
 	/* A load publishes only from a line this thread sampled before: a
 	   shared slot, counter or index is sampled over and over, a private
 	   array rarely hits the same line twice (and stack/TLS never publish). */
 	s.is_private = priv || (!s.is_store && !seen);
 	t->watch.line_seen = seen;
+	det = t->cnt.detections_sample;
 	record__detect_sample(t, uctx, leaf, &s);
+	/* A sign of sharing (rate.h): a line another thread published, however
+	   long ago (the board keeps an entry until another line takes its slot),
+	   or a communication. */
+	if (other || t->cnt.detections_sample != det)
+		rate_sign();
 	t->det.moving = false;
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
 	/* Private work (own stack, TLS, read-only data, or a line not
@@ -1032,15 +1087,17 @@ void soft__log(void)
 		if (coarse_fd >= 0 || c->samples_coarse)
 			process__log("sampling rate: COMM@%llu, and COMM@%llu (x%u) while the process is crowded "
 			             "(more than %u live threads on %u CPUs; fine again at %u or fewer) after its "
-			             "first %u samples; %llu "
-			             "changes (%llu failed), at most %llu live threads; %llu of %llu timer samples "
+			             "first %u samples, or quiet (no sign of sharing in its last %u samples, 0 = "
+			             "never; fine again at the next sign); %llu "
+			             "changes (%llu failed; %llu to coarse while quiet), at most %llu live threads; %llu of %llu timer samples "
 			             "coarse, standing for %llu more periods (counter samples_thinned: in the "
 			             "sampled CPU time, and in their communications' weight); effective period "
 			             "%llu ns", (unsigned long long)hc_rt.opt.period,
 			             (unsigned long long)(hc_rt.opt.period * crowd_mult), crowd_mult,
-			             crowd_ncpu + 1, crowd_ncpu, crowd_ncpu, RT_CROWD_WARMUP,
+			             crowd_ncpu + 1, crowd_ncpu, crowd_ncpu, RT_CROWD_WARMUP, hc_rt.opt.quiet_window,
 			             (unsigned long long)crowd_switches,
-			             (unsigned long long)crowd_switch_failed, (unsigned long long)crowd_max_live,
+			             (unsigned long long)crowd_switch_failed, (unsigned long long)quiet_switches,
+			             (unsigned long long)crowd_max_live,
 			             (unsigned long long)c->samples_coarse, (unsigned long long)got,
 			             (unsigned long long)c->samples_thinned,
 			             (unsigned long long)(got ? hc_rt.opt.period * (got + c->samples_thinned) / got : 0));

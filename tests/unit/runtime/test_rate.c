@@ -6,7 +6,10 @@
    off) and its warm-up, the multiplier carried in a sample cookie without touching its
    kind, the weights (and their saturation), the option's parsing, and that
    samples plus thinned periods add up to the CPU time whatever the rate
-   changes (what report/scale.c's denominator relies on). */
+   changes (what report/scale.c's denominator relies on); the quiet-process
+   rule: coarse after a window of samples without a sign of sharing, fine
+   again at the next sign, also at exactly CPUs + 1 live threads (the
+   crowded rule's own state), never when off or without a coarse rate. */
 #include <stdint.h>
 
 #include "runtime/sampler/rate.h"
@@ -120,9 +123,79 @@ static void accounting(void)
 	CHECK(samples * 2 < cpu / P);                  /* mostly coarse: under half the samples */
 }
 
+/* A process's samples, one sign of sharing at each index listed in
+   `signs` (sorted); the rate the process wants after each sample, with
+   `live` threads on 2 CPUs. Returns how many samples it took coarse. */
+static unsigned quiet_run(uint64_t n, const uint64_t *signs, int nsigns, uint32_t live, uint64_t window,
+                          bool *coarse_at)
+{
+	bool crowded = false, coarse = false;
+	uint64_t last = 0;
+	unsigned ncoarse = 0;
+	int k = 0;
+
+	for (uint64_t i = 1; i <= n; i++) {
+		if (coarse)
+			ncoarse++;
+		if (k < nsigns && signs[k] == i) {
+			last = i;
+			k++;
+		}
+		coarse = rt_rate_decide(&crowded, live, 2, 2, i, RT_CROWD_WARMUP, last, window);
+		if (coarse_at)
+			coarse_at[i] = coarse;
+	}
+	return ncoarse;
+}
+
+static void quiet(void)
+{
+	static bool at[2001];
+	static const uint64_t signs[] = { 100, 1000, 1100, 1200 };
+	bool crowded;
+
+	/* the window: 0 is off; a sign "after" the count (a racy view) is not quiet */
+	CHECK(!rt_rate_quiet(10000, 0, 0));
+	CHECK(!rt_rate_quiet(511, 0, 512));
+	CHECK(rt_rate_quiet(512, 0, 512));
+	CHECK(!rt_rate_quiet(100, 200, 512));
+	CHECK(rt_rate_quiet(712, 200, 512));
+	/* a process that never shows a sign: coarse from sample 512 on, with
+	   threads = CPUs + a creator (3 on 2 CPUs, the crowded rule's edge) */
+	CHECK_EQ_U64(quiet_run(2000, NULL, 0, 3, 512, at), 2000 - 512);
+	CHECK(!at[511] && at[512] && at[2000]);
+	/* signs at 100, 1000, 1100, 1200: fine until 612, coarse 612..999,
+	   fine again at the sign of 1000 (at the edge too: the coarse rate was
+	   the quiet rule's, not the crowded one's), coarse again from 1712 */
+	quiet_run(2000, signs, 4, 3, 512, at);
+	CHECK(!at[611] && at[612] && at[999]);
+	CHECK(!at[1000] && !at[1711] && at[1712]);
+	/* a sharing process (a sign every 20 samples) never leaves the fine rate */
+	{
+		uint64_t many[100];
+
+		for (int i = 0; i < 100; i++)
+			many[i] = 20 * (uint64_t)(i + 1);
+		CHECK_EQ_U64(quiet_run(2000, many, 100, 3, 512, NULL), 0);
+	}
+	/* crowded (5 live on 2 CPUs): coarse after the warm-up whatever the signs */
+	crowded = false;
+	CHECK(rt_rate_decide(&crowded, 5, 2, 2, 600, RT_CROWD_WARMUP, 600, 512));
+	CHECK(crowded);
+	/* rule off (window 0), or no coarse rate (mult 1): never quiet-coarse */
+	CHECK_EQ_U64(quiet_run(2000, NULL, 0, 3, 0, NULL), 0);
+	crowded = false;
+	CHECK(!rt_rate_decide(&crowded, 3, 2, 1, 5000, RT_CROWD_WARMUP, 0, 512));
+	/* quiet with unknown CPUs still thins (the quiet rule needs no count) */
+	crowded = false;
+	CHECK(rt_rate_decide(&crowded, 3, 0, 2, 5000, RT_CROWD_WARMUP, 0, 512));
+	CHECK(!crowded);
+}
+
 int main(void)
 {
 	rule();
+	quiet();
 	cookies();
 	weights();
 	parse();
