@@ -173,6 +173,51 @@ static inline bool rt_zone_at(const struct rt_zone_slot *tab, uint32_t i, uint64
 	return true;
 }
 
+/* The one fresh side of slot i's block (false if none, or two). */
+static inline bool rt_zone_single(const struct rt_zone_slot *tab, uint32_t i, uint64_t b, uint32_t tn,
+                                  uint32_t window, struct rt_zone_side *out)
+{
+	struct rt_zone_side s[2];
+	int k = 0;
+
+	if (__atomic_load_n(&tab[i].block, __ATOMIC_ACQUIRE) != b + 1)
+		return false;
+	for (int j = 0; j < 2; j++) {
+		s[j] = rt_zone_unpack(__atomic_load_n(&tab[i].side[j], __ATOMIC_ACQUIRE));
+		if (s[j].valid && s[j].tag == (b & 0xff) && rt_zone_fresh(s[j].time, tn, window)) {
+			*out = s[j];
+			k++;
+		}
+	}
+	return k == 1;
+}
+
+/* A zone across a block edge: block b of slot i worked in by one thread
+   only, block b + 1 by another one only (a boundary between two threads'
+   blocks of rows that falls on the edge: 1 in 16 for 4 KiB rows). The zone
+   is the gap from the top of the first's range to the bottom of the
+   second's; its lines count from b's base (z1 above RT_ZONE_LINES). */
+static inline bool rt_zone_cross(const struct rt_zone_slot *tab, uint32_t n, uint32_t i, uint64_t now,
+                                 uint32_t window, struct rt_zone *out)
+{
+	uint64_t b1 = __atomic_load_n(&tab[i].block, __ATOMIC_ACQUIRE), b;
+	uint32_t tn = rt_zone_ticks(now);
+	struct rt_zone_side lo, hi;
+
+	if (b1 == 0)
+		return false;
+	b = b1 - 1;
+	if (!rt_zone_single(tab, i, b, tn, window, &lo) ||
+	    !rt_zone_single(tab, (uint32_t)((b + 1) % n), b + 1, tn, window, &hi) || lo.thread == hi.thread)
+		return false;
+	out->base = b << RT_ZONE_SHIFT;
+	out->a = lo.thread;
+	out->b = hi.thread;
+	out->z0 = lo.hi;
+	out->z1 = RT_ZONE_LINES + hi.lo;
+	return true;
+}
+
 /* xorshift64 (13, 7, 17) on the caller's state (never 0). */
 static inline uint64_t rt_zone_rng(uint64_t *st)
 {
@@ -185,8 +230,8 @@ static inline uint64_t rt_zone_rng(uint64_t *st)
 	return x;
 }
 
-/* Choose a zone uniformly among the table's (reservoir) and an 8-byte chunk
-   in it uniformly: its address in *addr. Returns the number of zones
+/* Choose a zone uniformly among the table's (reservoir; within a block, or
+   across an edge) and an 8-byte chunk in it uniformly: its address in *addr. Returns the number of zones
    (0: none, *addr untouched). */
 static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
                                     uint64_t *rng, uint64_t *addr, struct rt_zone *zone)
@@ -195,7 +240,8 @@ static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, 
 	struct rt_zone z, best = { 0 };
 
 	for (uint32_t i = 0; i < n; i++)
-		if (rt_zone_at(tab, i, now, window, &z) && rt_zone_rng(rng) % ++count == 0)
+		if ((rt_zone_at(tab, i, now, window, &z) || rt_zone_cross(tab, n, i, now, window, &z)) &&
+		    rt_zone_rng(rng) % ++count == 0)
 			best = z;
 	if (count) {
 		uint64_t r = rt_zone_rng(rng);

@@ -126,6 +126,34 @@ static void stencil(void)
 	CHECK_MSG(halo * 2 >= picks, "%u of %u picks on the two shared rows", halo, picks);
 }
 
+/* The boundary between two threads' rows on a block edge: thread 1's
+   rows end at the last line of block b, thread 2's begin at b + 1's first;
+   the zone spans the edge. */
+static void edge(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	uint64_t b = 0x7f2000000000ull >> RT_ZONE_SHIFT, base = b << RT_ZONE_SHIFT, now = 77 * MS, rng = 3, addr = 0;
+	struct rt_zone z;
+	uint32_t slot = (uint32_t)(b % RT_ZONE_SLOTS);
+
+	for (uint32_t l = 0; l < RT_ZONE_LINES; l += 37) {
+		rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (uint64_t)l * 64, now, 100);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 2, base + (1u << RT_ZONE_SHIFT) + (uint64_t)(l + 5) * 64, now, 100);
+	}
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (RT_ZONE_LINES - 3) * 64, now, 100);
+	CHECK(!rt_zone_at(tab, slot, now, 100, &z));
+	CHECK(rt_zone_cross(tab, RT_ZONE_SLOTS, slot, now, 100, &z));
+	CHECK(z.base == base && z.a == 1 && z.b == 2 && z.z0 == RT_ZONE_LINES - 3 && z.z1 == RT_ZONE_LINES + 5);
+	CHECK(!rt_zone_cross(tab, RT_ZONE_SLOTS, (uint32_t)((b + 1) % RT_ZONE_SLOTS), now, 100, &z));
+	for (int i = 0; i < 100; i++) {
+		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, &rng, &addr, &z) == 1);
+		CHECK(addr >= base + (RT_ZONE_LINES - 3) * 64 && addr < base + (RT_ZONE_LINES + 6) * 64);
+	}
+	/* the same thread on both sides of the edge: no zone */
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (1u << RT_ZONE_SHIFT), now + 200 * MS, 100);
+	CHECK(!rt_zone_cross(tab, RT_ZONE_SLOTS, slot, now + 200 * MS, 100, &z));
+}
+
 /* Threads that each keep to their own block never make a zone. */
 static void apart(void)
 {
@@ -144,6 +172,7 @@ int main(void)
 	between();
 	notes();
 	stencil();
+	edge();
 	apart();
 	return hc_test_done("test_zone");
 }

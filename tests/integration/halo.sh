@@ -1,0 +1,68 @@
+#!/bin/sh
+# A halo exchange found by the process-wide set's zone sets
+# (doc/detection.md §5.15): tests/programs/halo.c, 3 workers owning blocks
+# of 96 rows of a grid, copying their neighbours' boundary rows into ghost
+# rows (copy_halo: the loads) and computing their own rows (relax: the
+# stores), a barrier between; the boundary rows are 2 of a worker's 96,
+# so timer samples rarely land on them. The switch gate refuses every
+# thread (HPCRUN_COMM_SWITCH_NS and _OTHER_NS at 1 s a switch), so what
+# traps is the process-wide set, and its zones are where it looks.
+# Checked: the log's zone counters; of the trap volume >= 90 % on the
+# neighbour cells (threads 1-2 and 2-3; thread 0 is main), and none of it
+# between the workers that are not neighbours (1-3); >= 90 % of the
+# neighbours' volume true sharing; the top true-sharing code pair is
+# relax <-> copy_halo. Up to 4 runs for the first zone communication (a
+# loaded machine may co-schedule the workers rarely). Patterns, never
+# timing.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
+cc -O2 -g -pthread -o "$TMP/halo" "$S/tests/programs/halo.c" || fail "cannot build halo"
+[ "$FAILS" -eq 0 ] || finish
+
+export HPCRUN_COMM_SWITCH_NS=1000000000 HPCRUN_COMM_SWITCH_OTHER_NS=1000000000
+# a budget of 5 % (0.5 % by default): more sets, so that a run finds
+# something on a loaded machine (this checks patterns, not cost)
+export HPCRUN_COMM_PROCSET=1 HPCRUN_COMM_PROCSET_BUDGET=50
+log() { cat "$TMP/$1"/*.log 2>/dev/null; }
+# zone_comms NAME: the communications the zone sets found (the log line)
+zone_comms() { log "$1" | sed -n 's/.*process-wide watch set zones .* \([0-9]*\) communications.*/\1/p' | head -1; }
+
+for try in 1 2 3 4; do
+	rm -rf "${TMP:?}/h"
+	measure h -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run failed"
+	if log h | grep -q "watchpoints: none"; then
+		echo "SKIP: no watchpoints on this machine ($(log h | grep 'watchpoints: none'))"
+		exit 77
+	fi
+	if log h | grep -q "process-wide watch set: none"; then
+		echo "SKIP: the process-wide set could not be opened here ($(log h | grep 'process-wide watch set' | head -1))"
+		exit 77
+	fi
+	[ "${zn:=$(zone_comms h)}" -gt 0 ] 2>/dev/null && break
+	echo "try $try: $(log h | grep 'process-wide watch set zones' | head -1)"
+	unset zn
+done
+line=$(log h | grep "process-wide watch set zones" | head -1)
+[ -n "$line" ] && ok "zone counters: ${line#*: }" || fail "no zone counters in the log"
+trap_all=$(total h 9)
+if [ "${zn:-0}" -eq 0 ] || [ "$trap_all" -eq 0 ]; then
+	fail "the zone sets found nothing in 4 runs ($line)"
+else
+	nb=$(( $(cell h 1 2 9) + $(cell h 2 3 9) ))
+	share=$(ratio "$nb" "$trap_all")
+	ge "$share" 0.90 && ok "trap volume on the neighbour cells: $share" ||
+		{ grep '^row' "$TMP/h.rows" >&2; fail "trap volume on the neighbour cells only $share"; }
+	[ "$(cell h 1 3 9)" -eq 0 ] && ok "none between workers 1 and 3 (not neighbours)" ||
+		fail "trap volume $(cell h 1 3 9) between workers that are not neighbours"
+	all=$(( $(cell h 1 2) + $(cell h 2 3) )); tr=$(( $(cell h 1 2 6) + $(cell h 2 3 6) ))
+	r=$(ratio "$tr" "$all")
+	ge "$r" 0.90 && ok "true sharing: $r of the neighbours' volume" || fail "true sharing only $r of the neighbours' volume"
+	"$HPCPROF" -q -o "$TMP/h.db" "$TMP/h" >"$TMP/h.prof.out" 2>&1 || fail "hpcprof-comm failed"
+	cp=$(awk '/^Advice: true sharing/ { f = 1; next } f && /^  1\. / { print; exit }' "$TMP/h.db/summary.txt")
+	case $cp in
+	*copy_halo*relax* | *relax*copy_halo*) ok "top true-sharing code pair:$cp" ;;
+	*) fail "top true-sharing code pair is '$cp', not relax <-> copy_halo" ;;
+	esac
+fi
+finish
