@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RT_PSET_DEFAULT         0u           /* HPCRUN_COMM_PROCSET: registers, 0 = off */
+#define RT_PSET_DEFAULT         1u           /* HPCRUN_COMM_PROCSET: registers, 0 = off (on by
+                                                default since session 10: accuracy.md) */
 
 /* What a refused thread arms the set on (HPCRUN_COMM_PROCSET_TARGET): the
    entry its detection chose (another thread's publication, as a

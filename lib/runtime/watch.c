@@ -844,6 +844,10 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	if (s.ctx == HC_NONE)              /* the walk faulted: trap dropped */
 		return;
 	soft__note_access(t, leaf, &s);
+	/* the set's registers, not the arming thread's per-thread set size: a
+	   trap off the published chunk of a 1-register set weighs one period,
+	   not 7/(D - 1) of one (it watched that chunk alone) */
+	th->nwatch = tmp.nwatch;
 	matched = hc_detect_trap(&hc_rt.dcfg, th, &s, &comm);
 	if (th == &tmp && tmp.t_prev > t->det.t_prev)
 		t->det.t_prev = tmp.t_prev;

@@ -58,7 +58,7 @@ fi
 # program starts (never a silent fallback to the default).
 for opt in HPCRUN_COMM_CROWDED_PERIOD=x HPCRUN_COMM_CROWDED_PERIOD=65 HPCRUN_COMM_STEPS=99999 \
 	HPCRUN_COMM_PROCSET=4 HPCRUN_COMM_PROCSET_TARGET=x HPCRUN_COMM_PROCSET_BUDGET=1001 \
-	HPCRUN_COMM_QUIET_SAMPLES=200000000; do
+	HPCRUN_COMM_QUIET_SAMPLES=200000000 HPCRUN_COMM_PROCSET_ZONE=5; do
 	rm -rf "$TMP/badopt"
 	if env "$opt" "$HPCRUN" -o "$TMP/badopt" /bin/echo ran >"$TMP/badopt.out" 2>&1; then
 		fail "$opt: the run went on"
