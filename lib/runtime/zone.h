@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* zone.h — where two threads' samples meet: the process-wide watch set's
-   zone targets (doc/detection.md §5.15). A halo exchange shares the
+   zone targets (doc/detection.md §5.16). A halo exchange shares the
    boundary rows of each thread's block, 2 of a worker's 255 rows in the
    accuracy suite's stencil: a timer sample lands there a few times per
    run, so neither a sample nor the board ever points at them. But every

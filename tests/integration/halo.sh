@@ -1,6 +1,6 @@
 #!/bin/sh
 # A halo exchange found by the process-wide set's zone sets
-# (doc/detection.md §5.15): tests/programs/halo.c, 3 workers owning blocks
+# (doc/detection.md §5.16): tests/programs/halo.c, 3 workers owning blocks
 # of 96 rows of a grid, copying their neighbours' boundary rows into ghost
 # rows (copy_halo: the loads) and computing their own rows (relax: the
 # stores), a barrier between; the boundary rows are 2 of a worker's 96,

@@ -8,7 +8,7 @@
    communication: true sharing between neighbours only, worker w with
    w + 1 (threads w + 1 and w + 2; thread 0 is main), relax ↔ copy_halo;
    the boundary rows are 2 of a worker's ROWS, so a timer sample rarely
-   lands on them (doc/detection.md §5.15).
+   lands on them (doc/detection.md §5.16).
    Usage: halo WORKERS SWEEPS */
 #include <pthread.h>
 #include <stdio.h>
