@@ -637,12 +637,12 @@ static bool arm_peers(const struct hc_bulletin *bb, const struct hc_detect_confi
 
 bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                          struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
-                         struct hc_detect_result *res)
+                         const uint32_t *peers, uint32_t npeers, struct hc_detect_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	if (th->armed && !th->start_set)   /* a start set may be replaced */
 		return false;
-	return arm_peers(bb, cfg, th, now, max_age, NULL, 0, false, res);
+	return arm_peers(bb, cfg, th, now, max_age, peers, npeers, false, res);
 }
 
 bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,

@@ -277,7 +277,13 @@ void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config 
    lived generations handing data on: the hand-off reads are the thread's
    first microseconds, long before its first sample). Among the fresh
    stores of other threads on the whole board (every slot read twice),
-   one line of each of up to D publishers (the first HC_JOIN_PEERS met),
+   by the publishers in peers[0..npeers) (at most HC_JOIN_PEERS; the
+   runtime passes the threads that ended, the last HC_JOIN_PEERS of them,
+   and the thread's creator — a thread still running alongside is the
+   regular sets' business, and its entries took registers from the
+   threads that ended, whose hand-off only a start set sees; peers NULL:
+   any publisher, the first HC_JOIN_PEERS met),
+   one line of each of up to D publishers,
    the publishers chosen uniformly among those with candidates, each line
    uniformly among its publisher's (since session 10; before, D lines
    uniformly among all candidates, which left an older generation with
@@ -297,7 +303,7 @@ void hc_detect_idle(const struct hc_bulletin *bb, const struct hc_detect_config 
    lines a thread overwrites, stay candidates). */
 bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                          struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
-                         struct hc_detect_result *res);
+                         const uint32_t *peers, uint32_t npeers, struct hc_detect_result *res);
 /* The most peers a join set chooses among (hc_detect_arm_join). */
 #define HC_JOIN_PEERS 16
 /* A join set (doc/detection.md §5.15), for a thread that has just joined

@@ -198,6 +198,24 @@ static uint64_t start_horizon(void)
 	return 2 * __atomic_load_n(&lifetime_avg, __ATOMIC_RELAXED);
 }
 
+static bool join_found(const struct rt_soft_thread *o, uint32_t peer);
+
+/* The threads that ended from ring position `from` on (the last
+   RT_ENDED_RING of them), other than t and than those t's join sets found
+   since its last join, into peers; their number. */
+static uint32_t ended_peers(struct rt_thread *t, uint32_t from, uint32_t *peers)
+{
+	uint32_t end = __atomic_load_n(&threads_ended, __ATOMIC_ACQUIRE), pos, n = 0;
+
+	pos = end - from > RT_ENDED_RING ? end - RT_ENDED_RING : from;
+	for (; pos != end; pos++) {
+		uint32_t v = __atomic_load_n(&ended_ring[pos % RT_ENDED_RING], __ATOMIC_ACQUIRE);
+		if (v && v - 1 != t->id.index && !join_found(own(t), v - 1))
+			peers[n++] = v - 1;
+	}
+	return n;
+}
+
 /* A start set (detection.md §5.8): a thread that begins after others have
    ended watches, from its first instruction, up to D lines other threads
    stored to (hc_detect_arm_start); the hand-off reads of short-lived
@@ -208,13 +226,17 @@ static uint64_t start_horizon(void)
 void soft__start_set(struct rt_thread *t)
 {
 	struct hc_detect_result res;
+	uint32_t peers[RT_ENDED_RING + 1], n;
 	int err;
 
 	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 || t->id.index == 0 ||
 	    !__atomic_load_n(&threads_ended, __ATOMIC_RELAXED) || t->det.nsamples > 0 ||
 	    own(t)->start_sets >= RT_START_SETS || t->det.armed)
 		return;
-	if (!hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), &res))
+	if ((n = ended_peers(t, 0, peers)) < RT_ENDED_RING + 1 && t->id.creator != HC_NONE &&
+	    t->id.creator != t->id.index)
+		peers[n++] = t->id.creator;    /* it wrote the thread's input, likely */
+	if (!hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n, &res))
 		return;
 	own(t)->start_sets++;
 	err = watch__arm(t, res.watch_addr, res.nwatch);
@@ -253,7 +275,7 @@ void soft__join_set(struct rt_thread *t, bool at_join)
 {
 	struct rt_soft_thread *o = own(t);
 	struct hc_detect_result res;
-	uint32_t peers[RT_ENDED_RING], n = 0, end, pos;
+	uint32_t peers[RT_ENDED_RING], n;
 	int err;
 
 	if (!sampler__is(&soft__sampler) || !o || hc_rt.nwatch < 1)
@@ -266,14 +288,7 @@ void soft__join_set(struct rt_thread *t, bool at_join)
 	}
 	if (o->join_sets >= RT_JOIN_SETS)
 		return;
-	end = __atomic_load_n(&threads_ended, __ATOMIC_ACQUIRE);
-	pos = end - o->join_mark > RT_ENDED_RING ? end - RT_ENDED_RING : o->join_mark;
-	for (; pos != end; pos++) {
-		uint32_t v = __atomic_load_n(&ended_ring[pos % RT_ENDED_RING], __ATOMIC_ACQUIRE);
-		if (v && v - 1 != t->id.index && !join_found(o, v - 1))
-			peers[n++] = v - 1;
-	}
-	if (n == 0) {
+	if ((n = ended_peers(t, o->join_mark, peers)) == 0) {
 		if (at_join)
 			t->cnt.join_sets_none++;
 		return;

@@ -737,7 +737,7 @@ static void test_start_set(void)
 	w.th[0].prev_sample = 0;
 	w.th[0].nsamples = 0;
 	w.th[0].armed = false;
-	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 200, 0, &res));
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 200, 0, NULL, 0, &res));
 	/* two publishers: one line each, T1's either of its two */
 	CHECK(res.arm && res.nwatch == 2 && w.th[0].start_set && !w.th[0].join_set && w.th[0].candidates == 3);
 	for (uint32_t i = 0; i < res.nwatch; i++) {
@@ -750,7 +750,7 @@ static void test_start_set(void)
 	/* a set other than a start set is armed: no start set */
 	w.th[1].armed = true;
 	w.th[1].start_set = false;
-	CHECK(!hc_detect_arm_start(&w.bb, &w.cfg, &w.th[1], 200, 0, &res));
+	CHECK(!hc_detect_arm_start(&w.bb, &w.cfg, &w.th[1], 200, 0, NULL, 0, &res));
 	/* a trap off the watched lines matches nothing, the set stays */
 	CHECK(!trap(&w, 0, 250, LINE_A + 64 * 20, 8, false));
 	CHECK(w.th[0].armed);
@@ -763,35 +763,44 @@ static void test_start_set(void)
 	CHECK(!w.th[0].armed && !w.th[0].start_set);
 	CHECK_EQ_U64(w.th[0].start_skip, 2);
 	/* the next start set skips T1: only T2's line is left, weight period */
-	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, &res));
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, NULL, 0, &res));
 	CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B);
 	CHECK(trap(&w, 0, 310, LINE_B + 8, 8, false));
 	CHECK_EQ_U64(w.comm.peer, 2);
 	CHECK_EQ_U64(w.comm.weight, PERIOD);
 	/* an armed start set may be replaced by another start set */
 	w.th[0].start_skip = 0;
-	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, &res));
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, NULL, 0, &res));
 	CHECK_EQ_U64(res.nwatch, 2);
 	/* one register: each publisher watched about half of the time, its
 	   line weighing x 2 (2 publishers, 1 watched) */
 	w.cfg.nwatch = 1;
 	for (int k = 0; k < 64; k++) {
 		hc_detect_arm_failed(&w.th[0]);
-		CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, &res));
+		CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, NULL, 0, &res));
 		CHECK_EQ_U64(res.nwatch, 1);
 		saw[res.watch_addr[0] == LINE_B] = true;
 		CHECK_EQ_U64(w.th[0].start_mult[0], res.watch_addr[0] == LINE_B ? 2 : 4);
 	}
 	CHECK(saw[0] && saw[1]);
 	w.cfg.nwatch = 4;
+	/* only the peers given: T2 and T3 (T1 running alongside, say) */
+	{
+		const uint32_t ended[] = { 2, 3 };
+
+		hc_detect_arm_failed(&w.th[0]);
+		CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 0, ended, 2, &res));
+		CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B);
+		CHECK_EQ_U64(w.th[0].start_mult[0], 1);
+	}
 	/* too old for max_age: only the entries of the last 185 ns */
 	hc_detect_arm_failed(&w.th[0]);
-	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 185, &res));
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 300, 185, NULL, 0, &res));
 	CHECK(res.nwatch == 1 && res.watch_addr[0] == LINE_B);
 	/* nothing fresh: nothing armed */
 	hc_detect_arm_failed(&w.th[0]);
 	w.th[0].prev_sample = 1000;
-	CHECK(!hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 1100, 0, &res));
+	CHECK(!hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 1100, 0, NULL, 0, &res));
 	CHECK(!res.arm);
 }
 
@@ -883,7 +892,7 @@ static void test_join_set(void)
 	CHECK(!res.arm);
 	/* a start set afterwards is a start set again, not a join set */
 	w.th[0].prev_sample = 0;
-	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 1500, 0, &res));
+	CHECK(hc_detect_arm_start(&w.bb, &w.cfg, &w.th[0], 1500, 0, NULL, 0, &res));
 	CHECK(w.th[0].start_set && !w.th[0].join_set);
 	(void)none;
 }
