@@ -268,7 +268,10 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		             (unsigned long long)addr[0]);
 		e = (struct hc_bb_entry){ .line = addr[0] & ~(uint64_t)(HC_LINE - 1), .addr = addr[0], .len = 8,
 		                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
-		if (pset_arm_set(t, &e, 1, false, 0, addr, 1, true) == 0) {
+		/* chosen among the zone's lines, the set stands for all of them
+		   (as an entry set for its candidates: a trap weighs the period
+		   times the lines) */
+		if (pset_arm_set(t, &e, zone.z1 - zone.z0 + 1, false, 0, addr, 1, true) == 0) {
 			pset_count(&pset.zone_armed);
 			t->cnt.watch_armed++;
 		}
