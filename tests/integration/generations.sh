@@ -6,9 +6,8 @@
 # exact mode and sampled. Exact mode counts transfers between threads whose
 # lifetimes never overlapped, 8 designed pairs of 12.5 % each at 2 threads
 # (doc/accuracy.md, "Session 10: thread generations"). Judged against it,
-# with tolerances for a
-# loaded machine and the ASan build (best of up to 3 sampled runs, never
-# timing):
+# with tolerances for a loaded machine and the ASan build (best of up to 3
+# sampled runs, never timing):
 #  - whatever the sampler reports is exact mode's pairs: precision >= 0.90
 #    in every run (entries outlive their publishers, but not their lines:
 #    the expiry rule of doc/detection.md §5.6/§5.8/§5.15);
