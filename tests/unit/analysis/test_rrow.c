@@ -84,6 +84,23 @@ int main(void)
 		CHECK_EQ_U64(sum(&p, sets, 100 + key, 1, &n), want[key][1]);
 	}
 	CHECK_MSG(p.rrow.n < 20000, "%u entries for 200000 events on 4 keys", p.rrow.n);
-	free(p.rrow.e);
+	regions__rrow_free(&p.rrow);
+	CHECK(p.rrow.e == NULL && p.rrow.n == 0 && !p.rrow.mapped);
+
+	/* A profile of many events: its array reserved up front is a mapping of
+	   its own (RROW_MAP), kept when trimmed to a size still that large,
+	   copied to the heap when trimmed below it; the entries stay. */
+	for (uint32_t keys = 30000; keys; keys = keys == 30000 ? 1000 : 0) {
+		CHECK(regions__reserve(&an, &p, 100000) == 0);
+		CHECK(p.rrow.mapped && p.rrow.cap == REGIONS_RESERVE);
+		for (uint32_t i = 0; i < keys; i++)
+			CHECK(regions__add(&an, &p, i, 1, 7, i + 1, 0) == 0);
+		CHECK(regions__profile_done(&p) == 0);
+		CHECK(p.rrow.n == keys && p.rrow.cap == keys);
+		CHECK(p.rrow.mapped == (keys == 30000));
+		for (uint32_t i = 0; i < keys; i += 997)
+			CHECK_EQ_U64(sum(&p, i | (uint64_t)1 << 32, 7, 0, &n), i + 1);
+		regions__rrow_free(&p.rrow);
+	}
 	return hc_test_done("test_rrow");
 }
