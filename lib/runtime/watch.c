@@ -863,6 +863,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	if (!matched)
 		return;
 	pset_count(&pset.traps_comm);
+	soft__sharing_sign();         /* the quiet-process rule (rate.h) */
 	if (was_zone)
 		pset_count(&pset.zone_comms);
 	t->cnt.traps_matched++;

@@ -878,6 +878,12 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
    just read a line another thread wrote, the moment a sample with evidence
    would have been. A burst from here finds the store that usually follows
    (the consumer's own reply, index or slot). */
+void soft__sharing_sign(void)
+{
+	if (hc_rt.sampler_kind == HC_SAMPLER_SOFT)
+		rate_sign();
+}
+
 void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s)
 {
 	struct hc_regs r;

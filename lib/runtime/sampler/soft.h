@@ -68,6 +68,9 @@ void soft__on_step(struct rt_thread *t, void *uctx);
 /* After a matched watchpoint trap on a load: a burst (signal context). */
 struct hc_sample;
 void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s);
+/* A communication found otherwise (a trap of the process-wide set): a sign
+   of sharing for the quiet-process rule (rate.h). Signal context. */
+void soft__sharing_sign(void);
 /* A start set for a thread that begins after others ended (or after a
    start set's trap). */
 void soft__start_set(struct rt_thread *t);
