@@ -29,17 +29,27 @@ cc -O2 -g -pthread -I"$P" -o "$TMP/gen" "$P/generations.c" "$P/work.c" || fail "
 "$HPCPROF" -q -o "$TMP/x.db" "$TMP/x" >/dev/null 2>&1 || fail "hpcprof-comm failed on the exact run"
 # judge SAMPLED EXACT LABEL: the sampled run's pairs must be exact mode's
 # (precision >= 0.90), unless exact mode counted too few transfers to judge;
+# THREADS (default 2) as the 4th argument;
 # sets $rec (recall) and $neg.
 judge() {
 	"$HPCPROF" -q -o "$TMP/$1.db" "$TMP/$1" >/dev/null 2>&1 || fail "${3}hpcprof-comm failed on the sampled run"
 	"$CMP" "$TMP/$1.db" "$TMP/$2.db" >"$TMP/$1.tsv" 2>&1 || fail "${3}acc_compare failed: $(tail -3 "$TMP/$1.tsv")"
 	neg=$(awk '$1 == "exact_negligible" { print $2 }' "$TMP/$1.tsv")
 	prec=$(awk '$1 == "precision" { print $2 }' "$TMP/$1.tsv")
-	rec=$(awk '$1 == "recall" { print ($2 == "-" ? 0 : $2) }' "$TMP/$1.tsv")
+	# recall over exact mode's pairs >= 5 % of its volume, but main's
+	# with generations 0-1: under the ASan build exact mode counts the
+	# allocator's zeroing of the calloc'd buffers as main's writes (pairs
+	# (0,1)-(0,4) at 7-14 % each, none in the plain build), which no
+	# sampler can see (allocator code, before any thread)
+	set -- "$1" "$2" "$3" "$(awk -F, -v T="${4:-2}" 'FNR == 1 { f++; next }
+		{ for (k = 2; k <= NF; k++) { i = $1; j = k - 2; if (i < j) { if (f == 1) { x[i "," j] = $k; tot += $k } else s[i "," j] = $k } } }
+		END { for (p in x) { split(p, a, ","); if (x[p] < 0.05 * tot || (a[1] == 0 && a[2] <= 2 * T)) continue; n++; if (s[p] > 0) m++ }
+		      printf "%.3f %d/%d\n", n ? m / n : 0, m, n }' "$TMP/$2.db/matrices/thread-all.csv" "$TMP/$1.db/matrices/thread-all.csv")"
+	rec=${4%% *}
 	if [ "$neg" = 1 ]; then
 		echo "${3}exact mode counted too few transfers in its run to judge (machine load: the threads were rarely co-scheduled)"
 	else
-		ge "$prec" 0.90 && ok "${3}sampled pairs are exact mode's: precision $prec, recall $rec ($(awk '$1 == "recall_pairs" { print $2 }' "$TMP/$1.tsv"))" ||
+		ge "$prec" 0.90 && ok "${3}sampled pairs are exact mode's: precision $prec, recall $4 (suite's: $(awk '$1 == "recall_pairs" { print $2 }' "$TMP/$1.tsv"))" ||
 			{ sed -n '/^#/p' "$TMP/$1.tsv"; fail "${3}precision $prec < 0.90 against exact mode"; }
 	fi
 }
@@ -89,7 +99,7 @@ else
 		fail "4 threads: only $armed of the 8 later-generation threads armed a start set (watch_gated $(counter s4 watch_gated))"
 fi
 if [ "$(total s4)" -gt 0 ]; then
-	judge s4 x4 "4 threads: "
+	judge s4 x4 "4 threads: " 4
 	echo "4 threads: sampled thread pairs $(awk '$1 == "row" && $3 != $4 && $5 > 0 { print ($3 < $4 ? $3 "," $4 : $4 "," $3) }' "$TMP/s4.rows" | sort -u | wc -l)"
 else
 	echo "4 threads: the sampler found nothing (allowed, as above)"
