@@ -245,6 +245,7 @@ static void read_options(struct rt_options *o)
 		process__fatal("HPCRUN_COMM_PROCSET_ZONE: %u is not a chance in quarters (0..4)", o->procset_zone);
 	if (o->procset_zone)
 		o->procset_target |= RT_PSET_TARGET_ZONE;
+	o->procset_zone_unseen = env_u64("HPCRUN_COMM_PROCSET_ZONE_UNSEEN", 1) != 0;
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
 		               HC_MAX_WATCH - 1);

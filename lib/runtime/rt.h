@@ -181,6 +181,9 @@ struct rt_thread {
 		                                 the trap), 0 if unknown (signal.c) */
 		bool line_seen;               /* the access being recorded: its line is one this
 		                                 thread sampled before, or a burst's (soft.c) */
+		bool line_heap;               /* ... and it is not the thread's own stack, TLS or
+		                                 read-only data, even when it is a load counted
+		                                 private for being unseen (soft.c) */
 	} watch;
 
 	/* --- detection, contexts, results --- */
@@ -228,6 +231,7 @@ struct rt_options {
 	int procset_target;         /* ... armed on a refused thread's chosen entry, its own
 	                               sampled access, or both (RT_PSET_TARGET_*, pset.h) */
 	uint32_t procset_budget;    /* its arms' share of the process's CPU time, per mille */
+	bool procset_zone_unseen;   /* zone notes include loads of lines not seen before */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */

@@ -245,7 +245,11 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	struct rt_zone zone;
 
 	watch__pset_tick(t);
-	if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) && !s->is_private && s->addr) {
+
+	/* every access of shared-looking memory says where its thread works,
+	   loads of lines not seen before too (a halo's reader) */
+	if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) && s->addr &&
+	    (!s->is_private || (t->watch.line_heap && hc_rt.opt.procset_zone_unseen))) {
 		int r = rt_zone_note(zones, RT_ZONE_SLOTS, t->id.index, s->addr, process__now(), zone_window());
 		pset_count(r == 1 ? &pset.zone_notes : &pset.zone_collisions);
 	}

@@ -629,6 +629,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	s.cpu = regs__cpu();
 	note_access(t, pc, s.addr, s.len, s.time);
 	t->watch.line_seen = true;
+	t->watch.line_heap = true;
 	cur = t->det.prev_sample;
 	t->det.prev_sample = own(t)->prev_before;
 	if (store)
@@ -1049,6 +1050,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	   array rarely hits the same line twice (and stack/TLS never publish). */
 	s.is_private = priv || (!s.is_store && !seen);
 	t->watch.line_seen = seen;
+	t->watch.line_heap = !priv;
 	det = t->cnt.detections_sample;
 	record__detect_sample(t, uctx, leaf, &s);
 	/* A sign of sharing (rate.h): a line another thread published, however
