@@ -33,14 +33,7 @@ zone_comms() { log "$1" | sed -n 's/.*process-wide watch set zones .* \([0-9]*\)
 for try in 1 2 3 4; do
 	rm -rf "${TMP:?}/h"
 	measure h -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run failed"
-	if log h | grep -q "watchpoints: none"; then
-		echo "SKIP: no watchpoints on this machine ($(log h | grep 'watchpoints: none'))"
-		exit 77
-	fi
-	if log h | grep -q "process-wide watch set: none"; then
-		echo "SKIP: the process-wide set could not be opened here ($(log h | grep 'process-wide watch set' | head -1))"
-		exit 77
-	fi
+	skip_without_pset h
 	[ "${zn:=$(zone_comms h)}" -gt 0 ] 2>/dev/null && break
 	echo "try $try: $(log h | grep 'process-wide watch set zones' | head -1)"
 	unset zn

@@ -79,6 +79,20 @@ counter() {
 	awk -v n="$2" '$1 == "counter" && $2 == n { print $3; found = 1 } END { if (!found) print 0 }' "$TMP/$1.rows"
 }
 
+# skip_without_pset NAME: exit 77 (skip) when measurement NAME's log says
+# the debug registers or the process-wide watch set could not be opened here
+skip_without_pset() {
+	_l=$(cat "$TMP/$1"/*.log 2>/dev/null)
+	if printf '%s\n' "$_l" | grep -q "watchpoints: none"; then
+		echo "SKIP: no watchpoints on this machine ($(printf '%s\n' "$_l" | grep 'watchpoints: none' | head -1))"
+		exit 77
+	fi
+	if printf '%s\n' "$_l" | grep -q "process-wide watch set: register\|process-wide watch set: none"; then
+		echo "SKIP: the process-wide set could not be opened here ($(printf '%s\n' "$_l" | grep 'process-wide watch set' | head -1))"
+		exit 77
+	fi
+}
+
 # ratio A B: A/B as a decimal, 0 if B is 0
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print 0; else printf "%.4f\n", a / b }'; }
 # ge X Y: X >= Y (decimals)

@@ -34,14 +34,7 @@ for try in 1 2 3; do
 	# something on a loaded machine (this checks patterns, not cost)
 	export HPCRUN_COMM_PROCSET=1 HPCRUN_COMM_PROCSET_BUDGET=50
 	measure p -e COMM@100000 "$TMP/spsc" 2 2 || fail "sampled run failed"
-	if log p | grep -q "^.*watchpoints: none"; then
-		echo "SKIP: no watchpoints on this machine ($(log p | grep 'watchpoints: none'))"
-		exit 77
-	fi
-	if log p | grep -q "process-wide watch set: register\|process-wide watch set: none"; then
-		echo "SKIP: the process-wide set could not be opened here ($(log p | grep 'process-wide watch set' | head -1))"
-		exit 77
-	fi
+	skip_without_pset p
 	[ "$(counter p watch_threads_gated)" -ge 1 ] && [ "${pset_n:=$(pset_comms p)}" -gt 0 ] && break
 	unset pset_n
 	echo "try $try: the gate refused $(counter p watch_threads_gated) thread(s); $(log p | grep 'process-wide watch set: 1 registers' | head -1)"
