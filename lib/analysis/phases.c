@@ -170,20 +170,28 @@ struct views {
 
 /* ---------------- similarity and the phase rule ---------------- */
 
-double views__similarity(const struct vcell *a, uint32_t na, const struct vcell *b, uint32_t nb)
+static long double vec_sum(const struct vcell *a, uint32_t na)
 {
-	long double sa = 0, sb = 0, s = 0;
+	long double sa = 0;
+
+	for (uint32_t x = 0; x < na; x++)
+		sa += a[x].v;
+	return sa;
+}
+
+/* The coefficient with both sums known (vec_sum's, the same additions in
+   the same order). Symmetric to the bit: a/sa * (b/sb) and b/sb * (a/sa)
+   are the same product and the terms are added in key order either way. */
+static double similarity_sums(const struct vcell *a, uint32_t na, long double sa,
+                              const struct vcell *b, uint32_t nb, long double sb)
+{
+	long double s = 0;
 	uint32_t x = 0, y = 0;
 
-	for (x = 0; x < na; x++)
-		sa += a[x].v;
-	for (y = 0; y < nb; y++)
-		sb += b[y].v;
 	if (sa == 0 && sb == 0)
 		return 1.0;
 	if (sa == 0 || sb == 0)
 		return 0.0;
-	x = y = 0;
 	while (x < na && y < nb) {
 		if (a[x].key < b[y].key) {
 			x++;
@@ -196,6 +204,11 @@ double views__similarity(const struct vcell *a, uint32_t na, const struct vcell 
 		}
 	}
 	return (double)s;
+}
+
+double views__similarity(const struct vcell *a, uint32_t na, const struct vcell *b, uint32_t nb)
+{
+	return similarity_sums(a, na, vec_sum(a, na), b, nb, vec_sum(b, nb));
 }
 
 /* dst = a + b (sorted sparse vectors); malloc'd. */
@@ -222,12 +235,43 @@ static int vec_add(const struct vcell *a, uint32_t na, const struct vcell *b, ui
 	return 0;
 }
 
+/* A segment (a run of windows) while the phases are found. Each version
+   of a segment's vector has an id of its own (never reused), its sum is
+   computed once, and the similarity to the right neighbour is remembered
+   with that neighbour's id: at 10^5 threads a window holds ~400 K cells and
+   the rule below asks for each neighbours' similarity up to three times
+   (doc/performance.md, Session 10). */
 struct seg {
 	struct vcell *v;
 	uint32_t n;
 	uint32_t first, last;
 	uint32_t busy;              /* busy windows in it */
+	uint64_t id;
+	long double sum;
+	uint64_t rid;               /* id of the right neighbour rsim is for; 0: none */
+	double rsim;
 };
+
+/* The new vector of s; ids counts the ids given. */
+static void seg_set(struct seg *s, struct vcell *v, uint32_t n, uint64_t *ids)
+{
+	s->v = v;
+	s->n = n;
+	s->id = ++*ids;
+	s->sum = vec_sum(v, n);
+	s->rid = 0;
+}
+
+/* The similarity of s[k] and s[k + 1]. */
+static double seg_sim(struct seg *s, uint32_t k)
+{
+	if (s[k].rid != s[k + 1].id) {
+		s[k].rsim = similarity_sums(s[k].v, s[k].n, s[k].sum, s[k + 1].v, s[k + 1].n,
+		                            s[k + 1].sum);
+		s[k].rid = s[k + 1].id;
+	}
+	return s[k].rsim;
+}
 
 static void segs_free(struct seg *s, uint32_t n)
 {
@@ -237,7 +281,7 @@ static void segs_free(struct seg *s, uint32_t n)
 }
 
 /* Merge segment k + 1 into k and close the gap. */
-static int seg_join(struct seg *s, uint32_t *n, uint32_t k)
+static int seg_join(struct seg *s, uint32_t *n, uint32_t k, uint64_t *ids)
 {
 	struct vcell *v;
 	uint32_t nv;
@@ -246,11 +290,12 @@ static int seg_join(struct seg *s, uint32_t *n, uint32_t k)
 		return -ENOMEM;
 	free(s[k].v);
 	free(s[k + 1].v);
-	s[k].v = v;
-	s[k].n = nv;
+	seg_set(&s[k], v, nv, ids);
 	s[k].last = s[k + 1].last;
 	s[k].busy += s[k + 1].busy;
 	memmove(&s[k + 1], &s[k + 2], (*n - k - 2) * sizeof(*s));
+	s[*n - 1].v = NULL;         /* moved down (or freed): not twice in the array */
+	s[*n - 1].n = 0;
 	(*n)--;
 	return 0;
 }
@@ -258,8 +303,10 @@ static int seg_join(struct seg *s, uint32_t *n, uint32_t k)
 int views__segment(const struct vcell *const *win, const uint32_t *nwc, uint32_t nwin,
                    uint32_t *phase, uint32_t *nphases)
 {
-	struct seg *s = calloc(nwin ? nwin : 1, sizeof(*s));
-	uint64_t maxv = 0, q;
+	/* one more than the windows: a busy window's vector goes into s[n]
+	   first and becomes a segment only if it does not join s[n - 1] */
+	struct seg *s = calloc((size_t)nwin + 1, sizeof(*s));
+	uint64_t maxv = 0, q, ids = 0;
 	uint32_t n = 0, w, k;
 	bool changed;
 	int ret = -ENOMEM;
@@ -281,17 +328,26 @@ int views__segment(const struct vcell *const *win, const uint32_t *nwc, uint32_t
 		for (k = 0; k < nwc[w]; k++)
 			v += win[w][k].v;
 		quiet = v < q || v == 0;
-		if (n && (quiet || views__similarity(s[n - 1].v, s[n - 1].n, win[w], nwc[w]) >=
-		                   VIEWS_SIMILAR)) {
+		if (n && !quiet) {
+			/* the window as the candidate segment s[n], compared once */
+			struct vcell *nv;
+			uint32_t nn;
+			if (vec_add(win[w], nwc[w], NULL, 0, &nv, &nn))
+				goto out;
+			seg_set(&s[n], nv, nn, &ids);
+		}
+		if (n && (quiet || seg_sim(s, n - 1) >= VIEWS_SIMILAR)) {
 			struct vcell *nv;
 			uint32_t nn;
 			if (vec_add(s[n - 1].v, s[n - 1].n, win[w], nwc[w], &nv, &nn))
 				goto out;
 			free(s[n - 1].v);
-			s[n - 1].v = nv;
-			s[n - 1].n = nn;
+			seg_set(&s[n - 1], nv, nn, &ids);
 			s[n - 1].last = w;
 			s[n - 1].busy += !quiet;
+			free(s[n].v);
+			s[n].v = NULL;
+			s[n].n = 0;
 			continue;
 		}
 		if (n == 1 && !s[0].busy) {
@@ -301,14 +357,21 @@ int views__segment(const struct vcell *const *win, const uint32_t *nwc, uint32_t
 			if (vec_add(s[0].v, s[0].n, win[w], nwc[w], &nv, &nn))
 				goto out;
 			free(s[0].v);
-			s[0].v = nv;
-			s[0].n = nn;
+			seg_set(&s[0], nv, nn, &ids);
 			s[0].last = w;
 			s[0].busy = 1;
+			free(s[1].v);
+			s[1].v = NULL;
+			s[1].n = 0;
 			continue;
 		}
-		if (vec_add(win[w], nwc[w], NULL, 0, &s[n].v, &s[n].n))
-			goto out;
+		if (!n) {
+			struct vcell *nv;
+			uint32_t nn;
+			if (vec_add(win[w], nwc[w], NULL, 0, &nv, &nn))
+				goto out;
+			seg_set(&s[n], nv, nn, &ids);
+		}
 		s[n].first = s[n].last = w;
 		s[n].busy = !quiet;
 		n++;
@@ -322,20 +385,20 @@ int views__segment(const struct vcell *const *win, const uint32_t *nwc, uint32_t
 			if (s[k].busy != 1)
 				continue;
 			if (k > 0)
-				l = views__similarity(s[k - 1].v, s[k - 1].n, s[k].v, s[k].n);
+				l = seg_sim(s, k - 1);
 			if (k + 1 < n)
-				r = views__similarity(s[k + 1].v, s[k + 1].n, s[k].v, s[k].n);
+				r = seg_sim(s, k);
 			if (l < VIEWS_MIX && r < VIEWS_MIX)
 				continue;
-			if ((ret = seg_join(s, &n, l >= r ? k - 1 : k)))
+			if ((ret = seg_join(s, &n, l >= r ? k - 1 : k, &ids)))
 				goto out;
 			ret = -ENOMEM;
 			changed = true;
 			break;
 		}
 		for (k = 0; !changed && k + 1 < n; k++)
-			if (views__similarity(s[k].v, s[k].n, s[k + 1].v, s[k + 1].n) >= VIEWS_SIMILAR) {
-				if ((ret = seg_join(s, &n, k)))
+			if (seg_sim(s, k) >= VIEWS_SIMILAR) {
+				if ((ret = seg_join(s, &n, k, &ids)))
 					goto out;
 				ret = -ENOMEM;
 				changed = true;
@@ -347,7 +410,7 @@ int views__segment(const struct vcell *const *win, const uint32_t *nwc, uint32_t
 	*nphases = n;
 	ret = 0;
 out:
-	segs_free(s, n);
+	segs_free(s, n + 1);
 	return ret;
 }
 
@@ -654,6 +717,29 @@ static int cmp_rank_ent(const void *x, const void *y)
 	return (a->x > b->x) - (a->x < b->x);
 }
 
+/* The first k entries of r[0..n) in cmp_rank_ent's order (a total order:
+   the indices differ) into r[0..min(k, n)), sorted, as qsort would leave
+   them: one pass keeping the best k by insertion, instead of sorting all
+   the pairs to name 8 (10^5 threads: 1.3 M pairs, 0.25 s of qsort). */
+static void rank_top(struct rank_ent *r, uint32_t n, uint32_t k)
+{
+	uint32_t m = 0;
+
+	for (uint32_t x = 0; x < n; x++) {
+		struct rank_ent e = r[x];
+		uint32_t y;
+
+		if (m == k && cmp_rank_ent(&e, &r[m - 1]) >= 0)
+			continue;
+		y = m < k ? m++ : m - 1;   /* the last place is free or dropped */
+		while (y > 0 && cmp_rank_ent(&e, &r[y - 1]) < 0) {
+			r[y] = r[y - 1];
+			y--;
+		}
+		r[y] = e;
+	}
+}
+
 /* Sort the window cells by (i, j, window): an LSD radix sort, 11 bits a
    pass, on the three fields packed into one 64-bit key of as many bits as
    their largest values need (at 10^5 threads 39 bits, 4 passes; 256
@@ -928,12 +1014,12 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 			goto out;
 		for (i = 0; i < np; i++)
 			r[i] = (struct rank_ent){ pc[i].v[0], i };
-		qsort(r, np, sizeof(*r), cmp_rank_ent);
+		rank_top(r, np, VIEWS_TIMELINE_TOP);
 		for (i = 0; i < np && i < VIEWS_TIMELINE_TOP; i++)
 			v->line[nl++] = (struct vline){ pc[r[i].x].i, pc[r[i].x].j };
 		for (i = 0; i < nobj; i++)
 			r[i] = (struct rank_ent){ objtot[i], i };
-		qsort(r, nobj, sizeof(*r), cmp_rank_ent);
+		rank_top(r, nobj, VIEWS_TIMELINE_TOP);
 		for (i = 0; i < nobj && i < VIEWS_TIMELINE_TOP && r[i].v; i++)
 			v->line[nl++] = (struct vline){ r[i].x, HC_NONE };
 		free(r);
