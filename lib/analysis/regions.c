@@ -1043,6 +1043,7 @@ struct build {
 	                           region is looked at for every cell */
 	uint64_t *cin;          /* pass_b_dense: the inclusive (true, false) of one cell */
 	size_t dropped;         /* bytes of region events freed since the last trim */
+	size_t trim_at;         /* trim when dropped reaches it (0: TRIM_BYTES) */
 	bool begun;             /* regions__build_begin done */
 	uint32_t next;          /* the next process (in proc_order) to credit */
 	double t0, ta;          /* CPU time at regions__build_begin, after the plan */
@@ -1536,7 +1537,9 @@ static int put_sorted(struct an *an, struct build *b, uint32_t kq, uint32_t i, u
    stayed resident while the matrices grew elsewhere — the build's peak
    was the events plus the matrices (402 MB, sequential, 1,024 threads,
    before the large arrays were mapped); given back, about the larger of
-   the two (288 MB). */
+   the two (288 MB). A trim walks the whole heap: in a large one (10^5
+   threads: 1 KB arrays, a 1 GB heap, 25 trims of ~7 ms) the interval is
+   1/64 of the heap (mallinfo2's arena, read after each trim) instead. */
 #define TRIM_BYTES ((size_t)4 << 20)
 static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 {
@@ -1546,9 +1549,13 @@ static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 		b->dropped += (size_t)p->rrow.cap * sizeof(*p->rrow.e);
 	regions__rrow_free(&p->rrow);
 #ifdef __GLIBC__
-	if (b->dropped >= TRIM_BYTES) {
+	if (b->dropped >= (b->trim_at ? b->trim_at : TRIM_BYTES)) {
+		struct mallinfo2 mi;
+
 		malloc_trim(0);
 		b->dropped = 0;
+		mi = mallinfo2();
+		b->trim_at = mi.arena / 64 > TRIM_BYTES ? mi.arena / 64 : TRIM_BYTES;
 	}
 #endif
 }
