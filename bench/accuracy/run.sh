@@ -143,6 +143,8 @@ measure() {
 	[ "$pass" = quiet ] || return 0
 	[ -z "$exact_why" ] || return 0
 	rm -rf "$work/m/$key.exact" "$work/d/$key.exact"
+	# the load the reference was taken at (table: a busy machine's is marked)
+	cut -d' ' -f1 /proc/loadavg >"$work/t/$key.exact.load" 2>/dev/null || :
 	# shellcheck disable=SC2086
 	if run "$key" exact ${exact_run} -o "$work/m/$key.exact" "$work/bin/exact$o/$p" "$t" "$scale" &&
 		analyze "$key" exact; then
@@ -264,6 +266,26 @@ table() {
 			"$([ -f "$work/t/$key.$s.failed" ] && echo sampled-failed)" >>"$work/results.tsv"
 	done
 	[ -z "$exact_why" ] || { note ""; note "Exact columns: $exact_why — nothing is judged; the sampled top false-sharing object is shown for reference."; }
+	[ "$pass" = quiet ] && [ -z "$exact_why" ] && busy_exact
+}
+
+# busy_exact: names the exact references taken while the machine was busy
+# (1-minute load >= CPUs). Exact mode counts the transfers of the execution
+# it measures: threads taking turns on one CPU move a line once per turn,
+# not once per access, so such a reference can hold a thousandth of an idle
+# machine's transfers (accuracy.md, Session 10) and every sampled pair then
+# scores as imprecise.
+busy_exact() {
+	local c p o t key la busy=""
+	for c in "${configs[@]}"; do
+		read -r p o t <<<"$c"
+		key="$p$o-t$t"
+		la=$(cat "$work/t/$key.exact.load" 2>/dev/null) || continue
+		awk -v a="$la" -v n="$ncpu" 'BEGIN { exit !(a + 0 >= n) }' && busy="$busy $key (load $la)"
+	done
+	[ -z "$busy" ] && return 0
+	note ""
+	note "Exact references taken on a busy machine (1-minute load >= $ncpu CPUs):$busy. Their threads may have taken turns on one CPU, which exact mode counts as one transfer per turn: rerun these configurations (-p, -O, -t) on an idle machine before judging them."
 }
 
 # summary PASS: how many configurations meet the goals of issue 14, point 2
