@@ -20,10 +20,22 @@ if ! setarch -R true 2>/dev/null; then
 fi
 P="$B/tests/programs/heap_addrs"
 
-setarch -R "$P" -n 2000 >"$TMP/native.txt" || fail "native run failed"
-setarch -R "$P" -n 2000 >"$TMP/native2.txt" || fail "second native run failed"
-if ! cmp -s "$TMP/native.txt" "$TMP/native2.txt"; then
-	echo "SKIP: two native runs with randomisation off place the blocks differently"
+# Two native runs must agree on the blocks (the "#" lines, thread stacks
+# and TLS, may differ natively: a thread gets a stack glibc cached from an
+# ended thread or a new one, as the threads happen to be scheduled).
+same=0
+for try in 1 2 3; do
+	setarch -R "$P" -n 2000 >"$TMP/native.txt" || fail "native run failed"
+	setarch -R "$P" -n 2000 >"$TMP/native2.txt" || fail "second native run failed"
+	if cmp -s "$TMP/native.txt" "$TMP/native2.txt" ||
+	   [ "$(grep -v '^#' "$TMP/native.txt" | md5sum)" = "$(grep -v '^#' "$TMP/native2.txt" | md5sum)" ]; then
+		same=1
+		break
+	fi
+done
+if [ "$same" = 0 ]; then
+	diff "$TMP/native.txt" "$TMP/native2.txt" | grep -v "^# " | head -6
+	echo "SKIP: two native runs with randomisation off place the blocks differently (3 tries)"
 	exit 77
 fi
 setarch -R "$HPCRUN" -o "$TMP/m" "$P" -n 2000 >"$TMP/measured.txt" 2>"$TMP/measured.err" ||
