@@ -684,6 +684,7 @@ void hc_detect_arm_failed(struct hc_detect_thread *th)
 {
 	th->armed = false;
 	th->nwatch = 0;
+	th->start_set = th->join_set = false;
 }
 
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,

@@ -82,7 +82,7 @@ static void debug_detect(const struct rt_thread *t, const struct hc_sample *s,
 
 /* What detection decided for the thread's watchpoint set: disarm, count
    a dry end, arm (through the switch gate). Signal context. */
-static void apply_set(struct rt_thread *t, const struct hc_detect_result *r)
+void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r)
 {
 	uint64_t t0;
 
@@ -152,7 +152,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */
 			record__comm(t, &comm);
 	}
-	apply_set(t, &res);
+	record__apply_set(t, &res);
 	watch__pset_sample(t, s);   /* a thread the switch gate refuses (watch.c) */
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		debug_detect(t, s, &res, &comm);
@@ -169,7 +169,7 @@ void record__idle_sample(struct rt_thread *t)
 	uint64_t armed = t->cnt.watch_armed;
 
 	hc_detect_idle(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), &res);
-	apply_set(t, &res);
+	record__apply_set(t, &res);
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		hc_debug_printf(HC_DBG_DETECT, "T%u idle sample (no shared access)%s", t->id.index,
 		                res.arm ? ", watchpoints asked" : "");

@@ -376,6 +376,11 @@ void watch__pset_tick(struct rt_thread *t);
    (and for loads that communicate), publishes, records, arms watchpoints.
    s->ctx is filled here. */
 void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s);
+/* What detection decided for the thread's set (disarm, arm: the arm's cost,
+   its counters, a failure undone in detect): after a sample or trap, and
+   for the start and join sets the soft sampler asks for itself. */
+struct hc_detect_result;
+void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r);
 void record__idle_sample(struct rt_thread *t);
 /* One communication into t's event buffer and CCT metrics. */
 void record__comm(struct rt_thread *t, const struct hc_comm *c);

@@ -227,7 +227,6 @@ void soft__start_set(struct rt_thread *t)
 {
 	struct hc_detect_result res;
 	uint32_t peers[RT_ENDED_RING + 1], n;
-	int err;
 
 	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 || t->id.index == 0 ||
 	    !__atomic_load_n(&threads_ended, __ATOMIC_RELAXED) || t->det.nsamples > 0 ||
@@ -239,15 +238,9 @@ void soft__start_set(struct rt_thread *t)
 	if (!hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n, &res))
 		return;
 	own(t)->start_sets++;
-	err = watch__arm(t, res.watch_addr, res.nwatch);
-	if (err == 0) {
+	record__apply_set(t, &res);
+	if (t->det.armed)
 		t->cnt.start_sets++;
-		t->cnt.watch_armed++;
-	} else {
-		hc_detect_arm_failed(&t->det);
-		if (err != -EAGAIN)        /* -EAGAIN: the switch gate, counted there */
-			t->cnt.watch_arm_failed++;
-	}
 }
 
 void soft__on_create(struct rt_thread *t)
@@ -276,7 +269,6 @@ void soft__join_set(struct rt_thread *t, bool at_join)
 	struct rt_soft_thread *o = own(t);
 	struct hc_detect_result res;
 	uint32_t peers[RT_ENDED_RING], n;
-	int err;
 
 	if (!sampler__is(&soft__sampler) || !o || hc_rt.nwatch < 1)
 		return;
@@ -288,28 +280,17 @@ void soft__join_set(struct rt_thread *t, bool at_join)
 	}
 	if (o->join_sets >= RT_JOIN_SETS)
 		return;
-	if ((n = ended_peers(t, o->join_mark, peers)) == 0) {
-		if (at_join)
-			t->cnt.join_sets_none++;
-		return;
-	}
-	if (!hc_detect_arm_join(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n, &res)) {
+	if ((n = ended_peers(t, o->join_mark, peers)) == 0 ||
+	    !hc_detect_arm_join(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n, &res)) {
 		if (at_join)
 			t->cnt.join_sets_none++;
 		return;
 	}
 	o->join_found[o->join_sets] = 0;
 	o->join_sets++;
-	err = watch__arm(t, res.watch_addr, res.nwatch);
-	if (err == 0) {
+	record__apply_set(t, &res);
+	if (t->det.armed)
 		t->cnt.join_sets++;
-		t->cnt.watch_armed++;
-	} else {
-		hc_detect_arm_failed(&t->det);
-		t->det.start_set = t->det.join_set = false;
-		if (err != -EAGAIN)
-			t->cnt.watch_arm_failed++;
-	}
 }
 
 /* Change the process's rate to what its live threads call for (rate.h):
