@@ -19,15 +19,7 @@
 
 static uint64_t rng_next(struct hc_detect_thread *th)
 {
-	uint64_t x = th->rng;
-
-	if (x == 0)  /* xorshift is stuck at 0; the contract says nonzero */
-		x = 0x9e3779b97f4a7c15ull ^ th->thread;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	th->rng = x;
-	return x;
+	return hc_xorshift64(&th->rng, 0x9e3779b97f4a7c15ull ^ th->thread);
 }
 
 /* Uniform-enough integer in [0, n) by multiply-shift of the high half. */

@@ -161,6 +161,20 @@ void hc_detect_spin_reset(struct hc_detect_spin *sp, uint64_t line);
 
 /* Per-thread detection state; zero-initialise, then set .thread and .rng. */
 struct hc_step_lines;   /* step.h */
+/* xorshift64 (13, 7, 17): the next number of state *st (0 is stuck and
+   is taken as `seed`). The detection's and the runtime's zone choices
+   draw from a thread's one state, hc_detect_thread.rng. */
+static inline uint64_t hc_xorshift64(uint64_t *st, uint64_t seed)
+{
+	uint64_t x = *st ? *st : seed;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*st = x;
+	return x;
+}
+
 struct hc_detect_thread {
 	uint32_t thread;
 	/* Targeting (issue #14): when set, watchpoints are armed only on a line

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "detect/detect.h"
 
 #define RT_ZONE_SHIFT   16u                               /* 64 KiB blocks */
 #define RT_ZONE_LINES   (1u << (RT_ZONE_SHIFT - 6))       /* 1024 lines a block */
@@ -218,16 +219,10 @@ static inline bool rt_zone_cross(const struct rt_zone_slot *tab, uint32_t n, uin
 	return true;
 }
 
-/* xorshift64 (13, 7, 17) on the caller's state (never 0). */
+/* The caller's xorshift64 state (detect.h's, never 0 after). */
 static inline uint64_t rt_zone_rng(uint64_t *st)
 {
-	uint64_t x = *st ? *st : 0x9e3779b97f4a7c15ull;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*st = x;
-	return x;
+	return hc_xorshift64(st, 0x9e3779b97f4a7c15ull);
 }
 
 /* Choose a zone uniformly among the table's (reservoir; within a block, or
