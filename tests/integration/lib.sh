@@ -41,6 +41,13 @@ measure() {
 	if [ "$rc" -ne 0 ]; then
 		echo "$name: hpcrun-comm exited with status $rc; its stderr (last 40 lines):" >&2
 		tail -n 40 "$TMP/$name.err" >&2
+		# kept for finish, which prints it first (a CI shows the start
+		# of a failed test's output, and may cut the logs after it)
+		{
+			echo "$name: exited with status $rc$([ "$rc" -gt 128 ] && echo " (signal $((rc - 128)))"): $*"
+			tail -n 5 "$TMP/$name.err" | sed 's/^/  stderr: /'
+			grep -h "fatal signal\|SIGTRAP\|error:" "$TMP/$name"/*.log 2>/dev/null | head -n 5 | sed 's/^/  log: /'
+		} >>"$TMP/.failed-runs"
 	fi
 	return $rc
 }
@@ -100,6 +107,7 @@ ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
 
 finish() {
 	if [ "$FAILS" -ne 0 ]; then
+		[ -f "$TMP/.failed-runs" ] && { echo "runs that failed:" >&2; cat "$TMP/.failed-runs" >&2; }
 		echo "$FAILS check(s) failed; measurement logs:" >&2
 		for f in "$TMP"/*/*.log; do [ -f "$f" ] && { echo "== $f" >&2; tail -n 40 "$f" >&2; }; done
 		exit 1
