@@ -46,7 +46,7 @@ measure() {
 		{
 			echo "$name: exited with status $rc$([ "$rc" -gt 128 ] && echo " (signal $((rc - 128)))"): $*"
 			tail -n 5 "$TMP/$name.err" | sed 's/^/  stderr: /'
-			grep -h "fatal signal\|SIGTRAP\|error:" "$TMP/$name"/*.log 2>/dev/null | head -n 5 | sed 's/^/  log: /'
+			grep -h "fatal signal\|SIGTRAP (si_code\|error:" "$TMP/$name"/*.log 2>/dev/null | head -n 5 | sed 's/^/  log: /'
 		} >>"$TMP/.failed-runs"
 	fi
 	return $rc
