@@ -18,6 +18,15 @@ count() {
 	skipped=$((skipped + ${s:-0}))
 }
 
+# failed_logs BUILDDIR: the start of each failed test's log, whole (its
+# checks and failure summary come first, the measurement logs after them)
+failed_logs() {
+	grep -E '^(FAIL|ERROR): ' "$1/check.out" | sed 's/^[A-Z]*: //' | while read -r t; do
+		echo "---- $t (first 150 lines of $t.log)"
+		head -n 150 "$1/$t.log" 2>/dev/null
+	done | head -n 400
+}
+
 # suite NAME BUILDDIR [configure options]
 suite() {
 	name=$1 dir=$2; shift 2
@@ -34,7 +43,7 @@ suite() {
 	if [ -f "$dir/test-suite.log" ]; then
 		count "$dir/test-suite.log"
 		grep -q '^# FAIL: *0$' "$dir/test-suite.log" && grep -q '^# ERROR: *0$' "$dir/test-suite.log" ||
-			sed -n '/^FAIL\|^ERROR/,/^$/p' "$dir/test-suite.log" | head -n 200
+			failed_logs "$dir"
 	else
 		tail -n 40 "$dir/check.out"
 		echo "$name: the test suite did not run"
