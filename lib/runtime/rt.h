@@ -232,6 +232,7 @@ struct rt_options {
 	                               sampled access, or both (RT_PSET_TARGET_*, pset.h) */
 	uint32_t procset_budget;    /* its arms' share of the process's CPU time, per mille */
 	bool procset_zone_unseen;   /* zone notes include loads of lines not seen before */
+	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */

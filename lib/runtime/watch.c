@@ -65,6 +65,8 @@ static struct {
 	struct rt_cost_total cost_arm, cost_end;
 	/* zone sets (zone.h; atomic counters) */
 	uint64_t sample_unseen, zone_notes, zone_collisions, zone_asked, zone_armed, zone_adopts, zone_comms, zone_own;
+	uint64_t zone_lines, zone_stands;   /* sums over the zone sets armed: the zone's lines, what it stood for */
+	uint64_t zone_thinned;              /* zones picked, not armed: wide (zone.h, rt_zone_arm_thin) */
 } pset;
 
 /* Where two threads' samples meet (zone.h): the process's table, noted at
@@ -265,18 +267,27 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	   its entry: pset_trap), with HPCRUN_COMM_PROCSET_ZONE's chance */
 	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
 	    (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_zone &&
-	    rt_zone_pick(zones, RT_ZONE_SLOTS, process__now(), zone_window(), &t->det.rng, &addr[0], &zone)) {
+	    rt_zone_pick(zones, RT_ZONE_SLOTS, process__now(), zone_window(), hc_rt.opt.procset_zone_narrow,
+	                 &t->det.rng, &addr[0], &zone)) {
 		pset_count(&pset.zone_asked);
-		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u zone of T%u and T%u: block %#llx lines %u..%u, watching %#llx",
-		             t->id.index, zone.a, zone.b, (unsigned long long)zone.base, zone.z0, zone.z1,
-		             (unsigned long long)addr[0]);
+		if (hc_rt.opt.procset_zone_narrow &&
+		    !rt_zone_arm_thin(zone.z1 - zone.z0 + 1, rt_zone_rng(&t->det.rng))) {
+			pset_count(&pset.zone_thinned);
+			return;
+		}
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u zone of T%u and T%u: block %#llx lines %u..%u, watching %#llx "
+		             "(stands for %u lines)", t->id.index, zone.a, zone.b, (unsigned long long)zone.base,
+		             zone.z0, zone.z1, (unsigned long long)addr[0], zone.stands);
 		e = (struct hc_bb_entry){ .line = addr[0] & ~(uint64_t)(HC_LINE - 1), .addr = addr[0], .len = 8,
 		                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
 		/* chosen among the zone's lines, the set stands for all of them
 		   (as an entry set for its candidates: a trap weighs the period
-		   times the lines) */
-		if (pset_arm_set(t, &e, zone.z1 - zone.z0 + 1, false, 0, addr, 1, true) == 0) {
+		   times the lines), scaled by how much more often than its share
+		   a narrow zone is picked (zone.h) */
+		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true) == 0) {
 			pset_count(&pset.zone_armed);
+			__atomic_add_fetch(&pset.zone_lines, zone.z1 - zone.z0 + 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&pset.zone_stands, zone.stands, __ATOMIC_RELAXED);
 			t->cnt.watch_armed++;
 		}
 		return;
@@ -926,10 +937,17 @@ void watch__log(void)
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
 		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu collisions or lost races); %llu zone "
-		        "sets asked, %llu armed; %llu entries adopted, %llu own traps, %llu communications; %llu samples on "
+		        "sets asked, %llu armed (zones of %llu lines on average, picked %s, standing for %llu lines on "
+		        "average; %llu wider than %u lines thinned out); %llu entries adopted, %llu own traps, %llu "
+		        "communications; %llu samples on "
 		        "a line their thread had not sampled before armed nothing",
 		        (unsigned long long)pset.zone_notes, (unsigned long long)pset.zone_collisions,
 		        (unsigned long long)pset.zone_asked, (unsigned long long)pset.zone_armed,
+		        (unsigned long long)(pset.zone_armed ? pset.zone_lines / pset.zone_armed : 0),
+		        hc_rt.opt.procset_zone_narrow ? "among a pair's zones in inverse proportion to their lines" :
+		        "alike (HPCRUN_COMM_PROCSET_ZONE_NARROW=0)",
+		        (unsigned long long)(pset.zone_armed ? pset.zone_stands / pset.zone_armed : 0),
+		        (unsigned long long)pset.zone_thinned, RT_ZONE_ARM_LINES,
 		        (unsigned long long)pset.zone_adopts, (unsigned long long)pset.zone_own,
 		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.sample_unseen);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "

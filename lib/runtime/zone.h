@@ -144,10 +144,11 @@ static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me
 	                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ? 1 : -1;
 }
 
-/* A zone: its block's first byte, its lines [z0, z1], the two threads. */
+/* A zone: its block's first byte, its lines [z0, z1], the two threads;
+   after rt_zone_pick, the lines a set on it stands for (its weight). */
 struct rt_zone {
 	uint64_t base;
-	uint32_t z0, z1, a, b;
+	uint32_t z0, z1, a, b, stands;
 };
 
 /* Read slot i: a zone if two different threads' fresh sides of its block
@@ -219,33 +220,106 @@ static inline bool rt_zone_cross(const struct rt_zone_slot *tab, uint32_t n, uin
 	return true;
 }
 
+/* A zone set is armed on a zone of `lines` lines with probability
+   RT_ZONE_ARM_LINES / lines (at most 1): the process-wide set's budget
+   (0.5 % of the CPU time) allows ~15 sets in a second-long run, and a set
+   on a zone of at most a page of lines (64) communicated in 3 of 4 sets,
+   on one of more than 256 lines in 3 of 35 (the suite's stencil, 4
+   threads, accuracy.md "Session 11"): the budget goes to the zones that
+   pay. A thinned zone's communications are not scaled up (a trap on a
+   zone of hundreds of lines already weighs hundreds of periods). r: a
+   random number. */
+#define RT_ZONE_ARM_LINES 64u
+static inline bool rt_zone_arm_thin(uint32_t lines, uint64_t r)
+{
+	return lines <= RT_ZONE_ARM_LINES || (uint32_t)(r % lines) < RT_ZONE_ARM_LINES;
+}
+
 /* The caller's xorshift64 state (detect.h's, never 0 after). */
 static inline uint64_t rt_zone_rng(uint64_t *st)
 {
 	return hc_xorshift64(st, 0x9e3779b97f4a7c15ull);
 }
 
-/* Choose a zone uniformly among the table's (reservoir; within a block, or
-   across an edge) and an 8-byte chunk in it uniformly: its address in *addr. Returns the number of zones
-   (0: none, *addr untouched). */
-static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
-                                    uint64_t *rng, uint64_t *addr, struct rt_zone *zone)
+/* A zone's weight in the pick among its pair's zones: inversely
+   proportional to its lines. A zone is an estimate of where two threads'
+   working sets meet; its width is how little the samples have told so
+   far. Two threads' ranges that overlap in a halo row, or that meet across
+   a partition boundary, make a zone of one or a few dozen lines, all of
+   them (or the one) shared; the gap between two sparse ranges, or between
+   one thread's end of one array and the other's start of the next, spans
+   hundreds of lines, few of them touched by both (accuracy.md, "Session
+   11"). */
+#define RT_ZONE_WSCALE (1u << 20)
+static inline uint32_t rt_zone_weight(uint32_t lines)
 {
-	uint32_t count = 0;
+	uint32_t w = RT_ZONE_WSCALE / (lines ? lines : 1);
+
+	return w ? w : 1;
+}
+
+static inline bool rt_zone_same_pair(const struct rt_zone *x, const struct rt_zone *y)
+{
+	return (x->a == y->a && x->b == y->b) || (x->a == y->b && x->b == y->a);
+}
+
+/* Choose a zone and an 8-byte chunk in it uniformly: its address in
+   *addr. The zone: first one uniformly among the table's (within a block,
+   or across an edge), which names a pair of threads — pairs are watched
+   as often as they have zones, as in session 10 —; then, with `narrow`,
+   one of that pair's zones with probability proportional to
+   rt_zone_weight (a second pass, a weighted reservoir). zone->stands (if
+   zone) is the lines the watched chunk stands for: the zone's lines times
+   (the pair's mean weight / the zone's weight), so that a communication's
+   expected weight is what a uniform choice gave (the zone's lines,
+   session 10) while a pair's narrow zones are watched more often and each
+   of their communications weighs less. Without `narrow`: the first zone,
+   standing for its lines. Returns the number of zones (0: none, *addr
+   untouched). */
+static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
+                                    bool narrow, uint64_t *rng, uint64_t *addr, struct rt_zone *zone)
+{
+	uint32_t count = 0, lines;
 	struct rt_zone z, best = { 0 };
+	uint64_t r;
 
 	for (uint32_t i = 0; i < n; i++)
 		if ((rt_zone_at(tab, i, now, window, &z) || rt_zone_cross(tab, n, i, now, window, &z)) &&
 		    rt_zone_rng(rng) % ++count == 0)
 			best = z;
-	if (count) {
-		uint64_t r = rt_zone_rng(rng);
-		uint32_t lines = best.z1 - best.z0 + 1;
+	if (!count)
+		return 0;
+	best.stands = best.z1 - best.z0 + 1;
+	if (narrow && count > 1) {
+		struct rt_zone first = best;
+		uint64_t wsum = 0, stands;
+		uint32_t np = 0, bw = 1;
 
-		*addr = best.base + ((uint64_t)(best.z0 + (uint32_t)((r >> 32) % lines)) << 6) + ((r & 7) << 3);
-		if (zone)
-			*zone = best;
+		for (uint32_t i = 0; i < n; i++)
+			if ((rt_zone_at(tab, i, now, window, &z) || rt_zone_cross(tab, n, i, now, window, &z)) &&
+			    rt_zone_same_pair(&z, &first)) {
+				uint32_t w = rt_zone_weight(z.z1 - z.z0 + 1);
+
+				np++;
+				wsum += w;
+				if (rt_zone_rng(rng) % wsum < w) {
+					best = z;
+					bw = w;
+				}
+			}
+		if (np) {        /* (0 only if the table changed between the passes: keep the first) */
+			lines = best.z1 - best.z0 + 1;
+			stands = ((uint64_t)lines * wsum + (uint64_t)np * bw / 2) / ((uint64_t)np * bw);
+			best.stands = stands < 1 ? 1 : stands > UINT32_MAX ? UINT32_MAX : (uint32_t)stands;
+		} else {
+			best = first;
+		}
 	}
+	r = rt_zone_rng(rng);
+	lines = best.z1 - best.z0 + 1;
+	*addr = best.base + ((uint64_t)(best.z0 + (uint32_t)((r >> 32) % lines)) << 6) + ((r & 7) << 3);
+	if (zone)
+		*zone = best;
 	return count;
 }
 

@@ -100,7 +100,7 @@ static void stencil(void)
 	uint32_t win = 1000, near = 0, halo = 0, picks = 0;
 	struct rt_zone z;
 
-	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, win, &rng, &addr, &z) == 0);
+	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, win, true, &rng, &addr, &z) == 0);
 	for (int i = 0; i < 400; i++) {
 		for (uint32_t w = 0; w < 2; w++) {
 			uint64_t r = rt_zone_rng(&rng);
@@ -113,7 +113,7 @@ static void stencil(void)
 	for (int i = 0; i < 1000; i++) {
 		uint64_t row;
 
-		if (!rt_zone_pick(tab, RT_ZONE_SLOTS, now, win, &rng, &addr, &z))
+		if (!rt_zone_pick(tab, RT_ZONE_SLOTS, now, win, true, &rng, &addr, &z))
 			continue;
 		picks++;
 		CHECK(addr >= z.base && addr < z.base + (1u << RT_ZONE_SHIFT) && (addr & 7) == 0);
@@ -146,7 +146,7 @@ static void edge(void)
 	CHECK(z.base == base && z.a == 1 && z.b == 2 && z.z0 == RT_ZONE_LINES - 3 && z.z1 == RT_ZONE_LINES + 5);
 	CHECK(!rt_zone_cross(tab, RT_ZONE_SLOTS, (uint32_t)((b + 1) % RT_ZONE_SLOTS), now, 100, &z));
 	for (int i = 0; i < 100; i++) {
-		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, &rng, &addr, &z) == 1);
+		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, &rng, &addr, &z) == 1);
 		CHECK(addr >= base + (RT_ZONE_LINES - 3) * 64 && addr < base + (RT_ZONE_LINES + 6) * 64);
 	}
 	/* the same thread on both sides of the edge: no zone */
@@ -163,7 +163,92 @@ static void apart(void)
 	for (uint32_t i = 0; i < 200; i++)
 		for (uint32_t w = 0; w < 4; w++)
 			rt_zone_note(tab, RT_ZONE_SLOTS, w, 0x500000000000ull + ((uint64_t)w << 20) + i * 512, now, 100);
-	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, &rng, &addr, NULL) == 0);
+	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, &rng, &addr, NULL) == 0);
+}
+
+/* A pair's zones picked in inverse proportion to their lines: threads 1
+   and 2 meet in a zone of 4 lines (their ranges overlapping in a boundary
+   row) and one of 400 (the gap between two sparse ranges in another
+   block). The narrow one takes ~99 % of the picks; what a pick stands for
+   keeps each zone's expected weight what a uniform choice of the zone
+   gave; narrow false picks alike and stands for the zone's lines. Then a
+   second pair (threads 3 and 4) with one wide zone: the pairs are picked
+   alike, whatever their zones' widths. */
+static void narrow(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	uint64_t b1 = 0x7f3000000000ull, b2 = b1 + (5ull << RT_ZONE_SHIFT), b3 = b1 + (9ull << RT_ZONE_SHIFT);
+	uint64_t now = 50 * MS, rng = 99, addr;
+	uint32_t picks1 = 0, picks2 = 0, picks3 = 0, n = 20000;
+	double e1 = 0, e2 = 0;
+	struct rt_zone z;
+
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b1 + 100 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b1 + 203 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b1 + 200 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b1 + 300 * 64, now, 100);     /* overlap 200..203: 4 lines */
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b2 + 10 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b2 + 100 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b2 + 499 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b2 + 900 * 64, now, 100);     /* gap 100..499: 400 lines */
+	for (uint32_t i = 0; i < n; i++) {
+		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, &rng, &addr, &z) == 2);
+		if (z.base == b1) {
+			CHECK(z.z0 == 200 && z.z1 == 203 && addr >= b1 + 200 * 64 && addr < b1 + 204 * 64);
+			CHECK(z.stands == 2);           /* 4 x (W/4 + W/400) / (2 x W/4) = 2.02 */
+			picks1++;
+			e1 += z.stands;
+		} else {
+			CHECK(z.base == b2 && z.z0 == 100 && z.z1 == 499);
+			CHECK(z.stands >= 20190 && z.stands <= 20210);   /* 400 x 0.2525 W / (2 x W/400), W rounded */
+			picks2++;
+			e2 += z.stands;
+		}
+	}
+	CHECK_MSG(picks1 > n * 98 / 100 && picks2 > 0, "narrow zone %u, wide %u of %u picks", picks1, picks2, n);
+	/* each zone's expected weight per pick, P x stands: its lines / 2
+	   zones, as a uniform choice gives (2 and 200) */
+	CHECK_MSG(e1 / n > 1.8 && e1 / n < 2.2 && e2 / n > 160 && e2 / n < 240,
+	          "expected weights %.3f and %.3f, 2 and 200", e1 / n, e2 / n);
+	picks1 = 0;
+	for (uint32_t i = 0; i < 2000; i++) {
+		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, false, &rng, &addr, &z) == 2);
+		CHECK(z.stands == z.z1 - z.z0 + 1);
+		picks1 += z.base == b1;
+	}
+	CHECK_MSG(picks1 > 850 && picks1 < 1150, "alike: %u of 2000 on the narrow zone", picks1);
+	/* a second pair, one wide zone (gap 50..949) */
+	rt_zone_note(tab, RT_ZONE_SLOTS, 3, b3 + 10 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 3, b3 + 50 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 4, b3 + 949 * 64, now, 100);
+	picks1 = picks2 = 0;
+	for (uint32_t i = 0; i < 3000; i++) {
+		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, &rng, &addr, &z) == 3);
+		if (z.base == b3) {
+			CHECK(z.a + z.b == 7 && z.stands == 900);   /* its pair's only zone */
+			picks3++;
+		} else {
+			picks1 += z.base == b1;
+			picks2 += z.base == b2;
+		}
+	}
+	/* pair {1, 2} has 2 of the 3 zones: 2/3 of the picks, nearly all on its narrow zone */
+	CHECK_MSG(picks3 > 850 && picks3 < 1150 && picks1 > 1900 && picks2 < 60,
+	          "pair {3, 4}: %u, pair {1, 2}: %u narrow + %u wide, of 3000", picks3, picks1, picks2);
+}
+
+/* Zone sets on zones wider than a page of lines are armed with
+   probability 64 / lines. */
+static void thin(void)
+{
+	uint64_t rng = 5;
+	uint32_t armed = 0;
+
+	for (uint32_t l = 1; l <= RT_ZONE_ARM_LINES; l++)
+		CHECK(rt_zone_arm_thin(l, rt_zone_rng(&rng)));
+	for (int i = 0; i < 10000; i++)
+		armed += rt_zone_arm_thin(640, rt_zone_rng(&rng));
+	CHECK_MSG(armed > 850 && armed < 1150, "%u of 10000 zones of 640 lines armed (1000)", armed);
 }
 
 int main(void)
@@ -174,5 +259,7 @@ int main(void)
 	stencil();
 	edge();
 	apart();
+	narrow();
+	thin();
 	return hc_test_done("test_zone");
 }
