@@ -488,6 +488,8 @@ out_early:
 		ret = pairs__collect(&an, &pairs, &npairs);
 	if (!ret)
 		ret = matrix__build(&an, &lv);
+	if (!ret && !dist)
+		an.thread_cells = lv.m[HC_DB_LEVEL_THREAD].ncell;
 	/* the region set pairs' volumes, from the code pairs before they go */
 	if (!ret)
 		ret = regions__pairs(&an);

@@ -421,6 +421,9 @@ struct an {
 	uint64_t nevents, event_weight;
 	struct view view;
 	struct regions *reg;        /* regions.c */
+	uint32_t thread_cells;      /* the thread matrix's cells (sequential, after
+	                               matrix__build; 0: not known): a region matrix's
+	                               cells are among them (regions.c reserves as many) */
 	struct symmod **symkeep;    /* sym__take's cache, per load module */
 	uint32_t nsymkeep;
 	const uint32_t *rsid;       /* global cct node -> region set (regions.c), NULL = none */

@@ -53,6 +53,11 @@ struct wc {                     /* one window cell */
 	uint64_t t, f;
 };
 
+/* views__finish carves the windows' vectors and the phases' cells from
+   the window cells' sort scratch */
+_Static_assert(sizeof(struct vcell) <= sizeof(struct wc), "vcell fits a window cell");
+_Static_assert(sizeof(struct hc_db_mcell) <= sizeof(struct wc), "mcell fits a window cell");
+
 struct views_worker {
 	struct wc *raw;             /* window cells as the cache lets them go: (window, i, j),
 	                               i < j, repeated keys summed at the end (sorting, no
@@ -163,6 +168,7 @@ struct views {
 	uint32_t *wphase;
 	struct vphase *ph;
 	uint32_t nph;
+	void *cellmem;              /* the phases' cells (views__finish: the sort's scratch) */
 	struct vline line[2 * VIEWS_TIMELINE_TOP];
 	uint32_t nline;
 	uint64_t *lval;             /* nwin × nline: all volume of each line per window */
@@ -497,8 +503,7 @@ void views__free(struct views *v)
 		free(v->w[i].cc_objs);
 	}
 	free(v->w);
-	for (uint32_t k = 0; v->ph && k < v->nph; k++)
-		free(v->ph[k].cell);
+	free(v->cellmem);
 	free(v->ph);
 	free(v->origin);
 	free(v->wvol);
@@ -721,23 +726,35 @@ static int cmp_rank_ent(const void *x, const void *y)
    the indices differ) into r[0..min(k, n)), sorted, as qsort would leave
    them: one pass keeping the best k by insertion, instead of sorting all
    the pairs to name 8 (10^5 threads: 1.3 M pairs, 0.25 s of qsort). */
+static inline void rank_offer(struct rank_ent *r, uint32_t *m, uint32_t k, struct rank_ent e,
+                              uint32_t (*ij)[2], uint32_t i, uint32_t j)
+{
+	uint32_t y;
+
+	if (*m == k && cmp_rank_ent(&e, &r[*m - 1]) >= 0)
+		return;
+	y = *m < k ? (*m)++ : *m - 1;   /* the last place is free or dropped */
+	while (y > 0 && cmp_rank_ent(&e, &r[y - 1]) < 0) {
+		r[y] = r[y - 1];
+		if (ij) {
+			ij[y][0] = ij[y - 1][0];
+			ij[y][1] = ij[y - 1][1];
+		}
+		y--;
+	}
+	r[y] = e;
+	if (ij) {
+		ij[y][0] = i;
+		ij[y][1] = j;
+	}
+}
+
 static void rank_top(struct rank_ent *r, uint32_t n, uint32_t k)
 {
 	uint32_t m = 0;
 
-	for (uint32_t x = 0; x < n; x++) {
-		struct rank_ent e = r[x];
-		uint32_t y;
-
-		if (m == k && cmp_rank_ent(&e, &r[m - 1]) >= 0)
-			continue;
-		y = m < k ? m++ : m - 1;   /* the last place is free or dropped */
-		while (y > 0 && cmp_rank_ent(&e, &r[y - 1]) < 0) {
-			r[y] = r[y - 1];
-			y--;
-		}
-		r[y] = e;
-	}
+	for (uint32_t x = 0; x < n; x++)
+		rank_offer(r, &m, k, r[x], NULL, 0, 0);
 }
 
 /* Sort the window cells by (i, j, window): an LSD radix sort, 11 bits a
@@ -746,9 +763,10 @@ static void rank_top(struct rank_ent *r, uint32_t n, uint32_t k)
    threads 21 bits, 2 passes), the records moved whole; passes whose digit
    is the same in every record skipped. Window cells are 10^5..10^7 records
    here: qsort was most of the views' time (doc/performance.md). Equal keys
-   are summed by the caller, so the order among them does not matter. Falls
-   back on qsort without memory for the copy or when the key needs more
-   than 64 bits. */
+   are summed by the caller, so the order among them does not matter. tmp
+   is a scratch of n records; the sorted records are in c or tmp, the one
+   returned. Falls back on qsort in c when the key needs more than 64 bits
+   (or without memory for the counts). */
 #define RADIX_BITS 11
 static unsigned bits_of(uint32_t x)
 {
@@ -761,16 +779,16 @@ static unsigned bits_of(uint32_t x)
 	return b;
 }
 
-static void sort_wc(struct wc *c, size_t n)
+static struct wc *sort_wc(struct wc *c, struct wc *tmp, size_t n)
 {
 	const uint32_t mask = (1u << RADIX_BITS) - 1;
 	uint32_t oi = 0, oj = 0, ow = 0;
 	unsigned bj, bw, npass, pass;
 	size_t (*cnt)[1u << RADIX_BITS], k;
-	struct wc *tmp, *src, *dst;
+	struct wc *src, *dst;
 
 	if (n < 2)
-		return;
+		return c;
 	for (k = 0; k < n; k++) {
 		oi |= c[k].i;
 		oj |= c[k].j;
@@ -781,16 +799,13 @@ static void sort_wc(struct wc *c, size_t n)
 	npass = (bits_of(oi) + bj + bw + RADIX_BITS - 1) / RADIX_BITS;
 	if (bits_of(oi) + bj + bw > 64) {
 		qsort(c, n, sizeof(*c), cmp_wc);
-		return;
+		return c;
 	}
 #define WC_KEY(x) ((uint64_t)(x)->i << (bj + bw) | (uint64_t)(x)->j << bw | (x)->win)
-	tmp = malloc(n * sizeof(*tmp));
 	cnt = calloc(npass ? npass : 1, sizeof(*cnt));
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
+	if (!cnt) {
 		qsort(c, n, sizeof(*c), cmp_wc);
-		return;
+		return c;
 	}
 	for (k = 0; k < n; k++) {
 		uint64_t key = WC_KEY(&c[k]);
@@ -819,22 +834,21 @@ static void sort_wc(struct wc *c, size_t n)
 		dst = t;
 	}
 #undef WC_KEY
-	if (src != c)
-		memcpy(c, src, n * sizeof(*c));
-	free(tmp);
 	free(cnt);
+	return src;
 }
 
 int views__finish(struct an *an, struct views *v, const struct objects *ob)
 {
 	struct agg objs;
 	struct hmap okey;           /* object key -> objects.xml index */
-	struct wc *wc = NULL;
-	struct hc_db_mcell *pc = NULL;    /* whole-run pair volumes */
+	struct wc *wc = NULL, *tmp = NULL;
 	struct vcell **vec = NULL;
-	uint32_t *nvec = NULL, *oidx = NULL, nwc = 0, npc = 0, i, w, k, nobj;
+	uint32_t *nvec = NULL, *oidx = NULL, nwc = 0, i, w, k, nobj;
 	uint64_t *objtot = NULL;
 	size_t total = 0;
+	struct rank_ent ptop[VIEWS_TIMELINE_TOP];
+	uint32_t ptop_ij[VIEWS_TIMELINE_TOP][2], nptop = 0;
 	int ret = -ENOMEM;
 
 	memset(&objs, 0, sizeof(objs));
@@ -876,7 +890,18 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		agg__free(&v->w[x].objs);
 		memset(&v->w[x].objs, 0, sizeof(v->w[x].objs));
 	}
-	sort_wc(wc, nwc);
+	/* The sort's scratch: after the sort, the windows' vectors and then
+	   the phases' cells (no new pages for either: at 10^5 threads 6.1 M
+	   window cells, 194 MB) */
+	if (!(tmp = malloc((nwc ? nwc : 1) * sizeof(*tmp))))
+		goto out;
+	{
+		struct wc *sorted = sort_wc(wc, tmp, nwc);
+		if (sorted != wc) {
+			tmp = wc;
+			wc = sorted;
+		}
+	}
 	{
 		uint32_t o = 0;
 		for (i = 0; i < nwc; i++) {
@@ -900,22 +925,33 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	v->wphase = calloc(v->nwin, sizeof(*v->wphase));
 	objtot = calloc(nobj ? nobj : 1, sizeof(*objtot));
 	oidx = malloc((objs.h.n ? objs.h.n : 1) * sizeof(*oidx));
-	pc = malloc((nwc ? nwc : 1) * sizeof(*pc));
-	if (!vec || !nvec || !v->wvol || !v->wphase || !objtot || !oidx || !pc)
+	if (!vec || !nvec || !v->wvol || !v->wphase || !objtot || !oidx)
 		goto out;
-	/* The whole run's pair cells and each window's, in (i, j) order as the
-	   window cells are. */
+	/* The whole run's pairs, in (i, j) order as the window cells are: the
+	   top ones by volume (ties: the first), taken as they come; and the
+	   cells of each window. */
 	for (i = 0; i < nwc; i++) {
-		if (npc && pc[npc - 1].i == wc[i].i && pc[npc - 1].j == wc[i].j)
-			pc[npc - 1].v[0] += wc[i].t + wc[i].f;
-		else
-			pc[npc++] = (struct hc_db_mcell){ wc[i].i, wc[i].j, { wc[i].t + wc[i].f, 0 } };
-		nvec[wc[i].win]++;
+		uint64_t pv = 0;
+		uint32_t x = i;
+
+		for (; x < nwc && wc[x].i == wc[i].i && wc[x].j == wc[i].j; x++) {
+			pv += wc[x].t + wc[x].f;
+			nvec[wc[x].win]++;
+		}
+		rank_offer(ptop, &nptop, VIEWS_TIMELINE_TOP, (struct rank_ent){ pv, i }, ptop_ij,
+		           wc[i].i, wc[i].j);
+		i = x - 1;
 	}
-	for (w = 0; w < v->nwin; w++) {
-		if (nvec[w] && !(vec[w] = malloc(nvec[w] * sizeof(**vec))))
-			goto out;
-		nvec[w] = 0;
+	/* each window's vector in the scratch (16 of its 32 bytes a cell) */
+	{
+		struct vcell *vm = (struct vcell *)(void *)tmp;
+		size_t off = 0;
+
+		for (w = 0; w < v->nwin; w++) {
+			vec[w] = nvec[w] ? vm + off : NULL;
+			off += nvec[w];
+			nvec[w] = 0;
+		}
 	}
 	for (i = 0; i < nwc; i++) {
 		w = wc[i].win;
@@ -927,6 +963,8 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	if ((ret = views__segment((const struct vcell *const *)vec, nvec, v->nwin, v->wphase,
 	                          &v->nph)))
 		goto out;
+	for (w = 0; w < v->nwin; w++)   /* read no more: the scratch holds the phases' cells next */
+		vec[w] = NULL;
 	ret = -ENOMEM;
 	v->ph = calloc(v->nph ? v->nph : 1, sizeof(*v->ph));
 	if (!v->ph)
@@ -952,11 +990,19 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		    v->wphase[wc[i - 1].win] != k)
 			v->ph[k].ncell++;
 	}
-	for (k = 0; k < v->nph; k++) {
-		v->ph[k].cell = malloc((v->ph[k].ncell ? v->ph[k].ncell : 1) * sizeof(*v->ph[k].cell));
-		if (!v->ph[k].cell)
-			goto out;
-		v->ph[k].ncell = 0;
+	/* in the scratch (24 of its 32 bytes a cell; the phases' cells are at
+	   most the window cells), which the views keep */
+	{
+		struct hc_db_mcell *cm = (struct hc_db_mcell *)(void *)tmp;
+		size_t off = 0;
+
+		v->cellmem = tmp;
+		tmp = NULL;
+		for (k = 0; k < v->nph; k++) {
+			v->ph[k].cell = cm + off;
+			off += v->ph[k].ncell;
+			v->ph[k].ncell = 0;
+		}
 	}
 	for (i = 0; i < nwc; i++) {
 		struct vphase *p = &v->ph[v->wphase[wc[i].win]];
@@ -1008,15 +1054,12 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	}
 	/* Timeline lines: the top pairs and the top objects of the whole run. */
 	{
-		uint32_t np = npc, nl = 0;
-		struct rank_ent *r = malloc(((np > nobj ? np : nobj) + 1) * sizeof(*r));
+		uint32_t nl = 0;
+		struct rank_ent *r = malloc((nobj + 1) * sizeof(*r));
 		if (!r)
 			goto out;
-		for (i = 0; i < np; i++)
-			r[i] = (struct rank_ent){ pc[i].v[0], i };
-		rank_top(r, np, VIEWS_TIMELINE_TOP);
-		for (i = 0; i < np && i < VIEWS_TIMELINE_TOP; i++)
-			v->line[nl++] = (struct vline){ pc[r[i].x].i, pc[r[i].x].j };
+		for (i = 0; i < nptop; i++)
+			v->line[nl++] = (struct vline){ ptop_ij[i][0], ptop_ij[i][1] };
 		for (i = 0; i < nobj; i++)
 			r[i] = (struct rank_ent){ objtot[i], i };
 		rank_top(r, nobj, VIEWS_TIMELINE_TOP);
@@ -1052,12 +1095,10 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	}
 	ret = numa__finish(an, v->numa, ob);
 out:
-	for (w = 0; vec && w < v->nwin; w++)
-		free(vec[w]);
 	free(vec);
 	free(nvec);
 	free(wc);
-	free(pc);
+	free(tmp);
 	free(objtot);
 	free(oidx);
 	agg__free(&objs);

@@ -1332,6 +1332,32 @@ out:
 	return ret;
 }
 
+/* A region matrix's cells are among the thread matrix's (a cell credited
+   to a region is a cell of the program), so each kept region's two cell
+   arrays get that capacity at once: put_cell appends without growing
+   (doubling copied every array several times: at 10^5 threads ~80 K page
+   faults and their copies, at 1,024 threads ~15 K). The pages are touched
+   only as cells are put; an array never filled is address space only.
+   Up to RESERVE_MAX of address space in all; beyond, the arrays grow as
+   before (and a region that exceeds its capacity, should any, grows). */
+#define RESERVE_MAX ((size_t)16 << 30)
+static void reserve_cells(const struct an *an, struct regions *R, struct build *b)
+{
+	size_t per = (size_t)an->thread_cells * sizeof(struct hc_db_mcell);
+	uint32_t k;
+
+	if (!an->thread_cells || !b->nk || per > RESERVE_MAX / 2 / b->nk)
+		return;
+	for (k = 0; k < b->nk; k++) {
+		struct region *r = &R->r[b->korder[k]];
+
+		if (!r->mi.cell && (r->mi.cell = malloc(per)))
+			b->rc[k].icap = an->thread_cells;
+		if (!r->mx.cell && (r->mx.cell = malloc(per)))
+			b->rc[k].xcap = an->thread_cells;
+	}
+}
+
 /* The kept regions (dense ids), and per pair its kept regions and the one
    its exclusive part goes to. */
 static int keep(struct an *an, struct regions *R, struct build *b)
@@ -1381,6 +1407,7 @@ static int keep(struct an *an, struct regions *R, struct build *b)
 	for (k = 0; k < b->nk; k++)
 		if (init_region(an, &R->r[b->korder[k]]))
 			return -ENOMEM;
+	reserve_cells(an, R, b);
 	for (pid = 0; pid < b->pairs.n; pid++) {
 		uint32_t sg = (uint32_t)b->pairs.keys[pid].a;
 		uint32_t nl = set_union(R, sg, (uint32_t)b->pairs.keys[pid].b), q;
