@@ -25,6 +25,9 @@
               (PERF_EVENT_IOC_MODIFY_ATTRIBUTES reaches the children): one
               watched set for the whole process, re-armed as the runtime
               re-arms a set
+     inherit+clkoff  inherit, and BP more inherited task-clocks opened
+              disabled by the main thread (the crowded rate's coarse and
+              heavy events, sampler/rate.h: what they add to a switch)
 
    With -x (cross), the two threads are pinned to CPUs 0 and 1 and hand a
    token to each other through a futex: every hand-off blocks one thread
@@ -59,7 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int nbp, bp_off, own_clock, cross, other, ibp, ibpmod;
+static int nclk, nbp, bp_off, own_clock, cross, other, ibp, ibpmod;
 static int bpfd[4];
 static struct perf_event_attr bpattr[4];
 static volatile int running;
@@ -75,7 +78,7 @@ static double clk(clockid_t c)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int open_clock(int inherit)
+static int open_clock_off(int inherit, int off)
 {
 	struct perf_event_attr a;
 
@@ -88,7 +91,13 @@ static int open_clock(int inherit)
 	a.inherit = (unsigned)inherit;
 	a.sigtrap = 1;
 	a.remove_on_exec = 1;
+	a.disabled = (unsigned)off;
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static int open_clock(int inherit)
+{
+	return open_clock_off(inherit, 0);
 }
 
 static void futex(int *f, int op, int val)
@@ -187,8 +196,10 @@ int main(int argc, char **argv)
 	ibp = !strcmp(mode, "inherit+ibp") || ibpmod;
 	if (!strcmp(mode, "inherit+bp") || bp_off || ibp)
 		nbp = argc > 2 ? atoi(argv[2]) : 1;
-	if (nbp < 0 || nbp > 4 || iters < 1) {
-		fprintf(stderr, "usage: switch_cost [-x|-o] none|inherit|own|inherit+bp|inherit+bpoff|inherit+ibp|inherit+ibpmod "
+	if (!strcmp(mode, "inherit+clkoff"))
+		nclk = argc > 2 ? atoi(argv[2]) : 1;
+	if (nbp < 0 || nbp > 4 || nclk < 0 || nclk > 4 || iters < 1) {
+		fprintf(stderr, "usage: switch_cost [-x|-o] none|inherit|own|inherit+bp|inherit+bpoff|inherit+ibp|inherit+ibpmod|inherit+clkoff "
 		        "[BP 0..4 [ITERS]]\n");
 		return 2;
 	}
@@ -214,6 +225,11 @@ int main(int argc, char **argv)
 	}
 	if (ibp)
 		open_bps(1);
+	for (int i = 0; i < nclk; i++)
+		if (open_clock_off(1, 1) < 0) {
+			perror("switch_cost: disabled task-clock");
+			return 1;
+		}
 	w0 = clk(CLOCK_MONOTONIC);
 	c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
 	if (other) {

@@ -215,6 +215,11 @@ static void read_options(struct rt_options *o)
 	if (!o->crowd_mult)
 		process__fatal("HPCRUN_COMM_CROWDED_PERIOD: '%s' is not a multiple of the period in 1..%u "
 		               "(1: no coarse rate)", s, RT_CROWD_MULT_MAX);
+	s = getenv("HPCRUN_COMM_CROWDED_HEAVY");
+	o->crowd_heavy = rt_rate_parse_heavy(s);
+	if (!o->crowd_heavy)
+		process__fatal("HPCRUN_COMM_CROWDED_HEAVY: '%s' is not a multiple of the coarse period in 1..%u "
+		               "(1: none beyond it)", s, RT_CROWD_MULT_MAX);
 	/* ... and of a quiet one (no sign of sharing in its latest samples). */
 	{
 		uint64_t w = env_u64("HPCRUN_COMM_QUIET_SAMPLES", RT_QUIET_WINDOW_DEFAULT);

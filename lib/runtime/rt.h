@@ -56,7 +56,7 @@
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) \
-	X(samples_coarse) X(samples_thinned) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated)
+	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -224,6 +224,7 @@ struct rt_options {
 	uint32_t switch_ns;         /* soft sampler: watchpoint gate's cost per context switch, 0 = off */
 	uint32_t switch_other_ns;   /* the same when the process is not crowded (cost.h) */
 	uint32_t crowd_mult;        /* soft: period multiplier of a crowded process (sampler/rate.h) */
+	uint32_t crowd_heavy;       /* soft: the coarse period's multiplier when heavily crowded (rate.h) */
 	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
 	int procset;                /* soft sampler: registers of the process-wide watch set

@@ -274,6 +274,8 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		if (t->sampler.mult > 1) {
 			t->cnt.samples_coarse++;
 			t->cnt.samples_thinned += t->sampler.mult - 1;
+			if (t->sampler.mult > hc_rt.opt.crowd_mult)
+				t->cnt.samples_heavy++;   /* the heavily crowded level (rate.h) */
 		}
 	}
 	busy = t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC);

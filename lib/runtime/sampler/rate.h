@@ -105,6 +105,49 @@ static inline bool rt_rate_decide(bool *crowded, uint32_t live, uint32_t ncpu, u
 	return *crowded || (mult > 1 && rt_rate_quiet(samples, last_sign, window));
 }
 
+/* Heavily crowded (performance.md, "Session 11"): more live threads than
+   2 x CPUs + 1 (an OpenMP team of 8 on 2 CPUs) — the coarse period is
+   multiplied once more, by `heavy` (HPCRUN_COMM_CROWDED_HEAVY, default 2:
+   x4 in all; 1 = off), through a third inherited event. Why: such a team
+   blocks and wakes at every barrier, each switch to the idle task restarts
+   the sampler's timer (~7 us), and its threads get a quarter of a CPU each,
+   so a sample costs the same while the switches around it cost more; the
+   accuracy suite runs at threads = CPUs and 2x (at most 2 x CPUs + 1 live
+   threads), which this level never touches. Hysteresis as for the crowded
+   rule: back to the coarse level at 2 x CPUs or fewer, unchanged at exactly
+   2 x CPUs + 1. */
+#define RT_CROWD_HEAVY_DEFAULT 2u
+
+/* The rate level the process wants: 0 fine, 1 coarse (mult), 2 heavily
+   crowded (mult x heavy); `now` is the level in effect, *crowded the
+   crowded rule's state (rt_rate_decide). The quiet rule alone never goes
+   past level 1. */
+static inline uint32_t rt_rate_level(uint32_t now, bool *crowded, uint32_t live, uint32_t ncpu, uint32_t mult,
+                                     uint32_t heavy, uint64_t samples, uint64_t warmup, uint64_t last_sign,
+                                     uint64_t window)
+{
+	if (!rt_rate_decide(crowded, live, ncpu, mult, samples, warmup, last_sign, window))
+		return 0;
+	if (!*crowded || heavy <= 1)
+		return 1;
+	if (live > 2 * ncpu + 1)
+		return 2;
+	if (live <= 2 * ncpu)
+		return 1;
+	return now == 2 ? 2 : 1;
+}
+
+/* A level's multiplier (saturating at RT_CROWD_MULT_MAX x RT_CROWD_MULT_MAX,
+   which the cookie's mask holds). */
+static inline uint32_t rt_rate_level_mult(uint32_t level, uint32_t mult, uint32_t heavy)
+{
+	if (level == 0 || mult <= 1)
+		return 1;
+	if (level == 1 || heavy <= 1)
+		return mult;
+	return mult * heavy;
+}
+
 /* A sample event's cookie with its multiplier in the low bits (the kind
    stays in the top byte, signal.c). */
 static inline uint64_t rt_rate_cookie(uint64_t base, uint32_t mult)
@@ -129,20 +172,32 @@ static inline uint64_t rt_rate_weight(uint64_t w, uint32_t mult)
 	return w > UINT64_MAX / mult ? UINT64_MAX : w * mult;
 }
 
-/* HPCRUN_COMM_CROWDED_PERIOD's value: 1..RT_CROWD_MULT_MAX, or 0 when s
-   is not a number in that range (unset: the default). */
-static inline uint32_t rt_rate_parse_mult(const char *s)
+/* A multiplier option's value: 1..RT_CROWD_MULT_MAX, or 0 when s is not a
+   number in that range (unset: def). */
+static inline uint32_t rt_rate_parse_factor(const char *s, uint32_t def)
 {
 	uint32_t v = 0;
 
 	if (!s || !*s)
-		return RT_CROWD_MULT_DEFAULT;
+		return def;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9' || v > RT_CROWD_MULT_MAX)
 			return 0;
 		v = v * 10 + (uint32_t)(*s - '0');
 	}
 	return v >= 1 && v <= RT_CROWD_MULT_MAX ? v : 0;
+}
+
+/* HPCRUN_COMM_CROWDED_PERIOD's value (unset: RT_CROWD_MULT_DEFAULT). */
+static inline uint32_t rt_rate_parse_mult(const char *s)
+{
+	return rt_rate_parse_factor(s, RT_CROWD_MULT_DEFAULT);
+}
+
+/* HPCRUN_COMM_CROWDED_HEAVY's value (unset: RT_CROWD_HEAVY_DEFAULT). */
+static inline uint32_t rt_rate_parse_heavy(const char *s)
+{
+	return rt_rate_parse_factor(s, RT_CROWD_HEAVY_DEFAULT);
 }
 
 #endif

@@ -131,8 +131,13 @@ static uint32_t inh_pid;
    measured threads and CPUs, the rate in effect, and how often it changed.
    crowd_lock: one thread at a time changes the rate (not signal context). */
 static int coarse_fd = -1;
-static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_live, crowd_ncpu;
+/* ... and the heavily crowded level's event (mult x heavy; rate.h), when
+   HPCRUN_COMM_CROWDED_HEAVY is not 1. crowd_coarse: the level in effect
+   (0 fine, 1 coarse, 2 heavy). */
+static int heavy_fd = -1;
+static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_heavy = RT_CROWD_HEAVY_DEFAULT, crowd_live, crowd_ncpu;
 static int crowd_coarse, crowd_lock;
+static uint64_t heavy_switches;    /* changes to the heavy level */
 static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
 static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
 /* The quiet-process rule (rate.h): the crowded rule's own state, the
@@ -140,6 +145,18 @@ static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
    rate went coarse while the process was not crowded (quiet). */
 static bool crowd_crowded;
 static uint64_t quiet_last, quiet_switches;
+
+/* A level's event (rate.h): fine, coarse, heavy. */
+static int *level_fd(uint32_t level)
+{
+	return level == 0 ? &inh_fd : level == 1 ? &coarse_fd : &heavy_fd;
+}
+
+/* The multiplier of the level in effect. */
+static uint32_t level_mult(uint32_t level)
+{
+	return rt_rate_level_mult(level, crowd_mult, heavy_fd >= 0 ? crowd_heavy : 1);
+}
 
 /* Is the process's inherited event there (this thread has its copy)? */
 static bool inherited_here(void)
@@ -303,30 +320,34 @@ void soft__join_set(struct rt_thread *t, bool at_join)
 static void crowd_update(void)
 {
 	for (;;) {
-		uint32_t live = __atomic_load_n(&crowd_live, __ATOMIC_RELAXED);
-		bool want, failed = false;
+		uint32_t live = __atomic_load_n(&crowd_live, __ATOMIC_RELAXED), want, now;
+		bool failed = false;
 		int *on, *off;
 
 		if (coarse_fd < 0 || inh_fd < 0 || inh_pid != hc_rt.pid)
 			return;
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
-		want = rt_rate_decide(&crowd_crowded, live, crowd_ncpu, crowd_mult,
-		                      __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
-		                      __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
-		if (want != (bool)crowd_coarse) {
-			on = want ? &coarse_fd : &inh_fd;
-			off = want ? &inh_fd : &coarse_fd;
+		now = (uint32_t)crowd_coarse;
+		want = rt_rate_level(now, &crowd_crowded, live, crowd_ncpu, crowd_mult, heavy_fd >= 0 ? crowd_heavy : 1,
+		                     __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
+		                     __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
+		if (want != now) {
+			on = level_fd(want);
+			off = level_fd(now);
 			if (fds__check(on) && fds__check(off) && ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) == 0 &&
 			    ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
-				__atomic_store_n(&crowd_coarse, want, __ATOMIC_RELAXED);
+				__atomic_store_n(&crowd_coarse, (int)want, __ATOMIC_RELAXED);
 				crowd_switches++;
 				if (want && !crowd_crowded)
 					quiet_switches++;
+				if (want == 2)
+					heavy_switches++;
 				HC_DEBUG_LOG(HC_DBG_SAMPLE, "sampling rate: %s (%u live threads on %u CPUs%s): every "
-				             "%llu ns of a thread's CPU time", want ? "coarse" : "fine", live,
+				             "%llu ns of a thread's CPU time",
+				             want == 2 ? "heavy" : want ? "coarse" : "fine", live,
 				             crowd_ncpu, want && !crowd_crowded ? ", quiet" : "",
-				             (unsigned long long)(hc_rt.opt.period * (want ? crowd_mult : 1)));
+				             (unsigned long long)(hc_rt.opt.period * level_mult(want)));
 			} else {
 				/* left as it is (both events may be on: a sample of
 				   either weighs what it stands for) */
@@ -341,10 +362,10 @@ static void crowd_update(void)
 		{
 			bool crowded = crowd_crowded;   /* a look, not a change */
 
-			if (rt_rate_decide(&crowded, live, crowd_ncpu, crowd_mult,
-			                   __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
-			                   __atomic_load_n(&quiet_last, __ATOMIC_RELAXED),
-			                   hc_rt.opt.quiet_window) == (bool)crowd_coarse)
+			now = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
+			if (rt_rate_level(now, &crowded, live, crowd_ncpu, crowd_mult, heavy_fd >= 0 ? crowd_heavy : 1,
+			                  __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
+			                  __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window) == now)
 				return;
 		}
 	}
@@ -372,6 +393,22 @@ static void crowd_open(void)
 		coarse_fd = -1;
 		process__log("sampling rate: the coarse event cannot be opened (%s): a crowded process "
 		             "keeps the fine rate", strerror(-err));
+		return;
+	}
+	/* the heavily crowded level (rate.h); without it, the coarse one */
+	crowd_heavy = hc_rt.opt.crowd_heavy;
+	if (crowd_heavy <= 1)
+		return;
+	if (!fds__reserve(1)) {
+		process__log("sampling rate: no fd for the heavy event: a heavily crowded process keeps the "
+		             "coarse rate");
+		return;
+	}
+	if ((err = open_event(&heavy_fd, true, crowd_mult * crowd_heavy)) < 0) {
+		fds__unreserve(1);
+		heavy_fd = -1;
+		process__log("sampling rate: the heavy event cannot be opened (%s): a heavily crowded "
+		             "process keeps the coarse rate", strerror(-err));
 	}
 }
 
@@ -410,7 +447,7 @@ static int soft_start(struct rt_thread *t)
 			crowd_max_live = crowd_live;    /* racy: a log figure */
 		crowd_update();
 		/* what a trap before its first sample weighs (rate.h) */
-		t->sampler.mult = __atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) ? crowd_mult : 1;
+		t->sampler.mult = level_mult((uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED));
 		soft__start_set(t);
 		return 0;
 	}
@@ -473,6 +510,8 @@ static void soft_process_stop(void)
 		ioctl(inh_fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
 		ioctl(coarse_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (heavy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&heavy_fd))
+		ioctl(heavy_fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (hc_self)
 		soft_stop(hc_self);
 }
@@ -482,7 +521,9 @@ static void soft_process_resume(void)
 	struct rt_thread *t = hc_self;
 
 	/* the rate in effect when the process stopped */
-	if (crowd_coarse && coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
+	if (crowd_coarse == 2 && heavy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&heavy_fd))
+		ioctl(heavy_fd, PERF_EVENT_IOC_ENABLE, 0);
+	else if (crowd_coarse == 1 && coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
 		ioctl(coarse_fd, PERF_EVENT_IOC_ENABLE, 0);
 	else if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
 		ioctl(inh_fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -502,7 +543,9 @@ static void soft_atfork_child(void)
 		fds__close(&inh_fd, "the sampler");
 	if (coarse_fd >= 0)
 		fds__close(&coarse_fd, "the sampler");
-	inh_fd = coarse_fd = -1;
+	if (heavy_fd >= 0)
+		fds__close(&heavy_fd, "the sampler");
+	inh_fd = coarse_fd = heavy_fd = -1;
 	inh_pid = 0;
 	crowd_live = crowd_coarse = crowd_lock = 0;
 	crowd_samples = 0;
@@ -1105,7 +1148,16 @@ void soft__log(void)
 			             (unsigned long long)c->samples_coarse, (unsigned long long)got,
 			             (unsigned long long)c->samples_thinned,
 			             (unsigned long long)(got ? hc_rt.opt.period * (got + c->samples_thinned) / got : 0));
-		else
+		if (heavy_fd >= 0)
+			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded (more "
+			             "than %u live threads on %u CPUs; the coarse rate again at %u or fewer; "
+			             "HPCRUN_COMM_CROWDED_HEAVY=%u); %llu changes to it",
+			             (unsigned long long)(hc_rt.opt.period * crowd_mult * crowd_heavy),
+			             crowd_mult * crowd_heavy, 2 * crowd_ncpu + 1, crowd_ncpu, 2 * crowd_ncpu,
+			             crowd_heavy, (unsigned long long)heavy_switches);
+		else if (coarse_fd >= 0 && crowd_heavy <= 1)
+			process__log("sampling rate: no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)");
+		if (!(coarse_fd >= 0 || c->samples_coarse))
 			process__log("sampling rate: COMM@%llu throughout (%s)", (unsigned long long)hc_rt.opt.period,
 			             hc_rt.opt.per_thread ? "one event per thread: no coarse rate" :
 			             crowd_mult <= 1 ? "HPCRUN_COMM_CROWDED_PERIOD=1" : "no coarse event");

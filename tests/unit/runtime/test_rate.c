@@ -192,10 +192,88 @@ static void quiet(void)
 	CHECK(!crowded);
 }
 
+/* The heavily crowded level (Session 11): an OpenMP team of 8 on 2 CPUs
+   goes to level 2 after the warm-up, a team of 4 (and the accuracy suite's
+   -t 4: main + 4 workers = 5 live) stays at level 1, the edge at exactly
+   2 x CPUs + 1 keeps what it has, and the level's multiplier. */
+static uint32_t levels(const uint32_t *live, int n, uint32_t ncpu, uint32_t heavy, uint64_t samples, uint32_t *out)
+{
+	uint32_t lv = 0;
+	bool crowded = false;
+
+	for (int i = 0; i < n; i++)
+		out[i] = lv = rt_rate_level(lv, &crowded, live[i], ncpu, 2, heavy, samples, RT_CROWD_WARMUP, samples, 2048);
+	return lv;
+}
+
+static void heavy(void)
+{
+	uint32_t st[16];
+	/* main, a team of 8 on 2 CPUs, the team ends */
+	static const uint32_t team8[] = { 1, 2, 4, 6, 8, 6, 5, 4, 3, 2, 1 };
+	static const uint32_t want8[] = { 0, 0, 1, 2, 2, 2, 2, 1, 1, 0, 0 };
+	/* the accuracy suite at 2x: main + 4 workers */
+	static const uint32_t suite[] = { 1, 2, 3, 4, 5, 4, 3, 2, 1 };
+	static const uint32_t wantsuite[] = { 0, 0, 0, 1, 1, 1, 1, 0, 0 };
+	/* a generation hovering at 5 and 6 on 2 CPUs: heavy once at 6, stays
+	   at 5, coarse at 4 */
+	static const uint32_t edge[] = { 5, 6, 5, 6, 5, 4, 5, 6 };
+	static const uint32_t wantedge[] = { 1, 2, 2, 2, 2, 1, 1, 2 };
+
+	levels(team8, 11, 2, 2, 1000, st);
+	for (int i = 0; i < 11; i++)
+		CHECK_MSG(st[i] == want8[i], "team of 8, step %d: level %u", i, st[i]);
+	levels(suite, 9, 2, 2, 1000, st);
+	for (int i = 0; i < 9; i++)
+		CHECK_MSG(st[i] == wantsuite[i], "suite at 2x, step %d: level %u", i, st[i]);
+	levels(edge, 8, 2, 2, 1000, st);
+	for (int i = 0; i < 8; i++)
+		CHECK_MSG(st[i] == wantedge[i], "edge, step %d: level %u", i, st[i]);
+	/* the warm-up holds for the heavy level too */
+	levels(team8, 11, 2, 2, 100, st);
+	for (int i = 0; i < 11; i++)
+		CHECK_MSG(st[i] == 0, "team of 8 in its warm-up, step %d: level %u", i, st[i]);
+	/* heavy 1 (off): the team of 8 stays at the coarse level */
+	levels(team8, 11, 2, 1, 1000, st);
+	for (int i = 0; i < 11; i++)
+		CHECK_MSG(st[i] == (want8[i] ? 1u : 0u), "heavy off, step %d: level %u", i, st[i]);
+	/* 8 threads on 64 CPUs: not even crowded */
+	{
+		bool c = false;
+
+		CHECK_EQ_U64(rt_rate_level(0, &c, 8, 64, 2, 2, 1000, 500, 1000, 2048), 0);
+		c = false;
+		CHECK_EQ_U64(rt_rate_level(0, &c, 130, 64, 2, 2, 1000, 500, 1000, 2048), 2);
+		/* quiet alone (not crowded) never goes past level 1 */
+		c = false;
+		CHECK_EQ_U64(rt_rate_level(2, &c, 3, 2, 2, 2, 5000, 500, 0, 2048), 1);
+		CHECK(!c);
+	}
+	/* the multipliers */
+	CHECK_EQ_U64(rt_rate_level_mult(0, 2, 2), 1);
+	CHECK_EQ_U64(rt_rate_level_mult(1, 2, 2), 2);
+	CHECK_EQ_U64(rt_rate_level_mult(2, 2, 2), 4);
+	CHECK_EQ_U64(rt_rate_level_mult(2, 2, 1), 2);
+	CHECK_EQ_U64(rt_rate_level_mult(2, 1, 4), 1);
+	CHECK_EQ_U64(rt_rate_level_mult(2, 3, 4), 12);
+	CHECK_EQ_U64(rt_rate_cookie_mult(rt_rate_cookie(0xab00000000000000ull, rt_rate_level_mult(2, RT_CROWD_MULT_MAX,
+	                                                                                            RT_CROWD_MULT_MAX))),
+	             RT_CROWD_MULT_MAX * RT_CROWD_MULT_MAX);
+	/* the option */
+	CHECK_EQ_U64(rt_rate_parse_heavy(NULL), RT_CROWD_HEAVY_DEFAULT);
+	CHECK_EQ_U64(rt_rate_parse_heavy(""), RT_CROWD_HEAVY_DEFAULT);
+	CHECK_EQ_U64(rt_rate_parse_heavy("1"), 1);
+	CHECK_EQ_U64(rt_rate_parse_heavy("4"), 4);
+	CHECK_EQ_U64(rt_rate_parse_heavy("0"), 0);
+	CHECK_EQ_U64(rt_rate_parse_heavy("65"), 0);
+	CHECK_EQ_U64(rt_rate_parse_heavy("x"), 0);
+}
+
 int main(void)
 {
 	rule();
 	quiet();
+	heavy();
 	cookies();
 	weights();
 	parse();
