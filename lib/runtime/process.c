@@ -252,6 +252,8 @@ static void read_options(struct rt_options *o)
 		o->procset_target |= RT_PSET_TARGET_ZONE;
 	o->procset_zone_unseen = env_u64("HPCRUN_COMM_PROCSET_ZONE_UNSEEN", 1) != 0;
 	o->procset_zone_narrow = env_u64("HPCRUN_COMM_PROCSET_ZONE_NARROW", 1) != 0;
+	o->procset_zone_writer = env_u64("HPCRUN_COMM_PROCSET_ZONE_WRITER", 1) != 0;
+	o->procset_zone_spread = env_u64("HPCRUN_COMM_PROCSET_ZONE_SPREAD", 1) != 0;
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
 		               HC_MAX_WATCH - 1);

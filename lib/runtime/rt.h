@@ -234,6 +234,8 @@ struct rt_options {
 	uint32_t procset_budget;    /* its arms' share of the process's CPU time, per mille */
 	bool procset_zone_unseen;   /* zone notes include loads of lines not seen before */
 	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
+	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
+	bool procset_zone_spread;   /* pairs zone sets found are watched less (zone.h) */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */

@@ -50,6 +50,7 @@ static struct {
 		uint32_t nwatch, candidates;
 		bool writes_only;
 		bool zone;                /* a zone set: its entry is its first trap (zone.h) */
+		uint32_t zone_a, zone_b;  /* a zone set's pair of threads (zone.h, rt_zone_found) */
 		uint32_t adopts;          /* a zone set's entries so far */
 		uint64_t armed_at;        /* the owner's detection time of the set */
 		uint64_t armed_wall;      /* process__now() at the arm */
@@ -67,11 +68,16 @@ static struct {
 	uint64_t sample_unseen, zone_notes, zone_collisions, zone_asked, zone_armed, zone_adopts, zone_comms, zone_own;
 	uint64_t zone_lines, zone_stands;   /* sums over the zone sets armed: the zone's lines, what it stood for */
 	uint64_t zone_thinned;              /* zones picked, not armed: wide (zone.h, rt_zone_arm_thin) */
+	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
+	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
 } pset;
 
 /* Where two threads' samples meet (zone.h): the process's table, noted at
    every sample with a shared-looking access while the set is open. */
 static struct rt_zone_slot zones[RT_ZONE_SLOTS];
+/* The pairs zone sets found, and how often (zone.h: pairs not found yet
+   are watched first) */
+static struct rt_zone_found zone_found;
 
 static uint32_t zone_window(void)
 {
@@ -226,12 +232,13 @@ static uint64_t pset_min_age(void)
    candidates), refused by the switch gate. Signal context. 0, -EAGAIN
    (busy, budget: counted), or the ioctl's -errno. */
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
-                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone);
+                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                        uint32_t za, uint32_t zb);
 
 static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	return pset_arm_set(t, &t->det.watched, t->det.candidates, t->det.writes_only, t->det.armed_at, addr, n,
-	                    false);
+	                    false, 0, 0);
 }
 
 /* Feather's arm (HPCRUN_COMM_PROCSET_TARGET sample or both): the sampled access of a
@@ -252,8 +259,11 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	   loads of lines not seen before too (a halo's reader) */
 	if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) && s->addr &&
 	    (!s->is_private || (t->watch.line_heap && hc_rt.opt.procset_zone_unseen))) {
-		int r = rt_zone_note(zones, RT_ZONE_SLOTS, t->id.index, s->addr, process__now(), zone_window());
+		int r = rt_zone_note_rw(zones, RT_ZONE_SLOTS, t->id.index, s->addr, process__now(), zone_window(),
+		                        s->is_store);
 		pset_count(r == 1 ? &pset.zone_notes : &pset.zone_collisions);
+		if (r == 1 && s->is_store)
+			pset_count(&pset.zone_notes_store);
 	}
 	if (!pset.n || !(hc_rt.opt.procset_target & RT_PSET_TARGET_SAMPLE) || s->is_private ||
 	    s->ctx == HC_NONE || t->watch.opened || !t->cnt.watch_threads_gated)
@@ -268,10 +278,10 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
 	    (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_zone &&
 	    rt_zone_pick(zones, RT_ZONE_SLOTS, process__now(), zone_window(), hc_rt.opt.procset_zone_narrow,
-	                 &t->det.rng, &addr[0], &zone)) {
+	                 hc_rt.opt.procset_zone_writer, hc_rt.opt.procset_zone_spread ? &zone_found : NULL, &t->det.rng, &addr[0], &zone)) {
 		pset_count(&pset.zone_asked);
 		if (hc_rt.opt.procset_zone_narrow &&
-		    !rt_zone_arm_thin(zone.z1 - zone.z0 + 1, rt_zone_rng(&t->det.rng))) {
+		    !rt_zone_arm_thin(&zone, rt_zone_rng(&t->det.rng))) {
 			pset_count(&pset.zone_thinned);
 			return;
 		}
@@ -284,7 +294,7 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		   (as an entry set for its candidates: a trap weighs the period
 		   times the lines), scaled by how much more often than its share
 		   a narrow zone is picked (zone.h) */
-		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true) == 0) {
+		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true, zone.a, zone.b) == 0) {
 			pset_count(&pset.zone_armed);
 			__atomic_add_fetch(&pset.zone_lines, zone.z1 - zone.z0 + 1, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&pset.zone_stands, zone.stands, __ATOMIC_RELAXED);
@@ -303,12 +313,13 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	}
 	e = hc_detect_entry(&t->det, s);
 	hc_detect_set_chunks(&t->det, &e, (uint32_t)pset.n, addr);
-	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, (uint32_t)pset.n, false) == 0)
+	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, (uint32_t)pset.n, false, 0, 0) == 0)
 		t->cnt.watch_armed++;
 }
 
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
-                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone)
+                        bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                        uint32_t za, uint32_t zb)
 {
 	uint32_t type = writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	uint64_t w, now = process__now(), t0, ns, gen;
@@ -341,6 +352,8 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 	pset.rec.candidates = candidates;
 	pset.rec.writes_only = writes_only;
 	pset.rec.zone = zone;
+	pset.rec.zone_a = za;
+	pset.rec.zone_b = zb;
 	pset.rec.adopts = 0;
 	pset.rec.armed_at = armed_at;
 	pset.rec.armed_wall = now;
@@ -765,6 +778,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_comm comm;
 	enum rt_pset_trap kind;
 	bool matched, was_zone;
+	uint32_t zone_a = 0, zone_b = 0;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -784,6 +798,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		bool zone = pset.rec.zone;
 
 		was_zone = zone;
+		zone_a = pset.rec.zone_a;
+		zone_b = pset.rec.zone_b;
 
 		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
 			pset_count(&pset.traps_late);
@@ -879,8 +895,12 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		return;
 	pset_count(&pset.traps_comm);
 	soft__sharing_sign();         /* the quiet-process rule (rate.h) */
-	if (was_zone)
+	if (was_zone) {
 		pset_count(&pset.zone_comms);
+		if (!rt_zone_found_get(&zone_found, zone_a, zone_b))
+			pset_count(&pset.zone_pairs_new);
+		rt_zone_found_add(&zone_found, zone_a, zone_b);
+	}
 	t->cnt.traps_matched++;
 	record__comm(t, &comm);
 	if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
@@ -936,12 +956,16 @@ void watch__log(void)
 	        (unsigned long long)(pset.spent_ns / 1000));
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
-		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu collisions or lost races); %llu zone "
+		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu of them stores; zones %s; %llu "
+		        "collisions or lost races); %llu zone "
 		        "sets asked, %llu armed (zones of %llu lines on average, picked %s, standing for %llu lines on "
 		        "average; %llu wider than %u lines thinned out); %llu entries adopted, %llu own traps, %llu "
-		        "communications; %llu samples on "
+		        "communications (%llu of a pair the first time; pairs found are watched less: %s); %llu samples on "
 		        "a line their thread had not sampled before armed nothing",
-		        (unsigned long long)pset.zone_notes, (unsigned long long)pset.zone_collisions,
+		        (unsigned long long)pset.zone_notes, (unsigned long long)pset.zone_notes_store,
+		        hc_rt.opt.procset_zone_writer ? "only where either thread stored" :
+		        "with or without a store (HPCRUN_COMM_PROCSET_ZONE_WRITER=0)",
+		        (unsigned long long)pset.zone_collisions,
 		        (unsigned long long)pset.zone_asked, (unsigned long long)pset.zone_armed,
 		        (unsigned long long)(pset.zone_armed ? pset.zone_lines / pset.zone_armed : 0),
 		        hc_rt.opt.procset_zone_narrow ? "among a pair's zones in inverse proportion to their lines" :
@@ -949,7 +973,9 @@ void watch__log(void)
 		        (unsigned long long)(pset.zone_armed ? pset.zone_stands / pset.zone_armed : 0),
 		        (unsigned long long)pset.zone_thinned, RT_ZONE_ARM_LINES,
 		        (unsigned long long)pset.zone_adopts, (unsigned long long)pset.zone_own,
-		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.sample_unseen);
+		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.zone_pairs_new,
+		        hc_rt.opt.procset_zone_spread ? "on" : "off (HPCRUN_COMM_PROCSET_ZONE_SPREAD=0)",
+		        (unsigned long long)pset.sample_unseen);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "
 	        "end median %llu ns, mean %llu ns (n %llu) (wall time of the MODIFY_ATTRIBUTES / DISABLE "
 	        "ioctls: every running copy is updated on its CPU)",

@@ -30,10 +30,12 @@
 #define RT_ZONE_SLOTS   251u                              /* a prime: page strides do not alias */
 #define RT_ZONE_TICK    20u                               /* side times in units of 2^20 ns (~1 ms) */
 #define RT_ZONE_WINDOW  256u                              /* a side is fresh for this many periods */
+#define RT_ZONE_TAG     0x7fu                             /* a side's tag: the block's low 7 bits */
 
 /* A block's slot: the block (number + 1; 0 = empty) and two sides, each one
    word: thread 16 | lo line 10 | hi line 10 | time 20 (ticks, wrapping) |
-   tag 8 (the block's low bits: a side written for a block that lost the
+   stored 1 (the thread stored somewhere in its range: a sampled store) |
+   tag 7 (the block's low bits: a side written for a block that lost the
    slot meanwhile is told apart). */
 struct rt_zone_slot {
 	uint64_t block;
@@ -42,20 +44,22 @@ struct rt_zone_slot {
 
 struct rt_zone_side {
 	uint32_t thread, lo, hi, time, tag;
+	bool stored;
 	bool valid;
 };
 
 static inline uint64_t rt_zone_pack(const struct rt_zone_side *s)
 {
 	return (uint64_t)(s->thread & 0xffff) << 48 | (uint64_t)(s->lo & 0x3ff) << 38 |
-	       (uint64_t)(s->hi & 0x3ff) << 28 | (uint64_t)(s->time & 0xfffff) << 8 | (s->tag & 0xff);
+	       (uint64_t)(s->hi & 0x3ff) << 28 | (uint64_t)(s->time & 0xfffff) << 8 | (uint64_t)s->stored << 7 |
+	       (s->tag & RT_ZONE_TAG);
 }
 
 static inline struct rt_zone_side rt_zone_unpack(uint64_t w)
 {
 	return (struct rt_zone_side){ .thread = (uint32_t)(w >> 48), .lo = (uint32_t)(w >> 38) & 0x3ff,
 	                              .hi = (uint32_t)(w >> 28) & 0x3ff, .time = (uint32_t)(w >> 8) & 0xfffff,
-	                              .tag = (uint32_t)w & 0xff, .valid = w != 0 };
+	                              .tag = (uint32_t)w & RT_ZONE_TAG, .stored = (w >> 7) & 1, .valid = w != 0 };
 }
 
 static inline uint32_t rt_zone_ticks(uint64_t now_ns)
@@ -91,16 +95,17 @@ static inline void rt_zone_between(uint32_t a0, uint32_t a1, uint32_t b0, uint32
 }
 
 /* Note thread `me`'s access at `addr` at `now` (ns) in the table of `n`
-   slots. window: freshness in ticks. Returns 1 when noted, 0 when the slot
-   belongs to another block whose sides are fresh (a collision), -1 on a
-   lost race. */
-static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me, uint64_t addr, uint64_t now,
-                               uint32_t window)
+   slots; `store`: the access was a store (the side remembers that its
+   thread stored somewhere in its range). window: freshness in ticks.
+   Returns 1 when noted, 0 when the slot belongs to another block whose
+   sides are fresh (a collision), -1 on a lost race. */
+static inline int rt_zone_note_rw(struct rt_zone_slot *tab, uint32_t n, uint32_t me, uint64_t addr, uint64_t now,
+                                  uint32_t window, bool store)
 {
 	uint64_t b = addr >> RT_ZONE_SHIFT, tagb = b + 1;
 	struct rt_zone_slot *z = &tab[b % n];
 	uint32_t line = (uint32_t)(addr >> 6) & (RT_ZONE_LINES - 1), tn = rt_zone_ticks(now);
-	uint32_t tag = (uint32_t)(b & 0xff);
+	uint32_t tag = (uint32_t)(b & RT_ZONE_TAG);
 	uint64_t cur = __atomic_load_n(&z->block, __ATOMIC_ACQUIRE), w[2];
 	struct rt_zone_side s[2], mine;
 	int victim = -1;
@@ -122,11 +127,13 @@ static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me
 		if (s[i].valid && (s[i].tag != tag || !rt_zone_fresh(s[i].time, tn, window)))
 			s[i].valid = false;       /* another block's, or stale: free */
 	}
-	mine = (struct rt_zone_side){ .thread = me, .lo = line, .hi = line, .time = tn, .tag = tag, .valid = true };
+	mine = (struct rt_zone_side){ .thread = me, .lo = line, .hi = line, .time = tn, .tag = tag, .stored = store,
+	                              .valid = true };
 	for (int i = 0; i < 2; i++)
 		if (s[i].valid && s[i].thread == (me & 0xffff)) {
 			mine.lo = s[i].lo < line ? s[i].lo : line;
 			mine.hi = s[i].hi > line ? s[i].hi : line;
+			mine.stored = store || s[i].stored;
 			victim = i;
 			break;
 		}
@@ -144,11 +151,20 @@ static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me
 	                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ? 1 : -1;
 }
 
-/* A zone: its block's first byte, its lines [z0, z1], the two threads;
-   after rt_zone_pick, the lines a set on it stands for (its weight). */
+/* A store noted (rt_zone_note_rw with store, the tests' streams). */
+static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me, uint64_t addr, uint64_t now,
+                               uint32_t window)
+{
+	return rt_zone_note_rw(tab, n, me, addr, now, window, true);
+}
+
+/* A zone: its block's first byte, its lines [z0, z1], the two threads,
+   whether either stored in its range; after rt_zone_pick, the lines a set
+   on it stands for (its weight). */
 struct rt_zone {
 	uint64_t base;
 	uint32_t z0, z1, a, b, stands;
+	bool stored, overlap;    /* either thread stored in its range; the ranges overlap (else: a gap) */
 };
 
 /* Read slot i: a zone if two different threads' fresh sides of its block
@@ -164,14 +180,16 @@ static inline bool rt_zone_at(const struct rt_zone_slot *tab, uint32_t i, uint64
 		return false;
 	s0 = rt_zone_unpack(__atomic_load_n(&tab[i].side[0], __ATOMIC_ACQUIRE));
 	s1 = rt_zone_unpack(__atomic_load_n(&tab[i].side[1], __ATOMIC_ACQUIRE));
-	if (!s0.valid || !s1.valid || s0.thread == s1.thread || s0.tag != ((b - 1) & 0xff) ||
-	    s1.tag != ((b - 1) & 0xff) || !rt_zone_fresh(s0.time, tn, window) ||
+	if (!s0.valid || !s1.valid || s0.thread == s1.thread || s0.tag != ((b - 1) & RT_ZONE_TAG) ||
+	    s1.tag != ((b - 1) & RT_ZONE_TAG) || !rt_zone_fresh(s0.time, tn, window) ||
 	    !rt_zone_fresh(s1.time, tn, window))
 		return false;
 	out->base = (b - 1) << RT_ZONE_SHIFT;
 	out->a = s0.thread;
 	out->b = s1.thread;
+	out->stored = s0.stored || s1.stored;
 	rt_zone_between(s0.lo, s0.hi, s1.lo, s1.hi, &out->z0, &out->z1);
+	out->overlap = (s0.lo > s1.lo ? s0.lo : s1.lo) <= (s0.hi < s1.hi ? s0.hi : s1.hi);
 	return true;
 }
 
@@ -186,7 +204,7 @@ static inline bool rt_zone_single(const struct rt_zone_slot *tab, uint32_t i, ui
 		return false;
 	for (int j = 0; j < 2; j++) {
 		s[j] = rt_zone_unpack(__atomic_load_n(&tab[i].side[j], __ATOMIC_ACQUIRE));
-		if (s[j].valid && s[j].tag == (b & 0xff) && rt_zone_fresh(s[j].time, tn, window)) {
+		if (s[j].valid && s[j].tag == (b & RT_ZONE_TAG) && rt_zone_fresh(s[j].time, tn, window)) {
 			*out = s[j];
 			k++;
 		}
@@ -215,24 +233,30 @@ static inline bool rt_zone_cross(const struct rt_zone_slot *tab, uint32_t n, uin
 	out->base = b << RT_ZONE_SHIFT;
 	out->a = lo.thread;
 	out->b = hi.thread;
+	out->stored = lo.stored || hi.stored;
 	out->z0 = lo.hi;
 	out->z1 = RT_ZONE_LINES + hi.lo;
+	out->overlap = false;
 	return true;
 }
 
-/* A zone set is armed on a zone of `lines` lines with probability
-   RT_ZONE_ARM_LINES / lines (at most 1): the process-wide set's budget
-   (0.5 % of the CPU time) allows ~15 sets in a second-long run, and a set
-   on a zone of at most a page of lines (64) communicated in 3 of 4 sets,
-   on one of more than 256 lines in 3 of 35 (the suite's stencil, 4
-   threads, accuracy.md "Session 11"): the budget goes to the zones that
-   pay. A thinned zone's communications are not scaled up (a trap on a
-   zone of hundreds of lines already weighs hundreds of periods). r: a
+/* A zone set is armed on an overlap always, on a gap of `lines` lines
+   with probability RT_ZONE_ARM_LINES / lines (at most 1): the
+   process-wide set's budget (0.5 % of the CPU time) allows ~15 sets in a
+   second-long run, and a set on a zone of at most a page of lines (64)
+   communicated in 3 of 4 sets, on one of more than 256 lines in 3 of 35
+   (the suite's stencil, 4 threads, accuracy.md "Session 11"): the budget
+   goes to the zones that pay. An overlap is never thinned: a halo's two
+   rows of 4 KiB are 128 lines, every one shared (thinning those too found
+   fewer pairs). A thinned zone's communications are not scaled up (a trap
+   on a zone of hundreds of lines already weighs hundreds of periods). r: a
    random number. */
 #define RT_ZONE_ARM_LINES 64u
-static inline bool rt_zone_arm_thin(uint32_t lines, uint64_t r)
+static inline bool rt_zone_arm_thin(const struct rt_zone *z, uint64_t r)
 {
-	return lines <= RT_ZONE_ARM_LINES || (uint32_t)(r % lines) < RT_ZONE_ARM_LINES;
+	uint32_t lines = z->z1 - z->z0 + 1;
+
+	return z->overlap || lines <= RT_ZONE_ARM_LINES || (uint32_t)(r % lines) < RT_ZONE_ARM_LINES;
 }
 
 /* The caller's xorshift64 state (detect.h's, never 0 after). */
@@ -241,15 +265,15 @@ static inline uint64_t rt_zone_rng(uint64_t *st)
 	return hc_xorshift64(st, 0x9e3779b97f4a7c15ull);
 }
 
-/* A zone's weight in the pick among its pair's zones: inversely
-   proportional to its lines. A zone is an estimate of where two threads'
-   working sets meet; its width is how little the samples have told so
-   far. Two threads' ranges that overlap in a halo row, or that meet across
-   a partition boundary, make a zone of one or a few dozen lines, all of
-   them (or the one) shared; the gap between two sparse ranges, or between
-   one thread's end of one array and the other's start of the next, spans
-   hundreds of lines, few of them touched by both (accuracy.md, "Session
-   11"). */
+/* A gap's weight in the pick among its pair's zones: inversely
+   proportional to its lines (an overlap weighs RT_ZONE_WSCALE, as a
+   one-line gap). A zone is an estimate of where two threads' working sets
+   meet; a gap's width is how little the samples have told so far. Two
+   threads' ranges that overlap in a halo's rows, or that meet across a
+   partition boundary, make an overlap or a gap of a line or two, all of
+   them shared; the gap between two sparse ranges, or between one thread's
+   end of one array and the other's start of the next, spans hundreds of
+   lines, few of them touched by both (accuracy.md, "Session 11"). */
 #define RT_ZONE_WSCALE (1u << 20)
 static inline uint32_t rt_zone_weight(uint32_t lines)
 {
@@ -263,42 +287,117 @@ static inline bool rt_zone_same_pair(const struct rt_zone *x, const struct rt_zo
 	return (x->a == y->a && x->b == y->b) || (x->a == y->b && x->b == y->a);
 }
 
-/* Choose a zone and an 8-byte chunk in it uniformly: its address in
-   *addr. The zone: first one uniformly among the table's (within a block,
-   or across an edge), which names a pair of threads — pairs are watched
-   as often as they have zones, as in session 10 —; then, with `narrow`,
-   one of that pair's zones with probability proportional to
-   rt_zone_weight (a second pass, a weighted reservoir). zone->stands (if
-   zone) is the lines the watched chunk stands for: the zone's lines times
-   (the pair's mean weight / the zone's weight), so that a communication's
-   expected weight is what a uniform choice gave (the zone's lines,
-   session 10) while a pair's narrow zones are watched more often and each
-   of their communications weighs less. Without `narrow`: the first zone,
-   standing for its lines. Returns the number of zones (0: none, *addr
-   untouched). */
-static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
-                                    bool narrow, uint64_t *rng, uint64_t *addr, struct rt_zone *zone)
+/* The pairs of threads zone sets found communicating, and how often: a
+   pair's zones are picked in inverse proportion to 1 + its finds, so that
+   the ~15 sets the budget allows in a run spread over the pairs not found
+   yet (a halo at 4 threads has 3 pairs; with every set drawn alike, the
+   same pair took most of them). Open addressing, one word a slot: the
+   pair's key (32 bits: the two 16-bit thread numbers, lower first, + 1)
+   and its count (32); lock-free, a full table leaves a pair uncounted. */
+#define RT_ZONE_PAIRS 64u
+#define RT_ZONE_PROBE 8u
+struct rt_zone_found {
+	uint64_t slot[RT_ZONE_PAIRS];
+};
+
+static inline uint32_t rt_zone_pair_key(uint32_t a, uint32_t b)
 {
-	uint32_t count = 0, lines;
+	uint32_t lo = (a < b ? a : b) & 0xffff, hi = (a < b ? b : a) & 0xffff;
+
+	return (lo << 16 | hi) + 1;
+}
+
+static inline uint32_t rt_zone_found_get(const struct rt_zone_found *f, uint32_t a, uint32_t b)
+{
+	uint32_t key = rt_zone_pair_key(a, b), h = key * 2654435761u;
+
+	for (uint32_t k = 0; k < RT_ZONE_PROBE; k++) {
+		uint64_t w = __atomic_load_n(&f->slot[(h + k) % RT_ZONE_PAIRS], __ATOMIC_RELAXED);
+
+		if (w == 0)
+			return 0;
+		if ((uint32_t)(w >> 32) == key)
+			return (uint32_t)w;
+	}
+	return 0;
+}
+
+static inline void rt_zone_found_add(struct rt_zone_found *f, uint32_t a, uint32_t b)
+{
+	uint32_t key = rt_zone_pair_key(a, b), h = key * 2654435761u;
+
+	for (uint32_t k = 0; k < RT_ZONE_PROBE; k++) {
+		uint64_t *sl = &f->slot[(h + k) % RT_ZONE_PAIRS], w = __atomic_load_n(sl, __ATOMIC_RELAXED);
+
+		for (;;) {
+			if (w != 0 && (uint32_t)(w >> 32) != key)
+				break;                                    /* another pair's: probe on */
+			if (__atomic_compare_exchange_n(sl, &w, w ? w + 1 : (uint64_t)key << 32 | 1, false,
+			                                __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				return;
+		}
+	}
+}
+
+static inline uint32_t rt_zone_pair_weight(const struct rt_zone_found *f, const struct rt_zone *z)
+{
+	return f ? RT_ZONE_WSCALE / (1 + rt_zone_found_get(f, z->a, z->b)) : 1;
+}
+
+/* Choose a zone and an 8-byte chunk in it uniformly: its address in
+   *addr. The zone: first one among the table's (within a block, or across
+   an edge) — uniformly, or with `found`, with probability proportional to
+   1 / (1 + its pair's finds) —, which names a pair of threads (pairs are
+   watched as often as they have zones, as in session 10, less once
+   found); then, with `narrow`, one of that pair's zones with probability
+   proportional to rt_zone_weight (a second pass, a weighted reservoir).
+   zone->stands (if zone) is the lines the watched chunk stands for: the
+   zone's lines times the ratio of the uniform choice's probability to the
+   actual one — (the mean pair weight / the zone's) × (the pair's mean
+   zone weight / the zone's) —, so that a communication's expected weight
+   is what a uniform choice gave (the zone's lines, session 10) while
+   narrow zones and pairs not found yet are watched more often and each of
+   their communications weighs less. `writer`: only zones where either
+   thread stored (a sampled store in its range): two threads that only
+   read a line — the shared variables of an OpenMP region on `main`'s
+   stack, read by every thread — make a zone of a line or two that never
+   communicates. Returns the number of zones (0: none, *addr untouched). */
+static inline bool rt_zone_get(const struct rt_zone_slot *tab, uint32_t n, uint32_t i, uint64_t now,
+                               uint32_t window, bool writer, struct rt_zone *z)
+{
+	return (rt_zone_at(tab, i, now, window, z) || rt_zone_cross(tab, n, i, now, window, z)) &&
+	       (!writer || z->stored);
+}
+
+static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
+                                    bool narrow, bool writer, const struct rt_zone_found *found, uint64_t *rng,
+                                    uint64_t *addr, struct rt_zone *zone)
+{
+	uint32_t count = 0, lines, bw1 = 1, np = 1, bw = 1;
+	uint64_t w1sum = 0, wsum = 1, r;
 	struct rt_zone z, best = { 0 };
-	uint64_t r;
 
 	for (uint32_t i = 0; i < n; i++)
-		if ((rt_zone_at(tab, i, now, window, &z) || rt_zone_cross(tab, n, i, now, window, &z)) &&
-		    rt_zone_rng(rng) % ++count == 0)
-			best = z;
+		if (rt_zone_get(tab, n, i, now, window, writer, &z)) {
+			uint32_t w = rt_zone_pair_weight(found, &z);
+
+			count++;
+			w1sum += w;
+			if (rt_zone_rng(rng) % w1sum < w) {
+				best = z;
+				bw1 = w;
+			}
+		}
 	if (!count)
 		return 0;
-	best.stands = best.z1 - best.z0 + 1;
 	if (narrow && count > 1) {
 		struct rt_zone first = best;
-		uint64_t wsum = 0, stands;
-		uint32_t np = 0, bw = 1;
 
+		wsum = 0;
+		np = 0;
 		for (uint32_t i = 0; i < n; i++)
-			if ((rt_zone_at(tab, i, now, window, &z) || rt_zone_cross(tab, n, i, now, window, &z)) &&
-			    rt_zone_same_pair(&z, &first)) {
-				uint32_t w = rt_zone_weight(z.z1 - z.z0 + 1);
+			if (rt_zone_get(tab, n, i, now, window, writer, &z) && rt_zone_same_pair(&z, &first)) {
+				uint32_t w = z.overlap ? RT_ZONE_WSCALE : rt_zone_weight(z.z1 - z.z0 + 1);
 
 				np++;
 				wsum += w;
@@ -307,16 +406,22 @@ static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, 
 					bw = w;
 				}
 			}
-		if (np) {        /* (0 only if the table changed between the passes: keep the first) */
-			lines = best.z1 - best.z0 + 1;
-			stands = ((uint64_t)lines * wsum + (uint64_t)np * bw / 2) / ((uint64_t)np * bw);
-			best.stands = stands < 1 ? 1 : stands > UINT32_MAX ? UINT32_MAX : (uint32_t)stands;
-		} else {
+		if (!np) {       /* (only if the table changed between the passes: keep the first) */
 			best = first;
+			np = 1;
+			wsum = bw = 1;
 		}
 	}
-	r = rt_zone_rng(rng);
 	lines = best.z1 - best.z0 + 1;
+	{
+		/* lines x (w1sum / (count bw1)) x (wsum / (np bw)), rounded; integers
+		   only (signal context) */
+		unsigned __int128 num = (unsigned __int128)lines * w1sum * wsum,
+		                  den = (unsigned __int128)count * bw1 * np * bw, st = (num + den / 2) / den;
+
+		best.stands = st < 1 ? 1 : st > UINT32_MAX ? UINT32_MAX : (uint32_t)st;
+	}
+	r = rt_zone_rng(rng);
 	*addr = best.base + ((uint64_t)(best.z0 + (uint32_t)((r >> 32) % lines)) << 6) + ((r & 7) << 3);
 	if (zone)
 		*zone = best;
