@@ -48,10 +48,6 @@ struct ccache {
 	uint64_t v[CC_SLOTS][2];
 };
 
-struct wc {                     /* one window cell */
-	uint32_t win, i, j;
-	uint64_t t, f;
-};
 
 /* views__finish carves the windows' vectors and the phases' cells from
    the window cells' sort scratch */
@@ -779,7 +775,82 @@ static unsigned bits_of(uint32_t x)
 	return b;
 }
 
-static struct wc *sort_wc(struct wc *c, struct wc *tmp, size_t n)
+#define WC_KEY(x) ((uint64_t)(x)->i << (bj + bw) | (uint64_t)(x)->j << bw | (x)->win)
+
+/* One bucket a[0..n) of the MSD split (its keys agree above bit lowbits),
+   sorted by np LSD passes of pb bits (np * pb >= lowbits), every pass done,
+   with s[0..n) as scratch: the result is in a for np even, else in s. */
+static void sort_bucket(struct wc *a, struct wc *s, uint32_t n, unsigned bj, unsigned bw,
+                        unsigned np, unsigned pb, uint32_t (*cnt)[1u << RADIX_BITS])
+{
+	const uint32_t mask = (1u << pb) - 1;
+	struct wc *src = a, *dst = s, *t;
+	unsigned pass;
+	uint32_t k;
+
+	memset(cnt, 0, np * sizeof(*cnt));
+	for (k = 0; k < n; k++) {
+		uint64_t key = WC_KEY(&a[k]);
+		for (pass = 0; pass < np; pass++)
+			cnt[pass][(key >> (pb * pass)) & mask]++;
+	}
+	for (pass = 0; pass < np; pass++) {
+		uint32_t sum = 0, x, b;
+
+		for (b = 0; b <= mask; b++) {
+			x = cnt[pass][b];
+			cnt[pass][b] = sum;
+			sum += x;
+		}
+		for (k = 0; k < n; k++)
+			dst[cnt[pass][(WC_KEY(&src[k]) >> (pb * pass)) & mask]++] = src[k];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+}
+
+/* Many records and a long key: one MSD pass on the top RADIX_BITS bits
+   into tmp, then each bucket (at 10^5 threads ~3,000 records, 96 KB)
+   sorted by LSD passes while it stays in cache; instead of every LSD pass
+   moving all the records through memory (10^5 threads: 4 passes over
+   194 MB, 0.4 s). */
+#define MSD_MIN ((size_t)1 << 16)
+static struct wc *sort_msd(struct wc *c, struct wc *tmp, size_t n, unsigned bits, unsigned bj,
+                           unsigned bw)
+{
+	unsigned lowbits = bits - RADIX_BITS;
+	unsigned np = (lowbits + RADIX_BITS - 1) / RADIX_BITS;
+	unsigned pb = (lowbits + np - 1) / np;
+	size_t *top = calloc((size_t)1 << RADIX_BITS, sizeof(*top)), k, sum = 0, x, b, lo;
+	uint32_t (*cnt)[1u << RADIX_BITS] = malloc(np * sizeof(*cnt));
+
+	if (!top || !cnt) {
+		free(top);
+		free(cnt);
+		return NULL;
+	}
+	for (k = 0; k < n; k++)
+		top[WC_KEY(&c[k]) >> lowbits]++;
+	for (b = 0; b < ((size_t)1 << RADIX_BITS); b++) {
+		x = top[b];
+		top[b] = sum;
+		sum += x;
+	}
+	for (k = 0; k < n; k++)
+		tmp[top[WC_KEY(&c[k]) >> lowbits]++] = c[k];
+	/* top[b] is now the end of bucket b */
+	for (b = 0, lo = 0; b < ((size_t)1 << RADIX_BITS); lo = top[b], b++)
+		if (top[b] - lo > 1)
+			sort_bucket(tmp + lo, c + lo, (uint32_t)(top[b] - lo), bj, bw, np, pb, cnt);
+		else if (top[b] - lo == 1 && np % 2)
+			c[lo] = tmp[lo];
+	free(top);
+	free(cnt);
+	return np % 2 ? c : tmp;
+}
+
+struct wc *views__sort_wc(struct wc *c, struct wc *tmp, size_t n)
 {
 	const uint32_t mask = (1u << RADIX_BITS) - 1;
 	uint32_t oi = 0, oj = 0, ow = 0;
@@ -801,7 +872,9 @@ static struct wc *sort_wc(struct wc *c, struct wc *tmp, size_t n)
 		qsort(c, n, sizeof(*c), cmp_wc);
 		return c;
 	}
-#define WC_KEY(x) ((uint64_t)(x)->i << (bj + bw) | (uint64_t)(x)->j << bw | (x)->win)
+	if (n >= MSD_MIN && npass > 2 && n <= UINT32_MAX &&
+	    (src = sort_msd(c, tmp, n, bits_of(oi) + bj + bw, bj, bw)))
+		return src;
 	cnt = calloc(npass ? npass : 1, sizeof(*cnt));
 	if (!cnt) {
 		qsort(c, n, sizeof(*c), cmp_wc);
@@ -896,7 +969,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	if (!(tmp = malloc((nwc ? nwc : 1) * sizeof(*tmp))))
 		goto out;
 	{
-		struct wc *sorted = sort_wc(wc, tmp, nwc);
+		struct wc *sorted = views__sort_wc(wc, tmp, nwc);
 		if (sorted != wc) {
 			tmp = wc;
 			wc = sorted;

@@ -91,6 +91,15 @@ double views__similarity(const struct vcell *a, uint32_t na, const struct vcell 
 int views__segment(const struct vcell *const *win, const uint32_t *nwin_cells, uint32_t nwin,
                    uint32_t *phase, uint32_t *nphases);
 
+/* A window cell (pair i < j, window win, true and false volumes) and the
+   sort of n of them by (i, j, win) with a scratch tmp of n records: the
+   sorted records are in c or tmp, the one returned. */
+struct wc {
+	uint32_t win, i, j;
+	uint64_t t, f;
+};
+struct wc *views__sort_wc(struct wc *c, struct wc *tmp, size_t n);
+
 /* numa.c */
 struct numa;
 int numa__init(struct numa **out, unsigned nworkers);

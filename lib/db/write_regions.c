@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db/write.h"
 #include "support/out.h"
@@ -111,6 +112,11 @@ static inline char *put_u64(char *p, uint64_t v, char sep)
 struct csvbuf {
 	struct hc_out *o;
 	size_t n;
+	/* "region,row," of the last row, formatted: the rows of a region's
+	   matrix row repeat it (a thread's cells with its peers) */
+	uint32_t preg, pi;
+	unsigned plen;              /* 0: none */
+	char pre[24];
 	char b[65536];
 };
 
@@ -129,8 +135,15 @@ static void put_row(struct csvbuf *c, uint32_t reg, uint32_t i, uint32_t j, cons
 	if (c->n > sizeof(c->b) - 192)
 		csv_flush(c);
 	p = c->b + c->n;
-	p = put_u64(p, reg, ',');
-	p = put_u64(p, i, ',');
+	if (!c->plen || c->preg != reg || c->pi != i) {
+		char *q = put_u64(c->pre, reg, ',');
+		q = put_u64(q, i, ',');
+		c->plen = (unsigned)(q - c->pre);
+		c->preg = reg;
+		c->pi = i;
+	}
+	memcpy(p, c->pre, sizeof(c->pre));   /* the whole array: a fixed-size copy */
+	p += c->plen;
 	p = put_u64(p, j, ',');
 	p = put_u64(p, in[0], ',');
 	p = put_u64(p, in[1], ',');
@@ -191,6 +204,7 @@ int hc_db_write_region_matrices(const char *dir, const struct hc_db_wregions *R,
 	}
 	c->o = &o;
 	c->n = 0;
+	c->plen = 0;
 	hc_out_puts(&o, HC_DB_REGION_HEADER "\n");
 	for (k = 0; k < R->n; k++) {
 		const struct hc_db_wregion *r = &R->r[k];

@@ -51,6 +51,49 @@ static uint32_t mix(struct vcell *v)
 	return 6;
 }
 
+/* views__sort_wc on n random window cells (pairs below maxi, windows up to
+   maxw): sorted by (i, j, win), and a permutation of the input (t is the
+   record's input index). Sizes chosen for both sorts (LSD; MSD then LSD in
+   buckets, with an odd and an even number of bucket passes). */
+static void sort_check(size_t n, uint32_t maxi, uint32_t maxw, uint64_t seed, const char *what)
+{
+	struct wc *c = malloc(n * sizeof(*c)), *orig = malloc(n * sizeof(*c));
+	struct wc *tmp = malloc(n * sizeof(*c)), *r;
+	unsigned char *seen = calloc(n ? n : 1, 1);
+	size_t k;
+	int ok = c && orig && tmp && seen;
+
+	for (k = 0; ok && k < n; k++) {
+		uint32_t a, b;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		a = (uint32_t)(seed >> 33) % maxi;
+		b = (uint32_t)(seed >> 13) % maxi;
+		if (a == b)
+			b = a + 1;
+		c[k] = (struct wc){ (uint32_t)(seed >> 5) % (maxw + 1), a < b ? a : b, a < b ? b : a,
+		                    k, seed & 0xff };
+		orig[k] = c[k];
+	}
+	r = ok ? views__sort_wc(c, tmp, n) : NULL;
+	ok = ok && (r == c || r == tmp);
+	for (k = 0; ok && k < n; k++) {
+		const struct wc *x = &r[k];
+		ok = x->t < n && !seen[x->t] && x->i == orig[x->t].i && x->j == orig[x->t].j &&
+		     x->win == orig[x->t].win && x->f == orig[x->t].f;
+		if (ok)
+			seen[x->t] = 1;
+		if (ok && k)
+			ok = r[k - 1].i < x->i || (r[k - 1].i == x->i && (r[k - 1].j < x->j ||
+			     (r[k - 1].j == x->j && r[k - 1].win <= x->win)));
+	}
+	expect(ok, what);
+	free(c);
+	free(orig);
+	free(tmp);
+	free(seen);
+}
+
 int main(void)
 {
 	struct vcell w[32][8];
@@ -121,6 +164,12 @@ int main(void)
 	}
 	expect(views__segment(pw, n, 5, ph, &nph) == 0 && nph == 1 && ph[4] == 0,
 	       "all windows quiet: one phase");
+	/* the window cells' sort */
+	sort_check(1000, 64, 19, 1, "window cells sorted: LSD, 1,000 cells");
+	sort_check(70000, 1000, 19, 2, "window cells sorted: MSD, 25-bit keys (2 bucket passes)");
+	sort_check(200000, 100000, 19, 3, "window cells sorted: MSD, 10^5 threads (3 bucket passes)");
+	sort_check(100000, 1u << 20, 31, 4, "window cells sorted: MSD, 45-bit keys (4 bucket passes)");
+	sort_check(100000, 1u << 6, 0, 5, "window cells sorted: LSD, many equal keys");
 	printf("%d failure(s)\n", fails);
 	return fails ? 1 : 0;
 }
