@@ -1044,6 +1044,7 @@ struct build {
 	uint64_t *cin;          /* pass_b_dense: the inclusive (true, false) of one cell */
 	size_t dropped;         /* bytes of region events freed since the last trim */
 	size_t trim_at;         /* trim when dropped reaches it (0: TRIM_BYTES) */
+	uint32_t ntrim;         /* trims so far */
 	bool begun;             /* regions__build_begin done */
 	uint32_t next;          /* the next process (in proc_order) to credit */
 	double t0, ta;          /* CPU time at regions__build_begin, after the plan */
@@ -1336,17 +1337,21 @@ out:
    to a region is a cell of the program), so each kept region's two cell
    arrays get that capacity at once: put_cell appends without growing
    (doubling copied every array several times: at 10^5 threads ~80 K page
-   faults and their copies, at 1,024 threads ~15 K). The pages are touched
-   only as cells are put; an array never filled is address space only.
-   Up to RESERVE_MAX of address space in all; beyond, the arrays grow as
-   before (and a region that exceeds its capacity, should any, grows). */
+   faults and their copies). The pages are touched only as cells are put;
+   an array never filled is address space only. Only arrays of at least
+   RESERVE_MIN (mapped by malloc; smaller ones grow in the heap, reusing
+   what their copies freed: at 256 threads, 194 KB arrays, reserving added
+   4 K faults), up to RESERVE_MAX of address space in all; otherwise the
+   arrays grow as before (and a region that exceeds its capacity, should
+   any, grows). */
+#define RESERVE_MIN ((size_t)4 << 20)
 #define RESERVE_MAX ((size_t)16 << 30)
 static void reserve_cells(const struct an *an, struct regions *R, struct build *b)
 {
 	size_t per = (size_t)an->thread_cells * sizeof(struct hc_db_mcell);
 	uint32_t k;
 
-	if (!an->thread_cells || !b->nk || per > RESERVE_MAX / 2 / b->nk)
+	if (!an->thread_cells || !b->nk || per < RESERVE_MIN || per > RESERVE_MAX / 2 / b->nk)
 		return;
 	for (k = 0; k < b->nk; k++) {
 		struct region *r = &R->r[b->korder[k]];
@@ -1592,7 +1597,7 @@ static int put_sorted(struct an *an, struct build *b, uint32_t kq, uint32_t i, u
    before the large arrays were mapped); given back, about the larger of
    the two (288 MB). A trim walks the whole heap: in a large one (10^5
    threads: 1 KB arrays, a 1 GB heap, 25 trims of ~7 ms) the interval is
-   1/64 of the heap (mallinfo2's arena, read after each trim) instead. */
+   1/64 of the heap (mallinfo2's arena, read after every 8th trim) instead. */
 #define TRIM_BYTES ((size_t)4 << 20)
 static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 {
@@ -1607,8 +1612,11 @@ static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 
 		malloc_trim(0);
 		b->dropped = 0;
-		mi = mallinfo2();
-		b->trim_at = mi.arena / 64 > TRIM_BYTES ? mi.arena / 64 : TRIM_BYTES;
+		if (b->ntrim++ % 8 == 0) {   /* mallinfo2 walks the heap's free chunks (~15 ms
+		                                at 10^5 threads): read at every 8th trim only */
+			mi = mallinfo2();
+			b->trim_at = mi.arena / 64 > TRIM_BYTES ? mi.arena / 64 : TRIM_BYTES;
+		}
 	}
 #endif
 }
