@@ -266,7 +266,7 @@ table() {
 			"$([ -f "$work/t/$key.$s.failed" ] && echo sampled-failed)" >>"$work/results.tsv"
 	done
 	[ -z "$exact_why" ] || { note ""; note "Exact columns: $exact_why — nothing is judged; the sampled top false-sharing object is shown for reference."; }
-	[ "$pass" = quiet ] && [ -z "$exact_why" ] && busy_exact
+	if [ "$pass" = quiet ] && [ -z "$exact_why" ]; then busy_exact; fi
 }
 
 # busy_exact: names the exact references taken while the machine was busy
