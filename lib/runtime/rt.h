@@ -236,6 +236,7 @@ struct rt_options {
 	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
 	bool procset_zone_spread;   /* pairs zone sets found are watched less (zone.h) */
+	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
@@ -373,6 +374,8 @@ void watch__trap_blocked(struct rt_thread *t, int slot);
 void watch__trap_outside(int slot);
 void watch__log(void);
 void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
+bool watch__pset_idle(void);
+void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 void watch__pset_tick(struct rt_thread *t);
 
 /* record.c: from a sample or trap to a recorded communication */

@@ -70,6 +70,7 @@ static struct {
 	uint64_t zone_thinned;              /* zones picked, not armed: wide (zone.h, rt_zone_arm_thin) */
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
+	uint64_t start_armed;               /* a start set's extra line armed (watch__pset_start) */
 } pset;
 
 /* Where two threads' samples meet (zone.h): the process's table, noted at
@@ -315,6 +316,28 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	hc_detect_set_chunks(&t->det, &e, (uint32_t)pset.n, addr);
 	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, (uint32_t)pset.n, false, 0, 0) == 0)
 		t->cnt.watch_armed++;
+}
+
+/* Is the process-wide set open and idle (nothing armed, nobody arming)? */
+bool watch__pset_idle(void)
+{
+	return pset.n > 0 && rt_pset_state_of(__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE)) == RT_PSET_IDLE;
+}
+
+/* One more line of a start set (soft.c, soft__start_set): a peer's
+   publication that the thread's own registers have no room for, watched
+   by the process-wide set (read and write, as a start set) while it is
+   idle; a trap of another thread than the publisher is a communication
+   with it, weighing `mult` periods (what the start set's choice makes it
+   stand for). Not in signal context (the thread's start). */
+void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
+{
+	if (!watch__pset_idle())
+		return;
+	if (pset_arm_set(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0) == 0) {
+		pset_count(&pset.start_armed);
+		t->cnt.watch_armed++;
+	}
 }
 
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
@@ -976,6 +999,8 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.zone_pairs_new,
 		        hc_rt.opt.procset_zone_spread ? "on" : "off (HPCRUN_COMM_PROCSET_ZONE_SPREAD=0)",
 		        (unsigned long long)pset.sample_unseen);
+	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
+	        "(HPCRUN_COMM_PROCSET_START=%d)", (unsigned long long)pset.start_armed, hc_rt.opt.procset_start ? 1 : 0);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "
 	        "end median %llu ns, mean %llu ns (n %llu) (wall time of the MODIFY_ATTRIBUTES / DISABLE "
 	        "ioctls: every running copy is updated on its CPU)",

@@ -243,7 +243,9 @@ static uint32_t ended_peers(struct rt_thread *t, uint32_t from, uint32_t *peers)
 void soft__start_set(struct rt_thread *t)
 {
 	struct hc_detect_result res;
+	struct hc_detect_config cfg;
 	uint32_t peers[RT_ENDED_RING + 1], n;
+	bool extra;
 
 	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 || t->id.index == 0 ||
 	    !__atomic_load_n(&threads_ended, __ATOMIC_RELAXED) || t->det.nsamples > 0 ||
@@ -252,8 +254,23 @@ void soft__start_set(struct rt_thread *t)
 	if ((n = ended_peers(t, 0, peers)) < RT_ENDED_RING + 1 && t->id.creator != HC_NONE &&
 	    t->id.creator != t->id.index)
 		peers[n++] = t->id.creator;    /* it wrote the thread's input, likely */
-	if (!hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n, &res))
+	/* One line more than the thread's registers hold goes to the
+	   process-wide set while it is idle: the peers are chosen among all
+	   of them as if the set had D + 1 registers (their weights say so),
+	   the last one taken out of the thread's own set. */
+	cfg = hc_rt.dcfg;
+	extra = hc_rt.opt.procset_start && cfg.nwatch >= 1 && cfg.nwatch < HC_MAX_WATCH && watch__pset_idle();
+	if (extra)
+		cfg.nwatch++;
+	if (!hc_detect_arm_start(&hc_rt.bb, &cfg, &t->det, process__now(), start_horizon(), peers, n, &res))
 		return;
+	if (extra && t->det.nwatch > hc_rt.dcfg.nwatch && res.nwatch == t->det.nwatch) {
+		uint32_t k = t->det.nwatch - 1;
+
+		watch__pset_start(t, &t->det.start[k], t->det.start_mult[k], res.watch_addr[k]);
+		t->det.nwatch = k;
+		res.nwatch = k;
+	}
 	own(t)->start_sets++;
 	record__apply_set(t, &res);
 	if (t->det.armed)
