@@ -1,0 +1,54 @@
+#!/bin/sh
+# The soft sampler's rate levels (lib/runtime/sampler/rate.h,
+# doc/performance.md "Session 8" and "Session 11"), on one CPU (the shell
+# pins itself with taskset; the runs inherit it): comm_bench's private
+# workers, a fixed amount of work (-n), so the sample counts follow CPU
+# time, not the machine's load.
+#   4 workers + main = 5 live threads > 2 x 1 + 1: heavily crowded — after
+#     the 500-sample warm-up, samples at x4 (samples_heavy > 0, the log's
+#     "changes to it" >= 1);
+#   the same with HPCRUN_COMM_CROWDED_HEAVY=1: no heavy sample, the log
+#     says there is no such level;
+#   2 workers + main = 3 live threads: crowded (> 1 + 1), not heavily
+#     (<= 2 x 1 + 1) — the accuracy suite's 2x shape: coarse samples, no
+#     heavy one.
+# In every run the thinned periods add up: samples_thinned = 1 per coarse
+# sample + 2 more per heavy one (x2 and x4). Counters, never timing.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+command -v taskset >/dev/null 2>&1 && taskset -pc 0 $$ >/dev/null 2>&1 ||
+	{ echo "SKIP: cannot pin the test to one CPU (taskset)"; exit 77; }
+echo "pinned to CPU 0 (the runs inherit it)"
+N=80000
+measure heavy "$BENCH" private -t 4 -n $N || fail "heavy run failed"
+export HPCRUN_COMM_CROWDED_HEAVY=1
+measure off "$BENCH" private -t 4 -n $N || fail "run with the level off failed"
+unset HPCRUN_COMM_CROWDED_HEAVY
+measure two "$BENCH" private -t 2 -n $((2 * N)) || fail "2-worker run failed"
+log() { cat "$TMP/$1"/*.log 2>/dev/null; }
+log heavy | grep -q "sampling rate:" ||
+	{ echo "SKIP: not the soft sampler (no 'sampling rate:' line in the log)"; exit 77; }
+
+for m in heavy off two; do
+	s=$(counter $m samples) c=$(counter $m samples_coarse) h=$(counter $m samples_heavy) th=$(counter $m samples_thinned)
+	echo "$m: samples $s, coarse $c, heavy $h, thinned $th"
+	if log $m | grep -q "sampling rate: COMM@[0-9]* throughout (no coarse event)"; then
+		echo "SKIP: no coarse event here ($(log $m | grep 'sampling rate' | head -1))"
+		exit 77
+	fi
+	[ "$th" -eq $((c + 2 * h)) ] && ok "$m: thinned periods add up ($th = $c + 2 x $h)" ||
+		fail "$m: samples_thinned $th is not coarse $c + 2 x heavy $h"
+	[ "$c" -gt 0 ] && ok "$m: $c coarse samples" || fail "$m: no coarse sample (crowded on one CPU)"
+done
+h=$(counter heavy samples_heavy)
+[ "$h" -gt 0 ] && ok "5 live threads on 1 CPU: $h heavy samples" || fail "5 live threads on 1 CPU: no heavy sample"
+log heavy | grep -q "heavily crowded (more than 3 live threads on 1 CPUs.*); [1-9][0-9]* changes to it" &&
+	ok "the log states the heavy level and its changes" ||
+	fail "no heavy-level line with changes: $(log heavy | grep 'sampling rate' | tail -1)"
+[ "$(counter off samples_heavy)" -eq 0 ] && ok "HPCRUN_COMM_CROWDED_HEAVY=1: no heavy sample" ||
+	fail "HPCRUN_COMM_CROWDED_HEAVY=1: $(counter off samples_heavy) heavy samples"
+log off | grep -q "no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)" &&
+	ok "the log says the level is off" || fail "no 'no heavily crowded level' line"
+[ "$(counter two samples_heavy)" -eq 0 ] && ok "3 live threads on 1 CPU: coarse, never heavy" ||
+	fail "3 live threads on 1 CPU: $(counter two samples_heavy) heavy samples"
+finish
