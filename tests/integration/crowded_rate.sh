@@ -19,7 +19,7 @@ require_measurable
 command -v taskset >/dev/null 2>&1 && taskset -pc 0 $$ >/dev/null 2>&1 ||
 	{ echo "SKIP: cannot pin the test to one CPU (taskset)"; exit 77; }
 echo "pinned to CPU 0 (the runs inherit it)"
-N=160000   # ~1 s of CPU: ~1,300 samples, the warm-up (500) well behind
+N=400000   # ~2.5 s of CPU here: 1,700-2,900 samples, the 500-sample warm-up well behind on a machine 3x faster
 measure heavy "$BENCH" private -t 4 -n $N || fail "heavy run failed"
 export HPCRUN_COMM_CROWDED_HEAVY=1
 measure off "$BENCH" private -t 4 -n $N || fail "run with the level off failed"
