@@ -132,10 +132,11 @@ static uint32_t inh_pid;
    crowd_lock: one thread at a time changes the rate (not signal context). */
 static int coarse_fd = -1;
 /* ... and the heavily crowded level's event (mult x heavy; rate.h), when
-   HPCRUN_COMM_CROWDED_HEAVY is not 1. crowd_coarse: the level in effect
-   (0 fine, 1 coarse, 2 heavy). */
+   HPCRUN_COMM_CROWDED_HEAVY is not 1; crowd_heavy: its multiplier, 1 while
+   there is no such event. crowd_coarse: the level in effect (0 fine,
+   1 coarse, 2 heavy). */
 static int heavy_fd = -1;
-static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_heavy = RT_CROWD_HEAVY_DEFAULT, crowd_live, crowd_ncpu;
+static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_heavy = 1, crowd_live, crowd_ncpu;
 static int crowd_coarse, crowd_lock;
 static uint64_t heavy_switches;    /* changes to the heavy level */
 static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
@@ -155,7 +156,7 @@ static int *level_fd(uint32_t level)
 /* The multiplier of the level in effect. */
 static uint32_t level_mult(uint32_t level)
 {
-	return rt_rate_level_mult(level, crowd_mult, heavy_fd >= 0 ? crowd_heavy : 1);
+	return rt_rate_level_mult(level, crowd_mult, crowd_heavy);
 }
 
 /* Is the process's inherited event there (this thread has its copy)? */
@@ -346,7 +347,7 @@ static void crowd_update(void)
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
 		now = (uint32_t)crowd_coarse;
-		want = rt_rate_level(now, &crowd_crowded, live, crowd_ncpu, crowd_mult, heavy_fd >= 0 ? crowd_heavy : 1,
+		want = rt_rate_level(now, &crowd_crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
 		                     __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
 		                     __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
 		if (want != now) {
@@ -380,7 +381,7 @@ static void crowd_update(void)
 			bool crowded = crowd_crowded;   /* a look, not a change */
 
 			now = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
-			if (rt_rate_level(now, &crowded, live, crowd_ncpu, crowd_mult, heavy_fd >= 0 ? crowd_heavy : 1,
+			if (rt_rate_level(now, &crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
 			                  __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
 			                  __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window) == now)
 				return;
@@ -413,20 +414,21 @@ static void crowd_open(void)
 		return;
 	}
 	/* the heavily crowded level (rate.h); without it, the coarse one */
-	crowd_heavy = hc_rt.opt.crowd_heavy;
-	if (crowd_heavy <= 1)
+	if (hc_rt.opt.crowd_heavy <= 1)
 		return;
 	if (!fds__reserve(1)) {
 		process__log("sampling rate: no fd for the heavy event: a heavily crowded process keeps the "
 		             "coarse rate");
 		return;
 	}
-	if ((err = open_event(&heavy_fd, true, crowd_mult * crowd_heavy)) < 0) {
+	if ((err = open_event(&heavy_fd, true, crowd_mult * hc_rt.opt.crowd_heavy)) < 0) {
 		fds__unreserve(1);
 		heavy_fd = -1;
 		process__log("sampling rate: the heavy event cannot be opened (%s): a heavily crowded "
 		             "process keeps the coarse rate", strerror(-err));
+		return;
 	}
+	crowd_heavy = hc_rt.opt.crowd_heavy;
 }
 
 /* A sign of sharing (rate.h, the quiet-process rule): the process's
@@ -563,6 +565,7 @@ static void soft_atfork_child(void)
 	if (heavy_fd >= 0)
 		fds__close(&heavy_fd, "the sampler");
 	inh_fd = coarse_fd = heavy_fd = -1;
+	crowd_heavy = 1;
 	inh_pid = 0;
 	crowd_live = crowd_coarse = crowd_lock = 0;
 	crowd_samples = 0;
@@ -1172,7 +1175,7 @@ void soft__log(void)
 			             (unsigned long long)(hc_rt.opt.period * crowd_mult * crowd_heavy),
 			             crowd_mult * crowd_heavy, 2 * crowd_ncpu + 1, crowd_ncpu, 2 * crowd_ncpu,
 			             crowd_heavy, (unsigned long long)heavy_switches);
-		else if (coarse_fd >= 0 && crowd_heavy <= 1)
+		else if (coarse_fd >= 0 && hc_rt.opt.crowd_heavy <= 1)
 			process__log("sampling rate: no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)");
 		if (!(coarse_fd >= 0 || c->samples_coarse))
 			process__log("sampling rate: COMM@%llu throughout (%s)", (unsigned long long)hc_rt.opt.period,
