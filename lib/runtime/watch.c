@@ -260,8 +260,8 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	   loads of lines not seen before too (a halo's reader) */
 	if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) && s->addr &&
 	    (!s->is_private || (t->watch.line_heap && hc_rt.opt.procset_zone_unseen))) {
-		int r = rt_zone_note_rw(zones, RT_ZONE_SLOTS, t->id.index, s->addr, process__now(), zone_window(),
-		                        s->is_store);
+		int r = rt_zone_note(zones, RT_ZONE_SLOTS, t->id.index, s->addr, process__now(), zone_window(),
+		                     s->is_store);
 		pset_count(r == 1 ? &pset.zone_notes : &pset.zone_collisions);
 		if (r == 1 && s->is_store)
 			pset_count(&pset.zone_notes_store);

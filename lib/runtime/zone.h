@@ -99,8 +99,8 @@ static inline void rt_zone_between(uint32_t a0, uint32_t a1, uint32_t b0, uint32
    thread stored somewhere in its range). window: freshness in ticks.
    Returns 1 when noted, 0 when the slot belongs to another block whose
    sides are fresh (a collision), -1 on a lost race. */
-static inline int rt_zone_note_rw(struct rt_zone_slot *tab, uint32_t n, uint32_t me, uint64_t addr, uint64_t now,
-                                  uint32_t window, bool store)
+static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me, uint64_t addr, uint64_t now,
+                               uint32_t window, bool store)
 {
 	uint64_t b = addr >> RT_ZONE_SHIFT, tagb = b + 1;
 	struct rt_zone_slot *z = &tab[b % n];
@@ -149,13 +149,6 @@ static inline int rt_zone_note_rw(struct rt_zone_slot *tab, uint32_t n, uint32_t
 	}
 	return __atomic_compare_exchange_n(&z->side[victim], &w[victim], rt_zone_pack(&mine), false,
 	                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ? 1 : -1;
-}
-
-/* A store noted (rt_zone_note_rw with store, the tests' streams). */
-static inline int rt_zone_note(struct rt_zone_slot *tab, uint32_t n, uint32_t me, uint64_t addr, uint64_t now,
-                               uint32_t window)
-{
-	return rt_zone_note_rw(tab, n, me, addr, now, window, true);
 }
 
 /* A zone: its block's first byte, its lines [z0, z1], the two threads,
@@ -344,6 +337,15 @@ static inline uint32_t rt_zone_pair_weight(const struct rt_zone_found *f, const 
 	return f ? RT_ZONE_WSCALE / (1 + rt_zone_found_get(f, z->a, z->b)) : 1;
 }
 
+/* Zone i of the table (within a block, or across an edge), if there is
+   one (with `writer`: only where either thread stored). */
+static inline bool rt_zone_get(const struct rt_zone_slot *tab, uint32_t n, uint32_t i, uint64_t now,
+                               uint32_t window, bool writer, struct rt_zone *z)
+{
+	return (rt_zone_at(tab, i, now, window, z) || rt_zone_cross(tab, n, i, now, window, z)) &&
+	       (!writer || z->stored);
+}
+
 /* Choose a zone and an 8-byte chunk in it uniformly: its address in
    *addr. The zone: first one among the table's (within a block, or across
    an edge) — uniformly, or with `found`, with probability proportional to
@@ -362,13 +364,6 @@ static inline uint32_t rt_zone_pair_weight(const struct rt_zone_found *f, const 
    read a line — the shared variables of an OpenMP region on `main`'s
    stack, read by every thread — make a zone of a line or two that never
    communicates. Returns the number of zones (0: none, *addr untouched). */
-static inline bool rt_zone_get(const struct rt_zone_slot *tab, uint32_t n, uint32_t i, uint64_t now,
-                               uint32_t window, bool writer, struct rt_zone *z)
-{
-	return (rt_zone_at(tab, i, now, window, z) || rt_zone_cross(tab, n, i, now, window, z)) &&
-	       (!writer || z->stored);
-}
-
 static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
                                     bool narrow, bool writer, const struct rt_zone_found *found, uint64_t *rng,
                                     uint64_t *addr, struct rt_zone *zone)

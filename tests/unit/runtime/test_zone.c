@@ -56,21 +56,21 @@ static void notes(void)
 	uint32_t slot = (uint32_t)((blk >> RT_ZONE_SHIFT) % RT_ZONE_SLOTS);
 
 	CHECK(!rt_zone_at(tab, slot, now, win, &z));
-	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 10 * 64, now, win) == 1);
-	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 20 * 64 + 8, now, win) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 10 * 64, now, win, true) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 20 * 64 + 8, now, win, true) == 1);
 	CHECK(!rt_zone_at(tab, slot, now, win, &z));         /* one thread: no zone */
-	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 40 * 64, now, win) == 1);
-	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 30 * 64, now, win) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 40 * 64, now, win, true) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 30 * 64, now, win, true) == 1);
 	CHECK(rt_zone_at(tab, slot, now, win, &z));
 	CHECK(z.base == blk && z.z0 == 20 && z.z1 == 30);     /* the gap between 10..20 and 30..40 */
 	CHECK((z.a == 1 && z.b == 2) || (z.a == 2 && z.b == 1));
 	/* thread 1 reaches into thread 2's range: the overlap */
-	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 33 * 64, now, win) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 33 * 64, now, win, true) == 1);
 	CHECK(rt_zone_at(tab, slot, now, win, &z) && z.z0 == 30 && z.z1 == 33);
 	/* a third thread takes the side noted longer ago (thread 2's, now
 	   that thread 1 noted again later) */
-	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 12 * 64, now + 5 * MS, win) == 1);
-	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 3, blk + 900 * 64, now + 5 * MS, win) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 12 * 64, now + 5 * MS, win, true) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 3, blk + 900 * 64, now + 5 * MS, win, true) == 1);
 	CHECK(rt_zone_at(tab, slot, now + 5 * MS, win, &z));
 	CHECK((z.a == 1 && z.b == 3) || (z.a == 3 && z.b == 1));
 	CHECK(z.z0 == 33 && z.z1 == 900);
@@ -81,9 +81,9 @@ static void notes(void)
 	{
 		uint64_t other = blk + ((uint64_t)RT_ZONE_SLOTS << RT_ZONE_SHIFT);
 
-		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 4, other, now + 1 * MS, win) == 0);
-		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 4, other + 64, now + 300 * MS, win) == 1);
-		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 5, other + 128, now + 300 * MS, win) == 1);
+		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 4, other, now + 1 * MS, win, true) == 0);
+		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 4, other + 64, now + 300 * MS, win, true) == 1);
+		CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 5, other + 128, now + 300 * MS, win, true) == 1);
 		CHECK(rt_zone_at(tab, slot, now + 300 * MS, win, &z) && z.base == other && z.z0 == 1 && z.z1 == 2);
 	}
 }
@@ -107,7 +107,7 @@ static void stencil(void)
 			uint32_t row = w == 0 ? (uint32_t)(r % 257) : 255 + (uint32_t)(r % 257);
 			uint32_t x = (uint32_t)((r >> 20) % 512);
 
-			rt_zone_note(tab, RT_ZONE_SLOTS, w + 1, grid + (uint64_t)row * 4096 + x * 8, now, win);
+			rt_zone_note(tab, RT_ZONE_SLOTS, w + 1, grid + (uint64_t)row * 4096 + x * 8, now, win, true);
 		}
 	}
 	for (int i = 0; i < 1000; i++) {
@@ -137,10 +137,10 @@ static void edge(void)
 	uint32_t slot = (uint32_t)(b % RT_ZONE_SLOTS);
 
 	for (uint32_t l = 0; l < RT_ZONE_LINES; l += 37) {
-		rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (uint64_t)l * 64, now, 100);
-		rt_zone_note(tab, RT_ZONE_SLOTS, 2, base + (1u << RT_ZONE_SHIFT) + (uint64_t)(l + 5) * 64, now, 100);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (uint64_t)l * 64, now, 100, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 2, base + (1u << RT_ZONE_SHIFT) + (uint64_t)(l + 5) * 64, now, 100, true);
 	}
-	rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (RT_ZONE_LINES - 3) * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (RT_ZONE_LINES - 3) * 64, now, 100, true);
 	CHECK(!rt_zone_at(tab, slot, now, 100, &z));
 	CHECK(rt_zone_cross(tab, RT_ZONE_SLOTS, slot, now, 100, &z));
 	CHECK(z.base == base && z.a == 1 && z.b == 2 && z.z0 == RT_ZONE_LINES - 3 && z.z1 == RT_ZONE_LINES + 5);
@@ -150,7 +150,7 @@ static void edge(void)
 		CHECK(addr >= base + (RT_ZONE_LINES - 3) * 64 && addr < base + (RT_ZONE_LINES + 6) * 64);
 	}
 	/* the same thread on both sides of the edge: no zone */
-	rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (1u << RT_ZONE_SHIFT), now + 200 * MS, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (1u << RT_ZONE_SHIFT), now + 200 * MS, 100, true);
 	CHECK(!rt_zone_cross(tab, RT_ZONE_SLOTS, slot, now + 200 * MS, 100, &z));
 }
 
@@ -162,7 +162,7 @@ static void apart(void)
 
 	for (uint32_t i = 0; i < 200; i++)
 		for (uint32_t w = 0; w < 4; w++)
-			rt_zone_note(tab, RT_ZONE_SLOTS, w, 0x500000000000ull + ((uint64_t)w << 20) + i * 512, now, 100);
+			rt_zone_note(tab, RT_ZONE_SLOTS, w, 0x500000000000ull + ((uint64_t)w << 20) + i * 512, now, 100, true);
 	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, false, NULL, &rng, &addr, NULL) == 0);
 }
 
@@ -183,14 +183,14 @@ static void narrow(void)
 	double e1 = 0, e2 = 0;
 	struct rt_zone z;
 
-	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b1 + 100 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b1 + 203 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b1 + 200 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b1 + 300 * 64, now, 100);     /* overlap 200..203: 4 lines */
-	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b2 + 10 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b2 + 100 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b2 + 499 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b2 + 900 * 64, now, 100);     /* gap 100..499: 400 lines */
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b1 + 100 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b1 + 203 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b1 + 200 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b1 + 300 * 64, now, 100, true);     /* overlap 200..203: 4 lines */
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b2 + 10 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 2, b2 + 100 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b2 + 499 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 1, b2 + 900 * 64, now, 100, true);     /* gap 100..499: 400 lines */
 	for (uint32_t i = 0; i < n; i++) {
 		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, false, NULL, &rng, &addr, &z) == 2);
 		if (z.base == b1) {
@@ -218,9 +218,9 @@ static void narrow(void)
 	}
 	CHECK_MSG(picks1 > 850 && picks1 < 1150, "alike: %u of 2000 on the narrow zone", picks1);
 	/* a second pair, one wide zone (gap 50..949) */
-	rt_zone_note(tab, RT_ZONE_SLOTS, 3, b3 + 10 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 3, b3 + 50 * 64, now, 100);
-	rt_zone_note(tab, RT_ZONE_SLOTS, 4, b3 + 949 * 64, now, 100);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 3, b3 + 10 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 3, b3 + 50 * 64, now, 100, true);
+	rt_zone_note(tab, RT_ZONE_SLOTS, 4, b3 + 949 * 64, now, 100, true);
 	picks1 = picks2 = 0;
 	for (uint32_t i = 0; i < 3000; i++) {
 		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, false, NULL, &rng, &addr, &z) == 3);
@@ -268,13 +268,13 @@ static void writer(void)
 	uint64_t b = 0x7ffe00000000ull, now = 70 * MS, rng = 11, addr;
 	struct rt_zone z;
 
-	CHECK(rt_zone_note_rw(tab, RT_ZONE_SLOTS, 1, b + 738 * 64, now, 100, false) == 1);
-	CHECK(rt_zone_note_rw(tab, RT_ZONE_SLOTS, 2, b + 738 * 64 + 8, now, 100, false) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 1, b + 738 * 64, now, 100, false) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, b + 738 * 64 + 8, now, 100, false) == 1);
 	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, false, NULL, &rng, &addr, &z) == 1 && !z.stored);
 	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, true, NULL, &rng, &addr, &z) == 0);
 	/* thread 2 stores elsewhere in its range: its side remembers it */
-	CHECK(rt_zone_note_rw(tab, RT_ZONE_SLOTS, 2, b + 740 * 64, now, 100, true) == 1);
-	CHECK(rt_zone_note_rw(tab, RT_ZONE_SLOTS, 2, b + 739 * 64, now, 100, false) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, b + 740 * 64, now, 100, true) == 1);
+	CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, 2, b + 739 * 64, now, 100, false) == 1);
 	CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, true, NULL, &rng, &addr, &z) == 1 && z.stored);
 	CHECK(z.z0 == 738 && z.z1 == 738 && addr >= b + 738 * 64 && addr < b + 739 * 64);
 }
@@ -307,10 +307,10 @@ static void spread(void)
 	for (uint32_t k = 0; k < 3; k++) {
 		uint64_t b = base + ((uint64_t)(3 * k + 1) << RT_ZONE_SHIFT);
 
-		rt_zone_note(tab, RT_ZONE_SLOTS, 10 + 2 * k, b + 100 * 64, now, 100);
-		rt_zone_note(tab, RT_ZONE_SLOTS, 10 + 2 * k, b + 209 * 64, now, 100);
-		rt_zone_note(tab, RT_ZONE_SLOTS, 11 + 2 * k, b + 200 * 64, now, 100);
-		rt_zone_note(tab, RT_ZONE_SLOTS, 11 + 2 * k, b + 300 * 64, now, 100);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 10 + 2 * k, b + 100 * 64, now, 100, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 10 + 2 * k, b + 209 * 64, now, 100, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 11 + 2 * k, b + 200 * 64, now, 100, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 11 + 2 * k, b + 300 * 64, now, 100, true);
 	}
 	for (int i = 0; i < 9; i++)
 		rt_zone_found_add(&f, 11, 10);
