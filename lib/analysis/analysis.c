@@ -127,6 +127,7 @@ static void an_free(struct an *an)
 	view__free(&an->view);
 	free(an->cp_rows);
 	regions__free(an);
+	an__pool_free(&an->pool);
 	free(an->ctx_rsid);
 	free(an->first);
 	hmap__free(&an->owner);
@@ -159,6 +160,8 @@ static int regions_pass(struct an *an, const char *stage, struct phase *ph, char
 		return ret;
 	ret = regions__write(an, stage, err, errlen);
 	regions__free(an);
+	if (!an->views)   /* else the views' window cells take the pages (views__finish) */
+		an__pool_close(&an->pool);
 	if (!ret)
 		phase_end(ph, "region mat.");
 	return ret;
@@ -279,6 +282,7 @@ static int init(struct an *an, const struct hc_analysis_opts *o)
 	an->dense_max = o->dense_max ? o->dense_max : HC_ANALYSIS_DEFAULT_DENSE_MAX;
 	pthread_mutex_init(&an->lock, NULL);
 	pthread_cond_init(&an->cond, NULL);
+	an__pool_init(&an->pool);
 	ret = strtab__init(&an->modules);
 	if (!ret)
 		ret = hmap__init(&an->prockey, 64);
@@ -536,6 +540,7 @@ out_early:
 		phase_end(&ph, "obj. reduce");
 	}
 	ret = an.views ? views__finish(&an, an.views, objs) : 0;
+	an__pool_close(&an.pool);
 	if (ret)
 		goto out_nomem;
 	phase_end(&ph, "views");

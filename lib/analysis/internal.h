@@ -80,6 +80,45 @@ bool strtab__find(const struct strtab *t, const char *s, uint32_t *id);
 
 /* Grow *p (elements of size el) to hold at least need; 0 or -ENOMEM. */
 int an__grow(void *pp, uint32_t *cap, uint32_t need, size_t el);
+
+/* ---------------- pages.c: pages let go, for reuse ---------------- */
+
+/* Mappings let go (the region events, the region matrices), kept so that
+   the next large array takes their pages (moved by mremap: no fault, no
+   zeroing) instead of new ones. Thread-safe. Closed (an__pool_close):
+   what it holds is unmapped, and what comes is unmapped at once. */
+struct an_pool {
+	struct an_piece {
+		void *p;
+		size_t n;
+	} *pc;
+	uint32_t n, cap;
+	size_t bytes;
+	bool ok, open;
+	pthread_mutex_t lock;
+};
+void an__pool_init(struct an_pool *pl);
+void an__pool_put(struct an_pool *pl, void *p, size_t n);   /* p page-aligned, pl may be NULL */
+void an__pool_close(struct an_pool *pl);
+void an__pool_free(struct an_pool *pl);
+
+/* An array in address space reserved at once (an__parr_init, bytes at
+   most) and backed as it fills: an__parr_back(need) before writing below
+   byte need — by pool pages while there are any, else by new pages as
+   they are touched. Its pages hold old data until written. Released:
+   back to the pool (NULL: unmapped). */
+struct an_parr {
+	uint8_t *base;
+	size_t res, backed;
+	struct an_seg {
+		size_t off, n;
+		bool moved;
+	} *seg;                     /* its mappings, in order */
+	uint32_t nseg, segcap;
+};
+int an__parr_init(struct an_parr *a, size_t bytes);
+int an__parr_back(struct an_pool *pl, struct an_parr *a, size_t need);   /* 0 or -ENOMEM */
+void an__parr_release(struct an_pool *pl, struct an_parr *a);
 uint64_t an__hash(const struct hkey *k);
 
 /* ---------------- cct.c: the address calling-context tree ---------------- */
@@ -421,6 +460,7 @@ struct an {
 	uint64_t nevents, event_weight;
 	struct view view;
 	struct regions *reg;        /* regions.c */
+	struct an_pool pool;        /* pages.c: the region events' and matrices' pages, reused */
 	uint32_t thread_cells;      /* the thread matrix's cells (sequential, after
 	                               matrix__build; 0: not known): a region matrix's
 	                               cells are among them (regions.c reserves as many) */

@@ -59,6 +59,10 @@ struct views_worker {
 	                               i < j, repeated keys summed at the end (sorting, no
 	                               hashing) */
 	uint32_t nraw, rawcap;
+	struct an_parr rawpa;       /* raw's address space when reserved (raw_grow): backed by
+	                               the pool's pages (the region matrices' and events') */
+	struct an_pool *pool;
+	size_t rawmax;              /* bytes to reserve for raw: every event a cell at most */
 	struct agg objs;            /* (window | kind << 32, a, b) -> (true, false) */
 	struct ccache *cc_cells, *cc_objs;
 	/* the last window seen: [wlo, whi) in the profile's clock, for origin wo
@@ -77,12 +81,72 @@ static void cc_init(struct ccache *c)
 		c->k[i].a = UINT64_MAX;
 }
 
+/* A buffer let go: a reserved one's pages to the pool. */
+static void buf_free(struct an_pool *pl, void *p, struct an_parr *pa)
+{
+	if (p && pa->base && p == (void *)pa->base)
+		an__parr_release(pl, pa);
+	else
+		free(p);
+}
+
+/* p freed: by whichever of a, b it is the base of, else free(). */
+static void buf_free2(struct an_pool *pl, void *p, struct an_parr *a, struct an_parr *b)
+{
+	if (p && a->base && p == (void *)a->base)
+		an__parr_release(pl, a);
+	else
+		buf_free(pl, p, b);
+}
+
+/* bytes for an array written before it is read: the pool's pages (pa
+   reserved) when it has any and the array is large, else malloc's. */
+static void *pool_alloc(struct an_pool *pl, size_t bytes, struct an_parr *pa)
+{
+	memset(pa, 0, sizeof(*pa));
+	if (pl && pl->n && bytes >= ((size_t)64 << 10)) {
+		if (!an__parr_init(pa, bytes) && !an__parr_back(pl, pa, bytes))
+			return pa->base;
+		an__parr_release(NULL, pa);
+	}
+	return malloc(bytes ? bytes : 1);
+}
+
+/* Room for need raw cells: address space reserved on first use (rawmax
+   bytes) and backed by the pool's pages as it fills (the window cells are
+   the largest array the views fill: 1,024 threads 10 K new pages), else
+   (none reserved, or beyond it) the heap's. */
+static __attribute__((noinline)) int raw_grow(struct views_worker *w, uint32_t need)
+{
+	size_t el = sizeof(*w->raw), bytes = (size_t)need * el;
+	struct wc *c;
+
+	if (!w->raw && !w->rawpa.base && w->rawmax >= ((size_t)64 << 10) &&
+	    !an__parr_init(&w->rawpa, w->rawmax))
+		w->raw = (struct wc *)(void *)w->rawpa.base;
+	if (w->rawpa.base) {
+		if (!an__parr_back(w->pool, &w->rawpa, bytes)) {
+			w->rawcap = w->rawpa.backed / el > UINT32_MAX ? UINT32_MAX :
+			            (uint32_t)(w->rawpa.backed / el);
+			return 0;
+		}
+		if (!(c = malloc(bytes)))
+			return -ENOMEM;
+		memcpy(c, w->raw, (size_t)w->nraw * el);
+		an__parr_release(w->pool, &w->rawpa);
+		w->raw = c;
+		w->rawcap = need;
+		return 0;
+	}
+	return an__grow(&w->raw, &w->rawcap, need, el);
+}
+
 /* Let one entry go: into the objects' table, or (g NULL) onto the raw cells. */
 static int cc_out(struct views_worker *w, struct agg *g, const struct hkey *k, const uint64_t v[2])
 {
 	if (g)
 		return agg__add(g, k, v[0], v[1]);
-	if (w->nraw == w->rawcap && an__grow(&w->raw, &w->rawcap, w->nraw + 1, sizeof(*w->raw)))
+	if (w->nraw == w->rawcap && raw_grow(w, w->nraw + 1))
 		return -ENOMEM;
 	w->raw[w->nraw++] = (struct wc){ (uint32_t)k->a, (uint32_t)k->b, (uint32_t)k->c, v[0], v[1] };
 	return 0;
@@ -165,6 +229,7 @@ struct views {
 	struct vphase *ph;
 	uint32_t nph;
 	void *cellmem;              /* the phases' cells (views__finish: the sort's scratch) */
+	struct an_parr cellpa;      /* cellmem's address space when it came from the pool */
 	struct vline line[2 * VIEWS_TIMELINE_TOP];
 	uint32_t nline;
 	uint64_t *lval;             /* nwin × nline: all volume of each line per window */
@@ -468,6 +533,10 @@ int views__init(struct an *an, uint64_t window_ns, struct views **out)
 	if (!v->nwin)
 		v->nwin = 1;
 	for (i = 0; i < v->nw; i++) {
+		uint64_t most = (an->nevents + 2 * (uint64_t)CC_SLOTS) * sizeof(struct wc);
+
+		v->w[i].pool = &an->pool;
+		v->w[i].rawmax = most < ((uint64_t)16 << 30) ? (size_t)most : (size_t)16 << 30;
 		if (agg__init(&v->w[i].objs, 64))
 			goto out;
 		v->w[i].cc_cells = malloc(sizeof(struct ccache));
@@ -493,13 +562,13 @@ void views__free(struct views *v)
 	if (!v)
 		return;
 	for (unsigned i = 0; v->w && i < v->nw; i++) {
-		free(v->w[i].raw);
+		buf_free(v->w[i].pool, v->w[i].raw, &v->w[i].rawpa);
 		agg__free(&v->w[i].objs);
 		free(v->w[i].cc_cells);
 		free(v->w[i].cc_objs);
 	}
 	free(v->w);
-	free(v->cellmem);
+	buf_free(&v->an->pool, v->cellmem, &v->cellpa);
 	free(v->ph);
 	free(v->origin);
 	free(v->wvol);
@@ -659,7 +728,7 @@ int views__unpack(struct views *v, struct rbuf *b)
 	uint32_t n, i;
 
 	n = dbuf__count(b, 28);
-	if (n && an__grow(&w->raw, &w->rawcap, w->nraw + n, sizeof(*w->raw)))
+	if (n && w->nraw + n > w->rawcap && raw_grow(w, w->nraw + n))
 		return -ENOMEM;
 	for (i = 0; i < n && !b->bad; i++) {
 		struct wc c;
@@ -916,6 +985,8 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	struct agg objs;
 	struct hmap okey;           /* object key -> objects.xml index */
 	struct wc *wc = NULL, *tmp = NULL;
+	struct an_parr wpa, tpa;    /* wc's, tmp's address space when reserved (either way
+	                               round after the sort) */
 	struct vcell **vec = NULL;
 	uint32_t *nvec = NULL, *oidx = NULL, nwc = 0, i, w, k, nobj;
 	uint64_t *objtot = NULL;
@@ -926,6 +997,8 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 
 	memset(&objs, 0, sizeof(objs));
 	memset(&okey, 0, sizeof(okey));
+	memset(&wpa, 0, sizeof(wpa));
+	memset(&tpa, 0, sizeof(tpa));
 	v->ob = ob;
 	if (agg__init(&objs, 256) || hmap__init(&okey, 64))
 		goto out;
@@ -942,18 +1015,20 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		if (nwith == 1 && v->w[x].nraw == total) {
 			wc = v->w[x].raw;
 			nwc = v->w[x].nraw;
+			wpa = v->w[x].rawpa;
+			memset(&v->w[x].rawpa, 0, sizeof(v->w[x].rawpa));
 			v->w[x].raw = NULL;
 			v->w[x].nraw = v->w[x].rawcap = 0;
 			break;
 		}
 	}
-	if (!wc && !(wc = malloc((total ? total : 1) * sizeof(*wc))))
+	if (!wc && !(wc = pool_alloc(&an->pool, total * sizeof(*wc), &wpa)))
 		goto out;
 	for (unsigned x = 0; x < v->nw; x++) {
 		if (v->w[x].nraw)   /* raw is NULL for a worker that saw no event (UBSan) */
 			memcpy(wc + nwc, v->w[x].raw, (size_t)v->w[x].nraw * sizeof(*wc));
 		nwc += v->w[x].nraw;
-		free(v->w[x].raw);
+		buf_free(v->w[x].pool, v->w[x].raw, &v->w[x].rawpa);
 		v->w[x].raw = NULL;
 		v->w[x].nraw = v->w[x].rawcap = 0;
 		for (i = 0; i < v->w[x].objs.h.n; i++)
@@ -966,7 +1041,7 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 	/* The sort's scratch: after the sort, the windows' vectors and then
 	   the phases' cells (no new pages for either: at 10^5 threads 6.1 M
 	   window cells, 194 MB) */
-	if (!(tmp = malloc((nwc ? nwc : 1) * sizeof(*tmp))))
+	if (!(tmp = pool_alloc(&an->pool, (size_t)nwc * sizeof(*tmp), &tpa)))
 		goto out;
 	{
 		struct wc *sorted = views__sort_wc(wc, tmp, nwc);
@@ -1070,6 +1145,13 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 		size_t off = 0;
 
 		v->cellmem = tmp;
+		if (tmp == (void *)wpa.base) {
+			v->cellpa = wpa;
+			memset(&wpa, 0, sizeof(wpa));
+		} else if (tmp == (void *)tpa.base) {
+			v->cellpa = tpa;
+			memset(&tpa, 0, sizeof(tpa));
+		}
 		tmp = NULL;
 		for (k = 0; k < v->nph; k++) {
 			v->ph[k].cell = cm + off;
@@ -1170,8 +1252,8 @@ int views__finish(struct an *an, struct views *v, const struct objects *ob)
 out:
 	free(vec);
 	free(nvec);
-	free(wc);
-	free(tmp);
+	buf_free2(&an->pool, wc, &wpa, &tpa);
+	buf_free2(&an->pool, tmp, &wpa, &tpa);
 	free(objtot);
 	free(oidx);
 	agg__free(&objs);

@@ -53,6 +53,8 @@ struct region {
 	bool keep;
 	uint32_t out;           /* output id */
 	struct matrix mi, mx;   /* inclusive, exclusive (kept ones) */
+	struct an_parr ia, xa;  /* mi's, mx's cells when reserved (reserve_cells), base NULL:
+	                           malloc'd */
 	bool same_in;           /* mi's cells and rows are those of the closest region around
 	                           it that owns its own (equal inclusive cells), not owned */
 	uint32_t first_child, next_sibling;
@@ -1049,6 +1051,7 @@ struct build {
 	uint32_t next;          /* the next process (in proc_order) to credit */
 	double t0, ta;          /* CPU time at regions__build_begin, after the plan */
 	struct regions *R;
+	struct an_pool *pool;   /* the events' pages go there, the cells take them */
 };
 
 static inline struct regions *R_of(struct build *b)
@@ -1344,7 +1347,7 @@ out:
    4 K faults), up to RESERVE_MAX of address space in all; otherwise the
    arrays grow as before (and a region that exceeds its capacity, should
    any, grows). */
-#define RESERVE_MIN ((size_t)4 << 20)
+#define RESERVE_MIN ((size_t)64 << 10)
 #define RESERVE_MAX ((size_t)16 << 30)
 static void reserve_cells(const struct an *an, struct regions *R, struct build *b)
 {
@@ -1356,10 +1359,10 @@ static void reserve_cells(const struct an *an, struct regions *R, struct build *
 	for (k = 0; k < b->nk; k++) {
 		struct region *r = &R->r[b->korder[k]];
 
-		if (!r->mi.cell && (r->mi.cell = malloc(per)))
-			b->rc[k].icap = an->thread_cells;
-		if (!r->mx.cell && (r->mx.cell = malloc(per)))
-			b->rc[k].xcap = an->thread_cells;
+		if (!r->mi.cell && !an__parr_init(&r->ia, per))
+			r->mi.cell = (struct hc_db_mcell *)r->ia.base;   /* icap 0: put_cell backs it */
+		if (!r->mx.cell && !an__parr_init(&r->xa, per))
+			r->mx.cell = (struct hc_db_mcell *)r->xa.base;
 	}
 }
 
@@ -1562,14 +1565,57 @@ static inline void inclusive(const struct build *b, uint32_t kq, const uint64_t 
 	}
 }
 
-/* Append a cell, in (i, j) order, to the kept region's matrices directly
-   (no intermediate copy). */
-static int put_cell(struct matrix *m, uint32_t *cap, uint32_t i, uint32_t j, const uint64_t v[2])
+/* A matrix's cells let go: a reserved array's pages to the pool. */
+static void cells_free(struct an_pool *pool, struct matrix *m, struct an_parr *pa)
 {
+	if (pa->base)
+		an__parr_release(pool, pa);
+	else
+		free(m->cell);
+	m->cell = NULL;
+}
+
+/* Room for one more cell: a reserved array backed further (by the pool's
+   pages: the region events' of the processes credited already), else the
+   heap's grown. */
+static __attribute__((noinline)) int grow_cells(struct build *b, struct matrix *m,
+                                                struct an_parr *pa, uint32_t *cap)
+{
+	size_t el = sizeof(*m->cell), need = ((size_t)m->ncell + 1) * el;
+	struct hc_db_mcell *c;
+
+	if (pa->base) {
+		if (!an__parr_back(b->pool, pa, need)) {
+			*cap = pa->backed / el > UINT32_MAX ? UINT32_MAX : (uint32_t)(pa->backed / el);
+			return 0;
+		}
+		/* beyond its reservation (no region has more cells than the
+		   thread matrix: not expected): into the heap */
+		if (!(c = malloc(need)))
+			return -ENOMEM;
+		memcpy(c, m->cell, (size_t)m->ncell * el);
+		an__parr_release(b->pool, pa);
+		m->cell = c;
+		*cap = m->ncell + 1;
+		return 0;
+	}
+	return an__grow(&m->cell, cap, m->ncell + 1, el);
+}
+
+/* Append a cell, in (i, j) order, to kept region kq's inclusive (x false)
+   or exclusive matrix directly (no intermediate copy). */
+static inline int put_cell(struct build *b, uint32_t kq, bool x, uint32_t i, uint32_t j,
+                           const uint64_t v[2])
+{
+	struct region *r = &b->R->r[b->korder[kq]];
+	struct matrix *m = x ? &r->mx : &r->mi;
+	uint32_t *cap = x ? &b->rc[kq].xcap : &b->rc[kq].icap;
+	int ret;
+
 	if (!v[0] && !v[1])
 		return 0;
-	if (m->ncell >= *cap && an__grow(&m->cell, cap, m->ncell + 1, sizeof(*m->cell)))
-		return -ENOMEM;
+	if (m->ncell >= *cap && (ret = grow_cells(b, m, x ? &r->xa : &r->ia, cap)))
+		return ret;
 	m->cell[m->ncell++] = (struct hc_db_mcell){ i, j, { v[0], v[1] } };
 	m->row[i + 1]++;
 	return 0;
@@ -1578,13 +1624,12 @@ static int put_cell(struct matrix *m, uint32_t *cap, uint32_t i, uint32_t j, con
 static int put_sorted(struct an *an, struct build *b, uint32_t kq, uint32_t i, uint32_t j,
                       const uint64_t in[2], const uint64_t ex[2])
 {
-	struct region *r = &R_of(b)->r[b->korder[kq]];
 	int ret;
 
 	(void)an;
-	ret = put_cell(&r->mi, &b->rc[kq].icap, i, j, in);
+	ret = put_cell(b, kq, false, i, j, in);
 	if (!ret)
-		ret = put_cell(&r->mx, &b->rc[kq].xcap, i, j, ex);
+		ret = put_cell(b, kq, true, i, j, ex);
 	return ret;
 }
 
@@ -1603,8 +1648,13 @@ static void drop_entries(struct an *an, struct build *b, uint32_t pi)
 {
 	struct an_prof *p = &an->profs[pi];
 
-	if (!p->rrow.mapped)
+	if (!p->rrow.mapped) {
 		b->dropped += (size_t)p->rrow.cap * sizeof(*p->rrow.e);
+	} else {   /* its pages to the pool: the region cells take them next */
+		an__pool_put(b->pool, p->rrow.e, (size_t)p->rrow.cap * sizeof(*p->rrow.e));
+		p->rrow.e = NULL;
+		p->rrow.mapped = false;
+	}
 	regions__rrow_free(&p->rrow);
 #ifdef __GLIBC__
 	if (b->dropped >= (b->trim_at ? b->trim_at : TRIM_BYTES)) {
@@ -1626,7 +1676,6 @@ static void drop_entries(struct an *an, struct build *b, uint32_t pi)
    of them for i = HC_NONE). */
 static int materialize(struct build *b, uint32_t kq, uint32_t i, uint32_t j)
 {
-	struct region *r = &b->R->r[b->korder[kq]];
 	const struct matrix *a;
 	uint32_t x = kq, n, c;
 	int ret;
@@ -1638,7 +1687,7 @@ static int materialize(struct build *b, uint32_t kq, uint32_t i, uint32_t j)
 	if (n && i != HC_NONE && a->cell[n - 1].i == i && a->cell[n - 1].j == j)
 		n--;
 	for (c = 0; c < n; c++)
-		if ((ret = put_cell(&r->mi, &b->rc[kq].icap, a->cell[c].i, a->cell[c].j, a->cell[c].v)))
+		if ((ret = put_cell(b, kq, false, a->cell[c].i, a->cell[c].j, a->cell[c].v)))
 			return ret;
 	b->lazy[kq] = false;
 	return 0;
@@ -1672,7 +1721,7 @@ static int share_lazy(struct build *b)
 		for (x = kq; b->lazy[x]; x = b->kpar[x])
 			;
 		a = &b->R->r[b->korder[x]].mi;
-		free(r->mi.cell);
+		cells_free(b->pool, &r->mi, &r->ia);
 		free(r->mi.row);
 		r->mi.cell = a->cell;
 		r->mi.row = a->row;
@@ -1706,7 +1755,7 @@ static inline int emit_region(struct an *an, struct build *b, uint32_t kq, uint3
 	if (b->lazy[kq]) {
 		const uint64_t *pin = &b->cin[2 * b->isrc[b->kpar[kq]]];
 		if (in[0] == pin[0] && in[1] == pin[1])   /* the exclusive cell only */
-			return put_cell(&b->R->r[b->korder[kq]].mx, &b->rc[kq].xcap, i, j, ex);
+			return put_cell(b, kq, true, i, j, ex);
 		ret = materialize(b, kq, i, j);
 		if (ret)
 			return ret;
@@ -1756,7 +1805,7 @@ static int emit_cell(struct an *an, struct build *b, uint32_t i, uint32_t j, con
 		ex = &b->sx[2 * kq];
 		if (b->isrc[kq] == kq || !(ex[0] | ex[1]))
 			continue;   /* credited above, or put already */
-		ret = put_cell(&b->R->r[b->korder[kq]].mx, &b->rc[kq].xcap, i, j, ex);
+		ret = put_cell(b, kq, true, i, j, ex);
 		if (ret)
 			return ret;
 		ex[0] = ex[1] = 0;
@@ -1968,7 +2017,7 @@ static int finish_region(struct an *an, struct build *b, uint32_t kq)
 		return 0;
 	}
 	for (w = 0; w < 2; w++) {
-		free(m[w]->cell);
+		cells_free(b->pool, m[w], w ? &r->xa : &r->ia);
 		free(m[w]->row);
 	}
 	if (rc->n > 1) {
@@ -2043,6 +2092,7 @@ int regions__pairs(struct an *an)
 	if (!R->b)
 		return -ENOMEM;
 	R->b->R = R;
+	R->b->pool = &an->pool;
 	R->stamp = calloc(R->n, sizeof(*R->stamp));
 	R->list = malloc((R->n + 1) * sizeof(*R->list));
 	ret = R->stamp && R->list ? 0 : -ENOMEM;
@@ -2259,10 +2309,10 @@ void regions__free(struct an *an)
 			agg__free(&R->r[k].mi.acc);
 			agg__free(&R->r[k].mx.acc);
 			if (!R->r[k].same_in) {
-				free(R->r[k].mi.cell);
+				cells_free(&an->pool, &R->r[k].mi, &R->r[k].ia);
 				free(R->r[k].mi.row);
 			}
-			free(R->r[k].mx.cell);
+			cells_free(&an->pool, &R->r[k].mx, &R->r[k].xa);
 			free(R->r[k].mx.row);
 		}
 	}
