@@ -18,6 +18,10 @@
 #                     of the suite's sampled runs loops in the background,
 #                     judged against the same exact databases: a second
 #                     table and the degradation
+#     --ref-check     a second exact run per configuration, judged against
+#                     the first like a sampled run: how far the reference
+#                     reproduces (a table, and the configurations where
+#                     exact mode misses the goals against itself)
 #     -p 'NAME ...'   only these programs      -O 'LEVELS'   e.g. '-O2'
 #     -t 'N ...'      thread counts            -s SCALE      work multiplier
 #     --sweeps ARGS   run the older ComDetective sweeps instead (sweeps.sh)
@@ -36,17 +40,18 @@ set -eu
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 here=$src/bench/accuracy
-quick=0 load=0 scale=1 progs="" opts="-O0 -O2" tlist=""
+quick=0 load=0 refcheck=0 scale=1 progs="" opts="-O0 -O2" tlist=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
 	--load) load=1; shift ;;
+	--ref-check) refcheck=1; shift ;;
 	--sweeps) shift; exec "$here/sweeps.sh" "$@" ;;
 	-p) progs=$2; shift 2 ;;
 	-O) opts=$2; shift 2 ;;
 	-t) tlist=$2; shift 2 ;;
 	-s) scale=$2; shift 2 ;;
-	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,34p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1 (--help)" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -151,6 +156,18 @@ measure() {
 		:
 	else
 		echo "exact run or analysis failed (log/$key.exact.*)" >"$work/t/$key.exact.failed"
+	fi
+	[ $refcheck = 1 ] && [ ! -f "$work/t/$key.exact.failed" ] || return 0
+	# the reference against itself (--ref-check): a second exact run
+	rm -rf "$work/m/$key.exact2" "$work/d/$key.exact2"
+	cut -d' ' -f1 /proc/loadavg >"$work/t/$key.exact2.load" 2>/dev/null || :
+	# shellcheck disable=SC2086
+	if run "$key" exact2 ${exact_run} -o "$work/m/$key.exact2" "$work/bin/exact$o/$p" "$t" "$scale" &&
+		analyze "$key" exact2 &&
+		"$cmp" -v "$work/d/$key.exact2" "$work/d/$key.exact" >"$work/cmp/$key.ref.tsv" 2>"$work/log/$key.ref.cmp"; then
+		:
+	else
+		rm -f "$work/cmp/$key.ref.tsv"
 	fi
 }
 
@@ -288,6 +305,42 @@ busy_exact() {
 	note "Exact references taken on a busy machine (1-minute load >= $ncpu CPUs):$busy. Their threads may have taken turns on one CPU, which exact mode counts as one transfer per turn: rerun these configurations (-p, -O, -t) on an idle machine before judging them."
 }
 
+# ref_table: --ref-check's second exact run of each configuration judged
+# against the first (the reference's own precision, recall and false-
+# fraction error): where exact mode misses the goals against itself, its
+# thread pairs or false fraction depend on the execution (which threads
+# took turns on a CPU, who ran ahead), and a sampled run judged against
+# one such reference scores by chance (accuracy.md, Session 12).
+ref_table() {
+	local c p o t key f pr rc ffe l1 l2 bad=""
+	note ""
+	note "Exact against itself (--ref-check: a second exact run judged against the first):"
+	note ""
+	note "| program | opt | threads | precision | recall | ff error | transfers (1st / 2nd) | loads |"
+	note "|---|---|--:|--:|--:|--:|--:|---|"
+	for c in "${configs[@]}"; do
+		read -r p o t <<<"$c"
+		key="$p$o-t$t"
+		f="$work/cmp/$key.ref.tsv"
+		l1=$(cat "$work/t/$key.exact.load" 2>/dev/null || :) l2=$(cat "$work/t/$key.exact2.load" 2>/dev/null || :)
+		if [ ! -s "$f" ]; then
+			note "| $p | $o | $t | – | – | – | second exact run failed | ${l1:-?} / ${l2:-?} |"
+			continue
+		fi
+		pr=$(val "$f" precision) rc=$(val "$f" recall) ffe=$(val "$f" ff_error)
+		note "| $p | $o | $t | $(f2 "$pr") | $(f2 "$rc") ($(val "$f" recall_pairs)) | $(f2 "$ffe") | $(val "$f" total_exact) / $(val "$f" total_sampled) | ${l1:-?} / ${l2:-?} |"
+		awk -v p="$pr" -v r="$rc" -v e="$ffe" 'BEGIN {
+			exit !((p != "" && p != "-" && p < 0.90) || (r != "" && r != "-" && r < 0.80) || (e != "" && e != "-" && e > 0.15)) }' &&
+			bad="$bad $key"
+	done
+	note ""
+	if [ -n "$bad" ]; then
+		note "References that miss the goals against themselves:$bad — the sampled figures of these configurations are judged against one of the executions exact mode can see."
+	else
+		note "Every reference meets the goals against itself."
+	fi
+}
+
 # summary PASS: how many configurations meet the goals of issue 14, point 2
 summary() {
 	awk -F'\t' -v pass="$1" '
@@ -328,6 +381,7 @@ note "### Quiet (load at the end:$(uptime | sed 's/.*load average://'))"
 table quiet
 note ""
 summary quiet
+if [ $refcheck = 1 ] && [ -z "$exact_why" ]; then ref_table; fi
 
 if [ $load = 1 ]; then
 	setsid bash -c "$(declare -f load_loop); $(declare -p configs work hpcrun scale); load_loop" >/dev/null 2>&1 &
