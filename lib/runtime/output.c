@@ -322,6 +322,8 @@ void output__write_process_log(void)
 	        (unsigned long long)__atomic_load_n(&hc_rt.samples_outside, __ATOMIC_RELAXED));
 	process__log("single-step traps no burst claimed (trap flag cleared; the program has no SIGTRAP handler): %llu",
 	        (unsigned long long)__atomic_load_n(&hc_rt.steps_stray, __ATOMIC_RELAXED));
+	process__log("debug exceptions without a cause (TRAP_BRKPT; ignored, the program has no SIGTRAP handler): %llu",
+	        (unsigned long long)__atomic_load_n(&hc_rt.traps_empty, __ATOMIC_RELAXED));
 	fds__log_stats();
 	{
 		uint64_t nb, nby, res;

@@ -237,6 +237,7 @@ struct rt_options {
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
 	bool procset_zone_spread;   /* pairs zone sets found are watched less (zone.h) */
 	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
+	bool procset_zone_open;     /* threads the switch gate lets through arm zone sets too (idle set) */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
@@ -279,6 +280,8 @@ struct rt_runtime {
 	uint64_t samples_outside;    /* sample SIGTRAPs in threads without a record (atomic) */
 	uint64_t steps_stray;        /* single-step traps no burst claims, the application
 	                                without a SIGTRAP handler: trap flag cleared (atomic) */
+	uint64_t traps_empty;        /* TRAP_BRKPT debug exceptions (no cause in DR6), the
+	                                application without a SIGTRAP handler: ignored (atomic) */
 	int      writing;            /* threads writing their own profile right now */
 };
 

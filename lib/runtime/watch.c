@@ -71,6 +71,8 @@ static struct {
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
 	uint64_t start_armed;               /* a start set's extra line armed (watch__pset_start) */
+	uint64_t zone_open;                 /* zone sets armed by threads the gate let through */
+	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
 } pset;
 
 /* Where two threads' samples meet (zone.h): the process's table, noted at
@@ -253,6 +255,7 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	uint64_t addr[HC_MAX_WATCH];
 	uint64_t w;
 	struct rt_zone zone;
+	bool gated;
 
 	watch__pset_tick(t);
 
@@ -267,7 +270,19 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 			pset_count(&pset.zone_notes_store);
 	}
 	if (!pset.n || !(hc_rt.opt.procset_target & RT_PSET_TARGET_SAMPLE) || s->is_private ||
-	    s->ctx == HC_NONE || t->watch.opened || !t->cnt.watch_threads_gated)
+	    s->ctx == HC_NONE)
+		return;
+	/* a thread the gate lets through (its own registers open, or never
+	   refused) arms zone sets only, on an idle set
+	   (HPCRUN_COMM_PROCSET_ZONE_OPEN: stencil -O0 -t 2, whose workers pass
+	   the gate and whose halo no per-thread set watches) */
+	gated = !t->watch.opened && t->cnt.watch_threads_gated;
+	if (gated)
+		__atomic_store_n(&pset.gated_at, process__now(), __ATOMIC_RELAXED);
+	else if (!(hc_rt.opt.procset_zone_open && (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
+	           watch__pset_idle() &&
+	           rt_pset_open_allows(__atomic_load_n(&pset.gated_at, __ATOMIC_RELAXED), process__now(),
+	                               RT_PSET_OPEN_QUIET * hc_rt.period)))
 		return;
 	/* an entry set this thread armed at this very sample goes first */
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
@@ -297,12 +312,16 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		   a narrow zone is picked (zone.h) */
 		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true, zone.a, zone.b) == 0) {
 			pset_count(&pset.zone_armed);
+			if (!gated)
+				pset_count(&pset.zone_open);
 			__atomic_add_fetch(&pset.zone_lines, zone.z1 - zone.z0 + 1, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&pset.zone_stands, zone.stands, __ATOMIC_RELAXED);
 			t->cnt.watch_armed++;
 		}
 		return;
 	}
+	if (!gated)
+		return;
 	/* Feather's arm on the sampled access: only on a line this thread
 	   sampled before (a slot, counter or queue index comes back; a private
 	   array's line rarely does, and a set on it is 8 own traps of the
@@ -561,6 +580,8 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 		/* switches too often for now (cost.h): the process-wide set,
 		   whose copies cost no switch, if there is one (not for a read
 		   probe: its load trap is this thread's business) */
+		if (pset.n)
+			__atomic_store_n(&pset.gated_at, process__now(), __ATOMIC_RELAXED);
 		if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ENTRY) && !t->det.probe && t->det.armed)
 			return pset_arm(t, addr, n);
 		return -EAGAIN;
@@ -984,7 +1005,8 @@ void watch__log(void)
 		        "sets asked, %llu armed (zones of %llu lines on average, picked %s, standing for %llu lines on "
 		        "average; %llu wider than %u lines thinned out); %llu entries adopted, %llu own traps, %llu "
 		        "communications (%llu of a pair the first time; pairs found are watched less: %s); %llu samples on "
-		        "a line their thread had not sampled before armed nothing",
+		        "a line their thread had not sampled before armed nothing; %llu zone sets armed by threads "
+		        "the switch gate let through (HPCRUN_COMM_PROCSET_ZONE_OPEN=%d)",
 		        (unsigned long long)pset.zone_notes, (unsigned long long)pset.zone_notes_store,
 		        hc_rt.opt.procset_zone_writer ? "only where either thread stored" :
 		        "with or without a store (HPCRUN_COMM_PROCSET_ZONE_WRITER=0)",
@@ -998,7 +1020,8 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_adopts, (unsigned long long)pset.zone_own,
 		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.zone_pairs_new,
 		        hc_rt.opt.procset_zone_spread ? "on" : "off (HPCRUN_COMM_PROCSET_ZONE_SPREAD=0)",
-		        (unsigned long long)pset.sample_unseen);
+		        (unsigned long long)pset.sample_unseen, (unsigned long long)pset.zone_open,
+		        hc_rt.opt.procset_zone_open ? 1 : 0);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d)", (unsigned long long)pset.start_armed, hc_rt.opt.procset_start ? 1 : 0);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "

@@ -14,8 +14,11 @@
 # communications in one run of 20);
 # >= 80 % of the neighbours' trap volume true sharing; relax <-> copy_halo
 # among the top 3 true-sharing code pairs (main's sum <-> relax may lead). Up to 4 runs for the first zone communication (a
-# loaded machine may co-schedule the workers rarely). Patterns, never
-# timing.
+# loaded machine may co-schedule the workers rarely). Then the gate open
+# for every thread (session 12, HPCRUN_COMM_PROCSET_ZONE_OPEN): zone sets
+# armed by threads let through, a zone communication in up to 4 runs,
+# >= 60 % of the workers' trap volume on the neighbour cells; none armed so
+# with HPCRUN_COMM_PROCSET_ZONE_OPEN=0. Patterns, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -65,4 +68,35 @@ else
 		fail "relax <-> copy_halo not among the top 3 true-sharing code pairs: $(echo "$cp" | tr '\n' ';')"
 	fi
 fi
+
+# The same with the gate open for every thread (session 12,
+# HPCRUN_COMM_PROCSET_ZONE_OPEN): no thread is refused, so the zone sets
+# are armed by threads with registers of their own; they must be, and
+# find the halo (up to 4 runs); with HPCRUN_COMM_PROCSET_ZONE_OPEN=0, none.
+export HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_SWITCH_OTHER_NS=0
+open_sets() { log "$1" | sed -n 's/.* \([0-9]*\) zone sets armed by threads the switch gate let through.*/\1/p' | head -1; }
+unset zn
+for try in 1 2 3 4; do
+	rm -rf "${TMP:?}/o"
+	measure o -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run (gate open) failed"
+	[ "${zn:=$(zone_comms o)}" -gt 0 ] 2>/dev/null && break
+	echo "try $try (gate open): $(log o | grep 'process-wide watch set zones' | head -1)"
+	unset zn
+done
+os=$(open_sets o)
+[ "${os:-0}" -gt 0 ] && ok "gate open: $os zone sets armed by threads let through, $zn communications" ||
+	fail "gate open: no zone set armed by a thread let through ($(log o | grep 'process-wide watch set zones' | head -1))"
+[ "${zn:-0}" -gt 0 ] 2>/dev/null || fail "gate open: the zone sets found nothing in 4 runs"
+if [ "${zn:-0}" -gt 0 ] 2>/dev/null; then
+	nb=$(( $(cell o 1 2 9) + $(cell o 2 3 9) ))
+	ww=$(( nb + $(cell o 1 3 9) ))
+	share=$(ratio "$nb" "$ww")
+	ge "$share" 0.60 && ok "gate open: trap volume between workers on the neighbour cells: $share" ||
+		{ grep '^row' "$TMP/o.rows" >&2; fail "gate open: trap volume between workers on the neighbour cells only $share"; }
+fi
+rm -rf "${TMP:?}/c"
+HPCRUN_COMM_PROCSET_ZONE_OPEN=0 measure c -e COMM@100000 "$TMP/halo" 3 1000 || fail "sampled run (open off) failed"
+cs=$(open_sets c)
+[ "${cs:-x}" = 0 ] && ok "HPCRUN_COMM_PROCSET_ZONE_OPEN=0: no zone set armed by a thread let through" ||
+	fail "HPCRUN_COMM_PROCSET_ZONE_OPEN=0: '$cs' zone sets armed by threads let through"
 finish

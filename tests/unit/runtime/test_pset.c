@@ -149,6 +149,22 @@ static void zone_traps(void)
 	}
 }
 
+/* Threads the switch gate lets through arm zone sets only while no gated
+   thread has sampled or asked for the set lately (pset.h). */
+static void open_threads(void)
+{
+	uint64_t period = 500000, quiet = RT_PSET_OPEN_QUIET * period;
+
+	CHECK(rt_pset_open_allows(0, 1000, quiet));                /* no gated thread ever */
+	CHECK(!rt_pset_open_allows(1000, 1000, quiet));            /* one just now */
+	CHECK(!rt_pset_open_allows(1000, 1000 + quiet - 1, quiet));
+	CHECK(rt_pset_open_allows(1000, 1000 + quiet, quiet));     /* quiet long enough */
+	/* a time stamp from another CPU's clock, a little ahead: not quiet */
+	CHECK(!rt_pset_open_allows(2000, 1000, quiet));
+	/* quieter than a set's life: a gated thread's set has had its chance */
+	CHECK(RT_PSET_OPEN_QUIET >= RT_PSET_LIFE);
+}
+
 int main(void)
 {
 	zone_traps();
@@ -157,5 +173,6 @@ int main(void)
 	traps();
 	life();
 	words();
+	open_threads();
 	return hc_test_done("test_pset");
 }
