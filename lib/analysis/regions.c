@@ -1104,35 +1104,52 @@ static void build_free(struct an *an, struct build *b)
 
 #define PEER_CACHE 64u
 
+/* credit4's classes of entries: one, two, three or more groups of four
+   (pinfo) */
+#define CREDIT_SPARE 4u
+#define CREDIT_CLASSES 3u
+static inline uint32_t credit_class(const struct build *b, uint32_t pid)
+{
+	uint32_t n4 = b->pinfo[pid].n4;
+
+	return (n4 < CREDIT_CLASSES ? n4 : CREDIT_CLASSES) - 1;
+}
+
 /* A profile of a process that pass_b_dense credits: its entries in order
-   of the peer's thread (a counting sort over the process's threads, stable,
-   done while the profile's entries are in cache); those of no known peer
-   thread last. */
+   of the peer's thread, and for each peer by their credit_class (a
+   counting sort over the process's threads x classes, stable, done while
+   the profile's entries are in cache); those of no known peer thread
+   last. */
+static inline uint32_t peer_bucket(const struct build *b, const struct rrow_ent *e,
+                                   uint32_t base, uint32_t T)
+{
+	uint32_t x = ENT_J(e) - base;   /* HC_NONE and other processes' threads: T or more */
+
+	return x < T ? x * CREDIT_CLASSES + credit_class(b, ENT_PID(e)) : T * CREDIT_CLASSES;
+}
+
 static int sort_by_peer(const struct an *an, struct build *b, struct an_prof *p)
 {
 	const struct an_proc *pr = &an->procs[p->proc];
 	uint32_t T = pr->nthreads, base = pr->first, n = p->rrow.n, k, x, sum;
+	uint32_t nb = T * CREDIT_CLASSES + 1;
 	struct rrow_ent *e = p->rrow.e, *t;
 
 	if (n < 2)
 		return 0;
 	if ((n > b->tmpcap && an__grow(&b->tmp, &b->tmpcap, n, sizeof(*b->tmp))) ||
-	    (T + 2 > b->cntcap && an__grow(&b->cnt, &b->cntcap, T + 2, sizeof(*b->cnt))))
+	    (nb + 1 > b->cntcap && an__grow(&b->cnt, &b->cntcap, nb + 1, sizeof(*b->cnt))))
 		return -ENOMEM;
-	memset(b->cnt, 0, (T + 2) * sizeof(*b->cnt));
-	for (k = 0; k < n; k++) {
-		x = ENT_J(&e[k]) - base;   /* HC_NONE and other processes' threads: T or more */
-		b->cnt[(x < T ? x : T) + 1]++;
-	}
-	for (x = 0, sum = 0; x <= T; x++) {
+	memset(b->cnt, 0, (nb + 1) * sizeof(*b->cnt));
+	for (k = 0; k < n; k++)
+		b->cnt[peer_bucket(b, &e[k], base, T) + 1]++;
+	for (x = 0, sum = 0; x < nb; x++) {
 		sum += b->cnt[x + 1];
 		b->cnt[x + 1] = sum;
 	}
 	t = b->tmp;
-	for (k = 0; k < n; k++) {
-		x = ENT_J(&e[k]) - base;
-		t[b->cnt[x < T ? x : T]++] = e[k];
-	}
+	for (k = 0; k < n; k++)
+		t[b->cnt[peer_bucket(b, &e[k], base, T)]++] = e[k];
 	memcpy(e, t, (size_t)n * sizeof(*e));
 	return 0;
 }
@@ -1487,16 +1504,16 @@ static inline void credit(const struct build *b, uint32_t pid, uint64_t *in, uin
 	tot[kd] += v;
 }
 
-/* credit() for pass_b_dense, from pinfo and clist. Every list has at
-   least CREDIT_GROUPS groups of four, added without a loop: the number of
-   groups varies from pair to pair (bench/prof-scale, 1,024 threads: 1 for
-   32 % of the entries, 2 for 45 %, 3 for 18 %, more for 5 %), and a loop
-   over it ended in a mispredicted branch for many entries. A list's
-   padding goes to spare regions nk .. nk + 4 CREDIT_GROUPS - 1 of the
-   scratch, one per place (no chain of additions to one address within an
-   entry), never read. */
-#define CREDIT_GROUPS 3u
-#define CREDIT_SPARE (4 * CREDIT_GROUPS)
+/* credit() for pass_b_dense, from pinfo and clist: the list in groups of
+   four (the last padded with spare regions nk .. nk + CREDIT_SPARE - 1 of
+   the scratch, one per place, never read), added without a loop for one,
+   two or three groups. Pass A orders the entries of each thread pair by
+   their number of groups (ENT_CLASS), so that the branch on it goes the
+   same way from one entry to the next: on bench/prof-scale (1,024
+   threads) 32 % of the entries have one group, 45 % two, 18 % three, 5 %
+   more (a loop over the groups ended in a mispredicted branch for many
+   entries; padding every list to three groups added four to eight
+   needless additions to three quarters of them). */
 static inline void credit4(const struct build *b, uint32_t pid, uint64_t *in, uint64_t *ex,
                            uint64_t *tot, uint32_t vk)
 {
@@ -1509,19 +1526,23 @@ static inline void credit4(const struct build *b, uint32_t pid, uint64_t *in, ui
 	in[kl[1] + kd] += v;
 	in[kl[2] + kd] += v;
 	in[kl[3] + kd] += v;
-	in[kl[4] + kd] += v;
-	in[kl[5] + kd] += v;
-	in[kl[6] + kd] += v;
-	in[kl[7] + kd] += v;
-	in[kl[8] + kd] += v;
-	in[kl[9] + kd] += v;
-	in[kl[10] + kd] += v;
-	in[kl[11] + kd] += v;
-	for (q = CREDIT_GROUPS, kl += 4 * CREDIT_GROUPS; q < pi->n4; q++, kl += 4) {
-		in[kl[0] + kd] += v;
-		in[kl[1] + kd] += v;
-		in[kl[2] + kd] += v;
-		in[kl[3] + kd] += v;
+	if (pi->n4 >= 2) {
+		in[kl[4] + kd] += v;
+		in[kl[5] + kd] += v;
+		in[kl[6] + kd] += v;
+		in[kl[7] + kd] += v;
+		if (pi->n4 >= 3) {
+			in[kl[8] + kd] += v;
+			in[kl[9] + kd] += v;
+			in[kl[10] + kd] += v;
+			in[kl[11] + kd] += v;
+			for (q = 3, kl += 12; q < pi->n4; q++, kl += 4) {
+				in[kl[0] + kd] += v;
+				in[kl[1] + kd] += v;
+				in[kl[2] + kd] += v;
+				in[kl[3] + kd] += v;
+			}
+		}
 	}
 	ex[pi->x2 + kd] += v;
 	tot[kd] += v;
@@ -1529,7 +1550,7 @@ static inline void credit4(const struct build *b, uint32_t pid, uint64_t *in, ui
 
 static inline uint32_t groups(uint32_t n)
 {
-	return (n + 3) / 4 > CREDIT_GROUPS ? (n + 3) / 4 : CREDIT_GROUPS;
+	return n ? (n + 3) / 4 : 1;
 }
 
 static int compile_lists(struct build *b)
