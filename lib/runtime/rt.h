@@ -55,7 +55,7 @@
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
-	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) \
+	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated)
 
 struct rt_counters {
@@ -238,6 +238,7 @@ struct rt_options {
 	bool procset_zone_spread;   /* pairs zone sets found are watched less (zone.h) */
 	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
 	bool procset_zone_open;     /* threads the switch gate lets through arm zone sets too (idle set) */
+	bool start_late;            /* a start set at the first sample on the publishers not watched yet */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */

@@ -97,6 +97,12 @@ if [ "$(counter s4 watch_armed)" -eq 0 ] && [ "$(counter s4 samples)" -eq 0 ]; t
 else
 	[ "$armed" -ge 6 ] && ok "4 threads: $armed of the 8 later-generation threads armed a start set ($(counter s4 start_traps) trapped)" ||
 		fail "4 threads: only $armed of the 8 later-generation threads armed a start set (watch_gated $(counter s4 watch_gated))"
+	# late start sets (session 12, detection.md §5.15): at their first
+	# sample, on the ended threads their start sets did not watch (a
+	# generation-2 thread meets 8 of them and main for 3-4 registers)
+	late=$(counter s4 start_sets_late)
+	[ "${late:-0}" -ge 1 ] && ok "4 threads: $late late start sets armed" ||
+		fail "4 threads: no late start set armed ($(counter s4 samples) samples, $(counter s4 start_traps) start-set traps)"
 fi
 if [ "$(total s4)" -gt 0 ]; then
 	judge s4 x4 "4 threads: " 4

@@ -27,6 +27,7 @@
 #include "runtime/loadmap.h"
 #include "runtime/sampler/soft.h"
 #include "runtime/sampler/rate.h"
+#include "runtime/sampler/startset.h"
 #include "decode/funcstart.h"
 #include "detect/step.h"
 
@@ -234,6 +235,22 @@ static uint32_t ended_peers(struct rt_thread *t, uint32_t from, uint32_t *peers)
 	return n;
 }
 
+/* The publishers a start set of t watches (and `extra`, the one of its
+   line on the process-wide set, HC_NONE = none): the late start set
+   leaves them out. */
+static void start_note_watched(struct rt_thread *t, uint32_t extra)
+{
+	struct rt_soft_thread *o = own(t);
+	uint32_t cap = sizeof o->start_watched / sizeof o->start_watched[0];
+
+	for (uint32_t i = 0; i <= t->det.nwatch && i < HC_MAX_WATCH && o->nstart_watched < cap; i++) {
+		uint32_t p = i < t->det.nwatch ? t->det.start[i].thread : extra;
+
+		if (p != HC_NONE)
+			o->start_watched[o->nstart_watched++] = p + 1;
+	}
+}
+
 /* A start set (detection.md §5.8): a thread that begins after others have
    ended watches, from its first instruction, up to D lines other threads
    stored to (hc_detect_arm_start); the hand-off reads of short-lived
@@ -245,7 +262,7 @@ void soft__start_set(struct rt_thread *t)
 {
 	struct hc_detect_result res;
 	struct hc_detect_config cfg;
-	uint32_t peers[RT_ENDED_RING + 1], n;
+	uint32_t peers[RT_ENDED_RING + 1], n, extra_peer = HC_NONE;
 	bool extra;
 
 	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 || t->id.index == 0 ||
@@ -269,13 +286,67 @@ void soft__start_set(struct rt_thread *t)
 		uint32_t k = t->det.nwatch - 1;
 
 		watch__pset_start(t, &t->det.start[k], t->det.start_mult[k], res.watch_addr[k]);
+		extra_peer = t->det.start[k].thread;
 		t->det.nwatch = k;
 		res.nwatch = k;
 	}
 	own(t)->start_sets++;
+	start_note_watched(t, extra_peer);
 	record__apply_set(t, &res);
 	if (t->det.armed)
 		t->cnt.start_sets++;
+}
+
+/* A late start set (HPCRUN_COMM_START_LATE): at a thread's first sample,
+   if it began after others ended, one more start set on the ended
+   threads (and the creator) that its start sets did not watch. A start
+   set is armed before the thread runs and catches what the thread reads
+   first (a hand-off, over in microseconds); a thread that goes on
+   rewriting what an older thread wrote (generations' overwrite pairs)
+   meets that line again and again, and a publisher that a start set
+   watched without a trap is not such a peer. Chosen as at the start (the
+   board's entries as fresh as then: prev_sample 0), weights among the
+   publishers passed. Signal context (the sample's handler). */
+void soft__start_set_late(struct rt_thread *t)
+{
+	struct rt_soft_thread *o = own(t);
+	struct hc_detect_result res;
+	uint32_t peers[RT_ENDED_RING + 1], all[RT_ENDED_RING + 1], n, m;
+	bool armed, start_set, join_set;
+	uint32_t nwatch;
+	uint64_t prev;
+
+	if (!sampler__is(&soft__sampler) || !o || !hc_rt.opt.start_late || o->start_late_done ||
+	    t->id.index == 0 || o->start_sets == 0 || o->start_sets >= RT_START_SETS || hc_rt.nwatch < 1)
+		return;
+	o->start_late_done = true;
+	m = ended_peers(t, 0, all);
+	if (m < RT_ENDED_RING + 1 && t->id.creator != HC_NONE && t->id.creator != t->id.index)
+		all[m++] = t->id.creator;
+	if ((n = rt_start_unwatched(all, m, o->start_watched, o->nstart_watched, peers)) == 0)
+		return;
+	armed = t->det.armed;
+	nwatch = t->det.nwatch;
+	start_set = t->det.start_set;
+	join_set = t->det.join_set;
+	prev = t->det.prev_sample;
+	t->det.armed = false;           /* the regular set of this sample gives way */
+	t->det.prev_sample = 0;
+	if (!hc_detect_arm_start(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n,
+	                         &res)) {
+		t->det.prev_sample = prev;
+		t->det.armed = armed;
+		t->det.nwatch = nwatch;
+		t->det.start_set = start_set;
+		t->det.join_set = join_set;
+		return;
+	}
+	t->det.prev_sample = prev;
+	o->start_sets++;
+	start_note_watched(t, HC_NONE);
+	record__apply_set(t, &res);
+	if (t->det.armed)
+		t->cnt.start_sets_late++;
 }
 
 void soft__on_create(struct rt_thread *t)
@@ -1097,6 +1168,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	t->watch.line_heap = !priv;
 	det = t->cnt.detections_sample;
 	record__detect_sample(t, uctx, leaf, &s);
+	soft__start_set_late(t);
 	/* A sign of sharing (rate.h): a line another thread published, however
 	   long ago (the board keeps an entry until another line takes its slot),
 	   or a communication. */

@@ -44,6 +44,9 @@ struct rt_soft_thread {
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */
 	uint32_t start_sets;    /* start sets armed (soft__start_set) */
+	uint32_t start_watched[HC_MAX_WATCH * RT_START_SETS + 1];  /* publishers + 1 its start sets watched */
+	uint32_t nstart_watched;
+	bool start_late_done;   /* its late start set was tried (soft__start_set_late) */
 	uint32_t join_mark;     /* threads ended when this thread last created one */
 	uint32_t join_sets;     /* join sets armed since its last pthread_join */
 	uint32_t join_found[RT_JOIN_SETS];   /* peers + 1 its join sets found since */
@@ -74,6 +77,9 @@ void soft__sharing_sign(void);
 /* A start set for a thread that begins after others ended (or after a
    start set's trap). */
 void soft__start_set(struct rt_thread *t);
+/* At a thread's first sample: a start set on the publishers its start
+   sets did not watch (HPCRUN_COMM_START_LATE). Signal context. */
+void soft__start_set_late(struct rt_thread *t);
 /* This thread creates one (pthread_create; not in signal context, under
    the guard): the threads that end from now on are the ones its next
    joins wait for. */

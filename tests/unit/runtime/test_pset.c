@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "runtime/pset.h"
+#include "runtime/sampler/startset.h"
 #include "hc_test.h"
 
 static void budget(void)
@@ -165,6 +166,26 @@ static void open_threads(void)
 	CHECK(RT_PSET_OPEN_QUIET >= RT_PSET_LIFE);
 }
 
+/* The late start set's publishers: those the start sets did not watch
+   (startset.h). */
+static void late_start(void)
+{
+	const uint32_t all[] = { 1, 2, 3, 4, 5, 6, 7, 8, 0 };   /* 8 ended, the creator 0 */
+	const uint32_t watched[] = { 2 + 1, 5 + 1, 0 + 1, 7 + 1 };
+	uint32_t out[9], n;
+
+	n = rt_start_unwatched(all, 9, watched, 4, out);
+	CHECK_EQ_U64(n, 5);
+	CHECK(out[0] == 1 && out[1] == 3 && out[2] == 4 && out[3] == 6 && out[4] == 8);
+	CHECK_EQ_U64(rt_start_unwatched(all, 9, watched, 0, out), 9);   /* nothing watched yet */
+	CHECK_EQ_U64(out[8], 0);
+	CHECK_EQ_U64(rt_start_unwatched(all, 0, watched, 4, out), 0);
+	{
+		const uint32_t every[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };   /* all watched (+1): none left */
+		CHECK_EQ_U64(rt_start_unwatched(all, 9, every, 9, out), 0);
+	}
+}
+
 int main(void)
 {
 	zone_traps();
@@ -174,5 +195,6 @@ int main(void)
 	life();
 	words();
 	open_threads();
+	late_start();
 	return hc_test_done("test_pset");
 }
