@@ -208,6 +208,7 @@ static uint32_t threads_ended;
    set. */
 #define RT_ENDED_RING HC_JOIN_PEERS
 static uint32_t ended_ring[RT_ENDED_RING];
+static uint64_t ended_at[RT_ENDED_RING];    /* process__now() at each one's end (the same positions) */
 /* Their lifetimes (wall ns, an exponential average, 1/4 per thread): two
    of them bound the age of a start set's candidates. */
 static uint64_t lifetime_avg;
@@ -222,17 +223,25 @@ static bool join_found(const struct rt_soft_thread *o, uint32_t peer);
 /* The threads that ended from ring position `from` on (the last
    RT_ENDED_RING of them), other than t and than those t's join sets found
    since its last join, into peers; their number. */
-static uint32_t ended_peers(struct rt_thread *t, uint32_t from, uint32_t *peers)
+static uint32_t ended_peers_at(struct rt_thread *t, uint32_t from, uint32_t *peers, uint64_t *ends)
 {
 	uint32_t end = __atomic_load_n(&threads_ended, __ATOMIC_ACQUIRE), pos, n = 0;
 
 	pos = end - from > RT_ENDED_RING ? end - RT_ENDED_RING : from;
 	for (; pos != end; pos++) {
 		uint32_t v = __atomic_load_n(&ended_ring[pos % RT_ENDED_RING], __ATOMIC_ACQUIRE);
-		if (v && v - 1 != t->id.index && !join_found(own(t), v - 1))
+		if (v && v - 1 != t->id.index && !join_found(own(t), v - 1)) {
+			if (ends)
+				ends[n] = __atomic_load_n(&ended_at[pos % RT_ENDED_RING], __ATOMIC_RELAXED);
 			peers[n++] = v - 1;
+		}
 	}
 	return n;
+}
+
+static uint32_t ended_peers(struct rt_thread *t, uint32_t from, uint32_t *peers)
+{
+	return ended_peers_at(t, from, peers, NULL);
 }
 
 /* The publishers a start set of t watches (and `extra`, the one of its
@@ -263,14 +272,18 @@ void soft__start_set(struct rt_thread *t)
 	struct hc_detect_result res;
 	struct hc_detect_config cfg;
 	uint32_t peers[RT_ENDED_RING + 1], n, extra_peer = HC_NONE;
+	uint64_t ends[RT_ENDED_RING + 1];
 	bool extra;
 
 	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 || t->id.index == 0 ||
 	    !__atomic_load_n(&threads_ended, __ATOMIC_RELAXED) || t->det.nsamples > 0 ||
 	    own(t)->start_sets >= RT_START_SETS || t->det.armed)
 		return;
-	if ((n = ended_peers(t, 0, peers)) < RT_ENDED_RING + 1 && t->id.creator != HC_NONE &&
-	    t->id.creator != t->id.index)
+	n = ended_peers_at(t, 0, peers, ends);
+	/* the first one: the threads that ended last (startset.h) */
+	if (hc_rt.opt.start_recent && own(t)->start_sets == 0)
+		n = rt_start_recent(peers, ends, n, __atomic_load_n(&lifetime_avg, __ATOMIC_RELAXED) / 2);
+	if (n < RT_ENDED_RING + 1 && t->id.creator != HC_NONE && t->id.creator != t->id.index)
 		peers[n++] = t->id.creator;    /* it wrote the thread's input, likely */
 	/* One line more than the thread's registers hold goes to the
 	   process-wide set while it is idle: the peers are chosen among all
@@ -572,6 +585,7 @@ static void soft_stop(struct rt_thread *t)
 		   the slot is written sees the slot's previous thread, 16 ends
 		   ago, whose entries the horizon and freshness mostly exclude. */
 		pos = __atomic_fetch_add(&threads_ended, 1, __ATOMIC_ACQ_REL);
+		__atomic_store_n(&ended_at[pos % RT_ENDED_RING], process__now(), __ATOMIC_RELAXED);
 		__atomic_store_n(&ended_ring[pos % RT_ENDED_RING], t->id.index + 1, __ATOMIC_RELEASE);
 		if (own(t)->crowd_counted) {
 			own(t)->crowd_counted = false;

@@ -33,4 +33,27 @@ static inline uint32_t rt_start_unwatched(const uint32_t *all, uint32_t m, const
 	return n;
 }
 
+/* The first start set of a thread watches the threads that ended last
+   (HPCRUN_COMM_START_RECENT): a new thread reads first what the newest
+   data's writers wrote — a pipeline's previous stage, a program's previous
+   phase —; older generations, whose lines it may rewrite all its life,
+   are the later start sets' (the late one's, above). Keeps, in place, the
+   peers[i] whose end ends[i] lies within `window` ns of the latest end of
+   them (all of them when the window is 0); their number. */
+static inline uint32_t rt_start_recent(uint32_t *peers, const uint64_t *ends, uint32_t m, uint64_t window)
+{
+	uint64_t latest = 0;
+	uint32_t n = 0;
+
+	if (window == 0)
+		return m;
+	for (uint32_t i = 0; i < m; i++)
+		if (ends[i] > latest)
+			latest = ends[i];
+	for (uint32_t i = 0; i < m; i++)
+		if (ends[i] + window >= latest)
+			peers[n++] = peers[i];
+	return n;
+}
+
 #endif

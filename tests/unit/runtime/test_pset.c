@@ -186,6 +186,36 @@ static void late_start(void)
 	}
 }
 
+/* The first start set's publishers: the threads that ended last, within
+   a window of the latest end (startset.h). */
+static void recent_start(void)
+{
+	/* generation 0 ended at 100-130, generation 1 at 1000-1040 */
+	uint32_t peers[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	const uint64_t ends[] = { 100, 110, 120, 130, 1000, 1010, 1030, 1040 };
+	uint32_t n;
+
+	n = rt_start_recent(peers, ends, 8, 500);
+	CHECK_EQ_U64(n, 4);
+	CHECK(peers[0] == 5 && peers[1] == 6 && peers[2] == 7 && peers[3] == 8);
+	/* a window reaching back to the older generation keeps everyone */
+	{
+		uint32_t p2[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+		CHECK_EQ_U64(rt_start_recent(p2, ends, 8, 940), 8);
+		CHECK_EQ_U64(rt_start_recent(p2, ends, 8, 0), 8);     /* no lifetimes yet: all */
+		CHECK_EQ_U64(rt_start_recent(p2, ends, 0, 500), 0);
+	}
+	/* the ring's order need not be the ends' order */
+	{
+		uint32_t p3[] = { 9, 5, 1 };
+		const uint64_t e3[] = { 2000, 100, 1990 };
+
+		CHECK_EQ_U64(rt_start_recent(p3, e3, 3, 50), 2);
+		CHECK(p3[0] == 9 && p3[1] == 1);
+	}
+}
+
 int main(void)
 {
 	zone_traps();
@@ -196,5 +226,6 @@ int main(void)
 	words();
 	open_threads();
 	late_start();
+	recent_start();
 	return hc_test_done("test_pset");
 }
