@@ -272,7 +272,7 @@ static uint16_t insn_flags(const ZydisDecodedInstruction *in, const ZydisDecoded
 	if (in->mnemonic == ZYDIS_MNEMONIC_XCHG)  /* xchg with memory locks implicitly */
 		for (int i = 0; i < in->operand_count_visible; i++)
 			if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY)
-				fl |= HC_AF_LOCK;
+				fl |= HC_AF_LOCK | HC_AF_XCHG;
 	if ((in->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
 	                       ZYDIS_ATTRIB_HAS_REPNE)) && is_string_op(in))
 		fl |= HC_AF_REP;

@@ -39,6 +39,8 @@ enum hc_acc_kind {
 #define HC_AF_NOSTEP  0x0400u /* instruction flag: a single-step burst must stop before it
                                  (syscall/sysenter/int*: a clone child would inherit the
                                  trap flag; pushf/popf/iret: would save or change it) */
+#define HC_AF_XCHG    0x0800u /* xchg with memory (also HC_AF_LOCK): a seq_cst store's form, a flag
+                                 or lock word set for another thread (detection.md §5.17) */
 
 struct hc_mem_access {
 	uint64_t ea;

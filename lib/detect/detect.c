@@ -279,6 +279,7 @@ static void fill_comm(struct hc_comm *c, const struct hc_detect_thread *th, cons
 	         | (judge_true(th, s, e, &by_mask) ? HC_COMM_TRUE : 0);
 	c->true_by_mask = by_mask;
 	c->spin = 0;
+	c->sync_set = false;
 }
 
 /* Is e worth watching for th? Another thread's, not counted yet; a store
@@ -304,9 +305,21 @@ static int target_kind(const struct hc_detect_config *cfg, const struct hc_detec
 		return 0;
 	/* A thread's first samples know too few of its lines to choose by
 	   them: any fresh store is a target (a short-lived thread's first
-	   accesses are often to what an earlier thread wrote). */
-	return !th->touched || th->nsamples < HC_DETECT_YOUNG ||
+	   accesses are often to what an earlier thread wrote). So is a
+	   synchronizing store (§5.17): a flag or lock word is written for
+	   another thread to read, and a pipeline's per-row flags are each
+	   touched once an iteration, never long enough to be a recent line. */
+	return !th->touched || th->nsamples < HC_DETECT_YOUNG || (cfg->sync_targets && e->sync) ||
 	       hc_step_line_recent(th->touched, e->line, now, th->touched_within) ? 2 : 0;
+}
+
+/* Was e a target only through cfg->sync_targets (a synchronizing store on
+   a line th did not touch recently)? For the counters. */
+static bool sync_only(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                      const struct hc_bb_entry *e, uint64_t now)
+{
+	return cfg->sync_targets && e->sync && !e->is_load && th->touched && th->nsamples >= HC_DETECT_YOUNG &&
+	       !hc_step_line_recent(th->touched, e->line, now, th->touched_within);
 }
 
 /* Look for an entry worth watching among the recent publications and
@@ -399,6 +412,7 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	th->armed = true;
 	th->start_set = false;
 	th->join_set = false;
+	th->sync_set = false;
 	th->candidates = 1;
 	/* A set on a load watches writes, unless this thread did not write
 	   the line the last time it watched it (dry): then it reads it, and
@@ -431,6 +445,7 @@ static void renew_set(const struct hc_bulletin *bb, const struct hc_detect_confi
 		if (pick_entry(bb, cfg, th, now, &e, &count)) {
 			arm_set(cfg, th, &e, d, now, res);
 			th->candidates = count;
+			th->sync_set = res->sync_set = sync_only(cfg, th, &e, now);
 		}
 	}
 	if (!res->arm && th->armed && set_is_stale(th)) {
@@ -493,6 +508,7 @@ struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const stru
 		.cpu = s->cpu,
 		.ctx = s->ctx,
 		.is_load = !s->is_store,
+		.sync = s->is_store && th->sync,
 	};
 }
 
@@ -616,6 +632,7 @@ static bool arm_peers(const struct hc_bulletin *bb, const struct hc_detect_confi
 	th->armed = true;
 	th->start_set = true;
 	th->join_set = join;
+	th->sync_set = false;
 	th->writes_only = false;
 	th->probe = false;
 	th->candidates = total;
@@ -710,6 +727,7 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
 	                                 th->candidates),
 	          HC_COMM_TRAP);
+	comm->sync_set = th->sync_set;
 	spin_divide(cfg, th, e, comm);
 	hc_detect_spin_reset(&th->spin, e->line);
 	if (e->time > th->t_prev)

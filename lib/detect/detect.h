@@ -39,6 +39,9 @@
      publisher of weight period on the published chunk, period*7/(D-1) on
      another (1 / the chance it was watched), true iff the trapping access
      overlaps the published access; the whole set is disarmed.
+   - Synchronizing stores (cfg.sync_targets): a store made by an xchg
+     (a seq_cst store, a flag or lock word) is a target for any other
+     thread, whether or not its line is one the thread touched (§5.17).
    - Spin waits (cfg.spin_weight): a communication on a line the detecting
      thread waited on for n samples (a run of samples in one small loop
      loading only that line), or with a published load that carries such
@@ -79,6 +82,11 @@ struct hc_bb_entry {
 	   in a run of its samples waiting on the line: hc_detect_spin_len;
 	   0 = none): a communication with it weighs 1/spin (§5.14). */
 	uint32_t spin;
+	/* A synchronizing store: a locked read-modify-write or an xchg (C11
+	   seq_cst stores, atomic flags, lock words) — written for another
+	   thread to read, a watch target for threads that never touched its
+	   line (cfg.sync_targets, §5.17). */
+	bool sync;
 };
 
 struct hc_bb_slot;   /* seqlock + entry, cache-line aligned (bulletin.c) */
@@ -120,6 +128,8 @@ struct hc_detect_config {
 	                        "dry" for it this many of its samples, more if it stays dry
 	                        (0: never remembered) */
 	bool spin_weight;    /* weigh a communication of a spin wait by what it stands for (§5.14) */
+	bool sync_targets;   /* a synchronizing store is a watch target even on a line the
+	                        thread did not touch recently (§5.17) */
 };
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
@@ -187,6 +197,13 @@ struct hc_detect_thread {
 	   the whole line, in the judgement and in the entry's mask. Set by the
 	   runtime around one call, false otherwise. */
 	bool moving;
+	/* The store being judged or published is a synchronizing one (a locked
+	   RMW or an xchg: hc_bb_entry.sync). Set by the runtime around one
+	   call, false otherwise. */
+	bool sync;
+	/* The armed set watches a synchronizing store on a line this thread
+	   had not touched recently: armed only by cfg.sync_targets. */
+	bool sync_set;
 	uint32_t nsamples;      /* samples so far; the first HC_DETECT_YOUNG target any store */
 	uint64_t prev_sample;   /* time of this thread's previous sample, 0 = none yet */
 	uint64_t t_prev;        /* publication time of the last entry counted */
@@ -257,6 +274,7 @@ struct hc_comm {
 	int32_t  cpu, peer_cpu;
 	uint32_t ctx, peer_ctx;
 	uint32_t flags;      /* enum hc_comm_flag */
+	bool     sync_set;   /* by the trap of a set that only cfg.sync_targets armed (§5.17) */
 	bool     true_by_mask; /* true only through the byte masks: the two
 	                          accesses themselves do not overlap */
 	uint32_t spin;         /* the weight was divided by this (a spin wait, §5.14); 0 = not */
@@ -273,6 +291,7 @@ struct hc_detect_result {
 	uint32_t nwatch;
 	uint64_t watch_addr[HC_MAX_WATCH];
 	bool     dry;              /* a write-only set ended without a trap (its line is dry) */
+	bool     sync_set;         /* the set asked for is one only cfg.sync_targets allowed */
 };
 
 /* Process one sample of thread th. Fills *comm on detection. */

@@ -107,7 +107,7 @@ static char **exec_env(char *const envp[], unsigned gen)
 	static const char *const keep[] = {
 		"HPCRUN_COMM_NO_PREV", "HPCRUN_COMM_SAMPLER_PER_THREAD",
 		"HPCRUN_COMM_STEPS", "HPCRUN_COMM_STEP_BUDGET", "HPCRUN_COMM_STEP_SEED",
-		"HPCRUN_COMM_PUBLISH_LOADS", "HPCRUN_COMM_SPIN_WEIGHT",
+		"HPCRUN_COMM_PUBLISH_LOADS", "HPCRUN_COMM_SPIN_WEIGHT", "HPCRUN_COMM_SYNC_TARGETS",
 		"HPCRUN_COMM_PMU_STANDIN", "HPCRUN_COMM_SYSFS_ROOT",
 	};
 	const char *const *saved = process__env_saved();

@@ -265,6 +265,7 @@ static void read_options(struct rt_options *o)
 	s = getenv("HPCRUN_COMM_PUBLISH_LOADS");
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
+	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
 	s = getenv("HPCRUN_COMM_DIR_MODE");
 	o->dir_mode = 0700;
@@ -608,6 +609,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.load_window = RT_STEP_RECENT * hc_rt.opt.period;
 	hc_rt.dcfg.dry_samples = 4;   /* dry lines (detection.md §5.9) */
 	hc_rt.dcfg.spin_weight = kind == HC_SAMPLER_SOFT && hc_rt.opt.spin_weight;   /* §5.14 */
+	hc_rt.dcfg.sync_targets = kind == HC_SAMPLER_SOFT && hc_rt.opt.sync_targets; /* §5.17 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -644,6 +646,10 @@ static void process_init(bool after_fork)
 		process__log("spin waits: a communication on a line its thread waited on for n samples "
 		        "weighs 1/n (counter spin_weighted): %s",
 		        hc_rt.dcfg.spin_weight ? "on" : "off (HPCRUN_COMM_SPIN_WEIGHT=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("synchronizing stores (xchg with memory: seq_cst stores, flags) are watch targets on lines the thread "
+		        "did not touch recently (counters watch_armed_sync, sync_comms): %s",
+		        hc_rt.dcfg.sync_targets ? "on" : "off (HPCRUN_COMM_SYNC_TARGETS=0)");
 
 	if (!after_fork) {
 		if (hc_decode_init() < 0)

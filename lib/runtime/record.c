@@ -21,6 +21,8 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 
 	if (c->spin)
 		t->cnt.spin_weighted++;
+	if (c->sync_set)
+		t->cnt.sync_comms++;
 	if ((c->flags & HC_COMM_TRAP) && hc_debug_enabled(HC_DBG_DETECT))
 		hc_debug_printf(HC_DBG_DETECT, "T%u trap: peer T%u %#llx, weight %llu (spin %u)", t->id.index,
 		                c->peer, (unsigned long long)c->peer_addr, (unsigned long long)c->weight, c->spin);
@@ -101,6 +103,8 @@ void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r)
 			rt_cost_add(&t->cost[RT_MECH_ARM], process__now() - t0);
 		if (err == 0) {
 			t->cnt.watch_armed++;
+			if (r->sync_set)
+				t->cnt.watch_armed_sync++;
 			if (t->det.writes_only)
 				t->cnt.watch_armed_w++;
 			if (t->det.probe)

@@ -56,7 +56,8 @@
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
-	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated)
+	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
+	X(watch_armed_sync) X(sync_comms)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -218,6 +219,7 @@ struct rt_options {
 	bool     per_thread;        /* soft sampler: one event opened per thread, not inherited */
 	bool     publish_loads;     /* soft sampler: loads of non-private memory publish too */
 	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
+	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t steps;             /* soft sampler: most steps of a burst after a sample, 0 = none */
 	uint32_t step_budget256;    /* soft sampler: steps allowed per sample on average, x 256 */
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */

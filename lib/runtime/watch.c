@@ -904,6 +904,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		tmp.thread = t->id.index;
 		tmp.touched = NULL;
 		tmp.moving = false;
+		tmp.sync = tmp.sync_set = false;
 		tmp.nsamples = t->det.nsamples;
 		tmp.t_prev = t->det.t_prev;
 		tmp.armed = true;

@@ -766,10 +766,12 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	else
 		t->cnt.step_loads++;
 	cur_det = t->cnt.detections_sample;
+	t->det.sync = store && (a->flags & HC_AF_XCHG);   /* a synchronizing store (§5.17) */
 	record__detect_sample(t, uctx, pc, &s);
 	if (t->cnt.detections_sample != cur_det)
 		rate_sign();
 	t->det.moving = false;
+	t->det.sync = false;
 	t->det.prev_sample = cur;   /* the thread's previous *sample* stays what it was */
 }
 
@@ -1161,6 +1163,9 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		t->cnt.samples_rmw_store++;
 	}
 	s.cpu = regs__cpu();
+	/* an xchg with memory (a seq_cst store's form): a synchronizing store
+	   (detection.md §5.17) */
+	t->det.sync = s.is_store && (acc->flags & HC_AF_XCHG);
 	/* The sampled line into this thread's recent lines (burst evidence,
 	   watchpoint targets), unless it is private memory. */
 	private_ranges(t, &p);
@@ -1189,6 +1194,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	if (other || t->cnt.detections_sample != det)
 		rate_sign();
 	t->det.moving = false;
+	t->det.sync = false;
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
 	/* Private work (own stack, TLS, read-only data, or a line not
 	   evidently shared: a private heap array's load seen once): the

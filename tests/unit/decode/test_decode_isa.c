@@ -361,7 +361,7 @@ int main(void)
 	begin("cmpxchg %r,(%r) (failing, no lock)"); WANT(ABS, b, 8, RW);
 	__asm__ volatile("int3\n\tcmpxchgq %2,(%1)" : "+a"(old) : "r"(buf), "r"(9L) : "memory", "cc"); end();
 
-	begin("xchg %r,(%r) (implicit lock)"); WANTK(ABS, b, 8, RW, HC_ACC_EXPLICIT, HC_AF_LOCK);
+	begin("xchg %r,(%r) (implicit lock)"); WANTK(ABS, b, 8, RW, HC_ACC_EXPLICIT, HC_AF_LOCK | HC_AF_XCHG);
 	__asm__ volatile("int3\n\txchgq %0,(%1)" : "+r"(v) : "r"(buf) : "memory"); end();
 
 	begin("lock xadd %r,(%r)"); WANT(ABS, b, 8, RW);

@@ -97,11 +97,20 @@ static void test_empty_and_roundtrip(void)
 	CHECK_EQ_U64(out.mask, e.mask);
 	CHECK_EQ_U64(out.spin, e.spin);
 	CHECK(!out.is_load);
+	CHECK(!out.sync);
+	e.sync = true;           /* a synchronizing store (detection.md §5.17) */
+	e.time++;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
+	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
+	CHECK(out.sync);
+	CHECK_EQ_U64(out.spin, 0xffffffffu);   /* the bit is beside the spin word's 32 bits */
+	e.sync = false;
 	e.is_load = true;
 	e.time++;
 	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
 	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
 	CHECK(out.is_load);
+	CHECK(!out.sync);
 	CHECK_EQ_U64(out.len, 0x7fffffff);
 	CHECK_EQ_U64(out.thread, e.thread);
 	e.is_load = false;

@@ -638,6 +638,76 @@ static void test_targeting(void)
 	CHECK(w.res.arm && w.th[0].watched.line == LINE_A + 64 * 40);
 }
 
+/* Synchronizing stores (§5.17): a locked RMW or xchg published by another
+   thread is a watch target even on a line this thread did not touch
+   recently (a pipeline's per-row flags); a plain store there is not; the
+   option off restores targeting; the set and its trap are marked. */
+static void test_sync_targets(void)
+{
+	static struct hc_step_lines lines;
+	struct world w;
+	struct hc_sample s;
+
+	memset(&lines, 0, sizeof lines);
+	world_init(&w, 7, 2);
+	w.cfg.sync_targets = true;
+	w.th[0].touched = &lines;
+	w.th[0].touched_within = 1000;
+	sample(&w, 0, 50, LINE_B, 8, false);
+	sample(&w, 0, 60, LINE_B, 8, false);             /* no longer young */
+	/* a plain store on a line T0 never touched: not a target */
+	sample(&w, 1, 100, LINE_A, 8, true);
+	CHECK(!w.th[1].sync);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	/* T1's xchg on it: published as synchronizing, and a target */
+	w.th[1].sync = true;
+	sample(&w, 1, 250, LINE_A, 4, true);
+	w.th[1].sync = false;
+	CHECK_EQ_U64(w.res.published, 1);
+	{
+		struct hc_bb_entry e;
+
+		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e) && e.sync && !e.is_load);
+	}
+	sample(&w, 0, 300, LINE_B, 8, false);
+	CHECK(w.res.arm && w.res.sync_set && w.th[0].sync_set && w.th[0].watched.line == LINE_A);
+	/* T0 reads the flag: one communication, marked as the rule's */
+	CHECK(trap(&w, 0, 350, LINE_A, 4, false));
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK(w.comm.sync_set);
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	/* a synchronizing store on a line T0 touched: a target as before,
+	   not counted as the rule's */
+	hc_step_line_seen(&lines, LINE_A, 360, 1000);
+	w.th[1].sync = true;
+	sample(&w, 1, 400, LINE_A, 4, true);
+	w.th[1].sync = false;
+	sample(&w, 0, 450, LINE_B, 8, false);
+	CHECK(w.res.arm && !w.res.sync_set && !w.th[0].sync_set);
+	CHECK(trap(&w, 0, 460, LINE_A, 4, false));
+	CHECK(!w.comm.sync_set);
+	/* the option off: a synchronizing store on an untouched line is not
+	   a target */
+	memset(&lines, 0, sizeof lines);
+	world_init(&w, 7, 2);
+	w.th[0].touched = &lines;
+	w.th[0].touched_within = 1000;
+	sample(&w, 0, 50, LINE_B, 8, false);
+	sample(&w, 0, 60, LINE_B, 8, false);
+	w.th[1].sync = true;
+	sample(&w, 1, 100, LINE_A, 4, true);
+	w.th[1].sync = false;
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	/* a load never publishes as synchronizing */
+	s = (struct hc_sample){ .time = 1, .addr = LINE_A, .len = 4, .is_store = false };
+	w.th[1].sync = true;
+	CHECK(!hc_detect_entry(&w.th[1], &s).sync);
+	s.is_store = true;
+	CHECK(hc_detect_entry(&w.th[1], &s).sync);
+}
+
 /* True and false sharing judged with each side's line bytes (§5.7): the
    bytes a thread was seen to access on the line recently join its access,
    the publisher's through the entry's mask. */
@@ -1296,6 +1366,7 @@ int main(void)
 	test_rng_zero();
 	test_load_entries();
 	test_targeting();
+	test_sync_targets();
 	test_judged_by_masks();
 	test_start_set();
 	test_join_set();
