@@ -162,6 +162,8 @@ static int regions_pass(struct an *an, const char *stage, struct phase *ph, char
 	regions__free(an);
 	if (!an->views)   /* else the views' window cells take the pages (views__finish) */
 		an__pool_close(&an->pool);
+	else
+		views__pool_cap(an, an->views);
 	if (!ret)
 		phase_end(ph, "region mat.");
 	return ret;

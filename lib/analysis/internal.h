@@ -99,6 +99,7 @@ struct an_pool {
 };
 void an__pool_init(struct an_pool *pl);
 void an__pool_put(struct an_pool *pl, void *p, size_t n);   /* p page-aligned, pl may be NULL */
+void an__pool_cap(struct an_pool *pl, size_t max);   /* the oldest pieces unmapped */
 void an__pool_close(struct an_pool *pl);
 void an__pool_free(struct an_pool *pl);
 

@@ -73,6 +73,25 @@ void an__pool_put(struct an_pool *pl, void *p, size_t n)
 	munmap(p, n);
 }
 
+void an__pool_cap(struct an_pool *pl, size_t max)
+{
+	uint32_t k = 0, n;
+
+	if (!pl->ok)
+		return;
+	pthread_mutex_lock(&pl->lock);
+	/* the oldest pieces go (the newest are taken first) */
+	while (k < pl->n && pl->bytes > max) {
+		munmap(pl->pc[k].p, pl->pc[k].n);
+		pl->bytes -= pl->pc[k].n;
+		k++;
+	}
+	n = pl->n - k;
+	memmove(pl->pc, pl->pc + k, (size_t)n * sizeof(*pl->pc));
+	pl->n = n;
+	pthread_mutex_unlock(&pl->lock);
+}
+
 void an__pool_close(struct an_pool *pl)
 {
 	if (!pl->ok)

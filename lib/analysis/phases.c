@@ -578,6 +578,15 @@ void views__free(struct views *v)
 	free(v);
 }
 
+void views__pool_cap(struct an *an, const struct views *v)
+{
+	/* the workers' raw cells, and their copy into one array when several
+	   have some (views__finish); the sort's scratch takes new pages then */
+	uint64_t most = (an->nevents + 2 * (uint64_t)CC_SLOTS) * sizeof(struct wc) * (v->nw > 1 ? 2 : 1);
+
+	an__pool_cap(&an->pool, most < SIZE_MAX ? (size_t)most : SIZE_MAX);
+}
+
 struct views_worker *views__worker(struct views *v, unsigned id)
 {
 	return v && id < v->nw ? &v->w[id] : NULL;

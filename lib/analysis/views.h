@@ -37,6 +37,10 @@ struct objects;
    (window_ns 0 = automatic), one accumulator per worker. 0 or -ENOMEM. */
 int views__init(struct an *an, uint64_t window_ns, struct views **out);
 void views__free(struct views *v);
+/* The pool's pages (an->pool) kept for the views' window cells: at most
+   what they can take (every event a window cell), so that pages no array
+   takes do not sit on top of the object pass's memory. */
+void views__pool_cap(struct an *an, const struct views *v);
 struct views_worker *views__worker(struct views *v, unsigned id);
 
 /* One communication event of profile p (index evi in hp) between global

@@ -4,7 +4,8 @@
    there: the pages moved, none was new), an array takes a piece in parts
    and the rest stays in the pool, an empty pool leaves the array to new
    pages, an array's pages go back to the pool when released (moved and
-   new ones alike), and a closed pool unmaps what it is given. */
+   new ones alike), a cap unmaps the oldest pieces, and a closed pool
+   unmaps what it is given. */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -72,6 +73,15 @@ int main(void)
 	/* LIFO: b's new run (11 pages, byte 3 ps - 1 of it was written) */
 	CHECK(a.base[3 * ps - 1] == 7 && a.nseg == 1);
 	an__parr_release(NULL, &a);   /* unmapped */
+
+	/* capped: the oldest pieces unmapped, the newest kept */
+	an__pool_put(&pl, mapping(2 * ps, 1), 2 * ps);
+	an__pool_put(&pl, mapping(2 * ps, 2), 2 * ps);
+	an__pool_put(&pl, mapping(ps, 3), ps);
+	CHECK(pl.n == 6 && pl.bytes == 18 * ps);   /* with the 13 pages of 3 pieces left above */
+	an__pool_cap(&pl, 4 * ps);
+	CHECK(pl.n == 2 && pl.bytes == 3 * ps);
+	CHECK(*(uint8_t *)pl.pc[0].p == 2 && *(uint8_t *)pl.pc[1].p == 3);
 
 	an__pool_close(&pl);
 	CHECK(pl.n == 0 && pl.bytes == 0);
