@@ -87,7 +87,8 @@ void an__pool_cap(struct an_pool *pl, size_t max)
 		k++;
 	}
 	n = pl->n - k;
-	memmove(pl->pc, pl->pc + k, (size_t)n * sizeof(*pl->pc));
+	if (k && n)   /* (pc is NULL while the pool has held nothing) */
+		memmove(pl->pc, pl->pc + k, (size_t)n * sizeof(*pl->pc));
 	pl->n = n;
 	pthread_mutex_unlock(&pl->lock);
 }
