@@ -27,6 +27,14 @@
    rest. */
 #define PARR_STEP ((size_t)64 << 10)
 
+/* Each piece is a mapping of its own, and one moved into an array splits
+   the array's mapping: the pool keeps at most this many pieces (more are
+   unmapped as they come), so that the mappings it adds stay far below the
+   kernel's limit per process (vm.max_map_count, 65,530 by default) that
+   malloc's own mappings need too. On bench/prof-scale 1,024 threads: 1,024
+   region-event pieces. */
+#define POOL_MAX_PIECES 16384u
+
 static size_t page_size(void)
 {
 	static size_t ps;
@@ -62,7 +70,8 @@ void an__pool_put(struct an_pool *pl, void *p, size_t n)
 		return;
 	if (pl && pl->ok) {
 		pthread_mutex_lock(&pl->lock);
-		if (pl->open && !an__grow(&pl->pc, &pl->cap, pl->n + 1, sizeof(*pl->pc))) {
+		if (pl->open && pl->n < POOL_MAX_PIECES &&
+		    !an__grow(&pl->pc, &pl->cap, pl->n + 1, sizeof(*pl->pc))) {
 			pl->pc[pl->n++] = (struct an_piece){ p, n };
 			pl->bytes += n;
 			pthread_mutex_unlock(&pl->lock);
