@@ -82,10 +82,10 @@ struct hc_bb_entry {
 	   in a run of its samples waiting on the line: hc_detect_spin_len;
 	   0 = none): a communication with it weighs 1/spin (§5.14). */
 	uint32_t spin;
-	/* A synchronizing store: a locked read-modify-write or an xchg (C11
-	   seq_cst stores, atomic flags, lock words) — written for another
-	   thread to read, a watch target for threads that never touched its
-	   line (cfg.sync_targets, §5.17). */
+	/* A synchronizing store: an xchg with memory (C11 seq_cst stores,
+	   atomic flags, lock words; other lock-prefixed RMWs are not: tried
+	   and dropped, §5.17) — written for another thread to read, a watch
+	   target for threads that never touched its line (cfg.sync_targets). */
 	bool sync;
 };
 
@@ -197,8 +197,8 @@ struct hc_detect_thread {
 	   the whole line, in the judgement and in the entry's mask. Set by the
 	   runtime around one call, false otherwise. */
 	bool moving;
-	/* The store being judged or published is a synchronizing one (a locked
-	   RMW or an xchg: hc_bb_entry.sync). Set by the runtime around one
+	/* The store being judged or published is a synchronizing one (an
+	   xchg with memory: hc_bb_entry.sync). Set by the runtime around one
 	   call, false otherwise. */
 	bool sync;
 	/* The armed set watches a synchronizing store on a line this thread
