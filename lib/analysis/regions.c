@@ -1508,7 +1508,7 @@ static inline void credit(const struct build *b, uint32_t pid, uint64_t *in, uin
    four (the last padded with spare regions nk .. nk + CREDIT_SPARE - 1 of
    the scratch, one per place, never read), added without a loop for one,
    two or three groups. Pass A orders the entries of each thread pair by
-   their number of groups (ENT_CLASS), so that the branch on it goes the
+   their number of groups (credit_class, sort_by_peer), so that the branch on it goes the
    same way from one entry to the next: on bench/prof-scale (1,024
    threads) 32 % of the entries have one group, 45 % two, 18 % three, 5 %
    more (a loop over the groups ended in a mispredicted branch for many
