@@ -107,6 +107,43 @@ static void say_lost(const char *fmt, ...)
 #define WRITES_BORROWED 8
 static int borrowed;            /* profile writes holding one of the program's fds */
 
+/* A profile's file when the process's fds are used up for a moment
+   (EMFILE, ENFILE: a thousand threads ending at once on a loaded machine,
+   each waiting writer giving up its turn after its bounded wait, the CI's
+   tests/integration/threads.sh 'hardpt' under ASan at load ~180 lost 61
+   of 1,001): retried every millisecond while the episode lasts, at most
+   OPEN_RETRY_NS of wall time for all writers together, so a program that
+   keeps every fd makes the exit wait once, not once per thread; a later
+   shortage (OPEN_RETRY_NS after the episode's end) is a new episode.
+   Counted in open_retries. Async-signal-safe (open, nanosleep, atomics). */
+#define OPEN_RETRY_NS 10000000000ull
+static uint64_t open_retry_until;     /* the current episode's end, 0 = none yet */
+static uint64_t open_retries;
+
+static int open_profile(const char *tmp)
+{
+	int fd, err;
+
+	while ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 &&
+	       ((err = errno) == EMFILE || err == ENFILE)) {
+		uint64_t now = process__now(), until = __atomic_load_n(&open_retry_until, __ATOMIC_RELAXED);
+		struct timespec ts = { 0, 1000000 };
+
+		if (until == 0 || now > until + OPEN_RETRY_NS) {   /* a new episode */
+			__atomic_compare_exchange_n(&open_retry_until, &until, now + OPEN_RETRY_NS, false,
+			                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			until = __atomic_load_n(&open_retry_until, __ATOMIC_RELAXED);
+		}
+		if (now >= until) {
+			errno = err;
+			break;
+		}
+		__atomic_add_fetch(&open_retries, 1, __ATOMIC_RELAXED);
+		nanosleep(&ts, NULL);
+	}
+	return fd;
+}
+
 /* Write t's profile to its file: through NAME.tmp (O_EXCL|O_NOFOLLOW),
    then renamed into place; without replacing anything unless a periodic
    snapshot of this thread is there (`replace`). A failed final write
@@ -161,7 +198,7 @@ static int write_file(const struct rt_thread *t, bool replace, bool final)
 			nanosleep(&ts, NULL);
 		}
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open_profile(tmp);
 	if (fd < 0) {
 		ret = -errno;
 		process__log("thread %u: cannot create %s: %s", t->id.index, tmp, strerror(-ret));
@@ -324,6 +361,9 @@ void output__write_process_log(void)
 	        (unsigned long long)__atomic_load_n(&hc_rt.steps_stray, __ATOMIC_RELAXED));
 	process__log("debug exceptions without a cause (TRAP_BRKPT; ignored, the program has no SIGTRAP handler): %llu",
 	        (unsigned long long)__atomic_load_n(&hc_rt.traps_empty, __ATOMIC_RELAXED));
+	process__log("profile files: %llu opens retried while the process's fds were used up (EMFILE/ENFILE, "
+	        "a millisecond apart, at most 10 s an episode; until this line)",
+	        (unsigned long long)__atomic_load_n(&open_retries, __ATOMIC_RELAXED));
 	fds__log_stats();
 	{
 		uint64_t nb, nby, res;

@@ -105,7 +105,15 @@ export ASAN_OPTIONS
 run churn - churn 5000
 set -- $(awk '$1 == "fds" && $4 == "rss_kb" { print $2, $3, $5, $6 }' "$TMP/churn.err")
 [ "$#" -eq 4 ] || fail "churn: no fds/rss line from the program"
-[ "${1:-0}" -eq "${2:-1}" ] || fail "churn: open fds went from $1 to $2 (leak)"
+# The main thread may open its own watchpoints (up to 4 fds, above 1024)
+# after the program took its first count: it creates and joins threads all
+# the time, so the switch gate (lib/runtime/cost.h) lets it open for good
+# only in a quiet enough window, which a slow (sanitizer) or loaded run
+# reaches later (CI at load ~180: 13 -> 16, strace: the three fds the main
+# thread opened, held to the end). A leak of the 5,000 threads' fds is far
+# more than that.
+[ "${2:-99}" -ge "${1:-0}" ] && [ "${2:-99}" -le $((${1:-0} + 4)) ] ||
+	fail "churn: open fds went from $1 to $2 (leak)"
 [ $((${4:-0} - ${3:-0})) -lt 16384 ] || fail "churn: RSS grew from $3 kB to $4 kB"
 ok "churn: 5000 threads, $got profiles, fds $1 -> $2, RSS $3 -> $4 kB"
 finish
