@@ -75,6 +75,17 @@ static struct {
 	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
 } pset;
 
+/* A gated thread sampled or asked for the set now (pset.gated_at, read by
+   rt_pset_open_allows at a period's resolution): written at most once a
+   period, not at every sample of every gated thread (one shared line). */
+static void pset_note_gated(void)
+{
+	uint64_t now = process__now();
+
+	if (now - __atomic_load_n(&pset.gated_at, __ATOMIC_RELAXED) >= hc_rt.period)
+		__atomic_store_n(&pset.gated_at, now, __ATOMIC_RELAXED);
+}
+
 /* Where two threads' samples meet (zone.h): the process's table, noted at
    every sample with a shared-looking access while the set is open. */
 static struct rt_zone_slot zones[RT_ZONE_SLOTS];
@@ -278,7 +289,7 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	   the gate and whose halo no per-thread set watches) */
 	gated = !t->watch.opened && t->cnt.watch_threads_gated;
 	if (gated)
-		__atomic_store_n(&pset.gated_at, process__now(), __ATOMIC_RELAXED);
+		pset_note_gated();
 	else if (!(hc_rt.opt.procset_zone_open && (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
 	           watch__pset_idle() &&
 	           rt_pset_open_allows(__atomic_load_n(&pset.gated_at, __ATOMIC_RELAXED), process__now(),
@@ -581,7 +592,7 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 		   whose copies cost no switch, if there is one (not for a read
 		   probe: its load trap is this thread's business) */
 		if (pset.n)
-			__atomic_store_n(&pset.gated_at, process__now(), __ATOMIC_RELAXED);
+			pset_note_gated();
 		if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ENTRY) && !t->det.probe && t->det.armed)
 			return pset_arm(t, addr, n);
 		return -EAGAIN;
