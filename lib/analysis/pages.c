@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/internal.h"
+#include "support/arena.h"
 
 /* Without pool pages, the array is declared backed this far ahead (the
    kernel backs it as it is touched); pool pages that come later back the
@@ -128,16 +129,13 @@ void an__pool_free(struct an_pool *pl)
 
 int an__parr_init(struct an_parr *a, size_t bytes)
 {
-	void *p;
+	struct hc_arena r;   /* its reservation only (support/arena.h) */
 
 	memset(a, 0, sizeof(*a));
-	bytes = round_page(bytes ? bytes : 1);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-	         -1, 0);
-	if (p == MAP_FAILED)
+	if (hc_arena_init(&r, bytes ? bytes : 1) < 0)
 		return -ENOMEM;
-	a->base = p;
-	a->res = bytes;
+	a->base = (uint8_t *)r.base;
+	a->res = r.reserve;
 	return 0;
 }
 
