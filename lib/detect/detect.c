@@ -550,7 +550,8 @@ static int peer_candidate(const struct hc_detect_thread *th, const struct hc_bb_
 	int p;
 
 	if (e->is_load || !is_fresh(th, e) || (whole && e->mask != ~(uint64_t)0) ||
-	    e->thread + 1 == th->start_skip || (max_age && e->time < now && now - e->time > max_age))
+	    e->thread + 1 == th->start_skip || (max_age && e->time < now && now - e->time > max_age) ||
+	    (whole && th->join_hi && (e->line < th->join_lo || e->line >= th->join_hi)))
 		return -1;
 	p = peer_slot(peers, *npeers, e->thread);
 	if (p < 0 && discover && *npeers < HC_JOIN_PEERS) {
@@ -662,6 +663,23 @@ bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_con
 	if (!peers)
 		return false;
 	return arm_peers(bb, cfg, th, now, max_age, peers, npeers, true, res);
+}
+
+bool hc_detect_arm_join_in(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                           struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                           const uint32_t *peers, uint32_t npeers, uint64_t lo, uint64_t hi,
+                           struct hc_detect_result *res)
+{
+	bool ok;
+
+	memset(res, 0, sizeof(*res));
+	if (!peers || hi <= lo)
+		return false;
+	th->join_lo = lo;
+	th->join_hi = hi;
+	ok = arm_peers(bb, cfg, th, now, max_age, peers, npeers, true, res);
+	th->join_lo = th->join_hi = 0;
+	return ok;
 }
 
 /* The trap of a start set: the entry whose line t touched. */

@@ -228,6 +228,10 @@ struct hc_detect_thread {
 	   in periods (the candidates its line stands for). */
 	bool join_set;
 	uint32_t start_mult[HC_MAX_WATCH];
+	/* A join set's candidates kept to lines in [join_lo, join_hi) (the
+	   object the joiner's previous join trap read; hc_detect_arm_join_in),
+	   join_hi 0 = anywhere. */
+	uint64_t join_lo, join_hi;
 	/* Dry lines (doc/detection.md §5.9): lines on which a write-only set
 	   of this thread (on another thread's published load) ended without a
 	   trap — this thread did not write them while it watched: a queue's
@@ -358,6 +362,17 @@ bool hc_detect_arm_start(const struct hc_bulletin *bb, const struct hc_detect_co
 bool hc_detect_arm_join(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                         struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
                         const uint32_t *peers, uint32_t npeers, struct hc_detect_result *res);
+/* A join set as hc_detect_arm_join's, its candidates kept to lines in
+   [lo, hi) — the object (heap block) the joiner's last join-set trap
+   read: a joiner that reads its peers' output reads it there, and the
+   peers' entries elsewhere (an older copy, a double buffer's other half)
+   are lines it will not touch (doc/detection.md §5.15, "Session 13").
+   False if no candidate lies there (the caller may then arm
+   hc_detect_arm_join). */
+bool hc_detect_arm_join_in(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
+                           struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
+                           const uint32_t *peers, uint32_t npeers, uint64_t lo, uint64_t hi,
+                           struct hc_detect_result *res);
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills

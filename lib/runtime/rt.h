@@ -57,7 +57,8 @@
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
-	X(watch_armed_sync) X(sync_comms)
+	X(watch_armed_sync) X(sync_comms) \
+	X(join_sets_object) X(join_sets_pset)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -240,8 +241,11 @@ struct rt_options {
 	bool procset_zone_spread;   /* pairs zone sets found are watched less (zone.h) */
 	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
 	bool procset_zone_open;     /* threads the switch gate lets through arm zone sets too (idle set) */
+	bool procset_zone_traps;    /* the process-wide set's traps note their exact accesses in the zone table */
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */
 	bool start_recent;          /* a thread's first start set on the threads that ended last */
+	bool join_object;           /* join sets after a join trap keep to the object it read */
+	bool join_pset;             /* a join set takes one more line on the idle process-wide set */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
@@ -382,7 +386,7 @@ void watch__trap_outside(int slot);
 void watch__log(void);
 void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
 bool watch__pset_idle(void);
-void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
+bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 void watch__pset_tick(struct rt_thread *t);
 
 /* record.c: from a sample or trap to a recorded communication */

@@ -464,7 +464,7 @@ HC_EXPORT int pthread_join(pthread_t thr, void **retval)
 	ret = real(thr, retval);
 	self = hc_self;
 	if (ret == 0 && hc_rt.ready && !hc_rt.stopping && self && hc_guard_enter(self)) {
-		soft__join_set(self, true);
+		soft__join_set(self, true, 0);
 		hc_guard_leave(self);
 	}
 	return ret;

@@ -72,6 +72,7 @@ static struct {
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
 	uint64_t start_armed;               /* a start set's extra line armed (watch__pset_start) */
 	uint64_t zone_open;                 /* zone sets armed by threads the gate let through */
+	uint64_t zone_notes_trap;           /* notes of the set's traps (exact accesses) */
 	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
 } pset;
 
@@ -360,14 +361,16 @@ bool watch__pset_idle(void)
    idle; a trap of another thread than the publisher is a communication
    with it, weighing `mult` periods (what the start set's choice makes it
    stand for). Not in signal context (the thread's start). */
-void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
+bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
 {
 	if (!watch__pset_idle())
-		return;
+		return false;
 	if (pset_arm_set(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0) == 0) {
 		pset_count(&pset.start_armed);
 		t->cnt.watch_armed++;
+		return true;
 	}
+	return false;
 }
 
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
@@ -760,7 +763,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.published_trap++;
 		t->det.moving = false;
 		if (joined)
-			soft__join_set(t, false);    /* the joined peers not found yet */
+			soft__join_set(t, false, s.addr);    /* the joined peers not found yet */
 		else if (start)
 			soft__start_set(t);    /* a second one while the thread is young */
 		soft__after_trap(t, uctx, &s);
@@ -780,6 +783,25 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		t->cnt.traps_unmatched++;
 		hc_detect_arm_failed(&t->det);
 	}
+}
+
+/* A trap of the process-wide set says exactly where its thread works: its
+   access is noted in the zone table as a sample's would be
+   (HPCRUN_COMM_PROCSET_ZONE_TRAPS; detection.md §5.16, "Session 13"). A
+   zone set on a wide gap between two threads' sparse ranges traps its
+   owner's accesses first (adopt, own traps): noted, they extend that
+   owner's range to the watched line, so the gap — where the two threads'
+   blocks meet, a halo — narrows by half on average with every such set,
+   and the next zone sets of the pair land nearer the boundary. Signal
+   context. */
+static void zone_note_trap(struct rt_thread *t, const struct hc_sample *s)
+{
+	int r;
+
+	if (!hc_rt.opt.procset_zone_traps || !(hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) || !s->addr)
+		return;
+	r = rt_zone_note(zones, RT_ZONE_SLOTS, t->id.index, s->addr, process__now(), zone_window(), s->is_store);
+	pset_count(r == 1 ? &pset.zone_notes_trap : &pset.zone_collisions);
 }
 
 /* A zone set's trap that becomes its entry (pset.h, rt_pset_zone_trap_kind):
@@ -877,6 +899,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		access_at(t, &r, tmp.watched.line, bp, tmp.writes_only, &s, &leaf);
 		kind = rt_pset_trap_kind(true, tmp.watched.thread, t->id.index, s.addr, s.len, tmp.watched.line,
 		                         HC_LINE);
+		if (kind != RT_PSET_TRAP_LATE)
+			zone_note_trap(t, &s);
 		if (zone && kind != RT_PSET_TRAP_LATE) {
 			/* a zone set: its entry is what it trapped before (pset.h) */
 			switch (rt_pset_zone_trap_kind(tmp.watched.thread, tmp.watched.is_load, t->id.index,
@@ -1018,7 +1042,8 @@ void watch__log(void)
 		        "average; %llu wider than %u lines thinned out); %llu entries adopted, %llu own traps, %llu "
 		        "communications (%llu of a pair the first time; pairs found are watched less: %s); %llu samples on "
 		        "a line their thread had not sampled before armed nothing; %llu zone sets armed by threads "
-		        "the switch gate let through (HPCRUN_COMM_PROCSET_ZONE_OPEN=%d)",
+		        "the switch gate let through (HPCRUN_COMM_PROCSET_ZONE_OPEN=%d); %llu of the set's traps "
+		        "noted (HPCRUN_COMM_PROCSET_ZONE_TRAPS=%d)",
 		        (unsigned long long)pset.zone_notes, (unsigned long long)pset.zone_notes_store,
 		        hc_rt.opt.procset_zone_writer ? "only where either thread stored" :
 		        "with or without a store (HPCRUN_COMM_PROCSET_ZONE_WRITER=0)",
@@ -1033,7 +1058,8 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.zone_pairs_new,
 		        hc_rt.opt.procset_zone_spread ? "on" : "off (HPCRUN_COMM_PROCSET_ZONE_SPREAD=0)",
 		        (unsigned long long)pset.sample_unseen, (unsigned long long)pset.zone_open,
-		        hc_rt.opt.procset_zone_open ? 1 : 0);
+		        hc_rt.opt.procset_zone_open ? 1 : 0, (unsigned long long)pset.zone_notes_trap,
+		        hc_rt.opt.procset_zone_traps ? 1 : 0);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d)", (unsigned long long)pset.start_armed, hc_rt.opt.procset_start ? 1 : 0);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "

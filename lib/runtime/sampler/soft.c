@@ -28,6 +28,7 @@
 #include "runtime/sampler/soft.h"
 #include "runtime/sampler/rate.h"
 #include "runtime/sampler/startset.h"
+#include "runtime/alloc/blocks.h"
 #include "decode/funcstart.h"
 #include "detect/step.h"
 
@@ -376,21 +377,47 @@ static bool join_found(const struct rt_soft_thread *o, uint32_t peer)
 	return false;
 }
 
+/* The heap block holding a join set's trap, [*lo, *hi): where the joiner
+   reads its peers' output (HPCRUN_COMM_JOIN_OBJECT). Signal context
+   (blocks__find is lock-free). */
+static bool join_object(uint64_t trap_addr, uint64_t *lo, uint64_t *hi)
+{
+	struct rt_block b;
+
+	if (!hc_rt.opt.join_object || !trap_addr || !blocks__find(trap_addr, &b) || !b.size)
+		return false;
+	*lo = b.base & ~(uint64_t)(HC_LINE - 1);
+	*hi = b.base + b.size;
+	return true;
+}
+
 /* A join set (detection.md §5.15): the joiner reads the joined threads'
    output in the microseconds after pthread_join returns, long before its
    next sample; main's final sum of a generation's results is the
    commonest case. Peers: the threads that ended since this thread last
    created one (its ring positions join_mark..threads_ended, the last
    RT_ENDED_RING of them), minus those a join set since the last join
-   found already. */
-void soft__join_set(struct rt_thread *t, bool at_join)
+   found already. After a trap (trap_addr), the next set keeps to the heap
+   block that trap read while any peer's line lies there (Session 13). */
+void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 {
 	struct rt_soft_thread *o = own(t);
 	struct hc_detect_result res;
 	uint32_t peers[RT_ENDED_RING], n;
+	uint64_t lo, hi;
+	bool in_object = false, extra;
+	struct hc_detect_config cfg;
+	uint32_t extra_n = 0;
 
 	if (!sampler__is(&soft__sampler) || !o || hc_rt.nwatch < 1)
 		return;
+	/* one line more on the process-wide set while it is idle, as a start
+	   set's (HPCRUN_COMM_JOIN_PSET): a joiner of as many peers as its
+	   registers hold, or more, watches them all */
+	cfg = hc_rt.dcfg;
+	extra = hc_rt.opt.join_pset && cfg.nwatch >= 1 && cfg.nwatch < HC_MAX_WATCH && watch__pset_idle();
+	if (extra)
+		cfg.nwatch++;
 	if (at_join) {
 		o->join_sets = 0;
 		t->det.start_skip = 0;
@@ -399,18 +426,43 @@ void soft__join_set(struct rt_thread *t, bool at_join)
 	}
 	if (o->join_sets >= RT_JOIN_SETS)
 		return;
-	if ((n = ended_peers(t, o->join_mark, peers)) == 0 ||
-	    !hc_detect_arm_join(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(), peers, n, &res)) {
+	/* after a trap: the peers not found yet, in the object the trap read
+	   (their lines elsewhere first only when none lies there) */
+	if ((n = ended_peers(t, o->join_mark, peers)) > 0 && !at_join && join_object(trap_addr, &lo, &hi))
+		in_object = hc_detect_arm_join_in(&hc_rt.bb, &cfg, &t->det, process__now(), start_horizon(),
+		                                  peers, n, lo, hi, &res);
+	if (n == 0 || (!in_object &&
+	               !hc_detect_arm_join(&hc_rt.bb, &cfg, &t->det, process__now(), start_horizon(), peers,
+	                                   n, &res))) {
 		if (at_join)
 			t->cnt.join_sets_none++;
 		return;
 	}
+	if (extra && t->det.nwatch > hc_rt.dcfg.nwatch && res.nwatch == t->det.nwatch) {
+		uint32_t k = t->det.nwatch - 1;
+
+		if (watch__pset_start(t, &t->det.start[k], t->det.start_mult[k], res.watch_addr[k]))
+			extra_n = 1;
+		t->det.nwatch = k;
+		res.nwatch = k;
+	}
 	o->join_found[o->join_sets] = 0;
 	o->join_sets++;
+	t->cnt.join_sets_pset += extra_n;
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u join set %u: %u peers, %u lines: T%u %#llx, T%u %#llx, T%u %#llx",
+	             t->id.index, o->join_sets, n, res.nwatch, t->det.start[0].thread,
+	             (unsigned long long)res.watch_addr[0], res.nwatch > 1 ? t->det.start[1].thread : 0,
+	             (unsigned long long)(res.nwatch > 1 ? res.watch_addr[1] : 0),
+	             res.nwatch > 2 ? t->det.start[2].thread : 0,
+	             (unsigned long long)(res.nwatch > 2 ? res.watch_addr[2] : 0));
 	record__apply_set(t, &res);
-	if (t->det.armed)
+	if (t->det.armed) {
 		t->cnt.join_sets++;
+		if (in_object)
+			t->cnt.join_sets_object++;
+	}
 }
+
 
 /* Change the process's rate to what its live threads call for (rate.h):
    enable the wanted event before disabling the other, so that no thread

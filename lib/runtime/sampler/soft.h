@@ -88,7 +88,7 @@ void soft__on_create(struct rt_thread *t);
    not in signal context, under the guard) or after a join set's trap
    (signal context), watch the lines the threads that ended since this
    thread last created one wrote whole. */
-void soft__join_set(struct rt_thread *t, bool at_join);
+void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr);
 /* A trapped access (at pc) joins the thread's line bytes. */
 void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);
 /* The execute breakpoint on a return address fired (watch.c; signal

@@ -967,6 +967,54 @@ static void test_join_set(void)
 	(void)none;
 }
 
+/* A join set kept to one object (hc_detect_arm_join_in, detection.md
+   §5.15 "Session 13"): a double buffer's two halves, each peer's whole
+   lines in both; after the joiner's trap in the second half, only the
+   peers' lines there are watched, weighed among those lines alone; no
+   candidate in the object: nothing armed (the caller falls back). */
+static void test_join_set_in(void)
+{
+	struct world w;
+	struct hc_detect_result res;
+	const uint32_t both[] = { 1, 2 };
+	const uint64_t half0 = LINE_A, half1 = LINE_A + 64 * 64;   /* [half1, half1 + 64 lines) */
+
+	world_init(&w, 61, 4);
+	sample_moving(&w, 1, 100, half0 + 64 * 1 + 16);
+	sample_moving(&w, 1, 110, half1 + 64 * 1 + 16);
+	sample_moving(&w, 1, 115, half1 + 64 * 3 + 16);
+	sample_moving(&w, 2, 120, half0 + 64 * 40 + 16);
+	sample_moving(&w, 2, 130, half1 + 64 * 40 + 16);
+	for (int k = 0; k < 32; k++) {
+		w.th[0].start_skip = 0;
+		hc_detect_arm_failed(&w.th[0]);
+		CHECK(hc_detect_arm_join_in(&w.bb, &w.cfg, &w.th[0], 1000, 0, both, 2, half1, half1 + 64 * 64, &res));
+		CHECK_EQ_U64(res.nwatch, 2);
+		for (uint32_t i = 0; i < res.nwatch; i++) {
+			CHECK(res.watch_addr[i] >= half1 && res.watch_addr[i] < half1 + 64 * 64);
+			/* T1 has two candidates in the object, T2 one */
+			CHECK_EQ_U64(w.th[0].start_mult[i], w.th[0].start[i].thread == 1 ? 2 : 1);
+		}
+		CHECK(w.th[0].join_set && w.th[0].join_lo == 0 && w.th[0].join_hi == 0);  /* not kept after */
+	}
+	/* T2 is the one left: its line in the object */
+	const uint32_t two[] = { 2 };
+	CHECK(hc_detect_arm_join_in(&w.bb, &w.cfg, &w.th[0], 1100, 0, two, 1, half1, half1 + 64 * 64, &res));
+	CHECK(res.nwatch == 1 && res.watch_addr[0] == half1 + 64 * 40 + 16);
+	CHECK(trap(&w, 0, 1110, half1 + 64 * 40, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 2);
+	/* nothing of the peers in the object (or an empty range): false */
+	hc_detect_arm_failed(&w.th[0]);
+	CHECK(!hc_detect_arm_join_in(&w.bb, &w.cfg, &w.th[0], 1200, 0, both, 2, half1 + 64 * 64, half1 + 64 * 128,
+	                             &res));
+	CHECK(!res.arm);
+	CHECK(!hc_detect_arm_join_in(&w.bb, &w.cfg, &w.th[0], 1200, 0, both, 2, half1, half1, &res));
+	/* the unrestricted join set still sees both halves */
+	w.th[0].start_skip = 0;
+	CHECK(hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 1300, 0, both, 2, &res));
+	CHECK_EQ_U64(w.th[0].candidates, 5);
+}
+
 static void test_rng_zero(void)
 {
 	struct world w;
@@ -1370,6 +1418,7 @@ int main(void)
 	test_judged_by_masks();
 	test_start_set();
 	test_join_set();
+	test_join_set_in();
 	test_dry_lines();
 	test_idle_sample();
 	test_spin_note();

@@ -7,6 +7,7 @@
    the neighbour's boundary row) every pick lies near the boundary, most
    on the two rows the threads share. */
 #include <stdint.h>
+#include <string.h>
 
 #include "runtime/zone.h"
 #include "hc_test.h"
@@ -338,6 +339,48 @@ static void spread(void)
 	CHECK_MSG(picks[0] > 850 && picks[0] < 1150, "alike: %u of 3000", picks[0]);
 }
 
+/* Trap notes (watch.c zone_note_trap, detection.md §5.16 "Session 13"):
+   a zone set's traps are its owner's exact accesses, noted like samples.
+   Two threads own lines 0..499 and 500..1023 of a block and their samples
+   have noted only 10..100 and 900..1000: a gap of 801 lines. Each zone set
+   watches a line of the gap, its owner traps first, and the note moves
+   that owner's end there: the gap halves on average, and within a few
+   sets it is a page around the boundary, always containing it. */
+static void trap_notes(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	uint64_t blk = 0x7f0000c00000ull, now = 1000 * MS, rng = 0x1234567ull, addr;
+	uint32_t win = 100, total = 0, worst = 0, trials = 200;
+	struct rt_zone z;
+
+	for (uint32_t k = 0; k < trials; k++) {
+		uint32_t sets = 0;
+
+		memset(tab, 0, sizeof(tab));
+		rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 10 * 64, now, win, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 1, blk + 100 * 64, now, win, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 900 * 64, now, win, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 2, blk + 1000 * 64, now, win, true);
+		for (;;) {
+			uint32_t line;
+
+			CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, win, true, true, NULL, &rng, &addr, &z) == 1);
+			CHECK(z.z0 <= 499 && z.z1 >= 500);        /* the boundary stays inside */
+			if (z.z1 - z.z0 + 1 <= RT_ZONE_ARM_LINES || sets >= 40)
+				break;
+			line = (uint32_t)((addr - blk) >> 6);
+			CHECK(line >= z.z0 && line <= z.z1);
+			/* the set's first trap: the line's owner */
+			CHECK(rt_zone_note(tab, RT_ZONE_SLOTS, line < 500 ? 1 : 2, addr, now, win, false) == 1);
+			sets++;
+		}
+		total += sets;
+		worst = sets > worst ? sets : worst;
+	}
+	CHECK_MSG(total <= 8 * trials && worst < 40, "sets to narrow 801 lines to a page: mean %.2f, worst %u",
+	          (double)total / trials, worst);
+}
+
 int main(void)
 {
 	words();
@@ -350,5 +393,6 @@ int main(void)
 	thin();
 	writer();
 	spread();
+	trap_notes();
 	return hc_test_done("test_zone");
 }
