@@ -196,6 +196,13 @@ void agg__free(struct agg *g)
 int agg__add(struct agg *g, const struct hkey *k, uint64_t v0, uint64_t v1)
 {
 	uint32_t i;
+
+	return agg__add_at(g, k, v0, v1, &i);
+}
+
+int agg__add_at(struct agg *g, const struct hkey *k, uint64_t v0, uint64_t v1, uint32_t *idx)
+{
+	uint32_t i;
 	int ret = hmap__intern(&g->h, k, &i);
 
 	if (ret < 0)
@@ -209,6 +216,7 @@ int agg__add(struct agg *g, const struct hkey *k, uint64_t v0, uint64_t v1)
 	}
 	g->v[i][0] += v0;
 	g->v[i][1] += v1;
+	*idx = i;
 	return 0;
 }
 

@@ -64,6 +64,9 @@ struct agg {
 int agg__init(struct agg *g, uint32_t hint);
 void agg__free(struct agg *g);
 int agg__add(struct agg *g, const struct hkey *k, uint64_t v0, uint64_t v1);
+/* agg__add that also gives the key's index in the table (dense from 0,
+   stable while the table lives). */
+int agg__add_at(struct agg *g, const struct hkey *k, uint64_t v0, uint64_t v1, uint32_t *idx);
 
 /* Interned strings: id <-> string, ids dense from 0. */
 struct strtab {
@@ -206,19 +209,23 @@ struct an_prof {
 	struct an_counter *counters;
 	uint32_t ncounters;
 	uint32_t gthread;           /* global thread index, HC_NONE until assigned */
-	/* regions.c: events summed by (node, peer's node, peer) in pass 2 (the
-	   region sets are not known yet: regions__add, dist__raw_add), by
+	/* regions.c: events summed in pass 2 (the region sets are not known
+	   yet) by (code pair, peer) — sequential, regions__add: the code
+	   pair's index in the table of the worker that read the profile (wk)
+	   — or by (node, peer's node, peer) — distributed, dist__raw_add; by
 	   (region sets of both contexts, peer) once translated (distributed:
 	   dist__raw_sets; sequential: in pass A). */
 	struct rrow {
 		struct rrow_ent {
-			uint64_t sets;      /* the context's region set | the peer context's << 32 */
+			uint64_t sets;      /* the context's region set | the peer context's << 32
+			                       (before pass A: the key above) */
 			uint32_t peer;
 			uint32_t vk;        /* volume << 1 | kind (1: false sharing); a larger sum
 			                       than RROW_VMAX takes several entries (16 B an entry:
 			                       one per event on bench/prof-scale) */
 		} *e;
 		uint32_t n, cap, merged;  /* merged: entries after the last compaction */
+		uint32_t wk;              /* sequential: the worker whose code pairs key them */
 		bool mapped;              /* e is a mapping of its own (regions__reserve);
 		                             freed by regions__rrow_free */
 		struct rrow_slot {        /* while reading: recent keys -> entry (the key here:
@@ -553,6 +560,12 @@ int pairs__collect(struct an *an, struct hc_db_wpair **out, uint32_t *n);
    first nonzero return and returns it. */
 int pairs__each(const struct an *an, int (*fn)(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2]),
                 void *arg);
+/* pairs__each with the worker w and the code pair's index i in that
+   worker's table (agg__add_at's: the key of the region events, merge.c). */
+int pairs__each_at(const struct an *an,
+                   int (*fn)(void *arg, unsigned w, uint32_t i, uint32_t g, uint32_t gp,
+                             const uint64_t v[2]),
+                   void *arg);
 
 /* experiment.c */
 const char *experiment__program(const struct an *an);

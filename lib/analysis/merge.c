@@ -229,11 +229,13 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 			gp = merge__global_node(an, peer, ev.peer_ctx);
 		{
 			struct hkey k = { g, gp, 0 };
-			ret = agg__add(&a->pairs, &k, wt, wf);
+			uint32_t cp;
+
+			ret = agg__add_at(&a->pairs, &k, wt, wf, &cp);
 			if (!ret && an->comm)
 				ret = dist__raw_add(p, g, gp, ev.peer, wt, wf);
 			else if (!ret)
-				ret = regions__add(an, p, g, gp, ev.peer, wt, wf);
+				ret = regions__add(an, p, cp, ev.peer, wt, wf);
 			if (ret)
 				return ret;
 		}
@@ -453,7 +455,7 @@ static int events_of(struct an_worker *w, struct an_prof *p)
 	if (!a->used)
 		ret = acc_init(a);
 	if (!ret && !an->comm)
-		ret = regions__reserve(an, p, hc_prof_nevents(hp));
+		ret = regions__reserve(an, p, w->id, hc_prof_nevents(hp));
 	if (!ret)
 		ret = read_events(an, a, p, hp);
 	if (!ret)

@@ -20,8 +20,10 @@ static int cmp_pair(const void *x, const void *y)
 	return (a->p > b->p) - (a->p < b->p);
 }
 
-int pairs__each(const struct an *an, int (*fn)(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2]),
-                void *arg)
+int pairs__each_at(const struct an *an,
+                   int (*fn)(void *arg, unsigned w, uint32_t i, uint32_t g, uint32_t gp,
+                             const uint64_t v[2]),
+                   void *arg)
 {
 	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
 
@@ -32,13 +34,35 @@ int pairs__each(const struct an *an, int (*fn)(void *arg, uint32_t g, uint32_t g
 			continue;
 		for (uint32_t i = 0; i < a->pairs.h.n; i++) {
 			const struct hkey *k = &a->pairs.h.keys[i];
-			int ret = fn(arg, (uint32_t)k->a, (uint32_t)k->b, a->pairs.v[i]);
+			int ret = fn(arg, w, i, (uint32_t)k->a, (uint32_t)k->b, a->pairs.v[i]);
 
 			if (ret)
 				return ret;
 		}
 	}
 	return 0;
+}
+
+struct each {
+	int (*fn)(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2]);
+	void *arg;
+};
+
+static int each_one(void *arg, unsigned w, uint32_t i, uint32_t g, uint32_t gp, const uint64_t v[2])
+{
+	const struct each *e = arg;
+
+	(void)w;
+	(void)i;
+	return e->fn(e->arg, g, gp, v);
+}
+
+int pairs__each(const struct an *an, int (*fn)(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2]),
+                void *arg)
+{
+	struct each e = { fn, arg };
+
+	return pairs__each_at(an, each_one, &e);
 }
 
 struct collect {

@@ -860,15 +860,17 @@ int regions__add_slow(struct an_prof *p, uint64_t sets, uint32_t peer, uint32_t 
 	return 0;
 }
 
-int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents)
+int regions__reserve(const struct an *an, struct an_prof *p, unsigned w, size_t nevents)
 {
 	struct rrow *r = &p->rrow;
 	size_t cap = nevents < REGIONS_RESERVE ? nevents : REGIONS_RESERVE;
 
-	if (!an->reg || r->cap >= cap || cap < 64)
+	if (!an->reg)
 		return 0;
-	regions__rrow_free(r);
-	return rrow_resize(r, (uint32_t)cap);
+	if (r->cap < cap && cap >= 64)
+		regions__rrow_free(r);
+	r->wk = w;
+	return r->cap < cap && cap >= 64 ? rrow_resize(r, (uint32_t)cap) : 0;
 }
 
 int regions__profile_done(struct an_prof *p)
@@ -1000,6 +1002,10 @@ struct build {
 	} *ptab;                /* set pair -> pair id (pair_table) */
 	uint32_t pshift;
 	uint64_t missing;       /* entries of no pair or no peer thread: none expected */
+	/* Sequential (by_volume): code pair -> pair id, for worker w's code
+	   pair i at cpid[woff[w] + i] (i < wn[w]); pass A reads an entry's
+	   pair there (its key, regions__add). */
+	uint32_t *cpid, *woff, *wn;
 	uint32_t pcap, pccap;
 	/* Pair -> the kept regions (dense ids) it credits, and the one its
 	   exclusive part goes to. A region that most entries fall in
@@ -1067,6 +1073,9 @@ static void build_free(struct an *an, struct build *b)
 	free(b->ptab);
 	free(b->ptot);
 	free(b->pcnt);
+	free(b->cpid);
+	free(b->woff);
+	free(b->wn);
 	free(b->poff);
 	free(b->pn);
 	free(b->xk);
@@ -1191,20 +1200,30 @@ static int pair_table(struct build *b)
 static int pass_a_prof(struct an *an, struct build *b, struct an_prof *p)
 {
 	struct { uint32_t peer, j; } peers[PEER_CACHE];
-	uint32_t k, mask = (uint32_t)(UINT64_MAX >> b->pshift);
-	const uint32_t *rsid = b->R->by_volume ? b->R->rsid : NULL;
+	uint32_t k, mask = (uint32_t)(UINT64_MAX >> b->pshift), pid, ncp = 0;
+	const uint32_t *cpid = NULL;
 
+	if (b->cpid) {   /* keyed by code pair in pass 2 (regions__add) */
+		cpid = p->rrow.wk < an->nworkers ? b->cpid + b->woff[p->rrow.wk] : NULL;
+		ncp = cpid ? b->wn[p->rrow.wk] : 0;
+	}
 	memset(peers, 0xff, sizeof(peers));
 	for (k = 0; k < p->rrow.n; k++) {
 		struct rrow_ent *e = &p->rrow.e[k];
 		uint32_t peer = e->peer, j = p->gthread, ps = peer % PEER_CACHE, x;
 
-		if (rsid) {   /* keyed by (node, peer's node) in pass 2 (regions__add) */
-			uint32_t g = (uint32_t)e->sets, gp = (uint32_t)(e->sets >> 32);
-			e->sets = rsid[g] | (uint64_t)(gp == HC_NONE ? 0 : rsid[gp]) << 32;
-		}
-		x = ptab_slot(b, e->sets);
+		/* the entries were written in pass 2, long out of cache: loading
+		   them was half of this loop's time (perf, 1,024 threads) */
+		__builtin_prefetch(e + 32, 1);
 
+		if (b->cpid) {
+			pid = e->sets < ncp ? cpid[e->sets] : HC_NONE;
+		} else {
+			x = ptab_slot(b, e->sets);
+			while (b->ptab[x].pid != HC_NONE && b->ptab[x].sets != e->sets)
+				x = (x + 1) & mask;
+			pid = b->ptab[x].pid;
+		}
 		if (peer != p->th.index) {
 			if (peers[ps].peer == peer) {
 				j = peers[ps].j;
@@ -1215,16 +1234,14 @@ static int pass_a_prof(struct an *an, struct build *b, struct an_prof *p)
 				peers[ps].j = j;
 			}
 		}
-		while (b->ptab[x].pid != HC_NONE && b->ptab[x].sets != e->sets)
-			x = (x + 1) & mask;
-		if (j == HC_NONE || b->ptab[x].pid == HC_NONE) {
+		if (j == HC_NONE || pid == HC_NONE) {
 			/* neither can be: every peer named is a thread (threads.c),
 			   every event is in a code pair */
 			b->missing++;
 			e->sets = ENT(HC_NONE, HC_NONE);
 			continue;
 		}
-		e->sets = ENT(b->ptab[x].pid, j);
+		e->sets = ENT(pid, j);
 	}
 	return dense_proc(&an->procs[p->proc]) ? sort_by_peer(an, b, p) : 0;
 }
@@ -1239,8 +1256,10 @@ struct pass_a_arg {
 	struct build *b;
 };
 
-/* One code pair's volume to its pair of region sets. */
-static int pass_a_pair(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2])
+/* One code pair's volume to its pair of region sets; sequential, the
+   pair's id at the code pair's place (worker w's i) in cpid. */
+static int pass_a_pair(void *arg, unsigned w, uint32_t i, uint32_t g, uint32_t gp,
+                       const uint64_t v[2])
 {
 	struct regions *R = ((struct pass_a_arg *)arg)->R;
 	struct build *b = ((struct pass_a_arg *)arg)->b;
@@ -1248,6 +1267,8 @@ static int pass_a_pair(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2])
 	uint32_t pid;
 	int ret;
 
+	if (b->cpid)
+		b->cpid[b->woff[w] + i] = HC_NONE;
 	if (g == HC_NONE)
 		return 0;
 	pk = (struct hkey){ R->rsid[g], gp == HC_NONE ? 0 : R->rsid[gp], 0 };
@@ -1263,7 +1284,33 @@ static int pass_a_pair(void *arg, uint32_t g, uint32_t gp, const uint64_t v[2])
 	}
 	b->ptot[pid] += v[0] + v[1];
 	b->pcnt[pid]++;
+	if (b->cpid)
+		b->cpid[b->woff[w] + i] = pid;
 	return 0;
+}
+
+/* Sequential: room for every worker's code pairs in cpid. */
+static int code_pair_ids(struct an *an, struct build *b)
+{
+	int ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
+	size_t n = 0;
+	unsigned w;
+
+	b->woff = calloc(an->nworkers ? an->nworkers : 1, sizeof(*b->woff));
+	b->wn = calloc(an->nworkers ? an->nworkers : 1, sizeof(*b->wn));
+	if (!b->woff || !b->wn)
+		return -ENOMEM;
+	for (w = 0; w < an->nworkers; w++) {
+		const struct an_acc *a = &an->workers[w].acc[ui];
+
+		b->woff[w] = (uint32_t)n;
+		b->wn[w] = a->used ? a->pairs.h.n : 0;
+		n += b->wn[w];
+		if (n > UINT32_MAX)
+			return -EOVERFLOW;
+	}
+	b->cpid = malloc((n ? n : 1) * sizeof(*b->cpid));
+	return b->cpid ? 0 : -ENOMEM;
 }
 
 static int pass_a_pairs(struct an *an, struct regions *R, struct build *b)
@@ -1272,7 +1319,9 @@ static int pass_a_pairs(struct an *an, struct regions *R, struct build *b)
 	uint32_t pid, q, nl;
 	int ret;
 
-	ret = pairs__each(an, pass_a_pair, &arg);
+	ret = R->by_volume ? code_pair_ids(an, b) : 0;
+	if (!ret)
+		ret = pairs__each_at(an, pass_a_pair, &arg);
 	if (ret)
 		return ret;
 	for (pid = 0; pid < b->pairs.n; pid++) {
@@ -1861,8 +1910,12 @@ static int pass_b_dense(struct an *an, struct build *b, uint32_t base, uint32_t 
 			uint32_t a0 = a, b0 = b->cur[hi], b1 = b0;
 			uint64_t tot[2] = { 0, 0 };
 
-			for (; a < nl && ENT_J(&el[a]) == base + hi; a++)
+			for (; a < nl && ENT_J(&el[a]) == base + hi; a++) {
+				/* row lo's entries: read in order, out of cache since
+				   pass A (a process's are ~10 MB on bench/prof-scale) */
+				__builtin_prefetch(el + a + 32);
 				credit4(b, ENT_PID(&el[a]), b->si, b->sx, tot, el[a].vk);
+			}
 			if (ph)
 				for (; b1 < ph->rrow.n && ENT_J(&eh[b1]) == base + lo; b1++)
 					credit4(b, ENT_PID(&eh[b1]), b->si, b->sx, tot, eh[b1].vk);

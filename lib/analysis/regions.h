@@ -19,7 +19,7 @@
 #define REGIONS_MIN_SHARE 0.01
 
 /* Sequential analysis: regions__init before pass 2, whose region events
-   are then summed by (node, peer's node) (the sets are not known yet), and
+   are then summed by code pair (the sets are not known yet), and
    regions__prepare after it, while the workers' code pairs are there: a
    function's loops are decoded only if the function holds at least
    REGIONS_MIN_SHARE of the volume (no loop of another can be kept).
@@ -62,31 +62,33 @@ static inline int regions__add_kind(struct an_prof *p, uint64_t sets, uint32_t p
 	}
 	return regions__add_slow(p, sets, peer, kind, slot, v);
 }
-/* One event of profile p: g, gp its and the peer's global nodes (gp
-   HC_NONE when unknown), summed by (g, gp, peer) (pass A reads the sets
-   of g and gp). 0 or -ENOMEM. An event of no weight changes no matrix and
-   is not kept. */
-static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t g, uint32_t gp,
+/* One event of profile p: cp its code pair (node, peer's node: the
+   index agg__add_at gave it in the table of the worker reading p, the
+   one regions__reserve named), summed by (cp, peer) (pass A reads the
+   sets of the two nodes through cp: one array read per entry, where the
+   nodes' sets and the set pair's hash table took three reads; session
+   13). 0 or -ENOMEM. An event of no weight changes no matrix and is not
+   kept. */
+static inline int regions__add(const struct an *an, struct an_prof *p, uint32_t cp,
                                uint32_t peer, uint64_t t, uint64_t f)
 {
-	uint64_t sets;
 	int ret = 0;
 
 	if (!an->reg)
 		return 0;
-	sets = g | (uint64_t)gp << 32;
 	if (t)
-		ret = regions__add_kind(p, sets, peer, 0, t);
+		ret = regions__add_kind(p, cp, peer, 0, t);
 	if (f && !ret)
-		ret = regions__add_kind(p, sets, peer, 1, f);
+		ret = regions__add_kind(p, cp, peer, 1, f);
 	return ret;
 }
 /* Before a profile's events (pass 2): its array sized for nevents entries,
    at most REGIONS_RESERVE (on bench/prof-scale every event is an entry:
    growing by doubling from 64 copied and trimmed it several times). 0 or
-   -ENOMEM. */
+   -ENOMEM. Worker w reads the profile: its code pairs key the entries
+   (regions__add). */
 #define REGIONS_RESERVE 65536u
-int regions__reserve(const struct an *an, struct an_prof *p, size_t nevents);
+int regions__reserve(const struct an *an, struct an_prof *p, unsigned w, size_t nevents);
 /* After a profile's events: the array merged and trimmed, the cache freed. */
 int regions__profile_done(struct an_prof *p);
 /* A profile's array and cache freed, the struct zeroed. */
