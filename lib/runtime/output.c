@@ -401,6 +401,7 @@ void output__write_process_log(void)
 	        (unsigned long long)(c->handler_ns / 1000000), (unsigned long long)c->samples);
 	soft__log();
 	watch__log();
+	pipe__log();
 	{
 		static const char *const name[RT_MECH_N] = {
 #define RT_COST_X(n, d) d,

@@ -269,6 +269,7 @@ static void read_options(struct rt_options *o)
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
+	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
 	s = getenv("HPCRUN_COMM_DIR_MODE");
 	o->dir_mode = 0700;
@@ -653,6 +654,12 @@ static void process_init(bool after_fork)
 		process__log("synchronizing stores (xchg with memory: seq_cst stores, flags) are watch targets on lines the thread "
 		        "did not touch recently (counters watch_armed_sync, sync_comms): %s",
 		        hc_rt.dcfg.sync_targets ? "on" : "off (HPCRUN_COMM_SYNC_TARGETS=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
+		        "sequence of synchronizing stores: detection.md §5.18): %s",
+		        !hc_rt.opt.pipe ? "off (HPCRUN_COMM_PIPE=0)" : hc_rt.npset <= 0 ? "on, but no process-wide set" :
+		        hc_rt.opt.pipe == 1 ? "on, from writers' stores" : hc_rt.opt.pipe == 2 ?
+		        "on, from readers' waits" : "on, from writers' stores and readers' waits");
 
 	if (!after_fork) {
 		if (hc_decode_init() < 0)

@@ -158,6 +158,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	}
 	record__apply_set(t, &res);
 	watch__pset_sample(t, s);   /* a thread the switch gate refuses (watch.c) */
+	pipe__sample(t, leaf, s);   /* pipeline sets (pipe.c) */
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		debug_detect(t, s, &res, &comm);
 }

@@ -221,6 +221,8 @@ struct rt_options {
 	bool     publish_loads;     /* soft sampler: loads of non-private memory publish too */
 	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
+	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
+	                               1 from a writer's store, 2 from a reader's wait, 3 both, 0 off */
 	uint32_t steps;             /* soft sampler: most steps of a burst after a sample, 0 = none */
 	uint32_t step_budget256;    /* soft sampler: steps allowed per sample on average, x 256 */
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
@@ -388,6 +390,12 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
 bool watch__pset_idle(void);
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 void watch__pset_tick(struct rt_thread *t);
+int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32_t stands);
+/* pipe.c: pipeline sets (pipe.h, detection.md §5.18) */
+void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);
+void pipe__comm(void);
+void pipe__writes_only(void);
+void pipe__log(void);
 
 /* record.c: from a sample or trap to a recorded communication */
 /* One address sample of any sampler into detection: unwinds for stores

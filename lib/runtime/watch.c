@@ -31,6 +31,7 @@
 #include "detect/step.h"
 #include "runtime/pset.h"
 #include "runtime/zone.h"
+#include "runtime/pipe.h"
 
 /* ---- the process-wide set ---- */
 
@@ -52,6 +53,7 @@ static struct {
 		bool zone;                /* a zone set: its entry is its first trap (zone.h) */
 		uint32_t zone_a, zone_b;  /* a zone set's pair of threads (zone.h, rt_zone_found) */
 		uint32_t adopts;          /* a zone set's entries so far */
+		bool pipe;                /* a pipeline set (pipe.c): a zone set owned by nobody */
 		uint64_t armed_at;        /* the owner's detection time of the set */
 		uint64_t armed_wall;      /* process__now() at the arm */
 		struct hc_bb_entry watched;
@@ -240,7 +242,7 @@ static uint64_t process_cpu_ns(void)
    two sampling periods (wall ns). */
 static uint64_t pset_min_age(void)
 {
-	return 2 * hc_rt.period;
+	return (pset.rec.pipe ? RT_PIPE_LIFE / 2 : 2) * hc_rt.period;    /* a pipeline set: pipe.h */
 }
 
 /* Arm the process-wide set for thread t's set (t->det: the entry, its
@@ -411,6 +413,7 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 	pset.rec.zone_a = za;
 	pset.rec.zone_b = zb;
 	pset.rec.adopts = 0;
+	pset.rec.pipe = false;
 	pset.rec.armed_at = armed_at;
 	pset.rec.armed_wall = now;
 	pset.rec.watched = *e;
@@ -447,6 +450,42 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 	return 0;
 }
 
+/* A pipeline set (pipe.c, pipe.h; detection.md §5.18): the predicted next
+   hand-off of `writer`'s strided sequence of synchronizing stores, armed on
+   an idle set as a zone set (its first trap is its entry; another thread
+   with a store on either side is one communication, weighing one period)
+   between the writer and the line's reader, weighing a period times the
+   rows it stands for (pipe.h) — and owned by nobody, so that
+   the arming thread's next sample does not end it: it ends at its
+   communication, by own traps, or aged (RT_PSET_LIFE), and may be taken
+   once RT_PSET_LIFE / 2 periods old. Signal context. */
+int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32_t stands)
+{
+	struct hc_bb_entry e;
+	uint64_t w, busy;
+	int r;
+
+	if (!watch__pset_idle())
+		return -EAGAIN;
+	addr &= ~(uint64_t)7;
+	e = (struct hc_bb_entry){ .line = addr & ~(uint64_t)(HC_LINE - 1), .addr = addr, .len = 8,
+	                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
+	r = pset_arm_set(t, &e, stands, false, 0, &addr, 1, true, writer, t->id.index);
+	if (r)
+		return r;
+	t->cnt.watch_armed++;
+	/* not the arming thread's: its next sample (pset_expire) leaves it be */
+	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+	busy = rt_pset_word(rt_pset_gen_of(w), RT_PSET_BUSY);
+	if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index && !pset.rec.adopts &&
+	    __atomic_compare_exchange_n(&pset.state, &w, busy, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		pset.rec.owner = RT_PSET_NOBODY;
+		pset.rec.pipe = true;
+		__atomic_store_n(&pset.state, w, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
 /* Thread t's own set is over (its next sample, a blocked trap, the
    thread masking signals): the process-wide set it armed ends too, and
    one armed by another thread that outlived its life. */
@@ -476,7 +515,8 @@ void watch__pset_tick(struct rt_thread *t)
 		return;
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (rt_pset_state_of(w) == RT_PSET_ARMED &&
-	    rt_pset_expired(pset.rec.armed_wall, process__now(), RT_PSET_LIFE * hc_rt.period))
+	    rt_pset_expired(pset.rec.armed_wall, process__now(),
+	                    (pset.rec.pipe ? RT_PIPE_LIFE : RT_PSET_LIFE) * hc_rt.period))
 		pset_end(w, &pset.ended_age);
 }
 
@@ -840,6 +880,36 @@ static void zone_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t lea
 	__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 }
 
+/* A pipeline set whose first trap was the reader's load (pipe.c): the
+   reader waits for the writer (it is ahead of it), and would trap at every
+   load of its wait; the set watches the line's writes only from then on,
+   so that the writer's store is its next trap (one communication). The
+   registers re-typed in place, under a new generation. Signal context. */
+static void pipe_writes_only(struct rt_thread *t)
+{
+	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE), gen = rt_pset_gen_of(w), t0;
+	uint64_t busy = rt_pset_word(gen, RT_PSET_BUSY);
+
+	if (rt_pset_state_of(w) != RT_PSET_ARMED || !pset.rec.pipe || pset.rec.writes_only ||
+	    pset.rec.watched.thread != t->id.index ||
+	    !__atomic_compare_exchange_n(&pset.state, &w, busy, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	t0 = process__now();
+	for (uint32_t i = 0; i < pset.rec.nwatch; i++) {
+		pset.attr[i].bp_type = HW_BREAKPOINT_W;
+		if (pset.enabled[i] && ioctl(pset.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[i]) < 0) {
+			/* left as it was: an RW register, the own-trap limit ends it */
+			pset.attr[i].bp_type = HW_BREAKPOINT_RW;
+			__atomic_store_n(&pset.state, rt_pset_word(gen, RT_PSET_ARMED), __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	pset.rec.writes_only = true;
+	__atomic_add_fetch(&pset.spent_ns, process__now() - t0, __ATOMIC_RELAXED);
+	pipe__writes_only();
+	__atomic_store_n(&pset.state, rt_pset_word(gen + 1, RT_PSET_ARMED), __ATOMIC_RELEASE);
+}
+
 /* A trap of the process-wide set, in whichever thread touched its line
    (pset.h's rules): the publisher's own access is counted (and ends the
    set after RT_PSET_OWN_MAX), any other thread's is one communication
@@ -854,7 +924,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_sample s;
 	struct hc_comm comm;
 	enum rt_pset_trap kind;
-	bool matched, was_zone;
+	bool matched, was_zone, was_pipe;
 	uint32_t zone_a = 0, zone_b = 0;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
@@ -875,6 +945,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		bool zone = pset.rec.zone;
 
 		was_zone = zone;
+		was_pipe = pset.rec.pipe;
 		zone_a = pset.rec.zone_a;
 		zone_b = pset.rec.zone_b;
 
@@ -907,6 +978,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			                               s.is_store)) {
 			case RT_PSET_ZONE_ADOPT:
 				zone_adopt(t, w, uctx, leaf, &s, t_start);
+				if (pset.rec.pipe && !s.is_store)
+					pipe_writes_only(t);
 				return;
 			case RT_PSET_ZONE_OWN:
 				kind = RT_PSET_TRAP_OWN;
@@ -920,7 +993,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		if (kind == RT_PSET_TRAP_OWN) {
 			pset_count(&pset.traps_own);
 			if (rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED),
-			                     zone ? RT_PSET_ZONE_OWN_MAX : RT_PSET_OWN_MAX))
+			                     was_pipe ? RT_PIPE_OWN_MAX : zone ? RT_PSET_ZONE_OWN_MAX : RT_PSET_OWN_MAX))
 				pset_end(w, &pset.ended_own);
 			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 			return;
@@ -975,7 +1048,9 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		return;
 	pset_count(&pset.traps_comm);
 	soft__sharing_sign();         /* the quiet-process rule (rate.h) */
-	if (was_zone) {
+	if (was_pipe) {
+		pipe__comm();
+	} else if (was_zone) {
 		pset_count(&pset.zone_comms);
 		if (!rt_zone_found_get(&zone_found, zone_a, zone_b))
 			pset_count(&pset.zone_pairs_new);

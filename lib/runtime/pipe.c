@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pipe.c — pipeline sets (pipe.h, doc/detection.md §5.18). The process's
+   table of strided store sequences: a thread's sampled synchronizing stores
+   (an xchg with memory: a seq_cst flag, detection.md §5.17) teach the
+   stride of their instruction; once known, the next hand-off is predicted
+   and the process-wide set is armed on it (watch.c, watch__pset_pipe):
+   - the writer's side: a sampled store of the sequence — its next store
+     is one stride on;
+   - the reader's side: another thread's sampled load of a word on the
+     sequence (a wait on the flag of row j: the flag of row j + 1 is the
+     next hand-off between the two).
+   Signal context: the table is static, each slot written under its own
+   sequence word (odd while written) by the thread that holds it; a reader
+   copies a slot and keeps the copy only if the word did not move. */
+#include "runtime/rt.h"
+#include "runtime/pipe.h"
+
+static struct {
+	uint64_t seq;                 /* even: stable; odd: being written */
+	struct rt_pipe_seq q;
+} pipes[RT_PIPE_SLOTS];
+
+/* counters for the log (atomic) */
+static struct {
+	uint64_t stores, lost, learned, asked_store, asked_load, armed, refused, comms, stands, wonly;
+} pc_;
+
+static void count(uint64_t *c)
+{
+	__atomic_add_fetch(c, 1, __ATOMIC_RELAXED);
+}
+
+/* A consistent copy of slot i; false while it is being written. */
+static bool slot_read(uint32_t i, struct rt_pipe_seq *out)
+{
+	uint64_t s0 = __atomic_load_n(&pipes[i].seq, __ATOMIC_ACQUIRE);
+
+	if (s0 & 1)
+		return false;
+	__builtin_memcpy(out, &pipes[i].q, sizeof(*out));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&pipes[i].seq, __ATOMIC_RELAXED) == s0;
+}
+
+/* The slot of (thread, pc): its own, else a free one, else the one seen
+   longest ago. Taken by compare-and-swap of its word (odd): -1 when
+   another thread holds it now (the store is not learned: counted). */
+static int slot_take(uint32_t thread, uint64_t pc, uint64_t *word)
+{
+	uint32_t pick = 0;
+	uint64_t oldest = UINT64_MAX;
+	struct rt_pipe_seq q;
+
+	for (uint32_t i = 0; i < RT_PIPE_SLOTS; i++) {
+		if (!slot_read(i, &q))
+			continue;
+		if (q.pc == pc && q.thread == thread) {
+			pick = i;
+			break;
+		}
+		if (!q.pc) {
+			if (oldest) {
+				pick = i;
+				oldest = 0;
+			}
+		} else if (q.time < oldest) {
+			pick = i;
+			oldest = q.time;
+		}
+	}
+	*word = __atomic_load_n(&pipes[pick].seq, __ATOMIC_RELAXED);
+	if ((*word & 1) || !__atomic_compare_exchange_n(&pipes[pick].seq, word, *word + 1, false,
+	                                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return -1;
+	return (int)pick;
+}
+
+/* At every recorded sample (record.c), soft sampler with a process-wide
+   set: learn from a synchronizing store, predict from it or from a load on
+   another thread's sequence, and arm. */
+void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
+{
+	uint64_t target = 0, word;
+	uint32_t writer = 0, stands = 1;
+	struct rt_pipe_seq q;
+
+	if (!hc_rt.opt.pipe || hc_rt.npset <= 0 || hc_rt.sampler_kind != HC_SAMPLER_SOFT || !s->addr || !pc)
+		return;
+	if (s->is_store && t->det.sync && !s->is_private && (hc_rt.opt.pipe & 1)) {
+		int i;
+
+		count(&pc_.stores);
+		i = slot_take(t->id.index, pc, &word);
+		if (i < 0) {
+			count(&pc_.lost);
+			return;
+		}
+		if (pipes[i].q.pc != pc || pipes[i].q.thread != t->id.index) {
+			rt_pipe_start(&pipes[i].q, t->id.index, pc, s->addr, s->time);
+		} else {
+			bool was = rt_pipe_ready(&pipes[i].q);
+
+			rt_pipe_note(&pipes[i].q, s->addr, s->time);
+			if (!was && rt_pipe_ready(&pipes[i].q))
+				count(&pc_.learned);
+		}
+		q = pipes[i].q;
+		__atomic_store_n(&pipes[i].seq, word + 2, __ATOMIC_RELEASE);
+		if (!rt_pipe_ready(&q))
+			return;
+		count(&pc_.asked_store);
+		target = rt_pipe_next(&q, s->addr);
+		writer = t->id.index;
+		stands = rt_pipe_stands(&q);
+	} else if (!s->is_store && t->watch.line_heap && (hc_rt.opt.pipe & 2) &&
+	           t->det.spin.run >= 2 && t->det.spin.line == (s->addr & ~(uint64_t)(HC_LINE - 1))) {
+		/* a reader's wait (its second sample on the line in the same
+		   loop, detection.md §5.14) on a word of a writer's sequence: the
+		   writer is behind, and the next row's hand-off comes after this
+		   one. A load that did not wait (the writer ahead, the word long
+		   written) predicts nothing: its next row is written already, and
+		   a set there would take the reader's load first and wait for a
+		   store that came before it. */
+		for (uint32_t i = 0; i < RT_PIPE_SLOTS && !target; i++)
+			if (slot_read(i, &q) && q.pc && q.thread != t->id.index && rt_pipe_on(&q, s->addr)) {
+				count(&pc_.asked_load);
+				target = rt_pipe_next(&q, s->addr);
+				writer = q.thread;
+				stands = rt_pipe_stands(&q);
+			}
+		if (!target)
+			return;
+	} else {
+		return;
+	}
+	if (watch__pset_pipe(t, target, writer, stands) == 0) {
+		count(&pc_.armed);
+		__atomic_add_fetch(&pc_.stands, stands, __ATOMIC_RELAXED);
+	} else {
+		count(&pc_.refused);
+	}
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u pipeline set on T%u's next hand-off %#llx (%s side, stands for %u rows)",
+	             t->id.index, writer, (unsigned long long)target,
+	             writer == t->id.index ? "writer's" : "reader's", stands);
+}
+
+/* A pipeline set's communication (watch.c, pset_trap). */
+void pipe__comm(void)
+{
+	count(&pc_.comms);
+}
+
+/* A pipeline set re-typed to watch writes only: the reader's load came
+   first (watch.c, pipe_writes_only). */
+void pipe__writes_only(void)
+{
+	count(&pc_.wonly);
+}
+
+void pipe__log(void)
+{
+	uint32_t seqs = 0;
+	struct rt_pipe_seq q;
+
+	if (!hc_rt.opt.pipe || hc_rt.npset <= 0 || hc_rt.sampler_kind != HC_SAMPLER_SOFT)
+		return;
+	for (uint32_t i = 0; i < RT_PIPE_SLOTS; i++)
+		if (slot_read(i, &q) && rt_pipe_ready(&q))
+			seqs++;
+	process__log("pipeline sets (HPCRUN_COMM_PIPE): %llu synchronizing stores seen (%llu lost races), "
+	        "%llu strides learned, %u sequences with a stride at exit; next hand-offs predicted from a "
+	        "writer's store %llu, from a reader's load %llu; sets armed %llu (%llu refused: the set busy "
+	        "or the budget; standing for %llu rows on average; %llu of them "
+	        "watching writes only after the reader's load came first), communications %llu",
+	        (unsigned long long)pc_.stores, (unsigned long long)pc_.lost, (unsigned long long)pc_.learned,
+	        seqs, (unsigned long long)pc_.asked_store, (unsigned long long)pc_.asked_load,
+	        (unsigned long long)pc_.armed, (unsigned long long)pc_.refused,
+	        (unsigned long long)(pc_.armed ? pc_.stands / pc_.armed : 0), (unsigned long long)pc_.wonly,
+	        (unsigned long long)pc_.comms);
+}
