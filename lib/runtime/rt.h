@@ -247,7 +247,7 @@ struct rt_options {
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */
 	bool start_recent;          /* a thread's first start set on the threads that ended last */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
-	bool join_pset;             /* a join set takes one more line on the idle process-wide set */
+	bool join_pset;             /* a join set takes one more line on the idle process-wide set (default off) */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */

@@ -404,22 +404,23 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 	struct rt_soft_thread *o = own(t);
 	struct hc_detect_result res;
 	uint32_t peers[RT_ENDED_RING], n;
-	uint64_t lo, hi;
-	bool in_object = false, extra;
+	uint64_t lo, hi, prev;
+	bool in_object = false, extra, armed;
 	struct hc_detect_config cfg;
 	uint32_t extra_n = 0;
 
 	if (!sampler__is(&soft__sampler) || !o || hc_rt.nwatch < 1)
 		return;
 	/* one line more on the process-wide set while it is idle, as a start
-	   set's (HPCRUN_COMM_JOIN_PSET): a joiner of as many peers as its
-	   registers hold, or more, watches them all */
+	   set's (HPCRUN_COMM_JOIN_PSET=1; off by default: no difference
+	   measured, accuracy.md "Session 13") */
 	cfg = hc_rt.dcfg;
 	extra = hc_rt.opt.join_pset && cfg.nwatch >= 1 && cfg.nwatch < HC_MAX_WATCH && watch__pset_idle();
 	if (extra)
 		cfg.nwatch++;
 	if (at_join) {
 		o->join_sets = 0;
+		o->join_prev = t->det.prev_sample;
 		t->det.start_skip = 0;
 	} else if (t->det.start_skip && o->join_sets > 0) {
 		o->join_found[o->join_sets - 1] = t->det.start_skip;   /* the last set's find */
@@ -427,15 +428,23 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 	if (o->join_sets >= RT_JOIN_SETS)
 		return;
 	/* after a trap: the peers not found yet, in the object the trap read
-	   (their lines elsewhere first only when none lies there) */
+	   (their lines elsewhere only when none lies there), fresh as at the
+	   join — a sample of the joiner since (its sum under way) made every
+	   peer's entry look old, and the chain of join sets ended there */
+	prev = t->det.prev_sample;
+	if (!at_join && hc_rt.opt.join_object && o->join_prev < prev)
+		t->det.prev_sample = o->join_prev;
 	if ((n = ended_peers(t, o->join_mark, peers)) > 0 && !at_join && join_object(trap_addr, &lo, &hi))
 		in_object = hc_detect_arm_join_in(&hc_rt.bb, &cfg, &t->det, process__now(), start_horizon(),
 		                                  peers, n, lo, hi, &res);
-	if (n == 0 || (!in_object &&
-	               !hc_detect_arm_join(&hc_rt.bb, &cfg, &t->det, process__now(), start_horizon(), peers,
-	                                   n, &res))) {
+	armed = in_object || (n > 0 && hc_detect_arm_join(&hc_rt.bb, &cfg, &t->det, process__now(),
+	                                                   start_horizon(), peers, n, &res));
+	t->det.prev_sample = prev;
+	if (!armed) {
 		if (at_join)
 			t->cnt.join_sets_none++;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u join set %s: %u peers, nothing to watch", t->id.index,
+		             at_join ? "at a join" : "after a trap", n);
 		return;
 	}
 	if (extra && t->det.nwatch > hc_rt.dcfg.nwatch && res.nwatch == t->det.nwatch) {
@@ -449,8 +458,9 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 	o->join_found[o->join_sets] = 0;
 	o->join_sets++;
 	t->cnt.join_sets_pset += extra_n;
-	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u join set %u: %u peers, %u lines: T%u %#llx, T%u %#llx, T%u %#llx",
-	             t->id.index, o->join_sets, n, res.nwatch, t->det.start[0].thread,
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u join set %u%s: %u peers, %u lines: T%u %#llx, T%u %#llx, T%u %#llx",
+	             t->id.index, o->join_sets, in_object ? " (in the trap's object)" : "", n, res.nwatch,
+	             t->det.start[0].thread,
 	             (unsigned long long)res.watch_addr[0], res.nwatch > 1 ? t->det.start[1].thread : 0,
 	             (unsigned long long)(res.nwatch > 1 ? res.watch_addr[1] : 0),
 	             res.nwatch > 2 ? t->det.start[2].thread : 0,

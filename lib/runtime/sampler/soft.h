@@ -50,6 +50,7 @@ struct rt_soft_thread {
 	uint32_t join_mark;     /* threads ended when this thread last created one */
 	uint32_t join_sets;     /* join sets armed since its last pthread_join */
 	uint32_t join_found[RT_JOIN_SETS];   /* peers + 1 its join sets found since */
+	uint64_t join_prev;     /* its previous sample's time at its last pthread_join */
 	bool stopped;           /* counted in the process's ended threads */
 	bool crowd_counted;     /* counted in the live threads of the rate rule (rate.h) */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
