@@ -53,6 +53,7 @@ struct deps {
 	uint16_t written;
 	struct hc_acc_recipe rec[HC_MAX_ACC];  /* how each access's address was computed */
 	bool dynamic;   /* some address or count needs more than its recipe */
+	bool no_fallthrough;   /* jmp, ret, call, iret, sysret, ud2 (no_fallthrough) */
 };
 
 int hc_decode_init(void)
@@ -415,6 +416,7 @@ static int decode(const uint8_t *code, size_t avail, uint64_t rip, const struct 
 	out->len = in.length;
 	out->flags = ifl;
 	out->branch = is_branch(&in);
+	d->no_fallthrough = no_fallthrough(&in);
 	for (int i = 0; i < in.operand_count; i++)
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
@@ -485,22 +487,42 @@ bool hc_code_readable(uint64_t pc)
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
 }
 
-int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out)
+static int decode_at_pc(const struct hc_regs *r, struct hc_insn *out, struct deps *d)
 {
 	uint64_t rip = (uint64_t)r->gregs[REG_RIP];
 	const uint8_t *code = (const uint8_t *)(uintptr_t)rip;
 	size_t avail = CODE_PAGE - (rip & (CODE_PAGE - 1));
-	struct deps d;
 	int err;
 
 	/* The next page may be unmapped: go past the page end only when the
 	   instruction really continues there (then the page is mapped). */
 	if (avail > MAX_INSN)
 		avail = MAX_INSN;
-	err = decode(code, avail, rip, r, out, &d);
+	err = decode(code, avail, rip, r, out, d);
 	if (err == -ENODATA && avail < MAX_INSN)
-		err = decode(code, MAX_INSN, rip, r, out, &d);
+		err = decode(code, MAX_INSN, rip, r, out, d);
 	return err ? -EINVAL : 0;
+}
+
+int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out)
+{
+	struct deps d;
+
+	return decode_at_pc(r, out, &d);
+}
+
+int hc_decode_at_pc_deps(const struct hc_regs *r, struct hc_insn *out, struct hc_insn_deps *deps)
+{
+	struct deps d;
+	int err = decode_at_pc(r, out, &d);
+
+	deps->used = 0;
+	deps->written = d.written;
+	deps->dynamic = d.dynamic || (out->flags & HC_AF_REP);
+	deps->ends = out->branch || d.no_fallthrough;
+	for (int i = 0; i < out->n; i++)
+		deps->used |= d.used[i];
+	return err;
 }
 
 /* Decode [start, end) forward to find the instruction that ends exactly at

@@ -105,6 +105,24 @@ bool hc_recipe_ea(const struct hc_acc_recipe *rc, const struct hc_regs *r, uint6
    safely: up to the page end first, 15 bytes only if needed). */
 int hc_decode_at_pc(const struct hc_regs *r, struct hc_insn *out);
 
+/* What a forward scan of straight-line code needs beyond struct hc_insn
+   (hc_scan_burst, lib/detect/scan.h): the general-purpose registers the
+   accesses' addresses were computed from, the ones the instruction writes
+   (explicit and hidden register operands, any width), whether some address
+   or count needs more than base, index and displacement (bt* m,r, xlat,
+   REP, clzero), and whether the next instruction in address order may not
+   be the next one executed (any branch, ud2). Bits: hardware register
+   numbers (rax 0 .. r15 15). */
+struct hc_insn_deps {
+	uint16_t used;
+	uint16_t written;
+	bool dynamic;
+	bool ends;
+};
+
+/* hc_decode_at_pc, with the instruction's register dependencies. */
+int hc_decode_at_pc_deps(const struct hc_regs *r, struct hc_insn *out, struct hc_insn_deps *deps);
+
 /* Whether the code byte at pc can be read without a fault: pc lies in a
    function of a module of the current snapshot (hc_funcs_lookup; dlclose
    refreshes it), or else a one-byte process_vm_readv of our own memory

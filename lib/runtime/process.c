@@ -231,6 +231,7 @@ static void read_options(struct rt_options *o)
 		o->quiet_window = (uint32_t)w;
 	}
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
+	o->step_scan = env_u64("HPCRUN_COMM_STEP_SCAN", 1) != 0;
 	/* Soft sampler: the process-wide watch set's registers (watch.c). */
 	o->procset = (int)env_u64("HPCRUN_COMM_PROCSET", RT_PSET_DEFAULT);
 	o->procset_budget = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_BUDGET", RT_PSET_BUDGET_PERMILLE);
@@ -631,6 +632,10 @@ static void process_init(bool after_fork)
 		        "on average at most%s", hc_rt.opt.steps, hc_rt.opt.step_budget256 / 256,
 		        hc_rt.opt.step_budget256 % 256 * 100 / 256,
 		        hc_rt.opt.steps ? "" : " (off: HPCRUN_COMM_STEPS=0)");
+	if (kind == HC_SAMPLER_SOFT && hc_rt.opt.steps)
+		process__log("bursts resolved without stepping where straight-line code shows their end "
+		        "(forward scan from the sample's registers): %s", hc_rt.opt.step_scan ? "on" :
+		        "off (HPCRUN_COMM_STEP_SCAN=0)");
 	if (kind == HC_SAMPLER_SOFT && !hc_rt.opt.per_thread)
 		process__log("watchpoints' context-switch gate: a thread opens its watchpoints only while "
 		        "its context switches x %u ns (%u ns while the process is not crowded) stay within "

@@ -30,6 +30,7 @@
 #include "runtime/sampler/startset.h"
 #include "runtime/alloc/blocks.h"
 #include "decode/funcstart.h"
+#include "detect/scan.h"
 #include "detect/step.h"
 
 #define RMW_LOOKAHEAD 3
@@ -920,6 +921,41 @@ static void burst_end(struct rt_thread *t, void *uctx)
 	t->cnt.step_ns += dt;
 }
 
+/* A burst whose instruction at the PC (`in`, deps `d`) did not end it: if
+   the straight-line code after it shows the burst's end with addresses the
+   sample's registers give (detect/scan.h), publish what the stepping would
+   have published, charge the steps it would have taken and end the burst
+   without a trap; true then. Else the caller steps. The publications'
+   calling context is the sample's frame (the scan never leaves the
+   function) with the instruction as leaf. */
+static bool scan_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r,
+                       const struct hc_insn *in, const struct hc_insn_deps *d, uint32_t n)
+{
+	struct hc_scan_result res;
+	struct hc_step_private p;
+	uint64_t fs, fe;
+
+	if (!hc_rt.opt.step_scan || !hc_funcs_lookup(in->addr, &fs, &fe))
+		return false;
+	private_ranges(t, &p);
+	if (hc_scan_burst(r, in, d, fs, fe, n, own(t)->burst_loads, &p, loadmap__readonly, &res) ==
+	    HC_SCAN_UNRESOLVED) {
+		t->cnt.step_scan_unresolved++;
+		return false;
+	}
+	for (uint32_t i = 0; i < res.n; i++)
+		publish_access(t, uctx, res.ev[i].pc, &res.ev[i].acc, res.ev[i].store);
+	if (res.end == HC_SCAN_STOP)
+		t->cnt.step_stop_unsafe++;
+	else if (res.end != HC_SCAN_STORE)
+		t->cnt.step_stop_limit++;
+	t->cnt.step_scan_bursts++;
+	t->cnt.step_scanned += res.steps;
+	own(t)->step_taken = res.steps;
+	burst_end(t, uctx);
+	return true;
+}
+
 /* After the sample's own detection: start a burst (hc_step_decide)? The
    evidence that the sampled line is shared (`shared`): another thread's
    entry for it on the BulletinBoard (a store, or a load of a line that
@@ -939,6 +975,7 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	};
 	struct hc_step_private p;
 	struct hc_insn in;
+	struct hc_insn_deps d;
 	bool evidence, store;
 	uint32_t n;
 
@@ -968,7 +1005,7 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	   traps are its own, and clearing the flag would end its stepping. */
 	if (uc->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF)
 		return;
-	if (hc_decode_at_pc(r, &in) < 0)
+	if (hc_decode_at_pc_deps(r, &in, &d) < 0)
 		return;
 	own(t)->prev_before = prev_before;
 	own(t)->burst_t0 = cpu_now();
@@ -981,6 +1018,8 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 		burst_end(t, uctx);
 		return;
 	}
+	if (scan_burst(t, uctx, r, &in, &d, n))
+		return;
 	own(t)->step_left = n;
 	set_tf(uctx, true);
 }
@@ -1046,13 +1085,14 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
 {
 	struct hc_regs r;
 	struct hc_insn in;
+	struct hc_insn_deps d;
 	uint32_t k = hc_rt.opt.steps;
 
 	t->cnt.ret_bp_hits++;
 	if (!sampler__is(&soft__sampler) || !own(t) || own(t)->step_left || !k)
 		return;
 	regs__read(uctx, &r);
-	if (hc_decode_at_pc(&r, &in) < 0)
+	if (hc_decode_at_pc_deps(&r, &in, &d) < 0)
 		return;
 	own(t)->prev_before = t->det.prev_sample;
 	own(t)->burst_t0 = cpu_now();
@@ -1064,6 +1104,8 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
 		return;
 	}
 	k = hc_step_budget_allow(&own(t)->budget, k);
+	if (scan_burst(t, uctx, &r, &in, &d, k ? k : 1))
+		return;
 	own(t)->step_left = k ? k : 1;
 	set_tf(uctx, true);
 }
@@ -1366,6 +1408,10 @@ void soft__log(void)
 	        (unsigned long long)quantile(step_hist_total, 0.5),
 	        (unsigned long long)(c->step_ns / c->step_bursts),
 	        (unsigned long long)(c->samples ? c->step_ns / c->samples : 0));
+	process__log("single-step bursts resolved by a forward scan (no trap; detect/scan.h): %llu of "
+	        "%llu bursts, standing for %llu steps; %llu scans gave way to stepping",
+	        (unsigned long long)c->step_scan_bursts, (unsigned long long)c->step_bursts,
+	        (unsigned long long)c->step_scanned, (unsigned long long)c->step_scan_unresolved);
 }
 
 const struct rt_sampler soft__sampler = {
