@@ -12,6 +12,8 @@
    Signal context: the table is static, each slot written under its own
    sequence word (odd while written) by the thread that holds it; a reader
    copies a slot and keeps the copy only if the word did not move. */
+#include <errno.h>
+
 #include "runtime/rt.h"
 #include "runtime/pipe.h"
 
@@ -22,7 +24,7 @@ static struct {
 
 /* counters for the log (atomic) */
 static struct {
-	uint64_t stores, lost, learned, asked_store, asked_load, armed, refused, comms, stands, wonly;
+	uint64_t stores, lost, learned, asked_store, asked_load, armed, busy, refused, comms, stands, wonly, over;
 } pc_;
 
 static void count(uint64_t *c)
@@ -133,11 +135,17 @@ void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
 	} else {
 		return;
 	}
-	if (watch__pset_pipe(t, target, writer, stands) == 0) {
+	switch (watch__pset_pipe(t, target, writer, stands)) {
+	case 0:
 		count(&pc_.armed);
 		__atomic_add_fetch(&pc_.stands, stands, __ATOMIC_RELAXED);
-	} else {
+		break;
+	case -EBUSY:
+		count(&pc_.busy);
+		break;
+	default:
 		count(&pc_.refused);
+		break;
 	}
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u pipeline set on T%u's next hand-off %#llx (%s side, stands for %u rows)",
 	             t->id.index, writer, (unsigned long long)target,
@@ -157,6 +165,12 @@ void pipe__writes_only(void)
 	count(&pc_.wonly);
 }
 
+/* An armed zone set ended to make room for a pipeline set (watch.c). */
+void pipe__over_zone(void)
+{
+	count(&pc_.over);
+}
+
 void pipe__log(void)
 {
 	uint32_t seqs = 0;
@@ -169,12 +183,13 @@ void pipe__log(void)
 			seqs++;
 	process__log("pipeline sets (HPCRUN_COMM_PIPE): %llu synchronizing stores seen (%llu lost races), "
 	        "%llu strides learned, %u sequences with a stride at exit; next hand-offs predicted from a "
-	        "writer's store %llu, from a reader's load %llu; sets armed %llu (%llu refused: the set busy "
-	        "or the budget; standing for %llu rows on average; %llu of them "
+	        "writer's store %llu, from a reader's load %llu; sets armed %llu (%llu zone sets ended to make room, "
+	        "HPCRUN_COMM_PIPE_OVER_ZONE=%d; not armed: %llu while another set was, %llu refused by the budget or a failed arm; standing for %llu rows on average; %llu of them "
 	        "watching writes only after the reader's load came first), communications %llu",
 	        (unsigned long long)pc_.stores, (unsigned long long)pc_.lost, (unsigned long long)pc_.learned,
 	        seqs, (unsigned long long)pc_.asked_store, (unsigned long long)pc_.asked_load,
-	        (unsigned long long)pc_.armed, (unsigned long long)pc_.refused,
+	        (unsigned long long)pc_.armed, (unsigned long long)pc_.over, hc_rt.opt.pipe_over_zone ? 1 : 0,
+	        (unsigned long long)pc_.busy, (unsigned long long)pc_.refused,
 	        (unsigned long long)(pc_.armed ? pc_.stands / pc_.armed : 0), (unsigned long long)pc_.wonly,
 	        (unsigned long long)pc_.comms);
 }

@@ -271,6 +271,7 @@ static void read_options(struct rt_options *o)
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
 	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
+	o->pipe_over_zone = env_u64("HPCRUN_COMM_PIPE_OVER_ZONE", 1) != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
 	s = getenv("HPCRUN_COMM_DIR_MODE");
 	o->dir_mode = 0700;

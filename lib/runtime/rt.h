@@ -223,6 +223,7 @@ struct rt_options {
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
 	                               1 from a writer's store, 2 from a reader's wait, 3 both, 0 off */
+	bool     pipe_over_zone;    /* ... and a zone set gives way to one (HPCRUN_COMM_PIPE_OVER_ZONE) */
 	uint32_t steps;             /* soft sampler: most steps of a burst after a sample, 0 = none */
 	uint32_t step_budget256;    /* soft sampler: steps allowed per sample on average, x 256 */
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
@@ -397,6 +398,7 @@ int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32
 void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);
 void pipe__comm(void);
 void pipe__writes_only(void);
+void pipe__over_zone(void);
 void pipe__log(void);
 
 /* record.c: from a sample or trap to a recorded communication */

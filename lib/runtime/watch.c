@@ -465,8 +465,14 @@ int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32
 	uint64_t w, busy;
 	int r;
 
+	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+	/* a zone set (a guess where two threads' samples meet) gives way to a
+	   predicted hand-off (HPCRUN_COMM_PIPE_OVER_ZONE) */
+	if (hc_rt.opt.pipe_over_zone && pset.n && rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.zone &&
+	    !pset.rec.pipe && pset_end(w, &pset.ended_age))
+		pipe__over_zone();
 	if (!watch__pset_idle())
-		return -EAGAIN;
+		return -EBUSY;     /* another set armed: counted apart from the budget's refusals */
 	addr &= ~(uint64_t)7;
 	e = (struct hc_bb_entry){ .line = addr & ~(uint64_t)(HC_LINE - 1), .addr = addr, .len = 8,
 	                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
