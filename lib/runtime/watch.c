@@ -831,15 +831,18 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	}
 }
 
-/* A trap of the process-wide set says exactly where its thread works: its
-   access is noted in the zone table as a sample's would be
+/* A zone set's trap says exactly where its thread works: its access is
+   noted in the zone table as a sample's would be
    (HPCRUN_COMM_PROCSET_ZONE_TRAPS; detection.md §5.16, "Session 13"). A
    zone set on a wide gap between two threads' sparse ranges traps its
    owner's accesses first (adopt, own traps): noted, they extend that
    owner's range to the watched line, so the gap — where the two threads'
    blocks meet, a halo — narrows by half on average with every such set,
-   and the next zone sets of the pair land nearer the boundary. Signal
-   context. */
+   and the next zone sets of the pair land nearer the boundary. The other
+   sets' traps are not noted: a start set's extra line, trapped by a new
+   thread reading an ended one's output, made zones between generations
+   that never communicate and kept the set from the next start sets
+   (generations -t 4). Signal context. */
 static void zone_note_trap(struct rt_thread *t, const struct hc_sample *s)
 {
 	int r;
@@ -976,7 +979,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		access_at(t, &r, tmp.watched.line, bp, tmp.writes_only, &s, &leaf);
 		kind = rt_pset_trap_kind(true, tmp.watched.thread, t->id.index, s.addr, s.len, tmp.watched.line,
 		                         HC_LINE);
-		if (kind != RT_PSET_TRAP_LATE)
+		if (zone && kind != RT_PSET_TRAP_LATE)
 			zone_note_trap(t, &s);
 		if (zone && kind != RT_PSET_TRAP_LATE) {
 			/* a zone set: its entry is what it trapped before (pset.h) */
