@@ -41,6 +41,8 @@ struct snapshot {
 	struct hc_prof_module m[LOADMAP_MAX_MODULES];
 	uint32_t nro;             /* read-only data ranges (loadmap__readonly) */
 	struct { uint64_t lo, hi; } ro[LOADMAP_MAX_RO];
+	uint32_t nsys;            /* system libraries' code (loadmap__system_code) */
+	struct { uint64_t lo, hi; } sys[LOADMAP_MAX_SYS];
 };
 
 static struct snapshot *current, *spare;
@@ -304,6 +306,11 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 		w->snap->ro[w->snap->nro].hi = s.ro[i][1];
 		w->snap->nro++;
 	}
+	if (s.xlo < s.xhi && w->snap->nsys < LOADMAP_MAX_SYS && loadmap__system_path(info->dlpi_name)) {
+		w->snap->sys[w->snap->nsys].lo = s.xlo;
+		w->snap->sys[w->snap->nsys].hi = s.xhi;
+		w->snap->nsys++;
+	}
 	HC_ASSERT(w->ncode <= w->snap->n);
 	m = &w->snap->m[w->snap->n];
 	memset(m, 0, sizeof *m);
@@ -360,6 +367,7 @@ int loadmap__refresh(void)
 	w.snap = spare;
 	w.snap->n = 0;
 	w.snap->nro = 0;
+	w.snap->nsys = 0;
 	dl_iterate_phdr(walk_one, &w);
 	if (!tls_done) {
 		static_tls = w.tls;
@@ -398,6 +406,30 @@ bool loadmap__readonly(uint64_t addr)
 		return false;
 	for (uint32_t i = 0; i < s->nro; i++)
 		if (addr - s->ro[i].lo < s->ro[i].hi - s->ro[i].lo)
+			return true;
+	return false;
+}
+
+bool loadmap__system_path(const char *path)
+{
+	static const char *const dirs[] = { "/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/" };
+
+	if (!path)
+		return false;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			return true;
+	return false;
+}
+
+bool loadmap__system_code(uint64_t pc)
+{
+	const struct snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+
+	if (!s)
+		return false;
+	for (uint32_t i = 0; i < s->nsys; i++)
+		if (pc - s->sys[i].lo < s->sys[i].hi - s->sys[i].lo)
 			return true;
 	return false;
 }

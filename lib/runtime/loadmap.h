@@ -38,6 +38,17 @@ const struct hc_prof_module *loadmap__modules(uint32_t *n);
    communicates: the soft sampler neither publishes nor watches it.
    Async-signal-safe (the last published snapshot). */
 bool loadmap__readonly(uint64_t addr);
+/* Is pc in the code of a system library: a module loaded from the
+   system's library directories (/lib, /lib64, /usr/lib, /usr/lib64, with
+   their subdirectories: libc, libgomp, libstdc++...)? Code compiled by the
+   program's own build (its executable, its libraries elsewhere) is not.
+   Exact mode instruments only the latter, and a report's code pairs name
+   it; the soft sampler arms no return burst into system code (soft.c
+   maybe_ret_bp). Async-signal-safe (the last published snapshot). */
+bool loadmap__system_code(uint64_t pc);
+/* The rule on a module's path (pure; for the tests). */
+bool loadmap__system_path(const char *path);
+#define LOADMAP_MAX_SYS 256
 /* Bytes of static TLS of every module loaded at start (thread.c's TLS
    range: it lies just below the thread pointer). */
 uint64_t loadmap__static_tls_size(void);

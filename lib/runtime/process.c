@@ -232,6 +232,7 @@ static void read_options(struct rt_options *o)
 	}
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	o->step_scan = env_u64("HPCRUN_COMM_STEP_SCAN", 1) != 0;
+	o->ret_bp_system = env_u64("HPCRUN_COMM_RET_BP_SYSTEM", 0) != 0;
 	/* Soft sampler: the process-wide watch set's registers (watch.c). */
 	o->procset = (int)env_u64("HPCRUN_COMM_PROCSET", RT_PSET_DEFAULT);
 	o->procset_budget = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_BUDGET", RT_PSET_BUDGET_PERMILLE);
@@ -648,7 +649,9 @@ static void process_init(bool after_fork)
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("return bursts (execute breakpoint on a sampled function's return address): %s",
 		             !hc_rt.opt.ret_bp ? "off (HPCRUN_COMM_RET_BP=0)" :
-		             hc_rt.opt.steps && nw > 0 ? "on" : "off (no steps or no watchpoints)");
+		             hc_rt.opt.steps && nw > 0 ? (hc_rt.opt.ret_bp_system ? "on, system libraries too "
+		             "(HPCRUN_COMM_RET_BP_SYSTEM=1)" : "on, not into system libraries' code") :
+		             "off (no steps or no watchpoints)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("loads of shared-looking memory published: %s", hc_rt.dcfg.publish_loads ?
 		        "yes" : "no (HPCRUN_COMM_PUBLISH_LOADS=0)");

@@ -58,7 +58,8 @@
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
-	X(join_sets_object) X(join_sets_pset) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved)
+	X(join_sets_object) X(join_sets_pset) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
+	X(ret_bp_system)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -233,6 +234,8 @@ struct rt_options {
 	uint32_t crowd_heavy;       /* soft: the coarse period's multiplier when heavily crowded (rate.h) */
 	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
+	bool ret_bp_system;         /* soft sampler: return bursts into system libraries' code too
+	                               (HPCRUN_COMM_RET_BP_SYSTEM, default 0; loadmap__system_code) */
 	bool step_scan;             /* soft sampler: bursts resolved by a forward scan where it sees their end
 	                               (HPCRUN_COMM_STEP_SCAN, default 1; detect/scan.h) */
 	int procset;                /* soft sampler: registers of the process-wide watch set

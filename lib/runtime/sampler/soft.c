@@ -1065,6 +1065,16 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 	if (node == HC_NONE || node == 0 || node >= t->cct.n)
 		return;
 	own(t)->ret_skip = 0;
+	/* Not into a system library's code (an OpenMP team's outlined
+	   function returns into libgomp, a thread's start routine into libc):
+	   the burst would step the library's barrier or exit path, 20-90 µs a
+	   step on this VM, and what it finds there is the library's own
+	   synchronization, which no code pair of the program's and no exact
+	   count (instrumented code only) has (performance.md, "Session 13"). */
+	if (!hc_rt.opt.ret_bp_system && loadmap__system_code(t->cct.nodes[node].ip)) {
+		t->cnt.ret_bp_system++;
+		return;
+	}
 	/* Still armed there (the function has not returned since): nothing
 	   to do. Otherwise an arm costs an ioctl: one step from the budget. */
 	if (t->watch.n > 0 && t->watch.enabled[0] && t->watch.attr[0].bp_type == HW_BREAKPOINT_X &&

@@ -49,6 +49,19 @@ int main(void)
 	for (uint32_t k = 0; k < n; k++)
 		CHECK(m[k].id == k && m[k].lo < m[k].hi);
 
+	/* system libraries' code: libc's (from /lib or /usr/lib on Debian), not ours */
+	CHECK(loadmap__system_code(libc));
+	CHECK(!loadmap__system_code(me));
+	CHECK(loadmap__system_path("/lib/x86_64-linux-gnu/libgomp.so.1"));
+	CHECK(loadmap__system_path("/usr/lib/x86_64-linux-gnu/libstdc++.so.6"));
+	CHECK(loadmap__system_path("/lib64/ld-linux-x86-64.so.2"));
+	CHECK(!loadmap__system_path("/usr/local/lib/libfoo.so"));
+	CHECK(!loadmap__system_path("/home/u/app/lib/libsolver.so"));
+	CHECK(!loadmap__system_path("/usr/libexec/x"));
+	CHECK(!loadmap__system_path("/tmp/lib/libx.so"));
+	CHECK(!loadmap__system_path(""));
+	CHECK(!loadmap__system_path(NULL));
+
 	tls_block[0] = 1;
 	CHECK(loadmap__static_tls_size() >= sizeof tls_block);
 
