@@ -24,7 +24,8 @@ static struct {
 
 /* counters for the log (atomic) */
 static struct {
-	uint64_t stores, lost, learned, asked_store, asked_load, armed, busy, refused, comms, stands, wonly, over;
+	uint64_t stores, lost, learned, asked_store, asked_load, armed, busy, refused, comms, stands, wonly, over,
+	         waited, unwaited;
 } pc_;
 
 static void count(uint64_t *c)
@@ -77,6 +78,40 @@ static int slot_take(uint32_t thread, uint64_t pc, uint64_t *word)
 	return (int)pick;
 }
 
+/* A reader's wait on the sequence `q` (a copy of a slot): noted in its
+   slot, if it still holds the sequence and is not being written now (else
+   the wait is lost; the copy counts it either way), so that the sequence's
+   sets weigh its rows (pipe.h, rt_pipe_stands). */
+static void note_wait(struct rt_pipe_seq *q)
+{
+	uint64_t word;
+	int i = slot_take(q->thread, q->pc, &word);
+
+	rt_pipe_waited(q);
+	if (i < 0)
+		return;
+	if (pipes[i].q.pc == q->pc && pipes[i].q.thread == q->thread && pipes[i].q.stride == q->stride) {
+		if (!pipes[i].q.waits)
+			count(&pc_.waited);
+		rt_pipe_waited(&pipes[i].q);
+	}
+	__atomic_store_n(&pipes[i].seq, word + 2, __ATOMIC_RELEASE);
+}
+
+/* Was a reader seen waiting on a sequence of the store instruction `pc`,
+   whatever its writer? (A pipeline's readers wait for what one instruction
+   of the code stores, in every thread that runs it: PRK's Synch_p2p at 4
+   threads has 3 writers' sequences and waits were seen on 1–3 of them.) */
+static bool pc_waited(uint64_t pc)
+{
+	struct rt_pipe_seq q;
+
+	for (uint32_t i = 0; i < RT_PIPE_SLOTS; i++)
+		if (slot_read(i, &q) && q.pc == pc && q.waits && rt_pipe_ready(&q))
+			return true;
+	return false;
+}
+
 /* At every recorded sample (record.c), soft sampler with a process-wide
    set: learn from a synchronizing store, predict from it or from a load on
    another thread's sequence, and arm. */
@@ -113,6 +148,8 @@ void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
 		count(&pc_.asked_store);
 		target = rt_pipe_next(&q, s->addr);
 		writer = t->id.index;
+		if (!q.waits && pc_waited(q.pc))
+			rt_pipe_waited(&q);     /* the copy only: another writer's sequence of this code */
 		stands = rt_pipe_stands(&q);
 	} else if (!s->is_store && t->watch.line_heap && (hc_rt.opt.pipe & 2) &&
 	           t->det.spin.run >= 2 && t->det.spin.line == (s->addr & ~(uint64_t)(HC_LINE - 1))) {
@@ -128,6 +165,7 @@ void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
 				count(&pc_.asked_load);
 				target = rt_pipe_next(&q, s->addr);
 				writer = q.thread;
+				note_wait(&q);
 				stands = rt_pipe_stands(&q);
 			}
 		if (!target)
@@ -138,6 +176,8 @@ void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
 	switch (watch__pset_pipe(t, target, writer, stands)) {
 	case 0:
 		count(&pc_.armed);
+		if (stands == 1 && !q.waits)
+			count(&pc_.unwaited);
 		__atomic_add_fetch(&pc_.stands, stands, __ATOMIC_RELAXED);
 		break;
 	case -EBUSY:
@@ -185,11 +225,12 @@ void pipe__log(void)
 	        "%llu strides learned, %u sequences with a stride at exit; next hand-offs predicted from a "
 	        "writer's store %llu, from a reader's load %llu; sets armed %llu (%llu zone sets ended to make room, "
 	        "HPCRUN_COMM_PIPE_OVER_ZONE=%d; not armed: %llu while another set was, %llu refused by the budget or a failed arm; standing for %llu rows on average; %llu of them "
-	        "watching writes only after the reader's load came first), communications %llu",
+	        "watching writes only after the reader's load came first), communications %llu; "
+	        "sequences a reader was seen waiting on %llu, sets weighed one row for want of a wait %llu",
 	        (unsigned long long)pc_.stores, (unsigned long long)pc_.lost, (unsigned long long)pc_.learned,
 	        seqs, (unsigned long long)pc_.asked_store, (unsigned long long)pc_.asked_load,
 	        (unsigned long long)pc_.armed, (unsigned long long)pc_.over, hc_rt.opt.pipe_over_zone ? 1 : 0,
 	        (unsigned long long)pc_.busy, (unsigned long long)pc_.refused,
 	        (unsigned long long)(pc_.armed ? pc_.stands / pc_.armed : 0), (unsigned long long)pc_.wonly,
-	        (unsigned long long)pc_.comms);
+	        (unsigned long long)pc_.comms, (unsigned long long)pc_.waited, (unsigned long long)pc_.unwaited);
 }

@@ -48,6 +48,9 @@ struct rt_pipe_seq {
 	uint64_t lo, hi;     /* the lowest and highest address seen since the stride's learning began */
 	uint64_t stride;
 	uint64_t time;       /* when it was last seen (process clock, ns) */
+	uint32_t waits;      /* another thread's sampled waits on a word of the sequence since its
+	                        stride's learning began (rt_pipe_waited): 0 = no reader seen waiting,
+	                        the set weighs one row (rt_pipe_stands) */
 };
 
 static inline uint64_t rt_pipe_gcd(uint64_t a, uint64_t b)
@@ -76,6 +79,7 @@ static inline void rt_pipe_note(struct rt_pipe_seq *q, uint64_t addr, uint64_t n
 	if (d > RT_PIPE_MAX_STRIDE * (uint64_t)RT_PIPE_REACH) {    /* another object */
 		q->stride = 0;
 		q->diffs = 0;
+		q->waits = 0;
 		q->last = q->lo = q->hi = addr;
 		return;
 	}
@@ -83,6 +87,7 @@ static inline void rt_pipe_note(struct rt_pipe_seq *q, uint64_t addr, uint64_t n
 	if (g < RT_PIPE_MIN_STRIDE) {
 		q->stride = d;
 		q->diffs = 1;
+		q->waits = 0;
 		q->lo = addr < q->last ? addr : q->last;
 		q->hi = addr > q->last ? addr : q->last;
 		q->last = addr;
@@ -116,15 +121,32 @@ static inline uint64_t rt_pipe_next(const struct rt_pipe_seq *q, uint64_t addr)
 	return addr + q->stride;
 }
 
+/* A reader's sampled wait on a word of the sequence (pipe.c: another
+   thread's second sample in a spin on the line, on rt_pipe_on's chunk). */
+static inline void rt_pipe_waited(struct rt_pipe_seq *q)
+{
+	if (q->waits < UINT32_MAX)
+		q->waits++;
+}
+
 /* What a pipeline set stands for: the rows its sequence spans (chosen on
    one of them, it stands for all, as a zone set for its lines: pset.h,
-   detection.md §5.16), at most RT_PIPE_STAND_MAX. */
+   detection.md §5.16), at most RT_PIPE_STAND_MAX — but only once a reader
+   was seen waiting on the sequence (rt_pipe_waited). The rows are a
+   pipeline's claim: every row is handed off, one after the other, to a
+   reader that waits for it. Strided xchg stores alone do not make one: an
+   array of test-and-set locks taken at random (libcuckoo's striped
+   spinlocks, 64 B apart: a stride after 3 samples, spans of ~800 rows)
+   hands off one lock in many, and at the rows its few catches (6 a run)
+   took 84 % of the volume and the top object from the buckets
+   (accuracy.md, Session 13, "on third-party code"). Without a wait seen,
+   a set weighs one row, as a catch of any set. */
 #define RT_PIPE_STAND_MAX 4096u
 static inline uint32_t rt_pipe_stands(const struct rt_pipe_seq *q)
 {
 	uint64_t rows;
 
-	if (!rt_pipe_ready(q) || q->hi < q->lo)
+	if (!rt_pipe_ready(q) || q->hi < q->lo || !q->waits)
 		return 1;
 	rows = (q->hi - q->lo) / q->stride + 1;
 	return rows > RT_PIPE_STAND_MAX ? RT_PIPE_STAND_MAX : (uint32_t)rows;

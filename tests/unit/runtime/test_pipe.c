@@ -6,7 +6,9 @@
    learning again; another object far away resets it; the prediction is
    one stride on; a reader's load is on the sequence only at the stores'
    offset within a stride and within the span they covered; what a set
-   stands for. */
+   stands for: one row until a reader was seen waiting on the sequence,
+   then the rows it spans (a lock array taken at random is no pipeline);
+   a restart of the learning forgets the waits. */
 #include <stdint.h>
 
 #include "runtime/pipe.h"
@@ -39,7 +41,9 @@ static void learn(void)
 	CHECK(q.stride == ROW && q.diffs == 3 && rt_pipe_ready(&q));
 	CHECK(q.lo == BASE + 3 * ROW && q.hi == BASE + 1994 * ROW && q.last == BASE + 1994 * ROW);
 	CHECK(rt_pipe_next(&q, BASE + 5 * ROW) == BASE + 6 * ROW);
-	CHECK(rt_pipe_stands(&q) == 1992);
+	CHECK(q.waits == 0 && rt_pipe_stands(&q) == 1);     /* no reader's wait seen: one row */
+	rt_pipe_waited(&q);
+	CHECK(q.waits == 1 && rt_pipe_stands(&q) == 1992);
 }
 
 static void restart(void)
@@ -91,6 +95,8 @@ static void on(void)
 	CHECK(!rt_pipe_on(&q, BASE + 20 * ROW + 64));  /* the next worker's flag */
 	CHECK(!rt_pipe_on(&q, BASE + 25 * ROW));       /* not a multiple of the stride */
 	CHECK(!rt_pipe_on(&q, BASE - 64));             /* below the span */
+	CHECK(rt_pipe_stands(&q) == 1);
+	rt_pipe_waited(&q);
 	CHECK(rt_pipe_stands(&q) == 3);
 }
 
@@ -103,7 +109,39 @@ static void stands_cap(void)
 	rt_pipe_note(&q, BASE + 64 * 5000, 3);
 	CHECK(rt_pipe_ready(&q) && q.stride == 64 * 5000);
 	rt_pipe_note(&q, BASE + 64 * 5001, 4);
+	rt_pipe_waited(&q);
 	CHECK(q.stride == 64 && rt_pipe_stands(&q) == RT_PIPE_STAND_MAX);
+}
+
+/* The bound: strided xchg stores with no reader's wait (an array of
+   test-and-set locks, 64 B apart, taken at random: libcuckoo's striped
+   spinlocks) weigh one row however wide their span; a wait makes the
+   rows count; a restart of the learning (a distance within a line: two
+   fields of one record) or another object forgets the wait. */
+static void stands_bound(void)
+{
+	struct rt_pipe_seq q;
+	static const uint64_t locks[] = { 811, 17, 2990, 1203, 64, 3333, 5 };
+
+	rt_pipe_start(&q, 1, 0x402000, BASE + 400 * 64, 1);
+	for (unsigned i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
+		rt_pipe_note(&q, BASE + locks[i] * 64, 2 + i);
+	CHECK(rt_pipe_ready(&q) && q.stride == 64);
+	CHECK(q.hi - q.lo == (3333 - 5) * 64ull);
+	CHECK(rt_pipe_stands(&q) == 1);                 /* 3329 rows spanned, no wait: 1 */
+	rt_pipe_waited(&q);
+	CHECK(rt_pipe_stands(&q) == 3329);
+	rt_pipe_note(&q, BASE + 5 * 64 + 8, 20);        /* 8 B on: the learning restarts */
+	CHECK(q.waits == 0 && rt_pipe_stands(&q) == 1);
+	rt_pipe_note(&q, BASE + 5 * 64 + 8 + 128, 21);
+	rt_pipe_note(&q, BASE + 5 * 64 + 8 + 512, 22);
+	CHECK(rt_pipe_ready(&q) && rt_pipe_stands(&q) == 1);
+	rt_pipe_waited(&q);
+	CHECK(rt_pipe_stands(&q) == 5);
+	rt_pipe_note(&q, BASE + (1ull << 40), 23);      /* another object */
+	CHECK(q.waits == 0 && rt_pipe_stands(&q) == 1);
+	rt_pipe_start(&q, 1, 0x402000, BASE, 24);       /* a new sequence in the slot */
+	CHECK(q.waits == 0);
 }
 
 int main(void)
@@ -113,5 +151,6 @@ int main(void)
 	restart();
 	on();
 	stands_cap();
+	stands_bound();
 	return hc_test_done("test_pipe");
 }
