@@ -102,7 +102,7 @@ struct regions {
 	   counting those two events in the order they would have happened. */
 	uint32_t seq;
 	bool by_volume;             /* regions__init: pass 2's entries are keyed by
-	                               (node, peer's node), translated in pass A */
+	                               code pair (regions__add), translated in pass A */
 	double tprep;               /* regions__prepare's CPU s */
 };
 
