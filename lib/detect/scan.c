@@ -15,8 +15,9 @@ static bool ro(bool (*readonly)(uint64_t), uint64_t a)
 	return readonly && readonly(a);
 }
 
-/* soft.c call_or_ret: a branch with a stack operand. */
-static bool call_or_ret(const struct hc_insn *in)
+/* A call or a return: a branch with a stack operand (a return burst has
+   left the caller's code). */
+bool hc_scan_call_or_ret(const struct hc_insn *in)
 {
 	if (!in->branch)
 		return false;
@@ -26,9 +27,10 @@ static bool call_or_ret(const struct hc_insn *in)
 	return false;
 }
 
-/* soft.c shared_load: a load of memory that may be shared. */
-static const struct hc_mem_access *shared_load(const struct hc_insn *in, const struct hc_step_private *p,
-                                               bool (*readonly)(uint64_t))
+/* A load of memory that may be shared in `in` (not the thread's private
+   ranges p, not read-only data), or NULL. */
+const struct hc_mem_access *hc_scan_shared_load(const struct hc_insn *in, const struct hc_step_private *p,
+                                                bool (*readonly)(uint64_t))
 {
 	for (int i = 0; i < in->n; i++) {
 		const struct hc_mem_access *a = &in->acc[i];
@@ -108,9 +110,9 @@ enum hc_scan_end hc_scan_burst(const struct hc_regs *r, const struct hc_insn *fi
 			break;
 		}
 		if (loads) {
-			if (call_or_ret(&in))
+			if (hc_scan_call_or_ret(&in))
 				return out->end = HC_SCAN_CALLRET;
-			if ((a = shared_load(&in, p, readonly)) && !add_event(out, &in, a, false))
+			if ((a = hc_scan_shared_load(&in, p, readonly)) && !add_event(out, &in, a, false))
 				return out->end = HC_SCAN_UNRESOLVED;
 		}
 		if (i == limit)

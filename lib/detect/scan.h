@@ -58,4 +58,13 @@ enum hc_scan_end hc_scan_burst(const struct hc_regs *r, const struct hc_insn *fi
                                uint32_t limit, bool loads, const struct hc_step_private *p,
                                bool (*readonly)(uint64_t addr), struct hc_scan_result *out);
 
+/* The stepping's own per-instruction tests (soft.c uses them too, so that
+   a resolved burst and a stepped one judge alike): */
+/* a call or a return (a branch with a stack operand) */
+bool hc_scan_call_or_ret(const struct hc_insn *in);
+/* a load of memory that may be shared: not in p's private ranges, not
+   read-only (readonly(addr); NULL = none); NULL if none */
+const struct hc_mem_access *hc_scan_shared_load(const struct hc_insn *in, const struct hc_step_private *p,
+                                                bool (*readonly)(uint64_t addr));
+
 #endif

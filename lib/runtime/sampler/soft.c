@@ -845,36 +845,13 @@ static void publish_store(struct rt_thread *t, void *uctx, uint64_t pc,
 }
 
 /* A load of memory that may be shared in `in` (not the thread's stack or
-   TLS, not read-only data), or NULL. */
+   TLS, not read-only data), or NULL (detect/scan.h: the scan's test). */
 static const struct hc_mem_access *shared_load(const struct rt_thread *t, const struct hc_insn *in)
 {
 	struct hc_step_private p;
 
 	private_ranges(t, &p);
-	for (int i = 0; i < in->n; i++) {
-		const struct hc_mem_access *a = &in->acc[i];
-		struct hc_insn one = { .n = 1 };
-		const struct hc_mem_access *pa;
-
-		if (!(a->rw & HC_ACC_R) || a->kind == HC_ACC_STACK || a->size == 0)
-			continue;
-		one.acc[0] = *a;
-		one.acc[0].rw = HC_ACC_W;   /* hc_step_classify's privacy test */
-		if (hc_step_classify(&one, &p, &pa) == HC_STEP_STORE && !loadmap__readonly(a->ea))
-			return a;
-	}
-	return NULL;
-}
-
-/* A call or a return: a return burst has left the caller's code. */
-static bool call_or_ret(const struct hc_insn *in)
-{
-	if (!in->branch)
-		return false;
-	for (int i = 0; i < in->n; i++)
-		if (in->acc[i].kind == HC_ACC_STACK)
-			return true;
-	return false;
+	return hc_scan_shared_load(in, &p, loadmap__readonly);
 }
 
 /* What a burst does with the instruction about to run: true if the burst
@@ -899,7 +876,7 @@ static bool burst_insn(struct rt_thread *t, void *uctx, const struct hc_insn *in
 		break;
 	}
 	if (own(t)->burst_loads) {
-		if (call_or_ret(in)) {
+		if (hc_scan_call_or_ret(in)) {
 			t->cnt.step_stop_limit++;
 			return false;
 		}
