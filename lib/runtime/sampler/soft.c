@@ -474,7 +474,6 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 	}
 }
 
-
 /* Change the process's rate to what its live threads call for (rate.h):
    enable the wanted event before disabling the other, so that no thread
    goes unsampled meanwhile (a sample of either weighs what it stands for).
