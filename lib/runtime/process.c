@@ -263,7 +263,6 @@ static void read_options(struct rt_options *o)
 	o->start_late = env_u64("HPCRUN_COMM_START_LATE", RT_START_LATE_DEFAULT) != 0;
 	o->start_recent = env_u64("HPCRUN_COMM_START_RECENT", 1) != 0;
 	o->join_object = env_u64("HPCRUN_COMM_JOIN_OBJECT", 1) != 0;
-	o->join_pset = env_u64("HPCRUN_COMM_JOIN_PSET", 0) != 0;
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
 		               HC_MAX_WATCH - 1);

@@ -58,7 +58,7 @@
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
-	X(join_sets_object) X(join_sets_pset) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
+	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system)
 
 struct rt_counters {
@@ -253,7 +253,6 @@ struct rt_options {
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */
 	bool start_recent;          /* a thread's first start set on the threads that ended last */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
-	bool join_pset;             /* a join set takes one more line on the idle process-wide set (default off) */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
@@ -394,7 +393,7 @@ void watch__trap_outside(int slot);
 void watch__log(void);
 void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
 bool watch__pset_idle(void);
-bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
+void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 void watch__pset_tick(struct rt_thread *t);
 int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32_t stands);
 /* pipe.c: pipeline sets (pipe.h, detection.md §5.18) */

@@ -363,16 +363,14 @@ bool watch__pset_idle(void)
    idle; a trap of another thread than the publisher is a communication
    with it, weighing `mult` periods (what the start set's choice makes it
    stand for). Not in signal context (the thread's start). */
-bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
+void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
 {
 	if (!watch__pset_idle())
-		return false;
+		return;
 	if (pset_arm_set(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0) == 0) {
 		pset_count(&pset.start_armed);
 		t->cnt.watch_armed++;
-		return true;
 	}
-	return false;
 }
 
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,

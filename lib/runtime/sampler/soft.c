@@ -406,19 +406,10 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 	struct hc_detect_result res;
 	uint32_t peers[RT_ENDED_RING], n;
 	uint64_t lo, hi, prev;
-	bool in_object = false, extra, armed;
-	struct hc_detect_config cfg;
-	uint32_t extra_n = 0;
+	bool in_object = false, armed;
 
 	if (!sampler__is(&soft__sampler) || !o || hc_rt.nwatch < 1)
 		return;
-	/* one line more on the process-wide set while it is idle, as a start
-	   set's (HPCRUN_COMM_JOIN_PSET=1; off by default: no difference
-	   measured, accuracy.md "Session 13") */
-	cfg = hc_rt.dcfg;
-	extra = hc_rt.opt.join_pset && cfg.nwatch >= 1 && cfg.nwatch < HC_MAX_WATCH && watch__pset_idle();
-	if (extra)
-		cfg.nwatch++;
 	if (at_join) {
 		o->join_sets = 0;
 		o->join_prev = t->det.prev_sample;
@@ -436,9 +427,9 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 	if (!at_join && hc_rt.opt.join_object && o->join_prev < prev)
 		t->det.prev_sample = o->join_prev;
 	if ((n = ended_peers(t, o->join_mark, peers)) > 0 && !at_join && join_object(trap_addr, &lo, &hi))
-		in_object = hc_detect_arm_join_in(&hc_rt.bb, &cfg, &t->det, process__now(), start_horizon(),
+		in_object = hc_detect_arm_join_in(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), start_horizon(),
 		                                  peers, n, lo, hi, &res);
-	armed = in_object || (n > 0 && hc_detect_arm_join(&hc_rt.bb, &cfg, &t->det, process__now(),
+	armed = in_object || (n > 0 && hc_detect_arm_join(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(),
 	                                                   start_horizon(), peers, n, &res));
 	t->det.prev_sample = prev;
 	if (!armed) {
@@ -448,17 +439,8 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 		             at_join ? "at a join" : "after a trap", n);
 		return;
 	}
-	if (extra && t->det.nwatch > hc_rt.dcfg.nwatch && res.nwatch == t->det.nwatch) {
-		uint32_t k = t->det.nwatch - 1;
-
-		if (watch__pset_start(t, &t->det.start[k], t->det.start_mult[k], res.watch_addr[k]))
-			extra_n = 1;
-		t->det.nwatch = k;
-		res.nwatch = k;
-	}
 	o->join_found[o->join_sets] = 0;
 	o->join_sets++;
-	t->cnt.join_sets_pset += extra_n;
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u join set %u%s: %u peers, %u lines: T%u %#llx, T%u %#llx, T%u %#llx",
 	             t->id.index, o->join_sets, in_object ? " (in the trap's object)" : "", n, res.nwatch,
 	             t->det.start[0].thread,
