@@ -104,6 +104,18 @@ skip_without_pset() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print 0; else printf "%.4f\n", a / b }'; }
 # ge X Y: X >= Y (decimals)
 ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
+# flags_neighbours NAME: tests/programs/flags.c's pipeline (workers 1-3,
+# each hands rows to the next): the share of the workers' volume on the
+# neighbour cells (1,2) and (2,3) against (1,3); ok or fail; returns 1
+# (nothing checked) when the workers have no volume between them.
+flags_neighbours() {
+	_nb=$(( $(cell "$1" 1 2) + $(cell "$1" 2 3) ))
+	_ww=$(( _nb + $(cell "$1" 1 3) ))
+	[ "$_ww" -gt 0 ] || return 1
+	_share=$(ratio "$_nb" "$_ww")
+	ge "$_share" 0.90 && ok "workers' volume on the neighbour cells: $_share" ||
+		{ grep '^row' "$TMP/$1.rows" >&2; fail "workers' volume on the neighbour cells only $_share"; }
+}
 
 finish() {
 	if [ "$FAILS" -ne 0 ]; then

@@ -41,15 +41,7 @@ learned=$(pipe on learned) armed=$(pipe on armed)
 [ "$learned" -gt 0 ] && ok "strides learned: $learned" || fail "no stride learned in 6 runs"
 [ "$armed" -gt 0 ] && ok "pipeline sets armed: $armed" || fail "no pipeline set armed in 6 runs"
 [ "$comms" -gt 0 ] && ok "their communications: $comms" || fail "no communication of a pipeline set in 6 runs"
-nb=$(( $(cell on 1 2) + $(cell on 2 3) ))
-ww=$(( nb + $(cell on 1 3) ))
-if [ "$ww" -gt 0 ]; then
-	share=$(ratio "$nb" "$ww")
-	ge "$share" 0.90 && ok "workers' volume on the neighbour cells: $share" ||
-		{ grep '^row' "$TMP/on.rows" >&2; fail "workers' volume on the neighbour cells only $share"; }
-else
-	fail "no volume between the workers"
-fi
+flags_neighbours on || fail "no volume between the workers"
 
 rm -rf "${TMP:?}/off"
 HPCRUN_COMM_PIPE=0 measure off "$TMP/flags" 3 512 4000 || fail "sampled run (rule off) failed"
