@@ -251,7 +251,9 @@ struct rt_options {
 	bool procset_zone_open;     /* threads the switch gate lets through arm zone sets too (idle set) */
 	bool procset_zone_traps;    /* the process-wide set's traps note their exact accesses in the zone table */
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */
-	bool start_recent;          /* a thread's first start set on the threads that ended last */
+	bool start_share;           /* a start set leaves the publisher of the process-wide set's start line to it */
+	uint32_t start_recent;      /* a thread's first start set on the threads that ended last
+	                               (0 all, 1 a window, 2 the last generation: startset.h) */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
@@ -393,7 +395,9 @@ void watch__trap_outside(int slot);
 void watch__log(void);
 void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
 bool watch__pset_idle(void);
-void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
+bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
+bool watch__pset_start_ready(void);
+uint32_t watch__pset_start_peer(bool shared);
 void watch__pset_tick(struct rt_thread *t);
 int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32_t stands);
 /* pipe.c: pipeline sets (pipe.h, detection.md §5.18) */

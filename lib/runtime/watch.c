@@ -73,6 +73,10 @@ static struct {
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
 	uint64_t start_armed;               /* a start set's extra line armed (watch__pset_start) */
+	uint64_t start_failed;              /* ... not armed (taken meanwhile, or over the budget) */
+	uint64_t start_word;                /* the state word of the set that extra line armed (atomic) */
+	uint64_t start_shared;              /* start sets that left that line's publisher to it
+	                                       (watch__pset_start_peer) */
 	uint64_t zone_open;                 /* zone sets armed by threads the gate let through */
 	uint64_t zone_notes_trap;           /* notes of the set's traps (exact accesses) */
 	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
@@ -362,15 +366,62 @@ bool watch__pset_idle(void)
    by the process-wide set (read and write, as a start set) while it is
    idle; a trap of another thread than the publisher is a communication
    with it, weighing `mult` periods (what the start set's choice makes it
-   stand for). Not in signal context (the thread's start). */
-void watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
+   stand for). Not in signal context (the thread's start). False when the
+   set was not armed (taken meanwhile, or its budget spent): the line is
+   not watched. */
+bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
 {
 	if (!watch__pset_idle())
-		return;
+		return false;
 	if (pset_arm_set(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0) == 0) {
+		uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+
+		/* still ours (no other thread ended or re-armed it meanwhile) */
+		if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index &&
+		    pset.rec.watched.line == e->line && __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) == w)
+			__atomic_store_n(&pset.start_word, w, __ATOMIC_RELAXED);
 		pset_count(&pset.start_armed);
 		t->cnt.watch_armed++;
+		return true;
 	}
+	pset_count(&pset.start_failed);
+	return false;
+}
+
+/* May a start set count on the set for one more line now: idle, and its
+   budget not spent (pset_arm_set's tests; it may still be taken
+   meanwhile)? A start set that chose D + 1 publishers while the budget
+   was spent lost the last one's line, and the late start set took that
+   publisher for watched (Session 14: in 5 of 8 runs of generations -t 4
+   every such arm failed). */
+bool watch__pset_start_ready(void)
+{
+	return watch__pset_idle() &&
+	       rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+	                             hc_rt.opt.procset_budget, RT_PSET_GRACE_NS);
+}
+
+/* The publisher of the line a start set's extra line keeps watched on the
+   process-wide set now (watch__pset_start), HC_NONE when the set holds
+   something else or nothing: every thread's copy watches that line, and a
+   trap of any thread but the publisher is a communication with it, so a
+   thread that starts meanwhile (a sibling of the same generation) leaves
+   that publisher to the set and spends its own registers on the others
+   (soft.c, soft__start_set; detection.md §5.15, "Session 14"). Counts the
+   start set that does (`shared`). */
+uint32_t watch__pset_start_peer(bool shared)
+{
+	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+	uint32_t p;
+
+	if (!pset.n || rt_pset_state_of(w) != RT_PSET_ARMED || w != __atomic_load_n(&pset.start_word, __ATOMIC_RELAXED))
+		return HC_NONE;
+	p = pset.rec.watched.thread;
+	if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w)
+		return HC_NONE;
+	if (shared)
+		pset_count(&pset.start_shared);
+	return p;
 }
 
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
@@ -1143,7 +1194,9 @@ void watch__log(void)
 		        hc_rt.opt.procset_zone_open ? 1 : 0, (unsigned long long)pset.zone_notes_trap,
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
-	        "(HPCRUN_COMM_PROCSET_START=%d)", (unsigned long long)pset.start_armed, hc_rt.opt.procset_start ? 1 : 0);
+	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "
+	        "watched it (HPCRUN_COMM_START_SHARE=%d)", (unsigned long long)pset.start_armed,
+	        hc_rt.opt.procset_start ? 1 : 0, (unsigned long long)pset.start_failed, (unsigned long long)pset.start_shared, hc_rt.opt.start_share ? 1 : 0);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "
 	        "end median %llu ns, mean %llu ns (n %llu) (wall time of the MODIFY_ATTRIBUTES / DISABLE "
 	        "ioctls: every running copy is updated on its CPU)",

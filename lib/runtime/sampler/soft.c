@@ -211,6 +211,7 @@ static uint32_t threads_ended;
 #define RT_ENDED_RING HC_JOIN_PEERS
 static uint32_t ended_ring[RT_ENDED_RING];
 static uint64_t ended_at[RT_ENDED_RING];    /* process__now() at each one's end (the same positions) */
+static uint64_t ended_start[RT_ENDED_RING]; /* and at its start (id.start_ns) */
 /* Their lifetimes (wall ns, an exponential average, 1/4 per thread): two
    of them bound the age of a start set's candidates. */
 static uint64_t lifetime_avg;
@@ -225,7 +226,8 @@ static bool join_found(const struct rt_soft_thread *o, uint32_t peer);
 /* The threads that ended from ring position `from` on (the last
    RT_ENDED_RING of them), other than t and than those t's join sets found
    since its last join, into peers; their number. */
-static uint32_t ended_peers_at(struct rt_thread *t, uint32_t from, uint32_t *peers, uint64_t *ends)
+static uint32_t ended_peers_at(struct rt_thread *t, uint32_t from, uint32_t *peers, uint64_t *ends,
+                               uint64_t *starts)
 {
 	uint32_t end = __atomic_load_n(&threads_ended, __ATOMIC_ACQUIRE), pos, n = 0;
 
@@ -235,6 +237,8 @@ static uint32_t ended_peers_at(struct rt_thread *t, uint32_t from, uint32_t *pee
 		if (v && v - 1 != t->id.index && !join_found(own(t), v - 1)) {
 			if (ends)
 				ends[n] = __atomic_load_n(&ended_at[pos % RT_ENDED_RING], __ATOMIC_RELAXED);
+			if (starts)
+				starts[n] = __atomic_load_n(&ended_start[pos % RT_ENDED_RING], __ATOMIC_RELAXED);
 			peers[n++] = v - 1;
 		}
 	}
@@ -243,7 +247,7 @@ static uint32_t ended_peers_at(struct rt_thread *t, uint32_t from, uint32_t *pee
 
 static uint32_t ended_peers(struct rt_thread *t, uint32_t from, uint32_t *peers)
 {
-	return ended_peers_at(t, from, peers, NULL);
+	return ended_peers_at(t, from, peers, NULL, NULL);
 }
 
 /* The publishers a start set of t watches (and `extra`, the one of its
@@ -274,17 +278,19 @@ void soft__start_set(struct rt_thread *t)
 	struct hc_detect_result res;
 	struct hc_detect_config cfg;
 	uint32_t peers[RT_ENDED_RING + 1], n, extra_peer = HC_NONE;
-	uint64_t ends[RT_ENDED_RING + 1];
+	uint64_t ends[RT_ENDED_RING + 1], starts[RT_ENDED_RING + 1];
 	bool extra;
 
 	if (!sampler__is(&soft__sampler) || !own(t) || hc_rt.nwatch < 1 || t->id.index == 0 ||
 	    !__atomic_load_n(&threads_ended, __ATOMIC_RELAXED) || t->det.nsamples > 0 ||
 	    own(t)->start_sets >= RT_START_SETS || t->det.armed)
 		return;
-	n = ended_peers_at(t, 0, peers, ends);
+	n = ended_peers_at(t, 0, peers, ends, starts);
 	/* the first one: the threads that ended last (startset.h) */
-	if (hc_rt.opt.start_recent && own(t)->start_sets == 0)
+	if (hc_rt.opt.start_recent == 1 && own(t)->start_sets == 0)
 		n = rt_start_recent(peers, ends, n, __atomic_load_n(&lifetime_avg, __ATOMIC_RELAXED) / 2);
+	else if (hc_rt.opt.start_recent == 2 && own(t)->start_sets == 0)
+		n = rt_start_overlap(peers, ends, starts, n);
 	if (n < RT_ENDED_RING + 1 && t->id.creator != HC_NONE && t->id.creator != t->id.index)
 		peers[n++] = t->id.creator;    /* it wrote the thread's input, likely */
 	/* One line more than the thread's registers hold goes to the
@@ -292,21 +298,40 @@ void soft__start_set(struct rt_thread *t)
 	   of them as if the set had D + 1 registers (their weights say so),
 	   the last one taken out of the thread's own set. */
 	cfg = hc_rt.dcfg;
-	extra = hc_rt.opt.procset_start && cfg.nwatch >= 1 && cfg.nwatch < HC_MAX_WATCH && watch__pset_idle();
+	extra = hc_rt.opt.procset_start && cfg.nwatch >= 1 && cfg.nwatch < HC_MAX_WATCH &&
+	        (hc_rt.opt.start_share ? watch__pset_start_ready() : watch__pset_idle());
 	if (extra)
 		cfg.nwatch++;
+	/* Or, while the set watches a sibling's start line, every thread's
+	   copy of it does: that line's publisher is left to it, the thread's
+	   own registers go to the others (when they would not all fit). */
+	else if (hc_rt.opt.procset_start && hc_rt.opt.start_share && n > cfg.nwatch) {
+		uint32_t p = watch__pset_start_peer(false), m;
+
+		if (p != HC_NONE && (m = rt_start_drop(peers, n, p)) < n && m > 0) {
+			(void)watch__pset_start_peer(true);
+			n = m;
+			extra_peer = p;
+		}
+	}
 	if (!hc_detect_arm_start(&hc_rt.bb, &cfg, &t->det, process__now(), start_horizon(), peers, n, &res))
 		return;
 	if (extra && t->det.nwatch > hc_rt.dcfg.nwatch && res.nwatch == t->det.nwatch) {
 		uint32_t k = t->det.nwatch - 1;
 
-		watch__pset_start(t, &t->det.start[k], t->det.start_mult[k], res.watch_addr[k]);
-		extra_peer = t->det.start[k].thread;
+		if (watch__pset_start(t, &t->det.start[k], t->det.start_mult[k], res.watch_addr[k]) ||
+		    !hc_rt.opt.start_share)
+			extra_peer = t->det.start[k].thread;   /* else the late set may take it */
 		t->det.nwatch = k;
 		res.nwatch = k;
 	}
 	own(t)->start_sets++;
 	start_note_watched(t, extra_peer);
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u start set %u: %u peers (T%u T%u T%u T%u T%u), watching T%u T%u T%u, T%u on the process-wide set",
+	             t->id.index, own(t)->start_sets, n, n > 0 ? peers[0] : 0, n > 1 ? peers[1] : 0, n > 2 ? peers[2] : 0,
+	             n > 3 ? peers[3] : 0, n > 4 ? peers[4] : 0, res.nwatch > 0 ? t->det.start[0].thread : 0,
+	             res.nwatch > 1 ? t->det.start[1].thread : 0, res.nwatch > 2 ? t->det.start[2].thread : 0,
+	             extra_peer);
 	record__apply_set(t, &res);
 	if (t->det.armed)
 		t->cnt.start_sets++;
@@ -359,6 +384,9 @@ void soft__start_set_late(struct rt_thread *t)
 	t->det.prev_sample = prev;
 	o->start_sets++;
 	start_note_watched(t, HC_NONE);
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u late start set: %u peers, watching T%u T%u T%u", t->id.index, n,
+	             res.nwatch > 0 ? t->det.start[0].thread : 0, res.nwatch > 1 ? t->det.start[1].thread : 0,
+	             res.nwatch > 2 ? t->det.start[2].thread : 0);
 	record__apply_set(t, &res);
 	if (t->det.armed)
 		t->cnt.start_sets_late++;
@@ -630,6 +658,7 @@ static void soft_stop(struct rt_thread *t)
 		   ago, whose entries the horizon and freshness mostly exclude. */
 		pos = __atomic_fetch_add(&threads_ended, 1, __ATOMIC_ACQ_REL);
 		__atomic_store_n(&ended_at[pos % RT_ENDED_RING], process__now(), __ATOMIC_RELAXED);
+		__atomic_store_n(&ended_start[pos % RT_ENDED_RING], t->id.start_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&ended_ring[pos % RT_ENDED_RING], t->id.index + 1, __ATOMIC_RELEASE);
 		if (own(t)->crowd_counted) {
 			own(t)->crowd_counted = false;

@@ -56,4 +56,52 @@ static inline uint32_t rt_start_recent(uint32_t *peers, const uint64_t *ends, ui
 	return n;
 }
 
+/* A start set that begins while the process-wide set watches another
+   start set's extra line leaves that line's publisher to it
+   (HPCRUN_COMM_START_SHARE; soft.c, watch__pset_start_peer). */
+#define RT_START_SHARE_DEFAULT 1u
+
+/* Drops `peer` from peers[0..m) (in place, order kept); their number. */
+static inline uint32_t rt_start_drop(uint32_t *peers, uint32_t m, uint32_t peer)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < m; i++)
+		if (peers[i] != peer)
+			peers[n++] = peers[i];
+	return n;
+}
+
+/* HPCRUN_COMM_START_RECENT: which ended threads the first start set
+   takes. 0 all of them; 1 those whose end lies within half an average
+   lifetime of the latest end (session 12); 2 (the default, session 14)
+   those whose life overlapped the life of the thread that ended last
+   (rt_start_overlap). */
+#define RT_START_RECENT_DEFAULT 2u
+
+/* The generation that ended last: keeps, in place, the peers[i] whose end
+   ends[i] is not before the start starts[j] of the thread j that ended
+   last — the threads that ran alongside it. A generation's threads start
+   together and end spread out (on 2 CPUs, 4 threads of one generation
+   ended up to half a lifetime apart: the window of rt_start_recent left
+   its first to end out, and that thread's hand-off was missed in 9 of 10
+   runs of generations -O0 -t 4, doc/detection.md §5.15 "Session 14");
+   every one of them ended after the last one's start, the previous
+   generation before it. A long-lived thread that ended last keeps
+   everyone. Their number. */
+static inline uint32_t rt_start_overlap(uint32_t *peers, const uint64_t *ends, const uint64_t *starts, uint32_t m)
+{
+	uint32_t n = 0, last = 0;
+
+	if (m == 0)
+		return 0;
+	for (uint32_t i = 1; i < m; i++)
+		if (ends[i] > ends[last])
+			last = i;
+	for (uint32_t i = 0; i < m; i++)
+		if (ends[i] >= starts[last])
+			peers[n++] = peers[i];
+	return n;
+}
+
 #endif

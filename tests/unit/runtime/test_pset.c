@@ -216,8 +216,57 @@ static void recent_start(void)
 	}
 }
 
+/* The first start set's publishers: the generation that ended last, the
+   threads whose lives overlapped the last one's (startset.h). */
+static void overlap_start(void)
+{
+	/* generation 0 lived 0-130, generation 1 500-1040; its first thread
+	   ended at 600, long before the others (a window of half a lifetime
+	   of the latest end would leave it out) */
+	uint32_t peers[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	const uint64_t ends[] = { 100, 110, 120, 130, 600, 1010, 1030, 1040 };
+	const uint64_t starts[] = { 0, 1, 2, 3, 500, 501, 502, 503 };
+
+	CHECK_EQ_U64(rt_start_overlap(peers, ends, starts, 8), 4);
+	CHECK(peers[0] == 5 && peers[1] == 6 && peers[2] == 7 && peers[3] == 8);
+	CHECK_EQ_U64(rt_start_recent((uint32_t[]){ 1, 2, 3, 4, 5, 6, 7, 8 }, ends, 8, 300), 3);
+	/* the ring's order need not be the ends' order; the last to end a
+	   long-lived thread: everyone overlapped it */
+	{
+		uint32_t p2[] = { 9, 5, 1 };
+		const uint64_t e2[] = { 2000, 100, 1990 }, s2[] = { 0, 50, 1500 };
+
+		CHECK_EQ_U64(rt_start_overlap(p2, e2, s2, 3), 3);
+		CHECK(p2[0] == 9 && p2[1] == 5 && p2[2] == 1);
+	}
+	/* a thread that ended exactly at the last one's start ran alongside it
+	   (one clock tick), one that ended before did not; none: none */
+	{
+		uint32_t p3[] = { 3, 4, 7 };
+		const uint64_t e3[] = { 499, 500, 900 }, s3[] = { 0, 0, 500 };
+
+		CHECK_EQ_U64(rt_start_overlap(p3, e3, s3, 3), 2);
+		CHECK(p3[0] == 4 && p3[1] == 7);
+		CHECK_EQ_U64(rt_start_overlap(p3, e3, s3, 0), 0);
+	}
+}
+
+/* A start set leaves the publisher the process-wide set watches to it. */
+static void drop_start(void)
+{
+	uint32_t peers[] = { 7, 5, 8, 6, 0 };
+
+	CHECK_EQ_U64(rt_start_drop(peers, 5, 8), 4);
+	CHECK(peers[0] == 7 && peers[1] == 5 && peers[2] == 6 && peers[3] == 0);
+	CHECK_EQ_U64(rt_start_drop(peers, 4, 9), 4);     /* not among them: all stay */
+	CHECK_EQ_U64(rt_start_drop(peers, 1, 7), 0);
+	CHECK_EQ_U64(rt_start_drop(peers, 0, 7), 0);
+}
+
 int main(void)
 {
+	overlap_start();
+	drop_start();
 	zone_traps();
 	budget();
 	arming();
