@@ -221,6 +221,11 @@ static void read_options(struct rt_options *o)
 	if (!o->crowd_heavy)
 		process__fatal("HPCRUN_COMM_CROWDED_HEAVY: '%s' is not a multiple of the coarse period in 1..%u "
 		               "(1: none beyond it)", s, RT_CROWD_MULT_MAX);
+	s = getenv("HPCRUN_COMM_CROWDED_HEAVY_FROM");
+	o->crowd_heavy_from = rt_rate_parse_heavy_from(s);
+	if (!o->crowd_heavy_from)
+		process__fatal("HPCRUN_COMM_CROWDED_HEAVY_FROM: '%s' is not a number of threads per CPU in 1..%u "
+		               "(1: as soon as the process is crowded)", s, RT_CROWD_MULT_MAX);
 	/* ... and of a quiet one (no sign of sharing in its latest samples). */
 	{
 		uint64_t w = env_u64("HPCRUN_COMM_QUIET_SAMPLES", RT_QUIET_WINDOW_DEFAULT);

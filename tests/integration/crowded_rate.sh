@@ -9,9 +9,11 @@
 #     "changes to it" >= 1);
 #   the same with HPCRUN_COMM_CROWDED_HEAVY=1: no heavy sample, the log
 #     says there is no such level;
-#   2 workers + main = 3 live threads: crowded (> 1 + 1), not heavily
-#     (<= 2 x 1 + 1) — the accuracy suite's 2x shape: coarse samples, no
-#     heavy one.
+#   2 workers + main = 3 live threads: crowded (> 1 + 1) — the accuracy
+#     suite's 2x shape: heavy samples at the default
+#     (HPCRUN_COMM_CROWDED_HEAVY_FROM=1, Session 14); with
+#     HPCRUN_COMM_CROWDED_HEAVY_FROM=2 (the rule before) not heavily
+#     (<= 2 x 1 + 1): coarse samples, no heavy one.
 # In every run the thinned periods add up: samples_thinned = 1 per coarse
 # sample + 2 more per heavy one (x2 and x4). Counters, never timing.
 . "$(dirname "$0")/lib.sh"
@@ -24,12 +26,15 @@ measure heavy "$BENCH" private -t 4 -n $N || fail "heavy run failed"
 export HPCRUN_COMM_CROWDED_HEAVY=1
 measure off "$BENCH" private -t 4 -n $N || fail "run with the level off failed"
 unset HPCRUN_COMM_CROWDED_HEAVY
-measure two "$BENCH" private -t 2 -n $((2 * N)) || fail "2-worker run failed"
+measure twoh "$BENCH" private -t 2 -n $((2 * N)) || fail "2-worker run failed"
+export HPCRUN_COMM_CROWDED_HEAVY_FROM=2
+measure two "$BENCH" private -t 2 -n $((2 * N)) || fail "2-worker run (HEAVY_FROM=2) failed"
+unset HPCRUN_COMM_CROWDED_HEAVY_FROM
 log() { cat "$TMP/$1"/*.log 2>/dev/null; }
 log heavy | grep -q "sampling rate:" ||
 	{ echo "SKIP: not the soft sampler (no 'sampling rate:' line in the log)"; exit 77; }
 
-for m in heavy off two; do
+for m in heavy off two twoh; do
 	s=$(counter $m samples) c=$(counter $m samples_coarse) h=$(counter $m samples_heavy) th=$(counter $m samples_thinned)
 	echo "$m: samples $s, coarse $c, heavy $h, thinned $th"
 	if log $m | grep -q "sampling rate: COMM@[0-9]* throughout (no coarse event)"; then
@@ -42,13 +47,16 @@ for m in heavy off two; do
 done
 h=$(counter heavy samples_heavy)
 [ "$h" -gt 0 ] && ok "5 live threads on 1 CPU: $h heavy samples" || fail "5 live threads on 1 CPU: no heavy sample"
-log heavy | grep -q "heavily crowded (more than 3 live threads on 1 CPUs.*); [1-9][0-9]* changes to it" &&
+log heavy | grep -q "heavily crowded (more than 2 live threads on 1 CPUs.*); [1-9][0-9]* changes to it" &&
 	ok "the log states the heavy level and its changes" ||
 	fail "no heavy-level line with changes: $(log heavy | grep 'sampling rate' | tail -1)"
 [ "$(counter off samples_heavy)" -eq 0 ] && ok "HPCRUN_COMM_CROWDED_HEAVY=1: no heavy sample" ||
 	fail "HPCRUN_COMM_CROWDED_HEAVY=1: $(counter off samples_heavy) heavy samples"
 log off | grep -q "no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)" &&
 	ok "the log says the level is off" || fail "no 'no heavily crowded level' line"
-[ "$(counter two samples_heavy)" -eq 0 ] && ok "3 live threads on 1 CPU: coarse, never heavy" ||
-	fail "3 live threads on 1 CPU: $(counter two samples_heavy) heavy samples"
+[ "$(counter two samples_heavy)" -eq 0 ] && ok "3 live threads on 1 CPU, HEAVY_FROM=2: coarse, never heavy" ||
+	fail "3 live threads on 1 CPU, HEAVY_FROM=2: $(counter two samples_heavy) heavy samples"
+h=$(counter twoh samples_heavy)
+[ "$h" -gt 0 ] && ok "3 live threads on 1 CPU (crowded): $h heavy samples" ||
+	fail "3 live threads on 1 CPU (crowded): no heavy sample at the default"
 finish

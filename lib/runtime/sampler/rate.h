@@ -106,33 +106,41 @@ static inline bool rt_rate_decide(bool *crowded, uint32_t live, uint32_t ncpu, u
 }
 
 /* Heavily crowded (performance.md, "Session 11"): more live threads than
-   2 x CPUs + 1 (an OpenMP team of 8 on 2 CPUs) — the coarse period is
-   multiplied once more, by `heavy` (HPCRUN_COMM_CROWDED_HEAVY, default 2:
-   x4 in all; 1 = off), through a third inherited event. Why: such a team
-   blocks and wakes at every barrier, each switch to the idle task restarts
-   the sampler's timer (~7 us), and its threads get a quarter of a CPU each,
-   so a sample costs the same while the switches around it cost more; the
-   accuracy suite runs at threads = CPUs and 2x (at most 2 x CPUs + 1 live
-   threads), which this level never touches. Hysteresis as for the crowded
-   rule: back to the coarse level at 2 x CPUs or fewer, unchanged at exactly
-   2 x CPUs + 1. */
+   F x CPUs + 1 — the coarse period is multiplied once more, by `heavy`
+   (HPCRUN_COMM_CROWDED_HEAVY, default 2: x4 in all; 1 = off), through a
+   third inherited event. Why: an oversubscribed team blocks and wakes at
+   every barrier, each switch to the idle task restarts the sampler's timer
+   (~7 us), and its threads get a fraction of a CPU each, so a sample costs
+   the same while the switches around it cost more. F
+   (HPCRUN_COMM_CROWDED_HEAVY_FROM) was 2 until Session 14 (an OpenMP team
+   of 8 on 2 CPUs; a team of 4 stayed at x2); 1, the default since, takes
+   every crowded process to x4 once its warm-up is over: the 2x-oversubscribed
+   OpenMP stencil 1.11 -> 1.05 of its native CPU time, and the accuracy
+   suite's -t 4 runs (main + 4 workers, 75-260 of their 600-760 samples past
+   the warm-up) kept their pairs (performance.md, "Session 14"). The quiet
+   rule stays at x mult (level 1). Hysteresis as for the crowded rule: back
+   to the coarse level at F x CPUs or fewer, unchanged at exactly
+   F x CPUs + 1 (with F = 1 the crowded rule's own edge). */
 #define RT_CROWD_HEAVY_DEFAULT 2u
+#define RT_CROWD_HEAVY_FROM_DEFAULT 1u
 
 /* The rate level the process wants: 0 fine, 1 coarse (mult), 2 heavily
    crowded (mult x heavy); `now` is the level in effect, *crowded the
-   crowded rule's state (rt_rate_decide). The quiet rule alone never goes
-   past level 1. */
+   crowded rule's state (rt_rate_decide), heavy_from F above (0 counts as
+   1). The quiet rule alone never goes past level 1. */
 static inline uint32_t rt_rate_level(uint32_t now, bool *crowded, uint32_t live, uint32_t ncpu, uint32_t mult,
-                                     uint32_t heavy, uint64_t samples, uint64_t warmup, uint64_t last_sign,
-                                     uint64_t window)
+                                     uint32_t heavy, uint32_t heavy_from, uint64_t samples, uint64_t warmup,
+                                     uint64_t last_sign, uint64_t window)
 {
+	uint64_t edge = (uint64_t)(heavy_from ? heavy_from : 1) * ncpu;
+
 	if (!rt_rate_decide(crowded, live, ncpu, mult, samples, warmup, last_sign, window))
 		return 0;
 	if (!*crowded || heavy <= 1)
 		return 1;
-	if (live > 2 * ncpu + 1)
+	if (live > edge + 1)
 		return 2;
-	if (live <= 2 * ncpu)
+	if (live <= edge)
 		return 1;
 	return now == 2 ? 2 : 1;
 }
@@ -198,6 +206,13 @@ static inline uint32_t rt_rate_parse_mult(const char *s)
 static inline uint32_t rt_rate_parse_heavy(const char *s)
 {
 	return rt_rate_parse_factor(s, RT_CROWD_HEAVY_DEFAULT);
+}
+
+/* HPCRUN_COMM_CROWDED_HEAVY_FROM's value (unset:
+   RT_CROWD_HEAVY_FROM_DEFAULT). */
+static inline uint32_t rt_rate_parse_heavy_from(const char *s)
+{
+	return rt_rate_parse_factor(s, RT_CROWD_HEAVY_FROM_DEFAULT);
 }
 
 #endif

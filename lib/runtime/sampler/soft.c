@@ -504,8 +504,8 @@ static void crowd_update(void)
 			return;
 		now = (uint32_t)crowd_coarse;
 		want = rt_rate_level(now, &crowd_crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
-		                     __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
-		                     __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
+		                     hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
+		                     RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
 		if (want != now) {
 			on = level_fd(want);
 			off = level_fd(now);
@@ -538,8 +538,8 @@ static void crowd_update(void)
 
 			now = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
 			if (rt_rate_level(now, &crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
-			                  __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED), RT_CROWD_WARMUP,
-			                  __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window) == now)
+			                  hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
+			                  RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window) == now)
 				return;
 		}
 	}
@@ -1364,10 +1364,11 @@ void soft__log(void)
 		if (heavy_fd >= 0)
 			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded (more "
 			             "than %u live threads on %u CPUs; the coarse rate again at %u or fewer; "
-			             "HPCRUN_COMM_CROWDED_HEAVY=%u); %llu changes to it",
-			             (unsigned long long)(hc_rt.opt.period * crowd_mult * crowd_heavy),
-			             crowd_mult * crowd_heavy, 2 * crowd_ncpu + 1, crowd_ncpu, 2 * crowd_ncpu,
-			             crowd_heavy, (unsigned long long)heavy_switches);
+			             "HPCRUN_COMM_CROWDED_HEAVY=%u, HPCRUN_COMM_CROWDED_HEAVY_FROM=%u); %llu changes "
+			             "to it", (unsigned long long)(hc_rt.opt.period * crowd_mult * crowd_heavy),
+			             crowd_mult * crowd_heavy, hc_rt.opt.crowd_heavy_from * crowd_ncpu + 1, crowd_ncpu,
+			             hc_rt.opt.crowd_heavy_from * crowd_ncpu, crowd_heavy, hc_rt.opt.crowd_heavy_from,
+			             (unsigned long long)heavy_switches);
 		else if (coarse_fd >= 0 && hc_rt.opt.crowd_heavy <= 1)
 			process__log("sampling rate: no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)");
 		if (!(coarse_fd >= 0 || c->samples_coarse))

@@ -192,18 +192,27 @@ static void quiet(void)
 	CHECK(!crowded);
 }
 
-/* The heavily crowded level (Session 11): an OpenMP team of 8 on 2 CPUs
-   goes to level 2 after the warm-up, a team of 4 (and the accuracy suite's
-   -t 4: main + 4 workers = 5 live) stays at level 1, the edge at exactly
-   2 x CPUs + 1 keeps what it has, and the level's multiplier. */
-static uint32_t levels(const uint32_t *live, int n, uint32_t ncpu, uint32_t heavy, uint64_t samples, uint32_t *out)
+/* The heavily crowded level (Session 11, from = 2): an OpenMP team of 8 on
+   2 CPUs goes to level 2 after the warm-up, a team of 4 (and the accuracy
+   suite's -t 4: main + 4 workers = 5 live) stays at level 1, the edge at
+   exactly 2 x CPUs + 1 keeps what it has, and the level's multiplier. From
+   Session 14 (from = 1, the default) every crowded process goes to level
+   2. */
+static uint32_t levels_from(const uint32_t *live, int n, uint32_t ncpu, uint32_t heavy, uint32_t from,
+                            uint64_t samples, uint32_t *out)
 {
 	uint32_t lv = 0;
 	bool crowded = false;
 
 	for (int i = 0; i < n; i++)
-		out[i] = lv = rt_rate_level(lv, &crowded, live[i], ncpu, 2, heavy, samples, RT_CROWD_WARMUP, samples, 2048);
+		out[i] = lv = rt_rate_level(lv, &crowded, live[i], ncpu, 2, heavy, from, samples, RT_CROWD_WARMUP,
+		                            samples, 2048);
 	return lv;
+}
+
+static uint32_t levels(const uint32_t *live, int n, uint32_t ncpu, uint32_t heavy, uint64_t samples, uint32_t *out)
+{
+	return levels_from(live, n, ncpu, heavy, 2, samples, out);
 }
 
 static void heavy(void)
@@ -241,13 +250,44 @@ static void heavy(void)
 	{
 		bool c = false;
 
-		CHECK_EQ_U64(rt_rate_level(0, &c, 8, 64, 2, 2, 1000, 500, 1000, 2048), 0);
+		CHECK_EQ_U64(rt_rate_level(0, &c, 8, 64, 2, 2, 2, 1000, 500, 1000, 2048), 0);
 		c = false;
-		CHECK_EQ_U64(rt_rate_level(0, &c, 130, 64, 2, 2, 1000, 500, 1000, 2048), 2);
+		CHECK_EQ_U64(rt_rate_level(0, &c, 130, 64, 2, 2, 2, 1000, 500, 1000, 2048), 2);
 		/* quiet alone (not crowded) never goes past level 1 */
 		c = false;
-		CHECK_EQ_U64(rt_rate_level(2, &c, 3, 2, 2, 2, 5000, 500, 0, 2048), 1);
+		CHECK_EQ_U64(rt_rate_level(2, &c, 3, 2, 2, 2, 1, 5000, 500, 0, 2048), 1);
 		CHECK(!c);
+	}
+	/* from = 1 (the default): the suite's 2x shape and a team of 4 on 2
+	   CPUs go to level 2 once crowded; back to level 1 at CPUs + 1 only
+	   from level 1 (the crowded rule's edge keeps what it has), fine at
+	   CPUs or fewer; 0 counts as 1; the warm-up holds */
+	{
+		static const uint32_t wantsuite1[] = { 0, 0, 0, 2, 2, 2, 2, 0, 0 };
+		static const uint32_t team4[] = { 1, 2, 3, 4, 5, 3, 4, 3, 2, 1 };
+		static const uint32_t want4[] = { 0, 0, 0, 2, 2, 2, 2, 2, 0, 0 };
+
+		levels_from(suite, 9, 2, 2, 1, 1000, st);
+		for (int i = 0; i < 9; i++)
+			CHECK_MSG(st[i] == wantsuite1[i], "from 1, suite at 2x, step %d: level %u", i, st[i]);
+		levels_from(team4, 10, 2, 2, 1, 1000, st);
+		for (int i = 0; i < 10; i++)
+			CHECK_MSG(st[i] == want4[i], "from 1, team of 4, step %d: level %u", i, st[i]);
+		levels_from(suite, 9, 2, 2, 0, 1000, st);
+		for (int i = 0; i < 9; i++)
+			CHECK_MSG(st[i] == wantsuite1[i], "from 0, suite at 2x, step %d: level %u", i, st[i]);
+		levels_from(team8, 11, 2, 2, 1, 100, st);
+		for (int i = 0; i < 11; i++)
+			CHECK_MSG(st[i] == 0, "from 1, in its warm-up, step %d: level %u", i, st[i]);
+		/* heavy 1 (off): crowded is level 1 whatever from says */
+		levels_from(suite, 9, 2, 1, 1, 1000, st);
+		for (int i = 0; i < 9; i++)
+			CHECK_MSG(st[i] == (wantsuite1[i] ? 1u : 0u), "from 1, heavy off, step %d: level %u", i, st[i]);
+		CHECK_EQ_U64(rt_rate_parse_heavy_from(NULL), RT_CROWD_HEAVY_FROM_DEFAULT);
+		CHECK_EQ_U64(RT_CROWD_HEAVY_FROM_DEFAULT, 1);
+		CHECK_EQ_U64(rt_rate_parse_heavy_from("2"), 2);
+		CHECK_EQ_U64(rt_rate_parse_heavy_from("0"), 0);
+		CHECK_EQ_U64(rt_rate_parse_heavy_from("65"), 0);
 	}
 	/* the multipliers */
 	CHECK_EQ_U64(rt_rate_level_mult(0, 2, 2), 1);
