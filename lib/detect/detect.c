@@ -682,6 +682,67 @@ bool hc_detect_arm_join_in(const struct hc_bulletin *bb, const struct hc_detect_
 	return ok;
 }
 
+bool hc_detect_pick_line(const struct hc_bulletin *bb, struct hc_detect_thread *th, uint32_t peer, bool whole,
+                         struct hc_bb_entry *e, uint32_t *count)
+{
+	uint32_t peers[1] = { peer }, npeers = 1, n = 0;
+	struct hc_bb_entry x;
+
+	for (uint32_t i = 0; i < bb->nslots; i++)
+		if (hc_bulletin_read(bb, i, &x) && peer_candidate(th, &x, 0, 0, whole, peers, &npeers, false) >= 0 &&
+		    rng_below(th, ++n) == 0)
+			*e = x;
+	*count = n;
+	return n > 0;
+}
+
+bool hc_detect_arm_block(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                         const struct hc_bb_entry *e, uint32_t count, uint64_t lo, uint64_t hi,
+                         bool (*written)(uint64_t line), uint64_t now, struct hc_detect_result *res)
+{
+	uint32_t d = watch_count(cfg), k = 0, nlines;
+	uint64_t off = (uint64_t)published_chunk(e) * CHUNK;
+
+	memset(res, 0, sizeof(*res));
+	if ((th->armed && !th->start_set) || d == 0)
+		return false;
+	lo = (lo + HC_LINE - 1) & ~(uint64_t)(HC_LINE - 1);
+	if (hi <= lo || hi - lo < HC_LINE)
+		return false;
+	nlines = (hi - lo) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - lo) / HC_LINE);
+	for (uint32_t draw = 0; draw < 4 * d && k < d; draw++) {
+		uint64_t line = lo + (uint64_t)rng_below(th, nlines) * HC_LINE;
+		bool dup = false;
+
+		for (uint32_t i = 0; i < k; i++)
+			dup |= th->start[i].line == line;
+		if (dup || (written && !written(line)))
+			continue;
+		th->start[k] = *e;
+		th->start[k].line = line;
+		th->start[k].addr = line + off;
+		th->start_mult[k] = count ? count : 1;
+		th->watch_addr[k] = line + off;
+		res->watch_addr[k] = line + off;
+		k++;
+	}
+	if (k == 0)
+		return false;
+	th->armed = true;
+	th->start_set = true;
+	th->join_set = false;
+	th->sync_set = false;
+	th->writes_only = false;
+	th->probe = false;
+	th->candidates = count ? count : 1;
+	th->nwatch = k;
+	th->armed_at = now;
+	th->watched = th->start[0];
+	res->arm = true;
+	res->nwatch = k;
+	return true;
+}
+
 /* The trap of a start set: the entry whose line t touched. */
 static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                        const struct hc_sample *t, struct hc_comm *comm)

@@ -373,6 +373,26 @@ bool hc_detect_arm_join_in(const struct hc_bulletin *bb, const struct hc_detect_
                            struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
                            const uint32_t *peers, uint32_t npeers, uint64_t lo, uint64_t hi,
                            struct hc_detect_result *res);
+/* A creator's block set (doc/detection.md §5.16, "Session 14"): a new
+   thread's first accesses — a worker's first sweep over arrays its
+   creator initialised — are over before its first sample, and the creator
+   is sampled a few times in its initialisation at most: one line of it on
+   the board, of one worker's part. hc_detect_pick_line: one of `peer`'s
+   fresh store entries (with `whole`, only of lines it wrote whole: a
+   moving store's), uniformly, not of the publisher th->start_skip names,
+   into *e; *count = how many there were. False: none. */
+bool hc_detect_pick_line(const struct hc_bulletin *bb, struct hc_detect_thread *th, uint32_t peer, bool whole,
+                         struct hc_bb_entry *e, uint32_t *count);
+/* hc_detect_arm_block: a start set on D distinct lines drawn uniformly in
+   [lo, hi) (the heap block of e's line), each standing for e — the same
+   publisher, context and chunk —, each weighing `count` periods (what a
+   start set on e alone would); `written` (NULL: any) says whether a line
+   may have been written at all (its page resident): a line nobody wrote
+   is not the publisher's. At most 4 D draws. Replaces only a start set, as
+   hc_detect_arm_start; false if no line qualified. */
+bool hc_detect_arm_block(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                         const struct hc_bb_entry *e, uint32_t count, uint64_t lo, uint64_t hi,
+                         bool (*written)(uint64_t line), uint64_t now, struct hc_detect_result *res);
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills

@@ -59,7 +59,8 @@
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
-	X(ret_bp_system)
+	X(ret_bp_system) \
+	X(start_sets_block) X(start_sets_block_pset)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -255,6 +256,7 @@ struct rt_options {
 	bool start_share;           /* a start set leaves the publisher of the process-wide set's start line to it */
 	uint32_t start_recent;      /* a thread's first start set on the threads that ended last
 	                               (0 all, 1 a window, 2 the last generation: startset.h) */
+	bool start_block;           /* a creator's block set for a thread no start set serves */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */

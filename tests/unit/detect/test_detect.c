@@ -1015,6 +1015,86 @@ static void test_join_set_in(void)
 	CHECK_EQ_U64(w.th[0].candidates, 5);
 }
 
+/* A creator's block set (§5.16, Session 14): one of the creator's
+   whole-line store entries, then D distinct lines of its block, each
+   standing for that entry (publisher, context, chunk), weighing the
+   creator's candidates; lines nobody wrote are passed over; a trap on any
+   of them is a communication with the creator, true sharing. */
+static int resident_calls;
+static bool resident_low_half(uint64_t line)
+{
+	resident_calls++;
+	return line < LINE_A + 64 * 32;
+}
+
+static void test_block_set(void)
+{
+	struct world w;
+	struct hc_detect_result res;
+	struct hc_bb_entry e;
+	uint32_t count;
+	const uint64_t lo = LINE_A, hi = LINE_A + 64 * 64;
+
+	world_init(&w, 61, 3);
+	/* nothing of T0 yet; T0's one-word store and a load are not candidates */
+	CHECK(!hc_detect_pick_line(&w.bb, &w.th[1], 0, true, &e, &count));
+	sample(&w, 0, 50, LINE_B + 8, 8, true);
+	sample(&w, 0, 60, LINE_B + 64 * 3, 8, false);
+	CHECK(!hc_detect_pick_line(&w.bb, &w.th[1], 0, true, &e, &count));
+	CHECK_EQ_U64(count, 0);
+	CHECK(hc_detect_pick_line(&w.bb, &w.th[1], 0, false, &e, &count));    /* any store */
+	CHECK(count == 1 && e.line == LINE_B);
+	sample_moving(&w, 0, 100, lo + 64 * 10 + 24);
+	sample_moving(&w, 0, 110, lo + 64 * 20 + 24);
+	sample_moving(&w, 2, 120, lo + 64 * 30 + 24);     /* another thread's */
+	CHECK(hc_detect_pick_line(&w.bb, &w.th[1], 0, true, &e, &count));
+	CHECK_EQ_U64(count, 2);
+	CHECK(e.thread == 0 && (e.line == lo + 64 * 10 || e.line == lo + 64 * 20));
+	for (int k = 0; k < 32; k++) {
+		hc_detect_arm_failed(&w.th[1]);
+		CHECK(hc_detect_arm_block(&w.cfg, &w.th[1], &e, count, lo + 5, hi, NULL, 1000, &res));
+		CHECK_EQ_U64(res.nwatch, 3);
+		CHECK(w.th[1].start_set && !w.th[1].join_set && w.th[1].armed);
+		for (uint32_t i = 0; i < 3; i++) {
+			CHECK(res.watch_addr[i] >= lo + 64 && res.watch_addr[i] < hi);    /* lo rounded up */
+			CHECK_EQ_U64(res.watch_addr[i] & 63, 24);       /* the entry's chunk */
+			CHECK_EQ_U64(w.th[1].start[i].thread, 0);
+			CHECK_EQ_U64(w.th[1].start[i].ctx, e.ctx);
+			CHECK_EQ_U64(w.th[1].start_mult[i], 2);
+			for (uint32_t j = 0; j < i; j++)
+				CHECK(res.watch_addr[i] != res.watch_addr[j]);
+		}
+	}
+	/* only lines someone may have written */
+	for (int k = 0; k < 32; k++) {
+		hc_detect_arm_failed(&w.th[1]);
+		resident_calls = 0;
+		CHECK(hc_detect_arm_block(&w.cfg, &w.th[1], &e, count, lo, hi, resident_low_half, 1000, &res));
+		CHECK(resident_calls <= 12);
+		for (uint32_t i = 0; i < res.nwatch; i++)
+			CHECK(res.watch_addr[i] < lo + 64 * 32);
+	}
+	/* a trap on a watched line: T0 is the peer, true sharing, weight 2 periods */
+	uint64_t a = res.watch_addr[0] & ~63ull;
+	CHECK(trap(&w, 1, 1100, a + 40, 8, true));
+	CHECK_EQ_U64(w.comm.peer, 0);
+	CHECK_EQ_U64(w.comm.weight, 2 * PERIOD);
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	CHECK(!w.th[1].armed);
+	/* the creator found: the next pick skips it */
+	CHECK(!hc_detect_pick_line(&w.bb, &w.th[1], 0, true, &e, &count));
+	/* no line written, an empty block, a regular set armed: false */
+	w.th[1].start_skip = 0;
+	CHECK(hc_detect_pick_line(&w.bb, &w.th[1], 0, true, &e, &count));
+	CHECK(!hc_detect_arm_block(&w.cfg, &w.th[1], &e, count, hi, hi + 64 * 8, resident_low_half, 1000, &res));
+	CHECK(!res.arm);
+	CHECK(!hc_detect_arm_block(&w.cfg, &w.th[1], &e, count, lo + 8, lo + 60, NULL, 1000, &res));
+	sample(&w, 2, 1200, LINE_B + 64 * 9, 8, true);
+	sample(&w, 1, 1300, LINE_B + 64 * 9, 8, false);    /* T1's regular set on T2's line */
+	if (w.th[1].armed && !w.th[1].start_set)
+		CHECK(!hc_detect_arm_block(&w.cfg, &w.th[1], &e, count, lo, hi, NULL, 1400, &res));
+}
+
 static void test_rng_zero(void)
 {
 	struct world w;
@@ -1419,6 +1499,7 @@ int main(void)
 	test_start_set();
 	test_join_set();
 	test_join_set_in();
+	test_block_set();
 	test_dry_lines();
 	test_idle_sample();
 	test_spin_note();
