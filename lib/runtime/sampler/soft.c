@@ -449,13 +449,13 @@ static void start_set_block(struct rt_thread *t)
 		struct hc_detect_config one = hc_rt.dcfg;
 
 		one.nwatch = 1;
-		if (!hc_rt.opt.procset_start || !watch__pset_idle() ||
+		if (!hc_rt.opt.procset_start || !watch__pset_start_ready() ||
 		    !hc_detect_arm_block(&one, &t->det, &e, count, b.base, b.base + b.size, line_resident,
 		                         process__now(), &res))
 			return;
-		watch__pset_start(t, &t->det.start[0], t->det.start_mult[0], res.watch_addr[0]);
+		if (watch__pset_start(t, &t->det.start[0], t->det.start_mult[0], res.watch_addr[0]))
+			t->cnt.start_sets_block_pset++;
 		hc_detect_arm_failed(&t->det);
-		t->cnt.start_sets_block_pset++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u creator's block line on the process-wide set: T%u %#llx",
 		             t->id.index, t->id.creator, (unsigned long long)res.watch_addr[0]);
 		return;
