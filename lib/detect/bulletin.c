@@ -28,12 +28,13 @@ enum {
 	W_LEN_THREAD,  /* len | LOAD_BIT if a load | thread << 32 */
 	W_CPU_CTX,     /* (uint32_t)cpu | ctx << 32 */
 	W_MASK,        /* the publisher's bytes of the line (hc_bb_entry.mask) */
-	W_SPIN,        /* hc_bb_entry.spin | SYNC_BIT if sync */
+	W_SPIN,        /* hc_bb_entry.spin | SYNC_BIT if sync | echo << ECHO_SHIFT */
 	W_COUNT,
 };
 
 #define LOAD_BIT 0x80000000u
 #define SYNC_BIT (1ull << 32)
+#define ECHO_SHIFT 40
 
 /* seq: 0 = never written, odd = a writer holds the slot, even = stable. */
 struct hc_bb_slot {
@@ -108,6 +109,7 @@ bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_ent
 	out->mask = w[W_MASK];
 	out->spin = (uint32_t)w[W_SPIN];
 	out->sync = (w[W_SPIN] & SYNC_BIT) != 0;
+	out->echo = (uint8_t)(w[W_SPIN] >> ECHO_SHIFT);
 	return true;
 }
 
@@ -167,7 +169,8 @@ int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
 	                                  (uint64_t)e->thread << 32);
 	store_rel(&slot->w[W_CPU_CTX], (uint64_t)(uint32_t)e->cpu | (uint64_t)e->ctx << 32);
 	store_rel(&slot->w[W_MASK], e->mask);
-	store_rel(&slot->w[W_SPIN], (uint64_t)e->spin | (e->sync ? SYNC_BIT : 0));
+	store_rel(&slot->w[W_SPIN], (uint64_t)e->spin | (e->sync ? SYNC_BIT : 0) |
+	                            (uint64_t)e->echo << ECHO_SHIFT);
 	store_rel(&slot->seq, s + 2);
 	{
 		uint32_t pos = __atomic_fetch_add(&bb->recent_pos, 1, __ATOMIC_RELAXED);

@@ -8,6 +8,7 @@
    randomness from the thread's own xorshift64 state. Runs in the runtime's
    sample and trap handlers; no system calls, no allocation, no locks.
    The rules and the decisions behind them: doc/detection.md. */
+#include <errno.h>
 #include <string.h>
 
 #include "detect/detect.h"
@@ -509,6 +510,7 @@ struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const stru
 		.ctx = s->ctx,
 		.is_load = !s->is_store,
 		.sync = s->is_store && th->sync,
+		.echo = th->trap_time && s->time == th->trap_time ? th->trap_echo : 0,
 	};
 }
 
@@ -524,6 +526,13 @@ int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	   of its slot and of the recent-publication ring. */
 	if (s->is_private || (!s->is_store && !cfg->publish_loads))
 		return 0;
+	/* An echo of an echo (§5.19): a trapped store on a line whose entry
+	   another trap published. Not published: the chain would feed itself
+	   (each trap makes the next set's target), and the lines it runs on
+	   would weigh by how likely their sets trap, not by how much the
+	   threads share them. */
+	if (cfg->echo_depth && mine.echo > cfg->echo_depth)
+		return -ELOOP;
 	mine.mask = own_mask(th, mine.line, s->time) | hc_line_bytes(mine.line, s->addr, s->len);
 	mine.spin = cfg->spin_weight && mine.is_load ? hc_detect_spin_len(&th->spin, mine.line) : 0;
 	rc = hc_bulletin_publish(bb, &mine);
@@ -807,6 +816,8 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	                                 th->candidates),
 	          HC_COMM_TRAP);
 	comm->sync_set = th->sync_set;
+	th->trap_time = t->time;
+	th->trap_echo = e->echo < UINT8_MAX ? (uint8_t)(e->echo + 1) : UINT8_MAX;
 	spin_divide(cfg, th, e, comm);
 	hc_detect_spin_reset(&th->spin, e->line);
 	if (e->time > th->t_prev)

@@ -87,6 +87,10 @@ struct hc_bb_entry {
 	   and dropped, §5.17) — written for another thread to read, a watch
 	   target for threads that never touched its line (cfg.sync_targets). */
 	bool sync;
+	/* Published by a trap (an echo): 1 + the echo of the entry the
+	   trapping set watched, saturating (0: published by a sample or a
+	   burst). cfg.echo_depth bounds it (§5.19). */
+	uint8_t echo;
 };
 
 struct hc_bb_slot;   /* seqlock + entry, cache-line aligned (bulletin.c) */
@@ -130,6 +134,8 @@ struct hc_detect_config {
 	bool spin_weight;    /* weigh a communication of a spin wait by what it stands for (§5.14) */
 	bool sync_targets;   /* a synchronizing store is a watch target even on a line the
 	                        thread did not touch recently (§5.17) */
+	uint32_t echo_depth; /* a trapped store publishes only while its echo (hc_bb_entry.echo)
+	                        is at most this; 0 = no bound (§5.19) */
 };
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
@@ -256,6 +262,10 @@ struct hc_detect_thread {
 	   sample: a burst's or a trap's access is not a sample). */
 	uint64_t pc;
 	struct hc_detect_spin spin;
+	/* The last matched trap of a per-thread set: its time (0 = none) and
+	   the echo its access gets if published (hc_detect_entry). */
+	uint64_t trap_time;
+	uint8_t trap_echo;
 };
 
 /* One address sample (soft, pebs or ibs) or trapping access. */
@@ -404,7 +414,8 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
                     const struct hc_sample *t, struct hc_comm *comm);
 /* Publish the access s of thread th (a store, or a load when
    cfg->publish_loads and it is not private): 1 written, 0 nothing to
-   publish, or the -errno of hc_bulletin_publish. */
+   publish, -ELOOP an echo deeper than cfg->echo_depth (§5.19: not
+   published), or the -errno of hc_bulletin_publish. */
 int hc_detect_publish(struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                       const struct hc_detect_thread *th, const struct hc_sample *s);
 /* The BulletinBoard entry of th's access s (no byte mask, no wait length). */

@@ -280,6 +280,7 @@ static void read_options(struct rt_options *o)
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
+	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
 	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
 	o->pipe_over_zone = env_u64("HPCRUN_COMM_PIPE_OVER_ZONE", 1) != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -626,6 +627,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.dry_samples = 4;   /* dry lines (detection.md §5.9) */
 	hc_rt.dcfg.spin_weight = kind == HC_SAMPLER_SOFT && hc_rt.opt.spin_weight;   /* §5.14 */
 	hc_rt.dcfg.sync_targets = kind == HC_SAMPLER_SOFT && hc_rt.opt.sync_targets; /* §5.17 */
+	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -672,6 +674,12 @@ static void process_init(bool after_fork)
 		process__log("synchronizing stores (xchg with memory: seq_cst stores, flags) are watch targets on lines the thread "
 		        "did not touch recently (counters watch_armed_sync, sync_comms): %s",
 		        hc_rt.dcfg.sync_targets ? "on" : "off (HPCRUN_COMM_SYNC_TARGETS=0)");
+	if (hc_rt.dcfg.echo_depth)
+		process__log("trapped stores published up to echo depth %u (a trap on a set whose entry a trap "
+		        "published is an echo of depth 2; counter published_trap_echo; HPCRUN_COMM_ECHO_DEPTH, 0 = any)",
+		        hc_rt.dcfg.echo_depth);
+	else
+		process__log("trapped stores published at any echo depth (HPCRUN_COMM_ECHO_DEPTH=0)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
 		        "sequence of synchronizing stores: detection.md §5.18): %s",

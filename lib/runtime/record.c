@@ -24,8 +24,12 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 	if (c->sync_set)
 		t->cnt.sync_comms++;
 	if ((c->flags & HC_COMM_TRAP) && hc_debug_enabled(HC_DBG_DETECT))
-		hc_debug_printf(HC_DBG_DETECT, "T%u trap: peer T%u %#llx, weight %llu (spin %u)", t->id.index,
-		                c->peer, (unsigned long long)c->peer_addr, (unsigned long long)c->weight, c->spin);
+		hc_debug_printf(HC_DBG_DETECT, "T%u trap: %s %#llx+%u %s, peer T%u %s %#llx+%u, weight %llu (spin %u)",
+		                t->id.index, (c->flags & HC_COMM_STORE) ? "store" : "load",
+		                (unsigned long long)c->addr, c->len,
+		                !(c->flags & HC_COMM_TRUE) ? "FALSE" : c->true_by_mask ? "TRUE(mask)" : "TRUE",
+		                c->peer, (c->flags & HC_COMM_PEER_STORE) ? "store" : "load",
+		                (unsigned long long)c->peer_addr, c->peer_len, (unsigned long long)c->weight, c->spin);
 
 	if (c->ctx < t->cct.n) {
 		bool tr = c->flags & HC_COMM_TRUE;

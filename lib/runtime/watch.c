@@ -853,9 +853,16 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		             (comm.flags & HC_COMM_TRUE) ? "true" : "false", comm.peer);
 		record__comm(t, &comm);
 		/* A trapped store is exact (no skid): publish it for the line's
-		   next readers, as a sampled store would be. */
-		if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
-			t->cnt.published_trap++;
+		   next readers, as a sampled store would be (not an echo of an
+		   echo: detection.md §5.19). */
+		if (s.is_store) {
+			int rc = hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s);
+
+			if (rc == 1)
+				t->cnt.published_trap++;
+			else if (rc == -ELOOP)
+				t->cnt.published_trap_echo++;
+		}
 		t->det.moving = false;
 		if (joined)
 			soft__join_set(t, false, s.addr);    /* the joined peers not found yet */

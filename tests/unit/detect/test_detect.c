@@ -1477,6 +1477,52 @@ static void test_spin_weight(void)
 	CHECK_EQ_U64(w.comm.weight, PERIOD / 4);
 }
 
+/* Echoes (doc/detection.md §5.19): a trapped store, published, is an
+   echo of depth 1; a trap on a set that watched an echo makes depth 2,
+   which cfg.echo_depth = 1 does not publish (0: any depth); a sample's
+   store is never an echo, even right after a trap of its thread. */
+static void test_trap_echo(void)
+{
+	struct world w;
+	struct hc_bb_entry e;
+	struct hc_sample s = { .len = 8, .is_store = true };
+	uint32_t depth;
+
+	for (depth = 0; depth <= 1; depth++) {
+		world_init(&w, 7, 1);
+		w.cfg.echo_depth = depth;
+		sample(&w, 1, 100, LINE_A, 8, true);          /* T1's store: published */
+		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e));
+		CHECK_EQ_U64(e.echo, 0);
+		sample(&w, 0, 200, LINE_B, 8, false);
+		CHECK(w.res.arm);
+		CHECK(trap(&w, 0, 210, LINE_A, 8, true));
+		s.time = 210;
+		s.addr = LINE_A;
+		CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[0], &s), 1);
+		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e));
+		CHECK_EQ_U64(e.thread, 0);
+		CHECK_EQ_U64(e.echo, 1);
+		/* T1 watches T0's echo and traps: an echo of an echo */
+		sample(&w, 1, 300, LINE_B, 8, false);
+		CHECK(w.res.arm);
+		CHECK_EQ_U64(w.th[1].watched.echo, 1);
+		CHECK(trap(&w, 1, 310, LINE_A + 8, 8, true));
+		s.time = 310;
+		s.addr = LINE_A + 8;
+		CHECK_EQ_U64(hc_detect_publish(&w.bb, &w.cfg, &w.th[1], &s), depth ? -ELOOP : 1);
+		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e));
+		CHECK_EQ_U64(e.thread, depth ? 0 : 1);
+		CHECK_EQ_U64(e.echo, depth ? 1 : 2);
+		/* T1's next sampled store is no echo */
+		sample(&w, 1, 400, LINE_A + 16, 8, true);
+		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e));
+		CHECK_EQ_U64(e.thread, 1);
+		CHECK_EQ_U64(e.time, 400);
+		CHECK_EQ_U64(e.echo, 0);
+	}
+}
+
 int main(void)
 {
 	test_overlap();
@@ -1504,5 +1550,6 @@ int main(void)
 	test_idle_sample();
 	test_spin_note();
 	test_spin_weight();
+	test_trap_echo();
 	return hc_test_done("test_detect");
 }
