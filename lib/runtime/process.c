@@ -267,6 +267,7 @@ static void read_options(struct rt_options *o)
 	o->procset_zone_traps = env_u64("HPCRUN_COMM_PROCSET_ZONE_TRAPS", 1) != 0;
 	o->start_late = env_u64("HPCRUN_COMM_START_LATE", RT_START_LATE_DEFAULT) != 0;
 	o->start_share = env_u64("HPCRUN_COMM_START_SHARE", RT_START_SHARE_DEFAULT) != 0;
+	o->start_exempt = env_u64("HPCRUN_COMM_START_EXEMPT", RT_START_EXEMPT_DEFAULT) != 0;
 	o->start_recent = (uint32_t)env_u64("HPCRUN_COMM_START_RECENT", RT_START_RECENT_DEFAULT);
 	if (o->start_recent > 2)
 		process__fatal("HPCRUN_COMM_START_RECENT: %u is not 0 (all ended threads), 1 (a window) or 2 (the last generation)",

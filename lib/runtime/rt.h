@@ -255,6 +255,7 @@ struct rt_options {
 	bool procset_zone_traps;    /* the process-wide set's traps note their exact accesses in the zone table */
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */
 	bool start_share;           /* a start set leaves the publisher of the process-wide set's start line to it */
+	bool start_exempt;          /* a start set's extra line does not wait for the process-wide set's budget */
 	uint32_t start_recent;      /* a thread's first start set on the threads that ended last
 	                               (0 all, 1 a window, 2 the last generation: startset.h) */
 	bool start_block;           /* a creator's block set for a thread no start set serves */
@@ -400,6 +401,7 @@ void watch__log(void);
 void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
 bool watch__pset_idle(void);
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
+bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 bool watch__pset_start_ready(void);
 uint32_t watch__pset_start_peer(bool shared);
 void watch__pset_tick(struct rt_thread *t);

@@ -255,6 +255,9 @@ static uint64_t pset_min_age(void)
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                         bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                         uint32_t za, uint32_t zb);
+static int pset_arm_set_b(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                          uint32_t za, uint32_t zb, bool budget);
 
 static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
@@ -368,12 +371,13 @@ bool watch__pset_idle(void)
    with it, weighing `mult` periods (what the start set's choice makes it
    stand for). Not in signal context (the thread's start). False when the
    set was not armed (taken meanwhile, or its budget spent): the line is
-   not watched. */
-bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
+   not watched. watch__pset_start_exempt: the same without waiting for
+   the budget (HPCRUN_COMM_START_EXEMPT; the cost is still charged). */
+static bool pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr, bool budget)
 {
 	if (!watch__pset_idle())
 		return false;
-	if (pset_arm_set(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0) == 0) {
+	if (pset_arm_set_b(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0, budget) == 0) {
 		uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 
 		/* still ours (no other thread ended or re-armed it meanwhile) */
@@ -386,6 +390,16 @@ bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_
 	}
 	pset_count(&pset.start_failed);
 	return false;
+}
+
+bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
+{
+	return pset_start(t, e, mult, addr, true);
+}
+
+bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
+{
+	return pset_start(t, e, mult, addr, false);
 }
 
 /* May a start set count on the set for one more line now: idle, and its
@@ -428,6 +442,15 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
                         bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                         uint32_t za, uint32_t zb)
 {
+	return pset_arm_set_b(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, true);
+}
+
+/* budget false: the arm does not wait for the budget (its cost is still
+   charged to it) */
+static int pset_arm_set_b(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                          uint32_t za, uint32_t zb, bool budget)
+{
 	uint32_t type = writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	uint64_t w, now = process__now(), t0, ns, gen;
 	uint32_t m = n < (uint32_t)pset.n ? n : (uint32_t)pset.n;
@@ -439,8 +462,8 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 		pset_count(&pset.refused_busy);
 		return -EAGAIN;
 	}
-	if (!rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
-	                           hc_rt.opt.procset_budget, RT_PSET_GRACE_NS)) {
+	if (budget && !rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+	                                     hc_rt.opt.procset_budget, RT_PSET_GRACE_NS)) {
 		pset_count(&pset.refused_budget);
 		return -EAGAIN;
 	}
@@ -1202,8 +1225,10 @@ void watch__log(void)
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "
-	        "watched it (HPCRUN_COMM_START_SHARE=%d)", (unsigned long long)pset.start_armed,
-	        hc_rt.opt.procset_start ? 1 : 0, (unsigned long long)pset.start_failed, (unsigned long long)pset.start_shared, hc_rt.opt.start_share ? 1 : 0);
+	        "watched it (HPCRUN_COMM_START_SHARE=%d); the extra line waits for the set's budget: %s "
+	        "(HPCRUN_COMM_START_EXEMPT=%d)", (unsigned long long)pset.start_armed,
+	        hc_rt.opt.procset_start ? 1 : 0, (unsigned long long)pset.start_failed, (unsigned long long)pset.start_shared, hc_rt.opt.start_share ? 1 : 0,
+	        hc_rt.opt.start_exempt ? "no" : "yes", hc_rt.opt.start_exempt ? 1 : 0);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "
 	        "end median %llu ns, mean %llu ns (n %llu) (wall time of the MODIFY_ATTRIBUTES / DISABLE "
 	        "ioctls: every running copy is updated on its CPU)",

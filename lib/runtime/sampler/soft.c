@@ -300,7 +300,7 @@ void soft__start_set(struct rt_thread *t)
 	   the last one taken out of the thread's own set. */
 	cfg = hc_rt.dcfg;
 	extra = hc_rt.opt.procset_start && cfg.nwatch >= 1 && cfg.nwatch < HC_MAX_WATCH &&
-	        (hc_rt.opt.start_share ? watch__pset_start_ready() : watch__pset_idle());
+	        (hc_rt.opt.start_share && !hc_rt.opt.start_exempt ? watch__pset_start_ready() : watch__pset_idle());
 	if (extra)
 		cfg.nwatch++;
 	/* Or, while the set watches a sibling's start line, every thread's
@@ -319,20 +319,22 @@ void soft__start_set(struct rt_thread *t)
 		return;
 	if (extra && t->det.nwatch > hc_rt.dcfg.nwatch && res.nwatch == t->det.nwatch) {
 		uint32_t k = t->det.nwatch - 1;
+		const struct hc_bb_entry *e = &t->det.start[k];
+		bool on = hc_rt.opt.start_exempt ? watch__pset_start_exempt(t, e, t->det.start_mult[k], res.watch_addr[k])
+		                                 : watch__pset_start(t, e, t->det.start_mult[k], res.watch_addr[k]);
 
-		if (watch__pset_start(t, &t->det.start[k], t->det.start_mult[k], res.watch_addr[k]) ||
-		    !hc_rt.opt.start_share)
-			extra_peer = t->det.start[k].thread;   /* else the late set may take it */
+		if (on || !hc_rt.opt.start_share)
+			extra_peer = e->thread;   /* else the late set may take it */
 		t->det.nwatch = k;
 		res.nwatch = k;
 	}
 	own(t)->start_sets++;
 	start_note_watched(t, extra_peer);
-	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u start set %u: %u peers (T%u T%u T%u T%u T%u), watching T%u T%u T%u, T%u on the process-wide set",
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u start set %u: %u peers (T%u T%u T%u T%u T%u), watching T%u T%u T%u, T%u on the process-wide set (%s)",
 	             t->id.index, own(t)->start_sets, n, n > 0 ? peers[0] : 0, n > 1 ? peers[1] : 0, n > 2 ? peers[2] : 0,
 	             n > 3 ? peers[3] : 0, n > 4 ? peers[4] : 0, res.nwatch > 0 ? t->det.start[0].thread : 0,
 	             res.nwatch > 1 ? t->det.start[1].thread : 0, res.nwatch > 2 ? t->det.start[2].thread : 0,
-	             extra_peer);
+	             extra_peer, extra ? "extra" : watch__pset_idle() ? "idle, over budget" : "busy");
 	record__apply_set(t, &res);
 	if (t->det.armed)
 		t->cnt.start_sets++;

@@ -61,6 +61,12 @@ static inline uint32_t rt_start_recent(uint32_t *peers, const uint64_t *ends, ui
    (HPCRUN_COMM_START_SHARE; soft.c, watch__pset_start_peer). */
 #define RT_START_SHARE_DEFAULT 1u
 
+/* A start set's extra line on the idle process-wide set does not wait for
+   the set's budget (HPCRUN_COMM_START_EXEMPT; its cost is still charged):
+   at most one arm per thread start, and the line ends at its first
+   foreign trap or the owner's first sample. */
+#define RT_START_EXEMPT_DEFAULT 1u
+
 /* Drops `peer` from peers[0..m) (in place, order kept); their number. */
 static inline uint32_t rt_start_drop(uint32_t *peers, uint32_t m, uint32_t peer)
 {
