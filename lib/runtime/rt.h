@@ -258,7 +258,8 @@ struct rt_options {
 	bool start_exempt;          /* a start set's extra line does not wait for the process-wide set's budget */
 	uint32_t start_recent;      /* a thread's first start set on the threads that ended last
 	                               (0 all, 1 a window, 2 the last generation: startset.h) */
-	bool start_block;           /* a creator's block set for a thread no start set serves */
+	uint32_t start_block;       /* a creator's block set for a thread no start set serves (2: also
+	                               from the creator's last big blocks allocated) */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */

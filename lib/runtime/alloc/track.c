@@ -17,6 +17,10 @@
    lock that a fork could leave held. */
 static uint32_t table_pid;
 
+#define TRACK_BIG_MIN (64u * 1024u)
+#define TRACK_BIG_RING 8u
+static void track_note_big(uint32_t thread, uint64_t base, uint64_t n);
+
 __attribute__((noinline)) void track__slow(struct rt_thread *t, uint64_t base, uint64_t n,
                                            uint32_t mark, uint32_t kind)
 {
@@ -29,11 +33,50 @@ __attribute__((noinline)) void track__slow(struct rt_thread *t, uint64_t base, u
 		ret = blocks__insert_fast(&t->alloc.leaves, base, n, CONTEXT_MARK_SITE(mark));
 	else
 		ret = blocks__insert(&t->alloc.leaves, base, n, CONTEXT_MARK_SITE(mark), kind);
-	if (ret == 0)
+	if (ret == 0) {
 		t->cnt.allocs_tracked++;
-	else
+		if (n >= TRACK_BIG_MIN)
+			track_note_big(t->id.index, base, n);
+	} else {
 		t->cnt.allocs_dropped++;
+	}
 	hc_guard_leave(t);
+}
+
+/* The process's last TRACK_BIG_RING blocks of TRACK_BIG_MIN bytes or more
+   (base, size, allocating thread + 1), for a new thread's creator's block
+   set (soft.c): what a creator allocated before starting its workers.
+   Each field is written relaxed; a reader checks the block is still live. */
+static uint64_t big_base[TRACK_BIG_RING], big_size[TRACK_BIG_RING];
+static uint32_t big_thread[TRACK_BIG_RING], big_next;
+
+static void track_note_big(uint32_t thread, uint64_t base, uint64_t n)
+{
+	uint32_t k = __atomic_fetch_add(&big_next, 1, __ATOMIC_RELAXED) % TRACK_BIG_RING;
+
+	__atomic_store_n(&big_thread[k], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&big_base[k], base, __ATOMIC_RELAXED);
+	__atomic_store_n(&big_size[k], n, __ATOMIC_RELAXED);
+	__atomic_store_n(&big_thread[k], thread + 1, __ATOMIC_RELEASE);
+}
+
+uint32_t track__recent_big(uint32_t thread, uint64_t *base, uint64_t *size, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < TRACK_BIG_RING && n < max; k++) {
+		struct rt_block b;
+		uint64_t a;
+
+		if (__atomic_load_n(&big_thread[k], __ATOMIC_ACQUIRE) != thread + 1)
+			continue;
+		a = __atomic_load_n(&big_base[k], __ATOMIC_RELAXED);
+		if (!blocks__find(a, &b) || b.base != a)
+			continue;       /* freed since */
+		base[n] = b.base;
+		size[n++] = b.size;
+	}
+	return n;
 }
 
 __attribute__((noinline)) int track__free_slow(struct rt_thread *t, uint64_t base)

@@ -30,6 +30,7 @@
 #include "runtime/sampler/rate.h"
 #include "runtime/sampler/startset.h"
 #include "runtime/alloc/blocks.h"
+#include "runtime/alloc/track.h"
 #include "decode/funcstart.h"
 #include "detect/scan.h"
 #include "detect/step.h"
@@ -422,6 +423,32 @@ static bool line_resident(uint64_t line)
    long before its first sample, while the creator's few samples there put
    one line of them on the board. At the thread's start (not signal
    context). */
+/* No store of the creator's on the board (its initialisation was not
+   sampled: HPCRUN_COMM_START_BLOCK=2): one of the blocks of 64 KiB or more
+   it allocated last and still holds, uniformly; the entry names the
+   creator at the block's allocation (its context: the allocation's), the
+   line and time filled in by the set. */
+static bool block_allocated(struct rt_thread *t, struct hc_bb_entry *e, struct rt_block *b)
+{
+	uint64_t base[4], size[4];
+	uint32_t n, k, thread, ctx;
+
+	if (hc_rt.opt.start_block < 2 || (n = track__recent_big(t->id.creator, base, size, 4)) == 0)
+		return false;
+	k = (uint32_t)((process__now() >> 6) % n);
+	if (!blocks__find(base[k], b) || b->base != base[k] || !blocks__site_get(b->site, &thread, &ctx))
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->thread = t->id.creator;
+	e->ctx = ctx;
+	e->addr = e->line = b->base & ~(uint64_t)(HC_LINE - 1);
+	e->len = 8;
+	e->cpu = -1;
+	e->time = process__now();
+	e->mask = ~(uint64_t)0;
+	return true;
+}
+
 static void start_set_block(struct rt_thread *t)
 {
 	struct hc_detect_result res;
@@ -437,8 +464,12 @@ static void start_set_block(struct rt_thread *t)
 	   one-word result in a small block is not what workers sweep): a
 	   sample at the creator's initialisation is rarely a moving store's */
 	for (int i = 0;; i++) {
-		if (i == 4 || !hc_detect_pick_line(&hc_rt.bb, &t->det, t->id.creator, false, &e, &count))
-			return;
+		if (i == 4 || !hc_detect_pick_line(&hc_rt.bb, &t->det, t->id.creator, false, &e, &count)) {
+			if (!block_allocated(t, &e, &b))
+				return;
+			count = 1;
+			break;
+		}
 		if (blocks__find(e.addr, &b) && b.size >= RT_START_BLOCK_MIN)
 			break;
 	}
