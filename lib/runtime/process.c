@@ -237,6 +237,7 @@ static void read_options(struct rt_options *o)
 	}
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	o->step_scan = env_u64("HPCRUN_COMM_STEP_SCAN", 1) != 0;
+	o->burst_barren = env_u64("HPCRUN_COMM_BURST_BARREN", 1) != 0;
 	o->ret_bp_system = env_u64("HPCRUN_COMM_RET_BP_SYSTEM", 0) != 0;
 	/* Soft sampler: the process-wide watch set's registers (watch.c). */
 	o->procset = (int)env_u64("HPCRUN_COMM_PROCSET", RT_PSET_DEFAULT);
@@ -664,6 +665,11 @@ static void process_init(bool after_fork)
 		             hc_rt.opt.steps && nw > 0 ? (hc_rt.opt.ret_bp_system ? "on, system libraries too "
 		             "(HPCRUN_COMM_RET_BP_SYSTEM=1)" : "on, not into system libraries' code") :
 		             "off (no steps or no watchpoints)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("barren bursts (a seed or return burst that ran %u steps or more and published "
+		             "nothing): %s%u%s", RT_BARREN_MIN, hc_rt.opt.burst_barren ? "none again from the "
+		             "same place but one in " : "off (HPCRUN_COMM_BURST_BARREN=0; retry ",
+		             RT_BARREN_RETRY, hc_rt.opt.burst_barren ? " (counter step_barren)" : ")");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("loads of shared-looking memory published: %s", hc_rt.dcfg.publish_loads ?
 		        "yes" : "no (HPCRUN_COMM_PUBLISH_LOADS=0)");

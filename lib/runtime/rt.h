@@ -59,7 +59,7 @@
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
-	X(ret_bp_system) \
+	X(ret_bp_system) X(step_barren) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo)
 
 struct rt_counters {
@@ -241,6 +241,8 @@ struct rt_options {
 	                               (HPCRUN_COMM_RET_BP_SYSTEM, default 0; loadmap__system_code) */
 	bool step_scan;             /* soft sampler: bursts resolved by a forward scan where it sees their end
 	                               (HPCRUN_COMM_STEP_SCAN, default 1; detect/scan.h) */
+	bool burst_barren;          /* soft sampler: no seed or return burst from where one found nothing
+	                               (HPCRUN_COMM_BURST_BARREN, default 1; sampler/barren.h) */
 	int procset;                /* soft sampler: registers of the process-wide watch set
 	                               (HPCRUN_COMM_PROCSET, 0 = none; watch.c, pset.h) */
 	int procset_target;         /* ... armed on a refused thread's chosen entry, its own

@@ -1011,6 +1011,10 @@ static void burst_end(struct rt_thread *t, void *uctx)
 
 	set_tf(uctx, false);
 	hc_step_budget_charge(&own(t)->budget, own(t)->step_taken);
+	if (hc_rt.opt.burst_barren)
+		rt_barren_note(&own(t)->barren, own(t)->burst_key, own(t)->step_taken,
+		               t->cnt.step_stores + t->cnt.step_loads - own(t)->burst_pub0);
+	own(t)->burst_key = 0;
 	own(t)->step_left = 0;
 	own(t)->burst_loads = false;
 	own(t)->burst_hist[hc_hist_bucket(dt) < RT_STEP_HIST ? hc_hist_bucket(dt) : RT_STEP_HIST]++;
@@ -1101,12 +1105,20 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	   traps are its own, and clearing the flag would end its stepping. */
 	if (uc->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF)
 		return;
+	/* A seed from where a seed found nothing (barren.h) */
+	if (!evidence && hc_rt.opt.burst_barren &&
+	    rt_barren_skip(&own(t)->barren, (uint64_t)r->gregs[REG_RIP])) {
+		t->cnt.step_barren++;
+		return;
+	}
 	if (hc_decode_at_pc_deps(r, &in, &d) < 0)
 		return;
 	own(t)->prev_before = prev_before;
 	own(t)->burst_t0 = cpu_now();
 	own(t)->step_taken = 0;
 	own(t)->burst_loads = false;
+	own(t)->burst_key = evidence ? 0 : (uint64_t)r->gregs[REG_RIP];
+	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
 	t->cnt.step_bursts++;
 	if (!evidence)
 		t->cnt.step_seeds++;
@@ -1171,6 +1183,11 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 		t->cnt.ret_bp_system++;
 		return;
 	}
+	/* Nor where a return burst found nothing (barren.h). */
+	if (hc_rt.opt.burst_barren && rt_barren_skip(&own(t)->barren, t->cct.nodes[node].ip)) {
+		t->cnt.step_barren++;
+		return;
+	}
 	/* Still armed there (the function has not returned since): nothing
 	   to do. Otherwise an arm costs an ioctl: one step from the budget. */
 	if (t->watch.n > 0 && t->watch.enabled[0] && t->watch.attr[0].bp_type == HW_BREAKPOINT_X &&
@@ -1204,6 +1221,8 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
 	own(t)->burst_t0 = cpu_now();
 	own(t)->step_taken = 0;
 	own(t)->burst_loads = true;
+	own(t)->burst_key = (uint64_t)r.gregs[REG_RIP];
+	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
 	t->cnt.step_bursts++;
 	if (!burst_insn(t, uctx, &in)) {
 		burst_end(t, uctx);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "decode/decode.h"
 #include "detect/step.h"
+#include "runtime/sampler/barren.h"
 
 #define RT_STEP_HIST 88
 /* Defaults of HPCRUN_COMM_STEPS and HPCRUN_COMM_STEP_BUDGET (x 256). */
@@ -41,6 +42,9 @@ struct rt_soft_thread {
 	uint64_t prev_before;   /* det.prev_sample before the burst's sample */
 	uint64_t burst_t0;      /* thread CPU time when the burst started */
 	bool burst_loads;       /* the burst publishes shared loads too (a return burst) */
+	uint64_t burst_key;     /* a seed's PC or a return burst's address (barren.h); 0 = none */
+	uint64_t burst_pub0;    /* step_stores + step_loads when the burst started */
+	struct rt_barren barren;   /* where its bursts found nothing (barren.h) */
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */
 	uint32_t start_sets;    /* start sets armed (soft__start_set) */
