@@ -574,6 +574,25 @@ static int peer_candidate(const struct hc_detect_thread *th, const struct hc_bb_
    uniformly among those with candidates, each line uniformly among its
    peer's (two passes over the board; a peer left without a candidate in
    the second, the board having changed, is dropped). */
+/* A start, join or block set of k lines (th->start[0..k-1], their
+   addresses in th->watch_addr) is armed: the thread's state and res. */
+static void start_armed(struct hc_detect_thread *th, bool join, uint32_t candidates, uint32_t k, uint64_t now,
+                        struct hc_detect_result *res)
+{
+	th->armed = true;
+	th->start_set = true;
+	th->join_set = join;
+	th->sync_set = false;
+	th->writes_only = false;
+	th->probe = false;
+	th->candidates = candidates;
+	th->nwatch = k;
+	th->armed_at = now;
+	th->watched = th->start[0];
+	res->arm = true;
+	res->nwatch = k;
+}
+
 static bool arm_peers(const struct hc_bulletin *bb, const struct hc_detect_config *cfg,
                       struct hc_detect_thread *th, uint64_t now, uint64_t max_age,
                       const uint32_t *peers_in, uint32_t npeers_in, bool join, struct hc_detect_result *res)
@@ -639,18 +658,7 @@ static bool arm_peers(const struct hc_bulletin *bb, const struct hc_detect_confi
 		th->watch_addr[i] = th->start[i].line + (uint64_t)published_chunk(&th->start[i]) * CHUNK;
 		res->watch_addr[i] = th->watch_addr[i];
 	}
-	th->armed = true;
-	th->start_set = true;
-	th->join_set = join;
-	th->sync_set = false;
-	th->writes_only = false;
-	th->probe = false;
-	th->candidates = total;
-	th->nwatch = k;
-	th->armed_at = now;
-	th->watched = th->start[0];
-	res->arm = true;
-	res->nwatch = k;
+	start_armed(th, join, total, k, now, res);
 	return true;
 }
 
@@ -737,18 +745,7 @@ bool hc_detect_arm_block(const struct hc_detect_config *cfg, struct hc_detect_th
 	}
 	if (k == 0)
 		return false;
-	th->armed = true;
-	th->start_set = true;
-	th->join_set = false;
-	th->sync_set = false;
-	th->writes_only = false;
-	th->probe = false;
-	th->candidates = count ? count : 1;
-	th->nwatch = k;
-	th->armed_at = now;
-	th->watched = th->start[0];
-	res->arm = true;
-	res->nwatch = k;
+	start_armed(th, false, count ? count : 1, k, now, res);
 	return true;
 }
 
