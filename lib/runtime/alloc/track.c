@@ -60,21 +60,18 @@ static void track_note_big(uint32_t thread, uint64_t base, uint64_t n)
 	__atomic_store_n(&big_thread[k], thread + 1, __ATOMIC_RELEASE);
 }
 
-uint32_t track__recent_big(uint32_t thread, uint64_t *base, uint64_t *size, uint32_t max)
+uint32_t track__recent_big(uint32_t thread, struct rt_block *out, uint32_t max)
 {
 	uint32_t n = 0;
 
 	for (uint32_t k = 0; k < TRACK_BIG_RING && n < max; k++) {
-		struct rt_block b;
 		uint64_t a;
 
 		if (__atomic_load_n(&big_thread[k], __ATOMIC_ACQUIRE) != thread + 1)
 			continue;
 		a = __atomic_load_n(&big_base[k], __ATOMIC_RELAXED);
-		if (!blocks__find(a, &b) || b.base != a)
-			continue;       /* freed since */
-		base[n] = b.base;
-		size[n++] = b.size;
+		if (blocks__find(a, &out[n]) && out[n].base == a)
+			n++;       /* else freed since */
 	}
 	return n;
 }

@@ -55,8 +55,9 @@ static inline __attribute__((always_inline)) void track__block(void *p, size_t n
 }
 
 /* Up to max of the last blocks of 64 KiB or more that `thread` allocated
-   and that are still live, into base[] and size[]; how many. Any context. */
-uint32_t track__recent_big(uint32_t thread, uint64_t *base, uint64_t *size, uint32_t max);
+   and that are still live (as blocks__find gives them), into out; how
+   many. Any context. */
+uint32_t track__recent_big(uint32_t thread, struct rt_block *out, uint32_t max);
 /* The rest of track__free: no direct shadow (the leaf cache), a big block.
    Returns the number of blocks removed (0 or 1). */
 int track__free_slow(struct rt_thread *t, uint64_t base);

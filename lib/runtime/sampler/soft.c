@@ -430,13 +430,13 @@ static bool line_resident(uint64_t line)
    line and time filled in by the set. */
 static bool block_allocated(struct rt_thread *t, struct hc_bb_entry *e, struct rt_block *b)
 {
-	uint64_t base[4], size[4];
-	uint32_t n, k, thread, ctx;
+	struct rt_block big[4];
+	uint32_t n, thread, ctx;
 
-	if (hc_rt.opt.start_block < 2 || (n = track__recent_big(t->id.creator, base, size, 4)) == 0)
+	if (hc_rt.opt.start_block < 2 || (n = track__recent_big(t->id.creator, big, 4)) == 0)
 		return false;
-	k = (uint32_t)((process__now() >> 6) % n);
-	if (!blocks__find(base[k], b) || b->base != base[k] || !blocks__site_get(b->site, &thread, &ctx))
+	*b = big[(process__now() >> 6) % n];
+	if (!blocks__site_get(b->site, &thread, &ctx))
 		return false;
 	memset(e, 0, sizeof(*e));
 	e->thread = t->id.creator;
