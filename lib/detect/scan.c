@@ -27,6 +27,16 @@ bool hc_scan_call_or_ret(const struct hc_insn *in)
 	return false;
 }
 
+bool hc_scan_is_call(const struct hc_insn *in)
+{
+	if (!in->branch)
+		return false;
+	for (int i = 0; i < in->n; i++)
+		if (in->acc[i].kind == HC_ACC_STACK && (in->acc[i].rw & HC_ACC_W))
+			return true;
+	return false;
+}
+
 /* A load of memory that may be shared in `in` (not the thread's private
    ranges p, not read-only data), or NULL. */
 const struct hc_mem_access *hc_scan_shared_load(const struct hc_insn *in, const struct hc_step_private *p,
@@ -73,6 +83,7 @@ enum hc_scan_end hc_scan_burst(const struct hc_regs *r, const struct hc_insn *fi
 	out->end = HC_SCAN_UNRESOLVED;
 	out->steps = 0;
 	out->n = 0;
+	out->end_call = false;
 	memcpy(g, r->gregs, sizeof g);
 	for (uint32_t i = 1; i <= limit; i++) {
 		struct hc_insn in;
@@ -110,8 +121,10 @@ enum hc_scan_end hc_scan_burst(const struct hc_regs *r, const struct hc_insn *fi
 			break;
 		}
 		if (loads) {
-			if (hc_scan_call_or_ret(&in))
+			if (hc_scan_call_or_ret(&in)) {
+				out->end_call = hc_scan_is_call(&in);
 				return out->end = HC_SCAN_CALLRET;
+			}
 			if ((a = hc_scan_shared_load(&in, p, readonly)) && !add_event(out, &in, a, false))
 				return out->end = HC_SCAN_UNRESOLVED;
 		}

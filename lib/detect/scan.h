@@ -44,6 +44,7 @@ struct hc_scan_result {
 	enum hc_scan_end end;
 	uint32_t steps;              /* traps the stepping would have taken */
 	uint32_t n;                  /* events, in program order */
+	bool end_call;               /* HC_SCAN_CALLRET at a call (else at a return) */
 	struct hc_scan_event ev[HC_SCAN_EVENTS];
 };
 
@@ -62,6 +63,9 @@ enum hc_scan_end hc_scan_burst(const struct hc_regs *r, const struct hc_insn *fi
    a resolved burst and a stepped one judge alike): */
 /* a call or a return (a branch with a stack operand) */
 bool hc_scan_call_or_ret(const struct hc_insn *in);
+/* a call: a branch that writes the stack (its return address); a return
+   only reads it */
+bool hc_scan_is_call(const struct hc_insn *in);
 /* a load of memory that may be shared: not in p's private ranges, not
    read-only (readonly(addr); NULL = none); NULL if none */
 const struct hc_mem_access *hc_scan_shared_load(const struct hc_insn *in, const struct hc_step_private *p,

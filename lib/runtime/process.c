@@ -239,6 +239,7 @@ static void read_options(struct rt_options *o)
 	o->step_scan = env_u64("HPCRUN_COMM_STEP_SCAN", 1) != 0;
 	o->burst_barren = env_u64("HPCRUN_COMM_BURST_BARREN", 1) != 0;
 	o->ret_bp_system = env_u64("HPCRUN_COMM_RET_BP_SYSTEM", 0) != 0;
+	o->ret_call = (uint32_t)env_u64("HPCRUN_COMM_RET_CALL", RT_RET_CALL_DEFAULT);
 	/* Soft sampler: the process-wide watch set's registers (watch.c). */
 	o->procset = (int)env_u64("HPCRUN_COMM_PROCSET", RT_PSET_DEFAULT);
 	o->procset_budget = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_BUDGET", RT_PSET_BUDGET_PERMILLE);
@@ -665,6 +666,10 @@ static void process_init(bool after_fork)
 		             hc_rt.opt.steps && nw > 0 ? (hc_rt.opt.ret_bp_system ? "on, system libraries too "
 		             "(HPCRUN_COMM_RET_BP_SYSTEM=1)" : "on, not into system libraries' code") :
 		             "off (no steps or no watchpoints)");
+	if (kind == HC_SAMPLER_SOFT && hc_rt.opt.ret_bp)
+		process__log("return bursts step into %u call%s before they stop at a call or return "
+		             "(HPCRUN_COMM_RET_CALL; counter ret_burst_calls)", hc_rt.opt.ret_call,
+		             hc_rt.opt.ret_call == 1 ? "" : "s");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("barren bursts (a seed or return burst that ran %u steps or more and published "
 		             "nothing): %s%u%s", RT_BARREN_MIN, hc_rt.opt.burst_barren ? "none again from the "

@@ -59,7 +59,7 @@
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
-	X(ret_bp_system) X(step_barren) \
+	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo)
 
 struct rt_counters {
@@ -239,6 +239,8 @@ struct rt_options {
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
 	bool ret_bp_system;         /* soft sampler: return bursts into system libraries' code too
 	                               (HPCRUN_COMM_RET_BP_SYSTEM, default 0; loadmap__system_code) */
+	uint32_t ret_call;          /* soft sampler: calls a return burst may step into (HPCRUN_COMM_RET_CALL,
+	                               detection.md §5.20) */
 	bool step_scan;             /* soft sampler: bursts resolved by a forward scan where it sees their end
 	                               (HPCRUN_COMM_STEP_SCAN, default 1; detect/scan.h) */
 	bool burst_barren;          /* soft sampler: no seed or return burst from where one found nothing

@@ -996,6 +996,13 @@ static bool burst_insn(struct rt_thread *t, void *uctx, const struct hc_insn *in
 	}
 	if (own(t)->burst_loads) {
 		if (hc_scan_call_or_ret(in)) {
+			/* into a call (HPCRUN_COMM_RET_CALL): the -O0 member
+			   function that stores what the private work returned */
+			if (own(t)->burst_calls && hc_scan_is_call(in)) {
+				own(t)->burst_calls--;
+				t->cnt.ret_burst_calls++;
+				return true;
+			}
 			t->cnt.step_stop_limit++;
 			return false;
 		}
@@ -1017,6 +1024,7 @@ static void burst_end(struct rt_thread *t, void *uctx)
 	own(t)->burst_key = 0;
 	own(t)->step_left = 0;
 	own(t)->burst_loads = false;
+	own(t)->burst_calls = 0;
 	own(t)->burst_hist[hc_hist_bucket(dt) < RT_STEP_HIST ? hc_hist_bucket(dt) : RT_STEP_HIST]++;
 	t->cnt.step_ns += dt;
 }
@@ -1043,6 +1051,10 @@ static bool scan_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r,
 		t->cnt.step_scan_unresolved++;
 		return false;
 	}
+	/* a return burst that may step into the call the scan stopped at:
+	   stepped from the start, the scan's publications with it */
+	if (res.end == HC_SCAN_CALLRET && res.end_call && own(t)->burst_calls)
+		return false;
 	for (uint32_t i = 0; i < res.n; i++)
 		publish_access(t, uctx, res.ev[i].pc, &res.ev[i].acc, res.ev[i].store);
 	if (res.end == HC_SCAN_STOP)
@@ -1117,6 +1129,7 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	own(t)->burst_t0 = cpu_now();
 	own(t)->step_taken = 0;
 	own(t)->burst_loads = false;
+	own(t)->burst_calls = 0;
 	own(t)->burst_key = evidence ? 0 : (uint64_t)r->gregs[REG_RIP];
 	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
 	t->cnt.step_bursts++;
@@ -1221,6 +1234,7 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
 	own(t)->burst_t0 = cpu_now();
 	own(t)->step_taken = 0;
 	own(t)->burst_loads = true;
+	own(t)->burst_calls = hc_rt.opt.ret_call;
 	own(t)->burst_key = (uint64_t)r.gregs[REG_RIP];
 	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
 	t->cnt.step_bursts++;

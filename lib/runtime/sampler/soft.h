@@ -25,6 +25,10 @@
 enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
 /* A return breakpoint after one in this many samples of private work. */
 #define RT_RET_EVERY 2
+/* Calls a return burst may step into before a call or return ends it
+   (HPCRUN_COMM_RET_CALL, detection.md §5.20): -O0 C++'s member function
+   called right after the private work returns (cxx_stats' s.record()). */
+#define RT_RET_CALL_DEFAULT 0
 /* Start sets per thread at most (soft__start_set). */
 #define RT_START_SETS 3
 /* Join sets after one pthread_join at most (soft__join_set): one more
@@ -42,6 +46,7 @@ struct rt_soft_thread {
 	uint64_t prev_before;   /* det.prev_sample before the burst's sample */
 	uint64_t burst_t0;      /* thread CPU time when the burst started */
 	bool burst_loads;       /* the burst publishes shared loads too (a return burst) */
+	uint32_t burst_calls;   /* calls a return burst may still step into (HPCRUN_COMM_RET_CALL) */
 	uint64_t burst_key;     /* a seed's PC or a return burst's address (barren.h); 0 = none */
 	uint64_t burst_pub0;    /* step_stores + step_loads when the burst started */
 	struct rt_barren barren;   /* where its bursts found nothing (barren.h) */

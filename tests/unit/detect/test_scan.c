@@ -176,6 +176,42 @@ static void test_return_burst(void)
 	CHECK_EQ_U64(res.n, HC_SCAN_EVENTS);
 }
 
+/* HPCRUN_COMM_RET_CALL (detection.md §5.20): a return burst's scan says
+   whether it stopped at a call or a return, and hc_scan_is_call tells
+   them apart (a call writes its return address, a return reads it). */
+static void test_call_or_return(void)
+{
+	/* mov (%rdi),%rax; call .+5 */
+	static const uint8_t c_call[] = { 0x48, 0x8b, 0x07, 0xe8, 0x00, 0x00, 0x00, 0x00 };
+	/* mov (%rdi),%rax; call *%rax */
+	static const uint8_t c_icall[] = { 0x48, 0x8b, 0x07, 0xff, 0xd0 };
+	/* mov (%rdi),%rax; ret */
+	static const uint8_t c_ret[] = { 0x48, 0x8b, 0x07, 0xc3 };
+	static const uint8_t jmp[] = { 0xeb, 0x00 }, push[] = { 0x53 }, ret[] = { 0xc3 }, call[] = { 0xe8, 0, 0, 0, 0 };
+	struct hc_scan_result res;
+	struct hc_regs r = { .gregs = gregs };
+	struct hc_insn in;
+
+	regs_reset();
+	CHECK_EQ_U64(scan(c_call, sizeof c_call, 32, true, &res), HC_SCAN_CALLRET);
+	CHECK(res.end_call && res.steps == 1);
+	CHECK_EQ_U64(scan(c_icall, sizeof c_icall, 32, true, &res), HC_SCAN_CALLRET);
+	CHECK(res.end_call);
+	CHECK_EQ_U64(scan(c_ret, sizeof c_ret, 32, true, &res), HC_SCAN_CALLRET);
+	CHECK(!res.end_call);
+	/* the function ends before the call: end_call stays false */
+	CHECK_EQ_U64(scan(c_call, 3, 32, true, &res), HC_SCAN_UNRESOLVED);
+	CHECK(!res.end_call);
+	gregs[REG_RIP] = (long long)(uintptr_t)call;
+	CHECK(hc_decode_at_pc(&r, &in) == 0 && hc_scan_is_call(&in) && hc_scan_call_or_ret(&in));
+	gregs[REG_RIP] = (long long)(uintptr_t)ret;
+	CHECK(hc_decode_at_pc(&r, &in) == 0 && !hc_scan_is_call(&in) && hc_scan_call_or_ret(&in));
+	gregs[REG_RIP] = (long long)(uintptr_t)jmp;
+	CHECK(hc_decode_at_pc(&r, &in) == 0 && !hc_scan_is_call(&in) && !hc_scan_call_or_ret(&in));
+	gregs[REG_RIP] = (long long)(uintptr_t)push;
+	CHECK(hc_decode_at_pc(&r, &in) == 0 && !hc_scan_is_call(&in) && !hc_scan_call_or_ret(&in));
+}
+
 int main(void)
 {
 	if (hc_decode_init() < 0) {
@@ -186,5 +222,6 @@ int main(void)
 	test_limit_and_stop();
 	test_unresolved();
 	test_return_burst();
+	test_call_or_return();
 	return hc_test_done("test_scan");
 }
