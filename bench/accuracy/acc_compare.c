@@ -10,8 +10,12 @@
    prints, per database, its largest thread pairs, top objects and top code
    pairs, for a human.
 
-     acc_compare [-v] SAMPLED-DB EXACT-DB
+     acc_compare [-v] SAMPLED-DB EXACT-DB [EXACT-DB ...]
      acc_compare -d DB      (describe one database, when there is no exact one)
+
+   With several exact databases (runs of one configuration: run.sh --refs)
+   the reference is their mean shape, each run one vote (acc_metrics.h,
+   acc_matrix_add); exact_runs says how many.
 
    Exit 0 with the figures; 1 when a database cannot be read (the message
    names the file and what is wrong); 2 on a usage error. */
@@ -525,6 +529,40 @@ static void free_db(struct db *d)
 	free_tree(d->tree);
 }
 
+/* the reference of several exact runs (acc_metrics.h): every run weighed
+   by mean_total / (k * its total), so each counts as one vote and the sum
+   reads in the runs' mean units */
+static void read_refs(char **dirs, int k, struct db *e)
+{
+	struct db *r = calloc((size_t)k, sizeof *r);
+	double mean = 0;
+	size_t cap = 0;
+
+	if (!r)
+		die("out of memory");
+	for (int i = 0; i < k; i++) {
+		read_db(dirs[i], &r[i]);
+		if (strcmp(r[i].unit, r[0].unit))
+			die("%s: unit '%s', but %s counts in '%s': not runs of one kind", dirs[i], r[i].unit,
+			    dirs[0], r[0].unit);
+		mean += acc_total(&r[i].all) / k;
+	}
+	e->dir = dirs[0];
+	snprintf(e->unit, sizeof e->unit, "%s", r[0].unit);
+	for (int i = 0; i < k; i++) {
+		double t = acc_total(&r[i].all), w = t > 0 ? mean / (k * t) : 0;
+
+		if (acc_matrix_add(&e->all, &r[i].all, w) < 0 || acc_matrix_add(&e->fal, &r[i].fal, w) < 0 ||
+		    acc_objects_add(&e->obj, &e->nobj, &cap, r[i].obj, r[i].nobj, w) < 0 ||
+		    acc_cpairs_merge(&e->cp, &r[i].cp, w) < 0)
+			die("out of memory");
+		e->cp_hidden += w * r[i].cp_hidden;
+		free_db(&r[i]);
+	}
+	acc_objects_rank(e->obj, e->nobj);
+	free(r);
+}
+
 static void put(const char *key, int rc, double v)
 {
 	if (rc < 0)
@@ -631,13 +669,17 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (argc != 3) {
-		fprintf(stderr, "usage: acc_compare [-v] SAMPLED-DB EXACT-DB | acc_compare -d DB\n");
+	if (argc < 3) {
+		fprintf(stderr, "usage: acc_compare [-v] SAMPLED-DB EXACT-DB [EXACT-DB ...] | acc_compare -d DB\n");
 		return 2;
 	}
 	LIBXML_TEST_VERSION
 	read_db(argv[1], &s);
-	read_db(argv[2], &e);
+	if (argc == 3)
+		read_db(argv[2], &e);
+	else
+		read_refs(argv + 2, argc - 2, &e);
+	printf("exact_runs\t%d\n", argc - 2);
 
 	printf("unit_sampled\t%s\nunit_exact\t%s\n", s.unit, e.unit);
 	printf("threads_sampled\t%d\nthreads_exact\t%d\n", s.all.n, e.all.n);

@@ -270,3 +270,93 @@ int acc_csv_split(char *line, char **fields, int max)
 		*r++ = '\0';
 	}
 }
+
+int acc_matrix_add(struct acc_matrix *dst, const struct acc_matrix *src, double w)
+{
+	if (src->n > dst->n) {
+		size_t n = (size_t)src->n;
+		double *v = calloc(n * n, sizeof *v);
+
+		if (!v)
+			return -ENOMEM;
+		for (int i = 0; i < dst->n; i++)
+			for (int j = 0; j < dst->n; j++)
+				v[(size_t)i * n + (size_t)j] = acc_cell(dst, i, j);
+		free(dst->v);
+		dst->v = v;
+		dst->n = src->n;
+	}
+	for (int i = 0; i < src->n; i++)
+		for (int j = 0; j < src->n; j++)
+			dst->v[(size_t)i * (size_t)dst->n + (size_t)j] += w * acc_cell(src, i, j);
+	return 0;
+}
+
+int acc_objects_add(struct acc_object **rows, size_t *n, size_t *cap,
+		    const struct acc_object *src, size_t ns, double w)
+{
+	for (size_t k = 0; k < ns; k++) {
+		const struct acc_object *o = &src[k];
+		struct acc_object *r = NULL;
+
+		for (size_t i = 0; i < *n && !r; i++)
+			if (streq((*rows)[i].kind, o->kind) && streq((*rows)[i].name, o->name))
+				r = &(*rows)[i];
+		if (!r) {
+			if (*n == *cap) {
+				size_t c = *cap ? 2 * *cap : 64;
+				struct acc_object *p = realloc(*rows, c * sizeof *p);
+
+				if (!p)
+					return -ENOMEM;
+				*rows = p;
+				*cap = c;
+			}
+			r = &(*rows)[(*n)++];
+			r->kind = strdup(o->kind);
+			r->name = strdup(o->name);
+			r->all = r->fal = 0;
+			r->hidden = 0;
+			if (!r->kind || !r->name)
+				return -ENOMEM;
+		}
+		/* hidden: the runs that gave it false volume all say so */
+		if (o->fal > 0 && o->hidden && !(r->fal > 0))
+			r->hidden = 1;
+		else if (o->fal > 0 && !o->hidden)
+			r->hidden = 0;
+		r->all += w * o->all;
+		r->fal += w * o->fal;
+	}
+	return 0;
+}
+
+static int by_false_desc(const void *x, const void *y)
+{
+	const struct acc_object *a = x, *b = y;
+
+	if (a->fal != b->fal)
+		return a->fal > b->fal ? -1 : 1;
+	return 0;
+}
+
+void acc_objects_rank(struct acc_object *rows, size_t n)
+{
+	/* insertion sort: stable, and the rows are few (one per object) */
+	for (size_t i = 1; i < n; i++) {
+		struct acc_object t = rows[i];
+		size_t j = i;
+
+		for (; j > 0 && by_false_desc(&rows[j - 1], &t) > 0; j--)
+			rows[j] = rows[j - 1];
+		rows[j] = t;
+	}
+}
+
+int acc_cpairs_merge(struct acc_cpairs *dst, const struct acc_cpairs *src, double w)
+{
+	for (size_t k = 0; k < src->n; k++)
+		if (acc_cpairs_add(dst, &src->p[k].a, &src->p[k].b, w * src->p[k].v) < 0)
+			return -ENOMEM;
+	return 0;
+}

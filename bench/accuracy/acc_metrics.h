@@ -129,6 +129,30 @@ enum acc_agree acc_cpair_agree(const struct acc_cpair *x, const struct acc_cpair
 enum acc_agree acc_cpairs_agree(const struct acc_cpairs *sampled, const struct acc_cpairs *exact, double tie);
 const char *acc_agree_name(enum acc_agree a);
 
+/* A reference made of several exact runs (run.sh --refs K): exact mode
+   counts what one execution's schedule did, and with more threads than
+   CPUs the schedule decides which threads take turns on one CPU (no
+   transfer between them) — two exact runs of heap_counters -O0 -t 4 judge
+   each other at precision 0.35-0.52. The reference is then the mean of the
+   runs' shapes: each run weighed by 1 / its total volume (every run one
+   vote, whatever it counted), the sum scaled back to the runs' mean total
+   (so ACC_MIN_EXACT still reads transfers). The callers add each run with
+   w = mean_total / (K * run_total). */
+
+/* dst += w * src, dst grown to src's size when smaller; 0 or -ENOMEM */
+int acc_matrix_add(struct acc_matrix *dst, const struct acc_matrix *src, double w);
+/* adds w * each row of src to the row of *rows with the same kind and
+   name (a new row, strings copied, when none); an object is hidden only
+   when every run that gave it false volume says so. Re-rank with
+   acc_objects_rank afterwards. 0 or -ENOMEM */
+int acc_objects_add(struct acc_object **rows, size_t *n, size_t *cap,
+		    const struct acc_object *src, size_t ns, double w);
+/* sorts rows by false volume, descending (ties keep their order), as
+   objects.csv ranks them */
+void acc_objects_rank(struct acc_object *rows, size_t n);
+/* dst += w * each pair of src; 0 or -ENOMEM */
+int acc_cpairs_merge(struct acc_cpairs *dst, const struct acc_cpairs *src, double w);
+
 /* Splits one RFC 4180 CSV record (no line end) in place into at most max
    fields; returns the number of fields, or -EINVAL on a malformed quote.
    Quoted fields are unquoted ("" -> "). */

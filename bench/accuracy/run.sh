@@ -22,6 +22,12 @@
 #                     the first like a sampled run: how far the reference
 #                     reproduces (a table, and the configurations where
 #                     exact mode misses the goals against itself)
+#     --refs K        K exact runs per configuration (default 1); the
+#                     reference is their mean shape, each run one vote
+#                     (acc_compare with K databases; acc_metrics.h): with
+#                     more threads than CPUs one run's schedule decides
+#                     which threads took turns on a CPU, and two exact runs
+#                     of one configuration can judge each other at 0.35
 #     -p 'NAME ...'   only these programs      -O 'LEVELS'   e.g. '-O2'
 #     -t 'N ...'      thread counts            -s SCALE      work multiplier
 #     --sweeps ARGS   run the older ComDetective sweeps instead (sweeps.sh)
@@ -40,12 +46,14 @@ set -eu
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 here=$src/bench/accuracy
-quick=0 load=0 refcheck=0 scale=1 progs="" opts="-O0 -O2" tlist=""
+quick=0 load=0 refcheck=0 refs=1 scale=1 progs="" opts="-O0 -O2" tlist=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
 	--load) load=1; shift ;;
 	--ref-check) refcheck=1; shift ;;
+	--refs) refs=$2; shift 2
+		case $refs in '' | *[!0-9]* | 0) echo "run.sh: --refs wants a count >= 1, not '$refs'" >&2; exit 2 ;; esac ;;
 	--sweeps) shift; exec "$here/sweeps.sh" "$@" ;;
 	-p) progs=$2; shift 2 ;;
 	-O) opts=$2; shift 2 ;;
@@ -157,6 +165,21 @@ measure() {
 	else
 		echo "exact run or analysis failed (log/$key.exact.*)" >"$work/t/$key.exact.failed"
 	fi
+	# --refs K: K-1 more exact runs; the reference is the mean of those that
+	# succeeded (t/KEY.refs lists their databases; a failed one is named)
+	echo "$work/d/$key.exact" >"$work/t/$key.refs"
+	local r
+	for ((r = 2; r <= refs; r++)); do
+		[ ! -f "$work/t/$key.exact.failed" ] || break
+		rm -rf "$work/m/$key.exact-r$r" "$work/d/$key.exact-r$r"
+		# shellcheck disable=SC2086
+		if run "$key" exact-r$r ${exact_run} -o "$work/m/$key.exact-r$r" "$work/bin/exact$o/$p" "$t" "$scale" &&
+			analyze "$key" exact-r$r; then
+			echo "$work/d/$key.exact-r$r" >>"$work/t/$key.refs"
+		else
+			echo "exact run $r of $refs failed (log/$key.exact-r$r.*); the reference is the others" >>"$work/t/$key.refs.failed"
+		fi
+	done
 	[ $refcheck = 1 ] && [ ! -f "$work/t/$key.exact.failed" ] || return 0
 	# the reference against itself (--ref-check): a second exact run
 	rm -rf "$work/m/$key.exact2" "$work/d/$key.exact2"
@@ -178,7 +201,9 @@ compare() {
 	if [ -f "$work/t/$key.$s.failed" ]; then
 		: >"$work/cmp/$key.$2.tsv"
 	elif [ -z "$exact_why" ] && [ ! -f "$work/t/$key.exact.failed" ]; then
-		"$cmp" -v "$work/d/$key.$s" "$work/d/$key.exact" >"$work/cmp/$key.$2.tsv" 2>"$work/log/$key.$2.cmp" ||
+		local refdbs=("$work/d/$key.exact")
+		[ -f "$work/t/$key.refs" ] && mapfile -t refdbs <"$work/t/$key.refs"
+		"$cmp" -v "$work/d/$key.$s" "${refdbs[@]}" >"$work/cmp/$key.$2.tsv" 2>"$work/log/$key.$2.cmp" ||
 			echo "comparison failed: $(head -c 300 "$work/log/$key.$2.cmp")" >"$work/t/$key.$s.failed"
 	else
 		"$cmp" -d "$work/d/$key.$s" >"$work/cmp/$key.$2.tsv" 2>"$work/log/$key.$2.cmp" ||
@@ -382,13 +407,16 @@ commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$src" diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
 : >"$work/results.tsv"
 note "Accuracy suite: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit, $ncpu CPUs, load at start:$(uptime | sed 's/.*load average://')"
-note "Programs: $progs; levels: $opts; threads: $tlist; scale $scale; sampled: hpcrun-comm at default settings; exact: ${exact_why:-built with $ecc / $ecxx, run with $exact_run}"
+note "Programs: $progs; levels: $opts; threads: $tlist; scale $scale; sampled: hpcrun-comm at default settings; exact: ${exact_why:-built with $ecc / $ecxx, run with $exact_run, $refs run(s) per configuration$([ "$refs" -gt 1 ] && echo ": the reference is their mean shape, each run one vote")}"
 pass quiet
 note ""
 note "### Quiet (load at the end:$(uptime | sed 's/.*load average://'))"
 table quiet
 note ""
 summary quiet
+if compgen -G "$work/t/*.refs.failed" >/dev/null; then
+	note "Exact runs that failed (their configurations are judged against the other runs): $(cat "$work"/t/*.refs.failed | tr '\n' ' ')"
+fi
 if [ $refcheck = 1 ] && [ -z "$exact_why" ]; then ref_table; fi
 
 if [ $load = 1 ]; then

@@ -69,6 +69,36 @@ printf '%s\n' '(2,4): 0.200' '(1,4): 0.178' '(0,4): 0.156' '(2,3): 0.133' '(1,3)
 	'(1,2): 0.089' '(0,3): 0.067' '(0,2): 0.044' | sed 's/^/#   pair /; s/$/ of the volume/' >"$TMP/want"
 cmp -s "$TMP/pairs" "$TMP/want" || { fail "-v: the 8 largest pairs not listed as expected:"; diff "$TMP/want" "$TMP/pairs" >&2; }
 
+# several exact runs (run.sh --refs): the same run twice is that run; two
+# runs that disagree are one vote each, whatever each counted: run A all on
+# (0,1) (100), run B all on (2,3) (10,000): the mean reference holds both at
+# 0.5 and its total is the mean, 5,050 — the sampled (0,1) is then 1 of the
+# 2 pairs to find (the plain sum would hold (0,1) at 1 %, not a pair)
+"$CMP" "$D/sampled" "$D/exact" "$D/exact" >"$TMP/out" 2>&1 || fail "acc_compare (one run twice) failed"
+expect exact_runs 2
+expect precision 0.900
+expect recall_pairs 2/2
+expect ff_exact 0.700
+expect fs_top_exact stats
+expect cp_agree yes
+rm -rf "$TMP/ra" "$TMP/rb" "$TMP/rs" && cp -r "$D/exact" "$TMP/ra" && cp -r "$D/exact" "$TMP/rb" && cp -r "$D/sampled" "$TMP/rs"
+printf 'row,column,value\n0,1,100\n' >"$TMP/ra/matrices/thread-all.csv"
+printf 'row,column,value\n2,3,10000\n' >"$TMP/rb/matrices/thread-all.csv"
+printf 'row,column,value\n' | tee "$TMP/ra/matrices/thread-false.csv" >"$TMP/rb/matrices/thread-false.csv"
+printf 'row,column,value\n0,1,50\n' >"$TMP/rs/matrices/thread-all.csv"
+printf 'row,column,value\n' >"$TMP/rs/matrices/thread-false.csv"
+"$CMP" "$TMP/rs" "$TMP/ra" "$TMP/rb" >"$TMP/out" 2>&1 || fail "acc_compare (two runs) failed: $(tail -2 "$TMP/out")"
+expect total_exact 5050
+expect recall_pairs 1/2
+expect precision 1.000
+"$CMP" "$TMP/rs" "$TMP/rb" >"$TMP/out" 2>&1 || fail "acc_compare (run B) failed"
+expect recall_pairs 0/1
+# runs counted in different units are not runs of one configuration
+sed 's/unit="transfers"/unit="ns"/' "$D/exact/database.xml" >"$TMP/rb/database.xml"
+grep -q 'unit="ns"' "$TMP/rb/database.xml" || fail "test data: no unit=\"transfers\" to change"
+"$CMP" "$TMP/rs" "$TMP/ra" "$TMP/rb" >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "rb: unit" "$TMP/err" || fail "different units: $(cat "$TMP/err")"
+
 # one database described alone
 "$CMP" -d "$D/exact" >"$TMP/d" 2>&1 || fail "acc_compare -d failed"
 grep -q "$(printf 'fs_top\tstats')" "$TMP/d" || fail "-d: no fs_top stats"

@@ -214,6 +214,80 @@ static void test_csv(void)
 	CHECK(acc_csv_split(l5, f, 8) == -EINVAL);
 }
 
+/* a reference of several exact runs: each run one vote, whatever it
+   counted (acc_metrics.h) */
+static void test_refs(void)
+{
+	double as[4], bs[9], v;
+	int np, nf;
+	const double ac[][3] = { { 0, 1, 100 } };
+	const double bc[][3] = { { 1, 2, 10000 } };
+	struct acc_matrix a = sym(2, as, ac, 1), b = sym(3, bs, bc, 1), e = { 0, NULL };
+	double ta = acc_total(&a), tb = acc_total(&b), mean = (ta + tb) / 2;
+
+	CHECK(acc_matrix_add(&e, &a, mean / (2 * ta)) == 0);
+	CHECK(acc_matrix_add(&e, &b, mean / (2 * tb)) == 0);   /* grows 2 -> 3 */
+	CHECK(e.n == 3);
+	CHECK_MSG(NEAR(acc_total(&e), 5050), "total %g, expected the mean 5050", acc_total(&e));
+	CHECK(NEAR(acc_cell(&e, 0, 1), 2525) && NEAR(acc_cell(&e, 2, 1), 2525));
+	/* a sampled run on (0,1) only: a pair of the mean reference (50 %),
+	   where the plain sum would hold it at 1 % (below the recall share) */
+	CHECK(acc_recall(&a, &e, ACC_RECALL_SHARE, &v, &np, &nf) == 0 && np == 2 && nf == 1);
+	CHECK(acc_precision(&a, &e, ACC_PRECISION_SHARE, &v) == 0 && NEAR(v, 1));
+	free(e.v);
+
+	/* objects: merged by kind and name, re-ranked by false volume; hidden
+	   only when every run with false volume on it says so */
+	const struct acc_object r1[] = {
+		{ "static", "stats", 100, 80, 0 },
+		{ "heap", "team", 50, 40, 1 },
+		{ "static", "flag", 10, 0, 0 },
+	};
+	const struct acc_object r2[] = {
+		{ "heap", "team", 100, 90, 1 },
+		{ "static", "flag", 10, 5, 0 },
+		{ "heap", "stats", 5, 5, 0 },          /* same name, other kind */
+	};
+	struct acc_object *o = NULL;
+	size_t n = 0, cap = 0;
+
+	CHECK(acc_objects_add(&o, &n, &cap, r1, 3, 1) == 0);
+	CHECK(acc_objects_add(&o, &n, &cap, r2, 3, 0.5) == 0);
+	acc_objects_rank(o, n);
+	CHECK(n == 4);
+	/* team 40 + 0.5 * 90 = 85 overtakes stats' 80 */
+	CHECK(!strcmp(o[0].name, "team") && NEAR(o[0].fal, 85) && NEAR(o[0].all, 100) && o[0].hidden);
+	CHECK(!strcmp(o[1].name, "stats") && !strcmp(o[1].kind, "static") && NEAR(o[1].fal, 80));
+	CHECK(!strcmp(o[2].name, "flag") && NEAR(o[2].fal, 2.5) && !o[2].hidden);
+	CHECK(!strcmp(o[3].kind, "heap") && !strcmp(o[3].name, "stats"));
+	for (size_t i = 0; i < n; i++) {
+		free((char *)o[i].kind);
+		free((char *)o[i].name);
+	}
+	/* a visible run and a hidden one: comparable */
+	const struct acc_object h1[] = { { "heap", "team", 10, 5, 0 } }, h2[] = { { "heap", "team", 10, 5, 1 } };
+	n = 0;
+	CHECK(acc_objects_add(&o, &n, &cap, h2, 1, 1) == 0 && o[0].hidden);
+	CHECK(acc_objects_add(&o, &n, &cap, h1, 1, 1) == 0 && !o[0].hidden);
+	CHECK(acc_objects_add(&o, &n, &cap, h2, 1, 1) == 0 && !o[0].hidden);
+	free((char *)o[0].kind);
+	free((char *)o[0].name);
+	free(o);
+
+	/* code pairs: summed by location with the run's weight */
+	struct acc_cpairs c1 = { 0 }, c2 = { 0 }, m = { 0 };
+	struct acc_loc x = { "put", "q.c:10" }, y = { "get", "q.c:20" }, z = { "put", "q.c:11" };
+
+	CHECK(acc_cpairs_add(&c1, &x, &y, 10) == 0 && acc_cpairs_add(&c1, &z, &y, 30) == 0);
+	CHECK(acc_cpairs_add(&c2, &y, &x, 1000) == 0);
+	CHECK(acc_cpairs_merge(&m, &c1, 1) == 0 && acc_cpairs_merge(&m, &c2, 0.04) == 0);
+	CHECK(m.n == 2);
+	CHECK(acc_cpairs_top(&m) == 0 && NEAR(m.p[0].v, 50) && NEAR(m.p[1].v, 30));
+	acc_cpairs_free(&c1);
+	acc_cpairs_free(&c2);
+	acc_cpairs_free(&m);
+}
+
 int main(void)
 {
 	test_precision_recall();
@@ -223,5 +297,6 @@ int main(void)
 	test_top_object();
 	test_code_pairs();
 	test_csv();
+	test_refs();
 	return hc_test_done("test_acc_metrics");
 }
