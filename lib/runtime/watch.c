@@ -752,8 +752,16 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
    be armed. */
 int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 {
-	if (!t->watch.opened && !gate_allows(t))
-		return -EAGAIN;
+	static uint32_t exempted;
+
+	if (!t->watch.opened && !gate_allows(t)) {
+		/* a few threads of the process may open here anyway (cost.h,
+		   rt_gate_exempt_take) */
+		if (!rt_gate_exempt_take(&exempted, hc_rt.opt.gate_exempt))
+			return -EAGAIN;
+		t->cnt.watch_gate_exempt++;
+		t->cnt.watch_threads_gated = 0;
+	}
 	if (!t->watch.opened)
 		open_all(t);
 	if (t->watch.n < 1)
