@@ -256,6 +256,7 @@ struct rt_options {
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
 	bool procset_zone_spread;   /* pairs zone sets found are watched less (zone.h) */
 	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
+	bool procset_ret;           /* a gated thread's return breakpoint on the process-wide set */
 	bool procset_zone_open;     /* threads the switch gate lets through arm zone sets too (idle set) */
 	bool procset_zone_traps;    /* the process-wide set's traps note their exact accesses in the zone table */
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */

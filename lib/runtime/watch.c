@@ -54,6 +54,7 @@ static struct {
 		uint32_t zone_a, zone_b;  /* a zone set's pair of threads (zone.h, rt_zone_found) */
 		uint32_t adopts;          /* a zone set's entries so far */
 		bool pipe;                /* a pipeline set (pipe.c): a zone set owned by nobody */
+		bool exec;                /* a return breakpoint (watch__arm_exec): register 0, execute */
 		uint64_t armed_at;        /* the owner's detection time of the set */
 		uint64_t armed_wall;      /* process__now() at the arm */
 		struct hc_bb_entry watched;
@@ -80,6 +81,7 @@ static struct {
 	uint64_t zone_open;                 /* zone sets armed by threads the gate let through */
 	uint64_t zone_notes_trap;           /* notes of the set's traps (exact accesses) */
 	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
+	uint64_t ret_armed, ret_failed, ret_hits;   /* return breakpoints on the set (HPCRUN_COMM_PROCSET_RET) */
 } pset;
 
 /* A gated thread sampled or asked for the set now (pset.gated_at, read by
@@ -258,6 +260,9 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
 static int pset_arm_set_b(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget);
+static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                          uint32_t za, uint32_t zb, bool budget, bool exec);
 
 static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
@@ -451,7 +456,15 @@ static int pset_arm_set_b(struct rt_thread *t, const struct hc_bb_entry *e, uint
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget)
 {
-	uint32_t type = writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+	return pset_arm_set_x(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, budget, false);
+}
+
+/* exec: an execute breakpoint on addr[0] (a return address), one register */
+static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                          uint32_t za, uint32_t zb, bool budget, bool exec)
+{
+	uint32_t type = exec ? HW_BREAKPOINT_X : writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	uint64_t w, now = process__now(), t0, ns, gen;
 	uint32_t m = n < (uint32_t)pset.n ? n : (uint32_t)pset.n;
 	int err = 0;
@@ -486,6 +499,7 @@ static int pset_arm_set_b(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.zone_b = zb;
 	pset.rec.adopts = 0;
 	pset.rec.pipe = false;
+	pset.rec.exec = exec;
 	pset.rec.armed_at = armed_at;
 	pset.rec.armed_wall = now;
 	pset.rec.watched = *e;
@@ -750,6 +764,30 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 /* An execute breakpoint on pc (the return address of a sampled function,
    soft.c) in register 0, the others off: the thread's data set must not
    be armed. */
+/* A return breakpoint of a thread the gate refused, on the process-wide
+   set (HPCRUN_COMM_PROCSET_RET): its copies cost no switch, and whichever
+   thread returns there first (the same code: a sibling of the same role)
+   traps and runs the return burst (pset_trap). One register, on an idle
+   set or the owner's own, within the set's budget. Signal context. */
+static int pset_arm_ret(struct rt_thread *t, uint64_t pc)
+{
+	struct hc_bb_entry e;
+	int err;
+
+	if (!hc_rt.opt.procset_ret || !pset.n)
+		return -EAGAIN;
+	pset_note_gated();
+	memset(&e, 0, sizeof(e));
+	e.thread = t->id.index;
+	e.ctx = HC_NONE;
+	e.addr = pc;
+	e.line = pc & ~(uint64_t)(HC_LINE - 1);
+	e.cpu = -1;
+	err = pset_arm_set_x(t, &e, 1, false, 0, &pc, 1, false, 0, 0, true, true);
+	pset_count(err ? &pset.ret_failed : &pset.ret_armed);
+	return err ? -EAGAIN : 0;
+}
+
 int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 {
 	static uint32_t exempted;
@@ -758,7 +796,7 @@ int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 		/* a few threads of the process may open here anyway (cost.h,
 		   rt_gate_exempt_take) */
 		if (!rt_gate_exempt_take(&exempted, hc_rt.opt.gate_exempt))
-			return -EAGAIN;
+			return pset_arm_ret(t, pc);
 		t->cnt.watch_gate_exempt++;
 		t->cnt.watch_threads_gated = 0;
 	}
@@ -1062,6 +1100,15 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			pset_count(&pset.traps_stale);
 			return;
 		}
+		/* a return breakpoint (before the instruction runs): the thread
+		   that ends the set runs the burst (soft.c) */
+		if (pset.rec.exec) {
+			if (pset_end(w, &pset.ret_hits))
+				soft__on_ret_bp(t, uctx);
+			else
+				pset_count(&pset.traps_late);
+			return;
+		}
 		regs__read(uctx, &r);
 		access_at(t, &r, tmp.watched.line, bp, tmp.writes_only, &s, &leaf);
 		kind = rt_pset_trap_kind(true, tmp.watched.thread, t->id.index, s.addr, s.len, tmp.watched.line,
@@ -1237,6 +1284,10 @@ void watch__log(void)
 	        "(HPCRUN_COMM_START_EXEMPT=%d)", (unsigned long long)pset.start_armed,
 	        hc_rt.opt.procset_start ? 1 : 0, (unsigned long long)pset.start_failed, (unsigned long long)pset.start_shared, hc_rt.opt.start_share ? 1 : 0,
 	        hc_rt.opt.start_exempt ? "no" : "yes", hc_rt.opt.start_exempt ? 1 : 0);
+	process__log("process-wide watch set's return breakpoints (HPCRUN_COMM_PROCSET_RET=%d): %llu armed, "
+	        "%llu not (busy, budget), %llu hit", hc_rt.opt.procset_ret ? 1 : 0,
+	        (unsigned long long)pset.ret_armed, (unsigned long long)pset.ret_failed,
+	        (unsigned long long)pset.ret_hits);
 	process__log("process-wide watch set cost: arm median %llu ns, mean %llu ns, p99 %llu ns (n %llu); "
 	        "end median %llu ns, mean %llu ns (n %llu) (wall time of the MODIFY_ATTRIBUTES / DISABLE "
 	        "ioctls: every running copy is updated on its CPU)",
