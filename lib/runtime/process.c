@@ -266,7 +266,7 @@ static void read_options(struct rt_options *o)
 	o->procset_zone_writer = env_u64("HPCRUN_COMM_PROCSET_ZONE_WRITER", 1) != 0;
 	o->procset_zone_spread = env_u64("HPCRUN_COMM_PROCSET_ZONE_SPREAD", 1) != 0;
 	o->procset_start = env_u64("HPCRUN_COMM_PROCSET_START", 1) != 0;
-	o->procset_ret = env_u64("HPCRUN_COMM_PROCSET_RET", 0) != 0;
+	o->procset_ret = env_u64("HPCRUN_COMM_PROCSET_RET", RT_PSET_RET_DEFAULT) != 0;
 	o->procset_zone_open = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN", 1) != 0;
 	o->procset_zone_traps = env_u64("HPCRUN_COMM_PROCSET_ZONE_TRAPS", 1) != 0;
 	o->start_late = env_u64("HPCRUN_COMM_START_LATE", RT_START_LATE_DEFAULT) != 0;

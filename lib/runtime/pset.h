@@ -43,6 +43,8 @@
    time, at 0.5 % nothing measurable (accuracy.md, "Session 9"). */
 #define RT_PSET_BUDGET_PERMILLE 5u           /* 0.5 % of the process's CPU time (HPCRUN_COMM_PROCSET_BUDGET) */
 #define RT_PSET_GRACE_NS        2000000u     /* 2 ms */
+#define RT_PSET_RET_DEFAULT     1u           /* HPCRUN_COMM_PROCSET_RET: a gated thread's return
+                                                breakpoint on the set, 0 = off (detection.md §5.21) */
 #define RT_PSET_SWITCH_NS       10000u       /* each context switch of the process while a set
                                                 is armed (an armed register's extra at a switch
                                                 to or from the idle task: +9–10 µs) */
