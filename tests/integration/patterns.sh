@@ -58,8 +58,10 @@ check() {
 	if [ "$kind" = true ]; then k=$(ratio "$(total "$name" 6)" "$all"); else k=$(ratio "$(total "$name" 7)" "$all"); fi
 	ge "$k" 0.90 || fail "$name: only $k of the volume is $kind sharing"
 	pair=$(toppair "$name")
+	# ALT: a second designed code pair that may lead as well
 	[ "$pair" = "$f1 $f2" ] || [ "$pair" = "$f2 $f1" ] ||
-		fail "$name: top code pair is '$pair', want $f1 and $f2"
+		{ [ -n "${ALT:-}" ] && { [ "$pair" = "$ALT" ] || [ "$pair" = "${ALT#* } ${ALT% *}" ]; }; } ||
+		fail "$name: top code pair is '$pair', want $f1 and $f2${ALT:+ (or $ALT)}"
 	ok "$name: volume $all, $r on $cells, $k $kind, code pair $pair"
 }
 
@@ -74,7 +76,12 @@ check ring3 "1-2 2-3 1-3" true ring_store ring_load "$P2" ring -t 3 -w 4 -s 2
 check queue2 "1-2" true q_push q_pop "$P2" queue -t 2 -w 4 -s 2
 check queue0 "1-2" true q_push q_pop "$P0" queue -t 2 -w 4 -s 2
 # Master-worker: the master (thread 1) with each worker, never worker-worker.
+# both hand-offs are designed: the task word (post -> fetch) and the result
+# slots (reply -> collect); which leads varies from run to run (1 of 3
+# runs with the process-wide return breakpoints off, 2 of 3 on: §5.21)
+ALT="mw_collect mw_reply"
 check mw "1-2 1-3" true mw_post mw_fetch "$P2" mw -t 3 -w 4 -s 2
+ALT=
 # Adjacent fields of a static struct at -O0: false sharing of the pair,
 # found through the -O0 pointer reload.
 check pair0 "1-2" false pair_inc_a pair_inc_b "$P0" pairwise -t 2 -w 4 -s 2
