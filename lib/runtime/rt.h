@@ -266,6 +266,8 @@ struct rt_options {
 	                               (0 all, 1 a window, 2 the last generation: startset.h) */
 	uint32_t start_block;       /* a creator's block set for a thread no start set serves (2: also
 	                               from the creator's last big blocks allocated) */
+	bool start_block_open;      /* a creator's block set may open a thread's own registers (0: the
+	                               process-wide set's line only; HPCRUN_COMM_START_BLOCK_OPEN) */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */

@@ -478,7 +478,7 @@ static void start_set_block(struct rt_thread *t)
 	   for its life, and its own sets then watch what the gate kept them
 	   off (stencil -O2 -t 4: the barrier's words, pairs exact mode does
 	   not count, precision 0.87-0.95 in 3 of 3 runs). */
-	if (!t->watch.opened && !thread__watch_allowed(t)) {
+	if (!t->watch.opened && (!hc_rt.opt.start_block_open || !thread__watch_allowed(t))) {
 		struct hc_detect_config one = hc_rt.dcfg;
 
 		one.nwatch = 1;
