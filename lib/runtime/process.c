@@ -277,7 +277,7 @@ static void read_options(struct rt_options *o)
 		process__fatal("HPCRUN_COMM_START_RECENT: %u is not 0 (all ended threads), 1 (a window) or 2 (the last generation)",
 		               o->start_recent);
 	o->start_block = (uint32_t)env_u64("HPCRUN_COMM_START_BLOCK", 1);
-	o->start_block_open = env_u64("HPCRUN_COMM_START_BLOCK_OPEN", 1) != 0;
+	o->start_block_open = env_u64("HPCRUN_COMM_START_BLOCK_OPEN", 0) != 0;
 	o->join_object = env_u64("HPCRUN_COMM_JOIN_OBJECT", 1) != 0;
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
