@@ -473,16 +473,16 @@ static void start_set_block(struct rt_thread *t)
 		if (blocks__find(e.addr, &b) && b.size >= RT_START_BLOCK_MIN)
 			break;
 	}
-	/* By default (HPCRUN_COMM_START_BLOCK_OPEN=0, performance.md "Session
-	   15") every thread whose registers are not open yet, and with =1 a
-	   thread the switch gate would refuse, gets one line on the idle
-	   process-wide set instead: at a worker's start the gate has no
-	   evidence and an OpenMP team is not crowded yet (LULESH 2x: the first
-	   two workers opened for life, every later switch un-cloned, CPU x2 in
-	   the runs where the board held a store of main's). Instead: a start set opens the thread's registers
-	   for its life, and its own sets then watch what the gate kept them
-	   off (stencil -O2 -t 4: the barrier's words, pairs exact mode does
-	   not count, precision 0.87-0.95 in 3 of 3 runs). */
+	/* A thread whose registers are not open yet (by default,
+	   HPCRUN_COMM_START_BLOCK_OPEN=0; with =1 only a thread the switch gate
+	   would refuse) gets one line on the idle process-wide set instead of
+	   a start set on its own registers. Such a set opens the thread's
+	   registers for its life: every later switch pays for them (LULESH 2x:
+	   the first two workers opened at their start, when the gate has no
+	   evidence and the team is not crowded yet, CPU x2 in those runs;
+	   performance.md "Session 15"), and its own sets then watch what the
+	   gate kept them off (stencil -O2 -t 4: the barrier's words, pairs
+	   exact mode does not count, precision 0.87-0.95 in 3 of 3 runs). */
 	if (!t->watch.opened && (!hc_rt.opt.start_block_open || !thread__watch_allowed(t))) {
 		struct hc_detect_config one = hc_rt.dcfg;
 
