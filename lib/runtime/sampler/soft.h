@@ -27,8 +27,10 @@ enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
 #define RT_RET_EVERY 2
 /* Calls a return burst may step into before a call or return ends it
    (HPCRUN_COMM_RET_CALL, detection.md §5.20): -O0 C++'s member function
-   called right after the private work returns (cxx_stats' s.record()). */
-#define RT_RET_CALL_DEFAULT 1
+   called right after the private work returns (cxx_stats' s.record()).
+   Default 0: with 1, pairs.sh under ASan fell to a low-volume mode in 5
+   of 19 runs (0 of 12 with 0), one pair unseen in 2 of them. */
+#define RT_RET_CALL_DEFAULT 0
 /* Start sets per thread at most (soft__start_set). */
 #define RT_START_SETS 3
 /* Join sets after one pthread_join at most (soft__join_set): one more
