@@ -121,7 +121,6 @@ static inline uint64_t rt_cost_quantile(const struct rt_cost_total *t, double q)
 #define RT_SWITCH_OTHER_NS_DEFAULT 10000u    /* HPCRUN_COMM_SWITCH_OTHER_NS (performance.md, Session 8) */
 #define RT_SWITCH_BUDGET_PERMILLE  30u       /* 3 % of the thread's CPU time */
 #define RT_SWITCH_WINDOW_NS        20000000u /* 20 ms of CPU per window */
-#define RT_GATE_EXEMPT_DEFAULT     0u        /* HPCRUN_COMM_GATE_EXEMPT (detection.md §5.21) */
 
 struct rt_switch_gate {
 	uint64_t cpu0_ns, sw0;        /* the current window's start */
@@ -206,27 +205,6 @@ static inline bool rt_switch_gate_allows_in(struct rt_switch_gate *g, uint64_t c
 static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_ns, uint64_t sw)
 {
 	return rt_switch_gate_allows_in(g, cpu_ns, sw, false);
-}
-
-/* Gate exemptions (HPCRUN_COMM_GATE_EXEMPT=N, 0 = off): at most N threads
-   of the process open their registers on a return breakpoint's arm that
-   the gate refused (watch.c, watch__arm_exec), first come first served.
-   Why: a crowded queue program (spsc -O0 -t 4 on 2 CPUs, its threads
-   yielding every 64 empty polls) has every thread refused for its life,
-   and its shared stores are reached only by return bursts; the gate off
-   found both pairs, at 1.18x -> 1.31x CPU (detection.md §5.20). An
-   exempted thread pays its switches for its life, as any opened thread:
-   N bounds what the process pays (detection.md §5.21). Takes one of the
-   `max` exemptions from the process's count `*taken`; false when none is
-   left. Pure (an atomic counter), async-signal-safe. */
-static inline bool rt_gate_exempt_take(uint32_t *taken, uint32_t max)
-{
-	uint32_t n = __atomic_load_n(taken, __ATOMIC_RELAXED);
-
-	while (n < max)
-		if (__atomic_compare_exchange_n(taken, &n, n + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			return true;
-	return false;
 }
 
 #endif

@@ -210,7 +210,6 @@ static void read_options(struct rt_options *o)
 	/* Soft sampler: the watchpoints' context-switch gate (cost.h). */
 	o->switch_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_NS", RT_SWITCH_NS_DEFAULT);
 	o->switch_other_ns = (uint32_t)env_u64("HPCRUN_COMM_SWITCH_OTHER_NS", RT_SWITCH_OTHER_NS_DEFAULT);
-	o->gate_exempt = (uint32_t)env_u64("HPCRUN_COMM_GATE_EXEMPT", RT_GATE_EXEMPT_DEFAULT);
 	/* Soft sampler: the coarse rate of a crowded process (sampler/rate.h). */
 	s = getenv("HPCRUN_COMM_CROWDED_PERIOD");
 	o->crowd_mult = rt_rate_parse_mult(s);

@@ -60,7 +60,7 @@
 	X(watch_armed_sync) X(sync_comms) \
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
-	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) X(watch_gate_exempt)
+	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -232,7 +232,6 @@ struct rt_options {
 	uint32_t step_seed;         /* soft sampler: a burst without evidence every n-th candidate */
 	uint32_t switch_ns;         /* soft sampler: watchpoint gate's cost per context switch, 0 = off */
 	uint32_t switch_other_ns;   /* the same when the process is not crowded (cost.h) */
-	uint32_t gate_exempt;       /* soft: threads that may open on a refused return breakpoint (cost.h) */
 	uint32_t crowd_mult;        /* soft: period multiplier of a crowded process (sampler/rate.h) */
 	uint32_t crowd_heavy;       /* soft: the coarse period's multiplier when heavily crowded (rate.h) */
 	uint32_t crowd_heavy_from;  /* soft: heavily crowded above this x CPUs + 1 live threads (rate.h) */

@@ -257,9 +257,6 @@ static uint64_t pset_min_age(void)
 static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                         bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                         uint32_t za, uint32_t zb);
-static int pset_arm_set_b(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
-                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
-                          uint32_t za, uint32_t zb, bool budget);
 static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget, bool exec);
@@ -382,7 +379,7 @@ static bool pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_
 {
 	if (!watch__pset_idle())
 		return false;
-	if (pset_arm_set_b(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0, budget) == 0) {
+	if (pset_arm_set_x(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0, budget, false) == 0) {
 		uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 
 		/* still ours (no other thread ended or re-armed it meanwhile) */
@@ -447,19 +444,12 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
                         bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                         uint32_t za, uint32_t zb)
 {
-	return pset_arm_set_b(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, true);
+	return pset_arm_set_x(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, true, false);
 }
 
 /* budget false: the arm does not wait for the budget (its cost is still
-   charged to it) */
-static int pset_arm_set_b(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
-                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
-                          uint32_t za, uint32_t zb, bool budget)
-{
-	return pset_arm_set_x(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, budget, false);
-}
-
-/* exec: an execute breakpoint on addr[0] (a return address), one register */
+   charged to it); exec: an execute breakpoint on addr[0] (a return
+   address), one register */
 static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget, bool exec)
@@ -790,16 +780,8 @@ static int pset_arm_ret(struct rt_thread *t, uint64_t pc)
 
 int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 {
-	static uint32_t exempted;
-
-	if (!t->watch.opened && !gate_allows(t)) {
-		/* a few threads of the process may open here anyway (cost.h,
-		   rt_gate_exempt_take) */
-		if (!rt_gate_exempt_take(&exempted, hc_rt.opt.gate_exempt))
-			return pset_arm_ret(t, pc);
-		t->cnt.watch_gate_exempt++;
-		t->cnt.watch_threads_gated = 0;
-	}
+	if (!t->watch.opened && !gate_allows(t))
+		return pset_arm_ret(t, pc);
 	if (!t->watch.opened)
 		open_all(t);
 	if (t->watch.n < 1)

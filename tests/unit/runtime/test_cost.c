@@ -203,27 +203,9 @@ static void gate(void)
 	CHECK(rt_switch_gate_allows(&g, 1000, 1000000));
 }
 
-/* Gate exemptions: at most max taken, then none; max 0 takes none. */
-static void exempt(void)
-{
-	uint32_t taken = 0, got = 0;
-
-	for (int i = 0; i < 5; i++)
-		got += rt_gate_exempt_take(&taken, 2);
-	CHECK_EQ_U64(got, 2);
-	CHECK_EQ_U64(taken, 2);
-	taken = 0;
-	CHECK(!rt_gate_exempt_take(&taken, 0));
-	CHECK_EQ_U64(taken, 0);
-	taken = 7;      /* beyond max (max lowered): stays refused, count unchanged */
-	CHECK(!rt_gate_exempt_take(&taken, 2));
-	CHECK_EQ_U64(taken, 7);
-}
-
 int main(void)
 {
 	histograms();
 	gate();
-	exempt();
 	return hc_test_done("test_cost");
 }
