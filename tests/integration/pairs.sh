@@ -7,9 +7,17 @@
 # a loaded machine the two workers of a pair may rarely run in turn: 1-3
 # detections in 2,700 samples at load 19, 28-38 at load 16) is measured
 # again, at most twice, and the output says so (lib.sh, measure_min).
+# The workers are spread over the CPUs (-p: worker w on the (w mod n)-th
+# CPU), so that the two workers of a pair never share one: left to the
+# scheduler, 4 busy workers on 2 CPUs put a pair on one CPU in a fifth to a
+# third of the runs; its workers then take turns, their line stays in that
+# CPU's cache (exact mode counts ~25x fewer transfers for the pair), the
+# line's accesses no longer stall, and the sampler found the pair at 0-20
+# detections against ~2,000 (issue #14's "low-volume mode",
+# doc/detection.md §5.22).
 . "$(dirname "$0")/lib.sh"
 require_measurable
-measure_min pairs 2000000 -e COMM@200000 "$BENCH" pairs -t 4 -n 150000 || fail "comm_bench exited non-zero"
+measure_min pairs 2000000 -e COMM@200000 "$BENCH" pairs -t 4 -n 150000 -p || fail "comm_bench exited non-zero"
 all=$(total pairs)
 p12=$(cell pairs 1 2); p34=$(cell pairs 3 4)
 diag=$(awk '$1 == "row" && $3 == $4 { s += $5 } END { printf "%.0f\n", s }' "$TMP/pairs.rows")

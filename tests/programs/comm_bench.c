@@ -29,9 +29,15 @@
    sampler samples CPU time). -1 runs every worker on one CPU (the first
    the process may use): the workers then take turns whatever else the
    machine runs, so how often their accesses interleave no longer depends
-   on the load (tests/integration/sharing.sh).
+   on the load (tests/integration/sharing.sh). -p pins worker w to the
+   (w mod n)-th of the n CPUs the process may use, so that with n >= 2 the
+   two workers of a pair run on different CPUs: left to the scheduler, 4
+   busy workers on 2 CPUs put a pair on one CPU in a fifth to a third of
+   the runs, where its workers take turns and their line never moves
+   between caches (exact mode counts ~25x fewer transfers for the pair:
+   doc/detection.md §5.22; tests/integration/pairs.sh).
 
-   Usage: comm_bench MODE [PARAM] [-t WORKERS] [-s SECONDS | -n ITERS] [-1] */
+   Usage: comm_bench MODE [PARAM] [-t WORKERS] [-s SECONDS | -n ITERS] [-1 | -p] */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -60,6 +66,7 @@ static double param;
 static double seconds = 1.0;
 static volatile int stop;
 static long iters;                /* > 0: blocks of 1024 per worker (-n) */
+static int spread_cpu[MAXW];      /* -p: worker w's CPU, -1 = not pinned */
 
 /* May the worker run another block of 1024 accesses? */
 static inline int more(long *done)
@@ -193,6 +200,14 @@ static void *worker(void *arg)
 	int w = (int)(intptr_t)arg;
 	uint64_t s = 0x9E3779B97F4A7C15ull * (uint64_t)(w + 1);
 
+	if (spread_cpu[w] >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(spread_cpu[w], &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+			fprintf(stderr, "comm_bench: worker %d: pinning to CPU %d failed\n", w, spread_cpu[w]);
+	}
 	if (!strcmp(mode, "pairs"))
 		pairs_kernel(w, &s);
 	else if (!strcmp(mode, "false"))
@@ -211,14 +226,14 @@ static void *worker(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: comm_bench pairs|false F|mixed|sharing S|readwrite R|private [-t WORKERS] "
-	        "[-s SECONDS | -n ITERS] [-1]\n");
+	        "[-s SECONDS | -n ITERS] [-1 | -p]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	pthread_t th[MAXW];
-	int nw = 4, i = 2, one_cpu = 0;
+	int nw = 4, i = 2, one_cpu = 0, spread = 0;
 	struct timespec ts;
 
 	if (argc < 2)
@@ -241,11 +256,29 @@ int main(int argc, char **argv)
 			iters = atol(argv[++i]);
 		else if (!strcmp(argv[i], "-1"))
 			one_cpu = 1;
+		else if (!strcmp(argv[i], "-p"))
+			spread = 1;
 		else
 			usage();
 	}
-	if (nw < 1 || nw > MAXW || iters < 0)
+	if (nw < 1 || nw > MAXW || iters < 0 || (one_cpu && spread))
 		usage();
+	for (int w = 0; w < MAXW; w++)
+		spread_cpu[w] = -1;
+	if (spread) {
+		cpu_set_t set;
+		int cpus[CPU_SETSIZE], n = 0;
+
+		if (sched_getaffinity(0, sizeof set, &set) < 0) {
+			perror("comm_bench: sched_getaffinity");
+			return 1;
+		}
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[n++] = c;
+		for (int w = 0; w < nw && n > 1; w++)
+			spread_cpu[w] = cpus[w % n];
+	}
 	if (one_cpu) {
 		cpu_set_t set;
 		int c = 0;
@@ -282,8 +315,9 @@ int main(int argc, char **argv)
 		pthread_join(th[w], NULL);
 	if (iters)
 		printf("comm_bench %s done: %d workers, %ld x 1024 accesses each%s\n", mode, nw, iters,
-		       one_cpu ? ", on one CPU" : "");
+		       one_cpu ? ", on one CPU" : spread ? ", spread over the CPUs" : "");
 	else
-		printf("comm_bench %s done: %d workers, %.2f s%s\n", mode, nw, seconds, one_cpu ? ", on one CPU" : "");
+		printf("comm_bench %s done: %d workers, %.2f s%s\n", mode, nw, seconds,
+		       one_cpu ? ", on one CPU" : spread ? ", spread over the CPUs" : "");
 	return 0;
 }
