@@ -35,10 +35,31 @@
    its last writes still move to the next reader (memory reused across
    thread lifetimes really moves between caches).
 
-   The last writer's context is asked from the writing thread (its ctx
-   callback) whenever a write changes w or invalidates copies, i.e. at
-   the first write of each ownership; later writes that change nothing
-   (the fast path, hc_xmodel_hit) keep it. Per holder, no read bytes are
+   P  THE PEER'S CONTEXT (the writer's side of a transfer's code pair).
+   P1 a false transfer: the store that made w the writer, i.e. the first
+      store of its ownership (W1 with another last writer, W2, W3): the
+      store that invalidated the other copies, the reader's among them if
+      it held one. No byte the reader touches was written by w, so no
+      other store of w is closer to the cause.
+   P2 a true transfer (cfg.last_writer): w's LAST STORE SITE when that
+      site wrote a word (8 bytes) of B: the data read was produced by the
+      last writer's last store to it (generations.c: the rounds loop that
+      rewrites a slice, line 47, not the slice's first store, line 44).
+      A site is the caller's tag of the store (the instruction and its
+      caller); a write of the owner with another tag makes it the last
+      site (its context asked then, its words start over); a write of the
+      same site adds its words.
+   P3 a true transfer whose words the last site did not write: the
+      ownership's first store (P1). The stores of sites between the first
+      and the last are not kept (one context per line); counted
+      (peer_owner_true).
+   Without cfg.last_writer every transfer takes P1 (sessions before 16).
+
+   The contexts are asked from the writing thread (its ctx callback)
+   whenever a write changes w or invalidates copies, i.e. at the first
+   write of each ownership, and (cfg.last_writer) when a write of the
+   owner changes its last store site; later writes that change nothing
+   (the fast path, hc_xmodel_hit) keep them. Per holder, no read bytes are
    kept: a transfer's kind is decided at the miss, by the bytes of the
    missing access.
 
@@ -200,6 +221,27 @@ static void set_written(struct hc_xline *l, const uint64_t b[2], bool reset)
 		__atomic_store_n(&l->written[i], (reset ? 0 : l->written[i]) | b[i], __ATOMIC_RELAXED);
 }
 
+/* The owner's last store site (under the lock). */
+static void set_site(struct hc_xline *l, uint32_t tag, uint32_t ctx, uint32_t wd)
+{
+	__atomic_store_n(&l->last_ctx, ctx, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->last_words, wd, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->last_tag, tag, __ATOMIC_RELAXED);
+}
+
+/* t becomes the line's writer with this store (under the lock): its
+   context is the ownership's (P1) and, with cfg.last_writer, the first
+   last store site's (P2). */
+static void set_owner(struct hc_xmodel *m, struct hc_xthread *th, struct hc_xline *l, uint32_t wd)
+{
+	uint32_t ctx = th->ctx ? th->ctx(th->arg) : 0;
+
+	__atomic_store_n(&l->writer_ctx, ctx, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->writer, th->id + 1, __ATOMIC_RELAXED);
+	if (m->cfg.last_writer)
+		set_site(l, th->tag, ctx, wd);
+}
+
 /* The first written byte of the line and the run of written bytes from it. */
 static void written_run(const struct hc_xline *l, uint64_t base, unsigned words, struct hc_xtransfer *x)
 {
@@ -230,6 +272,7 @@ static bool access_line(struct hc_xmodel *m, struct hc_xthread *th, uint64_t la,
 	uint32_t id = th->id;
 	uint64_t b[2] = { 0, 0 };
 	unsigned words = (unsigned)(m->line_size / 64);
+	uint32_t wd = hc_xwords(off, len);
 	bool transfer = false, holds;
 	uint32_t w;
 
@@ -257,10 +300,17 @@ static bool access_line(struct hc_xmodel *m, struct hc_xthread *th, uint64_t la,
 	} else if (holds && !others_hold(l, id)) {  /* W1 */
 		if (w != id + 1) {
 			set_written(l, b, true);
-			__atomic_store_n(&l->writer_ctx, th->ctx ? th->ctx(th->arg) : 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&l->writer, id + 1, __ATOMIC_RELAXED);
+			set_owner(m, th, l, wd);
 		} else {
 			set_written(l, b, false);
+			if (m->cfg.last_writer) {
+				if (l->last_tag != th->tag) {
+					th->st.site_changes++;
+					set_site(l, th->tag, th->ctx ? th->ctx(th->arg) : 0, wd);
+				} else {
+					__atomic_store_n(&l->last_words, l->last_words | wd, __ATOMIC_RELAXED);
+				}
+			}
 		}
 		unlock(l);
 		return false;
@@ -282,9 +332,19 @@ static bool access_line(struct hc_xmodel *m, struct hc_xthread *th, uint64_t la,
 		x->addr = (la << m->cfg.line_shift) + off;
 		x->len = len;
 		x->writer = w - 1;
-		x->writer_ctx = l->writer_ctx;
+		x->writer_ctx = l->writer_ctx;         /* P1 */
 		x->is_true = (b[0] & l->written[0]) || (b[1] & l->written[1]);
 		x->is_write = kind != HC_X_READ;
+		x->peer_last = false;
+		if (m->cfg.last_writer && x->is_true) {
+			if (l->last_words & wd) {       /* P2 */
+				x->writer_ctx = l->last_ctx;
+				x->peer_last = true;
+				th->st.peer_last++;
+			} else {                        /* P3 */
+				th->st.peer_owner_true++;
+			}
+		}
 		written_run(l, la << m->cfg.line_shift, words, x);
 		if (x->is_true)
 			th->st.transfers_true++;
@@ -295,8 +355,7 @@ static bool access_line(struct hc_xmodel *m, struct hc_xthread *th, uint64_t la,
 	}
 	if (kind != HC_X_READ) {                    /* W2, W3: t owns the line now */
 		set_written(l, b, true);
-		__atomic_store_n(&l->writer_ctx, th->ctx ? th->ctx(th->arg) : 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&l->writer, id + 1, __ATOMIC_RELAXED);
+		set_owner(m, th, l, wd);
 	}
 	unlock(l);
 	return transfer;
@@ -319,7 +378,7 @@ unsigned hc_xmodel_access(struct hc_xmodel *m, struct hc_xthread *th, uint64_t a
 		uint64_t lo = la << sh, hi = lo + m->line_size;
 		uint64_t s = addr > lo ? addr : lo, e = end < hi ? end : hi;
 
-		if (hc_xmodel_hit(m, th->id, s, (uint32_t)(e - s), kind))
+		if (hc_xmodel_hit(m, th->id, s, (uint32_t)(e - s), kind, th->tag))
 			continue;
 		if (access_line(m, th, la, (unsigned)(s - lo), (unsigned)(e - s), kind, &x)) {
 			n++;

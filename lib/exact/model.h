@@ -17,18 +17,25 @@
 #define HC_XADDR_BITS 47u     /* user addresses modelled; higher ones are ignored */
 #define HC_XLEAF_BITS 18u     /* lines per shadow page */
 
-/* The state of one cache line. Zero = never touched. Fields are read
-   without the lock by the fast path (relaxed atomics) and written under
-   it. holders has a bit per holder id < 64; ids >= 64 live in `over`
+/* The state of one cache line (56 bytes). Zero = never touched. Fields
+   are read without the lock by the fast path (relaxed atomics) and written
+   under it. holders has a bit per holder id < 64; ids >= 64 live in `over`
    (over[0] = its number of words n, over[1..n] the bits of ids 64..). */
 struct hc_xline {
 	uint64_t holders;
 	uint64_t *over;
 	uint64_t written[2];   /* bytes written since the last invalidation (128 B max) */
 	uint32_t writer;       /* last writer's id + 1, 0 = none since the line was first touched */
-	uint32_t writer_ctx;   /* the last writer's context (opaque: the caller's ctx callback) */
+	uint32_t writer_ctx;   /* context of the store that made it the writer (the ownership's
+	                          first store, which invalidated the other copies; opaque: the
+	                          caller's ctx callback) */
 	uint32_t lock;
-	uint32_t pad;
+	/* With cfg.last_writer (rule P at the top of model.c): the writer's
+	   last store site (caller's tag, nonzero; 0 = none), its context and
+	   the 8-byte words of the line it wrote since it became the last site. */
+	uint32_t last_tag;
+	uint32_t last_ctx;
+	uint32_t last_words;
 };
 
 /* One transfer: the line moved from the last writer to the accessing thread. */
@@ -36,8 +43,10 @@ struct hc_xtransfer {
 	uint64_t addr;         /* first byte of the access within this line */
 	uint32_t len;          /* bytes of the access within this line */
 	uint32_t writer;       /* the peer: last writer's id */
-	uint32_t writer_ctx;
+	uint32_t writer_ctx;   /* the peer's context (rule P) */
 	bool     is_true;      /* the access touches a byte the writer wrote */
+	bool     peer_last;    /* writer_ctx is the writer's last store site's (P2), not its
+	                          ownership's first store (P1, P3) */
 	bool     is_write;     /* the missing access wrote (a write miss or an RMW) */
 	uint64_t peer_addr;    /* first byte written by the writer in this line */
 	uint32_t peer_len;     /* bytes written from there on, contiguously */
@@ -50,11 +59,21 @@ struct hc_xstats {
 	uint64_t cold_misses;          /* misses with no other writer: no transfer */
 	uint64_t ignored;              /* accesses above HC_XADDR_BITS or of length 0 */
 	uint64_t no_memory;            /* shadow or holder bitmap could not be allocated: access dropped */
+	/* rule P (cfg.last_writer): true transfers whose peer context is the
+	   writer's last store site (P2), and true transfers whose bytes that
+	   site did not write, given the ownership's first store instead (P3:
+	   the store that did write them is not kept) */
+	uint64_t peer_last, peer_owner_true;
+	uint64_t site_changes;         /* writes of the owner that changed its last store site */
 };
 
 /* The accessing thread, as the model sees it. */
 struct hc_xthread {
 	uint32_t id;                   /* holder id, unique among the process's threads */
+	/* the store site of the access in progress (caller-defined, nonzero,
+	   e.g. a hash of the instruction and its caller; cfg.last_writer only):
+	   a write whose tag differs from the line's last_tag asks for ctx */
+	uint32_t tag;
 	/* this thread's current context, asked for only when a write changes
 	   the line's writer (stored for the peer side of later transfers) */
 	uint32_t (*ctx)(void *arg);
@@ -70,6 +89,11 @@ struct hc_xmodel_config {
 	void *(*alloc)(void *arg, size_t bytes);
 	void *alloc_arg;
 	void (*yield)(void);           /* called while spinning on a busy line; may be NULL */
+	/* rule P: a true transfer's peer context is the writer's last store
+	   site when that site wrote the bytes read (else, and for false
+	   transfers, the ownership's first store); false: always the
+	   ownership's first store (sessions before 16) */
+	bool last_writer;
 };
 
 struct hc_xmodel {
@@ -100,12 +124,22 @@ const struct hc_xline *hc_xmodel_line(const struct hc_xmodel *m, uint64_t addr);
 /* Is holder id a holder of the line (relaxed read: tests, diagnostics)? */
 bool hc_xline_holds(const struct hc_xline *l, uint32_t id);
 
+/* The 8-byte words of bytes [off, off+len) of a line (off + len <= 128). */
+static inline uint32_t hc_xwords(uint64_t off, uint64_t len)
+{
+	uint64_t a = off >> 3, b = (off + len - 1) >> 3;
+
+	return (uint32_t)(((2ull << (b - a)) - 1) << a);
+}
+
 /* The lock-free fast path: true when the access changes nothing in the
    model (a read by a holder; a write by the sole holder, already the last
-   writer, of bytes it already wrote since the last invalidation) and the
-   caller may skip hc_xmodel_access. A few loads; false = take the slow path. */
+   writer, of bytes it already wrote since the last invalidation — with
+   cfg.last_writer also from the line's last store site `tag`, of words
+   that site already wrote) and the caller may skip hc_xmodel_access. A few
+   loads; false = take the slow path. tag is read for writes only. */
 static inline bool hc_xmodel_hit(const struct hc_xmodel *m, uint32_t id, uint64_t addr, uint32_t len,
-                                 int kind)
+                                 int kind, uint32_t tag)
 {
 	unsigned sh = m->cfg.line_shift;
 	uint64_t la = addr >> sh, off, mask;
@@ -129,6 +163,12 @@ static inline bool hc_xmodel_hit(const struct hc_xmodel *m, uint32_t id, uint64_
 	off = addr & (m->line_size - 1);
 	if ((off >> 6) != ((off + len - 1) >> 6))
 		return false;
+	if (m->cfg.last_writer) {
+		uint32_t wd = hc_xwords(off, len);
+		if (__atomic_load_n(&l->last_tag, __ATOMIC_RELAXED) != tag ||
+		    (__atomic_load_n(&l->last_words, __ATOMIC_RELAXED) & wd) != wd)
+			return false;
+	}
 	mask = len >= 64 ? ~0ull : ((1ull << len) - 1) << (off & 63);
 	return (__atomic_load_n(&l->written[off >> 6], __ATOMIC_RELAXED) & mask) == mask;
 }

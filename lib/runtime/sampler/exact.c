@@ -88,6 +88,7 @@ static void model_init(void)
 {
 	struct hc_xmodel_config c = { .line_shift = 6, .alloc = shadow_alloc, .yield = xyield };
 	const char *s = getenv("HPCRUN_COMM_EXACT_LINE");
+	const char *lw = getenv("HPCRUN_COMM_EXACT_LAST_WRITER");
 	void *p;
 
 	if (s && *s) {
@@ -98,6 +99,10 @@ static void model_init(void)
 		else
 			process__fatal("HPCRUN_COMM_EXACT_LINE: '%s' is not a line size of exact mode (64 or 128)", s);
 	}
+	/* rule P of model.c: a true transfer's peer is the writer's last
+	   store site (1, the default) or always its ownership's first store
+	   (0, before session 16) */
+	c.last_writer = !(lw && strcmp(lw, "0") == 0);
 	real_memcpy = (copy_fn)dlsym(RTLD_NEXT, "memcpy");
 	real_memmove = (copy_fn)dlsym(RTLD_NEXT, "memmove");
 	real_memset = (set_fn)dlsym(RTLD_NEXT, "memset");
@@ -106,8 +111,9 @@ static void model_init(void)
 	if (hc_xmodel_init(&xm, &c) < 0)
 		process__fatal("exact mode: cannot reserve the shadow directory (%zu bytes)",
 		          hc_xmodel_dir_bytes(c.line_shift));
-	process__log("exact mode: %llu-byte lines, shadow directory %zu MiB reserved (touched lazily)",
-	        (unsigned long long)xm.line_size, hc_xmodel_dir_bytes(c.line_shift) >> 20);
+	process__log("exact mode: %llu-byte lines, shadow directory %zu MiB reserved (touched lazily), "
+	        "peer context: %s", (unsigned long long)xm.line_size, hc_xmodel_dir_bytes(c.line_shift) >> 20,
+	        c.last_writer ? "last store site" : "first store of the ownership");
 	__atomic_store_n(&xready, 1, __ATOMIC_RELEASE);
 }
 
@@ -184,9 +190,21 @@ static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 		x->evh[slot] = t->events.n;
 }
 
+/* The store site of a write at pc (the model's tag, rule P): the
+   instruction and the innermost caller's return address, hashed, never 0.
+   Two call paths that share both share the context asked at the site's
+   first store. */
+static inline uint32_t xtag(const struct xthr *x, uint64_t pc)
+{
+	uint32_t d = x->depth;
+	uint64_t r = d && d <= XSTACK ? x->stack[d - 1].pc : d;
+
+	return (uint32_t)(((pc ^ (r * 0x9E3779B97F4A7C15ull)) * 0xC2B2AE3D27D4EB4Full) >> 32) | 1u;
+}
+
 /* An access the hit path could not settle. */
 __attribute__((noinline))
-static void slow(struct xthr *x, uint64_t addr, uint64_t len, int kind, uint64_t pc)
+static void slow(struct xthr *x, uint64_t addr, uint64_t len, int kind, uint64_t pc, uint32_t tag)
 {
 	struct rt_thread *t = x->t;
 
@@ -199,15 +217,19 @@ static void slow(struct xthr *x, uint64_t addr, uint64_t len, int kind, uint64_t
 	   lies inside the call, whose line is the access's
 	   (doc/accuracy.md, "Session 8: code pairs"). */
 	x->leaf = pc - 1;
+	x->x.tag = tag;
 	hc_xmodel_access(&xm, &x->x, addr, len, kind);
 	hc_guard_leave(t);
 }
 
 #define XACC(a, n, k) do { \
 	struct xthr *x_ = xself; \
-	if (__builtin_expect(x_ != NULL, 1) && \
-	    !((n) <= 64 && hc_xmodel_hit(&xm, x_->x.id, (uint64_t)(uintptr_t)(a), (uint32_t)(n), (k)))) \
-		slow(x_, (uint64_t)(uintptr_t)(a), (n), (k), (uint64_t)(uintptr_t)__builtin_return_address(0)); \
+	if (__builtin_expect(x_ != NULL, 1)) { \
+		uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0); \
+		uint32_t tag_ = (k) != HC_X_READ && xm.cfg.last_writer ? xtag(x_, pc_) : 0; \
+		if (!((n) <= 64 && hc_xmodel_hit(&xm, x_->x.id, (uint64_t)(uintptr_t)(a), (uint32_t)(n), (k), tag_))) \
+			slow(x_, (uint64_t)(uintptr_t)(a), (n), (k), pc_, tag_); \
+	} \
 } while (0)
 
 #define XENTRY(pc) do { \
@@ -386,6 +408,12 @@ static void x_process_stop(void)
 	        (unsigned long long)s.ignored, (unsigned long long)s.no_memory,
 	        (unsigned long long)(__atomic_load_n(&shadow_bytes, __ATOMIC_RELAXED) >> 20),
 	        (unsigned long long)(__atomic_load_n(&pool_used, __ATOMIC_RELAXED) >> 10));
+	if (xm.cfg.last_writer)
+		process__log("exact mode: peer contexts (rule P): %llu true transfers from the writer's last "
+		        "store site, %llu from its ownership's first store (the last site did not write the "
+		        "bytes read); %llu store site changes",
+		        (unsigned long long)s.peer_last, (unsigned long long)s.peer_owner_true,
+		        (unsigned long long)s.site_changes);
 }
 
 static void x_nothing(void)

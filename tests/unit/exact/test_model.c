@@ -63,11 +63,11 @@ static void test_rules(void)
 	CHECK_EQ_U64(th[0].st.cold_misses, 1);
 	/* W1: T0 is the sole holder: writes are hits */
 	CHECK_EQ_U64(acc(&m, 0, A, 4, HC_X_WRITE), 0);
-	CHECK(hc_xmodel_hit(&m, 0, A, 4, HC_X_WRITE));
-	CHECK(hc_xmodel_hit(&m, 0, A + 1, 2, HC_X_WRITE));
-	CHECK(!hc_xmodel_hit(&m, 0, A + 4, 4, HC_X_WRITE));   /* new bytes: slow path */
-	CHECK(hc_xmodel_hit(&m, 0, A + 40, 8, HC_X_READ));
-	CHECK(!hc_xmodel_hit(&m, 1, A, 4, HC_X_READ));
+	CHECK(hc_xmodel_hit(&m, 0, A, 4, HC_X_WRITE, 0));
+	CHECK(hc_xmodel_hit(&m, 0, A + 1, 2, HC_X_WRITE, 0));
+	CHECK(!hc_xmodel_hit(&m, 0, A + 4, 4, HC_X_WRITE, 0));   /* new bytes: slow path */
+	CHECK(hc_xmodel_hit(&m, 0, A + 40, 8, HC_X_READ, 0));
+	CHECK(!hc_xmodel_hit(&m, 1, A, 4, HC_X_READ, 0));
 	/* R2: T1 reads what T0 wrote: one true transfer 0 -> 1 */
 	CHECK_EQ_U64(acc(&m, 1, A, 4, HC_X_READ), 1);
 	CHECK_EQ_U64(LAST.writer, 0);
@@ -179,7 +179,7 @@ static void test_line128(void)
 	CHECK_EQ_U64(acc(&m128, 1, A + 124, 2, HC_X_READ), 1);
 	CHECK(LAST.is_true);
 	CHECK_EQ_U64(LAST.peer_addr, A + 120);
-	CHECK(hc_xmodel_hit(&m128, 0, A + 8, 8, HC_X_READ));
+	CHECK(hc_xmodel_hit(&m128, 0, A + 8, 8, HC_X_READ, 0));
 	/* an access crossing the 64-byte half inside a 128-byte line is one line */
 	CHECK_EQ_U64(acc(&m128, 2, A + 60, 8, HC_X_READ), 1);
 	CHECK(!LAST.is_true);
@@ -217,12 +217,139 @@ static void test_many_threads(void)
 	CHECK_EQ_U64(th[7].st.invalidated, 254);
 }
 
+/* Rule P (cfg.last_writer): the peer's context of a true transfer is the
+   writer's last store site when that site wrote the words read (P2), else
+   the ownership's first store (P3); of a false transfer the ownership's
+   first store (P1). The context callback returns the thread's current tag
+   (its "store site") so each transfer says which store it names. */
+static uint32_t ctx_site(void *arg)
+{
+	const struct hc_xthread *t = arg;
+	return 100000 + t->tag * 10 + t->id;
+}
+#define SITE(tag, id) (100000u + (tag) * 10u + (id))
+
+/* w: thread t writes len bytes at addr from store site tag */
+static unsigned w(struct hc_xmodel *m, uint32_t t, uint32_t tag, uint64_t addr, uint64_t len)
+{
+	th[t].tag = tag;
+	return acc(m, t, addr, len, HC_X_WRITE);
+}
+
+static void model_lw(struct hc_xmodel *m, unsigned shift, bool on)
+{
+	struct hc_xmodel_config c = { .line_shift = shift, .alloc = zalloc, .last_writer = on };
+	CHECK(hc_xmodel_init(m, &c) == 0);
+	threads_init();
+	for (int i = 0; i < 256; i++)
+		th[i].ctx = ctx_site;
+	rec.n = 0;
+}
+
+static void test_last_writer(void)
+{
+	struct hc_xmodel m;
+	const uint64_t L = A, L2 = A + 64, L3 = A + 128, L4 = A + 192;
+
+	/* generations.c: T0 fills a line at site 44 (its first store of the
+	   ownership), then rewrites words 1..7 at site 47 (the rounds loop) */
+	for (int on = 0; on < 2; on++) {
+		model_lw(&m, 6, on);
+		for (int i = 0; i < 8; i++)
+			w(&m, 0, 44, L + 8 * (uint64_t)i, 8);
+		for (int r = 0; r < 2; r++)
+			for (int i = 1; i < 8; i++)
+				w(&m, 0, 47, L + 8 * (uint64_t)i, 8);
+		CHECK_EQ_U64(th[0].st.site_changes, on ? 1 : 0);
+		/* the fast path: the same site over words it wrote is a hit; a
+		   new site, or a word the site has not written, is not (on) */
+		CHECK(hc_xmodel_hit(&m, 0, L + 8, 8, HC_X_WRITE, 47));
+		CHECK(hc_xmodel_hit(&m, 0, L + 8, 8, HC_X_WRITE, 44) == !on);
+		CHECK(hc_xmodel_hit(&m, 0, L, 8, HC_X_WRITE, 47) == !on);
+		/* the next generation's T1 reads word 3: true, from site 47 (P2) */
+		CHECK_EQ_U64(acc(&m, 1, L + 24, 8, HC_X_READ), 1);
+		CHECK(LAST.is_true);
+		CHECK_EQ_U64(LAST.writer, 0);
+		CHECK_EQ_U64(LAST.writer_ctx, on ? SITE(47, 0) : SITE(44, 0));
+		CHECK(LAST.peer_last == (bool)on);
+		/* T2 reads word 0, written at 44 only: the last site did not
+		   write it, the ownership's first store did (P3) */
+		CHECK_EQ_U64(acc(&m, 2, L, 8, HC_X_READ), 1);
+		CHECK(LAST.is_true);
+		CHECK_EQ_U64(LAST.writer_ctx, SITE(44, 0));
+		CHECK(!LAST.peer_last);
+		CHECK_EQ_U64(th[1].st.peer_last, on ? 1 : 0);
+		CHECK_EQ_U64(th[2].st.peer_owner_true, on ? 1 : 0);
+		/* W3 true: T3 overwrites word 5 (written last at 47): P2 */
+		CHECK_EQ_U64(w(&m, 3, 60, L + 40, 8), 1);
+		CHECK(LAST.is_true && LAST.is_write);
+		CHECK_EQ_U64(LAST.writer_ctx, on ? SITE(47, 0) : SITE(44, 0));
+		/* T3 is the owner now, its site 60 the last: T0 reads word 5 */
+		CHECK_EQ_U64(acc(&m, 0, L + 40, 8, HC_X_READ), 1);
+		CHECK_EQ_U64(LAST.writer, 3);
+		CHECK_EQ_U64(LAST.writer_ctx, SITE(60, 3));
+	}
+
+	/* false sharing: T0 takes L2 at site 5 (word 0), then writes word 1
+	   at site 6; T1 reads word 7, which T0 never wrote: false, the peer
+	   the store that took the line (P1), whatever came last */
+	model_lw(&m, 6, true);
+	CHECK_EQ_U64(acc(&m, 1, L2 + 56, 8, HC_X_READ), 0);         /* T1 holds a copy */
+	CHECK_EQ_U64(w(&m, 0, 5, L2, 8), 0);                        /* W3 cold, invalidates T1 */
+	CHECK_EQ_U64(w(&m, 0, 6, L2 + 8, 8), 0);                    /* W1, new site */
+	CHECK_EQ_U64(acc(&m, 1, L2 + 56, 8, HC_X_READ), 1);
+	CHECK(!LAST.is_true);
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(5, 0));
+	CHECK(!LAST.peer_last);
+	CHECK_EQ_U64(th[1].st.peer_last + th[1].st.peer_owner_true, 0);
+
+	/* spsc.c: items of 16 bytes (seq, val), four to a line; the producer
+	   T0 stores seq at site 53 and val at site 54, alternating. The
+	   consumer's read of item 0's seq finds site 54 last (item 1's val):
+	   P3, the ownership's first store, 53 (item 0's seq); of item 1's val
+	   P2, 54. Every alternation is a site change. */
+	CHECK_EQ_U64(w(&m, 0, 53, L3, 8), 0);
+	CHECK_EQ_U64(w(&m, 0, 54, L3 + 8, 8), 0);
+	CHECK_EQ_U64(w(&m, 0, 53, L3 + 16, 8), 0);
+	CHECK_EQ_U64(w(&m, 0, 54, L3 + 24, 8), 0);
+	CHECK_EQ_U64(th[0].st.site_changes, 1 + 3);                 /* site 6 above, then 3 */
+	CHECK_EQ_U64(acc(&m, 1, L3, 8, HC_X_READ), 1);
+	CHECK(LAST.is_true);
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(53, 0));
+	CHECK(!LAST.peer_last);
+	CHECK_EQ_U64(acc(&m, 2, L3 + 24, 8, HC_X_READ), 1);
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(54, 0));
+	CHECK(LAST.peer_last);
+
+	/* an access of several words: any word the last site wrote names it;
+	   a 128-byte line has 16 words (bits up to 15) */
+	CHECK_EQ_U64(hc_xwords(0, 8), 0x1);
+	CHECK_EQ_U64(hc_xwords(4, 8), 0x3);
+	CHECK_EQ_U64(hc_xwords(56, 8), 0x80);
+	CHECK_EQ_U64(hc_xwords(0, 128), 0xffff);
+	CHECK_EQ_U64(hc_xwords(120, 8), 0x8000);
+	CHECK_EQ_U64(w(&m, 0, 70, L4, 8), 0);
+	CHECK_EQ_U64(w(&m, 0, 71, L4 + 16, 8), 0);
+	CHECK_EQ_U64(acc(&m, 1, L4 + 4, 16, HC_X_READ), 1);        /* words 0..2 */
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(71, 0));
+	model_lw(&m, 7, true);
+	CHECK_EQ_U64(w(&m, 0, 80, A, 8), 0);
+	CHECK_EQ_U64(w(&m, 0, 81, A + 120, 8), 0);
+	CHECK(hc_xmodel_hit(&m, 0, A + 120, 8, HC_X_WRITE, 81));
+	CHECK(!hc_xmodel_hit(&m, 0, A, 8, HC_X_WRITE, 81));
+	CHECK_EQ_U64(acc(&m, 1, A + 120, 8, HC_X_READ), 1);
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(81, 0));
+	CHECK_EQ_U64(acc(&m, 2, A, 8, HC_X_READ), 1);
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(80, 0));
+}
+
 int main(void)
 {
 	test_rules();
 	test_ring();
 	test_line128();
 	test_many_threads();
+	test_last_writer();
 	CHECK(nblocks <= 4096);
 	free_all();
 	return hc_test_done("test_model");

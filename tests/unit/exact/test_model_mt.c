@@ -38,6 +38,7 @@ static void *worker(void *p)
 	for (int i = 0; i < ITER; i++) {
 		/* own slot of a shared line (false sharing), a neighbour's slot,
 		   an atomic counter, and a range crossing lines */
+		t->tag = 1 + (uint32_t)(i & 1);      /* two store sites (rule P) */
 		hc_xmodel_access(&m, t, BASE + 8 * me, 8, HC_X_WRITE);
 		hc_xmodel_access(&m, t, BASE + 8 * ((me + 1) % NT), 8, HC_X_READ);
 		hc_xmodel_access(&m, t, BASE + 4096, 8, HC_X_RMW);
@@ -51,7 +52,10 @@ static void *worker(void *p)
 
 int main(void)
 {
-	struct hc_xmodel_config c = { .line_shift = 6, .alloc = zalloc, .yield = (void (*)(void))sched_yield };
+	/* rule P on: a peer context from the last store site must still be
+	   the writer's own (ctx_of: the thread's id) */
+	struct hc_xmodel_config c = { .line_shift = 6, .alloc = zalloc, .yield = (void (*)(void))sched_yield,
+	                              .last_writer = true };
 	pthread_t tid[NT];
 	uint64_t xfers = 0;
 
