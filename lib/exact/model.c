@@ -45,8 +45,8 @@
       site wrote a word (8 bytes) of B: the data read was produced by the
       last writer's last store to it (generations.c: the rounds loop that
       rewrites a slice, line 47, not the slice's first store, line 44).
-      A site is the caller's tag of the store (the instruction and its
-      caller); a write of the owner with another tag makes it the last
+      A site is the caller's tag of the store (exact.c: the store
+      instruction); a write of the owner with another tag makes it the last
       site (its context asked then, its words start over); a write of the
       same site adds its words.
    P3 a true transfer whose words the last site did not write: the

@@ -71,7 +71,7 @@ struct hc_xstats {
 struct hc_xthread {
 	uint32_t id;                   /* holder id, unique among the process's threads */
 	/* the store site of the access in progress (caller-defined, nonzero,
-	   e.g. a hash of the instruction and its caller; cfg.last_writer only):
+	   e.g. a hash of the store instruction; cfg.last_writer only):
 	   a write whose tag differs from the line's last_tag asks for ctx */
 	uint32_t tag;
 	/* this thread's current context, asked for only when a write changes

@@ -191,15 +191,14 @@ static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 }
 
 /* The store site of a write at pc (the model's tag, rule P): the
-   instruction and the innermost caller's return address, hashed, never 0.
-   Two call paths that share both share the context asked at the site's
-   first store. */
-static inline uint32_t xtag(const struct xthr *x, uint64_t pc)
+   instruction, hashed, never 0. Not its caller: a helper called from two
+   places (the suite's acc_work on a thread's stack buffer) would change
+   site at every call and take the slow path on every store of the line
+   (nn_ring 2.5x slower, doc/exact.md "Session 16"); the context asked at
+   the site's first store of an ownership stands for its other calls. */
+static inline uint32_t xtag(uint64_t pc)
 {
-	uint32_t d = x->depth;
-	uint64_t r = d && d <= XSTACK ? x->stack[d - 1].pc : d;
-
-	return (uint32_t)(((pc ^ (r * 0x9E3779B97F4A7C15ull)) * 0xC2B2AE3D27D4EB4Full) >> 32) | 1u;
+	return (uint32_t)((pc * 0x9E3779B97F4A7C15ull) >> 32) | 1u;
 }
 
 /* An access the hit path could not settle. */
@@ -226,7 +225,7 @@ static void slow(struct xthr *x, uint64_t addr, uint64_t len, int kind, uint64_t
 	struct xthr *x_ = xself; \
 	if (__builtin_expect(x_ != NULL, 1)) { \
 		uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0); \
-		uint32_t tag_ = (k) != HC_X_READ && xm.cfg.last_writer ? xtag(x_, pc_) : 0; \
+		uint32_t tag_ = (k) != HC_X_READ && xm.cfg.last_writer ? xtag(pc_) : 0; \
 		if (!((n) <= 64 && hc_xmodel_hit(&xm, x_->x.id, (uint64_t)(uintptr_t)(a), (uint32_t)(n), (k), tag_))) \
 			slow(x_, (uint64_t)(uintptr_t)(a), (n), (k), pc_, tag_); \
 	} \

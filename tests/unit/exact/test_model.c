@@ -343,6 +343,39 @@ static void test_last_writer(void)
 	CHECK_EQ_U64(LAST.writer_ctx, SITE(80, 0));
 }
 
+/* spsc.c's item lines (16-byte items, four to a line) with the producer
+   one item ahead of the consumer: the consumer's copy already holds the
+   item it reads next, and the producer's store of the following item
+   invalidates it. The re-fetch carries no byte the consumer lacked: false
+   sharing (rules R2/W2, P1), though the bytes read were written by the
+   same producer earlier (what a sampled trap on the producer's store
+   sees: doc/detection.md, "Session 16"). */
+static void test_spsc_refetch(void)
+{
+	struct hc_xmodel m;
+	const uint64_t L = A;
+
+	model_lw(&m, 6, true);
+	w(&m, 0, 53, L, 8);                                 /* item 0 */
+	w(&m, 0, 54, L + 8, 8);
+	w(&m, 0, 53, L + 16, 8);                            /* item 1 */
+	w(&m, 0, 54, L + 24, 8);
+	CHECK_EQ_U64(acc(&m, 1, L, 8, HC_X_READ), 1);       /* consumer: item 0's seq */
+	CHECK(LAST.is_true);
+	CHECK_EQ_U64(acc(&m, 1, L + 8, 8, HC_X_READ), 0);   /* its val: a hit */
+	CHECK_EQ_U64(w(&m, 0, 53, L + 32, 8), 0);           /* item 2's seq: upgrade */
+	CHECK_EQ_U64(acc(&m, 1, L + 16, 8, HC_X_READ), 1);  /* item 1's seq: held already */
+	CHECK(!LAST.is_true);
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(53, 0));         /* the invalidating store (P1) */
+	CHECK_EQ_U64(w(&m, 0, 54, L + 40, 8), 0);           /* item 2's val: upgrade */
+	CHECK_EQ_U64(acc(&m, 1, L + 24, 8, HC_X_READ), 1);  /* item 1's val: false again */
+	CHECK(!LAST.is_true);
+	CHECK_EQ_U64(LAST.writer_ctx, SITE(54, 0));
+	CHECK_EQ_U64(acc(&m, 1, L + 32, 8, HC_X_READ), 0);  /* item 2: in that copy */
+	CHECK_EQ_U64(th[1].st.transfers_true, 1);
+	CHECK_EQ_U64(th[1].st.transfers_false, 2);
+}
+
 int main(void)
 {
 	test_rules();
@@ -350,6 +383,7 @@ int main(void)
 	test_line128();
 	test_many_threads();
 	test_last_writer();
+	test_spsc_refetch();
 	CHECK(nblocks <= 4096);
 	free_all();
 	return hc_test_done("test_model");
