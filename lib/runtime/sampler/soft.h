@@ -28,9 +28,12 @@ enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
 /* Calls a return burst may step into before a call or return ends it
    (HPCRUN_COMM_RET_CALL, detection.md §5.20): -O0 C++'s member function
    called right after the private work returns (cxx_stats' s.record()).
-   Default 0: with 1, pairs.sh under ASan fell to a low-volume mode in 5
-   of 19 runs (0 of 12 with 0), one pair unseen in 2 of them. */
-#define RT_RET_CALL_DEFAULT 0
+   Default 1 again in session 16: cxx_stats -O0 -t 4 found its pairs in
+   28 of 30 runs against 7 of 30 with 0 (precision 1.00); pairs.sh's
+   low-volume mode, which sent it back to 0 in session 15, is the
+   scheduler's placement of a pair on one CPU, and no code path of this
+   switch acts there (detection.md §5.23). */
+#define RT_RET_CALL_DEFAULT 1
 /* Start sets per thread at most (soft__start_set). */
 #define RT_START_SETS 3
 /* Join sets after one pthread_join at most (soft__join_set): one more
