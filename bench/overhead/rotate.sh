@@ -8,7 +8,15 @@
 # doc/performance.md "Session 9" was measured with: native against runtimes
 # (HPCRUN_COMM_RUNTIME=...), options, or -e periods.
 #
-#   bench/overhead/rotate.sh [-n ROUNDS] BUILDDIR WORKDIR CONFIGS -- COMMAND [ARGS...]
+#   bench/overhead/rotate.sh [-n ROUNDS] [-q WAIT] BUILDDIR WORKDIR CONFIGS -- COMMAND [ARGS...]
+#
+# -q WAIT: before each run, wait (at most WAIT s) until /proc/stat's
+# procs_running stays <= QUIET_MAX (default 2) over 5 looks 100 ms apart,
+# as run.sh's QUIET_WAIT does: an oversubscribed program's cost depends on
+# whether its threads switch to the idle task or to other programs
+# (performance.md "Session 16"); the last line counts the runs that started
+# quiet. Each run's line in WORKDIR/NAME.txt then ends with 1 (started
+# quiet) or 0.
 #
 # CONFIGS: a file, one configuration a line, "NAME|ENV ASSIGNMENTS|native"
 # or "NAME|ENV ASSIGNMENTS|hc|LAUNCHER OPTIONS", e.g.
@@ -20,8 +28,14 @@
 # nvcsw nivcsw, then watch_armed ret_bp_armed samples summed over the logs.
 set -euo pipefail
 
-rounds=7
-if [ "${1:-}" = -n ]; then rounds=$2; shift 2; fi
+rounds=7 quiet_wait=0 quiet_max=${QUIET_MAX:-2} quiet_ok=0 quiet_timeout=0
+while :; do
+	case ${1:-} in
+	-n) rounds=$2; shift 2 ;;
+	-q) quiet_wait=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 if [ $# -lt 5 ] || [ "$4" != -- ]; then
 	echo "usage: rotate.sh [-n ROUNDS] BUILDDIR WORKDIR CONFIGS -- COMMAND [ARGS...]" >&2
 	exit 2
@@ -45,12 +59,26 @@ for c in "${cfgs[@]}"; do
 	rm -f "$work/$name.txt"
 done
 
+# wait_quiet: sets q to 1 if the machine was quiet before the timeout
+wait_quiet() {
+	local t0 busy
+	q=0
+	[ "$quiet_wait" -gt 0 ] || return 0
+	t0=$(date +%s)
+	while :; do
+		busy=$(for k in 1 2 3 4 5; do awk '/^procs_running/ { print $2 }' /proc/stat; sleep 0.1; done | sort -n | tail -n 1)
+		if [ "$busy" -le "$quiet_max" ]; then quiet_ok=$((quiet_ok + 1)) q=1; return 0; fi
+		if [ $(( $(date +%s) - t0 )) -ge "$quiet_wait" ]; then quiet_timeout=$((quiet_timeout + 1)); return 0; fi
+	done
+}
+
 echo "load before: $(uptime | sed 's/.*load average/load average/'); $(date -u +%H:%M:%SZ); $rounds rounds"
 for r in $(seq 1 "$rounds"); do
 	for k in $(seq 0 $((n - 1))); do
 		IFS='|' read -r name envs mode args <<<"${cfgs[$(((k + r) % n))]}"
 		tf="$work/time.txt" m="$work/m.$name" extra="0 0 0"
 		rm -f "$tf"
+		wait_quiet
 		if [ "$mode" = native ]; then
 			# shellcheck disable=SC2086 # ENV ASSIGNMENTS split on purpose
 			env $envs "$runstat" "$tf" "$@" >/dev/null 2>"$work/stderr.txt" ||
@@ -65,10 +93,12 @@ for r in $(seq 1 "$rounds"); do
 			             $1 == "counter" && $2 == "samples" { s += $3 }
 			             END { print a + 0, b + 0, s + 0 }' "$m"/*.log)
 		fi
+		if [ "$quiet_wait" -gt 0 ]; then extra="$extra $q"; fi
 		echo "$(cat "$tf") $extra" >>"$work/$name.txt"
 	done
 done
 echo "load after: $(uptime | sed 's/.*load average/load average/'); $(date -u +%H:%M:%SZ)"
+[ "$quiet_wait" -gt 0 ] && echo "quiet gate: $quiet_ok runs started quiet, $quiet_timeout after waiting $quiet_wait s in vain"
 
 med() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 IFS='|' read -r base _ <<<"${cfgs[0]}"

@@ -44,7 +44,8 @@
    figure is our CPU time per switch of ours (getrusage counts: what the
    runtime's switch gate sees), and the child's CPU time per switch.
 
-   Usage: switch_cost [-x|-o] MODE [BP [ITERS]]   (BP default 1, ITERS 200000) */
+   Usage: switch_cost [-x|-o] MODE [BP [ITERS]]   (BP default 1, ITERS 200000)
+   SWITCH_COST_PERIOD_NS: the task-clock's period (default 500000). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <linux/hw_breakpoint.h>
@@ -78,6 +79,11 @@ static double clk(clockid_t c)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* The sampling task-clock's period, ns: SWITCH_COST_PERIOD_NS, default
+   500000 (the runtime's default); whether the event's hrtimer is usually
+   the CPU's earliest at a switch depends on it (the tick: 4 ms at HZ 250). */
+static unsigned long long period_ns = 500000;
+
 static int open_clock_off(int inherit, int off)
 {
 	struct perf_event_attr a;
@@ -86,7 +92,7 @@ static int open_clock_off(int inherit, int off)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
 	a.size = sizeof a;
-	a.sample_period = 500000;
+	a.sample_period = period_ns;
 	a.exclude_kernel = 1;
 	a.inherit = (unsigned)inherit;
 	a.sigtrap = 1;
@@ -189,6 +195,8 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	mode = argc > 1 ? argv[1] : "none";
+	if (getenv("SWITCH_COST_PERIOD_NS"))
+		period_ns = strtoull(getenv("SWITCH_COST_PERIOD_NS"), NULL, 10);
 	if (argc > 3)
 		iters = atol(argv[3]);
 	bp_off = !strcmp(mode, "inherit+bpoff");

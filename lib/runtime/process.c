@@ -226,6 +226,21 @@ static void read_options(struct rt_options *o)
 	if (!o->crowd_heavy_from)
 		process__fatal("HPCRUN_COMM_CROWDED_HEAVY_FROM: '%s' is not a number of threads per CPU in 1..%u "
 		               "(1: as soon as the process is crowded)", s, RT_CROWD_MULT_MAX);
+	/* ... and the switching level (level 3: a heavily crowded process whose
+	   threads block and wake very often). */
+	s = getenv("HPCRUN_COMM_SWITCHY");
+	o->switchy = rt_rate_parse_switchy(s);
+	if (!o->switchy)
+		process__fatal("HPCRUN_COMM_SWITCHY: '%s' is not a multiple of the heavy period in 1..%u "
+		               "(1: none beyond it)", s, RT_CROWD_MULT_MAX);
+	{
+		uint64_t r = env_u64("HPCRUN_COMM_SWITCHY_RATE", RT_SWITCHY_RATE_DEFAULT);
+
+		if (r > 100000000u)
+			process__fatal("HPCRUN_COMM_SWITCHY_RATE: %llu is not a number of context switches per "
+			               "second of CPU time (0: off; at most 100000000)", (unsigned long long)r);
+		o->switchy_rate = (uint32_t)r;
+	}
 	/* ... and of a quiet one (no sign of sharing in its latest samples). */
 	{
 		uint64_t w = env_u64("HPCRUN_COMM_QUIET_SAMPLES", RT_QUIET_WINDOW_DEFAULT);

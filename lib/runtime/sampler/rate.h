@@ -145,6 +145,51 @@ static inline uint32_t rt_rate_level(uint32_t now, bool *crowded, uint32_t live,
 	return now == 2 ? 2 : 1;
 }
 
+/* The switching level (performance.md, "Session 16"; level 3): a heavily
+   crowded process whose threads block and wake very often — more than
+   `rate` context switches (voluntary + involuntary, all its threads:
+   getrusage) per second of its CPU time — multiplies the heavy period once
+   more, by `switchy` (HPCRUN_COMM_SWITCHY, default 4: x16 in all, 8 ms at
+   the default period; 1 = off), through a fourth inherited event. Why: a
+   task-clock sample event runs an hrtimer, stopped and restarted at every
+   switch of its thread to or from another context (the idle task, another
+   program: no sibling clone to swap with), and a timer shorter than the
+   tick (4 ms at HZ 250) is usually the CPU's earliest, so both reprogram
+   the clock-event device: VM exits on every such switch, whatever the
+   handler does. LULESH 2x-oversubscribed switches ~120,000 times per
+   second of CPU (its barriers), the OpenMP and barrier stencils and the
+   accuracy suite's crowded runs < 20,000: the switching level takes only
+   processes where the per-switch part, not the samples, is the cost.
+   HPCRUN_COMM_SWITCHY_RATE: the threshold, switches per CPU second
+   (default RT_SWITCHY_RATE_DEFAULT; 0 = off); hysteresis: off again below
+   half of it. Looked at every RT_SWITCHY_EVERY samples of the process
+   while it is heavily crowded, over the window since the last look. */
+#define RT_SWITCHY_DEFAULT      4u
+#define RT_SWITCHY_RATE_DEFAULT 50000u
+#define RT_SWITCHY_EVERY        64u
+
+/* Is the process switching (level 3 wanted), given the state now and
+   `dsw` switches over `dcpu_ns` of its CPU time? No CPU time: unchanged. */
+static inline bool rt_rate_switchy(bool now, uint64_t dsw, uint64_t dcpu_ns, uint64_t rate)
+{
+	if (!rate)
+		return false;
+	if (!dcpu_ns || dsw > UINT64_MAX / 2000000000ull || rate > UINT64_MAX / 2 / dcpu_ns)
+		return now;
+	if (dsw * 1000000000ull > rate * dcpu_ns)
+		return true;
+	if (dsw * 2000000000ull < rate * dcpu_ns)
+		return false;
+	return now;
+}
+
+/* The level with the switching rule: the heavily crowded level (2) becomes
+   3 while the process is switching and the level exists (switchy > 1). */
+static inline uint32_t rt_rate_level_switchy(uint32_t level, bool switching, uint32_t switchy)
+{
+	return level == 2 && switching && switchy > 1 ? 3 : level;
+}
+
 /* A level's multiplier (saturating at RT_CROWD_MULT_MAX x RT_CROWD_MULT_MAX,
    which the cookie's mask holds). */
 static inline uint32_t rt_rate_level_mult(uint32_t level, uint32_t mult, uint32_t heavy)
@@ -154,6 +199,17 @@ static inline uint32_t rt_rate_level_mult(uint32_t level, uint32_t mult, uint32_
 	if (level == 1 || heavy <= 1)
 		return mult;
 	return mult * heavy;
+}
+
+/* ... and with the switching level (3: x switchy more, saturating at the
+   cookie's mask). */
+static inline uint32_t rt_rate_level_mult3(uint32_t level, uint32_t mult, uint32_t heavy, uint32_t switchy)
+{
+	uint64_t m = rt_rate_level_mult(level > 2 ? 2 : level, mult, heavy);
+
+	if (level > 2 && switchy > 1)
+		m *= switchy;
+	return m > RT_RATE_MULT_MASK ? (uint32_t)RT_RATE_MULT_MASK : (uint32_t)m;
 }
 
 /* A sample event's cookie with its multiplier in the low bits (the kind
@@ -213,6 +269,12 @@ static inline uint32_t rt_rate_parse_heavy(const char *s)
 static inline uint32_t rt_rate_parse_heavy_from(const char *s)
 {
 	return rt_rate_parse_factor(s, RT_CROWD_HEAVY_FROM_DEFAULT);
+}
+
+/* HPCRUN_COMM_SWITCHY's value (unset: RT_SWITCHY_DEFAULT). */
+static inline uint32_t rt_rate_parse_switchy(const char *s)
+{
+	return rt_rate_parse_factor(s, RT_SWITCHY_DEFAULT);
 }
 
 #endif

@@ -21,6 +21,7 @@
 #include <linux/hw_breakpoint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "probe/probe.h"
@@ -142,6 +143,18 @@ static int coarse_fd = -1;
    1 coarse, 2 heavy). */
 static int heavy_fd = -1;
 static uint32_t crowd_mult = RT_CROWD_MULT_DEFAULT, crowd_heavy = 1, crowd_live, crowd_ncpu;
+/* ... and the switching level's (level 3, rate.h: mult x heavy x switchy),
+   when HPCRUN_COMM_SWITCHY and _RATE are not off; crowd_switchy: its
+   multiplier over the heavy one, 1 while there is no such event.
+   switchy_on: the process switches often (the latest look's verdict);
+   switchy_look: one thread at a time looks (getrusage); switchy_sw/_cpu:
+   the process's switches and CPU ns at the previous look;
+   switchy_max: the highest rate seen (a log figure, switches per CPU s). */
+static int switchy_fd = -1;
+static uint32_t crowd_switchy = 1;
+static bool switchy_on;
+static int switchy_look;
+static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches;
 static int crowd_coarse, crowd_lock;
 static uint64_t heavy_switches;    /* changes to the heavy level */
 static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
@@ -152,16 +165,16 @@ static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
 static bool crowd_crowded;
 static uint64_t quiet_last, quiet_switches;
 
-/* A level's event (rate.h): fine, coarse, heavy. */
+/* A level's event (rate.h): fine, coarse, heavy, switching. */
 static int *level_fd(uint32_t level)
 {
-	return level == 0 ? &inh_fd : level == 1 ? &coarse_fd : &heavy_fd;
+	return level == 0 ? &inh_fd : level == 1 ? &coarse_fd : level == 2 ? &heavy_fd : &switchy_fd;
 }
 
 /* The multiplier of the level in effect. */
 static uint32_t level_mult(uint32_t level)
 {
-	return rt_rate_level_mult(level, crowd_mult, crowd_heavy);
+	return rt_rate_level_mult3(level, crowd_mult, crowd_heavy, crowd_switchy);
 }
 
 /* Is the process's inherited event there (this thread has its copy)? */
@@ -616,9 +629,10 @@ static void crowd_update(void)
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
 		now = (uint32_t)crowd_coarse;
-		want = rt_rate_level(now, &crowd_crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
+		want = rt_rate_level(now > 2 ? 2 : now, &crowd_crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
 		                     hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
 		                     RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
+		want = rt_rate_level_switchy(want, __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy);
 		if (want != now) {
 			on = level_fd(want);
 			off = level_fd(now);
@@ -630,9 +644,11 @@ static void crowd_update(void)
 					quiet_switches++;
 				if (want == 2)
 					heavy_switches++;
+				if (want == 3)
+					switchy_switches++;
 				HC_DEBUG_LOG(HC_DBG_SAMPLE, "sampling rate: %s (%u live threads on %u CPUs%s): every "
 				             "%llu ns of a thread's CPU time",
-				             want == 2 ? "heavy" : want ? "coarse" : "fine", live,
+				             want == 3 ? "switching" : want == 2 ? "heavy" : want ? "coarse" : "fine", live,
 				             crowd_ncpu, want && !crowd_crowded ? ", quiet" : "",
 				             (unsigned long long)(hc_rt.opt.period * level_mult(want)));
 			} else {
@@ -650,9 +666,12 @@ static void crowd_update(void)
 			bool crowded = crowd_crowded;   /* a look, not a change */
 
 			now = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
-			if (rt_rate_level(now, &crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
-			                  hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
-			                  RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window) == now)
+			if (rt_rate_level_switchy(rt_rate_level(now > 2 ? 2 : now, &crowded, live, crowd_ncpu, crowd_mult,
+			                                        crowd_heavy, hc_rt.opt.crowd_heavy_from,
+			                                        __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
+			                                        RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED),
+			                                        hc_rt.opt.quiet_window),
+			                          __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy) == now)
 				return;
 		}
 	}
@@ -698,6 +717,63 @@ static void crowd_open(void)
 		return;
 	}
 	crowd_heavy = hc_rt.opt.crowd_heavy;
+	/* the switching level (rate.h); without it, the heavy one */
+	if (hc_rt.opt.switchy <= 1 || !hc_rt.opt.switchy_rate)
+		return;
+	if (!fds__reserve(1)) {
+		process__log("sampling rate: no fd for the switching level's event: a process that switches "
+		             "often keeps the heavy rate");
+		return;
+	}
+	if ((err = open_event(&switchy_fd, true,
+	                      rt_rate_level_mult3(3, crowd_mult, crowd_heavy, hc_rt.opt.switchy))) < 0) {
+		fds__unreserve(1);
+		switchy_fd = -1;
+		process__log("sampling rate: the switching level's event cannot be opened (%s): a process that "
+		             "switches often keeps the heavy rate", strerror(-err));
+		return;
+	}
+	crowd_switchy = hc_rt.opt.switchy;
+}
+
+/* The switching rule's look (rate.h, level 3): the process's context
+   switches per second of its CPU time since the previous look; a change of
+   verdict asks crowd_update for the level. Signal context (one getrusage
+   system call, atomics); only while the process is heavily crowded, every
+   RT_SWITCHY_EVERY of its samples, one thread at a time. */
+static void switchy_look_now(void)
+{
+	struct rusage ru;
+	uint64_t sw, cpu, dsw, dcpu;
+	bool was, now;
+
+	if (switchy_fd < 0 || __atomic_exchange_n(&switchy_look, 1, __ATOMIC_ACQUIRE))
+		return;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		sw = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+		cpu = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+		      ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+		dsw = sw - switchy_sw;
+		dcpu = cpu - switchy_cpu;
+		if (sw >= switchy_sw && cpu > switchy_cpu) {
+			if (dsw < UINT64_MAX / 1000000000ull && dsw * 1000000000ull / dcpu > switchy_max)
+				switchy_max = dsw * 1000000000ull / dcpu;
+			was = __atomic_load_n(&switchy_on, __ATOMIC_RELAXED);
+			now = rt_rate_switchy(was, dsw, dcpu, hc_rt.opt.switchy_rate);
+			__atomic_store_n(&switchy_on, now, __ATOMIC_RELAXED);
+			switchy_looks++;
+		}
+		switchy_sw = sw;
+		switchy_cpu = cpu;
+	}
+	__atomic_store_n(&switchy_look, 0, __ATOMIC_RELEASE);
+	{
+		uint32_t lv = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
+
+		if ((lv == 2 && __atomic_load_n(&switchy_on, __ATOMIC_RELAXED)) ||
+		    (lv == 3 && !__atomic_load_n(&switchy_on, __ATOMIC_RELAXED)))
+			crowd_update();
+	}
 }
 
 /* A sign of sharing (rate.h, the quiet-process rule): the process's
@@ -803,6 +879,8 @@ static void soft_process_stop(void)
 		ioctl(coarse_fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (heavy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&heavy_fd))
 		ioctl(heavy_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (switchy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&switchy_fd))
+		ioctl(switchy_fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (hc_self)
 		soft_stop(hc_self);
 }
@@ -812,7 +890,9 @@ static void soft_process_resume(void)
 	struct rt_thread *t = hc_self;
 
 	/* the rate in effect when the process stopped */
-	if (crowd_coarse == 2 && heavy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&heavy_fd))
+	if (crowd_coarse == 3 && switchy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&switchy_fd))
+		ioctl(switchy_fd, PERF_EVENT_IOC_ENABLE, 0);
+	else if (crowd_coarse == 2 && heavy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&heavy_fd))
 		ioctl(heavy_fd, PERF_EVENT_IOC_ENABLE, 0);
 	else if (crowd_coarse == 1 && coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
 		ioctl(coarse_fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -836,8 +916,13 @@ static void soft_atfork_child(void)
 		fds__close(&coarse_fd, "the sampler");
 	if (heavy_fd >= 0)
 		fds__close(&heavy_fd, "the sampler");
-	inh_fd = coarse_fd = heavy_fd = -1;
-	crowd_heavy = 1;
+	if (switchy_fd >= 0)
+		fds__close(&switchy_fd, "the sampler");
+	inh_fd = coarse_fd = heavy_fd = switchy_fd = -1;
+	crowd_heavy = crowd_switchy = 1;
+	switchy_on = false;
+	switchy_look = 0;
+	switchy_sw = switchy_cpu = 0;
 	inh_pid = 0;
 	crowd_live = crowd_coarse = crowd_lock = 0;
 	crowd_samples = 0;
@@ -1356,6 +1441,10 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		    (!__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) && !crowd_switch_failed &&
 		     rt_rate_quiet(n, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window)))
 			crowd_update();
+		/* the switching rule's look (rate.h): heavily crowded only */
+		if (switchy_fd >= 0 && n % RT_SWITCHY_EVERY == 0 &&
+		    __atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) >= 2)
+			switchy_look_now();
 	}
 	/* A return breakpoint lives as a set does: one that has not fired
 	   by the second sample after its arming goes off (an armed debug
@@ -1518,6 +1607,18 @@ void soft__log(void)
 			             (unsigned long long)heavy_switches);
 		else if (coarse_fd >= 0 && hc_rt.opt.crowd_heavy <= 1)
 			process__log("sampling rate: no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)");
+		if (switchy_fd >= 0)
+			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded and switches "
+			             "more than %u times per second of its CPU time (the heavy rate again below %u; "
+			             "HPCRUN_COMM_SWITCHY=%u, HPCRUN_COMM_SWITCHY_RATE=%u); %llu changes to it; %llu "
+			             "looks, at most %llu switches per CPU second seen",
+			             (unsigned long long)(hc_rt.opt.period * level_mult(3)), level_mult(3),
+			             hc_rt.opt.switchy_rate, hc_rt.opt.switchy_rate / 2, crowd_switchy,
+			             hc_rt.opt.switchy_rate, (unsigned long long)switchy_switches,
+			             (unsigned long long)switchy_looks, (unsigned long long)switchy_max);
+		else if (heavy_fd >= 0)
+			process__log("sampling rate: no switching level (HPCRUN_COMM_SWITCHY=%u, "
+			             "HPCRUN_COMM_SWITCHY_RATE=%u)", hc_rt.opt.switchy, hc_rt.opt.switchy_rate);
 		if (!(coarse_fd >= 0 || c->samples_coarse))
 			process__log("sampling rate: COMM@%llu throughout (%s)", (unsigned long long)hc_rt.opt.period,
 			             hc_rt.opt.per_thread ? "one event per thread: no coarse rate" :

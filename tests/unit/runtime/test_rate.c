@@ -309,9 +309,52 @@ static void heavy(void)
 	CHECK_EQ_U64(rt_rate_parse_heavy("x"), 0);
 }
 
+/* The switching level (level 3): the rate rule with its hysteresis, the
+   level it maps, its multiplier and option. */
+static void switchy(void)
+{
+	/* 120,000 switches in 1 s of CPU (LULESH 2x) against 50,000: on */
+	CHECK(rt_rate_switchy(false, 120000, 1000000000ull, 50000));
+	/* 7,000 (the OpenMP stencil 2x): off, whatever it was */
+	CHECK(!rt_rate_switchy(false, 7000, 1000000000ull, 50000));
+	CHECK(!rt_rate_switchy(true, 7000, 1000000000ull, 50000));
+	/* between half the threshold and it: unchanged */
+	CHECK(rt_rate_switchy(true, 30000, 1000000000ull, 50000));
+	CHECK(!rt_rate_switchy(false, 30000, 1000000000ull, 50000));
+	/* exactly at the threshold or at its half: unchanged */
+	CHECK(!rt_rate_switchy(false, 50000, 1000000000ull, 50000));
+	CHECK(rt_rate_switchy(true, 25000, 1000000000ull, 50000));
+	/* rate 0: off; no CPU time: unchanged; a huge count does not overflow */
+	CHECK(!rt_rate_switchy(true, 1000000, 1000000000ull, 0));
+	CHECK(rt_rate_switchy(true, 0, 0, 50000));
+	CHECK(!rt_rate_switchy(false, 5, 0, 50000));
+	CHECK(!rt_rate_switchy(false, UINT64_MAX, 1, 50000));
+	/* the level: only the heavy one becomes 3, only with the event */
+	CHECK_EQ_U64(rt_rate_level_switchy(2, true, 4), 3);
+	CHECK_EQ_U64(rt_rate_level_switchy(2, false, 4), 2);
+	CHECK_EQ_U64(rt_rate_level_switchy(2, true, 1), 2);
+	CHECK_EQ_U64(rt_rate_level_switchy(1, true, 4), 1);
+	CHECK_EQ_U64(rt_rate_level_switchy(0, true, 4), 0);
+	/* its multiplier: x16 at the defaults; the levels below unchanged;
+	   saturating at the cookie's mask */
+	CHECK_EQ_U64(rt_rate_level_mult3(3, 2, 2, 4), 16);
+	CHECK_EQ_U64(rt_rate_level_mult3(2, 2, 2, 4), 4);
+	CHECK_EQ_U64(rt_rate_level_mult3(1, 2, 2, 4), 2);
+	CHECK_EQ_U64(rt_rate_level_mult3(0, 2, 2, 4), 1);
+	CHECK_EQ_U64(rt_rate_level_mult3(3, 2, 2, 1), 4);
+	CHECK_EQ_U64(rt_rate_level_mult3(3, 64, 64, 64), RT_RATE_MULT_MASK);
+	CHECK_EQ_U64(rt_rate_cookie_mult(rt_rate_cookie(0xab00000000000000ull, rt_rate_level_mult3(3, 2, 2, 4))), 16);
+	/* the option */
+	CHECK_EQ_U64(rt_rate_parse_switchy(NULL), RT_SWITCHY_DEFAULT);
+	CHECK_EQ_U64(rt_rate_parse_switchy("1"), 1);
+	CHECK_EQ_U64(rt_rate_parse_switchy("8"), 8);
+	CHECK_EQ_U64(rt_rate_parse_switchy("0"), 0);
+}
+
 int main(void)
 {
 	rule();
+	switchy();
 	quiet();
 	heavy();
 	cookies();
