@@ -234,6 +234,23 @@ static uint64_t own_mask(const struct hc_detect_thread *th, uint64_t line, uint6
 	return th->touched ? hc_step_line_mask(th->touched, line, now, th->touched_within) : 0;
 }
 
+/* The re-fetch test (cfg->refetch_false, doc/detection.md §5.23): th
+   accessed the entry's line after the entry was published and before the
+   access s. Its copy then held the published bytes, so what s fetches now
+   (if anything) was invalidated by a later store, which the entry does not
+   show: exact mode counts such a transfer false unless that store wrote
+   bytes s reads, and the sampler takes the likelier case (a queue's
+   consumer re-reading item k after the producer stored item k + 1 on the
+   line). Only against a published store (a load entry is the peer of what
+   s writes, not of what it reads). */
+bool hc_detect_refetch(const struct hc_detect_thread *th, const struct hc_sample *s,
+                       const struct hc_bb_entry *e)
+{
+	uint64_t t = hc_step_line_before(th->lines, e->line, s->time);
+
+	return !e->is_load && t != 0 && t > e->time;
+}
+
 /* True or false sharing between the detecting access s (of th) and the
    published access e, on e's line. Exact mode counts the reader's miss
    true iff the reader's bytes meet what the writer wrote since the line
@@ -243,14 +260,20 @@ static uint64_t own_mask(const struct hc_detect_thread *th, uint64_t line, uint6
    side's code keeps touching. So each side's access counts together with
    the bytes of the line it was seen to access recently (th's own line
    mask, the entry's mask); two threads that each keep to their own field
-   stay false. *by_mask: true only through the masks. */
-static bool judge_true(const struct hc_detect_thread *th, const struct hc_sample *s,
-                       const struct hc_bb_entry *e, bool *by_mask)
+   stay false. With cfg->refetch_false a re-fetch is false first
+   (hc_detect_refetch). *by_mask: true only through the masks; *refetch:
+   false by the re-fetch test. */
+static bool judge_true(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                       const struct hc_sample *s, const struct hc_bb_entry *e, bool *by_mask,
+                       bool *refetch)
 {
 	uint64_t sb = hc_line_bytes(e->line, s->addr, s->len ? s->len : 1);
 	uint64_t eb = hc_line_bytes(e->line, e->addr, e->len ? e->len : 1);
 
 	*by_mask = false;
+	*refetch = cfg->refetch_false && hc_detect_refetch(th, s, e);
+	if (*refetch)
+		return false;
 	if (hc_ranges_overlap(s->addr, s->len, e->addr, e->len))
 		return true;
 	if (((sb | own_mask(th, e->line, s->time)) & (eb | e->mask)) == 0)
@@ -259,10 +282,10 @@ static bool judge_true(const struct hc_detect_thread *th, const struct hc_sample
 	return true;
 }
 
-static void fill_comm(struct hc_comm *c, const struct hc_detect_thread *th, const struct hc_sample *s,
-                      const struct hc_bb_entry *e, uint64_t weight, uint32_t how)
+static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, const struct hc_detect_thread *th,
+                      const struct hc_sample *s, const struct hc_bb_entry *e, uint64_t weight, uint32_t how)
 {
-	bool by_mask;
+	bool by_mask, refetch;
 
 	c->time = s->time;
 	c->weight = weight;
@@ -277,8 +300,9 @@ static void fill_comm(struct hc_comm *c, const struct hc_detect_thread *th, cons
 	c->peer_ctx = e->ctx;
 	c->flags = how | (e->is_load ? 0 : HC_COMM_PEER_STORE)
 	         | (s->is_store ? HC_COMM_STORE : 0)
-	         | (judge_true(th, s, e, &by_mask) ? HC_COMM_TRUE : 0);
+	         | (judge_true(cfg, th, s, e, &by_mask, &refetch) ? HC_COMM_TRUE : 0);
 	c->true_by_mask = by_mask;
+	c->false_refetch = refetch;
 	c->spin = 0;
 	c->sync_set = false;
 }
@@ -472,7 +496,7 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	   Two loads do not communicate. */
 	if (hc_bulletin_lookup(bb, line, &e) && is_fresh(th, &e) && e.time > th->t_prev &&
 	    (s->is_store || !e.is_load)) {
-		fill_comm(comm, th, s, &e, cfg->period, 0);
+		fill_comm(cfg, comm, th, s, &e, cfg->period, 0);
 		spin_divide(cfg, th, &e, comm);
 		hc_detect_spin_reset(&th->spin, line);
 		th->t_prev = e.time;
@@ -761,7 +785,7 @@ static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thre
 			e = &th->start[i];
 	if (!e)
 		return false;          /* a late trap of an older set */
-	fill_comm(comm, th, t, e, cfg->period * th->start_mult[i - 1], HC_COMM_TRAP);
+	fill_comm(cfg, comm, th, t, e, cfg->period * th->start_mult[i - 1], HC_COMM_TRAP);
 	if (comm->weight == 0)
 		comm->weight = cfg->period;
 	if (e->time > th->t_prev)
@@ -808,7 +832,7 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	if (e->is_load)
 		dry_clear(th, e->line);   /* this thread writes the line */
 	pc = e->line + (uint64_t)published_chunk(e) * CHUNK;
-	fill_comm(comm, th, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
+	fill_comm(cfg, comm, th, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
 	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
 	                                 th->candidates),
 	          HC_COMM_TRAP);

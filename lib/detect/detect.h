@@ -136,6 +136,9 @@ struct hc_detect_config {
 	                        thread did not touch recently (§5.17) */
 	uint32_t echo_depth; /* a trapped store publishes only while its echo (hc_bb_entry.echo)
 	                        is at most this; 0 = no bound (§5.19) */
+	bool refetch_false;  /* a detection by a thread that accessed the line after the entry's
+	                        publication, before this access, is false sharing: a re-fetch
+	                        (th->lines; doc/detection.md §5.23) */
 };
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
@@ -198,6 +201,11 @@ struct hc_detect_thread {
 	   two threads touched), instead of any fresh entry. */
 	const struct hc_step_lines *touched;
 	uint64_t touched_within;
+	/* The same table for the re-fetch test (cfg.refetch_false): when this
+	   thread last accessed a line before the access being judged (NULL:
+	   never known). Set apart from `touched` because a process-wide set's
+	   trap judges with a thread state that does not target. */
+	const struct hc_step_lines *lines;
 	/* The access being judged or published is a moving one (its
 	   instruction walks through memory: hc_step_pc_moves): it counts as
 	   the whole line, in the judgement and in the entry's mask. Set by the
@@ -291,6 +299,7 @@ struct hc_comm {
 	bool     sync_set;   /* by the trap of a set that only cfg.sync_targets armed (§5.17) */
 	bool     true_by_mask; /* true only through the byte masks: the two
 	                          accesses themselves do not overlap */
+	bool     false_refetch; /* false by the re-fetch test (cfg.refetch_false) */
 	uint32_t spin;         /* the weight was divided by this (a spin wait, §5.14); 0 = not */
 };
 
@@ -424,6 +433,11 @@ struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const stru
    access first, then d - 1 distinct others at random (th's generator). */
 void hc_detect_set_chunks(struct hc_detect_thread *th, const struct hc_bb_entry *e, uint32_t d,
                           uint64_t *addr);
+/* The re-fetch test (doc/detection.md §5.23): th accessed e's line (its
+   th->lines table) after e, a published store, and before s. With
+   cfg.refetch_false such a detection is false sharing. Pure. */
+bool hc_detect_refetch(const struct hc_detect_thread *th, const struct hc_sample *s,
+                       const struct hc_bb_entry *e);
 /* Byte-range overlap test used for true/false classification. */
 static inline bool hc_ranges_overlap(uint64_t a, uint32_t alen, uint64_t b, uint32_t blen)
 {

@@ -93,6 +93,7 @@ bool hc_step_line_note(struct hc_step_lines *l, uint64_t addr, uint32_t len, uin
 	if (!seen)
 		l->mask[i] = 0;
 	l->mask[i] |= hc_line_bytes(line, addr, len);
+	l->prev[i] = l->line[i] == line ? l->time[i] : 0;
 	l->line[i] = line;
 	l->time[i] = now ? now : 1;
 	return seen;
@@ -101,6 +102,19 @@ bool hc_step_line_note(struct hc_step_lines *l, uint64_t addr, uint32_t len, uin
 bool hc_step_line_seen(struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)
 {
 	return hc_step_line_note(l, line, 0, now, within);
+}
+
+uint64_t hc_step_line_before(const struct hc_step_lines *l, uint64_t line, uint64_t now)
+{
+	uint32_t i;
+
+	line &= ~(uint64_t)(HC_LINE - 1);
+	i = (uint32_t)((line / HC_LINE) % HC_STEP_LINES);
+	if (!l || l->line[i] != line)
+		return 0;
+	if (l->time[i] < now)
+		return l->time[i];
+	return l->prev[i] < now ? l->prev[i] : 0;
 }
 
 uint64_t hc_step_line_mask(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)

@@ -87,6 +87,11 @@ struct hc_step_lines {
 	   producer just stored), the bytes each side's code keeps touching a
 	   better one (doc/detection.md §5.7). */
 	uint64_t mask[HC_STEP_LINES];
+	/* The time of the access of the line noted before the last one (0:
+	   none known): with `time`, when the thread accessed the line before
+	   the access being judged (hc_step_line_before; the re-fetch test,
+	   doc/detection.md §5.23). */
+	uint64_t prev[HC_STEP_LINES];
 };
 /* Record a sample of `line` at `now`; true if the line was sampled before
    within `within` ns. */
@@ -97,6 +102,10 @@ bool hc_step_line_note(struct hc_step_lines *l, uint64_t addr, uint32_t len, uin
                        uint64_t within);
 /* The same question without recording anything. */
 bool hc_step_line_recent(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
+/* The time of the thread's latest noted access of `line` strictly before
+   `now` (the access at `now` itself may have been noted already), 0 when
+   none is known (l may be NULL). Recency does not matter. */
+uint64_t hc_step_line_before(const struct hc_step_lines *l, uint64_t line, uint64_t now);
 /* The line's byte mask, 0 when it is not recent (l may be NULL). */
 uint64_t hc_step_line_mask(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
 

@@ -301,6 +301,7 @@ static void read_options(struct rt_options *o)
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
 	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
+	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
 	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
 	o->pipe_over_zone = env_u64("HPCRUN_COMM_PIPE_OVER_ZONE", 1) != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -648,6 +649,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.spin_weight = kind == HC_SAMPLER_SOFT && hc_rt.opt.spin_weight;   /* §5.14 */
 	hc_rt.dcfg.sync_targets = kind == HC_SAMPLER_SOFT && hc_rt.opt.sync_targets; /* §5.17 */
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
+	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.23 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -709,6 +711,10 @@ static void process_init(bool after_fork)
 		        hc_rt.dcfg.echo_depth);
 	else
 		process__log("trapped stores published at any echo depth (HPCRUN_COMM_ECHO_DEPTH=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("re-fetches (a detection by a thread seen accessing the line after the entry's store) "
+		        "are false sharing (counter false_refetch; detection.md §5.23): %s",
+		        hc_rt.dcfg.refetch_false ? "on (HPCRUN_COMM_REFETCH_FALSE=1)" : "off (HPCRUN_COMM_REFETCH_FALSE=1 for on)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
 		        "sequence of synchronizing stores: detection.md §5.18): %s",

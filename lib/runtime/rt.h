@@ -60,7 +60,8 @@
 	X(watch_armed_sync) X(sync_comms) \
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
-	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo)
+	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
+	X(false_refetch)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -224,6 +225,7 @@ struct rt_options {
 	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
+	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.23) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
 	                               1 from a writer's store, 2 from a reader's wait, 3 both, 0 off */
 	bool     pipe_over_zone;    /* ... and a zone set gives way to one (HPCRUN_COMM_PIPE_OVER_ZONE) */

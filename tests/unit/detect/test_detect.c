@@ -1523,6 +1523,87 @@ static void test_trap_echo(void)
 	}
 }
 
+/* The re-fetch test (cfg.refetch_false, detection.md §5.23): a detection
+   by a thread that accessed the line after the entry's store and before
+   this access is false, whatever the bytes: its copy held the stored
+   bytes, and what it fetches again another store invalidated. An access
+   before the store, or none known, leaves the bytes to judge; a load
+   entry is never a re-fetch's peer; off, nothing changes. */
+static void test_refetch(void)
+{
+	static struct hc_step_lines l0;
+	struct world w;
+
+	/* spsc: T1 stores item 0 (bytes 0..7) at 100; T0 read the line at
+	   150 (item 0's seq, after the store) and reads it again at 300 */
+	for (int on = 0; on < 2; on++) {
+		world_init(&w, 7, 2);
+		memset(&l0, 0, sizeof l0);
+		w.cfg.refetch_false = on;
+		w.th[0].lines = &l0;
+		CHECK(!sample(&w, 1, 100, LINE_A, 8, true));
+		hc_step_line_note(&l0, LINE_A, 8, 150, 100000);
+		hc_step_line_note(&l0, LINE_A, 8, 300, 100000);   /* the access judged, noted first */
+		CHECK(sample(&w, 0, 300, LINE_A, 8, false));
+		CHECK_EQ_U64(!(w.comm.flags & HC_COMM_TRUE), on);
+		CHECK_EQ_U64(w.comm.false_refetch, on);
+		CHECK(!w.comm.true_by_mask);
+	}
+	/* the same through a trap: T0's set on T1's store, T0's sample of the
+	   line after the store (not fresh: no detection), then the trap */
+	world_init(&w, 7, 2);
+	memset(&l0, 0, sizeof l0);
+	w.cfg.refetch_false = true;
+	w.th[0].lines = &l0;
+	sample(&w, 1, 100, LINE_A + 8, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm);
+	hc_step_line_note(&l0, LINE_A + 8, 8, 250, 100000);
+	CHECK(!sample(&w, 0, 250, LINE_A + 8, 8, false));   /* published before 200: not fresh */
+	CHECK(w.th[0].armed);
+	hc_step_line_note(&l0, LINE_A + 8, 8, 260, 100000);
+	CHECK(trap(&w, 0, 260, LINE_A + 8, 8, false));
+	CHECK(!(w.comm.flags & HC_COMM_TRUE) && w.comm.false_refetch);
+	/* no access between the store and the trap: judged by the bytes */
+	world_init(&w, 7, 2);
+	memset(&l0, 0, sizeof l0);
+	w.cfg.refetch_false = true;
+	w.th[0].lines = &l0;
+	hc_step_line_note(&l0, LINE_A + 8, 8, 50, 100000);   /* before the store */
+	sample(&w, 1, 100, LINE_A + 8, 8, true);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm);
+	hc_step_line_note(&l0, LINE_A + 8, 8, 260, 100000);
+	CHECK(trap(&w, 0, 260, LINE_A + 8, 8, false));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && !w.comm.false_refetch);
+	/* no table: judged by the bytes */
+	world_init(&w, 7, 2);
+	w.cfg.refetch_false = true;
+	sample(&w, 1, 100, LINE_A, 8, true);
+	CHECK(sample(&w, 0, 300, LINE_A, 8, false));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && !w.comm.false_refetch);
+	/* the pure test: a store entry only, strictly between */
+	{
+		struct hc_detect_thread th = { .lines = &l0 };
+		struct hc_bb_entry e = { .line = LINE_A, .addr = LINE_A, .time = 100, .len = 8 };
+		struct hc_sample s = { .time = 400, .addr = LINE_A, .len = 8 };
+
+		memset(&l0, 0, sizeof l0);
+		hc_step_line_note(&l0, LINE_A + 32, 8, 100, 100000);
+		CHECK(!hc_detect_refetch(&th, &s, &e));           /* at the store's time: not after */
+		hc_step_line_note(&l0, LINE_A + 32, 8, 101, 100000);
+		CHECK(hc_detect_refetch(&th, &s, &e));
+		e.is_load = true;
+		CHECK(!hc_detect_refetch(&th, &s, &e));
+		e.is_load = false;
+		s.time = 101;                                     /* the access itself */
+		CHECK(!hc_detect_refetch(&th, &s, &e));
+		s.time = 400;
+		th.lines = NULL;
+		CHECK(!hc_detect_refetch(&th, &s, &e));
+	}
+}
+
 int main(void)
 {
 	test_overlap();
@@ -1551,5 +1632,6 @@ int main(void)
 	test_spin_note();
 	test_spin_weight();
 	test_trap_echo();
+	test_refetch();
 	return hc_test_done("test_detect");
 }

@@ -196,6 +196,31 @@ static void test_line_masks(void)
 	CHECK_EQ_U64(hc_step_line_mask(NULL, a, 2100, 500), 0);
 }
 
+/* When the thread accessed a line before a given time (the re-fetch test,
+   detection.md §5.23): the last noted access, or the one before it when
+   the last is the access at `now` itself; recency does not matter. */
+static void test_line_before(void)
+{
+	static struct hc_step_lines l;
+	uint64_t a = 0x5555000040ull, b = a + 64ull * HC_STEP_LINES;
+
+	CHECK_EQ_U64(hc_step_line_before(&l, a, 100), 0);
+	CHECK_EQ_U64(hc_step_line_before(NULL, a, 100), 0);
+	hc_step_line_note(&l, a + 8, 8, 1000, 500);
+	CHECK_EQ_U64(hc_step_line_before(&l, a, 1000), 0);      /* the access itself */
+	CHECK_EQ_U64(hc_step_line_before(&l, a + 40, 1001), 1000);
+	hc_step_line_note(&l, a + 16, 8, 1100, 500);
+	CHECK_EQ_U64(hc_step_line_before(&l, a, 1100), 1000);   /* the one before */
+	CHECK_EQ_U64(hc_step_line_before(&l, a, 5000), 1100);   /* long ago: still an access */
+	hc_step_line_note(&l, a, 8, 9000, 500);                 /* no longer recent: the time stays */
+	CHECK_EQ_U64(hc_step_line_before(&l, a, 9000), 1100);
+	/* another line in the entry: nothing known of a, none of b before */
+	hc_step_line_note(&l, b, 8, 9100, 500);
+	CHECK_EQ_U64(hc_step_line_before(&l, a, 9200), 0);
+	CHECK_EQ_U64(hc_step_line_before(&l, b, 9100), 0);
+	CHECK_EQ_U64(hc_step_line_before(&l, b, 9200), 9100);
+}
+
 /* Moving and fixed accesses by instruction. */
 static void test_pc_moves(void)
 {
@@ -312,6 +337,7 @@ int main(void)
 	test_decide();
 	test_lines();
 	test_line_masks();
+	test_line_before();
 	test_pc_moves();
 	test_trap_attribute();
 	return hc_test_done("test_step");
