@@ -234,7 +234,7 @@ static uint64_t own_mask(const struct hc_detect_thread *th, uint64_t line, uint6
 	return th->touched ? hc_step_line_mask(th->touched, line, now, th->touched_within) : 0;
 }
 
-/* The re-fetch test (cfg->refetch_false, doc/detection.md §5.23): th
+/* The re-fetch test (cfg->refetch_false, doc/detection.md §5.24): th
    accessed the entry's line after the entry was published and before the
    access s. Its copy then held the published bytes, so what s fetches now
    (if anything) was invalidated by a later store, which the entry does not

@@ -138,7 +138,7 @@ struct hc_detect_config {
 	                        is at most this; 0 = no bound (§5.19) */
 	bool refetch_false;  /* a detection by a thread that accessed the line after the entry's
 	                        publication, before this access, is false sharing: a re-fetch
-	                        (th->lines; doc/detection.md §5.23) */
+	                        (th->lines; doc/detection.md §5.24) */
 };
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
@@ -433,7 +433,7 @@ struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const stru
    access first, then d - 1 distinct others at random (th's generator). */
 void hc_detect_set_chunks(struct hc_detect_thread *th, const struct hc_bb_entry *e, uint32_t d,
                           uint64_t *addr);
-/* The re-fetch test (doc/detection.md §5.23): th accessed e's line (its
+/* The re-fetch test (doc/detection.md §5.24): th accessed e's line (its
    th->lines table) after e, a published store, and before s. With
    cfg.refetch_false such a detection is false sharing. Pure. */
 bool hc_detect_refetch(const struct hc_detect_thread *th, const struct hc_sample *s,

@@ -90,7 +90,7 @@ struct hc_step_lines {
 	/* The time of the access of the line noted before the last one (0:
 	   none known): with `time`, when the thread accessed the line before
 	   the access being judged (hc_step_line_before; the re-fetch test,
-	   doc/detection.md §5.23). */
+	   doc/detection.md §5.24). */
 	uint64_t prev[HC_STEP_LINES];
 };
 /* Record a sample of `line` at `now`; true if the line was sampled before

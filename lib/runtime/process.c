@@ -649,7 +649,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.spin_weight = kind == HC_SAMPLER_SOFT && hc_rt.opt.spin_weight;   /* §5.14 */
 	hc_rt.dcfg.sync_targets = kind == HC_SAMPLER_SOFT && hc_rt.opt.sync_targets; /* §5.17 */
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
-	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.23 */
+	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.24 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -713,7 +713,7 @@ static void process_init(bool after_fork)
 		process__log("trapped stores published at any echo depth (HPCRUN_COMM_ECHO_DEPTH=0)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("re-fetches (a detection by a thread seen accessing the line after the entry's store) "
-		        "are false sharing (counter false_refetch; detection.md §5.23): %s",
+		        "are false sharing (counter false_refetch; detection.md §5.24): %s",
 		        hc_rt.dcfg.refetch_false ? "on (HPCRUN_COMM_REFETCH_FALSE=1)" : "off (HPCRUN_COMM_REFETCH_FALSE=1 for on)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "

@@ -225,7 +225,7 @@ struct rt_options {
 	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
-	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.23) */
+	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
 	                               1 from a writer's store, 2 from a reader's wait, 3 both, 0 off */
 	bool     pipe_over_zone;    /* ... and a zone set gives way to one (HPCRUN_COMM_PIPE_OVER_ZONE) */

@@ -1136,7 +1136,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	if (th == &tmp) {
 		tmp.thread = t->id.index;
 		tmp.touched = NULL;
-		tmp.lines = t->det.lines;  /* the re-fetch test (detection.md §5.23) */
+		tmp.lines = t->det.lines;  /* the re-fetch test (detection.md §5.24) */
 		tmp.moving = false;
 		tmp.sync = tmp.sync_set = false;
 		tmp.nsamples = t->det.nsamples;

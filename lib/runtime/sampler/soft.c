@@ -803,7 +803,7 @@ static int soft_start(struct rt_thread *t)
 	own(t)->budget.tokens256 = hc_rt.opt.steps * 256;
 	/* Watchpoints only on lines this thread's samples touched. */
 	t->det.touched = &own(t)->lines;
-	t->det.lines = &own(t)->lines;      /* the re-fetch test (detection.md §5.23) */
+	t->det.lines = &own(t)->lines;      /* the re-fetch test (detection.md §5.24) */
 	t->det.touched_within = RT_STEP_RECENT * hc_rt.opt.period;
 	if (t->id.index != 0 && inherited_here()) {
 		t->sampler.inherited = true;   /* its copy has counted since clone */

@@ -1523,7 +1523,7 @@ static void test_trap_echo(void)
 	}
 }
 
-/* The re-fetch test (cfg.refetch_false, detection.md §5.23): a detection
+/* The re-fetch test (cfg.refetch_false, detection.md §5.24): a detection
    by a thread that accessed the line after the entry's store and before
    this access is false, whatever the bytes: its copy held the stored
    bytes, and what it fetches again another store invalidated. An access

@@ -197,7 +197,7 @@ static void test_line_masks(void)
 }
 
 /* When the thread accessed a line before a given time (the re-fetch test,
-   detection.md §5.23): the last noted access, or the one before it when
+   detection.md §5.24): the last noted access, or the one before it when
    the last is the access at `now` itself; recency does not matter. */
 static void test_line_before(void)
 {
