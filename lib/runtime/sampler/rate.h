@@ -157,15 +157,16 @@ static inline uint32_t rt_rate_level(uint32_t now, bool *crowded, uint32_t live,
    tick (4 ms at HZ 250) is usually the CPU's earliest, so both reprogram
    the clock-event device: VM exits on every such switch, whatever the
    handler does. LULESH 2x-oversubscribed switches ~120,000 times per
-   second of CPU (its barriers), the OpenMP and barrier stencils and the
-   accuracy suite's crowded runs < 20,000: the switching level takes only
+   second of CPU (its barriers), 4x ~130,000; the OpenMP stencils and the
+   accuracy suite's crowded runs < 20,000, the barrier stencil 4x ~41,000
+   (hence 75,000, not 50,000: 1.8x below): the switching level takes only
    processes where the per-switch part, not the samples, is the cost.
    HPCRUN_COMM_SWITCHY_RATE: the threshold, switches per CPU second
    (default RT_SWITCHY_RATE_DEFAULT; 0 = off); hysteresis: off again below
    half of it. Looked at every RT_SWITCHY_EVERY samples of the process
    while it is heavily crowded, over the window since the last look. */
 #define RT_SWITCHY_DEFAULT      4u
-#define RT_SWITCHY_RATE_DEFAULT 50000u
+#define RT_SWITCHY_RATE_DEFAULT 75000u
 #define RT_SWITCHY_EVERY        64u
 
 /* Is the process switching (level 3 wanted), given the state now and
