@@ -61,7 +61,7 @@
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
-	X(false_refetch)
+	X(false_refetch) X(start_traps_pset)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;

@@ -1128,6 +1128,10 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			return;
 		}
 		pset_count(&pset.traps_foreign);
+		/* a start set's line (watch__pset_start): counted in the trapping
+		   thread, as a per-thread start set's trap is */
+		if (w == __atomic_load_n(&pset.start_word, __ATOMIC_RELAXED))
+			t->cnt.start_traps_pset++;
 		/* The arming thread with its set still the one detection knows:
 		   its own state, exactly as a per-thread set's trap. */
 		th = owner == t->id.index && tmp.armed_at && t->det.armed && !t->det.start_set &&
