@@ -30,7 +30,7 @@ command -v taskset >/dev/null 2>&1 && taskset -pc 0 $$ >/dev/null 2>&1 &&
 
 for try in 1 2 3; do
 	rm -rf "${TMP:?}/p"
-	# a budget of 5 % (0.5 % by default): more sets, so that a run finds
+	# a budget of 5 % (1 % by default): more sets, so that a run finds
 	# something on a loaded machine (this checks patterns, not cost)
 	export HPCRUN_COMM_PROCSET=1 HPCRUN_COMM_PROCSET_BUDGET=50
 	measure p -e COMM@100000 "$TMP/spsc" 2 2 || fail "sampled run failed"

@@ -13,7 +13,7 @@
 
 static void budget(void)
 {
-	/* 2 % (the knob's range; the default is 0.5 %): 20 ms of arms for 1 s
+	/* 2 % (the knob's range; the default is 1 %): 20 ms of arms for 1 s
 	   of CPU, plus the grace */
 	CHECK(rt_pset_budget_allows(0, 0, 20, 2000000));
 	CHECK(rt_pset_budget_allows(2000000, 0, 20, 2000000));          /* the grace alone */
