@@ -793,6 +793,42 @@ out_cache:
 	return st;
 }
 
+int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned depth,
+                        struct hc_insn *out)
+{
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], prev;
+	uint16_t written = 0;
+
+	for (unsigned i = 0; i < depth; i++) {
+		struct hc_prev_cache_entry *e = NULL;
+		struct deps d;
+		uint8_t k = 0;
+
+		memset(out, 0, sizeof(*out));
+		if (prev_lookup(pc, cache, &prev, &e) != HC_PREV_OK)
+			return HC_PREV_NO_ACCESS;
+		if (decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, out, &d) != 0 ||
+		    out->len != pc - prev || d.dynamic || (out->flags & HC_AF_REP))
+			break;
+		for (uint8_t j = 0; j < out->n; j++) {
+			const struct hc_mem_access *a = &out->acc[j];
+
+			if (a->kind == HC_ACC_STACK || a->kind == HC_ACC_STRING ||
+			    (a->flags & HC_AF_SYNTH) || (d.used[j] & (d.written | written)))
+				continue;
+			out->acc[k++] = *a;
+		}
+		if (k) {
+			out->n = k;
+			return HC_PREV_OK;
+		}
+		written |= d.written;
+		pc = prev;
+	}
+	memset(out, 0, sizeof(*out));
+	return HC_PREV_NO_ACCESS;
+}
+
 int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,
                         struct hc_insn *out)
 {

@@ -218,6 +218,17 @@ int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct 
    interrupted frame: call it on the thread's own registers only. */
 int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);
 
+/* hc_decode_prev, walking back up to `depth` instructions of straight-line
+   code (none of them a branch target): the latest instruction before pc
+   with a recoverable access, i.e. whose address registers neither it nor
+   any instruction after it (up to pc) wrote. A timer's skid past a stalled
+   load in arithmetic (`movsd (%r10,%rcx,8),%xmm0; mulsd ...; add $1,%rdx;
+   addsd` sampled at the addsd) lands several instructions after it.
+   OK (out holds the accesses, out->addr that instruction) or NO_ACCESS.
+   Not cached beyond the per-PC predecessors. */
+int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned depth,
+                        struct hc_insn *out);
+
 /* The instruction that ends exactly at pc (a data watchpoint traps after the
    access): its accesses, computed from r as they are (registers the
    instruction overwrote are not corrected for: the caller judges

@@ -252,6 +252,10 @@ static void read_options(struct rt_options *o)
 	}
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	o->step_scan = env_u64("HPCRUN_COMM_STEP_SCAN", 1) != 0;
+	o->prev_depth = (uint32_t)env_u64("HPCRUN_COMM_PREV_DEPTH", 8);
+	if (o->prev_depth > 64)
+		process__fatal("HPCRUN_COMM_PREV_DEPTH: %u instructions back is more than a basic block's walk "
+		               "(0..64)", o->prev_depth);
 	o->burst_barren = env_u64("HPCRUN_COMM_BURST_BARREN", 1) != 0;
 	o->ret_bp_system = env_u64("HPCRUN_COMM_RET_BP_SYSTEM", 0) != 0;
 	o->ret_call = (uint32_t)env_u64("HPCRUN_COMM_RET_CALL", RT_RET_CALL_DEFAULT);
@@ -671,6 +675,10 @@ static void process_init(bool after_fork)
 		process__log("bursts resolved without stepping where straight-line code shows their end "
 		        "(forward scan from the sample's registers): %s", hc_rt.opt.step_scan ? "on" :
 		        "off (HPCRUN_COMM_STEP_SCAN=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("samples in register-only code after register-only code walk back up to %u "
+		        "instructions of straight-line code for the access they skidded past "
+		        "(HPCRUN_COMM_PREV_DEPTH, 0 = off; counter samples_recovered_deep)", hc_rt.opt.prev_depth);
 	if (kind == HC_SAMPLER_SOFT && !hc_rt.opt.per_thread)
 		process__log("watchpoints' context-switch gate: a thread opens its watchpoints only while "
 		        "its context switches x %u ns (%u ns while the process is not crowded) stay within "

@@ -61,7 +61,7 @@
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
-	X(false_refetch) X(start_traps_pset)
+	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -245,6 +245,8 @@ struct rt_options {
 	                               (HPCRUN_COMM_RET_BP_SYSTEM, default 0; loadmap__system_code) */
 	uint32_t ret_call;          /* soft sampler: calls a return burst may step into (HPCRUN_COMM_RET_CALL,
 	                               detection.md §5.20) */
+	uint32_t prev_depth;        /* soft sampler: a register-only sample walks back up to N instructions
+	                               for the access it skidded past (HPCRUN_COMM_PREV_DEPTH, default 8, 0 = off) */
 	bool step_scan;             /* soft sampler: bursts resolved by a forward scan where it sees their end
 	                               (HPCRUN_COMM_STEP_SCAN, default 1; detect/scan.h) */
 	bool burst_barren;          /* soft sampler: no seed or return burst from where one found nothing

@@ -1423,7 +1423,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	struct hc_sample s;
 	uint64_t leaf = 0, next, prev_before = t->det.prev_sample;
 	struct hc_step_private p;
-	struct hc_insn one = { .n = 1 };
+	struct hc_insn one = { .n = 1 }, deep;
 	const struct hc_mem_access *pa;
 	struct hc_bb_entry e;
 	bool priv, seen, shared, other;
@@ -1469,6 +1469,12 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	} else if (hc_decode_at_pc(&r, &in) < 0) {
 		t->cnt.samples_undecodable++;
 		return;
+	} else if ((in.n == 0 || !hc_data_access(&in)) && st == HC_PREV_NO_ACCESS && hc_rt.opt.prev_depth &&
+	           hc_decode_prev_deep(&r, t->prev, hc_rt.opt.prev_depth, &deep) == HC_PREV_OK &&
+	           (acc = hc_data_access(&deep))) {
+		/* the skid went past register-only code too (decode.h) */
+		t->cnt.samples_recovered_deep++;
+		leaf = deep.addr;
 	} else if (in.n == 0) {
 		t->cnt.samples_no_access++;
 		record__idle_sample(t);

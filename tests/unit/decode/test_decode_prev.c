@@ -70,6 +70,16 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tadd %rsi,(%rbx,%rcx,8)\n" PC(rmw_pc)
 	"\tret\n"
 	ENDFN(fn_rmw)
+	/* the skid past register-only code (hc_decode_prev_deep): HPCCG's
+	   sparse mat-vec inner loop at -O2, and a loop head in the way */
+	FN(fn_deep)
+	"\tmovslq (%r8,%rdx,4),%rcx\n\tmovsd (%r10,%rcx,8),%xmm0\n\tmulsd (%r9,%rdx,8),%xmm0\n"
+	"\tadd $1,%rdx\n" PC(deep_add_pc)
+	"\taddsd %xmm0,%xmm1\n" PC(deep_addsd_pc)
+	"\tcmp %rdi,%rdx\n\tjne fn_deep\n" PC(deep_head_pc)
+	"\tadd $1,%rax\n\tadd $2,%rbx\n" PC(deep_head_end)
+	"\tjnz deep_head_pc\n\tret\n"
+	ENDFN(fn_deep)
 	/* no memory access */
 	FN(fn_noacc)
 	"\tadd $1,%rax\n" PC(noacc_pc)
@@ -178,7 +188,7 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 ASM_SYM(fn_store); ASM_SYM(store_pc); ASM_SYM(fn_lock); ASM_SYM(lock_pc);
 ASM_SYM(fn_loop); ASM_SYM(loop_head); ASM_SYM(fwd_pc); ASM_SYM(unrec_pc);
 ASM_SYM(fn_unrec); ASM_SYM(index_pc); ASM_SYM(other_pc); ASM_SYM(rmw_pc);
-ASM_SYM(noacc_pc); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
+ASM_SYM(noacc_pc); ASM_SYM(fn_deep); ASM_SYM(deep_add_pc); ASM_SYM(deep_addsd_pc); ASM_SYM(deep_head_end); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
 ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc); ASM_SYM(fn_undec); ASM_SYM(undec_pc);
@@ -643,6 +653,41 @@ static void reloads(void)
 	(void)fn_reload_slot; (void)fn_reload_lea; (void)fn_reload_idx;
 }
 
+/* hc_decode_prev_deep: the latest straight-line access whose address
+   registers nothing after it wrote; never across a branch target. */
+static void deep(void)
+{
+	struct hc_insn o;
+
+	memset(g, 0, sizeof(g));
+	g[REG_R8] = 0x10000;
+	g[REG_R9] = 0x20000;
+	g[REG_R10] = 0x30000;
+	g[REG_RDX] = 5;
+	g[REG_RCX] = 7;
+	/* at the addsd: the add wrote rdx (mulsd's index), so the gather's
+	   movsd (%r10,%rcx,8) is the access */
+	at(deep_addsd_pc);
+	CHECK_EQ_U64(hc_decode_prev(&regs, &cache, &o), HC_PREV_NO_ACCESS);
+	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 8, &o), HC_PREV_OK);
+	CHECK_MSG(o.n == 1 && o.acc[0].ea == 0x30000 + 7 * 8 && o.acc[0].size == 8 && o.acc[0].rw == HC_ACC_R,
+	          "deep at addsd: n %u ea 0x%" PRIx64, o.n, o.acc[0].ea);
+	CHECK_MSG(o.addr == addr(fn_deep) + 4 && o.len == 6, "deep at addsd: the movsd at +%" PRIu64 " len %u",
+	          o.addr - addr(fn_deep), o.len);   /* after the 4-byte movslq */
+	/* too shallow: two register-only instructions, then nothing */
+	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 2, &o), HC_PREV_NO_ACCESS);
+	CHECK(o.n == 0);
+	/* at the add: the same walk from one instruction later */
+	at(deep_add_pc);
+	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 8, &o), HC_PREV_OK);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x30000 + 7 * 8);
+	/* the walk stops at a loop head (a branch target): the accesses
+	   before it may not have run just before */
+	at(deep_head_end);
+	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 8, &o), HC_PREV_NO_ACCESS);
+	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 0, &o), HC_PREV_NO_ACCESS);
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -658,5 +703,6 @@ int main(void)
 	recipes();
 	maps();
 	reloads();
+	deep();
 	return hc_test_done("test_decode_prev");
 }
