@@ -2368,6 +2368,13 @@ int regions__write(struct an *an, const char *dir, char *err, size_t errlen)
 			.cells_parent = r->same_in,
 		};
 	}
+	/* HPCRUN_COMM_REGION_SHARE=0: every region's rows in full (regions.xml
+	   version 2), to compare (doc/performance.md Session 16) */
+	{
+		const char *e = getenv("HPCRUN_COMM_REGION_SHARE");
+		if (!e || strcmp(e, "0"))
+			hc_db_region_share(w, R->nkept);
+	}
 	wr = (struct hc_db_wregions){ .unit = an->unit, .threshold = REGIONS_MIN_SHARE,
 	                              .threads = an->nthreads, .r = w, .n = R->nkept };
 	ret = hc_db_write_regions(dir, &wr, err, errlen);

@@ -165,6 +165,9 @@ struct hc_db_region {
 	size_t ncells;
 	bool cells_parent;             /* regions.xml said cells="parent": the inclusive cells
 	                                  were read from the parent's rows (cells holds them) */
+	uint32_t cells_of;             /* cells="parent" or cells="K" (version 3): the region
+	                                  whose inclusive cells these are (cells holds them),
+	                                  HC_DB_NONE when its own rows are */
 };
 
 struct hc_db {

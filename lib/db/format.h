@@ -48,9 +48,10 @@
    each region, upper triangle (row < column), sorted by (region, row,
    column): inclusive true, false, exclusive true, false. */
 #define HC_DB_REGION_HEADER "region,row,column,true,false,excl_true,excl_false"
-/* regions.xml's version: 2 adds <Region cells="parent"> (doc/regions.md);
-   the reader reads 1 and 2. */
-#define HC_DB_REGIONS_VERSION 2
+/* regions.xml's version: 2 adds <Region cells="parent">, 3 <Region
+   cells="K"> (the cells of earlier region K; doc/database-format.md §8); a
+   file without cells="K" is written as version 2. The reader reads 1 to 3. */
+#define HC_DB_REGIONS_VERSION 3
 
 /* First line of a matrix file in the sparse form (<Matrix format="sparse">):
    then "i,j,v" per non-zero upper-triangle cell, i < j, sorted by (i, j). */

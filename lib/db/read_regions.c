@@ -70,10 +70,25 @@ static int load_region(struct load *ld, struct xr *x, size_t *cap, uint32_t *sta
 	free(irr);
 	if (!rc)
 		rc = xr__str_opt(x, "cells", &cells);
-	if (!rc && cells && (strcmp(cells, "parent") || depth == 1 || ld->regions_version < 2))
-		rc = load__fail(ld, xr__line(x), "<Region cells=\"%s\">: only \"parent\", below the "
-		                 "program, in version 2", cells);
-	r->cells_parent = cells != NULL;
+	r->cells_of = HC_DB_NONE;
+	if (!rc && cells && !strcmp(cells, "parent")) {
+		if (depth == 1 || ld->regions_version < 2)
+			rc = load__fail(ld, xr__line(x), "<Region cells=\"parent\">: only below the "
+			                 "program, from version 2");
+		r->cells_parent = true;
+		r->cells_of = r->parent;
+	} else if (!rc && cells) {
+		/* version 3: the cells of an earlier region K, by its i */
+		char *end;
+		unsigned long long of = strtoull(cells, &end, 10);
+
+		if (ld->regions_version < 3 || cells[0] < '0' || cells[0] > '9' || *end ||
+		    of >= db->nregions - 1)
+			rc = load__fail(ld, xr__line(x), "<Region cells=\"%s\">: \"parent\" (version 2) "
+			                 "or the i of an earlier region (version 3) expected", cells);
+		else
+			r->cells_of = (uint32_t)of;
+	}
 	free(cells);
 	if (!rc && xr__has(x, "addr")) {
 		char *a = NULL, *end;
@@ -220,17 +235,18 @@ static int read_cells(struct load *ld)
 		for (int k = 0; k < 4; k++)
 			sums[reg * 4 + k] += v[3 + k];
 	}
-	/* cells="parent": the parent's inclusive cells (complete: parents come
-	   first), with the exclusive parts of the region's own rows. */
+	/* cells="parent" / cells="K": that region's inclusive cells (complete:
+	   it comes first), with the exclusive parts of the region's own rows. */
 	for (size_t i = 0; i < db->nregions && !rc; i++) {
 		struct hc_db_region *r = &db->regions[i];
 		const struct hc_db_region *par;
+		const char *how = r->cells_parent ? "cells=\"parent\"" : "cells=\"K\"";
 		struct hc_db_rcell *n;
 		size_t q = 0;
 
-		if (!r->cells_parent)
+		if (r->cells_of == HC_DB_NONE)
 			continue;
-		par = &db->regions[r->parent];
+		par = &db->regions[r->cells_of];
 		n = malloc((par->ncells ? par->ncells : 1) * sizeof(*n));
 		if (!n) {
 			rc = -ENOMEM;
@@ -244,16 +260,16 @@ static int read_cells(struct load *ld)
 			sums[i * 4 + 1] += n[k].fal;
 			if (q < r->ncells && r->cells[q].i == n[k].i && r->cells[q].j == n[k].j) {
 				if (r->cells[q].tru != n[k].tru || r->cells[q].fal != n[k].fal)
-					rc = load__fail(ld, 0, "region %zu (cells=\"parent\"): cell (%u, %u) is "
-					                 "not its parent's", i, n[k].i, n[k].j);
+					rc = load__fail(ld, 0, "region %zu (%s, region %u): cell (%u, %u) is "
+					                 "not that region's", i, how, r->cells_of, n[k].i, n[k].j);
 				n[k].xtru = r->cells[q].xtru;
 				n[k].xfal = r->cells[q].xfal;
 				q++;
 			}
 		}
 		if (!rc && q < r->ncells)
-			rc = load__fail(ld, 0, "region %zu (cells=\"parent\"): cell (%u, %u) is not one "
-			                 "of its parent's", i, r->cells[q].i, r->cells[q].j);
+			rc = load__fail(ld, 0, "region %zu (%s, region %u): cell (%u, %u) is not one "
+			                 "of that region's", i, how, r->cells_of, r->cells[q].i, r->cells[q].j);
 		free(r->cells);
 		r->cells = n;
 		r->ncells = par->ncells;

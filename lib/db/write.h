@@ -334,6 +334,10 @@ struct hc_db_wregion {
 	const struct hc_db_mcell *xcells;  uint32_t nxcells;    /* exclusive */
 	bool cells_parent;                 /* the inclusive cells are the parent's: written as
 	                                      cells="parent", rows only where xcells has one */
+	uint32_t cells_as;                 /* 0, or 1 + the index in r[] of an earlier region
+	                                      whose inclusive cells are exactly these (not the
+	                                      parent): written as cells="K" (version 3), rows
+	                                      only where xcells has one; hc_db_region_share */
 };
 
 struct hc_db_wregions {
@@ -342,6 +346,12 @@ struct hc_db_wregions {
 	uint32_t threads;
 	const struct hc_db_wregion *r;     uint32_t n;
 };
+/* Sets r[k].cells_as where region k's inclusive cells (ncells, every (i, j,
+   true, false)) equal those of an earlier region that is not its parent
+   and k is not cells_parent: regions.csv then holds only k's exclusive rows
+   (on bench/prof-scale's 1,024 threads 79 distinct cell sets among 118
+   regions with rows, doc/performance.md Session 16). Returns how many. */
+uint32_t hc_db_region_share(struct hc_db_wregion *r, uint32_t n);
 int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *err,
                         size_t errlen);
 int hc_db_write_region_matrices(const char *dir, const struct hc_db_wregions *R, char *err,

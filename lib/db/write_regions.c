@@ -26,6 +26,71 @@ static void put_totals(struct hc_out *o, const char *pre, uint64_t tru, uint64_t
 	hc_db_attr_u64(o, name, self);
 }
 
+static bool any_as(const struct hc_db_wregions *R)
+{
+	for (uint32_t k = 0; k < R->n; k++)
+		if (R->r[k].cells_as && R->r[k].cells_as - 1 < k &&
+		    !(R->r[k].cells_parent && R->r[k].parent != UINT32_MAX))
+			return true;
+	return false;
+}
+
+static uint64_t cells_hash(const struct hc_db_mcell *c, uint32_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+
+	for (uint32_t k = 0; k < n; k++) {
+		h = (h ^ ((uint64_t)c[k].i << 32 | c[k].j)) * 0xff51afd7ed558ccdULL;
+		h = (h ^ c[k].v[0]) * 0xc4ceb9fe1a85ec53ULL;
+		h = (h ^ c[k].v[1]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+uint32_t hc_db_region_share(struct hc_db_wregion *r, uint32_t n)
+{
+	uint64_t *h = calloc(n ? n : 1, sizeof(*h));
+	bool *hashed = calloc(n ? n : 1, sizeof(*hashed));
+	uint32_t k, q, shared = 0;
+
+	for (k = 0; k < n; k++)
+		r[k].cells_as = 0;
+	if (!h || !hashed)
+		goto out;   /* nothing shared: the rows are written in full */
+	for (k = 1; k < n; k++) {
+		if (r[k].cells_parent || !r[k].ncells)
+			continue;
+		for (q = 0; q < k; q++) {
+			/* the first earlier region of the same cells that names no
+			   other's by number (the reader resolves in document order);
+			   hashed only when two counts agree */
+			if (r[q].ncells != r[k].ncells || r[q].cells_as)
+				continue;
+			if (!hashed[k]) {
+				h[k] = cells_hash(r[k].cells, r[k].ncells);
+				hashed[k] = true;
+			}
+			if (!hashed[q]) {
+				h[q] = cells_hash(r[q].cells, r[q].ncells);
+				hashed[q] = true;
+			}
+			if (h[q] != h[k])
+				continue;
+			if (r[q].cells != r[k].cells &&
+			    memcmp(r[q].cells, r[k].cells, (size_t)r[k].ncells * sizeof(*r[k].cells)))
+				continue;
+			r[k].cells_as = q + 1;
+			shared++;
+			break;
+		}
+	}
+out:
+	free(h);
+	free(hashed);
+	return shared;
+}
+
 int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *err,
                         size_t errlen)
 {
@@ -44,7 +109,9 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 		return -ENOMEM;
 	}
 	hc_out_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<" HC_DB_ROOT_REGIONS);
-	hc_db_attr_u64(&o, "version", HC_DB_REGIONS_VERSION);
+	/* version 3 only when a region names another's cells (cells="K"): a
+	   database without stays readable by the readers of version 2 */
+	hc_db_attr_u64(&o, "version", any_as(R) ? HC_DB_REGIONS_VERSION : 2);
 	hc_db_attr_str(&o, "unit", hc_db_unit_name(R->unit));
 	hc_out_printf(&o, " threshold=\"%g\"", R->threshold);
 	hc_db_attr_str(&o, "exclusive", HC_DB_REGION_EXCLUSIVE);
@@ -84,6 +151,8 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 		put_totals(&o, "x", r->xtru, r->xfal, r->xself);
 		if (r->cells_parent && r->parent != UINT32_MAX)
 			hc_db_attr_str(&o, "cells", "parent");
+		else if (r->cells_as && r->cells_as - 1 < k)
+			hc_db_attr_u64(&o, "cells", R->r[r->cells_as - 1].i);
 		hc_out_puts(&o, ">\n");
 		open[depth++] = r->i;
 	}
@@ -214,8 +283,8 @@ int hc_db_write_region_matrices(const char *dir, const struct hc_db_wregions *R,
 		/* cells="parent": the inclusive cells are read from the parent's
 		   rows; only the exclusive ones are written (54 % fewer rows on
 		   bench/prof-scale, doc/performance.md), each with its inclusive
-		   value */
-		if (r->cells_parent && r->parent != UINT32_MAX) {
+		   value. cells="K" (version 3) the same with region K's rows. */
+		if ((r->cells_parent && r->parent != UINT32_MAX) || (r->cells_as && r->cells_as - 1 < k)) {
 			for (b = 0; b < r->nxcells; b++) {
 				const struct hc_db_mcell *y = &r->xcells[b];
 

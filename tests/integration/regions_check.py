@@ -36,13 +36,17 @@ def load(db):
         for row in r:
             reg, i, j, t, fa, xt, xf = map(int, row)
             regs[reg]["cells"][(i, j)] = (t, fa, xt, xf)
-    # cells="parent" (version 2): the parent's inclusive cells, the rows
-    # give the exclusive ones (parents come first in i order)
+    # cells="parent" (version 2) or cells="K" (version 3, K < i): that
+    # region's inclusive cells, the rows give the exclusive ones (it comes
+    # first in i order)
     for i in sorted(regs):
         r = regs[i]
-        if r["e"].get("cells") == "parent":
+        of = r["e"].get("cells")
+        if of is not None:
+            src = r["parent"] if of == "parent" else int(of)
+            assert src is not None and src < i, (i, of)
             own = r["cells"]
-            pc = regs[r["parent"]]["cells"]
+            pc = regs[src]["cells"]
             assert all(k in pc and pc[k][:2] == v[:2] for k, v in own.items()), i
             r["cells"] = {k: (v[0], v[1]) + (own[k][2:] if k in own else (0, 0))
                           for k, v in pc.items()}

@@ -185,12 +185,13 @@ def read_regions(path):
     if not os.path.exists(x):
         return None
     regs = []
-    same = set()
+    same = {}
 
     def walk(e, parent):
         regs.append([int(e.get("i")), parent, e.get("n"), {}])
-        if e.get("cells") == "parent":
-            same.add(int(e.get("i")))
+        of = e.get("cells")
+        if of is not None:   # "parent" (version 2) or an earlier i (version 3)
+            same[int(e.get("i"))] = parent if of == "parent" else int(of)
         for k in e.findall("Region"):
             walk(k, int(e.get("i")))
     walk(ET.parse(x).getroot().find("Region"), None)
@@ -199,12 +200,13 @@ def read_regions(path):
         next(rows)
         for r, i, j, t, fa, xt, xf in rows:
             regs[int(r)][3][(int(i), int(j))] = (int(t) + int(fa), int(xt) + int(xf))
-    # cells="parent": the parent's inclusive cells, the own rows' exclusive ones
+    # cells="parent" / "K": that region's inclusive cells, the own rows'
+    # exclusive ones
     for r in regs:
         if r[0] in same:
             own = r[3]
             r[3] = {k: (v[0], own[k][1] if k in own else 0)
-                    for k, v in regs[r[1]][3].items()}
+                    for k, v in regs[same[r[0]]][3].items()}
     return regs
 
 

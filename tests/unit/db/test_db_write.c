@@ -100,9 +100,14 @@ static int write_all(const char *dir, uint32_t dense_max, char *err, size_t errl
 		{ .i = 1, .parent = 0, .kind = HC_DB_REG_PROCEDURE, .name = "main", .lm = "/bin/prog",
 		  .file = "prog.c", .line = 3, .addr = 0x1130, .tru = 6, .fal = 2, .xtru = 1,
 		  .xfal = 0, .cells = cells, .ncells = 2, .xcells = cells + 1, .nxcells = 1,
-		  .cells_parent = true } };
+		  .cells_parent = true },
+		/* a loop in main of the program's cells, none exclusive: cells="0"
+		   (version 3), no row */
+		{ .i = 2, .parent = 1, .kind = HC_DB_REG_LOOP, .name = "loop at prog.c:4",
+		  .lm = "/bin/prog", .file = "prog.c", .line = 4, .addr = 0x1140, .depth = 1,
+		  .tru = 6, .fal = 2, .cells = cells, .ncells = 2, .cells_as = 1 } };
 	const struct hc_db_wregions regions = { .unit = HC_UNIT_NS, .threshold = 0.01,
-	                                        .threads = 3, .r = reg, .n = 2 };
+	                                        .threads = 3, .r = reg, .n = 3 };
 	/* phases.xml: two windows, one phase; locality.xml: one domain. */
 	const struct hc_db_wphase ph = { .first = 0, .last = 1, .t = 6, .f = 2, .pi = 0, .pj = 1,
 	                                 .pv = 7, .obj = 0, .ov = 8, .object_name = obj.name,
@@ -219,8 +224,8 @@ static void check(const struct hc_db *db, bool sparse)
 	      o->fields[1].offset == 64);
 	CHECK(o && o->npairs == 1 && o->pairs[0].p == 0 && o->pairs[0].fal == 2);
 
-	CHECK(db->has_regions && db->nregions == 2);
-	if (db->nregions == 2) {
+	CHECK(db->has_regions && db->nregions == 3);
+	if (db->nregions == 3) {
 		const struct hc_db_region *r = &db->regions[1];
 		CHECK(r->parent == 0 && !strcmp(r->kind, "procedure") && !strcmp(r->name, "main"));
 		/* its inclusive cells written as its parent's (cells="parent"), its
@@ -230,6 +235,11 @@ static void check(const struct hc_db *db, bool sparse)
 		      r->cells[1].tru == 1 && r->cells[1].xtru == 1);
 		CHECK(db->regions[0].ncells == 2 && db->regions[0].cells[1].xtru == 0 &&
 		      db->regions[0].cells[0].xfal == 2);
+		/* cells="0": the program's inclusive cells, no exclusive one */
+		r = &db->regions[2];
+		CHECK(r->parent == 1 && r->cells_of == 0 && !r->cells_parent && r->ncells == 2 &&
+		      r->cells[0].tru == 5 && r->cells[1].tru == 1 && r->cells[0].xtru == 0 &&
+		      r->cells[1].xtru == 0);
 	}
 
 	CHECK(db->views && db->views->has_phases && db->views->has_locality);
@@ -241,6 +251,28 @@ static void check(const struct hc_db *db, bool sparse)
 		CHECK(v->nnuma == 1 && v->numa[0].unlocated == 8 && v->numa[0].first_thread == -1);
 		CHECK(v->single && v->ndomains == 1);
 	}
+}
+
+/* hc_db_region_share: a region whose cells equal an earlier one's (another
+   array of the same contents) names it; cells="parent" ones, empty ones
+   and different ones do not. */
+static void check_region_share(void)
+{
+	const struct hc_db_mcell a[] = { { 0, 1, { 5, 2 } }, { 1, 2, { 1, 0 } } };
+	const struct hc_db_mcell a2[] = { { 0, 1, { 5, 2 } }, { 1, 2, { 1, 0 } } };
+	const struct hc_db_mcell b[] = { { 0, 1, { 5, 2 } }, { 1, 2, { 1, 1 } } };
+	struct hc_db_wregion r[] = {
+		{ .i = 0, .parent = UINT32_MAX, .cells = a, .ncells = 2 },
+		{ .i = 1, .parent = 0, .cells = a, .ncells = 2, .cells_parent = true },
+		{ .i = 2, .parent = 1, .cells = b, .ncells = 2 },
+		{ .i = 3, .parent = 2, .cells = a2, .ncells = 2 },
+		{ .i = 4, .parent = 2, .cells = b, .ncells = 2 },
+		{ .i = 5, .parent = 2, .cells = a, .ncells = 0 },
+	};
+
+	CHECK(hc_db_region_share(r, 6) == 2);
+	CHECK(r[0].cells_as == 0 && r[1].cells_as == 0 && r[2].cells_as == 0);
+	CHECK(r[3].cells_as == 1 && r[4].cells_as == 3 && r[5].cells_as == 0);
 }
 
 /* hc_db_put_dec against printf: every power of ten and its neighbours, the
@@ -286,6 +318,7 @@ int main(void)
 	uint32_t dense_max;
 
 	check_put_dec();
+	check_region_share();
 	for (dense_max = 1024; dense_max; dense_max = dense_max == 1024 ? 1 : 0) {
 		snprintf(dir, sizeof(dir), "%s/test_db_write.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		CHECK(mkdtemp(dir) != NULL);
