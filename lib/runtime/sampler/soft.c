@@ -677,62 +677,51 @@ static void crowd_update(void)
 	}
 }
 
+/* One level's event (disabled until the rate switches to it) on its own
+   reserved fd: true when open; else the fd stays -1 and the log says that
+   `who` keeps `rate` (the level below). */
+static bool level_open(int *fd, uint32_t mult, const char *event, const char *who, const char *rate)
+{
+	int err;
+
+	if (!fds__reserve(1)) {
+		process__log("sampling rate: no fd for the %s: %s keeps the %s rate", event, who, rate);
+		return false;
+	}
+	if ((err = open_event(fd, true, mult)) < 0) {
+		fds__unreserve(1);
+		*fd = -1;
+		process__log("sampling rate: the %s cannot be opened (%s): %s keeps the %s rate", event,
+		             strerror(-err), who, rate);
+		return false;
+	}
+	return true;
+}
+
 /* The process's first thread: the coarse event beside the fine one (its own
    fd, reserved here; none: the process keeps the fine rate). */
 static void crowd_open(void)
 {
 	cpu_set_t cs;
-	int err;
 
 	if (coarse_fd >= 0)
 		return;
 	crowd_mult = hc_rt.opt.crowd_mult;
 	crowd_ncpu = sched_getaffinity(0, sizeof cs, &cs) == 0 ? (uint32_t)CPU_COUNT(&cs) : 0;
-	if (crowd_mult <= 1 || !crowd_ncpu)
+	if (crowd_mult <= 1 || !crowd_ncpu ||
+	    !level_open(&coarse_fd, crowd_mult, "coarse event", "a crowded process", "fine"))
 		return;
-	if (!fds__reserve(1)) {
-		process__log("sampling rate: no fd for the coarse event: a crowded process keeps the fine rate");
-		return;
-	}
-	if ((err = open_event(&coarse_fd, true, crowd_mult)) < 0) {
-		fds__unreserve(1);
-		coarse_fd = -1;
-		process__log("sampling rate: the coarse event cannot be opened (%s): a crowded process "
-		             "keeps the fine rate", strerror(-err));
-		return;
-	}
 	/* the heavily crowded level (rate.h); without it, the coarse one */
-	if (hc_rt.opt.crowd_heavy <= 1)
+	if (hc_rt.opt.crowd_heavy <= 1 ||
+	    !level_open(&heavy_fd, crowd_mult * hc_rt.opt.crowd_heavy, "heavy event", "a heavily crowded process",
+	                "coarse"))
 		return;
-	if (!fds__reserve(1)) {
-		process__log("sampling rate: no fd for the heavy event: a heavily crowded process keeps the "
-		             "coarse rate");
-		return;
-	}
-	if ((err = open_event(&heavy_fd, true, crowd_mult * hc_rt.opt.crowd_heavy)) < 0) {
-		fds__unreserve(1);
-		heavy_fd = -1;
-		process__log("sampling rate: the heavy event cannot be opened (%s): a heavily crowded "
-		             "process keeps the coarse rate", strerror(-err));
-		return;
-	}
 	crowd_heavy = hc_rt.opt.crowd_heavy;
 	/* the switching level (rate.h); without it, the heavy one */
-	if (hc_rt.opt.switchy <= 1 || !hc_rt.opt.switchy_rate)
+	if (hc_rt.opt.switchy <= 1 || !hc_rt.opt.switchy_rate ||
+	    !level_open(&switchy_fd, rt_rate_level_mult3(3, crowd_mult, crowd_heavy, hc_rt.opt.switchy),
+	                "switching level's event", "a process that switches often", "heavy"))
 		return;
-	if (!fds__reserve(1)) {
-		process__log("sampling rate: no fd for the switching level's event: a process that switches "
-		             "often keeps the heavy rate");
-		return;
-	}
-	if ((err = open_event(&switchy_fd, true,
-	                      rt_rate_level_mult3(3, crowd_mult, crowd_heavy, hc_rt.opt.switchy))) < 0) {
-		fds__unreserve(1);
-		switchy_fd = -1;
-		process__log("sampling rate: the switching level's event cannot be opened (%s): a process that "
-		             "switches often keeps the heavy rate", strerror(-err));
-		return;
-	}
 	crowd_switchy = hc_rt.opt.switchy;
 }
 
