@@ -751,9 +751,6 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	return 0;
 }
 
-/* An execute breakpoint on pc (the return address of a sampled function,
-   soft.c) in register 0, the others off: the thread's data set must not
-   be armed. */
 /* A return breakpoint of a thread the gate refused, on the process-wide
    set (HPCRUN_COMM_PROCSET_RET): its copies cost no switch, and whichever
    thread returns there first (the same code: a sibling of the same role)
@@ -778,6 +775,9 @@ static int pset_arm_ret(struct rt_thread *t, uint64_t pc)
 	return err ? -EAGAIN : 0;
 }
 
+/* An execute breakpoint on pc (the return address of a sampled function,
+   soft.c) in register 0, the others off: the thread's data set must not
+   be armed. A thread the gate refuses: on the process-wide set. */
 int watch__arm_exec(struct rt_thread *t, uint64_t pc)
 {
 	if (!t->watch.opened && !gate_allows(t))

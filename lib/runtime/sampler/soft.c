@@ -171,6 +171,15 @@ static int *level_fd(uint32_t level)
 	return level == 0 ? &inh_fd : level == 1 ? &coarse_fd : level == 2 ? &heavy_fd : &switchy_fd;
 }
 
+/* Is level lv's event open in this process (not a fork child's inherited
+   copy of the parent's)? */
+static bool level_here(uint32_t lv)
+{
+	int *fd = level_fd(lv);
+
+	return *fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(fd);
+}
+
 /* The multiplier of the level in effect. */
 static uint32_t level_mult(uint32_t level)
 {
@@ -610,6 +619,19 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
 	}
 }
 
+/* The level the process calls for now (rate.h: the crowding levels 0-2,
+   then the switching rule's level 3), from level `now`; *crowded is
+   rt_rate_level's state. */
+static uint32_t level_wanted(uint32_t now, bool *crowded, uint32_t live)
+{
+	uint32_t want = rt_rate_level(now > 2 ? 2 : now, crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
+	                              hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
+	                              RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED),
+	                              hc_rt.opt.quiet_window);
+
+	return rt_rate_level_switchy(want, __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy);
+}
+
 /* Change the process's rate to what its live threads call for (rate.h):
    enable the wanted event before disabling the other, so that no thread
    goes unsampled meanwhile (a sample of either weighs what it stands for).
@@ -629,10 +651,7 @@ static void crowd_update(void)
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
 		now = (uint32_t)crowd_coarse;
-		want = rt_rate_level(now > 2 ? 2 : now, &crowd_crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
-		                     hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
-		                     RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
-		want = rt_rate_level_switchy(want, __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy);
+		want = level_wanted(now, &crowd_crowded, live);
 		if (want != now) {
 			on = level_fd(want);
 			off = level_fd(now);
@@ -666,12 +685,7 @@ static void crowd_update(void)
 			bool crowded = crowd_crowded;   /* a look, not a change */
 
 			now = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
-			if (rt_rate_level_switchy(rt_rate_level(now > 2 ? 2 : now, &crowded, live, crowd_ncpu, crowd_mult,
-			                                        crowd_heavy, hc_rt.opt.crowd_heavy_from,
-			                                        __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
-			                                        RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED),
-			                                        hc_rt.opt.quiet_window),
-			                          __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy) == now)
+			if (level_wanted(now, &crowded, live) == now)
 				return;
 		}
 	}
@@ -863,14 +877,9 @@ static void soft_stop(struct rt_thread *t)
    safe (fatal-signal flush). */
 static void soft_process_stop(void)
 {
-	if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
-		ioctl(inh_fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
-		ioctl(coarse_fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (heavy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&heavy_fd))
-		ioctl(heavy_fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (switchy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&switchy_fd))
-		ioctl(switchy_fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (uint32_t lv = 0; lv <= 3; lv++)
+		if (level_here(lv))
+			ioctl(*level_fd(lv), PERF_EVENT_IOC_DISABLE, 0);
 	if (hc_self)
 		soft_stop(hc_self);
 }
@@ -879,14 +888,10 @@ static void soft_process_resume(void)
 {
 	struct rt_thread *t = hc_self;
 
-	/* the rate in effect when the process stopped */
-	if (crowd_coarse == 3 && switchy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&switchy_fd))
-		ioctl(switchy_fd, PERF_EVENT_IOC_ENABLE, 0);
-	else if (crowd_coarse == 2 && heavy_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&heavy_fd))
-		ioctl(heavy_fd, PERF_EVENT_IOC_ENABLE, 0);
-	else if (crowd_coarse == 1 && coarse_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&coarse_fd))
-		ioctl(coarse_fd, PERF_EVENT_IOC_ENABLE, 0);
-	else if (inh_fd >= 0 && inh_pid == (uint32_t)getpid() && fds__check(&inh_fd))
+	/* the rate in effect when the process stopped (else the fine one) */
+	if (level_here((uint32_t)crowd_coarse))
+		ioctl(*level_fd((uint32_t)crowd_coarse), PERF_EVENT_IOC_ENABLE, 0);
+	else if (level_here(0))
 		ioctl(inh_fd, PERF_EVENT_IOC_ENABLE, 0);
 	if (!t || t->sampler.fd >= 0)
 		return;
@@ -900,15 +905,13 @@ static void soft_process_resume(void)
    fd of the parent's, which it closes without disabling it. */
 static void soft_atfork_child(void)
 {
-	if (inh_fd >= 0)
-		fds__close(&inh_fd, "the sampler");
-	if (coarse_fd >= 0)
-		fds__close(&coarse_fd, "the sampler");
-	if (heavy_fd >= 0)
-		fds__close(&heavy_fd, "the sampler");
-	if (switchy_fd >= 0)
-		fds__close(&switchy_fd, "the sampler");
-	inh_fd = coarse_fd = heavy_fd = switchy_fd = -1;
+	for (uint32_t lv = 0; lv <= 3; lv++) {
+		int *fd = level_fd(lv);
+
+		if (*fd >= 0)
+			fds__close(fd, "the sampler");
+		*fd = -1;
+	}
 	crowd_heavy = crowd_switchy = 1;
 	switchy_on = false;
 	switchy_look = 0;
