@@ -102,6 +102,9 @@ static void model_init(void)
 	/* rule P of model.c: a true transfer's peer is the writer's last
 	   store site (1, the default) or always its ownership's first store
 	   (0, before session 16) */
+	if (lw && *lw && strcmp(lw, "0") && strcmp(lw, "1"))
+		process__fatal("HPCRUN_COMM_EXACT_LAST_WRITER: '%s' is not 0 (the ownership's first store) or 1 "
+		               "(the last store site, the default)", lw);
 	c.last_writer = !(lw && strcmp(lw, "0") == 0);
 	real_memcpy = (copy_fn)dlsym(RTLD_NEXT, "memcpy");
 	real_memmove = (copy_fn)dlsym(RTLD_NEXT, "memmove");
