@@ -26,11 +26,22 @@ static void put_totals(struct hc_out *o, const char *pre, uint64_t tru, uint64_t
 	hc_db_attr_u64(o, name, self);
 }
 
+/* Region k's inclusive cells are written as its parent's (cells="parent") */
+static bool by_parent(const struct hc_db_wregion *r)
+{
+	return r->cells_parent && r->parent != UINT32_MAX;
+}
+
+/* ... or as an earlier region's (cells="K", version 3) */
+static bool by_earlier(const struct hc_db_wregion *r, uint32_t k)
+{
+	return !by_parent(r) && r->cells_as && r->cells_as - 1 < k;
+}
+
 static bool any_as(const struct hc_db_wregions *R)
 {
 	for (uint32_t k = 0; k < R->n; k++)
-		if (R->r[k].cells_as && R->r[k].cells_as - 1 < k &&
-		    !(R->r[k].cells_parent && R->r[k].parent != UINT32_MAX))
+		if (by_earlier(&R->r[k], k))
 			return true;
 	return false;
 }
@@ -149,9 +160,9 @@ int hc_db_write_regions(const char *dir, const struct hc_db_wregions *R, char *e
 		}
 		put_totals(&o, "", r->tru, r->fal, r->self);
 		put_totals(&o, "x", r->xtru, r->xfal, r->xself);
-		if (r->cells_parent && r->parent != UINT32_MAX)
+		if (by_parent(r))
 			hc_db_attr_str(&o, "cells", "parent");
-		else if (r->cells_as && r->cells_as - 1 < k)
+		else if (by_earlier(r, k))
 			hc_db_attr_u64(&o, "cells", R->r[r->cells_as - 1].i);
 		hc_out_puts(&o, ">\n");
 		open[depth++] = r->i;
@@ -284,7 +295,7 @@ int hc_db_write_region_matrices(const char *dir, const struct hc_db_wregions *R,
 		   rows; only the exclusive ones are written (54 % fewer rows on
 		   bench/prof-scale, doc/performance.md), each with its inclusive
 		   value. cells="K" (version 3) the same with region K's rows. */
-		if ((r->cells_parent && r->parent != UINT32_MAX) || (r->cells_as && r->cells_as - 1 < k)) {
+		if (by_parent(r) || by_earlier(r, k)) {
 			for (b = 0; b < r->nxcells; b++) {
 				const struct hc_db_mcell *y = &r->xcells[b];
 
