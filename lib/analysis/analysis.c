@@ -21,6 +21,7 @@
 #include "analysis/views.h"
 #include "analysis/regions.h"
 #include "db/views.h"
+#include "report/insight.h"
 #include "support/log.h"
 
 void an__warn(struct an *an, const char *fmt, ...)
@@ -225,6 +226,36 @@ static void pmu_running_warnings(struct an *an)
 	}
 	if (n > 16)
 		an__warn(an, "... and %u more threads whose PMU events ran below 95%% of the time", n - 16);
+}
+
+/* What the soft sampler left out to keep its cost down (a crowded
+   process: watchpoint sets the switch gate refused, coarse samples),
+   summed over the threads: one warning in database.xml, so that every
+   report says how much to trust an empty or a thin result
+   (lib/report's hc_report_coverage_cut). */
+static void coverage_warning(struct an *an)
+{
+	static const char *const name[] = { "samples", "samples_thinned", "watch_armed",
+	                                     "watch_gated", "watch_threads_gated" };
+	enum { N = sizeof(name) / sizeof(name[0]) };
+	uint64_t v[N] = { 0 };
+	struct hc_report_coverage c;
+	char buf[768];
+
+	for (uint32_t i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+
+		if (p->status != AN_OK)
+			continue;
+		for (uint32_t k = 0; k < p->ncounters; k++)
+			for (size_t n = 0; n < N; n++)
+				if (strcmp(p->counters[k].name, name[n]) == 0)
+					v[n] += p->counters[k].value;
+	}
+	c = (struct hc_report_coverage){ .samples = v[0], .thinned = v[1], .armed = v[2],
+	                                 .gated = v[3], .threads_gated = v[4] };
+	if (hc_report_coverage_cut(&c, buf, sizeof(buf)))
+		an__warn(an, "%s", buf);
 }
 
 /* Writes the database (regions.xml and regions.csv were written when the
@@ -464,6 +495,7 @@ out_early:
 	}
 	load_topologies(&an);
 	pmu_running_warnings(&an);
+	coverage_warning(&an);
 	phase_end(&ph, "threads");
 	ret = view__build(&an);
 	/* Distributed, rank 0: the other ranks' profiles' node maps were

@@ -643,8 +643,46 @@ static uint64_t cnt(const struct hc_db *db, const char *name)
 	return 0;
 }
 
+void hc_report_coverage_of(const struct hc_db *db, struct hc_report_coverage *c)
+{
+	c->samples = cnt(db, "samples");
+	c->thinned = cnt(db, "samples_thinned");
+	c->armed = cnt(db, "watch_armed");
+	c->gated = cnt(db, "watch_gated");
+	c->threads_gated = cnt(db, "watch_threads_gated");
+}
+
+bool hc_report_coverage_cut(const struct hc_report_coverage *c, char *buf, size_t sz)
+{
+	bool gated = c->gated >= HC_REPORT_GATED_MIN && c->gated >= c->armed;
+	bool thin = c->samples && c->samples + c->thinned >= HC_REPORT_THIN_MIN * c->samples;
+	char g[256] = "", t[160] = "";
+
+	buf[0] = '\0';
+	if (!gated && !thin)
+		return false;
+	if (gated)
+		snprintf(g, sizeof(g), "the context-switch gate refused %llu watchpoint sets and let %llu "
+		         "through (%llu threads never opened theirs: they switched too often for open "
+		         "watchpoints to be cheap)", (unsigned long long)c->gated,
+		         (unsigned long long)c->armed, (unsigned long long)c->threads_gated);
+	if (thin)
+		snprintf(t, sizeof(t), "the crowded process's %llu samples stood for %.1f sampling "
+		         "periods each", (unsigned long long)c->samples,
+		         (double)(c->samples + c->thinned) / (double)c->samples);
+	snprintf(buf, sz, "coverage cut to keep the cost down: %s%s%s. Communication that samples do "
+	         "not catch themselves (one-time hand-offs, infrequent sharing) is likely missed or "
+	         "under-counted; to measure it fully, run with no more threads than CPUs, or set "
+	         "HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_CROWDED_PERIOD=1 (every watchpoint open, no "
+	         "thinning: slower)", g, gated && thin ? "; " : "", t);
+	return true;
+}
+
 void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz)
 {
+	struct hc_report_coverage cov;
+	char cut[768];     /* the warning's sentence; the analyzer writes it */
+	bool cut_off;
 	uint64_t samples = cnt(db, "samples"), published = cnt(db, "published");
 	uint64_t traps = cnt(db, "traps");
 	size_t measured = 0;
@@ -653,6 +691,8 @@ void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz)
 	buf[0] = '\0';
 	if (db->t_all || db->events)
 		return;
+	hc_report_coverage_of(db, &cov);
+	cut_off = hc_report_coverage_cut(&cov, cut, sizeof(cut));
 	for (size_t t = 0; t < db->nthreads; t++) {
 		if (!db->threads[t].profile[0])
 			continue;
@@ -681,6 +721,14 @@ void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz)
 		         "communication starts at a sampled store; the shared data may be only "
 		         "read, or stores too rare for the period",
 		         (unsigned long long)samples, (unsigned long long)published);
+	else if (cut_off)
+		snprintf(buf, sz, "none found in %llu samples and %llu published stores, but the "
+		         "sampler's coverage was cut to keep its cost down (watchpoint sets refused by "
+		         "the switch gate: %llu of %llu; sampling periods per sample: %.1f): "
+		         "communication is likely missed (Warnings: how to measure it fully)",
+		         (unsigned long long)samples, (unsigned long long)published,
+		         (unsigned long long)cov.gated, (unsigned long long)(cov.gated + cov.armed),
+		         (double)(cov.samples + cov.thinned) / (double)cov.samples);
 	else
 		snprintf(buf, sz, "nothing shared: %llu samples and %llu published stores in %zu "
 		         "threads, %llu watchpoint traps, but no thread touched a line another "

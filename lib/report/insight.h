@@ -11,7 +11,8 @@
      what the change can save in the spirit of Cheetah (Liu and Liu, CGO
      2016: the time the falsely shared accesses take, as if the fix made
      them free); for the top true-sharing code pairs the kind of hand-off;
-   * the reason an empty result is empty (advice.c).
+   * the reason an empty result is empty (advice.c);
+   * what the soft sampler left out to keep its cost down (advice.c).
    The user's code is never touched: advice is text. No signal context. */
 #ifndef HC_REPORT_INSIGHT_H
 #define HC_REPORT_INSIGHT_H
@@ -75,7 +76,7 @@ struct hc_advice {
 	struct hc_report_scale scale;
 	struct hc_advice_fs *fs;  size_t nfs;
 	struct hc_advice_ts *ts;  size_t nts;
-	char empty[512];       /* non-empty when the database shows no communication: why */
+	char empty[1024];      /* non-empty when the database shows no communication: why */
 };
 
 /* Up to max_fs false-sharing objects and max_ts true-sharing code pairs.
@@ -87,6 +88,28 @@ void hc_advice_free(struct hc_advice *a);
    (one thread, too short, stores never sampled, nothing shared...) into
    buf; "" when there is communication. */
 void hc_report_empty_reason(const struct hc_db *db, char *buf, size_t sz);
+
+/* What the soft sampler left out in a crowded process to keep its cost
+   down, from the runtime's counters summed over the threads: watchpoint
+   sets the context-switch gate refused (watch_gated) against those armed
+   (watch_armed), the threads that never opened theirs
+   (watch_threads_gated), and the extra periods coarse samples stood for
+   (samples_thinned) against the samples taken. */
+struct hc_report_coverage {
+	uint64_t samples, thinned;
+	uint64_t armed, gated, threads_gated;
+};
+/* Gated: at least HC_REPORT_GATED_MIN sets refused and no fewer refused
+   than armed. Thinned: a sample stood for HC_REPORT_THIN_MIN periods or
+   more on average. */
+#define HC_REPORT_GATED_MIN 10u
+#define HC_REPORT_THIN_MIN  4u
+/* The coverage of a database (its counters). */
+void hc_report_coverage_of(const struct hc_db *db, struct hc_report_coverage *c);
+/* A sentence for the user when either cut applies: what was left out, what
+   it misses, and how to measure fully; true. false and buf "" when
+   neither applies. */
+bool hc_report_coverage_cut(const struct hc_report_coverage *c, char *buf, size_t sz);
 
 /* Threads grouped (groups.c): by start routine ("main thread" for a
    process's first thread), and a routine with more than

@@ -16,6 +16,12 @@
 #     (<= 2 x 1 + 1): coarse samples, no heavy one.
 # In every run the thinned periods add up: samples_thinned = 1 per coarse
 # sample + 2 more per heavy one (x2 and x4). Counters, never timing.
+# The analyzer warns that coverage was cut (database.xml's warnings, every
+# report shows them) exactly when the summed counters say so: a sample
+# standing for 4 periods or more on average, or at least 10 watchpoint sets
+# refused by the switch gate and no fewer refused than armed
+# (lib/report's hc_report_coverage_cut); a run at HPCRUN_COMM_CROWDED_PERIOD=8
+# (a coarse sample stands for 8 periods, a heavy one for 16) must warn.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v taskset >/dev/null 2>&1 && taskset -pc 0 $$ >/dev/null 2>&1 ||
@@ -30,6 +36,7 @@ measure twoh "$BENCH" private -t 2 -n $((2 * N)) || fail "2-worker run failed"
 export HPCRUN_COMM_CROWDED_HEAVY_FROM=2
 measure two "$BENCH" private -t 2 -n $((2 * N)) || fail "2-worker run (HEAVY_FROM=2) failed"
 unset HPCRUN_COMM_CROWDED_HEAVY_FROM
+HPCRUN_COMM_CROWDED_PERIOD=8 measure thin8 "$BENCH" private -t 4 -n $N || fail "run at x8 failed"
 log() { cat "$TMP/$1"/*.log 2>/dev/null; }
 log heavy | grep -q "sampling rate:" ||
 	{ echo "SKIP: not the soft sampler (no 'sampling rate:' line in the log)"; exit 77; }
@@ -59,4 +66,19 @@ log off | grep -q "no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)" &&
 h=$(counter twoh samples_heavy)
 [ "$h" -gt 0 ] && ok "3 live threads on 1 CPU (crowded): $h heavy samples" ||
 	fail "3 live threads on 1 CPU (crowded): no heavy sample at the default"
+for m in heavy off thin8; do
+	"$HPCPROF" -q -o "$TMP/$m.d" "$TMP/$m" 2>"$TMP/$m.prof.err" || fail "$m: hpcprof-comm failed"
+	s=$(counter $m samples) th=$(counter $m samples_thinned)
+	a=$(counter $m watch_armed) g=$(counter $m watch_gated)
+	want=no
+	[ $((s + th)) -ge $((4 * s)) ] && [ "$s" -gt 0 ] && want=yes
+	[ "$g" -ge 10 ] && [ "$g" -ge "$a" ] && want=yes
+	got=no
+	grep -q "<Warning>coverage cut to keep the cost down" "$TMP/$m.d/database.xml" && got=yes
+	[ "$got" = "$want" ] &&
+		ok "$m: coverage warning $got (samples $s, thinned $th, sets armed $a, refused $g)" ||
+		fail "$m: coverage warning $got, the counters say $want (samples $s, thinned $th, armed $a, refused $g)"
+done
+grep -q "<Warning>coverage cut to keep the cost down.*stood for" "$TMP/thin8.d/database.xml" &&
+	ok "x8: the warning names the thinned samples" || fail "x8: no coverage warning on thinned samples"
 finish

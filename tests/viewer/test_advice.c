@@ -272,7 +272,7 @@ static void test_true_sharing_and_empty(void)
 {
 	struct hc_db db;
 	struct hc_advice a;
-	char why[512];
+	char why[1024];
 
 	/* one thread */
 	base_db(&db, "ns", 1, 100000);
@@ -323,6 +323,46 @@ static void test_true_sharing_and_empty(void)
 	hc_advice_free(&a);
 }
 
+/* What the sampler left out in a crowded process: the thresholds of each
+   cut, both together, and the empty result's reason naming it. */
+static void test_coverage(void)
+{
+	struct hc_report_coverage c = { .samples = 1000, .thinned = 0, .armed = 50, .gated = 9 };
+	struct hc_db db;
+	char buf[768], why[1024];
+
+	CHECK(!hc_report_coverage_cut(&c, buf, sizeof(buf)) && !buf[0]);       /* neither */
+	c.gated = 10, c.armed = 10, c.threads_gated = 3;
+	CHECK(hc_report_coverage_cut(&c, buf, sizeof(buf)));                   /* gated: 10 >= 10 */
+	CHECK(strstr(buf, "refused 10 watchpoint sets and let 10 through (3 threads"));
+	CHECK(!strstr(buf, "stood for") && strstr(buf, "HPCRUN_COMM_SWITCH_NS=0"));
+	c.armed = 11;
+	CHECK(!hc_report_coverage_cut(&c, buf, sizeof(buf)));                  /* more armed */
+	c.thinned = 2999;
+	CHECK(!hc_report_coverage_cut(&c, buf, sizeof(buf)));                  /* 3.999 periods */
+	c.thinned = 3000;
+	CHECK(hc_report_coverage_cut(&c, buf, sizeof(buf)));                   /* 4.0 periods */
+	CHECK(strstr(buf, "1000 samples stood for 4.0 sampling periods each") && !strstr(buf, "gate"));
+	c.gated = 472, c.armed = 4;
+	CHECK(hc_report_coverage_cut(&c, buf, sizeof(buf)) && strstr(buf, "through (3 threads") &&
+	      strstr(buf, "); the crowded process's 1000 samples"));
+	c = (struct hc_report_coverage){ 0 };
+	CHECK(!hc_report_coverage_cut(&c, buf, sizeof(buf)));                  /* no sample */
+
+	/* an empty database of a gated run says why it may be empty */
+	base_db(&db, "ns", 4, 500000);
+	counter(&db, "samples", 688);
+	counter(&db, "published", 27);
+	counter(&db, "watch_armed", 4);
+	counter(&db, "watch_gated", 472);
+	counter(&db, "samples_thinned", 2676);
+	hc_report_empty_reason(&db, why, sizeof(why));
+	CHECK(strstr(why, "none found in 688 samples") && strstr(why, "472 of 476") &&
+	      strstr(why, "per sample: 4.9") && !strstr(why, "nothing shared"));
+	hc_report_coverage_of(&db, &c);
+	CHECK(c.samples == 688 && c.thinned == 2676 && c.armed == 4 && c.gated == 472);
+}
+
 int main(void)
 {
 	test_scale();
@@ -330,5 +370,6 @@ int main(void)
 	test_member_array();
 	test_negligible_and_library();
 	test_true_sharing_and_empty();
+	test_coverage();
 	return hc_test_done("test_advice");
 }
