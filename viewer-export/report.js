@@ -262,6 +262,7 @@
 				el("div", { class: "big", id: "scale-all", text: sc.all.toFixed(1) + "% " + what }),
 				el("div", { text: "true sharing " + sc.true.toFixed(1) + "% · false sharing " + sc.false.toFixed(1) + "%" }),
 				el("div", { class: "note", text: sc.how }),
+				sc.over_100 ? el("div", { class: "note", id: "scale-over-100", text: "Over 100%: " + sc.over_100 }) : null,
 				el("div", { class: "verdict", id: "scale-verdict", text: neg
 					? "Negligible (under " + sc.negligible_below + "%): removing all of it would save less than that; the views below show where it is, not a problem to fix."
 					: "Matters: shares under " + sc.negligible_below + "% are marked negligible (·) in the tables below." })));

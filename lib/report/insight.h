@@ -36,6 +36,12 @@ struct hc_report_scale {
 };
 
 void hc_report_scale(const struct hc_db *db, struct hc_report_scale *s);
+/* What a share above 100 % of the sampled CPU time means (the reports say
+   it beside such a share). */
+#define HC_REPORT_OVER_100 "an estimate, not a measurement: each watchpoint trap stands for " \
+	"the chunks and candidate lines its set was chosen among (doc/detection.md, The trap " \
+	"weight), so a few traps can outweigh the sampled time; read it as \"most of the " \
+	"sampled time\", with a wide spread"
 /* 100 * v / denom, or -1 when the scale is unknown. */
 double hc_report_share(const struct hc_report_scale *s, uint64_t v);
 /* "12.3 %", "0.4 % negligible" (when mark), "<0.1 %", or "-" when unknown. */

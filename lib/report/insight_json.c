@@ -103,6 +103,11 @@ void hc_report_json_insight(const struct hc_db *db, struct hc_json *j)
 	share(j, "false", hc_report_share(sc, db->t_false));
 	hc_json_key(j, "negligible_below");
 	hc_json_f64(j, HC_REPORT_NEGLIGIBLE_PCT);
+	hc_json_key(j, "over_100");
+	if (hc_report_share(sc, db->t_all) > 100)
+		hc_json_str(j, HC_REPORT_OVER_100);
+	else
+		hc_json_null(j);
 	hc_json_obj_end(j);
 
 	hc_json_key(j, "empty_reason");

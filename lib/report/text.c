@@ -1025,6 +1025,8 @@ static void scale(struct text *x)
 	         hc_report_share_str(f, sizeof(f), sc, db->t_false, false));
 	wrap(x, "  communication     ", line);
 	wrap(x, "  basis             ", sc->basis);
+	if (p > 100)
+		wrap(x, "  over 100%         ", HC_REPORT_OVER_100);
 	if (p < HC_REPORT_NEGLIGIBLE_PCT)
 		wrap(x, "  verdict           ", "negligible (< 1%): removing all of it would save "
 		     "less than 1% of what was sampled; the tables below show where it is, not "
