@@ -251,6 +251,12 @@ bool hc_detect_refetch(const struct hc_detect_thread *th, const struct hc_sample
 	return !e->is_load && t != 0 && t > e->time;
 }
 
+bool hc_detect_heels(uint64_t heels_ns, const struct hc_sample *s, const struct hc_bb_entry *e)
+{
+	return heels_ns && e->is_load && s->is_store && s->time >= e->time && s->time - e->time <= heels_ns &&
+	       hc_ranges_overlap(s->addr, s->len, e->addr, e->len);
+}
+
 /* True or false sharing between the detecting access s (of th) and the
    published access e, on e's line. Exact mode counts the reader's miss
    true iff the reader's bytes meet what the writer wrote since the line
@@ -261,18 +267,20 @@ bool hc_detect_refetch(const struct hc_detect_thread *th, const struct hc_sample
    the bytes of the line it was seen to access recently (th's own line
    mask, the entry's mask); two threads that each keep to their own field
    stay false. With cfg->refetch_false a re-fetch is false first
-   (hc_detect_refetch). *by_mask: true only through the masks; *refetch:
-   false by the re-fetch test. */
+   (hc_detect_refetch), with cfg->heels_ns a store at a reader's heels
+   (hc_detect_heels). *by_mask: true only through the masks; *refetch,
+   *heels: false by those tests. */
 static bool judge_true(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
                        const struct hc_sample *s, const struct hc_bb_entry *e, bool *by_mask,
-                       bool *refetch)
+                       bool *refetch, bool *heels)
 {
 	uint64_t sb = hc_line_bytes(e->line, s->addr, s->len ? s->len : 1);
 	uint64_t eb = hc_line_bytes(e->line, e->addr, e->len ? e->len : 1);
 
 	*by_mask = false;
 	*refetch = cfg->refetch_false && hc_detect_refetch(th, s, e);
-	if (*refetch)
+	*heels = !*refetch && hc_detect_heels(cfg->heels_ns, s, e);
+	if (*refetch || *heels)
 		return false;
 	if (hc_ranges_overlap(s->addr, s->len, e->addr, e->len))
 		return true;
@@ -285,7 +293,7 @@ static bool judge_true(const struct hc_detect_config *cfg, const struct hc_detec
 static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, const struct hc_detect_thread *th,
                       const struct hc_sample *s, const struct hc_bb_entry *e, uint64_t weight, uint32_t how)
 {
-	bool by_mask, refetch;
+	bool by_mask, refetch, heels;
 
 	c->time = s->time;
 	c->weight = weight;
@@ -300,9 +308,11 @@ static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, con
 	c->peer_ctx = e->ctx;
 	c->flags = how | (e->is_load ? 0 : HC_COMM_PEER_STORE)
 	         | (s->is_store ? HC_COMM_STORE : 0)
-	         | (judge_true(cfg, th, s, e, &by_mask, &refetch) ? HC_COMM_TRUE : 0);
+	         | (judge_true(cfg, th, s, e, &by_mask, &refetch, &heels) ? HC_COMM_TRUE : 0);
 	c->true_by_mask = by_mask;
 	c->false_refetch = refetch;
+	c->false_heels = heels;
+	c->lag = s->time > e->time ? s->time - e->time : 0;
 	c->spin = 0;
 	c->sync_set = false;
 }

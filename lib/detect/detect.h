@@ -139,6 +139,9 @@ struct hc_detect_config {
 	bool refetch_false;  /* a detection by a thread that accessed the line after the entry's
 	                        publication, before this access, is false sharing: a re-fetch
 	                        (th->lines; doc/detection.md §5.24) */
+	uint64_t heels_ns;   /* a store detected against another thread's load of the same bytes
+	                        at most this long after that load is false sharing: the writer
+	                        at the reader's heels (hc_detect_heels; §5.28); 0 = off */
 };
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
@@ -300,6 +303,8 @@ struct hc_comm {
 	bool     true_by_mask; /* true only through the byte masks: the two
 	                          accesses themselves do not overlap */
 	bool     false_refetch; /* false by the re-fetch test (cfg.refetch_false) */
+	bool     false_heels;   /* false by the heels test (cfg.heels_ns) */
+	uint64_t lag;           /* the detecting access's time minus the entry's (ns; 0 if earlier) */
 	uint32_t spin;         /* the weight was divided by this (a spin wait, §5.14); 0 = not */
 };
 
@@ -438,6 +443,13 @@ void hc_detect_set_chunks(struct hc_detect_thread *th, const struct hc_bb_entry 
    cfg.refetch_false such a detection is false sharing. Pure. */
 bool hc_detect_refetch(const struct hc_detect_thread *th, const struct hc_sample *s,
                        const struct hc_bb_entry *e);
+/* The heels test (doc/detection.md §5.28): s, a store, overwrites bytes
+   that e, another thread's load, read at most heels_ns before (0: off).
+   The reader's copy is invalidated by the writer close behind it; the
+   reader's next miss on the line, exact mode's transfer, is a re-fetch of
+   bytes this store did not write when the reader moves on through the
+   line (a ring's consumer with its producer a lap ahead). Pure. */
+bool hc_detect_heels(uint64_t heels_ns, const struct hc_sample *s, const struct hc_bb_entry *e);
 /* Byte-range overlap test used for true/false classification. */
 static inline bool hc_ranges_overlap(uint64_t a, uint32_t alen, uint64_t b, uint32_t blen)
 {

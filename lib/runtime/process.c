@@ -306,6 +306,7 @@ static void read_options(struct rt_options *o)
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
 	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
 	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
+	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
 	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
 	o->pipe_over_zone = env_u64("HPCRUN_COMM_PIPE_OVER_ZONE", 1) != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -654,6 +655,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.sync_targets = kind == HC_SAMPLER_SOFT && hc_rt.opt.sync_targets; /* §5.17 */
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
 	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.24 */
+	hc_rt.dcfg.heels_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.heels_ns : 0;          /* §5.28 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -723,6 +725,10 @@ static void process_init(bool after_fork)
 		process__log("re-fetches (a detection by a thread seen accessing the line after the entry's store) "
 		        "are false sharing (counter false_refetch; detection.md §5.24): %s",
 		        hc_rt.dcfg.refetch_false ? "on (HPCRUN_COMM_REFETCH_FALSE=1)" : "off (HPCRUN_COMM_REFETCH_FALSE=1 for on)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("a store detected against another thread's load of its bytes at most %llu us after it "
+		        "is false sharing, the writer at the reader's heels (counter false_heels; detection.md "
+		        "§5.28; HPCRUN_COMM_HEELS_US, 0 = off)", (unsigned long long)(hc_rt.dcfg.heels_ns / 1000));
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
 		        "sequence of synchronizing stores: detection.md §5.18): %s",

@@ -34,6 +34,8 @@
 #define HC_CTX_CACHE      256       /* unwind cache entries, power of two */
 #define HC_CTX_SCAN       64        /* stack words searched for the return address */
 #define HC_FRAMES_CAP     1024      /* stack frames remembered per thread, power of two (cct.c) */
+#define RT_HEELS_US       0         /* HPCRUN_COMM_HEELS_US: the heels test's window (detection.md
+                                       §5.28), 0 = off until measured */
 
 /* Everything the runtime counts; written to the profile's COUNTERS section and
    summed into the process log. X-macro so names and fields never drift. */
@@ -61,7 +63,7 @@
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
-	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep)
+	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -226,6 +228,7 @@ struct rt_options {
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
+	uint64_t heels_ns;          /* soft sampler: a store at a reader's heels is false sharing (§5.28) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
 	                               1 from a writer's store, 2 from a reader's wait, 3 both, 0 off */
 	bool     pipe_over_zone;    /* ... and a zone set gives way to one (HPCRUN_COMM_PIPE_OVER_ZONE) */

@@ -1604,6 +1604,57 @@ static void test_refetch(void)
 	}
 }
 
+/* The heels test (cfg.heels_ns, detection.md §5.28): a store detected
+   against another thread's load of the same bytes at most heels_ns after
+   that load is false (the writer a lap ahead, at a ring consumer's heels:
+   the consumer's next miss on the line re-fetches bytes this store did
+   not write); later, on other bytes, against a store entry, or off, the
+   verdict is the bytes'. */
+static void test_heels(void)
+{
+	struct world w;
+
+	for (int on = 0; on < 2; on++) {
+		/* T1 reads item 0 (published load, 150); T0's write-only set on it
+		   traps T0's store of the same bytes at 410 (260 ns later) */
+		world_init(&w, 7, 2);
+		w.cfg.publish_loads = true;
+		w.cfg.load_window = 1000;
+		w.cfg.heels_ns = on ? 300 : 0;
+		sample(&w, 0, 100, LINE_B, 8, false);
+		sample_priv(&w, 1, 150, LINE_A, 8, false, false);
+		sample(&w, 0, 400, LINE_B, 8, false);
+		CHECK(w.res.arm && w.th[0].watched.is_load);
+		CHECK(trap(&w, 0, 410, LINE_A, 8, true));
+		CHECK_EQ_U64(!(w.comm.flags & HC_COMM_TRUE), on);
+		CHECK_EQ_U64(w.comm.false_heels, on);
+		CHECK(!w.comm.false_refetch);
+		CHECK_EQ_U64(w.comm.lag, 260);
+	}
+	/* the pure test's bounds */
+	{
+		struct hc_bb_entry e = { .line = LINE_A, .addr = LINE_A + 16, .time = 1000, .len = 8, .is_load = true };
+		struct hc_sample s = { .time = 1300, .addr = LINE_A + 16, .len = 8, .is_store = true };
+
+		CHECK(hc_detect_heels(300, &s, &e));
+		CHECK(!hc_detect_heels(0, &s, &e));              /* off */
+		CHECK(!hc_detect_heels(299, &s, &e));            /* too late */
+		s.time = 999;
+		CHECK(!hc_detect_heels(300, &s, &e));            /* before the load */
+		s.time = 1000;
+		CHECK(hc_detect_heels(300, &s, &e));
+		s.addr = LINE_A + 24;
+		CHECK(!hc_detect_heels(300, &s, &e));            /* other bytes: the masks judge */
+		s.addr = LINE_A + 20;
+		CHECK(hc_detect_heels(300, &s, &e));             /* overlapping */
+		s.is_store = false;
+		CHECK(!hc_detect_heels(300, &s, &e));            /* two loads */
+		s.is_store = true;
+		e.is_load = false;
+		CHECK(!hc_detect_heels(300, &s, &e));            /* a store entry: not a reader's */
+	}
+}
+
 int main(void)
 {
 	test_overlap();
@@ -1633,5 +1684,6 @@ int main(void)
 	test_spin_weight();
 	test_trap_echo();
 	test_refetch();
+	test_heels();
 	return hc_test_done("test_detect");
 }
