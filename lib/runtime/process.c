@@ -296,6 +296,10 @@ static void read_options(struct rt_options *o)
 		               o->start_recent);
 	o->start_block = (uint32_t)env_u64("HPCRUN_COMM_START_BLOCK", 1);
 	o->start_block_open = env_u64("HPCRUN_COMM_START_BLOCK_OPEN", 0) != 0;
+	o->start_chain = (uint32_t)env_u64("HPCRUN_COMM_START_CHAIN", RT_PSET_CHAIN_DEFAULT);
+	if (o->start_chain > 64)
+		process__fatal("HPCRUN_COMM_START_CHAIN: %u re-arms is more than 64", o->start_chain);
+	o->start_chain_spread = env_u64("HPCRUN_COMM_START_CHAIN_SPREAD", 1) != 0;
 	o->join_object = env_u64("HPCRUN_COMM_JOIN_OBJECT", 1) != 0;
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,

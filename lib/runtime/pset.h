@@ -168,4 +168,89 @@ static inline enum rt_pset_zone_trap rt_pset_zone_trap_kind(uint32_t entry_threa
    by the refusals since the previous arm, up to 64, let one trap in a run
    outweigh a hundred samples). */
 
+/* A creator's hand-off chain (HPCRUN_COMM_START_CHAIN; detection.md §5.27).
+   A creator's block line on the set (soft.c, start_set_block: one line of
+   the heap block the creator initialised, armed at a child's start) ends
+   at its first foreign trap: one child found. The children that started
+   while it was armed got no line (the set was busy) and their hand-off was
+   over before their first sample (stencil: main's grids, each worker's
+   first sweep). So the trap's handler arms the set again on another line
+   of the same block, drawn uniformly, while fewer distinct threads have
+   trapped on the chain than asked for a line (`want`: the child that
+   armed it and those refused meanwhile), at most `max` re-arms a chain. A
+   trap of a thread the chain found already is not a second communication
+   (not recorded); the chain goes on. Threads 64 and up have no bit: never
+   a repeat, never counted found (the chain ends by `max`). */
+#define RT_PSET_CHAIN_DEFAULT 8u
+#define RT_PSET_CHAIN_SETTLE_NS 200000u    /* a child's start waits this long for an arm under way */
+static inline uint64_t rt_pset_chain_bit(uint32_t thread)
+{
+	return thread < 64 ? (uint64_t)1 << thread : 0;
+}
+
+static inline bool rt_pset_chain_repeat(uint64_t found_before, uint32_t thread)
+{
+	return (found_before & rt_pset_chain_bit(thread)) != 0;
+}
+
+/* A block line armed while the same creator's chain is recent (its last
+   start or trap within `window_ns`) goes on with that chain (its finds,
+   one thread more to find) instead of starting anew: the children that
+   waited for the chain's line still count when its line ended untrapped
+   (its owner's first sample) and a later sibling arms the next one. */
+static inline bool rt_pset_chain_carries(uint32_t chain_creator, uint32_t creator, uint64_t chain_at, uint64_t now,
+                                         uint64_t window_ns)
+{
+	return chain_at && chain_creator == creator && now >= chain_at && now - chain_at < window_ns;
+}
+
+static inline bool rt_pset_chain_goes_on(uint64_t found, uint32_t want, uint32_t rearms, uint32_t max)
+{
+	return rearms < max && (uint32_t)__builtin_popcountll(found) < want;
+}
+
+/* A line of the block: [lo, hi) rounded in to whole lines, the r-th (mod
+   their count); 0 when the block holds no whole line. */
+static inline uint64_t rt_pset_chain_line(uint64_t lo, uint64_t hi, uint32_t line_size, uint64_t r)
+{
+	uint64_t n;
+
+	lo = (lo + line_size - 1) & ~(uint64_t)(line_size - 1);
+	if (hi <= lo || (n = (hi - lo) / line_size) == 0)
+		return 0;
+	return lo + (r % n) * line_size;
+}
+
+/* The chain's next line: of the lines r[0..nr) draw, the one farthest from
+   every address the chain trapped at (traps[0..ntraps)). A thread that
+   trapped is sweeping its part of the block; the threads not found yet
+   work elsewhere (stencil's row bands: a uniform line landed in the
+   trapping worker's band, ahead of its sweep, again and again while the
+   other waited at the barrier). 0 when the block holds no whole line. */
+#define RT_PSET_CHAIN_DRAWS 4u
+#define RT_PSET_CHAIN_TRAPS 8u
+static inline uint64_t rt_pset_chain_pick(uint64_t lo, uint64_t hi, uint32_t line_size, const uint64_t *r,
+                                          uint32_t nr, const uint64_t *traps, uint32_t ntraps)
+{
+	uint64_t best = 0, best_d = 0;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t line = rt_pset_chain_line(lo, hi, line_size, r[i]), d = UINT64_MAX;
+
+		if (!line)
+			return 0;
+		for (uint32_t k = 0; k < ntraps; k++) {
+			uint64_t a = traps[k] & ~(uint64_t)(line_size - 1), dk = a > line ? a - line : line - a;
+
+			if (dk < d)
+				d = dk;
+		}
+		if (!best || d > best_d) {
+			best = line;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 #endif

@@ -63,7 +63,8 @@
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
-	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels)
+	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels) \
+	X(start_chain_waits)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -276,6 +277,9 @@ struct rt_options {
 	                               from the creator's last big blocks allocated) */
 	bool start_block_open;      /* a creator's block set may open a thread's own registers (0: the
 	                               process-wide set's line only; HPCRUN_COMM_START_BLOCK_OPEN) */
+	uint32_t start_chain;       /* re-arms of a creator's hand-off chain on the process-wide set
+	                               (HPCRUN_COMM_START_CHAIN, 0 = none; pset.h) */
+	bool start_chain_spread;    /* ... its next line far from where it trapped (rt_pset_chain_pick) */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
@@ -420,6 +424,9 @@ bool watch__pset_idle(void);
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 bool watch__pset_start_ready(void);
+bool watch__pset_start_block(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr,
+                             uint64_t lo, uint64_t hi);
+bool watch__pset_chain_wait(uint32_t creator);
 uint32_t watch__pset_start_peer(bool shared);
 void watch__pset_tick(struct rt_thread *t);
 int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32_t stands);

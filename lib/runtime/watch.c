@@ -20,7 +20,9 @@
 #include <errno.h>
 #include <string.h>
 #include <linux/hw_breakpoint.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -55,6 +57,7 @@ static struct {
 		uint32_t adopts;          /* a zone set's entries so far */
 		bool pipe;                /* a pipeline set (pipe.c): a zone set owned by nobody */
 		bool exec;                /* a return breakpoint (watch__arm_exec): register 0, execute */
+		uint64_t block_lo, block_hi;   /* a creator's block line: its block (the chain's, pset.h), else 0 */
 		uint64_t armed_at;        /* the owner's detection time of the set */
 		uint64_t armed_wall;      /* process__now() at the arm */
 		struct hc_bb_entry watched;
@@ -82,6 +85,14 @@ static struct {
 	uint64_t zone_notes_trap;           /* notes of the set's traps (exact accesses) */
 	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
 	uint64_t ret_armed, ret_failed, ret_hits;   /* return breakpoints on the set (HPCRUN_COMM_PROCSET_RET) */
+	/* the creator's hand-off chain (pset.h; HPCRUN_COMM_START_CHAIN): the
+	   threads it found (bits), how many asked for a line, its re-arms (atomic) */
+	uint64_t chain_found;
+	uint32_t chain_want, chain_rearms, chain_ntraps, chain_creator;
+	uint64_t chain_at;                           /* its last start or trap (process__now) */
+	uint64_t chain_traps[RT_PSET_CHAIN_TRAPS];   /* where it trapped (rt_pset_chain_pick) */
+	uint64_t chain_started, chain_carried, chain_waiting, chain_armed, chain_new, chain_repeat, chain_dropped, chain_done,
+	         chain_max;
 } pset;
 
 /* A gated thread sampled or asked for the set now (pset.gated_at, read by
@@ -259,7 +270,7 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
                         uint32_t za, uint32_t zb);
 static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
-                          uint32_t za, uint32_t zb, bool budget, bool exec);
+                          uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block);
 
 static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
@@ -375,11 +386,12 @@ bool watch__pset_idle(void)
    set was not armed (taken meanwhile, or its budget spent): the line is
    not watched. watch__pset_start_exempt: the same without waiting for
    the budget (HPCRUN_COMM_START_EXEMPT; the cost is still charged). */
-static bool pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr, bool budget)
+static bool pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr, bool budget,
+                       const uint64_t *block)
 {
 	if (!watch__pset_idle())
 		return false;
-	if (pset_arm_set_x(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0, budget, false) == 0) {
+	if (pset_arm_set_x(t, e, mult ? mult : 1, false, 0, &addr, 1, false, 0, 0, budget, false, block) == 0) {
 		uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 
 		/* still ours (no other thread ended or re-armed it meanwhile) */
@@ -396,12 +408,138 @@ static bool pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_
 
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
 {
-	return pset_start(t, e, mult, addr, true);
+	return pset_start(t, e, mult, addr, true, NULL);
 }
 
 bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr)
 {
-	return pset_start(t, e, mult, addr, false);
+	return pset_start(t, e, mult, addr, false, NULL);
+}
+
+/* A creator's block line (soft.c, start_set_block): a start line on the
+   idle set, in heap block [lo, hi), which starts a hand-off chain when
+   HPCRUN_COMM_START_CHAIN allows one (pset.h): its traps arm the next
+   line of the block. Not in signal context (the thread's start). */
+bool watch__pset_start_block(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr,
+                             uint64_t lo, uint64_t hi)
+{
+	uint64_t block[2] = { lo, hi };
+
+	if (!hc_rt.opt.start_chain)
+		return pset_start(t, e, mult, addr, true, NULL);
+	/* before the arm (a trap may come before it returns): a new chain, or
+	   the same creator's chain goes on with one thread more to find */
+	if (rt_pset_chain_carries(__atomic_load_n(&pset.chain_creator, __ATOMIC_RELAXED), e->thread,
+	                          __atomic_load_n(&pset.chain_at, __ATOMIC_RELAXED), process__now(),
+	                          RT_PSET_LIFE * hc_rt.period)) {
+		__atomic_add_fetch(&pset.chain_want, 1, __ATOMIC_RELAXED);
+		pset_count(&pset.chain_carried);
+	} else {
+		__atomic_store_n(&pset.chain_creator, e->thread, __ATOMIC_RELAXED);
+		__atomic_store_n(&pset.chain_found, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pset.chain_want, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&pset.chain_ntraps, 0, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&pset.chain_rearms, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pset.chain_at, process__now(), __ATOMIC_RELAXED);
+	if (!pset_start(t, e, mult, addr, true, block))
+		return false;
+	pset_count(&pset.chain_started);
+	return true;
+}
+
+/* A child of `creator` that found the set not ready for its block line:
+   if a line of that creator's chain is armed, the chain wants one more
+   thread (pset.h). Not in signal context (the thread's start). */
+bool watch__pset_chain_wait(uint32_t creator)
+{
+	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE), t0 = process__now();
+	bool chained;
+
+	if (!pset.n || !hc_rt.opt.start_chain)
+		return false;
+	/* being armed (a sibling's block line, most often: the children
+	   start together): what it becomes decides, within the arm's p99 */
+	while (rt_pset_state_of(w) == RT_PSET_BUSY && process__now() - t0 < RT_PSET_CHAIN_SETTLE_NS) {
+		sched_yield();
+		w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+	}
+	if (rt_pset_state_of(w) != RT_PSET_ARMED)
+		return false;
+	chained = pset.rec.block_lo && pset.rec.watched.thread == creator;
+	if (!chained || __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w)
+		return false;
+	__atomic_add_fetch(&pset.chain_want, 1, __ATOMIC_RELAXED);
+	pset_count(&pset.chain_waiting);
+	return true;
+}
+
+/* Is the line's page resident (a page of a block nobody touched is not)? */
+static bool chain_resident(uint64_t line)
+{
+	unsigned char v = 0;
+
+	return mincore((void *)(line & ~(uint64_t)4095), 4096, &v) == 0 && (v & 1);
+}
+
+/* A foreign trap of a creator's block line in thread t, which ended the
+   set (pset_trap): note t among the chain's finds, and arm the set on
+   another line of the block while the chain goes on (pset.h). e: the
+   trapped set's entry (the creator's store), mult: what it stands for.
+   False when t was found already: no second communication. Signal
+   context: atomics, mincore and the set's ioctls. */
+static bool chain_trap(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t lo, uint64_t hi,
+                       uint64_t trap_addr)
+{
+	uint64_t found = __atomic_fetch_or(&pset.chain_found, rt_pset_chain_bit(t->id.index), __ATOMIC_RELAXED);
+	bool repeat = rt_pset_chain_repeat(found, t->id.index);
+	uint32_t rearms = __atomic_load_n(&pset.chain_rearms, __ATOMIC_RELAXED);
+	uint64_t block[2] = { lo, hi }, off = e->addr - e->line, line = 0, r[RT_PSET_CHAIN_DRAWS];
+	uint64_t traps[RT_PSET_CHAIN_TRAPS];
+	uint32_t ntraps = __atomic_fetch_add(&pset.chain_ntraps, 1, __ATOMIC_RELAXED);
+	struct hc_bb_entry next;
+
+	if (ntraps < RT_PSET_CHAIN_TRAPS)
+		__atomic_store_n(&pset.chain_traps[ntraps], trap_addr, __ATOMIC_RELAXED);
+	ntraps = ntraps + 1 < RT_PSET_CHAIN_TRAPS ? ntraps + 1 : RT_PSET_CHAIN_TRAPS;
+	for (uint32_t k = 0; k < ntraps; k++)
+		traps[k] = __atomic_load_n(&pset.chain_traps[k], __ATOMIC_RELAXED);
+	pset_count(repeat ? &pset.chain_repeat : &pset.chain_new);
+	__atomic_store_n(&pset.chain_at, process__now(), __ATOMIC_RELAXED);
+	found |= rt_pset_chain_bit(t->id.index);
+	if (!rt_pset_chain_goes_on(found, __atomic_load_n(&pset.chain_want, __ATOMIC_RELAXED), rearms,
+	                           hc_rt.opt.start_chain)) {
+		pset_count(rearms >= hc_rt.opt.start_chain ? &pset.chain_max : &pset.chain_done);
+		return !repeat;
+	}
+	for (int i = 0; i < 4 && !line; i++) {
+		for (uint32_t k = 0; k < RT_PSET_CHAIN_DRAWS; k++)
+			r[k] = rt_zone_rng(&t->det.rng);
+		line = rt_pset_chain_pick(lo, hi, HC_LINE, r, hc_rt.opt.start_chain_spread ? RT_PSET_CHAIN_DRAWS : 1,
+		                          traps, ntraps);
+		if (line == e->line || (line && !chain_resident(line)))
+			line = 0;
+	}
+	next = *e;
+	next.line = line;
+	next.addr = line + off;
+	__atomic_add_fetch(&pset.chain_rearms, 1, __ATOMIC_RELAXED);
+	if (!line || !watch__pset_idle() ||
+	    pset_arm_set_x(t, &next, mult, false, 0, &next.addr, 1, false, 0, 0, true, false, block) != 0) {
+		pset_count(&pset.chain_dropped);
+		return !repeat;
+	}
+	{
+		uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+
+		if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.watched.line == line &&
+		    __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) == w)
+			__atomic_store_n(&pset.start_word, w, __ATOMIC_RELAXED);
+	}
+	pset_count(&pset.chain_armed);
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u chain of T%u's block: next line %#llx (%u re-arms)", t->id.index, e->thread,
+	             (unsigned long long)next.addr, rearms + 1);
+	return !repeat;
 }
 
 /* May a start set count on the set for one more line now: idle, and its
@@ -444,15 +582,16 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
                         bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                         uint32_t za, uint32_t zb)
 {
-	return pset_arm_set_x(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, true, false);
+	return pset_arm_set_x(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, true, false, NULL);
 }
 
 /* budget false: the arm does not wait for the budget (its cost is still
    charged to it); exec: an execute breakpoint on addr[0] (a return
-   address), one register */
+   address), one register; block: {lo, hi} of a creator's block line (its
+   chain's block, pset.h), else NULL */
 static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
-                          uint32_t za, uint32_t zb, bool budget, bool exec)
+                          uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block)
 {
 	uint32_t type = exec ? HW_BREAKPOINT_X : writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	uint64_t w, now = process__now(), t0, ns, gen;
@@ -490,6 +629,8 @@ static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.adopts = 0;
 	pset.rec.pipe = false;
 	pset.rec.exec = exec;
+	pset.rec.block_lo = block ? block[0] : 0;
+	pset.rec.block_hi = block ? block[1] : 0;
 	pset.rec.armed_at = armed_at;
 	pset.rec.armed_wall = now;
 	pset.rec.watched = *e;
@@ -770,7 +911,7 @@ static int pset_arm_ret(struct rt_thread *t, uint64_t pc)
 	e.addr = pc;
 	e.line = pc & ~(uint64_t)(HC_LINE - 1);
 	e.cpu = -1;
-	err = pset_arm_set_x(t, &e, 1, false, 0, &pc, 1, false, 0, 0, true, true);
+	err = pset_arm_set_x(t, &e, 1, false, 0, &pc, 1, false, 0, 0, true, true, NULL);
 	pset_count(err ? &pset.ret_failed : &pset.ret_armed);
 	return err ? -EAGAIN : 0;
 }
@@ -1042,6 +1183,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	enum rt_pset_trap kind;
 	bool matched, was_zone, was_pipe;
 	uint32_t zone_a = 0, zone_b = 0;
+	uint64_t blo = 0, bhi = 0;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -1062,6 +1204,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 
 		was_zone = zone;
 		was_pipe = pset.rec.pipe;
+		blo = pset.rec.block_lo;
+		bhi = pset.rec.block_hi;
 		zone_a = pset.rec.zone_a;
 		zone_b = pset.rec.zone_b;
 
@@ -1132,6 +1276,10 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		   thread, as a per-thread start set's trap is */
 		if (w == __atomic_load_n(&pset.start_word, __ATOMIC_RELAXED))
 			t->cnt.start_traps_pset++;
+		/* a creator's block line: the chain's next line (a thread it
+		   found already: not a second communication) */
+		if (blo && !chain_trap(t, &tmp.watched, tmp.candidates, blo, bhi, bp))
+			return;
 		/* The arming thread with its set still the one detection knows:
 		   its own state, exactly as a per-thread set's trap. */
 		th = owner == t->id.index && tmp.armed_at && t->det.armed && !t->det.start_set &&
@@ -1271,6 +1419,15 @@ void watch__log(void)
 	        "(HPCRUN_COMM_START_EXEMPT=%d)", (unsigned long long)pset.start_armed,
 	        hc_rt.opt.procset_start ? 1 : 0, (unsigned long long)pset.start_failed, (unsigned long long)pset.start_shared, hc_rt.opt.start_share ? 1 : 0,
 	        hc_rt.opt.start_exempt ? "no" : "yes", hc_rt.opt.start_exempt ? 1 : 0);
+	process__log("process-wide watch set's creator's hand-off chains (HPCRUN_COMM_START_CHAIN=%u re-arms at "
+	        "most): %llu started (%llu of them going on with a chain of the same creator that had not found all), %llu threads refused meanwhile (wanted by the chain), %llu lines re-armed, "
+	        "%llu not (busy, budget, no resident line); traps %llu by a thread new to the chain, %llu by one it "
+	        "found already (not recorded); chains ended with every thread found %llu, at the re-arm limit %llu",
+	        hc_rt.opt.start_chain, (unsigned long long)pset.chain_started, (unsigned long long)pset.chain_carried,
+	        (unsigned long long)pset.chain_waiting,
+	        (unsigned long long)pset.chain_armed, (unsigned long long)pset.chain_dropped,
+	        (unsigned long long)pset.chain_new, (unsigned long long)pset.chain_repeat,
+	        (unsigned long long)pset.chain_done, (unsigned long long)pset.chain_max);
 	process__log("process-wide watch set's return breakpoints (HPCRUN_COMM_PROCSET_RET=%d): %llu armed, "
 	        "%llu not (busy, budget), %llu hit", hc_rt.opt.procset_ret ? 1 : 0,
 	        (unsigned long long)pset.ret_armed, (unsigned long long)pset.ret_failed,

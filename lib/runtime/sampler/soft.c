@@ -509,11 +509,25 @@ static void start_set_block(struct rt_thread *t)
 		struct hc_detect_config one = hc_rt.dcfg;
 
 		one.nwatch = 1;
-		if (!hc_rt.opt.procset_start || !watch__pset_start_ready() ||
-		    !hc_detect_arm_block(&one, &t->det, &e, count, b.base, b.base + b.size, line_resident,
+		if (!hc_rt.opt.procset_start)
+			return;
+		/* the set busy with a line of this creator's chain: the chain
+		   goes on until this thread traps too (pset.h) */
+		if (!watch__pset_start_ready()) {
+			bool waits = watch__pset_chain_wait(t->id.creator);
+
+			if (waits)
+				t->cnt.start_chain_waits++;
+			HC_DEBUG_LOG(HC_DBG_WATCH, "T%u creator's block line: the process-wide set is not ready (%s)",
+			             t->id.index, waits ? "a line of the creator's chain: waits for it" :
+			             watch__pset_idle() ? "over its budget" : "busy");
+			return;
+		}
+		if (!hc_detect_arm_block(&one, &t->det, &e, count, b.base, b.base + b.size, line_resident,
 		                         process__now(), &res))
 			return;
-		if (watch__pset_start(t, &t->det.start[0], t->det.start_mult[0], res.watch_addr[0]))
+		if (watch__pset_start_block(t, &t->det.start[0], t->det.start_mult[0], res.watch_addr[0], b.base,
+		                            b.base + b.size))
 			t->cnt.start_sets_block_pset++;
 		hc_detect_arm_failed(&t->det);
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u creator's block line on the process-wide set: T%u %#llx",

@@ -263,8 +263,59 @@ static void drop_start(void)
 	CHECK_EQ_U64(rt_start_drop(peers, 0, 7), 0);
 }
 
+/* A creator's hand-off chain (detection.md §5.27): who is new to it, when
+   it goes on, where its next line goes, when a block line carries on. */
+static void chain(void)
+{
+	uint64_t found = 0, r[4], traps[2];
+
+	/* thread bits; 64 and up have none: never a repeat */
+	CHECK_EQ_U64(rt_pset_chain_bit(0), 1);
+	CHECK_EQ_U64(rt_pset_chain_bit(63), (uint64_t)1 << 63);
+	CHECK_EQ_U64(rt_pset_chain_bit(64), 0);
+	CHECK(!rt_pset_chain_repeat(found, 2));
+	found |= rt_pset_chain_bit(2);
+	CHECK(rt_pset_chain_repeat(found, 2));
+	CHECK(!rt_pset_chain_repeat(found, 1));
+	CHECK(!rt_pset_chain_repeat(~(uint64_t)0, 70));
+	/* goes on while fewer threads found than asked, within the re-arms */
+	CHECK(rt_pset_chain_goes_on(found, 2, 0, 8));     /* one of two found */
+	CHECK(!rt_pset_chain_goes_on(found, 1, 0, 8));    /* the only one that asked */
+	CHECK(!rt_pset_chain_goes_on(found, 2, 8, 8));    /* the re-arm limit */
+	CHECK(!rt_pset_chain_goes_on(0, 2, 0, 0));        /* off */
+	found |= rt_pset_chain_bit(1);
+	CHECK(!rt_pset_chain_goes_on(found, 2, 1, 8));
+	CHECK(rt_pset_chain_goes_on(found, 4, 1, 8));
+	/* lines of a block: rounded in, the r-th mod their count */
+	CHECK_EQ_U64(rt_pset_chain_line(0x1000, 0x1100, 64, 0), 0x1000);
+	CHECK_EQ_U64(rt_pset_chain_line(0x1000, 0x1100, 64, 5), 0x1040);
+	CHECK_EQ_U64(rt_pset_chain_line(0x1010, 0x1100, 64, 0), 0x1040);     /* rounded up */
+	CHECK_EQ_U64(rt_pset_chain_line(0x1010, 0x1100, 64, 3), 0x1040);     /* 3 whole lines */
+	CHECK_EQ_U64(rt_pset_chain_line(0x1010, 0x1070, 64, 0), 0);          /* none whole */
+	CHECK_EQ_U64(rt_pset_chain_line(0x1000, 0x1000, 64, 0), 0);
+	/* the next line: the draw farthest from where the chain trapped (a
+	   block of 1024 lines, two bands; a trap in the first band at line 100) */
+	traps[0] = 0x100000 + 100 * 64 + 8;
+	r[0] = 120; r[1] = 900; r[2] = 300; r[3] = 10;
+	CHECK_EQ_U64(rt_pset_chain_pick(0x100000, 0x100000 + 1024 * 64, 64, r, 4, traps, 1), 0x100000 + 900 * 64);
+	CHECK_EQ_U64(rt_pset_chain_pick(0x100000, 0x100000 + 1024 * 64, 64, r, 1, traps, 1), 0x100000 + 120 * 64);
+	/* no trap yet: the first draw */
+	CHECK_EQ_U64(rt_pset_chain_pick(0x100000, 0x100000 + 1024 * 64, 64, r, 4, traps, 0), 0x100000 + 120 * 64);
+	/* two traps, at lines 100 and 880: 300 is the farthest from both */
+	traps[1] = 0x100000 + 880 * 64;
+	CHECK_EQ_U64(rt_pset_chain_pick(0x100000, 0x100000 + 1024 * 64, 64, r, 4, traps, 2), 0x100000 + 300 * 64);
+	CHECK_EQ_U64(rt_pset_chain_pick(0x1000, 0x1000, 64, r, 4, traps, 2), 0);
+	/* carried on: the same creator, recent */
+	CHECK(rt_pset_chain_carries(0, 0, 1000, 1500, 2000));
+	CHECK(!rt_pset_chain_carries(0, 0, 1000, 3000, 2000));   /* old */
+	CHECK(!rt_pset_chain_carries(0, 3, 1000, 1500, 2000));   /* another creator */
+	CHECK(!rt_pset_chain_carries(0, 0, 0, 1500, 2000));      /* no chain yet */
+	CHECK(!rt_pset_chain_carries(0, 0, 2000, 1500, 2000));   /* the clock behind */
+}
+
 int main(void)
 {
+	chain();
 	overlap_start();
 	drop_start();
 	zone_traps();
