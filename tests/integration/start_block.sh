@@ -12,7 +12,12 @@
 #  - within 6 runs a worker's set traps (counter start_traps: no thread
 #    ends before the workers start, so no other start set exists), and
 #    main's volume is with its two workers only;
-#  - HPCRUN_COMM_START_BLOCK=0 arms none.
+#  - HPCRUN_COMM_START_BLOCK=0 arms none;
+#  - on the process-wide set (HPCRUN_COMM_START_BLOCK_OPEN=0, the default)
+#    with 4 workers starting together, within 8 runs a creator's hand-off
+#    chain (detection.md §5.27) has a worker wait for it, re-arms and
+#    traps in two distinct workers, main paired with its workers only;
+#    HPCRUN_COMM_START_CHAIN=0 starts none.
 # The sets here open the workers' own registers (HPCRUN_COMM_START_BLOCK_OPEN=1;
 # the default 0 gives them the process-wide set's line only, performance.md
 # "Session 15"), so start_traps counts their traps.
@@ -49,6 +54,31 @@ else
 		fail "a run armed no creator's block set"
 	[ "$trapped" -eq 1 ] && ok "a worker's first sweep trapped on main's grid" ||
 		fail "no creator's block set trapped in 6 runs"
+fi
+
+# the hand-off chain: 4 workers, one line on the process-wide set
+chain_line() { grep -h "creator's hand-off chains" "$TMP/$1"/*.log 2>/dev/null | head -n 1; }
+chain_n() { chain_line "$1" | sed -E "s/.*$2.*/\1/"; }
+if [ "$tracked" -gt 0 ]; then
+	chained=0
+	for try in 1 2 3 4 5 6 7 8; do
+		rm -rf "${TMP:?}/c"
+		HPCRUN_COMM_START_BLOCK_OPEN=0 measure c "$TMP/stencil" 4 0.2 || fail "chain run failed"
+		other=$(awk '$1 == "row" && ($3 == 0 || $4 == 0) && ($3 > 4 || $4 > 4) && $5 > 0 { n++ } END { print n + 0 }' "$TMP/c.rows")
+		[ "$other" -eq 0 ] || fail "chain try $try: main paired with a thread other than its workers ($other rows)"
+		waits=$(counter c start_chain_waits)
+		rearms=$(chain_n c '([0-9]+) lines re-armed')
+		new=$(chain_n c 'traps ([0-9]+) by a thread new')
+		echo "chain try $try: waits $waits, re-arms $rearms, traps by new threads $new"
+		[ "$waits" -ge 1 ] && [ "$rearms" -ge 1 ] && [ "$new" -ge 2 ] && { chained=1; break; }
+	done
+	[ "$chained" -eq 1 ] && ok "a creator's hand-off chain found two workers" ||
+		fail "no creator's hand-off chain re-armed and trapped in two workers in 8 runs"
+	rm -rf "${TMP:?}/c0"
+	HPCRUN_COMM_START_BLOCK_OPEN=0 HPCRUN_COMM_START_CHAIN=0 measure c0 "$TMP/stencil" 4 0.2 ||
+		fail "run with the chain off failed"
+	[ "$(chain_n c0 'most\): ([0-9]+) started')" = 0 ] && [ "$(counter c0 start_chain_waits)" -eq 0 ] &&
+		ok "HPCRUN_COMM_START_CHAIN=0: no chain" || fail "HPCRUN_COMM_START_CHAIN=0 still chained: $(chain_line c0)"
 fi
 
 rm -rf "${TMP:?}/off"
