@@ -28,13 +28,16 @@ enum {
 	W_LEN_THREAD,  /* len | LOAD_BIT if a load | thread << 32 */
 	W_CPU_CTX,     /* (uint32_t)cpu | ctx << 32 */
 	W_MASK,        /* the publisher's bytes of the line (hc_bb_entry.mask) */
-	W_SPIN,        /* hc_bb_entry.spin | SYNC_BIT if sync | echo << ECHO_SHIFT */
+	W_SPIN,        /* hc_bb_entry.spin | SYNC_BIT if sync | echo << ECHO_SHIFT
+	                  | block_owner << OWNER_SHIFT | block << BLOCK_SHIFT */
 	W_COUNT,
 };
 
 #define LOAD_BIT 0x80000000u
 #define SYNC_BIT (1ull << 32)
 #define ECHO_SHIFT 40
+#define OWNER_SHIFT 33   /* 7 bits */
+#define BLOCK_SHIFT 48
 
 /* seq: 0 = never written, odd = a writer holds the slot, even = stable. */
 struct hc_bb_slot {
@@ -110,6 +113,8 @@ bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_ent
 	out->spin = (uint32_t)w[W_SPIN];
 	out->sync = (w[W_SPIN] & SYNC_BIT) != 0;
 	out->echo = (uint8_t)(w[W_SPIN] >> ECHO_SHIFT);
+	out->block = (uint16_t)(w[W_SPIN] >> BLOCK_SHIFT);
+	out->block_owner = (uint8_t)((w[W_SPIN] >> OWNER_SHIFT) & 0x7f);
 	return true;
 }
 
@@ -170,7 +175,8 @@ int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
 	store_rel(&slot->w[W_CPU_CTX], (uint64_t)(uint32_t)e->cpu | (uint64_t)e->ctx << 32);
 	store_rel(&slot->w[W_MASK], e->mask);
 	store_rel(&slot->w[W_SPIN], (uint64_t)e->spin | (e->sync ? SYNC_BIT : 0) |
-	                            (uint64_t)e->echo << ECHO_SHIFT);
+	                            (uint64_t)e->echo << ECHO_SHIFT |
+	                            (uint64_t)(e->block_owner & 0x7f) << OWNER_SHIFT | (uint64_t)e->block << BLOCK_SHIFT);
 	store_rel(&slot->seq, s + 2);
 	{
 		uint32_t pos = __atomic_fetch_add(&bb->recent_pos, 1, __ATOMIC_RELAXED);

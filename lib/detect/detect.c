@@ -17,6 +17,7 @@
 #define DEFAULT_PROBES 8
 #define CHUNK 8u                       /* bytes per watchpoint */
 #define NCHUNKS (HC_LINE / CHUNK)      /* watchable chunks per line */
+#define RECENT_REUSE 8                 /* periods a reuse target stays one when not fresh */
 
 static uint64_t rng_next(struct hc_detect_thread *th)
 {
@@ -130,9 +131,58 @@ static bool is_fresh(const struct hc_detect_thread *th, const struct hc_bb_entry
 	return e->thread != th->thread && e->time > th->prev_sample;
 }
 
-static bool set_is_stale(const struct hc_detect_thread *th)
+/* A set has had its interval once a sample of the thread came after the
+   one that armed it; a reuse set (§5.30) has cfg->reuse_life samples: a
+   pooled buffer's next writer comes a job later (pigz: a median of 6.5
+   of the refilling thread's 500 us periods). */
+static bool set_is_stale(const struct hc_detect_config *cfg, const struct hc_detect_thread *th)
 {
+	if (th->armed && th->reuse_set && th->nsamples - th->armed_n < cfg->reuse_life)
+		return false;
 	return !th->armed || th->armed_at < th->prev_sample;
+}
+
+/* th's record of the heap block tagged `block` (one of the last
+   HC_DETECT_BLOCKS its samples accessed), or NULL. */
+static struct hc_detect_block *block_find(const struct hc_detect_thread *th, uint16_t block)
+{
+	for (uint32_t i = 0; block && i < HC_DETECT_BLOCKS; i++)
+		if (th->blocks[i].tag == block)
+			return (struct hc_detect_block *)&th->blocks[i];
+	return NULL;
+}
+
+/* Is e's line in a heap block th's samples accessed lately, or one th
+   allocated (cfg->reuse_life)? A pooled buffer that e's thread fills now
+   and th refills later; a result buffer th handed out. */
+static bool reuse_block(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                        const struct hc_bb_entry *e)
+{
+	const struct hc_detect_block *b;
+
+	if (!cfg->reuse_life || !e->block)
+		return false;
+	if ((b = block_find(th, e->block)))   /* touched now and then, not worked in */
+		return (uint64_t)b->hits * HC_REUSE_SHARE <= th->nsamples - b->first;
+	return e->block_owner && e->block_owner == th->thread + 1;
+}
+
+/* th's sample accessed the block tagged `block` (0: none). */
+static void block_note(struct hc_detect_thread *th, uint16_t block)
+{
+	struct hc_detect_block *b;
+
+	if (!block)
+		return;
+	if ((b = block_find(th, block))) {
+		if (b->hits < UINT16_MAX)
+			b->hits++;
+		return;
+	}
+	b = &th->blocks[th->blocks_next++ % HC_DETECT_BLOCKS];
+	b->tag = block;
+	b->hits = 1;
+	b->first = th->nsamples;
 }
 
 /* Dry records count in the thread's own samples (its CPU time), not in
@@ -315,6 +365,7 @@ static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, con
 	c->lag = s->time > e->time ? s->time - e->time : 0;
 	c->spin = 0;
 	c->sync_set = false;
+	c->reuse_set = false;
 }
 
 /* Is e worth watching for th? Another thread's, not counted yet; a store
@@ -336,7 +387,10 @@ static int target_kind(const struct hc_detect_config *cfg, const struct hc_detec
 		d = dry_live(cfg, th, e->line);
 		return d && d->probed && th->nsamples - d->probe_at <= cfg->dry_samples ? 0 : 1;
 	}
-	if (!is_fresh(th, e))
+	/* A reuse target stays one for RECENT_REUSE periods (the thread's
+	   set may be busy when it is published), once. */
+	if (!is_fresh(th, e) && !(reuse_block(cfg, th, e) && e->time > th->reuse_last &&
+	                          now - e->time < RECENT_REUSE * cfg->period))
 		return 0;
 	/* A thread's first samples know too few of its lines to choose by
 	   them: any fresh store is a target (a short-lived thread's first
@@ -345,7 +399,19 @@ static int target_kind(const struct hc_detect_config *cfg, const struct hc_detec
 	   another thread to read, and a pipeline's per-row flags are each
 	   touched once an iteration, never long enough to be a recent line. */
 	return !th->touched || th->nsamples < HC_DETECT_YOUNG || (cfg->sync_targets && e->sync) ||
+	       reuse_block(cfg, th, e) ||
 	       hc_step_line_recent(th->touched, e->line, now, th->touched_within) ? 2 : 0;
+}
+
+/* Was e a target only through cfg->reuse_life (a store in a heap block th
+   accessed before, on a line it did not touch recently; not a
+   synchronizing store the sync rule admits anyway)? */
+static bool reuse_only(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                       const struct hc_bb_entry *e, uint64_t now)
+{
+	return !e->is_load && reuse_block(cfg, th, e) && th->touched &&
+	       th->nsamples >= HC_DETECT_YOUNG && !(cfg->sync_targets && e->sync) &&
+	       !hc_step_line_recent(th->touched, e->line, now, th->touched_within);
 }
 
 /* Was e a target only through cfg->sync_targets (a synchronizing store on
@@ -448,6 +514,8 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	th->start_set = false;
 	th->join_set = false;
 	th->sync_set = false;
+	th->reuse_set = false;
+	th->armed_n = th->nsamples;
 	th->candidates = 1;
 	/* A set on a load watches writes, unless this thread did not write
 	   the line the last time it watched it (dry): then it reads it, and
@@ -474,16 +542,19 @@ static void renew_set(const struct hc_bulletin *bb, const struct hc_detect_confi
 	struct hc_bb_entry e;
 	bool ended = false;
 
-	if (may_arm && d > 0 && set_is_stale(th)) {
+	if (may_arm && d > 0 && set_is_stale(cfg, th)) {
 		set_ended(cfg, th, now, res);
 		ended = true;
 		if (pick_entry(bb, cfg, th, now, &e, &count)) {
 			arm_set(cfg, th, &e, d, now, res);
 			th->candidates = count;
 			th->sync_set = res->sync_set = sync_only(cfg, th, &e, now);
+			th->reuse_set = res->reuse_set = reuse_only(cfg, th, &e, now);
+			if (th->reuse_set)
+				th->reuse_last = e.time;
 		}
 	}
-	if (!res->arm && th->armed && set_is_stale(th)) {
+	if (!res->arm && th->armed && set_is_stale(cfg, th)) {
 		if (!ended)
 			set_ended(cfg, th, now, res);
 		th->armed = false;
@@ -514,6 +585,7 @@ void hc_detect_sample(struct hc_bulletin *bb, const struct hc_detect_config *cfg
 	}
 	/* 2. Nothing here: watch a line another thread just wrote. */
 	renew_set(bb, cfg, th, s->time, !res->comm, res);
+	block_note(th, s->block);
 
 	/* 3. Stores (and atomic RMWs) publish; loads too with publish_loads. */
 	res->published = hc_detect_publish(bb, cfg, th, s);
@@ -545,6 +617,8 @@ struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const stru
 		.is_load = !s->is_store,
 		.sync = s->is_store && th->sync,
 		.echo = th->trap_time && s->time == th->trap_time ? th->trap_echo : 0,
+		.block = s->block,
+		.block_owner = s->block_owner,
 	};
 }
 
@@ -617,6 +691,7 @@ static void start_armed(struct hc_detect_thread *th, bool join, uint32_t candida
 	th->start_set = true;
 	th->join_set = join;
 	th->sync_set = false;
+	th->reuse_set = false;
 	th->writes_only = false;
 	th->probe = false;
 	th->candidates = candidates;
@@ -847,6 +922,7 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	                                 th->candidates),
 	          HC_COMM_TRAP);
 	comm->sync_set = th->sync_set;
+	comm->reuse_set = th->reuse_set;
 	th->trap_time = t->time;
 	th->trap_echo = e->echo < UINT8_MAX ? (uint8_t)(e->echo + 1) : UINT8_MAX;
 	spin_divide(cfg, th, e, comm);

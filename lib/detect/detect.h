@@ -61,6 +61,13 @@
 #define HC_MAX_WATCH 4
 #define HC_DETECT_YOUNG 2
 #define HC_DETECT_DRY 8   /* dry lines remembered per thread */
+#define HC_DETECT_BLOCKS 32  /* heap blocks remembered per thread (reuse targets, §5.30) */
+#define HC_REUSE_BLOCK_MIN 4096u   /* smaller blocks get no tag: a pool's buffers are large */
+/* A block is a reuse target's only while it holds at most 1 in
+   HC_REUSE_SHARE of the thread's samples since its first there: a buffer
+   the thread refills now and then, not the array it works in (a stencil's
+   grid: each thread's own rows, the neighbours' rows found by the lines). */
+#define HC_REUSE_SHARE 8u
 #define HC_BB_DEFAULT_SLOTS 127
 
 /* One published sample: a store, or (soft sampler, issue #14) a load of
@@ -91,7 +98,27 @@ struct hc_bb_entry {
 	   trapping set watched, saturating (0: published by a sample or a
 	   burst). cfg.echo_depth bounds it (§5.19). */
 	uint8_t echo;
+	/* The tracked heap block (of at least HC_REUSE_BLOCK_MIN bytes) that
+	   holds the access, as hc_block_tag of its base (0: none, or not
+	   known): a pooled buffer written by one thread now and by another
+	   later is a watch target for a thread that touched the block before
+	   (cfg.reuse_life, §5.30). */
+	uint16_t block;
+	/* The thread that allocated that block, + 1 (0: not known, or a
+	   thread index above 126): a buffer its allocator hands to others
+	   and takes back. */
+	uint8_t block_owner;
 };
+
+/* A 16-bit tag of a heap block's base address, never 0 (a collision of two
+   live blocks' tags only makes one more line a reuse target). */
+static inline uint16_t hc_block_tag(uint64_t base)
+{
+	uint64_t h = (base >> 4) * 0x9e3779b97f4a7c15ull;
+	uint16_t v = (uint16_t)(h >> 48);
+
+	return v ? v : 1;
+}
 
 struct hc_bb_slot;   /* seqlock + entry, cache-line aligned (bulletin.c) */
 
@@ -142,6 +169,12 @@ struct hc_detect_config {
 	uint64_t heels_ns;   /* a store detected against another thread's load of the same bytes
 	                        at most this long after that load is false sharing: the writer
 	                        at the reader's heels (hc_detect_heels; §5.28); 0 = off */
+	uint32_t reuse_life; /* another thread's store in a heap block this thread's samples
+	                        touch now and then (hc_bb_entry.block, HC_REUSE_SHARE) or that
+	                        it allocated is a watch target even on a line it did not touch
+	                        recently, and the set stays armed for up to this many of the
+	                        thread's samples: a pooled buffer that one thread filled and
+	                        another refills later (§5.30); 0 = off */
 };
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
@@ -277,6 +310,20 @@ struct hc_detect_thread {
 	   the echo its access gets if published (hc_detect_entry). */
 	uint64_t trap_time;
 	uint8_t trap_echo;
+	/* Reuse targets (cfg.reuse_life, §5.30): the last HC_DETECT_BLOCKS
+	   heap blocks this thread's samples accessed (tag, samples in it,
+	   nsamples at the first), and whether the armed set is a reuse set
+	   (armed only through them; it lives reuse_life samples from armed_n). */
+	struct hc_detect_block {
+		uint16_t tag;
+		uint16_t hits;          /* saturating */
+		uint32_t first;
+	} blocks[HC_DETECT_BLOCKS];
+	uint32_t blocks_next;
+	bool     reuse_set;
+	uint32_t armed_n;
+	uint64_t reuse_last;    /* publication time of the last reuse set's entry: an
+	                           entry no newer is no reuse target unless fresh */
 };
 
 /* One address sample (soft, pebs or ibs) or trapping access. */
@@ -288,6 +335,8 @@ struct hc_sample {
 	bool     is_private; /* the thread's own stack or TLS: never published */
 	int32_t  cpu;
 	uint32_t ctx;        /* this thread's CCT node for the access */
+	uint16_t block;      /* hc_block_tag of the heap block holding it (0: none/unknown) */
+	uint8_t  block_owner;/* its allocating thread + 1 (0: unknown; hc_bb_entry.block_owner) */
 };
 
 /* One detected communication (becomes a struct hc_prof_event). */
@@ -300,6 +349,7 @@ struct hc_comm {
 	uint32_t ctx, peer_ctx;
 	uint32_t flags;      /* enum hc_comm_flag */
 	bool     sync_set;   /* by the trap of a set that only cfg.sync_targets armed (§5.17) */
+	bool     reuse_set;  /* by the trap of a set that only cfg.reuse_life armed (§5.30) */
 	bool     true_by_mask; /* true only through the byte masks: the two
 	                          accesses themselves do not overlap */
 	bool     false_refetch; /* false by the re-fetch test (cfg.refetch_false) */
@@ -320,6 +370,7 @@ struct hc_detect_result {
 	uint64_t watch_addr[HC_MAX_WATCH];
 	bool     dry;              /* a write-only set ended without a trap (its line is dry) */
 	bool     sync_set;         /* the set asked for is one only cfg.sync_targets allowed */
+	bool     reuse_set;        /* the set asked for is one only cfg.reuse_life allowed */
 };
 
 /* Process one sample of thread th. Fills *comm on detection. */

@@ -189,7 +189,7 @@ static bool exact_context(const struct hc_pmu_env *env, const struct hc_perf_sam
 static void on_record(const struct hc_perf_sample *ps, void *arg)
 {
 	struct drain *d = arg;
-	struct hc_sample s;
+	struct hc_sample s = { 0 };
 	uint64_t leaf = 0;
 	int st;
 

@@ -308,6 +308,9 @@ static void read_options(struct rt_options *o)
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
+	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
+	if (o->reuse_life > 1024)
+		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);
 	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
 	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
@@ -657,6 +660,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.dry_samples = 4;   /* dry lines (detection.md §5.9) */
 	hc_rt.dcfg.spin_weight = kind == HC_SAMPLER_SOFT && hc_rt.opt.spin_weight;   /* §5.14 */
 	hc_rt.dcfg.sync_targets = kind == HC_SAMPLER_SOFT && hc_rt.opt.sync_targets; /* §5.17 */
+	hc_rt.dcfg.reuse_life = kind == HC_SAMPLER_SOFT ? hc_rt.opt.reuse_life : 0;  /* §5.30 */
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
 	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.24 */
 	hc_rt.dcfg.heels_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.heels_ns : 0;          /* §5.28 */
@@ -719,6 +723,14 @@ static void process_init(bool after_fork)
 		process__log("synchronizing stores (xchg with memory: seq_cst stores, flags) are watch targets on lines the thread "
 		        "did not touch recently (counters watch_armed_sync, sync_comms): %s",
 		        hc_rt.dcfg.sync_targets ? "on" : "off (HPCRUN_COMM_SYNC_TARGETS=0)");
+	if (kind == HC_SAMPLER_SOFT) {
+		if (hc_rt.dcfg.reuse_life)
+			process__log("reuse sets: another thread's store in a heap block this thread touched is a watch "
+			        "target, the set lives up to %u samples (HPCRUN_COMM_REUSE_LIFE; counters samples_in_block, "
+			        "watch_armed_reuse, reuse_comms)", hc_rt.dcfg.reuse_life);
+		else
+			process__log("reuse sets: off (HPCRUN_COMM_REUSE_LIFE=0)");
+	}
 	if (hc_rt.dcfg.echo_depth)
 		process__log("trapped stores published up to echo depth %u (a trap on a set whose entry a trap "
 		        "published is an echo of depth 2; counter published_trap_echo; HPCRUN_COMM_ECHO_DEPTH, 0 = any)",

@@ -10,6 +10,7 @@
 #include "runtime/rt.h"
 #include "runtime/numa.h"
 #include "runtime/sampler/rate.h"
+#include "runtime/alloc/blocks.h"
 
 void record__comm(struct rt_thread *t, const struct hc_comm *c)
 {
@@ -23,6 +24,8 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 		t->cnt.spin_weighted++;
 	if (c->sync_set)
 		t->cnt.sync_comms++;
+	if (c->reuse_set)
+		t->cnt.reuse_comms++;
 	if (c->false_refetch)
 		t->cnt.false_refetch++;
 	if (c->false_heels)
@@ -67,7 +70,7 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 }
 
 /* HC_DEBUG=detect: one line per sample that reached detection. */
-static void debug_detect(const struct rt_thread *t, const struct hc_sample *s,
+static void debug_detect(const struct rt_thread *t, const struct hc_sample *s, uint64_t leaf,
                          const struct hc_detect_result *res, const struct hc_comm *c)
 {
 	const char *pub = res->published == 1 ? "published" :
@@ -75,13 +78,13 @@ static void debug_detect(const struct rt_thread *t, const struct hc_sample *s,
 	                  res->published == -EBUSY ? "publish lost a race" : "publish refused";
 
 	if (res->comm)
-		hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u: %s, %s sharing with T%u",
+		hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u pc %#llx blk %#x: %s, %s sharing with T%u",
 		                t->id.index, s->is_store ? "store" : "load", (unsigned long long)s->addr,
-		                s->len, s->ctx, pub, (c->flags & HC_COMM_TRUE) ? "TRUE" : "FALSE", c->peer);
+		                s->len, s->ctx, (unsigned long long)leaf, s->block, pub, (c->flags & HC_COMM_TRUE) ? "TRUE" : "FALSE", c->peer);
 	else
-		hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u: %s, no peer",
+		hc_debug_printf(HC_DBG_DETECT, "T%u %s %#llx+%u ctx %u pc %#llx blk %#x: %s, no peer",
 		                t->id.index, s->is_store ? "store" : "load", (unsigned long long)s->addr,
-		                s->len, s->ctx, pub);
+		                s->len, s->ctx, (unsigned long long)leaf, s->block, pub);
 	if (res->comm)
 		hc_debug_printf(HC_DBG_DETECT, "T%u   peer T%u %#llx+%u ctx %u, weight %llu (spin %u)",
 		                t->id.index, c->peer, (unsigned long long)c->peer_addr, c->peer_len,
@@ -114,6 +117,8 @@ void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r)
 			t->cnt.watch_armed++;
 			if (r->sync_set)
 				t->cnt.watch_armed_sync++;
+			if (r->reuse_set)
+				t->cnt.watch_armed_reuse++;
 			if (t->det.writes_only)
 				t->cnt.watch_armed_w++;
 			if (t->det.probe)
@@ -131,6 +136,23 @@ void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r)
 	}
 }
 
+/* Reuse sets (doc/detection.md §5.30): the tag of the tracked heap block
+   of at least HC_REUSE_BLOCK_MIN bytes holding addr, 0 if none
+   (blocks__find is lock-free and async-signal-safe). */
+static uint16_t block_tag(struct rt_thread *t, uint64_t addr, uint8_t *owner)
+{
+	struct rt_block b;
+	uint32_t thread, ctx;
+
+	*owner = 0;
+	if (!blocks__used() || !blocks__find(addr, &b) || b.size < HC_REUSE_BLOCK_MIN)
+		return 0;
+	t->cnt.samples_in_block++;
+	if (blocks__site_get(b.site, &thread, &ctx) && thread < 127)
+		*owner = (uint8_t)(thread + 1);
+	return hc_block_tag(b.base);
+}
+
 void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
 {
 	struct hc_detect_result res;
@@ -142,6 +164,10 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	   those, lazily for other accesses that communicate. */
 	bool publishes = !s->is_private && (s->is_store || hc_rt.dcfg.publish_loads);
 
+	s->block = 0;
+	s->block_owner = 0;
+	if (hc_rt.dcfg.reuse_life && (!s->is_private || t->watch.line_heap))
+		s->block = block_tag(t, s->addr, &s->block_owner);
 	s->ctx = publishes ? cct__context(t, uctx, leaf) : HC_NONE;
 	if (s->ctx == HC_NONE && publishes)
 		return;                    /* the walk faulted: sample dropped */
@@ -169,7 +195,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	watch__pset_sample(t, s);   /* a thread the switch gate refuses (watch.c) */
 	pipe__sample(t, leaf, s);   /* pipeline sets (pipe.c) */
 	if (hc_debug_enabled(HC_DBG_DETECT))
-		debug_detect(t, s, &res, &comm);
+		debug_detect(t, s, leaf, &res, &comm);
 }
 
 /* A sample without a shared access (registers, stack only): the thread's

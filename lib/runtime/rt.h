@@ -64,7 +64,7 @@
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
 	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels) \
-	X(start_chain_waits)
+	X(start_chain_waits) X(samples_in_block) X(watch_armed_reuse) X(reuse_comms)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -227,6 +227,7 @@ struct rt_options {
 	bool     publish_loads;     /* soft sampler: loads of non-private memory publish too */
 	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
+	uint32_t reuse_life;        /* soft sampler: reuse sets' life in samples, 0 = off (§5.30) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
 	uint64_t heels_ns;          /* soft sampler: a store at a reader's heels is false sharing (§5.28) */

@@ -1003,7 +1003,7 @@ void watch__on_trap(struct rt_thread *t, int slot, void *uctx)
 static void on_trap(struct rt_thread *t, int slot, void *uctx)
 {
 	struct hc_regs r;
-	struct hc_sample s;
+	struct hc_sample s = { 0 };
 	struct hc_comm comm;
 	uint64_t leaf;
 	bool watched_load, start, joined;
@@ -1178,7 +1178,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE), t_start = process__now(), leaf;
 	struct hc_detect_thread tmp, *th;
 	struct hc_regs r;
-	struct hc_sample s;
+	struct hc_sample s = { 0 };
 	struct hc_comm comm;
 	enum rt_pset_trap kind;
 	bool matched, was_zone, was_pipe;
@@ -1290,7 +1290,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		tmp.touched = NULL;
 		tmp.lines = t->det.lines;  /* the re-fetch test (detection.md §5.24) */
 		tmp.moving = false;
-		tmp.sync = tmp.sync_set = false;
+		tmp.sync = tmp.sync_set = tmp.reuse_set = false;
 		tmp.nsamples = t->det.nsamples;
 		tmp.t_prev = t->det.t_prev;
 		tmp.armed = true;

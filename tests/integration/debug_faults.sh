@@ -12,7 +12,7 @@ require_measurable
 # HC_DEBUG=detect on a program that shares: detection lines on stderr.
 HC_DEBUG=detect "$HPCRUN" -o "$TMP/d" "$BENCH" false 2 -t 2 -s 1 >"$TMP/d.out" 2>"$TMP/d.err" ||
 	fail "HC_DEBUG=detect: status $?"
-n=$(grep -c '^hc\[[0-9]*/[0-9]*\] detect: T[0-9]* \(store\|load\) 0x[0-9a-f]*+[0-9]* ctx [0-9]*: ' "$TMP/d.err")
+n=$(grep -c '^hc\[[0-9]*/[0-9]*\] detect: T[0-9]* \(store\|load\) 0x[0-9a-f]*+[0-9]* ctx [0-9]* pc [0-9a-fx]* blk [0-9a-fx]*: ' "$TMP/d.err")
 [ "$n" -ge 10 ] || fail "HC_DEBUG=detect: $n detection lines"
 grep -q '^hc\[.*\] detect: .*\(TRUE\|FALSE\) sharing with T' "$TMP/d.err" ||
 	fail "HC_DEBUG=detect: no detection reported"

@@ -1026,7 +1026,7 @@ static void set_tf(void *uctx, bool on)
 static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
                            const struct hc_mem_access *a, bool store)
 {
-	struct hc_sample s;
+	struct hc_sample s = { 0 };
 	uint64_t cur, cur_det;
 
 	s.time = process__now();
@@ -1426,7 +1426,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	struct hc_regs r;
 	struct hc_insn in;
 	const struct hc_mem_access *acc = NULL;
-	struct hc_sample s;
+	struct hc_sample s = { 0 };
 	uint64_t leaf = 0, next, prev_before = t->det.prev_sample;
 	struct hc_step_private p;
 	struct hc_insn one = { .n = 1 }, deep;

@@ -708,6 +708,117 @@ static void test_sync_targets(void)
 	CHECK(hc_detect_entry(&w.th[1], &s).sync);
 }
 
+/* Thread t samples an access in heap block `block` (allocated by owner-1). */
+static bool sample_block(struct world *w, uint32_t t, uint64_t time, uint64_t addr, bool store,
+                         uint16_t block, uint8_t owner)
+{
+	struct hc_sample s = {
+		.time = time, .addr = addr, .len = 8, .is_store = store,
+		.cpu = (int32_t)t + 20, .ctx = 500 + t, .block = block, .block_owner = owner,
+	};
+
+	memset(&w->comm, 0xa5, sizeof(w->comm));
+	hc_detect_sample(&w->bb, &w->cfg, &w->th[t], &s, &w->res, &w->comm);
+	return w->res.comm;
+}
+
+/* Reuse sets (§5.30): another thread's store in a heap block this thread
+   accessed before (or allocated) is a target on a line it never touched,
+   stays one for a few periods when not fresh (once), and the set lives
+   cfg.reuse_life samples; its trap is marked; off, none of it. */
+static void test_reuse_sets(void)
+{
+	static struct hc_step_lines lines;
+	struct world w;
+	struct hc_bb_entry e;
+
+	memset(&lines, 0, sizeof lines);
+	world_init(&w, 7, 2);
+	w.cfg.reuse_life = 4;
+	w.th[0].touched = &lines;
+	w.th[0].touched_within = 1000000;
+	/* the tag travels through the board */
+	sample_block(&w, 1, 10, LINE_B + 64, true, 0x1234, 3);
+	CHECK(hc_bulletin_lookup(&w.bb, LINE_B + 64, &e) && e.block == 0x1234 && e.block_owner == 3);
+	CHECK(hc_block_tag(0) != 0 && hc_block_tag(0x1000) != hc_block_tag(0x2000));
+	/* T0 writes block 7 (a pooled buffer) at another line, twice, and
+	   works elsewhere */
+	sample_block(&w, 0, 20, LINE_A + 64 * 10, true, 7, 0);
+	sample_block(&w, 0, 30, LINE_A + 64 * 10, true, 7, 0);
+	for (uint64_t t = 31; t < 45; t++)
+		sample(&w, 0, t, LINE_B, 8, false);
+	/* a block T0 works in (most of its samples) is no reuse target */
+	sample_block(&w, 1, 46, LINE_A + 64 * 20, true, 8, 0);
+	for (uint64_t t = 47; t < 50; t++)
+		sample_block(&w, 0, t, LINE_A + 64 * 30, true, 8, 0);
+	sample_block(&w, 1, 50, LINE_A + 64 * 20, true, 8, 0);
+	sample(&w, 0, 60, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	/* T1 writes line A of block 7 (2 of T0's 19 samples), T0 never
+	   touched line A: a reuse target */
+	sample_block(&w, 1, 100, LINE_A, true, 7, 0);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(w.res.arm && w.res.reuse_set && w.th[0].reuse_set && w.th[0].watched.line == LINE_A);
+	/* the set outlives the next samples (reuse_life 4), not the 4th; and
+	   its entry, no longer fresh, is not armed again */
+	sample(&w, 0, 300, LINE_B, 8, false);
+	CHECK(!w.res.arm && !w.res.disarm && w.th[0].armed);
+	sample(&w, 0, 400, LINE_B, 8, false);
+	sample(&w, 0, 500, LINE_B, 8, false);
+	CHECK(w.th[0].armed && !w.res.disarm);
+	sample(&w, 0, 600, LINE_B, 8, false);
+	CHECK(w.res.disarm && !w.res.arm && !w.th[0].armed);
+	/* armed again: T0 refills the line (its trap), a communication marked
+	   as the rule's, true (the same bytes) */
+	sample_block(&w, 1, 700, LINE_A + 8, true, 7, 0);
+	sample(&w, 0, 800, LINE_B, 8, false);
+	CHECK(w.res.arm && w.res.reuse_set);
+	sample(&w, 0, 900, LINE_B, 8, false);
+	CHECK(trap(&w, 0, 950, LINE_A + 8, 8, true));
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK(w.comm.reuse_set);
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	/* a block T0 allocated (owner T0 + 1), never sampled by T0 */
+	sample_block(&w, 1, 1000, LINE_A + 64 * 4, true, 9, 1);
+	CHECK_EQ_U64(w.res.published, 1);
+	sample(&w, 0, 1100, LINE_B, 8, false);
+	CHECK(w.res.arm && w.res.reuse_set && w.th[0].watched.line == LINE_A + 64 * 4);
+	/* published while that set is armed: not fresh at its end, but recent */
+	sample_block(&w, 1, 1150, LINE_A + 64 * 5, true, 9, 1);
+	CHECK_EQ_U64(w.res.published, 1);
+	for (uint64_t t = 1200; t <= 1400; t += 100)
+		sample(&w, 0, t, LINE_B, 8, false);
+	CHECK(w.th[0].armed && w.th[0].watched.line == LINE_A + 64 * 4);
+	sample(&w, 0, 1500, LINE_B, 8, false);
+	CHECK(w.res.arm && w.res.reuse_set && w.th[0].watched.line == LINE_A + 64 * 5);
+	hc_detect_arm_failed(&w.th[0]);
+	/* too old (RECENT_REUSE periods) */
+	sample_block(&w, 1, 1600, LINE_A + 64 * 6, true, 9, 1);
+	w.th[0].prev_sample = 1700;
+	sample(&w, 0, 1600 + 9 * PERIOD, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	/* a block of another thread that T0 never accessed: no target */
+	sample_block(&w, 1, 20000, LINE_A + 64 * 5, true, 11, 2);
+	sample(&w, 0, 20100, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+	/* a line T0 touched: a target as before, not the rule's */
+	hc_step_line_seen(&lines, LINE_A + 64 * 6, 20150, 1000000);
+	sample_block(&w, 1, 20200, LINE_A + 64 * 6, true, 7, 0);
+	sample(&w, 0, 20300, LINE_B, 8, false);
+	CHECK(w.res.arm && !w.res.reuse_set && !w.th[0].reuse_set);
+	/* off: block 7's store on an untouched line is no target */
+	memset(&lines, 0, sizeof lines);
+	world_init(&w, 7, 2);
+	w.th[0].touched = &lines;
+	w.th[0].touched_within = 1000000;
+	sample_block(&w, 0, 20, LINE_A + 64 * 10, true, 7, 0);
+	for (uint64_t t = 31; t < 60; t++)
+		sample(&w, 0, t, LINE_B, 8, false);
+	sample_block(&w, 1, 100, LINE_A, true, 7, 1);
+	sample(&w, 0, 200, LINE_B, 8, false);
+	CHECK(!w.res.arm);
+}
+
 /* True and false sharing judged with each side's line bytes (§5.7): the
    bytes a thread was seen to access on the line recently join its access,
    the publisher's through the entry's mask. */
@@ -1673,6 +1784,7 @@ int main(void)
 	test_load_entries();
 	test_targeting();
 	test_sync_targets();
+	test_reuse_sets();
 	test_judged_by_masks();
 	test_start_set();
 	test_join_set();
