@@ -725,8 +725,8 @@ static void process_init(bool after_fork)
 		        hc_rt.dcfg.sync_targets ? "on" : "off (HPCRUN_COMM_SYNC_TARGETS=0)");
 	if (kind == HC_SAMPLER_SOFT) {
 		if (hc_rt.dcfg.reuse_life)
-			process__log("reuse sets: another thread's store in a heap block this thread touched is a watch "
-			        "target, the set lives up to %u samples (HPCRUN_COMM_REUSE_LIFE; counters samples_in_block, "
+			process__log("reuse sets: another thread's store in a heap block this thread touches now and "
+			        "then (or allocated) is a watch target, the set lives up to %u samples (HPCRUN_COMM_REUSE_LIFE; counters samples_in_block, "
 			        "watch_armed_reuse, reuse_comms)", hc_rt.dcfg.reuse_life);
 		else
 			process__log("reuse sets: off (HPCRUN_COMM_REUSE_LIFE=0)");

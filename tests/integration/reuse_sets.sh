@@ -9,8 +9,9 @@
 # sets armed only by the rule (watch_armed_reuse > 0) and a communication
 # of theirs (reuse_comms > 0) in up to 4 runs, the workers' cell (1,2)
 # >= 90 % of the volume (thread 0 is main); with HPCRUN_COMM_REUSE_LIFE=0
-# none armed, none found, and the log says off. Patterns and counters,
-# never timing.
+# none armed, none found, and the log says off. Skipped where no heap
+# block is tracked (allocs_tracked 0: the ASan build). Patterns and
+# counters, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -24,6 +25,10 @@ for try in 1 2 3 4; do
 	rm -rf "${TMP:?}/on"
 	HPCRUN_COMM_REUSE_LIFE=16 measure on "$TMP/pool" 2 4000 64 || fail "sampled run failed"
 	skip_without_pset on
+	if [ "$(logc on allocs_tracked)" -eq 0 ]; then
+		echo "SKIP: no heap block tracked (the allocation wrappers are not in use here: a sanitizer build?)"
+		exit 77
+	fi
 	[ "$(logc on reuse_comms)" -gt 0 ] && break
 	echo "try $try: $(logc on watch_armed_reuse) sets armed by the rule, $(logc on reuse_comms) communications"
 done
