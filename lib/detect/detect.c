@@ -163,7 +163,7 @@ static bool reuse_block(const struct hc_detect_config *cfg, const struct hc_dete
 	if (!cfg->reuse_life || !e->block)
 		return false;
 	if ((b = block_find(th, e->block)))   /* touched now and then, not worked in */
-		return (uint64_t)b->hits * HC_REUSE_SHARE <= th->nsamples - b->first;
+		return (uint64_t)b->hits * HC_REUSE_SHARE <= th->block_samples - b->first;
 	return e->block_owner && e->block_owner == th->thread + 1;
 }
 
@@ -174,6 +174,7 @@ static void block_note(struct hc_detect_thread *th, uint16_t block)
 
 	if (!block)
 		return;
+	th->block_samples++;
 	if ((b = block_find(th, block))) {
 		if (b->hits < UINT16_MAX)
 			b->hits++;
@@ -182,7 +183,7 @@ static void block_note(struct hc_detect_thread *th, uint16_t block)
 	b = &th->blocks[th->blocks_next++ % HC_DETECT_BLOCKS];
 	b->tag = block;
 	b->hits = 1;
-	b->first = th->nsamples;
+	b->first = th->block_samples - 1;
 }
 
 /* Dry records count in the thread's own samples (its CPU time), not in

@@ -64,9 +64,11 @@
 #define HC_DETECT_BLOCKS 32  /* heap blocks remembered per thread (reuse targets, §5.30) */
 #define HC_REUSE_BLOCK_MIN 4096u   /* smaller blocks get no tag: a pool's buffers are large */
 /* A block is a reuse target's only while it holds at most 1 in
-   HC_REUSE_SHARE of the thread's samples since its first there: a buffer
-   the thread refills now and then, not the array it works in (a stencil's
-   grid: each thread's own rows, the neighbours' rows found by the lines). */
+   HC_REUSE_SHARE of the thread's samples in tagged blocks since its first
+   there: a buffer the thread refills now and then, not the array it works
+   in (a stencil's grid: each thread's own rows, the neighbours' rows found
+   by the lines; at -O0 most of its samples are stack slots, so not all
+   samples count). */
 #define HC_REUSE_SHARE 8u
 #define HC_BB_DEFAULT_SLOTS 127
 
@@ -312,14 +314,16 @@ struct hc_detect_thread {
 	uint8_t trap_echo;
 	/* Reuse targets (cfg.reuse_life, §5.30): the last HC_DETECT_BLOCKS
 	   heap blocks this thread's samples accessed (tag, samples in it,
-	   nsamples at the first), and whether the armed set is a reuse set
-	   (armed only through them; it lives reuse_life samples from armed_n). */
+	   block_samples at the first), how many of its samples were in a
+	   tagged block, and whether the armed set is a reuse set (armed only
+	   through them; it lives reuse_life samples from armed_n). */
 	struct hc_detect_block {
 		uint16_t tag;
 		uint16_t hits;          /* saturating */
 		uint32_t first;
 	} blocks[HC_DETECT_BLOCKS];
 	uint32_t blocks_next;
+	uint32_t block_samples;
 	bool     reuse_set;
 	uint32_t armed_n;
 	uint64_t reuse_last;    /* publication time of the last reuse set's entry: an

@@ -90,8 +90,9 @@ static void debug_detect(const struct rt_thread *t, const struct hc_sample *s, u
 		                t->id.index, c->peer, (unsigned long long)c->peer_addr, c->peer_len,
 		                c->peer_ctx, (unsigned long long)c->weight, c->spin);
 	if (res->arm)
-		hc_debug_printf(HC_DBG_DETECT, "T%u   watchpoints asked on %u address(es) from %#llx",
-		                t->id.index, res->nwatch, (unsigned long long)res->watch_addr[0]);
+		hc_debug_printf(HC_DBG_DETECT, "T%u   watchpoints asked on %u address(es) from %#llx%s",
+		                t->id.index, res->nwatch, (unsigned long long)res->watch_addr[0],
+		                res->reuse_set ? " (a reuse set)" : res->sync_set ? " (a sync set)" : "");
 }
 
 /* What detection decided for the thread's watchpoint set: disarm, count

@@ -745,17 +745,20 @@ static void test_reuse_sets(void)
 	   works elsewhere */
 	sample_block(&w, 0, 20, LINE_A + 64 * 10, true, 7, 0);
 	sample_block(&w, 0, 30, LINE_A + 64 * 10, true, 7, 0);
-	for (uint64_t t = 31; t < 45; t++)
-		sample(&w, 0, t, LINE_B, 8, false);
-	/* a block T0 works in (most of its samples) is no reuse target */
+	for (uint64_t t = 31; t < 45; t++)      /* in its own block 5 */
+		sample_block(&w, 0, t, LINE_B, false, 5, 1);
+	/* a block T0 works in (most of its samples in blocks) is no reuse
+	   target, however many samples it has outside blocks (stack slots) */
 	sample_block(&w, 1, 46, LINE_A + 64 * 20, true, 8, 0);
 	for (uint64_t t = 47; t < 50; t++)
 		sample_block(&w, 0, t, LINE_A + 64 * 30, true, 8, 0);
-	sample_block(&w, 1, 50, LINE_A + 64 * 20, true, 8, 0);
-	sample(&w, 0, 60, LINE_B, 8, false);
+	for (uint64_t t = 50; t < 90; t++)
+		sample(&w, 0, t, LINE_B - 64, 8, false);
+	sample_block(&w, 1, 90, LINE_A + 64 * 20, true, 8, 0);
+	sample(&w, 0, 95, LINE_B, 8, false);
 	CHECK(!w.res.arm);
-	/* T1 writes line A of block 7 (2 of T0's 19 samples), T0 never
-	   touched line A: a reuse target */
+	/* T1 writes line A of block 7 (2 of T0's 19 samples in blocks), T0
+	   never touched line A: a reuse target */
 	sample_block(&w, 1, 100, LINE_A, true, 7, 0);
 	sample(&w, 0, 200, LINE_B, 8, false);
 	CHECK(w.res.arm && w.res.reuse_set && w.th[0].reuse_set && w.th[0].watched.line == LINE_A);
@@ -813,7 +816,7 @@ static void test_reuse_sets(void)
 	w.th[0].touched_within = 1000000;
 	sample_block(&w, 0, 20, LINE_A + 64 * 10, true, 7, 0);
 	for (uint64_t t = 31; t < 60; t++)
-		sample(&w, 0, t, LINE_B, 8, false);
+		sample_block(&w, 0, t, LINE_B, false, 5, 1);
 	sample_block(&w, 1, 100, LINE_A, true, 7, 1);
 	sample(&w, 0, 200, LINE_B, 8, false);
 	CHECK(!w.res.arm);
