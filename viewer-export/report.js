@@ -125,6 +125,22 @@
 			return "?";
 		}
 
+		/* An access in a C library copy routine (memcpy, memset, strlen...
+		   and glibc's CPU-specific variants) is its caller's: the call's
+		   line, "via" the routine (lib/report/common.c, copy_routine). */
+		const COPY_FAMILIES = ["mem", "str", "stp", "wmem", "wcs", "bcmp", "bzero"];
+		function viaCopy(n) {
+			let fr = n;
+			while (fr && fr.type !== "PF" && fr.type !== "A") fr = nodes.get(fr.parent);
+			const p = fr && fr.type === "PF" ? procs.get(fr.proc) : null;
+			const lm = fr ? basename(lms.get(fr.lm) || "") : "";
+			if (!p || !(lm.startsWith("libc.so") || lm.startsWith("libc-"))) return { n, via: "" };
+			const name = p.name.replace(/^_+/, "");
+			const call = nodes.get(fr.parent);
+			if (!COPY_FAMILIES.some((f) => name.startsWith(f)) || !call || call.type !== "C") return { n, via: "" };
+			return { n: call, via: " via " + p.name };
+		}
+
 		/* Code pairs merged by source location: each database pair is listed
 		   under both ends; keep one per unordered node pair, then sum by
 		   "file:line ↔ file:line". */
@@ -136,10 +152,11 @@
 				const key = lo + "/" + hi;
 				if (hi !== null && seen.has(key)) continue;
 				seen.add(key);
-				let a = where(nodes.get(p.c));
-				let b = p.p !== null ? where(nodes.get(p.p)) : "<unknown peer>";
-				const fa = procName(nodes.get(p.c));
-				const fb = p.p !== null ? procName(nodes.get(p.p)) : "";
+				const ca = viaCopy(nodes.get(p.c)), cb = p.p !== null ? viaCopy(nodes.get(p.p)) : null;
+				let a = where(ca.n) + ca.via;
+				let b = cb ? where(cb.n) + cb.via : "<unknown peer>";
+				const fa = procName(ca.n);
+				const fb = cb ? procName(cb.n) : "";
 				let an = fa, bn = fb;
 				if (a > b) { [a, b] = [b, a]; [an, bn] = [bn, an]; }
 				const lk = a + " ↔ " + b;

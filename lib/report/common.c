@@ -51,26 +51,64 @@ char *hc_report_pct(char *buf, size_t sz, uint64_t part, uint64_t whole)
 
 /* The location of a node: (file id, line, procedure id); the file and
    procedure tables hold each path and procedure once, so equal ids are equal
-   locations. An unknown peer (no node) sorts after every location. */
+   locations. An unknown peer (no node) sorts after every location. via: the
+   C library's copy routine the access ran in, the location being its
+   caller's call site (copy_routine); UINT64_MAX when none. */
 struct loc {
-	uint64_t f, l, proc;
+	uint64_t f, l, proc, via;
 	const struct hc_db_node *n;
 };
+
+static const struct hc_db_node *parent_of(const struct hc_db *db, const struct hc_db_node *n)
+{
+	return n->parent == HC_DB_NONE ? NULL : &db->nodes[n->parent];
+}
 
 static const struct hc_db_node *frame_of(const struct hc_db *db, const struct hc_db_node *n)
 {
 	while (n && n->type != HC_DB_N_PF && n->type != HC_DB_N_A)
-		n = n->parent == HC_DB_NONE ? NULL : &db->nodes[n->parent];
+		n = parent_of(db, n);
 	return n;
+}
+
+/* A frame of the C library's memory and string routines (memcpy, memmove,
+   memset, strlen... and glibc's CPU-specific variants such as
+   __memmove_avx_unaligned_erms): the data they touch is their caller's,
+   and the line to change is the caller's call (pigz: compressed output
+   copied by memcpy into pooled buffers read "memcpy <-> memcpy"; exact
+   mode's interceptors name the caller too). */
+static bool copy_routine(const struct hc_db *db, const struct hc_db_node *fr)
+{
+	static const char *const fam[] = { "mem", "str", "stp", "wmem", "wcs", "bcmp", "bzero" };
+	const struct hc_db_proc *p = fr->type == HC_DB_N_PF ? hc_db_procedure(db, fr->proc) : NULL;
+	const char *lm = p ? hc_db_lm_name(db, fr->lm) : NULL, *base, *n;
+
+	if (!p || !p->n || !lm)
+		return false;
+	base = strrchr(lm, '/') ? strrchr(lm, '/') + 1 : lm;
+	if (strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5))
+		return false;
+	for (n = p->n; *n == '_'; n++)
+		;
+	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++)
+		if (!strncmp(n, fam[k], strlen(fam[k])))
+			return true;
+	return false;
 }
 
 static struct loc loc_of(const struct hc_db *db, const struct hc_db_node *n)
 {
-	const struct hc_db_node *fr = frame_of(db, n);
+	const struct hc_db_node *fr = frame_of(db, n), *call;
+	uint64_t via = UINT64_MAX;
 
 	if (!n)
-		return (struct loc){ UINT64_MAX, UINT64_MAX, UINT64_MAX, NULL };
-	return (struct loc){ n->f, n->l, fr ? fr->proc : UINT64_MAX, n };
+		return (struct loc){ UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, NULL };
+	if (fr && copy_routine(db, fr) && (call = parent_of(db, fr)) && call->type == HC_DB_N_C) {
+		via = fr->proc;
+		n = call;
+		fr = frame_of(db, call);
+	}
+	return (struct loc){ n->f, n->l, fr ? fr->proc : UINT64_MAX, via, n };
 }
 
 static int cmp_loc(const struct loc *x, const struct loc *y)
@@ -79,7 +117,9 @@ static int cmp_loc(const struct loc *x, const struct loc *y)
 		return x->f < y->f ? -1 : 1;
 	if (x->l != y->l)
 		return x->l < y->l ? -1 : 1;
-	return x->proc < y->proc ? -1 : x->proc > y->proc;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return x->via < y->via ? -1 : x->via > y->via;
 }
 
 struct node_pair {
@@ -118,24 +158,30 @@ static int cmp_loc_row(const void *a, const void *b)
 	return cmp_loc_key(a, b);
 }
 
-/* "file.c:45 (worker)", the procedure alone when the file is unknown. */
+/* "file.c:45 (worker)", the procedure alone when the file is unknown;
+   " via memcpy" after it when the access ran in a C library copy routine
+   called there. */
 static void loc_label(const struct hc_db *db, const struct loc *l, char *buf, size_t sz)
 {
 	const struct hc_db_proc *p = l->proc == UINT64_MAX ? NULL : hc_db_procedure(db, l->proc);
+	const struct hc_db_proc *v = l->via == UINT64_MAX ? NULL : hc_db_procedure(db, l->via);
 	const char *proc = p ? p->n : "?";
 	const char *f = l->f ? hc_db_file_name(db, l->f) : NULL;
+	char via[160] = "";
 
 	if (!l->n) {
 		snprintf(buf, sz, "%s", HC_REPORT_UNKNOWN_PEER);
 		return;
 	}
+	if (v && v->n)
+		snprintf(via, sizeof(via), " via %s", v->n);
 	if (!f) {
-		snprintf(buf, sz, "%s", proc);
+		snprintf(buf, sz, "%s%s", proc, via);
 		return;
 	}
 	if (strrchr(f, '/') && strrchr(f, '/')[1])
 		f = strrchr(f, '/') + 1;
-	snprintf(buf, sz, "%s:%llu (%s)", f, (unsigned long long)l->l, proc);
+	snprintf(buf, sz, "%s:%llu (%s)%s", f, (unsigned long long)l->l, proc, via);
 }
 
 /* The pairs merged by location (one row per unordered location pair), in

@@ -5,8 +5,9 @@
    mark, the layout patterns and the changes advised for them (per-thread
    elements to pad, an element already 64 B to align, fields to split,
    untyped per-thread slots, the element size inferred from field offsets),
-   the bound, the kind of true-sharing hand-off and each reason an empty
-   result is empty. Test code only. */
+   the bound, the kind of true-sharing hand-off, each reason an empty
+   result is empty, the coverage warning, and code pairs through a C
+   library copy routine named at its caller. Test code only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "hc_test.h"
 #include "db/db.h"
 #include "report/insight.h"
+#include "report/report.h"
 
 static struct hc_db_counter counters[8];
 static struct hc_db_thread threads[4];
@@ -363,6 +365,53 @@ static void test_coverage(void)
 	CHECK(c.samples == 688 && c.thinned == 2676 && c.armed == 4 && c.gated == 472);
 }
 
+/* An access in the C library's memcpy is its caller's: the code pair names
+   the call's line, " via" the routine; a program's own memcpy_rows is not
+   the C library's and keeps its line. */
+static void test_copy_routine_pairs(void)
+{
+	static struct hc_db_name lms[] = { { 1, "/usr/lib/x86_64-linux-gnu/libc.so.6" }, { 2, "/tmp/app" } };
+	static struct hc_db_name files[] = { { 1, "/src/app.c" } };
+	static struct hc_db_proc procs[] = { { 1, "worker", 2, 1, 40 },
+	                                     { 2, "__memmove_avx_unaligned_erms", 1, 0, 0 },
+	                                     { 3, "memcpy_rows", 2, 1, 65 } };
+	static struct hc_db_node nodes[] = {
+		{ .id = 10, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 1, .lm = 2, .f = 1, .l = 40 },
+		{ .id = 11, .parent = 0, .type = HC_DB_N_C, .proc = 1, .lm = 2, .f = 1, .l = 42 },
+		{ .id = 12, .parent = 1, .type = HC_DB_N_PF, .proc = 2, .lm = 1 },
+		{ .id = 13, .parent = 2, .type = HC_DB_N_S, .proc = 2, .lm = 1 },
+		{ .id = 14, .parent = 0, .type = HC_DB_N_S, .proc = 1, .lm = 2, .f = 1, .l = 50 },
+		{ .id = 15, .parent = 0, .type = HC_DB_N_C, .proc = 1, .lm = 2, .f = 1, .l = 60 },
+		{ .id = 16, .parent = 5, .type = HC_DB_N_PF, .proc = 3, .lm = 2, .f = 1, .l = 65 },
+		{ .id = 17, .parent = 6, .type = HC_DB_N_S, .proc = 3, .lm = 2, .f = 1, .l = 70 },
+	};
+	static uint64_t ids[] = { 10, 11, 12, 13, 14, 15, 16, 17 };
+	static uint32_t idx[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct hc_db_codepair pairs[] = { { .c = 13, .p = 14, .all = 5, .tru = 5 },
+	                                  { .c = 17, .p = 13, .all = 3, .fal = 3 } };
+	struct hc_report_loc_pair *lp = NULL;
+	size_t n = 0, total = 0;
+	struct hc_db db;
+
+	memset(&db, 0, sizeof(db));
+	db.lms = lms, db.nlms = 2, db.files = files, db.nfiles = 1;
+	db.procedures = procs, db.nprocedures = 3, db.nodes = nodes, db.nnodes = 8;
+	db.node_ids = ids, db.node_idx = idx;
+	CHECK(hc_report_loc_pairs(&db, pairs, 2, 0, &lp, &n, &total) == 0 && n == 2);
+	for (size_t k = 0; k < n; k++) {
+		const char *a = lp[k].a, *b = lp[k].b;
+		bool first = lp[k].all == 5;
+
+		CHECK_MSG(first ? (!strcmp(a, "app.c:42 (worker) via __memmove_avx_unaligned_erms") &&
+		                   !strcmp(b, "app.c:50 (worker)")) ||
+		                  (!strcmp(b, "app.c:42 (worker) via __memmove_avx_unaligned_erms") &&
+		                   !strcmp(a, "app.c:50 (worker)"))
+		                : strstr(a, "app.c:70 (memcpy_rows)") || strstr(b, "app.c:70 (memcpy_rows)"),
+		          "pair %zu: %s <-> %s", k, a, b);
+	}
+	free(lp);
+}
+
 int main(void)
 {
 	test_scale();
@@ -371,5 +420,6 @@ int main(void)
 	test_negligible_and_library();
 	test_true_sharing_and_empty();
 	test_coverage();
+	test_copy_routine_pairs();
 	return hc_test_done("test_advice");
 }
