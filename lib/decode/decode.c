@@ -852,9 +852,11 @@ int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cac
 	return 0;
 }
 
-int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out)
+int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned chain,
+                          struct hc_insn *out)
 {
-	uint64_t pc = (uint64_t)r->gregs[REG_RIP], prev, pprev, slot, ptr, ea;
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], prev, pprev, slot, ptr, ea, at, off = 0;
+	uint16_t later;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	struct hc_mem_access acc;
@@ -896,35 +898,85 @@ int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, 
 	b = reg_gpr[xreg];
 	if (b == NO_GPR || reg_width[xreg] != 64 || b == GPR_RSP || b == GPR_RBP)
 		return HC_PREV_UNRECOVERABLE;
-	/* prev must follow its predecessor (not a branch target), which
-	   loaded the base register whole from a stack slot, or set it to a
-	   static address (lea sym(%rip)) */
-	if (prev_lookup(prev, cache, &pprev, NULL) != HC_PREV_OK)
-		return HC_PREV_UNRECOVERABLE;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const uint8_t *)(uintptr_t)pprev,
-	                                         prev - pprev, &zi, ops)) ||
-	    zi.length != prev - pprev ||
-	    (zi.mnemonic != ZYDIS_MNEMONIC_MOV && zi.mnemonic != ZYDIS_MNEMONIC_LEA) ||
-	    zi.operand_count_visible != 2 ||
-	    ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER || reg_gpr[ops[0].reg.value] != b ||
-	    reg_width[ops[0].reg.value] != 64 ||
-	    ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY || ops[1].mem.index != ZYDIS_REGISTER_NONE ||
-	    (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_SS &&
-	     ops[1].mem.segment != ZYDIS_REGISTER_NONE))
-		return HC_PREV_UNRECOVERABLE;
+	at = prev;
+	later = d.written;   /* registers written after the point walked back to */
+	/* The base register's value before prev: walking back from prev
+	   through straight-line code (no branch target), at most `chain`
+	   instructions that add to it (`add %reg,%b`, `add/sub $imm,%b`:
+	   -O0's element address, `mov slot,%rax; add %rdx,%rax`) or leave it
+	   and memory alone (the index's own arithmetic in between), to the
+	   instruction that loaded it whole from a stack slot or set it to a
+	   static address (lea sym(%rip)). An added register must be intact
+	   (nothing after the add wrote it), and so must the slot's base. */
+	for (unsigned k = 0;; k++) {
+		uint16_t w = 0;
+		uint64_t v;
+		bool anchor;
+
+		if (prev_lookup(at, cache, &pprev, NULL) != HC_PREV_OK)
+			return HC_PREV_UNRECOVERABLE;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const uint8_t *)(uintptr_t)pprev,
+		                                         at - pprev, &zi, ops)) ||
+		    zi.length != at - pprev || is_branch(&zi))
+			return HC_PREV_UNRECOVERABLE;
+		anchor = (zi.mnemonic == ZYDIS_MNEMONIC_MOV || zi.mnemonic == ZYDIS_MNEMONIC_LEA) &&
+		         zi.operand_count_visible == 2 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		         reg_gpr[ops[0].reg.value] == b && ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY;
+		if (anchor) {
+			if (reg_width[ops[0].reg.value] != 64 || ops[1].mem.index != ZYDIS_REGISTER_NONE ||
+			    (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_SS &&
+			     ops[1].mem.segment != ZYDIS_REGISTER_NONE))
+				return HC_PREV_UNRECOVERABLE;
+			break;
+		}
+		if (k >= chain)
+			return HC_PREV_UNRECOVERABLE;
+		if ((zi.mnemonic == ZYDIS_MNEMONIC_ADD || zi.mnemonic == ZYDIS_MNEMONIC_SUB) &&
+		    zi.operand_count_visible == 2 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    reg_gpr[ops[0].reg.value] == b) {
+			if (reg_width[ops[0].reg.value] != 64)
+				return HC_PREV_UNRECOVERABLE;
+			if (ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				v = (uint64_t)ops[1].imm.value.s;
+			else if (ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			         zi.mnemonic == ZYDIS_MNEMONIC_ADD && reg_gpr[ops[1].reg.value] != b &&
+			         reg_width[ops[1].reg.value] == 64 && gpr_bit(ops[1].reg.value) &&
+			         !(later & gpr_bit(ops[1].reg.value)) && reg_value(r, ops[1].reg.value, &v))
+				;
+			else
+				return HC_PREV_UNRECOVERABLE;
+			off += zi.mnemonic == ZYDIS_MNEMONIC_ADD ? v : (uint64_t)0 - v;
+			at = pprev;
+			continue;
+		}
+		/* anything else: neither the base register nor memory */
+		for (int i = 0; i < zi.operand_count; i++) {
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+				return HC_PREV_UNRECOVERABLE;
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+				w |= gpr_bit(ops[i].reg.value);
+		}
+		if (w & (1u << b))
+			return HC_PREV_UNRECOVERABLE;
+		later |= w;
+		at = pprev;
+	}
 	if (zi.mnemonic == ZYDIS_MNEMONIC_LEA) {
 		if (ops[1].mem.base != ZYDIS_REGISTER_RIP)
 			return HC_PREV_UNRECOVERABLE;
-		ptr = prev + (uint64_t)ops[1].mem.disp.value;   /* RIP-relative: from the end of pprev */
+		ptr = at + (uint64_t)ops[1].mem.disp.value;   /* RIP-relative: from the end of pprev */
 	} else {
 		if (ops[1].mem.base != ZYDIS_REGISTER_RBP && ops[1].mem.base != ZYDIS_REGISTER_RSP)
 			return HC_PREV_UNRECOVERABLE;
-		/* rbp/rsp are intact (prev wrote only its destination, not them) */
-		if (!reg_value(r, ops[1].mem.base, &slot))
+		/* rbp/rsp intact since (prev and the walked instructions did not write them) */
+		if ((later & gpr_bit(ops[1].mem.base)) || !reg_value(r, ops[1].mem.base, &slot))
 			return HC_PREV_UNRECOVERABLE;
 		slot += (uint64_t)ops[1].mem.disp.value;
 		memcpy(&ptr, (const void *)(uintptr_t)slot, sizeof ptr);   /* the own stack frame */
 	}
+	ptr += off;
 	memcpy(g, r->gregs, sizeof g);
 	g[gpr_greg[b]] = (long long)ptr;
 	r2.gregs = g;

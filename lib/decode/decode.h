@@ -213,10 +213,16 @@ int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct 
    a whole reload of that register from a stack slot -- `mov -8(%rbp),%rax`
    -- or a load of a static address into it -- `lea sym(%rip),%rax` (-O0's
    global array element) --, the address is recovered from the slot, which
-   still holds the pointer, or from the static address. out gets that one access (address, size, direction). Returns
+   still holds the pointer, or from the static address. out gets that one access (address, size, direction).
+   With chain > 0 up to `chain` instructions may stand between the reload and
+   the load: additions to the register (`add %rdx,%rax` with rdx intact since,
+   `add/sub $imm,%rax`: -O0's `p->items[i].seq`, the pointer reloaded, the
+   scaled index added) and instructions that write neither it nor memory
+   (the index's arithmetic); detection.md §5.29. Returns
    enum hc_prev_status (OK only when recovered). The slot is read from the
    interrupted frame: call it on the thread's own registers only. */
-int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, struct hc_insn *out);
+int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned chain,
+                          struct hc_insn *out);
 
 /* hc_decode_prev, walking back up to `depth` instructions of straight-line
    code (none of them a branch target): the latest instruction before pc

@@ -117,6 +117,18 @@ uint64_t hc_step_line_before(const struct hc_step_lines *l, uint64_t line, uint6
 	return l->prev[i] < now ? l->prev[i] : 0;
 }
 
+bool hc_burst_line_first(struct hc_burst_lines *b, uint64_t addr)
+{
+	uint64_t line = addr & ~(uint64_t)(HC_LINE - 1);
+
+	for (uint32_t i = 0; i < b->n && i < HC_BURST_LINES; i++)
+		if (b->line[i] == line)
+			return false;
+	if (b->n < HC_BURST_LINES)
+		b->line[b->n++] = line;
+	return true;
+}
+
 uint64_t hc_step_line_mask(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within)
 {
 	line &= ~(uint64_t)(HC_LINE - 1);

@@ -109,6 +109,24 @@ uint64_t hc_step_line_before(const struct hc_step_lines *l, uint64_t line, uint6
 /* The line's byte mask, 0 when it is not recent (l may be NULL). */
 uint64_t hc_step_line_mask(const struct hc_step_lines *l, uint64_t line, uint64_t now, uint64_t within);
 
+/* The lines one burst has published a load of, so that a later load of the
+   same line in the burst is not published over the first (the board keeps
+   one entry a line: the last publication wins). A consumer reads an item's
+   fields in order (-O0 spsc's `seq` then `val`, one line); exact mode
+   counts the transfer at the first access of the moved line, so the
+   burst's entry for the line should be that first access too — else the
+   writer's set watches the last field's chunk and both sides' traps name
+   the item's other line (doc/detection.md §5.29). Zero it at the burst's
+   start; HC_BURST_LINES lines at most, later ones always new. */
+#define HC_BURST_LINES 8
+struct hc_burst_lines {
+	uint64_t line[HC_BURST_LINES];
+	uint32_t n;
+};
+/* True if the burst has not published a load of addr's line yet; records
+   it (while there is room). */
+bool hc_burst_line_first(struct hc_burst_lines *b, uint64_t addr);
+
 /* The instructions a thread was seen to access memory with, and whether
    one of them has accessed more than one address (an array walk, a queue's
    slots, a halo row: a *moving* access) or always the same (a field, a

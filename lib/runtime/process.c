@@ -252,6 +252,8 @@ static void read_options(struct rt_options *o)
 	}
 	o->ret_bp = env_u64("HPCRUN_COMM_RET_BP", 1) != 0;
 	o->step_scan = env_u64("HPCRUN_COMM_STEP_SCAN", 1) != 0;
+	o->burst_first = env_u64("HPCRUN_COMM_BURST_FIRST", RT_BURST_FIRST_DEFAULT) != 0;
+	o->reload_chain = (uint32_t)env_u64("HPCRUN_COMM_RELOAD_CHAIN", RT_RELOAD_CHAIN_DEFAULT);
 	o->prev_depth = (uint32_t)env_u64("HPCRUN_COMM_PREV_DEPTH", 8);
 	if (o->prev_depth > 64)
 		process__fatal("HPCRUN_COMM_PREV_DEPTH: %u instructions back is more than a basic block's walk "
@@ -685,6 +687,14 @@ static void process_init(bool after_fork)
 		process__log("bursts resolved without stepping where straight-line code shows their end "
 		        "(forward scan from the sample's registers): %s", hc_rt.opt.step_scan ? "on" :
 		        "off (HPCRUN_COMM_STEP_SCAN=0)");
+	if (kind == HC_SAMPLER_SOFT && hc_rt.opt.steps)
+		process__log("a burst publishes only the first of its loads of a line "
+		        "(HPCRUN_COMM_BURST_FIRST; counter step_loads_again): %s",
+		        hc_rt.opt.burst_first ? "on" : "off (HPCRUN_COMM_BURST_FIRST=1 for on)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("samples after a load that overwrote its pointer recover it from the reload up to "
+		        "%u instructions back (HPCRUN_COMM_RELOAD_CHAIN, 0 = only right before; counter "
+		        "samples_recovered_reload)", hc_rt.opt.reload_chain);
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("samples in register-only code after register-only code walk back up to %u "
 		        "instructions of straight-line code for the access they skidded past "

@@ -64,7 +64,8 @@
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
 	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels) \
-	X(start_chain_waits) X(samples_in_block) X(watch_armed_reuse) X(reuse_comms)
+	X(start_chain_waits) X(samples_in_block) X(watch_armed_reuse) X(reuse_comms) \
+	X(step_loads_again)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -250,8 +251,12 @@ struct rt_options {
 	                               (HPCRUN_COMM_RET_BP_SYSTEM, default 0; loadmap__system_code) */
 	uint32_t ret_call;          /* soft sampler: calls a return burst may step into (HPCRUN_COMM_RET_CALL,
 	                               detection.md §5.20) */
+	uint32_t reload_chain;      /* soft sampler: instructions between an -O0 pointer reload and the load
+	                               it feeds (HPCRUN_COMM_RELOAD_CHAIN; decode.h, detection.md §5.29) */
 	uint32_t prev_depth;        /* soft sampler: a register-only sample walks back up to N instructions
 	                               for the access it skidded past (HPCRUN_COMM_PREV_DEPTH, default 8, 0 = off) */
+	bool burst_first;           /* soft sampler: a burst publishes one load a line, the first
+	                               (HPCRUN_COMM_BURST_FIRST; detection.md §5.29) */
 	bool step_scan;             /* soft sampler: bursts resolved by a forward scan where it sees their end
 	                               (HPCRUN_COMM_STEP_SCAN, default 1; detect/scan.h) */
 	bool burst_barren;          /* soft sampler: no seed or return burst from where one found nothing

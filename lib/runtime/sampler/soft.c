@@ -1029,6 +1029,12 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	struct hc_sample s = { 0 };
 	uint64_t cur, cur_det;
 
+	/* A load of a line the burst already published a load of: the first
+	   access of the line stays its entry (step.h, hc_burst_line_first). */
+	if (!store && hc_rt.opt.burst_first && !hc_burst_line_first(&own(t)->burst_lines, a->ea)) {
+		t->cnt.step_loads_again++;
+		return;
+	}
 	s.time = process__now();
 	s.addr = a->ea;
 	s.len = a->size;
@@ -1229,6 +1235,7 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	own(t)->burst_calls = 0;
 	own(t)->burst_key = evidence ? 0 : (uint64_t)r->gregs[REG_RIP];
 	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
+	own(t)->burst_lines.n = 0;
 	t->cnt.step_bursts++;
 	if (!evidence)
 		t->cnt.step_seeds++;
@@ -1334,6 +1341,7 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
 	own(t)->burst_calls = hc_rt.opt.ret_call;
 	own(t)->burst_key = (uint64_t)r.gregs[REG_RIP];
 	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
+	own(t)->burst_lines.n = 0;
 	t->cnt.step_bursts++;
 	if (!burst_insn(t, uctx, &in)) {
 		burst_end(t, uctx);
@@ -1468,7 +1476,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		t->cnt.samples_recovered_prev++;
 		leaf = in.addr;
 	} else if (st == HC_PREV_UNRECOVERABLE &&
-	           hc_decode_prev_reload(&r, t->prev, &in) == HC_PREV_OK &&
+	           hc_decode_prev_reload(&r, t->prev, hc_rt.opt.reload_chain, &in) == HC_PREV_OK &&
 	           (acc = hc_data_access(&in))) {
 		t->cnt.samples_recovered_reload++;
 		leaf = in.addr;

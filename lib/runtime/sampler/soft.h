@@ -34,6 +34,16 @@ enum { RT_COST_ARM, RT_COST_TRAP, RT_COST_RET_ARM, RT_COST_KINDS };
    scheduler's placement of a pair on one CPU, and no code path of this
    switch acts there (detection.md §5.23). */
 #define RT_RET_CALL_DEFAULT 1
+/* A burst publishes only the first of its loads of a line
+   (HPCRUN_COMM_BURST_FIRST, detection.md §5.29): off by default, spsc's
+   top code pair 57 of 108 runs on against 50 of 108 off, the suite's
+   figures unchanged — no measurable gain. */
+#define RT_BURST_FIRST_DEFAULT 0
+/* Instructions that may stand between an -O0 pointer reload and the load
+   it feeds (HPCRUN_COMM_RELOAD_CHAIN, hc_decode_prev_reload; detection.md
+   §5.29): spsc -O0 recovers 1.7x as many such samples (645 against 370
+   in 40 runs), the suite's figures unchanged. */
+#define RT_RELOAD_CHAIN_DEFAULT 6
 /* Start sets per thread at most (soft__start_set). */
 #define RT_START_SETS 3
 /* Join sets after one pthread_join at most (soft__join_set): one more
@@ -54,6 +64,7 @@ struct rt_soft_thread {
 	uint32_t burst_calls;   /* calls a return burst may still step into (HPCRUN_COMM_RET_CALL) */
 	uint64_t burst_key;     /* a seed's PC or a return burst's address (barren.h); 0 = none */
 	uint64_t burst_pub0;    /* step_stores + step_loads when the burst started */
+	struct hc_burst_lines burst_lines;   /* lines the burst published a load of (HPCRUN_COMM_BURST_FIRST) */
 	struct rt_barren barren;   /* where its bursts found nothing (barren.h) */
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */

@@ -177,6 +177,27 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tlea pv_glob(%rip),%rax\n\tmov (%rax,%rax,1),%rax\n" PC(reload_idx_pc)
 	"\tret\n"
 	ENDFN(fn_reload_idx)
+	/* -O0's q->items[i % 256].seq (spsc.c:73): the pointer reloaded, the
+	   scaled index added; then the same with the index's register
+	   written after the add, with a store in between, and an add of
+	   the base register to itself */
+	FN(fn_reload_chain)
+	"\tmovzbl %al,%edx\n\tmov -8(%rbp),%rax\n\tadd $0x8,%rdx\n\tshl $0x4,%rdx\n"
+	"\tadd %rdx,%rax\n\tsub $0x10,%rax\n\tmov 0x18(%rax),%rax\n" PC(reload_chain_pc)
+	"\tret\n"
+	ENDFN(fn_reload_chain)
+	FN(fn_reload_chain_late)
+	"\tmov -8(%rbp),%rax\n\tadd %rdx,%rax\n\tmov $1,%edx\n\tmov (%rax),%rax\n" PC(reload_chain_late_pc)
+	"\tret\n"
+	ENDFN(fn_reload_chain_late)
+	FN(fn_reload_chain_store)
+	"\tmov -8(%rbp),%rax\n\tmov %rdx,-16(%rbp)\n\tadd %rdx,%rax\n\tmov (%rax),%rax\n" PC(reload_chain_store_pc)
+	"\tret\n"
+	ENDFN(fn_reload_chain_store)
+	FN(fn_reload_chain_self)
+	"\tmov -8(%rbp),%rax\n\tadd %rax,%rax\n\tmov (%rax),%rax\n" PC(reload_chain_self_pc)
+	"\tret\n"
+	ENDFN(fn_reload_chain_self)
 	/* run for real under single-stepping */
 	FN(fn_step)
 	"\tpushfq\n\torq $0x100,(%rsp)\n\tpopfq\n\tnop\n"
@@ -194,6 +215,9 @@ ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
 ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc); ASM_SYM(fn_undec); ASM_SYM(undec_pc);
 ASM_SYM(reload_slot_pc); ASM_SYM(reload_lea_pc); ASM_SYM(reload_idx_pc);
 ASM_SYM(fn_reload_slot); ASM_SYM(fn_reload_lea); ASM_SYM(fn_reload_idx);
+ASM_SYM(reload_chain_pc); ASM_SYM(reload_chain_late_pc); ASM_SYM(reload_chain_store_pc);
+ASM_SYM(reload_chain_self_pc); ASM_SYM(fn_reload_chain); ASM_SYM(fn_reload_chain_late);
+ASM_SYM(fn_reload_chain_store); ASM_SYM(fn_reload_chain_self);
 ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_pc);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
@@ -641,16 +665,31 @@ static void reloads(void)
 	g[REG_RAX] = 0x1234;                     /* the loaded value */
 	at(reload_slot_pc);
 	CHECK_EQ_U64(prev(&o), HC_PREV_UNRECOVERABLE);
-	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, &o), HC_PREV_OK);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 0, &o), HC_PREV_OK);
 	CHECK(o.n == 1 && o.acc[0].ea == 0x5010 && o.acc[0].size == 8 && o.acc[0].rw == HC_ACC_R);
 	g[REG_RDX] = 0x40;
 	at(reload_lea_pc);
 	CHECK_EQ_U64(prev(&o), HC_PREV_UNRECOVERABLE);
-	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, &o), HC_PREV_OK);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 0, &o), HC_PREV_OK);
 	CHECK(o.n == 1 && o.acc[0].ea == addr(&pv_glob) + 0x40 && o.acc[0].size == 8);
 	at(reload_idx_pc);
-	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, &o), HC_PREV_UNRECOVERABLE);
-	(void)fn_reload_slot; (void)fn_reload_lea; (void)fn_reload_idx;
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 0, &o), HC_PREV_UNRECOVERABLE);
+	/* a chain: 0x5000 + rdx (0x40) - 0x10, the load's displacement 0x18 */
+	at(reload_chain_pc);
+	CHECK_EQ_U64(prev(&o), HC_PREV_UNRECOVERABLE);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 0, &o), HC_PREV_UNRECOVERABLE);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 3, &o), HC_PREV_UNRECOVERABLE);   /* 4 between */
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 4, &o), HC_PREV_OK);
+	CHECK(o.n == 1 && o.acc[0].ea == 0x5000 + 0x40 - 0x10 + 0x18 && o.acc[0].size == 8 &&
+	      o.acc[0].rw == HC_ACC_R);
+	at(reload_chain_late_pc);    /* rdx written after the add: its value is gone */
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 6, &o), HC_PREV_UNRECOVERABLE);
+	at(reload_chain_store_pc);   /* a store in between may have changed the slot */
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 6, &o), HC_PREV_UNRECOVERABLE);
+	at(reload_chain_self_pc);
+	CHECK_EQ_U64(hc_decode_prev_reload(&regs, &cache, 6, &o), HC_PREV_UNRECOVERABLE);
+	(void)fn_reload_slot; (void)fn_reload_lea; (void)fn_reload_idx; (void)fn_reload_chain;
+	(void)fn_reload_chain_late; (void)fn_reload_chain_store; (void)fn_reload_chain_self;
 }
 
 /* hc_decode_prev_deep: the latest straight-line access whose address

@@ -221,6 +221,28 @@ static void test_line_before(void)
 	CHECK_EQ_U64(hc_step_line_before(&l, b, 9200), 9100);
 }
 
+/* A burst's lines: the first load of a line is new, later ones of any
+   byte of it are not; past HC_BURST_LINES lines everything is new. */
+static void test_burst_line_first(void)
+{
+	struct hc_burst_lines b = { .n = 0 };
+	uint64_t item = 0x5555000340ull;   /* spsc: seq at +0, val at +8 */
+
+	CHECK(hc_burst_line_first(&b, item));
+	CHECK(!hc_burst_line_first(&b, item + 8));
+	CHECK(!hc_burst_line_first(&b, item + 0x3f));            /* the line's last byte */
+	CHECK(hc_burst_line_first(&b, item + 0x40));            /* the next line */
+	CHECK_EQ_U64(b.n, 2);
+	for (uint64_t i = 2; i < HC_BURST_LINES; i++)
+		CHECK(hc_burst_line_first(&b, item + 0x40 * i));
+	CHECK_EQ_U64(b.n, HC_BURST_LINES);
+	CHECK(hc_burst_line_first(&b, item + 0x40ull * HC_BURST_LINES));   /* no room: new */
+	CHECK(hc_burst_line_first(&b, item + 0x40ull * HC_BURST_LINES));
+	CHECK(!hc_burst_line_first(&b, item + 8));                        /* the first ones stay */
+	b.n = 0;                                                            /* a new burst */
+	CHECK(hc_burst_line_first(&b, item + 8));
+}
+
 /* Moving and fixed accesses by instruction. */
 static void test_pc_moves(void)
 {
@@ -338,6 +360,7 @@ int main(void)
 	test_lines();
 	test_line_masks();
 	test_line_before();
+	test_burst_line_first();
 	test_pc_moves();
 	test_trap_attribute();
 	return hc_test_done("test_step");
