@@ -241,6 +241,15 @@ static void read_options(struct rt_options *o)
 			               "second of CPU time (0: off; at most 100000000)", (unsigned long long)r);
 		o->switchy_rate = (uint32_t)r;
 	}
+	/* ... sampled through the tick's per-thread timers (rate.h) */
+	{
+		uint64_t k = env_u64("HPCRUN_COMM_TICK", RT_TICK_DEFAULT);
+
+		if (k > 1)
+			process__fatal("HPCRUN_COMM_TICK: %llu is not 0 or 1 (1: the switching level samples with "
+			               "per-thread CPU-time timers instead of the task-clock)", (unsigned long long)k);
+		o->tick = k == 1;
+	}
 	/* ... and of a quiet one (no sign of sharing in its latest samples). */
 	{
 		uint64_t w = env_u64("HPCRUN_COMM_QUIET_SAMPLES", RT_QUIET_WINDOW_DEFAULT);

@@ -245,6 +245,7 @@ struct rt_options {
 	uint32_t crowd_heavy_from;  /* soft: heavily crowded above this x CPUs + 1 live threads (rate.h) */
 	uint32_t switchy;           /* soft: the heavy period's multiplier while the process switches often (rate.h, level 3) */
 	uint32_t switchy_rate;      /* soft: context switches per CPU second that make it so; 0 = off (rate.h) */
+	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
 	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
 	bool ret_bp_system;         /* soft sampler: return bursts into system libraries' code too

@@ -65,12 +65,22 @@ uint64_t signal__cookie_sample(void);
 uint64_t signal__cookie_watch(int slot);
 bool signal__siginfo_ours(const siginfo_t *si);
 uint64_t signal__cookie_sample(void) { return (uint64_t)COOKIE_SAMPLE << 56; }
+/* A tick timer's sample (soft.c, sampler/rate.h: the switching level's
+   per-thread POSIX timers): SI_TIMER with the sample cookie as its value,
+   which sits where a perf signal's si_perf_data does (offset 24). */
+static bool signal__tick_ours(const siginfo_t *si)
+{
+	return si->si_code == SI_TIMER && COOKIE_KIND(SI_PERF_DATA(si)) == COOKIE_SAMPLE;
+}
+/* ... and its overrun count (expirations merged into it: si_overrun). */
+#define SI_TIMER_OVERRUN(si) (*(const int *)((const char *)(si) + 20))
 /* Is this siginfo one of our perf SIGTRAPs (sample or watchpoint)? */
 bool signal__siginfo_ours(const siginfo_t *si)
 {
 	unsigned k = (unsigned)COOKIE_KIND(SI_PERF_DATA(si));
 
-	return si->si_signo == SIGTRAP && si->si_code == TRAP_PERF && (k == COOKIE_SAMPLE || k == COOKIE_WATCH);
+	return si->si_signo == SIGTRAP && ((si->si_code == TRAP_PERF && (k == COOKIE_SAMPLE || k == COOKIE_WATCH)) ||
+	                                   signal__tick_ours(si));
 }
 uint64_t signal__cookie_watch(int slot) { return (uint64_t)COOKIE_WATCH << 56 | (uint64_t)slot; }
 
@@ -264,7 +274,9 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 		__atomic_add_fetch(&hc_rt.traps_empty, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
-	if (si->si_code != TRAP_PERF) {
+	if (signal__tick_ours(si))
+		soft__on_tick(SI_TIMER_OVERRUN(si));
+	else if (si->si_code != TRAP_PERF) {
 		chain(sig, si, uc);
 		goto out;
 	}

@@ -278,4 +278,45 @@ static inline uint32_t rt_rate_parse_switchy(const char *s)
 	return rt_rate_parse_factor(s, RT_SWITCHY_DEFAULT);
 }
 
+/* The switching level through the tick (performance.md, "Session 17";
+   HPCRUN_COMM_TICK, default RT_TICK_DEFAULT; 0 = off): while the process is
+   at level 3, each thread samples with a POSIX timer on its own user CPU
+   time (timer_create on the thread's CPUCLOCK_VIRT clock, SIGEV_THREAD_ID,
+   SIGTRAP with the sample cookie in si_value) instead of the inherited
+   task-clock, whose events are then all disabled. Why: a task-clock sample
+   event keeps an hrtimer that is stopped and restarted at every switch of
+   its thread to the idle task or another program, and a period below the
+   tick reprograms the clock-event device (a TSC-deadline MSR write, a VM
+   exit) — counted on LULESH 2x at load 9: native 854 / 972 TSC_DEADLINE
+   writes, an empty-handler task-clock at 8 ms 6,335 / 4,739, a POSIX
+   thread timer at 8 ms 773 / 742. Thread CPU-time timers are checked at
+   the scheduler tick (HZ 250: 4 ms) and cost a switch nothing; their
+   samples come at a tick that found the thread in user mode, so a sample
+   is an interrupted user instruction as with exclude_kernel. The user-time
+   clock's rate matches the task-clock's kept samples (exclude_kernel drops
+   those in the kernel: period x user / total), so a timer sample weighs the
+   level's multiplier like the event's. Clock id: the kernel's
+   MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_VIRT), tid 0 = the calling thread. */
+#define RT_TICK_DEFAULT 1u
+static inline int rt_tick_clockid(int tid)
+{
+	return (int)((unsigned)~tid << 3) | 4 /* CPUCLOCK_PERTHREAD_MASK */ | 1 /* CPUCLOCK_VIRT */;
+}
+
+/* A period in ns as the timer's interval (seconds, nanoseconds). */
+static inline void rt_tick_interval(uint64_t ns, int64_t *sec, int64_t *nsec)
+{
+	*sec = (int64_t)(ns / 1000000000ull);
+	*nsec = (int64_t)(ns % 1000000000ull);
+}
+
+/* May the switching level's threads drop the task-clock (all its events
+   disabled), with `armed` of the `live` measured threads holding their
+   timer? Not before every one does (a thread without one would go
+   unsampled); never after a thread failed to make its timer. */
+static inline bool rt_tick_all_armed(uint32_t armed, uint32_t live, bool failed)
+{
+	return !failed && live > 0 && armed >= live;
+}
+
 #endif

@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "probe/probe.h"
@@ -156,6 +157,16 @@ static bool switchy_on;
 static int switchy_look;
 static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches;
 static int crowd_coarse, crowd_lock;
+/* The switching level through the tick (rate.h, HPCRUN_COMM_TICK): tick_on,
+   level 3 is in effect with per-thread timers; tick_from, the level whose
+   event stays enabled until every live thread holds its timer
+   (tick_perf_off then: all events disabled); tick_failed, a thread could
+   not make its timer (the event stays on, the timers go). tick_armed: live
+   threads holding one. Log figures: timers made, failures, samples and
+   overruns (expirations merged into one signal, not weighed). */
+static bool tick_on, tick_perf_off, tick_failed;
+static uint32_t tick_from, tick_armed;
+static uint64_t tick_made, tick_fail_count, tick_samples, tick_overruns, tick_handovers;
 static uint64_t heavy_switches;    /* changes to the heavy level */
 static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
 static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
@@ -646,6 +657,125 @@ static uint32_t level_wanted(uint32_t now, bool *crowded, uint32_t live)
 	return rt_rate_level_switchy(want, __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy);
 }
 
+/* The switching level through the tick (rate.h): to level 3, the level in
+   effect keeps its event enabled and every thread makes its own timer at
+   its next sample (tick_sample), the last one disabling the event; from
+   level 3, the wanted level's event is enabled (the one left on, if the
+   hand-over had not finished, disabled unless wanted) and each thread
+   deletes its timer at its next sample. Under crowd_lock; signal context
+   (ioctl). */
+static bool tick_change(uint32_t now, uint32_t want)
+{
+	if (want == 3) {
+		tick_from = now;
+		tick_perf_off = false;
+		__atomic_store_n(&tick_on, true, __ATOMIC_RELEASE);
+		return true;
+	}
+	{
+		int *on = level_fd(want), *off = level_fd(tick_from);
+
+		if (!fds__check(on) || ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return false;
+		if (!tick_perf_off && tick_from != want && fds__check(off))
+			ioctl(*off, PERF_EVENT_IOC_DISABLE, 0);
+		tick_perf_off = false;
+		__atomic_store_n(&tick_on, false, __ATOMIC_RELEASE);
+		return true;
+	}
+}
+
+/* This thread's tick timer: made (armed at the switching level's period of
+   user CPU time) or deleted. Raw system calls: glibc's timer_create may
+   allocate for its own ids. Signal context or the thread's start/end. */
+static bool tick_make(struct rt_thread *t)
+{
+	struct sigevent ev;
+	struct itimerspec its;
+	int64_t sec, nsec;
+	int id = -1;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGTRAP;
+	ev.sigev_value.sival_ptr = (void *)(uintptr_t)rt_rate_cookie(signal__cookie_sample(), level_mult(3));
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (syscall(SYS_timer_create, rt_tick_clockid(0), &ev, &id) < 0)
+		return false;
+	rt_tick_interval(hc_rt.opt.period * level_mult(3), &sec, &nsec);
+	its.it_interval.tv_sec = (time_t)sec;
+	its.it_interval.tv_nsec = (long)nsec;
+	its.it_value = its.it_interval;
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
+		syscall(SYS_timer_delete, id);
+		return false;
+	}
+	own(t)->tick_id = id;
+	own(t)->tick_armed = true;
+	return true;
+}
+
+static void tick_drop(struct rt_thread *t)
+{
+	if (!own(t) || !own(t)->tick_armed)
+		return;
+	syscall(SYS_timer_delete, own(t)->tick_id);
+	own(t)->tick_armed = false;
+	__atomic_sub_fetch(&tick_armed, 1, __ATOMIC_RELAXED);
+}
+
+static void crowd_update(void);
+
+/* At each sample (and a thread's start): make or delete this thread's timer
+   as the level asks; the thread that completes the hand-over disables the
+   event left on. Signal context. */
+static void tick_sample(struct rt_thread *t)
+{
+	bool on = __atomic_load_n(&tick_on, __ATOMIC_ACQUIRE) && !__atomic_load_n(&tick_failed, __ATOMIC_RELAXED);
+
+	if (!on) {
+		tick_drop(t);
+		return;
+	}
+	if (!own(t)->crowd_counted)
+		return;
+	if (!own(t)->tick_armed) {
+		if (!tick_make(t)) {
+			/* (RLIMIT_SIGPENDING: each timer holds a queued signal) the
+			   event goes on again, for this thread and all */
+			__atomic_add_fetch(&tick_fail_count, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&tick_failed, true, __ATOMIC_RELAXED);
+			if (!__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE)) {
+				if (tick_on && tick_perf_off && level_here(tick_from) &&
+				    ioctl(*level_fd(tick_from), PERF_EVENT_IOC_ENABLE, 0) == 0)
+					tick_perf_off = false;
+				__atomic_store_n(&crowd_lock, 0, __ATOMIC_RELEASE);
+			}
+			return;
+		}
+		__atomic_add_fetch(&tick_made, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&tick_armed, 1, __ATOMIC_RELAXED);
+	}
+	if (!__atomic_load_n(&tick_perf_off, __ATOMIC_RELAXED) &&
+	    rt_tick_all_armed(__atomic_load_n(&tick_armed, __ATOMIC_RELAXED),
+	                      __atomic_load_n(&crowd_live, __ATOMIC_RELAXED), false) &&
+	    !__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE)) {
+		if (tick_on && !tick_perf_off && !tick_failed && level_here(tick_from) &&
+		    ioctl(*level_fd(tick_from), PERF_EVENT_IOC_DISABLE, 0) == 0) {
+			tick_perf_off = true;
+			tick_handovers++;
+		}
+		__atomic_store_n(&crowd_lock, 0, __ATOMIC_RELEASE);
+	}
+}
+
+void soft__on_tick(int overrun)
+{
+	__atomic_add_fetch(&tick_samples, 1, __ATOMIC_RELAXED);
+	if (overrun > 0)
+		__atomic_add_fetch(&tick_overruns, (uint64_t)overrun, __ATOMIC_RELAXED);
+}
+
 /* Change the process's rate to what its live threads call for (rate.h):
    enable the wanted event before disabling the other, so that no thread
    goes unsampled meanwhile (a sample of either weighs what it stands for).
@@ -669,7 +799,8 @@ static void crowd_update(void)
 		if (want != now) {
 			on = level_fd(want);
 			off = level_fd(now);
-			if (fds__check(on) && fds__check(off) && ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) == 0 &&
+			if (hc_rt.opt.tick && (want == 3 || now == 3) ? tick_change(now, want) :
+			    fds__check(on) && fds__check(off) && ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) == 0 &&
 			    ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
 				__atomic_store_n(&crowd_coarse, (int)want, __ATOMIC_RELAXED);
 				crowd_switches++;
@@ -825,9 +956,14 @@ static int soft_start(struct rt_thread *t)
 	if (t->id.index != 0 && inherited_here()) {
 		t->sampler.inherited = true;   /* its copy has counted since clone */
 		own(t)->crowd_counted = true;
+		own(t)->tick_armed = false;
 		if (__atomic_add_fetch(&crowd_live, 1, __ATOMIC_RELAXED) > crowd_max_live)
 			crowd_max_live = crowd_live;    /* racy: a log figure */
 		crowd_update();
+		/* at the switching level through the tick: its own timer now
+		   (its copy of the event may be disabled) */
+		if (hc_rt.opt.tick)
+			tick_sample(t);
 		/* what a trap before its first sample weighs (rate.h) */
 		t->sampler.mult = level_mult((uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED));
 		soft__start_set(t);
@@ -842,6 +978,7 @@ static int soft_start(struct rt_thread *t)
 		inh_pid = hc_rt.pid;
 		t->sampler.inherited = true;
 		own(t)->crowd_counted = true;
+		own(t)->tick_armed = false;
 		crowd_live = crowd_max_live = 1;
 		crowd_coarse = 0;
 		crowd_crowded = false;
@@ -853,6 +990,8 @@ static int soft_start(struct rt_thread *t)
 
 static void soft_stop(struct rt_thread *t)
 {
+	if (own(t) && own(t)->tick_armed && (uint32_t)getpid() == t->id.pid)
+		tick_drop(t);
 	if (t->id.index != 0 && own(t) && !own(t)->stopped) {
 		uint64_t life = process__now() - t->id.start_ns, avg;
 		uint32_t pos;
@@ -926,6 +1065,12 @@ static void soft_atfork_child(void)
 			fds__close(fd, "the sampler");
 		*fd = -1;
 	}
+	/* POSIX timers do not follow a fork */
+	if (hc_self && own(hc_self))
+		own(hc_self)->tick_armed = false;
+	tick_on = tick_perf_off = tick_failed = false;
+	tick_armed = 0;
+	tick_made = tick_fail_count = tick_samples = tick_overruns = tick_handovers = 0;
 	crowd_heavy = crowd_switchy = 1;
 	switchy_on = false;
 	switchy_look = 0;
@@ -1461,6 +1606,9 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		    __atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) >= 2)
 			switchy_look_now();
 	}
+	/* the switching level's timers (rate.h): made or deleted */
+	if (hc_rt.opt.tick && switchy_fd >= 0)
+		tick_sample(t);
 	/* A return breakpoint lives as a set does: one that has not fired
 	   by the second sample after its arming goes off (an armed debug
 	   register costs every context switch; in a VM, exits). */
@@ -1637,6 +1785,16 @@ void soft__log(void)
 			             hc_rt.opt.switchy_rate, hc_rt.opt.switchy_rate / 2, crowd_switchy,
 			             hc_rt.opt.switchy_rate, (unsigned long long)switchy_switches,
 			             (unsigned long long)switchy_looks, (unsigned long long)switchy_max);
+		if (switchy_fd >= 0 && hc_rt.opt.tick)
+			process__log("sampling rate: the switching level through per-thread tick timers "
+			             "(HPCRUN_COMM_TICK=1; user CPU time, checked at the scheduler tick): %llu timers "
+			             "made, %llu failed (the task-clock then stays on), %llu hand-overs (every "
+			             "task-clock event disabled), %llu timer samples, %llu overruns (not weighed)",
+			             (unsigned long long)tick_made, (unsigned long long)tick_fail_count,
+			             (unsigned long long)tick_handovers, (unsigned long long)tick_samples,
+			             (unsigned long long)tick_overruns);
+		else if (switchy_fd >= 0)
+			process__log("sampling rate: the switching level through the task-clock (HPCRUN_COMM_TICK=0)");
 		else if (heavy_fd >= 0)
 			process__log("sampling rate: no switching level (HPCRUN_COMM_SWITCHY=%u, "
 			             "HPCRUN_COMM_SWITCHY_RATE=%u)", hc_rt.opt.switchy, hc_rt.opt.switchy_rate);

@@ -78,6 +78,8 @@ struct rt_soft_thread {
 	uint64_t join_prev;     /* its previous sample's time at its last pthread_join */
 	bool stopped;           /* counted in the process's ended threads */
 	bool crowd_counted;     /* counted in the live threads of the rate rule (rate.h) */
+	bool tick_armed;        /* holds its tick timer (tick_id) at the switching level (rate.h) */
+	int tick_id;            /* the kernel's id of that timer */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
 	uint32_t cost_hist[RT_COST_KINDS][RT_STEP_HIST + 1];   /* soft__cost, thread CPU ns */
 	uint64_t cost_ns[RT_COST_KINDS];
@@ -92,6 +94,9 @@ struct rt_soft_thread {
 struct rt_thread;
 /* A TRAP_TRACE SIGTRAP: is it a step of this thread's burst? */
 bool soft__stepping(const struct rt_thread *t);
+/* A tick timer's sample arrived (signal.c; its overrun count): counted for
+   the log (signal context). */
+void soft__on_tick(int overrun);
 /* One step of the burst (signal context, under the guard). */
 void soft__on_step(struct rt_thread *t, void *uctx);
 /* After a matched watchpoint trap on a load: a burst (signal context). */

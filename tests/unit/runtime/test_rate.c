@@ -351,9 +351,34 @@ static void switchy(void)
 	CHECK_EQ_U64(rt_rate_parse_switchy("0"), 0);
 }
 
+/* The switching level through the tick (Session 17): the clock ids the
+   kernel's MAKE_THREAD_CPUCLOCK gives, the interval, the hand-over rule. */
+static void tick(void)
+{
+	int64_t sec, nsec;
+
+	/* the calling thread's user-time clock: ~0 << 3 | 4 | 1 */
+	CHECK_EQ_U64((uint64_t)(int64_t)rt_tick_clockid(0), (uint64_t)(int64_t)-3);
+	/* CLOCK_THREAD_CPUTIME_ID's pattern with VIRT instead of SCHED (2) */
+	CHECK_EQ_U64((uint64_t)(rt_tick_clockid(0) & 7), 5);
+	CHECK_EQ_U64((uint64_t)(int64_t)(~(rt_tick_clockid(1234) >> 3)), 1234);
+	rt_tick_interval(8000000, &sec, &nsec);
+	CHECK_EQ_U64((uint64_t)sec, 0);
+	CHECK_EQ_U64((uint64_t)nsec, 8000000);
+	rt_tick_interval(2500000000ull, &sec, &nsec);
+	CHECK_EQ_U64((uint64_t)sec, 2);
+	CHECK_EQ_U64((uint64_t)nsec, 500000000);
+	CHECK(rt_tick_all_armed(4, 4, false));
+	CHECK(rt_tick_all_armed(5, 4, false));
+	CHECK(!rt_tick_all_armed(3, 4, false));
+	CHECK(!rt_tick_all_armed(4, 4, true));
+	CHECK(!rt_tick_all_armed(0, 0, false));
+}
+
 int main(void)
 {
 	rule();
+	tick();
 	switchy();
 	quiet();
 	heavy();
