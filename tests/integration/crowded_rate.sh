@@ -14,6 +14,13 @@
 #     (HPCRUN_COMM_CROWDED_HEAVY_FROM=1, Session 14); with
 #     HPCRUN_COMM_CROWDED_HEAVY_FROM=2 (the rule before) not heavily
 #     (<= 2 x 1 + 1): coarse samples, no heavy one.
+#   the heavy shape with HPCRUN_COMM_SWITCHY_RATE=1 (any switch makes the
+#     process "switching": level 3, Session 16) samples through per-thread
+#     tick timers (HPCRUN_COMM_TICK=1, the default, Session 17): the log
+#     counts timers made (>= 5: main, blocked in pthread_join, gets one
+#     too), none failed, the changes through the tick (task-clock events
+#     disabled) and timer samples (> 0); with HPCRUN_COMM_TICK=0
+#     it says the level runs on the task-clock.
 # In every run the thinned periods add up: samples_thinned = 1 per coarse
 # sample + 2 more per heavy one (x2 and x4). Counters, never timing.
 # The analyzer warns that coverage was cut (database.xml's warnings, every
@@ -37,6 +44,12 @@ export HPCRUN_COMM_CROWDED_HEAVY_FROM=2
 measure two "$BENCH" private -t 2 -n $((2 * N)) || fail "2-worker run (HEAVY_FROM=2) failed"
 unset HPCRUN_COMM_CROWDED_HEAVY_FROM
 HPCRUN_COMM_CROWDED_PERIOD=8 measure thin8 "$BENCH" private -t 4 -n $N || fail "run at x8 failed"
+export HPCRUN_COMM_SWITCHY_RATE=1
+measure tick "$BENCH" private -t 4 -n $N || fail "switching-level run failed"
+export HPCRUN_COMM_TICK=0
+measure tick0 "$BENCH" private -t 4 -n $N || fail "switching-level run (TICK=0) failed"
+unset HPCRUN_COMM_TICK
+unset HPCRUN_COMM_SWITCHY_RATE
 log() { cat "$TMP/$1"/*.log 2>/dev/null; }
 log heavy | grep -q "sampling rate:" ||
 	{ echo "SKIP: not the soft sampler (no 'sampling rate:' line in the log)"; exit 77; }
@@ -81,4 +94,20 @@ for m in heavy off thin8; do
 done
 grep -q "<Warning>coverage cut to keep the cost down.*stood for" "$TMP/thin8.d/database.xml" &&
 	ok "x8: the warning names the thinned samples" || fail "x8: no coverage warning on thinned samples"
+l=$(log tick | grep "sampling rate: the switching level through per-thread tick timers")
+echo "tick: $l"
+m=$(echo "$l" | sed -n 's/.*: \([0-9]*\) timers made, \([0-9]*\) failed.*, \([0-9]*\) changes to it.*, \([0-9]*\) threads without a slot.*, \([0-9]*\) timer samples.*/\1 \2 \3 \4 \5/p')
+set -- $m
+[ $# -eq 5 ] || fail "no tick-timer line in the switching-level run's log"
+if [ $# -eq 5 ]; then
+	# main + 4 workers: main, blocked in pthread_join, gets its timer from the worker that changes the level
+	[ "$1" -ge 5 ] && [ "$2" -eq 0 ] && [ "$4" -eq 0 ] && ok "switching level: $1 tick timers made (main's too), none failed" ||
+		fail "switching level: $1 timers made (want >= 5), $2 failed, $4 threads without a slot"
+	[ "$3" -ge 1 ] && ok "switching level through the tick: $3 changes to it" || fail "switching level: no change through the tick"
+	[ "$5" -gt 0 ] && ok "switching level: $5 timer samples" || fail "switching level: no timer sample"
+fi
+[ "$(counter tick samples_heavy)" -gt 0 ] && ok "tick run: heavy samples" || fail "tick run: no heavy sample"
+log tick0 | grep -q "the switching level through the task-clock (HPCRUN_COMM_TICK=0)" &&
+	ok "HPCRUN_COMM_TICK=0: the log says the level runs on the task-clock" ||
+	fail "HPCRUN_COMM_TICK=0: no task-clock line"
 finish

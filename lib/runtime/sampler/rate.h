@@ -310,13 +310,24 @@ static inline void rt_tick_interval(uint64_t ns, int64_t *sec, int64_t *nsec)
 	*nsec = (int64_t)(ns % 1000000000ull);
 }
 
-/* May the switching level's threads drop the task-clock (all its events
-   disabled), with `armed` of the `live` measured threads holding their
-   timer? Not before every one does (a thread without one would go
-   unsampled); never after a thread failed to make its timer. */
-static inline bool rt_tick_all_armed(uint32_t armed, uint32_t live, bool failed)
+/* The table of live measured threads that the thread changing the level
+   makes or deletes every timer from (soft.c): RT_TICK_SLOTS words, a
+   thread in slot index % RT_TICK_SLOTS or one of the next RT_TICK_PROBE-1.
+   A word: the thread's tid (high 32 bits, never 0) and its timer id + 1
+   (low 32 bits, 0 = no timer); 0 = a free slot. */
+#define RT_TICK_SLOTS 1024u
+#define RT_TICK_PROBE 16u
+static inline uint64_t rt_tick_word(uint32_t tid, int id)
 {
-	return !failed && live > 0 && armed >= live;
+	return (uint64_t)tid << 32 | (uint32_t)(id + 1);
+}
+static inline uint32_t rt_tick_word_tid(uint64_t w)
+{
+	return (uint32_t)(w >> 32);
+}
+static inline int rt_tick_word_id(uint64_t w)
+{
+	return (int)(uint32_t)w - 1;
 }
 
 #endif

@@ -158,15 +158,20 @@ static int switchy_look;
 static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches;
 static int crowd_coarse, crowd_lock;
 /* The switching level through the tick (rate.h, HPCRUN_COMM_TICK): tick_on,
-   level 3 is in effect with per-thread timers; tick_from, the level whose
-   event stays enabled until every live thread holds its timer
-   (tick_perf_off then: all events disabled); tick_failed, a thread could
-   not make its timer (the event stays on, the timers go). tick_armed: live
-   threads holding one. Log figures: timers made, failures, samples and
+   level 3 is in effect with per-thread timers and every task-clock event
+   disabled. tick_slot: the live measured threads, one word each (rate.h,
+   rt_tick_word: tid and timer id + 1, 0 = free), so that the thread that
+   changes the level makes or deletes every thread's timer at once (a
+   blocked thread takes no sample that could make its own); a thread that
+   found no slot (tick_unslotted) keeps the process on the task-clock.
+   tick_failed: a timer could not be made (RLIMIT_SIGPENDING: each holds a
+   queued signal): level 3 runs on the task-clock from then on. Log
+   figures: timers made, failures, changes through the tick, samples and
    overruns (expirations merged into one signal, not weighed). */
-static bool tick_on, tick_perf_off, tick_failed;
-static uint32_t tick_from, tick_armed;
-static uint64_t tick_made, tick_fail_count, tick_samples, tick_overruns, tick_handovers;
+static uint64_t tick_slot[RT_TICK_SLOTS];
+static bool tick_on, tick_failed;
+static uint32_t tick_unslotted;
+static uint64_t tick_made, tick_fail_count, tick_samples, tick_overruns, tick_changes;
 static uint64_t heavy_switches;    /* changes to the heavy level */
 static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
 static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
@@ -657,38 +662,11 @@ static uint32_t level_wanted(uint32_t now, bool *crowded, uint32_t live)
 	return rt_rate_level_switchy(want, __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy);
 }
 
-/* The switching level through the tick (rate.h): to level 3, the level in
-   effect keeps its event enabled and every thread makes its own timer at
-   its next sample (tick_sample), the last one disabling the event; from
-   level 3, the wanted level's event is enabled (the one left on, if the
-   hand-over had not finished, disabled unless wanted) and each thread
-   deletes its timer at its next sample. Under crowd_lock; signal context
-   (ioctl). */
-static bool tick_change(uint32_t now, uint32_t want)
-{
-	if (want == 3) {
-		tick_from = now;
-		tick_perf_off = false;
-		__atomic_store_n(&tick_on, true, __ATOMIC_RELEASE);
-		return true;
-	}
-	{
-		int *on = level_fd(want), *off = level_fd(tick_from);
-
-		if (!fds__check(on) || ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return false;
-		if (!tick_perf_off && tick_from != want && fds__check(off))
-			ioctl(*off, PERF_EVENT_IOC_DISABLE, 0);
-		tick_perf_off = false;
-		__atomic_store_n(&tick_on, false, __ATOMIC_RELEASE);
-		return true;
-	}
-}
-
-/* This thread's tick timer: made (armed at the switching level's period of
-   user CPU time) or deleted. Raw system calls: glibc's timer_create may
-   allocate for its own ids. Signal context or the thread's start/end. */
-static bool tick_make(struct rt_thread *t)
+/* A timer on thread tid's user CPU time, armed at the switching level's
+   period, sending it SIGTRAP with the sample cookie: its id, or -1 (errno).
+   Raw system calls (glibc's timer_create keeps ids of its own). Signal
+   context or a thread's start. */
+static int tick_create(uint32_t tid)
 {
 	struct sigevent ev;
 	struct itimerspec its;
@@ -699,74 +677,145 @@ static bool tick_make(struct rt_thread *t)
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGTRAP;
 	ev.sigev_value.sival_ptr = (void *)(uintptr_t)rt_rate_cookie(signal__cookie_sample(), level_mult(3));
-	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-	if (syscall(SYS_timer_create, rt_tick_clockid(0), &ev, &id) < 0)
-		return false;
+	ev._sigev_un._tid = (pid_t)tid;
+	if (syscall(SYS_timer_create, rt_tick_clockid((int)tid), &ev, &id) < 0)
+		return -1;
 	rt_tick_interval(hc_rt.opt.period * level_mult(3), &sec, &nsec);
 	its.it_interval.tv_sec = (time_t)sec;
 	its.it_interval.tv_nsec = (long)nsec;
 	its.it_value = its.it_interval;
 	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
+		int err = errno;
+
 		syscall(SYS_timer_delete, id);
+		errno = err;
+		return -1;
+	}
+	__atomic_add_fetch(&tick_made, 1, __ATOMIC_RELAXED);
+	return id;
+}
+
+/* Slot k's thread gets its timer (no-op if it has one or left): false
+   when a timer could not be made for a live thread. */
+static bool tick_arm_slot(uint32_t k)
+{
+	uint64_t w = __atomic_load_n(&tick_slot[k], __ATOMIC_ACQUIRE);
+	int id;
+
+	if (!w || rt_tick_word_id(w) >= 0)
+		return true;
+	if ((id = tick_create(rt_tick_word_tid(w))) < 0) {
+		/* EINVAL for a thread that has ended meanwhile (its clock and
+		   target gone): asked with a null signal, else a failure */
+		if ((errno == ESRCH || errno == EINVAL) &&
+		    syscall(SYS_tgkill, (pid_t)hc_rt.pid, (pid_t)rt_tick_word_tid(w), 0) < 0 && errno == ESRCH)
+			return true;
+		__atomic_add_fetch(&tick_fail_count, 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	own(t)->tick_id = id;
-	own(t)->tick_armed = true;
+	/* the thread may have ended (its slot freed or taken) meanwhile */
+	if (!__atomic_compare_exchange_n(&tick_slot[k], &w, rt_tick_word(rt_tick_word_tid(w), id), false,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		syscall(SYS_timer_delete, id);
 	return true;
 }
 
-static void tick_drop(struct rt_thread *t)
+/* Slot k's timer deleted (the thread stays in its slot). */
+static void tick_disarm_slot(uint32_t k)
 {
-	if (!own(t) || !own(t)->tick_armed)
-		return;
-	syscall(SYS_timer_delete, own(t)->tick_id);
-	own(t)->tick_armed = false;
-	__atomic_sub_fetch(&tick_armed, 1, __ATOMIC_RELAXED);
-}
+	uint64_t w = __atomic_load_n(&tick_slot[k], __ATOMIC_ACQUIRE);
 
-static void crowd_update(void);
-
-/* At each sample (and a thread's start): make or delete this thread's timer
-   as the level asks; the thread that completes the hand-over disables the
-   event left on. Signal context. */
-static void tick_sample(struct rt_thread *t)
-{
-	bool on = __atomic_load_n(&tick_on, __ATOMIC_ACQUIRE) && !__atomic_load_n(&tick_failed, __ATOMIC_RELAXED);
-
-	if (!on) {
-		tick_drop(t);
-		return;
-	}
-	if (!own(t)->crowd_counted)
-		return;
-	if (!own(t)->tick_armed) {
-		if (!tick_make(t)) {
-			/* (RLIMIT_SIGPENDING: each timer holds a queued signal) the
-			   event goes on again, for this thread and all */
-			__atomic_add_fetch(&tick_fail_count, 1, __ATOMIC_RELAXED);
-			__atomic_store_n(&tick_failed, true, __ATOMIC_RELAXED);
-			if (!__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE)) {
-				if (tick_on && tick_perf_off && level_here(tick_from) &&
-				    ioctl(*level_fd(tick_from), PERF_EVENT_IOC_ENABLE, 0) == 0)
-					tick_perf_off = false;
-				__atomic_store_n(&crowd_lock, 0, __ATOMIC_RELEASE);
-			}
+	while (w && rt_tick_word_id(w) >= 0) {
+		if (__atomic_compare_exchange_n(&tick_slot[k], &w, rt_tick_word(rt_tick_word_tid(w), -1), false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			syscall(SYS_timer_delete, rt_tick_word_id(w));
 			return;
 		}
-		__atomic_add_fetch(&tick_made, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&tick_armed, 1, __ATOMIC_RELAXED);
 	}
-	if (!__atomic_load_n(&tick_perf_off, __ATOMIC_RELAXED) &&
-	    rt_tick_all_armed(__atomic_load_n(&tick_armed, __ATOMIC_RELAXED),
-	                      __atomic_load_n(&crowd_live, __ATOMIC_RELAXED), false) &&
-	    !__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE)) {
-		if (tick_on && !tick_perf_off && !tick_failed && level_here(tick_from) &&
-		    ioctl(*level_fd(tick_from), PERF_EVENT_IOC_DISABLE, 0) == 0) {
-			tick_perf_off = true;
-			tick_handovers++;
+}
+
+static void tick_disarm_all(void)
+{
+	for (uint32_t k = 0; k < RT_TICK_SLOTS; k++)
+		tick_disarm_slot(k);
+}
+
+/* The switching level through the tick (rate.h), under crowd_lock: to
+   level 3, every registered thread's timer, then the level in effect's
+   event disabled (any failure, or a thread without a slot: the timers
+   deleted, and level 3 on its task-clock event as without the tick); from
+   level 3, the wanted level's event enabled, then every timer deleted.
+   Signal context (system calls only). */
+static bool tick_change(uint32_t now, uint32_t want)
+{
+	int *on = level_fd(want), *off = level_fd(now);
+
+	if (want == 3 && !__atomic_load_n(&tick_failed, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&tick_unslotted, __ATOMIC_RELAXED)) {
+		bool ok = fds__check(off);
+
+		__atomic_store_n(&tick_on, true, __ATOMIC_RELEASE);    /* threads starting now make theirs */
+		for (uint32_t k = 0; ok && k < RT_TICK_SLOTS; k++)
+			ok = tick_arm_slot(k);
+		if (ok && ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
+			tick_changes++;
+			return true;
 		}
-		__atomic_store_n(&crowd_lock, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&tick_on, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&tick_failed, true, __ATOMIC_RELAXED);
+		tick_disarm_all();
+		/* ... and on to the task-clock's level 3 below */
 	}
+	if (now == 3 && __atomic_load_n(&tick_on, __ATOMIC_RELAXED)) {
+		if (!fds__check(on) || ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return false;
+		__atomic_store_n(&tick_on, false, __ATOMIC_RELEASE);
+		tick_disarm_all();
+		return true;
+	}
+	return fds__check(on) && fds__check(off) && ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) == 0 &&
+	       ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0;
+}
+
+/* A starting thread takes a slot (and, at the switching level through the
+   tick, its timer); an ending one gives it back and deletes its timer. */
+static void tick_register(struct rt_thread *t)
+{
+	uint32_t k0 = t->id.index % RT_TICK_SLOTS;
+
+	own(t)->tick_slot = -1;
+	for (uint32_t i = 0; i < RT_TICK_PROBE; i++) {
+		uint32_t k = (k0 + i) % RT_TICK_SLOTS;
+		uint64_t z = 0;
+
+		if (__atomic_compare_exchange_n(&tick_slot[k], &z, rt_tick_word(t->id.tid, -1), false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			own(t)->tick_slot = (int)k;
+			break;
+		}
+	}
+	if (own(t)->tick_slot < 0) {
+		__atomic_add_fetch(&tick_unslotted, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (__atomic_load_n(&tick_on, __ATOMIC_ACQUIRE) && !tick_arm_slot((uint32_t)own(t)->tick_slot))
+		__atomic_store_n(&tick_failed, true, __ATOMIC_RELAXED);   /* crowd_update falls back */
+}
+
+static void tick_unregister(struct rt_thread *t)
+{
+	uint64_t w;
+
+	if (own(t)->tick_slot < 0) {
+		if (own(t)->tick_slot == -1)
+			__atomic_sub_fetch(&tick_unslotted, 1, __ATOMIC_RELAXED);
+		own(t)->tick_slot = -2;
+		return;
+	}
+	w = __atomic_exchange_n(&tick_slot[own(t)->tick_slot], 0, __ATOMIC_ACQ_REL);
+	if (w && rt_tick_word_id(w) >= 0)
+		syscall(SYS_timer_delete, rt_tick_word_id(w));
+	own(t)->tick_slot = -2;
 }
 
 void soft__on_tick(int overrun)
@@ -795,11 +844,19 @@ static void crowd_update(void)
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
 		now = (uint32_t)crowd_coarse;
+		/* a thread that started at level 3 could not make its timer:
+		   level 3 goes on the task-clock (its event, then no timer) */
+		if (now == 3 && __atomic_load_n(&tick_on, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&tick_failed, __ATOMIC_RELAXED) && fds__check(&switchy_fd) &&
+		    ioctl(switchy_fd, PERF_EVENT_IOC_ENABLE, 0) == 0) {
+			__atomic_store_n(&tick_on, false, __ATOMIC_RELEASE);
+			tick_disarm_all();
+		}
 		want = level_wanted(now, &crowd_crowded, live);
 		if (want != now) {
 			on = level_fd(want);
 			off = level_fd(now);
-			if (hc_rt.opt.tick && (want == 3 || now == 3) ? tick_change(now, want) :
+			if (hc_rt.opt.tick ? tick_change(now, want) :
 			    fds__check(on) && fds__check(off) && ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) == 0 &&
 			    ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
 				__atomic_store_n(&crowd_coarse, (int)want, __ATOMIC_RELAXED);
@@ -956,14 +1013,13 @@ static int soft_start(struct rt_thread *t)
 	if (t->id.index != 0 && inherited_here()) {
 		t->sampler.inherited = true;   /* its copy has counted since clone */
 		own(t)->crowd_counted = true;
-		own(t)->tick_armed = false;
+		/* its slot, and at the switching level through the tick its
+		   timer (its copy of the event may be disabled) */
+		if (hc_rt.opt.tick)
+			tick_register(t);
 		if (__atomic_add_fetch(&crowd_live, 1, __ATOMIC_RELAXED) > crowd_max_live)
 			crowd_max_live = crowd_live;    /* racy: a log figure */
 		crowd_update();
-		/* at the switching level through the tick: its own timer now
-		   (its copy of the event may be disabled) */
-		if (hc_rt.opt.tick)
-			tick_sample(t);
 		/* what a trap before its first sample weighs (rate.h) */
 		t->sampler.mult = level_mult((uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED));
 		soft__start_set(t);
@@ -978,7 +1034,8 @@ static int soft_start(struct rt_thread *t)
 		inh_pid = hc_rt.pid;
 		t->sampler.inherited = true;
 		own(t)->crowd_counted = true;
-		own(t)->tick_armed = false;
+		if (hc_rt.opt.tick)
+			tick_register(t);
 		crowd_live = crowd_max_live = 1;
 		crowd_coarse = 0;
 		crowd_crowded = false;
@@ -990,8 +1047,8 @@ static int soft_start(struct rt_thread *t)
 
 static void soft_stop(struct rt_thread *t)
 {
-	if (own(t) && own(t)->tick_armed && (uint32_t)getpid() == t->id.pid)
-		tick_drop(t);
+	if (own(t) && own(t)->crowd_counted && hc_rt.opt.tick && (uint32_t)getpid() == t->id.pid)
+		tick_unregister(t);
 	if (t->id.index != 0 && own(t) && !own(t)->stopped) {
 		uint64_t life = process__now() - t->id.start_ns, avg;
 		uint32_t pos;
@@ -1067,10 +1124,11 @@ static void soft_atfork_child(void)
 	}
 	/* POSIX timers do not follow a fork */
 	if (hc_self && own(hc_self))
-		own(hc_self)->tick_armed = false;
-	tick_on = tick_perf_off = tick_failed = false;
-	tick_armed = 0;
-	tick_made = tick_fail_count = tick_samples = tick_overruns = tick_handovers = 0;
+		own(hc_self)->tick_slot = -2;
+	memset(tick_slot, 0, sizeof(tick_slot));
+	tick_on = tick_failed = false;
+	tick_unslotted = 0;
+	tick_made = tick_fail_count = tick_samples = tick_overruns = tick_changes = 0;
 	crowd_heavy = crowd_switchy = 1;
 	switchy_on = false;
 	switchy_look = 0;
@@ -1606,9 +1664,6 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		    __atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) >= 2)
 			switchy_look_now();
 	}
-	/* the switching level's timers (rate.h): made or deleted */
-	if (hc_rt.opt.tick && switchy_fd >= 0)
-		tick_sample(t);
 	/* A return breakpoint lives as a set does: one that has not fired
 	   by the second sample after its arming goes off (an armed debug
 	   register costs every context switch; in a VM, exits). */
@@ -1788,11 +1843,12 @@ void soft__log(void)
 		if (switchy_fd >= 0 && hc_rt.opt.tick)
 			process__log("sampling rate: the switching level through per-thread tick timers "
 			             "(HPCRUN_COMM_TICK=1; user CPU time, checked at the scheduler tick): %llu timers "
-			             "made, %llu failed (the task-clock then stays on), %llu hand-overs (every "
-			             "task-clock event disabled), %llu timer samples, %llu overruns (not weighed)",
+			             "made, %llu failed (level 3 on the task-clock from then on), %llu changes to it "
+			             "(every task-clock event disabled), %u threads without a slot (of %u), %llu timer "
+			             "samples, %llu overruns (not weighed)",
 			             (unsigned long long)tick_made, (unsigned long long)tick_fail_count,
-			             (unsigned long long)tick_handovers, (unsigned long long)tick_samples,
-			             (unsigned long long)tick_overruns);
+			             (unsigned long long)tick_changes, tick_unslotted, RT_TICK_SLOTS,
+			             (unsigned long long)tick_samples, (unsigned long long)tick_overruns);
 		else if (switchy_fd >= 0)
 			process__log("sampling rate: the switching level through the task-clock (HPCRUN_COMM_TICK=0)");
 		else if (heavy_fd >= 0)

@@ -78,8 +78,7 @@ struct rt_soft_thread {
 	uint64_t join_prev;     /* its previous sample's time at its last pthread_join */
 	bool stopped;           /* counted in the process's ended threads */
 	bool crowd_counted;     /* counted in the live threads of the rate rule (rate.h) */
-	bool tick_armed;        /* holds its tick timer (tick_id) at the switching level (rate.h) */
-	int tick_id;            /* the kernel's id of that timer */
+	int tick_slot;          /* its slot in soft.c's tick table (rate.h); -1 none, -2 left */
 	uint32_t burst_hist[RT_STEP_HIST + 1];   /* burst durations, trap costs included */
 	uint32_t cost_hist[RT_COST_KINDS][RT_STEP_HIST + 1];   /* soft__cost, thread CPU ns */
 	uint64_t cost_ns[RT_COST_KINDS];

@@ -368,11 +368,14 @@ static void tick(void)
 	rt_tick_interval(2500000000ull, &sec, &nsec);
 	CHECK_EQ_U64((uint64_t)sec, 2);
 	CHECK_EQ_U64((uint64_t)nsec, 500000000);
-	CHECK(rt_tick_all_armed(4, 4, false));
-	CHECK(rt_tick_all_armed(5, 4, false));
-	CHECK(!rt_tick_all_armed(3, 4, false));
-	CHECK(!rt_tick_all_armed(4, 4, true));
-	CHECK(!rt_tick_all_armed(0, 0, false));
+	/* the table's words: a thread without a timer, with timer 0, with the
+	   largest id; never 0 for a live thread */
+	CHECK_EQ_U64(rt_tick_word_tid(rt_tick_word(4242, -1)), 4242);
+	CHECK_EQ_U64((uint64_t)(int64_t)rt_tick_word_id(rt_tick_word(4242, -1)), (uint64_t)(int64_t)-1);
+	CHECK_EQ_U64((uint64_t)rt_tick_word_id(rt_tick_word(4242, 0)), 0);
+	CHECK_EQ_U64((uint64_t)rt_tick_word_id(rt_tick_word(1, 0x7ffffffe)), 0x7ffffffe);
+	CHECK_EQ_U64(rt_tick_word_tid(rt_tick_word(0xfffffffeu, 7)), 0xfffffffeu);
+	CHECK(rt_tick_word(1, -1) != 0);
 }
 
 int main(void)
