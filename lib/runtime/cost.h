@@ -202,6 +202,23 @@ static inline bool rt_switch_gate_allows_in(struct rt_switch_gate *g, uint64_t c
 	return !crowded || sw * charge * 1000 <= cpu_ns * g->budget_permille;
 }
 
+/* Preempted (HPCRUN_COMM_ARM_SHARE=P, performance.md "Session 17"): did a
+   thread whose previous sample was at wall time prev_ns (0 = none) and
+   whose samples come every period_ns of its CPU time get less than P % of
+   a CPU until now_ns? Its per-thread arms then wait (watch.c): an arm of a
+   thread that is being descheduled costs the partner that spins on it
+   milliseconds of wall time (LULESH threads = CPUs under load: 22 µs of
+   CPU, 1.46 ms of wall per arm, Session 16). P = 0: never. */
+#define RT_ARM_SHARE_DEFAULT 0u   /* off: measured helpful, but not against the integration tests under load */
+static inline bool rt_share_low(uint64_t prev_ns, uint64_t now_ns, uint32_t share_pct, uint64_t period_ns)
+{
+	if (!share_pct || !prev_ns || now_ns <= prev_ns || !period_ns)
+		return false;
+	if (now_ns - prev_ns > UINT64_MAX / 100)
+		return true;
+	return (now_ns - prev_ns) * share_pct > period_ns * 100;
+}
+
 static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_ns, uint64_t sw)
 {
 	return rt_switch_gate_allows_in(g, cpu_ns, sw, false);

@@ -250,6 +250,15 @@ static void read_options(struct rt_options *o)
 			               "per-thread CPU-time timers instead of the task-clock)", (unsigned long long)k);
 		o->tick = k == 1;
 	}
+	/* ... and the preempted thread's arms (watch.c) */
+	{
+		uint64_t a = env_u64("HPCRUN_COMM_ARM_SHARE", RT_ARM_SHARE_DEFAULT);
+
+		if (a > 100)
+			process__fatal("HPCRUN_COMM_ARM_SHARE: %llu is not a CPU share in %% (0: off; at most 100)",
+			               (unsigned long long)a);
+		o->arm_share = (uint32_t)a;
+	}
 	/* ... and of a quiet one (no sign of sharing in its latest samples). */
 	{
 		uint64_t w = env_u64("HPCRUN_COMM_QUIET_SAMPLES", RT_QUIET_WINDOW_DEFAULT);

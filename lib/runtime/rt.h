@@ -165,6 +165,7 @@ struct rt_thread {
 		   sample (sampler/rate.h: 1 fine, > 1 coarse; 0 = none yet);
 		   its communications weigh that many periods */
 		uint32_t mult;
+		bool share_low;               /* its CPU share since its previous sample was below HPCRUN_COMM_ARM_SHARE (soft.c) */
 		/* the running sampler's own state: its table's thread_size
 		   bytes from the thread's arena, zero at thread start
 		   (thread.c); NULL when thread_size is 0 */
@@ -246,6 +247,7 @@ struct rt_options {
 	uint32_t switchy;           /* soft: the heavy period's multiplier while the process switches often (rate.h, level 3) */
 	uint32_t switchy_rate;      /* soft: context switches per CPU second that make it so; 0 = off (rate.h) */
 	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
+	uint32_t arm_share;         /* soft: per-thread sets only when the thread's CPU share since its previous sample is >= this % (0 = always; watch.c) */
 	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
 	bool ret_bp_system;         /* soft sampler: return bursts into system libraries' code too

@@ -843,9 +843,21 @@ int watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	return ret;
 }
 
+/* Per-thread arms refused because the thread was preempted
+   (HPCRUN_COMM_ARM_SHARE, soft.c's share_low; a log figure). */
+static uint64_t arms_share_refused;
+
 static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	uint32_t type = t->det.writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+
+	/* A thread that gets a small share of a CPU now is likely to be
+	   descheduled between its arm and its partner's access, or in the
+	   handler while the partner spins (performance.md, "Session 17"). */
+	if (t->sampler.share_low && !t->det.start_set) {
+		__atomic_add_fetch(&arms_share_refused, 1, __ATOMIC_RELAXED);
+		return -EAGAIN;
+	}
 
 	/* A start set is armed once, before the thread has run: the switch
 	   gate has no evidence yet and, in a crowded process, refuses every
@@ -1365,6 +1377,10 @@ void watch__trap_outside(int slot)
 /* The process log's lines for the process-wide set (at exit). */
 void watch__log(void)
 {
+	if (hc_rt.opt.arm_share)
+		process__log("watchpoints: %llu per-thread arms refused while the thread had less than %u %% of "
+		             "a CPU since its previous sample (HPCRUN_COMM_ARM_SHARE)",
+		             (unsigned long long)arms_share_refused, hc_rt.opt.arm_share);
 	if (!pset.n) {
 		if (hc_rt.opt.procset > 0 && hc_rt.sampler_kind == HC_SAMPLER_SOFT)
 			process__log("process-wide watch set: none (HPCRUN_COMM_PROCSET=%d; no registers, "

@@ -1649,6 +1649,13 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 
 	t->cnt.samples++;
 	t->det.touched_within = RT_STEP_RECENT * period_now(t);
+	/* Preempted (HPCRUN_COMM_ARM_SHARE, cost.h rt_share_low, watch.c): the
+	   thread got less than that share of a CPU since its previous sample;
+	   its per-thread arms wait. Not crowded only (its threads never get a
+	   whole CPU; the switch gate is for that). */
+	if (hc_rt.opt.arm_share)   /* a crowded process has its switch gate (cost.h) */
+		t->sampler.share_low = !__atomic_load_n(&crowd_crowded, __ATOMIC_RELAXED) &&
+		                       rt_share_low(prev_before, process__now(), hc_rt.opt.arm_share, period_now(t));
 	/* The end of the process's warm-up at the fine rate (rate.h): the
 	   rate its live threads call for from now on. */
 	if (coarse_fd >= 0) {

@@ -203,8 +203,23 @@ static void gate(void)
 	CHECK(rt_switch_gate_allows(&g, 1000, 1000000));
 }
 
+/* The preempted-thread rule (HPCRUN_COMM_ARM_SHARE): a 500-us period that
+   took 1.2 ms of wall time is a 42 % share. */
+static void share(void)
+{
+	CHECK(rt_share_low(1000000, 2200000, 50, 500000));
+	CHECK(!rt_share_low(1000000, 2200000, 40, 500000));
+	CHECK(!rt_share_low(1000000, 1500000, 100, 500000));   /* exactly a whole CPU */
+	CHECK(rt_share_low(1000000, 1500001, 100, 500000));
+	CHECK(!rt_share_low(0, 2200000, 50, 500000));          /* no previous sample */
+	CHECK(!rt_share_low(1000000, 900000, 50, 500000));     /* clock went back */
+	CHECK(!rt_share_low(1000000, 9000000, 0, 500000));     /* off */
+	CHECK(rt_share_low(1, UINT64_MAX, 1, 500000));         /* no overflow */
+}
+
 int main(void)
 {
+	share();
 	histograms();
 	gate();
 	return hc_test_done("test_cost");
