@@ -82,6 +82,10 @@ cell() {
 	    "$TMP/$1.rows"
 }
 
+# logc NAME COUNTER: the counter summed over the run's process logs (the
+# runtime's own counters, e.g. the process-wide ones hc_rows does not list)
+logc() { cat "$TMP/$1"/*.log 2>/dev/null | awk -v n="$2" '$1 == "counter" && $2 == n { s += $3 } END { print s + 0 }'; }
+
 counter() {
 	awk -v n="$2" '$1 == "counter" && $2 == n { print $3; found = 1 } END { if (!found) print 0 }' "$TMP/$1.rows"
 }

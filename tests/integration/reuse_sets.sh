@@ -18,9 +18,6 @@ command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
 cc -O2 -g -pthread -o "$TMP/pool" "$S/tests/programs/pool.c" || fail "cannot build pool"
 [ "$FAILS" -eq 0 ] || finish
 
-# logc NAME COUNTER: the counter summed over the run's process logs
-logc() { cat "$TMP/$1"/*.log 2>/dev/null | awk -v n="$2" '$1 == "counter" && $2 == n { s += $3 } END { print s + 0 }'; }
-
 for try in 1 2 3 4; do
 	rm -rf "${TMP:?}/on"
 	HPCRUN_COMM_REUSE_LIFE=16 measure on "$TMP/pool" 2 4000 64 || fail "sampled run failed"

@@ -16,9 +16,6 @@ command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
 cc -O2 -g -pthread -o "$TMP/flags" "$S/tests/programs/flags.c" || fail "cannot build flags"
 [ "$FAILS" -eq 0 ] || finish
 
-# logc NAME COUNTER: the counter summed over the run's process logs
-logc() { cat "$TMP/$1"/*.log 2>/dev/null | awk -v n="$2" '$1 == "counter" && $2 == n { s += $3 } END { print s + 0 }'; }
-
 for try in 1 2 3 4; do
 	rm -rf "${TMP:?}/on"
 	measure on "$TMP/flags" 3 512 4000 || fail "sampled run failed"
