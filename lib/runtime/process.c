@@ -316,6 +316,7 @@ static void read_options(struct rt_options *o)
 		               o->start_recent);
 	o->start_block = (uint32_t)env_u64("HPCRUN_COMM_START_BLOCK", 1);
 	o->start_block_open = env_u64("HPCRUN_COMM_START_BLOCK_OPEN", 0) != 0;
+	o->start_block_written = env_u64("HPCRUN_COMM_START_BLOCK_WRITTEN", RT_PSET_WRITTEN_DEFAULT) != 0;
 	o->start_chain = (uint32_t)env_u64("HPCRUN_COMM_START_CHAIN", RT_PSET_CHAIN_DEFAULT);
 	if (o->start_chain > 64)
 		process__fatal("HPCRUN_COMM_START_CHAIN: %u re-arms is more than 64", o->start_chain);
@@ -758,6 +759,13 @@ static void process_init(bool after_fork)
 			        "watch_armed_reuse, reuse_comms)", hc_rt.dcfg.reuse_life);
 		else
 			process__log("reuse sets: off (HPCRUN_COMM_REUSE_LIFE=0)");
+		process__log("creator's block sets (HPCRUN_COMM_START_BLOCK=%u): when none of the creator's stores is on the "
+		        "board, %s (HPCRUN_COMM_START_BLOCK_WRITTEN=%d; counter start_sets_block_written)",
+		        hc_rt.opt.start_block,
+		        !hc_rt.opt.start_block ? "none (off)" :
+		        hc_rt.opt.start_block >= 2 ? "a big block it allocated last" :
+		        hc_rt.opt.start_block_written ? "a big block it had written when it created its first thread since" :
+		        "none", hc_rt.opt.start_block_written ? 1 : 0);
 	}
 	if (hc_rt.dcfg.echo_depth)
 		process__log("trapped stores published up to echo depth %u (a trap on a set whose entry a trap "

@@ -253,4 +253,38 @@ static inline uint64_t rt_pset_chain_pick(uint64_t lo, uint64_t hi, uint32_t lin
 	return best;
 }
 
+/* A creator's written block (HPCRUN_COMM_START_BLOCK_WRITTEN; detection.md
+   §5.32): when none of the creator's stores is on the board (its
+   initialisation ran before its first sample), a child's block line may
+   come from a big block the creator allocated and had written before it
+   created its first thread since: at that pthread_create, `n` pages spread
+   over the block are asked whether they are resident. The block counts as
+   written when at least half of them are: the arrays a creator
+   initialised (stencil's grids), not those it only allocated for its
+   workers to fill (generations' buffers: fresh calloc pages, none
+   resident), which named the creator for lines its children wrote
+   (detection.md §5.27). */
+#define RT_PSET_WRITTEN_PAGES 16u
+#define RT_PSET_WRITTEN_DEFAULT 1u
+
+/* The page of a block [base, base + size) that probe i of n asks about
+   (0 <= i < n): evenly spread, the first at the block's first page. */
+static inline uint64_t rt_pset_written_page(uint64_t base, uint64_t size, uint32_t i, uint32_t n,
+                                            uint32_t page_size)
+{
+	uint64_t first = base & ~(uint64_t)(page_size - 1);
+	uint64_t last = (base + (size ? size - 1 : 0)) & ~(uint64_t)(page_size - 1);
+	uint64_t pages = (last - first) / page_size + 1;
+
+	if (n == 0 || i >= n)
+		return first;
+	return first + (pages * i / n) * page_size;
+}
+
+/* Written: at least half of the pages asked about were resident. */
+static inline bool rt_pset_written(uint32_t resident, uint32_t asked)
+{
+	return asked > 0 && 2 * resident >= asked;
+}
+
 #endif

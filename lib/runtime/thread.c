@@ -25,6 +25,7 @@
 #include "runtime/safety.h"
 #include "runtime/numa.h"
 #include "runtime/alloc/ownheap.h"
+#include "runtime/alloc/track.h"
 #include "runtime/sampler/soft.h"
 
 #define ARENA_RESERVE   (256ull << 20)  /* address space per thread, touched on use */
@@ -441,6 +442,10 @@ HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(
 	}
 	if (self && hc_guard_enter(self)) {
 		soft__on_create(self);      /* its next joins wait for threads ending from now on */
+		/* which of its big blocks it wrote before this child (a creator's
+		   written block, soft.c; HPCRUN_COMM_START_BLOCK_WRITTEN) */
+		if (hc_rt.opt.start_block_written && hc_rt.opt.start_block)
+			track__creating(self->id.index);
 		hc_guard_leave(self);
 	}
 	flush__need_helper();       /* periodic flush by a helper from now on (flush.c) */

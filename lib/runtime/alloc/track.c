@@ -6,7 +6,9 @@
    signal context. */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+#include "runtime/pset.h"
 #include "runtime/rt.h"
 #include "runtime/safety.h"
 #include "runtime/alloc/track.h"
@@ -20,6 +22,7 @@ static uint32_t table_pid;
 #define TRACK_BIG_MIN (64u * 1024u)
 #define TRACK_BIG_RING 8u
 static void track_note_big(uint32_t thread, uint64_t base, uint64_t n);
+static bool block_resident(uint64_t base, uint64_t size);
 
 __attribute__((noinline)) void track__slow(struct rt_thread *t, uint64_t base, uint64_t n,
                                            uint32_t mark, uint32_t kind)
@@ -49,18 +52,28 @@ __attribute__((noinline)) void track__slow(struct rt_thread *t, uint64_t base, u
    Each field is written relaxed; a reader checks the block is still live. */
 static uint64_t big_base[TRACK_BIG_RING], big_size[TRACK_BIG_RING];
 static uint32_t big_thread[TRACK_BIG_RING], big_next;
+/* TRACK_UNASKED until its allocator next creates a thread, then whether
+   it had written the block by then (track__creating) */
+enum { TRACK_UNASKED, TRACK_WRITTEN, TRACK_UNWRITTEN };
+static uint32_t big_written[TRACK_BIG_RING];
 
 static void track_note_big(uint32_t thread, uint64_t base, uint64_t n)
 {
 	uint32_t k = __atomic_fetch_add(&big_next, 1, __ATOMIC_RELAXED) % TRACK_BIG_RING;
 
+	/* already resident when the allocator hands it out (calloc's memset,
+	   a heap range used before): the pages say nothing about the
+	   creator's own stores, and the block is never a written one */
+	uint32_t w = hc_rt.opt.start_block_written && block_resident(base, n) ? TRACK_UNWRITTEN : TRACK_UNASKED;
+
 	__atomic_store_n(&big_thread[k], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&big_written[k], w, __ATOMIC_RELAXED);
 	__atomic_store_n(&big_base[k], base, __ATOMIC_RELAXED);
 	__atomic_store_n(&big_size[k], n, __ATOMIC_RELAXED);
 	__atomic_store_n(&big_thread[k], thread + 1, __ATOMIC_RELEASE);
 }
 
-uint32_t track__recent_big(uint32_t thread, struct rt_block *out, uint32_t max)
+uint32_t track__recent_big(uint32_t thread, bool written_only, struct rt_block *out, uint32_t max)
 {
 	uint32_t n = 0;
 
@@ -69,11 +82,57 @@ uint32_t track__recent_big(uint32_t thread, struct rt_block *out, uint32_t max)
 
 		if (__atomic_load_n(&big_thread[k], __ATOMIC_ACQUIRE) != thread + 1)
 			continue;
+		if (written_only && __atomic_load_n(&big_written[k], __ATOMIC_RELAXED) != TRACK_WRITTEN)
+			continue;
 		a = __atomic_load_n(&big_base[k], __ATOMIC_RELAXED);
 		if (blocks__find(a, &out[n]) && out[n].base == a)
 			n++;       /* else freed since */
 	}
 	return n;
+}
+
+/* Whether most of the pages asked about of [base, base + size) are
+   resident (pset.h rt_pset_written). A page no longer mapped (the block
+   freed meanwhile) is not asked: mincore fails with ENOMEM. */
+static bool block_resident(uint64_t base, uint64_t size)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	uint32_t resident = 0, asked = 0;
+
+	if (psz <= 0)
+		return false;
+	for (uint32_t i = 0; i < RT_PSET_WRITTEN_PAGES; i++) {
+		unsigned char v = 0;
+		uint64_t pg = rt_pset_written_page(base, size, i, RT_PSET_WRITTEN_PAGES, (uint32_t)psz);
+
+		if (mincore((void *)(uintptr_t)pg, (size_t)psz, &v) == 0) {
+			asked++;
+			resident += v & 1;
+		}
+	}
+	return rt_pset_written(resident, asked);
+}
+
+uint32_t track__creating(uint32_t thread)
+{
+	uint32_t written = 0;
+
+	for (uint32_t k = 0; k < TRACK_BIG_RING; k++) {
+		uint64_t base, size;
+
+		if (__atomic_load_n(&big_thread[k], __ATOMIC_ACQUIRE) != thread + 1 ||
+		    __atomic_load_n(&big_written[k], __ATOMIC_RELAXED) != TRACK_UNASKED)
+			continue;
+		base = __atomic_load_n(&big_base[k], __ATOMIC_RELAXED);
+		size = __atomic_load_n(&big_size[k], __ATOMIC_RELAXED);
+		if (block_resident(base, size)) {
+			__atomic_store_n(&big_written[k], TRACK_WRITTEN, __ATOMIC_RELAXED);
+			written++;
+		} else {
+			__atomic_store_n(&big_written[k], TRACK_UNWRITTEN, __ATOMIC_RELAXED);
+		}
+	}
+	return written;
 }
 
 __attribute__((noinline)) int track__free_slow(struct rt_thread *t, uint64_t base)

@@ -56,8 +56,14 @@ static inline __attribute__((always_inline)) void track__block(void *p, size_t n
 
 /* Up to max of the last blocks of 64 KiB or more that `thread` allocated
    and that are still live (as blocks__find gives them), into out; how
-   many. Any context. */
-uint32_t track__recent_big(uint32_t thread, struct rt_block *out, uint32_t max);
+   many; with written_only, only those it had written when it next created
+   a thread (track__creating). Any context. */
+uint32_t track__recent_big(uint32_t thread, bool written_only, struct rt_block *out, uint32_t max);
+/* `thread` is about to create a thread: each of its big blocks not asked
+   about yet is marked written or not by the residency of its pages
+   (mincore; pset.h rt_pset_written). Returns how many were written. Not
+   signal context. */
+uint32_t track__creating(uint32_t thread);
 /* The rest of track__free: no direct shadow (the leaf cache), a big block.
    Returns the number of blocks removed (0 or 1). */
 int track__free_slow(struct rt_thread *t, uint64_t base);

@@ -470,8 +470,12 @@ static bool block_allocated(struct rt_thread *t, struct hc_bb_entry *e, struct r
 {
 	struct rt_block big[4];
 	uint32_t n, thread, ctx;
+	/* mode 2: any of them; HPCRUN_COMM_START_BLOCK_WRITTEN: one it had
+	   written when it created its first thread since (track__creating) */
+	bool written_only = hc_rt.opt.start_block < 2;
 
-	if (hc_rt.opt.start_block < 2 || (n = track__recent_big(t->id.creator, big, 4)) == 0)
+	if ((written_only && !hc_rt.opt.start_block_written) ||
+	    (n = track__recent_big(t->id.creator, written_only, big, 4)) == 0)
 		return false;
 	*b = big[(process__now() >> 6) % n];
 	if (!blocks__site_get(b->site, &thread, &ctx))
@@ -493,6 +497,7 @@ static void start_set_block(struct rt_thread *t)
 	struct hc_bb_entry e;
 	struct rt_block b;
 	uint32_t count;
+	bool written = false;      /* the line is of a block the creator had written */
 
 	if (!sampler__is(&soft__sampler) || !own(t) || !hc_rt.opt.start_block || hc_rt.nwatch < 1 ||
 	    t->id.index == 0 || t->id.creator == HC_NONE || t->id.creator == t->id.index ||
@@ -506,6 +511,7 @@ static void start_set_block(struct rt_thread *t)
 			if (!block_allocated(t, &e, &b))
 				return;
 			count = 1;
+			written = hc_rt.opt.start_block < 2;
 			break;
 		}
 		if (blocks__find(e.addr, &b) && b.size >= RT_START_BLOCK_MIN)
@@ -543,11 +549,15 @@ static void start_set_block(struct rt_thread *t)
 		                         process__now(), &res))
 			return;
 		if (watch__pset_start_block(t, &t->det.start[0], t->det.start_mult[0], res.watch_addr[0], b.base,
-		                            b.base + b.size))
+		                            b.base + b.size)) {
 			t->cnt.start_sets_block_pset++;
+			if (written)
+				t->cnt.start_sets_block_written++;
+		}
 		hc_detect_arm_failed(&t->det);
-		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u creator's block line on the process-wide set: T%u %#llx",
-		             t->id.index, t->id.creator, (unsigned long long)res.watch_addr[0]);
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u creator's block line on the process-wide set: T%u %#llx%s",
+		             t->id.index, t->id.creator, (unsigned long long)res.watch_addr[0],
+		             written ? " (a block it had written, none of its stores on the board)" : "");
 		return;
 	}
 	if (!hc_detect_arm_block(&hc_rt.dcfg, &t->det, &e, count, b.base, b.base + b.size, line_resident,
@@ -559,8 +569,11 @@ static void start_set_block(struct rt_thread *t)
 	             t->id.index, t->id.creator, (unsigned long long)b.base, (unsigned long long)b.size,
 	             res.nwatch, count);
 	record__apply_set(t, &res);
-	if (t->det.armed)
+	if (t->det.armed) {
 		t->cnt.start_sets_block++;
+		if (written)
+			t->cnt.start_sets_block_written++;
+	}
 }
 
 static bool join_found(const struct rt_soft_thread *o, uint32_t peer)

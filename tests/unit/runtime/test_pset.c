@@ -4,7 +4,8 @@
    who may arm the set (idle: anyone; being armed or ended: nobody; armed:
    its owner, or anyone once it is old), what a trap is (late, the
    publisher's own, a foreign one), when own traps end a set, when a set
-   outlived its life, and the state word's generation. */
+   outlived its life, and the state word's generation; a creator's
+   written block (which pages are asked, the verdict). */
 #include <stdint.h>
 
 #include "runtime/pset.h"
@@ -265,6 +266,37 @@ static void drop_start(void)
 
 /* A creator's hand-off chain (detection.md §5.27): who is new to it, when
    it goes on, where its next line goes, when a block line carries on. */
+/* a creator's written block (HPCRUN_COMM_START_BLOCK_WRITTEN, §5.32): the
+   pages asked about, spread over the block; the verdict, half or more */
+static void written_block(void)
+{
+	/* 16 probes over a 2 MiB grid (512 pages): every 32nd page, from the first */
+	CHECK_EQ_U64(rt_pset_written_page(0x7f0000000010, 2u << 20, 0, 16, 4096), 0x7f0000000000);
+	CHECK_EQ_U64(rt_pset_written_page(0x7f0000000010, 2u << 20, 1, 16, 4096), 0x7f0000000000 + 32 * 4096);
+	CHECK_EQ_U64(rt_pset_written_page(0x7f0000000010, 2u << 20, 15, 16, 4096), 0x7f0000000000 + 480 * 4096);
+	/* each probe inside the block's pages, whatever the sizes */
+	for (uint64_t size = 1; size < (1u << 22); size = size * 3 + 7)
+		for (uint32_t i = 0; i < 16; i++) {
+			uint64_t base = 0x5500000123a0, pg = rt_pset_written_page(base, size, i, 16, 4096);
+
+			CHECK(pg >= (base & ~(uint64_t)4095) && pg <= ((base + size - 1) & ~(uint64_t)4095));
+			CHECK((pg & 4095) == 0);
+		}
+	/* fewer pages than probes: pages repeat, none outside (a 64 KiB block of 17 pages) */
+	CHECK_EQ_U64(rt_pset_written_page(0x10008, 65536, 15, 16, 4096), 0x10000 + 15 * 4096);
+	CHECK_EQ_U64(rt_pset_written_page(0x10000, 4096, 7, 16, 4096), 0x10000);
+	/* out of range or no probes: the first page */
+	CHECK_EQ_U64(rt_pset_written_page(0x10000, 65536, 16, 16, 4096), 0x10000);
+	CHECK_EQ_U64(rt_pset_written_page(0x10000, 65536, 0, 0, 4096), 0x10000);
+	/* written: half or more resident; nothing asked is not written */
+	CHECK(rt_pset_written(8, 16));
+	CHECK(rt_pset_written(16, 16));
+	CHECK(!rt_pset_written(7, 16));
+	CHECK(!rt_pset_written(1, 16));    /* calloc's fresh pages: the header's page only */
+	CHECK(!rt_pset_written(0, 0));
+	CHECK(rt_pset_written(1, 1));
+}
+
 static void chain(void)
 {
 	uint64_t found = 0, r[4], traps[2];
@@ -315,6 +347,7 @@ static void chain(void)
 
 int main(void)
 {
+	written_block();
 	chain();
 	overlap_start();
 	drop_start();
