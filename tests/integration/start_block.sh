@@ -17,7 +17,12 @@
 #    with 4 workers starting together, within 8 runs a creator's hand-off
 #    chain (detection.md §5.27) has a worker wait for it, re-arms and
 #    traps in two distinct workers, main paired with its workers only;
-#    HPCRUN_COMM_START_CHAIN=0 starts none.
+#    HPCRUN_COMM_START_CHAIN=0 starts none;
+#  - at the defaults, with main's initialisation unsampled (-O2), within 10
+#    runs a worker's line comes from a grid main had written (counter
+#    start_sets_block_written, detection.md §5.32), main paired with its
+#    workers only; never from generations' calloc'd buffers; none with
+#    HPCRUN_COMM_START_BLOCK_WRITTEN=0.
 # The sets here open the workers' own registers (HPCRUN_COMM_START_BLOCK_OPEN=1;
 # the default 0 gives them the process-wide set's line only, performance.md
 # "Session 15"), so start_traps counts their traps.
@@ -79,6 +84,40 @@ if [ "$tracked" -gt 0 ]; then
 		fail "run with the chain off failed"
 	[ "$(chain_n c0 'most\): ([0-9]+) started')" = 0 ] && [ "$(counter c0 start_chain_waits)" -eq 0 ] &&
 		ok "HPCRUN_COMM_START_CHAIN=0: no chain" || fail "HPCRUN_COMM_START_CHAIN=0 still chained: $(chain_line c0)"
+fi
+
+# a creator's written block (detection.md §5.32; the defaults: mode 1 and
+# HPCRUN_COMM_START_BLOCK_WRITTEN=1): at -O2 main's initialisation of its
+# (mmap'd, fresh) grids often ends before its first sample, no store of
+# its is on the board, and the workers' line comes from a grid it had
+# written when it created them; generations' buffers are calloc's (zeroed,
+# resident when allocated): never a written block
+if [ "$tracked" -gt 0 ]; then
+	cc -O2 -g -pthread -I"$P" -o "$TMP/stencil2" "$P/stencil.c" "$P/work.c" || fail "cannot build stencil -O2"
+	cc -O0 -g -pthread -I"$P" -o "$TMP/generations" "$P/generations.c" "$P/work.c" || fail "cannot build generations"
+	unset HPCRUN_COMM_START_BLOCK HPCRUN_COMM_START_BLOCK_OPEN
+	wr=0
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		rm -rf "${TMP:?}/w"
+		measure w "$TMP/stencil2" 2 0.2 || fail "written-block run failed"
+		other=$(awk '$1 == "row" && ($3 == 0 || $4 == 0) && $3 + $4 > 2 && $5 > 0 { n++ } END { print n + 0 }' "$TMP/w.rows")
+		[ "$other" -eq 0 ] || fail "written try $try: main paired with a thread other than its two workers ($other rows)"
+		echo "written try $try: block lines $(counter w start_sets_block_pset), from a written block $(counter w start_sets_block_written)"
+		[ "$(counter w start_sets_block_written)" -ge 1 ] && { wr=1; break; }
+	done
+	[ "$wr" -eq 1 ] && ok "a worker's block line from a grid main had written (none of its stores on the board)" ||
+		fail "no block line from a written block in 10 runs"
+	for try in 1 2 3; do
+		rm -rf "${TMP:?}/g"
+		measure g "$TMP/generations" 4 0.2 || fail "generations run failed"
+		[ "$(counter g start_sets_block_written)" -eq 0 ] ||
+			fail "generations try $try: a block line from main's calloc'd buffers ($(counter g start_sets_block_written))"
+	done
+	ok "generations: main's calloc'd buffers are never a written block"
+	rm -rf "${TMP:?}/w0"
+	HPCRUN_COMM_START_BLOCK_WRITTEN=0 measure w0 "$TMP/stencil2" 2 0.2 || fail "run with the written block off failed"
+	[ "$(counter w0 start_sets_block_written)" -eq 0 ] && ok "HPCRUN_COMM_START_BLOCK_WRITTEN=0: none" ||
+		fail "HPCRUN_COMM_START_BLOCK_WRITTEN=0 still armed from a written block"
 fi
 
 rm -rf "${TMP:?}/off"
