@@ -272,6 +272,7 @@ static void read_options(struct rt_options *o)
 	o->step_scan = env_u64("HPCRUN_COMM_STEP_SCAN", 1) != 0;
 	o->burst_first = env_u64("HPCRUN_COMM_BURST_FIRST", RT_BURST_FIRST_DEFAULT) != 0;
 	o->reload_chain = (uint32_t)env_u64("HPCRUN_COMM_RELOAD_CHAIN", RT_RELOAD_CHAIN_DEFAULT);
+	o->trap_reload = env_u64("HPCRUN_COMM_TRAP_RELOAD", 1) != 0;
 	o->prev_depth = (uint32_t)env_u64("HPCRUN_COMM_PREV_DEPTH", 8);
 	if (o->prev_depth > 64)
 		process__fatal("HPCRUN_COMM_PREV_DEPTH: %u instructions back is more than a basic block's walk "
@@ -714,6 +715,10 @@ static void process_init(bool after_fork)
 		process__log("samples after a load that overwrote its pointer recover it from the reload up to "
 		        "%u instructions back (HPCRUN_COMM_RELOAD_CHAIN, 0 = only right before; counter "
 		        "samples_recovered_reload)", hc_rt.opt.reload_chain);
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("watchpoint traps on a load that overwrote its pointer take its address from the reload "
+		        "too, not the watched 8-byte chunk (HPCRUN_COMM_TRAP_RELOAD; counter traps_recovered_reload): %s",
+		        hc_rt.opt.trap_reload ? "on" : "off");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("samples in register-only code after register-only code walk back up to %u "
 		        "instructions of straight-line code for the access they skidded past "

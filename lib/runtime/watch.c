@@ -987,6 +987,25 @@ static void access_at(struct rt_thread *t, const struct hc_regs *r, uint64_t lin
 	                hc_decode_ending_at(r, pc, t->prev, &end) == 0;
 
 	hc_trap_attribute(have_at ? &at : NULL, have_end ? &end : NULL, pc, line, bp_addr, bp_write, &ta);
+	/* An -O0 load through a pointer it overwrote (`mov -0x18(%rbp),%rax;
+	   mov 0x4(%rax),%eax`): the pointer is still in its stack slot, as
+	   for a sample (hc_decode_prev_reload: the instruction ending at the
+	   trap's PC is the sample's "previous" one). Without it the watched
+	   8-byte chunk stood for a 4-byte field's access, and a thread
+	   updating the int next to another thread's was judged true sharing
+	   (detection.md §5.33; HPCRUN_COMM_TRAP_RELOAD). */
+	if (ta.how == HC_TRAP_INSN && hc_rt.opt.trap_reload) {
+		struct hc_insn rel;
+		const struct hc_mem_access *a;
+
+		if (hc_decode_prev_reload(r, t->prev, hc_rt.opt.reload_chain, &rel) == HC_PREV_OK &&
+		    (a = hc_data_access(&rel)) && rel.addr == ta.leaf && a->size &&
+		    a->ea < bp_addr + 8 && a->ea + a->size > bp_addr) {
+			ta.addr = a->ea;
+			ta.len = a->size;
+			t->cnt.traps_recovered_reload++;
+		}
+	}
 	*leaf = ta.leaf;
 	s->addr = ta.addr;
 	s->len = ta.len;

@@ -86,6 +86,10 @@ ALT=
 # found through the -O0 pointer reload.
 check pair0 "1-2" false pair_inc_a pair_inc_b "$P0" pairwise -t 2 -w 4 -s 2
 [ "$(counter pair0 samples_recovered_reload)" -gt 0 ] || fail "pair0: no -O0 pointer reload recovered"
+# ... with int fields, both in one 8-byte watchpoint chunk: a trap on the
+# -O0 load through the pointer it overwrites takes its 4 bytes from the
+# pointer's slot, not the chunk, and stays false (detection.md §5.33)
+check pairint0 "1-2" false pair_int_a pair_int_b "$P0" pairint -t 2 -w 4 -s 2
 
 # Where the debug registers fire (hpcrun-comm -L says so: the probe writes
 # a watched word), the watchpoint half must take part: the producer-consumer

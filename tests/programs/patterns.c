@@ -22,6 +22,9 @@
                false sharing only.
      heap      per-worker counters carved from one calloc'd array
                (heap_inc): false sharing among all workers.
+     pairint   as pairwise with int fields (pair_int_a / pair_int_b): both
+               in one 8-byte watchpoint chunk; at -O0 the `+=` loads
+               through the pointer it overwrites (detection.md §5.33).
 
    -w N: private work per iteration (default 64 random updates of a private
    64 KiB array). Built at -O2 (patterns) and -O0 (patterns_O0).
@@ -41,6 +44,7 @@
 
 struct slot { volatile uint64_t v; char pad[LINE - 8]; } __attribute__((aligned(LINE)));
 struct pair { long a, b; } __attribute__((aligned(LINE)));
+struct ipair { int a, b; } __attribute__((aligned(LINE)));
 struct queue {
 	struct slot head, tail;
 	volatile uint64_t buf[QLEN] __attribute__((aligned(LINE)));
@@ -50,11 +54,13 @@ static struct slot ring[MAXW];
 static struct slot task, result[MAXW];
 static struct queue queues[MAXW / 2];
 static struct pair pairs[MAXW / 2];
+static struct ipair ipairs[MAXW / 2];
 static long *heap_cnt;
 
 static const char *mode;
 static int kind;          /* index in modes[] */
-static const char *const modes[] = { "ring", "mw", "queue", "pairwise", "heap" };
+static const char *const modes[] = { "ring", "mw", "queue", "pairwise", "heap", "pairint" };
+#define NMODES 6
 static int nworkers = 4, work = 64;
 static double seconds = 1.0;
 static struct slot stop;
@@ -112,6 +118,8 @@ __attribute__((noinline)) int q_pop(struct queue *q, uint64_t *x)
 __attribute__((noinline)) void pair_inc_a(struct pair *p) { p->a += 1; }
 __attribute__((noinline)) void pair_inc_b(struct pair *p) { p->b += 1; }
 __attribute__((noinline)) void heap_inc(long *c) { *c += 1; }
+__attribute__((noinline)) void pair_int_a(struct ipair *p) { p->a += 1; }
+__attribute__((noinline)) void pair_int_b(struct ipair *p) { p->b += 1; }
 
 static void *worker(void *arg)
 {
@@ -154,6 +162,12 @@ static void *worker(void *arg)
 			} else if (kind == 4) {
 				heap_inc(&heap_cnt[w]);
 				acc += private_work(p, &s);
+			} else if (kind == 5) {
+				if (w % 2 == 0)
+					pair_int_a(&ipairs[w / 2]);
+				else
+					pair_int_b(&ipairs[w / 2]);
+				acc += private_work(p, &s);
 			}
 		}
 	}
@@ -169,13 +183,13 @@ int main(int argc, char **argv)
 	uint64_t total = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: patterns ring|mw|queue|pairwise|heap [-t WORKERS] [-s SECONDS] [-w WORK]\n");
+		fprintf(stderr, "usage: patterns ring|mw|queue|pairwise|heap|pairint [-t WORKERS] [-s SECONDS] [-w WORK]\n");
 		return 2;
 	}
 	mode = argv[1];
-	for (kind = 0; kind < 5 && strcmp(mode, modes[kind]); kind++)
+	for (kind = 0; kind < NMODES && strcmp(mode, modes[kind]); kind++)
 		;
-	if (kind == 5) {
+	if (kind == NMODES) {
 		fprintf(stderr, "patterns: unknown mode '%s'\n", mode);
 		return 2;
 	}
