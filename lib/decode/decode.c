@@ -793,6 +793,53 @@ out_cache:
 	return st;
 }
 
+/* A conditional jump (Jcc, not JMP): the mnemonics JB..JZ (Zydis orders
+   them alphabetically; JKNZD/JKZD are Knights Corner's mask jumps). */
+static bool is_jcc(ZydisMnemonic m)
+{
+	return m >= ZYDIS_MNEMONIC_JB && m <= ZYDIS_MNEMONIC_JZ && m != ZYDIS_MNEMONIC_JMP &&
+	       m != ZYDIS_MNEMONIC_JKNZD && m != ZYDIS_MNEMONIC_JKZD;
+}
+
+int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit)
+{
+	uint64_t start, end, a = pc;
+
+	*exit = 0;
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(pc, &start, &end))
+		return -ENOENT;
+	for (unsigned i = 0; i < max && a >= start && a < end; i++) {
+		ZydisDecodedInstruction in;
+		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
+		uint64_t next, to;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&walker, NULL, (const void *)(uintptr_t)a, avail, &in)))
+			return -EINVAL;
+		next = a + in.length;
+		if (!(in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) || !in.raw.imm[0].is_relative) {
+			if (no_fallthrough(&in) || in.mnemonic == ZYDIS_MNEMONIC_SYSCALL)
+				return -EINVAL;     /* ret, call, an indirect jump: not one loop */
+			a = next;
+			continue;
+		}
+		to = next + (uint64_t)in.raw.imm[0].value.s;
+		if (is_jcc(in.mnemonic) && to <= pc && to >= start) {
+			*exit = next;           /* the back-edge: the loop exits after it */
+			return 0;
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_JMP) {
+			if (to <= a)
+				return -EINVAL;     /* a loop with no conditional exit here */
+			a = to;                 /* -O0's jump to the loop condition */
+		} else if (is_jcc(in.mnemonic)) {
+			a = next;               /* a forward branch inside: its fall-through */
+		} else {
+			return -EINVAL;         /* call, loop, jrcxz, xbegin */
+		}
+	}
+	return -EINVAL;
+}
+
 int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned depth,
                         struct hc_insn *out)
 {

@@ -235,6 +235,16 @@ int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, 
 int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned depth,
                         struct hc_insn *out);
 
+/* The exit of the innermost loop pc is in: decoding forward from pc at
+   most max instructions (the fall-through of forward conditional
+   branches, the target of a forward jmp), the first conditional relative
+   branch back to pc or before it within pc's function; *exit is the
+   instruction after it. 0, or -ENOENT (no function) / -EINVAL (a call, a
+   return, an indirect or backward jmp first, too far). For a return
+   burst's breakpoint when the sample is in a loop of the thread's start
+   routine, whose return address is libc's (soft.c). Async-signal-safe. */
+int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit);
+
 /* The instruction that ends exactly at pc (a data watchpoint traps after the
    access): its accesses, computed from r as they are (registers the
    instruction overwrote are not corrected for: the caller judges

@@ -273,6 +273,9 @@ static void read_options(struct rt_options *o)
 	o->burst_first = env_u64("HPCRUN_COMM_BURST_FIRST", RT_BURST_FIRST_DEFAULT) != 0;
 	o->reload_chain = (uint32_t)env_u64("HPCRUN_COMM_RELOAD_CHAIN", RT_RELOAD_CHAIN_DEFAULT);
 	o->trap_reload = env_u64("HPCRUN_COMM_TRAP_RELOAD", 1) != 0;
+	o->loop_exit = (uint32_t)env_u64("HPCRUN_COMM_LOOP_EXIT", 0);
+	if (o->loop_exit > 256)
+		process__fatal("HPCRUN_COMM_LOOP_EXIT: %u instructions is more than 256", o->loop_exit);
 	o->prev_depth = (uint32_t)env_u64("HPCRUN_COMM_PREV_DEPTH", 8);
 	if (o->prev_depth > 64)
 		process__fatal("HPCRUN_COMM_PREV_DEPTH: %u instructions back is more than a basic block's walk "
@@ -719,6 +722,9 @@ static void process_init(bool after_fork)
 		process__log("watchpoint traps on a load that overwrote its pointer take its address from the reload "
 		        "too, not the watched 8-byte chunk (HPCRUN_COMM_TRAP_RELOAD; counter traps_recovered_reload): %s",
 		        hc_rt.opt.trap_reload ? "on" : "off");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("a start routine's sample in a loop arms its return burst at the loop's exit, found within %u "
+		        "instructions (HPCRUN_COMM_LOOP_EXIT, 0 = off; counter ret_bp_loop)", hc_rt.opt.loop_exit);
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("samples in register-only code after register-only code walk back up to %u "
 		        "instructions of straight-line code for the access they skidded past "

@@ -65,7 +65,7 @@
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
 	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels) \
 	X(start_chain_waits) X(samples_in_block) X(watch_armed_reuse) X(reuse_comms) \
-	X(step_loads_again) X(start_sets_block_written) X(traps_recovered_reload)
+	X(step_loads_again) X(start_sets_block_written) X(traps_recovered_reload) X(ret_bp_loop)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -284,6 +284,9 @@ struct rt_options {
 	                               (0 all, 1 a window, 2 the last generation: startset.h) */
 	uint32_t start_block;       /* a creator's block set for a thread no start set serves (2: also
 	                               from the creator's last big blocks allocated) */
+	uint32_t loop_exit;         /* a return burst's breakpoint at the exit of the loop a start
+	                               routine's sample is in, found within N instructions
+	                               (HPCRUN_COMM_LOOP_EXIT, 0 = off; decode.h hc_decode_loop_exit) */
 	bool trap_reload;           /* a trap's -O0 load through a pointer it overwrote: the address from
 	                               the pointer's stack slot (HPCRUN_COMM_TRAP_RELOAD; watch.c) */
 	bool start_block_written;   /* ... or, none of the creator's stores on the board, from a big

@@ -1512,24 +1512,38 @@ static void maybe_ret_bp(struct rt_thread *t, void *uctx, bool refill)
 	   step on this VM, and what it finds there is the library's own
 	   synchronization, which no code pair of the program's and no exact
 	   count (instrumented code only) has (performance.md, "Session 13"). */
-	if (!hc_rt.opt.ret_bp_system && loadmap__system_code(t->cct.nodes[node].ip)) {
-		t->cnt.ret_bp_system++;
-		return;
+	uint64_t at = t->cct.nodes[node].ip;
+	bool loop = false;
+
+	if (!hc_rt.opt.ret_bp_system && loadmap__system_code(at)) {
+		/* A loop of the thread's start routine (its return is libc's):
+		   the loop's exit instead, where the iteration's shared store
+		   follows (an inlined compute loop after a `+=`: detection.md
+		   §5.34; HPCRUN_COMM_LOOP_EXIT) */
+		if (!hc_rt.opt.loop_exit ||
+		    hc_decode_loop_exit((uint64_t)uc->uc_mcontext.gregs[REG_RIP], hc_rt.opt.loop_exit, &at) != 0 ||
+		    loadmap__system_code(at)) {
+			t->cnt.ret_bp_system++;
+			return;
+		}
+		loop = true;
 	}
 	/* Nor where a return burst found nothing (barren.h). */
-	if (hc_rt.opt.burst_barren && rt_barren_skip(&own(t)->barren, t->cct.nodes[node].ip)) {
+	if (hc_rt.opt.burst_barren && rt_barren_skip(&own(t)->barren, at)) {
 		t->cnt.step_barren++;
 		return;
 	}
 	/* Still armed there (the function has not returned since): nothing
 	   to do. Otherwise an arm costs an ioctl: one step from the budget. */
 	if (t->watch.n > 0 && t->watch.enabled[0] && t->watch.attr[0].bp_type == HW_BREAKPOINT_X &&
-	    t->watch.attr[0].bp_addr == t->cct.nodes[node].ip)
+	    t->watch.attr[0].bp_addr == at)
 		return;
 	hc_step_budget_charge(&own(t)->budget, 1);
 	t0 = cpu_now();
 	own(t)->ret_age = 0;
-	err = watch__arm_exec(t, t->cct.nodes[node].ip);
+	err = watch__arm_exec(t, at);
+	if (err == 0 && loop)
+		t->cnt.ret_bp_loop++;
 	if (err == 0)
 		t->cnt.ret_bp_armed++;
 	else if (err != -EAGAIN)          /* -EAGAIN: the switch gate (cost.h) */

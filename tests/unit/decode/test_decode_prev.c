@@ -198,6 +198,29 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tmov -8(%rbp),%rax\n\tadd %rax,%rax\n\tmov (%rax),%rax\n" PC(reload_chain_self_pc)
 	"\tret\n"
 	ENDFN(fn_reload_chain_self)
+	/* loop exits (hc_decode_loop_exit): fs_inline's -O2 worker, the
+	   store, an inner register-only loop, the outer back-edge; the -O0
+	   form (a jmp to the condition at the bottom); a call in the way */
+	FN(fn_lexit)
+	"\tadd %edx,4(%rcx)\n"
+	"\tmov $20,%eax\n" PC(lexit_head)
+	"\tmulsd %xmm2,%xmm0\n" PC(lexit_in)
+	"\taddsd %xmm1,%xmm0\n\tsub $1,%eax\n\tjne lexit_head\n" PC(lexit_out)
+	"\tadd $1,%rdx\n\tcmp %rsi,%rdx\n\tjne fn_lexit\n" PC(lexit_after)
+	"\tret\n"
+	ENDFN(fn_lexit)
+	FN(fn_lexit0)
+	"\tmovl $0,-20(%rbp)\n\tjmp 2f\n"
+	"1:\tmovsd -16(%rbp),%xmm1\n" PC(lexit0_in)
+	"\tmulsd %xmm0,%xmm1\n\ttestl $1,-20(%rbp)\n\tje 3f\n\tnop\n3:\taddl $1,-20(%rbp)\n"
+	"2:\tcmpl $19,-20(%rbp)\n\tjle 1b\n" PC(lexit0_out)
+	"\tret\n"
+	ENDFN(fn_lexit0)
+	FN(fn_lexit_call)
+	"\tmov $20,%eax\n" PC(lexit_call_head)
+	"\tcall fn_noacc\n" PC(lexit_call_in)
+	"\tsub $1,%eax\n\tjne lexit_call_head\n\tret\n"
+	ENDFN(fn_lexit_call)
 	/* run for real under single-stepping */
 	FN(fn_step)
 	"\tpushfq\n\torq $0x100,(%rsp)\n\tpopfq\n\tnop\n"
@@ -212,6 +235,8 @@ ASM_SYM(fn_unrec); ASM_SYM(index_pc); ASM_SYM(other_pc); ASM_SYM(rmw_pc);
 ASM_SYM(noacc_pc); ASM_SYM(fn_deep); ASM_SYM(deep_add_pc); ASM_SYM(deep_addsd_pc); ASM_SYM(deep_head_end); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
+ASM_SYM(fn_lexit); ASM_SYM(lexit_head); ASM_SYM(lexit_in); ASM_SYM(lexit_out); ASM_SYM(lexit_after);
+ASM_SYM(fn_lexit0); ASM_SYM(lexit0_in); ASM_SYM(lexit0_out); ASM_SYM(lexit_call_in); ASM_SYM(lexit_call_head);
 ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc); ASM_SYM(fn_undec); ASM_SYM(undec_pc);
 ASM_SYM(reload_slot_pc); ASM_SYM(reload_lea_pc); ASM_SYM(reload_idx_pc);
 ASM_SYM(fn_reload_slot); ASM_SYM(fn_reload_lea); ASM_SYM(fn_reload_idx);
@@ -727,6 +752,34 @@ static void deep(void)
 	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 0, &o), HC_PREV_NO_ACCESS);
 }
 
+/* hc_decode_loop_exit: the innermost loop's exit from a PC inside it */
+static void loop_exits(void)
+{
+	uint64_t x;
+
+	/* in the inner loop: after its jne */
+	CHECK_EQ_U64(hc_decode_loop_exit(addr(lexit_in), 32, &x), 0);
+	CHECK_EQ_U64(x, addr(lexit_out));
+	CHECK_EQ_U64(hc_decode_loop_exit(addr(lexit_head), 32, &x), 0);   /* at the head itself */
+	CHECK_EQ_U64(x, addr(lexit_out));
+	/* after the inner loop: the outer one's exit */
+	CHECK_EQ_U64(hc_decode_loop_exit(addr(lexit_out), 32, &x), 0);
+	CHECK_EQ_U64(x, addr(lexit_after));
+	/* too few instructions to reach the back-edge */
+	CHECK(hc_decode_loop_exit(addr(lexit_in), 2, &x) == -EINVAL && x == 0);
+	/* -O0: a forward je inside, the condition at the bottom */
+	CHECK_EQ_U64(hc_decode_loop_exit(addr(lexit0_in), 32, &x), 0);
+	CHECK_EQ_U64(x, addr(lexit0_out));
+	/* before the loop: its back-edge jumps past pc, pc is in no loop */
+	CHECK(hc_decode_loop_exit(addr(fn_lexit0), 32, &x) == -EINVAL);
+	/* a call or a return first: not one loop; after the call, the loop */
+	CHECK(hc_decode_loop_exit(addr(lexit_call_head), 32, &x) == -EINVAL);
+	CHECK_EQ_U64(hc_decode_loop_exit(addr(lexit_call_in), 32, &x), 0);
+	CHECK(hc_decode_loop_exit(addr(lexit_after), 32, &x) == -EINVAL);
+	/* outside every function */
+	CHECK(hc_decode_loop_exit(8, 32, &x) == -ENOENT);
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -743,5 +796,6 @@ int main(void)
 	maps();
 	reloads();
 	deep();
+	loop_exits();
 	return hc_test_done("test_decode_prev");
 }
