@@ -273,7 +273,7 @@ static void read_options(struct rt_options *o)
 	o->burst_first = env_u64("HPCRUN_COMM_BURST_FIRST", RT_BURST_FIRST_DEFAULT) != 0;
 	o->reload_chain = (uint32_t)env_u64("HPCRUN_COMM_RELOAD_CHAIN", RT_RELOAD_CHAIN_DEFAULT);
 	o->trap_reload = env_u64("HPCRUN_COMM_TRAP_RELOAD", 1) != 0;
-	o->loop_exit = (uint32_t)env_u64("HPCRUN_COMM_LOOP_EXIT", 0);
+	o->loop_exit = (uint32_t)env_u64("HPCRUN_COMM_LOOP_EXIT", 32);
 	if (o->loop_exit > 256)
 		process__fatal("HPCRUN_COMM_LOOP_EXIT: %u instructions is more than 256", o->loop_exit);
 	o->prev_depth = (uint32_t)env_u64("HPCRUN_COMM_PREV_DEPTH", 8);

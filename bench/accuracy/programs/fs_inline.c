@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	pthread_t t[ACC_MAXT];
 	long sum = 0;
 
-	iters = acc_iters(a, 8000000 / a.threads);
+	iters = acc_iters(a, 24000000 / a.threads);
 	for (int i = 0; i < a.threads; i++)
 		acc_start(&t[i], worker, (void *)(long)i);
 	for (int i = 0; i < a.threads; i++)
