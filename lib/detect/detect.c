@@ -514,6 +514,7 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	th->armed = true;
 	th->start_set = false;
 	th->join_set = false;
+	th->lock_set = false;
 	th->sync_set = false;
 	th->reuse_set = false;
 	th->armed_n = th->nsamples;
@@ -691,6 +692,7 @@ static void start_armed(struct hc_detect_thread *th, bool join, uint32_t candida
 	th->armed = true;
 	th->start_set = true;
 	th->join_set = join;
+	th->lock_set = false;
 	th->sync_set = false;
 	th->reuse_set = false;
 	th->writes_only = false;
@@ -866,20 +868,27 @@ static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thre
 	const struct hc_bb_entry *e = NULL;
 	uint32_t i;
 
-	for (i = 0; i < th->nwatch && !e; i++)
+	/* a lock set may watch several words of one line: the word's entry */
+	for (i = 0; i < th->nwatch && !e && th->lock_set; i++)
+		if (hc_ranges_overlap(t->addr, t->len ? t->len : 1, th->start[i].addr, th->start[i].len))
+			e = &th->start[i];
+	for (i = e ? i : 0; i < th->nwatch && !e; i++)
 		if (hc_ranges_overlap(t->addr, t->len ? t->len : 1, th->start[i].line, HC_LINE))
 			e = &th->start[i];
 	if (!e)
 		return false;          /* a late trap of an older set */
-	fill_comm(cfg, comm, th, t, e, cfg->period * th->start_mult[i - 1], HC_COMM_TRAP);
+	fill_comm(cfg, comm, th, t, e, th->lock_set ? th->lock_weight : cfg->period * th->start_mult[i - 1],
+	          HC_COMM_TRAP);
 	if (comm->weight == 0)
 		comm->weight = cfg->period;
 	if (e->time > th->t_prev)
 		th->t_prev = e->time;
-	th->start_skip = e->thread + 1;
+	if (!th->lock_set)      /* a lock set's peer is the lock's releaser */
+		th->start_skip = e->thread + 1;
 	th->armed = false;
 	th->start_set = false;
 	th->join_set = false;
+	th->lock_set = false;
 	th->nwatch = 0;
 	return true;
 }
@@ -888,7 +897,56 @@ void hc_detect_arm_failed(struct hc_detect_thread *th)
 {
 	th->armed = false;
 	th->nwatch = 0;
-	th->start_set = th->join_set = false;
+	th->start_set = th->join_set = th->lock_set = false;
+}
+
+bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                        const struct hc_bb_entry *e, const uint64_t *addr, uint32_t n, uint64_t weight,
+                        uint64_t now, struct hc_detect_result *res)
+{
+	uint32_t d = watch_count(cfg), k = 0;
+
+	memset(res, 0, sizeof(*res));
+	if ((th->armed && !th->start_set) || d == 0 || n == 0)
+		return false;
+	for (uint32_t i = 0; i < n && k < d; i++) {
+		uint64_t a = addr[i] & ~(uint64_t)(CHUNK - 1);
+
+		th->start[k] = *e;
+		th->start[k].addr = a;
+		th->start[k].line = a & ~(uint64_t)(HC_LINE - 1);
+		th->start[k].len = CHUNK;
+		th->start_mult[k] = 1;
+		th->watch_addr[k] = a;
+		res->watch_addr[k] = a;
+		k++;
+	}
+	start_armed(th, false, 1, k, now, res);
+	th->lock_set = true;
+	th->lock_weight = weight ? weight : 1;
+	return true;
+}
+
+uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cursor, uint32_t d, uint32_t *out)
+{
+	uint64_t g = cand & good, u = cand & ~bad & ~good;
+	uint32_t n = 0;
+
+	if (g) {
+		for (uint32_t i = 0; i < 64 && n < d; i++)
+			if (g >> i & 1)
+				out[n++] = i;
+		return n;
+	}
+	for (uint32_t j = 0, from = *cursor; j < 64 && n < d && u; j++) {
+		uint32_t i = (from + j) & 63;
+
+		if (u >> i & 1) {
+			out[n++] = i;
+			*cursor = (i + 1) & 63;
+		}
+	}
+	return n;
 }
 
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,

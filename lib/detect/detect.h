@@ -325,6 +325,11 @@ struct hc_detect_thread {
 	uint32_t blocks_next;
 	uint32_t block_samples;
 	bool     reuse_set;
+	/* The armed set is a lock set (hc_detect_arm_lock, §5.35): a start
+	   set armed at a lock hand-off; a trap in system code on it is the
+	   lock implementation's, not the program's (the runtime drops it). */
+	bool     lock_set;
+	uint64_t lock_weight;   /* what its trap weighs (the caller's estimate) */
 	uint32_t armed_n;
 	uint64_t reuse_last;    /* publication time of the last reuse set's entry: an
 	                           entry no newer is no reuse target unless fresh */
@@ -472,6 +477,27 @@ bool hc_detect_pick_line(const struct hc_bulletin *bb, struct hc_detect_thread *
 bool hc_detect_arm_block(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                          const struct hc_bb_entry *e, uint32_t count, uint64_t lo, uint64_t hi,
                          bool (*written)(uint64_t line), uint64_t now, struct hc_detect_result *res);
+/* Lock sets (doc/detection.md §5.35): the thread has just acquired a
+   mutex another thread released last; the releaser's stores in its
+   critical section are what this thread reads next. A start set on the
+   words addr[0..n) (n <= watch count, 8 bytes each), each entry e with
+   its address and line set to the word's (e names the releaser and its
+   context at the release), its trap weighing `weight` (the caller's
+   estimate of the transfers it stands for). Replaces only
+   a start set (or none), as hc_detect_arm_block; false if n is 0 or a
+   regular set is armed. */
+bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                        const struct hc_bb_entry *e, const uint64_t *addr, uint32_t n, uint64_t weight,
+                        uint64_t now, struct hc_detect_result *res);
+/* Which words of a lock's neighbourhood a lock set watches (pure): word
+   i (0..63) of the neighbourhood is a candidate when bit i of `cand` is
+   set; `good` holds the words a lock set's trap found the program
+   accessing, `bad` those only system code (the lock implementation: a
+   condition variable's words) trapped on. The good candidates first, in
+   order; when there is none, untried candidates (not bad) round-robin
+   from *cursor (advanced past the last one taken). At most d into out[];
+   returns how many. */
+uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cursor, uint32_t d, uint32_t *out);
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills

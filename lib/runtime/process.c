@@ -333,6 +333,11 @@ static void read_options(struct rt_options *o)
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
+	o->lock_sets = (uint32_t)env_u64("HPCRUN_COMM_LOCK_SETS", 4);
+	if (o->lock_sets > 1u << 20)
+		process__fatal("HPCRUN_COMM_LOCK_SETS: %u samples is too many", o->lock_sets);
+	o->lock_ns = env_u64("HPCRUN_COMM_LOCK_NS", 100);
+	o->lock_cap = env_u64("HPCRUN_COMM_LOCK_CAP", 64);
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);
@@ -777,6 +782,21 @@ static void process_init(bool after_fork)
 		        hc_rt.opt.start_block >= 2 ? "a big block it allocated last" :
 		        hc_rt.opt.start_block_written ? "a big block it had written when it created its first thread since" :
 		        "none", hc_rt.opt.start_block_written ? 1 : 0);
+	}
+	if (kind == HC_SAMPLER_SOFT) {
+		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;
+
+		lock__enable(on);
+		if (on)
+			process__log("lock sets: a thread that takes a mutex another thread released last watches words "
+			        "beside the mutex for the releaser's data, at most once in %u of its samples, a trap weighing "
+			        "%llu ns per hand-off since the thread's last lock set, at most %llu of them (HPCRUN_COMM_LOCK_SETS, HPCRUN_COMM_LOCK_NS, "
+			        "HPCRUN_COMM_LOCK_CAP; counters lock_handoffs, lock_sets, lock_sets_kept, lock_busy, "
+			        "lock_no_ctx, lock_ctx_captures, lock_traps, lock_traps_system, lock_traps_late, lock_gated)",
+			        hc_rt.opt.lock_sets, (unsigned long long)hc_rt.opt.lock_ns,
+			        (unsigned long long)hc_rt.opt.lock_cap);
+		else
+			process__log("lock sets: off (%s)", hc_rt.opt.lock_sets ? "no watchpoints" : "HPCRUN_COMM_LOCK_SETS=0");
 	}
 	if (hc_rt.dcfg.echo_depth)
 		process__log("trapped stores published up to echo depth %u (a trap on a set whose entry a trap "

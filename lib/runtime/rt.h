@@ -65,7 +65,9 @@
 	X(start_sets_block) X(start_sets_block_pset) X(published_trap_echo) \
 	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels) \
 	X(start_chain_waits) X(samples_in_block) X(watch_armed_reuse) X(reuse_comms) \
-	X(step_loads_again) X(start_sets_block_written) X(traps_recovered_reload) X(ret_bp_loop)
+	X(step_loads_again) X(start_sets_block_written) X(traps_recovered_reload) X(ret_bp_loop) \
+	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
+	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -212,6 +214,15 @@ struct rt_thread {
 	uint32_t hist[HC_HIST_BUCKETS + 1];   /* handler cost; last = overflow */
 	struct rt_cost_hist cost[RT_MECH_N];  /* per mechanism (cost.h) */
 	struct rt_switch_gate swgate;         /* may this thread open watchpoints (cost.h) */
+
+	/* --- lock sets (lock.c, detection.md §5.35) --- */
+	struct {
+		uint32_t next_n;              /* no new lock set before this many samples */
+		uint32_t slot;                /* the armed lock set's mutex slot */
+		uint64_t lo;                  /* and its neighbourhood's first word */
+		uint64_t pending;             /* hand-offs to it since its last lock set took one */
+		bool open;                    /* it still holds that mutex */
+	} lock;
 };
 
 /* Options, from the environment set by the launcher (parsed once, at load). */
@@ -230,6 +241,9 @@ struct rt_options {
 	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t reuse_life;        /* soft sampler: reuse sets' life in samples, 0 = off (§5.30) */
+	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
+	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
+	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
 	uint64_t heels_ns;          /* soft sampler: a store at a reader's heels is false sharing (§5.28) */
@@ -384,6 +398,9 @@ uint32_t cct__insert_under(struct rt_thread *t, uint32_t parent, uint64_t leaf);
 uint32_t cct__insert_frame(struct rt_thread *t, uint32_t parent, uint64_t ip);
 uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t cct__context_here(struct rt_thread *t, int skip);
+/* lock.c: lock sets (detection.md §5.35) */
+void lock__enable(bool on);
+bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf);
 int  cct__backtrace(void **fr, int max);
 void cct__fork_prepare(void);
 void cct__fork_release(bool child);

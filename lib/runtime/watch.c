@@ -1037,7 +1037,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_sample s = { 0 };
 	struct hc_comm comm;
 	uint64_t leaf;
-	bool watched_load, start, joined;
+	bool watched_load, start, joined, locked;
 
 	if (slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X) {
 		/* a return breakpoint (before the instruction runs): soft.c */
@@ -1064,6 +1064,15 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u trap slot %d: %s %#llx+%u at %#llx", t->id.index, slot,
 	             s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,
 	             (unsigned long long)leaf);
+	/* a lock set (lock.c, detection.md §5.35): the lock implementation's
+	   own words, or a trap after the critical section, are dropped */
+	locked = start && t->det.lock_set;
+	if (locked && !lock__trap(t, slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr, leaf)) {
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   lock set trap dropped (system code or late)", t->id.index);
+		t->det.moving = false;
+		hc_detect_arm_failed(&t->det);
+		return;
+	}
 	if (hc_detect_trap(&hc_rt.dcfg, &t->det, &s, &comm)) {
 		t->cnt.traps_matched++;
 		if (joined)
@@ -1089,7 +1098,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		t->det.moving = false;
 		if (joined)
 			soft__join_set(t, false, s.addr);    /* the joined peers not found yet */
-		else if (start)
+		else if (start && !locked)
 			soft__start_set(t);    /* a second one while the thread is young */
 		soft__after_trap(t, uctx, &s);
 	} else if (watched_load && !s.is_store && !t->det.armed) {

@@ -1141,6 +1141,76 @@ static bool resident_low_half(uint64_t line)
 	return line < LINE_A + 64 * 32;
 }
 
+/* Lock sets (§5.35): the words watched beside a mutex, the set, its trap. */
+static void test_lock_sets(void)
+{
+	struct world w;
+	struct hc_detect_result res;
+	struct hc_bb_entry e;
+	uint32_t out[HC_MAX_WATCH], cursor = 0, n;
+	uint64_t addr[3] = { LINE_A + 40, LINE_A + 64 + 17, LINE_A + 88 };
+
+	/* words: the good ones only, in order, at most d */
+	n = hc_lock_words(0xfe0, 0x800 | 0x20, 0, &cursor, 4, out);
+	CHECK(n == 2 && out[0] == 5 && out[1] == 11 && cursor == 0);
+	n = hc_lock_words(0xfe0, 0x800, 0x800, &cursor, 4, out);  /* good wins */
+	CHECK(n == 1 && out[0] == 11);
+	n = hc_lock_words(0xfe0, 0x1000, 0, &cursor, 4, out);      /* good, not a candidate */
+	CHECK_EQ_U64(n, 4);
+	/* none good: untried candidates round robin, the bad ones skipped */
+	cursor = 0;
+	n = hc_lock_words(0xfe0, 0, 0x60, &cursor, 4, out);
+	CHECK(n == 4 && out[0] == 7 && out[1] == 8 && out[2] == 9 && out[3] == 10 && cursor == 11);
+	n = hc_lock_words(0xfe0, 0, 0x60, &cursor, 4, out);
+	CHECK(n == 4 && out[0] == 11 && out[1] == 7 && out[2] == 8 && out[3] == 9 && cursor == 10);
+	n = hc_lock_words(0xfe0, 0, 0xfe0, &cursor, 4, out);      /* all bad */
+	CHECK_EQ_U64(n, 0);
+	n = hc_lock_words(0, 0, 0, &cursor, 4, out);
+	CHECK_EQ_U64(n, 0);
+	n = hc_lock_words(~0ull, 0, 0, &cursor, 2, out);           /* wraps at 64 */
+	CHECK(n == 2 && out[0] == 10 && out[1] == 11);
+
+	/* the set: one watchpoint a word (aligned), each naming the releaser */
+	world_init(&w, 7, 3);
+	memset(&e, 0, sizeof e);
+	e.thread = 2;
+	e.ctx = 77;
+	e.len = 8;
+	e.time = 500;
+	CHECK(!hc_detect_arm_lock(&w.cfg, &w.th[1], &e, addr, 0, 5000, 1000, &res));
+	CHECK(hc_detect_arm_lock(&w.cfg, &w.th[1], &e, addr, 3, 5000, 1000, &res));
+	CHECK(res.arm && res.nwatch == 3 && w.th[1].armed && w.th[1].start_set && w.th[1].lock_set);
+	CHECK(!w.th[1].join_set);
+	CHECK(res.watch_addr[0] == LINE_A + 40 && res.watch_addr[1] == LINE_A + 64 + 16 &&
+	      res.watch_addr[2] == LINE_A + 88);
+	CHECK(w.th[1].start[1].line == LINE_A + 64 && w.th[1].start[1].addr == LINE_A + 80);
+	CHECK(w.th[1].start[0].thread == 2 && w.th[1].start[0].ctx == 77);
+	/* its trap: a communication with the releaser, weighing what the
+	   caller said, true (the word the releaser wrote) */
+	CHECK(trap(&w, 1, 1100, LINE_A + 88, 8, false));
+	CHECK(w.comm.peer == 2 && w.comm.peer_ctx == 77 && w.comm.weight == 5000);
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	CHECK(!w.th[1].armed && !w.th[1].lock_set && !w.th[1].start_set);
+	CHECK_EQ_U64(w.th[1].start_skip, 0);     /* the next start set is not steered */
+	/* a regular set is not replaced; a start set is */
+	sample(&w, 2, 1200, LINE_B, 8, true);
+	w.th[1].touched = NULL;
+	sample(&w, 1, 1300, LINE_B + 8, 8, false);
+	hc_detect_arm_failed(&w.th[1]);
+	w.th[1].armed = true;
+	w.th[1].start_set = false;
+	CHECK(!hc_detect_arm_lock(&w.cfg, &w.th[1], &e, addr, 3, 5000, 1400, &res));
+	w.th[1].start_set = true;
+	CHECK(hc_detect_arm_lock(&w.cfg, &w.th[1], &e, addr, 3, 5000, 1400, &res));
+	/* a regular set after it is no lock set */
+	hc_detect_arm_failed(&w.th[1]);
+	CHECK(!w.th[1].lock_set);
+	/* at most the set's width */
+	world_init(&w, 7, 2);
+	CHECK(hc_detect_arm_lock(&w.cfg, &w.th[1], &e, addr, 3, 0, 1000, &res));
+	CHECK(res.nwatch == 2 && w.th[1].lock_weight == 1);
+}
+
 static void test_block_set(void)
 {
 	struct world w;
@@ -1793,6 +1863,7 @@ int main(void)
 	test_join_set();
 	test_join_set_in();
 	test_block_set();
+	test_lock_sets();
 	test_dry_lines();
 	test_idle_sample();
 	test_spin_note();

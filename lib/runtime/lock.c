@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* lock.c — lock sets (doc/detection.md §5.35): the runtime interposes
+   pthread_mutex_lock/trylock/timedlock/unlock and pthread_cond_wait/
+   timedwait and notes, per mutex, the thread that released it last. A
+   thread that acquires a mutex another thread released last (a hand-off)
+   is about to read what that thread wrote in its critical section — the
+   value of a lock, a queue's head — microseconds later, where no timer
+   sample lands. At most one hand-off in HPCRUN_COMM_LOCK_SETS of the
+   acquirer's samples arms a *lock set*: a start set on words next to the
+   mutex (its heap block without the mutex, or the 64 bytes after a mutex
+   outside the heap), each standing for the releaser with its context at a
+   release. A trap in system code (the lock implementation: a condition
+   variable beside the mutex) is not the program's data: dropped, and the
+   word is not watched again for that mutex; a trap in the program's code
+   marks the word as one to watch. The set stays armed while the thread
+   holds the mutex; at the next hand-off of the same mutex to the same
+   thread it takes the new releaser without a re-arm.
+
+   Cost when nothing is armed: a TLS load, a hash and two or three loads
+   of a table slot per call; a slot is written only when its releaser
+   changes. The slot's fields of one mutex are read and written under that
+   mutex (its holder, or a releaser about to release it); another mutex
+   hashing to the slot takes it over (counter-free: the hand-offs of both
+   are then missed or misattributed now and then). Relaxed atomics
+   throughout. Not signal context, except lock__trap (the trap handler). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include "runtime/rt.h"
+#include "runtime/safety.h"
+#include "runtime/alloc/blocks.h"
+
+#define RT_LOCK_SLOTS 512          /* power of two */
+#define RT_LOCK_BLOCK_MAX 512
+#define RT_LOCK_WARM 8             /* samples before a lock set may open the registers */      /* a heap block at most this big is the lock's neighbourhood */
+
+struct lock_slot {
+	uint64_t mutex;        /* 0 = free */
+	uint64_t lo;           /* the neighbourhood's first word, 0 = not computed */
+	uint64_t cand;         /* its candidate words (bit i: lo + 8 i) */
+	uint64_t good, bad;    /* words the program's / only system code's traps hit */
+	uint32_t releaser;     /* thread index + 1 of its last releaser, 0 = none */
+	uint32_t want;         /* bit p: the next release of a thread of position p
+	                          captures its context (p = index & 3) */
+	uint32_t cursor;       /* hc_lock_words' round robin */
+	uint32_t pthread[4];   /* thread index + 1 whose context at a release ... */
+	uint32_t pctx[4];      /* ... is this (position index & 3) */
+} __attribute__((aligned(64)));
+
+static struct lock_slot slots[RT_LOCK_SLOTS];
+static int lock_on;
+
+#define LD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define ST(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+
+static inline struct lock_slot *slot_of(const void *m)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)m >> 3) * 0x9e3779b97f4a7c15ull;
+
+	return &slots[h >> 55 & (RT_LOCK_SLOTS - 1)];
+}
+
+void lock__enable(bool on)
+{
+	lock_on = on;
+}
+
+/* The candidate words of a mutex's neighbourhood: the words of its heap
+   block (a small one) not in the mutex; else the 64 bytes after it. */
+static void neighbourhood(struct lock_slot *s, uint64_t m)
+{
+	struct rt_block b;
+	uint64_t lo, hi, cand = 0, mlo = m, mhi = m + sizeof(pthread_mutex_t);
+
+	if (blocks__used() && blocks__find(m, &b) && b.size && b.size <= RT_LOCK_BLOCK_MAX) {
+		lo = (b.base + 7) & ~(uint64_t)7;
+		hi = b.base + b.size;
+	} else {
+		lo = (mhi + 7) & ~(uint64_t)7;
+		hi = lo + 64;
+	}
+	for (uint32_t i = 0; i < 64 && lo + 8 * (uint64_t)i + 8 <= hi; i++) {
+		uint64_t w = lo + 8 * (uint64_t)i;
+
+		if (w + 8 <= mlo || w >= mhi)
+			cand |= 1ull << i;
+	}
+	ST(s->cand, cand);
+	ST(s->lo, lo);
+}
+
+static __attribute__((noinline)) void released(const void *m)
+{
+	struct rt_thread *t = hc_self;
+	struct lock_slot *s;
+	uint32_t me;
+
+	if (!t || t->safety.busy || !hc_rt.ready || hc_rt.stopping)
+		return;     /* the runtime's own work on this thread (libunwind's locks) */
+	s = slot_of(m);
+	me = t->id.index + 1;
+	if (LD(s->mutex) != (uint64_t)(uintptr_t)m) {
+		ST(s->lo, 0);
+		ST(s->good, 0);
+		ST(s->bad, 0);
+		for (int p = 0; p < 4; p++)
+			ST(s->pthread[p], 0);
+		ST(s->want, 0xf);
+		ST(s->releaser, 0);
+		ST(s->mutex, (uint64_t)(uintptr_t)m);
+	}
+	if (__builtin_expect(LD(s->want) >> (me & 3) & 1, 0) && hc_guard_enter(t)) {
+		int e = errno;
+		uint32_t ctx = cct__context_here(t, 2);
+
+		errno = e;
+		hc_guard_leave(t);
+		if (ctx != HC_NONE && ctx != 0) {
+			ST(s->pctx[me & 3], ctx);
+			ST(s->pthread[me & 3], me);
+			t->cnt.lock_ctx_captures++;
+		}
+		__atomic_fetch_and(&s->want, ~(1u << (me & 3)), __ATOMIC_RELAXED);
+	}
+	if (LD(s->releaser) != me)
+		ST(s->releaser, me);
+	if (t->lock.open && t->lock.slot == (uint32_t)(s - slots))
+		t->lock.open = false;      /* its critical section is over */
+}
+
+/* What a lock set's trap weighs: the hand-offs to the thread since its
+   last lock set took one (it stands for them: Horvitz-Thompson), at most
+   HPCRUN_COMM_LOCK_CAP of them (a thread whose sets are seldom armed would
+   put one trap's thousands of hand-offs on one pair), each one transfer of
+   HPCRUN_COMM_LOCK_NS: what a timer sample would credit on average to an
+   access of that cost (period x cost / period). */
+static uint64_t weight(const struct rt_thread *t)
+{
+	uint64_t n = t->lock.pending < hc_rt.opt.lock_cap ? t->lock.pending : hc_rt.opt.lock_cap;
+
+	return (n ? n : 1) * hc_rt.opt.lock_ns;
+}
+
+static __attribute__((noinline)) void acquired(const void *m)
+{
+	struct rt_thread *t = hc_self;
+	struct lock_slot *s;
+	struct hc_detect_result res;
+	struct hc_bb_entry e;
+	uint64_t addr[HC_MAX_WATCH], now;
+	uint32_t rel, idx, words[HC_MAX_WATCH], n, cursor, pos;
+	int err;
+
+	if (!t || t->safety.busy || !hc_rt.ready || hc_rt.stopping)
+		return;     /* the runtime's own work on this thread (libunwind's locks) */
+	s = slot_of(m);
+	if (LD(s->mutex) != (uint64_t)(uintptr_t)m)
+		return;
+	rel = LD(s->releaser);
+	if (rel == 0 || rel == t->id.index + 1)
+		return;
+	t->cnt.lock_handoffs++;
+	t->lock.pending++;
+	idx = (uint32_t)(s - slots);
+	pos = rel & 3;
+	/* its lock set on this mutex still armed: the new releaser's, no re-arm */
+	if (t->det.armed && t->det.lock_set && t->lock.slot == idx) {
+		/* under the guard: a sample's handler may replace the set */
+		if (!hc_guard_enter(t))
+			return;
+		if (!t->det.armed || !t->det.lock_set) {
+			hc_guard_leave(t);
+			return;
+		}
+		if (LD(s->pthread[pos]) == rel) {
+			now = process__now();
+			for (uint32_t i = 0; i < t->det.nwatch; i++) {
+				t->det.start[i].thread = rel - 1;
+				t->det.start[i].ctx = LD(s->pctx[pos]);
+				t->det.start[i].time = now;
+			}
+			t->det.lock_weight = weight(t);
+			t->lock.pending = 0;
+			t->lock.open = true;
+			t->cnt.lock_sets_kept++;
+		} else {
+			t->lock.open = false;
+			__atomic_fetch_or(&s->want, 1u << pos, __ATOMIC_RELAXED);
+		}
+		hc_guard_leave(t);
+		return;
+	}
+	if (t->det.nsamples < t->lock.next_n)
+		return;
+	if (t->det.armed && !t->det.start_set) {
+		t->cnt.lock_busy++;
+		return;
+	}
+	if (LD(s->pthread[pos]) != rel) {
+		__atomic_fetch_or(&s->want, 1u << pos, __ATOMIC_RELAXED);   /* its next release says where it is */
+		t->cnt.lock_no_ctx++;
+		return;
+	}
+	if (!hc_guard_enter(t))
+		return;
+	err = errno;
+	/* A start set opens the registers without asking the switch gate
+	   (watch.c); a lock set must ask: a thread that blocks on its locks
+	   switches often, and opened registers cost every switch for the
+	   thread's life (lock_queue -t 4: CPU 1.9x native against 1.02x).
+	   Not before the thread's first samples either: the gate has no
+	   window yet then and says yes (a first hand-off at the thread's
+	   start opened them, and the regular sets used them from then on) */
+	if (!t->watch.opened && (t->det.nsamples < RT_LOCK_WARM || !thread__watch_allowed(t))) {
+		t->cnt.lock_gated++;
+		t->lock.next_n = t->det.nsamples + hc_rt.opt.lock_sets;
+		errno = err;
+		hc_guard_leave(t);
+		return;
+	}
+	if (!LD(s->lo))
+		neighbourhood(s, (uint64_t)(uintptr_t)m);
+	cursor = LD(s->cursor);
+	n = hc_lock_words(LD(s->cand), LD(s->good), LD(s->bad), &cursor,
+	                  hc_rt.dcfg.nwatch < HC_MAX_WATCH ? hc_rt.dcfg.nwatch : HC_MAX_WATCH, words);
+	ST(s->cursor, cursor);
+	for (uint32_t i = 0; i < n; i++)
+		addr[i] = LD(s->lo) + 8 * (uint64_t)words[i];
+	now = process__now();
+	memset(&e, 0, sizeof(e));
+	e.thread = rel - 1;
+	e.ctx = LD(s->pctx[pos]);
+	e.cpu = -1;
+	e.time = now;
+	e.len = 8;
+	if (n && hc_detect_arm_lock(&hc_rt.dcfg, &t->det, &e, addr, n, weight(t), now, &res)) {
+		record__apply_set(t, &res);
+		if (t->det.armed) {
+			t->cnt.lock_sets++;
+			t->lock.slot = idx;
+			t->lock.lo = LD(s->lo);
+			t->lock.open = true;
+			t->lock.next_n = t->det.nsamples + hc_rt.opt.lock_sets;
+			t->lock.pending = 0;
+		}
+	}
+	errno = err;
+	hc_guard_leave(t);
+}
+
+/* A trap of the thread's lock set (watch.c; signal context): false if it
+   is not the program's communication — the set's critical section is over
+   (late), or system code made the access (the lock implementation). The
+   word learns which it was. */
+bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf)
+{
+	struct lock_slot *s = &slots[t->lock.slot & (RT_LOCK_SLOTS - 1)];
+	uint64_t lo = t->lock.lo, bit = 0;
+
+	if (bp_addr >= lo && bp_addr < lo + 64 * 8 && LD(s->lo) == lo)
+		bit = 1ull << ((bp_addr - lo) / 8);
+	if (!t->lock.open) {
+		t->cnt.lock_traps_late++;
+		return false;
+	}
+	if (loadmap__system_code(leaf)) {
+		if (bit)
+			__atomic_fetch_or(&s->bad, bit, __ATOMIC_RELAXED);
+		t->cnt.lock_traps_system++;
+		return false;
+	}
+	if (bit)
+		__atomic_fetch_or(&s->good, bit, __ATOMIC_RELAXED);
+	t->lock.open = false;
+	t->cnt.lock_traps++;
+	return true;
+}
+
+/* ---- the interposed calls ---- */
+
+typedef int (*mfn)(pthread_mutex_t *);
+static mfn real_lock, real_trylock, real_unlock;
+static int (*real_timedlock)(pthread_mutex_t *, const struct timespec *);
+static int (*real_cwait)(pthread_cond_t *, pthread_mutex_t *);
+static int (*real_ctwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+
+static void *next_sym(const char *name, const char *version)
+{
+	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+
+	return p ? p : dlsym(RTLD_NEXT, name);
+}
+
+#define RESOLVE(var, name, ver) do { \
+		if (__builtin_expect(var == NULL, 0)) \
+			var = (__typeof__(var))next_sym(name, ver); \
+	} while (0)
+
+/* The runtime's own locks (flush.c, loadmap.c) are not the program's. */
+#define FROM_PROGRAM() (lock_on && !loadmap__pc_in_self((uint64_t)(uintptr_t)__builtin_return_address(0)))
+
+HC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	int r;
+
+	RESOLVE(real_lock, "pthread_mutex_lock", NULL);
+	r = real_lock(m);
+
+	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
+		acquired(m);
+	return r;
+}
+
+HC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	int r;
+
+	RESOLVE(real_trylock, "pthread_mutex_trylock", NULL);
+	r = real_trylock(m);
+
+	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
+		acquired(m);
+	return r;
+}
+
+HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
+{
+	int r;
+
+	RESOLVE(real_timedlock, "pthread_mutex_timedlock", NULL);
+	r = real_timedlock(m, ts);
+
+	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
+		acquired(m);
+	return r;
+}
+
+HC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	if (__builtin_expect(lock_on, 0) && FROM_PROGRAM())
+		released(m);
+	RESOLVE(real_unlock, "pthread_mutex_unlock", NULL);
+	return real_unlock(m);
+}
+
+/* The wait releases the mutex and takes it again: a release, then an
+   acquisition (also after a timeout: the mutex is held again). */
+HC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	bool on = __builtin_expect(lock_on, 0) && FROM_PROGRAM();
+	int r;
+
+	if (on)
+		released(m);
+	RESOLVE(real_cwait, "pthread_cond_wait", "GLIBC_2.3.2");
+	r = real_cwait(c, m);
+	if (on && (r == 0 || r == ETIMEDOUT))
+		acquired(m);
+	return r;
+}
+
+HC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts)
+{
+	bool on = __builtin_expect(lock_on, 0) && FROM_PROGRAM();
+	int r;
+
+	if (on)
+		released(m);
+	RESOLVE(real_ctwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
+	r = real_ctwait(c, m, ts);
+	if (on && (r == 0 || r == ETIMEDOUT))
+		acquired(m);
+	return r;
+}

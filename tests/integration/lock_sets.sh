@@ -1,0 +1,112 @@
+#!/bin/sh
+# Lock sets (doc/detection.md §5.35): bench/accuracy/programs/lock_queue.c,
+# main pushing tasks into a mutex + condition-variable queue (its indices
+# and items in one heap struct with the mutex) and 3 workers popping them
+# and adding to a total under a second mutex. Checked, with
+# HPCRUN_COMM_LOCK_SETS=1 and the context-switch gate off
+# (HPCRUN_COMM_SWITCH_NS=0: the workers block on their locks and switch
+# often, and the gate keeps their registers closed): the log states the rule; hand-offs counted; lock
+# sets armed, and within 4 runs a trap of theirs (lock_traps > 0), the
+# program's output unchanged (it checks its own count), every pair of its
+# volume between its own threads, and at least 90 % of the volume true.
+# The interposed calls keep return values and errno (an inline program:
+# trylock of a held mutex is EBUSY, errno survives lock/unlock and a timed
+# wait's ETIMEDOUT). With HPCRUN_COMM_LOCK_SETS=0: off in the log, nothing
+# counted. Where no heap block is tracked (the ASan build) the neighbourhood
+# is the 64 bytes after the mutex (the queue's condition variables): only
+# the hand-offs and the switch are checked. Patterns and counters, never
+# timing.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
+P=$S/bench/accuracy/programs
+cc -O2 -g -pthread -I"$P" -o "$TMP/lock_queue" "$P/lock_queue.c" "$P/work.c" || fail "cannot build lock_queue"
+cat >"$TMP/lock_errno.c" <<'CEOF'
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static long v;
+static void *other(void *a)
+{
+	for (int i = 0; i < 20000; i++) {
+		pthread_mutex_lock(&m);
+		v++;
+		pthread_mutex_unlock(&m);
+	}
+	return a;
+}
+int main(void)
+{
+	pthread_t t;
+	struct timespec ts;
+	int bad = 0, r;
+	pthread_create(&t, NULL, other, NULL);
+	for (int i = 0; i < 20000; i++) {
+		errno = 4321;
+		pthread_mutex_lock(&m);
+		bad += errno != 4321;
+		v++;
+		pthread_mutex_unlock(&m);
+		bad += errno != 4321;
+	}
+	pthread_join(t, NULL);
+	pthread_mutex_lock(&m);
+	r = pthread_mutex_trylock(&m);
+	bad += r != EBUSY;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	errno = 77;
+	r = pthread_cond_timedwait(&c, &m, &ts);
+	bad += r != ETIMEDOUT || errno != 77;
+	pthread_mutex_unlock(&m);
+	printf("v=%ld bad=%d\n", v, bad);
+	return bad != 0 || v != 40000;
+}
+CEOF
+cc -O2 -g -pthread -o "$TMP/lock_errno" "$TMP/lock_errno.c" || fail "cannot build lock_errno"
+[ "$FAILS" -eq 0 ] || finish
+
+HPCRUN_COMM_LOCK_SETS=1 measure errno "$TMP/lock_errno" && grep -q "v=40000 bad=0" "$TMP/errno.out" &&
+	ok "return values and errno unchanged ($(logc errno lock_handoffs) hand-offs)" ||
+	fail "lock_errno: $(cat "$TMP/errno.out")"
+
+for try in 1 2 3 4; do
+	rm -rf "${TMP:?}/on"
+	HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure on "$TMP/lock_queue" 4 || fail "sampled run failed"
+	skip_without_pset on
+	[ "$(logc on allocs_tracked)" -eq 0 ] && break
+	[ "$(logc on lock_traps)" -gt 0 ] && break
+	echo "try $try: $(logc on lock_handoffs) hand-offs, $(logc on lock_sets) lock sets, $(logc on lock_traps) traps"
+done
+grep -q "count=50000" "$TMP/on.out" && ok "the program's output unchanged" || fail "lock_queue printed: $(cat "$TMP/on.out")"
+grep -q "lock sets: .* at most once in 1 of its samples" "$TMP/on"/*.log && ok "the log states the rule" ||
+	fail "no 'lock sets: ... at most once in 1 of its samples' line in the log"
+h=$(logc on lock_handoffs) sets=$(logc on lock_sets)
+[ "$h" -gt 100 ] && ok "hand-offs counted: $h" || fail "only $h hand-offs counted"
+[ "$sets" -gt 0 ] && ok "lock sets armed: $sets" || fail "no lock set armed"
+if [ "$(logc on allocs_tracked)" -eq 0 ]; then
+	echo "note: no heap block tracked (a sanitizer build?): traps not checked"
+else
+	tr=$(logc on lock_traps)
+	[ "$tr" -gt 0 ] && ok "lock set traps (communications): $tr, dropped in system code $(logc on lock_traps_system)" ||
+		fail "no lock set trap in 4 runs"
+	all=$(total on) tru=$(total on 6)
+	if [ "$all" -gt 0 ]; then
+		share=$(ratio "$tru" "$all")
+		ge "$share" 0.90 && ok "true share of the volume: $share" ||
+			{ grep '^row' "$TMP/on.rows" >&2; fail "true share of the volume only $share"; }
+		out=$(awk '$1 == "row" && ($3 > 3 || $4 > 3) { s += $5 } END { print s + 0 }' "$TMP/on.rows")
+		[ "$out" -eq 0 ] && ok "every pair between the program's threads" || fail "volume $out outside threads 0-3"
+	fi
+fi
+
+rm -rf "${TMP:?}/off"
+HPCRUN_COMM_LOCK_SETS=0 measure off "$TMP/lock_queue" 4 || fail "sampled run (rule off) failed"
+grep -q "lock sets: off (HPCRUN_COMM_LOCK_SETS=0)" "$TMP/off"/*.log && ok "the log says off" ||
+	fail "the log does not say the rule is off"
+[ "$(logc off lock_handoffs)" -eq 0 ] && [ "$(logc off lock_sets)" -eq 0 ] && [ "$(logc off lock_traps)" -eq 0 ] &&
+	ok "rule off: nothing counted" ||
+	fail "rule off: $(logc off lock_handoffs) hand-offs, $(logc off lock_sets) sets, $(logc off lock_traps) traps"
+finish
