@@ -139,6 +139,8 @@ static bool set_is_stale(const struct hc_detect_config *cfg, const struct hc_det
 {
 	if (th->armed && th->reuse_set && th->nsamples - th->armed_n < cfg->reuse_life)
 		return false;
+	if (th->armed && th->handoff_set && th->nsamples - th->armed_n < cfg->handoff_life)
+		return false;   /* a hand-off set (§5.36) */
 	return !th->armed || th->armed_at < th->prev_sample;
 }
 
@@ -183,6 +185,7 @@ static void block_note(struct hc_detect_thread *th, uint16_t block)
 	b = &th->blocks[th->blocks_next++ % HC_DETECT_BLOCKS];
 	b->tag = block;
 	b->hits = 1;
+	b->handoff = 0;
 	b->first = th->block_samples - 1;
 }
 
@@ -367,6 +370,7 @@ static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, con
 	c->spin = 0;
 	c->sync_set = false;
 	c->reuse_set = false;
+	c->handoff_set = false;
 }
 
 /* Is e worth watching for th? Another thread's, not counted yet; a store
@@ -517,6 +521,7 @@ static void arm_set(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	th->lock_set = false;
 	th->sync_set = false;
 	th->reuse_set = false;
+	th->handoff_set = false;
 	th->armed_n = th->nsamples;
 	th->candidates = 1;
 	/* A set on a load watches writes, unless this thread did not write
@@ -695,6 +700,7 @@ static void start_armed(struct hc_detect_thread *th, bool join, uint32_t candida
 	th->lock_set = false;
 	th->sync_set = false;
 	th->reuse_set = false;
+	th->handoff_set = false;
 	th->writes_only = false;
 	th->probe = false;
 	th->candidates = candidates;
@@ -881,10 +887,19 @@ static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thre
 	          HC_COMM_TRAP);
 	if (comm->weight == 0)
 		comm->weight = cfg->period;
+	comm->handoff_set = th->handoff_set;
+	if (th->handoff_set) {
+		struct hc_detect_block *b = block_find(th, e->block);
+
+		if (b && b->handoff < UINT16_MAX)
+			b->handoff++;
+	}
 	if (e->time > th->t_prev)
 		th->t_prev = e->time;
-	if (!th->lock_set)      /* a lock set's peer is the lock's releaser */
+	if (!th->lock_set && !th->handoff_set)   /* a lock set's peer is the lock's releaser; a hand-off
+	                                          set is no start set of a new thread's */
 		th->start_skip = e->thread + 1;
+	th->handoff_set = false;
 	th->armed = false;
 	th->start_set = false;
 	th->join_set = false;
@@ -897,7 +912,7 @@ void hc_detect_arm_failed(struct hc_detect_thread *th)
 {
 	th->armed = false;
 	th->nwatch = 0;
-	th->start_set = th->join_set = th->lock_set = false;
+	th->start_set = th->join_set = th->lock_set = th->handoff_set = false;
 }
 
 bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
@@ -947,6 +962,61 @@ uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cur
 		}
 	}
 	return n;
+}
+
+bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                           const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo, uint64_t hi,
+                           struct hc_detect_result *res)
+{
+	uint32_t d = watch_count(cfg), k = 0, nlines;
+	uint64_t off = (w->addr & (HC_LINE - 1)) & ~(uint64_t)(CHUNK - 1);
+	const struct hc_detect_block *b;
+
+	if (!cfg->handoff_life || d == 0 || s->is_store || !s->block || res->comm ||
+	    w->is_load || w->thread == th->thread || w->spin != 0 || w->block != s->block)
+		return false;
+	/* th's set (the one res asks for, or the live one) would watch a load
+	   or nothing: a set on a store of another thread (a start set, a
+	   reuse set, a live hand-off set) stays. */
+	if (th->armed && !(th->writes_only || th->probe))
+		return false;
+	lo = (lo + HC_LINE - 1) & ~(uint64_t)(HC_LINE - 1);
+	if (hi <= lo || hi - lo < HC_HANDOFF_BLOCK_MIN)
+		return false;
+	nlines = (hi - lo) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - lo) / HC_LINE);
+	/* what the thread's first reads of the block could stand for */
+	if ((b = block_find(th, s->block)) && b->handoff >= 1 + nlines / HC_HANDOFF_LINES_PER_TRAP) {
+		res->handoff_capped = true;
+		return false;
+	}
+	for (uint32_t draw = 0; draw < 4 * d && k < d; draw++) {
+		uint64_t line = lo + (uint64_t)rng_below(th, nlines) * HC_LINE;
+		bool dup = false;
+
+		for (uint32_t i = 0; i < k; i++)
+			dup |= th->start[i].line == line;
+		/* a line th touched lately: its next read is no transfer */
+		if (dup || (th->touched && hc_step_line_recent(th->touched, line, s->time, th->touched_within)))
+			continue;
+		th->start[k] = *w;
+		th->start[k].line = line;
+		th->start[k].addr = line + off;
+		th->start[k].len = CHUNK;
+		th->start[k].mask = ~0ull;   /* an initialisation writes lines whole */
+		th->start[k].spin = 0;
+		th->start_mult[k] = 1;
+		th->watch_addr[k] = line + off;
+		k++;
+	}
+	if (k == 0)
+		return false;
+	res->sync_set = res->reuse_set = false;
+	start_armed(th, false, 1, k, s->time, res);
+	for (uint32_t i = 0; i < k; i++)
+		res->watch_addr[i] = th->watch_addr[i];
+	th->handoff_set = res->handoff_set = true;
+	th->armed_n = th->nsamples - 1;   /* the arming sample's (counted already) */
+	return true;
 }
 
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,

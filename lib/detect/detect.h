@@ -70,6 +70,16 @@
    by the lines; at -O0 most of its samples are stack slots, so not all
    samples count). */
 #define HC_REUSE_SHARE 8u
+/* Hand-off sets (cfg.handoff_life, §5.36): only heap blocks of at least
+   this size (an array initialised once and read from memory, not a small
+   table a reader keeps in its cache and re-reads). */
+#define HC_HANDOFF_BLOCK_MIN (1u << 20)
+/* A thread's hand-off traps in one block are at most 1 + its lines /
+   HC_HANDOFF_LINES_PER_TRAP: a trap weighs a period (500 us), and one
+   thread's first reads of a block's lines, ~100 ns each from memory,
+   cannot take more than lines x 100 ns. A table a reader keeps re-reading
+   gives no more traps than its first reads could stand for. */
+#define HC_HANDOFF_LINES_PER_TRAP 4096u
 #define HC_BB_DEFAULT_SLOTS 127
 
 /* One published sample: a store, or (soft sampler, issue #14) a load of
@@ -177,6 +187,9 @@ struct hc_detect_config {
 	                        recently, and the set stays armed for up to this many of the
 	                        thread's samples: a pooled buffer that one thread filled and
 	                        another refills later (§5.30); 0 = off */
+	uint32_t handoff_life; /* a load sample in a large heap block that one other thread
+	                        alone was seen storing to arms a hand-off set (hc_detect_arm_handoff)
+	                        that lives up to this many of the thread's samples (§5.36); 0 = off */
 };
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
@@ -320,6 +333,7 @@ struct hc_detect_thread {
 	struct hc_detect_block {
 		uint16_t tag;
 		uint16_t hits;          /* saturating */
+		uint16_t handoff;       /* hand-off traps in it (§5.36), saturating */
 		uint32_t first;
 	} blocks[HC_DETECT_BLOCKS];
 	uint32_t blocks_next;
@@ -333,6 +347,10 @@ struct hc_detect_thread {
 	uint32_t armed_n;
 	uint64_t reuse_last;    /* publication time of the last reuse set's entry: an
 	                           entry no newer is no reuse target unless fresh */
+	/* The armed set is a hand-off set (hc_detect_arm_handoff, §5.36): a
+	   start set on lines of a block one other thread wrote; it lives
+	   cfg.handoff_life samples from armed_n. */
+	bool     handoff_set;
 };
 
 /* One address sample (soft, pebs or ibs) or trapping access. */
@@ -359,6 +377,7 @@ struct hc_comm {
 	uint32_t flags;      /* enum hc_comm_flag */
 	bool     sync_set;   /* by the trap of a set that only cfg.sync_targets armed (§5.17) */
 	bool     reuse_set;  /* by the trap of a set that only cfg.reuse_life armed (§5.30) */
+	bool     handoff_set; /* by the trap of a hand-off set (cfg.handoff_life, §5.36) */
 	bool     true_by_mask; /* true only through the byte masks: the two
 	                          accesses themselves do not overlap */
 	bool     false_refetch; /* false by the re-fetch test (cfg.refetch_false) */
@@ -380,6 +399,9 @@ struct hc_detect_result {
 	bool     dry;              /* a write-only set ended without a trap (its line is dry) */
 	bool     sync_set;         /* the set asked for is one only cfg.sync_targets allowed */
 	bool     reuse_set;        /* the set asked for is one only cfg.reuse_life allowed */
+	bool     handoff_set;      /* the set asked for is a hand-off set (§5.36) */
+	bool     handoff_capped;   /* none: the thread's traps in the block reached
+	                              HC_HANDOFF_LINES_PER_TRAP's bound */
 };
 
 /* Process one sample of thread th. Fills *comm on detection. */
@@ -498,6 +520,30 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
    from *cursor (advanced past the last one taken). At most d into out[];
    returns how many. */
 uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cursor, uint32_t d, uint32_t *out);
+/* A hand-off set (doc/detection.md §5.36): data one thread wrote — a
+   creator's initialisation of big arrays — that others read long after,
+   each line's first read by each reader a transfer, while the writer's
+   stores are long gone from the board. Called after hc_detect_sample
+   (res its result) for the sample s of th, a load in the heap block
+   [lo, hi) (s->block its tag; s may be flagged private: a line th had
+   not seen, not published) (at least HC_HANDOFF_BLOCK_MIN bytes); w: the last store
+   sampled in that block (the runtime's per-block record), w->spin the
+   number of times a store of another thread than the previous one was
+   sampled there (0: one writer seen). When cfg->handoff_life is set, w is
+   another thread's, the block has had that one writer, this sample
+   detected nothing, and th's set would watch nothing or a load (the set
+   res asks for watches a load, or no set is armed or asked): res is
+   changed to arm a start set on D distinct lines drawn uniformly in
+   [lo, hi) that th did not touch recently (th->touched), each standing for
+   w — the writer, its context; its mask the whole line (an initialisation
+   writes lines whole) —, weighing one period a trap; it lives
+   cfg->handoff_life of th's samples unless it traps. Not once th's
+   hand-off traps in the block (th->blocks) reached 1 + its lines /
+   HC_HANDOFF_LINES_PER_TRAP (res->handoff_capped). res->disarm and
+   res->dry are kept. True if armed. Pure. */
+bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                           const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo, uint64_t hi,
+                           struct hc_detect_result *res);
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills

@@ -341,6 +341,9 @@ static void read_options(struct rt_options *o)
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);
+	o->handoff_life = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_LIFE", 16);
+	if (o->handoff_life > 1024)
+		process__fatal("HPCRUN_COMM_HANDOFF_LIFE: %u is more than 1024 samples", o->handoff_life);
 	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
 	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
@@ -691,6 +694,9 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.spin_weight = kind == HC_SAMPLER_SOFT && hc_rt.opt.spin_weight;   /* §5.14 */
 	hc_rt.dcfg.sync_targets = kind == HC_SAMPLER_SOFT && hc_rt.opt.sync_targets; /* §5.17 */
 	hc_rt.dcfg.reuse_life = kind == HC_SAMPLER_SOFT ? hc_rt.opt.reuse_life : 0;  /* §5.30 */
+	hc_rt.dcfg.handoff_life = kind == HC_SAMPLER_SOFT ? hc_rt.opt.handoff_life : 0;  /* §5.36 */
+	if (hc_rt.dcfg.handoff_life)
+		record__handoff_init();
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
 	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.24 */
 	hc_rt.dcfg.heels_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.heels_ns : 0;          /* §5.28 */
@@ -775,6 +781,15 @@ static void process_init(bool after_fork)
 			        "watch_armed_reuse, reuse_comms)", hc_rt.dcfg.reuse_life);
 		else
 			process__log("reuse sets: off (HPCRUN_COMM_REUSE_LIFE=0)");
+		if (hc_rt.dcfg.handoff_life)
+			process__log("hand-off sets: a load in a heap block of at least %u KiB that one other thread alone "
+			        "was seen storing to arms a set on %u lines of the block this thread did not touch "
+			        "lately, standing for that store, at most 1 + lines/%u traps a thread and block; it lives up to %u samples (HPCRUN_COMM_HANDOFF_LIFE; "
+			        "counters handoff_noted, handoff_writers, handoff_shared, watch_armed_handoff, handoff_gated, handoff_capped, handoff_comms)",
+			        HC_HANDOFF_BLOCK_MIN / 1024, hc_rt.dcfg.nwatch, HC_HANDOFF_LINES_PER_TRAP,
+			        hc_rt.dcfg.handoff_life);
+		else
+			process__log("hand-off sets: off (HPCRUN_COMM_HANDOFF_LIFE=0)");
 		process__log("creator's block sets (HPCRUN_COMM_START_BLOCK=%u): when none of the creator's stores is on the "
 		        "board, %s (HPCRUN_COMM_START_BLOCK_WRITTEN=%d; counter start_sets_block_written)",
 		        hc_rt.opt.start_block,

@@ -26,6 +26,8 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 		t->cnt.sync_comms++;
 	if (c->reuse_set)
 		t->cnt.reuse_comms++;
+	if (c->handoff_set)
+		t->cnt.handoff_comms++;
 	if (c->false_refetch)
 		t->cnt.false_refetch++;
 	if (c->false_heels)
@@ -92,7 +94,8 @@ static void debug_detect(const struct rt_thread *t, const struct hc_sample *s, u
 	if (res->arm)
 		hc_debug_printf(HC_DBG_DETECT, "T%u   watchpoints asked on %u address(es) from %#llx%s",
 		                t->id.index, res->nwatch, (unsigned long long)res->watch_addr[0],
-		                res->reuse_set ? " (a reuse set)" : res->sync_set ? " (a sync set)" : "");
+		                res->handoff_set ? " (a hand-off set)" : res->reuse_set ? " (a reuse set)" :
+		                res->sync_set ? " (a sync set)" : "");
 }
 
 /* What detection decided for the thread's watchpoint set: disarm, count
@@ -120,6 +123,8 @@ void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r)
 				t->cnt.watch_armed_sync++;
 			if (r->reuse_set)
 				t->cnt.watch_armed_reuse++;
+			if (r->handoff_set)
+				t->cnt.watch_armed_handoff++;
 			if (t->det.writes_only)
 				t->cnt.watch_armed_w++;
 			if (t->det.probe)
@@ -129,6 +134,8 @@ void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r)
 
 			if (err != -EAGAIN)
 				t->cnt.watch_arm_failed++;
+			else if (r->handoff_set)
+				t->cnt.handoff_gated++;   /* the switch or share gate said no (§5.36) */
 			if (err != -EAGAIN && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 				process__log("thread %u: arming %u watchpoints failed: errno %d (first failure; "
 				        "counter watch_arm_failed)", t->id.index, r->nwatch, -err);
@@ -140,18 +147,81 @@ void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r)
 /* Reuse sets (doc/detection.md §5.30): the tag of the tracked heap block
    of at least HC_REUSE_BLOCK_MIN bytes holding addr, 0 if none
    (blocks__find is lock-free and async-signal-safe). */
-static uint16_t block_tag(struct rt_thread *t, uint64_t addr, uint8_t *owner)
+static uint16_t block_tag(struct rt_thread *t, uint64_t addr, uint8_t *owner, struct rt_block *b)
 {
-	struct rt_block b;
 	uint32_t thread, ctx;
 
 	*owner = 0;
-	if (!blocks__used() || !blocks__find(addr, &b) || b.size < HC_REUSE_BLOCK_MIN)
+	if (!blocks__used() || !blocks__find(addr, b) || b->size < HC_REUSE_BLOCK_MIN)
 		return 0;
 	t->cnt.samples_in_block++;
-	if (blocks__site_get(b.site, &thread, &ctx) && thread < 127)
+	if (blocks__site_get(b->site, &thread, &ctx) && thread < 127)
 		*owner = (uint8_t)(thread + 1);
-	return hc_block_tag(b.base);
+	return hc_block_tag(b->base);
+}
+
+/* Hand-off sets (doc/detection.md §5.36): the last store sampled in each
+   large heap block, one entry per block tag on a board of its own (the
+   same seqlocked slots as the BulletinBoard: lock-free, async-signal-safe;
+   an entry's line is the tag's key, its spin field counts how often a
+   store of another thread than the entry's came in: 0 = one writer).
+   Static storage: nothing from the program's heap. */
+#define HANDOFF_SLOTS 61u
+static unsigned char handoff_mem[HANDOFF_SLOTS * 128] __attribute__((aligned(64)));
+static struct hc_bulletin handoff_bb;
+static int handoff_ready;
+
+static uint64_t handoff_key(uint16_t tag)
+{
+	return (uint64_t)tag << 6;
+}
+
+void record__handoff_init(void)
+{
+	if (hc_bulletin_size(HANDOFF_SLOTS) > sizeof(handoff_mem) ||
+	    hc_bulletin_init(&handoff_bb, handoff_mem, HANDOFF_SLOTS, 1000000000ull) < 0) {
+		process__log("hand-off sets: no board (%zu bytes needed), off", hc_bulletin_size(HANDOFF_SLOTS));
+		hc_rt.dcfg.handoff_life = 0;
+		return;
+	}
+	__atomic_store_n(&handoff_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* A sampled store in a large block: the block's writer record. */
+static void handoff_note(struct rt_thread *t, const struct hc_sample *s, const struct rt_block *b)
+{
+	struct hc_bb_entry e, old;
+
+	if (b->size < HC_HANDOFF_BLOCK_MIN)
+		return;
+	e = hc_detect_entry(&t->det, s);
+	e.line = handoff_key(s->block);
+	e.spin = 0;
+	if (hc_bulletin_lookup(&handoff_bb, e.line, &old)) {
+		e.spin = old.spin;
+		if (old.thread != e.thread && e.spin < UINT32_MAX) {
+			e.spin++;
+			t->cnt.handoff_writers++;
+		}
+	}
+	if (hc_bulletin_publish(&handoff_bb, &e) == 0)
+		t->cnt.handoff_noted++;
+}
+
+/* A sampled load in a large block: a hand-off set if its writer record
+   says one other thread wrote it (hc_detect_arm_handoff). */
+static void handoff_arm(struct rt_thread *t, const struct hc_sample *s, const struct rt_block *b,
+                        struct hc_detect_result *res)
+{
+	struct hc_bb_entry w;
+
+	if (b->size < HC_HANDOFF_BLOCK_MIN || !hc_bulletin_lookup(&handoff_bb, handoff_key(s->block), &w))
+		return;
+	if (w.thread != t->id.index && w.spin != 0)
+		t->cnt.handoff_shared++;
+	hc_detect_arm_handoff(&hc_rt.dcfg, &t->det, s, &w, b->base, b->base + b->size, res);
+	if (res->handoff_capped)
+		t->cnt.handoff_capped++;
 }
 
 void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
@@ -165,15 +235,26 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	   those, lazily for other accesses that communicate. */
 	bool publishes = !s->is_private && (s->is_store || hc_rt.dcfg.publish_loads);
 
+	struct rt_block b = { 0, 0, 0, 0 };
+	bool handoff = hc_rt.dcfg.handoff_life && __atomic_load_n(&handoff_ready, __ATOMIC_ACQUIRE);
+
 	s->block = 0;
 	s->block_owner = 0;
-	if (hc_rt.dcfg.reuse_life && (!s->is_private || t->watch.line_heap))
-		s->block = block_tag(t, s->addr, &s->block_owner);
+	if ((hc_rt.dcfg.reuse_life || handoff) && (!s->is_private || t->watch.line_heap))
+		s->block = block_tag(t, s->addr, &s->block_owner, &b);
 	s->ctx = publishes ? cct__context(t, uctx, leaf) : HC_NONE;
 	if (s->ctx == HC_NONE && publishes)
 		return;                    /* the walk faulted: sample dropped */
 	t0 = process__now();
 	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
+	/* s->block is set for heap lines only, a load's line this thread
+	   had not seen (is_private, not published) included */
+	if (handoff && s->block) {
+		if (s->is_store)
+			handoff_note(t, s, &b);
+		else
+			handoff_arm(t, s, &b, &res);
+	}
 	rt_cost_add(&t->cost[RT_MECH_DETECT], process__now() - t0);
 	if (res.published == 1 && s->is_store)
 		t->cnt.published++;

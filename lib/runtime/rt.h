@@ -67,7 +67,9 @@
 	X(start_chain_waits) X(samples_in_block) X(watch_armed_reuse) X(reuse_comms) \
 	X(step_loads_again) X(start_sets_block_written) X(traps_recovered_reload) X(ret_bp_loop) \
 	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
-	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated)
+	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
+	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
+	X(handoff_capped)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -244,6 +246,7 @@ struct rt_options {
 	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
+	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
 	uint64_t heels_ns;          /* soft sampler: a store at a reader's heels is false sharing (§5.28) */
@@ -481,6 +484,9 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
    for the start and join sets the soft sampler asks for itself. */
 struct hc_detect_result;
 void record__apply_set(struct rt_thread *t, const struct hc_detect_result *r);
+/* Hand-off sets' board of per-block writer records (detection.md §5.36);
+   turns dcfg.handoff_life off if it cannot. */
+void record__handoff_init(void);
 void record__idle_sample(struct rt_thread *t);
 /* One communication into t's event buffer and CCT metrics. */
 void record__comm(struct rt_thread *t, const struct hc_comm *c);

@@ -850,11 +850,14 @@ static uint64_t arms_share_refused;
 static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	uint32_t type = t->det.writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+	/* A hand-off set (detection.md §5.36) is a start set in form, armed
+	   at any sample: it asks the gates as a regular set does. */
+	bool start = t->det.start_set && !t->det.handoff_set;
 
 	/* A thread that gets a small share of a CPU now is likely to be
 	   descheduled between its arm and its partner's access, or in the
 	   handler while the partner spins (performance.md, "Session 17"). */
-	if (t->sampler.share_low && !t->det.start_set) {
+	if (t->sampler.share_low && !start) {
 		__atomic_add_fetch(&arms_share_refused, 1, __ATOMIC_RELAXED);
 		return -EAGAIN;
 	}
@@ -865,18 +868,19 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	   microseconds) went unwatched (generations -t 4 on 2 CPUs: 7 of 12
 	   threads refused; detection.md §5.9). It opens without asking; the
 	   thread then pays the opened registers' switch cost for its life. */
-	if (!t->watch.opened && !t->det.start_set && !gate_allows(t)) {
+	if (!t->watch.opened && !start && !gate_allows(t)) {
 		/* switches too often for now (cost.h): the process-wide set,
 		   whose copies cost no switch, if there is one (not for a read
 		   probe: its load trap is this thread's business) */
 		if (pset.n)
 			pset_note_gated();
-		if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ENTRY) && !t->det.probe && t->det.armed)
+		if (pset.n && (hc_rt.opt.procset_target & RT_PSET_TARGET_ENTRY) && !t->det.probe && t->det.armed &&
+		    !t->det.handoff_set)
 			return pset_arm(t, addr, n);
 		return -EAGAIN;
 	}
 	if (!t->watch.opened) {
-		if (t->det.start_set)
+		if (start)
 			t->cnt.start_sets_ungated++;
 		open_all(t);
 	}
@@ -1051,7 +1055,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	trapping_access(t, &r, slot, &s, &leaf);
 	s.is_private = false;
 	watched_load = t->det.armed && t->det.watched.is_load && !t->det.start_set;
-	start = t->det.armed && t->det.start_set;
+	start = t->det.armed && t->det.start_set && !t->det.handoff_set;
 	joined = start && t->det.join_set;
 	s.time = process__now();
 	s.cpu = regs__cpu();
@@ -1330,7 +1334,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		tmp.touched = NULL;
 		tmp.lines = t->det.lines;  /* the re-fetch test (detection.md §5.24) */
 		tmp.moving = false;
-		tmp.sync = tmp.sync_set = tmp.reuse_set = false;
+		tmp.sync = tmp.sync_set = tmp.reuse_set = tmp.handoff_set = false;
 		tmp.nsamples = t->det.nsamples;
 		tmp.t_prev = t->det.t_prev;
 		tmp.armed = true;

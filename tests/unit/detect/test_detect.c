@@ -822,6 +822,119 @@ static void test_reuse_sets(void)
 	CHECK(!w.res.arm);
 }
 
+/* A sample of T t, a load in block `block` ([lo, hi)), then the hand-off
+   rule with writer record *wr; returns whether a hand-off set was asked. */
+static bool sample_handoff(struct world *w, uint32_t t, uint64_t time, uint64_t addr, uint16_t block,
+                           const struct hc_bb_entry *wr, uint64_t lo, uint64_t hi)
+{
+	struct hc_sample s = {
+		.time = time, .addr = addr, .len = 8, .is_store = false, .is_private = true,
+		.cpu = (int32_t)t + 20, .ctx = 500 + t, .block = block,
+	};
+
+	memset(&w->comm, 0xa5, sizeof(w->comm));
+	hc_detect_sample(&w->bb, &w->cfg, &w->th[t], &s, &w->res, &w->comm);
+	return hc_detect_arm_handoff(&w->cfg, &w->th[t], &s, wr, lo, hi, &w->res);
+}
+
+/* Hand-off sets (§5.36): a load in a big block one other thread alone
+   stored to arms a start set on lines of the block standing for that
+   store; it lives cfg.handoff_life samples; its trap names the writer
+   with its context; not for the writer, a block of two writers, a small
+   block, a store, or over a set on a store. */
+static void test_handoff_sets(void)
+{
+	static struct hc_step_lines lines;
+	const uint64_t lo = 0x7f0000100000ull, hi = lo + 2 * (uint64_t)HC_HANDOFF_BLOCK_MIN;
+	struct hc_bb_entry wr = {
+		.line = 7ull << 6, .addr = lo + 64 * 3 + 20, .time = 50, .len = 8, .thread = 0,
+		.cpu = 20, .ctx = 555, .block = 7, .mask = 0xff,
+	};
+	struct world w;
+	uint64_t a;
+
+	memset(&lines, 0, sizeof lines);
+	world_init(&w, 7, 3);
+	w.th[1].touched = &lines;
+	w.th[1].touched_within = 1000000;
+	/* off: nothing */
+	CHECK(!sample_handoff(&w, 1, 100, lo + 64 * 100, 7, &wr, lo, hi));
+	w.cfg.handoff_life = 4;
+	/* the writer's own load, a store, another block's record, a block of
+	   two writers, a small block: nothing */
+	CHECK(!sample_handoff(&w, 0, 110, lo + 64 * 100, 7, &wr, lo, hi));
+	CHECK(!sample_handoff(&w, 1, 120, lo + 64 * 100, 8, &wr, lo, hi));
+	wr.spin = 1;
+	CHECK(!sample_handoff(&w, 1, 130, lo + 64 * 100, 7, &wr, lo, hi));
+	wr.spin = 0;
+	CHECK(!sample_handoff(&w, 1, 140, lo + 64 * 100, 7, &wr, lo, lo + HC_HANDOFF_BLOCK_MIN - 64));
+	CHECK(!w.th[1].armed);
+	/* armed: 3 distinct lines of the block, the writer's chunk, standing
+	   for its store (thread, context), whole lines */
+	hc_step_line_seen(&lines, lo + 64 * 100, 150, 1000000);
+	CHECK(sample_handoff(&w, 1, 150, lo + 64 * 100, 7, &wr, lo, hi));
+	CHECK(w.res.arm && w.res.handoff_set && !w.res.reuse_set && w.res.nwatch == 3);
+	CHECK(w.th[1].armed && w.th[1].start_set && w.th[1].handoff_set);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK(w.res.watch_addr[i] >= lo && w.res.watch_addr[i] < hi);
+		CHECK_EQ_U64(w.res.watch_addr[i] & 63, 16);
+		CHECK(w.res.watch_addr[i] != lo + 64 * 100 + 16);    /* a line T1 touched: rarely drawn, never kept */
+		CHECK_EQ_U64(w.th[1].start[i].thread, 0);
+		CHECK_EQ_U64(w.th[1].start[i].ctx, 555);
+		CHECK_EQ_U64(w.th[1].start[i].mask, ~0ull);
+		for (uint32_t j = 0; j < i; j++)
+			CHECK(w.res.watch_addr[i] != w.res.watch_addr[j]);
+	}
+	/* it lives handoff_life samples (the arming one counted), a new load
+	   in the block leaving it */
+	for (uint64_t t = 200; t <= 400; t += 100) {
+		CHECK(!sample_handoff(&w, 1, t, lo + 64 * 200, 7, &wr, lo, hi));
+		CHECK(!w.res.arm && !w.res.disarm && w.th[1].armed);
+	}
+	sample(&w, 1, 500, LINE_B, 8, false);
+	CHECK(w.res.disarm && !w.th[1].armed);
+	/* armed again; a trap on a watched line: the writer, its context, one
+	   period, true; the start sets' skip is left alone */
+	CHECK(sample_handoff(&w, 1, 600, lo + 64 * 300, 7, &wr, lo, hi));
+	a = w.res.watch_addr[1] & ~63ull;
+	CHECK(trap(&w, 1, 650, a + 40, 4, false));
+	CHECK_EQ_U64(w.comm.peer, 0);
+	CHECK_EQ_U64(w.comm.peer_ctx, 555);
+	CHECK_EQ_U64(w.comm.ctx, 701);
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	CHECK(w.comm.handoff_set && (w.comm.flags & HC_COMM_TRUE) && (w.comm.flags & HC_COMM_TRAP));
+	CHECK(!w.th[1].armed && !w.th[1].handoff_set);
+	CHECK_EQ_U64(w.th[1].start_skip, 0);
+	/* a set on another thread's store stays; a set asked on a load is
+	   replaced */
+	hc_step_line_seen(&lines, LINE_A, 690, 1000000);
+	sample(&w, 2, 700, LINE_A, 8, true);
+	CHECK(!sample_handoff(&w, 1, 750, lo + 64 * 400, 7, &wr, lo, hi));
+	CHECK(w.res.arm && !w.res.handoff_set && w.th[1].watched.line == LINE_A);
+	hc_detect_arm_failed(&w.th[1]);
+	w.th[1].touched = NULL;
+	sample(&w, 2, 800, LINE_B, 8, false);     /* T2's load: a load target */
+	CHECK(sample_handoff(&w, 1, 850, lo + 64 * 500, 7, &wr, lo, hi));
+	CHECK(w.res.arm && w.res.handoff_set && w.th[1].handoff_set && !w.th[1].writes_only);
+	/* a failed arm forgets it */
+	hc_detect_arm_failed(&w.th[1]);
+	CHECK(!w.th[1].armed && !w.th[1].handoff_set);
+	/* at most 1 + lines / HC_HANDOFF_LINES_PER_TRAP traps a block: the
+	   one trapped above and 8 more in this 32768-line block, then none */
+	CHECK_EQ_U64((hi - lo) / 64 / HC_HANDOFF_LINES_PER_TRAP, 8);
+	for (int k = 0; k < 8; k++) {
+		CHECK(sample_handoff(&w, 1, 1000 + 100 * (uint64_t)k, lo + 64 * 600, 7, &wr, lo, hi));
+		CHECK(trap(&w, 1, 1050 + 100 * (uint64_t)k, w.res.watch_addr[0], 8, false));
+		CHECK(w.comm.handoff_set);
+	}
+	CHECK(!sample_handoff(&w, 1, 2000, lo + 64 * 600, 7, &wr, lo, hi));
+	CHECK(w.res.handoff_capped && !w.th[1].armed);
+	/* another block's count is its own */
+	wr.block = 9;
+	CHECK(sample_handoff(&w, 1, 2100, lo + 64 * 600, 9, &wr, lo, hi));
+	CHECK(!w.res.handoff_capped);
+}
+
 /* True and false sharing judged with each side's line bytes (§5.7): the
    bytes a thread was seen to access on the line recently join its access,
    the publisher's through the entry's mask. */
@@ -1858,6 +1971,7 @@ int main(void)
 	test_targeting();
 	test_sync_targets();
 	test_reuse_sets();
+	test_handoff_sets();
 	test_judged_by_masks();
 	test_start_set();
 	test_join_set();

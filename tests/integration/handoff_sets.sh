@@ -1,0 +1,55 @@
+#!/bin/sh
+# Hand-off sets (doc/detection.md §5.36): tests/programs/handoff.c, main
+# fills a 16 MiB table, then 2 workers read random lines of it and never
+# write it (XSBench's grids). Each worker's first read of each line is a
+# transfer from main, long after main's stores left the BulletinBoard:
+# without the rule nothing is found. Checked: the log states the rule;
+# with HPCRUN_COMM_HANDOFF_LIFE=16, within 4 runs hand-off sets armed
+# (watch_armed_handoff > 0) and communications of theirs (handoff_comms
+# > 0), main paired with both workers ((0,1) and (0,2) found), main's
+# pairs >= 90 % of the volume; with HPCRUN_COMM_HANDOFF_LIFE=0 none armed,
+# none found through it, and the log says off. Skipped where no heap block
+# is tracked (allocs_tracked 0: the ASan build). Patterns and counters,
+# never timing.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
+cc -O2 -g -pthread -o "$TMP/handoff" "$S/tests/programs/handoff.c" || fail "cannot build handoff"
+[ "$FAILS" -eq 0 ] || finish
+
+for try in 1 2 3 4; do
+	rm -rf "${TMP:?}/on"
+	HPCRUN_COMM_HANDOFF_LIFE=16 measure on "$TMP/handoff" 2 || fail "sampled run failed"
+	if [ "$(logc on allocs_tracked)" -eq 0 ]; then
+		echo "SKIP: no heap block tracked (the allocation wrappers are not in use here: a sanitizer build?)"
+		exit 77
+	fi
+	[ "$(logc on handoff_comms)" -gt 0 ] && [ "$(cell on 0 1)" -gt 0 ] && [ "$(cell on 0 2)" -gt 0 ] && break
+	echo "try $try: $(logc on handoff_noted) stores noted, $(logc on watch_armed_handoff) sets, $(logc on handoff_comms) communications"
+done
+grep -q "hand-off sets: .* lives up to 16 samples" "$TMP/on"/*.log && ok "the log states the rule" ||
+	fail "no 'hand-off sets: ... lives up to 16 samples' line in the log"
+noted=$(logc on handoff_noted) armed=$(logc on watch_armed_handoff) comms=$(logc on handoff_comms)
+[ "$noted" -gt 0 ] && ok "main's stores in the table noted: $noted" || fail "no store noted in 4 runs"
+[ "$armed" -gt 0 ] && ok "hand-off sets armed: $armed" || fail "no hand-off set armed in 4 runs"
+[ "$comms" -gt 0 ] && ok "their communications: $comms" || fail "no communication through the rule in 4 runs"
+[ "$(logc on handoff_writers)" -eq 0 ] && ok "one writer seen in the table" ||
+	fail "handoff_writers $(logc on handoff_writers): a worker's store in the table?"
+all=$(total on) m1=$(cell on 0 1) m2=$(cell on 0 2)
+[ "$m1" -gt 0 ] && [ "$m2" -gt 0 ] && ok "main paired with both workers" ||
+	{ grep '^row' "$TMP/on.rows" >&2; fail "main's pairs: (0,1) $m1, (0,2) $m2"; }
+if [ "$all" -gt 0 ]; then
+	share=$(ratio "$((m1 + m2))" "$all")
+	ge "$share" 0.90 && ok "main's share of the volume: $share" ||
+		{ grep '^row' "$TMP/on.rows" >&2; fail "main's share of the volume only $share"; }
+fi
+
+rm -rf "${TMP:?}/off"
+HPCRUN_COMM_HANDOFF_LIFE=0 measure off "$TMP/handoff" 2 || fail "sampled run (rule off) failed"
+grep -q "hand-off sets: off (HPCRUN_COMM_HANDOFF_LIFE=0)" "$TMP/off"/*.log && ok "the log says off" ||
+	fail "the log does not say the rule is off"
+[ "$(logc off watch_armed_handoff)" -eq 0 ] && [ "$(logc off handoff_comms)" -eq 0 ] &&
+	[ "$(logc off handoff_noted)" -eq 0 ] &&
+	ok "rule off: nothing noted, no set armed by it, nothing found through it" ||
+	fail "rule off: $(logc off handoff_noted) noted, $(logc off watch_armed_handoff) sets, $(logc off handoff_comms) communications"
+finish
