@@ -344,6 +344,7 @@ static void read_options(struct rt_options *o)
 	o->handoff_life = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_LIFE", 16);
 	if (o->handoff_life > 1024)
 		process__fatal("HPCRUN_COMM_HANDOFF_LIFE: %u is more than 1024 samples", o->handoff_life);
+	o->handoff_ungated = env_u64("HPCRUN_COMM_HANDOFF_UNGATED", 1) != 0;
 	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
 	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
@@ -784,10 +785,12 @@ static void process_init(bool after_fork)
 		if (hc_rt.dcfg.handoff_life)
 			process__log("hand-off sets: a load in a heap block of at least %u KiB that one other thread alone "
 			        "was seen storing to arms a set on %u lines of the block this thread did not touch "
-			        "lately, standing for that store, at most 1 + lines/%u traps a thread and block; it lives up to %u samples (HPCRUN_COMM_HANDOFF_LIFE; "
-			        "counters handoff_noted, handoff_writers, handoff_shared, watch_armed_handoff, handoff_gated, handoff_capped, handoff_comms)",
+			        "lately, standing for that store, at most 1 + lines/%u traps a thread and block; it lives up to %u samples and %s "
+			        "(HPCRUN_COMM_HANDOFF_LIFE, HPCRUN_COMM_HANDOFF_UNGATED; counters handoff_noted, handoff_writers, handoff_shared, "
+			        "watch_armed_handoff, handoff_ungated, handoff_gated, handoff_capped, handoff_comms)",
 			        HC_HANDOFF_BLOCK_MIN / 1024, hc_rt.dcfg.nwatch, HC_HANDOFF_LINES_PER_TRAP,
-			        hc_rt.dcfg.handoff_life);
+			        hc_rt.dcfg.handoff_life, hc_rt.opt.handoff_ungated ?
+			        "opens a gated thread's registers (as a start set)" : "asks the switch and share gates");
 		else
 			process__log("hand-off sets: off (HPCRUN_COMM_HANDOFF_LIFE=0)");
 		process__log("creator's block sets (HPCRUN_COMM_START_BLOCK=%u): when none of the creator's stores is on the "
