@@ -31,6 +31,8 @@
 #     -p 'NAME ...'   only these programs      -O 'LEVELS'   e.g. '-O2'
 #     -t 'N ...'      thread counts            -s SCALE      work multiplier
 #     --sweeps ARGS   run the older ComDetective sweeps instead (sweeps.sh)
+#   Pass rates over repeated runs against this run's references, sides
+#   alternated: bench/accuracy/rounds.sh (doc/accuracy.md "Session 18").
 #   WORKDIR (default /tmp/hc-bench-accuracy-suite): binaries, measurements,
 #   databases, results.md (everything printed) and results.tsv (one row per
 #   configuration, raw figures).
@@ -59,7 +61,7 @@ while [ $# -gt 0 ]; do
 	-O) opts=$2; shift 2 ;;
 	-t) tlist=$2; shift 2 ;;
 	-s) scale=$2; shift 2 ;;
-	-h|--help) sed -n '3,34p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,36p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1 (--help)" >&2; exit 2 ;;
 	*) break ;;
 	esac
