@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
 	-O) opts=$2; shift 2 ;;
 	-t) tlist=$2; shift 2 ;;
 	-s) scale=$2; shift 2 ;;
-	-h|--help) sed -n '3,36p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,38p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1 (--help)" >&2; exit 2 ;;
 	*) break ;;
 	esac
