@@ -49,6 +49,47 @@ static uint64_t trap_weight(uint64_t period, uint32_t d, bool published_chunk)
 	return period * (NCHUNKS - 1) / (d - 1);
 }
 
+static uint64_t binom(uint32_t n, uint32_t k)
+{
+	uint64_t r = 1;
+
+	if (k > n)
+		return 0;
+	for (uint32_t i = 1; i <= k; i++)
+		r = r * (n - k + i) / i;
+	return r;
+}
+
+uint64_t hc_detect_trap_weight(uint64_t period, uint32_t d, uint32_t pub, uint32_t fp)
+{
+	uint32_t k = 0;
+	uint64_t all, miss;
+
+	if (d <= 1 || pub >= NCHUNKS || (fp >> pub) & 1)
+		return period;
+	if (d > NCHUNKS)
+		d = NCHUNKS;
+	for (uint32_t i = 0; i < NCHUNKS; i++)
+		k += (fp >> i) & 1;
+	if (k == 0)
+		k = 1;
+	/* P(watched) = 1 - C(7 - k, d - 1) / C(7, d - 1) */
+	all = binom(NCHUNKS - 1, d - 1);
+	miss = binom(NCHUNKS - 1 - k, d - 1);
+	return all > miss ? period * all / (all - miss) : period;
+}
+
+/* The chunks (bit i: chunk i) of `line` that the mask of bytes m covers. */
+static uint32_t chunks_of(uint64_t m)
+{
+	uint32_t c = 0;
+
+	for (uint32_t i = 0; i < NCHUNKS; i++)
+		if ((m >> (i * CHUNK)) & 0xffu)
+			c |= 1u << i;
+	return c;
+}
+
 /* A set chosen among `count` candidates stands for all of them. */
 static uint64_t set_weight(uint64_t w, uint32_t count)
 {
@@ -366,6 +407,7 @@ static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, con
 	c->true_by_mask = by_mask;
 	c->false_refetch = refetch;
 	c->false_heels = heels;
+	c->footprint_weighed = false;
 	c->lag = s->time > e->time ? s->time - e->time : 0;
 	c->spin = 0;
 	c->sync_set = false;
@@ -1023,7 +1065,7 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
                     const struct hc_sample *t, struct hc_comm *comm)
 {
 	const struct hc_bb_entry *e = &th->watched;
-	uint64_t pc;
+	uint64_t pc, w, w1;
 
 	if (!th->armed || th->nwatch == 0)
 		return false;
@@ -1046,10 +1088,15 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	if (e->is_load)
 		dry_clear(th, e->line);   /* this thread writes the line */
 	pc = e->line + (uint64_t)published_chunk(e) * CHUNK;
-	fill_comm(cfg, comm, th, t, e, set_weight(trap_weight(cfg->period, th->nwatch,
-	                                             hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK)),
-	                                 th->candidates),
-	          HC_COMM_TRAP);
+	w = w1 = trap_weight(cfg->period, th->nwatch, hc_ranges_overlap(t->addr, t->len ? t->len : 1, pc, CHUNK));
+	if (cfg->trap_footprint) {
+		/* the trapping access and what the thread was seen to touch of the line */
+		uint64_t fp = hc_line_bytes(e->line, t->addr, t->len ? t->len : 1) | own_mask(th, e->line, t->time);
+
+		w = hc_detect_trap_weight(cfg->period, th->nwatch, published_chunk(e), chunks_of(fp));
+	}
+	fill_comm(cfg, comm, th, t, e, set_weight(w, th->candidates), HC_COMM_TRAP);
+	comm->footprint_weighed = w != w1;
 	comm->sync_set = th->sync_set;
 	comm->reuse_set = th->reuse_set;
 	th->trap_time = t->time;

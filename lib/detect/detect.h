@@ -190,7 +190,20 @@ struct hc_detect_config {
 	uint32_t handoff_life; /* a load sample in a large heap block that one other thread
 	                        alone was seen storing to arms a hand-off set (hc_detect_arm_handoff)
 	                        that lives up to this many of the thread's samples (§5.36); 0 = off */
+	bool trap_footprint; /* a trap off the published chunk weighs period over the chance
+	                        that the set watched one of the chunks the trapping thread
+	                        was seen to touch on the line (hc_detect_trap_weight; §5.31),
+	                        not over the chance for its one chunk */
 };
+
+/* The weight of a trap of a set of d chunks (the published chunk `pub`
+   and d - 1 of the line's 7 others at random), whose trapping thread
+   touches the chunks `fp` of the line (bit i: chunk i; the trapping chunk
+   included): period over the probability that the set watched at least
+   one of them (Horvitz-Thompson over the set's draw). One chunk known
+   besides the published one gives period * 7 / (d - 1), the rule for a
+   single word; fp holding pub, or d <= 1, gives period (§5.31). */
+uint64_t hc_detect_trap_weight(uint64_t period, uint32_t d, uint32_t pub, uint32_t fp);
 
 /* Spin evidence (doc/detection.md §5.14): a run of a thread's samples that
    stay within HC_SPIN_WINDOW bytes of code and whose shared accesses are
@@ -382,6 +395,8 @@ struct hc_comm {
 	                          accesses themselves do not overlap */
 	bool     false_refetch; /* false by the re-fetch test (cfg.refetch_false) */
 	bool     false_heels;   /* false by the heels test (cfg.heels_ns) */
+	bool     footprint_weighed; /* a trap weighed by its thread's chunks of the line, not one
+	                               (cfg.trap_footprint; §5.31) */
 	uint64_t lag;           /* the detecting access's time minus the entry's (ns; 0 if earlier) */
 	uint32_t spin;         /* the weight was divided by this (a spin wait, §5.14); 0 = not */
 };

@@ -310,6 +310,7 @@ static void read_options(struct rt_options *o)
 	o->procset_start = env_u64("HPCRUN_COMM_PROCSET_START", 1) != 0;
 	o->procset_ret = env_u64("HPCRUN_COMM_PROCSET_RET", RT_PSET_RET_DEFAULT) != 0;
 	o->procset_zone_open = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN", 1) != 0;
+	o->procset_zone_open_lines = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES", 1) != 0;
 	o->procset_zone_traps = env_u64("HPCRUN_COMM_PROCSET_ZONE_TRAPS", 1) != 0;
 	o->start_late = env_u64("HPCRUN_COMM_START_LATE", RT_START_LATE_DEFAULT) != 0;
 	o->start_share = env_u64("HPCRUN_COMM_START_SHARE", RT_START_SHARE_DEFAULT) != 0;
@@ -348,6 +349,8 @@ static void read_options(struct rt_options *o)
 	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
 	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
+	o->trap_footprint = env_u64("HPCRUN_COMM_TRAP_FOOTPRINT", 0) != 0;
+	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
 	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
 	o->pipe_over_zone = env_u64("HPCRUN_COMM_PIPE_OVER_ZONE", 1) != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -701,6 +704,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
 	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.24 */
 	hc_rt.dcfg.heels_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.heels_ns : 0;          /* §5.28 */
+	hc_rt.dcfg.trap_footprint = kind == HC_SAMPLER_SOFT && hc_rt.opt.trap_footprint; /* §5.31 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -830,6 +834,15 @@ static void process_init(bool after_fork)
 		process__log("a store detected against another thread's load of its bytes at most %llu us after it "
 		        "is false sharing, the writer at the reader's heels (counter false_heels; detection.md "
 		        "§5.28; HPCRUN_COMM_HEELS_US, 0 = off)", (unsigned long long)(hc_rt.dcfg.heels_ns / 1000));
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("a trap off the published chunk weighs the period over the chance that the set watched one of "
+		        "the chunks its thread touches on the line (detection.md §5.31): %s",
+		        hc_rt.dcfg.trap_footprint ? "on (HPCRUN_COMM_TRAP_FOOTPRINT=1)" : "off, one chunk (HPCRUN_COMM_TRAP_FOOTPRINT=1 for on)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("a write-only set's trapped store off the reader's bytes keeps the reader's chunk watched: true "
+		        "if this thread stores it before its next sample, else false (counters held_sets, held_true, "
+		        "held_false; detection.md §5.31): %s",
+		        hc_rt.opt.hold_reader ? "on (HPCRUN_COMM_HOLD_READER=0 for off)" : "off (HPCRUN_COMM_HOLD_READER=0)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
 		        "sequence of synchronizing stores: detection.md §5.18): %s",

@@ -32,6 +32,8 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 		t->cnt.false_refetch++;
 	if (c->false_heels)
 		t->cnt.false_heels++;
+	if (c->footprint_weighed)
+		t->cnt.traps_footprint++;
 	if ((c->flags & HC_COMM_TRAP) && hc_debug_enabled(HC_DBG_DETECT))
 		hc_debug_printf(HC_DBG_DETECT, "T%u trap: %s %#llx+%u %s, peer T%u %s %#llx+%u, weight %llu (spin %u, lag %llu ns)",
 		                t->id.index, (c->flags & HC_COMM_STORE) ? "store" : "load",
@@ -230,6 +232,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	struct hc_comm comm;
 	uint64_t t0;
 
+	watch__held_flush(t);
 	/* What publishes (non-private stores; non-private loads with
 	   publish_loads) takes its context along in the entry: unwind now for
 	   those, lazily for other accesses that communicate. */
@@ -290,6 +293,7 @@ void record__idle_sample(struct rt_thread *t)
 
 	uint64_t armed = t->cnt.watch_armed;
 
+	watch__held_flush(t);
 	hc_detect_idle(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), &res);
 	record__apply_set(t, &res);
 	if (hc_debug_enabled(HC_DBG_DETECT))

@@ -69,7 +69,8 @@
 	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
 	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
-	X(handoff_capped) X(handoff_ungated)
+	X(handoff_capped) X(handoff_ungated) \
+	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -198,6 +199,13 @@ struct rt_thread {
 		bool line_heap;               /* ... and it is not the thread's own stack, TLS or
 		                                 read-only data, even when it is a load counted
 		                                 private for being unseen (soft.c) */
+		/* a held verdict (HPCRUN_COMM_HOLD_READER, detection.md §5.31): a
+		   write-only set's store off the reader's bytes, recorded when
+		   this thread stores the reader's bytes (true) or at its next
+		   sample (false), the reader's chunk watched meanwhile */
+		bool held;
+		int held_reg;                 /* the register left on, -1 none */
+		struct hc_comm held_comm;
 	} watch;
 
 	/* --- detection, contexts, results --- */
@@ -251,6 +259,9 @@ struct rt_options {
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
 	uint64_t heels_ns;          /* soft sampler: a store at a reader's heels is false sharing (§5.28) */
+	bool     trap_footprint;    /* soft sampler: a trap weighs by the trapping thread's chunks of the line (§5.31) */
+	bool     hold_reader;       /* soft sampler: a write-only set's store off the reader's bytes waits for
+	                               the writer's store of them (§5.31) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
 	                               1 from a writer's store, 2 from a reader's wait, 3 both, 0 off */
 	bool     pipe_over_zone;    /* ... and a zone set gives way to one (HPCRUN_COMM_PIPE_OVER_ZONE) */
@@ -294,6 +305,7 @@ struct rt_options {
 	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
 	bool procset_ret;           /* a gated thread's return breakpoint on the process-wide set */
 	bool procset_zone_open;     /* threads the switch gate lets through arm zone sets too (idle set) */
+	bool procset_zone_open_lines; /* ... standing for the zone's lines (else for one: §5.31) */
 	bool procset_zone_traps;    /* the process-wide set's traps note their exact accesses in the zone table */
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */
 	bool start_share;           /* a start set leaves the publisher of the process-wide set's start line to it */
@@ -452,6 +464,7 @@ void watch__thread_stop(struct rt_thread *t);
 int  watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n);
 int  watch__arm_exec(struct rt_thread *t, uint64_t pc);
 void watch__disarm(struct rt_thread *t);
+void watch__held_flush(struct rt_thread *t);
 void watch__on_trap(struct rt_thread *t, int slot, void *uctx);
 int  watch__pset_registers(int nwatch);
 void watch__trap_blocked(struct rt_thread *t, int slot);

@@ -360,6 +360,7 @@ static void thread_end(struct rt_thread *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	flush__thread_final(t);     /* no periodic snapshot from now on */
 	sampler__thread_stop(t);    /* an inherited event runs on: the guard refuses */
+	watch__held_flush(t);       /* a held verdict: false (§5.31) */
 	watch__thread_stop(t);
 	t->id.end_ns = process__now();
 	HC_DEBUG_LOG(HC_DBG_THREAD, "T%u ends: %llu samples, %llu detections, %llu traps matched",

@@ -343,7 +343,11 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		/* chosen among the zone's lines, the set stands for all of them
 		   (as an entry set for its candidates: a trap weighs the period
 		   times the lines), scaled by how much more often than its share
-		   a narrow zone is picked (zone.h) */
+		   a narrow zone is picked (zone.h); a thread with registers of
+		   its own, with HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES=0, one line
+		   (its per-thread sets cover the zone's published lines: §5.31) */
+		if (!gated && !hc_rt.opt.procset_zone_open_lines)
+			zone.stands = 1;
 		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true, zone.a, zone.b) == 0) {
 			pset_count(&pset.zone_armed);
 			if (!gated)
@@ -1024,6 +1028,57 @@ static void access_at(struct rt_thread *t, const struct hc_regs *r, uint64_t lin
 static void on_trap(struct rt_thread *t, int slot, void *uctx);
 static void pset_trap(struct rt_thread *t, int slot, void *uctx);
 
+/* Held verdicts (HPCRUN_COMM_HOLD_READER, detection.md §5.31). A
+   write-only set watches another thread's published load for this
+   thread's store; in exact mode's model (lib/exact/model.c, W2) that
+   store is no transfer: the transfer is the reader's next read, true iff
+   its bytes meet what this thread writes until then. The first trapped
+   store is one of those writes, not all (the master filling an omp
+   region's shared-variable block, field after field): when it misses the
+   reader's bytes, the register on the reader's chunk goes back on, and
+   the communication is recorded true at this thread's store of them, or
+   false at its next sample. Signal context. */
+static bool held_start(struct rt_thread *t, const struct hc_comm *c)
+{
+	uint64_t line = t->det.watched.line, off = t->det.watched.addr - line;
+	uint64_t chunk = line + (off < HC_LINE ? off & ~(uint64_t)7 : 0);
+
+	for (int i = 0; i < t->watch.n; i++) {
+		if (t->watch.attr[i].bp_addr != chunk)
+			continue;
+		if (ioctl(t->watch.fd[i], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			t->cnt.held_enable_failed++;
+			return false;
+		}
+		t->watch.enabled[i] = true;
+		t->watch.attr[i].disabled = 0;
+		t->watch.held = true;
+		t->watch.held_reg = i;
+		t->watch.held_comm = *c;
+		t->cnt.held_sets++;
+		return true;
+	}
+	return false;
+}
+
+/* The held verdict ends false (the thread's next sample, its end). */
+void watch__held_flush(struct rt_thread *t)
+{
+	int i = t->watch.held_reg;
+
+	if (!t->watch.held)
+		return;
+	t->watch.held = false;
+	if (i >= 0 && i < t->watch.n && t->watch.enabled[i]) {
+		ioctl(t->watch.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		t->watch.enabled[i] = false;
+		t->watch.attr[i].disabled = 1;
+	}
+	t->watch.held_reg = -1;
+	t->cnt.held_false++;
+	record__comm(t, &t->watch.held_comm);
+}
+
 void watch__on_trap(struct rt_thread *t, int slot, void *uctx)
 {
 	uint64_t t0 = soft__cpu_now();
@@ -1073,6 +1128,25 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u trap slot %d: %s %#llx+%u at %#llx", t->id.index, slot,
 	             s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,
 	             (unsigned long long)leaf);
+	if (t->watch.held) {
+		/* the held register: this thread's store of the reader's chunk */
+		struct hc_comm *h = &t->watch.held_comm;
+
+		t->watch.held = false;
+		t->watch.held_reg = -1;
+		if (s.is_store && hc_ranges_overlap(s.addr, s.len ? s.len : 1, h->peer_addr, h->peer_len ? h->peer_len : 1)) {
+			h->flags |= HC_COMM_TRUE;
+			h->true_by_mask = true;
+			t->cnt.held_true++;
+			t->cnt.true_by_mask++;
+		} else {
+			t->cnt.held_false++;
+		}
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   held verdict: %s", t->id.index, (h->flags & HC_COMM_TRUE) ? "true" : "false");
+		record__comm(t, h);
+		t->det.moving = false;
+		return;
+	}
 	/* a lock set (lock.c, detection.md §5.35): the lock implementation's
 	   own words, or a trap after the critical section, are dropped */
 	locked = start && t->det.lock_set;
@@ -1092,7 +1166,9 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.true_by_mask++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   matched: %s sharing with T%u", t->id.index,
 		             (comm.flags & HC_COMM_TRUE) ? "true" : "false", comm.peer);
-		record__comm(t, &comm);
+		if (!(hc_rt.opt.hold_reader && watched_load && s.is_store && !start && !(comm.flags & HC_COMM_TRUE) &&
+		      held_start(t, &comm)))
+			record__comm(t, &comm);
 		/* A trapped store is exact (no skid): publish it for the line's
 		   next readers, as a sampled store would be (not an echo of an
 		   echo: detection.md §5.19). */
@@ -1448,7 +1524,7 @@ void watch__log(void)
 		        "average; %llu wider than %u lines thinned out); %llu entries adopted, %llu own traps, %llu "
 		        "communications (%llu of a pair the first time; pairs found are watched less: %s); %llu samples on "
 		        "a line their thread had not sampled before armed nothing; %llu zone sets armed by threads "
-		        "the switch gate let through (HPCRUN_COMM_PROCSET_ZONE_OPEN=%d); %llu of the set's traps "
+		        "the switch gate let through (HPCRUN_COMM_PROCSET_ZONE_OPEN=%d), standing for %s; %llu of the set's traps "
 		        "noted (HPCRUN_COMM_PROCSET_ZONE_TRAPS=%d)",
 		        (unsigned long long)pset.zone_notes, (unsigned long long)pset.zone_notes_store,
 		        hc_rt.opt.procset_zone_writer ? "only where either thread stored" :
@@ -1464,7 +1540,9 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.zone_pairs_new,
 		        hc_rt.opt.procset_zone_spread ? "on" : "off (HPCRUN_COMM_PROCSET_ZONE_SPREAD=0)",
 		        (unsigned long long)pset.sample_unseen, (unsigned long long)pset.zone_open,
-		        hc_rt.opt.procset_zone_open ? 1 : 0, (unsigned long long)pset.zone_notes_trap,
+		        hc_rt.opt.procset_zone_open ? 1 : 0,
+		        hc_rt.opt.procset_zone_open_lines ? "the zone's lines" : "one line (HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES=0: §5.31)",
+		        (unsigned long long)pset.zone_notes_trap,
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "

@@ -1952,6 +1952,54 @@ static void test_heels(void)
 	}
 }
 
+/* §5.31: a trap's weight over the chance that the set watched one of the
+   chunks its thread touches on the line */
+static void test_trap_footprint(void)
+{
+	static struct hc_step_lines l0;
+	struct world w;
+	uint32_t d;
+
+	/* the pure rule: one chunk besides the published one is the old
+	   period * 7 / (d - 1); more chunks weigh less; the published chunk,
+	   or one register, one period */
+	for (d = 2; d <= 4; d++)
+		CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, d, 1, 1u << 5), PERIOD * 7 / (d - 1));
+	CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, 4, 1, 0), PERIOD * 7 / 3);     /* nothing known: one chunk */
+	CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, 4, 1, 0x3u << 4), PERIOD * 35 / 25);  /* 2: 1 - C(5,3)/C(7,3) */
+	CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, 4, 1, 0xfu << 4), PERIOD * 35 / 34);  /* 4: 1 - 1/35 */
+	CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, 4, 1, 0xfdu), PERIOD);          /* 6 others: always watched */
+	CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, 2, 1, 0x3u << 4), PERIOD * 7 / 2);   /* 1 - C(5,1)/C(7,1) */
+	CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, 4, 1, 0x22u), PERIOD);          /* holds the published chunk */
+	CHECK_EQ_U64(hc_detect_trap_weight(PERIOD, 1, 1, 1u << 5), PERIOD);        /* one register */
+	for (d = 2; d <= 4; d++)
+		for (uint32_t fp = 1; fp < 256; fp++) {
+			uint64_t x = hc_detect_trap_weight(PERIOD, d, 0, fp);
+
+			CHECK(x >= PERIOD && x <= PERIOD * 7 / (d - 1));
+		}
+
+	/* in detection: a false-sharing half line. T1 stores chunk 1, T0 (seen
+	   touching chunks 4..7) traps on chunk 5: off, one period * 7/3 (off) or
+	   period * 35/34 (on); a moving access, the whole line: one period */
+	for (int on = 0; on < 3; on++) {
+		world_init(&w, 7, 4);
+		memset(&l0, 0, sizeof l0);
+		w.cfg.trap_footprint = on > 0;
+		w.th[0].touched = &l0;
+		w.th[0].touched_within = 100000;
+		hc_step_line_note(&l0, LINE_A + 32, 32, 90, 100000);
+		w.th[0].moving = on == 2;
+		sample(&w, 1, 100, LINE_A + 8, 8, true);
+		sample(&w, 0, 200, LINE_B, 8, false);
+		CHECK(w.res.arm);
+		CHECK(trap(&w, 0, 210, LINE_A + 40, 8, true));
+		CHECK_EQ_U64(w.comm.weight, on == 0 ? PERIOD * 7 / 3 : on == 1 ? PERIOD * 35 / 34 : PERIOD);
+		CHECK_EQ_U64(!!(w.comm.flags & HC_COMM_TRUE), (uint64_t)(on == 2));   /* the verdict is the masks' */
+		CHECK(w.comm.footprint_weighed == (on >= 1));
+	}
+}
+
 int main(void)
 {
 	test_overlap();
@@ -1985,5 +2033,6 @@ int main(void)
 	test_trap_echo();
 	test_refetch();
 	test_heels();
+	test_trap_footprint();
 	return hc_test_done("test_detect");
 }
