@@ -45,7 +45,13 @@
    runtime's switch gate sees), and the child's CPU time per switch.
 
    Usage: switch_cost [-x|-o] MODE [BP [ITERS]]   (BP default 1, ITERS 200000)
-   SWITCH_COST_PERIOD_NS: the task-clock's period (default 500000). */
+   SWITCH_COST_PERIOD_NS: the task-clock's period (default 500000).
+   SWITCH_COST_CLOCK_OFF=1: the inherit modes' task-clock is opened
+   disabled (the switching level with HPCRUN_COMM_TICK=1: every inherited
+   event disabled, performance.md "Session 18").
+   SWITCH_COST_CLOSE=1: once the threads exist, the main thread closes
+   every inherited event it opened (the copies go with the parents; the
+   threads keep their emptied contexts). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <linux/hw_breakpoint.h>
@@ -187,6 +193,7 @@ int main(int argc, char **argv)
 	double w0, c0, w, c;
 	long nsw = 0;
 	pid_t child = -1;
+	int clkfd = -1, clkfds[4], nclkfd = 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "-x") || !strcmp(argv[1], "-o"))) {
 		cross = argv[1][1] == 'x';
@@ -227,14 +234,14 @@ int main(int argc, char **argv)
 				sched_yield();
 	}
 	signal(SIGTRAP, SIG_IGN);
-	if (!strncmp(mode, "inherit", 7) && open_clock(1) < 0) {
+	if (!strncmp(mode, "inherit", 7) && (clkfd = open_clock_off(1, getenv("SWITCH_COST_CLOCK_OFF") != NULL)) < 0) {
 		perror("switch_cost: task-clock (perf_event_paranoid?)");
 		return 1;
 	}
 	if (ibp)
 		open_bps(1);
 	for (int i = 0; i < nclk; i++)
-		if (open_clock_off(1, 1) < 0) {
+		if ((clkfds[nclkfd++] = open_clock_off(1, 1)) < 0) {
 			perror("switch_cost: disabled task-clock");
 			return 1;
 		}
@@ -261,6 +268,17 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, thread, (void *)(intptr_t)i);
+	if (getenv("SWITCH_COST_CLOSE") && !ibpmod) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);          /* the threads exist (their copies made) */
+		if (clkfd >= 0)
+			close(clkfd);
+		for (int i = 0; i < nclkfd; i++)
+			close(clkfds[i]);
+		for (int i = 0; ibp && i < nbp; i++)
+			close(bpfd[i]);
+	}
 	if (ibpmod) {          /* re-target the process's set every ms, from CPU 1 */
 		struct timespec ms = { 0, 1000000 };
 		long k = 0;

@@ -250,6 +250,18 @@ static void read_options(struct rt_options *o)
 			               "per-thread CPU-time timers instead of the task-clock)", (unsigned long long)k);
 		o->tick = k == 1;
 	}
+	/* ... and whether that level keeps the process-wide watch set open
+	   (watch.c, performance.md "Session 18": its inherited breakpoint
+	   events cost every switch to or from another context, disabled) */
+	{
+		uint64_t k = env_u64("HPCRUN_COMM_TICK_PSET", 1);
+
+		if (k > 1)
+			process__fatal("HPCRUN_COMM_TICK_PSET: %llu is not 0 or 1 (0: the switching level through the "
+			               "tick closes the process-wide watch set for the rest of the run)",
+			               (unsigned long long)k);
+		o->tick_pset_close = k == 0;
+	}
 	/* ... and the preempted thread's arms (watch.c) */
 	{
 		uint64_t a = env_u64("HPCRUN_COMM_ARM_SHARE", RT_ARM_SHARE_DEFAULT);

@@ -276,6 +276,7 @@ struct rt_options {
 	uint32_t switchy;           /* soft: the heavy period's multiplier while the process switches often (rate.h, level 3) */
 	uint32_t switchy_rate;      /* soft: context switches per CPU second that make it so; 0 = off (rate.h) */
 	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
+	bool tick_pset_close;       /* ... and closes the process-wide set there (HPCRUN_COMM_TICK_PSET=0) */
 	uint32_t arm_share;         /* soft: per-thread sets only when the thread's CPU share since its previous sample is >= this % (0 = always; watch.c) */
 	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
@@ -480,6 +481,7 @@ bool watch__pset_start_block(struct rt_thread *t, const struct hc_bb_entry *e, u
 bool watch__pset_chain_wait(uint32_t creator);
 uint32_t watch__pset_start_peer(bool shared);
 void watch__pset_tick(struct rt_thread *t);
+void watch__pset_retire_ask(void);
 int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32_t stands);
 /* pipe.c: pipeline sets (pipe.h, detection.md §5.18) */
 void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);

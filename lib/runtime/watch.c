@@ -95,6 +95,10 @@ static struct {
 	         chain_max;
 } pset;
 
+/* The switching level closed the set (HPCRUN_COMM_TICK_PSET=0,
+   pset_retire): asked, done (atomic). */
+static int pset_retire_wanted, pset_retired;
+
 /* A gated thread sampled or asked for the set now (pset.gated_at, read by
    rt_pset_open_allows at a period's resolution): written at most once a
    period, not at every sample of every gated thread (one shared line). */
@@ -460,7 +464,7 @@ bool watch__pset_chain_wait(uint32_t creator)
 	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE), t0 = process__now();
 	bool chained;
 
-	if (!pset.n || !hc_rt.opt.start_chain)
+	if (!pset.n || !hc_rt.opt.start_chain || __atomic_load_n(&pset_retired, __ATOMIC_ACQUIRE))
 		return false;
 	/* being armed (a sibling's block line, most often: the children
 	   start together): what it becomes decides, within the arm's p99 */
@@ -733,6 +737,37 @@ static void pset_expire(struct rt_thread *t)
    set nobody touches would otherwise stay armed until the next arm, which
    the budget may refuse for long, and an armed copy makes every switch to
    the idle task dearer (stencil -O2: +15 % CPU from ~10 sets left armed). */
+/* The switching level through the tick (soft.c, HPCRUN_COMM_TICK_PSET=0)
+   asked for the set to be closed: every thread carries a copy of its
+   breakpoint events, which, even disabled, cost each switch to or from
+   another context (the idle task, another program) ~2.5 µs on this VM
+   (performance.md "Session 18"). Taken at a sample that finds the set
+   IDLE: BUSY for the rest of the run (every later arm is refused busy),
+   then the parent events closed, which removes every thread's copy. One
+   way: a copy cannot be given back to a thread that exists. Signal
+   context (close only). */
+
+void watch__pset_retire_ask(void)
+{
+	__atomic_store_n(&pset_retire_wanted, 1, __ATOMIC_RELEASE);
+}
+
+static void pset_retire(void)
+{
+	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+
+	if (rt_pset_state_of(w) != RT_PSET_IDLE || pset.pid != (uint32_t)getpid() ||
+	    !__atomic_compare_exchange_n(&pset.state, &w, rt_pset_word(rt_pset_gen_of(w), RT_PSET_BUSY), false,
+	                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&pset_retire_wanted, 0, __ATOMIC_RELAXED);
+	for (int i = 0; i < pset.n; i++) {
+		pset.enabled[i] = false;
+		fds__close(&pset.fd[i], "the process-wide watch set");
+	}
+	__atomic_store_n(&pset_retired, 1, __ATOMIC_RELEASE);
+}
+
 void watch__pset_tick(struct rt_thread *t)
 {
 	uint64_t w;
@@ -740,6 +775,8 @@ void watch__pset_tick(struct rt_thread *t)
 	(void)t;
 	if (!pset.n)
 		return;
+	if (__atomic_load_n(&pset_retire_wanted, __ATOMIC_ACQUIRE))
+		pset_retire();
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (rt_pset_state_of(w) == RT_PSET_ARMED &&
 	    rt_pset_expired(pset.rec.armed_wall, process__now(),
@@ -1500,6 +1537,11 @@ void watch__log(void)
 			             "a per-thread sampler, or a fork child)", hc_rt.opt.procset);
 		return;
 	}
+	if (__atomic_load_n(&pset_retired, __ATOMIC_ACQUIRE))
+		process__log("process-wide watch set: closed at the switching level through the tick "
+		             "(HPCRUN_COMM_TICK_PSET=0; its later asks are counted busy)");
+	else if (__atomic_load_n(&pset_retire_wanted, __ATOMIC_ACQUIRE))
+		process__log("process-wide watch set: asked to close at the switching level, never found idle");
 	process__log("process-wide watch set: %d registers in every thread; %llu sets armed for threads the "
 	        "switch gate refused (%llu refused: %llu busy, %llu over the %u.%u%% budget; %llu failed); "
 	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late (%llu of an "

@@ -772,6 +772,8 @@ static bool tick_change(uint32_t now, uint32_t want)
 			ok = tick_arm_slot(k);
 		if (ok && ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
 			tick_changes++;
+			if (hc_rt.opt.tick_pset_close)
+				watch__pset_retire_ask();
 			return true;
 		}
 		__atomic_store_n(&tick_on, false, __ATOMIC_RELEASE);
