@@ -123,6 +123,8 @@ struct rt_thread {
 	struct {
 		volatile int busy;       /* re-entrancy guard */
 		volatile int in_handler; /* a handler is running (for exit-time flush) */
+		volatile int on_stack;   /* a handler runs on our altstack (signal.c): a nested
+		                            one must not switch to its top */
 		int flushed;             /* profile written (claimed with CAS) */
 		/* Our own stack walk (cct.c): a synchronous fault while
 		   `walking` is set returns to walk_env (signal.c's on_fatal)

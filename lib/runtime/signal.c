@@ -178,6 +178,8 @@ struct work {
 	struct rt_thread *t;
 	void *uc;
 	uint64_t cookie;
+	enum { WORK_RUN, WORK_STEP_ABORT, WORK_TRAP_BLOCKED } what;   /* the last two: a
+	                     burst ended, a blocked trap's set ended, nothing else */
 };
 
 /* The sample or trap proper, on our own altstack, under the guard. */
@@ -186,8 +188,17 @@ static void work(void *p)
 	struct work *w = p;
 	struct rt_thread *t = w->t;
 	unsigned kind = (unsigned)COOKIE_KIND(w->cookie);
-	uint64_t t0, walks = t->prev->walks;   /* the cache outlives a recycled arena's thread */
+	uint64_t t0, walks;
 
+	if (w->what == WORK_STEP_ABORT) {
+		soft__step_abort(t, w->uc);
+		return;
+	}
+	if (w->what == WORK_TRAP_BLOCKED) {
+		watch__trap_blocked(t, COOKIE_SLOT(w->cookie));
+		return;
+	}
+	walks = t->prev->walks;   /* the cache outlives a recycled arena's thread */
 	hc_guard_enter(t);
 	t->safety.in_handler = 1;
 	t0 = process__now();
@@ -246,13 +257,23 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	/* A trace trap is ours while this thread runs a single-step burst
 	   (soft.c sets the trap flag only then, and clears it when the burst
 	   ends); any other is the application's. */
+	w.what = WORK_RUN;
 	if (si->si_code == TRAP_TRACE && t && soft__stepping(t)) {
+		w.cookie = (uint64_t)COOKIE_STEP << 56;
 		if (t->safety.busy || hc_rt.stopping ||
 		    loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
-			soft__step_abort(t, uc);
-			goto out;
+			/* Ending the burst reads the clock and writes counters: on
+			   our stack too, not the program's one-page sigaltstack
+			   (signals.sh altstack under ASan died there, 2 of 20 runs:
+			   burst_end's clock_gettime overflowed it). In place only
+			   when a handler of ours runs on our stack already, under
+			   this frame (its top is taken). */
+			w.what = WORK_STEP_ABORT;
+			if (t->safety.in_handler || t->safety.on_stack) {
+				soft__step_abort(t, uc);
+				goto out;
+			}
 		}
-		w.cookie = (uint64_t)COOKIE_STEP << 56;
 		goto run;
 	}
 	if (si->si_code == TRAP_TRACE && !(app_trap.sa_flags & SA_SIGINFO) &&
@@ -313,6 +334,10 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	busy = t->safety.busy || hc_rt.stopping || (SI_PERF_FLAGS(si) & PERF_FLAG_ASYNC);
 	if (busy || loadmap__pc_in_self((uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) {
 		if (COOKIE_KIND(w.cookie) == COOKIE_WATCH) {
+			/* ends the set (ioctls, the clock): on our stack as above */
+			w.what = WORK_TRAP_BLOCKED;
+			if (!t->safety.in_handler && !t->safety.on_stack)
+				goto run;
 			watch__trap_blocked(t, COOKIE_SLOT(w.cookie));
 		} else if (busy) {
 			t->cnt.samples_blocked++;
@@ -331,9 +356,13 @@ run:
 	w.uc = uc;
 	sp = (uintptr_t)__builtin_frame_address(0);
 	lo = (uintptr_t)t->altstack;
-	if (lo && (sp < lo || sp >= lo + t->altstack_size))
+	if (lo && (sp < lo || sp >= lo + t->altstack_size)) {
+		t->safety.on_stack = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		signal__call_on_stack(&w, work, (void *)((lo + t->altstack_size) & ~(uintptr_t)15));
-	else
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->safety.on_stack = 0;
+	} else
 		work(&w);
 out:
 	errno = saved;
