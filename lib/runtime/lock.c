@@ -33,8 +33,8 @@
 #include "runtime/alloc/blocks.h"
 
 #define RT_LOCK_SLOTS 512          /* power of two */
-#define RT_LOCK_BLOCK_MAX 512
-#define RT_LOCK_WARM 8             /* samples before a lock set may open the registers */      /* a heap block at most this big is the lock's neighbourhood */
+#define RT_LOCK_BLOCK_MAX 512      /* a heap block at most this big is the lock's neighbourhood */
+#define RT_LOCK_WARM 8             /* samples before a lock set may open the registers */
 
 struct lock_slot {
 	uint64_t mutex;        /* 0 = free */

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <linux/perf_event.h>
 #include "hc/common.h"
 #include "hc/profile.h"
@@ -404,6 +405,19 @@ struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creat
 void thread__end(struct rt_thread *t);
 bool thread__watch_allowed(struct rt_thread *t);
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
+#define RT_PAGE 4096u
+
+/* Whether addr's page is resident (mincore): 1, 0, or -1 when it is not
+   mapped (ENOMEM: a freed block's). Async-signal-safe (a system call). */
+static inline int rt_page_resident(uint64_t addr)
+{
+	unsigned char v = 0;
+
+	if (mincore((void *)(uintptr_t)(addr & ~(uint64_t)(RT_PAGE - 1)), RT_PAGE, &v) != 0)
+		return -1;
+	return v & 1;
+}
+
 static inline void thread__arena_release(struct hc_arena *a)
 {
 	struct hc_arena copy = *a;

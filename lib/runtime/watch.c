@@ -22,7 +22,6 @@
 #include <linux/hw_breakpoint.h>
 #include <sched.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -482,14 +481,6 @@ bool watch__pset_chain_wait(uint32_t creator)
 	return true;
 }
 
-/* Is the line's page resident (a page of a block nobody touched is not)? */
-static bool chain_resident(uint64_t line)
-{
-	unsigned char v = 0;
-
-	return mincore((void *)(line & ~(uint64_t)4095), 4096, &v) == 0 && (v & 1);
-}
-
 /* A foreign trap of a creator's block line in thread t, which ended the
    set (pset_trap): note t among the chain's finds, and arm the set on
    another line of the block while the chain goes on (pset.h). e: the
@@ -525,7 +516,7 @@ static bool chain_trap(struct rt_thread *t, const struct hc_bb_entry *e, uint32_
 			r[k] = rt_zone_rng(&t->det.rng);
 		line = rt_pset_chain_pick(lo, hi, HC_LINE, r, hc_rt.opt.start_chain_spread ? RT_PSET_CHAIN_DRAWS : 1,
 		                          traps, ntraps);
-		if (line == e->line || (line && !chain_resident(line)))
+		if (line == e->line || (line && rt_page_resident(line) != 1))
 			line = 0;
 	}
 	next = *e;

@@ -6,7 +6,6 @@
    signal context. */
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "runtime/pset.h"
 #include "runtime/rt.h"
@@ -109,18 +108,14 @@ uint32_t track__recent_big(uint32_t thread, bool written_only, struct rt_block *
    freed meanwhile) is not asked: mincore fails with ENOMEM. */
 static bool block_resident(uint64_t base, uint64_t size)
 {
-	long psz = sysconf(_SC_PAGESIZE);
 	uint32_t resident = 0, asked = 0;
 
-	if (psz <= 0)
-		return false;
 	for (uint32_t i = 0; i < RT_PSET_WRITTEN_PAGES; i++) {
-		unsigned char v = 0;
-		uint64_t pg = rt_pset_written_page(base, size, i, RT_PSET_WRITTEN_PAGES, (uint32_t)psz);
+		int r = rt_page_resident(rt_pset_written_page(base, size, i, RT_PSET_WRITTEN_PAGES, RT_PAGE));
 
-		if (mincore((void *)(uintptr_t)pg, (size_t)psz, &v) == 0) {
+		if (r >= 0) {
 			asked++;
-			resident += v & 1;
+			resident += (uint32_t)r;
 		}
 	}
 	return rt_pset_written(resident, asked);

@@ -20,7 +20,6 @@
 #include <ucontext.h>
 #include <linux/hw_breakpoint.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -447,9 +446,7 @@ void soft__on_create(struct rt_thread *t)
    resident: a page of a fresh mapping nobody touched is not. */
 static bool line_resident(uint64_t line)
 {
-	unsigned char v = 0;
-
-	return mincore((void *)(line & ~(uint64_t)4095), 4096, &v) == 0 && (v & 1);
+	return rt_page_resident(line) == 1;
 }
 
 /* A creator's block set (HPCRUN_COMM_START_BLOCK; detection.md §5.16,
