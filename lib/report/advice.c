@@ -488,6 +488,19 @@ bound:
 		              "under %.0f%%)", a->share, sc->time ? "sampled CPU time" :
 		              "sampled memory accesses", HC_REPORT_NEGLIGIBLE_PCT);
 	}
+	/* no sampled total (exact mode counts transfers, not accesses): judge
+	   the object against all the communication counted instead, so a few
+	   lines at the threads' chunk boundaries are not advised a padding */
+	if (a->share < 0 && db->t_all && 100.0 * (double)o->fal / (double)db->t_all <
+	                                     HC_REPORT_NEGLIGIBLE_PCT) {
+		for (size_t k = 0; k < a->nfixes; k++)
+			free(a->fixes[k]);
+		a->nfixes = 0;
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "no change advised: its false sharing is negligible (%.2g%% of all the "
+		              "communication counted, under %.0f%%)",
+		              100.0 * (double)o->fal / (double)db->t_all, HC_REPORT_NEGLIGIBLE_PCT);
+	}
 	/* the bound */
 	if (a->share >= 0) {
 		a->save_bound = a->share;

@@ -1068,10 +1068,17 @@ static void advice(struct text *x)
 			}
 			snprintf(q, sizeof(q), "  %zu. ", k + 1);
 			wrap(x, q, buf);
-			snprintf(buf, sizeof(buf), "%s of the %s in false sharing here (%s)",
-			         share(x, q, sizeof(q), o->fal),
-			         a->scale.time ? "sampled CPU time" : "sampled memory accesses",
-			         hc_report_value(v, sizeof(v), o->fal, unit_of(x)));
+			if (!a->scale.known && x->db->t_all)
+				/* exact mode: no sampled total; of all the communication */
+				snprintf(buf, sizeof(buf), "%s %s in false sharing here, %.2g%% of all the "
+				         "communication counted",
+				         hc_report_value(v, sizeof(v), o->fal, unit_of(x)), unit_of(x),
+				         100.0 * (double)o->fal / (double)x->db->t_all);
+			else
+				snprintf(buf, sizeof(buf), "%s of the %s in false sharing here (%s)",
+				         share(x, q, sizeof(q), o->fal),
+				         a->scale.time ? "sampled CPU time" : "sampled memory accesses",
+				         hc_report_value(v, sizeof(v), o->fal, unit_of(x)));
 			wrap(x, "     share    ", buf);
 			wrap(x, "     pattern  ", fs->pattern);
 			for (size_t i = 0; i < fs->nfields && i < 16; i++) {

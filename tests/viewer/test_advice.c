@@ -270,6 +270,37 @@ static void test_negligible_and_library(void)
 	hc_advice_free(&a);
 }
 
+/* exact mode (unit transfers, no sampled total): an object whose false
+   sharing is a sliver of all the communication counted (a few lines at
+   the threads' chunk boundaries, NPB CG's r, q, z) gets no padding
+   advice; one that carries much of it keeps the fix */
+static void test_exact_negligible(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "transfers", 2, 1);
+	field(0, "r[7000]", 56000, 8, 185, 0);
+	field(1, "r[7001]", 56008, 8, 183, 1);
+	object(&db, "static", "r", "double", 8, 368, 0, 2);
+	field(2, "acc[0]", 0, 8, 400000, 0);
+	field(3, "acc[1]", 8, 8, 400000, 1);
+	object(&db, "static", "acc", "double", 8, 800000, 2, 2);
+	db.t_all = 15500000;
+	db.t_false = 800368;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 2) {
+		CHECK(a.fs[0].o == &objs[1] && a.fs[0].share < 0);
+		CHECK(has_fix(&a.fs[0], "give each element its own line: make acc an array", NULL));
+		CHECK(a.fs[1].o == &objs[0]);
+		CHECK(a.fs[1].nfixes == 1 &&
+		      has_fix(&a.fs[1], "no change advised", "of all the communication counted"));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 2", a.nfs);
+	}
+	hc_advice_free(&a);
+}
+
 static void test_true_sharing_and_empty(void)
 {
 	struct hc_db db;
@@ -418,6 +449,7 @@ int main(void)
 	test_false_sharing();
 	test_member_array();
 	test_negligible_and_library();
+	test_exact_negligible();
 	test_true_sharing_and_empty();
 	test_coverage();
 	test_copy_routine_pairs();
