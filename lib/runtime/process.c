@@ -358,6 +358,10 @@ static void read_options(struct rt_options *o)
 	if (o->handoff_life > 1024)
 		process__fatal("HPCRUN_COMM_HANDOFF_LIFE: %u is more than 1024 samples", o->handoff_life);
 	o->handoff_ungated = env_u64("HPCRUN_COMM_HANDOFF_UNGATED", 1) != 0;
+	o->events_cap = (uint32_t)env_u64("HPCRUN_COMM_EVENTS", RT_EVENTS_MAX);
+	if (o->events_cap == 0 || o->events_cap > RT_EVENTS_MAX)
+		process__fatal("HPCRUN_COMM_EVENTS: %u is not a number of event records per thread in 1..%u",
+		               o->events_cap, RT_EVENTS_MAX);
 	o->echo_depth = (uint32_t)env_u64("HPCRUN_COMM_ECHO_DEPTH", 1);
 	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;

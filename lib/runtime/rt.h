@@ -239,6 +239,10 @@ struct rt_thread {
 };
 
 /* Options, from the environment set by the launcher (parsed once, at load). */
+/* Event records a thread keeps (the rest are counted in events_dropped);
+   each has up to two object records (alloc/objects.c). */
+#define RT_EVENTS_MAX (1u << 20)
+
 struct rt_options {
 	uint64_t period;            /* COMM@P */
 	int      sampler;           /* enum hc_sampler, or HC_SAMPLER_NONE = auto */
@@ -259,6 +263,7 @@ struct rt_options {
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
+	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
 	uint64_t heels_ns;          /* soft sampler: a store at a reader's heels is false sharing (§5.28) */

@@ -28,10 +28,9 @@
 #include "runtime/alloc/track.h"
 #include "runtime/sampler/soft.h"
 
-#define ARENA_RESERVE   (256ull << 20)  /* address space per thread, touched on use */
+#define ARENA_RESERVE   (320ull << 20)  /* address space per thread, touched on use */
 #define ALTSTACK_SIZE   (128u << 10)
 #define CCT_CAP         (1u << 20)
-#define EVENTS_CAP      (1u << 20)
 
 /* Arenas of exited threads, kept for the next threads (doc/reliability.md): a fresh
    arena costs an mmap and a page fault for every page its start touches
@@ -290,13 +289,13 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 		ASAN_UNPOISON_MEMORY_REGION(t->altstack, ALTSTACK_SIZE);
 	t->wbuf = hc_arena_alloc(&t->arena, HC_WRITE_BUF, 4096);
 	t->prev = hc_arena_alloc(&t->arena, sizeof *t->prev, 64);
-	t->events.v = hc_arena_alloc(&t->arena, EVENTS_CAP * sizeof *t->events.v, 64);
-	t->events.cap = EVENTS_CAP;
+	t->events.v = hc_arena_alloc(&t->arena, (size_t)hc_rt.opt.events_cap * sizeof *t->events.v, 64);
+	t->events.cap = hc_rt.opt.events_cap;
 	/* The running sampler's own state (its header), zero: fresh arena
 	   memory, or cleared by arena_recycle. */
 	if (sampler__thread_size())
 		t->sampler.own = hc_arena_alloc(&t->arena, sampler__thread_size(), 64);
-	numa__thread_start(t, EVENTS_CAP);
+	numa__thread_start(t, hc_rt.opt.events_cap);
 	if (!t->altstack || !t->wbuf || !t->prev || !t->events.v ||
 	    (sampler__thread_size() && !t->sampler.own) ||
 	    cct__init(t, CCT_CAP) < 0) {

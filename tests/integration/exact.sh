@@ -115,6 +115,20 @@ for cc in gcc clang; do
 		"heap "*" at exact_patterns.c:"*" in main") ok "$cc heap: top object $top" ;;
 		*) fail "$cc heap: top object '$top', expected main's heap block" ;;
 		esac
+		# past the event records' cap (HPCRUN_COMM_EVENTS, here 200 a
+		# thread; sweep: a new address, so a new record, every round)
+		# every kept event still has both sides' objects: none dropped,
+		# nothing of the kept volume "<unknown>"
+		HPCRUN_COMM_EVENTS=200 measure heapcap_$cc --exact "$TMP/ep_$cc" sweep $N $R ||
+			fail "$cc heap, 200 events: exited non-zero"
+		ev=$(awk '$1 == "counter" && $2 == "events_dropped" { s += $3 } END { print s + 0 }' "$TMP/heapcap_$cc"/*.log)
+		od=$(awk '$1 == "counter" && $2 == "objects_dropped" { s += $3 } END { print s + 0 }' "$TMP/heapcap_$cc"/*.log)
+		"$HPCPROF" -o "$TMP/heapcap_$cc.db" "$TMP/heapcap_$cc" >"$TMP/heapcap_$cc.prof" 2>&1 ||
+			fail "$cc heap, 200 events: hpcprof-comm failed"
+		unk=$(grep -c "unknown" "$TMP/heapcap_$cc.db/objects.csv")
+		[ "$ev" -gt 0 ] && [ "$od" -eq 0 ] && [ "$unk" -eq 0 ] &&
+			ok "$cc heap, 200 events a thread: $ev events dropped, 0 object records, no unknown object" ||
+			fail "$cc heap, 200 events a thread: events_dropped $ev, objects_dropped $od, $unk unknown object rows"
 	fi
 	# private: nothing designed; thread start and the results array only
 	all=$(total private_$cc)

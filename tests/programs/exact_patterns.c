@@ -11,6 +11,10 @@
      fields   worker i does fs_counters.f[i] += 1 (adjacent fields of one
               static line): about THREADS false transfers per round
      private  each worker updates its own padded heap block: no transfer
+     sweep    round r: worker i does heap_sweep[r][i] += 1 (one malloc'd
+              array, a new row of adjacent longs each round): the heap
+              pattern at a new address every round, so every transfer is
+              an event record of its own (the record cap's test)
      heap     worker i does heap_counters[i] += 1 (one malloc'd array,
               adjacent longs): false sharing on a heap object
      copy     worker i memcpy's 256 bytes into its mailbox, then memcpy's
@@ -31,6 +35,7 @@ static struct slot pair_lines[MAXT / 2];
 struct fs_counters fs_counters;
 static long *private_blocks[MAXT];
 static long *heap_counters;
+static long (*heap_sweep)[8];
 static char mailbox[MAXT][256] __attribute__((aligned(64)));
 static char inbox[MAXT][256] __attribute__((aligned(64)));
 static char outbox[MAXT][256] __attribute__((aligned(64)));
@@ -45,6 +50,7 @@ __attribute__((noinline)) static void pair_store(int me, long v) { ((long *)&pai
 __attribute__((noinline)) static long pair_load(int me) { return ((long *)&pair_lines[me / 2])[1 - me % 2]; }
 __attribute__((noinline)) static void field_add(int me) { fs_counters.f[me] += 1; }
 __attribute__((noinline)) static void heap_add(int me) { heap_counters[me] += 1; }
+__attribute__((noinline)) static void sweep_add(int me, int r) { heap_sweep[r][me] += 1; }
 __attribute__((noinline)) static void private_work(int me, long r) { private_blocks[me][r % 8] += r; }
 
 static void *worker(void *p)
@@ -76,6 +82,8 @@ static void *worker(void *p)
 			s += inbox[me][r % 256];
 		} else if (!strcmp(mode, "heap")) {
 			heap_add(me);
+		} else if (!strcmp(mode, "sweep")) {
+			sweep_add(me, r);
 		} else if (!strcmp(mode, "fields")) {
 			field_add(me);
 		} else {
@@ -96,8 +104,8 @@ int main(int argc, char **argv)
 	rounds = argc > 3 ? atoi(argv[3]) : 1000;
 	if (nthreads < 2 || nthreads > 8 || rounds < 1 ||
 	    (strcmp(mode, "ring") && strcmp(mode, "pairs") && strcmp(mode, "fields") && strcmp(mode, "private") &&
-	     strcmp(mode, "copy") && strcmp(mode, "heap"))) {
-		fprintf(stderr, "usage: exact_patterns ring|pairs|fields|private|copy|heap [THREADS 2..8] [ROUNDS]\n");
+	     strcmp(mode, "copy") && strcmp(mode, "heap") && strcmp(mode, "sweep"))) {
+		fprintf(stderr, "usage: exact_patterns ring|pairs|fields|private|copy|heap|sweep [THREADS 2..8] [ROUNDS]\n");
 		return 2;
 	}
 	for (int i = 0; i < nthreads; i++) {
@@ -106,7 +114,8 @@ int main(int argc, char **argv)
 		memset(private_blocks[i], 0, 4096);
 	}
 	heap_counters = calloc((size_t)nthreads, sizeof *heap_counters);
-	if (!heap_counters)
+	heap_sweep = calloc((size_t)rounds, sizeof *heap_sweep);
+	if (!heap_counters || !heap_sweep)
 		return 1;
 	pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
 	for (long i = 0; i < nthreads; i++)
