@@ -45,7 +45,7 @@
 	X(samples_undecodable) X(samples_no_access) X(handler_ns) X(prev_walks) X(samples_stack_only) X(samples_rmw_store) \
 	X(published) X(published_loads) X(published_trap) X(publish_lost_race) X(publish_refused) X(detections_sample) \
 	X(watch_armed) X(watch_arm_failed) X(watch_gated) X(traps) X(traps_matched) X(traps_unmatched) X(traps_load_load) \
-	X(traps_blocked) X(events_dropped) X(cct_nodes_dropped) X(unwind_failed) X(unwind_faults) X(unwind_cached) \
+	X(traps_blocked) X(events_dropped) X(events_folded) X(cct_nodes_dropped) X(unwind_failed) X(unwind_faults) X(unwind_cached) \
 	X(stack_frames) X(stack_frames_dropped) X(unwind_fork_gated) \
 	X(signals_chained) X(allocs_tracked) X(allocs_dropped) X(allocs_below_min) \
 	X(frees_tracked) X(alloc_ctx_unwinds) X(alloc_ctx_checks) X(alloc_ctx_mismatches) \

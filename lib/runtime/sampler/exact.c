@@ -27,7 +27,9 @@
 #include "runtime/regs.h"
 
 #define XSTACK    1024u            /* shadow stack frames kept (deeper ones: contexts truncated) */
-#define XEVH      (1u << 16)       /* event folding table slots, power of two */
+#define XEVH      (1u << 21)       /* event folding table slots, power of two: twice the
+                                      events a thread keeps (RT_EVENTS_MAX) */
+#define XEVC      (1u << 16)       /* code-pair folding table slots (past the events' cap) */
 #define XPROBES   8u
 #define POOL_SIZE (4ull << 30)     /* small shadow allocations (holder bitmaps), address space */
 
@@ -43,6 +45,7 @@ struct xthr {
 	uint64_t leaf;                 /* inside the instrumentation call of the access in progress */
 	struct xframe *stack;
 	uint32_t *evh;                 /* event index + 1, 0 = empty */
+	uint32_t *evc;                 /* the same, by code pair and kind only */
 };
 
 static struct hc_xmodel xm;
@@ -145,6 +148,34 @@ static inline uint32_t ev_hash(uint32_t ctx, uint32_t peer, uint32_t pctx, uint3
 	return (uint32_t)(h >> 40);
 }
 
+static uint32_t code_hash(uint32_t ctx, uint32_t peer, uint32_t pctx, uint32_t flags)
+{
+	return ev_hash(ctx, peer, pctx, flags, 0);
+}
+
+/* The thread's first event of this code pair, peer and kind (evc), added
+   when absent and ins; NULL when none (or the table's probes are full). */
+static struct hc_prof_event *code_event(struct xthr *x, uint32_t ctx, uint32_t peer, uint32_t pctx,
+                                        uint32_t flags, uint32_t ins)
+{
+	uint32_t h = code_hash(ctx, peer, pctx, flags);
+
+	for (uint32_t p = 0; p < XPROBES; p++) {
+		uint32_t s = (h + p) & (XEVC - 1), i = x->evc[s];
+		struct hc_prof_event *e;
+
+		if (!i) {
+			if (ins)
+				x->evc[s] = ins;
+			return NULL;
+		}
+		e = &x->t->events.v[i - 1];
+		if (e->ctx == ctx && e->peer == peer && e->peer_ctx == pctx && e->flags == flags)
+			return e;
+	}
+	return NULL;
+}
+
 /* One transfer into the thread's events: a new event, or one more on the
    event of the same context, peer, peer context, kind and access. */
 static void on_transfer(void *arg, const struct hc_xtransfer *xt)
@@ -174,6 +205,22 @@ static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 			return;
 		}
 	}
+	/* Past three quarters of the events' cap: onto the first event of the
+	   same code pair, peer and kind (its address stands for this one's),
+	   so the matrices, code pairs and the false fraction keep every
+	   transfer; counted. The last quarter is kept for code pairs not seen
+	   yet (a later phase's: NPB MG's initialisation filled the buffer). */
+	if (t->events.n >= t->events.cap - t->events.cap / 4) {
+		struct hc_prof_event *e = code_event(x, ctx, xt->writer, xt->writer_ctx, flags, 0);
+
+		if (e) {
+			__atomic_store_n(&e->weight, e->weight + 1, __ATOMIC_RELAXED);
+			if (ctx < t->cct.n)
+				t->cct.nodes[ctx].m[xt->is_true ? HC_M_TRUE_SAMPLE : HC_M_FALSE_SAMPLE]++;
+			t->cnt.events_folded++;
+			return;
+		}
+	}
 	memset(&c, 0, sizeof c);
 	c.time = process__now();
 	c.weight = 1;
@@ -189,8 +236,11 @@ static void on_transfer(void *arg, const struct hc_xtransfer *xt)
 	c.flags = flags;
 	before = t->events.n;
 	record__comm(t, &c);
-	if (slot < XEVH && t->events.n == before + 1)
-		x->evh[slot] = t->events.n;
+	if (t->events.n == before + 1) {
+		if (slot < XEVH)
+			x->evh[slot] = t->events.n;
+		code_event(x, ctx, xt->writer, xt->writer_ctx, flags, t->events.n);
+	}
 }
 
 /* The store site of a write at pc (the model's tag, rule P): the
@@ -330,7 +380,7 @@ static int x_thread_start(struct rt_thread *t)
 {
 	struct xthr *x;
 	struct xframe *stack;
-	uint32_t *evh;
+	uint32_t *evh, *evc;
 
 	pthread_once(&xonce, model_init);
 	if (!__atomic_load_n(&xready, __ATOMIC_ACQUIRE))
@@ -338,15 +388,17 @@ static int x_thread_start(struct rt_thread *t)
 	x = hc_arena_alloc(&t->arena, sizeof *x, 64);
 	stack = hc_arena_alloc(&t->arena, XSTACK * sizeof *stack, 64);
 	evh = hc_arena_alloc(&t->arena, XEVH * sizeof *evh, 64);
-	if (!x || !stack || !evh) {
+	evc = hc_arena_alloc(&t->arena, XEVC * sizeof *evc, 64);
+	if (!x || !stack || !evh || !evc) {
 		process__log("thread %u: arena too small for exact mode: its accesses are not counted", t->id.index);
 		return 0;
 	}
 	/* Arena memory past the record's common prefix is zero, fresh or
-	   recycled (thread.c, arena_recycle): evh needs no clearing. */
+	   recycled (thread.c, arena_recycle): evh and evc need no clearing. */
 	memset(x, 0, sizeof *x);
 	x->stack = stack;
 	x->evh = evh;
+	x->evc = evc;
 	x->t = t;
 	x->x.id = t->id.index;
 	x->x.ctx = current_ctx;
