@@ -1109,3 +1109,92 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	th->nwatch = 0;
 	return true;
 }
+
+/* ---- synchronisation objects' bytes (§5.37) ---- */
+
+static inline uint32_t sync_hash(uint64_t line)
+{
+	return (uint32_t)(((line >> 6) * 0x9e3779b97f4a7c15ull) >> 54) & (HC_SYNC_LINES - 1);
+}
+
+/* The bytes of one line [a, a + n), n <= 64, a's offset + n <= 64. */
+static inline uint64_t sync_bytes(uint64_t a, uint32_t n)
+{
+	uint32_t off = (uint32_t)(a & 63);
+
+	return (n >= 64 ? ~0ull : ((1ull << n) - 1)) << off;
+}
+
+int hc_sync_words_add(struct hc_sync_words *w, uint64_t addr, uint32_t len)
+{
+	int r = 0;
+
+	if (!len)
+		len = 1;
+	for (uint64_t a = addr, end = addr + len; a < end;) {
+		uint64_t line = a & ~(uint64_t)63, nxt = line + 64 < end ? line + 64 : end;
+		uint64_t bits = sync_bytes(a, (uint32_t)(nxt - a));
+		uint32_t h = sync_hash(line), k;
+
+		for (k = 0; k < HC_SYNC_PROBE; k++) {
+			uint32_t i = (h + k) & (HC_SYNC_LINES - 1);
+			uint64_t cur = __atomic_load_n(&w->line[i], __ATOMIC_ACQUIRE);
+
+			if (cur == 0) {
+				uint64_t z = 0;
+
+				if (__atomic_compare_exchange_n(&w->line[i], &z, line, false, __ATOMIC_ACQ_REL,
+				                                __ATOMIC_ACQUIRE)) {
+					__atomic_add_fetch(&w->used, 1, __ATOMIC_RELAXED);
+					cur = line;
+				} else {
+					cur = z;
+				}
+			}
+			if (cur == line) {
+				uint64_t old = __atomic_load_n(&w->mask[i], __ATOMIC_RELAXED);
+
+				if ((old & bits) != bits) {
+					__atomic_fetch_or(&w->mask[i], bits, __ATOMIC_RELEASE);
+					if (r == 0)
+						r = 1;
+				}
+				break;
+			}
+		}
+		if (k == HC_SYNC_PROBE)
+			r = -ENOSPC;
+		a = nxt;
+	}
+	return r;
+}
+
+bool hc_sync_words_has(const struct hc_sync_words *w, uint64_t addr, uint32_t len)
+{
+	if (!__atomic_load_n(&w->used, __ATOMIC_RELAXED))
+		return false;
+	if (!len)
+		len = 1;
+	if (len > 64)
+		len = 64;
+	for (uint64_t a = addr, end = addr + len; a < end;) {
+		uint64_t line = a & ~(uint64_t)63, nxt = line + 64 < end ? line + 64 : end;
+		uint64_t bits = sync_bytes(a, (uint32_t)(nxt - a));
+		uint32_t h = sync_hash(line);
+
+		for (uint32_t k = 0; k < HC_SYNC_PROBE; k++) {
+			uint32_t i = (h + k) & (HC_SYNC_LINES - 1);
+			uint64_t cur = __atomic_load_n(&w->line[i], __ATOMIC_ACQUIRE);
+
+			if (cur == 0)
+				break;
+			if (cur == line) {
+				if (__atomic_load_n(&w->mask[i], __ATOMIC_ACQUIRE) & bits)
+					return true;
+				break;
+			}
+		}
+		a = nxt;
+	}
+	return false;
+}

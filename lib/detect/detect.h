@@ -535,6 +535,41 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
    from *cursor (advanced past the last one taken). At most d into out[];
    returns how many. */
 uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cursor, uint32_t d, uint32_t *out);
+
+/* Synchronisation objects' bytes (doc/detection.md §5.37): the runtime
+   notes the bytes of every pthread barrier, mutex and condition variable
+   the program passes to the interposed calls. An access by system code
+   (loadmap__system_code: glibc's barrier, mutex, condition variable and
+   futex paths) to those bytes is the lock implementation's, not the
+   program's data: exact mode, which counts instrumented program code
+   only, never sees it, so the sampler neither publishes nor detects nor
+   arms on it (hc_sync_drop). An open-addressed table of lines, each with
+   a mask of its synchronisation bytes; lock-free (relaxed atomics: a
+   look-up racing an insertion may miss it, once), never shrinks (a freed
+   object's bytes stay marked: only system code's accesses to them are
+   dropped, and libc's data movement into a reused block is the rare
+   case). Pure. */
+#define HC_SYNC_LINES 1024u      /* power of two */
+#define HC_SYNC_PROBE 8u         /* slots probed from a line's hash */
+struct hc_sync_words {
+	uint64_t line[HC_SYNC_LINES];   /* line address (addr & ~63), 0 = free */
+	uint64_t mask[HC_SYNC_LINES];   /* bit i: byte i of the line is an object's */
+	uint32_t used;                  /* lines taken */
+};
+/* Note [addr, addr + len) as synchronisation bytes: 1 new bytes noted, 0
+   all were, -ENOSPC a line found no free slot (the rest still noted). */
+int  hc_sync_words_add(struct hc_sync_words *w, uint64_t addr, uint32_t len);
+/* Does the access [addr, addr + len) touch a noted byte? */
+bool hc_sync_words_has(const struct hc_sync_words *w, uint64_t addr, uint32_t len);
+/* The classification: an access of system code (system_code: its PC is
+   in a system library) to a synchronisation object's bytes is dropped.
+   System code on the program's data (libc's memcpy, memmove, qsort
+   moving the program's arrays) and the program's code on any bytes are
+   kept. */
+static inline bool hc_sync_drop(const struct hc_sync_words *w, uint64_t addr, uint32_t len, bool system_code)
+{
+	return system_code && hc_sync_words_has(w, addr, len);
+}
 /* A hand-off set (doc/detection.md §5.36): data one thread wrote — a
    creator's initialisation of big arrays — that others read long after,
    each line's first read by each reader a transfer, while the writer's

@@ -67,6 +67,43 @@ void lock__enable(bool on)
 	lock_on = on;
 }
 
+/* ---- synchronisation objects (detection.md §5.37) ----
+   The bytes of every barrier, mutex and condition variable the program
+   passes to the interposed calls. glibc's barrier, mutex and condition
+   code reads and writes them in every thread; exact mode instruments the
+   program's code only and never counts them. A sample, burst access or
+   trap of system code (the classification lock sets use for their traps:
+   loadmap__system_code) on those bytes is dropped (soft.c, watch.c),
+   counted. */
+static struct hc_sync_words sync_words;
+static int sync_on;
+
+void lock__sync_enable(bool on)
+{
+	sync_on = on;
+}
+
+void lock__sync_note(const void *o, size_t n)
+{
+	struct rt_thread *t;
+	int r;
+
+	if (!sync_on)
+		return;
+	r = hc_sync_words_add(&sync_words, (uint64_t)(uintptr_t)o, (uint32_t)n);
+	if (r != 0 && (t = hc_self) != NULL) {
+		if (r > 0)
+			t->cnt.sync_objects++;
+		else
+			t->cnt.sync_full++;
+	}
+}
+
+bool lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len)
+{
+	return sync_on && hc_sync_words_has(&sync_words, addr, len) && loadmap__system_code(pc);
+}
+
 /* The candidate words of a mutex's neighbourhood: the words of its heap
    block (a small one) not in the mutex; else the 64 bytes after it. */
 static void neighbourhood(struct lock_slot *s, uint64_t m)
@@ -301,10 +338,16 @@ static void *next_sym(const char *name, const char *version)
 /* The runtime's own locks (flush.c, loadmap.c) are not the program's. */
 #define FROM_PROGRAM() (lock_on && !loadmap__pc_in_self((uint64_t)(uintptr_t)__builtin_return_address(0)))
 
+#define SYNC_NOTE(o) do { \
+		if (__builtin_expect(sync_on, 0)) \
+			lock__sync_note((o), sizeof(*(o))); \
+	} while (0)
+
 HC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int r;
 
+	SYNC_NOTE(m);
 	RESOLVE(real_lock, "pthread_mutex_lock", NULL);
 	r = real_lock(m);
 
@@ -317,6 +360,7 @@ HC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	int r;
 
+	SYNC_NOTE(m);
 	RESOLVE(real_trylock, "pthread_mutex_trylock", NULL);
 	r = real_trylock(m);
 
@@ -329,6 +373,7 @@ HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 {
 	int r;
 
+	SYNC_NOTE(m);
 	RESOLVE(real_timedlock, "pthread_mutex_timedlock", NULL);
 	r = real_timedlock(m, ts);
 
@@ -354,6 +399,8 @@ HC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 
 	if (on)
 		released(m);
+	SYNC_NOTE(c);
+	SYNC_NOTE(m);
 	RESOLVE(real_cwait, "pthread_cond_wait", "GLIBC_2.3.2");
 	r = real_cwait(c, m);
 	if (on && (r == 0 || r == ETIMEDOUT))
@@ -368,9 +415,32 @@ HC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, cons
 
 	if (on)
 		released(m);
+	SYNC_NOTE(c);
+	SYNC_NOTE(m);
 	RESOLVE(real_ctwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
 	r = real_ctwait(c, m, ts);
 	if (on && (r == 0 || r == ETIMEDOUT))
 		acquired(m);
 	return r;
+}
+
+/* Barriers: glibc's pthread_barrier_wait reads and writes the barrier's
+   words in every thread at every step (halo_bar: most of what the sampler
+   found at -O2 -t 4 before §5.37). Noted at init and at every wait (a
+   barrier initialised before the runtime was ready). */
+static int (*real_binit)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
+static int (*real_bwait)(pthread_barrier_t *);
+
+HC_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned n)
+{
+	SYNC_NOTE(b);
+	RESOLVE(real_binit, "pthread_barrier_init", NULL);
+	return real_binit(b, a, n);
+}
+
+HC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	SYNC_NOTE(b);
+	RESOLVE(real_bwait, "pthread_barrier_wait", NULL);
+	return real_bwait(b);
 }

@@ -351,6 +351,7 @@ static void read_options(struct rt_options *o)
 		process__fatal("HPCRUN_COMM_LOCK_SETS: %u samples is too many", o->lock_sets);
 	o->lock_ns = env_u64("HPCRUN_COMM_LOCK_NS", 100);
 	o->lock_cap = env_u64("HPCRUN_COMM_LOCK_CAP", 64);
+	o->sync_sys = env_u64("HPCRUN_COMM_SYNC_SYS", 1) != 0;
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);
@@ -820,6 +821,17 @@ static void process_init(bool after_fork)
 		        hc_rt.opt.start_block >= 2 ? "a big block it allocated last" :
 		        hc_rt.opt.start_block_written ? "a big block it had written when it created its first thread since" :
 		        "none", hc_rt.opt.start_block_written ? 1 : 0);
+	}
+	if (kind == HC_SAMPLER_SOFT) {
+		lock__sync_enable(hc_rt.opt.sync_sys);
+		if (hc_rt.opt.sync_sys)
+			process__log("synchronisation objects: system code's accesses to the bytes of the pthread barriers, "
+			        "mutexes and condition variables the program uses are the lock implementation's, not the "
+			        "program's data: not published, not detected, no set armed on them (HPCRUN_COMM_SYNC_SYS; "
+			        "counters sync_objects, sync_full, sync_sys_samples, sync_sys_bursts, sync_sys_traps, "
+			        "sync_sys_pset_traps)");
+		else
+			process__log("synchronisation objects: counted as any data (HPCRUN_COMM_SYNC_SYS=0)");
 	}
 	if (kind == HC_SAMPLER_SOFT) {
 		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;

@@ -69,6 +69,7 @@
 	X(step_loads_again) X(start_sets_block_written) X(traps_recovered_reload) X(ret_bp_loop) \
 	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
 	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
+	X(sync_sys_samples) X(sync_sys_bursts) X(sync_sys_traps) X(sync_sys_pset_traps) X(sync_objects) X(sync_full) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
@@ -261,6 +262,7 @@ struct rt_options {
 	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
+	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */
@@ -439,6 +441,11 @@ uint32_t cct__context_here(struct rt_thread *t, int skip);
 /* lock.c: lock sets (detection.md §5.35) */
 void lock__enable(bool on);
 bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf);
+/* §5.37: note a synchronisation object's bytes; is the access [addr, +len)
+   at pc system code on such bytes (async-signal-safe)? */
+void lock__sync_enable(bool on);
+void lock__sync_note(const void *o, size_t n);
+bool lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len);
 int  cct__backtrace(void **fr, int max);
 void cct__fork_prepare(void);
 void cct__fork_release(bool child);

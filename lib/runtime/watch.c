@@ -1175,6 +1175,17 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		t->det.moving = false;
 		return;
 	}
+	/* system code on a synchronisation object's bytes (§5.37): the lock
+	   implementation's, not the program's (its set is over: the registers
+	   are off) */
+	if (lock__sync_sys(leaf, s.addr, s.len)) {
+		t->cnt.sync_sys_traps++;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   trap in system code on a synchronisation object: dropped",
+		             t->id.index);
+		t->det.moving = false;
+		hc_detect_arm_failed(&t->det);
+		return;
+	}
 	/* a lock set (lock.c, detection.md §5.35): the lock implementation's
 	   own words, or a trap after the critical section, are dropped */
 	locked = start && t->det.lock_set;
@@ -1458,6 +1469,10 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	s.is_private = false;
 	s.time = process__now();
 	s.cpu = regs__cpu();
+	if (lock__sync_sys(leaf, s.addr, s.len)) {   /* §5.37: the lock implementation's */
+		t->cnt.sync_sys_pset_traps++;
+		return;
+	}
 	s.ctx = cct__context(t, uctx, leaf);
 	if (s.ctx == HC_NONE)              /* the walk faulted: trap dropped */
 		return;

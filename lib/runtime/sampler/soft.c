@@ -1250,6 +1250,10 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 		t->cnt.step_loads_again++;
 		return;
 	}
+	if (lock__sync_sys(pc, a->ea, a->size)) {       /* §5.37 */
+		t->cnt.sync_sys_bursts++;
+		return;
+	}
 	s.time = process__now();
 	s.addr = a->ea;
 	s.len = a->size;
@@ -1755,6 +1759,20 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	rt_cost_add(&t->cost[RT_MECH_DECODE], s.time - t->sampler.busy_cur);   /* since the handler's start */
 	s.addr = acc->ea;
 	s.len = acc->size;
+	/* glibc's barrier, mutex or condition code on a synchronisation
+	   object's bytes (detection.md §5.37): not the program's data, as if
+	   the sample had seen none — its return may still burst into the
+	   caller (the halo exchange after a barrier) */
+	if (lock__sync_sys(leaf, s.addr, s.len)) {
+		t->cnt.sync_sys_samples++;
+		if (hc_debug_enabled(HC_DBG_DETECT))
+			hc_debug_printf(HC_DBG_DETECT, "T%u sample in system code on a synchronisation object "
+			                "%#llx+%u at %#llx: dropped", t->id.index, (unsigned long long)s.addr,
+			                s.len, (unsigned long long)leaf);
+		record__idle_sample(t);
+		maybe_ret_bp(t, uctx, true);
+		return;
+	}
 	s.is_store = (acc->rw & HC_ACC_W) != 0;
 	if (!s.is_store && acc->kind == HC_ACC_EXPLICIT && store_follows(t, next, &r, acc)) {
 		s.is_store = true;
