@@ -352,6 +352,7 @@ static void read_options(struct rt_options *o)
 	o->lock_ns = env_u64("HPCRUN_COMM_LOCK_NS", 100);
 	o->lock_cap = env_u64("HPCRUN_COMM_LOCK_CAP", 64);
 	o->sync_sys = env_u64("HPCRUN_COMM_SYNC_SYS", 1) != 0;
+	o->sync_ret = env_u64("HPCRUN_COMM_SYNC_RET", 1) != 0;
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);

@@ -263,6 +263,7 @@ struct rt_options {
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
+	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */

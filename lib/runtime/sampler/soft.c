@@ -1770,6 +1770,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 			                "%#llx+%u at %#llx: dropped", t->id.index, (unsigned long long)s.addr,
 			                s.len, (unsigned long long)leaf);
 		record__idle_sample(t);
+		if (hc_rt.opt.sync_ret)      /* the return is where the program's hand-off loads come */
+			own(t)->ret_skip = RT_RET_EVERY;
 		maybe_ret_bp(t, uctx, true);
 		return;
 	}

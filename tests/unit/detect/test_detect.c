@@ -1255,6 +1255,55 @@ static bool resident_low_half(uint64_t line)
 }
 
 /* Lock sets (§5.35): the words watched beside a mutex, the set, its trap. */
+/* §5.37: the synchronisation objects' bytes, and the classification:
+   system code on them is dropped, system code on other bytes (libc's
+   memcpy of the program's data) and the program's code on them are not. */
+static void test_sync_words(void)
+{
+	static struct hc_sync_words w;
+	uint64_t bar = 0x555500004000ull + 0xc0;    /* a 32-byte barrier in .bss */
+	uint64_t mtx = 0x7f0000100000ull + 40;      /* a 40-byte mutex across two lines */
+	uint64_t line;
+	int i, full = 0;
+
+	memset(&w, 0, sizeof(w));
+	CHECK(!hc_sync_words_has(&w, bar, 4));                 /* empty */
+	CHECK_EQ_U64(hc_sync_words_add(&w, bar, 32), 1);
+	CHECK_EQ_U64(hc_sync_words_add(&w, bar, 32), 0);       /* already */
+	CHECK_EQ_U64(w.used, 1);
+	CHECK(hc_sync_words_has(&w, bar + 0xc, 4));            /* the barrier's words */
+	CHECK(hc_sync_words_has(&w, bar + 28, 4));
+	CHECK(!hc_sync_words_has(&w, bar + 32, 8));            /* the array after it */
+	CHECK(!hc_sync_words_has(&w, bar - 0x20, 8));          /* a long before it */
+	CHECK(hc_sync_words_has(&w, bar - 4, 8));              /* overlapping its first byte */
+	CHECK(!hc_sync_words_has(&w, bar - 4, 4));
+	/* across a line boundary: both lines noted, either end found */
+	CHECK_EQ_U64(hc_sync_words_add(&w, mtx, 40), 1);
+	CHECK_EQ_U64(w.used, 3);
+	CHECK(hc_sync_words_has(&w, mtx, 4));
+	CHECK(hc_sync_words_has(&w, mtx + 36, 4));
+	CHECK(!hc_sync_words_has(&w, mtx + 40, 8));
+	CHECK(!hc_sync_words_has(&w, mtx - 8, 8));
+	CHECK(hc_sync_words_has(&w, mtx + 20, 16));           /* an access spanning the boundary */
+	CHECK(hc_sync_words_has(&w, mtx - 8, 64));
+	/* a zero length is one byte */
+	CHECK(hc_sync_words_has(&w, bar, 0));
+	/* the classification */
+	CHECK(hc_sync_drop(&w, bar + 0xc, 4, true));          /* glibc's barrier code: dropped */
+	CHECK(!hc_sync_drop(&w, bar + 0xc, 4, false));        /* the program's code: kept */
+	CHECK(!hc_sync_drop(&w, bar + 64, 16, true));         /* memcpy of the program's data: kept */
+	CHECK(!hc_sync_drop(&w, 0x7f0000200000ull, 1, true)); /* rep movsb into a heap array: kept */
+	/* a full table: lines whose probe window is taken are refused, counted
+	   by the caller; the others stay */
+	for (i = 0, line = 0x100000000ull; i < 4 * (int)HC_SYNC_LINES; i++, line += 64)
+		if (hc_sync_words_add(&w, line, 8) < 0)
+			full++;
+	CHECK(full > 0);
+	CHECK(w.used <= HC_SYNC_LINES);
+	CHECK(hc_sync_words_has(&w, bar + 0xc, 4));
+	CHECK(hc_sync_words_has(&w, mtx + 36, 4));
+}
+
 static void test_lock_sets(void)
 {
 	struct world w;
@@ -2026,6 +2075,7 @@ int main(void)
 	test_join_set_in();
 	test_block_set();
 	test_lock_sets();
+	test_sync_words();
 	test_dry_lines();
 	test_idle_sample();
 	test_spin_note();
