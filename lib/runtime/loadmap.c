@@ -43,6 +43,7 @@ struct snapshot {
 	struct { uint64_t lo, hi; } ro[LOADMAP_MAX_RO];
 	uint32_t nsys;            /* system libraries' code (loadmap__system_code) */
 	struct { uint64_t lo, hi; } sys[LOADMAP_MAX_SYS];
+	struct { uint64_t lo, hi; } sysd[LOADMAP_MAX_SYS];  /* their whole images (loadmap__system_data) */
 };
 
 static struct snapshot *current, *spare;
@@ -309,6 +310,8 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 	if (s.xlo < s.xhi && w->snap->nsys < LOADMAP_MAX_SYS && loadmap__system_path(info->dlpi_name)) {
 		w->snap->sys[w->snap->nsys].lo = s.xlo;
 		w->snap->sys[w->snap->nsys].hi = s.xhi;
+		w->snap->sysd[w->snap->nsys].lo = s.lo;
+		w->snap->sysd[w->snap->nsys].hi = s.hi;
 		w->snap->nsys++;
 	}
 	HC_ASSERT(w->ncode <= w->snap->n);
@@ -430,6 +433,18 @@ bool loadmap__system_code(uint64_t pc)
 		return false;
 	for (uint32_t i = 0; i < s->nsys; i++)
 		if (pc - s->sys[i].lo < s->sys[i].hi - s->sys[i].lo)
+			return true;
+	return false;
+}
+
+bool loadmap__system_data(uint64_t addr)
+{
+	const struct snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+
+	if (!s)
+		return false;
+	for (uint32_t i = 0; i < s->nsys; i++)
+		if (addr - s->sysd[i].lo < s->sysd[i].hi - s->sysd[i].lo)
 			return true;
 	return false;
 }

@@ -46,6 +46,10 @@ bool loadmap__readonly(uint64_t addr);
    it; the soft sampler arms no return burst into system code (soft.c
    maybe_ret_bp). Async-signal-safe (the last published snapshot). */
 bool loadmap__system_code(uint64_t pc);
+/* Is addr in the image (any PT_LOAD segment, .data and .bss included) of
+   such a library: its own variables (libc's malloc arena, memcpy's
+   tunables, libgomp's globals)? Async-signal-safe. */
+bool loadmap__system_data(uint64_t addr);
 /* The rule on a module's path (pure; for the tests). */
 bool loadmap__system_path(const char *path);
 #define LOADMAP_MAX_SYS 256

@@ -99,9 +99,14 @@ void lock__sync_note(const void *o, size_t n)
 	}
 }
 
-bool lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len)
+int lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len)
 {
-	return sync_on && hc_sync_words_has(&sync_words, addr, len) && loadmap__system_code(pc);
+	bool obj = sync_on && hc_sync_words_has(&sync_words, addr, len);
+	bool data = !obj && hc_rt.opt.sys_data && loadmap__system_data(addr);
+
+	if (!(obj || data) || !loadmap__system_code(pc))
+		return 0;
+	return obj ? RT_SYNC_OBJECT : RT_SYS_DATA;
 }
 
 /* The candidate words of a mutex's neighbourhood: the words of its heap

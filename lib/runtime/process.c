@@ -353,6 +353,7 @@ static void read_options(struct rt_options *o)
 	o->lock_cap = env_u64("HPCRUN_COMM_LOCK_CAP", 64);
 	o->sync_sys = env_u64("HPCRUN_COMM_SYNC_SYS", 1) != 0;
 	o->sync_ret = env_u64("HPCRUN_COMM_SYNC_RET", 1) != 0;
+	o->sys_data = env_u64("HPCRUN_COMM_SYS_DATA", 1) != 0;
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);
@@ -833,6 +834,13 @@ static void process_init(bool after_fork)
 			        "sync_sys_pset_traps)");
 		else
 			process__log("synchronisation objects: counted as any data (HPCRUN_COMM_SYNC_SYS=0)");
+		if (hc_rt.opt.sys_data)
+			process__log("system libraries' own data: system code's accesses to a system library's variables "
+			        "(libc's malloc arena, memcpy's tunables) are not the program's data: not published, not "
+			        "detected, no set armed on them (HPCRUN_COMM_SYS_DATA; counters sys_data_samples, "
+			        "sys_data_bursts, sys_data_traps)");
+		else
+			process__log("system libraries' own data: counted as any data (HPCRUN_COMM_SYS_DATA=0)");
 	}
 	if (kind == HC_SAMPLER_SOFT) {
 		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;

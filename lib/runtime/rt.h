@@ -70,6 +70,7 @@
 	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
 	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
 	X(sync_sys_samples) X(sync_sys_bursts) X(sync_sys_traps) X(sync_sys_pset_traps) X(sync_objects) X(sync_full) \
+	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
@@ -264,6 +265,7 @@ struct rt_options {
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
+	bool sys_data;              /* system code on a system library's own data is dropped (§5.37) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */
@@ -446,7 +448,10 @@ bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf);
    at pc system code on such bytes (async-signal-safe)? */
 void lock__sync_enable(bool on);
 void lock__sync_note(const void *o, size_t n);
-bool lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len);
+/* 0: the program's (kept); RT_SYNC_OBJECT: system code on a synchronisation
+   object's bytes; RT_SYS_DATA: system code on a system library's own data */
+enum { RT_SYNC_OBJECT = 1, RT_SYS_DATA = 2 };
+int lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len);
 int  cct__backtrace(void **fr, int max);
 void cct__fork_prepare(void);
 void cct__fork_release(bool child);

@@ -1130,6 +1130,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_comm comm;
 	uint64_t leaf;
 	bool watched_load, start, joined, locked;
+	int sys;
 
 	if (slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X) {
 		/* a return breakpoint (before the instruction runs): soft.c */
@@ -1178,8 +1179,11 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	/* system code on a synchronisation object's bytes (§5.37): the lock
 	   implementation's, not the program's (its set is over: the registers
 	   are off) */
-	if (lock__sync_sys(leaf, s.addr, s.len)) {
-		t->cnt.sync_sys_traps++;
+	if ((sys = lock__sync_sys(leaf, s.addr, s.len)) != 0) {
+		if (sys == RT_SYNC_OBJECT)
+			t->cnt.sync_sys_traps++;
+		else
+			t->cnt.sys_data_traps++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   trap in system code on a synchronisation object: dropped",
 		             t->id.index);
 		t->det.moving = false;
@@ -1469,8 +1473,12 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	s.is_private = false;
 	s.time = process__now();
 	s.cpu = regs__cpu();
-	if (lock__sync_sys(leaf, s.addr, s.len)) {   /* §5.37: the lock implementation's */
+	switch (lock__sync_sys(leaf, s.addr, s.len)) {   /* §5.37: the lock implementation's */
+	case RT_SYNC_OBJECT:
 		t->cnt.sync_sys_pset_traps++;
+		return;
+	case RT_SYS_DATA:
+		t->cnt.sys_data_traps++;
 		return;
 	}
 	s.ctx = cct__context(t, uctx, leaf);

@@ -1250,8 +1250,12 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 		t->cnt.step_loads_again++;
 		return;
 	}
-	if (lock__sync_sys(pc, a->ea, a->size)) {       /* §5.37 */
+	switch (lock__sync_sys(pc, a->ea, a->size)) {   /* §5.37 */
+	case RT_SYNC_OBJECT:
 		t->cnt.sync_sys_bursts++;
+		return;
+	case RT_SYS_DATA:
+		t->cnt.sys_data_bursts++;
 		return;
 	}
 	s.time = process__now();
@@ -1673,6 +1677,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	const struct hc_mem_access *acc = NULL;
 	struct hc_sample s = { 0 };
 	uint64_t leaf = 0, next, prev_before = t->det.prev_sample;
+	int sys;
 	struct hc_step_private p;
 	struct hc_insn one = { .n = 1 }, deep;
 	const struct hc_mem_access *pa;
@@ -1763,14 +1768,18 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	   object's bytes (detection.md §5.37): not the program's data, as if
 	   the sample had seen none — its return may still burst into the
 	   caller (the halo exchange after a barrier) */
-	if (lock__sync_sys(leaf, s.addr, s.len)) {
-		t->cnt.sync_sys_samples++;
+	if ((sys = lock__sync_sys(leaf, s.addr, s.len)) != 0) {
+		if (sys == RT_SYNC_OBJECT)
+			t->cnt.sync_sys_samples++;
+		else
+			t->cnt.sys_data_samples++;
 		if (hc_debug_enabled(HC_DBG_DETECT))
-			hc_debug_printf(HC_DBG_DETECT, "T%u sample in system code on a synchronisation object "
-			                "%#llx+%u at %#llx: dropped", t->id.index, (unsigned long long)s.addr,
+			hc_debug_printf(HC_DBG_DETECT, "T%u sample in system code on %s %#llx+%u at %#llx: dropped",
+			                t->id.index, sys == RT_SYNC_OBJECT ? "a synchronisation object" :
+			                "a system library's data", (unsigned long long)s.addr,
 			                s.len, (unsigned long long)leaf);
 		record__idle_sample(t);
-		if (hc_rt.opt.sync_ret)      /* the return is where the program's hand-off loads come */
+		if (hc_rt.opt.sync_ret && sys == RT_SYNC_OBJECT)   /* the return is where the program's hand-off loads come */
 			own(t)->ret_skip = RT_RET_EVERY;
 		maybe_ret_bp(t, uctx, true);
 		return;
