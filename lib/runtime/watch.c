@@ -1176,9 +1176,19 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		t->det.moving = false;
 		return;
 	}
+	/* a lock set (lock.c, detection.md §5.35): the lock implementation's
+	   own words, or a trap after the critical section, are dropped */
+	locked = start && t->det.lock_set;
+	if (locked && !lock__trap(t, slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr, leaf)) {
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   lock set trap dropped (system code or late)", t->id.index);
+		t->det.moving = false;
+		hc_detect_arm_failed(&t->det);
+		return;
+	}
 	/* system code on a synchronisation object's bytes (§5.37): the lock
 	   implementation's, not the program's (its set is over: the registers
-	   are off) */
+	   are off). After the lock sets' own test, which marks such a word bad
+	   for its mutex (not watched again) */
 	if ((sys = lock__sync_sys(leaf, s.addr, s.len)) != 0) {
 		if (sys == RT_SYNC_OBJECT)
 			t->cnt.sync_sys_traps++;
@@ -1186,15 +1196,6 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.sys_data_traps++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   trap in system code on a synchronisation object: dropped",
 		             t->id.index);
-		t->det.moving = false;
-		hc_detect_arm_failed(&t->det);
-		return;
-	}
-	/* a lock set (lock.c, detection.md §5.35): the lock implementation's
-	   own words, or a trap after the critical section, are dropped */
-	locked = start && t->det.lock_set;
-	if (locked && !lock__trap(t, slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr, leaf)) {
-		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   lock set trap dropped (system code or late)", t->id.index);
 		t->det.moving = false;
 		hc_detect_arm_failed(&t->det);
 		return;
