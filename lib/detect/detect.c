@@ -1198,3 +1198,17 @@ bool hc_sync_words_has(const struct hc_sync_words *w, uint64_t addr, uint32_t le
 	}
 	return false;
 }
+
+bool hc_rep_end(uint64_t ea, uint32_t size, uint64_t rcx, bool df, uint64_t *addr, uint32_t *len)
+{
+	uint64_t end;
+
+	if (df || !rcx || !size || size > 8 || rcx > (1ull << 40) / size)
+		return false;
+	end = ea + rcx * size;            /* exclusive */
+	if (((end - 1) & ~(uint64_t)(HC_LINE - 1)) == (ea & ~(uint64_t)(HC_LINE - 1)))
+		return false;
+	*addr = end - 8 > ea ? end - 8 : ea;
+	*len = (uint32_t)(end - *addr);
+	return true;
+}

@@ -566,6 +566,13 @@ bool hc_sync_words_has(const struct hc_sync_words *w, uint64_t addr, uint32_t le
    System code on the program's data (libc's memcpy, memmove, qsort
    moving the program's arrays) and the program's code on any bytes are
    kept. */
+/* The last bytes a forward `rep movs`/`rep stos` will write (§5.37): the
+   current element at ea of size bytes, rcx elements left (the current one
+   included), df the direction flag. Fills [*addr, *addr + *len), at most
+   8 bytes ending where the copy ends, and returns true when that is on
+   another line than ea's (the sample's own line is published anyway);
+   false backwards, done, or an implausible count. Pure. */
+bool hc_rep_end(uint64_t ea, uint32_t size, uint64_t rcx, bool df, uint64_t *addr, uint32_t *len);
 static inline bool hc_sync_drop(const struct hc_sync_words *w, uint64_t addr, uint32_t len, bool system_code)
 {
 	return system_code && hc_sync_words_has(w, addr, len);

@@ -354,6 +354,7 @@ static void read_options(struct rt_options *o)
 	o->sync_sys = env_u64("HPCRUN_COMM_SYNC_SYS", 1) != 0;
 	o->sync_ret = env_u64("HPCRUN_COMM_SYNC_RET", 1) != 0;
 	o->sys_data = env_u64("HPCRUN_COMM_SYS_DATA", 1) != 0;
+	o->rep_end = env_u64("HPCRUN_COMM_REP_END", 0) != 0;
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);

@@ -70,7 +70,7 @@
 	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
 	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
 	X(sync_sys_samples) X(sync_sys_bursts) X(sync_sys_traps) X(sync_sys_pset_traps) X(sync_objects) X(sync_full) \
-	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) \
+	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) X(rep_end_published) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
@@ -266,6 +266,7 @@ struct rt_options {
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
 	bool sys_data;              /* system code on a system library's own data is dropped (§5.37) */
+	bool rep_end;               /* a sample in a forward rep movs/stos publishes the copy's last line (§5.37) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */

@@ -1233,6 +1233,31 @@ static void set_tf(void *uctx, bool on)
 	*fl = on ? (*fl | EFLAGS_TF) : (*fl & ~(greg_t)EFLAGS_TF);
 }
 
+/* A sample inside a forward `rep movs`/`rep stos` (memcpy, memset of a
+   large block: glibc's ERMS paths) knows the rest of the copy: rdi is the
+   current element, rcx the elements left. Its last line will be written
+   within microseconds — often the boundary another thread reads next (a
+   halo cell after the barrier that follows the copy: detection.md §5.37).
+   Published as this thread's store with the sample's context, on the
+   board only: no set (the copy itself would trap it first). Signal
+   context. */
+static void rep_end(struct rt_thread *t, const struct hc_regs *r, const struct hc_mem_access *acc,
+                    uint64_t pc, const struct hc_sample *s)
+{
+	struct hc_sample e = *s;
+
+	if (s->ctx == HC_NONE ||
+	    !hc_rep_end(acc->ea, acc->size, (uint64_t)r->gregs[REG_RCX], (r->gregs[REG_EFL] & (1 << 10)) != 0,
+	                &e.addr, &e.len))
+		return;
+	e.is_store = true;
+	e.is_private = false;
+	e.time = process__now();
+	(void)pc;     /* not one of the thread's recent lines: no set of its own there */
+	if (hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &e) == 1)
+		t->cnt.rep_end_published++;
+}
+
 /* An access a burst found, about to run (exact address): published as a
    sample of its kind, a store always, a load in a return burst (the
    consumer's side of a hand-off). Its look-up sees what the burst's
@@ -1814,6 +1839,9 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	t->watch.line_heap = !priv;
 	det = t->cnt.detections_sample;
 	record__detect_sample(t, uctx, leaf, &s);
+	if (hc_rt.opt.rep_end && s.is_store && (acc->flags & HC_AF_REP) && acc->kind == HC_ACC_STRING &&
+	    leaf == (uint64_t)r.gregs[REG_RIP])
+		rep_end(t, &r, acc, leaf, &s);
 	soft__start_set_late(t);
 	/* A sign of sharing (rate.h): a line another thread published, however
 	   long ago (the board keeps an entry until another line takes its slot),

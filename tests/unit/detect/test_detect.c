@@ -1304,6 +1304,37 @@ static void test_sync_words(void)
 	CHECK(hc_sync_words_has(&w, mtx + 36, 4));
 }
 
+/* §5.37: a rep movs/stos sample's last bytes */
+static void test_rep_end(void)
+{
+	uint64_t a = 0;
+	uint32_t n = 0;
+	uint64_t u = 0x7f0000100b70ull;      /* a heap array, 48 bytes into its line */
+
+	/* memcpy(u + 1, v + 1, 4096 * 8) by rep movsb, sampled at byte 0x10 */
+	CHECK(hc_rep_end(u + 8 + 0x10, 1, 4096 * 8 - 0x10, false, &a, &n));
+	CHECK_EQ_U64(a, u + 4096 * 8);       /* u[4096]: the last element written */
+	CHECK_EQ_U64(n, 8);
+	/* rep movsq: 8-byte elements */
+	CHECK(hc_rep_end(u, 8, 100, false, &a, &n));
+	CHECK_EQ_U64(a, u + 99 * 8);
+	CHECK_EQ_U64(n, 8);
+	/* a copy that ends on the sample's line: nothing more to publish */
+	CHECK(!hc_rep_end(0x1000, 1, 40, false, &a, &n));
+	/* ends just past the line: never before the current element */
+	CHECK(hc_rep_end(0x1000 + 60, 1, 6, false, &a, &n));
+	CHECK_EQ_U64(a, 0x1000 + 60);
+	CHECK_EQ_U64(n, 6);
+	CHECK(hc_rep_end(0x103e, 1, 3, false, &a, &n));   /* fewer than 8 bytes left */
+	CHECK_EQ_U64(a, 0x103e);
+	CHECK_EQ_U64(n, 3);
+	/* backwards (DF set), done, no element, implausible counts */
+	CHECK(!hc_rep_end(u, 1, 4096, true, &a, &n));
+	CHECK(!hc_rep_end(u, 1, 0, false, &a, &n));
+	CHECK(!hc_rep_end(u, 0, 4096, false, &a, &n));
+	CHECK(!hc_rep_end(u, 1, 1ull << 41, false, &a, &n));
+}
+
 static void test_lock_sets(void)
 {
 	struct world w;
@@ -2076,6 +2107,7 @@ int main(void)
 	test_block_set();
 	test_lock_sets();
 	test_sync_words();
+	test_rep_end();
 	test_dry_lines();
 	test_idle_sample();
 	test_spin_note();
