@@ -354,7 +354,7 @@ static void read_options(struct rt_options *o)
 	o->sync_sys = env_u64("HPCRUN_COMM_SYNC_SYS", 1) != 0;
 	o->sync_ret = env_u64("HPCRUN_COMM_SYNC_RET", 1) != 0;
 	o->sys_data = env_u64("HPCRUN_COMM_SYS_DATA", 1) != 0;
-	o->rep_end = env_u64("HPCRUN_COMM_REP_END", 0) != 0;
+	o->rep_end = env_u64("HPCRUN_COMM_REP_END", 1) != 0;
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);
@@ -842,6 +842,9 @@ static void process_init(bool after_fork)
 			        "sys_data_bursts, sys_data_traps)");
 		else
 			process__log("system libraries' own data: counted as any data (HPCRUN_COMM_SYS_DATA=0)");
+		process__log("copies' last lines: %s (HPCRUN_COMM_REP_END; counter rep_end_published)",
+		             hc_rt.opt.rep_end ? "a sample inside a forward rep movs/stos (memcpy, memset) publishes the "
+		             "last bytes the copy will write as the thread's store, on the board only" : "off");
 	}
 	if (kind == HC_SAMPLER_SOFT) {
 		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;
