@@ -162,5 +162,21 @@ rm -rf "$TMP/bad" && cp -r "$D/exact" "$TMP/bad" && rm "$TMP/bad/objects.csv"
 "$CMP" only-one >/dev/null 2>&1
 [ $? -eq 2 ] || fail "usage error not exit 2"
 
+# refspread.sh (doc/detection.md §5.39): each exact run against the mean
+# shape of the others. Three copies of the exact database and one with ten
+# times the volume (the mean shape gives each run one vote, whatever its
+# total): every run left out agrees with the rest in full.
+R="$S/bench/accuracy/refspread.sh"
+rm -rf "$TMP/r1" "$TMP/r2" "$TMP/r3" "$TMP/r4"
+for r in r1 r2 r3 r4; do cp -r "$D/exact" "$TMP/$r"; done
+printf 'row,column,value\n0,1,200\n1,2,9000\n2,3,800\n' >"$TMP/r4/matrices/thread-all.csv"
+printf 'row,column,value\n1,2,7000\n' >"$TMP/r4/matrices/thread-false.csv"
+"$R" "$B" "$TMP/r1" "$TMP/r2" "$TMP/r3" "$TMP/r4" >"$TMP/spread" 2>&1 || fail "refspread.sh failed"
+cat "$TMP/spread"
+[ "$(grep -c '1.000  1.000     2/2   0.000  yes  yes' "$TMP/spread")" = 4 ] || fail "refspread: not 4 agreeing runs"
+grep -q '^r4  *10000 ' "$TMP/spread" || fail "refspread: r4's total not 10000"
+"$R" "$B" "$TMP/r1" "$TMP/r2" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "refspread with 2 databases not a usage error"
+
 [ $FAILS -eq 0 ] && echo "test_acc_compare: all checks passed"
 exit $((FAILS > 0))
