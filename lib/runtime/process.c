@@ -23,6 +23,7 @@
 #include "config.h"
 #include "runtime/rt.h"
 #include "runtime/pset.h"
+#include "runtime/zone.h"
 #include "runtime/sampler/startset.h"
 #include "runtime/sampler/soft.h"
 #include "runtime/sampler/rate.h"
@@ -318,7 +319,9 @@ static void read_options(struct rt_options *o)
 	o->procset_zone_unseen = env_u64("HPCRUN_COMM_PROCSET_ZONE_UNSEEN", 1) != 0;
 	o->procset_zone_narrow = env_u64("HPCRUN_COMM_PROCSET_ZONE_NARROW", 1) != 0;
 	o->procset_zone_writer = env_u64("HPCRUN_COMM_PROCSET_ZONE_WRITER", 1) != 0;
-	o->procset_zone_spread = env_u64("HPCRUN_COMM_PROCSET_ZONE_SPREAD", 1) != 0;
+	o->procset_zone_spread = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_ZONE_SPREAD", RT_ZONE_SPREAD_DEFAULT);
+	if (o->procset_zone_spread > 2)
+		process__fatal("HPCRUN_COMM_PROCSET_ZONE_SPREAD: %u is not 0, 1 or 2", o->procset_zone_spread);
 	o->procset_start = env_u64("HPCRUN_COMM_PROCSET_START", 1) != 0;
 	o->procset_ret = env_u64("HPCRUN_COMM_PROCSET_RET", RT_PSET_RET_DEFAULT) != 0;
 	o->procset_zone_open = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN", 1) != 0;

@@ -71,6 +71,7 @@ static struct {
 	struct rt_cost_total cost_arm, cost_end;
 	/* zone sets (zone.h; atomic counters) */
 	uint64_t sample_unseen, zone_notes, zone_collisions, zone_asked, zone_armed, zone_adopts, zone_comms, zone_own;
+	uint64_t zone_armed_new;  /* zone sets armed on a pair no zone set had found yet (Session 19) */
 	uint64_t zone_lines, zone_stands;   /* sums over the zone sets armed: the zone's lines, what it stood for */
 	uint64_t zone_thinned;              /* zones picked, not armed: wide (zone.h, rt_zone_arm_thin) */
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
@@ -154,6 +155,7 @@ static void pset_open(int want)
 {
 	pset.n = 0;
 	pset.pid = (uint32_t)getpid();
+	zone_found.power = hc_rt.opt.procset_zone_spread;
 	for (int i = 0; i < want; i++) {
 		int fd;
 
@@ -353,6 +355,8 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 			zone.stands = 1;
 		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true, zone.a, zone.b) == 0) {
 			pset_count(&pset.zone_armed);
+			if (!rt_zone_found_get(&zone_found, zone.a, zone.b))
+				pset_count(&pset.zone_armed_new);
 			if (!gated)
 				pset_count(&pset.zone_open);
 			__atomic_add_fetch(&pset.zone_lines, zone.z1 - zone.z0 + 1, __ATOMIC_RELAXED);
@@ -1577,7 +1581,7 @@ void watch__log(void)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
 		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu of them stores; zones %s; %llu "
 		        "collisions or lost races); %llu zone "
-		        "sets asked, %llu armed (zones of %llu lines on average, picked %s, standing for %llu lines on "
+		        "sets asked, %llu armed (%llu on a pair not found yet; zones of %llu lines on average, picked %s, standing for %llu lines on "
 		        "average; %llu wider than %u lines thinned out); %llu entries adopted, %llu own traps, %llu "
 		        "communications (%llu of a pair the first time; pairs found are watched less: %s); %llu samples on "
 		        "a line their thread had not sampled before armed nothing; %llu zone sets armed by threads "
@@ -1588,6 +1592,7 @@ void watch__log(void)
 		        "with or without a store (HPCRUN_COMM_PROCSET_ZONE_WRITER=0)",
 		        (unsigned long long)pset.zone_collisions,
 		        (unsigned long long)pset.zone_asked, (unsigned long long)pset.zone_armed,
+		        (unsigned long long)pset.zone_armed_new,
 		        (unsigned long long)(pset.zone_armed ? pset.zone_lines / pset.zone_armed : 0),
 		        hc_rt.opt.procset_zone_narrow ? "among a pair's zones in inverse proportion to their lines" :
 		        "alike (HPCRUN_COMM_PROCSET_ZONE_NARROW=0)",
@@ -1595,7 +1600,8 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_thinned, RT_ZONE_ARM_LINES,
 		        (unsigned long long)pset.zone_adopts, (unsigned long long)pset.zone_own,
 		        (unsigned long long)pset.zone_comms, (unsigned long long)pset.zone_pairs_new,
-		        hc_rt.opt.procset_zone_spread ? "on" : "off (HPCRUN_COMM_PROCSET_ZONE_SPREAD=0)",
+		        hc_rt.opt.procset_zone_spread >= 2 ? "on, squared (HPCRUN_COMM_PROCSET_ZONE_SPREAD=2)" :
+		        hc_rt.opt.procset_zone_spread ? "on (HPCRUN_COMM_PROCSET_ZONE_SPREAD=1)" : "off (HPCRUN_COMM_PROCSET_ZONE_SPREAD=0)",
 		        (unsigned long long)pset.sample_unseen, (unsigned long long)pset.zone_open,
 		        hc_rt.opt.procset_zone_open ? 1 : 0,
 		        hc_rt.opt.procset_zone_open_lines ? "the zone's lines" : "one line (HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES=0: §5.31)",

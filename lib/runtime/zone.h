@@ -287,10 +287,13 @@ static inline bool rt_zone_same_pair(const struct rt_zone *x, const struct rt_zo
    same pair took most of them). Open addressing, one word a slot: the
    pair's key (32 bits: the two 16-bit thread numbers, lower first, + 1)
    and its count (32); lock-free, a full table leaves a pair uncounted. */
+#define RT_ZONE_SPREAD_DEFAULT 1u   /* HPCRUN_COMM_PROCSET_ZONE_SPREAD */
 #define RT_ZONE_PAIRS 64u
 #define RT_ZONE_PROBE 8u
 struct rt_zone_found {
 	uint64_t slot[RT_ZONE_PAIRS];
+	uint32_t power;   /* 0 or 1: 1 / (1 + finds); 2: 1 / (1 + finds)^2 (HPCRUN_COMM_PROCSET_ZONE_SPREAD=2,
+	                     detection.md §5.37) */
 };
 
 static inline uint32_t rt_zone_pair_key(uint32_t a, uint32_t b)
@@ -332,9 +335,22 @@ static inline void rt_zone_found_add(struct rt_zone_found *f, uint32_t a, uint32
 	}
 }
 
+/* A pair's weight in the pick: RT_ZONE_WSCALE / (1 + finds), or with
+   f->power 2 / (1 + finds)^2 (Session 19: at 4 threads on 2 CPUs a pair
+   found early whose zone is one narrow overlap took 29-45 of a run's ~50
+   zone asks, its 2-3 finds halving its share only, while the other
+   neighbours' wide gaps were thinned out; never below 1). */
 static inline uint32_t rt_zone_pair_weight(const struct rt_zone_found *f, const struct rt_zone *z)
 {
-	return f ? RT_ZONE_WSCALE / (1 + rt_zone_found_get(f, z->a, z->b)) : 1;
+	uint64_t d;
+
+	if (!f)
+		return 1;
+	d = 1 + (uint64_t)rt_zone_found_get(f, z->a, z->b);
+	if (f->power >= 2)
+		d *= d;
+	d = RT_ZONE_WSCALE / d;
+	return d ? (uint32_t)d : 1;
 }
 
 /* Zone i of the table (within a block, or across an edge), if there is

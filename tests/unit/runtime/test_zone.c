@@ -339,6 +339,55 @@ static void spread(void)
 	CHECK_MSG(picks[0] > 850 && picks[0] < 1150, "alike: %u of 3000", picks[0]);
 }
 
+/* HPCRUN_COMM_PROCSET_ZONE_SPREAD=2 (detection.md §5.37): a pair's weight
+   1 / (1 + finds)^2 — found 3 times, picked ~1/33 as often as each of two
+   pairs not found yet (1/16 against 1 + 1), its picks standing for 16 + 1
+   + 1 ... (the uniform choice's expected weight stays); 0 finds weigh as
+   before; the weight never reaches 0. */
+static void spread_squared(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	static struct rt_zone_found f;
+	uint64_t base = 0x7f5000000000ull, now = 90 * MS, rng = 33, addr;
+	uint32_t picks[3] = { 0 }, n = 33000;
+	double e[3] = { 0 };
+	struct rt_zone z, zz = { .a = 1, .b = 2 };
+
+	f.power = 2;
+	CHECK(rt_zone_pair_weight(&f, &zz) == RT_ZONE_WSCALE);
+	rt_zone_found_add(&f, 1, 2);
+	CHECK(rt_zone_pair_weight(&f, &zz) == RT_ZONE_WSCALE / 4);
+	for (int i = 0; i < 5000; i++)
+		rt_zone_found_add(&f, 1, 2);
+	CHECK(rt_zone_pair_weight(&f, &zz) == 1);
+	f.power = 1;
+	CHECK(rt_zone_pair_weight(&f, &zz) == RT_ZONE_WSCALE / 5002);
+	f.power = 2;
+	for (uint32_t k = 0; k < 3; k++) {
+		uint64_t b = base + ((uint64_t)(3 * k + 1) << RT_ZONE_SHIFT);
+
+		rt_zone_note(tab, RT_ZONE_SLOTS, 10 + 2 * k, b + 100 * 64, now, 100, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 10 + 2 * k, b + 209 * 64, now, 100, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 11 + 2 * k, b + 200 * 64, now, 100, true);
+		rt_zone_note(tab, RT_ZONE_SLOTS, 11 + 2 * k, b + 300 * 64, now, 100, true);
+	}
+	for (int i = 0; i < 3; i++)
+		rt_zone_found_add(&f, 11, 10);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k;
+
+		CHECK(rt_zone_pick(tab, RT_ZONE_SLOTS, now, 100, true, false, &f, &rng, &addr, &z) == 3);
+		k = (z.a - 10) / 2;
+		CHECK(k < 3);
+		picks[k]++;
+		e[k] += z.stands;
+	}
+	CHECK_MSG(picks[0] > 600 && picks[0] < 1400 && picks[1] > 14000 && picks[2] > 14000,
+	          "picks %u (found 3 times), %u, %u of %u", picks[0], picks[1], picks[2], n);
+	for (int k = 0; k < 3; k++)
+		CHECK_MSG(e[k] / n > 2.6 && e[k] / n < 4.1, "pair %d: expected weight %.2f per pick, 3.33", k, e[k] / n);
+}
+
 /* Trap notes (watch.c zone_note_trap, detection.md §5.16 "Session 13"):
    a zone set's traps are its owner's exact accesses, noted like samples.
    Two threads own lines 0..499 and 500..1023 of a block and their samples
@@ -393,6 +442,7 @@ int main(void)
 	thin();
 	writer();
 	spread();
+	spread_squared();
 	trap_notes();
 	return hc_test_done("test_zone");
 }
