@@ -316,6 +316,7 @@ struct rt_options {
 	bool procset_zone_unseen;   /* zone notes include loads of lines not seen before */
 	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
+	uint32_t procset_switch_ns;   /* the process-wide set's charge per switch while armed (pset.h) */
 	uint32_t procset_zone_spread; /* pairs zone sets found are watched less (zone.h): 0 no, 1 / (1 + finds), 2 squared */
 	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
 	bool procset_ret;           /* a gated thread's return breakpoint on the process-wide set */

@@ -65,6 +65,8 @@ static struct {
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed;            /* the process's context switches at the arm */
 	uint64_t spent_ns;            /* arms, ends, own traps: wall ns (atomic) */
+	uint64_t sw_charged;          /* the process's switches while a set was armed, charged
+	                                 HPCRUN_COMM_PROCSET_SWITCH_NS each (atomic) */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
 	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
@@ -246,9 +248,10 @@ static uint64_t process_switches(void)
    process's switches meanwhile (the caller holds the set BUSY). */
 static uint64_t pset_armed_cost(void)
 {
-	uint64_t sw = process_switches();
+	uint64_t sw = process_switches(), n = sw > pset.sw_armed ? sw - pset.sw_armed : 0;
 
-	return sw > pset.sw_armed ? (sw - pset.sw_armed) * RT_PSET_SWITCH_NS : 0;
+	__atomic_add_fetch(&pset.sw_charged, n, __ATOMIC_RELAXED);
+	return n * hc_rt.opt.procset_switch_ns;
 }
 
 static uint64_t process_cpu_ns(void)
@@ -1565,7 +1568,8 @@ void watch__log(void)
 	        "switch gate refused (%llu refused: %llu busy, %llu over the %u.%u%% budget; %llu failed); "
 	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late (%llu of an "
 	        "earlier set: another address fired), %llu blocked, %llu outside; ended by a foreign trap "
-	        "%llu, own traps %llu, the owner %llu, age %llu; spent %llu us",
+	        "%llu, own traps %llu, the owner %llu, age %llu; spent %llu us (%llu of the process's switches while "
+	        "a set was armed, charged %u ns each: HPCRUN_COMM_PROCSET_SWITCH_NS)",
 	        pset.n, (unsigned long long)pset.armed,
 	        (unsigned long long)(pset.refused_busy + pset.refused_budget),
 	        (unsigned long long)pset.refused_busy, (unsigned long long)pset.refused_budget,
@@ -1576,7 +1580,8 @@ void watch__log(void)
 	        (unsigned long long)pset.traps_blocked, (unsigned long long)pset.traps_outside,
 	        (unsigned long long)pset.ended_trap, (unsigned long long)pset.ended_own,
 	        (unsigned long long)pset.ended_owner, (unsigned long long)pset.ended_age,
-	        (unsigned long long)(pset.spent_ns / 1000));
+	        (unsigned long long)(pset.spent_ns / 1000), (unsigned long long)pset.sw_charged,
+	        hc_rt.opt.procset_switch_ns);
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
 		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu of them stores; zones %s; %llu "

@@ -293,7 +293,7 @@ static inline bool rt_zone_same_pair(const struct rt_zone *x, const struct rt_zo
 struct rt_zone_found {
 	uint64_t slot[RT_ZONE_PAIRS];
 	uint32_t power;   /* 0 or 1: 1 / (1 + finds); 2: 1 / (1 + finds)^2 (HPCRUN_COMM_PROCSET_ZONE_SPREAD=2,
-	                     detection.md §5.37) */
+	                     detection.md §5.40) */
 };
 
 static inline uint32_t rt_zone_pair_key(uint32_t a, uint32_t b)

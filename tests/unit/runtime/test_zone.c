@@ -339,7 +339,7 @@ static void spread(void)
 	CHECK_MSG(picks[0] > 850 && picks[0] < 1150, "alike: %u of 3000", picks[0]);
 }
 
-/* HPCRUN_COMM_PROCSET_ZONE_SPREAD=2 (detection.md §5.37): a pair's weight
+/* HPCRUN_COMM_PROCSET_ZONE_SPREAD=2 (detection.md §5.40): a pair's weight
    1 / (1 + finds)^2 — found 3 times, picked ~1/33 as often as each of two
    pairs not found yet (1/16 against 1 + 1), its picks standing for 16 + 1
    + 1 ... (the uniform choice's expected weight stays); 0 finds weigh as
