@@ -320,6 +320,7 @@ static void read_options(struct rt_options *o)
 	o->procset_zone_narrow = env_u64("HPCRUN_COMM_PROCSET_ZONE_NARROW", 1) != 0;
 	o->procset_zone_writer = env_u64("HPCRUN_COMM_PROCSET_ZONE_WRITER", 1) != 0;
 	o->procset_switch_ns = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_SWITCH_NS", RT_PSET_SWITCH_NS);
+	o->procset_switch_crowded_ns = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS", RT_PSET_SWITCH_CROWDED_NS);
 	o->procset_zone_spread = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_ZONE_SPREAD", RT_ZONE_SPREAD_DEFAULT);
 	if (o->procset_zone_spread > 2)
 		process__fatal("HPCRUN_COMM_PROCSET_ZONE_SPREAD: %u is not 0, 1 or 2", o->procset_zone_spread);

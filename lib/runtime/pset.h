@@ -50,6 +50,9 @@
 #define RT_PSET_SWITCH_NS       10000u       /* each context switch of the process while a set
                                                 is armed (an armed register's extra at a switch
                                                 to or from the idle task: +9–10 µs) */
+#define RT_PSET_SWITCH_CROWDED_NS 10000u     /* the same in a crowded process (more live threads
+                                                than CPUs + 1: most switches are from sibling to
+                                                sibling; detection.md §5.40) */
 #define RT_PSET_TRAP_NS         15000u       /* the kernel's delivery of one trap, charged with
                                                 the handler (a perf breakpoint trap: 12–21 µs) */
 #define RT_PSET_OWN_MAX         8u           /* publisher's own traps that end a set (1 for a

@@ -317,6 +317,7 @@ struct rt_options {
 	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
 	uint32_t procset_switch_ns;   /* the process-wide set's charge per switch while armed (pset.h) */
+	uint32_t procset_switch_crowded_ns; /* the same while the process is crowded (pset.h) */
 	uint32_t procset_zone_spread; /* pairs zone sets found are watched less (zone.h): 0 no, 1 / (1 + finds), 2 squared */
 	bool procset_start;         /* a start set takes one more line on the idle process-wide set */
 	bool procset_ret;           /* a gated thread's return breakpoint on the process-wide set */
@@ -416,6 +417,7 @@ struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creat
                                    uint64_t start_fn);
 void thread__end(struct rt_thread *t);
 bool thread__watch_allowed(struct rt_thread *t);
+bool thread__crowded(void);
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
 #define RT_PAGE 4096u
 

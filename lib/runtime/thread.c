@@ -233,6 +233,16 @@ bool thread__watch_allowed(struct rt_thread *t)
 	return false;
 }
 
+/* More live measured threads than CPUs + 1 (cost.h, rt_switch_crowded):
+   most switches go from one sibling to another, whose cloned contexts an
+   armed process-wide set does not make dearer (watch.c
+   pset_armed_cost). Async-signal-safe. */
+bool thread__crowded(void)
+{
+	return rt_switch_crowded(__atomic_load_n(&gate_live, __ATOMIC_RELAXED),
+	                         __atomic_load_n(&gate_ncpu, __ATOMIC_RELAXED));
+}
+
 /* Measure the calling thread from now on. What libc allocates meanwhile
    (pthread_getattr_np's attribute copies, the main thread's read of
    /proc/self/maps) is the runtime's (ownheap.c). */

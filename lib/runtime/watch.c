@@ -67,6 +67,8 @@ static struct {
 	uint64_t spent_ns;            /* arms, ends, own traps: wall ns (atomic) */
 	uint64_t sw_charged;          /* the process's switches while a set was armed, charged
 	                                 HPCRUN_COMM_PROCSET_SWITCH_NS each (atomic) */
+	uint64_t sw_charged_crowded;  /* those while the process was crowded (thread__crowded),
+	                                 HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS each */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
 	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
@@ -250,6 +252,10 @@ static uint64_t pset_armed_cost(void)
 {
 	uint64_t sw = process_switches(), n = sw > pset.sw_armed ? sw - pset.sw_armed : 0;
 
+	if (thread__crowded()) {
+		__atomic_add_fetch(&pset.sw_charged_crowded, n, __ATOMIC_RELAXED);
+		return n * hc_rt.opt.procset_switch_crowded_ns;
+	}
 	__atomic_add_fetch(&pset.sw_charged, n, __ATOMIC_RELAXED);
 	return n * hc_rt.opt.procset_switch_ns;
 }
@@ -1569,7 +1575,8 @@ void watch__log(void)
 	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late (%llu of an "
 	        "earlier set: another address fired), %llu blocked, %llu outside; ended by a foreign trap "
 	        "%llu, own traps %llu, the owner %llu, age %llu; spent %llu us (%llu of the process's switches while "
-	        "a set was armed, charged %u ns each: HPCRUN_COMM_PROCSET_SWITCH_NS)",
+	        "a set was armed, charged %u ns each: HPCRUN_COMM_PROCSET_SWITCH_NS; %llu while it was crowded, %u ns "
+	        "each: HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS)",
 	        pset.n, (unsigned long long)pset.armed,
 	        (unsigned long long)(pset.refused_busy + pset.refused_budget),
 	        (unsigned long long)pset.refused_busy, (unsigned long long)pset.refused_budget,
@@ -1581,7 +1588,8 @@ void watch__log(void)
 	        (unsigned long long)pset.ended_trap, (unsigned long long)pset.ended_own,
 	        (unsigned long long)pset.ended_owner, (unsigned long long)pset.ended_age,
 	        (unsigned long long)(pset.spent_ns / 1000), (unsigned long long)pset.sw_charged,
-	        hc_rt.opt.procset_switch_ns);
+	        hc_rt.opt.procset_switch_ns, (unsigned long long)pset.sw_charged_crowded,
+	        hc_rt.opt.procset_switch_crowded_ns);
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
 		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu of them stores; zones %s; %llu "
