@@ -99,4 +99,39 @@ HPCRUN_COMM_PROCSET_ZONE_OPEN=0 measure c -e COMM@100000 "$TMP/halo" 3 1000 || f
 cs=$(open_sets c)
 [ "${cs:-x}" = 0 ] && ok "HPCRUN_COMM_PROCSET_ZONE_OPEN=0: no zone set armed by a thread let through" ||
 	fail "HPCRUN_COMM_PROCSET_ZONE_OPEN=0: '$cs' zone sets armed by threads let through"
+# Session 19 (detection.md §5.40): the gate refusing every thread again,
+# with HPCRUN_COMM_PROCSET_ZONE_SPREAD=2 (found pairs picked in inverse
+# proportion to the square of their finds) and the crowded switch charge
+# at 2500 ns: the log says so and counts the switches charged at each
+# rate, the zone sets still find the halo in up to 4 runs, >= 60 % of the
+# workers' trap volume on the neighbour cells. A bad value is refused.
+export HPCRUN_COMM_SWITCH_NS=1000000000 HPCRUN_COMM_SWITCH_OTHER_NS=1000000000
+unset zn
+for try in 1 2 3 4; do
+	rm -rf "${TMP:?}/s"
+	HPCRUN_COMM_PROCSET_ZONE_SPREAD=2 HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS=2500 \
+		measure s -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run (spread 2) failed"
+	[ "${zn:=$(zone_comms s)}" -gt 0 ] 2>/dev/null && break
+	echo "try $try (spread 2): $(log s | grep 'process-wide watch set zones' | head -1)"
+	unset zn
+done
+log s | grep 'process-wide watch set zones' | grep -q 'squared (HPCRUN_COMM_PROCSET_ZONE_SPREAD=2)' &&
+	ok "spread 2: the zones line says squared" || fail "spread 2: the zones line does not say squared"
+bl=$(log s | grep -o "[0-9]* of the process's switches while a set was armed, charged [0-9]* ns each.*CROWDED_NS)" | head -1)
+echo "$bl" | grep -q 'charged 10000 ns each.* [0-9]* while it was crowded, 2500 ns each' &&
+	ok "spread 2: switches charged: $bl" || fail "spread 2: no switch charges in the budget line ('$bl')"
+[ "${zn:-0}" -gt 0 ] 2>/dev/null || fail "spread 2: the zone sets found nothing in 4 runs"
+if [ "${zn:-0}" -gt 0 ] 2>/dev/null; then
+	nb=$(( $(cell s 1 2 9) + $(cell s 2 3 9) ))
+	ww=$(( nb + $(cell s 1 3 9) ))
+	share=$(ratio "$nb" "$ww")
+	ge "$share" 0.60 && ok "spread 2: trap volume between workers on the neighbour cells: $share" ||
+		{ grep '^row' "$TMP/s.rows" >&2; fail "spread 2: trap volume between workers on the neighbour cells only $share"; }
+fi
+rm -rf "${TMP:?}/x"
+if HPCRUN_COMM_PROCSET_ZONE_SPREAD=3 "$HPCRUN" -o "$TMP/x" "$TMP/halo" 3 10 >"$TMP/x.out" 2>&1; then
+	fail "HPCRUN_COMM_PROCSET_ZONE_SPREAD=3 accepted"
+else
+	ok "HPCRUN_COMM_PROCSET_ZONE_SPREAD=3 refused: $(grep -o 'HPCRUN_COMM_PROCSET_ZONE_SPREAD.*' "$TMP/x.out" | head -1)"
+fi
 finish
