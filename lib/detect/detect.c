@@ -1006,34 +1006,23 @@ uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cur
 	return n;
 }
 
-bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
-                           const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo, uint64_t hi,
-                           struct hc_detect_result *res)
+/* The hand-off set's lines (hc_detect_arm_handoff, _region): D distinct
+   lines in [lo, hi) (hi - lo >= one line, lo aligned) th did not touch
+   lately, after s's line for a store when any is left. */
+static bool arm_handoff_lines(struct hc_detect_thread *th, const struct hc_sample *s,
+                              const struct hc_bb_entry *w, uint64_t lo, uint64_t hi, uint32_t d,
+                              struct hc_detect_result *res)
 {
-	uint32_t d = watch_count(cfg), k = 0, nlines;
 	uint64_t off = (w->addr & (HC_LINE - 1)) & ~(uint64_t)(CHUNK - 1);
-	const struct hc_detect_block *b;
+	uint64_t from = lo, mine = s->addr & ~(uint64_t)(HC_LINE - 1);
+	uint32_t k = 0, nlines;
 
-	if (!cfg->handoff_life || d == 0 || s->is_store || !s->block || res->comm ||
-	    w->is_load || w->thread == th->thread || w->spin != 0 || w->block != s->block)
-		return false;
-	/* th's set (the one res asks for, or the live one) would watch a load
-	   or nothing: a set on a store of another thread (a start set, a
-	   reuse set, a live hand-off set) stays. */
-	if (th->armed && !(th->writes_only || th->probe))
-		return false;
-	lo = (lo + HC_LINE - 1) & ~(uint64_t)(HC_LINE - 1);
-	if (hi <= lo || hi - lo < HC_HANDOFF_BLOCK_MIN)
-		return false;
-	nlines = (hi - lo) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - lo) / HC_LINE);
-	/* what the thread's first reads of the block could stand for */
-	if ((b = block_find(th, s->block)) && b->handoff >= 1 + nlines / HC_HANDOFF_LINES_PER_TRAP) {
-		res->handoff_capped = true;
-		return false;
-	}
+	if (s->is_store && mine >= lo && mine + HC_LINE < hi)
+		from = mine + HC_LINE;       /* a sweeping writer stores there next */
+	nlines = (hi - from) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - from) / HC_LINE);
 	for (uint32_t draw = 0; draw < 4 * d && k < d; draw++) {
-		uint64_t line = lo + (uint64_t)rng_below(th, nlines) * HC_LINE;
-		bool dup = false;
+		uint64_t line = from + (uint64_t)rng_below(th, nlines) * HC_LINE;
+		bool dup = line == mine;
 
 		for (uint32_t i = 0; i < k; i++)
 			dup |= th->start[i].line == line;
@@ -1059,6 +1048,52 @@ bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_
 	th->handoff_set = res->handoff_set = true;
 	th->armed_n = th->nsamples - 1;   /* the arming sample's (counted already) */
 	return true;
+}
+
+/* What both kinds of hand-off set ask of the sample, the record and th's set. */
+static bool handoff_ok(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
+                       const struct hc_sample *s, const struct hc_bb_entry *w,
+                       const struct hc_detect_result *res)
+{
+	if (!cfg->handoff_life || watch_count(cfg) == 0 || (s->is_store && !cfg->handoff_stores) || res->comm ||
+	    w->is_load || w->thread == th->thread || w->spin != 0)
+		return false;
+	/* th's set (the one res asks for, or the live one) would watch a load
+	   or nothing: a set on a store of another thread (a start set, a
+	   reuse set, a live hand-off set) stays. */
+	return !(th->armed && !(th->writes_only || th->probe));
+}
+
+bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                           const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo, uint64_t hi,
+                           struct hc_detect_result *res)
+{
+	uint32_t nlines;
+	const struct hc_detect_block *b;
+
+	if (!s->block || w->block != s->block || !handoff_ok(cfg, th, s, w, res))
+		return false;
+	lo = (lo + HC_LINE - 1) & ~(uint64_t)(HC_LINE - 1);
+	if (hi <= lo || hi - lo < HC_HANDOFF_BLOCK_MIN)
+		return false;
+	nlines = (hi - lo) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - lo) / HC_LINE);
+	/* what the thread's first reads of the block could stand for */
+	if ((b = block_find(th, s->block)) && b->handoff >= 1 + nlines / HC_HANDOFF_LINES_PER_TRAP) {
+		res->handoff_capped = true;
+		return false;
+	}
+	return arm_handoff_lines(th, s, w, lo, hi, watch_count(cfg), res);
+}
+
+bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                                  const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo,
+                                  struct hc_detect_result *res)
+{
+	lo &= ~(uint64_t)(HC_HANDOFF_REGION - 1);
+	if (s->addr < lo || s->addr - lo >= HC_HANDOFF_REGION || !handoff_ok(cfg, th, s, w, res) ||
+	    (cfg->handoff_region_age && (w->time > s->time || s->time - w->time > cfg->handoff_region_age)))
+		return false;
+	return arm_handoff_lines(th, s, w, lo, lo + HC_HANDOFF_REGION, watch_count(cfg), res);
 }
 
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,

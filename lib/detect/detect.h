@@ -190,6 +190,11 @@ struct hc_detect_config {
 	uint32_t handoff_life; /* a load sample in a large heap block that one other thread
 	                        alone was seen storing to arms a hand-off set (hc_detect_arm_handoff)
 	                        that lives up to this many of the thread's samples (§5.36); 0 = off */
+	bool handoff_stores; /* a store sample arms a hand-off set too, on lines ahead of it
+	                        (hc_detect_arm_handoff; §5.41): exact counts a store to a line
+	                        another thread wrote last as a transfer */
+	uint64_t handoff_region_age; /* a region's writer record arms sets only this long after its
+	                        store, ns, 0 = any age (hc_detect_arm_handoff_region; §5.41) */
 	bool trap_footprint; /* a trap off the published chunk weighs period over the chance
 	                        that the set watched one of the chunks the trapping thread
 	                        was seen to touch on the line (hc_detect_trap_weight; §5.31),
@@ -601,6 +606,20 @@ static inline bool hc_sync_drop(const struct hc_sync_words *w, uint64_t addr, ui
 bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                            const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo, uint64_t hi,
                            struct hc_detect_result *res);
+/* Session 19 (§5.41): a heap region of HC_HANDOFF_REGION bytes (aligned)
+   stands for the block when the blocks are small (NPB MG: one 2 KiB
+   malloc a row). */
+#define HC_HANDOFF_REGION (1u << 20)
+/* As hc_detect_arm_handoff for the aligned region [lo, lo +
+   HC_HANDOFF_REGION) of s's address instead of a block: w is the region's
+   record (any block in it; w->block not compared), at most
+   cfg->handoff_region_age ns old (0: any age); no per-block cap. With
+   cfg->handoff_stores a store sample arms too (both functions): its lines
+   are drawn after its own line in [lo, hi) (a writer sweeping a range
+   stores there next), or uniformly when none is left. Pure. */
+bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                                  const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo,
+                                  struct hc_detect_result *res);
 /* The caller could not arm the set it was asked to arm: forget it. */
 void hc_detect_arm_failed(struct hc_detect_thread *th);
 /* Process a watchpoint trap with the trapping access t. Returns true and fills

@@ -178,6 +178,8 @@ static uint64_t handoff_key(uint16_t tag)
 	return (uint64_t)tag << 6;
 }
 
+static void handoff_region_init(void);   /* §5.41 */
+
 void record__handoff_init(void)
 {
 	if (hc_bulletin_size(HANDOFF_SLOTS) > sizeof(handoff_mem) ||
@@ -186,6 +188,8 @@ void record__handoff_init(void)
 		hc_rt.dcfg.handoff_life = 0;
 		return;
 	}
+	if (hc_rt.opt.handoff_region)
+		handoff_region_init();
 	__atomic_store_n(&handoff_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -210,6 +214,79 @@ static void handoff_note(struct rt_thread *t, const struct hc_sample *s, const s
 		t->cnt.handoff_noted++;
 }
 
+/* Session 19 (§5.41): a small block's store is its region's record
+   (HPCRUN_COMM_HANDOFF_REGION): the key past every tag's; a record older
+   than HANDOFF_PHASE_NS is a former phase's (MG: the workers zero a range,
+   main refills it long after), the new writer's with spin 0. */
+#define HANDOFF_PHASE_NS 10000000ull
+
+/* Regions have a board of their own: MG's arrays are hundreds of
+   regions, and another thread's record holds its slot only
+   HANDOFF_PHASE_NS against a new region's (the blocks' board: 1 s). */
+#define HANDOFF_REGION_SLOTS 127u
+static unsigned char handoff_region_mem[HANDOFF_REGION_SLOTS * 128] __attribute__((aligned(64)));
+static struct hc_bulletin handoff_region_bb;
+static int handoff_region_ready;
+
+static void handoff_region_init(void)
+{
+	if (hc_bulletin_size(HANDOFF_REGION_SLOTS) > sizeof(handoff_region_mem) ||
+	    hc_bulletin_init(&handoff_region_bb, handoff_region_mem, HANDOFF_REGION_SLOTS, HANDOFF_PHASE_NS) < 0) {
+		process__log("hand-off sets: no region board (%zu bytes needed), regions off",
+		             hc_bulletin_size(HANDOFF_REGION_SLOTS));
+		return;
+	}
+	__atomic_store_n(&handoff_region_ready, 1, __ATOMIC_RELEASE);
+}
+
+static uint64_t handoff_region_key(uint64_t addr)
+{
+	return ((addr / HC_HANDOFF_REGION) + 65536u) << 6;
+}
+
+static void handoff_region_note(struct rt_thread *t, const struct hc_sample *s)
+{
+	struct hc_bb_entry e, old;
+
+	e = hc_detect_entry(&t->det, s);
+	e.line = handoff_region_key(s->addr);
+	e.spin = 0;
+	if (hc_bulletin_lookup(&handoff_region_bb, e.line, &old) && old.time <= e.time &&
+	    e.time - old.time < HANDOFF_PHASE_NS) {
+		e.spin = old.spin;
+		if (old.thread != e.thread && e.spin < UINT32_MAX) {
+			e.spin++;
+			t->cnt.handoff_writers++;
+		}
+	}
+	if (hc_bulletin_publish(&handoff_region_bb, &e) == 0)
+		t->cnt.handoff_region_noted++;
+}
+
+static void handoff_region_arm(struct rt_thread *t, const struct hc_sample *s, struct hc_detect_result *res)
+{
+	struct hc_bb_entry w;
+
+	if (!hc_bulletin_lookup(&handoff_region_bb, handoff_region_key(s->addr), &w)) {
+		if (hc_debug_enabled(HC_DBG_DETECT))
+			hc_debug_printf(HC_DBG_DETECT, "T%u region %#llx: no record", t->id.index,
+			                (unsigned long long)(s->addr / HC_HANDOFF_REGION));
+		return;
+	}
+	if (hc_debug_enabled(HC_DBG_DETECT))
+		hc_debug_printf(HC_DBG_DETECT, "T%u region %#llx: record T%u spin %u age %llu us comm %d armed %d wo %d",
+		                t->id.index, (unsigned long long)(s->addr / HC_HANDOFF_REGION), w.thread, w.spin,
+		                (unsigned long long)((s->time - w.time) / 1000), res->comm, t->det.armed,
+		                t->det.writes_only || t->det.probe);
+	if (w.thread != t->id.index && w.spin != 0)
+		t->cnt.handoff_shared++;
+	if (hc_detect_arm_handoff_region(&hc_rt.dcfg, &t->det, s, &w, s->addr, res)) {
+		t->cnt.handoff_region_sets++;
+		if (s->is_store)
+			t->cnt.handoff_store_sets++;
+	}
+}
+
 /* A sampled load in a large block: a hand-off set if its writer record
    says one other thread wrote it (hc_detect_arm_handoff). */
 static void handoff_arm(struct rt_thread *t, const struct hc_sample *s, const struct rt_block *b,
@@ -221,7 +298,8 @@ static void handoff_arm(struct rt_thread *t, const struct hc_sample *s, const st
 		return;
 	if (w.thread != t->id.index && w.spin != 0)
 		t->cnt.handoff_shared++;
-	hc_detect_arm_handoff(&hc_rt.dcfg, &t->det, s, &w, b->base, b->base + b->size, res);
+	if (hc_detect_arm_handoff(&hc_rt.dcfg, &t->det, s, &w, b->base, b->base + b->size, res) && s->is_store)
+		t->cnt.handoff_store_sets++;
 	if (res->handoff_capped)
 		t->cnt.handoff_capped++;
 }
@@ -252,11 +330,20 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	hc_detect_sample(&hc_rt.bb, &hc_rt.dcfg, &t->det, s, &res, &comm);
 	/* s->block is set for heap lines only, a load's line this thread
 	   had not seen (is_private, not published) included */
-	if (handoff && s->block) {
+	if (handoff && s->block && b.size >= HC_HANDOFF_BLOCK_MIN) {
+		if (s->is_store && hc_rt.dcfg.handoff_stores)
+			handoff_arm(t, s, &b, &res);   /* before the store is noted (§5.41) */
 		if (s->is_store)
 			handoff_note(t, s, &b);
 		else
 			handoff_arm(t, s, &b, &res);
+	} else if (handoff && b.size && s->addr - b.base < b.size &&
+	           __atomic_load_n(&handoff_region_ready, __ATOMIC_ACQUIRE)) {
+		/* a small tracked block (no tag under HC_REUSE_BLOCK_MIN): its region (§5.41) */
+		if (!s->is_store || hc_rt.dcfg.handoff_stores)
+			handoff_region_arm(t, s, &res);
+		if (s->is_store)
+			handoff_region_note(t, s);
 	}
 	rt_cost_add(&t->cost[RT_MECH_DETECT], process__now() - t0);
 	if (res.published == 1 && s->is_store)

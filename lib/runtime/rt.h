@@ -72,7 +72,7 @@
 	X(sync_sys_samples) X(sync_sys_bursts) X(sync_sys_traps) X(sync_sys_pset_traps) X(sync_objects) X(sync_full) \
 	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) X(rep_end_published) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
-	X(handoff_capped) X(handoff_ungated) \
+	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
 
 struct rt_counters {
@@ -269,6 +269,9 @@ struct rt_options {
 	bool rep_end;               /* a sample in a forward rep movs/stos publishes the copy's last line (§5.37) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
+	bool     handoff_region;    /* ... small blocks' 1 MiB regions have writer records (§5.41) */
+	bool     handoff_stores;    /* ... a store sample arms one too (§5.41) */
+	uint64_t handoff_region_age; /* ... a region's record arms only this long, ns (§5.41) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
