@@ -935,6 +935,79 @@ static void test_handoff_sets(void)
 	CHECK(!w.res.handoff_capped);
 }
 
+/* Session 19 (§5.41): a region's record (small blocks) arms a hand-off
+   set on the aligned 1 MiB region; a store arms only with
+   cfg.handoff_stores, on lines after its own; a record older than
+   cfg.handoff_region_age arms nothing. */
+static bool sample_region(struct world *w, uint32_t t, uint64_t time, uint64_t addr, bool store,
+                          const struct hc_bb_entry *wr)
+{
+	struct hc_sample s = {
+		.time = time, .addr = addr, .len = 8, .is_store = store, .is_private = !store,
+		.cpu = (int32_t)t + 20, .ctx = 500 + t, .block = 0,
+	};
+
+	memset(&w->comm, 0xa5, sizeof(w->comm));
+	hc_detect_sample(&w->bb, &w->cfg, &w->th[t], &s, &w->res, &w->comm);
+	return hc_detect_arm_handoff_region(&w->cfg, &w->th[t], &s, wr, addr, &w->res);
+}
+
+static void test_handoff_regions(void)
+{
+	const uint64_t lo = 0x7f0000300000ull;   /* 1 MiB aligned */
+	struct hc_bb_entry wr = {
+		.line = 9ull << 6, .addr = lo + 64 * 5 + 8, .time = 50, .len = 8, .thread = 0,
+		.cpu = 20, .ctx = 556, .block = 0, .mask = 0xff,
+	};
+	struct world w;
+	uint64_t a;
+
+	CHECK_EQ_U64(lo & (HC_HANDOFF_REGION - 1), 0);
+	world_init(&w, 7, 3);
+	/* off, the writer's own, a load too old: nothing */
+	CHECK(!sample_region(&w, 1, 100, lo + 64 * 1000, false, &wr));
+	w.cfg.handoff_life = 4;
+	w.cfg.handoff_region_age = 1000;
+	CHECK(!sample_region(&w, 0, 110, lo + 64 * 1000, false, &wr));
+	CHECK(!sample_region(&w, 1, 2000, lo + 64 * 1000, false, &wr));
+	/* a store without handoff_stores: nothing */
+	CHECK(!sample_region(&w, 1, 120, lo + 64 * 1000, true, &wr));
+	CHECK(!w.th[1].handoff_set);
+	hc_detect_arm_failed(&w.th[1]);
+	/* a load: lines anywhere in the region, standing for the writer */
+	CHECK(sample_region(&w, 1, 130, lo + 64 * 1000 + 8, false, &wr));
+	CHECK(w.res.arm && w.res.handoff_set && w.res.nwatch == 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK(w.res.watch_addr[i] >= lo && w.res.watch_addr[i] < lo + HC_HANDOFF_REGION);
+		CHECK_EQ_U64(w.res.watch_addr[i] & 63, 8);
+		CHECK((w.res.watch_addr[i] & ~63ull) != lo + 64 * 1000);
+		CHECK_EQ_U64(w.th[1].start[i].ctx, 556);
+	}
+	a = w.res.watch_addr[2] & ~63ull;
+	CHECK(trap(&w, 1, 140, a + 16, 8, true));
+	CHECK_EQ_U64(w.comm.peer, 0);
+	CHECK_EQ_U64(w.comm.peer_ctx, 556);
+	CHECK(w.comm.handoff_set);
+	/* a store with handoff_stores: lines after its own (a sweep); a
+	   fresh world (the trap's store above is on T2's board) */
+	world_init(&w, 7, 3);
+	w.cfg.handoff_life = 4;
+	w.cfg.handoff_region_age = 1000;
+	w.cfg.handoff_stores = true;
+	CHECK(sample_region(&w, 2, 150, lo + HC_HANDOFF_REGION - 64 * 10, true, &wr));
+	for (uint32_t i = 0; i < w.res.nwatch; i++)
+		CHECK(w.res.watch_addr[i] > lo + HC_HANDOFF_REGION - 64 * 10 &&
+		      w.res.watch_addr[i] < lo + HC_HANDOFF_REGION);
+	/* the last line of the region: no line after it, drawn anywhere */
+	hc_detect_arm_failed(&w.th[2]);
+	CHECK(sample_region(&w, 2, 160, lo + HC_HANDOFF_REGION - 8, true, &wr));
+	CHECK(w.res.nwatch == 3);
+	/* age 0: any age */
+	hc_detect_arm_failed(&w.th[2]);
+	w.cfg.handoff_region_age = 0;
+	CHECK(sample_region(&w, 2, 5000000, lo + 64 * 7, false, &wr));
+}
+
 /* True and false sharing judged with each side's line bytes (§5.7): the
    bytes a thread was seen to access on the line recently join its access,
    the publisher's through the entry's mask. */
@@ -2100,6 +2173,7 @@ int main(void)
 	test_sync_targets();
 	test_reuse_sets();
 	test_handoff_sets();
+	test_handoff_regions();
 	test_judged_by_masks();
 	test_start_set();
 	test_join_set();
