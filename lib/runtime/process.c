@@ -367,7 +367,9 @@ static void read_options(struct rt_options *o)
 	if (o->handoff_life > 1024)
 		process__fatal("HPCRUN_COMM_HANDOFF_LIFE: %u is more than 1024 samples", o->handoff_life);
 	o->handoff_ungated = env_u64("HPCRUN_COMM_HANDOFF_UNGATED", 1) != 0;
-	o->handoff_region = env_u64("HPCRUN_COMM_HANDOFF_REGION", 0) != 0;   /* §5.41 */
+	o->handoff_region = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_REGION", 0);   /* §5.41 */
+	if (o->handoff_region > 2)
+		process__fatal("HPCRUN_COMM_HANDOFF_REGION: %u is not 0, 1 or 2", o->handoff_region);
 	o->handoff_stores = env_u64("HPCRUN_COMM_HANDOFF_STORES", 0) != 0;   /* §5.41 */
 	o->handoff_region_age = env_u64("HPCRUN_COMM_HANDOFF_REGION_AGE", 2000) * 1000000ull;   /* ms */
 	o->events_cap = (uint32_t)env_u64("HPCRUN_COMM_EVENTS", RT_EVENTS_MAX);
@@ -831,7 +833,8 @@ static void process_init(bool after_fork)
 			process__log("hand-off sets (session 19): small heap blocks' %u KiB regions keep writer records %s "
 			        "(HPCRUN_COMM_HANDOFF_REGION, a record arms for %llu ms: HPCRUN_COMM_HANDOFF_REGION_AGE); store samples arm hand-off sets %s "
 			        "(HPCRUN_COMM_HANDOFF_STORES; counters handoff_region_noted, handoff_region_sets, handoff_store_sets)",
-			        HC_HANDOFF_REGION / 1024, hc_rt.opt.handoff_region ? "on" : "off",
+			        HC_HANDOFF_REGION / 1024, hc_rt.opt.handoff_region == 1 ? "on (loads and stores arm)" :
+			        hc_rt.opt.handoff_region == 2 ? "on (stores arm)" : "off",
 			        (unsigned long long)(hc_rt.dcfg.handoff_region_age / 1000000ull), hc_rt.dcfg.handoff_stores ? "on" : "off");
 		process__log("creator's block sets (HPCRUN_COMM_START_BLOCK=%u): when none of the creator's stores is on the "
 		        "board, %s (HPCRUN_COMM_START_BLOCK_WRITTEN=%d; counter start_sets_block_written)",

@@ -340,7 +340,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	} else if (handoff && b.size && s->addr - b.base < b.size &&
 	           __atomic_load_n(&handoff_region_ready, __ATOMIC_ACQUIRE)) {
 		/* a small tracked block (no tag under HC_REUSE_BLOCK_MIN): its region (§5.41) */
-		if (!s->is_store || hc_rt.dcfg.handoff_stores)
+		if (s->is_store ? hc_rt.dcfg.handoff_stores : hc_rt.opt.handoff_region == 1)
 			handoff_region_arm(t, s, &res);
 		if (s->is_store)
 			handoff_region_note(t, s);

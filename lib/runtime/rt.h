@@ -269,7 +269,8 @@ struct rt_options {
 	bool rep_end;               /* a sample in a forward rep movs/stos publishes the copy's last line (§5.37) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
-	bool     handoff_region;    /* ... small blocks' 1 MiB regions have writer records (§5.41) */
+	uint32_t handoff_region;    /* ... small blocks' 1 MiB regions have writer records: 1 loads and
+	                               stores arm sets there, 2 stores only, 0 off (§5.41) */
 	bool     handoff_stores;    /* ... a store sample arms one too (§5.41) */
 	uint64_t handoff_region_age; /* ... a region's record arms only this long, ns (§5.41) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */
