@@ -11,6 +11,12 @@
 # none found through it, and the log says off. Skipped where no heap block
 # is tracked (allocs_tracked 0: the ASan build). Patterns and counters,
 # never timing.
+# Session 19 (§5.41): tests/programs/handoff_rows.c, main fills 8192 rows
+# of 2 KiB mallocs each round and 2 workers overwrite their halves (NPB
+# MG's initialisation): with HPCRUN_COMM_HANDOFF_REGION=2 and
+# HPCRUN_COMM_HANDOFF_STORES=1, within 4 runs region records noted, store
+# sets armed, communications of theirs, main paired with a worker; with
+# the default (off) no region record, no region set.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -52,4 +58,29 @@ grep -q "hand-off sets: off (HPCRUN_COMM_HANDOFF_LIFE=0)" "$TMP/off"/*.log && ok
 	[ "$(logc off handoff_noted)" -eq 0 ] &&
 	ok "rule off: nothing noted, no set armed by it, nothing found through it" ||
 	fail "rule off: $(logc off handoff_noted) noted, $(logc off watch_armed_handoff) sets, $(logc off handoff_comms) communications"
+
+cc -O2 -g -pthread -o "$TMP/handoff_rows" "$S/tests/programs/handoff_rows.c" || fail "cannot build handoff_rows"
+[ "$FAILS" -eq 0 ] || finish
+for try in 1 2 3 4; do
+	rm -rf "${TMP:?}/rows"
+	HPCRUN_COMM_HANDOFF_REGION=2 HPCRUN_COMM_HANDOFF_STORES=1 measure rows "$TMP/handoff_rows" 2 24 ||
+		fail "sampled run (regions) failed"
+	[ "$(logc rows handoff_comms)" -gt 0 ] && [ "$(($(cell rows 0 1) + $(cell rows 0 2)))" -gt 0 ] && break
+	echo "try $try: $(logc rows handoff_region_noted) noted, $(logc rows handoff_store_sets) store sets, $(logc rows handoff_comms) communications"
+done
+grep -q "hand-off sets (session 19): .* regions keep writer records on (stores arm)" "$TMP/rows"/*.log &&
+	ok "the log states the region rule" || fail "no 'regions keep writer records on (stores arm)' line in the log"
+[ "$(logc rows handoff_region_noted)" -gt 0 ] && ok "region records noted: $(logc rows handoff_region_noted)" ||
+	fail "no region record noted in 4 runs"
+[ "$(logc rows handoff_store_sets)" -gt 0 ] && ok "store sets armed: $(logc rows handoff_store_sets)" ||
+	fail "no store set armed in 4 runs"
+[ "$(logc rows handoff_comms)" -gt 0 ] && ok "their communications: $(logc rows handoff_comms)" ||
+	fail "no communication through the region rule in 4 runs"
+[ "$(($(cell rows 0 1) + $(cell rows 0 2)))" -gt 0 ] && ok "main paired with a worker" ||
+	{ grep '^row' "$TMP/rows.rows" >&2; fail "main not paired with a worker"; }
+rm -rf "${TMP:?}/rowsoff"
+measure rowsoff "$TMP/handoff_rows" 2 24 || fail "sampled run (regions off) failed"
+[ "$(logc rowsoff handoff_region_noted)" -eq 0 ] && [ "$(logc rowsoff handoff_region_sets)" -eq 0 ] &&
+	[ "$(logc rowsoff handoff_store_sets)" -eq 0 ] && ok "regions off by default: nothing noted, no set" ||
+	fail "regions off: $(logc rowsoff handoff_region_noted) noted, $(logc rowsoff handoff_region_sets) sets"
 finish
