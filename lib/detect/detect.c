@@ -1247,3 +1247,30 @@ bool hc_rep_end(uint64_t ea, uint32_t size, uint64_t rcx, bool df, uint64_t *add
 	*len = (uint32_t)(end - *addr);
 	return true;
 }
+
+int hc_lock_verdict(uint64_t lo, uint64_t changed, uint32_t bit)
+{
+	uint64_t line, same = 0;
+
+	if (bit > 63)
+		return -1;
+	if (changed >> bit & 1)
+		return 1;
+	line = (lo + 8 * (uint64_t)bit) & ~(uint64_t)(HC_LINE - 1);
+	for (uint32_t i = 0; i < 64; i++)
+		if (((lo + 8 * (uint64_t)i) & ~(uint64_t)(HC_LINE - 1)) == line)
+			same |= 1ull << i;
+	return changed & same ? 0 : -1;
+}
+
+int hc_lock_verdict_bytes(int v, uint8_t bytes, uint64_t word, uint64_t acc, uint32_t len)
+{
+	uint32_t m = 0;
+
+	if (v != 1 || bytes == 0)
+		return v;
+	for (uint32_t j = 0; j < 8; j++)
+		if (word + j >= acc && word + j < acc + (len ? len : 1))
+			m |= 1u << j;
+	return (m & bytes) ? 1 : 0;
+}

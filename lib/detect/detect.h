@@ -582,6 +582,22 @@ static inline bool hc_sync_drop(const struct hc_sync_words *w, uint64_t addr, ui
 {
 	return system_code && hc_sync_words_has(w, addr, len);
 }
+/* The verdict of a lock set's trap on word `bit` (0..63) of a lock's
+   neighbourhood from what the releaser changed in its critical section
+   (`changed`: bit i when word i's value at its release differed from the
+   one at its acquisition; doc/detection.md §5.38), as exact mode's model
+   counts the reader's miss (doc/exact.md R2): 1 true (the word read was
+   written), 0 false (another word of its 64-byte line was: the line
+   moved for bytes this access does not read), -1 no transfer (nothing of
+   its line changed: the reader's copy stayed valid). Pure; `lo` is the
+   neighbourhood's first word's address (line arithmetic). */
+int hc_lock_verdict(uint64_t lo, uint64_t changed, uint32_t bit);
+/* The same to the byte: a true verdict v on the 8-byte word at `word`
+   whose changed bytes are `bytes` (bit j: byte j differs; 0 = unknown)
+   stays true only when the access [acc, acc+len) reads a changed byte
+   (two 4-byte indices in one word: the reader's own index unchanged, the
+   other's written: false, as exact mode's byte sets say). Pure. */
+int hc_lock_verdict_bytes(int v, uint8_t bytes, uint64_t word, uint64_t acc, uint32_t len);
 /* A hand-off set (doc/detection.md §5.36): data one thread wrote — a
    creator's initialisation of big arrays — that others read long after,
    each line's first read by each reader a transfer, while the writer's

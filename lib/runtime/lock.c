@@ -51,6 +51,7 @@ struct lock_slot {
 
 static struct lock_slot slots[RT_LOCK_SLOTS];
 static int lock_on;
+static uint64_t pset_handoffs;     /* hand-offs since the last process-wide lock set (atomic) */
 
 #define LD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define ST(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
@@ -120,8 +121,17 @@ static void neighbourhood(struct lock_slot *s, uint64_t m)
 		lo = (b.base + 7) & ~(uint64_t)7;
 		hi = b.base + b.size;
 	} else {
+		/* and HPCRUN_COMM_LOCK_BEFORE bytes before it (a static struct's
+		   queue before its mutex: §5.38), not before its page */
+		uint64_t before = hc_rt.opt.lock_before, page = m & ~(uint64_t)4095;
+
 		lo = (mhi + 7) & ~(uint64_t)7;
 		hi = lo + 64;
+		if (before) {
+			lo = m >= page + before ? (m - before) & ~(uint64_t)7 : (page + 7) & ~(uint64_t)7;
+			if (hi - lo > 64 * 8)
+				lo = hi - 64 * 8;
+		}
 	}
 	for (uint32_t i = 0; i < 64 && lo + 8 * (uint64_t)i + 8 <= hi; i++) {
 		uint64_t w = lo + 8 * (uint64_t)i;
@@ -131,6 +141,210 @@ static void neighbourhood(struct lock_slot *s, uint64_t m)
 	}
 	ST(s->cand, cand);
 	ST(s->lo, lo);
+}
+
+/* ---- lock sets on the process-wide set (HPCRUN_COMM_LOCK_PSET, §5.38) ----
+   A thread the switch gate keeps closed cannot arm a lock set of its own.
+   Its critical sections still say what it hands on: the neighbourhood's
+   values at its acquisition against those at its release are the words it
+   wrote (exact mode's W, doc/exact.md; a value written back unchanged is
+   missed). At that release the process-wide set (whose copies cost no
+   switch) is armed on one word of a changed line — the program's words
+   (`good`) first, round robin — for the releaser; the next other thread
+   to touch it is the hand-off's reader, true when the word changed, false
+   when only another word of its line did (the line moved for bytes it
+   does not read). Only while due (once in HPCRUN_COMM_LOCK_SETS samples,
+   after the first RT_LOCK_WARM), and only when the set is idle and its
+   budget allows. */
+static bool word_readable(uint64_t w, const void *m)
+{
+	return ((w ^ (uint64_t)(uintptr_t)m) >> 12) == 0 || rt_page_resident(w) >= 0;
+}
+
+static void snapshot(struct rt_thread *t, struct lock_slot *s, const void *m, bool rel)
+{
+	uint64_t lo, cand;
+
+	if (!hc_guard_enter(t))
+		return;
+	if (!LD(s->lo))
+		neighbourhood(s, (uint64_t)(uintptr_t)m);
+	lo = LD(s->lo);
+	cand = LD(s->cand) & ~LD(s->bad);
+	for (uint32_t i = 0; i < 64; i++) {
+		if (!(cand >> i & 1))
+			continue;
+		if (!word_readable(lo + 8 * (uint64_t)i, m)) {
+			cand &= ~(1ull << i);
+			continue;
+		}
+		t->lock.snap[i] = __atomic_load_n((const uint64_t *)(uintptr_t)(lo + 8 * (uint64_t)i), __ATOMIC_RELAXED);
+	}
+	t->lock.snap_slot = (uint32_t)(s - slots) + 1;
+	t->lock.snap_rel = rel;
+	t->lock.snap_lo = lo;
+	t->lock.snap_cand = cand;
+	t->cnt.lock_snaps++;
+	hc_guard_leave(t);
+}
+
+static uint8_t diff_bytes(uint64_t a, uint64_t b)
+{
+	uint64_t x = a ^ b;
+	uint8_t m = 0;
+
+	for (uint32_t j = 0; j < 8; j++)
+		if (x >> (8 * j) & 0xff)
+			m |= (uint8_t)(1u << j);
+	return m;
+}
+
+static uint64_t changed_since(struct rt_thread *t, uint8_t *bytes)
+{
+	uint64_t lo = t->lock.snap_lo, cand = t->lock.snap_cand, changed = 0;
+
+	for (uint32_t i = 0; i < 64; i++) {
+		uint64_t v;
+
+		if (!(cand >> i & 1))
+			continue;
+		v = __atomic_load_n((const uint64_t *)(uintptr_t)(lo + 8 * (uint64_t)i), __ATOMIC_RELAXED);
+		bytes[i] = diff_bytes(v, t->lock.snap[i]);
+		if (v != t->lock.snap[i])
+			changed |= 1ull << i;
+	}
+	return changed;
+}
+
+static void line_mask(uint64_t lo, uint64_t changed, uint64_t *lines)
+{
+	*lines = 0;
+	for (uint32_t i = 0; i < 64; i++)
+		if (changed && hc_lock_verdict(lo, changed, i) >= 0)
+			*lines |= 1ull << i;
+}
+
+/* At the release of the snapshot's mutex (under it): what changed, and
+   the word to watch; armed after the real unlock (lock__pset_after). */
+static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct lock_slot *s, uint32_t me)
+{
+	uint64_t lo = t->lock.snap_lo, cand = t->lock.snap_cand, changed = 0, lines, pick;
+	uint32_t w = 64;
+
+	t->lock.snap_slot = 0;
+	t->lock.pnext = t->det.nsamples + (hc_rt.opt.lock_sets ? hc_rt.opt.lock_sets : 1);
+	if (LD(s->lo) != lo)
+		return;
+	changed = changed_since(t, t->lock.vbytes);
+	if (!changed) {
+		t->cnt.lock_pset_unchanged++;
+		return;
+	}
+	line_mask(lo, changed, &lines);
+	pick = lines & cand & LD(s->good);
+	if (!pick)
+		pick = lines & cand & ~LD(s->bad);
+	for (uint32_t j = 0; j < 64 && pick; j++) {
+		uint32_t i = (t->lock.pcur + j) & 63;
+
+		if (pick >> i & 1) {
+			w = i;
+			break;
+		}
+	}
+	if (w == 64)
+		return;
+	t->lock.pcur = w + 1;
+	t->cnt.lock_pset_asked++;
+	if (!watch__pset_idle()) {
+		t->cnt.lock_pset_refused++;
+		return;
+	}
+	if (LD(s->pthread[me & 3]) != me && hc_guard_enter(t)) {
+		int e = errno;
+		uint32_t ctx = cct__context_here(t, 3);
+
+		errno = e;
+		hc_guard_leave(t);
+		if (ctx != HC_NONE && ctx != 0) {
+			ST(s->pctx[me & 3], ctx);
+			ST(s->pthread[me & 3], me);
+			t->cnt.lock_ctx_captures++;
+		}
+	}
+	if (LD(s->pthread[me & 3]) != me)
+		return;
+	memset(&t->lock.parm_e, 0, sizeof(t->lock.parm_e));
+	t->lock.parm_e.thread = me - 1;
+	t->lock.parm_e.ctx = LD(s->pctx[me & 3]);
+	t->lock.parm_e.cpu = -1;
+	t->lock.parm_e.time = process__now();
+	t->lock.parm_e.len = 8;
+	t->lock.parm_e.addr = lo + 8 * (uint64_t)w;
+	t->lock.parm_e.line = t->lock.parm_e.addr & ~(uint64_t)(HC_LINE - 1);
+	t->lock.parm_addr = t->lock.parm_e.addr;
+	t->lock.parm_lo = lo;
+	t->lock.parm_changed = changed;
+	t->lock.parm_bytes = t->lock.vbytes[w];
+	t->lock.parm_slot = (uint32_t)(s - slots);
+	t->lock.parm = true;
+}
+
+/* After the real unlock: arm the process-wide set (not under the mutex:
+   an arm waits for the other CPUs' copies, ~0.1-0.5 ms here). */
+static void pset_after(struct rt_thread *t)
+{
+	uint64_t n, wgt;
+
+	t->lock.parm = false;
+	if (!hc_guard_enter(t))
+		return;
+	n = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
+	if (n > hc_rt.opt.lock_pset_cap)
+		n = hc_rt.opt.lock_pset_cap;
+	wgt = (n ? n : 1) * hc_rt.opt.lock_ns;
+	if (watch__pset_lock(t, &t->lock.parm_e, t->lock.parm_addr, t->lock.parm_slot, t->lock.parm_lo,
+	                     t->lock.parm_changed, t->lock.parm_bytes, wgt) == 0)
+		t->cnt.lock_pset_arms++;
+	else
+		t->cnt.lock_pset_refused++;
+	hc_guard_leave(t);
+}
+
+int lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t changed, uint8_t bytes,
+                       uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len)
+{
+	struct lock_slot *s = &slots[slot & (RT_LOCK_SLOTS - 1)];
+	uint32_t bit = bp_addr >= lo && bp_addr < lo + 64 * 8 ? (uint32_t)((bp_addr - lo) / 8) : 64;
+	bool same = LD(s->lo) == lo && bit < 64;
+	int v;
+
+	(void)t;
+	if (loadmap__system_code(leaf)) {
+		if (same)
+			__atomic_fetch_or(&s->bad, 1ull << bit, __ATOMIC_RELAXED);
+		return -2;
+	}
+	v = hc_lock_verdict(lo, changed, bit);
+	if (hc_rt.opt.lock_bytes)
+		v = hc_lock_verdict_bytes(v, bytes, lo + 8 * (uint64_t)bit, acc, len);
+	if (same)
+		__atomic_fetch_or(&s->good, 1ull << bit, __ATOMIC_RELAXED);
+	return v;
+}
+
+/* Is addr in a mutex the program locked (its table slot names it)?
+   Signal context: loads only. */
+bool lock__mutex_word(uint64_t addr)
+{
+	uint64_t a = addr & ~(uint64_t)7;
+
+	if (!lock_on || !hc_rt.opt.lock_words)
+		return false;
+	for (uint64_t k = 0; k < sizeof(pthread_mutex_t) && k <= a; k += 8)
+		if (LD(slot_of((const void *)(uintptr_t)(a - k))->mutex) == a - k)
+			return true;
+	return false;
 }
 
 static __attribute__((noinline)) void released(const void *m)
@@ -167,6 +381,10 @@ static __attribute__((noinline)) void released(const void *m)
 		}
 		__atomic_fetch_and(&s->want, ~(1u << (me & 3)), __ATOMIC_RELAXED);
 	}
+	if (t->lock.snap_slot == (uint32_t)(s - slots) + 1 && !t->lock.snap_rel)
+		pset_release(t, s, me);
+	else if (hc_rt.opt.lock_verdict && t->watch.opened && t->det.nsamples >= t->lock.next_n)
+		snapshot(t, s, m, true);   /* compared at its next hand-off (acquired) */
 	if (LD(s->releaser) != me)
 		ST(s->releaser, me);
 	if (t->lock.open && t->lock.slot == (uint32_t)(s - slots))
@@ -201,13 +419,25 @@ static __attribute__((noinline)) void acquired(const void *m)
 	s = slot_of(m);
 	if (LD(s->mutex) != (uint64_t)(uintptr_t)m)
 		return;
+	if (hc_rt.opt.lock_pset && !t->watch.opened && t->det.nsamples >= RT_LOCK_WARM &&
+	    t->det.nsamples >= t->lock.pnext && !t->lock.snap_slot)
+		snapshot(t, s, m, false);
 	rel = LD(s->releaser);
 	if (rel == 0 || rel == t->id.index + 1)
 		return;
 	t->cnt.lock_handoffs++;
+	if (hc_rt.opt.lock_pset)
+		__atomic_add_fetch(&pset_handoffs, 1, __ATOMIC_RELAXED);
 	t->lock.pending++;
 	idx = (uint32_t)(s - slots);
 	pos = rel & 3;
+	if (t->lock.snap_rel && t->lock.snap_slot == idx + 1 && LD(s->lo) == t->lock.snap_lo) {
+		t->lock.vchanged = changed_since(t, t->lock.vbytes);
+		t->lock.vvalid = true;
+		t->lock.snap_slot = 0;
+	} else if (!(t->det.armed && t->det.lock_set && t->lock.slot == idx)) {
+		t->lock.vvalid = false;
+	}
 	/* its lock set on this mutex still armed: the new releaser's, no re-arm */
 	if (t->det.armed && t->det.lock_set && t->lock.slot == idx) {
 		/* under the guard: a sample's handler may replace the set */
@@ -239,6 +469,13 @@ static __attribute__((noinline)) void acquired(const void *m)
 		return;
 	if (t->det.armed && !t->det.start_set) {
 		t->cnt.lock_busy++;
+		return;
+	}
+	/* judged by what changed since its last release (§5.38): not armed
+	   before that release's snapshot exists (taken at its next release
+	   of a mutex while due) */
+	if (hc_rt.opt.lock_verdict && t->watch.opened && !t->lock.vvalid) {
+		t->cnt.lock_verdict_unknown++;
 		return;
 	}
 	if (LD(s->pthread[pos]) != rel) {
@@ -297,7 +534,7 @@ static __attribute__((noinline)) void acquired(const void *m)
    is not the program's communication — the set's critical section is over
    (late), or system code made the access (the lock implementation). The
    word learns which it was. */
-bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf)
+bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len)
 {
 	struct lock_slot *s = &slots[t->lock.slot & (RT_LOCK_SLOTS - 1)];
 	uint64_t lo = t->lock.lo, bit = 0;
@@ -316,6 +553,29 @@ bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf)
 	}
 	if (bit)
 		__atomic_fetch_or(&s->good, bit, __ATOMIC_RELAXED);
+	t->lock.verdict = 1;
+	if (hc_rt.opt.lock_verdict) {
+		if (!t->lock.vvalid || !bit) {
+			t->cnt.lock_verdict_unknown++;
+		} else {
+			uint32_t b = (uint32_t)__builtin_ctzll(bit);
+			int v = hc_lock_verdict(lo, t->lock.vchanged, b);
+
+			if (hc_rt.opt.lock_bytes)
+				v = hc_lock_verdict_bytes(v, t->lock.vbytes[b], lo + 8 * (uint64_t)b, acc, len);
+
+			if (v < 0) {      /* nothing of its line changed: no transfer */
+				t->cnt.lock_verdict_none++;
+				t->lock.open = false;
+				return false;
+			}
+			t->lock.verdict = v;
+			if (v)
+				t->cnt.lock_verdict_true++;
+			else
+				t->cnt.lock_verdict_false++;
+		}
+	}
 	t->lock.open = false;
 	t->cnt.lock_traps++;
 	return true;
@@ -397,10 +657,20 @@ HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 
 HC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+	struct rt_thread *t;
+	int r;
+
 	if (__builtin_expect(lock_on, 0) && FROM_PROGRAM())
 		released(m);
 	RESOLVE(real_unlock, "pthread_mutex_unlock", NULL);
-	return real_unlock(m);
+	r = real_unlock(m);
+	if (__builtin_expect(lock_on, 0) && (t = hc_self) && __builtin_expect(t->lock.parm, 0)) {
+		int e = errno;
+
+		pset_after(t);
+		errno = e;
+	}
+	return r;
 }
 
 /* The wait releases the mutex and takes it again: a release, then an
@@ -415,6 +685,8 @@ HC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	SYNC_NOTE(c);
 	SYNC_NOTE_MUTEX(m);
 	RESOLVE(real_cwait, "pthread_cond_wait", "GLIBC_2.3.2");
+	if (on && hc_self)
+		hc_self->lock.parm = false;     /* not armed under the wait (lock_pset_asked counts it) */
 	r = real_cwait(c, m);
 	if (on && (r == 0 || r == ETIMEDOUT))
 		acquired(m);
@@ -431,6 +703,8 @@ HC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, cons
 	SYNC_NOTE(c);
 	SYNC_NOTE_MUTEX(m);
 	RESOLVE(real_ctwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
+	if (on && hc_self)
+		hc_self->lock.parm = false;     /* not armed under the wait (lock_pset_asked counts it) */
 	r = real_ctwait(c, m, ts);
 	if (on && (r == 0 || r == ETIMEDOUT))
 		acquired(m);

@@ -360,6 +360,17 @@ static void read_options(struct rt_options *o)
 	o->sync_ret = env_u64("HPCRUN_COMM_SYNC_RET", 1) != 0;
 	o->sys_data = env_u64("HPCRUN_COMM_SYS_DATA", 1) != 0;
 	o->rep_end = env_u64("HPCRUN_COMM_REP_END", 1) != 0;
+	o->lock_pset = (uint32_t)env_u64("HPCRUN_COMM_LOCK_PSET", 1) != 0;
+	o->lock_pset_budget = (uint32_t)env_u64("HPCRUN_COMM_LOCK_PSET_BUDGET", 10);
+	o->lock_before = env_u64("HPCRUN_COMM_LOCK_BEFORE", 256);
+	o->lock_words = env_u64("HPCRUN_COMM_LOCK_WORDS", 0) != 0;
+	o->lock_verdict = env_u64("HPCRUN_COMM_LOCK_VERDICT", 1) != 0;
+	o->lock_bytes = env_u64("HPCRUN_COMM_LOCK_BYTES", 1) != 0;
+	o->lock_pset_cap = env_u64("HPCRUN_COMM_LOCK_PSET_CAP", 64);
+	if (o->lock_before > 400)
+		process__fatal("HPCRUN_COMM_LOCK_BEFORE: %llu bytes is more than 400", (unsigned long long)o->lock_before);
+	if (o->lock_pset_budget > 1000)
+		process__fatal("HPCRUN_COMM_LOCK_PSET_BUDGET: %u is not a permille (0..1000)", o->lock_pset_budget);
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
 	if (o->reuse_life > 1024)
 		process__fatal("HPCRUN_COMM_REUSE_LIFE: %u is more than 1024 samples", o->reuse_life);
@@ -877,6 +888,20 @@ static void process_init(bool after_fork)
 			        "lock_no_ctx, lock_ctx_captures, lock_traps, lock_traps_system, lock_traps_late, lock_gated)",
 			        hc_rt.opt.lock_sets, (unsigned long long)hc_rt.opt.lock_ns,
 			        (unsigned long long)hc_rt.opt.lock_cap);
+		if (on)
+			process__log("lock sets on the process-wide set: %s (HPCRUN_COMM_LOCK_PSET; a gated thread's "
+			        "critical section compared with its start, the set armed at the release on a word of a changed "
+			        "line, true when the word changed; counters lock_snaps, lock_pset_asked, lock_pset_arms, "
+			        "lock_pset_refused, lock_pset_unchanged, lock_pset_true, lock_pset_false, lock_pset_none, "
+			        "lock_pset_system; budget HPCRUN_COMM_LOCK_PSET_BUDGET=%u permille); a non-heap mutex's "
+			        "neighbourhood from %llu bytes before it (HPCRUN_COMM_LOCK_BEFORE); traps of system code on "
+			        "its words dropped: %s (HPCRUN_COMM_LOCK_WORDS; counter lock_words_dropped); an open thread's "
+			        "lock set judged by the words changed since its last release: %s (HPCRUN_COMM_LOCK_VERDICT; "
+			        "counters lock_verdict_true, lock_verdict_false, lock_verdict_none, lock_verdict_unknown); verdicts to "
+			        "the byte: %s (HPCRUN_COMM_LOCK_BYTES)",
+			        hc_rt.opt.lock_pset ? "on" : "off", hc_rt.opt.lock_pset_budget,
+			        (unsigned long long)hc_rt.opt.lock_before, hc_rt.opt.lock_words ? "on" : "off",
+			        hc_rt.opt.lock_verdict ? "on" : "off", hc_rt.opt.lock_bytes ? "on" : "off");
 		else
 			process__log("lock sets: off (%s)", hc_rt.opt.lock_sets ? "no watchpoints" : "HPCRUN_COMM_LOCK_SETS=0");
 	}

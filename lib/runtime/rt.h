@@ -71,6 +71,9 @@
 	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
 	X(sync_sys_samples) X(sync_sys_bursts) X(sync_sys_traps) X(sync_sys_pset_traps) X(sync_objects) X(sync_full) \
 	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) X(rep_end_published) \
+	X(lock_snaps) X(lock_pset_asked) X(lock_pset_arms) X(lock_pset_refused) X(lock_pset_unchanged) \
+	X(lock_pset_true) X(lock_pset_false) X(lock_pset_none) X(lock_pset_system) X(lock_words_dropped) \
+	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
@@ -237,6 +240,24 @@ struct rt_thread {
 		uint64_t lo;                  /* and its neighbourhood's first word */
 		uint64_t pending;             /* hand-offs to it since its last lock set took one */
 		bool open;                    /* it still holds that mutex */
+		/* lock sets on the process-wide set (HPCRUN_COMM_LOCK_PSET, §5.38):
+		   the neighbourhood's values at an acquisition, compared at the
+		   release of the same mutex */
+		uint32_t pnext;               /* no snapshot before this many samples */
+		uint32_t snap_slot;           /* the mutex slot + 1 of the snapshot, 0 = none */
+		uint64_t snap_lo, snap_cand;  /* its neighbourhood then */
+		uint64_t snap[64];
+		uint32_t pcur;                /* the word choice's round robin */
+		bool snap_rel;                /* the snapshot is an open thread's, at its release (§5.38) */
+		bool vvalid;                  /* its armed lock set's verdict from vchanged */
+		uint64_t vchanged;            /* words changed since its last release of that mutex */
+		uint8_t vbytes[64];           /* and their changed bytes */
+		uint8_t parm_bytes;
+		int verdict;                  /* the last trap's (lock__trap): 1 true, 0 false */
+		bool parm;                    /* arm after the real unlock: */
+		uint32_t parm_slot;
+		uint64_t parm_addr, parm_lo, parm_changed;
+		struct hc_bb_entry parm_e;
 	} lock;
 };
 
@@ -267,6 +288,13 @@ struct rt_options {
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
 	bool sys_data;              /* system code on a system library's own data is dropped (§5.37) */
 	bool rep_end;               /* a sample in a forward rep movs/stos publishes the copy's last line (§5.37) */
+	uint32_t lock_pset;         /* gated threads' lock sets on the process-wide set, armed at the release (§5.38) */
+	uint32_t lock_pset_budget;  /* their budget, permille of the process's CPU time (§5.38) */
+	uint32_t lock_verdict;      /* an open thread's lock set judged by what changed since its release (§5.38) */
+	uint64_t lock_pset_cap;     /* a process-wide lock set's trap stands for at most this many hand-offs (§5.38) */
+	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
+	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
+	uint64_t lock_before;       /* a non-heap mutex's neighbourhood starts this many bytes before it (§5.38) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
 	uint32_t handoff_region;    /* ... small blocks' 1 MiB regions have writer records: 1 loads and
@@ -451,7 +479,6 @@ uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t cct__context_here(struct rt_thread *t, int skip);
 /* lock.c: lock sets (detection.md §5.35) */
 void lock__enable(bool on);
-bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf);
 /* §5.37: note a synchronisation object's bytes; is the access [addr, +len)
    at pc system code on such bytes (async-signal-safe)? */
 void lock__sync_enable(bool on);
@@ -460,6 +487,16 @@ void lock__sync_note(const void *o, size_t n);
    object's bytes; RT_SYS_DATA: system code on a system library's own data */
 enum { RT_SYNC_OBJECT = 1, RT_SYS_DATA = 2 };
 int lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len);
+bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len);
+bool lock__mutex_word(uint64_t addr);
+/* the verdict of a process-wide lock set's trap (signal context): 1 true,
+   0 false, -1 no transfer, -2 system code */
+int  lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t changed, uint8_t bytes,
+                        uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len);
+/* watch.c: arm the process-wide set on one word of a lock's neighbourhood
+   for the releaser's entry e (0, or -errno) */
+int  watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t addr, uint32_t slot, uint64_t lo,
+                      uint64_t changed, uint8_t bytes, uint64_t weight);
 int  cct__backtrace(void **fr, int max);
 void cct__fork_prepare(void);
 void cct__fork_release(bool child);

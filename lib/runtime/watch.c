@@ -61,6 +61,13 @@ static struct {
 		uint64_t armed_wall;      /* process__now() at the arm */
 		struct hc_bb_entry watched;
 		uint64_t addr[HC_MAX_WATCH];
+		/* a lock set (lock.c, HPCRUN_COMM_LOCK_PSET, detection.md §5.38): the
+		   mutex's slot, its neighbourhood's first word, the words its
+		   releaser changed, what a trap weighs */
+		bool lock;
+		uint32_t lock_slot;
+		uint64_t lock_lo, lock_changed, lock_weight;
+		uint8_t lock_bytes;           /* the watched word's changed bytes */
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed;            /* the process's context switches at the arm */
@@ -69,6 +76,7 @@ static struct {
 	                                 HPCRUN_COMM_PROCSET_SWITCH_NS each (atomic) */
 	uint64_t sw_charged_crowded;  /* those while the process was crowded (thread__crowded),
 	                                 HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS each */
+	uint64_t lock_spent_ns;       /* lock sets' arms (and a trap each): wall ns (atomic) */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
 	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
@@ -601,9 +609,60 @@ static int pset_arm_set(struct rt_thread *t, const struct hc_bb_entry *e, uint32
    charged to it); exec: an execute breakpoint on addr[0] (a return
    address), one register; block: {lo, hi} of a creator's block line (its
    chain's block, pset.h), else NULL */
+struct pset_lock_arg {
+	uint32_t slot;
+	uint64_t lo, changed, weight;
+	uint8_t bytes;
+};
+
+static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                          uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block,
+                          const struct pset_lock_arg *lk);
+
 static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block)
+{
+	return pset_arm_set_l(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, budget, exec, block,
+	                      NULL);
+}
+
+/* A lock set on the process-wide set (lock.c, detection.md §5.38): one
+   word of a lock's neighbourhood, for its releaser's entry e, on an idle
+   set within its budget; not in signal context (the unlock wrapper, under
+   the thread's guard). */
+int watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t addr, uint32_t slot, uint64_t lo,
+                     uint64_t changed, uint8_t bytes, uint64_t weight)
+{
+	struct pset_lock_arg lk = { .slot = slot, .lo = lo, .changed = changed, .bytes = bytes, .weight = weight };
+	int r;
+
+	uint64_t t0;
+
+	if (!pset.n)
+		return -ENODEV;
+	if (!watch__pset_idle())
+		return -EBUSY;
+	/* a budget of their own (HPCRUN_COMM_LOCK_PSET_BUDGET, permille of the
+	   process's CPU time): the regular sets' may be spent by gated
+	   threads' samples that find nothing (lock_queue: 20 a run, no trap);
+	   still charged to the set's budget too (what it cost) */
+	if (!rt_pset_budget_allows(__atomic_load_n(&pset.lock_spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+	                           hc_rt.opt.lock_pset_budget, RT_PSET_GRACE_NS))
+		return -EAGAIN;
+	t0 = process__now();
+	r = pset_arm_set_l(t, e, 1, false, 0, &addr, 1, false, 0, 0, false, false, NULL, &lk);
+	__atomic_add_fetch(&pset.lock_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+	if (r == 0)
+		t->cnt.watch_armed++;
+	return r;
+}
+
+static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                          uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block,
+                          const struct pset_lock_arg *lk)
 {
 	uint32_t type = exec ? HW_BREAKPOINT_X : writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	uint64_t w, now = process__now(), t0, ns, gen;
@@ -648,6 +707,12 @@ static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.watched = *e;
 	for (uint32_t i = 0; i < m; i++)
 		pset.rec.addr[i] = addr[i];
+	pset.rec.lock = lk != NULL;
+	pset.rec.lock_slot = lk ? lk->slot : 0;
+	pset.rec.lock_lo = lk ? lk->lo : 0;
+	pset.rec.lock_changed = lk ? lk->changed : 0;
+	pset.rec.lock_weight = lk ? lk->weight : 0;
+	pset.rec.lock_bytes = lk ? lk->bytes : 0;
 	__atomic_store_n(&pset.own_traps, 0, __ATOMIC_RELAXED);
 	t0 = process__now();
 	for (uint32_t i = 0; i < m; i++) {
@@ -1191,8 +1256,18 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	}
 	/* a lock set (lock.c, detection.md §5.35): the lock implementation's
 	   own words, or a trap after the critical section, are dropped */
+	/* the program's mutex words, touched by the lock implementation
+	   (HPCRUN_COMM_LOCK_WORDS, §5.38): glibc's, not the program's data
+	   (exact mode does not count them) */
+	if (!(start && t->det.lock_set) && loadmap__system_code(leaf) && lock__mutex_word(s.addr)) {
+		t->cnt.lock_words_dropped++;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   trap on a mutex's word in system code dropped", t->id.index);
+		t->det.moving = false;
+		hc_detect_arm_failed(&t->det);
+		return;
+	}
 	locked = start && t->det.lock_set;
-	if (locked && !lock__trap(t, slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr, leaf)) {
+	if (locked && !lock__trap(t, slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr, leaf, s.addr, s.len)) {
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   lock set trap dropped (system code or late)", t->id.index);
 		t->det.moving = false;
 		hc_detect_arm_failed(&t->det);
@@ -1219,6 +1294,8 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.join_traps++;
 		else if (start)
 			t->cnt.start_traps++;
+		if (locked && t->lock.verdict == 0)     /* what changed since its release (§5.38) */
+			comm.flags &= ~(uint32_t)HC_COMM_TRUE;
 		if (comm.true_by_mask)
 			t->cnt.true_by_mask++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   matched: %s sharing with T%u", t->id.index,
@@ -1366,6 +1443,11 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	bool matched, was_zone, was_pipe;
 	uint32_t zone_a = 0, zone_b = 0;
 	uint64_t blo = 0, bhi = 0;
+	bool lk = false;
+	uint32_t lk_slot = 0;
+	uint64_t lk_lo = 0, lk_changed = 0, lk_weight = 0, lk_bp = 0;
+	uint8_t lk_bytes = 0;
+	int lk_v = 1;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -1390,6 +1472,13 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		bhi = pset.rec.block_hi;
 		zone_a = pset.rec.zone_a;
 		zone_b = pset.rec.zone_b;
+		lk = pset.rec.lock;
+		lk_slot = pset.rec.lock_slot;
+		lk_lo = pset.rec.lock_lo;
+		lk_changed = pset.rec.lock_changed;
+		lk_weight = pset.rec.lock_weight;
+		lk_bytes = pset.rec.lock_bytes;
+		lk_bp = bp;
 
 		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
 			pset_count(&pset.traps_late);
@@ -1441,13 +1530,43 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 				break;
 			}
 		}
+		if (kind == RT_PSET_TRAP_OWN && lk &&
+		    lock__pset_verdict(t, lk_slot, lk_lo, lk_changed, lk_bytes, lk_bp, leaf, s.addr, s.len) == -2) {
+			/* the releaser's own lock calls (a condition variable's
+			   words): not the program's, never watched again */
+			t->cnt.lock_pset_system++;
+			if (!pset_end(w, &pset.ended_own))
+				pset_count(&pset.traps_late);
+			return;
+		}
 		if (kind == RT_PSET_TRAP_OWN) {
 			pset_count(&pset.traps_own);
 			if (rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED),
-			                     was_pipe ? RT_PIPE_OWN_MAX : zone ? RT_PSET_ZONE_OWN_MAX : RT_PSET_OWN_MAX))
+			                     lk ? 4 : was_pipe ? RT_PIPE_OWN_MAX : zone ? RT_PSET_ZONE_OWN_MAX : RT_PSET_OWN_MAX))
 				pset_end(w, &pset.ended_own);
 			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 			return;
+		}
+		/* a lock set: the lock implementation's words (system code), or a
+		   word whose line the releaser did not change, end it without a
+		   communication; else true or false by what the releaser changed */
+		if (kind == RT_PSET_TRAP_FOREIGN && loadmap__system_code(leaf) && lock__mutex_word(s.addr)) {
+			t->cnt.lock_words_dropped++;
+			if (!pset_end(w, &pset.ended_trap))
+				pset_count(&pset.traps_late);
+			return;
+		}
+		if (lk && kind == RT_PSET_TRAP_FOREIGN) {
+			lk_v = lock__pset_verdict(t, lk_slot, lk_lo, lk_changed, lk_bytes, lk_bp, leaf, s.addr, s.len);
+			if (lk_v < 0) {
+				if (lk_v == -2)
+					t->cnt.lock_pset_system++;
+				else
+					t->cnt.lock_pset_none++;
+				if (!pset_end(w, &pset.ended_trap))
+					pset_count(&pset.traps_late);
+				return;
+			}
 		}
 		if (kind == RT_PSET_TRAP_LATE || !pset_end(w, &pset.ended_trap)) {
 			pset_count(&pset.traps_late);
@@ -1523,6 +1642,16 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		if (!rt_zone_found_get(&zone_found, zone_a, zone_b))
 			pset_count(&pset.zone_pairs_new);
 		rt_zone_found_add(&zone_found, zone_a, zone_b);
+	}
+	if (lk) {
+		if (lk_v == 1) {
+			comm.flags |= HC_COMM_TRUE;
+			t->cnt.lock_pset_true++;
+		} else {
+			comm.flags &= ~(uint32_t)HC_COMM_TRUE;
+			t->cnt.lock_pset_false++;
+		}
+		comm.weight = lk_weight ? lk_weight : 1;
 	}
 	t->cnt.traps_matched++;
 	record__comm(t, &comm);

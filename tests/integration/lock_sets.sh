@@ -16,6 +16,17 @@
 # is the 64 bytes after the mutex (the queue's condition variables): only
 # the hand-offs and the switch are checked. Patterns and counters, never
 # timing.
+# Lock sets on the process-wide set (§5.38; HPCRUN_COMM_LOCK_PSET=0 in the
+# runs above, which test §5.35): lock_queue 2 with the gate closed for
+# every thread (HPCRUN_COMM_SWITCH_NS=10000000): within 4 runs, sets armed
+# at releases and their traps judged, false at least as often as true (the
+# queue's items and indices share lines with what the other side writes:
+# exact mode counts 100 % false there), the volume between threads 0 and 1
+# only, the program's output unchanged; with =0 no snapshot taken. The
+# open threads' verdicts (HPCRUN_COMM_LOCK_VERDICT, §5.38; =0 in the §5.35
+# run above, whose lock sets are all true): lock_queue 4 with the gate off
+# judges some traps true (a worker reading the head another worker wrote)
+# and some false (main's pushes beside the indices), as exact mode does.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -74,7 +85,7 @@ HPCRUN_COMM_LOCK_SETS=1 measure errno "$TMP/lock_errno" && grep -q "v=40000 bad=
 
 for try in 1 2 3 4; do
 	rm -rf "${TMP:?}/on"
-	HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure on "$TMP/lock_queue" 4 || fail "sampled run failed"
+	HPCRUN_COMM_LOCK_VERDICT=0 HPCRUN_COMM_LOCK_PSET=0 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure on "$TMP/lock_queue" 4 || fail "sampled run failed"
 	skip_without_pset on
 	[ "$(logc on allocs_tracked)" -eq 0 ] && break
 	[ "$(logc on lock_traps)" -gt 0 ] && break
@@ -100,6 +111,42 @@ else
 		out=$(awk '$1 == "row" && ($3 > 3 || $4 > 3) { s += $5 } END { print s + 0 }' "$TMP/on.rows")
 		[ "$out" -eq 0 ] && ok "every pair between the program's threads" || fail "volume $out outside threads 0-3"
 	fi
+fi
+
+if [ "$(logc on allocs_tracked)" -gt 0 ]; then
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/ps"
+		HPCRUN_COMM_SWITCH_NS=10000000 measure ps "$TMP/lock_queue" 2 || fail "sampled run (process-wide lock sets) failed"
+		[ "$(( $(logc ps lock_pset_true) + $(logc ps lock_pset_false) ))" -gt 0 ] && break
+		echo "try $try: $(logc ps lock_snaps) snapshots, $(logc ps lock_pset_arms) sets, no trap judged"
+	done
+	grep -q "count=50000" "$TMP/ps.out" && ok "process-wide lock sets: the program's output unchanged" ||
+		fail "lock_queue printed: $(cat "$TMP/ps.out")"
+	grep -q "lock sets on the process-wide set: on" "$TMP/ps"/*.log && ok "the log states the process-wide rule" ||
+		fail "no 'lock sets on the process-wide set: on' line in the log"
+	pa=$(logc ps lock_pset_arms) pt=$(logc ps lock_pset_true) pf=$(logc ps lock_pset_false)
+	[ "$pa" -gt 0 ] && ok "process-wide lock sets armed: $pa ($(logc ps lock_snaps) snapshots)" ||
+		fail "no process-wide lock set armed ($(logc ps lock_snaps) snapshots, $(logc ps lock_pset_refused) refused)"
+	[ "$((pt + pf))" -gt 0 ] && [ "$pf" -ge "$pt" ] && ok "their traps: $pf false, $pt true" ||
+		fail "process-wide lock set traps: $pf false, $pt true (false expected at least as often)"
+	out=$(awk '$1 == "row" && ($3 > 1 || $4 > 1) { s += $5 } END { print s + 0 }' "$TMP/ps.rows")
+	[ "$out" -eq 0 ] && ok "process-wide lock sets: every pair between threads 0 and 1" ||
+		fail "volume $out outside threads 0-1"
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/vd"
+		HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure vd "$TMP/lock_queue" 4 || fail "sampled run (verdicts) failed"
+		[ "$(logc vd lock_verdict_true)" -gt 0 ] && [ "$(logc vd lock_verdict_false)" -gt 0 ] && break
+	done
+	vt=$(logc vd lock_verdict_true) vf=$(logc vd lock_verdict_false)
+	[ "$vt" -gt 0 ] && [ "$vf" -gt 0 ] && ok "open threads' lock sets judged: $vt true, $vf false ($(logc vd lock_verdict_none) no transfer)" ||
+		fail "open threads' lock set verdicts: $vt true, $vf false (both expected)"
+	rm -rf "${TMP:?}/ps0"
+	HPCRUN_COMM_LOCK_PSET=0 HPCRUN_COMM_SWITCH_NS=10000000 measure ps0 "$TMP/lock_queue" 2 ||
+		fail "sampled run (process-wide lock sets off) failed"
+	[ "$(logc ps0 lock_snaps)" -eq 0 ] && [ "$(logc ps0 lock_pset_arms)" -eq 0 ] &&
+		grep -q "lock sets on the process-wide set: off" "$TMP/ps0"/*.log &&
+		ok "HPCRUN_COMM_LOCK_PSET=0: off, nothing counted" ||
+		fail "HPCRUN_COMM_LOCK_PSET=0: $(logc ps0 lock_snaps) snapshots, $(logc ps0 lock_pset_arms) sets"
 fi
 
 rm -rf "${TMP:?}/off"

@@ -1327,6 +1327,34 @@ static bool resident_low_half(uint64_t line)
 	return line < LINE_A + 64 * 32;
 }
 
+/* Lock sets on the process-wide set (§5.38): a trap's verdict from the
+   words the releaser changed, by exact mode's R2 (doc/exact.md). */
+static void test_lock_verdict(void)
+{
+	uint64_t lo = 0x1000 + 40;     /* word 0 at line offset 40: words 0-2 in the first line, 3-10 the next */
+
+	CHECK(hc_lock_verdict(lo, 1ull << 4, 4) == 1);     /* the word read was written: true */
+	CHECK(hc_lock_verdict(lo, 1ull << 4, 5) == 0);     /* its line's neighbour: false */
+	CHECK(hc_lock_verdict(lo, 1ull << 4, 10) == 0);    /* last word of that line */
+	CHECK(hc_lock_verdict(lo, 1ull << 4, 11) == -1);   /* the next line: no transfer */
+	CHECK(hc_lock_verdict(lo, 1ull << 4, 2) == -1);    /* the line before */
+	CHECK(hc_lock_verdict(lo, 1ull << 1, 0) == 0);     /* first line, other word */
+	CHECK(hc_lock_verdict(lo, 1ull << 1 | 1, 0) == 1);
+	CHECK(hc_lock_verdict(lo, 0, 0) == -1);            /* nothing changed */
+	CHECK(hc_lock_verdict(lo, ~0ull, 64) == -1);       /* not a word of it */
+	CHECK(hc_lock_verdict(0x2000, 1ull << 63, 56) == 0);   /* aligned: words 56-63 one line */
+	CHECK(hc_lock_verdict(0x2000, 1ull << 63, 55) == -1);
+	/* to the byte: int head (bytes 0-3), int tail (4-7) in one word */
+	CHECK(hc_lock_verdict_bytes(1, 0x01, 0x3000, 0x3000, 4) == 1);   /* head read, head changed */
+	CHECK(hc_lock_verdict_bytes(1, 0x01, 0x3000, 0x3004, 4) == 0);   /* tail read, head changed */
+	CHECK(hc_lock_verdict_bytes(1, 0x30, 0x3000, 0x3004, 4) == 1);   /* tail read, tail changed */
+	CHECK(hc_lock_verdict_bytes(1, 0x30, 0x3000, 0x3000, 8) == 1);   /* the whole word */
+	CHECK(hc_lock_verdict_bytes(1, 0, 0x3000, 0x3004, 4) == 1);      /* bytes unknown: the word's */
+	CHECK(hc_lock_verdict_bytes(0, 0xff, 0x3000, 0x3000, 8) == 0);   /* false stays false */
+	CHECK(hc_lock_verdict_bytes(-1, 0xff, 0x3000, 0x3000, 8) == -1);
+	CHECK(hc_lock_verdict_bytes(1, 0x80, 0x3000, 0x3007, 1) == 1);
+}
+
 /* Lock sets (§5.35): the words watched beside a mutex, the set, its trap. */
 /* §5.37: the synchronisation objects' bytes, and the classification:
    system code on them is dropped, system code on other bytes (libc's
@@ -2182,6 +2210,7 @@ int main(void)
 	test_lock_sets();
 	test_sync_words();
 	test_rep_end();
+	test_lock_verdict();
 	test_dry_lines();
 	test_idle_sample();
 	test_spin_note();
