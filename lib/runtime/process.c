@@ -366,6 +366,7 @@ static void read_options(struct rt_options *o)
 	o->lock_words = env_u64("HPCRUN_COMM_LOCK_WORDS", 0) != 0;
 	o->lock_verdict = env_u64("HPCRUN_COMM_LOCK_VERDICT", 1) != 0;
 	o->lock_bytes = env_u64("HPCRUN_COMM_LOCK_BYTES", 1) != 0;
+	o->lock_verdict_wait = env_u64("HPCRUN_COMM_LOCK_VERDICT_WAIT", 0) != 0;
 	o->lock_pset_cap = env_u64("HPCRUN_COMM_LOCK_PSET_CAP", 64);
 	if (o->lock_before > 400)
 		process__fatal("HPCRUN_COMM_LOCK_BEFORE: %llu bytes is more than 400", (unsigned long long)o->lock_before);

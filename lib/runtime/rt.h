@@ -292,6 +292,7 @@ struct rt_options {
 	uint32_t lock_pset_budget;  /* their budget, permille of the process's CPU time (§5.38) */
 	uint32_t lock_verdict;      /* an open thread's lock set judged by what changed since its release (§5.38) */
 	uint64_t lock_pset_cap;     /* a process-wide lock set's trap stands for at most this many hand-offs (§5.38) */
+	uint32_t lock_verdict_wait; /* an open thread's lock set waits for a known verdict (§5.38) */
 	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
 	uint64_t lock_before;       /* a non-heap mutex's neighbourhood starts this many bytes before it (§5.38) */
