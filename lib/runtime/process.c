@@ -302,6 +302,7 @@ static void read_options(struct rt_options *o)
 	if (o->procset_budget > 1000)
 		process__fatal("HPCRUN_COMM_PROCSET_BUDGET: %u is not a share of the CPU time in per mille "
 		               "(0..1000)", o->procset_budget);
+	o->procset_switch_vol = env_u64("HPCRUN_COMM_PROCSET_SWITCH_VOL", 0) != 0;
 	s = getenv("HPCRUN_COMM_PROCSET_TARGET");
 	if (!s || !*s || !strcmp(s, "both"))
 		o->procset_target = s && *s ? RT_PSET_TARGET_BOTH : RT_PSET_TARGET_DEFAULT;
@@ -718,6 +719,11 @@ static void process_init(bool after_fork)
 		        "threads the switch gate refuses (HPCRUN_COMM_PROCSET; budget %u.%u%% of the process's "
 		        "CPU time)", hc_rt.npset, hc_rt.npset == 1 ? "" : "s", hc_rt.opt.procset_budget / 10,
 		        hc_rt.opt.procset_budget % 10);
+	if (hc_rt.npset)
+		process__log("process-wide watch set: its armed time charged at %s context switch "
+		             "(HPCRUN_COMM_PROCSET_SWITCH_VOL=%d; the involuntary ones not charged are counted "
+		             "at the end)", hc_rt.opt.procset_switch_vol ? "each voluntary" : "each",
+		             hc_rt.opt.procset_switch_vol);
 
 	hc_rt.have_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0;
 	fds__log_limits();

@@ -60,6 +60,24 @@
                                                 less: accuracy.md, "Session 9") */
 
 
+/* The process's context switches the set's armed time is charged for
+   (at HPCRUN_COMM_PROCSET_SWITCH_NS or _CROWDED_NS each): switches now
+   (vol, inv: getrusage's voluntary and involuntary) against those at the
+   arm (vol0, inv0). With vol_only
+   (HPCRUN_COMM_PROCSET_SWITCH_VOL, detection.md §5.39) only the voluntary
+   ones: a thread that blocks may leave its CPU to the idle task, where an
+   armed copy costs +9-10 us; an involuntary switch (a preemption or a
+   sched_yield) leaves it to another runnable task. *exempt: the
+   involuntary switches not charged. */
+static inline uint64_t rt_pset_switches_charged(uint64_t vol, uint64_t inv, uint64_t vol0, uint64_t inv0,
+                                                bool vol_only, uint64_t *exempt)
+{
+	uint64_t dv = vol > vol0 ? vol - vol0 : 0, di = inv > inv0 ? inv - inv0 : 0;
+
+	*exempt = vol_only ? di : 0;
+	return vol_only ? dv : dv + di;
+}
+
 static inline bool rt_pset_budget_allows(uint64_t spent_ns, uint64_t cpu_ns, uint32_t permille,
                                          uint64_t grace_ns)
 {

@@ -346,6 +346,8 @@ struct rt_options {
 	int procset_target;         /* ... armed on a refused thread's chosen entry, its own
 	                               sampled access, or both (RT_PSET_TARGET_*, pset.h) */
 	uint32_t procset_budget;    /* its arms' share of the process's CPU time, per mille */
+	bool procset_switch_vol;    /* its armed time charged at voluntary switches only
+	                               (HPCRUN_COMM_PROCSET_SWITCH_VOL; pset.h rt_pset_switches_charged) */
 	bool procset_zone_unseen;   /* zone notes include loads of lines not seen before */
 	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */

@@ -70,7 +70,9 @@ static struct {
 		uint8_t lock_bytes;           /* the watched word's changed bytes */
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
-	uint64_t sw_armed;            /* the process's context switches at the arm */
+	uint64_t sw_armed, sw_armed_inv;   /* the process's voluntary, involuntary switches at the arm */
+	uint64_t sw_exempt;                /* involuntary switches not charged to the budget
+	                                      (HPCRUN_COMM_PROCSET_SWITCH_VOL; atomic) */
 	uint64_t spent_ns;            /* arms, ends, own traps: wall ns (atomic) */
 	uint64_t sw_charged;          /* the process's switches while a set was armed, charged
 	                                 HPCRUN_COMM_PROCSET_SWITCH_NS each (atomic) */
@@ -242,14 +244,17 @@ static bool pset_end(uint64_t w, uint64_t *counter)
 	return true;
 }
 
-/* The process's context switches so far (all threads: getrusage). */
-static uint64_t process_switches(void)
+/* The process's context switches so far (all threads: getrusage),
+   voluntary and involuntary. */
+static void process_switches(uint64_t *vol, uint64_t *inv)
 {
 	struct rusage ru;
 
+	*vol = *inv = 0;
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
-		return 0;
-	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+		return;
+	*vol = (uint64_t)ru.ru_nvcsw;
+	*inv = (uint64_t)ru.ru_nivcsw;
 }
 
 /* What a set cost while it was armed beyond its arm: every switch of a
@@ -258,8 +263,11 @@ static uint64_t process_switches(void)
    process's switches meanwhile (the caller holds the set BUSY). */
 static uint64_t pset_armed_cost(void)
 {
-	uint64_t sw = process_switches(), n = sw > pset.sw_armed ? sw - pset.sw_armed : 0;
+	uint64_t vol, inv, exempt, n;
 
+	process_switches(&vol, &inv);
+	n = rt_pset_switches_charged(vol, inv, pset.sw_armed, pset.sw_armed_inv, hc_rt.opt.procset_switch_vol, &exempt);
+	__atomic_add_fetch(&pset.sw_exempt, exempt, __ATOMIC_RELAXED);
 	if (thread__crowded()) {
 		__atomic_add_fetch(&pset.sw_charged_crowded, n, __ATOMIC_RELAXED);
 		return n * hc_rt.opt.procset_switch_crowded_ns;
@@ -736,7 +744,7 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	ns = process__now() - t0;
 	__atomic_add_fetch(&pset.spent_ns, ns, __ATOMIC_RELAXED);
 	pset_cost_add(&pset.cost_arm, ns);
-	pset.sw_armed = process_switches();
+	process_switches(&pset.sw_armed, &pset.sw_armed_inv);
 	pset_count(&pset.armed);
 	__atomic_store_n(&pset.state, rt_pset_word(gen, RT_PSET_ARMED), __ATOMIC_RELEASE);
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u armed the process-wide set on %#llx (%u registers, %llu ns)",
@@ -1719,6 +1727,9 @@ void watch__log(void)
 	        (unsigned long long)(pset.spent_ns / 1000), (unsigned long long)pset.sw_charged,
 	        hc_rt.opt.procset_switch_ns, (unsigned long long)pset.sw_charged_crowded,
 	        hc_rt.opt.procset_switch_crowded_ns);
+	process__log("process-wide watch set: %llu involuntary context switches while armed not charged "
+	             "(HPCRUN_COMM_PROCSET_SWITCH_VOL=%d: voluntary ones only)", (unsigned long long)pset.sw_exempt,
+	             hc_rt.opt.procset_switch_vol);
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
 		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu of them stores; zones %s; %llu "

@@ -12,6 +12,22 @@
 #include "runtime/sampler/startset.h"
 #include "hc_test.h"
 
+/* rt_pset_switches_charged (detection.md §5.39): every switch since the
+   arm, or the voluntary ones only, the involuntary counted exempt; counters that went backwards (a failed getrusage: 0) charge
+   nothing. */
+static void switch_cost(void)
+{
+	uint64_t ex = 99;
+
+	CHECK(rt_pset_switches_charged(15, 120, 10, 20, false, &ex) == 105);
+	CHECK(ex == 0);
+	CHECK(rt_pset_switches_charged(15, 120, 10, 20, true, &ex) == 5);
+	CHECK(ex == 100);
+	CHECK(rt_pset_switches_charged(0, 0, 10, 20, false, &ex) == 0);
+	CHECK(rt_pset_switches_charged(0, 0, 10, 20, true, &ex) == 0 && ex == 0);
+	CHECK(rt_pset_switches_charged(10, 20, 10, 20, true, &ex) == 0 && ex == 0);
+}
+
 static void budget(void)
 {
 	/* 2 % (the knob's range; the default is 1 %): 20 ms of arms for 1 s
@@ -353,6 +369,7 @@ int main(void)
 	drop_start();
 	zone_traps();
 	budget();
+	switch_cost();
 	arming();
 	traps();
 	life();
