@@ -302,7 +302,7 @@ static void read_options(struct rt_options *o)
 	if (o->procset_budget > 1000)
 		process__fatal("HPCRUN_COMM_PROCSET_BUDGET: %u is not a share of the CPU time in per mille "
 		               "(0..1000)", o->procset_budget);
-	o->procset_switch_vol = env_u64("HPCRUN_COMM_PROCSET_SWITCH_VOL", 0) != 0;
+	o->procset_switch_vol = env_u64("HPCRUN_COMM_PROCSET_SWITCH_VOL", 1) != 0;
 	s = getenv("HPCRUN_COMM_PROCSET_TARGET");
 	if (!s || !*s || !strcmp(s, "both"))
 		o->procset_target = s && *s ? RT_PSET_TARGET_BOTH : RT_PSET_TARGET_DEFAULT;
