@@ -36,14 +36,16 @@ uint64_t loadmap__self_lo, loadmap__self_len;
 uint64_t loadmap__ldso_lo, loadmap__ldso_len;
 uint32_t loadmap__dtv_extra;
 
+struct range { uint64_t lo, hi; };
+
 struct snapshot {
 	uint32_t n;
 	struct hc_prof_module m[LOADMAP_MAX_MODULES];
 	uint32_t nro;             /* read-only data ranges (loadmap__readonly) */
-	struct { uint64_t lo, hi; } ro[LOADMAP_MAX_RO];
+	struct range ro[LOADMAP_MAX_RO];
 	uint32_t nsys;            /* system libraries' code (loadmap__system_code) */
-	struct { uint64_t lo, hi; } sys[LOADMAP_MAX_SYS];
-	struct { uint64_t lo, hi; } sysd[LOADMAP_MAX_SYS];  /* their whole images (loadmap__system_data) */
+	struct range sys[LOADMAP_MAX_SYS];
+	struct range sysd[LOADMAP_MAX_SYS];  /* their whole images (loadmap__system_data) */
 };
 
 static struct snapshot *current, *spare;
@@ -401,16 +403,19 @@ const struct hc_prof_module *loadmap__modules(uint32_t *n)
 	return s ? s->m : NULL;
 }
 
+static bool in_ranges(const struct range *r, uint32_t n, uint64_t addr)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (addr - r[i].lo < r[i].hi - r[i].lo)
+			return true;
+	return false;
+}
+
 bool loadmap__readonly(uint64_t addr)
 {
 	const struct snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 
-	if (!s)
-		return false;
-	for (uint32_t i = 0; i < s->nro; i++)
-		if (addr - s->ro[i].lo < s->ro[i].hi - s->ro[i].lo)
-			return true;
-	return false;
+	return s && in_ranges(s->ro, s->nro, addr);
 }
 
 bool loadmap__system_path(const char *path)
@@ -429,24 +434,14 @@ bool loadmap__system_code(uint64_t pc)
 {
 	const struct snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 
-	if (!s)
-		return false;
-	for (uint32_t i = 0; i < s->nsys; i++)
-		if (pc - s->sys[i].lo < s->sys[i].hi - s->sys[i].lo)
-			return true;
-	return false;
+	return s && in_ranges(s->sys, s->nsys, pc);
 }
 
 bool loadmap__system_data(uint64_t addr)
 {
 	const struct snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 
-	if (!s)
-		return false;
-	for (uint32_t i = 0; i < s->nsys; i++)
-		if (addr - s->sysd[i].lo < s->sysd[i].hi - s->sysd[i].lo)
-			return true;
-	return false;
+	return s && in_ranges(s->sysd, s->nsys, addr);
 }
 
 uint64_t loadmap__static_tls_size(void)

@@ -161,6 +161,30 @@ static bool word_readable(uint64_t w, const void *m)
 	return ((w ^ (uint64_t)(uintptr_t)m) >> 12) == 0 || rt_page_resident(w) >= 0;
 }
 
+/* The calling context of thread me's lock call (skip: the frames above
+   it) kept as the slot's context for me, errno untouched; false when the
+   runtime was busy (the guard held), true when it looked. Always inlined:
+   skip counts the caller's frames. */
+static inline __attribute__((always_inline)) bool capture_ctx(struct rt_thread *t, struct lock_slot *s,
+                                                              uint32_t me, int skip)
+{
+	int e;
+	uint32_t ctx;
+
+	if (!hc_guard_enter(t))
+		return false;
+	e = errno;
+	ctx = cct__context_here(t, skip);
+	errno = e;
+	hc_guard_leave(t);
+	if (ctx != HC_NONE && ctx != 0) {
+		ST(s->pctx[me & 3], ctx);
+		ST(s->pthread[me & 3], me);
+		t->cnt.lock_ctx_captures++;
+	}
+	return true;
+}
+
 /* One word of a mutex's neighbourhood. The neighbourhood can reach past
    the program's block (the 64 bytes after a mutex, LOCK_BEFORE's bytes
    before it: resident memory, checked by word_readable), which an ASan
@@ -272,18 +296,8 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		t->cnt.lock_pset_refused++;
 		return;
 	}
-	if (LD(s->pthread[me & 3]) != me && hc_guard_enter(t)) {
-		int e = errno;
-		uint32_t ctx = cct__context_here(t, 3);
-
-		errno = e;
-		hc_guard_leave(t);
-		if (ctx != HC_NONE && ctx != 0) {
-			ST(s->pctx[me & 3], ctx);
-			ST(s->pthread[me & 3], me);
-			t->cnt.lock_ctx_captures++;
-		}
-	}
+	if (LD(s->pthread[me & 3]) != me)
+		capture_ctx(t, s, me, 3);
 	if (LD(s->pthread[me & 3]) != me)
 		return;
 	memset(&t->lock.parm_e, 0, sizeof(t->lock.parm_e));
@@ -380,19 +394,8 @@ static __attribute__((noinline)) void released(const void *m)
 		ST(s->releaser, 0);
 		ST(s->mutex, (uint64_t)(uintptr_t)m);
 	}
-	if (__builtin_expect(LD(s->want) >> (me & 3) & 1, 0) && hc_guard_enter(t)) {
-		int e = errno;
-		uint32_t ctx = cct__context_here(t, 2);
-
-		errno = e;
-		hc_guard_leave(t);
-		if (ctx != HC_NONE && ctx != 0) {
-			ST(s->pctx[me & 3], ctx);
-			ST(s->pthread[me & 3], me);
-			t->cnt.lock_ctx_captures++;
-		}
+	if (__builtin_expect(LD(s->want) >> (me & 3) & 1, 0) && capture_ctx(t, s, me, 2))
 		__atomic_fetch_and(&s->want, ~(1u << (me & 3)), __ATOMIC_RELAXED);
-	}
 	if (t->lock.snap_slot == (uint32_t)(s - slots) + 1 && !t->lock.snap_rel)
 		pset_release(t, s, me);
 	else if (hc_rt.opt.lock_verdict && t->watch.opened && t->det.nsamples >= t->lock.next_n)

@@ -193,24 +193,34 @@ void record__handoff_init(void)
 	__atomic_store_n(&handoff_ready, 1, __ATOMIC_RELEASE);
 }
 
-/* A sampled store in a large block: the block's writer record. */
-static void handoff_note(struct rt_thread *t, const struct hc_sample *s, const struct rt_block *b)
+/* A sampled store as the writer record under key on board bb: its spin
+   counts the stores of other threads than the record's (0 = one writer),
+   carried over from the record (phase_ns 0: whatever its age; else one
+   no older than phase_ns). True if published. */
+static bool writer_note(struct rt_thread *t, const struct hc_sample *s, struct hc_bulletin *bb,
+                        uint64_t key, uint64_t phase_ns)
 {
 	struct hc_bb_entry e, old;
 
-	if (b->size < HC_HANDOFF_BLOCK_MIN)
-		return;
 	e = hc_detect_entry(&t->det, s);
-	e.line = handoff_key(s->block);
+	e.line = key;
 	e.spin = 0;
-	if (hc_bulletin_lookup(&handoff_bb, e.line, &old)) {
+	if (hc_bulletin_lookup(bb, e.line, &old) &&
+	    (!phase_ns || (old.time <= e.time && e.time - old.time < phase_ns))) {
 		e.spin = old.spin;
 		if (old.thread != e.thread && e.spin < UINT32_MAX) {
 			e.spin++;
 			t->cnt.handoff_writers++;
 		}
 	}
-	if (hc_bulletin_publish(&handoff_bb, &e) == 0)
+	return hc_bulletin_publish(bb, &e) == 0;
+}
+
+/* A sampled store in a large block: the block's writer record (kept
+   however old: main's initialisation for workers that come long after). */
+static void handoff_note(struct rt_thread *t, const struct hc_sample *s, const struct rt_block *b)
+{
+	if (b->size >= HC_HANDOFF_BLOCK_MIN && writer_note(t, s, &handoff_bb, handoff_key(s->block), 0))
 		t->cnt.handoff_noted++;
 }
 
@@ -246,20 +256,7 @@ static uint64_t handoff_region_key(uint64_t addr)
 
 static void handoff_region_note(struct rt_thread *t, const struct hc_sample *s)
 {
-	struct hc_bb_entry e, old;
-
-	e = hc_detect_entry(&t->det, s);
-	e.line = handoff_region_key(s->addr);
-	e.spin = 0;
-	if (hc_bulletin_lookup(&handoff_region_bb, e.line, &old) && old.time <= e.time &&
-	    e.time - old.time < HANDOFF_PHASE_NS) {
-		e.spin = old.spin;
-		if (old.thread != e.thread && e.spin < UINT32_MAX) {
-			e.spin++;
-			t->cnt.handoff_writers++;
-		}
-	}
-	if (hc_bulletin_publish(&handoff_region_bb, &e) == 0)
+	if (writer_note(t, s, &handoff_region_bb, handoff_region_key(s->addr), HANDOFF_PHASE_NS))
 		t->cnt.handoff_region_noted++;
 }
 
