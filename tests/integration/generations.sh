@@ -90,8 +90,17 @@ fi
 # the sampler reports must again be exact mode's pairs.
 "$HPCRUN" --exact -o "$TMP/x4" "$TMP/genx" 4 0.3 >"$TMP/x4.out" 2>&1 || fail "exact run (4 threads) failed"
 "$HPCPROF" -q -o "$TMP/x4.db" "$TMP/x4" >/dev/null 2>&1 || fail "hpcprof-comm failed on the exact run (4 threads)"
-measure s4 -e COMM@100000 "$TMP/gen" 4 0.3 || fail "sampled run (4 threads) failed"
-armed=$(awk '$1 == "tcounter" && $4 == "start_sets" && $3 >= 5 && $5 > 0 { n++ } END { print n + 0 }' "$TMP/s4.rows")
+# Both counts need a later-generation thread to be sampled early in its
+# short life: on a loaded machine one run can miss it (CI of 2d29ade at
+# load ~17: no late start set), so up to 3 runs, the first with both.
+for try in 1 2 3; do
+	rm -rf "${TMP:?}/s4" "${TMP:?}/s4.db"
+	measure s4 -e COMM@100000 "$TMP/gen" 4 0.3 || fail "sampled run (4 threads) failed"
+	armed=$(awk '$1 == "tcounter" && $4 == "start_sets" && $3 >= 5 && $5 > 0 { n++ } END { print n + 0 }' "$TMP/s4.rows")
+	late=$(counter s4 start_sets_late)
+	[ "$armed" -ge 6 ] && [ "${late:-0}" -ge 1 ] && break
+	echo "4 threads, try $try: $armed later-generation start sets, ${late:-0} late start sets"
+done
 if [ "$(counter s4 watch_armed)" -eq 0 ] && [ "$(counter s4 samples)" -eq 0 ]; then
 	echo "4 threads: no samples at all (nothing to judge)"
 else
@@ -100,7 +109,6 @@ else
 	# late start sets (session 12, detection.md §5.15): at their first
 	# sample, on the ended threads their start sets did not watch (a
 	# generation-2 thread meets 8 of them and main for 3-4 registers)
-	late=$(counter s4 start_sets_late)
 	[ "${late:-0}" -ge 1 ] && ok "4 threads: $late late start sets armed" ||
 		fail "4 threads: no late start set armed ($(counter s4 samples) samples, $(counter s4 start_traps) start-set traps)"
 fi
