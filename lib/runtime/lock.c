@@ -197,9 +197,10 @@ static uint64_t near_word(uint64_t a)
 	return __atomic_load_n((const uint64_t *)(uintptr_t)a, __ATOMIC_RELAXED);
 }
 
-static void snapshot(struct rt_thread *t, struct lock_slot *s, const void *m, bool rel)
+static void snapshot(struct rt_thread *t, struct rt_lock_snap *sn, struct lock_slot *s, const void *m)
 {
-	uint64_t lo, cand;
+	uint64_t lo, cand, page = ~(uint64_t)0;
+	bool readable = false;
 
 	if (!hc_guard_enter(t))
 		return;
@@ -207,21 +208,39 @@ static void snapshot(struct rt_thread *t, struct lock_slot *s, const void *m, bo
 		neighbourhood(s, (uint64_t)(uintptr_t)m);
 	lo = LD(s->lo);
 	cand = LD(s->cand) & ~LD(s->bad);
+	/* the neighbourhood's 512 bytes span at most two pages: one mincore
+	   a page (not a word) when it is not the mutex's own */
 	for (uint32_t i = 0; i < 64; i++) {
+		uint64_t w = lo + 8 * (uint64_t)i;
+
 		if (!(cand >> i & 1))
 			continue;
-		if (!word_readable(lo + 8 * (uint64_t)i, m)) {
+		if (w >> 12 != page) {
+			page = w >> 12;
+			readable = word_readable(w, m);
+		}
+		if (!readable) {
 			cand &= ~(1ull << i);
 			continue;
 		}
-		t->lock.snap[i] = near_word(lo + 8 * (uint64_t)i);
+		sn->w[i] = near_word(w);
 	}
-	t->lock.snap_slot = (uint32_t)(s - slots) + 1;
-	t->lock.snap_rel = rel;
-	t->lock.snap_lo = lo;
-	t->lock.snap_cand = cand;
-	t->cnt.lock_snaps++;
+	sn->slot = (uint32_t)(s - slots) + 1;
+	sn->lo = lo;
+	sn->cand = cand;
+	sn->age = (uint32_t)++t->cnt.lock_snaps;
 	hc_guard_leave(t);
+}
+
+/* The release snapshot of slot idx, or (want_free) the one to replace
+   (hc_lock_way); NULL when none holds it. */
+static struct rt_lock_snap *release_way(struct rt_thread *t, uint32_t idx, bool want_free)
+{
+	const struct rt_lock_snap *r = t->lock.rsnap;
+	uint32_t slot[2] = { r[0].slot, r[1].slot }, age[2] = { r[0].age, r[1].age };
+	int w = hc_lock_way(slot, age, idx + 1, want_free, hc_rt.opt.lock_ways);
+
+	return w < 0 ? NULL : &t->lock.rsnap[w];
 }
 
 static uint8_t diff_bytes(uint64_t a, uint64_t b)
@@ -235,9 +254,9 @@ static uint8_t diff_bytes(uint64_t a, uint64_t b)
 	return m;
 }
 
-static uint64_t changed_since(struct rt_thread *t, uint8_t *bytes)
+static uint64_t changed_since(const struct rt_lock_snap *sn, uint8_t *bytes)
 {
-	uint64_t lo = t->lock.snap_lo, cand = t->lock.snap_cand, changed = 0;
+	uint64_t lo = sn->lo, cand = sn->cand, changed = 0;
 
 	for (uint32_t i = 0; i < 64; i++) {
 		uint64_t v;
@@ -245,8 +264,8 @@ static uint64_t changed_since(struct rt_thread *t, uint8_t *bytes)
 		if (!(cand >> i & 1))
 			continue;
 		v = near_word(lo + 8 * (uint64_t)i);
-		bytes[i] = diff_bytes(v, t->lock.snap[i]);
-		if (v != t->lock.snap[i])
+		bytes[i] = diff_bytes(v, sn->w[i]);
+		if (v != sn->w[i])
 			changed |= 1ull << i;
 	}
 	return changed;
@@ -264,14 +283,14 @@ static void line_mask(uint64_t lo, uint64_t changed, uint64_t *lines)
    the word to watch; armed after the real unlock (lock__pset_after). */
 static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct lock_slot *s, uint32_t me)
 {
-	uint64_t lo = t->lock.snap_lo, cand = t->lock.snap_cand, changed = 0, lines, pick;
+	uint64_t lo = t->lock.snap.lo, cand = t->lock.snap.cand, changed = 0, lines, pick;
 	uint32_t w = 64;
 
-	t->lock.snap_slot = 0;
+	t->lock.snap.slot = 0;
 	t->lock.pnext = t->det.nsamples + (hc_rt.opt.lock_sets ? hc_rt.opt.lock_sets : 1);
 	if (LD(s->lo) != lo)
 		return;
-	changed = changed_since(t, t->lock.vbytes);
+	changed = changed_since(&t->lock.snap, t->lock.vbytes);
 	if (!changed) {
 		t->cnt.lock_pset_unchanged++;
 		return;
@@ -396,10 +415,11 @@ static __attribute__((noinline)) void released(const void *m)
 	}
 	if (__builtin_expect(LD(s->want) >> (me & 3) & 1, 0) && capture_ctx(t, s, me, 2))
 		__atomic_fetch_and(&s->want, ~(1u << (me & 3)), __ATOMIC_RELAXED);
-	if (t->lock.snap_slot == (uint32_t)(s - slots) + 1 && !t->lock.snap_rel)
+	if (t->lock.snap.slot == (uint32_t)(s - slots) + 1)
 		pset_release(t, s, me);
-	else if (hc_rt.opt.lock_verdict && t->watch.opened && t->det.nsamples >= t->lock.next_n)
-		snapshot(t, s, m, true);   /* compared at its next hand-off (acquired) */
+	else if (hc_rt.opt.lock_verdict && t->watch.opened &&
+	         t->det.nsamples + hc_rt.opt.lock_verdict_early >= t->lock.next_n)
+		snapshot(t, release_way(t, (uint32_t)(s - slots), true), s, m);   /* compared at its next hand-off (acquired) */
 	if (LD(s->releaser) != me)
 		ST(s->releaser, me);
 	if (t->lock.open && t->lock.slot == (uint32_t)(s - slots))
@@ -427,6 +447,7 @@ static __attribute__((noinline)) void acquired(const void *m)
 	struct hc_bb_entry e;
 	uint64_t addr[HC_MAX_WATCH], now;
 	uint32_t rel, idx, words[HC_MAX_WATCH], n, cursor, pos;
+	struct rt_lock_snap *sn;
 	int err;
 
 	if (!t || t->safety.busy || !hc_rt.ready || hc_rt.stopping)
@@ -435,8 +456,8 @@ static __attribute__((noinline)) void acquired(const void *m)
 	if (LD(s->mutex) != (uint64_t)(uintptr_t)m)
 		return;
 	if (hc_rt.opt.lock_pset && !t->watch.opened && t->det.nsamples >= RT_LOCK_WARM &&
-	    t->det.nsamples >= t->lock.pnext && !t->lock.snap_slot)
-		snapshot(t, s, m, false);
+	    t->det.nsamples >= t->lock.pnext && !t->lock.snap.slot)
+		snapshot(t, &t->lock.snap, s, m);
 	rel = LD(s->releaser);
 	if (rel == 0 || rel == t->id.index + 1)
 		return;
@@ -446,10 +467,10 @@ static __attribute__((noinline)) void acquired(const void *m)
 	t->lock.pending++;
 	idx = (uint32_t)(s - slots);
 	pos = rel & 3;
-	if (t->lock.snap_rel && t->lock.snap_slot == idx + 1 && LD(s->lo) == t->lock.snap_lo) {
-		t->lock.vchanged = changed_since(t, t->lock.vbytes);
+	if ((sn = release_way(t, idx, false)) && LD(s->lo) == sn->lo) {
+		t->lock.vchanged = changed_since(sn, t->lock.vbytes);
 		t->lock.vvalid = true;
-		t->lock.snap_slot = 0;
+		sn->slot = 0;
 	} else if (!(t->det.armed && t->det.lock_set && t->lock.slot == idx)) {
 		t->lock.vvalid = false;
 	}

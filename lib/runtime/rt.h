@@ -124,6 +124,14 @@ struct rt_fd_stats {
 	uint64_t threads_no_sampler;    /* no sampler: profile written, nothing sampled */
 };
 
+/* The words of a mutex's neighbourhood at one moment (lock.c). */
+struct rt_lock_snap {
+	uint32_t slot;                        /* the mutex slot + 1, 0 = none */
+	uint32_t age;                         /* the thread's snapshot count then (older replaced first) */
+	uint64_t lo, cand;                    /* its neighbourhood then */
+	uint64_t w[64];
+};
+
 struct rt_thread {
 	/* --- safety: read first by every handler (safety.h) --- */
 	struct {
@@ -244,11 +252,12 @@ struct rt_thread {
 		   the neighbourhood's values at an acquisition, compared at the
 		   release of the same mutex */
 		uint32_t pnext;               /* no snapshot before this many samples */
-		uint32_t snap_slot;           /* the mutex slot + 1 of the snapshot, 0 = none */
-		uint64_t snap_lo, snap_cand;  /* its neighbourhood then */
-		uint64_t snap[64];
+		struct rt_lock_snap snap;     /* a gated thread's, at an acquisition */
+		/* an open thread's, at its releases (§5.38's verdicts): two, the
+		   older replaced, so that a thread alternating two mutexes (a
+		   queue's and a total's) finds its last release of each (§5.44) */
+		struct rt_lock_snap rsnap[2];
 		uint32_t pcur;                /* the word choice's round robin */
-		bool snap_rel;                /* the snapshot is an open thread's, at its release (§5.38) */
 		bool vvalid;                  /* its armed lock set's verdict from vchanged */
 		uint64_t vchanged;            /* words changed since its last release of that mutex */
 		uint8_t vbytes[64];           /* and their changed bytes */
@@ -293,6 +302,8 @@ struct rt_options {
 	uint32_t lock_verdict;      /* an open thread's lock set judged by what changed since its release (§5.38) */
 	uint64_t lock_pset_cap;     /* a process-wide lock set's trap stands for at most this many hand-offs (§5.38) */
 	uint32_t lock_verdict_wait; /* an open thread's lock set waits for a known verdict (§5.38) */
+	uint32_t lock_ways;         /* release snapshots an open thread keeps, 1 or 2 (§5.44) */
+	uint32_t lock_verdict_early; /* release snapshots from this many samples before a lock set is due */
 	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
 	uint64_t lock_before;       /* a non-heap mutex's neighbourhood starts this many bytes before it (§5.38) */

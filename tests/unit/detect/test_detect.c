@@ -1353,6 +1353,25 @@ static void test_lock_verdict(void)
 	CHECK(hc_lock_verdict_bytes(0, 0xff, 0x3000, 0x3000, 8) == 0);   /* false stays false */
 	CHECK(hc_lock_verdict_bytes(-1, 0xff, 0x3000, 0x3000, 8) == -1);
 	CHECK(hc_lock_verdict_bytes(1, 0x80, 0x3000, 0x3007, 1) == 1);
+	{       /* §5.44: a thread alternating two mutexes keeps both releases */
+		uint32_t slot[2] = { 0, 0 }, age[2] = { 0, 0 };
+
+		CHECK(hc_lock_way(slot, age, 5, false, 2) == -1);     /* none yet */
+		CHECK(hc_lock_way(slot, age, 5, true, 2) == 0);       /* the first empty */
+		slot[0] = 5, age[0] = 1;
+		CHECK(hc_lock_way(slot, age, 5, false, 2) == 0);
+		CHECK(hc_lock_way(slot, age, 9, true, 2) == 1);       /* the other empty */
+		slot[1] = 9, age[1] = 2;
+		CHECK(hc_lock_way(slot, age, 9, false, 2) == 1);      /* both kept */
+		CHECK(hc_lock_way(slot, age, 5, false, 2) == 0);
+		CHECK(hc_lock_way(slot, age, 7, true, 2) == 0);       /* a third: the older */
+		age[0] = 3;
+		CHECK(hc_lock_way(slot, age, 7, true, 2) == 1);
+		age[0] = 0xfffffffeu, age[1] = 1;                     /* ages wrap */
+		CHECK(hc_lock_way(slot, age, 7, true, 2) == 0);
+		CHECK(hc_lock_way(slot, age, 9, false, 1) == -1);     /* one way: way 1 unused */
+		CHECK(hc_lock_way(slot, age, 9, true, 1) == 0);
+	}
 }
 
 /* Lock sets (§5.35): the words watched beside a mutex, the set, its trap. */
