@@ -1275,17 +1275,20 @@ int hc_lock_verdict_bytes(int v, uint8_t bytes, uint64_t word, uint64_t acc, uin
 	return (m & bytes) ? 1 : 0;
 }
 
-int hc_lock_way(const uint32_t slot[2], const uint32_t age[2], uint32_t key, bool want_free, uint32_t ways)
+int hc_lock_way(const uint32_t *slot, const uint32_t *age, uint32_t key, bool want_free, uint32_t ways)
 {
-	if (slot[0] == key)
-		return 0;
-	if (ways > 1 && slot[1] == key)
-		return 1;
+	int pick = 0;
+
+	for (uint32_t i = 0; i < ways; i++)
+		if (slot[i] == key)
+			return (int)i;
 	if (!want_free)
 		return -1;
-	if (ways < 2 || !slot[0])
-		return 0;
-	if (!slot[1])
-		return 1;
-	return (int32_t)(age[0] - age[1]) <= 0 ? 0 : 1;
+	for (uint32_t i = 0; i < ways; i++) {
+		if (!slot[i])
+			return (int)i;
+		if ((int32_t)(age[i] - age[pick]) < 0)
+			pick = (int)i;
+	}
+	return pick;
 }

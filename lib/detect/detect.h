@@ -598,12 +598,12 @@ int hc_lock_verdict(uint64_t lo, uint64_t changed, uint32_t bit);
    (two 4-byte indices in one word: the reader's own index unchanged, the
    other's written: false, as exact mode's byte sets say). Pure. */
 int hc_lock_verdict_bytes(int v, uint8_t bytes, uint64_t word, uint64_t acc, uint32_t len);
-/* Which of a thread's two release snapshots (§5.44) holds the mutex slot
-   key (slot index + 1; a way's slot 0 = empty), by the ways' slots and
-   ages (the thread's snapshot count when taken): the way that holds it,
-   else -1 — or, with want_free, the way to replace: an empty one, else the
-   older. ways = 1 uses way 0 only (one snapshot, as before). Pure. */
-int hc_lock_way(const uint32_t slot[2], const uint32_t age[2], uint32_t key, bool want_free, uint32_t ways);
+/* Which of a thread's release snapshots (§5.44; `ways` of them, 1..4)
+   holds the mutex slot key (slot index + 1; a way's slot 0 = empty), by
+   the ways' slots and ages (the thread's snapshot count when taken): the
+   way that holds it, else -1 — or, with want_free, the way to replace: the
+   first empty one, else the oldest (ages wrap). Pure. */
+int hc_lock_way(const uint32_t *slot, const uint32_t *age, uint32_t key, bool want_free, uint32_t ways);
 /* A hand-off set (doc/detection.md §5.36): data one thread wrote — a
    creator's initialisation of big arrays — that others read long after,
    each line's first read by each reader a transfer, while the writer's

@@ -236,10 +236,14 @@ static void snapshot(struct rt_thread *t, struct rt_lock_snap *sn, struct lock_s
    (hc_lock_way); NULL when none holds it. */
 static struct rt_lock_snap *release_way(struct rt_thread *t, uint32_t idx, bool want_free)
 {
-	const struct rt_lock_snap *r = t->lock.rsnap;
-	uint32_t slot[2] = { r[0].slot, r[1].slot }, age[2] = { r[0].age, r[1].age };
-	int w = hc_lock_way(slot, age, idx + 1, want_free, hc_rt.opt.lock_ways);
+	uint32_t slot[RT_LOCK_WAYS], age[RT_LOCK_WAYS];
+	int w;
 
+	for (uint32_t i = 0; i < RT_LOCK_WAYS; i++) {
+		slot[i] = t->lock.rsnap[i].slot;
+		age[i] = t->lock.rsnap[i].age;
+	}
+	w = hc_lock_way(slot, age, idx + 1, want_free, hc_rt.opt.lock_ways);
 	return w < 0 ? NULL : &t->lock.rsnap[w];
 }
 
@@ -467,7 +471,12 @@ static __attribute__((noinline)) void acquired(const void *m)
 	t->lock.pending++;
 	idx = (uint32_t)(s - slots);
 	pos = rel & 3;
-	if ((sn = release_way(t, idx, false)) && LD(s->lo) == sn->lo) {
+	/* the verdict of a lock set taken here; not while the thread is inside
+	   the critical section of a set armed on another mutex (nested locks),
+	   whose verdict it would replace */
+	if (t->det.armed && t->det.lock_set && t->lock.open && t->lock.slot != idx) {
+		t->cnt.lock_verdict_nested++;
+	} else if ((sn = release_way(t, idx, false)) && LD(s->lo) == sn->lo) {
 		t->lock.vchanged = changed_since(sn, t->lock.vbytes);
 		t->lock.vvalid = true;
 		sn->slot = 0;
@@ -595,6 +604,7 @@ bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t a
 	if (hc_rt.opt.lock_verdict) {
 		if (!t->lock.vvalid || !bit) {
 			t->cnt.lock_verdict_unknown++;
+
 		} else {
 			uint32_t b = (uint32_t)__builtin_ctzll(bit);
 			int v = hc_lock_verdict(lo, t->lock.vchanged, b);

@@ -373,8 +373,9 @@ static void read_options(struct rt_options *o)
 	o->lock_verdict_early = (uint32_t)env_u64("HPCRUN_COMM_LOCK_VERDICT_EARLY", 1);
 	if (o->lock_verdict_early > 64)
 		process__fatal("HPCRUN_COMM_LOCK_VERDICT_EARLY: %u samples is more than 64", o->lock_verdict_early);
-	if (o->lock_ways < 1 || o->lock_ways > 2)
-		process__fatal("HPCRUN_COMM_LOCK_WAYS: %u is not 1 or 2 (release snapshots a thread keeps)", o->lock_ways);
+	if (o->lock_ways < 1 || o->lock_ways > RT_LOCK_WAYS)
+		process__fatal("HPCRUN_COMM_LOCK_WAYS: %u is not 1..%u (release snapshots a thread keeps)", o->lock_ways,
+		               RT_LOCK_WAYS);
 	if (o->lock_before > 400)
 		process__fatal("HPCRUN_COMM_LOCK_BEFORE: %llu bytes is more than 400", (unsigned long long)o->lock_before);
 	if (o->lock_pset_budget > 1000)
@@ -910,7 +911,8 @@ static void process_init(bool after_fork)
 			        "neighbourhood from %llu bytes before it (HPCRUN_COMM_LOCK_BEFORE); traps of system code on "
 			        "its words dropped: %s (HPCRUN_COMM_LOCK_WORDS; counter lock_words_dropped); an open thread's "
 			        "lock set judged by the words changed since its last release: %s (HPCRUN_COMM_LOCK_VERDICT; "
-			        "counters lock_verdict_true, lock_verdict_false, lock_verdict_none, lock_verdict_unknown; the "
+			        "counters lock_verdict_true, lock_verdict_false, lock_verdict_none, lock_verdict_unknown, "
+			        "lock_verdict_nested; the "
 			        "last releases of %u mutexes kept, HPCRUN_COMM_LOCK_WAYS, from %u samples before a set is due, "
 			        "HPCRUN_COMM_LOCK_VERDICT_EARLY); verdicts to "
 			        "the byte: %s (HPCRUN_COMM_LOCK_BYTES)",

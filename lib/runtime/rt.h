@@ -73,7 +73,7 @@
 	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) X(rep_end_published) \
 	X(lock_snaps) X(lock_pset_asked) X(lock_pset_arms) X(lock_pset_refused) X(lock_pset_unchanged) \
 	X(lock_pset_true) X(lock_pset_false) X(lock_pset_none) X(lock_pset_system) X(lock_words_dropped) \
-	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) \
+	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
@@ -124,7 +124,9 @@ struct rt_fd_stats {
 	uint64_t threads_no_sampler;    /* no sampler: profile written, nothing sampled */
 };
 
-/* The words of a mutex's neighbourhood at one moment (lock.c). */
+/* The words of a mutex's neighbourhood at one moment (lock.c); an open
+   thread keeps up to RT_LOCK_WAYS of them (HPCRUN_COMM_LOCK_WAYS). */
+#define RT_LOCK_WAYS 4u
 struct rt_lock_snap {
 	uint32_t slot;                        /* the mutex slot + 1, 0 = none */
 	uint32_t age;                         /* the thread's snapshot count then (older replaced first) */
@@ -253,10 +255,11 @@ struct rt_thread {
 		   release of the same mutex */
 		uint32_t pnext;               /* no snapshot before this many samples */
 		struct rt_lock_snap snap;     /* a gated thread's, at an acquisition */
-		/* an open thread's, at its releases (§5.38's verdicts): two, the
-		   older replaced, so that a thread alternating two mutexes (a
-		   queue's and a total's) finds its last release of each (§5.44) */
-		struct rt_lock_snap rsnap[2];
+		/* an open thread's, at its releases (§5.38's verdicts): one per
+		   mutex, the oldest replaced, so that a thread going round its
+		   mutexes (a queue's and a total's; pigz's pools) finds its last
+		   release of each (§5.44) */
+		struct rt_lock_snap rsnap[RT_LOCK_WAYS];
 		uint32_t pcur;                /* the word choice's round robin */
 		bool vvalid;                  /* its armed lock set's verdict from vchanged */
 		uint64_t vchanged;            /* words changed since its last release of that mutex */
@@ -302,7 +305,7 @@ struct rt_options {
 	uint32_t lock_verdict;      /* an open thread's lock set judged by what changed since its release (§5.38) */
 	uint64_t lock_pset_cap;     /* a process-wide lock set's trap stands for at most this many hand-offs (§5.38) */
 	uint32_t lock_verdict_wait; /* an open thread's lock set waits for a known verdict (§5.38) */
-	uint32_t lock_ways;         /* release snapshots an open thread keeps, 1 or 2 (§5.44) */
+	uint32_t lock_ways;         /* release snapshots an open thread keeps, 1..RT_LOCK_WAYS (§5.44) */
 	uint32_t lock_verdict_early; /* release snapshots from this many samples before a lock set is due */
 	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */

@@ -1372,6 +1372,15 @@ static void test_lock_verdict(void)
 		CHECK(hc_lock_way(slot, age, 9, false, 1) == -1);     /* one way: way 1 unused */
 		CHECK(hc_lock_way(slot, age, 9, true, 1) == 0);
 	}
+	{       /* four ways: a thread going round more mutexes (pigz's pools) */
+		uint32_t slot[4] = { 3, 0, 8, 6 }, age[4] = { 7, 0, 5, 9 };
+
+		CHECK(hc_lock_way(slot, age, 6, false, 4) == 3);
+		CHECK(hc_lock_way(slot, age, 4, true, 4) == 1);       /* the empty one */
+		slot[1] = 4, age[1] = 10;
+		CHECK(hc_lock_way(slot, age, 2, true, 4) == 2);       /* the oldest (5) */
+		CHECK(hc_lock_way(slot, age, 6, false, 3) == -1);     /* beyond `ways`: not looked at */
+	}
 }
 
 /* Lock sets (§5.35): the words watched beside a mutex, the set, its trap. */
