@@ -14,8 +14,9 @@ static bool is_private(const struct hc_mem_access *a, const struct hc_step_priva
 {
 	if (a->kind == HC_ACC_STACK || (a->flags & HC_AF_SEG))
 		return true;
-	return in_range(a->ea, a->size, p->stack_lo, p->stack_hi) ||
-	       in_range(a->ea, a->size, p->tls_lo, p->tls_hi);
+	if (in_range(a->ea, a->size, p->stack_lo, p->stack_hi))
+		return !hc_step_shared_has(p->shared, p->nshared, a->ea & ~(uint64_t)(HC_LINE - 1));
+	return in_range(a->ea, a->size, p->tls_lo, p->tls_hi);
 }
 
 enum hc_step_verdict hc_step_classify(const struct hc_insn *in, const struct hc_step_private *p,

@@ -36,11 +36,32 @@ static inline uint64_t hc_line_bytes(uint64_t line, uint64_t addr, uint32_t len)
 }
 
 /* Memory of the stepping thread that no other thread uses: its stack and
-   its static TLS block. Stores there are stepped over, not published. */
+   its static TLS block. Stores there are stepped over, not published —
+   except on the lines of its stack that `shared` names (a direct-mapped
+   table of nshared line addresses, a power of two; NULL = none): the
+   main thread's locals that other threads were seen using (OpenMP's
+   shared locals, a pthread program's arguments on main's stack:
+   detection.md §5.45). */
 struct hc_step_private {
 	uint64_t stack_lo, stack_hi;
 	uint64_t tls_lo, tls_hi;
+	const uint64_t *shared;
+	uint32_t nshared;
 };
+
+/* The slot of `line` in a shared-lines table of n entries (a power of
+   two), and whether the table holds it. Pure. */
+static inline uint32_t hc_step_shared_slot(uint64_t line, uint32_t n)
+{
+	uint64_t x = line >> 6;
+
+	return (uint32_t)((x ^ (x >> 10)) & (n - 1));
+}
+
+static inline bool hc_step_shared_has(const uint64_t *table, uint32_t n, uint64_t line)
+{
+	return table && n && __atomic_load_n(&table[hc_step_shared_slot(line, n)], __ATOMIC_RELAXED) == line;
+}
 
 enum hc_step_verdict {
 	HC_STEP_NEXT = 0,   /* step it and look at the next one */

@@ -361,6 +361,7 @@ static void read_options(struct rt_options *o)
 	o->sync_ret = env_u64("HPCRUN_COMM_SYNC_RET", 1) != 0;
 	o->sys_data = env_u64("HPCRUN_COMM_SYS_DATA", 1) != 0;
 	o->rep_end = env_u64("HPCRUN_COMM_REP_END", 1) != 0;
+	o->stack_shared = env_u64("HPCRUN_COMM_STACK_SHARED", 1) != 0;
 	o->lock_pset = (uint32_t)env_u64("HPCRUN_COMM_LOCK_PSET", 1) != 0;
 	o->lock_pset_budget = (uint32_t)env_u64("HPCRUN_COMM_LOCK_PSET_BUDGET", 10);
 	o->lock_before = env_u64("HPCRUN_COMM_LOCK_BEFORE", 256);
@@ -889,6 +890,11 @@ static void process_init(bool after_fork)
 		process__log("copies' last lines: %s (HPCRUN_COMM_REP_END; counter rep_end_published)",
 		             hc_rt.opt.rep_end ? "a sample inside a forward rep movs/stos (memcpy, memset) publishes the "
 		             "last bytes the copy will write as the thread's store, on the board only" : "off");
+		process__log("main's stack: %s (HPCRUN_COMM_STACK_SHARED; counters stack_shared_noted, "
+		             "stack_shared_samples)",
+		             hc_rt.opt.stack_shared ? "private, but for the lines other threads were seen using (OpenMP "
+		             "shared locals, arguments on main's stack), which publish and detect as shared data" :
+		             "private whole");
 	}
 	if (kind == HC_SAMPLER_SOFT) {
 		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;

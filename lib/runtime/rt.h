@@ -70,7 +70,8 @@
 	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
 	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
 	X(sync_sys_samples) X(sync_sys_bursts) X(sync_sys_traps) X(sync_sys_pset_traps) X(sync_objects) X(sync_full) \
-	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) X(rep_end_published) \
+	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) X(rep_end_published) X(stack_shared_noted) \
+	X(stack_shared_samples) \
 	X(lock_snaps) X(lock_pset_asked) X(lock_pset_arms) X(lock_pset_refused) X(lock_pset_unchanged) \
 	X(lock_pset_true) X(lock_pset_false) X(lock_pset_none) X(lock_pset_system) X(lock_words_dropped) \
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
@@ -300,6 +301,7 @@ struct rt_options {
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
 	bool sys_data;              /* system code on a system library's own data is dropped (§5.37) */
 	bool rep_end;               /* a sample in a forward rep movs/stos publishes the copy's last line (§5.37) */
+	bool stack_shared;          /* main's stack lines other threads use are not private to it (§5.45) */
 	uint32_t lock_pset;         /* gated threads' lock sets on the process-wide set, armed at the release (§5.38) */
 	uint32_t lock_pset_budget;  /* their budget, permille of the process's CPU time (§5.38) */
 	uint32_t lock_verdict;      /* an open thread's lock set judged by what changed since its release (§5.38) */
@@ -460,6 +462,12 @@ const char *const *process__env_saved(void);
 const char *process__env_preload(void);
 /* Is this "NAME=value" one of the entries the launcher or an exec wrapper sets? */
 bool process__env_is_launcher(const char *entry);
+
+/* The main thread's stack (thread.c sets it at its start) and the lines
+   of it other threads were seen using (soft.c; §5.45). */
+extern uint64_t rt_main_stack_lo, rt_main_stack_hi;
+#define RT_SHARED_STACK_LINES 1024u
+extern uint64_t rt_shared_stack[RT_SHARED_STACK_LINES];
 
 /* thread.c */
 struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creation_ctx,

@@ -321,6 +321,10 @@ static struct rt_thread *thread_begin(uint32_t index, uint32_t creator, uint32_t
 	if (!t->det.rng)
 		t->det.rng = 1;
 	stack_range(t);
+	if (index == 0) {
+		rt_main_stack_lo = t->id.stack_lo;
+		rt_main_stack_hi = t->id.stack_hi;
+	}
 	track__thread_start(t);     /* failure: measured, allocations untracked */
 	t->id.slot = registry_add(t);
 	if (t->id.slot < 0) {

@@ -17,7 +17,7 @@
 #include "hc/profile.h"
 
 #define MAXT 1024
-#define MAXC 128
+#define MAXC 1024
 
 struct cell { uint64_t all, tru, fal, smp, trp; };
 
@@ -82,10 +82,15 @@ int main(int argc, char **argv)
 			printf("tcounter %u %u %s %" PRIu64 "\n", th->pid, th->index, c.name, c.value);
 			for (k = 0; k < nc && strcmp(cname[k], c.name); k++)
 				;
-			if (k == nc && nc < MAXC)
+			if (k == nc) {
+				if (nc == MAXC) {   /* never a silent 0 for a counter a test asks for */
+					fprintf(stderr, "hc_rows: more than %d counter names (%s): raise MAXC\n", MAXC,
+					        c.name);
+					return 1;
+				}
 				snprintf(cname[nc++], sizeof cname[0], "%s", c.name);
-			if (k < MAXC)
-				cval[k] += c.value;
+			}
+			cval[k] += c.value;
 		}
 		hc_prof_close(p);
 	}

@@ -21,7 +21,7 @@
 #define RODATA   0x0000555500002000ull
 
 static long long gregs[NGREG];
-static const struct hc_step_private priv = { STACK_LO, STACK_HI, TLS_LO, TLS_HI };
+static const struct hc_step_private priv = { STACK_LO, STACK_HI, TLS_LO, TLS_HI, NULL, 0 };
 
 static bool readonly(uint64_t a)
 {

@@ -23,7 +23,7 @@ static enum hc_step_verdict classify_bytes(const uint8_t *code, size_t n, uint64
                                            const struct hc_mem_access **a, struct hc_insn *in)
 {
 	struct hc_regs r = { .gregs = gregs, .fsbase = fs, .gsbase = 0 };
-	struct hc_step_private p = { STACK_LO, STACK_HI, TLS_LO, TLS_HI };
+	struct hc_step_private p = { STACK_LO, STACK_HI, TLS_LO, TLS_HI, NULL, 0 };
 
 	CHECK_EQ_U64(hc_decode_insn(code, n, 0x401000, &r, in), 0);
 	return hc_step_classify(in, &p, a);
@@ -77,12 +77,31 @@ static void test_classify(void)
 	CHECK_EQ_U64(classify_bytes(iretq, sizeof iretq, 0, &a, &in), HC_STEP_STOP);
 	/* no ranges known (a thread before its start): only %fs and stack operands are private */
 	{
-		struct hc_step_private none = { 0, 0, 0, 0 };
+		struct hc_step_private none = { 0, 0, 0, 0, NULL, 0 };
 		struct hc_insn one = { .n = 1 };
 		one.acc[0] = (struct hc_mem_access){ .ea = STACK_LO + 8, .size = 8, .rw = HC_ACC_W };
 		CHECK_EQ_U64(hc_step_classify(&one, &none, &a), HC_STEP_STORE);
 		one.acc[0].size = 0;      /* nothing written */
 		CHECK_EQ_U64(hc_step_classify(&one, &none, &a), HC_STEP_NEXT);
+	}
+	/* §5.45: a line of the stack that other threads use is not private */
+	{
+		uint64_t table[8] = { 0 };
+		struct hc_step_private sp = { STACK_LO, STACK_HI, TLS_LO, TLS_HI, table, 8 };
+		struct hc_insn one = { .n = 1 };
+		uint64_t line = (STACK_LO + 0x1000) & ~(uint64_t)63;
+
+		one.acc[0] = (struct hc_mem_access){ .ea = line + 8, .size = 4, .rw = HC_ACC_W };
+		CHECK_EQ_U64(hc_step_classify(&one, &sp, &a), HC_STEP_NEXT);     /* private until noted */
+		CHECK(!hc_step_shared_has(table, 8, line));
+		table[hc_step_shared_slot(line, 8)] = line;
+		CHECK(hc_step_shared_has(table, 8, line));
+		CHECK_EQ_U64(hc_step_classify(&one, &sp, &a), HC_STEP_STORE);    /* shared now */
+		one.acc[0].ea = line + 64;                                        /* the next line: still private */
+		CHECK_EQ_U64(hc_step_classify(&one, &sp, &a), HC_STEP_NEXT);
+		one.acc[0] = (struct hc_mem_access){ .ea = line + 8, .size = 8, .rw = HC_ACC_W, .kind = HC_ACC_STACK };
+		CHECK_EQ_U64(hc_step_classify(&one, &sp, &a), HC_STEP_NEXT);     /* a push stays private */
+		CHECK(!hc_step_shared_has(NULL, 0, line));
 	}
 }
 
