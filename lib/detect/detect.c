@@ -1091,7 +1091,8 @@ bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_
 {
 	lo &= ~(uint64_t)(HC_HANDOFF_REGION - 1);
 	if (s->addr < lo || s->addr - lo >= HC_HANDOFF_REGION || !handoff_ok(cfg, th, s, w, res) ||
-	    (cfg->handoff_region_age && (w->time > s->time || s->time - w->time > cfg->handoff_region_age)))
+	    (cfg->handoff_region_age && (w->time > s->time || s->time - w->time > cfg->handoff_region_age)) ||
+	    (cfg->handoff_region_settle && (w->time > s->time || s->time - w->time < cfg->handoff_region_settle)))
 		return false;
 	return arm_handoff_lines(th, s, w, lo, lo + HC_HANDOFF_REGION, watch_count(cfg), res);
 }

@@ -195,6 +195,9 @@ struct hc_detect_config {
 	                        another thread wrote last as a transfer */
 	uint64_t handoff_region_age; /* a region's writer record arms sets only this long after its
 	                        store, ns, 0 = any age (hc_detect_arm_handoff_region; §5.41) */
+	uint64_t handoff_region_settle; /* ... and only once it is this old, ns, 0 = at once: a
+	                        writer that stopped storing in the region, not one still
+	                        writing beside the sample's thread (§5.42) */
 	bool trap_footprint; /* a trap off the published chunk weighs period over the chance
 	                        that the set watched one of the chunks the trapping thread
 	                        was seen to touch on the line (hc_detect_trap_weight; §5.31),
@@ -635,7 +638,8 @@ bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_
 /* As hc_detect_arm_handoff for the aligned region [lo, lo +
    HC_HANDOFF_REGION) of s's address instead of a block: w is the region's
    record (any block in it; w->block not compared), at most
-   cfg->handoff_region_age ns old (0: any age); no per-block cap. With
+   cfg->handoff_region_age ns old (0: any age) and at least
+   cfg->handoff_region_settle ns old (§5.42); no per-block cap. With
    cfg->handoff_stores a store sample arms too (both functions): its lines
    are drawn after its own line in [lo, hi) (a writer sweeping a range
    stores there next), or uniformly when none is left. Pure. */

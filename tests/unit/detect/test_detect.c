@@ -1006,6 +1006,27 @@ static void test_handoff_regions(void)
 	hc_detect_arm_failed(&w.th[2]);
 	w.cfg.handoff_region_age = 0;
 	CHECK(sample_region(&w, 2, 5000000, lo + 64 * 7, false, &wr));
+	/* Session 20 (§5.42): a record younger than cfg.handoff_region_settle
+	   (a writer still storing beside this thread: generations' workers of
+	   one generation, each on its own slice) arms nothing; once it is
+	   that old it arms, a store's set as a load's; settle 0 arms at once */
+	world_init(&w, 7, 3);
+	w.cfg.handoff_life = 4;
+	w.cfg.handoff_region_age = 100000;
+	w.cfg.handoff_region_settle = 1000;
+	w.cfg.handoff_stores = true;
+	CHECK(!sample_region(&w, 1, 60, lo + 64 * 100, true, &wr));
+	CHECK(!sample_region(&w, 1, 1049, lo + 64 * 100, false, &wr));
+	CHECK(!w.th[1].handoff_set);
+	CHECK(sample_region(&w, 1, 1050, lo + 64 * 100, true, &wr));
+	CHECK(w.res.handoff_set && w.res.nwatch == 3);
+	hc_detect_arm_failed(&w.th[1]);
+	/* a record stamped after the sample (another CPU's clock): nothing */
+	wr.time = 2000;
+	CHECK(!sample_region(&w, 1, 1990, lo + 64 * 100, false, &wr));
+	w.cfg.handoff_region_settle = 0;
+	wr.time = 50;
+	CHECK(sample_region(&w, 1, 60, lo + 64 * 200, false, &wr));
 }
 
 /* True and false sharing judged with each side's line bytes (§5.7): the
