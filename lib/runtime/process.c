@@ -388,10 +388,10 @@ static void read_options(struct rt_options *o)
 	if (o->handoff_life > 1024)
 		process__fatal("HPCRUN_COMM_HANDOFF_LIFE: %u is more than 1024 samples", o->handoff_life);
 	o->handoff_ungated = env_u64("HPCRUN_COMM_HANDOFF_UNGATED", 1) != 0;
-	o->handoff_region = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_REGION", 0);   /* §5.41 */
+	o->handoff_region = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_REGION", 2);   /* §5.41; default 2 since §5.42 */
 	if (o->handoff_region > 2)
 		process__fatal("HPCRUN_COMM_HANDOFF_REGION: %u is not 0, 1 or 2", o->handoff_region);
-	o->handoff_stores = env_u64("HPCRUN_COMM_HANDOFF_STORES", 0) != 0;   /* §5.41 */
+	o->handoff_stores = env_u64("HPCRUN_COMM_HANDOFF_STORES", 1) != 0;   /* §5.41; default on since §5.42 */
 	o->handoff_region_age = env_u64("HPCRUN_COMM_HANDOFF_REGION_AGE", 2000) * 1000000ull;   /* ms */
 	o->handoff_region_settle = env_u64("HPCRUN_COMM_HANDOFF_REGION_SETTLE", 10) * 1000000ull;   /* ms, §5.42 */
 	o->events_cap = (uint32_t)env_u64("HPCRUN_COMM_EVENTS", RT_EVENTS_MAX);

@@ -13,10 +13,12 @@
 # never timing.
 # Session 19 (§5.41): tests/programs/handoff_rows.c, main fills 8192 rows
 # of 2 KiB mallocs each round and 2 workers overwrite their halves (NPB
-# MG's initialisation): with HPCRUN_COMM_HANDOFF_REGION=2 and
-# HPCRUN_COMM_HANDOFF_STORES=1, within 4 runs region records noted, store
-# sets armed, communications of theirs, main paired with a worker; with
-# the default (off) no region record, no region set.
+# MG's initialisation): by default (HPCRUN_COMM_HANDOFF_REGION=2,
+# HPCRUN_COMM_HANDOFF_STORES=1 since session 20, §5.42; a record arms once
+# it is HPCRUN_COMM_HANDOFF_REGION_SETTLE=10 ms old), within 4 runs region
+# records noted, store sets armed, communications of theirs, main paired
+# with a worker; with HPCRUN_COMM_HANDOFF_REGION=0 no region record, no
+# region set.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -63,7 +65,7 @@ cc -O2 -g -pthread -o "$TMP/handoff_rows" "$S/tests/programs/handoff_rows.c" || 
 [ "$FAILS" -eq 0 ] || finish
 for try in 1 2 3 4; do
 	rm -rf "${TMP:?}/rows"
-	HPCRUN_COMM_HANDOFF_REGION=2 HPCRUN_COMM_HANDOFF_STORES=1 measure rows "$TMP/handoff_rows" 2 24 ||
+	measure rows "$TMP/handoff_rows" 2 24 ||
 		fail "sampled run (regions) failed"
 	[ "$(logc rows handoff_comms)" -gt 0 ] && [ "$(($(cell rows 0 1) + $(cell rows 0 2)))" -gt 0 ] && break
 	echo "try $try: $(logc rows handoff_region_noted) noted, $(logc rows handoff_store_sets) store sets, $(logc rows handoff_comms) communications"
@@ -79,8 +81,8 @@ grep -q "hand-off sets (session 19): .* regions keep writer records on (stores a
 [ "$(($(cell rows 0 1) + $(cell rows 0 2)))" -gt 0 ] && ok "main paired with a worker" ||
 	{ grep '^row' "$TMP/rows.rows" >&2; fail "main not paired with a worker"; }
 rm -rf "${TMP:?}/rowsoff"
-measure rowsoff "$TMP/handoff_rows" 2 24 || fail "sampled run (regions off) failed"
+HPCRUN_COMM_HANDOFF_REGION=0 measure rowsoff "$TMP/handoff_rows" 2 24 || fail "sampled run (regions off) failed"
 [ "$(logc rowsoff handoff_region_noted)" -eq 0 ] && [ "$(logc rowsoff handoff_region_sets)" -eq 0 ] &&
-	[ "$(logc rowsoff handoff_store_sets)" -eq 0 ] && ok "regions off by default: nothing noted, no set" ||
+	[ "$(logc rowsoff handoff_store_sets)" -eq 0 ] && ok "regions off (=0): nothing noted, no set" ||
 	fail "regions off: $(logc rowsoff handoff_region_noted) noted, $(logc rowsoff handoff_region_sets) sets"
 finish
