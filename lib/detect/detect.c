@@ -1073,6 +1073,7 @@ bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_
 
 	if (!s->block || w->block != s->block || !handoff_ok(cfg, th, s, w, res))
 		return false;
+	th->handoff_region = false;
 	lo = (lo + HC_LINE - 1) & ~(uint64_t)(HC_LINE - 1);
 	if (hi <= lo || hi - lo < HC_HANDOFF_BLOCK_MIN)
 		return false;
@@ -1094,6 +1095,7 @@ bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_
 	    (cfg->handoff_region_age && (w->time > s->time || s->time - w->time > cfg->handoff_region_age)) ||
 	    (cfg->handoff_region_settle && (w->time > s->time || s->time - w->time < cfg->handoff_region_settle)))
 		return false;
+	th->handoff_region = true;
 	return arm_handoff_lines(th, s, w, lo, lo + HC_HANDOFF_REGION, watch_count(cfg), res);
 }
 

@@ -372,6 +372,9 @@ struct hc_detect_thread {
 	   start set on lines of a block one other thread wrote; it lives
 	   cfg.handoff_life samples from armed_n. */
 	bool     handoff_set;
+	/* ... armed on a small blocks' region (hc_detect_arm_handoff_region,
+	   §5.41): the runtime asks the switch gate for it (§5.42) */
+	bool     handoff_region;
 };
 
 /* One address sample (soft, pebs or ibs) or trapping access. */

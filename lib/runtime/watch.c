@@ -972,8 +972,12 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	   at any sample; like a start set it opens a gated thread's registers
 	   (HPCRUN_COMM_HANDOFF_UNGATED, default 1: HPCCG -t 4's gated workers
 	   found main's pairs 26 vs 14 of 40 times, CPU 1.39x vs 1.36x of
-	   native), else it asks the gates as a regular set does. */
-	bool start = t->det.start_set && (!t->det.handoff_set || hc_rt.opt.handoff_ungated);
+	   native), else it asks the gates as a regular set does. A region's
+	   (§5.41) asks the gates unless HPCRUN_COMM_HANDOFF_REGION_UNGATED=1
+	   (§5.42: LULESH 2x, whose 4 gated threads the region sets opened,
+	   cost 2.73x native against 1.06x). */
+	bool start = t->det.start_set && (!t->det.handoff_set ||
+	             (t->det.handoff_region ? hc_rt.opt.handoff_region_ungated : hc_rt.opt.handoff_ungated));
 
 	/* A thread that gets a small share of a CPU now is likely to be
 	   descheduled between its arm and its partner's access, or in the

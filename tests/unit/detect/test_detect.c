@@ -932,6 +932,7 @@ static void test_handoff_sets(void)
 	/* another block's count is its own */
 	wr.block = 9;
 	CHECK(sample_handoff(&w, 1, 2100, lo + 64 * 600, 9, &wr, lo, hi));
+	CHECK(!w.th[1].handoff_region);   /* a block's set: HPCRUN_COMM_HANDOFF_UNGATED */
 	CHECK(!w.res.handoff_capped);
 }
 
@@ -1020,6 +1021,7 @@ static void test_handoff_regions(void)
 	CHECK(!w.th[1].handoff_set);
 	CHECK(sample_region(&w, 1, 1050, lo + 64 * 100, true, &wr));
 	CHECK(w.res.handoff_set && w.res.nwatch == 3);
+	CHECK(w.th[1].handoff_region);   /* the runtime asks the switch gate for it */
 	hc_detect_arm_failed(&w.th[1]);
 	/* a record stamped after the sample (another CPU's clock): nothing */
 	wr.time = 2000;
