@@ -319,14 +319,27 @@ static void set_ended(const struct hc_detect_config *cfg, struct hc_detect_threa
 }
 
 /* The bytes of e's line that th was seen to access recently (0: none
-   known; without th->touched always 0); all of them for a moving access
-   (an instruction that walks through memory reads or writes the whole
-   line over time). */
+   known; without th->touched always 0); for a moving access (an
+   instruction that walks through memory reads or writes the whole line
+   over time) those of its span, all of them when the span is unknown. */
 static uint64_t own_mask(const struct hc_detect_thread *th, uint64_t line, uint64_t now)
 {
-	if (th->moving)
-		return ~0ull;
-	return th->touched ? hc_step_line_mask(th->touched, line, now, th->touched_within) : 0;
+	uint64_t m;
+
+	if (th->fixed && !th->moving)
+		return 0;
+	line &= ~(uint64_t)(HC_LINE - 1);
+	m = th->touched ? hc_step_line_mask(th->touched, line, now, th->touched_within) : 0;
+	if (th->moving) {
+		uint64_t a = th->move_lo > line ? th->move_lo : line;
+		uint64_t b = th->move_hi < line + HC_LINE ? th->move_hi : line + HC_LINE;
+
+		if (th->move_hi <= th->move_lo || (th->move_lo <= line && th->move_hi >= line + HC_LINE))
+			return ~0ull;
+		if (b > a)
+			m |= hc_line_bytes(line, a, (uint32_t)(b - a));
+	}
+	return m;
 }
 
 /* The re-fetch test (cfg->refetch_false, doc/detection.md §5.24): th

@@ -283,6 +283,17 @@ struct hc_detect_thread {
 	   the whole line, in the judgement and in the entry's mask. Set by the
 	   runtime around one call, false otherwise. */
 	bool moving;
+	/* A moving access's span: the addresses its instruction was seen at,
+	   [move_lo, move_hi) (hc_step_pc_span plus the access's length); it
+	   counts as the bytes of the line in the span, the whole line when
+	   the span covers it. move_hi <= move_lo: unknown, the whole line
+	   (HPCRUN_COMM_MOVE_SPAN=0; detection.md §5.47). Set with moving. */
+	uint64_t move_lo, move_hi;
+	/* The access is a confirmed fixed one (hc_step_pc_fixed: its
+	   instruction seen at this address again and again): it counts as
+	   its own bytes, not with the thread's other bytes of the line
+	   (HPCRUN_COMM_FIXED_BYTES; detection.md §5.47). Set with moving. */
+	bool fixed;
 	/* The store being judged or published is a synchronizing one (an
 	   xchg with memory: hc_bb_entry.sync). Set by the runtime around one
 	   call, false otherwise. */

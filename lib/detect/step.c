@@ -149,8 +149,21 @@ bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr)
 		p->addr[i][0] = addr;
 		p->addr[i][1] = addr;
 		p->moves[i] = 0;
+		p->lo[i] = addr;
+		p->hi[i] = addr;
+		p->same[i] = 0;
 		return false;
 	}
+	if (addr == p->addr[i][0]) {
+		if (p->same[i] < 255)
+			p->same[i]++;
+	} else {
+		p->same[i] = 0;
+	}
+	if (addr < p->lo[i])
+		p->lo[i] = addr;
+	if (addr > p->hi[i])
+		p->hi[i] = addr;
 	if (addr == p->addr[i][0])
 		return p->moves[i] != 0;
 	if (addr == p->addr[i][1]) {
@@ -165,6 +178,24 @@ bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr)
 	p->addr[i][1] = p->addr[i][0];
 	p->addr[i][0] = addr;
 	return p->moves[i] != 0;
+}
+
+bool hc_step_pc_fixed(const struct hc_step_pcs *p, uint64_t pc, uint32_t n)
+{
+	uint32_t i = (uint32_t)((pc ^ (pc >> 7)) % HC_STEP_PCS);
+
+	return pc != 0 && p->pc[i] == pc && p->moves[i] == 0 && p->lo[i] == p->hi[i] && p->same[i] >= n;
+}
+
+bool hc_step_pc_span(const struct hc_step_pcs *p, uint64_t pc, uint64_t *lo, uint64_t *hi)
+{
+	uint32_t i = (uint32_t)((pc ^ (pc >> 7)) % HC_STEP_PCS);
+
+	if (pc == 0 || p->pc[i] != pc)
+		return false;
+	*lo = p->lo[i];
+	*hi = p->hi[i];
+	return true;
 }
 
 const struct hc_mem_access *hc_data_access(const struct hc_insn *in)

@@ -165,10 +165,26 @@ struct hc_step_pcs {
 	uint64_t pc[HC_STEP_PCS];
 	uint64_t addr[HC_STEP_PCS][2];   /* the last two distinct addresses */
 	uint8_t  moves[HC_STEP_PCS];      /* 0 fixed, 1 moving (two addresses), 2 for good */
+	uint8_t  same[HC_STEP_PCS];       /* times seen again at addr[i][0] in a row (saturating) */
+	uint64_t lo[HC_STEP_PCS];         /* the lowest and highest address seen since the entry */
+	uint64_t hi[HC_STEP_PCS];         /* was taken (its span, hc_step_pc_span) */
 };
 /* Record that the instruction at pc accessed addr; true if it is (now
    known to be) a moving access. */
 bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr);
+/* The span of the addresses the instruction at pc was seen at (lowest and
+   highest, inclusive; the access's length is the caller's to add): a walk
+   over a thread's own part of a line (kmeans' per-thread counters,
+   partial_len[tid][cluster]++) stays within it, a ring or an array walked
+   through covers whole lines soon (detection.md §5.47). False if pc has no
+   entry. */
+/* True if the instruction at pc is a confirmed fixed access: seen at the
+   same address at least `n` times more in a row and never moving (a
+   field, a pointer loaded from the same slot: kmeans'
+   partial_new_centers[tid]); it counts as its own bytes only, not the
+   thread's other bytes of the line (detection.md §5.47). */
+bool hc_step_pc_fixed(const struct hc_step_pcs *p, uint64_t pc, uint32_t n);
+bool hc_step_pc_span(const struct hc_step_pcs *p, uint64_t pc, uint64_t *lo, uint64_t *hi);
 
 /* The budget: a token bucket in steps, refilled by `per_sample` tokens per
    sample (a fraction of a step is kept in 1/256 units), capped at `cap`. A

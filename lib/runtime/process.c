@@ -242,15 +242,6 @@ static void read_options(struct rt_options *o)
 			               "second of CPU time (0: off; at most 100000000)", (unsigned long long)r);
 		o->switchy_rate = (uint32_t)r;
 	}
-	{
-		uint64_t k = env_u64("HPCRUN_COMM_SWITCHY_WARMUP", RT_SWITCHY_WARMUP_DEFAULT);
-
-		if (k > RT_CROWD_WARMUP)
-			process__fatal("HPCRUN_COMM_SWITCHY_WARMUP: %llu is not a sample count in 0..%u (a crowded "
-			               "process found switching from that many samples on ends its warm-up at the "
-			               "switching level; 0 = never)", (unsigned long long)k, RT_CROWD_WARMUP);
-		o->switchy_warmup = (uint32_t)k;
-	}
 	/* ... sampled through the tick's per-thread timers (rate.h) */
 	{
 		uint64_t k = env_u64("HPCRUN_COMM_TICK", RT_TICK_DEFAULT);
@@ -413,6 +404,8 @@ static void read_options(struct rt_options *o)
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
 	o->trap_footprint = env_u64("HPCRUN_COMM_TRAP_FOOTPRINT", 0) != 0;
 	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
+	o->move_span = env_u64("HPCRUN_COMM_MOVE_SPAN", 1) != 0;   /* §5.47 */
+	o->fixed_bytes = (uint32_t)env_u64("HPCRUN_COMM_FIXED_BYTES", 2);   /* §5.47 */
 	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
 	o->pipe_over_zone = env_u64("HPCRUN_COMM_PIPE_OVER_ZONE", 1) != 0;
 	o->flush_interval = env_u64("HPCRUN_COMM_FLUSH_INTERVAL", HC_DEFAULT_FLUSH_INTERVAL);
@@ -967,6 +960,14 @@ static void process_init(bool after_fork)
 		        "if this thread stores it before its next sample, else false (counters held_sets, held_true, "
 		        "held_false; detection.md §5.31): %s",
 		        hc_rt.opt.hold_reader ? "on (HPCRUN_COMM_HOLD_READER=0 for off)" : "off (HPCRUN_COMM_HOLD_READER=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("a moving access (an instruction seen at several addresses) counts as the bytes of the line its "
+		        "addresses span, not the whole line (counter moving_within: spans under a line; detection.md §5.47): %s",
+		        hc_rt.opt.move_span ? "on (HPCRUN_COMM_MOVE_SPAN=0 for off)" : "off, the whole line (HPCRUN_COMM_MOVE_SPAN=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("a fixed access (its instruction seen at the same address %u times more in a row) counts as "
+		        "its own bytes only, not with its thread's other bytes of the line (counter fixed_accesses; "
+		        "detection.md §5.47; HPCRUN_COMM_FIXED_BYTES, 0 = off)", hc_rt.opt.fixed_bytes);
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
 		        "sequence of synchronizing stores: detection.md §5.18): %s",

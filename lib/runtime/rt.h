@@ -57,7 +57,7 @@
 	X(pmu_threads_not_running) X(pmu_ibs_unrandomized) X(pmu_ibs_mispredicted) \
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
-	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
+	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(moving_accesses) X(moving_within) X(fixed_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
@@ -325,6 +325,10 @@ struct rt_options {
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */
 	uint64_t heels_ns;          /* soft sampler: a store at a reader's heels is false sharing (§5.28) */
 	bool     trap_footprint;    /* soft sampler: a trap weighs by the trapping thread's chunks of the line (§5.31) */
+	uint32_t fixed_bytes;       /* soft sampler: an access its instruction made at the same address this many
+	                               times more counts as its bytes only (HPCRUN_COMM_FIXED_BYTES, 0 = off; §5.47) */
+	bool     move_span;         /* soft sampler: a moving access counts as the bytes of its span, not the
+	                               whole line (HPCRUN_COMM_MOVE_SPAN, detection.md §5.47) */
 	bool     hold_reader;       /* soft sampler: a write-only set's store off the reader's bytes waits for
 	                               the writer's store of them (§5.31) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
@@ -340,7 +344,6 @@ struct rt_options {
 	uint32_t crowd_heavy_from;  /* soft: heavily crowded above this x CPUs + 1 live threads (rate.h) */
 	uint32_t switchy;           /* soft: the heavy period's multiplier while the process switches often (rate.h, level 3) */
 	uint32_t switchy_rate;      /* soft: context switches per CPU second that make it so; 0 = off (rate.h) */
-	uint32_t switchy_warmup;    /* soft: ... looked at in the warm-up too from this many samples on, ending it; 0 = never (rate.h, HPCRUN_COMM_SWITCHY_WARMUP) */
 	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
 	bool tick_pset_close;       /* ... and closes the process-wide set there (HPCRUN_COMM_TICK_PSET=0) */
 	uint32_t arm_share;         /* soft: per-thread sets only when the thread's CPU share since its previous sample is >= this % (0 = always; watch.c) */

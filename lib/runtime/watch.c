@@ -1263,7 +1263,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		}
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   held verdict: %s", t->id.index, (h->flags & HC_COMM_TRUE) ? "true" : "false");
 		record__comm(t, h);
-		t->det.moving = false;
+		t->det.moving = t->det.fixed = false;
 		return;
 	}
 	/* a lock set (lock.c, detection.md §5.35): the lock implementation's
@@ -1274,14 +1274,14 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	if (!(start && t->det.lock_set) && loadmap__system_code(leaf) && lock__mutex_word(s.addr)) {
 		t->cnt.lock_words_dropped++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   trap on a mutex's word in system code dropped", t->id.index);
-		t->det.moving = false;
+		t->det.moving = t->det.fixed = false;
 		hc_detect_arm_failed(&t->det);
 		return;
 	}
 	locked = start && t->det.lock_set;
 	if (locked && !lock__trap(t, slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr, leaf, s.addr, s.len)) {
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   lock set trap dropped (system code or late)", t->id.index);
-		t->det.moving = false;
+		t->det.moving = t->det.fixed = false;
 		hc_detect_arm_failed(&t->det);
 		return;
 	}
@@ -1296,7 +1296,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.sys_data_traps++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   trap in system code on a synchronisation object: dropped",
 		             t->id.index);
-		t->det.moving = false;
+		t->det.moving = t->det.fixed = false;
 		hc_detect_arm_failed(&t->det);
 		return;
 	}
@@ -1326,7 +1326,7 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			else if (rc == -ELOOP)
 				t->cnt.published_trap_echo++;
 		}
-		t->det.moving = false;
+		t->det.moving = t->det.fixed = false;
 		if (joined)
 			soft__join_set(t, false, s.addr);    /* the joined peers not found yet */
 		else if (start && !locked)
@@ -1340,9 +1340,9 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		t->cnt.traps_load_load++;
 		if (hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
 			t->cnt.published_trap_loads++;
-		t->det.moving = false;
+		t->det.moving = t->det.fixed = false;
 	} else {
-		t->det.moving = false;
+		t->det.moving = t->det.fixed = false;
 		/* A late trap of an older set: the registers are off now, so the
 		   detection state must not believe a set is still armed. */
 		t->cnt.traps_unmatched++;
@@ -1389,7 +1389,7 @@ static void zone_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t lea
 	if (s->ctx == HC_NONE)             /* the walk faulted: trap dropped */
 		return;
 	soft__note_access(t, leaf, s);
-	t->det.moving = false;
+	t->det.moving = t->det.fixed = false;
 	e = hc_detect_entry(&t->det, s);
 	e.thread = t->id.index;
 	if (!__atomic_compare_exchange_n(&pset.state, &w, busy, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -1602,7 +1602,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		tmp.thread = t->id.index;
 		tmp.touched = NULL;
 		tmp.lines = t->det.lines;  /* the re-fetch test (detection.md §5.24) */
-		tmp.moving = false;
+		tmp.moving = tmp.fixed = false;
 		tmp.sync = tmp.sync_set = tmp.reuse_set = tmp.handoff_set = false;
 		tmp.nsamples = t->det.nsamples;
 		tmp.t_prev = t->det.t_prev;
@@ -1639,7 +1639,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		t->det.t_prev = tmp.t_prev;
 	if (th == &tmp)
 		t->det.spin = tmp.spin;
-	t->det.moving = false;
+	t->det.moving = t->det.fixed = false;
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u process-wide set trap slot %d: %s %#llx+%u, set of T%u on T%u's entry: %s",
 	             t->id.index, slot, s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,
 	             pset.rec.owner, tmp.watched.thread, matched ? "communication" : "none");

@@ -154,7 +154,7 @@ static int switchy_fd = -1;
 static uint32_t crowd_switchy = 1;
 static bool switchy_on;
 static int switchy_look;
-static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches, switchy_early, switchy_early_at;
+static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches;
 static int crowd_coarse, crowd_lock;
 /* The switching level through the tick (rate.h, HPCRUN_COMM_TICK): tick_on,
    level 3 is in effect with per-thread timers and every task-clock event
@@ -664,14 +664,12 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
    rt_rate_level's state. */
 static uint32_t level_wanted(uint32_t now, bool *crowded, uint32_t live)
 {
-	bool sw = __atomic_load_n(&switchy_on, __ATOMIC_RELAXED);
 	uint32_t want = rt_rate_level(now > 2 ? 2 : now, crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
 	                              hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
-	                              rt_rate_warmup_left(RT_CROWD_WARMUP, hc_rt.opt.switchy_warmup && crowd_switchy > 1,
-	                                                  sw),
-	                              __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
+	                              RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED),
+	                              hc_rt.opt.quiet_window);
 
-	return rt_rate_level_switchy(want, sw, crowd_switchy);
+	return rt_rate_level_switchy(want, __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy);
 }
 
 /* A timer on thread tid's user CPU time, armed at the switching level's
@@ -879,15 +877,8 @@ static void crowd_update(void)
 					quiet_switches++;
 				if (want == 2)
 					heavy_switches++;
-				if (want == 3) {
-					uint64_t n = __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED);
-
+				if (want == 3)
 					switchy_switches++;
-					if (n < RT_CROWD_WARMUP) {   /* its warm-up ended early (rate.h) */
-						switchy_early++;
-						switchy_early_at = n;
-					}
-				}
 				HC_DEBUG_LOG(HC_DBG_SAMPLE, "sampling rate: %s (%u live threads on %u CPUs%s): every "
 				             "%llu ns of a thread's CPU time",
 				             want == 3 ? "switching" : want == 2 ? "heavy" : want ? "coarse" : "fine", live,
@@ -996,11 +987,8 @@ static void switchy_look_now(void)
 	{
 		uint32_t lv = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
 
-		/* ... and in the warm-up (levels 0-1), a process found switching
-		   ends it (HPCRUN_COMM_SWITCHY_WARMUP, rate.h) */
 		if ((lv == 2 && __atomic_load_n(&switchy_on, __ATOMIC_RELAXED)) ||
-		    (lv == 3 && !__atomic_load_n(&switchy_on, __ATOMIC_RELAXED)) ||
-		    (lv < 2 && hc_rt.opt.switchy_warmup && __atomic_load_n(&switchy_on, __ATOMIC_RELAXED)))
+		    (lv == 3 && !__atomic_load_n(&switchy_on, __ATOMIC_RELAXED)))
 			crowd_update();
 	}
 }
@@ -1225,8 +1213,23 @@ static bool note_access(struct rt_thread *t, uint64_t pc, uint64_t addr, uint32_
 	bool seen = hc_step_line_note(&own(t)->lines, addr, len, now, RT_STEP_RECENT * period_now(t));
 
 	t->det.moving = hc_step_pc_moves(&own(t)->pcs, pc, addr);
-	if (t->det.moving)
+	t->det.move_lo = t->det.move_hi = 0;
+	t->det.fixed = !t->det.moving && hc_rt.opt.fixed_bytes &&
+	               hc_step_pc_fixed(&own(t)->pcs, pc, hc_rt.opt.fixed_bytes);
+	if (t->det.fixed)
+		t->cnt.fixed_accesses++;
+	if (t->det.moving) {
+		uint64_t lo, hi;
+
 		t->cnt.moving_accesses++;
+		/* its span (§5.47): a walk within the thread's own part of a line */
+		if (hc_rt.opt.move_span && hc_step_pc_span(&own(t)->pcs, pc, &lo, &hi)) {
+			t->det.move_lo = lo;
+			t->det.move_hi = hi + (len ? len : 1);
+			if (t->det.move_hi - t->det.move_lo < HC_LINE)
+				t->cnt.moving_within++;
+		}
+	}
 	return seen;
 }
 
@@ -1347,7 +1350,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	record__detect_sample(t, uctx, pc, &s);
 	if (t->cnt.detections_sample != cur_det)
 		rate_sign();
-	t->det.moving = false;
+	t->det.moving = t->det.fixed = false;
 	t->det.sync = false;
 	t->det.prev_sample = cur;   /* the thread's previous *sample* stays what it was */
 }
@@ -1774,12 +1777,9 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		    (!__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) && !crowd_switch_failed &&
 		     rt_rate_quiet(n, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window)))
 			crowd_update();
-		/* the switching rule's look (rate.h): heavily crowded only, or
-		   crowded in the warm-up (HPCRUN_COMM_SWITCHY_WARMUP) */
-		if (switchy_fd >= 0 &&
-		    rt_rate_switchy_look(n, (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED),
-		                         rt_switch_crowded(__atomic_load_n(&crowd_live, __ATOMIC_RELAXED), crowd_ncpu),
-		                         hc_rt.opt.switchy_warmup, RT_CROWD_WARMUP, RT_SWITCHY_EVERY))
+		/* the switching rule's look (rate.h): heavily crowded only */
+		if (switchy_fd >= 0 && n % RT_SWITCHY_EVERY == 0 &&
+		    __atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) >= 2)
 			switchy_look_now();
 	}
 	/* A return breakpoint lives as a set does: one that has not fired
@@ -1900,7 +1900,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	   or a communication. */
 	if (other || t->cnt.detections_sample != det)
 		rate_sign();
-	t->det.moving = false;
+	t->det.moving = t->det.fixed = false;
 	t->det.sync = false;
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
 	/* Private work (own stack, TLS, read-only data, or a line not
@@ -1981,15 +1981,11 @@ void soft__log(void)
 			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded and switches "
 			             "more than %u times per second of its CPU time (the heavy rate again below %u; "
 			             "HPCRUN_COMM_SWITCHY=%u, HPCRUN_COMM_SWITCHY_RATE=%u); %llu changes to it; %llu "
-			             "looks, at most %llu switches per CPU second seen; looked at in the warm-up too, "
-			             "from its sample %u on (HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): %llu changes to it "
-			             "ended the warm-up early (the last after %llu samples)",
+			             "looks, at most %llu switches per CPU second seen",
 			             (unsigned long long)(hc_rt.opt.period * level_mult(3)), level_mult(3),
 			             hc_rt.opt.switchy_rate, hc_rt.opt.switchy_rate / 2, crowd_switchy,
 			             hc_rt.opt.switchy_rate, (unsigned long long)switchy_switches,
-			             (unsigned long long)switchy_looks, (unsigned long long)switchy_max,
-			             hc_rt.opt.switchy_warmup, (unsigned long long)switchy_early,
-			             (unsigned long long)switchy_early_at);
+			             (unsigned long long)switchy_looks, (unsigned long long)switchy_max);
 		if (switchy_fd >= 0 && hc_rt.opt.tick)
 			process__log("sampling rate: the switching level through per-thread tick timers "
 			             "(HPCRUN_COMM_TICK=1; user CPU time, checked at the scheduler tick): %llu timers "

@@ -1085,6 +1085,56 @@ static void test_judged_by_masks(void)
 	/* fixed again: false again */
 	CHECK(sample(&w, 0, 1750, LINE_A + 16, 8, true));
 	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	/* a moving access whose span is known (§5.47) counts as the bytes
+	   of its span: kmeans' per-thread counters, each thread walking its
+	   own part of one line, are false sharing... */
+	w.th[0].moving = true;
+	w.th[0].move_lo = LINE_A + 16;
+	w.th[0].move_hi = LINE_A + 40;
+	sample(&w, 1, 1780, LINE_A + 8, 8, true);
+	CHECK(sample(&w, 0, 1800, LINE_A + 24, 8, true));
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	w.th[0].moving = false;
+	w.th[1].moving = true;
+	w.th[1].move_lo = LINE_A - 64 * 3;    /* from lines before, up to +16 */
+	w.th[1].move_hi = LINE_A + 12;
+	CHECK(sample(&w, 1, 1850, LINE_A + 8, 4, true));
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	w.th[1].moving = false;
+	/* ...a span over T1's bytes is true... */
+	w.th[0].moving = true;
+	w.th[0].move_lo = LINE_A + 8;
+	w.th[0].move_hi = LINE_A + 40;
+	sample(&w, 1, 1880, LINE_A + 8, 8, true);
+	CHECK(sample(&w, 0, 1900, LINE_A + 24, 8, true));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
+	/* ...and a span over the whole line (a walk through an array) too */
+	w.th[0].move_lo = LINE_A - 4096;
+	w.th[0].move_hi = LINE_A + 4096;
+	CHECK(sample(&w, 1, 1950, LINE_A + 8, 8, true));
+	CHECK(sample(&w, 0, 2000, LINE_A + 16, 8, true));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
+	w.th[0].moving = false;
+	w.th[0].move_lo = w.th[0].move_hi = 0;
+	w.th[1].move_lo = w.th[1].move_hi = 0;
+	/* a confirmed fixed access counts as its bytes alone (§5.47): the
+	   master that also read T1's counters in its serial reduction (its
+	   mask holds them) loads its own pointer beside them, false... */
+	hc_step_line_note(&l0, LINE_A + 8, 8, 2050, 100000);
+	sample(&w, 1, 2080, LINE_A + 8, 8, true);
+	w.th[0].fixed = true;
+	CHECK(sample(&w, 0, 2100, LINE_A + 48, 8, false));
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	/* ...published so: T1's next store on its counter, false too... */
+	sample(&w, 0, 2150, LINE_A + 48, 8, true);
+	CHECK_EQ_U64(w.res.published, 1);
+	w.th[0].fixed = false;
+	CHECK(sample(&w, 1, 2200, LINE_A + 8, 8, true));
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	/* ...while without it the master's mask makes it true */
+	sample(&w, 1, 2280, LINE_A + 8, 8, true);
+	CHECK(sample(&w, 0, 2300, LINE_A + 48, 8, false));
+	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
 	/* the same through a trap: T0 watches T1's published load, T0's
 	   store misses the loaded bytes but T1 was seen reading them */
 	world_init(&w, 7, 2);

@@ -281,6 +281,35 @@ static void test_pc_moves(void)
 	CHECK(!hc_step_pc_moves(&p, pc1, 0x1000));
 	CHECK(!hc_step_pc_moves(&p, 0, 0x3000));     /* no pc: never moving */
 	CHECK(!hc_step_pc_moves(&p, 0, 0x3008));
+	/* the span of its addresses (§5.47): lowest and highest seen */
+	{
+		uint64_t lo = 0, hi = 0;
+
+		CHECK(hc_step_pc_span(&p, pc2, &lo, &hi));
+		CHECK_EQ_U64(lo, 0x2000);
+		CHECK_EQ_U64(hi, 0x2100);
+		CHECK(hc_step_pc_span(&p, pc1, &lo, &hi) && lo == 0x1000 && hi == 0x1000);
+		CHECK(!hc_step_pc_span(&p, 0x409990, &lo, &hi));   /* never seen */
+		/* kmeans' partial_len[tid][cluster]++: a walk within 32 bytes */
+		CHECK(!hc_step_pc_moves(&p, 0x401020, 0x5024));
+		CHECK(hc_step_pc_moves(&p, 0x401020, 0x5030));
+		CHECK(hc_step_pc_moves(&p, 0x401020, 0x5020));
+		CHECK(hc_step_pc_span(&p, 0x401020, &lo, &hi) && lo == 0x5020 && hi == 0x5030);
+		/* a fixed access confirmed: seen again at its address n times */
+		CHECK(!hc_step_pc_fixed(&p, 0x401020, 2));          /* moving */
+		CHECK(!hc_step_pc_moves(&p, 0x401030, 0x6000));
+		CHECK(!hc_step_pc_fixed(&p, 0x401030, 2));          /* once */
+		CHECK(!hc_step_pc_moves(&p, 0x401030, 0x6000));
+		CHECK(!hc_step_pc_fixed(&p, 0x401030, 2));
+		CHECK(!hc_step_pc_moves(&p, 0x401030, 0x6000));
+		CHECK(hc_step_pc_fixed(&p, 0x401030, 2));           /* three times */
+		CHECK(!hc_step_pc_fixed(&p, 0x409990, 0));          /* never seen */
+		CHECK(hc_step_pc_moves(&p, 0x401030, 0x6008));      /* it moved: never again */
+		CHECK(!hc_step_pc_moves(&p, 0x401030, 0x6000));
+		CHECK(!hc_step_pc_moves(&p, 0x401030, 0x6000));
+		CHECK(!hc_step_pc_moves(&p, 0x401030, 0x6000));
+		CHECK(!hc_step_pc_fixed(&p, 0x401030, 2));
+	}
 	/* a PC that takes the slot starts over */
 	if (((pc3 ^ (pc3 >> 7)) % HC_STEP_PCS) == ((pc2 ^ (pc2 >> 7)) % HC_STEP_PCS)) {
 		CHECK(!hc_step_pc_moves(&p, pc3, 0x4000));
