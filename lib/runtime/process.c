@@ -242,6 +242,15 @@ static void read_options(struct rt_options *o)
 			               "second of CPU time (0: off; at most 100000000)", (unsigned long long)r);
 		o->switchy_rate = (uint32_t)r;
 	}
+	{
+		uint64_t k = env_u64("HPCRUN_COMM_SWITCHY_WARMUP", RT_SWITCHY_WARMUP_DEFAULT);
+
+		if (k > 1)
+			process__fatal("HPCRUN_COMM_SWITCHY_WARMUP: %llu is not 0 or 1 (1: a crowded process found "
+			               "switching in its warm-up goes to the switching level at once)",
+			               (unsigned long long)k);
+		o->switchy_warmup = k == 1;
+	}
 	/* ... sampled through the tick's per-thread timers (rate.h) */
 	{
 		uint64_t k = env_u64("HPCRUN_COMM_TICK", RT_TICK_DEFAULT);

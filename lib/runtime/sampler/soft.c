@@ -154,7 +154,7 @@ static int switchy_fd = -1;
 static uint32_t crowd_switchy = 1;
 static bool switchy_on;
 static int switchy_look;
-static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches;
+static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches, switchy_early, switchy_early_at;
 static int crowd_coarse, crowd_lock;
 /* The switching level through the tick (rate.h, HPCRUN_COMM_TICK): tick_on,
    level 3 is in effect with per-thread timers and every task-clock event
@@ -664,12 +664,14 @@ void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr)
    rt_rate_level's state. */
 static uint32_t level_wanted(uint32_t now, bool *crowded, uint32_t live)
 {
+	bool sw = __atomic_load_n(&switchy_on, __ATOMIC_RELAXED);
 	uint32_t want = rt_rate_level(now > 2 ? 2 : now, crowded, live, crowd_ncpu, crowd_mult, crowd_heavy,
 	                              hc_rt.opt.crowd_heavy_from, __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED),
-	                              RT_CROWD_WARMUP, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED),
-	                              hc_rt.opt.quiet_window);
+	                              rt_rate_warmup_left(RT_CROWD_WARMUP, hc_rt.opt.switchy_warmup && crowd_switchy > 1,
+	                                                  sw),
+	                              __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window);
 
-	return rt_rate_level_switchy(want, __atomic_load_n(&switchy_on, __ATOMIC_RELAXED), crowd_switchy);
+	return rt_rate_level_switchy(want, sw, crowd_switchy);
 }
 
 /* A timer on thread tid's user CPU time, armed at the switching level's
@@ -877,8 +879,15 @@ static void crowd_update(void)
 					quiet_switches++;
 				if (want == 2)
 					heavy_switches++;
-				if (want == 3)
+				if (want == 3) {
+					uint64_t n = __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED);
+
 					switchy_switches++;
+					if (n < RT_CROWD_WARMUP) {   /* its warm-up ended early (rate.h) */
+						switchy_early++;
+						switchy_early_at = n;
+					}
+				}
 				HC_DEBUG_LOG(HC_DBG_SAMPLE, "sampling rate: %s (%u live threads on %u CPUs%s): every "
 				             "%llu ns of a thread's CPU time",
 				             want == 3 ? "switching" : want == 2 ? "heavy" : want ? "coarse" : "fine", live,
@@ -987,8 +996,11 @@ static void switchy_look_now(void)
 	{
 		uint32_t lv = (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED);
 
+		/* ... and in the warm-up (levels 0-1), a process found switching
+		   ends it (HPCRUN_COMM_SWITCHY_WARMUP, rate.h) */
 		if ((lv == 2 && __atomic_load_n(&switchy_on, __ATOMIC_RELAXED)) ||
-		    (lv == 3 && !__atomic_load_n(&switchy_on, __ATOMIC_RELAXED)))
+		    (lv == 3 && !__atomic_load_n(&switchy_on, __ATOMIC_RELAXED)) ||
+		    (lv < 2 && hc_rt.opt.switchy_warmup && __atomic_load_n(&switchy_on, __ATOMIC_RELAXED)))
 			crowd_update();
 	}
 }
@@ -1777,9 +1789,12 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		    (!__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) && !crowd_switch_failed &&
 		     rt_rate_quiet(n, __atomic_load_n(&quiet_last, __ATOMIC_RELAXED), hc_rt.opt.quiet_window)))
 			crowd_update();
-		/* the switching rule's look (rate.h): heavily crowded only */
-		if (switchy_fd >= 0 && n % RT_SWITCHY_EVERY == 0 &&
-		    __atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED) >= 2)
+		/* the switching rule's look (rate.h): heavily crowded only, or
+		   crowded in the warm-up (HPCRUN_COMM_SWITCHY_WARMUP) */
+		if (switchy_fd >= 0 &&
+		    rt_rate_switchy_look(n, (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED),
+		                         rt_switch_crowded(__atomic_load_n(&crowd_live, __ATOMIC_RELAXED), crowd_ncpu),
+		                         hc_rt.opt.switchy_warmup && n < RT_CROWD_WARMUP, RT_SWITCHY_EVERY))
 			switchy_look_now();
 	}
 	/* A return breakpoint lives as a set does: one that has not fired
@@ -1981,11 +1996,15 @@ void soft__log(void)
 			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded and switches "
 			             "more than %u times per second of its CPU time (the heavy rate again below %u; "
 			             "HPCRUN_COMM_SWITCHY=%u, HPCRUN_COMM_SWITCHY_RATE=%u); %llu changes to it; %llu "
-			             "looks, at most %llu switches per CPU second seen",
+			             "looks, at most %llu switches per CPU second seen; looked at in the warm-up too "
+			             "(HPCRUN_COMM_SWITCHY_WARMUP=%d): %llu changes to it ended the warm-up early (the "
+			             "last after %llu samples)",
 			             (unsigned long long)(hc_rt.opt.period * level_mult(3)), level_mult(3),
 			             hc_rt.opt.switchy_rate, hc_rt.opt.switchy_rate / 2, crowd_switchy,
 			             hc_rt.opt.switchy_rate, (unsigned long long)switchy_switches,
-			             (unsigned long long)switchy_looks, (unsigned long long)switchy_max);
+			             (unsigned long long)switchy_looks, (unsigned long long)switchy_max,
+			             hc_rt.opt.switchy_warmup, (unsigned long long)switchy_early,
+			             (unsigned long long)switchy_early_at);
 		if (switchy_fd >= 0 && hc_rt.opt.tick)
 			process__log("sampling rate: the switching level through per-thread tick timers "
 			             "(HPCRUN_COMM_TICK=1; user CPU time, checked at the scheduler tick): %llu timers "

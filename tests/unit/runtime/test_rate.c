@@ -335,6 +335,34 @@ static void switchy(void)
 	CHECK_EQ_U64(rt_rate_level_switchy(2, true, 1), 2);
 	CHECK_EQ_U64(rt_rate_level_switchy(1, true, 4), 1);
 	CHECK_EQ_U64(rt_rate_level_switchy(0, true, 4), 0);
+	/* the switching rule in the warm-up (HPCRUN_COMM_SWITCHY_WARMUP):
+	   a process found switching ends it, otherwise it stays */
+	CHECK_EQ_U64(rt_rate_warmup_left(500, true, true), 0);
+	CHECK_EQ_U64(rt_rate_warmup_left(500, true, false), 500);
+	CHECK_EQ_U64(rt_rate_warmup_left(500, false, true), 500);
+	{
+		bool crowded = false;
+
+		/* 5 threads on 2 CPUs, 64 samples: fine in the warm-up, level 3
+		   once it ended early */
+		CHECK_EQ_U64(rt_rate_level_switchy(rt_rate_level(0, &crowded, 5, 2, 2, 2, 1, 64,
+		                                                 rt_rate_warmup_left(500, false, true), 0, 0),
+		                                   true, 4), 0);
+		crowded = false;
+		CHECK_EQ_U64(rt_rate_level_switchy(rt_rate_level(0, &crowded, 5, 2, 2, 2, 1, 64,
+		                                                 rt_rate_warmup_left(500, true, true), 0, 0),
+		                                   true, 4), 3);
+	}
+	/* when to look: every `every` samples at levels 2-3; before them only
+	   in the warm-up of a crowded process */
+	CHECK(rt_rate_switchy_look(64, 2, true, false, 64));
+	CHECK(rt_rate_switchy_look(128, 3, false, false, 64));
+	CHECK(!rt_rate_switchy_look(65, 2, true, true, 64));
+	CHECK(!rt_rate_switchy_look(64, 0, true, false, 64));
+	CHECK(rt_rate_switchy_look(64, 0, true, true, 64));
+	CHECK(rt_rate_switchy_look(192, 1, true, true, 64));
+	CHECK(!rt_rate_switchy_look(64, 0, false, true, 64));
+	CHECK(!rt_rate_switchy_look(64, 2, true, true, 0));
 	/* its multiplier: x16 at the defaults; the levels below unchanged;
 	   saturating at the cookie's mask */
 	CHECK_EQ_U64(rt_rate_level_mult3(3, 2, 2, 4), 16);
