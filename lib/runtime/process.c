@@ -245,11 +245,11 @@ static void read_options(struct rt_options *o)
 	{
 		uint64_t k = env_u64("HPCRUN_COMM_SWITCHY_WARMUP", RT_SWITCHY_WARMUP_DEFAULT);
 
-		if (k > 1)
-			process__fatal("HPCRUN_COMM_SWITCHY_WARMUP: %llu is not 0 or 1 (1: a crowded process found "
-			               "switching in its warm-up goes to the switching level at once)",
-			               (unsigned long long)k);
-		o->switchy_warmup = k == 1;
+		if (k > RT_CROWD_WARMUP)
+			process__fatal("HPCRUN_COMM_SWITCHY_WARMUP: %llu is not a sample count in 0..%u (a crowded "
+			               "process found switching from that many samples on ends its warm-up at the "
+			               "switching level; 0 = never)", (unsigned long long)k, RT_CROWD_WARMUP);
+		o->switchy_warmup = (uint32_t)k;
 	}
 	/* ... sampled through the tick's per-thread timers (rate.h) */
 	{

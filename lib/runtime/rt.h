@@ -344,7 +344,7 @@ struct rt_options {
 	uint32_t crowd_heavy_from;  /* soft: heavily crowded above this x CPUs + 1 live threads (rate.h) */
 	uint32_t switchy;           /* soft: the heavy period's multiplier while the process switches often (rate.h, level 3) */
 	uint32_t switchy_rate;      /* soft: context switches per CPU second that make it so; 0 = off (rate.h) */
-	bool switchy_warmup;        /* soft: ... looked at in the warm-up too, ending it (rate.h, HPCRUN_COMM_SWITCHY_WARMUP) */
+	uint32_t switchy_warmup;    /* soft: ... looked at in the warm-up too from this many samples on, ending it; 0 = never (rate.h, HPCRUN_COMM_SWITCHY_WARMUP) */
 	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
 	bool tick_pset_close;       /* ... and closes the process-wide set there (HPCRUN_COMM_TICK_PSET=0) */
 	uint32_t arm_share;         /* soft: per-thread sets only when the thread's CPU share since its previous sample is >= this % (0 = always; watch.c) */

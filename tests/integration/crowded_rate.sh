@@ -20,7 +20,9 @@
 #     counts timers made (>= 5: main, blocked in pthread_join, gets one
 #     too), none failed, the changes through the tick (task-clock events
 #     disabled) and timer samples (> 0); with HPCRUN_COMM_TICK=0
-#     it says the level runs on the task-clock.
+#     it says the level runs on the task-clock; its warm-up ended at the
+#     first look from sample 256 on (HPCRUN_COMM_SWITCHY_WARMUP, Session
+#     20), the heavy run's not.
 # In every run the thinned periods add up: samples_thinned = 1 per coarse
 # sample + 2 more per heavy one (x2 and x4). Counters, never timing.
 # The analyzer warns that coverage was cut (database.xml's warnings, every
@@ -107,6 +109,15 @@ if [ $# -eq 5 ]; then
 	[ "$5" -gt 0 ] && ok "switching level: $5 timer samples" || fail "switching level: no timer sample"
 fi
 [ "$(counter tick samples_heavy)" -gt 0 ] && ok "tick run: heavy samples" || fail "tick run: no heavy sample"
+# the switching rule in the warm-up (HPCRUN_COMM_SWITCHY_WARMUP=256, the
+# default; Session 20): the switching run ends its warm-up at level 3, the
+# heavy run (private workers: few switches) keeps it
+e=$(log tick | sed -n 's/.*(HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): \([0-9]*\) changes to it ended the warm-up early.*/\1/p')
+[ -n "$e" ] && [ "$e" -ge 1 ] && ok "switching run: its warm-up ended early ($e)" ||
+	fail "switching run: the warm-up did not end early ('$e')"
+e=$(log heavy | sed -n 's/.*(HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): \([0-9]*\) changes to it ended the warm-up early.*/\1/p')
+[ "$e" = 0 ] && ok "heavy run: the warm-up kept (not switching)" ||
+	fail "heavy run: the warm-up ended early or no line ('$e')"
 log tick0 | grep -q "the switching level through the task-clock (HPCRUN_COMM_TICK=0)" &&
 	ok "HPCRUN_COMM_TICK=0: the log says the level runs on the task-clock" ||
 	fail "HPCRUN_COMM_TICK=0: no task-clock line"

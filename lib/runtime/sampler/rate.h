@@ -169,20 +169,23 @@ static inline uint32_t rt_rate_level(uint32_t now, bool *crowded, uint32_t live,
 #define RT_SWITCHY_RATE_DEFAULT 75000u
 #define RT_SWITCHY_EVERY        64u
 
-/* The switching rule in the warm-up (HPCRUN_COMM_SWITCHY_WARMUP, default
-   RT_SWITCHY_WARMUP_DEFAULT; performance.md "Session 20"): a crowded process
-   is looked at every RT_SWITCHY_EVERY samples from its first sample on, not
-   only once its warm-up is over, and one found switching ends its warm-up
-   there (level 3 at once). Why: LULESH 2x spends ~55 % of its CPU in the
-   kernel (its barriers' futex waits), where exclude_kernel drops the
-   task-clock's samples, so its 500 warm-up samples took ~0.5 s of CPU at
-   the fine period, every switch to the idle task or another program
-   restarting the hrtimer (VM exits). A process switching that often is
-   the one whose per-switch part, not the samples, is the cost; the
-   accuracy suite's crowded runs switch < 20,000 times a CPU second and
-   keep their warm-up. The warm-up the level rule is given: 0 once ended
+/* The switching rule in the warm-up (HPCRUN_COMM_SWITCHY_WARMUP = F,
+   default RT_SWITCHY_WARMUP_DEFAULT; performance.md "Session 20"): a
+   crowded process is looked at every RT_SWITCHY_EVERY samples from its F-th
+   sample on, not only once its warm-up is over, and one found switching
+   ends its warm-up there (level 3 at once); 0 = never. Why: LULESH 2x
+   spends ~55 % of its CPU in the kernel (its barriers' futex waits), where
+   exclude_kernel drops the task-clock's samples, so its 500 warm-up
+   samples took ~0.5 s of CPU at the fine period, every switch to the idle
+   task or another program restarting the hrtimer (VM exits). A process
+   switching that often is one whose per-switch part, not the samples, is
+   the cost. Why not from the first look (64): the owner-style `mw_spin
+   -O2 -t 4` (sched_yield every 256 spins, 260,000 switches a CPU second)
+   takes 25-116 samples in all and needs every one of them; the accuracy
+   suite's crowded runs switch < 12,000 times a CPU second and keep their
+   warm-up either way. The warm-up the level rule is given: 0 once ended
    early, else `warmup`. */
-#define RT_SWITCHY_WARMUP_DEFAULT 1u
+#define RT_SWITCHY_WARMUP_DEFAULT 256u
 static inline uint64_t rt_rate_warmup_left(uint64_t warmup, bool early, bool switching)
 {
 	return early && switching ? 0 : warmup;
@@ -190,13 +193,15 @@ static inline uint64_t rt_rate_warmup_left(uint64_t warmup, bool early, bool swi
 
 /* Should the switching rule look now (sample count n of the process, at
    level `level`; crowded: more live threads than CPUs + 1)? Every `every`
-   samples at the heavily crowded levels; with `early`, also before them
-   while the process is crowded. */
-static inline bool rt_rate_switchy_look(uint64_t n, uint32_t level, bool crowded, bool early, uint32_t every)
+   samples at the heavily crowded levels; before them, while the process is
+   crowded and in its warm-up (n < warmup), from sample `from` on (0 =
+   never). */
+static inline bool rt_rate_switchy_look(uint64_t n, uint32_t level, bool crowded, uint64_t from, uint64_t warmup,
+                                        uint32_t every)
 {
 	if (!every || n % every)
 		return false;
-	return level >= 2 || (early && crowded);
+	return level >= 2 || (from && crowded && n >= from && n < warmup);
 }
 
 /* Is the process switching (level 3 wanted), given the state now and

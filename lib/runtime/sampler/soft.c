@@ -1794,7 +1794,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		if (switchy_fd >= 0 &&
 		    rt_rate_switchy_look(n, (uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED),
 		                         rt_switch_crowded(__atomic_load_n(&crowd_live, __ATOMIC_RELAXED), crowd_ncpu),
-		                         hc_rt.opt.switchy_warmup && n < RT_CROWD_WARMUP, RT_SWITCHY_EVERY))
+		                         hc_rt.opt.switchy_warmup, RT_CROWD_WARMUP, RT_SWITCHY_EVERY))
 			switchy_look_now();
 	}
 	/* A return breakpoint lives as a set does: one that has not fired
@@ -1996,9 +1996,9 @@ void soft__log(void)
 			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded and switches "
 			             "more than %u times per second of its CPU time (the heavy rate again below %u; "
 			             "HPCRUN_COMM_SWITCHY=%u, HPCRUN_COMM_SWITCHY_RATE=%u); %llu changes to it; %llu "
-			             "looks, at most %llu switches per CPU second seen; looked at in the warm-up too "
-			             "(HPCRUN_COMM_SWITCHY_WARMUP=%d): %llu changes to it ended the warm-up early (the "
-			             "last after %llu samples)",
+			             "looks, at most %llu switches per CPU second seen; looked at in the warm-up too, "
+			             "from its sample %u on (HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): %llu changes to it "
+			             "ended the warm-up early (the last after %llu samples)",
 			             (unsigned long long)(hc_rt.opt.period * level_mult(3)), level_mult(3),
 			             hc_rt.opt.switchy_rate, hc_rt.opt.switchy_rate / 2, crowd_switchy,
 			             hc_rt.opt.switchy_rate, (unsigned long long)switchy_switches,

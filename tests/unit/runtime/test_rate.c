@@ -354,15 +354,19 @@ static void switchy(void)
 		                                   true, 4), 3);
 	}
 	/* when to look: every `every` samples at levels 2-3; before them only
-	   in the warm-up of a crowded process */
-	CHECK(rt_rate_switchy_look(64, 2, true, false, 64));
-	CHECK(rt_rate_switchy_look(128, 3, false, false, 64));
-	CHECK(!rt_rate_switchy_look(65, 2, true, true, 64));
-	CHECK(!rt_rate_switchy_look(64, 0, true, false, 64));
-	CHECK(rt_rate_switchy_look(64, 0, true, true, 64));
-	CHECK(rt_rate_switchy_look(192, 1, true, true, 64));
-	CHECK(!rt_rate_switchy_look(64, 0, false, true, 64));
-	CHECK(!rt_rate_switchy_look(64, 2, true, true, 0));
+	   in the warm-up of a crowded process, from sample `from` on */
+	CHECK(rt_rate_switchy_look(64, 2, true, 0, 500, 64));
+	CHECK(rt_rate_switchy_look(128, 3, false, 256, 500, 64));
+	CHECK(rt_rate_switchy_look(640, 2, true, 256, 500, 64));
+	CHECK(!rt_rate_switchy_look(65, 2, true, 64, 500, 64));
+	CHECK(!rt_rate_switchy_look(64, 0, true, 0, 500, 64));
+	CHECK(rt_rate_switchy_look(64, 0, true, 64, 500, 64));
+	CHECK(!rt_rate_switchy_look(192, 1, true, 256, 500, 64));
+	CHECK(rt_rate_switchy_look(256, 0, true, 256, 500, 64));
+	CHECK(rt_rate_switchy_look(448, 1, true, 256, 500, 64));
+	CHECK(!rt_rate_switchy_look(512, 1, true, 256, 500, 64));
+	CHECK(!rt_rate_switchy_look(256, 0, false, 256, 500, 64));
+	CHECK(!rt_rate_switchy_look(64, 2, true, 64, 500, 0));
 	/* its multiplier: x16 at the defaults; the levels below unchanged;
 	   saturating at the cookie's mask */
 	CHECK_EQ_U64(rt_rate_level_mult3(3, 2, 2, 4), 16);
