@@ -185,6 +185,22 @@ bool hc_step_pc_moves(struct hc_step_pcs *p, uint64_t pc, uint64_t addr);
    thread's other bytes of the line (detection.md §5.47). */
 bool hc_step_pc_fixed(const struct hc_step_pcs *p, uint64_t pc, uint32_t n);
 bool hc_step_pc_span(const struct hc_step_pcs *p, uint64_t pc, uint64_t *lo, uint64_t *hi);
+/* A moving access's span [*lo, *hi) clipped to the heap block [base,
+   base + size) the access is in (size 0: not in a known block, left as
+   is): a walk over one thread's run of small blocks (kmeans' centre sums,
+   one 136-byte calloc per thread and cluster) covers that block's bytes
+   of a line, not its neighbour's, another thread's (detection.md §5.47). */
+static inline void hc_step_span_clip(uint64_t *lo, uint64_t *hi, uint64_t base, uint64_t size)
+{
+	if (size == 0 || *hi <= *lo)
+		return;
+	if (*lo < base)
+		*lo = base;
+	if (*hi > base + size)
+		*hi = base + size;
+	if (*hi <= *lo)
+		*lo = *hi = 0;             /* the access is outside: unknown, the whole line */
+}
 
 /* The budget: a token bucket in steps, refilled by `per_sample` tokens per
    sample (a fraction of a step is kept in 1/256 units), capped at `cap`. A

@@ -413,7 +413,9 @@ static void read_options(struct rt_options *o)
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
 	o->trap_footprint = env_u64("HPCRUN_COMM_TRAP_FOOTPRINT", 0) != 0;
 	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
-	o->move_span = env_u64("HPCRUN_COMM_MOVE_SPAN", 1) != 0;   /* §5.47 */
+	o->move_span = (uint32_t)env_u64("HPCRUN_COMM_MOVE_SPAN", 2);   /* §5.47 */
+	if (o->move_span > 2)
+		process__fatal("HPCRUN_COMM_MOVE_SPAN: %u is not 0, 1 or 2", o->move_span);
 	o->fixed_bytes = (uint32_t)env_u64("HPCRUN_COMM_FIXED_BYTES", 2);   /* §5.47 */
 	o->pipe = (uint32_t)env_u64("HPCRUN_COMM_PIPE", 3) & 3;
 	o->pipe_over_zone = env_u64("HPCRUN_COMM_PIPE_OVER_ZONE", 1) != 0;
@@ -972,7 +974,9 @@ static void process_init(bool after_fork)
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a moving access (an instruction seen at several addresses) counts as the bytes of the line its "
 		        "addresses span, not the whole line (counter moving_within: spans under a line; detection.md §5.47): %s",
-		        hc_rt.opt.move_span ? "on (HPCRUN_COMM_MOVE_SPAN=0 for off)" : "off, the whole line (HPCRUN_COMM_MOVE_SPAN=0)");
+		        hc_rt.opt.move_span == 2 ? "on, clipped to the access's heap block (HPCRUN_COMM_MOVE_SPAN=1 unclipped, 0 off)" :
+		        hc_rt.opt.move_span ? "on, not clipped (HPCRUN_COMM_MOVE_SPAN=1; 2 clipped to the heap block)" :
+		        "off, the whole line (HPCRUN_COMM_MOVE_SPAN=0)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a fixed access (its instruction seen at the same address %u times more in a row) counts as "
 		        "its own bytes only, not with its thread's other bytes of the line (counter fixed_accesses; "

@@ -327,8 +327,9 @@ struct rt_options {
 	bool     trap_footprint;    /* soft sampler: a trap weighs by the trapping thread's chunks of the line (§5.31) */
 	uint32_t fixed_bytes;       /* soft sampler: an access its instruction made at the same address this many
 	                               times more counts as its bytes only (HPCRUN_COMM_FIXED_BYTES, 0 = off; §5.47) */
-	bool     move_span;         /* soft sampler: a moving access counts as the bytes of its span, not the
-	                               whole line (HPCRUN_COMM_MOVE_SPAN, detection.md §5.47) */
+	uint32_t move_span;         /* soft sampler: a moving access counts as the bytes of its span, not the
+	                               whole line; 2: the span clipped to the access's heap block
+	                               (HPCRUN_COMM_MOVE_SPAN, detection.md §5.47) */
 	bool     hold_reader;       /* soft sampler: a write-only set's store off the reader's bytes waits for
 	                               the writer's store of them (§5.31) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):

@@ -1236,8 +1236,14 @@ static bool note_access(struct rt_thread *t, uint64_t pc, uint64_t addr, uint32_
 		t->cnt.moving_accesses++;
 		/* its span (§5.47): a walk within the thread's own part of a line */
 		if (hc_rt.opt.move_span && hc_step_pc_span(&own(t)->pcs, pc, &lo, &hi)) {
+			struct rt_block b;
+
 			t->det.move_lo = lo;
 			t->det.move_hi = hi + (len ? len : 1);
+			/* clipped to the access's heap block (MOVE_SPAN=2) */
+			if (hc_rt.opt.move_span >= 2 && t->det.move_hi - t->det.move_lo > HC_LINE &&
+			    blocks__used() && blocks__find(addr, &b))
+				hc_step_span_clip(&t->det.move_lo, &t->det.move_hi, b.base, b.size);
 			if (t->det.move_hi - t->det.move_lo < HC_LINE)
 				t->cnt.moving_within++;
 		}

@@ -295,6 +295,20 @@ static void test_pc_moves(void)
 		CHECK(hc_step_pc_moves(&p, 0x401020, 0x5030));
 		CHECK(hc_step_pc_moves(&p, 0x401020, 0x5020));
 		CHECK(hc_step_pc_span(&p, 0x401020, &lo, &hi) && lo == 0x5020 && hi == 0x5030);
+		/* a span clipped to the access's heap block: kmeans' thread 0
+		   walking its 8 centre blocks (144 B apart) covers only the
+		   bytes of the block it is in on the line it shares with
+		   thread 1's first block */
+		lo = 0x7010;
+		hi = 0x7010 + 8 * 144;
+		hc_step_span_clip(&lo, &hi, 0x7010 + 7 * 144, 136);
+		CHECK(lo == 0x7010 + 7 * 144 && hi == 0x7010 + 7 * 144 + 136);
+		lo = 0x7000;
+		hi = 0x7100;
+		hc_step_span_clip(&lo, &hi, 0, 0);              /* no block: as is */
+		CHECK(lo == 0x7000 && hi == 0x7100);
+		hc_step_span_clip(&lo, &hi, 0x9000, 64);        /* outside: unknown */
+		CHECK(lo == 0 && hi == 0);
 		/* a fixed access confirmed: seen again at its address n times */
 		CHECK(!hc_step_pc_fixed(&p, 0x401020, 2));          /* moving */
 		CHECK(!hc_step_pc_moves(&p, 0x401030, 0x6000));
