@@ -338,6 +338,9 @@ static void read_options(struct rt_options *o)
 	o->procset_ret = env_u64("HPCRUN_COMM_PROCSET_RET", RT_PSET_RET_DEFAULT) != 0;
 	o->procset_zone_open = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN", 1) != 0;
 	o->procset_zone_open_lines = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES", 1) != 0;
+	o->procset_zone_edge = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_ZONE_EDGE", RT_ZONE_EDGE_DEFAULT);
+	if (o->procset_zone_edge > RT_ZONE_LINES)
+		process__fatal("HPCRUN_COMM_PROCSET_ZONE_EDGE: %u is more than %u lines", o->procset_zone_edge, RT_ZONE_LINES);
 	o->procset_zone_traps = env_u64("HPCRUN_COMM_PROCSET_ZONE_TRAPS", 1) != 0;
 	o->start_late = env_u64("HPCRUN_COMM_START_LATE", RT_START_LATE_DEFAULT) != 0;
 	o->start_share = env_u64("HPCRUN_COMM_START_SHARE", RT_START_SHARE_DEFAULT) != 0;

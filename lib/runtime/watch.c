@@ -357,8 +357,8 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	   its entry: pset_trap), with HPCRUN_COMM_PROCSET_ZONE's chance */
 	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
 	    (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_zone &&
-	    rt_zone_pick(zones, RT_ZONE_SLOTS, process__now(), zone_window(), hc_rt.opt.procset_zone_narrow,
-	                 hc_rt.opt.procset_zone_writer, hc_rt.opt.procset_zone_spread ? &zone_found : NULL, &t->det.rng, &addr[0], &zone)) {
+	    rt_zone_pick_e(zones, RT_ZONE_SLOTS, process__now(), zone_window(), hc_rt.opt.procset_zone_narrow,
+	                 hc_rt.opt.procset_zone_writer, hc_rt.opt.procset_zone_edge, hc_rt.opt.procset_zone_spread ? &zone_found : NULL, &t->det.rng, &addr[0], &zone)) {
 		pset_count(&pset.zone_asked);
 		if (hc_rt.opt.procset_zone_narrow &&
 		    !rt_zone_arm_thin(&zone, rt_zone_rng(&t->det.rng))) {
@@ -1764,6 +1764,10 @@ void watch__log(void)
 		        hc_rt.opt.procset_zone_open_lines ? "the zone's lines" : "one line (HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES=0: §5.31)",
 		        (unsigned long long)pset.zone_notes_trap,
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
+	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
+		process__log("process-wide watch set zones across a block edge: %s (HPCRUN_COMM_PROCSET_ZONE_EDGE=%u)",
+		             hc_rt.opt.procset_zone_edge ? "kept to the lines either side of the edge" : "the whole gap",
+		             hc_rt.opt.procset_zone_edge);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "
 	        "watched it (HPCRUN_COMM_START_SHARE=%d); the extra line waits for the set's budget: %s "

@@ -158,6 +158,7 @@ struct rt_zone {
 	uint64_t base;
 	uint32_t z0, z1, a, b, stands;
 	bool stored, overlap;    /* either thread stored in its range; the ranges overlap (else: a gap) */
+	bool cross;              /* across a block edge (rt_zone_cross) */
 };
 
 /* Read slot i: a zone if two different threads' fresh sides of its block
@@ -183,6 +184,7 @@ static inline bool rt_zone_at(const struct rt_zone_slot *tab, uint32_t i, uint64
 	out->stored = s0.stored || s1.stored;
 	rt_zone_between(s0.lo, s0.hi, s1.lo, s1.hi, &out->z0, &out->z1);
 	out->overlap = (s0.lo > s1.lo ? s0.lo : s1.lo) <= (s0.hi < s1.hi ? s0.hi : s1.hi);
+	out->cross = false;
 	return true;
 }
 
@@ -230,6 +232,7 @@ static inline bool rt_zone_cross(const struct rt_zone_slot *tab, uint32_t n, uin
 	out->z0 = lo.hi;
 	out->z1 = RT_ZONE_LINES + hi.lo;
 	out->overlap = false;
+	out->cross = true;
 	return true;
 }
 
@@ -245,6 +248,7 @@ static inline bool rt_zone_cross(const struct rt_zone_slot *tab, uint32_t n, uin
    on a zone of hundreds of lines already weighs hundreds of periods). r: a
    random number. */
 #define RT_ZONE_ARM_LINES 64u
+#define RT_ZONE_EDGE_DEFAULT 0u   /* HPCRUN_COMM_PROCSET_ZONE_EDGE (§5.43) */
 static inline bool rt_zone_arm_thin(const struct rt_zone *z, uint64_t r)
 {
 	uint32_t lines = z->z1 - z->z0 + 1;
@@ -353,16 +357,46 @@ static inline uint32_t rt_zone_pair_weight(const struct rt_zone_found *f, const 
 	return d ? (uint32_t)d : 1;
 }
 
-/* Zone i of the table (within a block, or across an edge), if there is
-   one (with `writer`: only where either thread stored). */
+/* A zone across a block edge kept to the `edge` lines either side of
+   the edge (HPCRUN_COMM_PROCSET_ZONE_EDGE, doc/detection.md §5.43; 0: the
+   whole gap). Two threads each alone in one of two adjacent blocks: the
+   boundary between their parts is somewhere in the gap, and a partition
+   of a power-of-two array falls on the edge itself (the suite's stencil
+   at 4 threads: rows 128 and 256 of 4 KiB, a malloc header's 16 bytes
+   past the edge); the whole gap, 200-2200 lines, was thinned out and its
+   set on a line far from the halo (§5.40). */
+static inline void rt_zone_edge(struct rt_zone *z, uint32_t edge)
+{
+	if (!z->cross || !edge)
+		return;
+	if (z->z0 + edge < RT_ZONE_LINES)
+		z->z0 = RT_ZONE_LINES - edge;
+	if (z->z1 > RT_ZONE_LINES - 1 + edge)
+		z->z1 = RT_ZONE_LINES - 1 + edge;
+}
+
+/* Zone i of the table (within a block, or across an edge, with `edge`
+   kept to the edge's lines: rt_zone_edge), if there is one (with
+   `writer`: only where either thread stored). */
+static inline bool rt_zone_get_e(const struct rt_zone_slot *tab, uint32_t n, uint32_t i, uint64_t now,
+                                 uint32_t window, bool writer, uint32_t edge, struct rt_zone *z)
+{
+	if ((rt_zone_at(tab, i, now, window, z) || rt_zone_cross(tab, n, i, now, window, z)) &&
+	    (!writer || z->stored)) {
+		rt_zone_edge(z, edge);
+		return true;
+	}
+	return false;
+}
+
 static inline bool rt_zone_get(const struct rt_zone_slot *tab, uint32_t n, uint32_t i, uint64_t now,
                                uint32_t window, bool writer, struct rt_zone *z)
 {
-	return (rt_zone_at(tab, i, now, window, z) || rt_zone_cross(tab, n, i, now, window, z)) &&
-	       (!writer || z->stored);
+	return rt_zone_get_e(tab, n, i, now, window, writer, 0, z);
 }
 
-/* Choose a zone and an 8-byte chunk in it uniformly: its address in
+/* Choose a zone and an 8-byte chunk in it uniformly (cross-edge zones
+   kept to `edge` lines either side: rt_zone_edge): its address in
    *addr. The zone: first one among the table's (within a block, or across
    an edge) — uniformly, or with `found`, with probability proportional to
    1 / (1 + its pair's finds) —, which names a pair of threads (pairs are
@@ -380,16 +414,16 @@ static inline bool rt_zone_get(const struct rt_zone_slot *tab, uint32_t n, uint3
    read a line — the shared variables of an OpenMP region on `main`'s
    stack, read by every thread — make a zone of a line or two that never
    communicates. Returns the number of zones (0: none, *addr untouched). */
-static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
-                                    bool narrow, bool writer, const struct rt_zone_found *found, uint64_t *rng,
-                                    uint64_t *addr, struct rt_zone *zone)
+static inline uint32_t rt_zone_pick_e(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
+                                      bool narrow, bool writer, uint32_t edge, const struct rt_zone_found *found,
+                                      uint64_t *rng, uint64_t *addr, struct rt_zone *zone)
 {
 	uint32_t count = 0, lines, bw1 = 1, np = 1, bw = 1;
 	uint64_t w1sum = 0, wsum = 1, r;
 	struct rt_zone z, best = { 0 };
 
 	for (uint32_t i = 0; i < n; i++)
-		if (rt_zone_get(tab, n, i, now, window, writer, &z)) {
+		if (rt_zone_get_e(tab, n, i, now, window, writer, edge, &z)) {
 			uint32_t w = rt_zone_pair_weight(found, &z);
 
 			count++;
@@ -407,7 +441,7 @@ static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, 
 		wsum = 0;
 		np = 0;
 		for (uint32_t i = 0; i < n; i++)
-			if (rt_zone_get(tab, n, i, now, window, writer, &z) && rt_zone_same_pair(&z, &first)) {
+			if (rt_zone_get_e(tab, n, i, now, window, writer, edge, &z) && rt_zone_same_pair(&z, &first)) {
 				uint32_t w = z.overlap ? RT_ZONE_WSCALE : rt_zone_weight(z.z1 - z.z0 + 1);
 
 				np++;
@@ -437,6 +471,14 @@ static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, 
 	if (zone)
 		*zone = best;
 	return count;
+}
+
+/* rt_zone_pick_e with cross-edge zones whole (edge 0). */
+static inline uint32_t rt_zone_pick(const struct rt_zone_slot *tab, uint32_t n, uint64_t now, uint32_t window,
+                                    bool narrow, bool writer, const struct rt_zone_found *found, uint64_t *rng,
+                                    uint64_t *addr, struct rt_zone *zone)
+{
+	return rt_zone_pick_e(tab, n, now, window, narrow, writer, 0, found, rng, addr, zone);
 }
 
 #endif

@@ -155,6 +155,44 @@ static void edge(void)
 	CHECK(!rt_zone_cross(tab, RT_ZONE_SLOTS, slot, now + 200 * MS, 100, &z));
 }
 
+/* HPCRUN_COMM_PROCSET_ZONE_EDGE (§5.43): a wide gap across an edge kept
+   to `edge` lines either side of it; a narrow one, or a zone within a
+   block, left as it is. */
+static void edge_kept(void)
+{
+	static struct rt_zone_slot tab[RT_ZONE_SLOTS];
+	uint64_t b = 0x7f3000000000ull >> RT_ZONE_SHIFT, base = b << RT_ZONE_SHIFT, now = 77 * MS, rng = 5, addr = 0;
+	uint32_t slot = (uint32_t)(b % RT_ZONE_SLOTS);
+	struct rt_zone z;
+
+	/* thread 1 in lines 0..400 of block b, thread 2 in 600..1023 of b + 1 */
+	for (uint32_t l = 0; l <= 400; l += 20)
+		rt_zone_note(tab, RT_ZONE_SLOTS, 1, base + (uint64_t)l * 64, now, 100, true);
+	for (uint32_t l = 600; l < RT_ZONE_LINES; l += 20)
+		rt_zone_note(tab, RT_ZONE_SLOTS, 2, base + (1u << RT_ZONE_SHIFT) + (uint64_t)l * 64, now, 100, true);
+	CHECK(rt_zone_get(tab, RT_ZONE_SLOTS, slot, now, 100, false, &z) && z.cross);
+	CHECK(z.z0 == 400 && z.z1 == RT_ZONE_LINES + 600);
+	CHECK(rt_zone_get_e(tab, RT_ZONE_SLOTS, slot, now, 100, false, 32, &z) && z.cross);
+	CHECK(z.z0 == RT_ZONE_LINES - 32 && z.z1 == RT_ZONE_LINES + 31);
+	for (int i = 0; i < 200; i++) {
+		CHECK(rt_zone_pick_e(tab, RT_ZONE_SLOTS, now, 100, true, false, 32, NULL, &rng, &addr, &z) == 1);
+		CHECK(addr >= base + (RT_ZONE_LINES - 32) * 64 && addr < base + (RT_ZONE_LINES + 32) * 64);
+		CHECK(z.stands == 64);
+	}
+	/* a narrower gap than the edge's lines: unchanged */
+	z = (struct rt_zone){ .z0 = RT_ZONE_LINES - 3, .z1 = RT_ZONE_LINES + 5, .cross = true };
+	rt_zone_edge(&z, 32);
+	CHECK(z.z0 == RT_ZONE_LINES - 3 && z.z1 == RT_ZONE_LINES + 5);
+	/* one side wide, the other narrow */
+	z = (struct rt_zone){ .z0 = 10, .z1 = RT_ZONE_LINES + 2, .cross = true };
+	rt_zone_edge(&z, 32);
+	CHECK(z.z0 == RT_ZONE_LINES - 32 && z.z1 == RT_ZONE_LINES + 2);
+	/* within a block: unchanged */
+	z = (struct rt_zone){ .z0 = 10, .z1 = 900, .cross = false };
+	rt_zone_edge(&z, 32);
+	CHECK(z.z0 == 10 && z.z1 == 900);
+}
+
 /* Threads that each keep to their own block never make a zone. */
 static void apart(void)
 {
@@ -437,6 +475,7 @@ int main(void)
 	notes();
 	stencil();
 	edge();
+	edge_kept();
 	apart();
 	narrow();
 	thin();
