@@ -128,6 +128,28 @@ if [ "${zn:-0}" -gt 0 ] 2>/dev/null; then
 	ge "$share" 0.60 && ok "spread 2: trap volume between workers on the neighbour cells: $share" ||
 		{ grep '^row' "$TMP/s.rows" >&2; fail "spread 2: trap volume between workers on the neighbour cells only $share"; }
 fi
+# Session 20 (detection.md §5.43): cross-edge zones kept to 32 lines either
+# side of the edge (HPCRUN_COMM_PROCSET_ZONE_EDGE=32): the log says so, the
+# zone sets still find the halo in up to 4 runs. A value above a block's
+# 1024 lines is refused.
+unset zn
+for try in 1 2 3 4; do
+	rm -rf "${TMP:?}/e"
+	HPCRUN_COMM_PROCSET_ZONE_EDGE=32 measure e -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run (edge 32) failed"
+	[ "${zn:=$(zone_comms e)}" -gt 0 ] 2>/dev/null && break
+	echo "try $try (edge 32): $(log e | grep 'process-wide watch set zones' | head -1)"
+	unset zn
+done
+log e | grep 'zones across a block edge' | grep -q 'kept to the lines either side of the edge (HPCRUN_COMM_PROCSET_ZONE_EDGE=32)' &&
+	ok "edge 32: the log says cross-edge zones are kept to the edge" || fail "edge 32: no edge line in the log"
+[ "${zn:-0}" -gt 0 ] 2>/dev/null && ok "edge 32: zone sets communicated $zn times" ||
+	fail "edge 32: the zone sets found nothing in 4 runs"
+rm -rf "${TMP:?}/x"
+if HPCRUN_COMM_PROCSET_ZONE_EDGE=2000 "$HPCRUN" -o "$TMP/x" "$TMP/halo" 3 10 >"$TMP/x.out" 2>&1; then
+	fail "HPCRUN_COMM_PROCSET_ZONE_EDGE=2000 accepted"
+else
+	ok "HPCRUN_COMM_PROCSET_ZONE_EDGE=2000 refused"
+fi
 rm -rf "${TMP:?}/x"
 if HPCRUN_COMM_PROCSET_ZONE_SPREAD=3 "$HPCRUN" -o "$TMP/x" "$TMP/halo" 3 10 >"$TMP/x.out" 2>&1; then
 	fail "HPCRUN_COMM_PROCSET_ZONE_SPREAD=3 accepted"
