@@ -339,6 +339,7 @@ static void read_options(struct rt_options *o)
 	o->procset_zone_open = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN", 1) != 0;
 	o->procset_zone_open_lines = env_u64("HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES", 1) != 0;
 	o->procset_zone_edge = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_ZONE_EDGE", RT_ZONE_EDGE_DEFAULT);
+	o->procset_zone_edge_one = env_u64("HPCRUN_COMM_PROCSET_ZONE_EDGE_ONE", 0) != 0;
 	if (o->procset_zone_edge > RT_ZONE_LINES)
 		process__fatal("HPCRUN_COMM_PROCSET_ZONE_EDGE: %u is more than %u lines", o->procset_zone_edge, RT_ZONE_LINES);
 	o->procset_zone_traps = env_u64("HPCRUN_COMM_PROCSET_ZONE_TRAPS", 1) != 0;

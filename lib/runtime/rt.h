@@ -382,6 +382,7 @@ struct rt_options {
 	bool procset_ret;           /* a gated thread's return breakpoint on the process-wide set */
 	bool procset_zone_open;     /* threads the switch gate lets through arm zone sets too (idle set) */
 	uint32_t procset_zone_edge;   /* cross-edge zones kept to this many lines either side of the edge (0: whole; §5.43) */
+	bool procset_zone_edge_one;   /* ... a set on one standing for one line (§5.43) */
 	bool procset_zone_open_lines; /* ... standing for the zone's lines (else for one: §5.31) */
 	bool procset_zone_traps;    /* the process-wide set's traps note their exact accesses in the zone table */
 	bool start_late;            /* a start set at the first sample on the publishers not watched yet */

@@ -378,6 +378,9 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		   (its per-thread sets cover the zone's published lines: §5.31) */
 		if (!gated && !hc_rt.opt.procset_zone_open_lines)
 			zone.stands = 1;
+		/* a cross-edge zone kept to the edge, with HPCRUN_COMM_PROCSET_ZONE_EDGE_ONE: one line (§5.43) */
+		if (zone.cross && hc_rt.opt.procset_zone_edge && hc_rt.opt.procset_zone_edge_one)
+			zone.stands = 1;
 		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true, zone.a, zone.b) == 0) {
 			pset_count(&pset.zone_armed);
 			if (!rt_zone_found_get(&zone_found, zone.a, zone.b))
@@ -1765,9 +1768,12 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_notes_trap,
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
-		process__log("process-wide watch set zones across a block edge: %s (HPCRUN_COMM_PROCSET_ZONE_EDGE=%u)",
+		process__log("process-wide watch set zones across a block edge: %s (HPCRUN_COMM_PROCSET_ZONE_EDGE=%u), "
+		             "a set on one standing for %s (HPCRUN_COMM_PROCSET_ZONE_EDGE_ONE=%d)",
 		             hc_rt.opt.procset_zone_edge ? "kept to the lines either side of the edge" : "the whole gap",
-		             hc_rt.opt.procset_zone_edge);
+		             hc_rt.opt.procset_zone_edge,
+		             hc_rt.opt.procset_zone_edge && hc_rt.opt.procset_zone_edge_one ? "one line" : "the zone's lines",
+		             hc_rt.opt.procset_zone_edge_one ? 1 : 0);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "
 	        "watched it (HPCRUN_COMM_START_SHARE=%d); the extra line waits for the set's budget: %s "
