@@ -1268,18 +1268,23 @@ static void private_ranges(const struct rt_thread *t, struct hc_step_private *p)
 	}
 }
 
-/* Another thread's sample on the main thread's stack (§5.45): an OpenMP
-   shared local of the master's frame, a pthread argument on main's
-   stack. Its line is no longer private to main (private_ranges), so that
-   main's own accesses there publish and are detected too. Signal
+/* A shared (not private) access on the main thread's stack (§5.45). By
+   another thread — an OpenMP shared local of the master's frame, a
+   pthread argument on main's stack: its line is no longer private to
+   main (private_ranges), so that main's own accesses there publish and
+   are detected too. By main: one on a line so noted, counted. Signal
    context: one relaxed store. */
 static void note_stack_shared(struct rt_thread *t, uint64_t addr)
 {
 	uint64_t line = addr & ~(uint64_t)(HC_LINE - 1);
 	uint64_t *slot = &rt_shared_stack[hc_step_shared_slot(line, RT_SHARED_STACK_LINES)];
 
-	if (!hc_rt.opt.stack_shared || t->id.index == 0 || addr < rt_main_stack_lo || addr >= rt_main_stack_hi)
+	if (!hc_rt.opt.stack_shared || addr < rt_main_stack_lo || addr >= rt_main_stack_hi)
 		return;
+	if (t->id.index == 0) {
+		t->cnt.stack_shared_samples++;
+		return;
+	}
 	if (__atomic_load_n(slot, __ATOMIC_RELAXED) != line) {
 		__atomic_store_n(slot, line, __ATOMIC_RELAXED);
 		t->cnt.stack_shared_noted++;
@@ -1332,8 +1337,6 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	uint64_t cur, cur_det;
 
 	note_stack_shared(t, a->ea);   /* a burst's access on main's stack (§5.45) */
-	if (t->id.index == 0 && a->ea >= t->id.stack_lo && a->ea < t->id.stack_hi)
-		t->cnt.stack_shared_samples++;   /* main's own, on a line noted shared */
 	/* A load of a line the burst already published a load of: the first
 	   access of the line stays its entry (step.h, hc_burst_line_first). */
 	if (!store && hc_rt.opt.burst_first && !hc_burst_line_first(&own(t)->burst_lines, a->ea)) {
@@ -1893,11 +1896,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	one.acc[0].size = s.len;
 	one.acc[0].rw = HC_ACC_W;   /* hc_step_classify's privacy test, as if it stored */
 	priv = hc_step_classify(&one, &p, &pa) != HC_STEP_STORE || loadmap__readonly(s.addr);
-	if (!priv) {
+	if (!priv)
 		note_stack_shared(t, s.addr);
-		if (p.shared && s.addr >= p.stack_lo && s.addr < p.stack_hi)
-			t->cnt.stack_shared_samples++;
-	}
 	seen = !priv && note_access(t, leaf, s.addr, s.len, s.time);
 	/* Burst evidence: another thread's recent entry for the line, looked
 	   up before this sample publishes its own. */
