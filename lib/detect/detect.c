@@ -1108,6 +1108,12 @@ bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_
 	    (cfg->handoff_region_age && (w->time > s->time || s->time - w->time > cfg->handoff_region_age)) ||
 	    (cfg->handoff_region_settle && (w->time > s->time || s->time - w->time < cfg->handoff_region_settle)))
 		return false;
+	/* §5.50: another thread's own block beside s's in the region
+	   (embarrassing -t 4: four 256 KiB arrays in one MiB) */
+	if (cfg->handoff_region_block && w->block && s->block && w->block != s->block) {
+		res->handoff_other_block = true;
+		return false;
+	}
 	th->handoff_region = true;
 	return arm_handoff_lines(th, s, w, lo, lo + HC_HANDOFF_REGION, watch_count(cfg), res);
 }

@@ -198,6 +198,9 @@ struct hc_detect_config {
 	uint64_t handoff_region_settle; /* ... and only once it is this old, ns, 0 = at once: a
 	                        writer that stopped storing in the region, not one still
 	                        writing beside the sample's thread (§5.42) */
+	bool handoff_region_block; /* a record stored in another tracked heap block than the
+	                        sample's (both tags known) arms nothing: the region holds
+	                        several threads' own blocks, not one hand-off (§5.50) */
 	bool trap_footprint; /* a trap off the published chunk weighs period over the chance
 	                        that the set watched one of the chunks the trapping thread
 	                        was seen to touch on the line (hc_detect_trap_weight; §5.31),
@@ -439,6 +442,8 @@ struct hc_detect_result {
 	bool     handoff_set;      /* the set asked for is a hand-off set (§5.36) */
 	bool     handoff_capped;   /* none: the thread's traps in the block reached
 	                              HC_HANDOFF_LINES_PER_TRAP's bound */
+	bool     handoff_other_block; /* none: the region's record is another tracked
+	                              block's (cfg.handoff_region_block) */
 };
 
 /* Process one sample of thread th. Fills *comm on detection. */
@@ -653,7 +658,9 @@ bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_
    HC_HANDOFF_REGION) of s's address instead of a block: w is the region's
    record (any block in it; w->block not compared), at most
    cfg->handoff_region_age ns old (0: any age) and at least
-   cfg->handoff_region_settle ns old (§5.42); no per-block cap. With
+   cfg->handoff_region_settle ns old (§5.42), and with
+   cfg->handoff_region_block stored in s's tracked block when both tags
+   are known (else res->handoff_other_block, §5.50); no per-block cap. With
    cfg->handoff_stores a store sample arms too (both functions): its lines
    are drawn after its own line in [lo, hi) (a writer sweeping a range
    stores there next), or uniformly when none is left. Pure. */

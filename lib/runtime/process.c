@@ -408,6 +408,7 @@ static void read_options(struct rt_options *o)
 	o->handoff_region_age = env_u64("HPCRUN_COMM_HANDOFF_REGION_AGE", 2000) * 1000000ull;   /* ms */
 	o->handoff_region_settle = env_u64("HPCRUN_COMM_HANDOFF_REGION_SETTLE", 10) * 1000000ull;   /* ms, §5.42 */
 	o->handoff_region_ungated = env_u64("HPCRUN_COMM_HANDOFF_REGION_UNGATED", 0) != 0;   /* §5.42 */
+	o->handoff_region_block = env_u64("HPCRUN_COMM_HANDOFF_REGION_BLOCK", 1) != 0;   /* §5.50 */
 	o->events_cap = (uint32_t)env_u64("HPCRUN_COMM_EVENTS", RT_EVENTS_MAX);
 	if (o->events_cap == 0 || o->events_cap > RT_EVENTS_MAX)
 		process__fatal("HPCRUN_COMM_EVENTS: %u is not a number of event records per thread in 1..%u",
@@ -777,6 +778,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.handoff_stores = hc_rt.opt.handoff_stores;                         /* §5.41 */
 	hc_rt.dcfg.handoff_region_age = hc_rt.opt.handoff_region_age;
 	hc_rt.dcfg.handoff_region_settle = hc_rt.opt.handoff_region_settle;
+	hc_rt.dcfg.handoff_region_block = hc_rt.opt.handoff_region_block;
 	if (hc_rt.dcfg.handoff_life)
 		record__handoff_init();
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
@@ -878,13 +880,15 @@ static void process_init(bool after_fork)
 		if (hc_rt.dcfg.handoff_life)
 			process__log("hand-off sets (session 19): small heap blocks' %u KiB regions keep writer records %s "
 			        "(HPCRUN_COMM_HANDOFF_REGION, a record arms from %llu ms (HPCRUN_COMM_HANDOFF_REGION_SETTLE) for %llu ms: HPCRUN_COMM_HANDOFF_REGION_AGE; %s: HPCRUN_COMM_HANDOFF_REGION_UNGATED); store samples arm hand-off sets %s "
-			        "(HPCRUN_COMM_HANDOFF_STORES; counters handoff_region_noted, handoff_region_sets, handoff_store_sets)",
+			        "(HPCRUN_COMM_HANDOFF_STORES; counters handoff_region_noted, handoff_region_sets, handoff_store_sets); "
+			        "a record in another tracked block than the sample's arms %s (HPCRUN_COMM_HANDOFF_REGION_BLOCK; counter handoff_region_other_block)",
 			        HC_HANDOFF_REGION / 1024, hc_rt.opt.handoff_region == 1 ? "on (loads and stores arm)" :
 			        hc_rt.opt.handoff_region == 2 ? "on (stores arm)" : "off",
 			        (unsigned long long)(hc_rt.dcfg.handoff_region_settle / 1000000ull),
 			        (unsigned long long)(hc_rt.dcfg.handoff_region_age / 1000000ull),
 			        hc_rt.opt.handoff_region_ungated ? "opens a gated thread's registers" : "asks the switch gate",
-			        hc_rt.dcfg.handoff_stores ? "on" : "off");
+			        hc_rt.dcfg.handoff_stores ? "on" : "off",
+			        hc_rt.dcfg.handoff_region_block ? "nothing" : "the region as any record");
 		process__log("creator's block sets (HPCRUN_COMM_START_BLOCK=%u): when none of the creator's stores is on the "
 		        "board, %s (HPCRUN_COMM_START_BLOCK_WRITTEN=%d; counter start_sets_block_written)",
 		        hc_rt.opt.start_block,

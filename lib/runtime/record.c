@@ -281,7 +281,8 @@ static void handoff_region_arm(struct rt_thread *t, const struct hc_sample *s, s
 		t->cnt.handoff_region_sets++;
 		if (s->is_store)
 			t->cnt.handoff_store_sets++;
-	}
+	} else if (res->handoff_other_block)
+		t->cnt.handoff_region_other_block++;
 }
 
 /* A sampled load in a large block: a hand-off set if its writer record

@@ -76,7 +76,7 @@
 	X(lock_pset_true) X(lock_pset_false) X(lock_pset_none) X(lock_pset_system) X(lock_words_dropped) \
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
-	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_store_sets) \
+	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
 
 struct rt_counters {
@@ -320,6 +320,7 @@ struct rt_options {
 	uint64_t handoff_region_age; /* ... a region's record arms only this long, ns (§5.41) */
 	uint64_t handoff_region_settle; /* ... and only once this old, ns (§5.42) */
 	bool     handoff_region_ungated; /* ... a region's set opens a gated thread's registers (§5.42) */
+	bool     handoff_region_block; /* ... a record in another tracked block arms nothing (§5.50) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */

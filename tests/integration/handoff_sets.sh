@@ -19,6 +19,12 @@
 # records noted, store sets armed, communications of theirs, main paired
 # with a worker; with HPCRUN_COMM_HANDOFF_REGION=0 no region record, no
 # region set.
+# Session 21 (§5.50): bench/accuracy/programs/embarrassing.c at 4
+# threads, each worker sweeping its own 256 KiB array (four of them in
+# one MiB region): a region record is another worker's block, so it arms
+# nothing there (handoff_region_other_block > 0 within 3 runs) and no run
+# shows volume between two workers (with HPCRUN_COMM_HANDOFF_REGION_BLOCK=0
+# 3 of 4 runs did, on pairs exact mode never sees).
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -85,4 +91,22 @@ HPCRUN_COMM_HANDOFF_REGION=0 measure rowsoff "$TMP/handoff_rows" 2 24 || fail "s
 [ "$(logc rowsoff handoff_region_noted)" -eq 0 ] && [ "$(logc rowsoff handoff_region_sets)" -eq 0 ] &&
 	[ "$(logc rowsoff handoff_store_sets)" -eq 0 ] && ok "regions off (=0): nothing noted, no set" ||
 	fail "regions off: $(logc rowsoff handoff_region_noted) noted, $(logc rowsoff handoff_region_sets) sets"
+
+cc -O0 -g -pthread -I"$S/bench/accuracy/programs" -o "$TMP/embarrassing" "$S/bench/accuracy/programs/embarrassing.c" ||
+	fail "cannot build embarrassing"
+[ "$FAILS" -eq 0 ] || finish
+other=0
+for try in 1 2 3; do
+	rm -rf "${TMP:?}/own"
+	measure own "$TMP/embarrassing" 4 || fail "sampled run (own arrays) failed"
+	other=$((other + $(logc own handoff_region_other_block)))
+	workers=$(($(total own) - $(cell own 0 1) - $(cell own 0 2) - $(cell own 0 3) - $(cell own 0 4)))
+	[ "$workers" -eq 0 ] || { grep '^row' "$TMP/own.rows" >&2; fail "run $try: $workers between workers that share nothing"; }
+	[ "$other" -gt 0 ] && break
+done
+grep -q "a record in another tracked block than the sample's arms nothing" "$TMP/own"/*.log &&
+	ok "the log states the block rule" || fail "no 'a record in another tracked block ... arms nothing' line in the log"
+[ "$other" -gt 0 ] && ok "records of another worker's block refused: $other" ||
+	fail "no region record refused as another block's in 3 runs"
+[ "$FAILS" -eq 0 ] && ok "no volume between workers that share nothing"
 finish

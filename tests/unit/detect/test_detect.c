@@ -940,12 +940,14 @@ static void test_handoff_sets(void)
    set on the aligned 1 MiB region; a store arms only with
    cfg.handoff_stores, on lines after its own; a record older than
    cfg.handoff_region_age arms nothing. */
+static uint32_t sample_region_block;   /* the sample's block tag (0: none) */
+
 static bool sample_region(struct world *w, uint32_t t, uint64_t time, uint64_t addr, bool store,
                           const struct hc_bb_entry *wr)
 {
 	struct hc_sample s = {
 		.time = time, .addr = addr, .len = 8, .is_store = store, .is_private = !store,
-		.cpu = (int32_t)t + 20, .ctx = 500 + t, .block = 0,
+		.cpu = (int32_t)t + 20, .ctx = 500 + t, .block = sample_region_block,
 	};
 
 	memset(&w->comm, 0xa5, sizeof(w->comm));
@@ -1029,6 +1031,35 @@ static void test_handoff_regions(void)
 	w.cfg.handoff_region_settle = 0;
 	wr.time = 50;
 	CHECK(sample_region(&w, 1, 60, lo + 64 * 200, false, &wr));
+	/* Session 21 (§5.50): a record stored in another tracked block than
+	   the sample's (each thread's own array, several in the region) arms
+	   nothing with cfg.handoff_region_block; the same block, or a tag
+	   unknown on either side, arms as before */
+	world_init(&w, 7, 3);
+	w.cfg.handoff_life = 4;
+	w.cfg.handoff_stores = true;
+	w.cfg.handoff_region_block = true;
+	wr.time = 50;
+	wr.block = 0x770;
+	sample_region_block = 0xfbc6;
+	CHECK(!sample_region(&w, 1, 60, lo + 64 * 300, true, &wr));
+	CHECK(w.res.handoff_other_block && !w.res.handoff_set && !w.th[1].handoff_region);
+	sample_region_block = 0x770;
+	CHECK(sample_region(&w, 1, 70, lo + 64 * 300, true, &wr));
+	CHECK(!w.res.handoff_other_block && w.res.handoff_set);
+	hc_detect_arm_failed(&w.th[1]);
+	sample_region_block = 0;
+	CHECK(sample_region(&w, 1, 80, lo + 64 * 400, false, &wr));
+	hc_detect_arm_failed(&w.th[1]);
+	wr.block = 0;
+	sample_region_block = 0xfbc6;
+	CHECK(sample_region(&w, 1, 90, lo + 64 * 500, false, &wr));
+	hc_detect_arm_failed(&w.th[1]);
+	/* off: the region as any record */
+	w.cfg.handoff_region_block = false;
+	wr.block = 0x770;
+	CHECK(sample_region(&w, 1, 100, lo + 64 * 600, true, &wr));
+	sample_region_block = 0;
 }
 
 /* True and false sharing judged with each side's line bytes (§5.7): the
