@@ -198,6 +198,10 @@ struct hc_detect_config {
 	uint64_t handoff_region_settle; /* ... and only once it is this old, ns, 0 = at once: a
 	                        writer that stopped storing in the region, not one still
 	                        writing beside the sample's thread (§5.42) */
+	uint64_t handoff_window; /* a block's hand-off set draws its lines from
+	                        [addr - window / 4, addr + window) of the sample, clipped to
+	                        the block, not from the whole block: a reader sweeping main's
+	                        array reads near where it was sampled (§5.51); 0 = whole block */
 	bool handoff_region_block; /* a record stored in another tracked heap block than the
 	                        sample's (both tags known) arms nothing: the region holds
 	                        several threads' own blocks, not one hand-off (§5.50) */

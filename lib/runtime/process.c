@@ -409,6 +409,7 @@ static void read_options(struct rt_options *o)
 	o->handoff_region_settle = env_u64("HPCRUN_COMM_HANDOFF_REGION_SETTLE", 10) * 1000000ull;   /* ms, §5.42 */
 	o->handoff_region_ungated = env_u64("HPCRUN_COMM_HANDOFF_REGION_UNGATED", 0) != 0;   /* §5.42 */
 	o->handoff_region_block = env_u64("HPCRUN_COMM_HANDOFF_REGION_BLOCK", 1) != 0;   /* §5.50 */
+	o->handoff_window = env_u64("HPCRUN_COMM_HANDOFF_WINDOW", 256) * 1024ull;   /* KiB, §5.51 */
 	o->events_cap = (uint32_t)env_u64("HPCRUN_COMM_EVENTS", RT_EVENTS_MAX);
 	if (o->events_cap == 0 || o->events_cap > RT_EVENTS_MAX)
 		process__fatal("HPCRUN_COMM_EVENTS: %u is not a number of event records per thread in 1..%u",
@@ -779,6 +780,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.handoff_region_age = hc_rt.opt.handoff_region_age;
 	hc_rt.dcfg.handoff_region_settle = hc_rt.opt.handoff_region_settle;
 	hc_rt.dcfg.handoff_region_block = hc_rt.opt.handoff_region_block;
+	hc_rt.dcfg.handoff_window = hc_rt.opt.handoff_window;
 	if (hc_rt.dcfg.handoff_life)
 		record__handoff_init();
 	hc_rt.dcfg.echo_depth = hc_rt.opt.echo_depth;                                 /* §5.19 */
@@ -869,10 +871,11 @@ static void process_init(bool after_fork)
 		if (hc_rt.dcfg.handoff_life)
 			process__log("hand-off sets: a load in a heap block of at least %u KiB that one other thread alone "
 			        "was seen storing to arms a set on %u lines of the block this thread did not touch "
-			        "lately, standing for that store, at most 1 + lines/%u traps a thread and block; it lives up to %u samples and %s "
-			        "(HPCRUN_COMM_HANDOFF_LIFE, HPCRUN_COMM_HANDOFF_UNGATED; counters handoff_noted, handoff_writers, handoff_shared, "
+			        "lately, drawn from %llu KiB around the sample (0: the whole block), standing for that store, at most 1 + lines/%u traps a thread and block; it lives up to %u samples and %s "
+			        "(HPCRUN_COMM_HANDOFF_LIFE, HPCRUN_COMM_HANDOFF_WINDOW (KiB), HPCRUN_COMM_HANDOFF_UNGATED; counters handoff_noted, handoff_writers, handoff_shared, "
 			        "watch_armed_handoff, handoff_ungated, handoff_gated, handoff_capped, handoff_comms)",
-			        HC_HANDOFF_BLOCK_MIN / 1024, hc_rt.dcfg.nwatch, HC_HANDOFF_LINES_PER_TRAP,
+			        HC_HANDOFF_BLOCK_MIN / 1024, hc_rt.dcfg.nwatch,
+			        (unsigned long long)(hc_rt.dcfg.handoff_window / 1024), HC_HANDOFF_LINES_PER_TRAP,
 			        hc_rt.dcfg.handoff_life, hc_rt.opt.handoff_ungated ?
 			        "opens a gated thread's registers (as a start set)" : "asks the switch and share gates");
 		else

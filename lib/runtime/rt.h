@@ -321,6 +321,7 @@ struct rt_options {
 	uint64_t handoff_region_settle; /* ... and only once this old, ns (§5.42) */
 	bool     handoff_region_ungated; /* ... a region's set opens a gated thread's registers (§5.42) */
 	bool     handoff_region_block; /* ... a record in another tracked block arms nothing (§5.50) */
+	uint64_t handoff_window; /* a block's hand-off set draws lines near the sample, bytes (§5.51) */
 	uint32_t events_cap;        /* event records kept per thread, <= RT_EVENTS_MAX (HPCRUN_COMM_EVENTS) */
 	uint32_t echo_depth;        /* trapped stores publish up to this echo depth, 0 = any (§5.19) */
 	bool     refetch_false;     /* soft sampler: a re-fetch is false sharing (§5.24) */

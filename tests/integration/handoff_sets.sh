@@ -19,6 +19,12 @@
 # records noted, store sets armed, communications of theirs, main paired
 # with a worker; with HPCRUN_COMM_HANDOFF_REGION=0 no region record, no
 # region set.
+# Session 21 (§5.51): handoff.c's sweep mode, each worker reading its half
+# of main's table once in address order: by default
+# (HPCRUN_COMM_HANDOFF_WINDOW=256 KiB) a set's lines are drawn near the
+# sample, mostly ahead of it, and at least half of the sets trap (17 of 17
+# a run measured), main paired with both workers; with the whole block
+# (=0) fewer than half do (1 of 20 measured).
 # Session 21 (§5.50): bench/accuracy/programs/embarrassing.c at 4
 # threads, each worker sweeping its own 256 KiB array (four of them in
 # one MiB region): a region record is another worker's block, so it arms
@@ -91,6 +97,25 @@ HPCRUN_COMM_HANDOFF_REGION=0 measure rowsoff "$TMP/handoff_rows" 2 24 || fail "s
 [ "$(logc rowsoff handoff_region_noted)" -eq 0 ] && [ "$(logc rowsoff handoff_region_sets)" -eq 0 ] &&
 	[ "$(logc rowsoff handoff_store_sets)" -eq 0 ] && ok "regions off (=0): nothing noted, no set" ||
 	fail "regions off: $(logc rowsoff handoff_region_noted) noted, $(logc rowsoff handoff_region_sets) sets"
+
+sets=0 comms=0
+for try in 1 2 3; do
+	rm -rf "${TMP:?}/sweep"
+	measure sweep "$TMP/handoff" 2 0 16 4 sweep || fail "sampled run (sweep) failed"
+	sets=$((sets + $(logc sweep watch_armed_handoff))) comms=$((comms + $(logc sweep handoff_comms)))
+	[ "$sets" -ge 8 ] && [ "$(cell sweep 0 1)" -gt 0 ] && [ "$(cell sweep 0 2)" -gt 0 ] && break
+done
+grep -q "drawn from 256 KiB around the sample" "$TMP/sweep"/*.log && ok "the log states the window" ||
+	fail "no 'drawn from 256 KiB around the sample' in the log"
+[ "$sets" -ge 8 ] && [ $((2 * comms)) -ge "$sets" ] && ok "sweep: $comms of $sets sets trapped" ||
+	fail "sweep: $comms of $sets sets trapped (want at least half of at least 8)"
+[ "$(cell sweep 0 1)" -gt 0 ] && [ "$(cell sweep 0 2)" -gt 0 ] && ok "sweep: main paired with both workers" ||
+	{ grep '^row' "$TMP/sweep.rows" >&2; fail "sweep: main's pairs (0,1) $(cell sweep 0 1), (0,2) $(cell sweep 0 2)"; }
+rm -rf "${TMP:?}/sweep0"
+HPCRUN_COMM_HANDOFF_WINDOW=0 measure sweep0 "$TMP/handoff" 2 0 16 4 sweep || fail "sampled run (sweep, window 0) failed"
+s0=$(logc sweep0 watch_armed_handoff) c0=$(logc sweep0 handoff_comms)
+[ "$s0" -gt 0 ] && [ $((2 * c0)) -lt "$s0" ] && ok "sweep, whole block: $c0 of $s0 sets trapped" ||
+	fail "sweep, whole block: $c0 of $s0 sets trapped (want fewer than half of more than 0)"
 
 cc -O0 -g -pthread -I"$S/bench/accuracy/programs" -o "$TMP/embarrassing" "$S/bench/accuracy/programs/embarrassing.c" ||
 	fail "cannot build embarrassing"

@@ -7,7 +7,11 @@
    each line is a transfer from main, long after main's stores left the
    BulletinBoard; a worker re-reading a line it read already is not. The
    workers write nothing shared but their own padded result slot.
-   Usage: handoff [WORKERS [LOOKUPS [SIZE_MIB [PASSES]]]]  (default 2 20000000 16 16) */
+   With MODE "sweep" (session 21, §5.51) each worker instead reads its own
+   slice of the table once, word by word in address order, with some
+   arithmetic on each (a worker reading main's initialisation back: NW's
+   matrices, a solver's input): each line of the slice is one transfer.
+   Usage: handoff [WORKERS [LOOKUPS [SIZE_MIB [PASSES [MODE]]]]]  (default 2 20000000 16 16 random) */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +19,8 @@
 
 static uint64_t *table;
 static size_t words;
-static long lookups;
+static long lookups, nworkers;
+static int sweep;
 static struct {
 	uint64_t v;
 	char pad[56];
@@ -26,6 +31,19 @@ static void *worker(void *arg)
 	long me = (long)arg;
 	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(me + 1), s = 0;
 
+	if (sweep) {
+		size_t from = words / (size_t)nworkers * (size_t)(me - 1), to = words / (size_t)nworkers * (size_t)me;
+
+		for (size_t i = from; i < to; i++) {
+			uint64_t v = table[i];
+
+			for (int k = 0; k < 256; k++)
+				v = v * 6364136223846793005ull + 1442695040888963407ull;
+			s += v;
+		}
+		result[me].v = s;
+		return NULL;
+	}
 	for (long i = 0; i < lookups; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
@@ -44,6 +62,8 @@ int main(int argc, char **argv)
 	uint64_t sum = 0;
 
 	lookups = argc > 2 ? atol(argv[2]) : 20000000;
+	sweep = argc > 5 && argv[5][0] == 's';
+	nworkers = nw;
 	if (nw < 1 || nw > 63 || mib < 1 || passes < 1)
 		return 2;
 	words = (size_t)mib << 17;

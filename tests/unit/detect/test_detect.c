@@ -934,6 +934,43 @@ static void test_handoff_sets(void)
 	CHECK(sample_handoff(&w, 1, 2100, lo + 64 * 600, 9, &wr, lo, hi));
 	CHECK(!w.th[1].handoff_region);   /* a block's set: HPCRUN_COMM_HANDOFF_UNGATED */
 	CHECK(!w.res.handoff_capped);
+	/* Session 21 (§5.51): with cfg.handoff_window the lines are drawn from
+	   [addr - window / 4, addr + window) clipped to the block; a block
+	   not larger than 1.25 windows, or 0, keeps the whole block */
+	hc_detect_arm_failed(&w.th[1]);
+	w.cfg.handoff_window = 64 * 1024;
+	wr.block = 11;
+	for (int k = 0; k < 20; k++) {
+		uint64_t at = lo + 64 * 8000 + 8;
+
+		CHECK(sample_handoff(&w, 1, 3000 + 10 * (uint64_t)k, at, 11, &wr, lo, hi));
+		for (uint32_t i = 0; i < w.res.nwatch; i++)
+			CHECK(w.res.watch_addr[i] >= lo + 64 * 8000 - 16 * 1024 &&
+			      w.res.watch_addr[i] < lo + 64 * 8000 + 64 * 1024);
+		hc_detect_arm_failed(&w.th[1]);
+		/* near the block's ends: clipped to it */
+		CHECK(sample_handoff(&w, 1, 3005 + 10 * (uint64_t)k, lo + 64 * 2, 11, &wr, lo, hi));
+		for (uint32_t i = 0; i < w.res.nwatch; i++)
+			CHECK(w.res.watch_addr[i] >= lo && w.res.watch_addr[i] < lo + 64 * 2 + 64 * 1024);
+		hc_detect_arm_failed(&w.th[1]);
+	}
+	CHECK(sample_handoff(&w, 1, 3500, hi - 8, 11, &wr, lo, hi));
+	for (uint32_t i = 0; i < w.res.nwatch; i++)
+		CHECK(w.res.watch_addr[i] >= hi - 64 - 16 * 1024 && w.res.watch_addr[i] < hi);
+	hc_detect_arm_failed(&w.th[1]);
+	w.cfg.handoff_window = hi - lo;
+	{
+		bool far = false;
+
+		for (int k = 0; k < 20; k++) {
+			CHECK(sample_handoff(&w, 1, 4000 + 10 * (uint64_t)k, lo + 64 * 8000, 11, &wr, lo, hi));
+			for (uint32_t i = 0; i < w.res.nwatch; i++)
+				far |= w.res.watch_addr[i] < lo + 64 * 8000 - 16 * 1024 ||
+				       w.res.watch_addr[i] >= lo + 64 * 8000 + 64 * 1024;
+			hc_detect_arm_failed(&w.th[1]);
+		}
+		CHECK(far);   /* the whole block: lines outside a 64 KiB window too */
+	}
 }
 
 /* Session 19 (§5.41): a region's record (small blocks) arms a hand-off
