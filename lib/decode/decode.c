@@ -840,6 +840,98 @@ int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit)
 	return -EINVAL;
 }
 
+#define STORE_RING 64   /* instructions hc_decode_store_before looks back at most */
+
+/* A write to memory that is not a stack slot: an explicit memory operand
+   written, not rsp-based, not rbp-based at a negative displacement (a
+   frame pointer's local; -O2 code may keep a pointer in rbp). */
+static bool data_store(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
+{
+	if (not_an_access(in))
+		return false;
+	for (int i = 0; i < in->operand_count_visible; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+
+		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || op->mem.type != ZYDIS_MEMOP_TYPE_MEM ||
+		    !(op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			continue;
+		if (op->mem.base == ZYDIS_REGISTER_RSP || op->mem.base == ZYDIS_REGISTER_ESP)
+			continue;
+		if ((op->mem.base == ZYDIS_REGISTER_RBP || op->mem.base == ZYDIS_REGISTER_EBP) &&
+		    op->mem.index == ZYDIS_REGISTER_NONE && op->mem.disp.has_displacement &&
+		    op->mem.disp.value < 0)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store)
+{
+	struct { uint64_t a; bool store, stop; } ring[STORE_RING];
+	uint64_t start, end, a, call = 0, s = 0;
+	unsigned n = 0, k;
+	bool was_call = false;
+
+	*store = 0;
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(ret - 1, &start, &end))
+		return -ENOENT;
+	if (end - start > HC_PREV_WALK_MAX || ret <= start || ret > end)
+		return -EINVAL;
+	if (max > STORE_RING - 1)
+		max = STORE_RING - 1;
+	/* forward to ret: the last STORE_RING instructions before it */
+	for (a = start; a < ret; ) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const void *)(uintptr_t)a, avail, &in, ops)))
+			return -EINVAL;
+		k = n++ % STORE_RING;
+		ring[k].a = a;
+		ring[k].store = data_store(&in, ops);
+		ring[k].stop = no_fallthrough(&in) && in.mnemonic != ZYDIS_MNEMONIC_CALL;
+		was_call = in.mnemonic == ZYDIS_MNEMONIC_CALL;
+		a += in.length;
+	}
+	if (a != ret || !was_call || n < 2)
+		return -EINVAL;             /* ret inside an instruction, or after no call */
+	call = ring[(n - 1) % STORE_RING].a;
+	/* back from the call: the latest store, no jmp/ret on the way */
+	for (unsigned i = 1; i <= max && i < n && i < STORE_RING; i++) {
+		k = (n - 1 - i) % STORE_RING;
+		if (ring[k].stop)
+			return -ENOENT;
+		if (ring[k].store) {
+			s = ring[k].a;
+			break;
+		}
+	}
+	if (!s)
+		return -ENOENT;
+	/* no direct branch into (s, call]: the path from s to the call is the only one */
+	for (a = start; a < end; ) {
+		ZydisDecodedInstruction in;
+		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
+		uint64_t next;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&walker, NULL, (const void *)(uintptr_t)a, avail, &in)))
+			break;                  /* past ret: padding or data; the window was decoded */
+		next = a + in.length;
+		if ((in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && in.raw.imm[0].is_relative &&
+		    in.mnemonic != ZYDIS_MNEMONIC_CALL) {
+			uint64_t to = next + (uint64_t)in.raw.imm[0].value.s;
+
+			if (to > s && to <= call)
+				return -ENOENT;
+		}
+		a = next;
+	}
+	*store = s;
+	return 0;
+}
+
 int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned depth,
                         struct hc_insn *out)
 {

@@ -245,6 +245,20 @@ int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, un
    routine, whose return address is libc's (soft.c). Async-signal-safe. */
 int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit);
 
+/* The releaser's store before its unlock (detection.md §5.49): ret is the
+   return address of a call (pthread_mutex_unlock's caller); walking back
+   from that call at most max instructions of straight-line code in ret's
+   function (over other calls: pthread_cond_signal before the unlock), the
+   latest instruction with an explicit memory write that is not a stack
+   slot (rsp-based, or rbp-based below rbp). *store is its address. 0;
+   -ENOENT (no function, or no such store: a jmp/ret, or a direct branch
+   target between it and the call, i.e. the path may not have passed it);
+   -EINVAL (the code does not decode, ret follows no call, the function is
+   longer than HC_PREV_WALK_MAX). Decodes the whole function twice: not for
+   a hot path (lock.c calls it when it captures a releaser's context, a few
+   times a run). Async-signal-safe. */
+int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store);
+
 /* The instruction that ends exactly at pc (a data watchpoint traps after the
    access): its accesses, computed from r as they are (registers the
    instruction overwrote are not corrected for: the caller judges

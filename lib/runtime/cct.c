@@ -473,13 +473,23 @@ static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 	}
 }
 
-/* Context of our caller's caller (skip = frames of the runtime to drop). */
-uint32_t cct__context_here(struct rt_thread *t, int skip)
+/* Context of our caller's caller (skip = frames of the runtime to drop);
+   with store_of, the caller's frame ends at the instruction store_of
+   names for the call's return address (nonzero; *moved says it did)
+   instead of at the call: a releaser's critical section's store, not its
+   unlock (lock.c, §5.49). Inlined into both entry points, so skip counts
+   the same frames in each. */
+static inline __attribute__((always_inline)) uint32_t context_here(struct rt_thread *t, int skip,
+                                                                  uint64_t (*store_of)(uint64_t),
+                                                                  bool *moved)
 {
 	void *fr[HC_MAX_FRAMES];
 	uint32_t node;
+	uint64_t st = 0;
 	int n;
 
+	if (moved)
+		*moved = false;
 	unwind_enter_wait();
 	n = unw_backtrace(fr, HC_MAX_FRAMES);
 	skip += 1;  /* this function */
@@ -487,7 +497,13 @@ uint32_t cct__context_here(struct rt_thread *t, int skip)
 		unwind_leave();
 		return 0;
 	}
-	node = cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
+	if (store_of && (st = store_of((uint64_t)(uintptr_t)fr[skip])) != 0) {
+		node = cct__insert(t, (const uint64_t *)(fr + skip + 1), n - skip - 1, st);
+		if (moved)
+			*moved = true;
+	} else {
+		node = cct__insert(t, (const uint64_t *)(fr + skip), n - skip, 0);
+	}
 	/* The callers' frames too (pthread_create: main's frame before it
 	   blocks in pthread_join). Not in signal context, so from a libunwind
 	   cursor, exact: the searched stack could hold copies of return
@@ -514,6 +530,17 @@ uint32_t cct__context_here(struct rt_thread *t, int skip)
 	}
 	unwind_leave();
 	return node;
+}
+
+__attribute__((noinline)) uint32_t cct__context_here(struct rt_thread *t, int skip)
+{
+	return context_here(t, skip, NULL, NULL);
+}
+
+__attribute__((noinline)) uint32_t cct__context_here_store(struct rt_thread *t, int skip,
+                                                           uint64_t (*store_of)(uint64_t), bool *moved)
+{
+	return context_here(t, skip, store_of, moved);
 }
 
 /* The context of a sample or trap, timed (cost.h: unwind). */

@@ -35,6 +35,8 @@
 #define RT_LOCK_SLOTS 512          /* power of two */
 #define RT_LOCK_BLOCK_MAX 512      /* a heap block at most this big is the lock's neighbourhood */
 #define RT_LOCK_WARM 8             /* samples before a lock set may open the registers */
+#define RT_LOCK_STORE_TRIES 16     /* releases that may capture a context with no store before it
+                                      (a condition wait's) while a later one may find one */
 
 struct lock_slot {
 	uint64_t mutex;        /* 0 = free */
@@ -47,6 +49,7 @@ struct lock_slot {
 	uint32_t cursor;       /* hc_lock_words' round robin */
 	uint32_t pthread[4];   /* thread index + 1 whose context at a release ... */
 	uint32_t pctx[4];      /* ... is this (position index & 3) */
+	uint8_t ptries[4];     /* captures that found no store before the release (§5.49) */
 } __attribute__((aligned(64)));
 
 static struct lock_slot slots[RT_LOCK_SLOTS];
@@ -161,26 +164,46 @@ static bool word_readable(uint64_t w, const void *m)
 	return ((w ^ (uint64_t)(uintptr_t)m) >> 12) == 0 || rt_page_resident(w) >= 0;
 }
 
+/* The releaser's latest data store before its call that returns to ret,
+   at most HPCRUN_COMM_LOCK_STORE instructions back; 0 if none (§5.49). */
+static uint64_t store_before(uint64_t ret)
+{
+	uint64_t st;
+
+	return hc_decode_store_before(ret, hc_rt.opt.lock_store, &st) == 0 ? st : 0;
+}
+
 /* The calling context of thread me's lock call (skip: the frames above
    it) kept as the slot's context for me, errno untouched; false when the
-   runtime was busy (the guard held), true when it looked. Always inlined:
-   skip counts the caller's frames. */
+   runtime was busy (the guard held), or when the context found no store
+   before the release (HPCRUN_COMM_LOCK_STORE: a condition wait's release,
+   an unlock after a branch) and fewer than RT_LOCK_STORE_TRIES such
+   captures were made (a later release may name the critical section's
+   store: §5.49); true when it is done. Always inlined: skip counts the
+   caller's frames. */
 static inline __attribute__((always_inline)) bool capture_ctx(struct rt_thread *t, struct lock_slot *s,
                                                               uint32_t me, int skip)
 {
 	int e;
 	uint32_t ctx;
+	bool moved;
 
 	if (!hc_guard_enter(t))
 		return false;
 	e = errno;
-	ctx = cct__context_here(t, skip);
+	ctx = cct__context_here_store(t, skip, hc_rt.opt.lock_store ? store_before : NULL, &moved);
 	errno = e;
 	hc_guard_leave(t);
 	if (ctx != HC_NONE && ctx != 0) {
 		ST(s->pctx[me & 3], ctx);
 		ST(s->pthread[me & 3], me);
 		t->cnt.lock_ctx_captures++;
+		if (moved)
+			t->cnt.lock_ctx_store++;
+	}
+	if (hc_rt.opt.lock_store && !moved && LD(s->ptries[me & 3]) < RT_LOCK_STORE_TRIES) {
+		ST(s->ptries[me & 3], (uint8_t)(LD(s->ptries[me & 3]) + 1));
+		return false;
 	}
 	return true;
 }
@@ -411,8 +434,10 @@ static __attribute__((noinline)) void released(const void *m)
 		ST(s->lo, 0);
 		ST(s->good, 0);
 		ST(s->bad, 0);
-		for (int p = 0; p < 4; p++)
+		for (int p = 0; p < 4; p++) {
 			ST(s->pthread[p], 0);
+			ST(s->ptries[p], 0);
+		}
 		ST(s->want, 0xf);
 		ST(s->releaser, 0);
 		ST(s->mutex, (uint64_t)(uintptr_t)m);

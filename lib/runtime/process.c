@@ -381,6 +381,9 @@ static void read_options(struct rt_options *o)
 	o->lock_words = env_u64("HPCRUN_COMM_LOCK_WORDS", 0) != 0;
 	o->lock_verdict = env_u64("HPCRUN_COMM_LOCK_VERDICT", 1) != 0;
 	o->lock_bytes = env_u64("HPCRUN_COMM_LOCK_BYTES", 1) != 0;
+	o->lock_store = (uint32_t)env_u64("HPCRUN_COMM_LOCK_STORE", 32);
+	if (o->lock_store > 63)
+		process__fatal("HPCRUN_COMM_LOCK_STORE: %u instructions is more than 63", o->lock_store);
 	o->lock_verdict_wait = env_u64("HPCRUN_COMM_LOCK_VERDICT_WAIT", 0) != 0;
 	o->lock_pset_cap = env_u64("HPCRUN_COMM_LOCK_PSET_CAP", 64);
 	o->lock_ways = (uint32_t)env_u64("HPCRUN_COMM_LOCK_WAYS", 2);
@@ -956,6 +959,10 @@ static void process_init(bool after_fork)
 			        (unsigned long long)hc_rt.opt.lock_before, hc_rt.opt.lock_words ? "on" : "off",
 			        hc_rt.opt.lock_verdict ? "on" : "off", hc_rt.opt.lock_ways, hc_rt.opt.lock_verdict_early,
 			        hc_rt.opt.lock_bytes ? "on" : "off");
+		if (on)
+			process__log("lock sets: a releaser's context at its latest store up to %u instructions before "
+			        "its unlock (HPCRUN_COMM_LOCK_STORE, 0 = at the unlock; counter lock_ctx_store)",
+			        hc_rt.opt.lock_store);
 		else
 			process__log("lock sets: off (%s)", hc_rt.opt.lock_sets ? "no watchpoints" : "HPCRUN_COMM_LOCK_SETS=0");
 	}

@@ -67,7 +67,7 @@
 	X(false_refetch) X(start_traps_pset) X(samples_recovered_deep) X(false_heels) \
 	X(start_chain_waits) X(samples_in_block) X(watch_armed_reuse) X(reuse_comms) \
 	X(step_loads_again) X(start_sets_block_written) X(traps_recovered_reload) X(ret_bp_loop) \
-	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) \
+	X(lock_handoffs) X(lock_sets) X(lock_sets_kept) X(lock_busy) X(lock_no_ctx) X(lock_ctx_captures) X(lock_ctx_store) \
 	X(lock_traps) X(lock_traps_system) X(lock_traps_late) X(lock_gated) \
 	X(sync_sys_samples) X(sync_sys_bursts) X(sync_sys_traps) X(sync_sys_pset_traps) X(sync_objects) X(sync_full) \
 	X(sys_data_samples) X(sys_data_bursts) X(sys_data_traps) X(rep_end_published) X(stack_shared_noted) \
@@ -310,6 +310,7 @@ struct rt_options {
 	uint32_t lock_ways;         /* release snapshots an open thread keeps, 1..RT_LOCK_WAYS (§5.44) */
 	uint32_t lock_verdict_early; /* release snapshots from this many samples before a lock set is due */
 	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
+	uint32_t lock_store;        /* a releaser's context ends at its store, up to this many instructions before its unlock (§5.49) */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
 	uint64_t lock_before;       /* a non-heap mutex's neighbourhood starts this many bytes before it (§5.38) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
@@ -514,6 +515,7 @@ uint32_t cct__insert_under(struct rt_thread *t, uint32_t parent, uint64_t leaf);
 uint32_t cct__insert_frame(struct rt_thread *t, uint32_t parent, uint64_t ip);
 uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t cct__context_here(struct rt_thread *t, int skip);
+uint32_t cct__context_here_store(struct rt_thread *t, int skip, uint64_t (*store_of)(uint64_t ret), bool *moved);
 /* lock.c: lock sets (detection.md §5.35) */
 void lock__enable(bool on);
 /* §5.37: note a synchronisation object's bytes; is the access [addr, +len)

@@ -29,6 +29,10 @@
 # and some false (main's pushes beside the indices), as exact mode does;
 # lock_queue 2 with the gate off: at most a quarter of the open worker's
 # lock traps without a verdict (§5.44: a release snapshot per mutex).
+# The releaser's context (§5.49, HPCRUN_COMM_LOCK_STORE): of the contexts
+# captured at releases, at least one ends at the critical section's store
+# (lock_queue's `q->tail++` / `tot->count++` before the unlock), and the
+# log states the rule; with HPCRUN_COMM_LOCK_STORE=0 none does.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -94,6 +98,12 @@ for try in 1 2 3 4; do
 	echo "try $try: $(logc on lock_handoffs) hand-offs, $(logc on lock_sets) lock sets, $(logc on lock_traps) traps"
 done
 grep -q "count=50000" "$TMP/on.out" && ok "the program's output unchanged" || fail "lock_queue printed: $(cat "$TMP/on.out")"
+cc=$(logc on lock_ctx_captures) cs=$(logc on lock_ctx_store)
+[ "$cc" -gt 0 ] && [ "$cs" -gt 0 ] && [ "$cs" -le "$cc" ] &&
+	ok "releasers' contexts at their stores: $cs of $cc captured" ||
+	fail "releasers' contexts at their stores: $cs of $cc captured"
+grep -q "a releaser's context at its latest store up to 32 instructions before its unlock" "$TMP/on"/*.log &&
+	ok "the log states the store rule" || fail "no 'a releaser's context at its latest store' line in the log"
 grep -q "lock sets: .* at most once in 1 of its samples" "$TMP/on"/*.log && ok "the log states the rule" ||
 	fail "no 'lock sets: ... at most once in 1 of its samples' line in the log"
 h=$(logc on lock_handoffs) sets=$(logc on lock_sets)
@@ -165,6 +175,13 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		ok "HPCRUN_COMM_LOCK_PSET=0: off, nothing counted" ||
 		fail "HPCRUN_COMM_LOCK_PSET=0: $(logc ps0 lock_pset_asked) asked, $(logc ps0 lock_pset_arms) sets"
 fi
+
+rm -rf "${TMP:?}/st0"
+HPCRUN_COMM_LOCK_STORE=0 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure st0 "$TMP/lock_queue" 4 ||
+	fail "sampled run (HPCRUN_COMM_LOCK_STORE=0) failed"
+[ "$(logc st0 lock_ctx_captures)" -gt 0 ] && [ "$(logc st0 lock_ctx_store)" -eq 0 ] &&
+	ok "HPCRUN_COMM_LOCK_STORE=0: contexts at the unlock ($(logc st0 lock_ctx_captures) captured)" ||
+	fail "HPCRUN_COMM_LOCK_STORE=0: $(logc st0 lock_ctx_store) of $(logc st0 lock_ctx_captures) contexts at a store"
 
 rm -rf "${TMP:?}/off"
 HPCRUN_COMM_LOCK_SETS=0 measure off "$TMP/lock_queue" 4 || fail "sampled run (rule off) failed"

@@ -222,6 +222,31 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tsub $1,%eax\n\tjne lexit_call_head\n\tret\n"
 	ENDFN(fn_lexit_call)
 	/* run for real under single-stepping */
+	/* a releaser's store before its unlock (hc_decode_store_before,
+	   §5.49): mw_cond's -O0 `q.tail++; pthread_cond_signal(); unlock()`,
+	   stack slots skipped; an rbp pointer's field; a branch target and a
+	   jmp in the way */
+	FN(fn_rel)
+	PC(rel_store) "\tmov %eax,pv_glob(%rip)\n"
+	"\tmov %rax,-8(%rbp)\n\tmov %rbx,8(%rsp)\n\tlea pv_glob(%rip),%rdi\n"
+	"\tcall fn_noacc\n\tmov %rbx,%rdi\n\tcall fn_noacc\n" PC(rel_ret)
+	"\tret\n"
+	ENDFN(fn_rel)
+	FN(fn_rel_rbp)
+	PC(rel_rbp_store) "\tmov %rax,8(%rbp)\n"
+	"\tcall fn_noacc\n" PC(rel_rbp_ret)
+	"\tret\n"
+	ENDFN(fn_rel_rbp)
+	FN(fn_rel_tgt)
+	"\tmov %eax,pv_glob(%rip)\n"
+	"1:\tmov %rbx,%rdi\n\tcall fn_noacc\n" PC(rel_tgt_ret)
+	"\ttest %eax,%eax\n\tjnz 1b\n\tret\n"
+	ENDFN(fn_rel_tgt)
+	FN(fn_rel_jmp)
+	"\tmov %eax,pv_glob(%rip)\n\tjmp 2f\n\tnop\n"
+	"2:\tcall fn_noacc\n" PC(rel_jmp_ret)
+	"\tret\n"
+	ENDFN(fn_rel_jmp)
 	FN(fn_step)
 	"\tpushfq\n\torq $0x100,(%rsp)\n\tpopfq\n\tnop\n"
 	"\tlock addq $1,(%rdi)\n" PC(step_pc)
@@ -244,6 +269,8 @@ ASM_SYM(reload_chain_pc); ASM_SYM(reload_chain_late_pc); ASM_SYM(reload_chain_st
 ASM_SYM(reload_chain_self_pc); ASM_SYM(fn_reload_chain); ASM_SYM(fn_reload_chain_late);
 ASM_SYM(fn_reload_chain_store); ASM_SYM(fn_reload_chain_self);
 ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_pc);
+ASM_SYM(rel_store); ASM_SYM(rel_ret); ASM_SYM(rel_rbp_store); ASM_SYM(rel_rbp_ret);
+ASM_SYM(rel_tgt_ret); ASM_SYM(rel_jmp_ret);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
 
@@ -752,6 +779,29 @@ static void deep(void)
 	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 0, &o), HC_PREV_NO_ACCESS);
 }
 
+/* hc_decode_store_before: a releaser's latest data store before the call
+   that returns to ret (§5.49) */
+static void store_before(void)
+{
+	uint64_t st;
+
+	CHECK_EQ_U64(hc_decode_store_before(addr(rel_ret), 32, &st), 0);
+	CHECK_MSG(st == addr(rel_store), "store before the unlock: +%" PRIu64 " (want +0)",
+	          st - addr(rel_store));
+	/* too few instructions back: the stack slots, the lea, a call are in the way */
+	CHECK(hc_decode_store_before(addr(rel_ret), 5, &st) == -ENOENT && st == 0);
+	CHECK_EQ_U64(hc_decode_store_before(addr(rel_ret), 6, &st), 0);
+	/* a field through a pointer in rbp is the program's data */
+	CHECK_EQ_U64(hc_decode_store_before(addr(rel_rbp_ret), 32, &st), 0);
+	CHECK_EQ_U64(st, addr(rel_rbp_store));
+	/* a branch target or a jmp between the store and the call */
+	CHECK(hc_decode_store_before(addr(rel_tgt_ret), 32, &st) == -ENOENT && st == 0);
+	CHECK(hc_decode_store_before(addr(rel_jmp_ret), 32, &st) == -ENOENT && st == 0);
+	/* not after a call; outside every function */
+	CHECK(hc_decode_store_before(addr(rel_store) + 6, 32, &st) == -EINVAL);
+	CHECK(hc_decode_store_before(8, 32, &st) == -ENOENT);
+}
+
 /* hc_decode_loop_exit: the innermost loop's exit from a PC inside it */
 static void loop_exits(void)
 {
@@ -796,6 +846,7 @@ int main(void)
 	maps();
 	reloads();
 	deep();
+	store_before();
 	loop_exits();
 	return hc_test_done("test_decode_prev");
 }
