@@ -840,12 +840,14 @@ int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit)
 	return -EINVAL;
 }
 
-#define STORE_RING 64   /* instructions hc_decode_store_before looks back at most */
+#define STORE_RING 64   /* instructions hc_decode_stores_before looks back at most */
 
 /* A write to memory that is not a stack slot: an explicit memory operand
    written, not rsp-based, not rbp-based at a negative displacement (a
-   frame pointer's local; -O2 code may keep a pointer in rbp). */
-static bool data_store(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
+   frame pointer's local; -O2 code may keep a pointer in rbp). *site gets
+   what the operand says of its address. */
+static bool data_store(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t a,
+                       struct hc_store_site *site)
 {
 	if (not_an_access(in))
 		return false;
@@ -861,19 +863,29 @@ static bool data_store(const ZydisDecodedInstruction *in, const ZydisDecodedOper
 		    op->mem.index == ZYDIS_REGISTER_NONE && op->mem.disp.has_displacement &&
 		    op->mem.disp.value < 0)
 			continue;
+		site->ip = a;
+		site->size = op->size / 8 ? op->size / 8 : 1;
+		site->key = op->mem.disp.has_displacement ? op->mem.disp.value : 0;
+		if (op->mem.index != ZYDIS_REGISTER_NONE || op->mem.segment == ZYDIS_REGISTER_FS ||
+		    op->mem.segment == ZYDIS_REGISTER_GS)
+			site->kind = HC_STORE_OTHER;
+		else if (op->mem.base == ZYDIS_REGISTER_RIP) {
+			site->kind = HC_STORE_ABS;
+			site->key = (int64_t)(a + in->length) + site->key;
+		} else
+			site->kind = op->mem.base == ZYDIS_REGISTER_NONE ? HC_STORE_ABS : HC_STORE_DISP;
 		return true;
 	}
 	return false;
 }
 
-int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store)
+int hc_decode_stores_before(uint64_t ret, unsigned max, struct hc_store_site *out, unsigned nmax)
 {
-	struct { uint64_t a; bool store, stop; } ring[STORE_RING];
-	uint64_t start, end, a, call = 0, s = 0;
-	unsigned n = 0, k;
+	struct { uint64_t a; bool store, stop; struct hc_store_site site; } ring[STORE_RING];
+	uint64_t start, end, a, call = 0;
+	unsigned n = 0, k, found = 0;
 	bool was_call = false;
 
-	*store = 0;
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(ret - 1, &start, &end))
 		return -ENOENT;
 	if (end - start > HC_PREV_WALK_MAX || ret <= start || ret > end)
@@ -890,7 +902,7 @@ int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store)
 			return -EINVAL;
 		k = n++ % STORE_RING;
 		ring[k].a = a;
-		ring[k].store = data_store(&in, ops);
+		ring[k].store = data_store(&in, ops, a, &ring[k].site);
 		ring[k].stop = no_fallthrough(&in) && in.mnemonic != ZYDIS_MNEMONIC_CALL;
 		was_call = in.mnemonic == ZYDIS_MNEMONIC_CALL;
 		a += in.length;
@@ -898,19 +910,18 @@ int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store)
 	if (a != ret || !was_call || n < 2)
 		return -EINVAL;             /* ret inside an instruction, or after no call */
 	call = ring[(n - 1) % STORE_RING].a;
-	/* back from the call: the latest store, no jmp/ret on the way */
-	for (unsigned i = 1; i <= max && i < n && i < STORE_RING; i++) {
+	/* back from the call: the stores, latest first, up to a jmp/ret */
+	for (unsigned i = 1; i <= max && i < n && i < STORE_RING && found < nmax; i++) {
 		k = (n - 1 - i) % STORE_RING;
 		if (ring[k].stop)
-			return -ENOENT;
-		if (ring[k].store) {
-			s = ring[k].a;
 			break;
-		}
+		if (ring[k].store)
+			out[found++] = ring[k].site;
 	}
-	if (!s)
+	if (!found)
 		return -ENOENT;
-	/* no direct branch into (s, call]: the path from s to the call is the only one */
+	/* a direct branch into (store, call] cuts that store and the older ones
+	   off: the path from them to the call is not the only one */
 	for (a = start; a < end; ) {
 		ZydisDecodedInstruction in;
 		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
@@ -923,13 +934,21 @@ int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store)
 		    in.mnemonic != ZYDIS_MNEMONIC_CALL) {
 			uint64_t to = next + (uint64_t)in.raw.imm[0].value.s;
 
-			if (to > s && to <= call)
-				return -ENOENT;
+			while (found && to > out[found - 1].ip && to <= call)
+				found--;
 		}
 		a = next;
 	}
-	*store = s;
-	return 0;
+	return found ? (int)found : -ENOENT;
+}
+
+int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store)
+{
+	struct hc_store_site site;
+	int r = hc_decode_stores_before(ret, max, &site, 1);
+
+	*store = r > 0 ? site.ip : 0;
+	return r > 0 ? 0 : r;
 }
 
 int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned depth,

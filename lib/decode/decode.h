@@ -259,6 +259,21 @@ int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit);
    times a run). Async-signal-safe. */
 int hc_decode_store_before(uint64_t ret, unsigned max, uint64_t *store);
 
+/* hc_decode_store_before's walk, every store on it, latest first, at most
+   nmax: the count, or -ENOENT/-EINVAL as there. A store's address as its
+   operand says it: HC_STORE_ABS, an absolute address (RIP-relative or
+   displacement only) in key; HC_STORE_DISP, a displacement from one
+   register (no index) in key, e.g. a field of the struct the register
+   points to; HC_STORE_OTHER, an indexed or segment-based address. */
+enum { HC_STORE_OTHER = 0, HC_STORE_ABS = 1, HC_STORE_DISP = 2 };
+struct hc_store_site {
+	uint64_t ip;
+	int64_t key;
+	uint32_t size;
+	uint8_t kind;
+};
+int hc_decode_stores_before(uint64_t ret, unsigned max, struct hc_store_site *out, unsigned nmax);
+
 /* The instruction that ends exactly at pc (a data watchpoint traps after the
    access): its accesses, computed from r as they are (registers the
    instruction overwrote are not corrected for: the caller judges

@@ -997,6 +997,24 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
 	return true;
 }
 
+int hc_lock_site(uint64_t a, uint64_t lo, bool heap, const uint8_t *kind, const int64_t *key,
+                 const uint32_t *size, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t w;
+
+		if (kind[i] == 1)
+			w = (int64_t)a;
+		else if (kind[i] == 2 && heap && lo && a >= lo)
+			w = (int64_t)(a - lo);
+		else
+			continue;
+		if (w < key[i] + (int64_t)size[i] && w + 8 > key[i])
+			return (int)i;
+	}
+	return -1;
+}
+
 uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cursor, uint32_t d, uint32_t *out)
 {
 	uint64_t g = cand & good, u = cand & ~bad & ~good;

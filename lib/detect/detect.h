@@ -567,6 +567,15 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
    returns how many. */
 uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cursor, uint32_t d, uint32_t *out);
 
+/* Which of a releaser's stores before its unlock (§5.49, latest first)
+   names the watched word at a (pure): kind[i] 1 = the absolute address
+   key[i], 2 = the displacement key[i] from the start of the mutex's heap
+   block lo (only when heap: the store's base register taken to point
+   there, a field of the struct), else nothing known; size[i] bytes. The
+   first store whose bytes overlap the word [a, a + 8), or -1. */
+int hc_lock_site(uint64_t a, uint64_t lo, bool heap, const uint8_t *kind, const int64_t *key,
+                 const uint32_t *size, uint32_t n);
+
 /* Synchronisation objects' bytes (doc/detection.md §5.37): the runtime
    notes the bytes of every pthread barrier, mutex and condition variable
    the program passes to the interposed calls. An access by system code

@@ -474,18 +474,18 @@ static uint32_t context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 }
 
 /* Context of our caller's caller (skip = frames of the runtime to drop);
-   with store_of, the caller's frame ends at the instruction store_of
-   names for the call's return address (nonzero; *moved says it did)
-   instead of at the call: a releaser's critical section's store, not its
+   with leaf_of, the caller's frame may end elsewhere than at the call:
+   leaf_of(t, parent, ret, arg, &node) gets the callers' node and the
+   call's return address and, when it returns true, node is the context
+   (*moved says so): a releaser's critical section's store, not its
    unlock (lock.c, §5.49). Inlined into both entry points, so skip counts
    the same frames in each. */
 static inline __attribute__((always_inline)) uint32_t context_here(struct rt_thread *t, int skip,
-                                                                  uint64_t (*store_of)(uint64_t),
+                                                                  cct_leaf_fn leaf_of, void *arg,
                                                                   bool *moved)
 {
 	void *fr[HC_MAX_FRAMES];
 	uint32_t node;
-	uint64_t st = 0;
 	int n;
 
 	if (moved)
@@ -497,8 +497,8 @@ static inline __attribute__((always_inline)) uint32_t context_here(struct rt_thr
 		unwind_leave();
 		return 0;
 	}
-	if (store_of && (st = store_of((uint64_t)(uintptr_t)fr[skip])) != 0) {
-		node = cct__insert(t, (const uint64_t *)(fr + skip + 1), n - skip - 1, st);
+	if (leaf_of && leaf_of(t, cct__insert(t, (const uint64_t *)(fr + skip + 1), n - skip - 1, 0),
+	                       (uint64_t)(uintptr_t)fr[skip], arg, &node)) {
 		if (moved)
 			*moved = true;
 	} else {
@@ -534,13 +534,13 @@ static inline __attribute__((always_inline)) uint32_t context_here(struct rt_thr
 
 __attribute__((noinline)) uint32_t cct__context_here(struct rt_thread *t, int skip)
 {
-	return context_here(t, skip, NULL, NULL);
+	return context_here(t, skip, NULL, NULL, NULL);
 }
 
 __attribute__((noinline)) uint32_t cct__context_here_store(struct rt_thread *t, int skip,
-                                                           uint64_t (*store_of)(uint64_t), bool *moved)
+                                                           cct_leaf_fn leaf_of, void *arg, bool *moved)
 {
-	return context_here(t, skip, store_of, moved);
+	return context_here(t, skip, leaf_of, arg, moved);
 }
 
 /* The context of a sample or trap, timed (cost.h: unwind). */

@@ -50,9 +50,24 @@ struct lock_slot {
 	uint32_t pthread[4];   /* thread index + 1 whose context at a release ... */
 	uint32_t pctx[4];      /* ... is this (position index & 3) */
 	uint8_t ptries[4];     /* captures that found no store before the release (§5.49) */
+	uint8_t heap;          /* lo is the mutex's heap block's start */
 } __attribute__((aligned(64)));
 
 static struct lock_slot slots[RT_LOCK_SLOTS];
+
+/* The stores of a releaser's context (§5.49), latest first: the slot's
+   pctx is the first; a watched word whose address one of them names
+   (HPCRUN_COMM_LOCK_STORE_WORD) stands for that store's context. Written
+   and read under the slot's mutex, as pctx. */
+#define RT_LOCK_SITES 4
+struct lock_sites {
+	uint32_t ctx[RT_LOCK_SITES];
+	int64_t key[RT_LOCK_SITES];
+	uint32_t size[RT_LOCK_SITES];
+	uint8_t kind[RT_LOCK_SITES];
+	uint8_t n;
+};
+static struct lock_sites sites[RT_LOCK_SLOTS][4];
 static int lock_on;
 static uint64_t pset_handoffs;     /* hand-offs since the last process-wide lock set (atomic) */
 
@@ -120,9 +135,11 @@ static void neighbourhood(struct lock_slot *s, uint64_t m)
 	struct rt_block b;
 	uint64_t lo, hi, cand = 0, mlo = m, mhi = m + sizeof(pthread_mutex_t);
 
+	ST(s->heap, 0);
 	if (blocks__used() && blocks__find(m, &b) && b.size && b.size <= RT_LOCK_BLOCK_MAX) {
 		lo = (b.base + 7) & ~(uint64_t)7;
 		hi = b.base + b.size;
+		ST(s->heap, (uint8_t)(lo == b.base));
 	} else {
 		/* and HPCRUN_COMM_LOCK_BEFORE bytes before it (a static struct's
 		   queue before its mutex: §5.38), not before its page */
@@ -164,13 +181,54 @@ static bool word_readable(uint64_t w, const void *m)
 	return ((w ^ (uint64_t)(uintptr_t)m) >> 12) == 0 || rt_page_resident(w) >= 0;
 }
 
-/* The releaser's latest data store before its call that returns to ret,
-   at most HPCRUN_COMM_LOCK_STORE instructions back; 0 if none (§5.49). */
-static uint64_t store_before(uint64_t ret)
+/* The releaser's data stores before its call that returns to ret, at most
+   HPCRUN_COMM_LOCK_STORE instructions back (§5.49): a context for each
+   under the callers' node parent, kept in the slot's sites; *node the
+   latest's. False if none. arg: the slot's sites for the position. */
+static bool store_leaves(struct rt_thread *t, uint32_t parent, uint64_t ret, void *arg, uint32_t *node)
 {
-	uint64_t st;
+	struct lock_sites *ls = arg;
+	struct hc_store_site st[RT_LOCK_SITES];
+	int n = hc_decode_stores_before(ret, hc_rt.opt.lock_store, st,
+	                                hc_rt.opt.lock_store_word ? RT_LOCK_SITES : 1);
 
-	return hc_decode_store_before(ret, hc_rt.opt.lock_store, &st) == 0 ? st : 0;
+	ST(ls->n, 0);
+	if (n <= 0)
+		return false;
+	for (int i = 0; i < n; i++) {
+		ST(ls->ctx[i], cct__insert_under(t, parent, st[i].ip));
+		ST(ls->key[i], st[i].key);
+		ST(ls->size[i], st[i].size);
+		ST(ls->kind[i], st[i].kind);
+	}
+	ST(ls->n, (uint8_t)n);
+	*node = LD(ls->ctx[0]);
+	return true;
+}
+
+/* The context a watched word at a stands for: the releaser's store that
+   names its address (an absolute one, or a field's displacement in the
+   mutex's heap block), else dflt (its latest store's, or its unlock's). */
+static uint32_t site_ctx(const struct lock_slot *s, uint32_t pos, uint64_t a, uint32_t dflt)
+{
+	const struct lock_sites *ls = &sites[s - slots][pos & 3];
+	uint8_t kind[RT_LOCK_SITES];
+	int64_t key[RT_LOCK_SITES];
+	uint32_t size[RT_LOCK_SITES], n = LD(ls->n);
+	int i;
+
+	_Static_assert(HC_STORE_ABS == 1 && HC_STORE_DISP == 2, "hc_lock_site's kinds");
+	if (!hc_rt.opt.lock_store_word || LD(s->pthread[pos & 3]) == 0)
+		return dflt;
+	if (n > RT_LOCK_SITES)
+		n = RT_LOCK_SITES;
+	for (uint32_t j = 0; j < n; j++) {
+		kind[j] = LD(ls->kind[j]);
+		key[j] = LD(ls->key[j]);
+		size[j] = LD(ls->size[j]);
+	}
+	i = hc_lock_site(a, LD(s->lo), LD(s->heap) != 0, kind, key, size, n);
+	return i >= 0 ? LD(ls->ctx[i]) : dflt;
 }
 
 /* The calling context of thread me's lock call (skip: the frames above
@@ -191,7 +249,8 @@ static inline __attribute__((always_inline)) bool capture_ctx(struct rt_thread *
 	if (!hc_guard_enter(t))
 		return false;
 	e = errno;
-	ctx = cct__context_here_store(t, skip, hc_rt.opt.lock_store ? store_before : NULL, &moved);
+	ctx = cct__context_here_store(t, skip, hc_rt.opt.lock_store ? store_leaves : NULL,
+	                              &sites[s - slots][me & 3], &moved);
 	errno = e;
 	hc_guard_leave(t);
 	if (ctx != HC_NONE && ctx != 0) {
@@ -348,7 +407,7 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		return;
 	memset(&t->lock.parm_e, 0, sizeof(t->lock.parm_e));
 	t->lock.parm_e.thread = me - 1;
-	t->lock.parm_e.ctx = LD(s->pctx[me & 3]);
+	t->lock.parm_e.ctx = site_ctx(s, me, lo + 8 * (uint64_t)w, LD(s->pctx[me & 3]));
 	t->lock.parm_e.cpu = -1;
 	t->lock.parm_e.time = process__now();
 	t->lock.parm_e.len = 8;
@@ -521,7 +580,7 @@ static __attribute__((noinline)) void acquired(const void *m)
 			now = process__now();
 			for (uint32_t i = 0; i < t->det.nwatch; i++) {
 				t->det.start[i].thread = rel - 1;
-				t->det.start[i].ctx = LD(s->pctx[pos]);
+				t->det.start[i].ctx = site_ctx(s, pos, t->det.start[i].addr, LD(s->pctx[pos]));
 				t->det.start[i].time = now;
 			}
 			t->det.lock_weight = weight(t);
@@ -590,6 +649,8 @@ static __attribute__((noinline)) void acquired(const void *m)
 	if (n && hc_detect_arm_lock(&hc_rt.dcfg, &t->det, &e, addr, n, weight(t), now, &res)) {
 		record__apply_set(t, &res);
 		if (t->det.armed) {
+			for (uint32_t i = 0; i < t->det.nwatch; i++)
+				t->det.start[i].ctx = site_ctx(s, pos, t->det.start[i].addr, e.ctx);
 			t->cnt.lock_sets++;
 			t->lock.slot = idx;
 			t->lock.lo = LD(s->lo);

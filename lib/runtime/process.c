@@ -382,6 +382,7 @@ static void read_options(struct rt_options *o)
 	o->lock_verdict = env_u64("HPCRUN_COMM_LOCK_VERDICT", 1) != 0;
 	o->lock_bytes = env_u64("HPCRUN_COMM_LOCK_BYTES", 1) != 0;
 	o->lock_store = (uint32_t)env_u64("HPCRUN_COMM_LOCK_STORE", 32);
+	o->lock_store_word = env_u64("HPCRUN_COMM_LOCK_STORE_WORD", 1) != 0;
 	if (o->lock_store > 63)
 		process__fatal("HPCRUN_COMM_LOCK_STORE: %u instructions is more than 63", o->lock_store);
 	o->lock_verdict_wait = env_u64("HPCRUN_COMM_LOCK_VERDICT_WAIT", 0) != 0;
@@ -961,8 +962,9 @@ static void process_init(bool after_fork)
 			        hc_rt.opt.lock_bytes ? "on" : "off");
 		if (on)
 			process__log("lock sets: a releaser's context at its latest store up to %u instructions before "
-			        "its unlock (HPCRUN_COMM_LOCK_STORE, 0 = at the unlock; counter lock_ctx_store)",
-			        hc_rt.opt.lock_store);
+			        "its unlock (HPCRUN_COMM_LOCK_STORE, 0 = at the unlock; counter lock_ctx_store); a watched "
+			        "word at the store that names its address: %s (HPCRUN_COMM_LOCK_STORE_WORD)",
+			        hc_rt.opt.lock_store, hc_rt.opt.lock_store_word ? "on" : "off");
 		else
 			process__log("lock sets: off (%s)", hc_rt.opt.lock_sets ? "no watchpoints" : "HPCRUN_COMM_LOCK_SETS=0");
 	}

@@ -311,6 +311,7 @@ struct rt_options {
 	uint32_t lock_verdict_early; /* release snapshots from this many samples before a lock set is due */
 	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
 	uint32_t lock_store;        /* a releaser's context ends at its store, up to this many instructions before its unlock (§5.49) */
+	uint32_t lock_store_word;   /* ... at the store that names the watched word's address, if one does */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
 	uint64_t lock_before;       /* a non-heap mutex's neighbourhood starts this many bytes before it (§5.38) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
@@ -515,7 +516,8 @@ uint32_t cct__insert_under(struct rt_thread *t, uint32_t parent, uint64_t leaf);
 uint32_t cct__insert_frame(struct rt_thread *t, uint32_t parent, uint64_t ip);
 uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip);
 uint32_t cct__context_here(struct rt_thread *t, int skip);
-uint32_t cct__context_here_store(struct rt_thread *t, int skip, uint64_t (*store_of)(uint64_t ret), bool *moved);
+typedef bool (*cct_leaf_fn)(struct rt_thread *t, uint32_t parent, uint64_t ret, void *arg, uint32_t *node);
+uint32_t cct__context_here_store(struct rt_thread *t, int skip, cct_leaf_fn leaf_of, void *arg, bool *moved);
 /* lock.c: lock sets (detection.md §5.35) */
 void lock__enable(bool on);
 /* §5.37: note a synchronisation object's bytes; is the access [addr, +len)

@@ -237,6 +237,15 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tcall fn_noacc\n" PC(rel_rbp_ret)
 	"\tret\n"
 	ENDFN(fn_rel_rbp)
+	/* lock_queue's -O0 `tot->sum += x; tot->count++;` then the unlock: two
+	   fields through one pointer, latest first; an indexed store */
+	FN(fn_rel_fields)
+	PC(relf_idx) "\tmov %rdx,16(%rax,%rcx,8)\n"
+	PC(relf_sum) "\tmov %rdx,0x28(%rax)\n"
+	PC(relf_count) "\tmov %rdx,0x30(%rax)\n"
+	"\tmov %rbx,%rdi\n\tcall fn_noacc\n" PC(relf_ret)
+	"\tret\n"
+	ENDFN(fn_rel_fields)
 	FN(fn_rel_tgt)
 	"\tmov %eax,pv_glob(%rip)\n"
 	"1:\tmov %rbx,%rdi\n\tcall fn_noacc\n" PC(rel_tgt_ret)
@@ -271,6 +280,7 @@ ASM_SYM(fn_reload_chain_store); ASM_SYM(fn_reload_chain_self);
 ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_pc);
 ASM_SYM(rel_store); ASM_SYM(rel_ret); ASM_SYM(rel_rbp_store); ASM_SYM(rel_rbp_ret);
 ASM_SYM(rel_tgt_ret); ASM_SYM(rel_jmp_ret);
+ASM_SYM(relf_idx); ASM_SYM(relf_sum); ASM_SYM(relf_count); ASM_SYM(relf_ret);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
 
@@ -797,6 +807,21 @@ static void store_before(void)
 	/* a branch target or a jmp between the store and the call */
 	CHECK(hc_decode_store_before(addr(rel_tgt_ret), 32, &st) == -ENOENT && st == 0);
 	CHECK(hc_decode_store_before(addr(rel_jmp_ret), 32, &st) == -ENOENT && st == 0);
+	/* every store, latest first, with what its operand says of its address */
+	{
+		struct hc_store_site site[4];
+
+		CHECK_EQ_U64(hc_decode_stores_before(addr(relf_ret), 32, site, 4), 3);
+		CHECK(site[0].ip == addr(relf_count) && site[0].kind == HC_STORE_DISP && site[0].key == 0x30 &&
+		      site[0].size == 8);
+		CHECK(site[1].ip == addr(relf_sum) && site[1].kind == HC_STORE_DISP && site[1].key == 0x28);
+		CHECK(site[2].ip == addr(relf_idx) && site[2].kind == HC_STORE_OTHER);
+		CHECK_EQ_U64(hc_decode_stores_before(addr(relf_ret), 32, site, 2), 2);
+		CHECK_EQ_U64(hc_decode_stores_before(addr(rel_ret), 32, site, 4), 1);
+		CHECK(site[0].ip == addr(rel_store) && site[0].kind == HC_STORE_ABS &&
+		      site[0].key == (int64_t)addr(&pv_glob) && site[0].size == 4);
+		CHECK(hc_decode_stores_before(addr(rel_tgt_ret), 32, site, 4) == -ENOENT);
+	}
 	/* not after a call; outside every function */
 	CHECK(hc_decode_store_before(addr(rel_store) + 6, 32, &st) == -EINVAL);
 	CHECK(hc_decode_store_before(8, 32, &st) == -ENOENT);

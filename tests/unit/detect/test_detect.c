@@ -1613,6 +1613,24 @@ static void test_lock_sets(void)
 	uint32_t out[HC_MAX_WATCH], cursor = 0, n;
 	uint64_t addr[3] = { LINE_A + 40, LINE_A + 64 + 17, LINE_A + 88 };
 
+	/* a releaser's stores (latest first) naming a watched word: lock_queue's
+	   tot->count (+0x30) and tot->sum (+0x28) through one pointer, an
+	   indexed store, a static's absolute address */
+	{
+		uint8_t kind[4] = { 2, 2, 0, 1 };
+		int64_t key[4] = { 0x30, 0x28, 0x10, 0x5000 };
+		uint32_t size[4] = { 8, 8, 8, 4 };
+		uint64_t lo = 0x1000;
+
+		CHECK(hc_lock_site(lo + 0x30, lo, true, kind, key, size, 4) == 0);
+		CHECK(hc_lock_site(lo + 0x28, lo, true, kind, key, size, 4) == 1);
+		CHECK(hc_lock_site(lo + 0x2c, lo, true, kind, key, size, 4) == 0);   /* overlaps both: the latest */
+		CHECK(hc_lock_site(lo + 0x10, lo, true, kind, key, size, 4) == -1);  /* only the indexed one */
+		CHECK(hc_lock_site(lo + 0x30, lo, false, kind, key, size, 4) == -1); /* not a heap block: no base */
+		CHECK(hc_lock_site(0x4ffc, lo, true, kind, key, size, 4) == 3);      /* [0x4ffc, 0x5004) over 0x5000 */
+		CHECK(hc_lock_site(0x5004, lo, true, kind, key, size, 4) == -1);
+		CHECK(hc_lock_site(lo + 0x30, lo, true, kind, key, size, 0) == -1);
+	}
 	/* words: the good ones only, in order, at most d */
 	n = hc_lock_words(0xfe0, 0x800 | 0x20, 0, &cursor, 4, out);
 	CHECK(n == 2 && out[0] == 5 && out[1] == 11 && cursor == 0);
