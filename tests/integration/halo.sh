@@ -32,15 +32,22 @@ export HPCRUN_COMM_PROCSET=1 HPCRUN_COMM_PROCSET_BUDGET=50
 log() { cat "$TMP/$1"/*.log 2>/dev/null; }
 # zone_comms NAME: the communications the zone sets found (the log line)
 zone_comms() { log "$1" | sed -n 's/.*process-wide watch set zones .* \([0-9]*\) communications.*/\1/p' | head -1; }
-
-for try in 1 2 3 4; do
-	rm -rf "${TMP:?}/h"
-	measure h -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run failed"
-	skip_without_pset h
-	[ "${zn:=$(zone_comms h)}" -gt 0 ] 2>/dev/null && break
-	echo "try $try: $(log h | grep 'process-wide watch set zones' | head -1)"
+# zone_runs NAME [LABEL]: up to 4 sampled runs of the halo into NAME until
+# the zone sets communicate; zn = how often (unset when they never did)
+zone_runs() {
+	zr_lbl=${2:+ ($2)}
 	unset zn
-done
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/$1"
+		measure "$1" -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run$zr_lbl failed"
+		skip_without_pset "$1"
+		[ "${zn:=$(zone_comms "$1")}" -gt 0 ] 2>/dev/null && break
+		echo "try $try$zr_lbl: $(log "$1" | grep 'process-wide watch set zones' | head -1)"
+		unset zn
+	done
+}
+
+zone_runs h
 line=$(log h | grep "process-wide watch set zones" | head -1)
 [ -n "$line" ] && ok "zone counters: ${line#*: }" || fail "no zone counters in the log"
 trap_all=$(total h 9)
@@ -75,14 +82,7 @@ fi
 # find the halo (up to 4 runs); with HPCRUN_COMM_PROCSET_ZONE_OPEN=0, none.
 export HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_SWITCH_OTHER_NS=0
 open_sets() { log "$1" | sed -n 's/.* \([0-9]*\) zone sets armed by threads the switch gate let through.*/\1/p' | head -1; }
-unset zn
-for try in 1 2 3 4; do
-	rm -rf "${TMP:?}/o"
-	measure o -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run (gate open) failed"
-	[ "${zn:=$(zone_comms o)}" -gt 0 ] 2>/dev/null && break
-	echo "try $try (gate open): $(log o | grep 'process-wide watch set zones' | head -1)"
-	unset zn
-done
+zone_runs o "gate open"
 os=$(open_sets o)
 [ "${os:-0}" -gt 0 ] && ok "gate open: $os zone sets armed by threads let through, $zn communications" ||
 	fail "gate open: no zone set armed by a thread let through ($(log o | grep 'process-wide watch set zones' | head -1))"
@@ -106,15 +106,7 @@ cs=$(open_sets c)
 # rate, the zone sets still find the halo in up to 4 runs, >= 60 % of the
 # workers' trap volume on the neighbour cells. A bad value is refused.
 export HPCRUN_COMM_SWITCH_NS=1000000000 HPCRUN_COMM_SWITCH_OTHER_NS=1000000000
-unset zn
-for try in 1 2 3 4; do
-	rm -rf "${TMP:?}/s"
-	HPCRUN_COMM_PROCSET_ZONE_SPREAD=2 HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS=2500 \
-		measure s -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run (spread 2) failed"
-	[ "${zn:=$(zone_comms s)}" -gt 0 ] 2>/dev/null && break
-	echo "try $try (spread 2): $(log s | grep 'process-wide watch set zones' | head -1)"
-	unset zn
-done
+HPCRUN_COMM_PROCSET_ZONE_SPREAD=2 HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS=2500 zone_runs s "spread 2"
 log s | grep 'process-wide watch set zones' | grep -q 'squared (HPCRUN_COMM_PROCSET_ZONE_SPREAD=2)' &&
 	ok "spread 2: the zones line says squared" || fail "spread 2: the zones line does not say squared"
 bl=$(log s | grep -o "[0-9]* of the process's switches while a set was armed, charged [0-9]* ns each.*CROWDED_NS)" | head -1)
@@ -132,14 +124,7 @@ fi
 # side of the edge (HPCRUN_COMM_PROCSET_ZONE_EDGE=32): the log says so, the
 # zone sets still find the halo in up to 4 runs. A value above a block's
 # 1024 lines is refused.
-unset zn
-for try in 1 2 3 4; do
-	rm -rf "${TMP:?}/e"
-	HPCRUN_COMM_PROCSET_ZONE_EDGE=32 measure e -e COMM@100000 "$TMP/halo" 3 3000 || fail "sampled run (edge 32) failed"
-	[ "${zn:=$(zone_comms e)}" -gt 0 ] 2>/dev/null && break
-	echo "try $try (edge 32): $(log e | grep 'process-wide watch set zones' | head -1)"
-	unset zn
-done
+HPCRUN_COMM_PROCSET_ZONE_EDGE=32 zone_runs e "edge 32"
 log e | grep 'zones across a block edge' | grep -q 'kept to the lines either side of the edge (HPCRUN_COMM_PROCSET_ZONE_EDGE=32)' &&
 	ok "edge 32: the log says cross-edge zones are kept to the edge" || fail "edge 32: no edge line in the log"
 [ "${zn:-0}" -gt 0 ] 2>/dev/null && ok "edge 32: zone sets communicated $zn times" ||
