@@ -1115,20 +1115,15 @@ bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_
 		return false;
 	}
 	if (cfg->handoff_window && hi - lo > cfg->handoff_window + cfg->handoff_window / 4) {
-		/* §5.51: around the sample, mostly ahead of it */
-		uint64_t mine = s->addr & ~(uint64_t)(HC_LINE - 1), back = (cfg->handoff_window / 4) & ~(uint64_t)(HC_LINE - 1);
+		/* §5.51: around the sample, mostly ahead of it (s->addr < hi;
+		   its line may start before lo, the block's first whole line) */
+		const uint64_t mask = ~(uint64_t)(HC_LINE - 1);
+		uint64_t mine = s->addr & mask, back = (cfg->handoff_window / 4) & mask, ahead = cfg->handoff_window & mask;
 
 		if (mine < lo)
 			mine = lo;
-		if (mine >= hi)
-			mine = hi - HC_LINE;
-		uint64_t wlo = mine - lo > back ? mine - back : lo;
-		uint64_t whi = hi - mine > cfg->handoff_window ? mine + (cfg->handoff_window & ~(uint64_t)(HC_LINE - 1)) : hi;
-
-		if (whi > wlo + HC_LINE) {
-			lo = wlo;
-			hi = whi;
-		}
+		lo = mine - lo > back ? mine - back : lo;
+		hi = hi - mine > ahead ? mine + ahead : hi;
 	}
 	return arm_handoff_lines(th, s, w, lo, hi, watch_count(cfg), res);
 }
