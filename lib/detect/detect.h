@@ -633,6 +633,17 @@ int hc_lock_verdict(uint64_t lo, uint64_t changed, uint32_t bit);
    (two 4-byte indices in one word: the reader's own index unchanged, the
    other's written: false, as exact mode's byte sets say). Pure. */
 int hc_lock_verdict_bytes(int v, uint8_t bytes, uint64_t word, uint64_t acc, uint32_t len);
+/* A process-wide lock set's line after its arming release (§5.53): which
+   bytes of the 64-byte line differ between the copy `old` (8 words) and
+   `cur` (bit 8 i + j: byte j of word i). Pure. */
+uint64_t hc_lock_line_bytes(const uint64_t *old, const uint64_t *cur);
+/* The verdict of a trap [acc, acc+len) on `line` whose last writer, a
+   later releaser of the mutex than the set's, changed the line's bytes
+   `bytes` (hc_lock_line_bytes) in its critical section, as exact mode's
+   last-writer rule (doc/exact.md R2) counts it: 1 true (a byte read was
+   written), 0 false (only other bytes of the line were), -1 nothing
+   known (no byte changed). Pure. */
+int hc_lock_after_verdict(uint64_t line, uint64_t bytes, uint64_t acc, uint32_t len);
 /* Which of a thread's release snapshots (§5.44; `ways` of them, 1..4)
    holds the mutex slot key (slot index + 1; a way's slot 0 = empty), by
    the ways' slots and ages (the thread's snapshot count when taken): the

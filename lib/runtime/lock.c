@@ -279,6 +279,123 @@ static uint64_t near_word(uint64_t a)
 	return __atomic_load_n((const uint64_t *)(uintptr_t)a, __ATOMIC_RELAXED);
 }
 
+/* §5.53: the line of the armed process-wide lock set after its arming
+   release. A later releaser of the same mutex whose critical section
+   changed the line is the line's last writer (exact mode's w, doc/exact.md
+   R2): a trap after it is its communication, judged by the bytes it
+   changed, not the arming releaser's. Written under the mutex (the arming
+   release, the later releases), read by the trap handler (loads only; seq
+   odd while written: the handler then keeps the set's own rule). */
+static struct {
+	uint32_t seq;
+	uint32_t slot1;        /* the mutex's slot index + 1; 0 = none */
+	uint32_t armer;        /* the arming releaser's thread index */
+	uint32_t writer;       /* index + 1 of the line's last writer after the arm; 0 = none */
+	uint32_t wctx;         /* its context */
+	uint32_t live;         /* the set is armed: a change from now on is a writer's
+	                          (one made while the arm waited for the other CPUs
+	                          only moves the copy: the set's own rule stands in for it) */
+	uint64_t line, bytes;  /* the line; the bytes its last writer changed */
+	uint64_t copy[8];      /* the line at the latest release */
+} after;
+
+static void after_begin(void)
+{
+	__atomic_add_fetch(&after.seq, 1, __ATOMIC_ACQ_REL);
+}
+
+static void after_end(void)
+{
+	__atomic_add_fetch(&after.seq, 1, __ATOMIC_RELEASE);
+}
+
+/* At the arming release (under the mutex): the line's copy. */
+static void after_arm(uint32_t idx, uint32_t armer, uint64_t addr)
+{
+	uint64_t line = addr & ~(uint64_t)(HC_LINE - 1);
+
+	if (!hc_rt.opt.lock_pset_after)
+		return;
+	after_begin();
+	ST(after.slot1, 0);
+	for (uint32_t i = 0; i < 8; i++)
+		ST(after.copy[i], near_word(line + 8 * (uint64_t)i));
+	ST(after.line, line);
+	ST(after.armer, armer);
+	ST(after.writer, 0);
+	ST(after.bytes, 0);
+	ST(after.live, 0);
+	ST(after.slot1, idx + 1);
+	after_end();
+}
+
+/* At a later release of the armed set's mutex (under it): did this
+   critical section change the line? */
+static __attribute__((noinline)) void after_release(struct rt_thread *t, struct lock_slot *s, uint32_t me)
+{
+	uint64_t cur[8], old[8], line = LD(after.line), bytes;
+	uint32_t pos = me & 3;
+
+	if (LD(after.live) && watch__pset_idle()) {     /* the set ended: nothing to follow */
+		ST(after.slot1, 0);
+		return;
+	}
+	for (uint32_t i = 0; i < 8; i++) {
+		cur[i] = near_word(line + 8 * (uint64_t)i);
+		old[i] = LD(after.copy[i]);
+	}
+	bytes = hc_lock_line_bytes(old, cur);
+	if (!bytes)
+		return;
+	if (LD(after.live) && LD(s->pthread[pos]) != me)
+		capture_ctx(t, s, me, 3);
+	after_begin();
+	if (LD(after.slot1) == (uint32_t)(s - slots) + 1 && LD(after.line) == line) {
+		for (uint32_t i = 0; i < 8; i++)
+			ST(after.copy[i], cur[i]);
+		if (!LD(after.live)) {
+			after_end();
+			return;
+		}
+		ST(after.bytes, bytes);
+		ST(after.wctx, LD(s->pthread[pos]) == me ? site_ctx(s, pos, line, LD(s->pctx[pos])) : 0);
+		ST(after.writer, me);
+	}
+	after_end();
+	t->cnt.lock_after_writes++;
+}
+
+int lock__pset_after(struct rt_thread *t, uint32_t slot, uint32_t armer, uint64_t acc, uint32_t len,
+                     uint32_t *peer, uint32_t *ctx)
+{
+	uint32_t q0, w, c;
+	uint64_t line, bytes;
+	int v;
+
+	if (!hc_rt.opt.lock_pset_after)
+		return -1;
+	q0 = __atomic_load_n(&after.seq, __ATOMIC_ACQUIRE);
+	if (q0 & 1 || LD(after.slot1) != (slot & (RT_LOCK_SLOTS - 1)) + 1 || LD(after.armer) != armer)
+		return -1;
+	w = LD(after.writer);
+	c = LD(after.wctx);
+	line = LD(after.line);
+	bytes = LD(after.bytes);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&after.seq, __ATOMIC_RELAXED) != q0 || !w)
+		return -1;
+	if (w == t->id.index + 1)
+		return -2;
+	if (!c)
+		return -3;
+	v = hc_lock_after_verdict(line, bytes, acc, len);
+	if (v < 0)
+		return -1;
+	*peer = w - 1;
+	*ctx = c;
+	return v;
+}
+
 static void snapshot(struct rt_thread *t, struct rt_lock_snap *sn, struct lock_slot *s, const void *m)
 {
 	uint64_t lo, cand, page = ~(uint64_t)0;
@@ -419,6 +536,7 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 	t->lock.parm_bytes = t->lock.vbytes[w];
 	t->lock.parm_slot = (uint32_t)(s - slots);
 	t->lock.parm = true;
+	after_arm((uint32_t)(s - slots), me - 1, t->lock.parm_addr);
 }
 
 /* After the real unlock: arm the process-wide set (not under the mutex:
@@ -435,10 +553,15 @@ static void pset_after(struct rt_thread *t)
 		n = hc_rt.opt.lock_pset_cap;
 	wgt = (n ? n : 1) * hc_rt.opt.lock_ns;
 	if (watch__pset_lock(t, &t->lock.parm_e, t->lock.parm_addr, t->lock.parm_slot, t->lock.parm_lo,
-	                     t->lock.parm_changed, t->lock.parm_bytes, wgt) == 0)
+	                     t->lock.parm_changed, t->lock.parm_bytes, wgt) == 0) {
 		t->cnt.lock_pset_arms++;
-	else
+		if (LD(after.slot1) == t->lock.parm_slot + 1 && LD(after.armer) == t->id.index)
+			ST(after.live, 1);
+	} else {
 		t->cnt.lock_pset_refused++;
+		if (LD(after.slot1) == t->lock.parm_slot + 1 && LD(after.armer) == t->id.index)
+			ST(after.slot1, 0);
+	}
 	hc_guard_leave(t);
 }
 
@@ -503,6 +626,8 @@ static __attribute__((noinline)) void released(const void *m)
 	}
 	if (__builtin_expect(LD(s->want) >> (me & 3) & 1, 0) && capture_ctx(t, s, me, 2))
 		__atomic_fetch_and(&s->want, ~(1u << (me & 3)), __ATOMIC_RELAXED);
+	if (__builtin_expect(LD(after.slot1) == (uint32_t)(s - slots) + 1, 0) && hc_rt.opt.lock_pset_after)
+		after_release(t, s, me);
 	if (t->lock.snap.slot == (uint32_t)(s - slots) + 1)
 		pset_release(t, s, me);
 	else if (hc_rt.opt.lock_verdict && t->watch.opened &&

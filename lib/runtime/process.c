@@ -381,6 +381,7 @@ static void read_options(struct rt_options *o)
 	o->lock_words = env_u64("HPCRUN_COMM_LOCK_WORDS", 0) != 0;
 	o->lock_verdict = env_u64("HPCRUN_COMM_LOCK_VERDICT", 1) != 0;
 	o->lock_bytes = env_u64("HPCRUN_COMM_LOCK_BYTES", 1) != 0;
+	o->lock_pset_after = env_u64("HPCRUN_COMM_LOCK_PSET_AFTER", 0) != 0;
 	o->lock_store = (uint32_t)env_u64("HPCRUN_COMM_LOCK_STORE", 32);
 	o->lock_store_word = env_u64("HPCRUN_COMM_LOCK_STORE_WORD", 1) != 0;
 	if (o->lock_store > 63)
@@ -960,6 +961,11 @@ static void process_init(bool after_fork)
 			        (unsigned long long)hc_rt.opt.lock_before, hc_rt.opt.lock_words ? "on" : "off",
 			        hc_rt.opt.lock_verdict ? "on" : "off", hc_rt.opt.lock_ways, hc_rt.opt.lock_verdict_early,
 			        hc_rt.opt.lock_bytes ? "on" : "off");
+		if (on && hc_rt.opt.lock_pset)
+			process__log("lock sets on the process-wide set: a later releaser of the mutex that changed the "
+			        "watched line is its last writer, the trap its communication judged by the bytes it changed: "
+			        "%s (HPCRUN_COMM_LOCK_PSET_AFTER; counters lock_after_writes, lock_after_peer, "
+			        "lock_after_own, lock_after_noctx)", hc_rt.opt.lock_pset_after ? "on" : "off");
 		if (on)
 			process__log("lock sets: a releaser's context at its latest store up to %u instructions before "
 			        "its unlock (HPCRUN_COMM_LOCK_STORE, 0 = at the unlock; counter lock_ctx_store); a watched "

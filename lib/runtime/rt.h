@@ -74,6 +74,7 @@
 	X(stack_shared_samples) \
 	X(lock_snaps) X(lock_pset_asked) X(lock_pset_arms) X(lock_pset_refused) X(lock_pset_unchanged) \
 	X(lock_pset_true) X(lock_pset_false) X(lock_pset_none) X(lock_pset_system) X(lock_words_dropped) \
+	X(lock_after_writes) X(lock_after_peer) X(lock_after_own) X(lock_after_noctx) \
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
@@ -310,6 +311,7 @@ struct rt_options {
 	uint32_t lock_ways;         /* release snapshots an open thread keeps, 1..RT_LOCK_WAYS (§5.44) */
 	uint32_t lock_verdict_early; /* release snapshots from this many samples before a lock set is due */
 	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
+	uint32_t lock_pset_after;   /* a process-wide lock set's trap given to a later releaser that wrote its line (§5.53) */
 	uint32_t lock_store;        /* a releaser's context ends at its store, up to this many instructions before its unlock (§5.49) */
 	uint32_t lock_store_word;   /* ... at the store that names the watched word's address, if one does */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
@@ -532,6 +534,12 @@ bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t a
 bool lock__mutex_word(uint64_t addr);
 /* the verdict of a process-wide lock set's trap (signal context): 1 true,
    0 false, -1 no transfer, -2 system code */
+/* §5.53: a process-wide lock set's trap after a later releaser of its
+   mutex changed the line: 1 true / 0 false with that releaser (*peer, its
+   context *ctx); -1 none (the set's own rule); -2 the trapping thread
+   wrote the line last; -3 the writer's context unknown. Signal context. */
+int  lock__pset_after(struct rt_thread *t, uint32_t slot, uint32_t armer, uint64_t acc, uint32_t len,
+                      uint32_t *peer, uint32_t *ctx);
 int  lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t changed, uint8_t bytes,
                         uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len);
 /* watch.c: arm the process-wide set on one word of a lock's neighbourhood

@@ -1462,7 +1462,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	uint32_t lk_slot = 0;
 	uint64_t lk_lo = 0, lk_changed = 0, lk_weight = 0, lk_bp = 0;
 	uint8_t lk_bytes = 0;
-	int lk_v = 1;
+	int lk_v = 1, lk_a = -1;
+	uint32_t lk_peer = 0, lk_ctx = 0;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -1582,6 +1583,19 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 					pset_count(&pset.traps_late);
 				return;
 			}
+			/* §5.53: a later releaser wrote the line last */
+			lk_a = lock__pset_after(t, lk_slot, tmp.watched.thread, s.addr, s.len, &lk_peer, &lk_ctx);
+			if (lk_a == -2 || lk_a == -3) {
+				if (lk_a == -2)
+					t->cnt.lock_after_own++;
+				else
+					t->cnt.lock_after_noctx++;
+				if (!pset_end(w, &pset.ended_trap))
+					pset_count(&pset.traps_late);
+				return;
+			}
+			if (lk_a >= 0)
+				lk_v = lk_a;
 		}
 		if (kind == RT_PSET_TRAP_LATE || !pset_end(w, &pset.ended_trap)) {
 			pset_count(&pset.traps_late);
@@ -1600,6 +1614,12 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		   its own state, exactly as a per-thread set's trap. */
 		th = owner == t->id.index && tmp.armed_at && t->det.armed && !t->det.start_set &&
 		     t->det.armed_at == tmp.armed_at ? &t->det : &tmp;
+	}
+	if (lk_a >= 0 && th == &tmp) {
+		tmp.watched.thread = lk_peer;
+		tmp.watched.ctx = lk_ctx;
+		tmp.watched.cpu = -1;
+		t->cnt.lock_after_peer++;
 	}
 	if (th == &tmp) {
 		tmp.thread = t->id.index;

@@ -33,6 +33,9 @@
 # captured at releases, at least one ends at the critical section's store
 # (lock_queue's `q->tail++` / `tot->count++` before the unlock), and the
 # log states the rule; with HPCRUN_COMM_LOCK_STORE=0 none does.
+# A later releaser as the watched line's last writer (§5.53,
+# HPCRUN_COMM_LOCK_PSET_AFTER, default off): off by default; with =1
+# (lock_queue 4, every thread gated) later releases followed, output kept.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -144,6 +147,23 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 	out=$(awk '$1 == "row" && ($3 > 1 || $4 > 1) { s += $5 } END { print s + 0 }' "$TMP/ps.rows")
 	[ "$out" -eq 0 ] && ok "process-wide lock sets: every pair between threads 0 and 1" ||
 		fail "volume $out outside threads 0-1"
+	# §5.53 (HPCRUN_COMM_LOCK_PSET_AFTER, default off): off in the log and
+	# nothing followed by default; with =1 and every thread of lock_queue 4
+	# gated, later releases that changed the watched line are followed
+	# (lock_after_writes) and the program's output unchanged.
+	grep -q "last writer, the trap its communication judged by the bytes it changed: off" "$TMP/ps"/*.log &&
+		[ "$(logc ps lock_after_writes)" -eq 0 ] && ok "HPCRUN_COMM_LOCK_PSET_AFTER: off by default" ||
+		fail "HPCRUN_COMM_LOCK_PSET_AFTER default: not off ($(logc ps lock_after_writes) later releases followed)"
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/pa"
+		HPCRUN_COMM_LOCK_PSET_AFTER=1 HPCRUN_COMM_SWITCH_NS=10000000 measure pa "$TMP/lock_queue" 4 ||
+			fail "sampled run (HPCRUN_COMM_LOCK_PSET_AFTER=1) failed"
+		[ "$(logc pa lock_after_writes)" -gt 0 ] && break
+	done
+	grep -q "count=50000" "$TMP/pa.out" && grep -q "bytes it changed: on" "$TMP/pa"/*.log &&
+		[ "$(logc pa lock_after_writes)" -gt 0 ] &&
+		ok "HPCRUN_COMM_LOCK_PSET_AFTER=1: $(logc pa lock_after_writes) later releases changed the line, $(logc pa lock_after_peer) traps theirs, $(logc pa lock_after_own) the trapper's own" ||
+		fail "HPCRUN_COMM_LOCK_PSET_AFTER=1: $(logc pa lock_after_writes) later releases followed (output: $(cat "$TMP/pa.out"))"
 	for try in 1 2 3 4; do
 		rm -rf "${TMP:?}/vd"
 		HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure vd "$TMP/lock_queue" 4 || fail "sampled run (verdicts) failed"

@@ -1494,6 +1494,27 @@ static void test_lock_verdict(void)
 	CHECK(hc_lock_verdict_bytes(0, 0xff, 0x3000, 0x3000, 8) == 0);   /* false stays false */
 	CHECK(hc_lock_verdict_bytes(-1, 0xff, 0x3000, 0x3000, 8) == -1);
 	CHECK(hc_lock_verdict_bytes(1, 0x80, 0x3000, 0x3007, 1) == 1);
+	{       /* §5.53: a later releaser's bytes of the line (mw_cond's q.head, q.tail at +0, +4 of word 0) */
+		uint64_t old[8] = { 0x0000000500000004ull, 7, 0, 0, 0, 0, 0, 0x1122334455667788ull };
+		uint64_t cur[8] = { 0x0000000600000004ull, 7, 0, 0, 0, 0, 0, 0x1122334455667788ull };
+		uint64_t m;
+
+		CHECK(hc_lock_line_bytes(old, old) == 0);
+		m = hc_lock_line_bytes(old, cur);       /* tail 5 -> 6: byte 4 */
+		CHECK(m == 1ull << 4);
+		CHECK(hc_lock_after_verdict(0x4000, m, 0x4004, 4) == 1);    /* tail read: true */
+		CHECK(hc_lock_after_verdict(0x4000, m, 0x4000, 4) == 0);    /* head read: false */
+		CHECK(hc_lock_after_verdict(0x4000, m, 0x4000, 8) == 1);    /* both */
+		CHECK(hc_lock_after_verdict(0x4000, m, 0x4008, 8) == 0);    /* another word of the line */
+		CHECK(hc_lock_after_verdict(0x4000, 0, 0x4000, 8) == -1);   /* nothing changed: unknown */
+		cur[7] = 0x1122334455667789ull;         /* the line's last byte */
+		cur[0] = old[0];
+		m = hc_lock_line_bytes(old, cur);
+		CHECK(m == 1ull << 56);
+		CHECK(hc_lock_after_verdict(0x4000, m, 0x4038, 1) == 1);
+		CHECK(hc_lock_after_verdict(0x4000, m, 0x4039, 7) == 0);
+		CHECK(hc_lock_after_verdict(0x4000, m, 0x403f, 0) == 0);    /* len 0: one byte */
+	}
 	{       /* §5.44: a thread alternating two mutexes keeps both releases */
 		uint32_t slot[2] = { 0, 0 }, age[2] = { 0, 0 };
 
