@@ -840,6 +840,71 @@ int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit)
 	return -EINVAL;
 }
 
+int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache, unsigned depth,
+                          uint64_t ea, uint32_t size, uint64_t *load)
+{
+	uint16_t written = 0;
+
+	*load = 0;
+	for (unsigned i = 0; i < depth; i++) {
+		struct hc_insn in;
+		struct deps d;
+		uint64_t prev;
+
+		if (prev_lookup(pc, cache, &prev, NULL) != HC_PREV_OK ||
+		    decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, &in, &d) != 0 ||
+		    in.len != pc - prev || d.dynamic || (in.flags & HC_AF_REP))
+			return 0;
+		for (uint8_t j = 0; j < in.n; j++) {
+			const struct hc_mem_access *a = &in.acc[j];
+
+			if (a->kind != HC_ACC_EXPLICIT || (a->flags & HC_AF_SYNTH) ||
+			    (d.used[j] & (d.written | written)) || a->ea != ea || a->size != size)
+				continue;
+			/* a store of the same bytes first: not one update */
+			if (!(a->rw & HC_ACC_R) || (a->rw & HC_ACC_W))
+				return 0;
+			*load = prev;
+			return 1;
+		}
+		written |= d.written;
+		pc = prev;
+	}
+	return 0;
+}
+
+int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size)
+{
+	uint64_t start, end;
+	uint16_t written = 0;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(pc, &start, &end))
+		return 0;
+	for (unsigned i = 0; i < depth && pc < end; i++) {
+		struct hc_insn in;
+		struct deps d;
+
+		if (decode((const uint8_t *)(uintptr_t)pc, end - pc < MAX_INSN ? end - pc : MAX_INSN, pc, r,
+		           &in, &d) != 0 || in.branch || d.no_fallthrough || d.dynamic || (in.flags & HC_AF_REP))
+			return 0;
+		for (uint8_t j = 0; j < in.n; j++) {
+			const struct hc_mem_access *a = &in.acc[j];
+
+			if (!(a->rw & HC_ACC_W) || a->kind == HC_ACC_STACK ||
+			    (d.rec[j].index == ZYDIS_REGISTER_NONE &&
+			     (d.rec[j].base == ZYDIS_REGISTER_RSP ||
+			      (d.rec[j].base == ZYDIS_REGISTER_RBP && d.rec[j].off < 0))))
+				continue;   /* a stack slot (as data_store: -O0's locals) */
+			/* the first store: its bytes, through registers unchanged */
+			return a->kind == HC_ACC_EXPLICIT && !(a->flags & HC_AF_SYNTH) && !(d.used[j] & written) &&
+			       a->ea == ea && a->size == size;
+		}
+		written |= d.written;
+		pc += in.len;
+	}
+	return 0;
+}
+
 #define STORE_RING 64   /* instructions hc_decode_stores_before looks back at most */
 
 /* A write to memory that is not a stack slot: an explicit memory operand

@@ -224,6 +224,26 @@ int hc_decode_prev(const struct hc_regs *r, struct hc_prev_cache *cache, struct 
 int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned chain,
                           struct hc_insn *out);
 
+/* The store half of an update (x[i] += v compiled as a load, arithmetic
+   and a store of the same bytes; detection.md §5.53): walking back from pc
+   at most `depth` instructions of straight-line code (none a branch
+   target), does an instruction read exactly [ea, ea + size) through
+   registers that neither it nor any instruction up to pc changed? r is
+   the thread's registers at pc (the store's own register writes are the
+   caller's to rule out). 1 if so (*load: that instruction's address), 0
+   if not or not known (a store of those bytes first, a REP op, an
+   undecodable or dynamic address). Async-signal-safe. */
+int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache, unsigned depth,
+                          uint64_t ea, uint32_t size, uint64_t *load);
+
+/* The load half of an update, seen from the instruction after it (pc):
+   within `depth` instructions of straight-line code, is the first store
+   (not a stack slot) one of exactly [ea, ea + size), through registers
+   no instruction from pc on changed? r: the registers at pc. 1 or 0 (not
+   known included). -O0's `x += v` recomputes the address between the
+   two and is not recognised. Async-signal-safe. */
+int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size);
+
 /* hc_decode_prev, walking back up to `depth` instructions of straight-line
    code (none of them a branch target): the latest instruction before pc
    with a recoverable access, i.e. whose address registers neither it nor

@@ -25,7 +25,7 @@ enum {
 	W_LINE,
 	W_ADDR,
 	W_TIME,
-	W_LEN_THREAD,  /* len | LOAD_BIT if a load | thread << 32 */
+	W_LEN_THREAD,  /* len | LOAD_BIT if a load | UPDATE_BIT if an update | thread << 32 */
 	W_CPU_CTX,     /* (uint32_t)cpu | ctx << 32 */
 	W_MASK,        /* the publisher's bytes of the line (hc_bb_entry.mask) */
 	W_SPIN,        /* hc_bb_entry.spin | SYNC_BIT if sync | echo << ECHO_SHIFT
@@ -34,6 +34,8 @@ enum {
 };
 
 #define LOAD_BIT 0x80000000u
+#define UPDATE_BIT 0x40000000u
+#define LEN_MASK 0x3fffffffu
 #define SYNC_BIT (1ull << 32)
 #define ECHO_SHIFT 40
 #define OWNER_SHIFT 33   /* 7 bits */
@@ -104,8 +106,9 @@ bool hc_bulletin_read(const struct hc_bulletin *bb, uint32_t i, struct hc_bb_ent
 	out->line = w[W_LINE];
 	out->addr = w[W_ADDR];
 	out->time = w[W_TIME];
-	out->len = (uint32_t)w[W_LEN_THREAD] & ~LOAD_BIT;
+	out->len = (uint32_t)w[W_LEN_THREAD] & LEN_MASK;
 	out->is_load = ((uint32_t)w[W_LEN_THREAD] & LOAD_BIT) != 0;
+	out->update = ((uint32_t)w[W_LEN_THREAD] & UPDATE_BIT) != 0;
 	out->thread = (uint32_t)(w[W_LEN_THREAD] >> 32);
 	out->cpu = (int32_t)(uint32_t)w[W_CPU_CTX];
 	out->ctx = (uint32_t)(w[W_CPU_CTX] >> 32);
@@ -170,7 +173,8 @@ int hc_bulletin_publish(struct hc_bulletin *bb, const struct hc_bb_entry *e)
 	store_rel(&slot->w[W_LINE], e->line);
 	store_rel(&slot->w[W_ADDR], e->addr);
 	store_rel(&slot->w[W_TIME], e->time);
-	store_rel(&slot->w[W_LEN_THREAD], (uint64_t)((e->len & ~LOAD_BIT) | (e->is_load ? LOAD_BIT : 0)) |
+	store_rel(&slot->w[W_LEN_THREAD], (uint64_t)((e->len & LEN_MASK) | (e->is_load ? LOAD_BIT : 0) |
+	                                             (e->update ? UPDATE_BIT : 0)) |
 	                                  (uint64_t)e->thread << 32);
 	store_rel(&slot->w[W_CPU_CTX], (uint64_t)(uint32_t)e->cpu | (uint64_t)e->ctx << 32);
 	store_rel(&slot->w[W_MASK], e->mask);

@@ -380,18 +380,31 @@ bool hc_detect_heels(uint64_t heels_ns, const struct hc_sample *s, const struct 
    *heels: false by those tests. */
 static bool judge_true(const struct hc_detect_config *cfg, const struct hc_detect_thread *th,
                        const struct hc_sample *s, const struct hc_bb_entry *e, bool *by_mask,
-                       bool *refetch, bool *heels)
+                       bool *refetch, bool *heels, bool *false_update)
 {
 	uint64_t sb = hc_line_bytes(e->line, s->addr, s->len ? s->len : 1);
 	uint64_t eb = hc_line_bytes(e->line, e->addr, e->len ? e->len : 1);
 
 	*by_mask = false;
+	*false_update = false;
 	*refetch = cfg->refetch_false && hc_detect_refetch(th, s, e);
 	*heels = !*refetch && hc_detect_heels(cfg->heels_ns, s, e);
 	if (*refetch || *heels)
 		return false;
 	if (hc_ranges_overlap(s->addr, s->len, e->addr, e->len))
 		return true;
+	/* Two updates by a moving instruction (§5.53): each thread adds into
+	   the element its data name (streamcluster's lower[center_table[a]]
+	   += …, a shared histogram's bins); in exact mode's model the
+	   transfer is true only where the second update meets the bytes the
+	   first wrote, not the whole line the masks and moving spans cover
+	   over time. Fixed updates keep their masks: a struct's fields
+	   updated together (a total's sum and count) are met by the next
+	   thread's first one, which the sample did not see. */
+	if (cfg->update_bytes && s->update && e->update && th->moving) {
+		*false_update = true;
+		return false;
+	}
 	if (((sb | own_mask(th, e->line, s->time)) & (eb | e->mask)) == 0)
 		return false;
 	*by_mask = true;
@@ -401,7 +414,7 @@ static bool judge_true(const struct hc_detect_config *cfg, const struct hc_detec
 static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, const struct hc_detect_thread *th,
                       const struct hc_sample *s, const struct hc_bb_entry *e, uint64_t weight, uint32_t how)
 {
-	bool by_mask, refetch, heels;
+	bool by_mask, refetch, heels, false_update;
 
 	c->time = s->time;
 	c->weight = weight;
@@ -416,8 +429,9 @@ static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, con
 	c->peer_ctx = e->ctx;
 	c->flags = how | (e->is_load ? 0 : HC_COMM_PEER_STORE)
 	         | (s->is_store ? HC_COMM_STORE : 0)
-	         | (judge_true(cfg, th, s, e, &by_mask, &refetch, &heels) ? HC_COMM_TRUE : 0);
+	         | (judge_true(cfg, th, s, e, &by_mask, &refetch, &heels, &false_update) ? HC_COMM_TRUE : 0);
 	c->true_by_mask = by_mask;
+	c->false_update = false_update;
 	c->false_refetch = refetch;
 	c->false_heels = heels;
 	c->footprint_weighed = false;
@@ -681,6 +695,7 @@ struct hc_bb_entry hc_detect_entry(const struct hc_detect_thread *th, const stru
 		.echo = th->trap_time && s->time == th->trap_time ? th->trap_echo : 0,
 		.block = s->block,
 		.block_owner = s->block_owner,
+		.update = s->update,
 	};
 }
 

@@ -88,7 +88,7 @@ struct hc_bb_entry {
 	uint64_t line;    /* addr & ~63 */
 	uint64_t addr;
 	uint64_t time;    /* publication time, ns (CLOCK_MONOTONIC) */
-	uint32_t len;     /* < 2^31 */
+	uint32_t len;     /* < 2^30 */
 	uint32_t thread;  /* publisher's thread index */
 	int32_t  cpu;
 	uint32_t ctx;     /* publisher's CCT node for this access */
@@ -120,6 +120,10 @@ struct hc_bb_entry {
 	   thread index above 126): a buffer its allocator hands to others
 	   and takes back. */
 	uint8_t block_owner;
+	/* The access was an update: it read and wrote the same bytes (one
+	   RMW instruction, or a load and the store that follows it, or a
+	   store after the load of its bytes): cfg.update_bytes (§5.53). */
+	bool update;
 };
 
 /* A 16-bit tag of a heap block's base address, never 0 (a collision of two
@@ -209,6 +213,10 @@ struct hc_detect_config {
 	                        that the set watched one of the chunks the trapping thread
 	                        was seen to touch on the line (hc_detect_trap_weight; §5.31),
 	                        not over the chance for its one chunk */
+	bool update_bytes;   /* two updates (both accesses read-modify-writes of their own
+	                        bytes: x[i] += v) are judged by their bytes alone, not the
+	                        threads' masks or moving spans: accumulations land where the
+	                        data say, not along a walk (§5.53) */
 };
 
 /* The weight of a trap of a set of d chunks (the published chunk `pub`
@@ -406,6 +414,7 @@ struct hc_sample {
 	uint32_t ctx;        /* this thread's CCT node for the access */
 	uint16_t block;      /* hc_block_tag of the heap block holding it (0: none/unknown) */
 	uint8_t  block_owner;/* its allocating thread + 1 (0: unknown; hc_bb_entry.block_owner) */
+	bool     update;     /* read and wrote the same bytes (hc_bb_entry.update, §5.53) */
 };
 
 /* One detected communication (becomes a struct hc_prof_event). */
@@ -422,6 +431,7 @@ struct hc_comm {
 	bool     handoff_set; /* by the trap of a hand-off set (cfg.handoff_life, §5.36) */
 	bool     true_by_mask; /* true only through the byte masks: the two
 	                          accesses themselves do not overlap */
+	bool     false_update;     /* two updates judged by their bytes alone (cfg.update_bytes) */
 	bool     false_refetch; /* false by the re-fetch test (cfg.refetch_false) */
 	bool     false_heels;   /* false by the heels test (cfg.heels_ns) */
 	bool     footprint_weighed; /* a trap weighed by its thread's chunks of the line, not one

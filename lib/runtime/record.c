@@ -32,13 +32,15 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 		t->cnt.false_refetch++;
 	if (c->false_heels)
 		t->cnt.false_heels++;
+	if (c->false_update)
+		t->cnt.false_update++;
 	if (c->footprint_weighed)
 		t->cnt.traps_footprint++;
 	if ((c->flags & HC_COMM_TRAP) && hc_debug_enabled(HC_DBG_DETECT))
 		hc_debug_printf(HC_DBG_DETECT, "T%u trap: %s %#llx+%u %s, peer T%u %s %#llx+%u, weight %llu (spin %u, lag %llu ns)",
 		                t->id.index, (c->flags & HC_COMM_STORE) ? "store" : "load",
 		                (unsigned long long)c->addr, c->len,
-		                !(c->flags & HC_COMM_TRUE) ? (c->false_refetch ? "FALSE(refetch)" : c->false_heels ? "FALSE(heels)" : "FALSE") : c->true_by_mask ? "TRUE(mask)" : "TRUE",
+		                !(c->flags & HC_COMM_TRUE) ? (c->false_refetch ? "FALSE(refetch)" : c->false_heels ? "FALSE(heels)" : c->false_update ? "FALSE(update)" : "FALSE") : c->true_by_mask ? "TRUE(mask)" : "TRUE",
 		                c->peer, (c->flags & HC_COMM_PEER_STORE) ? "store" : "load",
 		                (unsigned long long)c->peer_addr, c->peer_len, (unsigned long long)c->weight, c->spin,
 		                (unsigned long long)c->lag);

@@ -1144,6 +1144,19 @@ static void access_at(struct rt_thread *t, const struct hc_regs *r, uint64_t lin
 	s->addr = ta.addr;
 	s->len = ta.len;
 	s->is_store = ta.is_store;
+	/* an update's half (§5.53): its bytes read and written */
+	s->update = false;
+	if (hc_rt.dcfg.update_bytes && ta.how == HC_TRAP_EXACT && have_end && end.addr == ta.leaf) {
+		struct hc_mem_access a = { .ea = ta.addr, .size = ta.len, .kind = HC_ACC_EXPLICIT,
+		                           .rw = ta.is_store ? HC_ACC_W : HC_ACC_R };
+
+		for (uint8_t i = 0; i < end.n; i++)
+			if (end.acc[i].ea == ta.addr && end.acc[i].rw == (HC_ACC_R | HC_ACC_W))
+				a.rw = HC_ACC_R | HC_ACC_W;
+		s->update = soft__update(t, ta.leaf, pc, r, &a);
+		if (s->update)
+			t->cnt.updates_trapped++;
+	}
 }
 
 static void on_trap(struct rt_thread *t, int slot, void *uctx);

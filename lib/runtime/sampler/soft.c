@@ -37,6 +37,8 @@
 #include "detect/step.h"
 
 #define RMW_LOOKAHEAD 3
+#define RT_UPDATE_BACK 10  /* instructions a store's update test looks back (§5.53) */
+#define RT_UPDATE_AHEAD 10 /* and a trapped load's looks ahead (§5.53) */
 
 /* The period of this thread's samples now, ns: the one asked, times the
    crowded-process multiplier of its latest sample (rate.h). The windows
@@ -53,15 +55,15 @@ static inline struct rt_soft_thread *own(const struct rt_thread *t)
 }
 
 /* The first store at or after pc, within straight-line code of the same
-   function (at most RMW_LOOKAHEAD instructions, no branch), or 0. */
-static uint64_t find_store(uint64_t pc, const struct hc_regs *r)
+   function (at most n instructions, no branch), or 0. */
+static uint64_t find_store(uint64_t pc, const struct hc_regs *r, int n)
 {
 	uint64_t start, end, a = pc;
 	struct hc_insn in;
 
 	if (!hc_funcs_lookup(pc, &start, &end))
 		return 0;
-	for (int k = 0; k < RMW_LOOKAHEAD && a < end; k++) {
+	for (int k = 0; k < n && a < end; k++) {
 		size_t avail = end - a < 15 ? (size_t)(end - a) : 15;
 		if (hc_decode_insn((const uint8_t *)(uintptr_t)a, avail, a, r, &in) < 0 || in.branch)
 			return 0;
@@ -97,7 +99,7 @@ static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_re
 			return hc_recipe_ea(&own(t)->rmw[slot].write, r, &ea) && ea == ld->ea &&
 			       own(t)->rmw[slot].write.size == ld->size;
 	} else {
-		st = find_store(from, r);
+		st = find_store(from, r, RMW_LOOKAHEAD);
 		own(t)->rmw[slot].pc = from;
 		own(t)->rmw[slot].store = st;
 		own(t)->rmw[slot].has_recipe = false;
@@ -117,6 +119,53 @@ static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_re
 		if ((in.acc[i].rw & HC_ACC_W) && in.acc[i].ea == ld->ea && in.acc[i].size == ld->size)
 			return true;
 	return false;
+}
+
+/* Did straight-line code right before the store at leaf load its bytes
+   (hc_decode_load_before)? The load's position is cached per store PC
+   (the walk back decodes up to RT_UPDATE_BACK instructions); a hit
+   decodes that one load again with the registers (its address
+   registers were not written between, checked at the walk). */
+static bool load_precedes(struct rt_thread *t, uint64_t leaf, const struct hc_regs *r,
+                          const struct hc_mem_access *st)
+{
+	unsigned slot = (unsigned)((leaf >> 1) ^ (leaf >> 11)) & (RT_RMW_CACHE - 1);
+	uint64_t ld, start, end;
+	struct hc_insn in;
+
+	if (own(t)->upd[slot].pc != leaf) {
+		hc_decode_load_before(r, leaf, t->prev, RT_UPDATE_BACK, st->ea, st->size, &ld);
+		own(t)->upd[slot].pc = leaf;
+		own(t)->upd[slot].load = ld;
+		return ld != 0;
+	}
+	ld = own(t)->upd[slot].load;
+	if (!ld || !hc_funcs_lookup(ld, &start, &end) ||
+	    hc_decode_insn((const uint8_t *)(uintptr_t)ld, end - ld < 15 ? (size_t)(end - ld) : 15, ld, r, &in) < 0)
+		return false;
+	for (int i = 0; i < in.n; i++)
+		if (in.acc[i].rw == HC_ACC_R && in.acc[i].ea == st->ea && in.acc[i].size == st->size)
+			return true;
+	return false;
+}
+
+/* Is the access acc of the instruction at leaf (next: the instruction
+   after it; r: the registers there) an update, reading and writing the
+   same bytes (hc_bb_entry.update, detection.md §5.53)? One RMW
+   instruction; a load whose bytes straight-line code right after it
+   stores (store_follows; a trap's load: hc_decode_store_after, further);
+   a store after a load of its bytes. */
+static bool is_update(struct rt_thread *t, uint64_t leaf, uint64_t next, const struct hc_regs *r,
+                      const struct hc_mem_access *acc, bool trap)
+{
+	if (!hc_rt.dcfg.update_bytes || acc->kind != HC_ACC_EXPLICIT)
+		return false;
+	if ((acc->rw & HC_ACC_R) && (acc->rw & HC_ACC_W))
+		return true;
+	if (!(acc->rw & HC_ACC_W))
+		return store_follows(t, next, r, acc) ||
+		       (trap && hc_decode_store_after(r, next, RT_UPDATE_AHEAD, acc->ea, acc->size) == 1);
+	return load_precedes(t, leaf, r, acc);
 }
 
 /* One event for the whole process (doc/samplers.md, "Soft sampler"):
@@ -1357,6 +1406,14 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	s.is_store = store;
 	s.is_private = false;
 	s.cpu = regs__cpu();
+	if (store && hc_rt.dcfg.update_bytes) {   /* an update's store (§5.53): its load went before */
+		struct hc_regs r;
+
+		regs__read(uctx, &r);
+		s.update = is_update(t, pc, 0, &r, a, false);
+		if (s.update)
+			t->cnt.updates_sampled++;
+	}
 	note_access(t, pc, s.addr, s.len, s.time);
 	t->watch.line_seen = true;
 	t->watch.line_heap = true;
@@ -1715,6 +1772,12 @@ void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s
 /* A trapped access of possibly shared memory joins the thread's line
    bytes (the masks true/false sharing is judged with, detection.md §5.7);
    t->det.moving says whether it moves until the caller clears it. */
+bool soft__update(struct rt_thread *t, uint64_t leaf, uint64_t next, const struct hc_regs *r,
+                  const struct hc_mem_access *acc)
+{
+	return sampler__is(&soft__sampler) && own(t) && is_update(t, leaf, next, r, acc, true);
+}
+
 void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
 {
 	if (!sampler__is(&soft__sampler) || !own(t) || s->is_private)
@@ -1883,8 +1946,13 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	s.is_store = (acc->rw & HC_ACC_W) != 0;
 	if (!s.is_store && acc->kind == HC_ACC_EXPLICIT && store_follows(t, next, &r, acc)) {
 		s.is_store = true;
+		s.update = hc_rt.dcfg.update_bytes;
 		t->cnt.samples_rmw_store++;
+	} else if (s.is_store && is_update(t, leaf, next, &r, acc, false)) {
+		s.update = true;
 	}
+	if (s.update)
+		t->cnt.updates_sampled++;
 	s.cpu = regs__cpu();
 	/* an xchg with memory (a seq_cst store's form): a synchronizing store
 	   (detection.md §5.17) */

@@ -88,6 +88,10 @@ struct rt_soft_thread {
 		bool has_recipe;        /* its one write, as a recipe (no decode) */
 		struct hc_acc_recipe write;
 	} rmw[RT_RMW_CACHE];
+	struct {                /* an update's store: the load before it (§5.53) */
+		uint64_t pc;            /* the store */
+		uint64_t load;          /* the load of its bytes, 0 = none */
+	} upd[RT_RMW_CACHE];
 };
 
 struct rt_thread;
@@ -119,6 +123,15 @@ void soft__on_create(struct rt_thread *t);
    (signal context), watch the lines the threads that ended since this
    thread last created one wrote whole. */
 void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr);
+/* Is a trapped access an update (the same bytes read and written: one RMW
+   instruction, a load with its store right after, a store after its
+   load; detection.md §5.53)? leaf: its instruction, next: the one after
+   it, r: the registers at next. False unless the soft sampler measures.
+   Signal context. */
+struct hc_regs;
+struct hc_mem_access;
+bool soft__update(struct rt_thread *t, uint64_t leaf, uint64_t next, const struct hc_regs *r,
+                  const struct hc_mem_access *acc);
 /* A trapped access (at pc) joins the thread's line bytes. */
 void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);
 /* The execute breakpoint on a return address fired (watch.c; signal

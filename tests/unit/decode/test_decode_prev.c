@@ -256,6 +256,22 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"2:\tcall fn_noacc\n" PC(rel_jmp_ret)
 	"\tret\n"
 	ENDFN(fn_rel_jmp)
+	/* updates (hc_decode_load_before, §5.53): streamcluster's -O2
+	   `lower[c] += v` (addsd then movsd through one register); -O0's
+	   load, arithmetic, a stack slot, the store; a store elsewhere; the
+	   base register rewritten in between; a loop head in between */
+	FN(fn_upd)
+	"\tlea (%r12,%rax,8),%rax\n\taddsd (%rax),%xmm0\n" PC(upd_o2_st)
+	"\tmovsd %xmm0,(%rax)\n"
+	"\tmov 8(%rbx),%edx\n\tadd $1,%edx\n\tmov %edx,-4(%rbp)\n" PC(upd_o0_st)
+	"\tmov %edx,8(%rbx)\n" PC(upd_other_st)
+	"\tmov %edx,16(%rbx)\n"
+	"\tmov 24(%rbx),%edx\n\tmov %rcx,%rbx\n" PC(upd_base_st)
+	"\tmov %edx,24(%rbx)\n"
+	"\tmov 32(%rcx),%edx\n"
+	"2:\tadd $1,%edx\n" PC(upd_tgt_st)
+	"\tmov %edx,32(%rcx)\n\tjnz 2b\n\tret\n"
+	ENDFN(fn_upd)
 	FN(fn_step)
 	"\tpushfq\n\torq $0x100,(%rsp)\n\tpopfq\n\tnop\n"
 	"\tlock addq $1,(%rdi)\n" PC(step_pc)
@@ -281,6 +297,7 @@ ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_p
 ASM_SYM(rel_store); ASM_SYM(rel_ret); ASM_SYM(rel_rbp_store); ASM_SYM(rel_rbp_ret);
 ASM_SYM(rel_tgt_ret); ASM_SYM(rel_jmp_ret);
 ASM_SYM(relf_idx); ASM_SYM(relf_sum); ASM_SYM(relf_count); ASM_SYM(relf_ret);
+ASM_SYM(upd_o2_st); ASM_SYM(upd_o0_st); ASM_SYM(upd_other_st); ASM_SYM(upd_base_st); ASM_SYM(upd_tgt_st);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
 
@@ -789,6 +806,47 @@ static void deep(void)
 	CHECK_EQ_U64(hc_decode_prev_deep(&regs, &cache, 0, &o), HC_PREV_NO_ACCESS);
 }
 
+/* hc_decode_load_before: a store is an update's when straight-line code
+   before it loaded its bytes through registers nothing changed since */
+static void load_before(void)
+{
+	uint64_t ld;
+
+	memset(g, 0, sizeof(g));
+	g[REG_RAX] = 0x40008;       /* after the lea: &lower[c] */
+	g[REG_RBX] = 0x50000;
+	g[REG_RCX] = 0x60000;
+	/* -O2: addsd (%rax) right before movsd %xmm0,(%rax) */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40008, 8, &ld), 1);
+	CHECK_EQ_U64(ld, addr(upd_o2_st) - 4);   /* the 4-byte addsd */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40008, 4, &ld), 0);  /* not those bytes */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40010, 8, &ld), 0);
+	/* -O0: over the arithmetic and a stack slot */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o0_st), &cache, 6, 0x50008, 4, &ld), 1);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o0_st), &cache, 2, 0x50008, 4, &ld), 0);  /* too shallow */
+	/* 16(%rbx) after a store of 8(%rbx): no load of its bytes */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_other_st), &cache, 6, 0x50010, 4, &ld), 0);
+	/* a store of the same bytes comes first: the nearest access decides */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_other_st), &cache, 6, 0x50008, 4, &ld), 0);
+	/* rbx rewritten between the load and the store */
+	g[REG_RBX] = 0x60000;
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_base_st), &cache, 6, 0x60018, 4, &ld), 0);
+	/* a loop head between */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_tgt_st), &cache, 6, 0x60020, 4, &ld), 0);
+	/* outside every function */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, 8, &cache, 6, 0x60020, 4, &ld), 0);
+	/* and forward from the load (hc_decode_store_after) */
+	g[REG_RBX] = 0x50000;
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 8), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 4), 0);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 6, 0x50008, 4), 1);   /* over a stack slot */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 2, 0x50008, 4), 0);   /* too near */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_other_st), 6, 0x50010, 4), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_base_st) - 3, 6, 0x50018, 4), 0);  /* rbx changed */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st), 6, 0x60024, 4), 0);       /* other bytes */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st) + 3, 6, 0x60020, 4), 0);   /* past it: a jnz, no store */
+}
+
 /* hc_decode_store_before: a releaser's latest data store before the call
    that returns to ret (§5.49) */
 static void store_before(void)
@@ -871,6 +929,7 @@ int main(void)
 	maps();
 	reloads();
 	deep();
+	load_before();
 	store_before();
 	loop_exits();
 	return hc_test_done("test_decode_prev");

@@ -67,6 +67,75 @@ static bool trap(struct world *w, uint32_t t, uint64_t time, uint64_t addr,
 	return hc_detect_trap(&w->cfg, &w->th[t], &s, &w->comm);
 }
 
+/* sample() with the access marked an update (hc_sample.update, §5.53) */
+static bool sample_upd(struct world *w, uint32_t t, uint64_t time, uint64_t addr, uint32_t len, bool update)
+{
+	struct hc_sample s = {
+		.time = time, .addr = addr, .len = len, .is_store = true,
+		.cpu = (int32_t)t + 20, .ctx = 500 + t, .update = update,
+	};
+
+	memset(&w->comm, 0xa5, sizeof(w->comm));
+	hc_detect_sample(&w->bb, &w->cfg, &w->th[t], &s, &w->res, &w->comm);
+	return w->res.comm;
+}
+
+/* Two updates are judged by their bytes (cfg.update_bytes, §5.53):
+   streamcluster's lower[center_table[a]] += …, both threads adding into
+   elements their data name, each seen at several of them (moving): the
+   masks cover the line, the two elements differ. */
+static void test_update_bytes(void)
+{
+	static struct hc_step_lines l0, l1;
+	struct world w;
+	int on;
+
+	for (on = 0; on < 2; on++) {
+		world_init(&w, 7, 2);
+		memset(&l0, 0, sizeof l0);
+		memset(&l1, 0, sizeof l1);
+		w.cfg.update_bytes = on;
+		w.th[0].touched = &l0;
+		w.th[0].touched_within = 100000;
+		w.th[1].touched = &l1;
+		w.th[1].touched_within = 100000;
+		w.th[0].moving = w.th[1].moving = true;     /* whole lines */
+		CHECK(!sample_upd(&w, 1, 100, LINE_A + 8, 8, true));
+		CHECK_EQ_U64(w.res.published, 1);
+		/* T0 updates another element of the line */
+		CHECK(sample_upd(&w, 0, 200, LINE_A + 40, 8, true));
+		CHECK_EQ_U64(!!(w.comm.flags & HC_COMM_TRUE), !on);
+		CHECK_EQ_U64(w.comm.false_update, on);
+		CHECK_EQ_U64(w.comm.true_by_mask, !on);
+		/* the same element: true either way */
+		CHECK(sample_upd(&w, 1, 300, LINE_A + 40, 8, true));
+		CHECK((w.comm.flags & HC_COMM_TRUE) && !w.comm.false_update);
+		/* fixed updates (a total's sum and count, each at one address)
+		   keep their masks: T1's sum and count, T0's count */
+		w.th[0].moving = w.th[1].moving = false;
+		hc_step_line_note(&l1, LINE_A + 0, 8, 350, 100000);
+		hc_step_line_note(&l1, LINE_A + 24, 8, 360, 100000);
+		sample_upd(&w, 1, 360, LINE_A + 24, 8, true);   /* T1's own entry before: published */
+		hc_step_line_note(&l0, LINE_A + 0, 8, 370, 100000);
+		CHECK(sample_upd(&w, 0, 370, LINE_A + 0, 8, true));
+		CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask && !w.comm.false_update);
+		w.th[0].moving = w.th[1].moving = true;
+		/* one side a plain store (a walk writing the line): the masks
+		   still judge, true */
+		CHECK(sample_upd(&w, 1, 400, LINE_A + 16, 8, false));
+		CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask && !w.comm.false_update);
+		CHECK(sample_upd(&w, 0, 500, LINE_A + 56, 8, true));
+		CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask && !w.comm.false_update);
+	}
+	/* the bulletin keeps the mark */
+	{
+		struct hc_bb_entry e;
+
+		CHECK(hc_bulletin_lookup(&w.bb, LINE_A, &e));
+		CHECK(e.update && e.thread == 0 && e.addr == LINE_A + 56 && e.len == 8);
+	}
+}
+
 static void test_overlap(void)
 {
 	CHECK(hc_ranges_overlap(8, 8, 12, 4));
@@ -2427,5 +2496,6 @@ int main(void)
 	test_refetch();
 	test_heels();
 	test_trap_footprint();
+	test_update_bytes();
 	return hc_test_done("test_detect");
 }
