@@ -81,7 +81,7 @@ static void test_empty_and_roundtrip(void)
 
 	e.cpu = -1;  /* unknown cpu must survive the packing */
 	e.ctx = 0xfedcba98;
-	e.len = 0x7fffffff;      /* the largest length (bit 31 flags a load) */
+	e.len = 0x3fffffff;      /* the largest length (bit 31 flags a load, bit 30 an update) */
 	e.thread = 0xfffffffe;
 	e.mask = 0x8000000000000001ull;
 	e.spin = 0xffffffffu;    /* spin evidence (detection.md §5.14) */
@@ -111,8 +111,16 @@ static void test_empty_and_roundtrip(void)
 	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
 	CHECK(out.is_load);
 	CHECK(!out.sync);
-	CHECK_EQ_U64(out.len, 0x7fffffff);
+	CHECK(!out.update);
+	CHECK_EQ_U64(out.len, 0x3fffffff);
 	CHECK_EQ_U64(out.thread, e.thread);
+	e.update = true;         /* an update (detection.md §5.53): beside the load bit */
+	e.time++;
+	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
+	CHECK(hc_bulletin_lookup(&bb, e.line, &out));
+	CHECK(out.update && out.is_load);
+	CHECK_EQ_U64(out.len, 0x3fffffff);
+	e.update = false;
 	e.is_load = false;
 	CHECK(hc_bulletin_read(&bb, hc_bulletin_slot_of(&bb, e.line), &out));
 	CHECK_EQ_U64(out.addr, e.addr);

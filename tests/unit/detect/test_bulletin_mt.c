@@ -59,7 +59,7 @@ static void make_entry(uint32_t t, uint64_t k, struct hc_bb_entry *e)
 	e->line = BASE_LINE + 64 * (k % NLINES);
 	e->addr = e->line + (h & 63);
 	e->time = (k + 1) << 8 | t;
-	e->len = (uint32_t)(h >> 8) & 0x7fffffffu;   /* bit 31 would flag a load */
+	e->len = (uint32_t)(h >> 8) & 0x3fffffffu;   /* bits 31 and 30 flag a load and an update */
 	e->thread = t;
 	e->cpu = (int32_t)(h >> 40);
 	e->ctx = (uint32_t)(h >> 20);
