@@ -225,7 +225,7 @@ int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, 
                           struct hc_insn *out);
 
 /* The store half of an update (x[i] += v compiled as a load, arithmetic
-   and a store of the same bytes; detection.md §5.53): walking back from pc
+   and a store of the same bytes; detection.md §5.54): walking back from pc
    at most `depth` instructions of straight-line code (none a branch
    target), does an instruction read exactly [ea, ea + size) through
    registers that neither it nor any instruction up to pc changed? r is

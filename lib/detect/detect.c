@@ -393,7 +393,7 @@ static bool judge_true(const struct hc_detect_config *cfg, const struct hc_detec
 		return false;
 	if (hc_ranges_overlap(s->addr, s->len, e->addr, e->len))
 		return true;
-	/* Two updates by a moving instruction (§5.53): each thread adds into
+	/* Two updates by a moving instruction (§5.54): each thread adds into
 	   the element its data name (streamcluster's lower[center_table[a]]
 	   += …, a shared histogram's bins); in exact mode's model the
 	   transfer is true only where the second update meets the bytes the

@@ -122,7 +122,7 @@ struct hc_bb_entry {
 	uint8_t block_owner;
 	/* The access was an update: it read and wrote the same bytes (one
 	   RMW instruction, or a load and the store that follows it, or a
-	   store after the load of its bytes): cfg.update_bytes (§5.53). */
+	   store after the load of its bytes): cfg.update_bytes (§5.54). */
 	bool update;
 };
 
@@ -216,7 +216,7 @@ struct hc_detect_config {
 	bool update_bytes;   /* two updates (both accesses read-modify-writes of their own
 	                        bytes: x[i] += v) are judged by their bytes alone, not the
 	                        threads' masks or moving spans: accumulations land where the
-	                        data say, not along a walk (§5.53) */
+	                        data say, not along a walk (§5.54) */
 };
 
 /* The weight of a trap of a set of d chunks (the published chunk `pub`
@@ -414,7 +414,7 @@ struct hc_sample {
 	uint32_t ctx;        /* this thread's CCT node for the access */
 	uint16_t block;      /* hc_block_tag of the heap block holding it (0: none/unknown) */
 	uint8_t  block_owner;/* its allocating thread + 1 (0: unknown; hc_bb_entry.block_owner) */
-	bool     update;     /* read and wrote the same bytes (hc_bb_entry.update, §5.53) */
+	bool     update;     /* read and wrote the same bytes (hc_bb_entry.update, §5.54) */
 };
 
 /* One detected communication (becomes a struct hc_prof_event). */

@@ -423,7 +423,7 @@ static void read_options(struct rt_options *o)
 	o->refetch_false = env_u64("HPCRUN_COMM_REFETCH_FALSE", 0) != 0;
 	o->heels_ns = env_u64("HPCRUN_COMM_HEELS_US", RT_HEELS_US) * 1000;
 	o->trap_footprint = env_u64("HPCRUN_COMM_TRAP_FOOTPRINT", 0) != 0;
-	o->update_bytes = env_u64("HPCRUN_COMM_UPDATE_BYTES", 1) != 0;   /* §5.53 */
+	o->update_bytes = env_u64("HPCRUN_COMM_UPDATE_BYTES", 1) != 0;   /* §5.54 */
 	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
 	o->move_span = (uint32_t)env_u64("HPCRUN_COMM_MOVE_SPAN", 2);   /* §5.47 */
 	if (o->move_span > 2)
@@ -793,7 +793,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.refetch_false = kind == HC_SAMPLER_SOFT && hc_rt.opt.refetch_false; /* §5.24 */
 	hc_rt.dcfg.heels_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.heels_ns : 0;          /* §5.28 */
 	hc_rt.dcfg.trap_footprint = kind == HC_SAMPLER_SOFT && hc_rt.opt.trap_footprint; /* §5.31 */
-	hc_rt.dcfg.update_bytes = kind == HC_SAMPLER_SOFT && hc_rt.opt.update_bytes;     /* §5.53 */
+	hc_rt.dcfg.update_bytes = kind == HC_SAMPLER_SOFT && hc_rt.opt.update_bytes;     /* §5.54 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -997,7 +997,7 @@ static void process_init(bool after_fork)
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("two updates (each access reads and writes its own bytes: x[i] += v) are judged by their "
 		        "bytes alone, not by the threads' byte masks or moving spans (counters updates_sampled, "
-		        "updates_trapped, false_update; detection.md §5.53): %s",
+		        "updates_trapped, false_update; detection.md §5.54): %s",
 		        hc_rt.dcfg.update_bytes ? "on (HPCRUN_COMM_UPDATE_BYTES=0 for off)" : "off (HPCRUN_COMM_UPDATE_BYTES=1 for on)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a write-only set's trapped store off the reader's bytes keeps the reader's chunk watched: true "

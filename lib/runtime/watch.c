@@ -1144,7 +1144,7 @@ static void access_at(struct rt_thread *t, const struct hc_regs *r, uint64_t lin
 	s->addr = ta.addr;
 	s->len = ta.len;
 	s->is_store = ta.is_store;
-	/* an update's half (§5.53): its bytes read and written */
+	/* an update's half (§5.54): its bytes read and written */
 	s->update = false;
 	if (hc_rt.dcfg.update_bytes && ta.how == HC_TRAP_EXACT && have_end && end.addr == ta.leaf) {
 		struct hc_mem_access a = { .ea = ta.addr, .size = ta.len, .kind = HC_ACC_EXPLICIT,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Two updates judged by their bytes (doc/detection.md §5.53):
+# Two updates judged by their bytes (doc/detection.md §5.54):
 # tests/programs/update_scatter.c, two threads doing `acc[idx] += v` on 16
 # shared doubles at places their own generators name (Rodinia
 # streamcluster's lower[center_table[a]] += …). In exact mode's model

@@ -2,7 +2,7 @@
 /* update_scatter.c — two threads adding into a shared table at places
    their data name, as streamcluster's pgain does with
    `lower[center_table[assign]] += …` inside an OpenMP loop (doc/detection.md
-   §5.53): `acc[idx] += v` on 16 doubles (two cache lines), idx drawn from
+   §5.54): `acc[idx] += v` on 16 doubles (two cache lines), idx drawn from
    each thread's own generator, some private arithmetic between. In exact
    mode's model a transfer is true only when the second thread's update
    meets an element the first updated while it held the line: about one in

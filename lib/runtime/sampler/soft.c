@@ -37,8 +37,8 @@
 #include "detect/step.h"
 
 #define RMW_LOOKAHEAD 3
-#define RT_UPDATE_BACK 10  /* instructions a store's update test looks back (§5.53) */
-#define RT_UPDATE_AHEAD 10 /* and a trapped load's looks ahead (§5.53) */
+#define RT_UPDATE_BACK 10  /* instructions a store's update test looks back (§5.54) */
+#define RT_UPDATE_AHEAD 10 /* and a trapped load's looks ahead (§5.54) */
 
 /* The period of this thread's samples now, ns: the one asked, times the
    crowded-process multiplier of its latest sample (rate.h). The windows
@@ -151,7 +151,7 @@ static bool load_precedes(struct rt_thread *t, uint64_t leaf, const struct hc_re
 
 /* Is the access acc of the instruction at leaf (next: the instruction
    after it; r: the registers there) an update, reading and writing the
-   same bytes (hc_bb_entry.update, detection.md §5.53)? One RMW
+   same bytes (hc_bb_entry.update, detection.md §5.54)? One RMW
    instruction; a load whose bytes straight-line code right after it
    stores (store_follows; a trap's load: hc_decode_store_after, further);
    a store after a load of its bytes. */
@@ -1406,7 +1406,7 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	s.is_store = store;
 	s.is_private = false;
 	s.cpu = regs__cpu();
-	if (store && hc_rt.dcfg.update_bytes) {   /* an update's store (§5.53): its load went before */
+	if (store && hc_rt.dcfg.update_bytes) {   /* an update's store (§5.54): its load went before */
 		struct hc_regs r;
 
 		regs__read(uctx, &r);

@@ -88,7 +88,7 @@ struct rt_soft_thread {
 		bool has_recipe;        /* its one write, as a recipe (no decode) */
 		struct hc_acc_recipe write;
 	} rmw[RT_RMW_CACHE];
-	struct {                /* an update's store: the load before it (§5.53) */
+	struct {                /* an update's store: the load before it (§5.54) */
 		uint64_t pc;            /* the store */
 		uint64_t load;          /* the load of its bytes, 0 = none */
 	} upd[RT_RMW_CACHE];
@@ -125,7 +125,7 @@ void soft__on_create(struct rt_thread *t);
 void soft__join_set(struct rt_thread *t, bool at_join, uint64_t trap_addr);
 /* Is a trapped access an update (the same bytes read and written: one RMW
    instruction, a load with its store right after, a store after its
-   load; detection.md §5.53)? leaf: its instruction, next: the one after
+   load; detection.md §5.54)? leaf: its instruction, next: the one after
    it, r: the registers at next. False unless the soft sampler measures.
    Signal context. */
 struct hc_regs;

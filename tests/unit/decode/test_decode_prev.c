@@ -256,7 +256,7 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"2:\tcall fn_noacc\n" PC(rel_jmp_ret)
 	"\tret\n"
 	ENDFN(fn_rel_jmp)
-	/* updates (hc_decode_load_before, §5.53): streamcluster's -O2
+	/* updates (hc_decode_load_before, §5.54): streamcluster's -O2
 	   `lower[c] += v` (addsd then movsd through one register); -O0's
 	   load, arithmetic, a stack slot, the store; a store elsewhere; the
 	   base register rewritten in between; a loop head in between */

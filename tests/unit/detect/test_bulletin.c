@@ -114,7 +114,7 @@ static void test_empty_and_roundtrip(void)
 	CHECK(!out.update);
 	CHECK_EQ_U64(out.len, 0x3fffffff);
 	CHECK_EQ_U64(out.thread, e.thread);
-	e.update = true;         /* an update (detection.md §5.53): beside the load bit */
+	e.update = true;         /* an update (detection.md §5.54): beside the load bit */
 	e.time++;
 	CHECK_EQ_U64(hc_bulletin_publish(&bb, &e), 0);
 	CHECK(hc_bulletin_lookup(&bb, e.line, &out));

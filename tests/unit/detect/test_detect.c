@@ -67,7 +67,7 @@ static bool trap(struct world *w, uint32_t t, uint64_t time, uint64_t addr,
 	return hc_detect_trap(&w->cfg, &w->th[t], &s, &w->comm);
 }
 
-/* sample() with the access marked an update (hc_sample.update, §5.53) */
+/* sample() with the access marked an update (hc_sample.update, §5.54) */
 static bool sample_upd(struct world *w, uint32_t t, uint64_t time, uint64_t addr, uint32_t len, bool update)
 {
 	struct hc_sample s = {
@@ -80,7 +80,7 @@ static bool sample_upd(struct world *w, uint32_t t, uint64_t time, uint64_t addr
 	return w->res.comm;
 }
 
-/* Two updates are judged by their bytes (cfg.update_bytes, §5.53):
+/* Two updates are judged by their bytes (cfg.update_bytes, §5.54):
    streamcluster's lower[center_table[a]] += …, both threads adding into
    elements their data name, each seen at several of them (moving): the
    masks cover the line, the two elements differ. */
