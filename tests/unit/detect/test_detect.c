@@ -67,6 +67,19 @@ static bool trap(struct world *w, uint32_t t, uint64_t time, uint64_t addr,
 	return hc_detect_trap(&w->cfg, &w->th[t], &s, &w->comm);
 }
 
+/* A fresh world whose two threads keep byte masks of their recent lines
+   in l0 and l1 (cleared). */
+static void world_masks(struct world *w, struct hc_step_lines *l0, struct hc_step_lines *l1)
+{
+	world_init(w, 7, 2);
+	memset(l0, 0, sizeof *l0);
+	memset(l1, 0, sizeof *l1);
+	w->th[0].touched = l0;
+	w->th[0].touched_within = 100000;
+	w->th[1].touched = l1;
+	w->th[1].touched_within = 100000;
+}
+
 /* sample() with the access marked an update (hc_sample.update, §5.54) */
 static bool sample_upd(struct world *w, uint32_t t, uint64_t time, uint64_t addr, uint32_t len, bool update)
 {
@@ -91,14 +104,8 @@ static void test_update_bytes(void)
 	int on;
 
 	for (on = 0; on < 2; on++) {
-		world_init(&w, 7, 2);
-		memset(&l0, 0, sizeof l0);
-		memset(&l1, 0, sizeof l1);
+		world_masks(&w, &l0, &l1);
 		w.cfg.update_bytes = on;
-		w.th[0].touched = &l0;
-		w.th[0].touched_within = 100000;
-		w.th[1].touched = &l1;
-		w.th[1].touched_within = 100000;
 		w.th[0].moving = w.th[1].moving = true;     /* whole lines */
 		CHECK(!sample_upd(&w, 1, 100, LINE_A + 8, 8, true));
 		CHECK_EQ_U64(w.res.published, 1);
@@ -1196,13 +1203,7 @@ static void test_judged_by_masks(void)
 	CHECK(w.comm.flags & HC_COMM_TRUE);
 	CHECK(w.comm.true_by_mask);          /* item 0 was in T1's bytes */
 	/* two threads that keep to their own field stay false */
-	world_init(&w, 7, 2);
-	memset(&l0, 0, sizeof l0);
-	memset(&l1, 0, sizeof l1);
-	w.th[0].touched = &l0;
-	w.th[0].touched_within = 100000;
-	w.th[1].touched = &l1;
-	w.th[1].touched_within = 100000;
+	world_masks(&w, &l0, &l1);
 	for (uint64_t k = 0; k < 4; k++) {
 		hc_step_line_note(&l1, LINE_A + 8, 8, 1000 + 100 * k, 100000);
 		sample(&w, 1, 1000 + 100 * k, LINE_A + 8, 8, true);
@@ -1274,14 +1275,8 @@ static void test_judged_by_masks(void)
 	CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask);
 	/* the same through a trap: T0 watches T1's published load, T0's
 	   store misses the loaded bytes but T1 was seen reading them */
-	world_init(&w, 7, 2);
-	memset(&l0, 0, sizeof l0);
-	memset(&l1, 0, sizeof l1);
+	world_masks(&w, &l0, &l1);
 	w.cfg.publish_loads = true;
-	w.th[0].touched = &l0;
-	w.th[0].touched_within = 100000;
-	w.th[1].touched = &l1;
-	w.th[1].touched_within = 100000;
 	hc_step_line_note(&l1, LINE_A + 40, 8, 100, 100000);
 	hc_step_line_note(&l1, LINE_A + 8, 8, 150, 100000);
 	sample_priv(&w, 1, 150, LINE_A + 8, 8, false, false);   /* a published load */
