@@ -17,7 +17,8 @@
 #   pairs ff_error fs_agree cp_agree found missed, then the log's counters
 #   (sets armed, gated, traps, the process-wide set's arms and refusals,
 #   the creator's block lines). Runs that miss a goal keep their
-#   measurement in OUTDIR/keep/. `rounds.sh -s OUTDIR/runs.tsv [SIDE]`
+#   measurement in OUTDIR/keep/ (one hpcprof-comm cannot read, with its
+#   stderr, as keep/ROUND.SIDE.KEY.prof-failed). `rounds.sh -s OUTDIR/runs.tsv [SIDE]`
 #   prints the table of an earlier run.
 set -u
 summary() {
@@ -70,7 +71,13 @@ for r in $(seq 1 "$R"); do
 			# shellcheck disable=SC2086
 			env $envs "$B/hpcrun-comm/hpcrun-comm" -o "$m" "$ACC/bin/plain$o/$p" "$t" 1 >/dev/null 2>&1 ||
 				{ echo "run failed: $name $key" >&2; continue; }
-			"$B/hpcprof-comm/hpcprof-comm" -q -o "$d" "$m" >/dev/null 2>&1 || { echo "hpcprof-comm failed: $name $key" >&2; continue; }
+			# a failed analysis keeps its measurement and the analyzer's stderr
+			"$B/hpcprof-comm/hpcprof-comm" -q -o "$d" "$m" >/dev/null 2>"$OUT/prof.err" || {
+				echo "hpcprof-comm failed: $name $key (kept: $OUT/keep/$r.$name.$key.prof-failed)" >&2
+				mv "$m" "$OUT/keep/$r.$name.$key.prof-failed"
+				mv "$OUT/prof.err" "$OUT/keep/$r.$name.$key.prof-failed/hpcprof-comm.err"
+				continue
+			}
 			# shellcheck disable=SC2046
 			"$B/bench/accuracy/acc_compare" -v "$d" $(cat "$ACC/t/$key.refs") >"$OUT/c.$name.$key.tsv" 2>/dev/null
 			cnt=$(awk '$1 == "counter" { a[$2] += $3 } END {
