@@ -401,7 +401,7 @@ static bool judge_true(const struct hc_detect_config *cfg, const struct hc_detec
 	   over time. Fixed updates keep their masks: a struct's fields
 	   updated together (a total's sum and count) are met by the next
 	   thread's first one, which the sample did not see. */
-	if (cfg->update_bytes && s->update && e->update && th->moving) {
+	if (cfg->update_bytes && s->update && e->update && (th->moving || s->moving)) {
 		*false_update = true;
 		return false;
 	}

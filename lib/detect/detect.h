@@ -415,6 +415,8 @@ struct hc_sample {
 	uint16_t block;      /* hc_block_tag of the heap block holding it (0: none/unknown) */
 	uint8_t  block_owner;/* its allocating thread + 1 (0: unknown; hc_bb_entry.block_owner) */
 	bool     update;     /* read and wrote the same bytes (hc_bb_entry.update, §5.54) */
+	bool     moving;     /* its instruction is known to move (as hc_detect_thread.moving,
+	                        for a detecting state that is not the thread's own) */
 };
 
 /* One detected communication (becomes a struct hc_prof_event). */

@@ -1666,6 +1666,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	if (s.ctx == HC_NONE)              /* the walk faulted: trap dropped */
 		return;
 	soft__note_access(t, leaf, &s);
+	s.moving = t->det.moving;     /* the trapping instruction's, for §5.54 (tmp's is not) */
 	/* the set's registers, not the arming thread's per-thread set size: a
 	   trap off the published chunk of a 1-register set weighs one period,
 	   not 7/(D - 1) of one (it watched that chunk alone) */

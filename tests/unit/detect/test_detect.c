@@ -134,6 +134,23 @@ static void test_update_bytes(void)
 		CHECK(sample_upd(&w, 0, 500, LINE_A + 56, 8, true));
 		CHECK((w.comm.flags & HC_COMM_TRUE) && w.comm.true_by_mask && !w.comm.false_update);
 	}
+	/* a detecting state that is not the thread's own (a process-wide
+	   set's trap): the access says it moves */
+	{
+		struct hc_sample s = { .time = 600, .addr = LINE_A + 24, .len = 8, .is_store = true,
+		                       .cpu = 21, .ctx = 501, .update = true };
+
+		w.th[0].moving = w.th[1].moving = false;
+		CHECK(sample_upd(&w, 1, 590, LINE_A + 32, 8, true));    /* T1's entry, an update */
+		hc_detect_sample(&w.bb, &w.cfg, &w.th[0], &s, &w.res, &w.comm);
+		CHECK(w.res.comm && (w.comm.flags & HC_COMM_TRUE) && !w.comm.false_update);  /* fixed: masks */
+		s.time = 620;
+		s.moving = true;
+		CHECK(sample_upd(&w, 1, 610, LINE_A + 32, 8, true));
+		hc_detect_sample(&w.bb, &w.cfg, &w.th[0], &s, &w.res, &w.comm);
+		CHECK(w.res.comm && !(w.comm.flags & HC_COMM_TRUE) && w.comm.false_update);
+		sample_upd(&w, 0, 630, LINE_A + 56, 8, true);   /* T0's entry again for the board check */
+	}
 	/* the bulletin keeps the mark */
 	{
 		struct hc_bb_entry e;
