@@ -840,26 +840,270 @@ int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit)
 	return -EINVAL;
 }
 
-int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache, unsigned depth,
-                          uint64_t ea, uint32_t size, uint64_t *load)
+/* -O0's recomputed address (detection.md §5.56): a tiny evaluator of the
+   straight-line code between an update's load and its store, over a copy
+   of the registers. It knows what -O0 computes an element's address
+   with -- a whole reload from a stack slot of the own frame, mov of a
+   register or an immediate, movslq/cltq, lea (RIP-relative included),
+   add/sub/and/or/xor/shl/shr/sar/imul with an immediate or a known
+   register, at 32 or 64 bits -- and marks every other GPR write unknown.
+   A slot read counts only if no store of the run may have changed it: a
+   store to it, or a store whose address is unknown, anywhere in the run
+   voids the proof. Anything else it cannot follow answers "not known". */
+#define EV_SLOTS 8
+#define EV_STACK_BELOW 128       /* the red zone */
+#define EV_STACK_ABOVE 65536     /* a slot is within this of rsp */
+
+struct ev {
+	long long g[NGREG];
+	struct hc_regs v;        /* v.gregs = g */
+	uint16_t unknown;        /* GPRs whose value is not known */
+	bool eval;               /* evaluate; false: every write unknown */
+	bool wild;               /* a store whose address is unknown */
+	uint8_t nrd, nwr;
+	struct { uint64_t a; uint32_t n; } rd[EV_SLOTS], wr[EV_SLOTS];
+};
+
+static void ev_init(struct ev *e, const struct hc_regs *r, uint16_t unknown, bool eval)
 {
+	memcpy(e->g, r->gregs, sizeof e->g);
+	e->v.gregs = e->g;
+	e->v.fsbase = r->fsbase;
+	e->v.gsbase = r->gsbase;
+	e->unknown = unknown;
+	e->eval = eval;
+	e->wild = false;
+	e->nrd = e->nwr = 0;
+}
+
+/* A 32- or 64-bit GPR's known value. */
+static bool ev_reg(const struct ev *e, ZydisRegister reg, uint64_t *x)
+{
+	uint16_t b = gpr_bit(reg);
+
+	if (!b || (e->unknown & b) || reg_shift[reg] || reg_width[reg] < 32)
+		return false;
+	return reg_value(&e->v, reg, x);
+}
+
+/* A memory operand's address under the known registers. */
+static bool ev_mem(const struct ev *e, const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
+                   uint64_t rip, uint64_t *ea)
+{
+	uint64_t a = op->mem.disp.has_displacement ? (uint64_t)op->mem.disp.value : 0, x;
+
+	if (op->mem.type != ZYDIS_MEMOP_TYPE_MEM && op->mem.type != ZYDIS_MEMOP_TYPE_AGEN)
+		return false;
+	if (op->mem.segment == ZYDIS_REGISTER_FS || op->mem.segment == ZYDIS_REGISTER_GS ||
+	    in->address_width != 64)
+		return false;
+	if (op->mem.base == ZYDIS_REGISTER_RIP)
+		a += rip + in->length;
+	else if (op->mem.base != ZYDIS_REGISTER_NONE) {
+		if (!ev_reg(e, op->mem.base, &x))
+			return false;
+		a += x;
+	}
+	if (op->mem.index != ZYDIS_REGISTER_NONE) {
+		if (!ev_reg(e, op->mem.index, &x))
+			return false;
+		a += x * op->mem.scale;
+	}
+	*ea = a;
+	return true;
+}
+
+/* A whole read of a slot of the own stack frame (rsp-based, or rbp-based
+   below rbp), as the run's code reads it; recorded for the overlap test. */
+static bool ev_slot(struct ev *e, const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
+                    uint64_t rip, uint32_t n, uint64_t *x)
+{
+	uint64_t a, sp;
+
+	if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || op->mem.index != ZYDIS_REGISTER_NONE ||
+	    !(op->mem.base == ZYDIS_REGISTER_RSP ||
+	      (op->mem.base == ZYDIS_REGISTER_RBP && op->mem.disp.value < 0)) ||
+	    !ev_mem(e, in, op, rip, &a) || !ev_reg(e, ZYDIS_REGISTER_RSP, &sp) ||
+	    a < sp - EV_STACK_BELOW || a + n > sp + EV_STACK_ABOVE || e->nrd == EV_SLOTS)
+		return false;
+	*x = 0;
+	memcpy(x, (const void *)(uintptr_t)a, n);   /* the own frame: the code reads it too */
+	e->rd[e->nrd].a = a;
+	e->rd[e->nrd++].n = n;
+	return true;
+}
+
+/* A source operand's value (register, immediate, or a stack slot). */
+static bool ev_src(struct ev *e, const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
+                   uint64_t rip, uint64_t *x)
+{
+	if (op->type == ZYDIS_OPERAND_TYPE_REGISTER)
+		return ev_reg(e, op->reg.value, x);
+	if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		*x = op->imm.is_signed ? (uint64_t)op->imm.value.s : op->imm.value.u;
+		return true;
+	}
+	if (op->type == ZYDIS_OPERAND_TYPE_MEMORY && (op->size == 32 || op->size == 64))
+		return ev_slot(e, in, op, rip, op->size / 8, x);
+	return false;
+}
+
+/* The value the instruction leaves in its first operand (a 32/64-bit
+   GPR), if it is one of the forms above and its sources are known. */
+static bool ev_value(struct ev *e, const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+                     uint64_t rip, uint64_t *out)
+{
+	const ZydisDecodedOperand *d = &ops[0], *s = &ops[1];
+	uint64_t a, b;
+	unsigned w = d->size;
+
+	if (d->type != ZYDIS_OPERAND_TYPE_REGISTER || !gpr_bit(d->reg.value) || reg_shift[d->reg.value] ||
+	    (w != 32 && w != 64))
+		return false;
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_CDQE:   /* cltq: rax = (int32_t)eax */
+		if (!ev_reg(e, ZYDIS_REGISTER_EAX, &a))
+			return false;
+		*out = (uint64_t)(int64_t)(int32_t)a;
+		return true;
+	case ZYDIS_MNEMONIC_MOV:
+		if (in->operand_count_visible != 2 || !ev_src(e, in, s, rip, &a))
+			return false;
+		*out = a;
+		break;
+	case ZYDIS_MNEMONIC_MOVSXD:
+		if (in->operand_count_visible != 2 || s->size != 32 || !ev_src(e, in, s, rip, &a))
+			return false;
+		*out = (uint64_t)(int64_t)(int32_t)a;
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		if (!ev_mem(e, in, s, rip, &a))
+			return false;
+		*out = a;
+		break;
+	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_AND:
+	case ZYDIS_MNEMONIC_OR: case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_SHL:
+	case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR: case ZYDIS_MNEMONIC_IMUL:
+		if (in->operand_count_visible == 3 && in->mnemonic == ZYDIS_MNEMONIC_IMUL) {
+			if (!ev_src(e, in, s, rip, &a) || !ev_src(e, in, &ops[2], rip, &b))
+				return false;
+		} else if (in->operand_count_visible != 2 || s->type == ZYDIS_OPERAND_TYPE_MEMORY ||
+		           !ev_reg(e, d->reg.value, &a) || !ev_src(e, in, s, rip, &b))
+			return false;
+		if (w == 32)
+			a &= 0xffffffffull;
+		switch (in->mnemonic) {
+		case ZYDIS_MNEMONIC_ADD: a += b; break;
+		case ZYDIS_MNEMONIC_SUB: a -= b; break;
+		case ZYDIS_MNEMONIC_AND: a &= b; break;
+		case ZYDIS_MNEMONIC_OR:  a |= b; break;
+		case ZYDIS_MNEMONIC_XOR: a ^= b; break;
+		case ZYDIS_MNEMONIC_IMUL: a *= b; break;
+		case ZYDIS_MNEMONIC_SHL: a <<= b & (w - 1); break;
+		case ZYDIS_MNEMONIC_SHR: a >>= b & (w - 1); break;
+		default:   /* SAR */
+			a = w == 32 ? (uint64_t)(int64_t)((int32_t)a >> (b & 31)) : (uint64_t)((int64_t)a >> (b & 63));
+			break;
+		}
+		*out = a;
+		break;
+	default:
+		return false;
+	}
+	if (w == 32)
+		*out &= 0xffffffffull;
+	return true;
+}
+
+/* Run one instruction (at rip) on the copy: its stores recorded, the GPRs
+   it writes set (evaluated) or unknown. */
+static void ev_step(struct ev *e, uint64_t rip, size_t avail)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	uint16_t written = 0;
+	uint64_t val, a;
+	bool ok;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const void *)(uintptr_t)rip, avail, &in, ops))) {
+		e->unknown = 0xffff;
+		e->wild = true;
+		return;
+	}
+	for (int i = 0; i < in.operand_count; i++) {
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			written |= gpr_bit(ops[i].reg.value);
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[i].mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)) {
+			if (!ev_mem(e, &in, &ops[i], rip, &a) || e->nwr == EV_SLOTS || (in.attributes & ZYDIS_ATTRIB_HAS_REP) ||
+			    (in.attributes & (ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))) {
+				e->wild = true;
+			} else {
+				e->wr[e->nwr].a = a;
+				e->wr[e->nwr++].n = ops[i].size / 8 ? ops[i].size / 8 : 1;
+			}
+		}
+	}
+	if (!written)
+		return;
+	/* one written GPR, the first operand (flags aside): evaluate it */
+	ok = e->eval && written == gpr_bit(ops[0].reg.value) && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	     ev_value(e, &in, ops, rip, &val);
+	if (ok) {
+		e->g[gpr_greg[reg_gpr[ops[0].reg.value]]] = (long long)val;
+		e->unknown &= (uint16_t)~written;
+	} else {
+		e->unknown |= written;
+	}
+}
+
+/* The run's slot reads all stand: no store of the run touched them. */
+static bool ev_slots_stand(const struct ev *e)
+{
+	if (e->nrd && e->wild)
+		return false;
+	for (uint8_t i = 0; i < e->nrd; i++)
+		for (uint8_t j = 0; j < e->nwr; j++)
+			if (e->rd[i].a < e->wr[j].a + e->wr[j].n && e->wr[j].a < e->rd[i].a + e->rd[i].n)
+				return false;
+	return true;
+}
+
+#define EV_RUN 32   /* instructions an evaluated update's run holds at most */
+
+int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache, unsigned depth,
+                          uint64_t ea, uint32_t size, uint64_t *load, bool recompute)
+{
+	uint64_t at[EV_RUN], st_pc = pc, fstart, fend;
+	uint16_t written = 0, w[EV_RUN];
+	unsigned n = 0, cand = 0;
+	struct hc_insn in;
+	struct deps d;
+	struct ev e;
 
 	*load = 0;
+	if (depth > EV_RUN / 2)
+		depth = EV_RUN / 2;
 	for (unsigned i = 0; i < depth; i++) {
-		struct hc_insn in;
-		struct deps d;
 		uint64_t prev;
 
 		if (prev_lookup(pc, cache, &prev, NULL) != HC_PREV_OK ||
 		    decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, &in, &d) != 0 ||
 		    in.len != pc - prev || d.dynamic || (in.flags & HC_AF_REP))
-			return 0;
+			break;
+		at[n++] = prev;
 		for (uint8_t j = 0; j < in.n; j++) {
 			const struct hc_mem_access *a = &in.acc[j];
 
-			if (a->kind != HC_ACC_EXPLICIT || (a->flags & HC_AF_SYNTH) ||
-			    (d.used[j] & (d.written | written)) || a->ea != ea || a->size != size)
+			if (a->kind != HC_ACC_EXPLICIT || (a->flags & HC_AF_SYNTH))
+				continue;
+			if (d.used[j] & (d.written | written)) {
+				/* its address recomputed since (-O0): evaluated below */
+				if (!cand && (a->rw == HC_ACC_R) && a->size == size)
+					cand = n;
+				continue;
+			}
+			if (a->ea != ea || a->size != size)
 				continue;
 			/* a store of the same bytes first: not one update */
 			if (!(a->rw & HC_ACC_R) || (a->rw & HC_ACC_W))
@@ -867,25 +1111,86 @@ int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_c
 			*load = prev;
 			return 1;
 		}
+		w[n - 1] = d.written;
 		written |= d.written;
 		pc = prev;
 	}
-	return 0;
+	if (!recompute || !cand)
+		return 0;
+	n = cand;   /* the run ends at the candidate; what is older starts over */
+	pc = at[n - 1];
+	/* The run that computed the candidate's address: further back, up to
+	   depth more instructions of straight-line code that store nothing. */
+	for (unsigned i = 0; i < depth && n < EV_RUN; i++) {
+		uint64_t prev;
+
+		if (prev_lookup(pc, cache, &prev, NULL) != HC_PREV_OK ||
+		    decode((const uint8_t *)(uintptr_t)prev, pc - prev, prev, r, &in, &d) != 0 ||
+		    in.len != pc - prev || d.dynamic || (in.flags & HC_AF_REP))
+			break;
+		bool stores = false;
+		for (uint8_t j = 0; j < in.n; j++)
+			stores |= (in.acc[j].rw & HC_ACC_W) != 0;
+		if (stores || d.no_fallthrough || in.branch)
+			break;
+		w[n] = d.written;
+		at[n++] = prev;
+		pc = prev;
+	}
+	written = 0;
+	for (unsigned k = 0; k < n; k++)
+		written |= w[k];
+	/* The registers at the run's start: r's, but for those the run or
+	   the store itself writes. */
+	if (!hc_funcs_lookup(st_pc, &fstart, &fend) ||
+	    decode((const uint8_t *)(uintptr_t)st_pc, fend - st_pc < MAX_INSN ? fend - st_pc : MAX_INSN, st_pc, r,
+	           &in, &d) != 0)
+		return 0;
+	ev_init(&e, r, written | d.written, true);
+	for (unsigned k = n; k-- > 0;) {
+		uint64_t a = at[k], next = k ? at[k - 1] : st_pc;
+
+		if (k + 1 == cand) {   /* the candidate: its address now */
+			if (decode((const uint8_t *)(uintptr_t)a, next - a, a, &e.v, &in, &d) != 0)
+				return 0;
+			for (uint8_t j = 0; j < in.n; j++)
+				if (in.acc[j].kind == HC_ACC_EXPLICIT && in.acc[j].rw == HC_ACC_R &&
+				    !(d.used[j] & e.unknown) && in.acc[j].ea == ea && in.acc[j].size == size)
+					*load = a;
+			if (!*load)
+				return 0;
+		}
+		ev_step(&e, a, next - a);
+	}
+	/* nothing between wrote memory anywhere its slots or the bytes may be */
+	for (uint8_t j = 0; *load && j < e.nwr; j++)
+		if (e.wr[j].a < ea + size && ea < e.wr[j].a + e.wr[j].n)
+			*load = 0;
+	if (!*load || e.wild || !ev_slots_stand(&e)) {
+		*load = 0;
+		return 0;
+	}
+	return 2;
 }
 
-int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size)
+int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size,
+                          bool recompute)
 {
 	uint64_t start, end;
-	uint16_t written = 0;
+	struct ev e;
 
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(pc, &start, &end))
 		return 0;
+	/* every register is known at pc; recompute: evaluate what the code
+	   writes to them (-O0 recomputes the address), else unknown */
+	ev_init(&e, r, 0, recompute);
 	for (unsigned i = 0; i < depth && pc < end; i++) {
+		size_t avail = end - pc < MAX_INSN ? end - pc : MAX_INSN;
 		struct hc_insn in;
 		struct deps d;
 
-		if (decode((const uint8_t *)(uintptr_t)pc, end - pc < MAX_INSN ? end - pc : MAX_INSN, pc, r,
-		           &in, &d) != 0 || in.branch || d.no_fallthrough || d.dynamic || (in.flags & HC_AF_REP))
+		if (decode((const uint8_t *)(uintptr_t)pc, avail, pc, &e.v, &in, &d) != 0 || in.branch ||
+		    d.no_fallthrough || d.dynamic || (in.flags & HC_AF_REP))
 			return 0;
 		for (uint8_t j = 0; j < in.n; j++) {
 			const struct hc_mem_access *a = &in.acc[j];
@@ -895,11 +1200,12 @@ int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, 
 			     (d.rec[j].base == ZYDIS_REGISTER_RSP ||
 			      (d.rec[j].base == ZYDIS_REGISTER_RBP && d.rec[j].off < 0))))
 				continue;   /* a stack slot (as data_store: -O0's locals) */
-			/* the first store: its bytes, through registers unchanged */
-			return a->kind == HC_ACC_EXPLICIT && !(a->flags & HC_AF_SYNTH) && !(d.used[j] & written) &&
-			       a->ea == ea && a->size == size;
+			/* the first store: its bytes, through registers known,
+			   and the stack slots read for them unchanged */
+			return a->kind == HC_ACC_EXPLICIT && !(a->flags & HC_AF_SYNTH) && !(d.used[j] & e.unknown) &&
+			       a->ea == ea && a->size == size && ev_slots_stand(&e);
 		}
-		written |= d.written;
+		ev_step(&e, pc, avail);
 		pc += in.len;
 	}
 	return 0;

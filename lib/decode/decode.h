@@ -232,17 +232,28 @@ int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, 
    the thread's registers at pc (the store's own register writes are the
    caller's to rule out). 1 if so (*load: that instruction's address), 0
    if not or not known (a store of those bytes first, a REP op, an
-   undecodable or dynamic address). Async-signal-safe. */
+   undecodable or dynamic address). recompute (-O0, detection.md §5.56):
+   a load whose address registers were written between counts when a
+   small evaluator proves its address: the straight-line run before it
+   (no store in it) evaluated forward over r's registers that nothing in
+   the run or the store wrote, whole reloads of the own frame's slots
+   (read now: no store between may touch them), mov/lea/movslq/cltq and
+   add/sub/and/or/xor/shl/shr/sar/imul; then 2 (*load: the load; its
+   address is not r's: the caller must ask again, not re-decode it).
+   Async-signal-safe. */
 int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache, unsigned depth,
-                          uint64_t ea, uint32_t size, uint64_t *load);
+                          uint64_t ea, uint32_t size, uint64_t *load, bool recompute);
 
 /* The load half of an update, seen from the instruction after it (pc):
    within `depth` instructions of straight-line code, is the first store
    (not a stack slot) one of exactly [ea, ea + size), through registers
    no instruction from pc on changed? r: the registers at pc. 1 or 0 (not
    known included). -O0's `x += v` recomputes the address between the
-   two and is not recognised. Async-signal-safe. */
-int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size);
+   two: with recompute the registers written between are evaluated (as
+   hc_decode_load_before's evaluator, from r: every register known at pc),
+   otherwise they are unknown. Async-signal-safe. */
+int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size,
+                          bool recompute);
 
 /* hc_decode_prev, walking back up to `depth` instructions of straight-line
    code (none of them a branch target): the latest instruction before pc

@@ -125,7 +125,9 @@ static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_re
    (hc_decode_load_before)? The load's position is cached per store PC
    (the walk back decodes up to RT_UPDATE_BACK instructions); a hit
    decodes that one load again with the registers (its address
-   registers were not written between, checked at the walk). */
+   registers were not written between, checked at the walk). A load
+   found by evaluating -O0's recomputed address (§5.56) is not r's to
+   re-decode: the walk runs again (eval set). */
 static bool load_precedes(struct rt_thread *t, uint64_t leaf, const struct hc_regs *r,
                           const struct hc_mem_access *st)
 {
@@ -133,11 +135,15 @@ static bool load_precedes(struct rt_thread *t, uint64_t leaf, const struct hc_re
 	uint64_t ld, start, end;
 	struct hc_insn in;
 
-	if (own(t)->upd[slot].pc != leaf) {
-		hc_decode_load_before(r, leaf, t->prev, RT_UPDATE_BACK, st->ea, st->size, &ld);
+	if (own(t)->upd[slot].pc != leaf || own(t)->upd[slot].eval) {
+		int got = hc_decode_load_before(r, leaf, t->prev, RT_UPDATE_BACK, st->ea, st->size, &ld,
+		                                hc_rt.opt.update_recompute);
+
 		own(t)->upd[slot].pc = leaf;
-		own(t)->upd[slot].load = ld;
-		return ld != 0;
+		own(t)->upd[slot].load = got == 1 ? ld : 0;
+		own(t)->upd[slot].eval = got == 2 ||
+		                         (own(t)->upd[slot].eval && hc_rt.opt.update_recompute);
+		return got != 0;
 	}
 	ld = own(t)->upd[slot].load;
 	if (!ld || !hc_funcs_lookup(ld, &start, &end) ||
@@ -164,7 +170,8 @@ static bool is_update(struct rt_thread *t, uint64_t leaf, uint64_t next, const s
 		return true;
 	if (!(acc->rw & HC_ACC_W))
 		return store_follows(t, next, r, acc) ||
-		       (trap && hc_decode_store_after(r, next, RT_UPDATE_AHEAD, acc->ea, acc->size) == 1);
+		       (trap && hc_decode_store_after(r, next, RT_UPDATE_AHEAD, acc->ea, acc->size,
+		                                        hc_rt.opt.update_recompute) == 1);
 	return load_precedes(t, leaf, r, acc);
 }
 

@@ -91,6 +91,7 @@ struct rt_soft_thread {
 	struct {                /* an update's store: the load before it (§5.54) */
 		uint64_t pc;            /* the store */
 		uint64_t load;          /* the load of its bytes, 0 = none */
+		bool eval;              /* found by evaluating -O0's recomputation: walk again (§5.56) */
 	} upd[RT_RMW_CACHE];
 };
 

@@ -272,6 +272,40 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"2:\tadd $1,%edx\n" PC(upd_tgt_st)
 	"\tmov %edx,32(%rcx)\n\tjnz 2b\n\tret\n"
 	ENDFN(fn_upd)
+	/* -O0's `acc[x %% 16] += v` (§5.56): the address computed again
+	   between the load and the store; a different slot reloaded; the slot
+	   stored between; another RIP-relative target; a reload from the heap;
+	   a slot of the stack out of rsp's reach */
+	FN(fn_u0)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n\tmovsd (%rdx,%rax,1),%xmm0\n" PC(u0_next)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\taddsd -16(%rbp),%xmm0\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n" PC(u0_st)
+	"\tmovsd %xmm0,(%rdx,%rax,1)\n\tret\n"
+	ENDFN(fn_u0)
+	FN(fn_u0_slot)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n\tmovsd (%rdx,%rax,1),%xmm0\n" PC(u0_slot_next)
+	"\tmov -24(%rbp),%rax\n\tand $0xf,%eax\n\taddsd -16(%rbp),%xmm0\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n" PC(u0_slot_st)
+	"\tmovsd %xmm0,(%rdx,%rax,1)\n\tret\n"
+	ENDFN(fn_u0_slot)
+	FN(fn_u0_stored)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n\tmovsd (%rdx,%rax,1),%xmm0\n" PC(u0_stored_next)
+	"\tmovl $3,-8(%rbp)\n\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\taddsd -16(%rbp),%xmm0\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n" PC(u0_stored_st)
+	"\tmovsd %xmm0,(%rdx,%rax,1)\n\tret\n"
+	ENDFN(fn_u0_stored)
+	FN(fn_u0_rip)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n\tmovsd (%rdx,%rax,1),%xmm0\n" PC(u0_rip_next)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\taddsd -16(%rbp),%xmm0\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob+8(%rip),%rax\n" PC(u0_rip_st)
+	"\tmovsd %xmm0,(%rdx,%rax,1)\n\tret\n"
+	ENDFN(fn_u0_rip)
+	FN(fn_u0_heap)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n\tmovsd (%rdx,%rax,1),%xmm0\n" PC(u0_heap_next)
+	"\tmov 8(%rbx),%rax\n\tand $0xf,%eax\n\taddsd -16(%rbp),%xmm0\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n" PC(u0_heap_st)
+	"\tmovsd %xmm0,(%rdx,%rax,1)\n\tret\n"
+	ENDFN(fn_u0_heap)
+	FN(fn_u0_movslq)
+	"\tmov -8(%rbp),%rax\n\tand $0xf,%eax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n\tmovsd (%rdx,%rax,1),%xmm0\n" PC(u0_movslq_next)
+	"\tmovslq -8(%rbp),%rax\n\tand $0xf,%eax\n\taddsd -16(%rbp),%xmm0\n\tshl $3,%rax\n\tmov %rax,%rdx\n\tlea pv_glob(%rip),%rax\n" PC(u0_movslq_st)
+	"\tmovsd %xmm0,(%rdx,%rax,1)\n\tret\n"
+	ENDFN(fn_u0_movslq)
 	FN(fn_step)
 	"\tpushfq\n\torq $0x100,(%rsp)\n\tpopfq\n\tnop\n"
 	"\tlock addq $1,(%rdi)\n" PC(step_pc)
@@ -297,6 +331,7 @@ ASM_SYM(fs_pc); ASM_SYM(a32_pc); ASM_SYM(sib_pc); ASM_SYM(movs_pc); ASM_SYM(bt_p
 ASM_SYM(rel_store); ASM_SYM(rel_ret); ASM_SYM(rel_rbp_store); ASM_SYM(rel_rbp_ret);
 ASM_SYM(rel_tgt_ret); ASM_SYM(rel_jmp_ret);
 ASM_SYM(relf_idx); ASM_SYM(relf_sum); ASM_SYM(relf_count); ASM_SYM(relf_ret);
+ASM_SYM(u0_next); ASM_SYM(u0_st); ASM_SYM(u0_slot_next); ASM_SYM(u0_slot_st); ASM_SYM(u0_stored_next); ASM_SYM(u0_stored_st); ASM_SYM(u0_rip_next); ASM_SYM(u0_rip_st); ASM_SYM(u0_heap_next); ASM_SYM(u0_heap_st); ASM_SYM(u0_movslq_next); ASM_SYM(u0_movslq_st);
 ASM_SYM(upd_o2_st); ASM_SYM(upd_o0_st); ASM_SYM(upd_other_st); ASM_SYM(upd_base_st); ASM_SYM(upd_tgt_st);
 extern long pv_glob __attribute__((visibility("hidden")));
 extern void fn_step(long *counter) __attribute__((visibility("hidden")));
@@ -817,34 +852,93 @@ static void load_before(void)
 	g[REG_RBX] = 0x50000;
 	g[REG_RCX] = 0x60000;
 	/* -O2: addsd (%rax) right before movsd %xmm0,(%rax) */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40008, 8, &ld), 1);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40008, 8, &ld, true), 1);
 	CHECK_EQ_U64(ld, addr(upd_o2_st) - 4);   /* the 4-byte addsd */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40008, 4, &ld), 0);  /* not those bytes */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40010, 8, &ld), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40008, 4, &ld, true), 0);  /* not those bytes */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o2_st), &cache, 6, 0x40010, 8, &ld, true), 0);
 	/* -O0: over the arithmetic and a stack slot */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o0_st), &cache, 6, 0x50008, 4, &ld), 1);
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o0_st), &cache, 2, 0x50008, 4, &ld), 0);  /* too shallow */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o0_st), &cache, 6, 0x50008, 4, &ld, true), 1);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_o0_st), &cache, 2, 0x50008, 4, &ld, true), 0);  /* too shallow */
 	/* 16(%rbx) after a store of 8(%rbx): no load of its bytes */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_other_st), &cache, 6, 0x50010, 4, &ld), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_other_st), &cache, 6, 0x50010, 4, &ld, true), 0);
 	/* a store of the same bytes comes first: the nearest access decides */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_other_st), &cache, 6, 0x50008, 4, &ld), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_other_st), &cache, 6, 0x50008, 4, &ld, true), 0);
 	/* rbx rewritten between the load and the store */
 	g[REG_RBX] = 0x60000;
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_base_st), &cache, 6, 0x60018, 4, &ld), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_base_st), &cache, 6, 0x60018, 4, &ld, true), 0);
 	/* a loop head between */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_tgt_st), &cache, 6, 0x60020, 4, &ld), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(upd_tgt_st), &cache, 6, 0x60020, 4, &ld, true), 0);
 	/* outside every function */
-	CHECK_EQ_U64(hc_decode_load_before(&regs, 8, &cache, 6, 0x60020, 4, &ld), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, 8, &cache, 6, 0x60020, 4, &ld, true), 0);
 	/* and forward from the load (hc_decode_store_after) */
 	g[REG_RBX] = 0x50000;
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 8), 1);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 4), 0);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 6, 0x50008, 4), 1);   /* over a stack slot */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 2, 0x50008, 4), 0);   /* too near */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_other_st), 6, 0x50010, 4), 1);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_base_st) - 3, 6, 0x50018, 4), 0);  /* rbx changed */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st), 6, 0x60024, 4), 0);       /* other bytes */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st) + 3, 6, 0x60020, 4), 0);   /* past it: a jnz, no store */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 8, true), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 4, true), 0);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 6, 0x50008, 4, true), 1);   /* over a stack slot */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 2, 0x50008, 4, true), 0);   /* too near */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_other_st), 6, 0x50010, 4, true), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_base_st) - 3, 6, 0x50018, 4, true), 0);  /* rbx changed */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st), 6, 0x60024, 4, true), 0);       /* other bytes */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st) + 3, 6, 0x60020, 4, true), 0);   /* past it: a jnz, no store */
+}
+
+/* -O0's update (§5.56): the address registers computed again between the
+   load and the store; the evaluator proves the same address from the own
+   frame's slots, or answers 0 */
+static void load_before_o0(void)
+{
+	long long frame[8];
+	uint64_t ld, base = addr(&pv_glob), x = 21;   /* x % 16 == 5 */
+	char *rbp = (char *)&frame[6];
+
+	memset(g, 0, sizeof(g));
+	memset(frame, 0, sizeof(frame));
+	memcpy(rbp - 8, &x, 8);                      /* x */
+	frame[3] = 22;                               /* -24(%rbp): another local, 22 % 16 == 6 */
+	g[REG_RBP] = (long long)addr(rbp);
+	g[REG_RSP] = (long long)addr(&frame[0]);
+	g[REG_RBX] = (long long)addr(&frame[0]);     /* 8(%rbx): frame[1] == 0 */
+	/* at the store: the registers the recomputation left */
+	g[REG_RAX] = (long long)base;
+	g[REG_RDX] = 5 * 8;
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_st), &cache, 10, base + 40, 8, &ld, true), 2);
+	CHECK_EQ_U64(ld, addr(u0_next) - 5);          /* the 5-byte movsd load */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_st), &cache, 10, base + 40, 8, &ld, false), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_st), &cache, 10, base + 48, 8, &ld, true), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_st), &cache, 10, base + 40, 4, &ld, true), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_st), &cache, 5, base + 40, 8, &ld, true), 0);  /* too shallow */
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_movslq_st), &cache, 10, base + 40, 8, &ld, true), 2);
+	/* the load read element x % 16 (5), the store wrote -24(%rbp)'s (6):
+	   at the store rax/rdx are what the recomputation left (element 6) */
+	g[REG_RDX] = 6 * 8;
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_slot_st), &cache, 10, base + 48, 8, &ld, true), 0);
+	/* the slot stored between (3 now): not proved */
+	g[REG_RDX] = 5 * 8;
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_stored_st), &cache, 10, base + 40, 8, &ld, true), 0);
+	/* another RIP target: the store is pv_glob+8's element */
+	g[REG_RAX] = (long long)base + 8;
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_rip_st), &cache, 10, base + 48, 8, &ld, true), 0);
+	/* the index from the heap (8(%rbx)), not a slot */
+	g[REG_RAX] = (long long)base;
+	g[REG_RDX] = 0;
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_heap_st), &cache, 10, base, 8, &ld, true), 0);
+
+	/* forward from the load: the registers right after it */
+	g[REG_RAX] = (long long)base;
+	g[REG_RDX] = 5 * 8;
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, false), 0);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 4, true), 0);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 4, base + 40, 8, true), 0);   /* too near */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_movslq_next), 10, base + 40, 8, true), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_slot_next), 10, base + 40, 8, true), 0);   /* element 6 */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_stored_next), 10, base + 40, 8, true), 0); /* slot stored */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_rip_next), 10, base + 40, 8, true), 0);    /* pv_glob+8 */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_heap_next), 10, base + 40, 8, true), 0);   /* heap index */
+	/* the slot out of rsp's reach: rsp far below */
+	g[REG_RSP] = (long long)addr(&frame[0]) - (1 << 20);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true), 0);
+	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_st), &cache, 10, base + 40, 8, &ld, true), 0);
 }
 
 /* hc_decode_store_before: a releaser's latest data store before the call
@@ -930,6 +1024,7 @@ int main(void)
 	reloads();
 	deep();
 	load_before();
+	load_before_o0();
 	store_before();
 	loop_exits();
 	return hc_test_done("test_decode_prev");
