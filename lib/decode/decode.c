@@ -1016,8 +1016,8 @@ static bool ev_value(struct ev *e, const ZydisDecodedInstruction *in, const Zydi
 }
 
 /* Run one instruction (at rip) on the copy: its stores recorded, the GPRs
-   it writes set (evaluated) or unknown. */
-static void ev_step(struct ev *e, uint64_t rip, size_t avail)
+   it writes set (evaluated) or unknown. Returns those GPRs. */
+static uint16_t ev_step(struct ev *e, uint64_t rip, size_t avail)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -1028,7 +1028,7 @@ static void ev_step(struct ev *e, uint64_t rip, size_t avail)
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const void *)(uintptr_t)rip, avail, &in, ops))) {
 		e->unknown = 0xffff;
 		e->wild = true;
-		return;
+		return 0xffff;
 	}
 	for (int i = 0; i < in.operand_count; i++) {
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
@@ -1045,7 +1045,7 @@ static void ev_step(struct ev *e, uint64_t rip, size_t avail)
 		}
 	}
 	if (!written)
-		return;
+		return 0;
 	/* one written GPR, the first operand (flags aside): evaluate it */
 	ok = e->eval && written == gpr_bit(ops[0].reg.value) && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 	     ev_value(e, &in, ops, rip, &val);
@@ -1055,6 +1055,7 @@ static void ev_step(struct ev *e, uint64_t rip, size_t avail)
 	} else {
 		e->unknown |= written;
 	}
+	return written;
 }
 
 /* The run's slot reads all stand: no store of the run touched them. */
@@ -1177,6 +1178,7 @@ int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, 
                           bool recompute)
 {
 	uint64_t start, end;
+	uint16_t evald = 0;   /* GPRs written (and evaluated) since pc */
 	struct ev e;
 
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(pc, &start, &end))
@@ -1202,10 +1204,12 @@ int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, 
 				continue;   /* a stack slot (as data_store: -O0's locals) */
 			/* the first store: its bytes, through registers known,
 			   and the stack slots read for them unchanged */
-			return a->kind == HC_ACC_EXPLICIT && !(a->flags & HC_AF_SYNTH) && !(d.used[j] & e.unknown) &&
-			       a->ea == ea && a->size == size && ev_slots_stand(&e);
+			if (a->kind != HC_ACC_EXPLICIT || (a->flags & HC_AF_SYNTH) || (d.used[j] & e.unknown) ||
+			    a->ea != ea || a->size != size || !ev_slots_stand(&e))
+				return 0;
+			return (d.used[j] & evald) ? 2 : 1;
 		}
-		ev_step(&e, pc, avail);
+		evald |= ev_step(&e, pc, avail);
 		pc += in.len;
 	}
 	return 0;

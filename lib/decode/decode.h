@@ -251,7 +251,8 @@ int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_c
    known included). -O0's `x += v` recomputes the address between the
    two: with recompute the registers written between are evaluated (as
    hc_decode_load_before's evaluator, from r: every register known at pc),
-   otherwise they are unknown. Async-signal-safe. */
+   otherwise they are unknown; 2 when the store's address uses a register
+   so evaluated (the address was computed again). Async-signal-safe. */
 int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size,
                           bool recompute);
 

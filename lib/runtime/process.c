@@ -425,6 +425,7 @@ static void read_options(struct rt_options *o)
 	o->trap_footprint = env_u64("HPCRUN_COMM_TRAP_FOOTPRINT", 0) != 0;
 	o->update_bytes = env_u64("HPCRUN_COMM_UPDATE_BYTES", 1) != 0;   /* §5.54 */
 	o->update_recompute = env_u64("HPCRUN_COMM_UPDATE_RECOMPUTE", 1) != 0;   /* §5.56 */
+	o->update_sampled = env_u64("HPCRUN_COMM_UPDATE_SAMPLED", 1) != 0;       /* §5.56 */
 	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
 	o->move_span = (uint32_t)env_u64("HPCRUN_COMM_MOVE_SPAN", 2);   /* §5.47 */
 	if (o->move_span > 2)
@@ -1004,6 +1005,9 @@ static void process_init(bool after_fork)
 		process__log("an update's load and store found over -O0's recomputed address (a small evaluator of the "
 		        "code between; detection.md §5.56): %s",
 		        hc_rt.opt.update_recompute ? "on (HPCRUN_COMM_UPDATE_RECOMPUTE=0 for off)" : "off (HPCRUN_COMM_UPDATE_RECOMPUTE=1 for on)");
+	if (kind == HC_SAMPLER_SOFT && hc_rt.dcfg.update_bytes && hc_rt.opt.update_recompute)
+		process__log("a sampled load whose bytes -O0's code stores further on counts as that store (detection.md §5.56): %s",
+		        hc_rt.opt.update_sampled ? "on (HPCRUN_COMM_UPDATE_SAMPLED=0 for off)" : "off (HPCRUN_COMM_UPDATE_SAMPLED=1 for on)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a write-only set's trapped store off the reader's bytes keeps the reader's chunk watched: true "
 		        "if this thread stores it before its next sample, else false (counters held_sets, held_true, "

@@ -333,6 +333,7 @@ struct rt_options {
 	bool     trap_footprint;    /* soft sampler: a trap weighs by the trapping thread's chunks of the line (§5.31) */
 	bool     update_bytes;      /* soft sampler: two updates judged by their bytes alone (§5.54) */
 	bool     update_recompute;  /* ... and -O0's recomputed addresses evaluated to find them (§5.56) */
+	bool     update_sampled;    /* ... for a sampled load too: it counts as its store (§5.56) */
 	uint32_t fixed_bytes;       /* soft sampler: an access its instruction made at the same address this many
 	                               times more counts as its bytes only (HPCRUN_COMM_FIXED_BYTES, 0 = off; §5.47) */
 	uint32_t move_span;         /* soft sampler: a moving access counts as the bytes of its span, not the

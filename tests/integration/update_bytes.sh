@@ -55,6 +55,8 @@ for try in 1 2 3 4 5 6; do
 done
 grep -q "an update's load and store found over -O0's recomputed address.*: on (HPCRUN_COMM_UPDATE_RECOMPUTE=0 for off)" "$TMP/o0"/*.log &&
 	ok "-O0: the log states the evaluator" || fail "-O0: no 'found over -O0's recomputed address ... on' line in the log"
+grep -q "a sampled load whose bytes -O0's code stores further on counts as that store.*: on (HPCRUN_COMM_UPDATE_SAMPLED=0 for off)" "$TMP/o0"/*.log &&
+	ok "-O0: the log states the sampled loads' rule" || fail "-O0: no 'a sampled load whose bytes -O0's code stores further on ... on' line in the log"
 if [ "$tm" -lt 20 ]; then
 	fail "-O0: only $tm traps matched in 6 runs: too few to judge a false fraction"
 else

@@ -103,6 +103,7 @@ static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_re
 		own(t)->rmw[slot].pc = from;
 		own(t)->rmw[slot].store = st;
 		own(t)->rmw[slot].has_recipe = false;
+		own(t)->rmw[slot].ahead = 0;
 	}
 	if (!st || (exact = hc_decode_recipes((const uint8_t *)(uintptr_t)st, 15, st, r, &in, rec)) < 0)
 		return false;
@@ -119,6 +120,28 @@ static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_re
 		if ((in.acc[i].rw & HC_ACC_W) && in.acc[i].ea == ld->ea && in.acc[i].size == ld->size)
 			return true;
 	return false;
+}
+
+/* A sampled load with no store of its bytes within RMW_LOOKAHEAD
+   (store_follows said no): -O0's `x += v` stores them further on, after
+   computing the address again (hc_decode_store_after with the evaluator
+   says 2: only a recomputed address, not -O2's store further on through
+   registers left intact; §5.56; HPCRUN_COMM_UPDATE_SAMPLED). Asked again only at a PC where it
+   once said yes (the rmw cache's entry, store_follows' for from). */
+static bool store_follows_o0(struct rt_thread *t, uint64_t from, const struct hc_regs *r,
+                             const struct hc_mem_access *ld)
+{
+	unsigned slot = (unsigned)((from >> 1) ^ (from >> 11)) & (RT_RMW_CACHE - 1);
+	bool yes;
+
+	if (!hc_rt.dcfg.update_bytes || !hc_rt.opt.update_sampled || !hc_rt.opt.update_recompute ||
+	    own(t)->rmw[slot].pc != from ||
+	    own(t)->rmw[slot].ahead == 2)
+		return false;
+	yes = hc_decode_store_after(r, from, RT_UPDATE_AHEAD, ld->ea, ld->size, true) == 2;
+	if (!own(t)->rmw[slot].ahead)
+		own(t)->rmw[slot].ahead = yes ? 1 : 2;
+	return yes;
 }
 
 /* Did straight-line code right before the store at leaf load its bytes
@@ -171,7 +194,7 @@ static bool is_update(struct rt_thread *t, uint64_t leaf, uint64_t next, const s
 	if (!(acc->rw & HC_ACC_W))
 		return store_follows(t, next, r, acc) ||
 		       (trap && hc_decode_store_after(r, next, RT_UPDATE_AHEAD, acc->ea, acc->size,
-		                                        hc_rt.opt.update_recompute) == 1);
+		                                        hc_rt.opt.update_recompute) != 0);
 	return load_precedes(t, leaf, r, acc);
 }
 
@@ -1951,7 +1974,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		return;
 	}
 	s.is_store = (acc->rw & HC_ACC_W) != 0;
-	if (!s.is_store && acc->kind == HC_ACC_EXPLICIT && store_follows(t, next, &r, acc)) {
+	if (!s.is_store && acc->kind == HC_ACC_EXPLICIT &&
+	    (store_follows(t, next, &r, acc) || store_follows_o0(t, next, &r, acc))) {
 		s.is_store = true;
 		s.update = hc_rt.dcfg.update_bytes;
 		t->cnt.samples_rmw_store++;

@@ -86,6 +86,7 @@ struct rt_soft_thread {
 		uint64_t pc;            /* where the look-ahead starts */
 		uint64_t store;         /* the store found there, 0 = none */
 		bool has_recipe;        /* its one write, as a recipe (no decode) */
+		uint8_t ahead;          /* -O0's store further on (§5.56): 0 not asked, 1 found, 2 not */
 		struct hc_acc_recipe write;
 	} rmw[RT_RMW_CACHE];
 	struct {                /* an update's store: the load before it (§5.54) */

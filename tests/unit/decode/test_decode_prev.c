@@ -926,11 +926,11 @@ static void load_before_o0(void)
 	/* forward from the load: the registers right after it */
 	g[REG_RAX] = (long long)base;
 	g[REG_RDX] = 5 * 8;
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true), 2);   /* recomputed */
 	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, false), 0);
 	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 4, true), 0);
 	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 4, base + 40, 8, true), 0);   /* too near */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_movslq_next), 10, base + 40, 8, true), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_movslq_next), 10, base + 40, 8, true), 2);
 	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_slot_next), 10, base + 40, 8, true), 0);   /* element 6 */
 	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_stored_next), 10, base + 40, 8, true), 0); /* slot stored */
 	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_rip_next), 10, base + 40, 8, true), 0);    /* pv_glob+8 */
