@@ -184,6 +184,37 @@ static inline enum rt_pset_zone_trap rt_pset_zone_trap_kind(uint32_t entry_threa
 	return entry_is_load && !is_store ? RT_PSET_ZONE_ADOPT : RT_PSET_ZONE_COMM;
 }
 
+/* An edge set (HPCRUN_COMM_PROCSET_EDGE; detection.md §5.55): a gated
+   thread's sample in a heap block that thread allocated arms the set on a
+   word at the block's edge instead of its sampled chunk. A thread's own
+   block in a domain decomposition (halo_bar's u) is read by its
+   neighbours at its first and last interior words — the halo — while the
+   thread's samples land in its interior rows, which nobody else touches.
+   The word: side r & 1 (0 the first words, 1 the last), the
+   (skip + (r >> 1) % words)-th 8-byte word from that end (the block's
+   8-byte words only: base and end rounded in; skip 1 passes over the
+   outermost word, a ghost cell the owner writes itself); 0 when the block
+   holds fewer than RT_PSET_EDGE_MIN bytes, fewer than 2 (skip + words)
+   words, or words == 0. Watched as a zone set (its first trap its entry)
+   whose pair is RT_PSET_EDGE_PAIR, so the owner's store is the entry and a
+   neighbour's read of it one communication; the owner's traps at the pc
+   of its previous trap (a rep movs copying into the word one byte a trap)
+   do not count towards RT_PSET_ZONE_OWN_MAX. */
+#define RT_PSET_EDGE_DEFAULT  0u            /* chance in quarters (measured: §5.55) */
+#define RT_PSET_EDGE_MIN      256u          /* bytes: smaller blocks are one object, not a domain */
+#define RT_PSET_EDGE_WORDS    2u            /* words from each end */
+#define RT_PSET_EDGE_SKIP     0u            /* outermost words passed over */
+#define RT_PSET_EDGE_PAIR     (UINT32_MAX - 1)   /* zone_a = zone_b of an edge set */
+static inline uint64_t rt_pset_edge_word(uint64_t base, uint64_t size, uint32_t skip, uint32_t words, uint64_t r)
+{
+	uint64_t lo = (base + 7) & ~(uint64_t)7, hi = (base + size) & ~(uint64_t)7, k;
+
+	if (!words || size < RT_PSET_EDGE_MIN || hi <= lo || (hi - lo) / 8 < 2 * ((uint64_t)skip + words))
+		return 0;
+	k = skip + (r >> 1) % words;
+	return (r & 1) ? hi - 8 * (k + 1) : lo + 8 * k;
+}
+
 /* A trap weighs what a per-thread set's would: the arms the budget or a
    busy set refused are counted, not stood for (multiplying a trap's weight
    by the refusals since the previous arm, up to 64, let one trap in a run

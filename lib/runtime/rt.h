@@ -417,6 +417,11 @@ struct rt_options {
 	bool join_object;           /* join sets after a join trap keep to the object it read */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
+	uint32_t procset_edge;      /* ... a refused sample in a block its thread allocated arms an edge
+	                               word of the block with probability procset_edge / 4
+	                               (HPCRUN_COMM_PROCSET_EDGE, pset.h rt_pset_edge_word, §5.55) */
+	uint32_t procset_edge_words;/* ... words from each end (HPCRUN_COMM_PROCSET_EDGE_WORDS) */
+	uint32_t procset_edge_skip; /* ... outermost words passed over (HPCRUN_COMM_PROCSET_EDGE_SKIP) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */

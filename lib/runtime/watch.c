@@ -33,6 +33,7 @@
 #include "runtime/pset.h"
 #include "runtime/zone.h"
 #include "runtime/pipe.h"
+#include "runtime/alloc/blocks.h"
 
 /* ---- the process-wide set ---- */
 
@@ -53,6 +54,7 @@ static struct {
 		bool writes_only;
 		bool zone;                /* a zone set: its entry is its first trap (zone.h) */
 		uint32_t zone_a, zone_b;  /* a zone set's pair of threads (zone.h, rt_zone_found) */
+		uint64_t edge_pc;         /* an edge set's last trap's pc (pset.h, §5.55) */
 		uint32_t adopts;          /* a zone set's entries so far */
 		bool pipe;                /* a pipeline set (pipe.c): a zone set owned by nobody */
 		bool exec;                /* a return breakpoint (watch__arm_exec): register 0, execute */
@@ -90,6 +92,7 @@ static struct {
 	uint64_t zone_thinned;              /* zones picked, not armed: wide (zone.h, rt_zone_arm_thin) */
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
+	uint64_t edge_asked, edge_armed, edge_comms;   /* edge sets (HPCRUN_COMM_PROCSET_EDGE, §5.55) */
 	uint64_t start_armed;               /* a start set's extra line armed (watch__pset_start) */
 	uint64_t start_failed;              /* ... not armed (taken meanwhile, or over the budget) */
 	uint64_t start_word;                /* the state word of the set that extra line armed (atomic) */
@@ -308,6 +311,38 @@ static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	                    false, 0, 0);
 }
 
+/* An edge set (pset.h, rt_pset_edge_word; detection.md §5.55): the
+   sample is in a heap block its thread allocated; the set watches one of
+   the block's edge words, as a zone set (no entry: its first trap is; a
+   zone "pair" of the owner with itself marks it an edge set). True when
+   the sample went to it (armed, or refused: busy or over the budget).
+   Signal context (blocks__find and blocks__site_get are
+   async-signal-safe). */
+static bool pset_edge(struct rt_thread *t, const struct hc_sample *s)
+{
+	struct rt_block b;
+	struct hc_bb_entry e;
+	uint32_t thread, ctx;
+	uint64_t a;
+
+	if (!blocks__used() || !blocks__find(s->addr, &b) || !blocks__site_get(b.site, &thread, &ctx) ||
+	    thread != t->id.index)
+		return false;
+	a = rt_pset_edge_word(b.base, b.size, hc_rt.opt.procset_edge_skip, hc_rt.opt.procset_edge_words, rt_zone_rng(&t->det.rng));
+	if (!a)
+		return false;
+	pset_count(&pset.edge_asked);
+	e = (struct hc_bb_entry){ .line = a & ~(uint64_t)(HC_LINE - 1), .addr = a, .len = 8,
+	                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
+	if (pset_arm_set(t, &e, 1, false, 0, &a, 1, true, RT_PSET_EDGE_PAIR, RT_PSET_EDGE_PAIR) == 0) {
+		pset_count(&pset.edge_armed);
+		t->cnt.watch_armed++;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u edge set on %#llx (block %#llx+%llu)", t->id.index,
+		             (unsigned long long)a, (unsigned long long)b.base, (unsigned long long)b.size);
+	}
+	return true;
+}
+
 /* Feather's arm (HPCRUN_COMM_PROCSET_TARGET sample or both): the sampled access of a
    thread the switch gate refuses, watched in every other thread — its
    chunk, and npset - 1 other chunks of the line at random; a load's line
@@ -394,6 +429,11 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		return;
 	}
 	if (!gated)
+		return;
+	/* an edge word of the thread's own block instead, with
+	   HPCRUN_COMM_PROCSET_EDGE's chance (§5.55) */
+	if (hc_rt.opt.procset_edge && s->addr && (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_edge &&
+	    pset_edge(t, s))
 		return;
 	/* Feather's arm on the sampled access: only on a line this thread
 	   sampled before (a slot, counter or queue index comes back; a private
@@ -709,6 +749,7 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.zone_a = za;
 	pset.rec.zone_b = zb;
 	pset.rec.adopts = 0;
+	pset.rec.edge_pc = 0;
 	pset.rec.pipe = false;
 	pset.rec.exec = exec;
 	pset.rec.block_lo = block ? block[0] : 0;
@@ -1414,6 +1455,7 @@ static void zone_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t lea
 	}
 	pset.rec.watched = e;
 	pset.rec.adopts++;
+	pset.rec.edge_pc = leaf;
 	nw = rt_pset_word(gen + 1, RT_PSET_ARMED);
 	__atomic_store_n(&pset.state, nw, __ATOMIC_RELEASE);
 	pset_count(&pset.zone_adopts);
@@ -1569,8 +1611,13 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			return;
 		}
 		if (kind == RT_PSET_TRAP_OWN) {
+			/* an edge set's trap at its previous trap's pc: not counted (§5.55) */
+			bool again = zone && zone_a == RT_PSET_EDGE_PAIR && leaf == pset.rec.edge_pc;
+
 			pset_count(&pset.traps_own);
-			if (rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED),
+			if (zone && zone_a == RT_PSET_EDGE_PAIR)
+				pset.rec.edge_pc = leaf;
+			if (!again && rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED),
 			                     lk ? 4 : was_pipe ? RT_PIPE_OWN_MAX : zone ? RT_PSET_ZONE_OWN_MAX : RT_PSET_OWN_MAX))
 				pset_end(w, &pset.ended_own);
 			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
@@ -1686,6 +1733,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	soft__sharing_sign();         /* the quiet-process rule (rate.h) */
 	if (was_pipe) {
 		pipe__comm();
+	} else if (was_zone && zone_a == RT_PSET_EDGE_PAIR) {
+		pset_count(&pset.edge_comms);         /* an edge set (§5.55) */
 	} else if (was_zone) {
 		pset_count(&pset.zone_comms);
 		if (!rt_zone_found_get(&zone_found, zone_a, zone_b))
@@ -1808,6 +1857,11 @@ void watch__log(void)
 		             hc_rt.opt.procset_zone_edge,
 		             hc_rt.opt.procset_zone_edge && hc_rt.opt.procset_zone_edge_one ? "one line" : "the zone's lines",
 		             hc_rt.opt.procset_zone_edge_one ? 1 : 0);
+	process__log("process-wide watch set edge sets (a gated thread's sample in a block it allocated, "
+	             "on one of the block's first or last %u words, HPCRUN_COMM_PROCSET_EDGE_WORDS, after %u, HPCRUN_COMM_PROCSET_EDGE_SKIP; chance %u/4, "
+	             "HPCRUN_COMM_PROCSET_EDGE; §5.55): %llu asked, %llu armed, %llu communications",
+	             hc_rt.opt.procset_edge_words, hc_rt.opt.procset_edge_skip, hc_rt.opt.procset_edge, (unsigned long long)pset.edge_asked,
+	             (unsigned long long)pset.edge_armed, (unsigned long long)pset.edge_comms);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "
 	        "watched it (HPCRUN_COMM_START_SHARE=%d); the extra line waits for the set's budget: %s "

@@ -361,8 +361,36 @@ static void chain(void)
 	CHECK(!rt_pset_chain_carries(0, 0, 2000, 1500, 2000));   /* the clock behind */
 }
 
+/* An edge set's word (§5.55): halo_bar's u, malloc(4098 doubles) at
+   0x1000: side r & 1, the (skip + (r >> 1) % words)-th word from that end */
+static void edge_words(void)
+{
+	uint64_t base = 0x1000, size = 4098 * 8, end = base + size;
+
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 0, 2, 0), base);              /* u[0], the ghost */
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 0, 2, 2), base + 8);          /* u[1] */
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 0, 2, 1), end - 8);          /* u[N + 1] */
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 0, 2, 3), end - 16);         /* u[N] */
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 0, 2, 4), base);              /* mod words */
+	/* skip 1: the halo words only */
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 1, 1, 0), base + 8);
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 1, 1, 6), base + 8);
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 1, 1, 1), end - 16);
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 1, 2, 3), end - 24);
+	/* an unaligned end rounded in: the last whole word */
+	CHECK_EQ_U64(rt_pset_edge_word(base, 1004, 0, 1, 1), base + 992);
+	/* too small, or no words */
+	CHECK_EQ_U64(rt_pset_edge_word(base, RT_PSET_EDGE_MIN - 16, 0, 2, 0), 0);
+	CHECK_EQ_U64(rt_pset_edge_word(base, size, 0, 0, 0), 0);
+	CHECK_EQ_U64(rt_pset_edge_word(base, RT_PSET_EDGE_MIN, 16, 1, 0), 0);   /* 32 words < 2 * 17 */
+	CHECK(rt_pset_edge_word(base, RT_PSET_EDGE_MIN, 15, 1, 1) == base + RT_PSET_EDGE_MIN - 128);
+	/* the pair mark is no thread's */
+	CHECK(RT_PSET_EDGE_PAIR != RT_PSET_NOBODY);
+}
+
 int main(void)
 {
+	edge_words();
 	written_block();
 	chain();
 	overlap_start();
