@@ -200,11 +200,20 @@ static inline enum rt_pset_zone_trap rt_pset_zone_trap_kind(uint32_t entry_threa
    neighbour's read of it one communication; the owner's traps at the pc
    of its previous trap (a rep movs copying into the word one byte a trap)
    do not count towards RT_PSET_ZONE_OWN_MAX. */
-#define RT_PSET_EDGE_DEFAULT  0u            /* chance in quarters (measured: §5.55) */
+#define RT_PSET_EDGE_DEFAULT  4u            /* chance in quarters (measured: §5.55) */
 #define RT_PSET_EDGE_MIN      256u          /* bytes: smaller blocks are one object, not a domain */
-#define RT_PSET_EDGE_WORDS    2u            /* words from each end */
-#define RT_PSET_EDGE_SKIP     0u            /* outermost words passed over */
+#define RT_PSET_EDGE_WORDS    1u            /* words from each end */
+#define RT_PSET_EDGE_SKIP     1u            /* outermost words passed over (a ghost cell) */
 #define RT_PSET_EDGE_PAIR     (UINT32_MAX - 1)   /* zone_a = zone_b of an edge set */
+/* Edge sets go on while they communicate: at most RT_PSET_EDGE_TRIES armed
+   per communication found, plus RT_PSET_EDGE_TRIES (a process whose own
+   blocks' edges nobody reads — gen_heap's next generation reads them
+   after the writer ended — stops after that many). */
+#define RT_PSET_EDGE_TRIES    8u
+static inline bool rt_pset_edge_allows(uint64_t armed, uint64_t comms)
+{
+	return armed < (uint64_t)RT_PSET_EDGE_TRIES * (comms + 1);
+}
 static inline uint64_t rt_pset_edge_word(uint64_t base, uint64_t size, uint32_t skip, uint32_t words, uint64_t r)
 {
 	uint64_t lo = (base + 7) & ~(uint64_t)7, hi = (base + size) & ~(uint64_t)7, k;

@@ -422,6 +422,7 @@ struct rt_options {
 	                               (HPCRUN_COMM_PROCSET_EDGE, pset.h rt_pset_edge_word, §5.55) */
 	uint32_t procset_edge_words;/* ... words from each end (HPCRUN_COMM_PROCSET_EDGE_WORDS) */
 	uint32_t procset_edge_skip; /* ... outermost words passed over (HPCRUN_COMM_PROCSET_EDGE_SKIP) */
+	bool procset_edge_first;    /* ... asked before the zones (HPCRUN_COMM_PROCSET_EDGE_FIRST) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */

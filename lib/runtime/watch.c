@@ -93,6 +93,7 @@ static struct {
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
 	uint64_t edge_asked, edge_armed, edge_comms;   /* edge sets (HPCRUN_COMM_PROCSET_EDGE, §5.55) */
+	uint64_t edge_stopped;              /* ... samples not asked: too few communications (rt_pset_edge_allows) */
 	uint64_t start_armed;               /* a start set's extra line armed (watch__pset_start) */
 	uint64_t start_failed;              /* ... not armed (taken meanwhile, or over the budget) */
 	uint64_t start_word;                /* the state word of the set that extra line armed (atomic) */
@@ -313,8 +314,9 @@ static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 
 /* An edge set (pset.h, rt_pset_edge_word; detection.md §5.55): the
    sample is in a heap block its thread allocated; the set watches one of
-   the block's edge words, as a zone set (no entry: its first trap is; a
-   zone "pair" of the owner with itself marks it an edge set). True when
+   the block's edge words, as a zone set (no entry: its first trap is; the
+   zone "pair" RT_PSET_EDGE_PAIR marks it an edge set), with
+   HPCRUN_COMM_PROCSET_EDGE's chance, while rt_pset_edge_allows. True when
    the sample went to it (armed, or refused: busy or over the budget).
    Signal context (blocks__find and blocks__site_get are
    async-signal-safe). */
@@ -325,8 +327,20 @@ static bool pset_edge(struct rt_thread *t, const struct hc_sample *s)
 	uint32_t thread, ctx;
 	uint64_t a;
 
+	/* a tagged block (record.c) of another thread's: no lookup */
+	if (s->block && s->block_owner && s->block_owner != t->id.index + 1)
+		return false;
+	if (!rt_pset_edge_allows(__atomic_load_n(&pset.edge_armed, __ATOMIC_RELAXED),
+	                         __atomic_load_n(&pset.edge_comms, __ATOMIC_RELAXED))) {
+		pset_count(&pset.edge_stopped);
+		return false;
+	}
 	if (!blocks__used() || !blocks__find(s->addr, &b) || !blocks__site_get(b.site, &thread, &ctx) ||
 	    thread != t->id.index)
+		return false;
+	/* the chance drawn only here: programs with no block of their own
+	   draw nothing, their zone picks' random stream unchanged */
+	if ((rt_zone_rng(&t->det.rng) & 3) >= hc_rt.opt.procset_edge)
 		return false;
 	a = rt_pset_edge_word(b.base, b.size, hc_rt.opt.procset_edge_skip, hc_rt.opt.procset_edge_words, rt_zone_rng(&t->det.rng));
 	if (!a)
@@ -388,6 +402,9 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index && pset.rec.armed_at &&
 	    t->det.armed && pset.rec.armed_at == t->det.armed_at)
 		return;
+	/* an edge set before the zones, with HPCRUN_COMM_PROCSET_EDGE_FIRST (§5.55) */
+	if (gated && hc_rt.opt.procset_edge_first && hc_rt.opt.procset_edge && s->addr && pset_edge(t, s))
+		return;
 	/* a zone, if two threads' samples meet somewhere (its first trap is
 	   its entry: pset_trap), with HPCRUN_COMM_PROCSET_ZONE's chance */
 	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
@@ -432,8 +449,7 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		return;
 	/* an edge word of the thread's own block instead, with
 	   HPCRUN_COMM_PROCSET_EDGE's chance (§5.55) */
-	if (hc_rt.opt.procset_edge && s->addr && (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_edge &&
-	    pset_edge(t, s))
+	if (hc_rt.opt.procset_edge && !hc_rt.opt.procset_edge_first && s->addr && pset_edge(t, s))
 		return;
 	/* Feather's arm on the sampled access: only on a line this thread
 	   sampled before (a slot, counter or queue index comes back; a private
@@ -1859,9 +1875,12 @@ void watch__log(void)
 		             hc_rt.opt.procset_zone_edge_one ? 1 : 0);
 	process__log("process-wide watch set edge sets (a gated thread's sample in a block it allocated, "
 	             "on one of the block's first or last %u words, HPCRUN_COMM_PROCSET_EDGE_WORDS, after %u, HPCRUN_COMM_PROCSET_EDGE_SKIP; chance %u/4, "
-	             "HPCRUN_COMM_PROCSET_EDGE; §5.55): %llu asked, %llu armed, %llu communications",
-	             hc_rt.opt.procset_edge_words, hc_rt.opt.procset_edge_skip, hc_rt.opt.procset_edge, (unsigned long long)pset.edge_asked,
-	             (unsigned long long)pset.edge_armed, (unsigned long long)pset.edge_comms);
+	             "HPCRUN_COMM_PROCSET_EDGE, before the zones: %s, HPCRUN_COMM_PROCSET_EDGE_FIRST; §5.55): %llu asked, %llu armed, "
+	             "%llu communications; %llu samples not asked (more than %u armed a communication)",
+	             hc_rt.opt.procset_edge_words, hc_rt.opt.procset_edge_skip, hc_rt.opt.procset_edge,
+	             hc_rt.opt.procset_edge_first ? "yes" : "no", (unsigned long long)pset.edge_asked,
+	             (unsigned long long)pset.edge_armed, (unsigned long long)pset.edge_comms,
+	             (unsigned long long)pset.edge_stopped, RT_PSET_EDGE_TRIES);
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "
 	        "watched it (HPCRUN_COMM_START_SHARE=%d); the extra line waits for the set's budget: %s "

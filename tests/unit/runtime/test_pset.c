@@ -384,6 +384,12 @@ static void edge_words(void)
 	CHECK_EQ_U64(rt_pset_edge_word(base, size, 0, 0, 0), 0);
 	CHECK_EQ_U64(rt_pset_edge_word(base, RT_PSET_EDGE_MIN, 16, 1, 0), 0);   /* 32 words < 2 * 17 */
 	CHECK(rt_pset_edge_word(base, RT_PSET_EDGE_MIN, 15, 1, 1) == base + RT_PSET_EDGE_MIN - 128);
+	/* edge sets go on while they communicate */
+	CHECK(rt_pset_edge_allows(0, 0));
+	CHECK(rt_pset_edge_allows(RT_PSET_EDGE_TRIES - 1, 0));
+	CHECK(!rt_pset_edge_allows(RT_PSET_EDGE_TRIES, 0));
+	CHECK(rt_pset_edge_allows(RT_PSET_EDGE_TRIES, 1));
+	CHECK(!rt_pset_edge_allows(3 * RT_PSET_EDGE_TRIES, 2));
 	/* the pair mark is no thread's */
 	CHECK(RT_PSET_EDGE_PAIR != RT_PSET_NOBODY);
 }
