@@ -1175,9 +1175,12 @@ int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_c
 }
 
 int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size,
-                          bool recompute)
+                          bool recompute, uint64_t *store)
 {
 	uint64_t start, end;
+
+	if (store)
+		*store = 0;
 	uint16_t evald = 0;   /* GPRs written (and evaluated) since pc */
 	struct ev e;
 
@@ -1207,6 +1210,8 @@ int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, 
 			if (a->kind != HC_ACC_EXPLICIT || (a->flags & HC_AF_SYNTH) || (d.used[j] & e.unknown) ||
 			    a->ea != ea || a->size != size || !ev_slots_stand(&e))
 				return 0;
+			if (store)
+				*store = pc;
 			return (d.used[j] & evald) ? 2 : 1;
 		}
 		evald |= ev_step(&e, pc, avail);

@@ -252,9 +252,10 @@ int hc_decode_load_before(const struct hc_regs *r, uint64_t pc, struct hc_prev_c
    two: with recompute the registers written between are evaluated (as
    hc_decode_load_before's evaluator, from r: every register known at pc),
    otherwise they are unknown; 2 when the store's address uses a register
-   so evaluated (the address was computed again). Async-signal-safe. */
+   so evaluated (the address was computed again). *store (if given): that
+   store's address, 0 when the answer is 0. Async-signal-safe. */
 int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, uint64_t ea, uint32_t size,
-                          bool recompute);
+                          bool recompute, uint64_t *store);
 
 /* hc_decode_prev, walking back up to `depth` instructions of straight-line
    code (none of them a branch target): the latest instruction before pc

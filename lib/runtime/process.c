@@ -432,6 +432,7 @@ static void read_options(struct rt_options *o)
 	o->update_bytes = env_u64("HPCRUN_COMM_UPDATE_BYTES", 1) != 0;   /* §5.54 */
 	o->update_recompute = env_u64("HPCRUN_COMM_UPDATE_RECOMPUTE", 1) != 0;   /* §5.56 */
 	o->update_sampled = env_u64("HPCRUN_COMM_UPDATE_SAMPLED", 1) != 0;       /* §5.56 */
+	o->update_learn = env_u64("HPCRUN_COMM_UPDATE_LEARN", 1) != 0;           /* §5.54 */
 	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
 	o->move_span = (uint32_t)env_u64("HPCRUN_COMM_MOVE_SPAN", 2);   /* §5.47 */
 	if (o->move_span > 2)
@@ -1014,6 +1015,10 @@ static void process_init(bool after_fork)
 	if (kind == HC_SAMPLER_SOFT && hc_rt.dcfg.update_bytes && hc_rt.opt.update_recompute)
 		process__log("a sampled load whose bytes -O0's code stores further on counts as that store (detection.md §5.56): %s",
 		        hc_rt.opt.update_sampled ? "on (HPCRUN_COMM_UPDATE_SAMPLED=0 for off)" : "off (HPCRUN_COMM_UPDATE_SAMPLED=1 for on)");
+	if (kind == HC_SAMPLER_SOFT && hc_rt.dcfg.update_bytes)
+		process__log("a store a trap's walk from an update's load reached is that update's store at its later "
+		        "samples (counter updates_learned; detection.md §5.54): %s",
+		        hc_rt.opt.update_learn ? "on (HPCRUN_COMM_UPDATE_LEARN=0 for off)" : "off (HPCRUN_COMM_UPDATE_LEARN=1 for on)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a write-only set's trapped store off the reader's bytes keeps the reader's chunk watched: true "
 		        "if this thread stores it before its next sample, else false (counters held_sets, held_true, "

@@ -57,7 +57,7 @@
 	X(pmu_threads_not_running) X(pmu_ibs_unrandomized) X(pmu_ibs_mispredicted) \
 	X(step_bursts) X(step_seeds) X(step_after_trap) X(steps) X(step_stores) X(step_stop_limit) X(step_stop_unsafe) \
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
-	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(false_update) X(updates_sampled) X(updates_trapped) X(moving_accesses) X(moving_within) X(fixed_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
+	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(false_update) X(updates_sampled) X(updates_trapped) X(updates_learned) X(moving_accesses) X(moving_within) X(fixed_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
 	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
@@ -334,6 +334,7 @@ struct rt_options {
 	bool     update_bytes;      /* soft sampler: two updates judged by their bytes alone (§5.54) */
 	bool     update_recompute;  /* ... and -O0's recomputed addresses evaluated to find them (§5.56) */
 	bool     update_sampled;    /* ... for a sampled load too: it counts as its store (§5.56) */
+	bool     update_learn;      /* a store a trap's walk reached is an update's store later (§5.54) */
 	uint32_t fixed_bytes;       /* soft sampler: an access its instruction made at the same address this many
 	                               times more counts as its bytes only (HPCRUN_COMM_FIXED_BYTES, 0 = off; §5.47) */
 	uint32_t move_span;         /* soft sampler: a moving access counts as the bytes of its span, not the

@@ -138,10 +138,26 @@ static bool store_follows_o0(struct rt_thread *t, uint64_t from, const struct hc
 	    own(t)->rmw[slot].pc != from ||
 	    own(t)->rmw[slot].ahead == 2)
 		return false;
-	yes = hc_decode_store_after(r, from, RT_UPDATE_AHEAD, ld->ea, ld->size, true) == 2;
+	yes = hc_decode_store_after(r, from, RT_UPDATE_AHEAD, ld->ea, ld->size, true, NULL) == 2;
 	if (!own(t)->rmw[slot].ahead)
 		own(t)->rmw[slot].ahead = yes ? 1 : 2;
 	return yes;
+}
+
+/* A trap's walk from an update's load reached the store at st, writing
+   the bytes the load read with the thread's registers (-O0's address
+   computed again, however it is computed: streamcluster-like `t[(x >> 40)
+   % 24] += v` divides by a multiply the evaluator does not run
+   backwards). The store's later samples are that update's store. */
+static void learn_store(struct rt_thread *t, uint64_t st)
+{
+	unsigned slot = (unsigned)((st >> 1) ^ (st >> 11)) & (RT_RMW_CACHE - 1);
+
+	own(t)->upd[slot].pc = st;
+	own(t)->upd[slot].load = 0;
+	own(t)->upd[slot].eval = false;
+	own(t)->upd[slot].learned = true;
+	t->cnt.updates_learned++;
 }
 
 /* Did straight-line code right before the store at leaf load its bytes
@@ -158,11 +174,15 @@ static bool load_precedes(struct rt_thread *t, uint64_t leaf, const struct hc_re
 	uint64_t ld, start, end;
 	struct hc_insn in;
 
+	if (own(t)->upd[slot].pc == leaf && own(t)->upd[slot].learned)
+		return true;     /* a trap's walk saw it store its load's bytes */
+
 	if (own(t)->upd[slot].pc != leaf || own(t)->upd[slot].eval) {
 		int got = hc_decode_load_before(r, leaf, t->prev, RT_UPDATE_BACK, st->ea, st->size, &ld,
 		                                hc_rt.opt.update_recompute);
 
 		own(t)->upd[slot].pc = leaf;
+		own(t)->upd[slot].learned = false;
 		own(t)->upd[slot].load = got == 1 ? ld : 0;
 		own(t)->upd[slot].eval = got == 2 ||
 		                         (own(t)->upd[slot].eval && hc_rt.opt.update_recompute);
@@ -191,10 +211,18 @@ static bool is_update(struct rt_thread *t, uint64_t leaf, uint64_t next, const s
 		return false;
 	if ((acc->rw & HC_ACC_R) && (acc->rw & HC_ACC_W))
 		return true;
-	if (!(acc->rw & HC_ACC_W))
-		return store_follows(t, next, r, acc) ||
-		       (trap && hc_decode_store_after(r, next, RT_UPDATE_AHEAD, acc->ea, acc->size,
-		                                        hc_rt.opt.update_recompute) != 0);
+	if (!(acc->rw & HC_ACC_W)) {
+		uint64_t st;
+
+		if (store_follows(t, next, r, acc))
+			return true;
+		if (!trap || !hc_decode_store_after(r, next, RT_UPDATE_AHEAD, acc->ea, acc->size,
+		                                    hc_rt.opt.update_recompute, &st))
+			return false;
+		if (hc_rt.opt.update_learn)
+			learn_store(t, st);
+		return true;
+	}
 	return load_precedes(t, leaf, r, acc);
 }
 
@@ -1440,7 +1468,11 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 		struct hc_regs r;
 
 		regs__read(uctx, &r);
-		s.update = is_update(t, pc, 0, &r, a, false);
+		/* the bytes the burst saw loaded (the trapped load it started
+		   after: -O0's recomputed address, whatever computes it), or a
+		   load before it in the code */
+		s.update = (a->kind == HC_ACC_EXPLICIT && own(t)->burst_ld_len && a->ea == own(t)->burst_ld &&
+		            a->size == own(t)->burst_ld_len) || is_update(t, pc, 0, &r, a, false);
 		if (s.update)
 			t->cnt.updates_sampled++;
 	}
@@ -1500,6 +1532,11 @@ static bool burst_insn(struct rt_thread *t, void *uctx, const struct hc_insn *in
 	default:
 		break;
 	}
+	for (uint8_t i = 0; i < in->n; i++)   /* the latest explicit load (§5.54) */
+		if (in->acc[i].kind == HC_ACC_EXPLICIT && in->acc[i].rw == HC_ACC_R) {
+			own(t)->burst_ld = in->acc[i].ea;
+			own(t)->burst_ld_len = in->acc[i].size;
+		}
 	if (own(t)->burst_loads) {
 		if (hc_scan_call_or_ret(in)) {
 			/* into a call (HPCRUN_COMM_RET_CALL): the -O0 member
@@ -1639,6 +1676,8 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	own(t)->burst_key = evidence ? 0 : (uint64_t)r->gregs[REG_RIP];
 	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
 	own(t)->burst_lines.n = 0;
+	own(t)->burst_ld = smp && !smp->is_store ? smp->addr : 0;
+	own(t)->burst_ld_len = smp && !smp->is_store ? smp->len : 0;
 	t->cnt.step_bursts++;
 	if (!evidence)
 		t->cnt.step_seeds++;
@@ -1763,6 +1802,8 @@ void soft__on_ret_bp(struct rt_thread *t, void *uctx)
 	own(t)->burst_key = (uint64_t)r.gregs[REG_RIP];
 	own(t)->burst_pub0 = t->cnt.step_stores + t->cnt.step_loads;
 	own(t)->burst_lines.n = 0;
+	own(t)->burst_ld = 0;
+	own(t)->burst_ld_len = 0;
 	t->cnt.step_bursts++;
 	if (!burst_insn(t, uctx, &in)) {
 		burst_end(t, uctx);

@@ -65,6 +65,9 @@ struct rt_soft_thread {
 	uint64_t burst_key;     /* a seed's PC or a return burst's address (barren.h); 0 = none */
 	uint64_t burst_pub0;    /* step_stores + step_loads when the burst started */
 	struct hc_burst_lines burst_lines;   /* lines the burst published a load of (HPCRUN_COMM_BURST_FIRST) */
+	uint64_t burst_ld;      /* the burst's latest load (the trapped one it started after, or a
+	                           stepped one): a store of exactly its bytes is an update (§5.54) */
+	uint32_t burst_ld_len;
 	struct rt_barren barren;   /* where its bursts found nothing (barren.h) */
 	uint32_t ret_skip;      /* private-work samples since the last return breakpoint */
 	uint32_t ret_age;       /* samples since the armed return breakpoint was armed */
@@ -93,6 +96,7 @@ struct rt_soft_thread {
 		uint64_t pc;            /* the store */
 		uint64_t load;          /* the load of its bytes, 0 = none */
 		bool eval;              /* found by evaluating -O0's recomputation: walk again (§5.56) */
+		bool learned;           /* a trap's walk from its load reached it (§5.54) */
 	} upd[RT_RMW_CACHE];
 };
 

@@ -872,14 +872,22 @@ static void load_before(void)
 	CHECK_EQ_U64(hc_decode_load_before(&regs, 8, &cache, 6, 0x60020, 4, &ld, true), 0);
 	/* and forward from the load (hc_decode_store_after) */
 	g[REG_RBX] = 0x50000;
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 8, true), 1);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 4, true), 0);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 6, 0x50008, 4, true), 1);   /* over a stack slot */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 2, 0x50008, 4, true), 0);   /* too near */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_other_st), 6, 0x50010, 4, true), 1);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_base_st) - 3, 6, 0x50018, 4, true), 0);  /* rbx changed */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st), 6, 0x60024, 4, true), 0);       /* other bytes */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st) + 3, 6, 0x60020, 4, true), 0);   /* past it: a jnz, no store */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 8, true, NULL), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 4, true, NULL), 0);
+	{       /* the store's address, for the runtime to learn (soft.c learn_store) */
+		uint64_t st = 1;
+
+		CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 8, true, &st), 1);
+		CHECK_EQ_U64(st, addr(upd_o2_st));
+		CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o2_st), 6, 0x40008, 4, true, &st), 0);
+		CHECK_EQ_U64(st, 0);
+	}
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 6, 0x50008, 4, true, NULL), 1);   /* over a stack slot */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_o0_st) - 6, 2, 0x50008, 4, true, NULL), 0);   /* too near */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_other_st), 6, 0x50010, 4, true, NULL), 1);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_base_st) - 3, 6, 0x50018, 4, true, NULL), 0);  /* rbx changed */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st), 6, 0x60024, 4, true, NULL), 0);       /* other bytes */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(upd_tgt_st) + 3, 6, 0x60020, 4, true, NULL), 0);   /* past it: a jnz, no store */
 }
 
 /* -O0's update (§5.56): the address registers computed again between the
@@ -926,18 +934,18 @@ static void load_before_o0(void)
 	/* forward from the load: the registers right after it */
 	g[REG_RAX] = (long long)base;
 	g[REG_RDX] = 5 * 8;
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true), 2);   /* recomputed */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, false), 0);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 4, true), 0);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 4, base + 40, 8, true), 0);   /* too near */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_movslq_next), 10, base + 40, 8, true), 2);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_slot_next), 10, base + 40, 8, true), 0);   /* element 6 */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_stored_next), 10, base + 40, 8, true), 0); /* slot stored */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_rip_next), 10, base + 40, 8, true), 0);    /* pv_glob+8 */
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_heap_next), 10, base + 40, 8, true), 0);   /* heap index */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true, NULL), 2);   /* recomputed */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, false, NULL), 0);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 4, true, NULL), 0);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 4, base + 40, 8, true, NULL), 0);   /* too near */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_movslq_next), 10, base + 40, 8, true, NULL), 2);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_slot_next), 10, base + 40, 8, true, NULL), 0);   /* element 6 */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_stored_next), 10, base + 40, 8, true, NULL), 0); /* slot stored */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_rip_next), 10, base + 40, 8, true, NULL), 0);    /* pv_glob+8 */
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_heap_next), 10, base + 40, 8, true, NULL), 0);   /* heap index */
 	/* the slot out of rsp's reach: rsp far below */
 	g[REG_RSP] = (long long)addr(&frame[0]) - (1 << 20);
-	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true), 0);
+	CHECK_EQ_U64(hc_decode_store_after(&regs, addr(u0_next), 10, base + 40, 8, true, NULL), 0);
 	CHECK_EQ_U64(hc_decode_load_before(&regs, addr(u0_st), &cache, 10, base + 40, 8, &ld, true), 0);
 }
 
