@@ -1840,15 +1840,15 @@ void soft__after_trap(struct rt_thread *t, void *uctx, const struct hc_sample *s
 	maybe_burst(t, uctx, &r, s, false, true, t->det.prev_sample);
 }
 
-/* A trapped access of possibly shared memory joins the thread's line
-   bytes (the masks true/false sharing is judged with, detection.md §5.7);
-   t->det.moving says whether it moves until the caller clears it. */
 bool soft__update(struct rt_thread *t, uint64_t leaf, uint64_t next, const struct hc_regs *r,
                   const struct hc_mem_access *acc)
 {
 	return sampler__is(&soft__sampler) && own(t) && is_update(t, leaf, next, r, acc, true);
 }
 
+/* A trapped access of possibly shared memory joins the thread's line
+   bytes (the masks true/false sharing is judged with, detection.md §5.7);
+   t->det.moving says whether it moves until the caller clears it. */
 void soft__note_access(struct rt_thread *t, uint64_t pc, const struct hc_sample *s)
 {
 	if (!sampler__is(&soft__sampler) || !own(t) || s->is_private)
