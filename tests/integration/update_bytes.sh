@@ -24,46 +24,38 @@ cc -O2 -g -pthread -o "$TMP/update_scatter" "$S/tests/programs/update_scatter.c"
 cc -O0 -g -pthread -o "$TMP/update_scatter0" "$S/tests/programs/update_scatter.c" || fail "cannot build update_scatter -O0"
 [ "$FAILS" -eq 0 ] || finish
 
-fu=0 all=0 fal=0 tm=0
-for try in 1 2 3 4 5 6; do
-	rm -rf "${TMP:?}/on"
-	measure on "$TMP/update_scatter" || fail "sampled run failed"
-	fu=$((fu + $(logc on false_update))) all=$((all + $(total on))) fal=$((fal + $(total on 7)))
-	tm=$((tm + $(logc on traps_matched)))
-	echo "try $try: false_update $(logc on false_update), updates sampled $(logc on updates_sampled), trapped $(logc on updates_trapped), traps matched $(logc on traps_matched), volume $(total on), false $(total on 7)"
-	[ "$tm" -ge 100 ] && break
-done
+# pooled NAME BIN MIN LABEL: up to 6 measured runs of BIN into $TMP/NAME,
+# pooled until 100 traps matched; then checks traps judged by the
+# updates' bytes and a pooled false fraction of at least MIN
+pooled() {
+	fu=0 all=0 fal=0 tm=0
+	for try in 1 2 3 4 5 6; do
+		rm -rf "${TMP:?}/$1"
+		measure "$1" "$2" || fail "$4sampled run failed"
+		fu=$((fu + $(logc "$1" false_update))) all=$((all + $(total "$1"))) fal=$((fal + $(total "$1" 7)))
+		tm=$((tm + $(logc "$1" traps_matched)))
+		echo "$4try $try: false_update $(logc "$1" false_update), updates sampled $(logc "$1" updates_sampled), trapped $(logc "$1" updates_trapped), traps matched $(logc "$1" traps_matched), volume $(total "$1"), false $(total "$1" 7)"
+		[ "$tm" -ge 100 ] && break
+	done
+	if [ "$tm" -lt 20 ]; then
+		fail "$4only $tm traps matched in 6 runs: too few to judge a false fraction (a quiet run matches ~1,200)"
+		return
+	fi
+	[ "$fu" -gt 0 ] && ok "$4traps judged by the updates' bytes: $fu of $tm" || fail "$4no trap judged by the updates' bytes ($tm matched)"
+	r=$(ratio "$fal" "$all")
+	ge "$r" "$3" && ok "$4pooled false fraction $r (exact mode: about 0.8)" || fail "$4pooled false fraction $r < $3 (exact mode: about 0.8)"
+}
+
+pooled on "$TMP/update_scatter" 0.4 ""
 grep -q "two updates .* are judged by their bytes alone.*: on (HPCRUN_COMM_UPDATE_BYTES=0 for off)" "$TMP/on"/*.log &&
 	ok "the log states the rule" || fail "no 'two updates ... judged by their bytes alone ... on' line in the log"
-if [ "$tm" -lt 20 ]; then
-	fail "only $tm traps matched in 6 runs: too few to judge a false fraction (a quiet run matches ~1,200)"
-else
-	[ "$fu" -gt 0 ] && ok "traps judged by the updates' bytes: $fu of $tm" || fail "no trap judged by the updates' bytes ($tm matched)"
-	r=$(ratio "$fal" "$all")
-	ge "$r" 0.4 && ok "pooled false fraction $r (exact mode: about 0.8)" || fail "pooled false fraction $r < 0.4 (exact mode: about 0.8)"
-fi
 
 # -O0: the address recomputed between the load and the store (§5.56)
-fu=0 all=0 fal=0 tm=0
-for try in 1 2 3 4 5 6; do
-	rm -rf "${TMP:?}/o0"
-	measure o0 "$TMP/update_scatter0" || fail "sampled run (-O0) failed"
-	fu=$((fu + $(logc o0 false_update))) all=$((all + $(total o0))) fal=$((fal + $(total o0 7)))
-	tm=$((tm + $(logc o0 traps_matched)))
-	echo "-O0 try $try: false_update $(logc o0 false_update), updates sampled $(logc o0 updates_sampled), trapped $(logc o0 updates_trapped), traps matched $(logc o0 traps_matched), volume $(total o0), false $(total o0 7)"
-	[ "$tm" -ge 100 ] && break
-done
+pooled o0 "$TMP/update_scatter0" 0.3 "-O0: "
 grep -q "an update's load and store found over -O0's recomputed address.*: on (HPCRUN_COMM_UPDATE_RECOMPUTE=0 for off)" "$TMP/o0"/*.log &&
 	ok "-O0: the log states the evaluator" || fail "-O0: no 'found over -O0's recomputed address ... on' line in the log"
 grep -q "a sampled load whose bytes -O0's code stores further on counts as that store.*: on (HPCRUN_COMM_UPDATE_SAMPLED=0 for off)" "$TMP/o0"/*.log &&
 	ok "-O0: the log states the sampled loads' rule" || fail "-O0: no 'a sampled load whose bytes -O0's code stores further on ... on' line in the log"
-if [ "$tm" -lt 20 ]; then
-	fail "-O0: only $tm traps matched in 6 runs: too few to judge a false fraction"
-else
-	[ "$fu" -gt 0 ] && ok "-O0: traps judged by the updates' bytes: $fu of $tm" || fail "-O0: no trap judged by the updates' bytes ($tm matched)"
-	r=$(ratio "$fal" "$all")
-	ge "$r" 0.3 && ok "-O0: pooled false fraction $r (exact mode: about 0.8)" || fail "-O0: pooled false fraction $r < 0.3 (exact mode: about 0.8)"
-fi
 
 rm -rf "${TMP:?}/off"
 HPCRUN_COMM_UPDATE_BYTES=0 measure off "$TMP/update_scatter" 2000000 || fail "sampled run (rule off) failed"
