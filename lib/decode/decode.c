@@ -1178,12 +1178,11 @@ int hc_decode_store_after(const struct hc_regs *r, uint64_t pc, unsigned depth, 
                           bool recompute, uint64_t *store)
 {
 	uint64_t start, end;
-
-	if (store)
-		*store = 0;
 	uint16_t evald = 0;   /* GPRs written (and evaluated) since pc */
 	struct ev e;
 
+	if (store)
+		*store = 0;
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(pc, &start, &end))
 		return 0;
 	/* every register is known at pc; recompute: evaluate what the code

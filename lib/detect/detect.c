@@ -1357,14 +1357,9 @@ uint64_t hc_lock_line_bytes(const uint64_t *old, const uint64_t *cur)
 
 int hc_lock_after_verdict(uint64_t line, uint64_t bytes, uint64_t acc, uint32_t len)
 {
-	uint64_t m = 0;
-
 	if (!bytes)
 		return -1;
-	for (uint32_t j = 0; j < HC_LINE; j++)
-		if (line + j >= acc && line + j < acc + (len ? len : 1))
-			m |= 1ull << j;
-	return (m & bytes) ? 1 : 0;
+	return (hc_line_bytes(line, acc, len ? len : 1) & bytes) ? 1 : 0;
 }
 
 int hc_lock_way(const uint32_t *slot, const uint32_t *age, uint32_t key, bool want_free, uint32_t ways)

@@ -54,6 +54,13 @@ static inline struct rt_soft_thread *own(const struct rt_thread *t)
 	return t->sampler.own;
 }
 
+/* A PC's slot in the per-thread caches of read-modify-write positions
+   (rmw[], upd[]). */
+static inline unsigned rmw_slot(uint64_t pc)
+{
+	return (unsigned)((pc >> 1) ^ (pc >> 11)) & (RT_RMW_CACHE - 1);
+}
+
 /* The first store at or after pc, within straight-line code of the same
    function (at most n instructions, no branch), or 0. */
 static uint64_t find_store(uint64_t pc, const struct hc_regs *r, int n)
@@ -87,7 +94,7 @@ static uint64_t find_store(uint64_t pc, const struct hc_regs *r, int n)
 static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_regs *r,
                           const struct hc_mem_access *ld)
 {
-	unsigned slot = (unsigned)((from >> 1) ^ (from >> 11)) & (RT_RMW_CACHE - 1);
+	unsigned slot = rmw_slot(from);
 	struct hc_acc_recipe rec[HC_MAX_ACC];
 	uint64_t st, ea;
 	struct hc_insn in;
@@ -131,7 +138,7 @@ static bool store_follows(struct rt_thread *t, uint64_t from, const struct hc_re
 static bool store_follows_o0(struct rt_thread *t, uint64_t from, const struct hc_regs *r,
                              const struct hc_mem_access *ld)
 {
-	unsigned slot = (unsigned)((from >> 1) ^ (from >> 11)) & (RT_RMW_CACHE - 1);
+	unsigned slot = rmw_slot(from);
 	bool yes;
 
 	if (!hc_rt.dcfg.update_bytes || !hc_rt.opt.update_sampled || !hc_rt.opt.update_recompute ||
@@ -151,11 +158,10 @@ static bool store_follows_o0(struct rt_thread *t, uint64_t from, const struct hc
    backwards). The store's later samples are that update's store. */
 static void learn_store(struct rt_thread *t, uint64_t st)
 {
-	unsigned slot = (unsigned)((st >> 1) ^ (st >> 11)) & (RT_RMW_CACHE - 1);
+	unsigned slot = rmw_slot(st);
 
 	own(t)->upd[slot].pc = st;
 	own(t)->upd[slot].load = 0;
-	own(t)->upd[slot].eval = false;
 	own(t)->upd[slot].learned = true;
 	t->cnt.updates_learned++;
 }
@@ -166,26 +172,25 @@ static void learn_store(struct rt_thread *t, uint64_t st)
    decodes that one load again with the registers (its address
    registers were not written between, checked at the walk). A load
    found by evaluating -O0's recomputed address (§5.56) is not r's to
-   re-decode: the walk runs again (eval set). */
+   re-decode: the store is learned as an update's, as from a trap's walk
+   (learn_store), and not walked again. */
 static bool load_precedes(struct rt_thread *t, uint64_t leaf, const struct hc_regs *r,
                           const struct hc_mem_access *st)
 {
-	unsigned slot = (unsigned)((leaf >> 1) ^ (leaf >> 11)) & (RT_RMW_CACHE - 1);
+	unsigned slot = rmw_slot(leaf);
 	uint64_t ld, start, end;
 	struct hc_insn in;
 
 	if (own(t)->upd[slot].pc == leaf && own(t)->upd[slot].learned)
 		return true;     /* a trap's walk saw it store its load's bytes */
 
-	if (own(t)->upd[slot].pc != leaf || own(t)->upd[slot].eval) {
+	if (own(t)->upd[slot].pc != leaf) {
 		int got = hc_decode_load_before(r, leaf, t->prev, RT_UPDATE_BACK, st->ea, st->size, &ld,
 		                                hc_rt.opt.update_recompute);
 
 		own(t)->upd[slot].pc = leaf;
-		own(t)->upd[slot].learned = false;
+		own(t)->upd[slot].learned = got == 2;
 		own(t)->upd[slot].load = got == 1 ? ld : 0;
-		own(t)->upd[slot].eval = got == 2 ||
-		                         (own(t)->upd[slot].eval && hc_rt.opt.update_recompute);
 		return got != 0;
 	}
 	ld = own(t)->upd[slot].load;

@@ -95,8 +95,8 @@ struct rt_soft_thread {
 	struct {                /* an update's store: the load before it (§5.54) */
 		uint64_t pc;            /* the store */
 		uint64_t load;          /* the load of its bytes, 0 = none */
-		bool eval;              /* found by evaluating -O0's recomputation: walk again (§5.56) */
-		bool learned;           /* a trap's walk from its load reached it (§5.54) */
+		bool learned;           /* an update's store: a trap's walk from its load reached it, or
+		                           the walk back evaluated -O0's recomputed address (§5.54, §5.56) */
 	} upd[RT_RMW_CACHE];
 };
 
