@@ -1526,3 +1526,214 @@ int hc_decode_prev_reload(const struct hc_regs *r, struct hc_prev_cache *cache, 
 	out->n = 1;
 	return HC_PREV_OK;
 }
+
+/* A poll loop (detection.md §5.58): see decode.h. The loop's body is
+   decoded once into `b` (its instructions in address order); the sampled
+   load's address registers are followed backward through the body (a
+   loop-carried definition is one from after pc, met after wrapping
+   around) as long as each definition is a mov from a register or a
+   stack slot; a stack slot the same way, as long as each store to it is
+   a mov from a register. Any other definition (arithmetic, lea, a
+   caller-saved register across a call) makes the address move. */
+#define POLL_BODY 64
+#define POLL_TRACK 8
+
+struct poll_insn {
+	uint64_t a;
+	uint16_t wregs;         /* GPRs written (explicit register operands) */
+	bool call;
+	bool data_store;        /* writes memory that is not a stack slot */
+	int8_t  mov_src_gpr;    /* mov reg <- reg: the source GPR (-1 none) */
+	bool mov_from_slot;     /* mov reg <- [rbp/rsp + d] */
+	bool mov_to_slot;       /* mov [rbp/rsp + d] <- reg */
+	bool slot_write;        /* writes a stack slot at all */
+	uint8_t slot_base;      /* GPR_RBP or GPR_RSP */
+	int64_t slot_disp;
+	int8_t  mov_to_src_gpr; /* mov_to_slot's source GPR */
+};
+
+static bool stack_slot(const ZydisDecodedOperand *op)
+{
+	return op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+	       op->mem.index == ZYDIS_REGISTER_NONE &&
+	       (op->mem.base == ZYDIS_REGISTER_RSP || op->mem.base == ZYDIS_REGISTER_RBP);
+}
+
+static void poll_insn(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t a,
+                      struct poll_insn *p)
+{
+	struct hc_store_site site;
+
+	memset(p, 0, sizeof(*p));
+	p->a = a;
+	p->mov_src_gpr = p->mov_to_src_gpr = -1;
+	p->call = in->mnemonic == ZYDIS_MNEMONIC_CALL;
+	p->data_store = data_store(in, ops, a, &site);
+	for (int i = 0; i < in->operand_count_visible; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+
+		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER && (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+		    reg_gpr[op->reg.value] != NO_GPR)
+			p->wregs |= (uint16_t)(1u << reg_gpr[op->reg.value]);
+		if (stack_slot(op) && (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)) {
+			p->slot_write = true;
+			p->slot_base = op->mem.base == ZYDIS_REGISTER_RBP ? GPR_RBP : GPR_RSP;
+			p->slot_disp = op->mem.disp.has_displacement ? op->mem.disp.value : 0;
+		}
+	}
+	if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->operand_count_visible == 2) {
+		const ZydisDecodedOperand *d = &ops[0], *s = &ops[1];
+
+		if (d->type == ZYDIS_OPERAND_TYPE_REGISTER && reg_gpr[d->reg.value] != NO_GPR) {
+			if (s->type == ZYDIS_OPERAND_TYPE_REGISTER && reg_gpr[s->reg.value] != NO_GPR)
+				p->mov_src_gpr = (int8_t)reg_gpr[s->reg.value];
+			else if (stack_slot(s)) {
+				p->mov_from_slot = true;
+				p->slot_base = s->mem.base == ZYDIS_REGISTER_RBP ? GPR_RBP : GPR_RSP;
+				p->slot_disp = s->mem.disp.has_displacement ? s->mem.disp.value : 0;
+			}
+		} else if (stack_slot(d) && s->type == ZYDIS_OPERAND_TYPE_REGISTER && reg_gpr[s->reg.value] != NO_GPR) {
+			p->mov_to_slot = true;
+			p->mov_to_src_gpr = (int8_t)reg_gpr[s->reg.value];
+		}
+	}
+}
+
+/* The callee-saved GPRs of the SysV ABI: rbx, rsp, rbp, r12-r15. */
+#define POLL_CALLEE_SAVED ((1u << GPR_RBX) | (1u << GPR_RSP) | (1u << GPR_RBP) | (0xfu << 12))
+
+static int poll_invariant(const struct poll_insn *b, uint32_t n, uint32_t at, uint16_t regs)
+{
+	/* work list: (register or slot, the index to search backward from) */
+	struct { bool slot; uint8_t gpr, base; int64_t disp; uint32_t from; } w[POLL_TRACK];
+	uint32_t nw = 0, steps = 0;
+
+	for (int g = 0; g < NGPR; g++)
+		if ((regs >> g) & 1) {
+			if (g == GPR_RSP || g == GPR_RBP)
+				continue;          /* the frame (a stack slot's base) */
+			if (nw == POLL_TRACK)
+				return -EINVAL;
+			w[nw++] = (typeof(w[0])){ .slot = false, .gpr = (uint8_t)g, .from = at };
+		}
+	while (nw) {
+		typeof(w[0]) c = w[--nw];
+		bool found = false;
+
+		/* backward from c.from (exclusive), wrapping around once */
+		for (uint32_t k = 1; k <= n && !found; k++) {
+			const struct poll_insn *p = &b[(c.from + n - k) % n];
+
+			if (++steps > 4 * POLL_BODY)
+				return -EINVAL;
+			if (!c.slot) {
+				if (p->call && !((POLL_CALLEE_SAVED >> c.gpr) & 1))
+					return -EINVAL;   /* clobbered by the call */
+				if (!((p->wregs >> c.gpr) & 1))
+					continue;
+				found = true;
+				if (p->mov_src_gpr >= 0) {
+					if (p->mov_src_gpr == GPR_RSP || p->mov_src_gpr == GPR_RBP)
+						return -EINVAL;
+					if (nw == POLL_TRACK)
+						return -EINVAL;
+					w[nw++] = (typeof(w[0])){ .slot = false, .gpr = (uint8_t)p->mov_src_gpr,
+					                          .from = (uint32_t)((c.from + n - k) % n) };
+				} else if (p->mov_from_slot) {
+					if (nw == POLL_TRACK)
+						return -EINVAL;
+					w[nw++] = (typeof(w[0])){ .slot = true, .base = p->slot_base, .disp = p->slot_disp,
+					                          .from = (uint32_t)((c.from + n - k) % n) };
+				} else {
+					return -EINVAL;   /* computed in the loop: the address moves */
+				}
+			} else {
+				if (!p->slot_write || p->slot_base != c.base || p->slot_disp != c.disp)
+					continue;
+				found = true;
+				if (!p->mov_to_slot || p->mov_to_src_gpr < 0 || p->mov_to_src_gpr == GPR_RSP ||
+				    p->mov_to_src_gpr == GPR_RBP || nw == POLL_TRACK)
+					return -EINVAL;
+				w[nw++] = (typeof(w[0])){ .slot = false, .gpr = (uint8_t)p->mov_to_src_gpr,
+				                          .from = (uint32_t)((c.from + n - k) % n) };
+			}
+		}
+	}
+	return 0;
+}
+
+int hc_decode_poll_loop(uint64_t pc, unsigned max)
+{
+	uint64_t start, end, a = pc, to = 0, back = 0;
+	struct poll_insn b[POLL_BODY];
+	uint32_t n = 0, at = UINT32_MAX;
+	uint16_t regs = 0;
+	bool load = false;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !hc_funcs_lookup(pc, &start, &end))
+		return -ENOENT;
+	/* the back-edge, as hc_decode_loop_exit finds it */
+	for (unsigned i = 0; i < max && a >= start && a < end && !back; i++) {
+		ZydisDecodedInstruction in;
+		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
+		uint64_t next, t;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&walker, NULL, (const void *)(uintptr_t)a, avail, &in)))
+			return -EINVAL;
+		next = a + in.length;
+		if (!(in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) || !in.raw.imm[0].is_relative) {
+			if (no_fallthrough(&in) || in.mnemonic == ZYDIS_MNEMONIC_SYSCALL)
+				return -EINVAL;
+			a = next;
+			continue;
+		}
+		t = next + (uint64_t)in.raw.imm[0].value.s;
+		if (is_jcc(in.mnemonic) && t <= pc && t >= start) {
+			to = t;
+			back = a;
+		} else if (in.mnemonic == ZYDIS_MNEMONIC_JMP) {
+			if (t <= a)
+				return -EINVAL;
+			a = t;
+		} else if (is_jcc(in.mnemonic)) {
+			a = next;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (!back)
+		return -EINVAL;
+	/* the body [to, back], in address order */
+	for (a = to; a <= back; ) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		size_t avail = end - a < MAX_INSN ? end - a : MAX_INSN;
+
+		if (n == POLL_BODY ||
+		    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, (const void *)(uintptr_t)a, avail, &in, ops)))
+			return -EINVAL;
+		poll_insn(&in, ops, a, &b[n]);
+		if (b[n].data_store)
+			return -EINVAL;            /* the loop writes data: not a wait */
+		if (a == pc) {
+			at = n;
+			for (int i = 0; i < in.operand_count_visible; i++) {
+				const ZydisDecodedOperand *op = &ops[i];
+
+				if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || op->mem.type != ZYDIS_MEMOP_TYPE_MEM ||
+				    !(op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) || stack_slot(op))
+					continue;
+				load = true;    /* a RIP-relative flag: no register to follow */
+				if (op->mem.base != ZYDIS_REGISTER_NONE && reg_gpr[op->mem.base] != NO_GPR)
+					regs |= (uint16_t)(1u << reg_gpr[op->mem.base]);
+				if (op->mem.index != ZYDIS_REGISTER_NONE && reg_gpr[op->mem.index] != NO_GPR)
+					regs |= (uint16_t)(1u << reg_gpr[op->mem.index]);
+			}
+		}
+		a += in.length;
+		n++;
+	}
+	if (at == UINT32_MAX || !load)
+		return -EINVAL;
+	return poll_invariant(b, n, at, regs);
+}

@@ -278,6 +278,20 @@ int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, un
    routine, whose return address is libc's (soft.c). Async-signal-safe. */
 int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit);
 
+/* A poll loop (a spin wait, detection.md §5.58): pc is a load of memory
+   that is not a stack slot, inside the innermost loop whose back-edge
+   hc_decode_loop_exit's walk finds within max instructions (a
+   conditional branch back to pc or before it); that loop's body, from
+   the back-edge's target to the back-edge, at most 64 instructions,
+   writes no memory but stack slots (calls allowed: sched_yield), and the
+   load's address registers keep their value around the loop (each
+   definition in the body a mov from a register or a stack slot that is
+   itself only written by movs from such registers: -O0's reloads; no
+   caller-saved register live across a call). A reduction over an array
+   moves its address; a queue or a stencil writes data. 0, or -ENOENT
+   (no function) / -EINVAL (not such a loop). Async-signal-safe. */
+int hc_decode_poll_loop(uint64_t pc, unsigned max);
+
 /* The releaser's store before its unlock (detection.md §5.49): ret is the
    return address of a call (pthread_mutex_unlock's caller); walking back
    from that call at most max instructions of straight-line code in ret's

@@ -434,6 +434,8 @@ static void read_options(struct rt_options *o)
 	o->update_sampled = env_u64("HPCRUN_COMM_UPDATE_SAMPLED", 1) != 0;       /* §5.56 */
 	o->update_learn = env_u64("HPCRUN_COMM_UPDATE_LEARN", 1) != 0;           /* §5.54 */
 	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
+	o->poll_flag = env_u64("HPCRUN_COMM_POLL_FLAG", 0) != 0;
+	o->poll_reader = env_u64("HPCRUN_COMM_POLL_READER", 0) != 0;
 	o->move_span = (uint32_t)env_u64("HPCRUN_COMM_MOVE_SPAN", 2);   /* §5.47 */
 	if (o->move_span > 2)
 		process__fatal("HPCRUN_COMM_MOVE_SPAN: %u is not 0, 1 or 2", o->move_span);
@@ -1024,6 +1026,18 @@ static void process_init(bool after_fork)
 		        "if this thread stores it before its next sample, else false (counters held_sets, held_true, "
 		        "held_false; detection.md §5.31): %s",
 		        hc_rt.opt.hold_reader ? "on (HPCRUN_COMM_HOLD_READER=0 for off)" : "off (HPCRUN_COMM_HOLD_READER=0)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("poll flags: a sampled load in a poll loop (a spin wait: detection.md §5.58) marks its word "
+		        "the line's flag; a gated thread's store next to a flag arms the process-wide set on the flag, "
+		        "its entry moved to the thread's own store of the flag, a trap judged by the bytes of the "
+		        "entry then (counters in the process-wide set's poll-flag line): %s",
+		        hc_rt.opt.poll_flag ? "on (HPCRUN_COMM_POLL_FLAG=0 for off)" : "off (HPCRUN_COMM_POLL_FLAG=1 for on)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("poll readers: a process-wide set's trap on a load off a polled flag's word, by a thread "
+		        "whose latest poll-loop load was in that flag's 16 KiB region, is charged to that poll's "
+		        "context (the line moved at the poll, detection.md §5.58; counter in the process-wide set's "
+		        "poll-flag line): %s",
+		        hc_rt.opt.poll_reader ? "on (HPCRUN_COMM_POLL_READER=0 for off)" : "off (HPCRUN_COMM_POLL_READER=1 for on)");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a moving access (an instruction seen at several addresses) counts as the bytes of the line its "
 		        "addresses span, not the whole line (counter moving_within: spans under a line; detection.md §5.47): %s",

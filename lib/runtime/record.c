@@ -360,11 +360,21 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 			t->cnt.true_by_mask++;
 		if (comm.ctx == HC_NONE)
 			comm.ctx = cct__context(t, uctx, leaf);
+		if (comm.ctx != HC_NONE && !s->is_store) {
+			/* a load next to a flag this thread polls (watch.c, §5.58) */
+			struct hc_sample ps = *s;
+			uint32_t pctx;
+
+			ps.ctx = comm.ctx;
+			pctx = watch__poll_reader(t, &ps, leaf);
+			if (pctx != HC_NONE)
+				comm.ctx = pctx;
+		}
 		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */
 			record__comm(t, &comm);
 	}
 	record__apply_set(t, &res);
-	watch__pset_sample(t, s);   /* a thread the switch gate refuses (watch.c) */
+	watch__pset_sample(t, s, leaf);   /* a thread the switch gate refuses (watch.c) */
 	pipe__sample(t, leaf, s);   /* pipeline sets (pipe.c) */
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		debug_detect(t, s, leaf, &res, &comm);

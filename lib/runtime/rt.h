@@ -226,6 +226,10 @@ struct rt_thread {
 		bool held;
 		int held_reg;                 /* the register left on, -1 none */
 		struct hc_comm held_comm;
+		/* the thread's latest poll-loop load (§5.58, HPCRUN_COMM_POLL_READER):
+		   its 16 KiB region (addr >> 14, 0: none) and context */
+		uint64_t poll_region;
+		uint32_t poll_ctx;
 	} watch;
 
 	/* --- detection, contexts, results --- */
@@ -342,6 +346,11 @@ struct rt_options {
 	                               (HPCRUN_COMM_MOVE_SPAN, detection.md §5.47) */
 	bool     hold_reader;       /* soft sampler: a write-only set's store off the reader's bytes waits for
 	                               the writer's store of them (§5.31) */
+	bool     poll_reader;       /* soft sampler: a trapped load off a polled flag, by a thread that polls
+	                               that flag's region, is its poll's (HPCRUN_COMM_POLL_READER, §5.58) */
+	bool     poll_flag;         /* soft sampler: a gated thread's store next to a polled flag arms the
+	                               process-wide set on the flag, the entry moved to the
+	                               thread's own store of it (HPCRUN_COMM_POLL_FLAG, §5.58) */
 	uint32_t pipe;              /* soft sampler: pipeline sets on predicted hand-offs (pipe.h, §5.18):
 	                               1 from a writer's store, 2 from a reader's wait, 3 both, 0 off */
 	bool     pipe_over_zone;    /* ... and a zone set gives way to one (HPCRUN_COMM_PIPE_OVER_ZONE) */
@@ -609,7 +618,10 @@ int  watch__pset_registers(int nwatch);
 void watch__trap_blocked(struct rt_thread *t, int slot);
 void watch__trap_outside(int slot);
 void watch__log(void);
-void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s);
+void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf);
+/* The poll context a load next to a polled flag is charged to, or HC_NONE
+   (HPCRUN_COMM_POLL_READER, detection.md §5.58). Signal context. */
+uint32_t watch__poll_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf);
 bool watch__pset_idle(void);
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);

@@ -70,6 +70,11 @@ static struct {
 		uint32_t lock_slot;
 		uint64_t lock_lo, lock_changed, lock_weight;
 		uint8_t lock_bytes;           /* the watched word's changed bytes */
+		/* a poll-flag set (HPCRUN_COMM_POLL_FLAG, detection.md §5.58): the
+		   flag it watches (0: not one), and whether its entry moved to
+		   the owner's own store of the flag */
+		uint64_t flag;
+		bool flag_moved;
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed, sw_armed_inv;   /* the process's voluntary, involuntary switches at the arm */
@@ -100,6 +105,8 @@ static struct {
 	uint64_t start_shared;              /* start sets that left that line's publisher to it
 	                                       (watch__pset_start_peer) */
 	uint64_t zone_open;                 /* zone sets armed by threads the gate let through */
+	/* poll flags (§5.58; atomic counters) */
+	uint64_t flag_polls, flag_noted, flag_region, flag_reader, flag_sets, flag_moved, flag_true, flag_false, flag_refused;
 	uint64_t zone_notes_trap;           /* notes of the set's traps (exact accesses) */
 	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
 	uint64_t ret_armed, ret_failed, ret_hits;   /* return breakpoints on the set (HPCRUN_COMM_PROCSET_RET) */
@@ -306,6 +313,12 @@ static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block);
 
+struct pset_lock_arg;
+static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
+                          bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
+                          uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block,
+                          const struct pset_lock_arg *lk, uint64_t flag);
+
 static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	return pset_arm_set(t, &t->det.watched, t->det.candidates, t->det.writes_only, t->det.armed_at, addr, n,
@@ -357,12 +370,159 @@ static bool pset_edge(struct rt_thread *t, const struct hc_sample *s)
 	return true;
 }
 
+/* Poll flags (HPCRUN_COMM_POLL_FLAG, detection.md §5.58). A sampled load
+   in a poll loop (hc_decode_poll_loop: a spin wait on a word whose address
+   stays, in a loop that writes no data) marks that word its line's flag,
+   in a direct-mapped table by line (the word's address | its length <<
+   56; benign races: a lost or stale mark is a set not armed or one armed
+   as before). The loop test is cached by PC (the PC | POLL_KNOWN |
+   POLL_YES). */
+#define FLAG_SLOTS 64
+#define POLL_SLOTS 64
+#define POLL_KNOWN (1ull << 62)
+#define POLL_YES (1ull << 63)
+#define POLL_MAX_FWD 16
+/* A poll-flag set whose entry moved to the owner's store of the flag: the
+   owner polls the flag next (mw_spin's worker waits on the word it just
+   set), and each of its loads is an own trap until the other thread's
+   load comes; it ends after this many (RT_PSET_OWN_MAX: 8, which ended
+   every such set before the poller's load on a loaded machine) */
+#define FLAG_OWN_MAX 32u
+static uint64_t flag_tab[FLAG_SLOTS], poll_cache[POLL_SLOTS];
+/* The flag's offset in its line by 16 KiB region (the region's number <<
+   16 | offset << 8 | length): an array of mailboxes, one line each, polls
+   the same word of every line; a line whose own flag no sample saw yet
+   takes its region's (mw_spin -O0: 0-1 poll samples a run). */
+#define FLAG_REGION_SHIFT 14
+static uint64_t flag_region[FLAG_SLOTS];
+
+static uint32_t flag_slot(uint64_t line)
+{
+	return (uint32_t)((line >> 6) ^ (line >> 12)) % FLAG_SLOTS;
+}
+
+/* Is leaf a poll loop's load (cached)? */
+static bool poll_pc(uint64_t leaf)
+{
+	uint32_t k = (uint32_t)((leaf >> 1) ^ (leaf >> 7)) % POLL_SLOTS;
+	uint64_t c = __atomic_load_n(&poll_cache[k], __ATOMIC_RELAXED);
+	bool yes;
+
+	if ((c & POLL_KNOWN) && (c & ~(POLL_KNOWN | POLL_YES)) == leaf)
+		return (c & POLL_YES) != 0;
+	yes = !loadmap__system_code(leaf) && hc_decode_poll_loop(leaf, POLL_MAX_FWD) == 0;
+	__atomic_store_n(&poll_cache[k], leaf | POLL_KNOWN | (yes ? POLL_YES : 0), __ATOMIC_RELAXED);
+	return yes;
+}
+
+/* Note a sample's load of a poll loop's flag. True if it is one. */
+static bool flag_note(const struct hc_sample *s, uint64_t leaf)
+{
+	uint64_t line = s->addr & ~(uint64_t)(HC_LINE - 1);
+
+	if (s->is_store || s->is_private || !s->addr || !leaf || s->len == 0 || s->len > 8 ||
+	    (s->addr & 7) + s->len > 8 || s->addr >= (1ull << 56))
+		return false;
+	if (!poll_pc(leaf))
+		return false;
+	pset_count(&pset.flag_polls);
+	if (__atomic_exchange_n(&flag_tab[flag_slot(line)], s->addr | (uint64_t)s->len << 56, __ATOMIC_RELAXED) !=
+	    (s->addr | (uint64_t)s->len << 56))
+		pset_count(&pset.flag_noted);
+	__atomic_store_n(&flag_region[(s->addr >> FLAG_REGION_SHIFT) % FLAG_SLOTS],
+	                 (s->addr >> FLAG_REGION_SHIFT) << 16 | (s->addr & (HC_LINE - 1)) << 8 | s->len,
+	                 __ATOMIC_RELAXED);
+	return true;
+}
+
+/* A poll-loop load's context, the thread's latest (HPCRUN_COMM_POLL_READER). */
+static void poll_remember(struct rt_thread *t, uint64_t addr, uint32_t ctx)
+{
+	if (ctx == HC_NONE)
+		return;
+	t->watch.poll_region = addr >> FLAG_REGION_SHIFT;
+	t->watch.poll_ctx = ctx;
+}
+
+/* The flag word of line (its address, 0: none known). */
+static uint64_t flag_of(uint64_t line)
+{
+	uint64_t v = __atomic_load_n(&flag_tab[flag_slot(line)], __ATOMIC_RELAXED);
+	uint64_t a = v & ((1ull << 56) - 1);
+
+	if (a && (a & ~(uint64_t)(HC_LINE - 1)) == line)
+		return a;
+	v = __atomic_load_n(&flag_region[(line >> FLAG_REGION_SHIFT) % FLAG_SLOTS], __ATOMIC_RELAXED);
+	if (v && v >> 16 == line >> FLAG_REGION_SHIFT) {
+		pset_count(&pset.flag_region);
+		return line + ((v >> 8) & (HC_LINE - 1));
+	}
+	return 0;
+}
+
+/* HPCRUN_COMM_POLL_READER (§5.58): the context a thread's load of line
+   data next to a polled flag is charged to — its latest poll-loop load's
+   in the flag's 16 KiB region, read first when the line came (the data
+   read follows the poll that saw the flag) — or HC_NONE (a store, the
+   flag's own word, no poll of the region known, the switch off). A
+   poll-loop load itself is noted (its flag, and as the thread's latest
+   poll, with s->ctx) and answers HC_NONE. Signal context. */
+uint32_t watch__poll_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf)
+{
+	uint64_t f, c;
+
+	if (!hc_rt.opt.poll_reader || s->is_store || !s->addr || s->ctx == HC_NONE)
+		return HC_NONE;
+	if (flag_note(s, leaf)) {
+		poll_remember(t, s->addr, s->ctx);
+		return HC_NONE;
+	}
+	if (t->watch.poll_region != s->addr >> FLAG_REGION_SHIFT || t->watch.poll_ctx == HC_NONE ||
+	    !t->watch.poll_region)
+		return HC_NONE;
+	f = flag_of(s->addr & ~(uint64_t)(HC_LINE - 1));
+	c = f & ~(uint64_t)7;
+	if (!f || (s->addr < c + 8 && s->addr + s->len > c))
+		return HC_NONE;
+	pset_count(&pset.flag_reader);
+	return t->watch.poll_ctx;
+}
+
+/* A gated thread's sampled store next to its line's flag: the
+   process-wide set on the flag's 8-byte chunk (read or write), its entry
+   the store; the owner's own store of the flag moves the entry there
+   (pset_trap). True when the sample went to it. */
+static bool flag_arm(struct rt_thread *t, const struct hc_sample *s)
+{
+	struct hc_bb_entry e;
+	uint64_t f, chunk;
+
+	if (!s->is_store || s->is_private || !s->addr || s->ctx == HC_NONE)
+		return false;
+	f = flag_of(s->addr & ~(uint64_t)(HC_LINE - 1));
+	if (!f)
+		return false;
+	chunk = f & ~(uint64_t)7;
+	if (s->addr < chunk + 8 && s->addr + s->len > chunk)
+		return false;          /* the flag itself: watched as before */
+	e = hc_detect_entry(&t->det, s);
+	if (pset_arm_set_l(t, &e, 1, false, 0, &chunk, 1, false, 0, 0, true, false, NULL, NULL, f) == 0) {
+		pset_count(&pset.flag_sets);
+		t->cnt.watch_armed++;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u poll-flag set: store %#llx+%u, flag %#llx", t->id.index,
+		             (unsigned long long)s->addr, s->len, (unsigned long long)f);
+	} else {
+		pset_count(&pset.flag_refused);
+	}
+	return true;
+}
+
 /* Feather's arm (HPCRUN_COMM_PROCSET_TARGET sample or both): the sampled access of a
    thread the switch gate refuses, watched in every other thread — its
    chunk, and npset - 1 other chunks of the line at random; a load's line
    for writes only. The set's "entry" is the sample itself: a foreign trap
    is a communication with the sampling thread. Signal context. */
-void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
+void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf)
 {
 	struct hc_bb_entry e;
 	uint64_t addr[HC_MAX_WATCH];
@@ -382,6 +542,8 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 		if (r == 1 && s->is_store)
 			pset_count(&pset.zone_notes_store);
 	}
+	if (pset.n && (hc_rt.opt.poll_flag || hc_rt.opt.poll_reader) && !s->is_store && flag_note(s, leaf))
+		poll_remember(t, s->addr, s->ctx);
 	if (!pset.n || !(hc_rt.opt.procset_target & RT_PSET_TARGET_SAMPLE) || s->is_private ||
 	    s->ctx == HC_NONE)
 		return;
@@ -401,6 +563,9 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s)
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (rt_pset_state_of(w) == RT_PSET_ARMED && pset.rec.owner == t->id.index && pset.rec.armed_at &&
 	    t->det.armed && pset.rec.armed_at == t->det.armed_at)
+		return;
+	/* a store next to a poll loop's flag: the flag (§5.58) */
+	if (gated && hc_rt.opt.poll_flag && flag_arm(t, s))
 		return;
 	/* an edge set before the zones, with HPCRUN_COMM_PROCSET_EDGE_FIRST (§5.55) */
 	if (gated && hc_rt.opt.procset_edge_first && hc_rt.opt.procset_edge && s->addr && pset_edge(t, s))
@@ -685,14 +850,14 @@ struct pset_lock_arg {
 static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block,
-                          const struct pset_lock_arg *lk);
+                          const struct pset_lock_arg *lk, uint64_t flag);
 
 static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block)
 {
 	return pset_arm_set_l(t, e, candidates, writes_only, armed_at, addr, n, zone, za, zb, budget, exec, block,
-	                      NULL);
+	                      NULL, 0);
 }
 
 /* A lock set on the process-wide set (lock.c, detection.md §5.38): one
@@ -719,7 +884,7 @@ int watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t 
 	                           hc_rt.opt.lock_pset_budget, RT_PSET_GRACE_NS))
 		return -EAGAIN;
 	t0 = process__now();
-	r = pset_arm_set_l(t, e, 1, false, 0, &addr, 1, false, 0, 0, false, false, NULL, &lk);
+	r = pset_arm_set_l(t, e, 1, false, 0, &addr, 1, false, 0, 0, false, false, NULL, &lk, 0);
 	__atomic_add_fetch(&pset.lock_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 	if (r == 0)
 		t->cnt.watch_armed++;
@@ -729,7 +894,7 @@ int watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t 
 static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
                           bool writes_only, uint64_t armed_at, const uint64_t *addr, uint32_t n, bool zone,
                           uint32_t za, uint32_t zb, bool budget, bool exec, const uint64_t *block,
-                          const struct pset_lock_arg *lk)
+                          const struct pset_lock_arg *lk, uint64_t flag)
 {
 	uint32_t type = exec ? HW_BREAKPOINT_X : writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	uint64_t w, now = process__now(), t0, ns, gen;
@@ -781,6 +946,8 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.lock_changed = lk ? lk->changed : 0;
 	pset.rec.lock_weight = lk ? lk->weight : 0;
 	pset.rec.lock_bytes = lk ? lk->bytes : 0;
+	pset.rec.flag = flag;
+	pset.rec.flag_moved = false;
 	__atomic_store_n(&pset.own_traps, 0, __ATOMIC_RELAXED);
 	t0 = process__now();
 	for (uint32_t i = 0; i < m; i++) {
@@ -1316,6 +1483,12 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		hc_detect_arm_failed(&t->det);
 		return;
 	}
+	{
+		uint32_t pctx = watch__poll_reader(t, &s, leaf);   /* §5.58 */
+
+		if (pctx != HC_NONE)
+			s.ctx = pctx;
+	}
 	soft__note_access(t, leaf, &s);
 	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u trap slot %d: %s %#llx+%u at %#llx", t->id.index, slot,
 	             s.is_store ? "store" : "load", (unsigned long long)s.addr, s.len,
@@ -1535,6 +1708,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	uint8_t lk_bytes = 0;
 	int lk_v = 1, lk_a = -1;
 	uint32_t lk_peer = 0, lk_ctx = 0;
+	uint64_t fl = 0;
+	bool fl_moved = false;
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -1566,6 +1741,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		lk_weight = pset.rec.lock_weight;
 		lk_bytes = pset.rec.lock_bytes;
 		lk_bp = bp;
+		fl = pset.rec.flag;
+		fl_moved = pset.rec.flag_moved;
 
 		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
 			pset_count(&pset.traps_late);
@@ -1597,6 +1774,37 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		access_at(t, &r, tmp.watched.line, bp, tmp.writes_only, &s, &leaf);
 		kind = rt_pset_trap_kind(true, tmp.watched.thread, t->id.index, s.addr, s.len, tmp.watched.line,
 		                         HC_LINE);
+		/* a poll-flag set (§5.58): the owner's own store of the flag is
+		   the line's last write now, its entry (a new generation: a
+		   trap that read the old record meanwhile is late) */
+		if (fl && kind == RT_PSET_TRAP_OWN && s.is_store && s.addr < (fl & ~(uint64_t)7) + 8 &&
+		    s.addr + s.len > (fl & ~(uint64_t)7) && !was_zone) {
+			uint32_t ctx = cct__context(t, uctx, leaf);
+			uint64_t busy = rt_pset_word(rt_pset_gen_of(w), RT_PSET_BUSY);
+
+			if (ctx != HC_NONE &&
+			    __atomic_compare_exchange_n(&pset.state, &w, busy, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				pset.rec.watched.addr = s.addr;
+				pset.rec.watched.len = s.len;
+				pset.rec.watched.ctx = ctx;
+				pset.rec.watched.time = process__now();
+				pset.rec.watched.cpu = regs__cpu();
+				pset.rec.watched.is_load = false;
+				pset.rec.watched.mask = 0;
+				pset.rec.watched.update = false;
+				pset.rec.flag_moved = true;
+				__atomic_store_n(&pset.state, rt_pset_word(rt_pset_gen_of(w) + 1, RT_PSET_ARMED),
+				                 __ATOMIC_RELEASE);
+				pset_count(&pset.flag_moved);
+				HC_DEBUG_LOG(HC_DBG_WATCH, "T%u poll-flag set: own store %#llx+%u is the entry now",
+				             t->id.index, (unsigned long long)s.addr, s.len);
+				return;
+			}
+		}
+		if (hc_rt.opt.poll_flag && !hc_rt.opt.poll_reader && !s.is_store && kind != RT_PSET_TRAP_LATE) {
+			s.is_private = false;
+			flag_note(&s, leaf);     /* else watch__poll_reader notes it */
+		}
 		if (zone && kind != RT_PSET_TRAP_LATE)
 			zone_note_trap(t, &s);
 		if (zone && kind != RT_PSET_TRAP_LATE) {
@@ -1634,7 +1842,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			if (zone && zone_a == RT_PSET_EDGE_PAIR)
 				pset.rec.edge_pc = leaf;
 			if (!again && rt_pset_own_ends(__atomic_add_fetch(&pset.own_traps, 1, __ATOMIC_RELAXED),
-			                     lk ? 4 : was_pipe ? RT_PIPE_OWN_MAX : zone ? RT_PSET_ZONE_OWN_MAX : RT_PSET_OWN_MAX))
+			                     lk ? 4 : was_pipe ? RT_PIPE_OWN_MAX : zone ? RT_PSET_ZONE_OWN_MAX :
+			                     fl_moved ? FLAG_OWN_MAX : RT_PSET_OWN_MAX))
 				pset_end(w, &pset.ended_own);
 			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 			return;
@@ -1728,6 +1937,14 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	s.ctx = cct__context(t, uctx, leaf);
 	if (s.ctx == HC_NONE)              /* the walk faulted: trap dropped */
 		return;
+	if (!was_zone && !lk) {
+		/* a load off the flag of a line this thread polls (§5.58): the
+		   line came to it at its poll, which read the flag first */
+		uint32_t pctx = watch__poll_reader(t, &s, leaf);
+
+		if (pctx != HC_NONE)
+			s.ctx = pctx;
+	}
 	soft__note_access(t, leaf, &s);
 	s.moving = t->det.moving;     /* the trapping instruction's, for §5.54 (tmp's is not) */
 	/* the set's registers, not the arming thread's per-thread set size: a
@@ -1756,6 +1973,17 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		if (!rt_zone_found_get(&zone_found, zone_a, zone_b))
 			pset_count(&pset.zone_pairs_new);
 		rt_zone_found_add(&zone_found, zone_a, zone_b);
+	}
+	if (fl && !was_zone) {
+		/* by the bytes of the entry (the store next to the flag, or the
+		   flag's store), not the threads' masks of the line */
+		if (s.addr < tmp.watched.addr + tmp.watched.len && tmp.watched.addr < s.addr + s.len) {
+			comm.flags |= HC_COMM_TRUE;
+			pset_count(&pset.flag_true);
+		} else {
+			comm.flags &= ~(uint32_t)HC_COMM_TRUE;
+			pset_count(&pset.flag_false);
+		}
 	}
 	if (lk) {
 		if (lk_v == 1) {
@@ -1836,6 +2064,17 @@ void watch__log(void)
 	process__log("process-wide watch set: %llu involuntary context switches while armed not charged "
 	             "(HPCRUN_COMM_PROCSET_SWITCH_VOL=%d: voluntary ones only)", (unsigned long long)pset.sw_exempt,
 	             hc_rt.opt.procset_switch_vol);
+	process__log("process-wide watch set poll flags (HPCRUN_COMM_POLL_FLAG=%d, §5.58): %llu poll-loop loads "
+	             "sampled (samples and traps), %llu flags noted, %llu flags a line took from its region; %llu sets on a flag for a store next to it (%llu refused: busy or "
+	             "budget), %llu entries moved to the owner's store of the flag; communications %llu true, "
+	             "%llu false (by the entry's bytes); %llu trapped loads charged to their thread's poll (HPCRUN_COMM_POLL_READER=%d)",
+	             hc_rt.opt.poll_flag ? 1 : 0,
+	             (unsigned long long)pset.flag_polls, (unsigned long long)pset.flag_noted,
+	             (unsigned long long)pset.flag_region,
+	             (unsigned long long)pset.flag_sets, (unsigned long long)pset.flag_refused,
+	             (unsigned long long)pset.flag_moved, (unsigned long long)pset.flag_true,
+	             (unsigned long long)pset.flag_false, (unsigned long long)pset.flag_reader,
+	             hc_rt.opt.poll_reader ? 1 : 0);
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
 		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu of them stores; zones %s; %llu "

@@ -221,6 +221,45 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tcall fn_noacc\n" PC(lexit_call_in)
 	"\tsub $1,%eax\n\tjne lexit_call_head\n\tret\n"
 	ENDFN(fn_lexit_call)
+	/* poll loops (hc_decode_poll_loop, §5.58): mw_spin's -O2 inlined
+	   wait (the flag's pointer in rbx, sched_yield's call after the
+	   back-edge), its -O0 wait_for (the pointer reloaded through a slot),
+	   a RIP-relative flag; not: a reduction (its index moves), a loop
+	   that stores data, a caller-saved pointer across a call in the loop,
+	   -O0's pointer slot advanced in the loop */
+	FN(fn_poll2)
+	"\txor %ebp,%ebp\n"
+	"1:\n" PC(poll2_pc) "\tmov (%rbx),%eax\n\tcmp $1,%eax\n\tje 2f\n\tadd $1,%ebp\n\ttest %bpl,%bpl\n"
+	"\tjne 1b\n\tcall fn_noacc\n\tjmp 1b\n2:\tret\n"
+	ENDFN(fn_poll2)
+	FN(fn_poll0)
+	"\tmov %rdi,-0x28(%rbp)\n\tmovl $0,-4(%rbp)\n\tjmp 2f\n"
+	"1:\taddl $1,-4(%rbp)\n\tmov -4(%rbp),%eax\n\tmovzbl %al,%eax\n\ttest %eax,%eax\n\tjne 2f\n"
+	"\tcall fn_noacc\n"
+	"2:\tmov -0x28(%rbp),%rax\n\tmov %rax,-0x10(%rbp)\n\tmov -0x10(%rbp),%rax\n"
+	PC(poll0_pc) "\tmov (%rax),%eax\n\tmov %eax,-0x14(%rbp)\n\tmov -0x14(%rbp),%eax\n"
+	"\tcmp -0x2c(%rbp),%eax\n\tjne 1b\n\tret\n"
+	ENDFN(fn_poll0)
+	FN(fn_pollrip)
+	"1:\n" PC(pollrip_pc) "\tmov pv_glob(%rip),%eax\n\ttest %eax,%eax\n\tje 1b\n\tret\n"
+	ENDFN(fn_pollrip)
+	FN(fn_reduce)
+	"1:\n" PC(reduce_pc) "\tadd (%rdi,%rcx,8),%rax\n\tadd $1,%rcx\n\tcmp %rdx,%rcx\n\tjne 1b\n\tret\n"
+	ENDFN(fn_reduce)
+	FN(fn_pollstore)
+	"1:\n" PC(pollstore_pc) "\tmov (%rbx),%eax\n\tmov %eax,(%rsi)\n\ttest %eax,%eax\n\tje 1b\n\tret\n"
+	ENDFN(fn_pollstore)
+	FN(fn_pollcall)
+	"1:\n" PC(pollcall_pc) "\tmov (%rdi),%eax\n\ttest %eax,%eax\n\tjne 2f\n\tcall fn_noacc\n\tjmp 1b\n"
+	"2:\tret\n"
+	ENDFN(fn_pollcall)
+	FN(fn_pollcall2)
+	"1:\tcall fn_noacc\n" PC(pollcall2_pc) "\tmov (%rdi),%eax\n\ttest %eax,%eax\n\tje 1b\n\tret\n"
+	ENDFN(fn_pollcall2)
+	FN(fn_poll0move)
+	"1:\tmov -8(%rbp),%rax\n" PC(poll0move_pc) "\tmov (%rax),%eax\n\taddq $8,-8(%rbp)\n"
+	"\ttest %eax,%eax\n\tje 1b\n\tret\n"
+	ENDFN(fn_poll0move)
 	/* run for real under single-stepping */
 	/* a releaser's store before its unlock (hc_decode_store_before,
 	   §5.49): mw_cond's -O0 `q.tail++; pthread_cond_signal(); unlock()`,
@@ -320,6 +359,8 @@ ASM_SYM(noacc_pc); ASM_SYM(fn_deep); ASM_SYM(deep_add_pc); ASM_SYM(deep_addsd_pc
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
 ASM_SYM(fn_lexit); ASM_SYM(lexit_head); ASM_SYM(lexit_in); ASM_SYM(lexit_out); ASM_SYM(lexit_after);
+ASM_SYM(poll2_pc); ASM_SYM(poll0_pc); ASM_SYM(pollrip_pc); ASM_SYM(reduce_pc); ASM_SYM(pollstore_pc);
+ASM_SYM(pollcall_pc); ASM_SYM(pollcall2_pc); ASM_SYM(poll0move_pc); ASM_SYM(fn_poll2);
 ASM_SYM(fn_lexit0); ASM_SYM(lexit0_in); ASM_SYM(lexit0_out); ASM_SYM(lexit_call_in); ASM_SYM(lexit_call_head);
 ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc); ASM_SYM(fn_undec); ASM_SYM(undec_pc);
 ASM_SYM(reload_slot_pc); ASM_SYM(reload_lea_pc); ASM_SYM(reload_idx_pc);
@@ -1015,6 +1056,22 @@ static void loop_exits(void)
 	CHECK(hc_decode_loop_exit(8, 32, &x) == -ENOENT);
 }
 
+/* hc_decode_poll_loop: a spin wait's load (detection.md §5.58) */
+static void poll_loops(void)
+{
+	CHECK_EQ_U64(hc_decode_poll_loop(addr(poll2_pc), 16), 0);
+	CHECK_EQ_U64(hc_decode_poll_loop(addr(poll0_pc), 16), 0);
+	CHECK_EQ_U64(hc_decode_poll_loop(addr(pollrip_pc), 16), 0);
+	CHECK(hc_decode_poll_loop(addr(reduce_pc), 16) == -EINVAL);       /* the index moves */
+	CHECK(hc_decode_poll_loop(addr(pollstore_pc), 16) == -EINVAL);    /* writes data */
+	CHECK(hc_decode_poll_loop(addr(pollcall_pc), 16) == -EINVAL);     /* a call before the back-edge */
+	CHECK(hc_decode_poll_loop(addr(pollcall2_pc), 16) == -EINVAL);    /* rdi clobbered by the call */
+	CHECK(hc_decode_poll_loop(addr(poll0move_pc), 16) == -EINVAL);    /* the slot advances */
+	CHECK(hc_decode_poll_loop(addr(poll2_pc), 2) == -EINVAL);         /* back-edge out of reach */
+	CHECK(hc_decode_poll_loop(addr(fn_poll2), 16) == -EINVAL);        /* not a load */
+	CHECK(hc_decode_poll_loop(8, 16) == -ENOENT);
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -1035,5 +1092,6 @@ int main(void)
 	load_before_o0();
 	store_before();
 	loop_exits();
+	poll_loops();
 	return hc_test_done("test_decode_prev");
 }
