@@ -9,6 +9,7 @@
    output cannot be written. Also the default database name. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -42,6 +43,43 @@ void an__warn(struct an *an, const char *fmt, ...)
 		return;
 	}
 	an->warns[an->nwarns++].text = s;
+}
+
+/* Profiles the runtime could not write (a full disk; a program that
+   closed stderr, so that the runtime's own message went nowhere, or
+   sandboxed itself in a way the runtime could not open up): each
+   process log saying "profiles lost: N" is a warning naming the log and
+   its first "cannot create" or "lost" line. The number of such logs. */
+static unsigned logs_lost(struct an *an, bool warn, char *first, size_t len)
+{
+	unsigned nlost = 0;
+
+	for (uint32_t i = 0; i < an->nlogs; i++) {
+		FILE *f = fopen(an->logs[i].path, "re");
+		char line[1024], why[1024] = "";
+		unsigned n = 0;
+
+		if (!f)
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			line[strcspn(line, "\n")] = 0;
+			if (!why[0] && strstr(line, "thread ") == line && strstr(line, ": cannot "))
+				snprintf(why, sizeof why, "%s", line);
+			if (sscanf(line, "profiles lost: %u", &n) == 1)
+				break;
+		}
+		fclose(f);
+		if (!n)
+			continue;
+		if (warn)
+			an__warn(an, "%s: %u thread profile%s lost (the runtime could not write %s%s%s); the measurement is "
+			         "incomplete", an->logs[i].path, n, n == 1 ? "" : "s", n == 1 ? "it" : "them",
+			         why[0] ? ": " : "", why);
+		if (!nlost++ && first)
+			snprintf(first, len, "%s says %u thread profile%s lost%s%s", an->logs[i].path, n,
+			         n == 1 ? " was" : "s were", why[0] ? ": " : "", why);
+	}
+	return nlost;
 }
 
 /* HC_DEBUG=time (or all; hc_debug_init parses it, as for every
@@ -417,6 +455,16 @@ out_early:
 		goto out;
 	phase_end(&ph, "scan");
 	hmap__free(&an.owner);
+	{
+		char lost[1400] = "";
+
+		if (logs_lost(&an, an.nlisted != 0, lost, sizeof lost) && !an.nlisted) {
+			snprintf(err, errlen, "nothing to analyze: no profile (*.%s) in %s%s; the log %s", HC_PROF_SUFFIX,
+			         o->inputs[0], o->ninputs > 1 ? " or the other inputs" : "", lost);
+			ret = -ENOENT;
+			goto out;
+		}
+	}
 	if (!an.nlisted) {
 		snprintf(err, errlen, "nothing to analyze: no profile (*.%s) in %s%s", HC_PROF_SUFFIX,
 		         o->inputs[0], o->ninputs > 1 ? " or the other inputs" : "");

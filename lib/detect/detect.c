@@ -1120,8 +1120,12 @@ bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_
 	if (!s->block || w->block != s->block || !handoff_ok(cfg, th, s, w, res))
 		return false;
 	th->handoff_region = false;
-	lo = (lo + HC_LINE - 1) & ~(uint64_t)(HC_LINE - 1);
+	/* the block's size, not its whole lines' span: malloc's 1 MiB block
+	   (xz's input buffers) starts 16 bytes into a line */
 	if (hi <= lo || hi - lo < HC_HANDOFF_BLOCK_MIN)
+		return false;
+	lo = (lo + HC_LINE - 1) & ~(uint64_t)(HC_LINE - 1);
+	if (hi <= lo + HC_LINE)
 		return false;
 	nlines = (hi - lo) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - lo) / HC_LINE);
 	/* what the thread's first reads of the block could stand for */

@@ -365,6 +365,7 @@ void output__write_process_log(void)
 	        "a millisecond apart, at most 10 s an episode; until this line)",
 	        (unsigned long long)__atomic_load_n(&open_retries, __ATOMIC_RELAXED));
 	fds__log_stats();
+	sandbox__log();
 	{
 		uint64_t nb, nby, res;
 		ownheap__stats(&nb, &nby, &res);

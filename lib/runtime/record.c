@@ -298,7 +298,14 @@ static void handoff_arm(struct rt_thread *t, const struct hc_sample *s, const st
 		return;
 	if (w.thread != t->id.index && w.spin != 0)
 		t->cnt.handoff_shared++;
-	if (hc_detect_arm_handoff(&hc_rt.dcfg, &t->det, s, &w, b->base, b->base + b->size, res) && s->is_store)
+	bool armed = hc_detect_arm_handoff(&hc_rt.dcfg, &t->det, s, &w, b->base, b->base + b->size, res);
+
+	if (hc_debug_enabled(HC_DBG_DETECT) && w.thread != t->id.index)
+		hc_debug_printf(HC_DBG_DETECT, "T%u block of %llu bytes: record T%u spin %u age %llu us: hand-off set %s",
+		                t->id.index, (unsigned long long)b->size, w.thread, w.spin,
+		                (unsigned long long)((s->time - w.time) / 1000),
+		                armed ? "armed" : res->handoff_capped ? "capped" : "none");
+	if (armed && s->is_store)
 		t->cnt.handoff_store_sets++;
 	if (res->handoff_capped)
 		t->cnt.handoff_capped++;

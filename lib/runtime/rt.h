@@ -672,6 +672,8 @@ extern struct rt_fd_stats fds__stats;
 void fds__init(void);
 void fds__log_limits(void);
 void fds__log_stats(void);
+/* sandbox.c: the program's Landlock rulesets keep the measurement directory writable */
+void sandbox__log(void);
 bool fds__reserve(int n);
 bool fds__force(int n);
 void fds__unreserve(int n);

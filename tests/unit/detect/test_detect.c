@@ -1064,6 +1064,15 @@ static void test_handoff_sets(void)
 		}
 		CHECK(far);   /* the whole block: lines outside a 64 KiB window too */
 	}
+	/* Session 23 (§5.59): a block of exactly HC_HANDOFF_BLOCK_MIN bytes
+	   that malloc started 16 bytes into a line (xz's input buffers) is
+	   big enough; one byte less is not */
+	hc_detect_arm_failed(&w.th[1]);
+	w.cfg.handoff_window = 64 * 1024;
+	wr.block = 12;
+	CHECK(sample_handoff(&w, 1, 5000, lo + 16 + 64 * 100, 12, &wr, lo + 16, lo + 16 + HC_HANDOFF_BLOCK_MIN));
+	hc_detect_arm_failed(&w.th[1]);
+	CHECK(!sample_handoff(&w, 1, 5010, lo + 16 + 64 * 100, 12, &wr, lo + 16, lo + 15 + HC_HANDOFF_BLOCK_MIN));
 }
 
 /* Session 19 (§5.41): a region's record (small blocks) arms a hand-off
