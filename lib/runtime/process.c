@@ -436,6 +436,9 @@ static void read_options(struct rt_options *o)
 	o->hold_reader = env_u64("HPCRUN_COMM_HOLD_READER", 1) != 0;
 	o->poll_flag = env_u64("HPCRUN_COMM_POLL_FLAG", 0) != 0;
 	o->poll_reader = env_u64("HPCRUN_COMM_POLL_READER", 0) != 0;
+	o->poll_budget = (uint32_t)env_u64("HPCRUN_COMM_POLL_BUDGET", 20);
+	if (o->poll_budget > 1000)
+		o->poll_budget = 1000;
 	o->move_span = (uint32_t)env_u64("HPCRUN_COMM_MOVE_SPAN", 2);   /* §5.47 */
 	if (o->move_span > 2)
 		process__fatal("HPCRUN_COMM_MOVE_SPAN: %u is not 0, 1 or 2", o->move_span);
@@ -1038,6 +1041,11 @@ static void process_init(bool after_fork)
 		        "context (the line moved at the poll, detection.md §5.58; counter in the process-wide set's "
 		        "poll-flag line): %s",
 		        hc_rt.opt.poll_reader ? "on (HPCRUN_COMM_POLL_READER=0 for off)" : "off (HPCRUN_COMM_POLL_READER=1 for on)");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("poll lines' budget: the process-wide set's sets on a line with a polled flag go on over its "
+		        "budget within %u.%u%% of the process's CPU time of their own (HPCRUN_COMM_POLL_BUDGET=%u permille, "
+		        "0 = none; detection.md §5.58; counter in the process-wide set's poll-flag line)",
+		        hc_rt.opt.poll_budget / 10, hc_rt.opt.poll_budget % 10, hc_rt.opt.poll_budget);
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a moving access (an instruction seen at several addresses) counts as the bytes of the line its "
 		        "addresses span, not the whole line (counter moving_within: spans under a line; detection.md §5.47): %s",

@@ -348,6 +348,9 @@ struct rt_options {
 	                               the writer's store of them (§5.31) */
 	bool     poll_reader;       /* soft sampler: a trapped load off a polled flag, by a thread that polls
 	                               that flag's region, is its poll's (HPCRUN_COMM_POLL_READER, §5.58) */
+	uint32_t poll_budget;       /* soft sampler: the process-wide set's sets on a polled flag's line may go
+	                               on over its budget within this one of their own, permille of the
+	                               process's CPU time, 0 = none (HPCRUN_COMM_POLL_BUDGET, §5.58) */
 	bool     poll_flag;         /* soft sampler: a gated thread's store next to a polled flag arms the
 	                               process-wide set on the flag, the entry moved to the
 	                               thread's own store of it (HPCRUN_COMM_POLL_FLAG, §5.58) */

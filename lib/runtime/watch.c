@@ -106,6 +106,7 @@ static struct {
 	                                       (watch__pset_start_peer) */
 	uint64_t zone_open;                 /* zone sets armed by threads the gate let through */
 	/* poll flags (§5.58; atomic counters) */
+	uint64_t poll_spent_ns, poll_budget_arms;   /* sets over the budget on poll lines (HPCRUN_COMM_POLL_BUDGET) */
 	uint64_t flag_polls, flag_noted, flag_region, flag_reader, flag_sets, flag_moved, flag_true, flag_false, flag_refused;
 	uint64_t zone_notes_trap;           /* notes of the set's traps (exact accesses) */
 	uint64_t gated_at;                  /* process__now() at a gated thread's last sample or ask (atomic) */
@@ -542,7 +543,8 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		if (r == 1 && s->is_store)
 			pset_count(&pset.zone_notes_store);
 	}
-	if (pset.n && (hc_rt.opt.poll_flag || hc_rt.opt.poll_reader) && !s->is_store && flag_note(s, leaf))
+	if (pset.n && (hc_rt.opt.poll_flag || hc_rt.opt.poll_reader || hc_rt.opt.poll_budget) && !s->is_store &&
+	    flag_note(s, leaf))
 		poll_remember(t, s->addr, s->ctx);
 	if (!pset.n || !(hc_rt.opt.procset_target & RT_PSET_TARGET_SAMPLE) || s->is_private ||
 	    s->ctx == HC_NONE)
@@ -900,6 +902,7 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	uint64_t w, now = process__now(), t0, ns, gen;
 	uint32_t m = n < (uint32_t)pset.n ? n : (uint32_t)pset.n;
 	int err = 0;
+	bool via_poll = false;
 
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (!rt_pset_may_arm(rt_pset_state_of(w), pset.rec.owner, t->id.index, pset.rec.armed_wall, now,
@@ -909,8 +912,14 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	}
 	if (budget && !rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
 	                                     hc_rt.opt.procset_budget, RT_PSET_GRACE_NS)) {
-		pset_count(&pset.refused_budget);
-		return -EAGAIN;
+		/* a polled flag's line: a budget of its own (§5.58) */
+		if (!hc_rt.opt.poll_budget || exec || !flag_of(addr[0] & ~(uint64_t)(HC_LINE - 1)) ||
+		    !rt_pset_budget_allows(__atomic_load_n(&pset.poll_spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+		                           hc_rt.opt.poll_budget, RT_PSET_GRACE_NS)) {
+			pset_count(&pset.refused_budget);
+			return -EAGAIN;
+		}
+		via_poll = true;
 	}
 	gen = rt_pset_gen_of(w) + 1;
 	if (!__atomic_compare_exchange_n(&pset.state, &w, rt_pset_word(gen, RT_PSET_BUSY), false,
@@ -971,6 +980,10 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	ns = process__now() - t0;
 	__atomic_add_fetch(&pset.spent_ns, ns, __ATOMIC_RELAXED);
 	pset_cost_add(&pset.cost_arm, ns);
+	if (via_poll) {
+		__atomic_add_fetch(&pset.poll_spent_ns, ns + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+		pset_count(&pset.poll_budget_arms);
+	}
 	process_switches(&pset.sw_armed, &pset.sw_armed_inv);
 	pset_count(&pset.armed);
 	__atomic_store_n(&pset.state, rt_pset_word(gen, RT_PSET_ARMED), __ATOMIC_RELEASE);
@@ -1801,7 +1814,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 				return;
 			}
 		}
-		if (hc_rt.opt.poll_flag && !hc_rt.opt.poll_reader && !s.is_store && kind != RT_PSET_TRAP_LATE) {
+		if ((hc_rt.opt.poll_flag || hc_rt.opt.poll_budget) && !hc_rt.opt.poll_reader && !s.is_store &&
+		    kind != RT_PSET_TRAP_LATE) {
 			s.is_private = false;
 			flag_note(&s, leaf);     /* else watch__poll_reader notes it */
 		}
@@ -2067,14 +2081,16 @@ void watch__log(void)
 	process__log("process-wide watch set poll flags (HPCRUN_COMM_POLL_FLAG=%d, §5.58): %llu poll-loop loads "
 	             "sampled (samples and traps), %llu flags noted, %llu flags a line took from its region; %llu sets on a flag for a store next to it (%llu refused: busy or "
 	             "budget), %llu entries moved to the owner's store of the flag; communications %llu true, "
-	             "%llu false (by the entry's bytes); %llu trapped loads charged to their thread's poll (HPCRUN_COMM_POLL_READER=%d)",
+	             "%llu false (by the entry's bytes); %llu trapped loads charged to their thread's poll (HPCRUN_COMM_POLL_READER=%d); %llu sets "
+	             "on poll lines over the budget, within their own (HPCRUN_COMM_POLL_BUDGET=%u permille; %llu us)",
 	             hc_rt.opt.poll_flag ? 1 : 0,
 	             (unsigned long long)pset.flag_polls, (unsigned long long)pset.flag_noted,
 	             (unsigned long long)pset.flag_region,
 	             (unsigned long long)pset.flag_sets, (unsigned long long)pset.flag_refused,
 	             (unsigned long long)pset.flag_moved, (unsigned long long)pset.flag_true,
 	             (unsigned long long)pset.flag_false, (unsigned long long)pset.flag_reader,
-	             hc_rt.opt.poll_reader ? 1 : 0);
+	             hc_rt.opt.poll_reader ? 1 : 0, (unsigned long long)pset.poll_budget_arms, hc_rt.opt.poll_budget,
+	             (unsigned long long)(pset.poll_spent_ns / 1000));
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones (where two threads' samples meet, 64 KiB blocks; "
 		        "HPCRUN_COMM_PROCSET_ZONE): %llu samples noted (%llu of them stores; zones %s; %llu "

@@ -7,8 +7,10 @@
 # the log states both rules on; over up to 6 runs (-O0 and -O2 builds)
 # the decoder finds the poll loop in compiled code (poll-loop loads > 0,
 # a flag noted); a flag set communicates at most once (true + false <=
-# sets) and moves its entry at most once (moved <= sets). Off: the log
-# says so and nothing is noted. Patterns and counters, never timing.
+# sets) and moves its entry at most once (moved <= sets); the poll lines'
+# budget (HPCRUN_COMM_POLL_BUDGET, default 20 permille) is stated and its
+# sets over the shared budget counted. Off (all three 0): the log says so
+# and nothing is noted. Patterns and counters, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -43,6 +45,10 @@ grep -q "poll flags: .*: on (HPCRUN_COMM_POLL_FLAG=0 for off)" "$TMP/on"/*.log &
 	fail "no 'poll flags ... on' line in the log"
 grep -q "poll readers: .*: on (HPCRUN_COMM_POLL_READER=0 for off)" "$TMP/on"/*.log && ok "the log states the reader rule" ||
 	fail "no 'poll readers ... on' line in the log"
+grep -q "poll lines' budget: .*HPCRUN_COMM_POLL_BUDGET=20 permille" "$TMP/on"/*.log && ok "the log states the poll lines' budget (default 20)" ||
+	fail "no 'poll lines' budget ... 20 permille' line in the log"
+grep -q "sets on poll lines over the budget, within their own (HPCRUN_COMM_POLL_BUDGET=20 permille" "$TMP/on"/*.log &&
+	ok "the poll lines' budget counted" || fail "no count of the poll lines' budget's sets"
 [ "$polls" -gt 0 ] && [ "$noted" -gt 0 ] && ok "poll loops found: $polls loads, $noted flags" ||
 	fail "no poll loop found ($polls loads, $noted flags)"
 [ $((tr + fa)) -le "$sets" ] && ok "flag sets $sets: $tr true, $fa false (at most one each)" ||
@@ -50,7 +56,7 @@ grep -q "poll readers: .*: on (HPCRUN_COMM_POLL_READER=0 for off)" "$TMP/on"/*.l
 [ "$moved" -le "$sets" ] && ok "entries moved $moved <= sets $sets" || fail "entries moved $moved > sets $sets"
 
 rm -rf "${TMP:?}/off"
-HPCRUN_COMM_SWITCH_NS=1000000000 measure off "$TMP/mb2" 2 20000 || fail "sampled run (rules off) failed"
+HPCRUN_COMM_SWITCH_NS=1000000000 HPCRUN_COMM_POLL_BUDGET=0 measure off "$TMP/mb2" 2 20000 || fail "sampled run (rules off) failed"
 grep -q "poll flags: .*: off (HPCRUN_COMM_POLL_FLAG=1 for on)" "$TMP/off"/*.log && ok "the log says the flag rule is off" ||
 	fail "the log does not say the flag rule is off"
 [ "$(pf off "poll-loop loads")" -eq 0 ] && [ "$(pf off "sets on a flag")" -eq 0 ] && ok "off: nothing noted" ||
