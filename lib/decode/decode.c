@@ -840,6 +840,64 @@ int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit)
 	return -EINVAL;
 }
 
+int hc_decode_loop_body(uint64_t pc, unsigned max, uint64_t *start, uint64_t *exit, uint16_t *written)
+{
+	uint64_t fs, fe, a, to;
+	long long g[NGREG] = { 0 };
+	struct hc_regs r = { .gregs = g };
+	ZydisDecodedInstruction in;
+	unsigned n = 0;
+	int err;
+
+	*start = *exit = 0;
+	*written = 0;
+	if ((err = hc_decode_loop_exit(pc, max, exit)) != 0)
+		return err;
+	if (!hc_funcs_lookup(pc, &fs, &fe) || *exit > fe)
+		return -EINVAL;
+	/* the back-edge is the last instruction before the exit: its target */
+	for (a = pc; a < *exit && n < 2 * max; n++) {
+		struct hc_insn x;
+		struct hc_insn_deps d;
+
+		g[REG_RIP] = (long long)a;
+		if (hc_decode_at_pc_deps(&r, &x, &d) < 0 || x.len == 0)
+			return -EINVAL;
+		if (a + x.len == *exit)
+			break;
+		a += x.len;
+	}
+	if (a >= *exit ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&walker, NULL, (const void *)(uintptr_t)a,
+	                                                *exit - a, &in)) ||
+	    !(in.attributes & ZYDIS_ATTRIB_IS_RELATIVE) || !in.raw.imm[0].is_relative)
+		return -EINVAL;
+	to = *exit + (uint64_t)in.raw.imm[0].value.s;
+	if (to > pc || to < fs)
+		return -EINVAL;
+	*start = to;
+	for (a = to, n = 0; a < *exit; n++) {
+		struct hc_insn x;
+		struct hc_insn_deps d;
+
+		if (n >= 4 * max)
+			return -EINVAL;
+		g[REG_RIP] = (long long)a;
+		if (hc_decode_at_pc_deps(&r, &x, &d) < 0 || x.len == 0 || d.dynamic)
+			return -EINVAL;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&walker, NULL, (const void *)(uintptr_t)a,
+		                                                fe - a < MAX_INSN ? fe - a : MAX_INSN, &in)))
+			return -EINVAL;
+		if (in.meta.category == ZYDIS_CATEGORY_CALL || in.meta.category == ZYDIS_CATEGORY_RET ||
+		    in.mnemonic == ZYDIS_MNEMONIC_SYSCALL ||
+		    (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR && !(in.attributes & ZYDIS_ATTRIB_IS_RELATIVE)))
+			return -EINVAL;
+		*written |= d.written;
+		a += x.len;
+	}
+	return 0;
+}
+
 /* -O0's recomputed address (detection.md §5.56): a tiny evaluator of the
    straight-line code between an update's load and its store, over a copy
    of the registers. It knows what -O0 computes an element's address

@@ -292,6 +292,17 @@ int hc_decode_loop_exit(uint64_t pc, unsigned max, uint64_t *exit);
    (no function) / -EINVAL (not such a loop). Async-signal-safe. */
 int hc_decode_poll_loop(uint64_t pc, unsigned max);
 
+/* The innermost loop pc is in, as hc_decode_loop_exit finds it (the
+   first conditional branch back to pc or before it, within max
+   instructions): *start its target, *exit the instruction after it, and
+   *written the general registers any instruction of [*start, *exit)
+   writes (hc_insn_deps' bits), for a scan from the exit with the
+   registers of a sample inside the loop (detection.md §5.57: those the
+   loop does not write hold at its exit). -EINVAL also when the body has a
+   call, a return, an indirect jump, an instruction with a dynamic
+   register use or one that does not decode. Async-signal-safe. */
+int hc_decode_loop_body(uint64_t pc, unsigned max, uint64_t *start, uint64_t *exit, uint16_t *written);
+
 /* The releaser's store before its unlock (detection.md §5.49): ret is the
    return address of a call (pthread_mutex_unlock's caller); walking back
    from that call at most max instructions of straight-line code in ret's

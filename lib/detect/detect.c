@@ -1012,6 +1012,30 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
 	return true;
 }
 
+uint64_t hc_reader_count(uint64_t prev_pc, uint64_t prev_addr, uint64_t pc, uint64_t addr, uint64_t lo,
+                         uint64_t hi, uint32_t unit)
+{
+	uint64_t a, b, n, cap;
+
+	if (unit == 0)
+		unit = 1;
+	if (prev_pc == 0 || prev_pc != pc || hi <= lo || addr < lo || addr >= hi || prev_addr < lo ||
+	    prev_addr >= hi)
+		return 1;
+	a = (addr - lo) / unit;
+	b = (prev_addr - lo) / unit;
+	cap = (hi - lo + unit - 1) / unit;
+	n = a > b ? a - b : b - a;
+	return n == 0 ? 1 : n > cap ? cap : n;
+}
+
+uint64_t hc_reader_chunk(uint64_t addr, uint32_t len)
+{
+	uint64_t next = (addr + (len ? len : 1) + CHUNK - 1) & ~(uint64_t)(CHUNK - 1);
+
+	return (next & ~(uint64_t)(HC_LINE - 1)) == (addr & ~(uint64_t)(HC_LINE - 1)) ? next : 0;
+}
+
 int hc_lock_site(uint64_t a, uint64_t lo, bool heap, const uint8_t *kind, const int64_t *key,
                  const uint32_t *size, uint32_t n)
 {

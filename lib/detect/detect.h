@@ -656,6 +656,19 @@ uint64_t hc_lock_line_bytes(const uint64_t *old, const uint64_t *cur);
    written), 0 false (only other bytes of the line were), -1 nothing
    known (no byte changed). Pure. */
 int hc_lock_after_verdict(uint64_t line, uint64_t bytes, uint64_t acc, uint32_t len);
+/* Reader sets (§5.57): a sampled store in a heap block [lo, hi), by the
+   instruction at pc at addr, stands for what that instruction wrote since
+   the thread's last reader set (prev_pc at prev_addr): the units of
+   `unit` bytes (a line, 64, or the store's element) between the two
+   addresses (a sweep through an array: the executions the samples
+   skipped), at least 1, at most the block's; 1 when the previous set was
+   another instruction's or outside the block. Pure. */
+uint64_t hc_reader_count(uint64_t prev_pc, uint64_t prev_addr, uint64_t pc, uint64_t addr, uint64_t lo,
+                         uint64_t hi, uint32_t unit);
+/* The chunk a reader set watches for a store [addr, addr+len): the 8-byte
+   chunk right after it (the next element of a sweep: its reader's or
+   another writer's next access), 0 when that is past the store's line. */
+uint64_t hc_reader_chunk(uint64_t addr, uint32_t len);
 /* Which of a thread's release snapshots (§5.44; `ways` of them, 1..4)
    holds the mutex slot key (slot index + 1; a way's slot 0 = empty), by
    the ways' slots and ages (the thread's snapshot count when taken): the

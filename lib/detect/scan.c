@@ -69,16 +69,34 @@ static bool add_event(struct hc_scan_result *out, const struct hc_insn *in,
 	return true;
 }
 
+static enum hc_scan_end scan(const struct hc_regs *r, uint64_t pc, uint16_t written, bool ends, uint64_t fstart,
+                             uint64_t fend, uint32_t limit, bool loads, const struct hc_step_private *p,
+                             bool (*readonly)(uint64_t addr), struct hc_scan_result *out);
+
 enum hc_scan_end hc_scan_burst(const struct hc_regs *r, const struct hc_insn *first,
                                const struct hc_insn_deps *first_deps, uint64_t fstart, uint64_t fend,
                                uint32_t limit, bool loads, const struct hc_step_private *p,
                                bool (*readonly)(uint64_t addr), struct hc_scan_result *out)
 {
+	return scan(r, first->addr + first->len, first_deps->written, first_deps->ends || first->len == 0, fstart,
+	            fend, limit, loads, p, readonly, out);
+}
+
+enum hc_scan_end hc_scan_from(const struct hc_regs *r, uint64_t pc, uint16_t written, uint64_t fstart,
+                              uint64_t fend, uint32_t limit, bool loads, const struct hc_step_private *p,
+                              bool (*readonly)(uint64_t addr), struct hc_scan_result *out)
+{
+	/* instruction 1 is the one at pc: scan's loop takes "the one after"
+	   the previous, so start with nothing before it */
+	return scan(r, pc, written, false, fstart, fend, limit, loads, p, readonly, out);
+}
+
+static enum hc_scan_end scan(const struct hc_regs *r, uint64_t pc, uint16_t written, bool ends, uint64_t fstart,
+                             uint64_t fend, uint32_t limit, bool loads, const struct hc_step_private *p,
+                             bool (*readonly)(uint64_t addr), struct hc_scan_result *out)
+{
 	long long g[NGREG];
 	struct hc_regs rr = { .gregs = g, .fsbase = r->fsbase, .gsbase = r->gsbase };
-	uint16_t written = first_deps->written;
-	uint64_t pc = first->addr + first->len;
-	bool ends = first_deps->ends || first->len == 0;
 
 	out->end = HC_SCAN_UNRESOLVED;
 	out->steps = 0;

@@ -59,6 +59,13 @@ enum hc_scan_end hc_scan_burst(const struct hc_regs *r, const struct hc_insn *fi
                                uint32_t limit, bool loads, const struct hc_step_private *p,
                                bool (*readonly)(uint64_t addr), struct hc_scan_result *out);
 
+/* The same scan from the instruction at pc, registers r holding except
+   those in `written` (a loop's, when r is a sample's inside it and pc the
+   loop's exit: detection.md §5.57). */
+enum hc_scan_end hc_scan_from(const struct hc_regs *r, uint64_t pc, uint16_t written, uint64_t fstart,
+                              uint64_t fend, uint32_t limit, bool loads, const struct hc_step_private *p,
+                              bool (*readonly)(uint64_t addr), struct hc_scan_result *out);
+
 /* The stepping's own per-instruction tests (soft.c uses them too, so that
    a resolved burst and a stepped one judge alike): */
 /* a call or a return (a branch with a stack operand) */

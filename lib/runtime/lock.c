@@ -70,6 +70,7 @@ struct lock_sites {
 static struct lock_sites sites[RT_LOCK_SLOTS][4];
 static int lock_on;
 static uint64_t pset_handoffs;     /* hand-offs since the last process-wide lock set (atomic) */
+static int handoff_seen;           /* a hand-off came (reader sets, §5.57; atomic) */
 
 #define LD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define ST(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
@@ -587,6 +588,13 @@ int lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t
 	return v;
 }
 
+/* Has any thread taken a mutex another thread released (reader sets'
+   weights are on the lock sets' scale, §5.57)? Signal context: a load. */
+bool lock__seen(void)
+{
+	return LD(handoff_seen) != 0;
+}
+
 /* Is addr in a mutex the program locked (its table slot names it)?
    Signal context: loads only. */
 bool lock__mutex_word(uint64_t addr)
@@ -675,6 +683,8 @@ static __attribute__((noinline)) void acquired(const void *m)
 	if (rel == 0 || rel == t->id.index + 1)
 		return;
 	t->cnt.lock_handoffs++;
+	if (__builtin_expect(!LD(handoff_seen), 0))
+		ST(handoff_seen, 1);
 	if (hc_rt.opt.lock_pset)
 		__atomic_add_fetch(&pset_handoffs, 1, __ATOMIC_RELAXED);
 	t->lock.pending++;

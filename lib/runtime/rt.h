@@ -78,7 +78,9 @@
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
-	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed)
+	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
+	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_budget) X(reader_armed) X(reader_adopts) \
+	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(reader_chased)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -277,6 +279,11 @@ struct rt_thread {
 		uint64_t parm_addr, parm_lo, parm_changed;
 		struct hc_bb_entry parm_e;
 	} lock;
+
+	/* --- reader sets (watch.c, detection.md §5.57) --- */
+	struct {
+		uint64_t pc, addr;            /* the store its last reader set watched */
+	} reader;
 };
 
 /* Options, from the environment set by the launcher (parsed once, at load). */
@@ -316,6 +323,10 @@ struct rt_options {
 	uint32_t lock_verdict_early; /* release snapshots from this many samples before a lock set is due */
 	uint32_t lock_bytes;        /* the verdict to the byte (§5.38) */
 	uint32_t lock_pset_after;   /* a process-wide lock set's trap given to a later releaser that wrote its line (§5.53) */
+	uint32_t reader_sets;       /* a sampled heap store watched on the process-wide set for its reader (§5.57) */
+	uint32_t reader_budget;     /* ... their own budget, permille of the process's CPU time */
+	uint32_t reader_loop;       /* ... from a loop's exit: instructions to its back-edge at most, 0 = off */
+	uint32_t reader_chase;      /* ... on to the next element at the publisher's own store */
 	uint32_t lock_store;        /* a releaser's context ends at its store, up to this many instructions before its unlock (§5.49) */
 	uint32_t lock_store_word;   /* ... at the store that names the watched word's address, if one does */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
@@ -554,6 +565,7 @@ enum { RT_SYNC_OBJECT = 1, RT_SYS_DATA = 2 };
 int lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len);
 bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len);
 bool lock__mutex_word(uint64_t addr);
+bool lock__seen(void);            /* a hand-off seen in the process (reader sets, §5.57) */
 /* the verdict of a process-wide lock set's trap (signal context): 1 true,
    0 false, -1 no transfer, -2 system code */
 /* §5.53: a process-wide lock set's trap after a later releaser of its
@@ -625,6 +637,7 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 /* The poll context a load next to a polled flag is charged to, or HC_NONE
    (HPCRUN_COMM_POLL_READER, detection.md §5.58). Signal context. */
 uint32_t watch__poll_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf);
+void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf, uint64_t lo, uint64_t hi);
 bool watch__pset_idle(void);
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);

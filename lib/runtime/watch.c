@@ -75,6 +75,11 @@ static struct {
 		   the owner's own store of the flag */
 		uint64_t flag;
 		bool flag_moved;
+		/* a reader set (watch__pset_reader, detection.md §5.57): a trap
+		   weighs reader_weight (a load), reader_weight_store (a store), not
+		   a period */
+		bool reader;
+		uint64_t reader_weight, reader_weight_store;
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed, sw_armed_inv;   /* the process's voluntary, involuntary switches at the arm */
@@ -86,6 +91,7 @@ static struct {
 	uint64_t sw_charged_crowded;  /* those while the process was crowded (thread__crowded),
 	                                 HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS each */
 	uint64_t lock_spent_ns;       /* lock sets' arms (and a trap each): wall ns (atomic) */
+	uint64_t reader_spent_ns;     /* reader sets' arms (and a trap each): wall ns (atomic, §5.57) */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
 	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
@@ -847,6 +853,9 @@ struct pset_lock_arg {
 	uint32_t slot;
 	uint64_t lo, changed, weight;
 	uint8_t bytes;
+	bool reader;                  /* not a lock set: a reader set (§5.57) of that weight (a load's; a
+	                                 store's weight_store), owned by nobody */
+	uint64_t weight_store;
 };
 
 static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
@@ -891,6 +900,116 @@ int watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t 
 	if (r == 0)
 		t->cnt.watch_armed++;
 	return r;
+}
+
+/* A reader set (HPCRUN_COMM_READER_SETS, detection.md §5.57): a sampled
+   store in a heap block [lo, hi), in a process whose lock sets have seen a
+   hand-off, and the chunk after it in its line (hc_reader_chunk: a sweep's
+   next element) watched by the idle process-wide set: mw_cond's results,
+   one double a task, each read by main when its task is handed out (stale
+   if no worker has stored it yet) and written beside the others' by the
+   worker that took it. The entry is the store; the publisher's own later
+   store of the chunk becomes the entry (pset_trap): the next access by
+   another thread is then a communication judged as exact mode's last
+   writer rule judges the line's move — a read before the element was
+   written false, after it true, another writer's store beside it false.
+   Owned by nobody (the writer's next sample does not end it). A trap
+   weighs what a lock set's trap weighs per transfer (HPCRUN_COMM_LOCK_NS):
+   times the lines the store's instruction wrote since the thread's last
+   reader set when a reader's load trapped (a line moves once to its
+   reader), times its elements when another writer's store did (writers
+   taking turns in a line move it at each element): the lock sets' scale,
+   not a period's (hc_reader_count). Signal context. */
+void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf, uint64_t lo, uint64_t hi)
+{
+	struct pset_lock_arg rd = { .reader = true };
+	struct hc_bb_entry e;
+	uint64_t addr, ns = hc_rt.opt.lock_ns ? hc_rt.opt.lock_ns : 1, t0;
+	uint32_t len = s->len ? s->len : 1;
+	int r;
+
+	if (!hc_rt.opt.reader_sets || !pset.n || !s->is_store || s->is_private || s->ctx == HC_NONE ||
+	    s->addr < lo || s->addr >= hi || !lock__seen())
+		return;
+	t->cnt.reader_asked++;
+	addr = hc_reader_chunk(s->addr, len);
+	if (!addr || addr >= hi) {
+		t->cnt.reader_edge++;        /* the line's last element */
+		return;
+	}
+	if (!watch__pset_idle()) {
+		t->cnt.reader_busy++;
+		return;
+	}
+	/* a budget of their own, as the lock sets' (HPCRUN_COMM_READER_BUDGET,
+	   permille of the process's CPU time): the regular one is spent by the
+	   switches of a process that blocks on its locks (mw_cond -O2 -t 2: 183
+	   of 202 sets refused over it); still charged to it too */
+	if (!rt_pset_budget_allows(__atomic_load_n(&pset.reader_spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+	                           hc_rt.opt.reader_budget, RT_PSET_GRACE_NS)) {
+		t->cnt.reader_budget++;
+		return;
+	}
+	/* the entry as published (its byte mask), else the sample's own */
+	if (!hc_bulletin_lookup(&hc_rt.bb, s->addr & ~(uint64_t)(HC_LINE - 1), &e) ||
+	    e.thread != t->id.index || e.time != s->time) {
+		e = hc_detect_entry(&t->det, s);
+		e.mask = hc_line_bytes(e.line, s->addr, len);
+	}
+	rd.weight = ns * hc_reader_count(t->reader.pc, t->reader.addr, leaf, s->addr, lo, hi, HC_LINE);
+	rd.weight_store = ns * hc_reader_count(t->reader.pc, t->reader.addr, leaf, s->addr, lo, hi, len);
+	t0 = process__now();
+	r = pset_arm_set_l(t, &e, 1, false, 0, &addr, 1, false, 0, 0, false, false, NULL, &rd, 0);
+	__atomic_add_fetch(&pset.reader_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+	if (r != 0)
+		return;
+	t->cnt.reader_armed++;
+	t->cnt.watch_armed++;
+	t->reader.pc = leaf;
+	t->reader.addr = s->addr;
+}
+
+/* A reader set's publisher stored the watched chunk: that store is the
+   entry from now on (§5.57), under a new generation. Signal context. */
+static void reader_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t leaf, struct hc_sample *s)
+{
+	uint64_t gen = rt_pset_gen_of(w), busy = rt_pset_word(gen, RT_PSET_BUSY), next;
+	struct hc_bb_entry e;
+
+	s->is_private = false;
+	s->time = process__now();
+	s->cpu = regs__cpu();
+	s->ctx = cct__context(t, uctx, leaf);
+	if (s->ctx == HC_NONE)
+		return;
+	e = hc_detect_entry(&t->det, s);
+	e.mask = hc_line_bytes(e.line, s->addr, s->len ? s->len : 1);
+	if (!__atomic_compare_exchange_n(&pset.state, &w, busy, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	pset.rec.watched = e;
+	/* HPCRUN_COMM_READER_CHASE: on to the next element of the line, not yet
+	   written — whoever touches it first says what exact mode's last
+	   writer rule would: another writer's store, or a read before it is
+	   written, false; the line's last element stays watched for its
+	   reader (true) */
+	next = hc_rt.opt.reader_chase ? hc_reader_chunk(s->addr, s->len ? s->len : 1) : 0;
+	if (next && pset.enabled[0]) {
+		uint64_t t0 = process__now(), was = pset.attr[0].bp_addr;
+
+		pset.attr[0].bp_addr = next;
+		if (ioctl(pset.fd[0], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[0]) < 0) {
+			pset.attr[0].bp_addr = was;
+		} else {
+			pset.rec.addr[0] = next;
+			t->cnt.reader_chased++;
+		}
+		__atomic_add_fetch(&pset.reader_spent_ns, process__now() - t0, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&pset.spent_ns, process__now() - t0, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&pset.state, rt_pset_word(gen + 1, RT_PSET_ARMED), __ATOMIC_RELEASE);
+	t->cnt.reader_adopts++;
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u reader set entry: store %#llx+%u", t->id.index, (unsigned long long)s->addr,
+	             s->len);
 }
 
 static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
@@ -949,6 +1068,13 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.watched = *e;
 	for (uint32_t i = 0; i < m; i++)
 		pset.rec.addr[i] = addr[i];
+	pset.rec.reader = lk && lk->reader;
+	pset.rec.reader_weight = lk && lk->reader ? lk->weight : 0;
+	pset.rec.reader_weight_store = lk && lk->reader ? lk->weight_store : 0;
+	if (pset.rec.reader)
+		pset.rec.owner = RT_PSET_NOBODY;    /* its arming thread's next sample leaves it be */
+	if (pset.rec.reader)
+		lk = NULL;
 	pset.rec.lock = lk != NULL;
 	pset.rec.lock_slot = lk ? lk->slot : 0;
 	pset.rec.lock_lo = lk ? lk->lo : 0;
@@ -1717,7 +1843,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	uint64_t blo = 0, bhi = 0;
 	bool lk = false;
 	uint32_t lk_slot = 0;
-	uint64_t lk_lo = 0, lk_changed = 0, lk_weight = 0, lk_bp = 0;
+	uint64_t lk_lo = 0, lk_changed = 0, lk_weight = 0, lk_bp = 0, rd_weight = 0, rd_weight_store = 0;
+	bool rd = false;
 	uint8_t lk_bytes = 0;
 	int lk_v = 1, lk_a = -1;
 	uint32_t lk_peer = 0, lk_ctx = 0;
@@ -1756,6 +1883,9 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		lk_bp = bp;
 		fl = pset.rec.flag;
 		fl_moved = pset.rec.flag_moved;
+		rd = pset.rec.reader;
+		rd_weight = pset.rec.reader_weight;
+		rd_weight_store = pset.rec.reader_weight_store;
 
 		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
 			pset_count(&pset.traps_late);
@@ -1846,6 +1976,13 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.lock_pset_system++;
 			if (!pset_end(w, &pset.ended_own))
 				pset_count(&pset.traps_late);
+			return;
+		}
+		if (kind == RT_PSET_TRAP_OWN && rd && s.is_store) {
+			/* a reader set's publisher wrote the watched element (§5.57) */
+			pset_count(&pset.traps_own);
+			reader_adopt(t, w, uctx, leaf, &s);
+			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 			return;
 		}
 		if (kind == RT_PSET_TRAP_OWN) {
@@ -2008,6 +2145,16 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.lock_pset_false++;
 		}
 		comm.weight = lk_weight ? lk_weight : 1;
+	}
+	if (rd) {
+		/* a reader set's (§5.57): the lock sets' scale, a reader's line
+		   or another writer's elements */
+		comm.weight = s.is_store ? rd_weight_store : rd_weight;
+		if (comm.weight == 0)
+			comm.weight = 1;
+		t->cnt.reader_comms++;
+		if (s.is_store)
+			t->cnt.reader_writers++;
 	}
 	t->cnt.traps_matched++;
 	record__comm(t, &comm);

@@ -1696,6 +1696,53 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	set_tf(uctx, true);
 }
 
+/* ---- reader sets from a loop's exit (detection.md §5.57) ----
+   A sample inside a loop of the thread's start routine (mw_cond -O2's
+   inlined compute loop, whose iterations hold every sample of a worker)
+   whose exit is followed, in straight-line code, by a store whose address
+   the sample's registers give — none of its registers written in the loop
+   (hc_decode_loop_body, hc_scan_from) — names the store the loop ends with
+   without a breakpoint (a gated thread's return breakpoint goes on the
+   process-wide set, which refuses nearly all: mw_cond -t 4, 2 armed of
+   256): that store, not yet made, is a reader set's (watch__pset_reader,
+   HPCRUN_COMM_READER_LOOP instructions at most to the loop's back-edge, 0 =
+   off; counters reader_loops, reader_loop_none). Nothing is published: the
+   store is not this sample's access. Signal context. */
+static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
+{
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], fs, fe, start, exit;
+	uint16_t written;
+	struct hc_scan_result res;
+	struct hc_step_private p;
+	struct hc_sample s = { 0 };
+	struct rt_block b;
+	const struct hc_scan_event *ev;
+
+	if (!hc_rt.opt.reader_sets || !hc_rt.opt.reader_loop || !t->id.start_fn || !lock__seen() ||
+	    !watch__pset_idle() || !hc_funcs_lookup(pc, &fs, &fe) || fs != t->id.start_fn)
+		return;
+	private_ranges(t, &p);
+	if (hc_decode_loop_body(pc, hc_rt.opt.reader_loop, &start, &exit, &written) != 0 ||
+	    hc_scan_from(r, exit, written, fs, fe, hc_rt.opt.reader_loop, false, &p, loadmap__readonly, &res) !=
+	    HC_SCAN_STORE || res.n == 0) {
+		t->cnt.reader_loop_none++;
+		return;
+	}
+	ev = &res.ev[res.n - 1];
+	if (!blocks__used() || !blocks__find(ev->acc.ea, &b) || ev->acc.ea - b.base >= b.size)
+		return;
+	s.time = process__now();
+	s.addr = ev->acc.ea;
+	s.len = ev->acc.size;
+	s.is_store = true;
+	s.cpu = regs__cpu();
+	s.ctx = cct__context(t, uctx, ev->pc);
+	if (s.ctx == HC_NONE)
+		return;
+	t->cnt.reader_loops++;
+	watch__pset_reader(t, &s, ev->pc, b.base, b.base + b.size);
+}
+
 /* ---- return bursts ----
    Most samples of a program that communicates through plain loads and
    stores land in its private work — often a function called between the
@@ -1976,6 +2023,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	} else if (in.n == 0) {
 		t->cnt.samples_no_access++;
 		record__idle_sample(t);
+		reader_loop(t, uctx, &r);
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		else
@@ -2072,6 +2120,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	/* Private work (own stack, TLS, read-only data, or a line not
 	   evidently shared: a private heap array's load seen once): the
 	   shared accesses may follow in the caller. */
+	if (priv)
+		reader_loop(t, uctx, &r);
 	if (priv || (!shared && s.is_private))
 		maybe_ret_bp(t, uctx, false);
 }

@@ -1072,6 +1072,35 @@ static void poll_loops(void)
 	CHECK(hc_decode_poll_loop(8, 16) == -ENOENT);
 }
 
+/* hc_decode_loop_body (§5.57): the loop's head, exit and the general
+   registers its body writes */
+static void loop_bodies(void)
+{
+	uint64_t st, ex;
+	uint16_t w;
+
+	/* the inner loop: mulsd, addsd, sub $1,%eax, jne: only rax */
+	CHECK_EQ_U64(hc_decode_loop_body(addr(lexit_in), 32, &st, &ex, &w), 0);
+	CHECK_EQ_U64(st, addr(lexit_head));
+	CHECK_EQ_U64(ex, addr(lexit_out));
+	CHECK_EQ_U64(w, 1u << 0);
+	/* the outer loop (from after the inner one): rax and rdx (its add $1) */
+	CHECK_EQ_U64(hc_decode_loop_body(addr(lexit_out), 32, &st, &ex, &w), 0);
+	CHECK_EQ_U64(st, addr(fn_lexit));
+	CHECK_EQ_U64(ex, addr(lexit_after));
+	CHECK_EQ_U64(w, (1u << 0) | (1u << 2));
+	/* -O0: stack slots and xmm registers only; the head is before pc */
+	CHECK_EQ_U64(hc_decode_loop_body(addr(lexit0_in), 32, &st, &ex, &w), 0);
+	CHECK(st < addr(lexit0_in) && st > addr(fn_lexit0));
+	CHECK_EQ_U64(ex, addr(lexit0_out));
+	CHECK_EQ_U64(w, 0);
+	/* a call in the body: not one whose registers hold */
+	CHECK(hc_decode_loop_body(addr(lexit_call_in), 32, &st, &ex, &w) == -EINVAL);
+	/* no loop, or outside every function */
+	CHECK(hc_decode_loop_body(addr(lexit_after), 32, &st, &ex, &w) == -EINVAL);
+	CHECK(hc_decode_loop_body(8, 32, &st, &ex, &w) == -ENOENT);
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -1093,5 +1122,6 @@ int main(void)
 	store_before();
 	loop_exits();
 	poll_loops();
+	loop_bodies();
 	return hc_test_done("test_decode_prev");
 }

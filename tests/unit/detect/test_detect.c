@@ -1716,6 +1716,35 @@ static void test_rep_end(void)
 	CHECK(!hc_rep_end(u, 1, 1ull << 41, false, &a, &n));
 }
 
+/* Reader sets (§5.57): what a set stands for, the chunk it watches */
+static void test_reader_sets(void)
+{
+	const uint64_t lo = 0x10000, hi = 0x10000 + 640000, pc = 0x401505;
+
+	/* the first set, another instruction's, outside the block: 1 */
+	CHECK_EQ_U64(hc_reader_count(0, 0, pc, lo + 8, lo, hi, 64), 1);
+	CHECK_EQ_U64(hc_reader_count(pc + 4, lo, pc, lo + 800, lo, hi, 64), 1);
+	CHECK_EQ_U64(hc_reader_count(pc, lo - 8, pc, lo + 800, lo, hi, 64), 1);
+	CHECK_EQ_U64(hc_reader_count(pc, lo, pc, hi, lo, hi, 64), 1);
+	/* a sweep: lines or elements between the two stores, either way */
+	CHECK_EQ_U64(hc_reader_count(pc, lo + 8, pc, lo + 8 + 6400, lo, hi, 64), 100);
+	CHECK_EQ_U64(hc_reader_count(pc, lo + 8, pc, lo + 8 + 6400, lo, hi, 8), 800);
+	CHECK_EQ_U64(hc_reader_count(pc, lo + 6408, pc, lo + 8, lo, hi, 64), 100);
+	CHECK_EQ_U64(hc_reader_count(pc, lo + 8, pc, lo + 16, lo, hi, 64), 1);   /* the same line */
+	CHECK_EQ_U64(hc_reader_count(pc, lo + 8, pc, lo + 16, lo, hi, 8), 1);
+	CHECK_EQ_U64(hc_reader_count(pc, lo, pc, hi - 8, lo, hi, 64), 9999);     /* at most the block's */
+	CHECK_EQ_U64(hc_reader_count(pc, lo, pc, lo + 64, lo, hi, 0), 64);      /* unit 0: bytes */
+	/* the next 8 bytes in the store's line, none after its last */
+	CHECK_EQ_U64(hc_reader_chunk(0x1000, 8), 0x1008);
+	CHECK_EQ_U64(hc_reader_chunk(0x1030, 8), 0x1038);
+	CHECK_EQ_U64(hc_reader_chunk(0x1038, 8), 0);
+	CHECK_EQ_U64(hc_reader_chunk(0x1004, 4), 0x1008);
+	CHECK_EQ_U64(hc_reader_chunk(0x1001, 2), 0x1008);
+	CHECK_EQ_U64(hc_reader_chunk(0x1000, 16), 0x1010);
+	CHECK_EQ_U64(hc_reader_chunk(0x103c, 4), 0);
+	CHECK_EQ_U64(hc_reader_chunk(0x1000, 0), 0x1008);
+}
+
 static void test_lock_sets(void)
 {
 	struct world w;
@@ -2506,6 +2535,7 @@ int main(void)
 	test_join_set_in();
 	test_block_set();
 	test_lock_sets();
+	test_reader_sets();
 	test_sync_words();
 	test_rep_end();
 	test_lock_verdict();

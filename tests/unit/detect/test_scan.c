@@ -212,6 +212,38 @@ static void test_call_or_return(void)
 	CHECK(hc_decode_at_pc(&r, &in) == 0 && !hc_scan_is_call(&in) && !hc_scan_call_or_ret(&in));
 }
 
+/* hc_scan_from (§5.57): from a loop's exit with the registers of a sample
+   inside the loop, those the loop writes not holding: mw_cond -O2's
+   `movsd %xmm0,(%rdx)` after its compute loop, rdx set before it */
+static void test_scan_from(void)
+{
+	/* movsd %xmm0,(%rdx); jmp . (ends the function's straight line) */
+	static const uint8_t c[] = { 0xf2, 0x0f, 0x11, 0x02, 0xeb, 0xfe };
+	struct hc_regs r = { .gregs = gregs };
+	struct hc_scan_result res;
+	uint64_t fs = (uint64_t)(uintptr_t)c;
+
+	regs_reset();
+	/* the loop wrote rax (its counter): the store's address holds */
+	CHECK(hc_scan_from(&r, fs, 1u << 0, fs, fs + sizeof c, 8, false, &priv, readonly, &res) == HC_SCAN_STORE);
+	CHECK_EQ_U64(res.n, 1);
+	CHECK_EQ_U64(res.ev[0].acc.ea, HEAP + 0x200);
+	CHECK_EQ_U64(res.ev[0].acc.size, 8);
+	CHECK_EQ_U64(res.ev[0].pc, fs);
+	CHECK(res.ev[0].store);
+	CHECK_EQ_U64(res.steps, 1);
+	/* the loop wrote rdx: not known */
+	CHECK(hc_scan_from(&r, fs, 1u << 2, fs, fs + sizeof c, 8, false, &priv, readonly, &res) ==
+	      HC_SCAN_UNRESOLVED);
+	/* outside the function; a limit of 0 */
+	CHECK(hc_scan_from(&r, fs + sizeof c, 0, fs, fs + sizeof c, 8, false, &priv, readonly, &res) ==
+	      HC_SCAN_UNRESOLVED);
+	CHECK(hc_scan_from(&r, fs, 0, fs, fs + sizeof c, 0, false, &priv, readonly, &res) == HC_SCAN_UNRESOLVED);
+	/* a stack slot is private: no store to end at, the jmp stops it */
+	gregs[REG_RDX] = (long long)(STACK_HI - 64);
+	CHECK(hc_scan_from(&r, fs, 0, fs, fs + sizeof c, 8, false, &priv, readonly, &res) == HC_SCAN_UNRESOLVED);
+}
+
 int main(void)
 {
 	if (hc_decode_init() < 0) {
@@ -223,5 +255,6 @@ int main(void)
 	test_unresolved();
 	test_return_burst();
 	test_call_or_return();
+	test_scan_from();
 	return hc_test_done("test_scan");
 }
