@@ -588,6 +588,23 @@ int lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t
 	return v;
 }
 
+/* Does [lo, hi) hold a mutex the program locks (its table slot names it)?
+   The lock sets watch such a block (a queue's indices and items beside
+   its mutex: lock_queue); reader sets leave it to them (§5.57). Signal
+   context: loads only. */
+bool lock__in_block(uint64_t lo, uint64_t hi)
+{
+	if (!lock_on)
+		return false;
+	for (uint32_t i = 0; i < RT_LOCK_SLOTS; i++) {
+		uint64_t m = LD(slots[i].mutex);
+
+		if (m >= lo && m < hi)
+			return true;
+	}
+	return false;
+}
+
 /* Has any thread taken a mutex another thread released (reader sets'
    weights are on the lock sets' scale, §5.57)? Signal context: a load. */
 bool lock__seen(void)

@@ -348,4 +348,13 @@ static inline bool rt_pset_written(uint32_t resident, uint32_t asked)
 	return asked > 0 && 2 * resident >= asked;
 }
 
+/* Reader sets (detection.md §5.57): after RT_READER_DRY sets armed with no
+   communication since, only one ask in RT_READER_DRY (the asker's count)
+   may arm. Pure. */
+#define RT_READER_DRY 16u
+static inline bool rt_reader_allows(uint64_t dry, uint64_t asked)
+{
+	return dry < RT_READER_DRY || asked % RT_READER_DRY == 0;
+}
+
 #endif

@@ -79,7 +79,7 @@
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
-	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_budget) X(reader_armed) X(reader_adopts) \
+	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
 	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(reader_chased)
 
 struct rt_counters {
@@ -566,6 +566,7 @@ int lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len);
 bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len);
 bool lock__mutex_word(uint64_t addr);
 bool lock__seen(void);            /* a hand-off seen in the process (reader sets, §5.57) */
+bool lock__in_block(uint64_t lo, uint64_t hi);   /* a locked mutex in [lo, hi) (§5.57) */
 /* the verdict of a process-wide lock set's trap (signal context): 1 true,
    0 false, -1 no transfer, -2 system code */
 /* §5.53: a process-wide lock set's trap after a later releaser of its

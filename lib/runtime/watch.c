@@ -92,6 +92,7 @@ static struct {
 	                                 HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS each */
 	uint64_t lock_spent_ns;       /* lock sets' arms (and a trap each): wall ns (atomic) */
 	uint64_t reader_spent_ns;     /* reader sets' arms (and a trap each): wall ns (atomic, §5.57) */
+	uint64_t reader_dry;          /* reader sets armed since the last one's communication (atomic) */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
 	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
@@ -913,7 +914,8 @@ int watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t 
    another thread is then a communication judged as exact mode's last
    writer rule judges the line's move — a read before the element was
    written false, after it true, another writer's store beside it false.
-   Owned by nobody (the writer's next sample does not end it). A trap
+   Owned by nobody (the writer's next sample does not end it); not in a
+   block that holds a mutex (lock__in_block: the lock sets'). A trap
    weighs what a lock set's trap weighs per transfer (HPCRUN_COMM_LOCK_NS):
    times the lines the store's instruction wrote since the thread's last
    reader set when a reader's load trapped (a line moves once to its
@@ -941,6 +943,21 @@ void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		t->cnt.reader_busy++;
 		return;
 	}
+	/* a program whose swept lines nobody else touches (pigz's buffers:
+	   26-82 sets a run, no communication) keeps the set from the others:
+	   after RT_READER_DRY sets without a communication, one ask in
+	   RT_READER_DRY arms */
+	if (!rt_reader_allows(__atomic_load_n(&pset.reader_dry, __ATOMIC_RELAXED), t->cnt.reader_asked)) {
+		t->cnt.reader_dry++;
+		return;
+	}
+	/* a block holding a mutex is the lock sets' (lock_queue's queue: its
+	   items' next element is judged by the indices beside them, which
+	   one watched element does not see) */
+	if (lock__in_block(lo, hi)) {
+		t->cnt.reader_lock_block++;
+		return;
+	}
 	/* a budget of their own, as the lock sets' (HPCRUN_COMM_READER_BUDGET,
 	   permille of the process's CPU time): the regular one is spent by the
 	   switches of a process that blocks on its locks (mw_cond -O2 -t 2: 183
@@ -965,6 +982,7 @@ void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		return;
 	t->cnt.reader_armed++;
 	t->cnt.watch_armed++;
+	__atomic_add_fetch(&pset.reader_dry, 1, __ATOMIC_RELAXED);
 	t->reader.pc = leaf;
 	t->reader.addr = s->addr;
 }
@@ -2153,6 +2171,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		if (comm.weight == 0)
 			comm.weight = 1;
 		t->cnt.reader_comms++;
+		__atomic_store_n(&pset.reader_dry, 0, __ATOMIC_RELAXED);
 		if (s.is_store)
 			t->cnt.reader_writers++;
 	}

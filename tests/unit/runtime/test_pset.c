@@ -394,8 +394,21 @@ static void edge_words(void)
 	CHECK(RT_PSET_EDGE_PAIR != RT_PSET_NOBODY);
 }
 
+/* reader sets (§5.57): after RT_READER_DRY sets without a communication,
+   one ask in RT_READER_DRY */
+static void reader_dry(void)
+{
+	CHECK(rt_reader_allows(0, 1));
+	CHECK(rt_reader_allows(RT_READER_DRY - 1, 7));
+	CHECK(!rt_reader_allows(RT_READER_DRY, 7));
+	CHECK(!rt_reader_allows(1000, RT_READER_DRY + 1));
+	CHECK(rt_reader_allows(RT_READER_DRY, 2 * RT_READER_DRY));
+	CHECK(rt_reader_allows(1000, 0));
+}
+
 int main(void)
 {
+	reader_dry();
 	edge_words();
 	written_block();
 	chain();
