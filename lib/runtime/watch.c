@@ -1359,9 +1359,15 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	   native), else it asks the gates as a regular set does. A region's
 	   (§5.41) asks the gates unless HPCRUN_COMM_HANDOFF_REGION_UNGATED=1
 	   (§5.42: LULESH 2x, whose 4 gated threads the region sets opened,
-	   cost 2.73x native against 1.06x). */
+	   cost 2.73x native against 1.06x). In a crowded process a
+	   hand-off set asks the gates too unless
+	   HPCRUN_COMM_HANDOFF_UNGATED_CROWDED=1 (cost.h rt_handoff_opens:
+	   the 2x OpenMP stencil's workers, performance.md "Session 23"). */
 	bool start = t->det.start_set && (!t->det.handoff_set ||
-	             (t->det.handoff_region ? hc_rt.opt.handoff_region_ungated : hc_rt.opt.handoff_ungated));
+	             (t->det.handoff_region ? hc_rt.opt.handoff_region_ungated
+	                                    : rt_handoff_opens(hc_rt.opt.handoff_ungated,
+	                                                       hc_rt.opt.handoff_ungated_crowded,
+	                                                       thread__crowded())));
 
 	/* A thread that gets a small share of a CPU now is likely to be
 	   descheduled between its arm and its partner's access, or in the

@@ -217,9 +217,22 @@ static void share(void)
 	CHECK(rt_share_low(1, UINT64_MAX, 1, 500000));         /* no overflow */
 }
 
+/* Hand-off sets open a gated thread's registers (HPCRUN_COMM_HANDOFF_UNGATED)
+   but, by default, not in a crowded process (..._UNGATED_CROWDED). */
+static void handoff_opens(void)
+{
+	CHECK(rt_handoff_opens(true, false, false));    /* not crowded: opens */
+	CHECK(!rt_handoff_opens(true, false, true));    /* crowded: asks the gate */
+	CHECK(rt_handoff_opens(true, true, true));      /* crowded, switch on */
+	CHECK(!rt_handoff_opens(false, true, false));   /* UNGATED=0: never */
+	CHECK(!rt_handoff_opens(false, true, true));
+	CHECK(RT_HANDOFF_UNGATED_CROWDED_DEFAULT == 0);
+}
+
 int main(void)
 {
 	share();
+	handoff_opens();
 	histograms();
 	gate();
 	return hc_test_done("test_cost");
