@@ -221,18 +221,18 @@ static inline bool rt_share_low(uint64_t prev_ns, uint64_t now_ns, uint32_t shar
 
 /* Does a hand-off set (detection.md §5.36) open a gated thread's registers
    as a start set does? HPCRUN_COMM_HANDOFF_UNGATED (`ungated`, default 1)
-   says yes, but in a crowded process only while
-   HPCRUN_COMM_HANDOFF_UNGATED_CROWDED (`ungated_crowded`) says so too:
-   there the opened thread is an oversubscribed team member that blocks at
-   every barrier, and its un-cloned perf context costs each of its switches
-   and its siblings' (the 4-thread OpenMP stencil on 2 CPUs: 1-2 workers
-   opened a run by hand-off sets, ~110 of ~5,700 perf samples of the run in
-   the context switch, performance.md "Session 23"). Refused, the set asks
-   the switch gate like a regular set. Pure. */
-#define RT_HANDOFF_UNGATED_CROWDED_DEFAULT 0u   /* performance.md "Session 23" */
-static inline bool rt_handoff_opens(bool ungated, bool ungated_crowded, bool crowded)
+   says yes, but in a crowded process only while fewer than `cap` threads
+   (HPCRUN_COMM_HANDOFF_UNGATED_CROWDED) were opened that way already
+   (`opened`): there an opened thread is an oversubscribed team member that
+   blocks at every barrier, and its un-cloned perf context costs each of
+   its switches and its siblings' (the 4-thread OpenMP stencil on 2 CPUs:
+   1-2 workers opened a run by hand-off sets, ~140 of ~5,300 perf samples
+   of the run, performance.md "Session 23"). Refused, the set asks the
+   switch gate like a regular set. Pure. */
+#define RT_HANDOFF_UNGATED_CROWDED_DEFAULT 1u   /* threads; performance.md "Session 23" */
+static inline bool rt_handoff_opens(bool ungated, uint32_t cap, bool crowded, uint32_t opened)
 {
-	return ungated && (!crowded || ungated_crowded);
+	return ungated && (!crowded || opened < cap);
 }
 
 static inline bool rt_switch_gate_allows(struct rt_switch_gate *g, uint64_t cpu_ns, uint64_t sw)

@@ -418,8 +418,8 @@ static void read_options(struct rt_options *o)
 	if (o->handoff_life > 1024)
 		process__fatal("HPCRUN_COMM_HANDOFF_LIFE: %u is more than 1024 samples", o->handoff_life);
 	o->handoff_ungated = env_u64("HPCRUN_COMM_HANDOFF_UNGATED", 1) != 0;
-	o->handoff_ungated_crowded = env_u64("HPCRUN_COMM_HANDOFF_UNGATED_CROWDED",
-	                                     RT_HANDOFF_UNGATED_CROWDED_DEFAULT) != 0;
+	o->handoff_ungated_crowded = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_UNGATED_CROWDED",
+	                                               RT_HANDOFF_UNGATED_CROWDED_DEFAULT);
 	o->handoff_region = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_REGION", 2);   /* §5.41; default 2 since §5.42 */
 	if (o->handoff_region > 2)
 		process__fatal("HPCRUN_COMM_HANDOFF_REGION: %u is not 0, 1 or 2", o->handoff_region);
@@ -905,10 +905,9 @@ static void process_init(bool after_fork)
 			        "watch_armed_handoff, handoff_ungated, handoff_gated, handoff_capped, handoff_comms)",
 			        HC_HANDOFF_BLOCK_MIN / 1024, hc_rt.dcfg.nwatch,
 			        (unsigned long long)(hc_rt.dcfg.handoff_window / 1024), HC_HANDOFF_LINES_PER_TRAP,
-			        hc_rt.dcfg.handoff_life, !hc_rt.opt.handoff_ungated ? "asks the switch and share gates" :
-			        hc_rt.opt.handoff_ungated_crowded ? "opens a gated thread's registers (as a start set)" :
-			        "opens a gated thread's registers (as a start set) while the process is not crowded, "
-			        "else asks the switch and share gates (HPCRUN_COMM_HANDOFF_UNGATED_CROWDED=0)");
+			        hc_rt.dcfg.handoff_life, hc_rt.opt.handoff_ungated ?
+			        "opens a gated thread's registers (as a start set)" : "asks the switch and share gates");
+
 		else
 			process__log("hand-off sets: off (HPCRUN_COMM_HANDOFF_LIFE=0)");
 		if (hc_rt.dcfg.handoff_life)

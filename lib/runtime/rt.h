@@ -333,7 +333,7 @@ struct rt_options {
 	uint64_t lock_before;       /* a non-heap mutex's neighbourhood starts this many bytes before it (§5.38) */
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
-	bool     handoff_ungated_crowded; /* ... in a crowded process too (performance.md "Session 23") */
+	uint32_t handoff_ungated_crowded; /* ... in a crowded process at most this many threads (performance.md "Session 23") */
 	uint32_t handoff_region;    /* ... small blocks' 1 MiB regions have writer records: 1 loads and
 	                               stores arm sets there, 2 stores only, 0 off (§5.41) */
 	bool     handoff_stores;    /* ... a store sample arms one too (§5.41) */
@@ -525,6 +525,7 @@ struct rt_thread *thread__begin(uint32_t index, uint32_t creator, uint32_t creat
 void thread__end(struct rt_thread *t);
 bool thread__watch_allowed(struct rt_thread *t);
 bool thread__crowded(void);
+uint32_t watch__handoff_crowded_opened(void);
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
 #define RT_PAGE 4096u
 

@@ -1345,6 +1345,15 @@ int watch__arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	return ret;
 }
 
+/* Threads whose registers a hand-off set opened in a crowded process
+   (HPCRUN_COMM_HANDOFF_UNGATED_CROWDED caps them; a log figure). */
+static uint32_t handoff_crowded_opened;
+
+uint32_t watch__handoff_crowded_opened(void)
+{
+	return __atomic_load_n(&handoff_crowded_opened, __ATOMIC_RELAXED);
+}
+
 /* Per-thread arms refused because the thread was preempted
    (HPCRUN_COMM_ARM_SHARE, soft.c's share_low; a log figure). */
 static uint64_t arms_share_refused;
@@ -1361,13 +1370,16 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	   (§5.42: LULESH 2x, whose 4 gated threads the region sets opened,
 	   cost 2.73x native against 1.06x). In a crowded process a
 	   hand-off set asks the gates too unless
-	   HPCRUN_COMM_HANDOFF_UNGATED_CROWDED=1 (cost.h rt_handoff_opens:
-	   the 2x OpenMP stencil's workers, performance.md "Session 23"). */
+	   it has opened HPCRUN_COMM_HANDOFF_UNGATED_CROWDED threads already
+	   (cost.h rt_handoff_opens: the 2x OpenMP stencil's workers,
+	   performance.md "Session 23"). */
+	bool crowded = t->det.handoff_set && !t->watch.opened && thread__crowded();
 	bool start = t->det.start_set && (!t->det.handoff_set ||
 	             (t->det.handoff_region ? hc_rt.opt.handoff_region_ungated
 	                                    : rt_handoff_opens(hc_rt.opt.handoff_ungated,
-	                                                       hc_rt.opt.handoff_ungated_crowded,
-	                                                       thread__crowded())));
+	                                                       hc_rt.opt.handoff_ungated_crowded, crowded,
+	                                                       __atomic_load_n(&handoff_crowded_opened,
+	                                                                       __ATOMIC_RELAXED))));
 
 	/* A thread that gets a small share of a CPU now is likely to be
 	   descheduled between its arm and its partner's access, or in the
@@ -1395,8 +1407,11 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 		return -EAGAIN;
 	}
 	if (!t->watch.opened) {
-		if (start && t->det.handoff_set)
+		if (start && t->det.handoff_set) {
 			t->cnt.handoff_ungated++;
+			if (crowded)    /* two threads at once may both pass the cap: a log figure says */
+				__atomic_add_fetch(&handoff_crowded_opened, 1, __ATOMIC_RELAXED);
+		}
 		else if (start)
 			t->cnt.start_sets_ungated++;
 		open_all(t);
@@ -2216,6 +2231,11 @@ void watch__log(void)
 		process__log("watchpoints: %llu per-thread arms refused while the thread had less than %u %% of "
 		             "a CPU since its previous sample (HPCRUN_COMM_ARM_SHARE)",
 		             (unsigned long long)arms_share_refused, hc_rt.opt.arm_share);
+	if (hc_rt.dcfg.handoff_life && hc_rt.opt.handoff_ungated)
+		process__log("hand-off sets in a crowded process: open at most %u gated threads' registers, "
+		             "then ask the switch and share gates like a regular set "
+		             "(HPCRUN_COMM_HANDOFF_UNGATED_CROWDED): %u opened",
+		             hc_rt.opt.handoff_ungated_crowded, watch__handoff_crowded_opened());
 	if (!pset.n) {
 		if (hc_rt.opt.procset > 0 && hc_rt.sampler_kind == HC_SAMPLER_SOFT)
 			process__log("process-wide watch set: none (HPCRUN_COMM_PROCSET=%d; no registers, "

@@ -217,16 +217,17 @@ static void share(void)
 	CHECK(rt_share_low(1, UINT64_MAX, 1, 500000));         /* no overflow */
 }
 
-/* Hand-off sets open a gated thread's registers (HPCRUN_COMM_HANDOFF_UNGATED)
-   but, by default, not in a crowded process (..._UNGATED_CROWDED). */
+/* Hand-off sets open a gated thread's registers (HPCRUN_COMM_HANDOFF_UNGATED),
+   in a crowded process at most `cap` threads (..._UNGATED_CROWDED). */
 static void handoff_opens(void)
 {
-	CHECK(rt_handoff_opens(true, false, false));    /* not crowded: opens */
-	CHECK(!rt_handoff_opens(true, false, true));    /* crowded: asks the gate */
-	CHECK(rt_handoff_opens(true, true, true));      /* crowded, switch on */
-	CHECK(!rt_handoff_opens(false, true, false));   /* UNGATED=0: never */
-	CHECK(!rt_handoff_opens(false, true, true));
-	CHECK(RT_HANDOFF_UNGATED_CROWDED_DEFAULT == 0);
+	CHECK(rt_handoff_opens(true, 0, false, 5));     /* not crowded: opens, whatever the count */
+	CHECK(!rt_handoff_opens(true, 0, true, 0));     /* crowded, cap 0: asks the gate */
+	CHECK(rt_handoff_opens(true, 1, true, 0));      /* crowded, the first thread */
+	CHECK(!rt_handoff_opens(true, 1, true, 1));     /* ... not the second */
+	CHECK(rt_handoff_opens(true, 4, true, 3));
+	CHECK(!rt_handoff_opens(false, 4, false, 0));   /* UNGATED=0: never */
+	CHECK(!rt_handoff_opens(false, 4, true, 0));
 }
 
 int main(void)
