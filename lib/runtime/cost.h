@@ -229,7 +229,7 @@ static inline bool rt_share_low(uint64_t prev_ns, uint64_t now_ns, uint32_t shar
    1-2 workers opened a run by hand-off sets, ~140 of ~5,300 perf samples
    of the run, performance.md "Session 23"). Refused, the set asks the
    switch gate like a regular set. Pure. */
-#define RT_HANDOFF_UNGATED_CROWDED_DEFAULT 1u   /* threads; performance.md "Session 23" */
+#define RT_HANDOFF_UNGATED_CROWDED_DEFAULT 0u   /* threads; performance.md "Session 23" */
 static inline bool rt_handoff_opens(bool ungated, uint32_t cap, bool crowded, uint32_t opened)
 {
 	return ungated && (!crowded || opened < cap);
