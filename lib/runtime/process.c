@@ -418,8 +418,11 @@ static void read_options(struct rt_options *o)
 	if (o->handoff_life > 1024)
 		process__fatal("HPCRUN_COMM_HANDOFF_LIFE: %u is more than 1024 samples", o->handoff_life);
 	o->handoff_ungated = env_u64("HPCRUN_COMM_HANDOFF_UNGATED", 1) != 0;
-	o->handoff_ungated_crowded = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_UNGATED_CROWDED",
-	                                               RT_HANDOFF_UNGATED_CROWDED_DEFAULT);
+	{
+		uint64_t cap = env_u64("HPCRUN_COMM_HANDOFF_UNGATED_CROWDED", RT_HANDOFF_UNGATED_CROWDED_DEFAULT);
+
+		o->handoff_ungated_crowded = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;   /* threads */
+	}
 	o->handoff_region = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_REGION", 2);   /* §5.41; default 2 since §5.42 */
 	if (o->handoff_region > 2)
 		process__fatal("HPCRUN_COMM_HANDOFF_REGION: %u is not 0, 1 or 2", o->handoff_region);

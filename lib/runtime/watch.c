@@ -2232,10 +2232,17 @@ void watch__log(void)
 		             "a CPU since its previous sample (HPCRUN_COMM_ARM_SHARE)",
 		             (unsigned long long)arms_share_refused, hc_rt.opt.arm_share);
 	if (hc_rt.dcfg.handoff_life && hc_rt.opt.handoff_ungated)
-		process__log("hand-off sets in a crowded process: open at most %u gated threads' registers, "
-		             "then ask the switch and share gates like a regular set "
-		             "(HPCRUN_COMM_HANDOFF_UNGATED_CROWDED): %u opened",
-		             hc_rt.opt.handoff_ungated_crowded, watch__handoff_crowded_opened());
+	{
+		if (hc_rt.opt.handoff_ungated_crowded == UINT32_MAX)
+			process__log("hand-off sets in a crowded process: open gated threads' registers, no cap "
+			             "(HPCRUN_COMM_HANDOFF_UNGATED_CROWDED=N: at most N, then ask the gates): %u opened",
+			             watch__handoff_crowded_opened());
+		else
+			process__log("hand-off sets in a crowded process: open at most %u gated threads' registers, "
+			             "then ask the switch and share gates like a regular set "
+			             "(HPCRUN_COMM_HANDOFF_UNGATED_CROWDED): %u opened",
+			             hc_rt.opt.handoff_ungated_crowded, watch__handoff_crowded_opened());
+	}
 	if (!pset.n) {
 		if (hc_rt.opt.procset > 0 && hc_rt.sampler_kind == HC_SAMPLER_SOFT)
 			process__log("process-wide watch set: none (HPCRUN_COMM_PROCSET=%d; no registers, "

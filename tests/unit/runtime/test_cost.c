@@ -228,7 +228,7 @@ static void handoff_opens(void)
 	CHECK(rt_handoff_opens(true, 4, true, 3));
 	CHECK(!rt_handoff_opens(false, 4, false, 0));   /* UNGATED=0: never */
 	CHECK(!rt_handoff_opens(false, 4, true, 0));
-	CHECK(!rt_handoff_opens(true, RT_HANDOFF_UNGATED_CROWDED_DEFAULT, true, 0));   /* the default: none */
+	CHECK(rt_handoff_opens(true, RT_HANDOFF_UNGATED_CROWDED_DEFAULT, true, 1000));   /* the default: no cap */
 }
 
 int main(void)
