@@ -1029,6 +1029,16 @@ uint64_t hc_reader_count(uint64_t prev_pc, uint64_t prev_addr, uint64_t pc, uint
 	return n == 0 ? 1 : n > cap ? cap : n;
 }
 
+uint64_t hc_reader_scaled(uint64_t w, uint64_t weighed, uint64_t total)
+{
+	unsigned __int128 x;
+
+	if (total == 0 || weighed >= total)
+		return w;
+	x = (unsigned __int128)w * weighed / total;
+	return x == 0 ? 1 : x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
 uint64_t hc_reader_chunk(uint64_t addr, uint32_t len)
 {
 	uint64_t next = (addr + (len ? len : 1) + CHUNK - 1) & ~(uint64_t)(CHUNK - 1);

@@ -665,6 +665,10 @@ int hc_lock_after_verdict(uint64_t line, uint64_t bytes, uint64_t acc, uint32_t 
    another instruction's or outside the block. Pure. */
 uint64_t hc_reader_count(uint64_t prev_pc, uint64_t prev_addr, uint64_t pc, uint64_t addr, uint64_t lo,
                          uint64_t hi, uint32_t unit);
+/* A reader set's weight w on the lock traps' scale: w times the share of
+   the lock traps' hand-offs their caps let them weigh (weighed of total),
+   at least 1. Pure. */
+uint64_t hc_reader_scaled(uint64_t w, uint64_t weighed, uint64_t total);
 /* The chunk a reader set watches for a store [addr, addr+len): the 8-byte
    chunk right after it (the next element of a sweep: its reader's or
    another writer's next access), 0 when that is past the store's line. */

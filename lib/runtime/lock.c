@@ -71,6 +71,17 @@ static struct lock_sites sites[RT_LOCK_SLOTS][4];
 static int lock_on;
 static uint64_t pset_handoffs;     /* hand-offs since the last process-wide lock set (atomic) */
 static int handoff_seen;           /* a hand-off came (reader sets, §5.57; atomic) */
+static uint64_t scale_total, scale_weighed;   /* hand-offs lock weights stood for, and weighed after the caps (atomic) */
+
+/* A lock weight's hand-offs n, capped: both noted (reader sets' scale, §5.57). */
+static uint64_t capped(uint64_t n, uint64_t cap)
+{
+	uint64_t c = n < cap ? n : cap;
+
+	__atomic_add_fetch(&scale_total, n ? n : 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&scale_weighed, c ? c : 1, __ATOMIC_RELAXED);
+	return c;
+}
 
 #define LD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define ST(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
@@ -549,9 +560,7 @@ static void pset_after(struct rt_thread *t)
 	t->lock.parm = false;
 	if (!hc_guard_enter(t))
 		return;
-	n = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
-	if (n > hc_rt.opt.lock_pset_cap)
-		n = hc_rt.opt.lock_pset_cap;
+	n = capped(__atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED), hc_rt.opt.lock_pset_cap);
 	wgt = (n ? n : 1) * hc_rt.opt.lock_ns;
 	if (watch__pset_lock(t, &t->lock.parm_e, t->lock.parm_addr, t->lock.parm_slot, t->lock.parm_lo,
 	                     t->lock.parm_changed, t->lock.parm_bytes, wgt) == 0) {
@@ -603,6 +612,14 @@ bool lock__in_block(uint64_t lo, uint64_t hi)
 			return true;
 	}
 	return false;
+}
+
+/* The lock weights' hand-offs so far, weighed after the caps and all
+   (HPCRUN_COMM_READER_SCALE, §5.57). Signal context: loads. */
+void lock__scale(uint64_t *weighed, uint64_t *total)
+{
+	*weighed = __atomic_load_n(&scale_weighed, __ATOMIC_RELAXED);
+	*total = __atomic_load_n(&scale_total, __ATOMIC_RELAXED);
 }
 
 /* Has any thread taken a mutex another thread released (reader sets'
@@ -672,7 +689,7 @@ static __attribute__((noinline)) void released(const void *m)
    access of that cost (period x cost / period). */
 static uint64_t weight(const struct rt_thread *t)
 {
-	uint64_t n = t->lock.pending < hc_rt.opt.lock_cap ? t->lock.pending : hc_rt.opt.lock_cap;
+	uint64_t n = capped(t->lock.pending, hc_rt.opt.lock_cap);
 
 	return (n ? n : 1) * hc_rt.opt.lock_ns;
 }

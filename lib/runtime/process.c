@@ -392,6 +392,8 @@ static void read_options(struct rt_options *o)
 	o->reader_budget = (uint32_t)env_u64("HPCRUN_COMM_READER_BUDGET", 10);
 	o->reader_loop = (uint32_t)env_u64("HPCRUN_COMM_READER_LOOP", 32);
 	o->reader_chase = env_u64("HPCRUN_COMM_READER_CHASE", 1) != 0;
+	o->reader_scale = env_u64("HPCRUN_COMM_READER_SCALE", 0) != 0;
+	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
 	if (o->reader_loop > 256)
 		process__fatal("HPCRUN_COMM_READER_LOOP: %u instructions is more than 256", o->reader_loop);
 	o->lock_store = (uint32_t)env_u64("HPCRUN_COMM_LOCK_STORE", 32);
@@ -995,22 +997,24 @@ static void process_init(bool after_fork)
 			        "%s (HPCRUN_COMM_LOCK_PSET_AFTER; counters lock_after_writes, lock_after_peer, "
 			        "lock_after_own, lock_after_noctx)", hc_rt.opt.lock_pset_after ? "on" : "off");
 		if (on)
-			process__log("reader sets: a sampled store in a heap block holding no mutex, once a hand-off of a mutex "
-			        "was seen, and "
-			        "the 8 bytes after it in its line watched by the idle process-wide set, the publisher's own "
-			        "store there its new entry; a trap weighs %llu ns (HPCRUN_COMM_LOCK_NS) per line (a load) or "
-			        "element (a store) the store's instruction wrote since the thread's last reader set "
-			        "(detection.md §5.57): %s (HPCRUN_COMM_READER_SETS; a budget of %u permille of the process's "
-			        "CPU time, HPCRUN_COMM_READER_BUDGET; after 16 sets without a communication one ask in 16; "
-			        "counters reader_asked, reader_edge, reader_busy, reader_dry, reader_lock_block, reader_budget, "
-			        "reader_armed, "
-			        "reader_adopts, reader_comms, reader_writers); also the store "
-			        "a sample's loop of the start routine ends with, its exit within %u instructions "
-			        "(HPCRUN_COMM_READER_LOOP, 0 = off; counters reader_loops, reader_loop_none); the watch moved on "
-			        "to the next element at the publisher's own store: %s (HPCRUN_COMM_READER_CHASE; counter "
-			        "reader_chased)",
+			process__log("reader sets: a store in a heap block holding no mutex, once a hand-off of a mutex was "
+			        "seen, and the 8 bytes after it in its line watched by the idle process-wide set, the "
+			        "publisher's own store there its new entry; a trap weighs %llu ns (HPCRUN_COMM_LOCK_NS) per "
+			        "line (a load) or element (a store) the store's instruction wrote since the thread's last "
+			        "reader set (detection.md §5.57): %s (HPCRUN_COMM_READER_SETS; a budget of %u permille of "
+			        "the process's CPU time, HPCRUN_COMM_READER_BUDGET; after 16 sets without a communication "
+			        "one ask in 16; counters reader_asked, reader_edge, reader_busy, reader_dry, "
+			        "reader_lock_block, reader_budget, reader_armed, reader_adopts, reader_comms, reader_writers)",
 			        (unsigned long long)hc_rt.opt.lock_ns, hc_rt.opt.reader_sets ? "on" : "off",
-			        hc_rt.opt.reader_budget, hc_rt.opt.reader_loop, hc_rt.opt.reader_chase ? "on" : "off");
+			        hc_rt.opt.reader_budget);
+		if (on)
+			process__log("reader sets' stores: the one a sample's loop of the start routine ends with, its exit "
+			        "within %u instructions (HPCRUN_COMM_READER_LOOP, 0 = off; counters reader_loops, "
+			        "reader_loop_none); sampled stores too: %s (HPCRUN_COMM_READER_SAMPLES); the watch moved on "
+			        "to the next element at the publisher's own store: %s (HPCRUN_COMM_READER_CHASE; counter "
+			        "reader_chased); a trap weighed as the lock traps' caps weigh their hand-offs: %s "
+			        "(HPCRUN_COMM_READER_SCALE)", hc_rt.opt.reader_loop, hc_rt.opt.reader_samples ? "on" : "off",
+			        hc_rt.opt.reader_chase ? "on" : "off", hc_rt.opt.reader_scale ? "on" : "off");
 		if (on)
 			process__log("lock sets: a releaser's context at its latest store up to %u instructions before "
 			        "its unlock (HPCRUN_COMM_LOCK_STORE, 0 = at the unlock; counter lock_ctx_store); a watched "

@@ -383,7 +383,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	record__apply_set(t, &res);
 	watch__pset_sample(t, s, leaf);   /* a thread the switch gate refuses (watch.c) */
 	pipe__sample(t, leaf, s);   /* pipeline sets (pipe.c) */
-	if (b.size && res.published == 1)
+	if (b.size && res.published == 1 && hc_rt.opt.reader_samples)
 		watch__pset_reader(t, s, leaf, b.base, b.base + b.size);   /* reader sets (§5.57) */
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		debug_detect(t, s, leaf, &res, &comm);

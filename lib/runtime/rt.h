@@ -327,6 +327,8 @@ struct rt_options {
 	uint32_t reader_budget;     /* ... their own budget, permille of the process's CPU time */
 	uint32_t reader_loop;       /* ... from a loop's exit: instructions to its back-edge at most, 0 = off */
 	uint32_t reader_chase;      /* ... on to the next element at the publisher's own store */
+	uint32_t reader_scale;      /* ... weighed as the lock traps' caps weigh their hand-offs */
+	uint32_t reader_samples;    /* ... from sampled stores too, not only a loop's exit */
 	uint32_t lock_store;        /* a releaser's context ends at its store, up to this many instructions before its unlock (§5.49) */
 	uint32_t lock_store_word;   /* ... at the store that names the watched word's address, if one does */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
@@ -569,6 +571,7 @@ bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t a
 bool lock__mutex_word(uint64_t addr);
 bool lock__seen(void);            /* a hand-off seen in the process (reader sets, §5.57) */
 bool lock__in_block(uint64_t lo, uint64_t hi);   /* a locked mutex in [lo, hi) (§5.57) */
+void lock__scale(uint64_t *weighed, uint64_t *total);   /* lock weights' hand-offs, capped and all (§5.57) */
 /* the verdict of a process-wide lock set's trap (signal context): 1 true,
    0 false, -1 no transfer, -2 system code */
 /* §5.53: a process-wide lock set's trap after a later releaser of its

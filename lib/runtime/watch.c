@@ -975,6 +975,17 @@ void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t
 	}
 	rd.weight = ns * hc_reader_count(t->reader.pc, t->reader.addr, leaf, s->addr, lo, hi, HC_LINE);
 	rd.weight_store = ns * hc_reader_count(t->reader.pc, t->reader.addr, leaf, s->addr, lo, hi, len);
+	/* HPCRUN_COMM_READER_SCALE: on the lock traps' scale as their caps
+	   make it, the share of the hand-offs they weigh */
+	if (hc_rt.opt.reader_scale) {
+		uint64_t wd, tot;
+
+		lock__scale(&wd, &tot);
+		if (tot > 0 && wd < tot) {
+			rd.weight = hc_reader_scaled(rd.weight, wd, tot);
+			rd.weight_store = hc_reader_scaled(rd.weight_store, wd, tot);
+		}
+	}
 	t0 = process__now();
 	r = pset_arm_set_l(t, &e, 1, false, 0, &addr, 1, false, 0, 0, false, false, NULL, &rd, 0);
 	__atomic_add_fetch(&pset.reader_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);

@@ -1734,7 +1734,14 @@ static void test_reader_sets(void)
 	CHECK_EQ_U64(hc_reader_count(pc, lo + 8, pc, lo + 16, lo, hi, 8), 1);
 	CHECK_EQ_U64(hc_reader_count(pc, lo, pc, hi - 8, lo, hi, 64), 9999);     /* at most the block's */
 	CHECK_EQ_U64(hc_reader_count(pc, lo, pc, lo + 64, lo, hi, 0), 64);      /* unit 0: bytes */
-	/* the next 8 bytes in the store's line, none after its last */
+	/* on the lock traps' scale: their capped share of the hand-offs */
+	CHECK_EQ_U64(hc_reader_scaled(6400, 1, 4), 1600);
+	CHECK_EQ_U64(hc_reader_scaled(6400, 4, 4), 6400);
+	CHECK_EQ_U64(hc_reader_scaled(6400, 5, 4), 6400);
+	CHECK_EQ_U64(hc_reader_scaled(6400, 0, 0), 6400);
+	CHECK_EQ_U64(hc_reader_scaled(100, 1, 1000), 1);      /* at least 1 */
+	CHECK_EQ_U64(hc_reader_scaled(UINT64_MAX, 1, 2), UINT64_MAX / 2);
+		/* the next 8 bytes in the store's line, none after its last */
 	CHECK_EQ_U64(hc_reader_chunk(0x1000, 8), 0x1008);
 	CHECK_EQ_U64(hc_reader_chunk(0x1030, 8), 0x1038);
 	CHECK_EQ_U64(hc_reader_chunk(0x1038, 8), 0);
