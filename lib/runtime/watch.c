@@ -998,6 +998,18 @@ void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t
 	t->reader.addr = s->addr;
 }
 
+/* A set's trapped access becomes its new entry (reader_adopt,
+   zone_adopt): shared, now, on this CPU, with its calling context; false
+   when the walk faulted. Signal context. */
+static bool adopt_access(struct rt_thread *t, void *uctx, uint64_t leaf, struct hc_sample *s)
+{
+	s->is_private = false;
+	s->time = process__now();
+	s->cpu = regs__cpu();
+	s->ctx = cct__context(t, uctx, leaf);
+	return s->ctx != HC_NONE;
+}
+
 /* A reader set's publisher stored the watched chunk: that store is the
    entry from now on (§5.57), under a new generation. Signal context. */
 static void reader_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t leaf, struct hc_sample *s)
@@ -1005,11 +1017,7 @@ static void reader_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t l
 	uint64_t gen = rt_pset_gen_of(w), busy = rt_pset_word(gen, RT_PSET_BUSY), next;
 	struct hc_bb_entry e;
 
-	s->is_private = false;
-	s->time = process__now();
-	s->cpu = regs__cpu();
-	s->ctx = cct__context(t, uctx, leaf);
-	if (s->ctx == HC_NONE)
+	if (!adopt_access(t, uctx, leaf, s))
 		return;
 	e = hc_detect_entry(&t->det, s);
 	e.mask = hc_line_bytes(e.line, s->addr, s->len ? s->len : 1);
@@ -1817,11 +1825,7 @@ static void zone_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t lea
 	uint64_t gen = rt_pset_gen_of(w), busy = rt_pset_word(gen, RT_PSET_BUSY), nw;
 	struct hc_bb_entry e;
 
-	s->is_private = false;
-	s->time = process__now();
-	s->cpu = regs__cpu();
-	s->ctx = cct__context(t, uctx, leaf);
-	if (s->ctx == HC_NONE)             /* the walk faulted: trap dropped */
+	if (!adopt_access(t, uctx, leaf, s))   /* the walk faulted: trap dropped */
 		return;
 	soft__note_access(t, leaf, s);
 	t->det.moving = t->det.fixed = false;
