@@ -1706,11 +1706,13 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
    process-wide set, which refuses nearly all: mw_cond -t 4, 2 armed of
    256): that store, not yet made, is a reader set's (watch__pset_reader,
    HPCRUN_COMM_READER_LOOP instructions at most to the loop's back-edge, 0 =
-   off; counters reader_loops, reader_loop_none). Nothing is published: the
+   off; counters reader_loops, reader_loop_none; the loop's decode is kept
+   per PC in loop[]). Nothing is published: the
    store is not this sample's access. Signal context. */
 static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 {
-	uint64_t pc = (uint64_t)r->gregs[REG_RIP], fs, fe, start, exit;
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], fs, fe, exit;
+	unsigned slot = rmw_slot(pc);
 	uint16_t written;
 	struct hc_scan_result res;
 	struct hc_step_private p;
@@ -1721,8 +1723,20 @@ static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	if (!hc_rt.opt.reader_sets || !hc_rt.opt.reader_loop || !t->id.start_fn || !lock__seen() ||
 	    !watch__pset_idle() || !hc_funcs_lookup(pc, &fs, &fe) || fs != t->id.start_fn)
 		return;
+	/* the loop's decode depends on the PC alone: once a PC */
+	if (own(t)->loop[slot].pc != pc) {
+		uint64_t start;
+
+		own(t)->loop[slot].pc = pc;
+		if (hc_decode_loop_body(pc, hc_rt.opt.reader_loop, &start, &exit, &written) != 0)
+			exit = written = 0;
+		own(t)->loop[slot].exit = exit;
+		own(t)->loop[slot].written = written;
+	}
+	exit = own(t)->loop[slot].exit;
+	written = own(t)->loop[slot].written;
 	private_ranges(t, &p);
-	if (hc_decode_loop_body(pc, hc_rt.opt.reader_loop, &start, &exit, &written) != 0 ||
+	if (!exit ||
 	    hc_scan_from(r, exit, written, fs, fe, hc_rt.opt.reader_loop, false, &p, loadmap__readonly, &res) !=
 	    HC_SCAN_STORE || res.n == 0) {
 		t->cnt.reader_loop_none++;

@@ -98,6 +98,11 @@ struct rt_soft_thread {
 		bool learned;           /* an update's store: a trap's walk from its load reached it, or
 		                           the walk back evaluated -O0's recomputed address (§5.54, §5.56) */
 	} upd[RT_RMW_CACHE];
+	struct {                /* a loop around a PC (reader sets, §5.57): its decode */
+		uint64_t pc;            /* the sampled PC */
+		uint64_t exit;          /* the loop's exit, 0 = not in a loop the decode follows */
+		uint16_t written;       /* registers the loop writes */
+	} loop[RT_RMW_CACHE];
 };
 
 struct rt_thread;
