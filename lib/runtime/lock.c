@@ -73,13 +73,16 @@ static uint64_t pset_handoffs;     /* hand-offs since the last process-wide lock
 static int handoff_seen;           /* a hand-off came (reader sets, §5.57; atomic) */
 static uint64_t scale_total, scale_weighed;   /* hand-offs lock weights stood for, and weighed after the caps (atomic) */
 
-/* A lock weight's hand-offs n, capped: both noted (reader sets' scale, §5.57). */
+/* A lock weight's hand-offs n, capped: both noted for the reader sets'
+   scale when it is asked for (HPCRUN_COMM_READER_SCALE, §5.57). */
 static uint64_t capped(uint64_t n, uint64_t cap)
 {
 	uint64_t c = n < cap ? n : cap;
 
-	__atomic_add_fetch(&scale_total, n ? n : 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&scale_weighed, c ? c : 1, __ATOMIC_RELAXED);
+	if (hc_rt.opt.reader_scale) {
+		__atomic_add_fetch(&scale_total, n ? n : 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&scale_weighed, c ? c : 1, __ATOMIC_RELAXED);
+	}
 	return c;
 }
 
