@@ -42,7 +42,7 @@ struct path_beneath {   /* struct landlock_path_beneath_attr */
 /* The program's rulesets: fd → the filesystem rights it handles. */
 #define RULESETS 16
 static struct { int fd; uint64_t handled; } rulesets[RULESETS];
-static uint32_t landlock_rulesets, landlock_dir_allowed, landlock_dir_failed;
+static uint32_t landlock_rulesets, landlock_dir_allowed, landlock_dir_failed, landlock_untracked;
 
 static long raw_syscall(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -60,16 +60,29 @@ static long raw_syscall(long n, long a, long b, long c, long d, long e, long f)
 
 static void note_ruleset(int fd, uint64_t handled)
 {
+	/* The fd's own slot first (a number the kernel reused after a close):
+	   only the thread that got the fd from the kernel writes it. */
+	for (int i = 0; i < RULESETS; i++)
+		if (__atomic_load_n(&rulesets[i].fd, __ATOMIC_ACQUIRE) == fd + 1) {
+			__atomic_store_n(&rulesets[i].handled, handled, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&landlock_rulesets, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	/* A free slot, claimed by compare-and-swap (-1 while its rights are
+	   written), so that two threads creating rulesets at once never share
+	   one. */
 	for (int i = 0; i < RULESETS; i++) {
-		int old = __atomic_load_n(&rulesets[i].fd, __ATOMIC_ACQUIRE);
+		int expected = 0;
 
-		if (old == 0 || old == fd + 1) {
+		if (__atomic_compare_exchange_n(&rulesets[i].fd, &expected, -1, 0, __ATOMIC_ACQUIRE,
+		                                __ATOMIC_RELAXED)) {
 			__atomic_store_n(&rulesets[i].handled, handled, __ATOMIC_RELAXED);
 			__atomic_store_n(&rulesets[i].fd, fd + 1, __ATOMIC_RELEASE);
 			__atomic_add_fetch(&landlock_rulesets, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
+	__atomic_add_fetch(&landlock_untracked, 1, __ATOMIC_RELAXED);   /* all slots taken */
 }
 
 /* Before the program's landlock_restrict_self(fd): the measurement
@@ -127,9 +140,12 @@ void sandbox__log(void)
 {
 	uint32_t n = __atomic_load_n(&landlock_rulesets, __ATOMIC_RELAXED);
 
-	if (n)
+	uint32_t lost = __atomic_load_n(&landlock_untracked, __ATOMIC_RELAXED);
+
+	if (n || lost)
 		process__log("Landlock: the program created %u ruleset%s; the measurement directory was added to %u "
-		             "before its landlock_restrict_self, %u refused (sandbox.c)",
-		             n, n == 1 ? "" : "s", __atomic_load_n(&landlock_dir_allowed, __ATOMIC_RELAXED),
-		             __atomic_load_n(&landlock_dir_failed, __ATOMIC_RELAXED));
+		             "before its landlock_restrict_self, %u refused, %u not tracked (more than %d at once: "
+		             "their sandboxes may refuse the profiles) (sandbox.c)",
+		             n + lost, n + lost == 1 ? "" : "s", __atomic_load_n(&landlock_dir_allowed, __ATOMIC_RELAXED),
+		             __atomic_load_n(&landlock_dir_failed, __ATOMIC_RELAXED), lost, RULESETS);
 }
