@@ -29,6 +29,9 @@
 #                     which threads took turns on a CPU, and two exact runs
 #                     of one configuration can judge each other at 0.35
 #     -p 'NAME ...'   only these programs      -O 'LEVELS'   e.g. '-O2'
+#     --programs DIR  another programs directory (its programs.list and
+#                     sources, built by programs/build.sh with ACC_PROGRAMS),
+#                     e.g. bench/accuracy/holdout (the owner-style holdout set)
 #     -t 'N ...'      thread counts            -s SCALE      work multiplier
 #     --sweeps ARGS   run the older ComDetective sweeps instead (sweeps.sh)
 #   Pass rates over repeated runs against this run's references, sides
@@ -49,6 +52,7 @@ set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 here=$src/bench/accuracy
 quick=0 load=0 refcheck=0 refs=1 scale=1 progs="" opts="-O0 -O2" tlist=""
+pdir=$here/programs
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
@@ -58,10 +62,12 @@ while [ $# -gt 0 ]; do
 		case $refs in '' | *[!0-9]* | 0) echo "run.sh: --refs wants a count >= 1, not '$refs'" >&2; exit 2 ;; esac ;;
 	--sweeps) shift; exec "$here/sweeps.sh" "$@" ;;
 	-p) progs=$2; shift 2 ;;
+	--programs) pdir=$(cd "$2" && pwd) || { echo "run.sh: no directory '$2'" >&2; exit 2; }; shift 2
+		[ -r "$pdir/programs.list" ] || { echo "run.sh: no programs.list in $pdir" >&2; exit 2; } ;;
 	-O) opts=$2; shift 2 ;;
 	-t) tlist=$2; shift 2 ;;
 	-s) scale=$2; shift 2 ;;
-	-h|--help) sed -n '3,38p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,41p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1 (--help)" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -72,13 +78,13 @@ work=${2:-${TMPDIR:-/tmp}/hc-bench-accuracy-suite}
 ncpu=$(nproc)
 [ $quick = 1 ] && scale=0.3
 [ -n "$tlist" ] || { if [ $quick = 1 ]; then tlist=$ncpu; else tlist="$ncpu $((2 * ncpu))"; fi; }
-[ -n "$progs" ] || progs=$(grep -v '^#' "$here/programs/programs.list" | awk 'NF { print $1 }' | tr '\n' ' ')
+[ -n "$progs" ] || progs=$(grep -v '^#' "$pdir/programs.list" | awk 'NF { print $1 }' | tr '\n' ' ')
 for o in $opts; do
 	case $o in -O0|-O1|-O2|-O3|-Os) ;; *) echo "run.sh: bad level '$o' (-O '-O0 -O2')" >&2; exit 2 ;; esac
 done
 for p in $progs; do
-	grep -q "^$p[[:space:]]" "$here/programs/programs.list" ||
-		{ echo "run.sh: no program '$p' in programs/programs.list" >&2; exit 2; }
+	grep -q "^$p[[:space:]]" "$pdir/programs.list" ||
+		{ echo "run.sh: no program '$p' in $pdir/programs.list" >&2; exit 2; }
 done
 
 hpcrun=$build/hpcrun-comm/hpcrun-comm
@@ -118,10 +124,10 @@ fi
 
 # --- builds --------------------------------------------------------------------
 for o in $opts; do
-	"$here/programs/build.sh" "$o" "$work/bin/plain$o" $progs >"$work/log/build-plain$o.txt" 2>&1 ||
+	ACC_PROGRAMS=$pdir "$here/programs/build.sh" "$o" "$work/bin/plain$o" $progs >"$work/log/build-plain$o.txt" 2>&1 ||
 		{ cat "$work/log/build-plain$o.txt" >&2; echo "run.sh: building the programs ($o) failed" >&2; exit 1; }
 	if [ -z "$exact_why" ]; then
-		CC=$ecc CXX=$ecxx "$here/programs/build.sh" "$o" "$work/bin/exact$o" $progs \
+		ACC_PROGRAMS=$pdir CC=$ecc CXX=$ecxx "$here/programs/build.sh" "$o" "$work/bin/exact$o" $progs \
 			>"$work/log/build-exact$o.txt" 2>&1 ||
 			exact_why="exact mode unavailable: building with $ecc failed ($work/log/build-exact$o.txt)"
 	fi
@@ -417,7 +423,7 @@ commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$src" diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
 : >"$work/results.tsv"
 note "Accuracy suite: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit, $ncpu CPUs, load at start:$(uptime | sed 's/.*load average://')"
-note "Programs: $progs; levels: $opts; threads: $tlist; scale $scale; sampled: hpcrun-comm at default settings; exact: ${exact_why:-built with $ecc / $ecxx, run with $exact_run, $refs run(s) per configuration$([ "$refs" -gt 1 ] && echo ": the reference is their mean shape, each run one vote")}"
+note "Programs ($pdir): $progs; levels: $opts; threads: $tlist; scale $scale; sampled: hpcrun-comm at default settings; exact: ${exact_why:-built with $ecc / $ecxx, run with $exact_run, $refs run(s) per configuration$([ "$refs" -gt 1 ] && echo ": the reference is their mean shape, each run one vote")}"
 pass quiet
 note ""
 note "### Quiet (load at the end:$(uptime | sed 's/.*load average://'))"

@@ -7,12 +7,21 @@
 #
 #   bench/accuracy/programs/build.sh -O0|-O2 OUTDIR [NAME...]
 #
+# ACC_PROGRAMS=DIR builds another directory's programs (its programs.list,
+# its sources; e.g. bench/accuracy/holdout) the same way, work.c still this
+# directory's.
+#
 # Every program: -g -pthread, the level given, the file's extra flags
 # (-fopenmp, -DPADDED), linked with work.c built the same way. Prints one
 # line per program; exits non-zero when one fails (its compiler output on
 # stderr).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+pdir=$here
+if [ -n "${ACC_PROGRAMS:-}" ]; then
+	pdir=$(cd "$ACC_PROGRAMS" && pwd) || { echo "build.sh: no directory ACC_PROGRAMS=$ACC_PROGRAMS" >&2; exit 2; }
+	[ -r "$pdir/programs.list" ] || { echo "build.sh: no programs.list in $pdir" >&2; exit 2; }
+fi
 case ${1:-} in
 -O0|-O1|-O2|-O3|-Os) opt=$1 ;;
 *) echo "usage: build.sh -O0|-O2 OUTDIR [NAME...]" >&2; exit 2 ;;
@@ -21,7 +30,7 @@ out=${2:?usage: build.sh -O0|-O2 OUTDIR [NAME...]}
 shift 2
 CC=${CC:-cc} CXX=${CXX:-c++}
 mkdir -p "$out"
-grep -v '^#' "$here/programs.list" | grep . | while read -r name src extra; do
+grep -v '^#' "$pdir/programs.list" | grep . | while read -r name src extra; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $name "*) ;; *) continue ;; esac
 	fi
@@ -33,7 +42,7 @@ grep -v '^#' "$here/programs.list" | grep . | while read -r name src extra; do
 	# flags such as -fopenmp do not matter to it)
 	$CC -g "$opt" -c -o "$out/$name.work.o" "$here/work.c"
 	# shellcheck disable=SC2086
-	$comp -g "$opt" -pthread $extra -o "$out/$name" "$here/$src" "$out/$name.work.o"
+	$comp -g "$opt" -pthread $extra -o "$out/$name" "$pdir/$src" "$out/$name.work.o"
 	rm -f "$out/$name.work.o"
 	echo "built $out/$name ($comp $opt $extra)"
 done
