@@ -87,6 +87,7 @@ static uint64_t capped(uint64_t n, uint64_t cap)
 }
 
 #define LD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define LD_ACQ(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define ST(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
 
 static inline struct lock_slot *slot_of(const void *m)
@@ -389,14 +390,17 @@ int lock__pset_after(struct rt_thread *t, uint32_t slot, uint32_t armer, uint64_
 
 	if (!hc_rt.opt.lock_pset_after)
 		return -1;
+	/* The seqlock's reader: the fields are acquire loads, so the seq's
+	   re-read cannot move before any of them — what an acquire fence
+	   before the re-read gave, without the fence, which TSan does not
+	   model (gcc's -Wtsan). On x86-64 the same movs. */
 	q0 = __atomic_load_n(&after.seq, __ATOMIC_ACQUIRE);
-	if (q0 & 1 || LD(after.slot1) != (slot & (RT_LOCK_SLOTS - 1)) + 1 || LD(after.armer) != armer)
+	if (q0 & 1 || LD_ACQ(after.slot1) != (slot & (RT_LOCK_SLOTS - 1)) + 1 || LD_ACQ(after.armer) != armer)
 		return -1;
-	w = LD(after.writer);
-	c = LD(after.wctx);
-	line = LD(after.line);
-	bytes = LD(after.bytes);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	w = LD_ACQ(after.writer);
+	c = LD_ACQ(after.wctx);
+	line = LD_ACQ(after.line);
+	bytes = LD_ACQ(after.bytes);
 	if (__atomic_load_n(&after.seq, __ATOMIC_RELAXED) != q0 || !w)
 		return -1;
 	if (w == t->id.index + 1)

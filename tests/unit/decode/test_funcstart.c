@@ -151,7 +151,7 @@ static void after_dlopen(void)
 
 /* ---- readers racing refreshes ------------------------------------------ */
 
-static volatile int stop;
+static int stop;          /* atomic: a volatile read races the store (TSan) */
 static uint64_t reader_bad, reader_ok;
 
 static void *reader(void *arg)
@@ -161,7 +161,7 @@ static void *reader(void *arg)
 
 	(void)arg;
 	hc_funcs_lookup(lf, &want_s, &want_e);
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		if (!hc_funcs_lookup(lf + 1, &s, &e) || s != want_s || e != want_e)
 			reader_bad++;
 		if (!hc_funcs_lookup(gf, &s, &e) || s != gf)

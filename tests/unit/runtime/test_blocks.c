@@ -290,7 +290,7 @@ static void test_sites(void)
 #define WSPAN  (2ull << 20)
 #define NPERM  64
 
-static volatile int stop, writers_ready;
+static int stop, writers_ready;     /* atomic (a volatile read would race the store: TSan) */
 static volatile long bad_reads, perm_misses, handler_lookups;
 static uint64_t perm[NW][NPERM];
 
@@ -353,7 +353,7 @@ static void *writer(void *arg)
 		                  site_of(perm[w][k], 48 + (uint64_t)k * 16), HC_OBJ_MALLOC);
 	}
 	__atomic_add_fetch(&writers_ready, 1, __ATOMIC_RELEASE);
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		int i;
 		s ^= s << 13;
 		s ^= s >> 7;
@@ -385,7 +385,7 @@ static void *reader(void *arg)
 	uint64_t s = 0xabcdef12345ull + (uint64_t)(intptr_t)arg;
 	long n = 0;
 
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		s ^= s << 13;
 		s ^= s >> 7;
 		s ^= s << 17;
@@ -419,7 +419,7 @@ static void test_concurrent(void)
 	usleep(1500000);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_PROF, &it, NULL);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int w = 0; w < NW; w++) {
 		pthread_join(wt[w], &ops);
 		wops += (long)ops;
