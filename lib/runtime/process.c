@@ -425,6 +425,12 @@ static void read_options(struct rt_options *o)
 
 		o->handoff_ungated_crowded = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;   /* threads */
 	}
+	o->handoff_pset = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_PSET", RT_HANDOFF_PSET_DEFAULT);   /* §5.60 */
+	if (o->handoff_pset > 1)
+		process__fatal("HPCRUN_COMM_HANDOFF_PSET: %u is not 0 or 1", o->handoff_pset);
+	o->handoff_pset_budget = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_PSET_BUDGET", RT_HANDOFF_PSET_BUDGET);
+	if (o->handoff_pset_budget > 1000)
+		process__fatal("HPCRUN_COMM_HANDOFF_PSET_BUDGET: %u is not a permille (0..1000)", o->handoff_pset_budget);
 	o->handoff_region = (uint32_t)env_u64("HPCRUN_COMM_HANDOFF_REGION", 2);   /* §5.41; default 2 since §5.42 */
 	if (o->handoff_region > 2)
 		process__fatal("HPCRUN_COMM_HANDOFF_REGION: %u is not 0, 1 or 2", o->handoff_region);
@@ -912,6 +918,11 @@ static void process_init(bool after_fork)
 			        (unsigned long long)(hc_rt.dcfg.handoff_window / 1024), HC_HANDOFF_LINES_PER_TRAP,
 			        hc_rt.dcfg.handoff_life, hc_rt.opt.handoff_ungated ?
 			        "opens a gated thread's registers (as a start set)" : "asks the switch and share gates");
+		if (hc_rt.dcfg.handoff_life)
+			process__log("hand-off sets of a thread the switch gate refuses: %s (HPCRUN_COMM_HANDOFF_PSET; "
+			        "detection.md §5.60)", hc_rt.opt.handoff_pset ?
+			        "one line on the process-wide set, its registers stay closed" :
+			        "as above (=1: one line on the process-wide set instead)");
 
 		else
 			process__log("hand-off sets: off (HPCRUN_COMM_HANDOFF_LIFE=0)");

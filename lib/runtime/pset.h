@@ -357,4 +357,31 @@ static inline bool rt_reader_allows(uint64_t dry, uint64_t asked)
 	return dry < RT_READER_DRY || asked % RT_READER_DRY == 0;
 }
 
+/* Hand-off sets of gated threads (HPCRUN_COMM_HANDOFF_PSET; detection.md
+   §5.60). A hand-off set (§5.36) opens a gated thread's registers as a
+   start set does, and the opened thread pays its un-cloned perf context at
+   every later switch for its life (the 2x OpenMP stencil's largest cost
+   part, performance.md "Session 23"). With the switch on, a thread whose
+   registers are still closed asks the switch gate: let through, the set
+   is a per-thread set as any; refused, one of its lines goes to the
+   process-wide set instead (owned by nobody, its budget's, a trap of any
+   thread but the writer one communication with the writer: every reader
+   of the hand-off is a first reader, not the asker alone). What becomes of
+   the set (`opens`: rt_handoff_opens's answer; `on`: the switch and a
+   set to put it on; `gate`: the switch gate's answer). Pure. */
+#define RT_HANDOFF_PSET_DEFAULT 0u
+#define RT_HANDOFF_PSET_BUDGET  5u       /* permille of the process's CPU time: half the set's own
+                                            (RT_PSET_BUDGET_PERMILLE), the zone sets keep the rest */
+enum rt_handoff_route {
+	RT_HANDOFF_OPEN,      /* open the thread's registers (§5.36) */
+	RT_HANDOFF_GATED,     /* a regular set: the gates decide */
+	RT_HANDOFF_PSET,      /* one line on the process-wide set */
+};
+static inline enum rt_handoff_route rt_pset_handoff_route(bool opens, bool on, bool gate)
+{
+	if (!on)
+		return opens ? RT_HANDOFF_OPEN : RT_HANDOFF_GATED;
+	return gate ? RT_HANDOFF_GATED : RT_HANDOFF_PSET;
+}
+
 #endif

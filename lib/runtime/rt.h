@@ -216,6 +216,8 @@ struct rt_thread {
 		uint64_t trap_addr;           /* the trap being handled: the address the kernel
 		                                 says fired (si_addr: the breakpoint's bp_addr at
 		                                 the trap), 0 if unknown (signal.c) */
+		bool pset_handoff;            /* the process-wide set being armed is this thread's
+		                                 hand-off set (HPCRUN_COMM_HANDOFF_PSET, §5.60) */
 		bool line_seen;               /* the access being recorded: its line is one this
 		                                 thread sampled before, or a burst's (soft.c) */
 		bool line_heap;               /* ... and it is not the thread's own stack, TLS or
@@ -336,6 +338,9 @@ struct rt_options {
 	uint32_t handoff_life;      /* soft sampler: hand-off sets' life in samples, 0 = off (§5.36) */
 	bool     handoff_ungated;   /* ... and they open a gated thread's registers (§5.36) */
 	uint32_t handoff_ungated_crowded; /* ... in a crowded process at most this many threads (performance.md "Session 23") */
+	uint32_t handoff_pset;      /* ... a gated thread's goes to the process-wide set instead of opening
+	                               its registers: 0 off, 1 on (detection.md §5.60) */
+	uint32_t handoff_pset_budget; /* ... within this permille of the process's CPU time (§5.60) */
 	uint32_t handoff_region;    /* ... small blocks' 1 MiB regions have writer records: 1 loads and
 	                               stores arm sets there, 2 stores only, 0 off (§5.41) */
 	bool     handoff_stores;    /* ... a store sample arms one too (§5.41) */

@@ -80,6 +80,7 @@ static struct {
 		   a period */
 		bool reader;
 		uint64_t reader_weight, reader_weight_store;
+		bool handoff;             /* a gated thread's hand-off set (pset_handoff, §5.60) */
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed, sw_armed_inv;   /* the process's voluntary, involuntary switches at the arm */
@@ -1120,6 +1121,9 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.lock_bytes = lk ? lk->bytes : 0;
 	pset.rec.flag = flag;
 	pset.rec.flag_moved = false;
+	pset.rec.handoff = t->watch.pset_handoff;   /* a gated thread's hand-off set (§5.60) */
+	if (pset.rec.handoff)
+		pset.rec.owner = RT_PSET_NOBODY;
 	__atomic_store_n(&pset.own_traps, 0, __ATOMIC_RELAXED);
 	t0 = process__now();
 	for (uint32_t i = 0; i < m; i++) {
@@ -1377,6 +1381,51 @@ uint32_t watch__handoff_crowded_opened(void)
    (HPCRUN_COMM_ARM_SHARE, soft.c's share_low; a log figure). */
 static uint64_t arms_share_refused;
 
+/* A gated thread's hand-off set on the process-wide set (§5.60): one of
+   its lines (drawn by detection, hc_detect_arm_handoff), the writer's
+   record its entry, read and write (a reader's load traps), owned by
+   nobody (the asker's next sample leaves it be; it ends at a foreign
+   trap, by the writer's own traps, or aged), within the set's budget.
+   Detection is told nothing was armed (record.c: hc_detect_arm_failed on
+   -EAGAIN), so the thread's next samples go on as before; the set's trap
+   is a communication with the writer weighing one period (pset_trap, as
+   a per-thread hand-off set's). Signal context. */
+static uint64_t handoff_pset_asked, handoff_pset_armed, handoff_pset_comms, handoff_pset_budget,
+                handoff_pset_spent_ns;
+
+static int pset_handoff(struct rt_thread *t, const uint64_t *addr, uint32_t n)
+{
+	uint32_t k = n > 1 ? (uint32_t)(rt_zone_rng(&t->det.rng) % n) : 0;
+	struct hc_bb_entry e = t->det.start[k];
+	int err;
+
+	uint64_t t0;
+
+	__atomic_add_fetch(&handoff_pset_asked, 1, __ATOMIC_RELAXED);
+	if (!n || !watch__pset_idle())
+		return -EAGAIN;
+	/* a share of the set's budget of their own, so that the zone sets
+	   (a halo's pairs) keep the rest (HPCRUN_COMM_HANDOFF_PSET_BUDGET) */
+	if (!rt_pset_budget_allows(__atomic_load_n(&handoff_pset_spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+	                           hc_rt.opt.handoff_pset_budget, RT_PSET_GRACE_NS / 2)) {
+		__atomic_add_fetch(&handoff_pset_budget, 1, __ATOMIC_RELAXED);
+		return -EAGAIN;
+	}
+	t->watch.pset_handoff = true;
+	t0 = process__now();
+	err = pset_arm_set(t, &e, 1, false, 0, &addr[k], 1, false, 0, 0);
+	t->watch.pset_handoff = false;
+	if (err)
+		return err == -EAGAIN ? -EAGAIN : err;
+	/* the arm, and its trap's delivery as the set charges a trap */
+	__atomic_add_fetch(&handoff_pset_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&handoff_pset_armed, 1, __ATOMIC_RELAXED);
+	HC_DEBUG_LOG(HC_DBG_WATCH, "T%u hand-off set on the process-wide set: %#llx for T%u's store",
+	             t->id.index, (unsigned long long)addr[k], e.thread);
+	/* one-shot for detection: the thread's next sample may ask again */
+	return -EAGAIN;
+}
+
 static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 {
 	uint32_t type = t->det.writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
@@ -1399,6 +1448,22 @@ static int watch_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
 	                                                       hc_rt.opt.handoff_ungated_crowded, crowded,
 	                                                       __atomic_load_n(&handoff_crowded_opened,
 	                                                                       __ATOMIC_RELAXED))));
+
+	/* A block's hand-off set of a thread whose registers are closed, with
+	   HPCRUN_COMM_HANDOFF_PSET: the switch gate's, and refused, one line
+	   on the process-wide set (pset.h rt_pset_handoff_route; §5.60) */
+	if (t->det.handoff_set && !t->det.handoff_region && !t->watch.opened && hc_rt.opt.handoff_pset && pset.n) {
+		switch (rt_pset_handoff_route(start, true, gate_allows(t))) {
+		case RT_HANDOFF_PSET:
+			pset_note_gated();
+			return pset_handoff(t, addr, n);
+		case RT_HANDOFF_GATED:
+			start = false;   /* the gate let it through: a regular set's arm */
+			break;
+		case RT_HANDOFF_OPEN:
+			break;
+		}
+	}
 
 	/* A thread that gets a small share of a CPU now is likely to be
 	   descheduled between its arm and its partner's access, or in the
@@ -1904,6 +1969,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	uint32_t lk_peer = 0, lk_ctx = 0;
 	uint64_t fl = 0;
 	bool fl_moved = false;
+	bool hof = false;                 /* a gated thread's hand-off set (§5.60) */
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -1940,6 +2006,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		rd = pset.rec.reader;
 		rd_weight = pset.rec.reader_weight;
 		rd_weight_store = pset.rec.reader_weight_store;
+		hof = pset.rec.handoff;
 
 		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
 			pset_count(&pset.traps_late);
@@ -2211,6 +2278,10 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		if (s.is_store)
 			t->cnt.reader_writers++;
 	}
+	if (hof) {
+		comm.handoff_set = true;      /* counted in handoff_comms too */
+		__atomic_add_fetch(&handoff_pset_comms, 1, __ATOMIC_RELAXED);
+	}
 	t->cnt.traps_matched++;
 	record__comm(t, &comm);
 	if (s.is_store && hc_detect_publish(&hc_rt.bb, &hc_rt.dcfg, &t->det, &s) == 1)
@@ -2258,6 +2329,18 @@ void watch__log(void)
 			             "(HPCRUN_COMM_HANDOFF_UNGATED_CROWDED): %u opened",
 			             hc_rt.opt.handoff_ungated_crowded, watch__handoff_crowded_opened());
 	}
+	if (hc_rt.dcfg.handoff_life && hc_rt.opt.handoff_pset)
+		process__log("hand-off sets of threads the switch gate refuses: on the process-wide set, one line, "
+		             "instead of opening their registers (HPCRUN_COMM_HANDOFF_PSET=1, detection.md §5.60): "
+		             "%llu asked, %llu armed, %llu communications; %llu refused over their share of the "
+		             "budget (%u permille of the process's CPU time, HPCRUN_COMM_HANDOFF_PSET_BUDGET; "
+		             "spent %llu us)",
+		             (unsigned long long)__atomic_load_n(&handoff_pset_asked, __ATOMIC_RELAXED),
+		             (unsigned long long)__atomic_load_n(&handoff_pset_armed, __ATOMIC_RELAXED),
+		             (unsigned long long)__atomic_load_n(&handoff_pset_comms, __ATOMIC_RELAXED),
+		             (unsigned long long)__atomic_load_n(&handoff_pset_budget, __ATOMIC_RELAXED),
+		             hc_rt.opt.handoff_pset_budget,
+		             (unsigned long long)__atomic_load_n(&handoff_pset_spent_ns, __ATOMIC_RELAXED) / 1000);
 	if (!pset.n) {
 		if (hc_rt.opt.procset > 0 && hc_rt.sampler_kind == HC_SAMPLER_SOFT)
 			process__log("process-wide watch set: none (HPCRUN_COMM_PROCSET=%d; no registers, "

@@ -406,8 +406,29 @@ static void reader_dry(void)
 	CHECK(rt_reader_allows(1000, 0));
 }
 
+/* a gated thread's hand-off set (HPCRUN_COMM_HANDOFF_PSET, §5.60) */
+static void handoff_route(void)
+{
+	/* off: as before (rt_handoff_opens decides) */
+	CHECK(rt_pset_handoff_route(true, false, false) == RT_HANDOFF_OPEN);
+	CHECK(rt_pset_handoff_route(true, false, true) == RT_HANDOFF_OPEN);
+	CHECK(rt_pset_handoff_route(false, false, false) == RT_HANDOFF_GATED);
+	/* on: the switch gate decides, whatever the opening rule says */
+	CHECK(rt_pset_handoff_route(true, true, true) == RT_HANDOFF_GATED);
+	CHECK(rt_pset_handoff_route(false, true, true) == RT_HANDOFF_GATED);
+	CHECK(rt_pset_handoff_route(true, true, false) == RT_HANDOFF_PSET);
+	CHECK(rt_pset_handoff_route(false, true, false) == RT_HANDOFF_PSET);
+	CHECK(RT_HANDOFF_PSET_BUDGET < RT_PSET_BUDGET_PERMILLE);   /* the zone sets keep a share */
+	/* the hand-off share of the budget: its own spent time against it */
+	CHECK(rt_pset_budget_allows(0, 0, RT_HANDOFF_PSET_BUDGET, RT_PSET_GRACE_NS / 2));
+	CHECK(!rt_pset_budget_allows(RT_PSET_GRACE_NS, 0, RT_HANDOFF_PSET_BUDGET, RT_PSET_GRACE_NS / 2));
+	CHECK(rt_pset_budget_allows(5000000, 1000000000, RT_HANDOFF_PSET_BUDGET, 0));
+	CHECK(!rt_pset_budget_allows(5000001, 1000000000, RT_HANDOFF_PSET_BUDGET, 0));
+}
+
 int main(void)
 {
+	handoff_route();
 	reader_dry();
 	edge_words();
 	written_block();
