@@ -45,6 +45,9 @@ enum hc_comm_flag {
 	HC_COMM_PEER_STORE = 1u << 1, /* the published (peer) access wrote */
 	HC_COMM_TRUE       = 1u << 2, /* byte ranges overlap: true sharing */
 	HC_COMM_TRAP       = 1u << 3, /* detected by a watchpoint trap (else by a sample) */
+	HC_COMM_LOCK       = 1u << 4, /* a lock set's trap: its weight counts mutex hand-offs, capped;
+	                                 the analyzer scales it by its process's hand-offs against
+	                                 what the caps let weigh (counters lock_scale_*, §5.61) */
 };
 
 /* Origin of the sampled address in the soft sampler. */

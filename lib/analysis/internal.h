@@ -236,6 +236,11 @@ struct an_prof {
 			uint32_t x;
 		} *cache;
 	} rrow;
+	/* Its process's lock traps' scale (§5.61): the hand-offs its lock sets
+	   stood for and what their capped weights counted (the counters
+	   lock_scale_handoffs, lock_scale_weighed summed over the process's
+	   profiles); an HC_COMM_LOCK event weighs w * lock_all / lock_weighed. */
+	uint64_t lock_all, lock_weighed;
 	uint32_t name_pid;          /* pid from the file name, 0 if unnamed */
 	uint32_t gidx;              /* index in the listing of every input (file order); the
 	                               same as the index in profs except on the distributed
@@ -277,6 +282,8 @@ struct an_acc {
 	struct agg pairs;           /* a = global node, b = peer's global node or HC_NONE */
 	struct agg cpus;            /* a = host, b = cpu, c = peer cpu (+1, 0 = unknown) */
 	struct agg tcpus;           /* a = proc, b = thread index, c = cpu: presence */
+	struct agg lockx;           /* a = global node: what scaling its lock traps added
+	                               (true, false), for its metrics (§5.61) */
 	uint32_t *remap;            /* local cct node -> global, after the merge */
 };
 
@@ -503,6 +510,10 @@ uint32_t merge__global_node(const struct an *an, const struct an_prof *p, uint32
 int merge__read_all(struct an *an);      /* pass 1: trees */
 int merge__combine(struct an *an);       /* unit, global tree */
 int merge__read_events(struct an *an);   /* pass 2: events */
+/* An event's weight: a lock set's trap (HC_COMM_LOCK) scaled by its
+   process's hand-offs against what the caps let weigh (§5.61). Pure. */
+uint64_t merge__lock_weight(uint64_t w, uint64_t all, uint64_t weighed);
+uint64_t merge__event_weight(const struct an_prof *p, const struct hc_prof_event *ev);
 /* Event totals and the warning per profile with impossible peers, in file order. */
 void merge__event_totals(struct an *an);
 /* Module ids in path order (the tree's keys and start_lm rewritten). */

@@ -34,6 +34,8 @@ static int acc_init(struct an_acc *a)
 		ret = agg__init(&a->cpus, 64);
 	if (!ret)
 		ret = agg__init(&a->tcpus, 64);
+	if (!ret)
+		ret = agg__init(&a->lockx, 16);
 	if (ret)
 		return ret;
 	a->used = true;
@@ -48,6 +50,7 @@ void merge__acc_free(struct an_acc *a)
 	agg__free(&a->pairs);
 	agg__free(&a->cpus);
 	agg__free(&a->tcpus);
+	agg__free(&a->lockx);
 	free(a->remap);
 	memset(a, 0, sizeof(*a));
 }
@@ -141,6 +144,58 @@ static int row_add(struct an_prof *p, uint32_t peer, uint64_t t, uint64_t f)
 	return agg__add(&p->row, &k, t, f);
 }
 
+uint64_t merge__lock_weight(uint64_t w, uint64_t all, uint64_t weighed)
+{
+	unsigned __int128 x;
+
+	if (!weighed || all <= weighed)
+		return w;
+	x = (unsigned __int128)w * all / weighed;
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+uint64_t merge__event_weight(const struct an_prof *p, const struct hc_prof_event *ev)
+{
+	if (!(ev->flags & HC_COMM_LOCK))
+		return ev->weight;
+	return merge__lock_weight(ev->weight, p->lock_all, p->lock_weighed);
+}
+
+/* The lock traps' scale of every process (§5.61): its profiles' counters
+   summed (a distributed merge's rank holds whole processes). */
+static void lock_scales(struct an *an)
+{
+	uint64_t *all, *wd;
+	uint32_t i, k;
+
+	all = calloc(an->nprocs ? an->nprocs : 1, sizeof(*all));
+	wd = calloc(an->nprocs ? an->nprocs : 1, sizeof(*wd));
+	if (!all || !wd)
+		goto out;       /* unscaled */
+	for (i = 0; i < an->nprofs; i++) {
+		const struct an_prof *p = &an->profs[i];
+
+		if (p->status != AN_OK || p->proc >= an->nprocs)
+			continue;
+		for (k = 0; k < p->ncounters; k++)
+			if (strcmp(p->counters[k].name, "lock_scale_handoffs") == 0)
+				all[p->proc] += p->counters[k].value;
+			else if (strcmp(p->counters[k].name, "lock_scale_weighed") == 0)
+				wd[p->proc] += p->counters[k].value;
+	}
+	for (i = 0; i < an->nprofs; i++) {
+		struct an_prof *p = &an->profs[i];
+
+		if (p->status != AN_OK || p->proc >= an->nprocs)
+			continue;
+		p->lock_all = all[p->proc];
+		p->lock_weighed = wd[p->proc];
+	}
+out:
+	free(all);
+	free(wd);
+}
+
 /* Small direct-mapped memories per profile: the (thread, CPU) facts already
    recorded (threads run on few CPUs, so most events repeat one) and the
    profiles of the peers met. */
@@ -163,12 +218,15 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 		peers[i].peer = HC_NONE;
 	for (i = 0; i < n; i++) {
 		struct hc_prof_event ev;
-		uint64_t wt, wf;
+		uint64_t wt, wf, extra;
 		uint32_t g, gp = HC_NONE;
 		const struct an_prof *peer;
 		bool cpu_ok, peer_cpu_ok;
 
 		hc_prof_event(hp, i, &ev);
+		extra = ev.weight;
+		ev.weight = merge__event_weight(p, &ev);
+		extra = ev.weight - extra;
 		wt = ev.flags & HC_COMM_TRUE ? ev.weight : 0;
 		wf = ev.flags & HC_COMM_TRUE ? 0 : ev.weight;
 		p->nevents++;
@@ -220,6 +278,17 @@ static int read_events(struct an *an, struct an_acc *a, struct an_prof *p,
 		/* Code pair between global nodes; ctx < nnodes (checked by the
 		   reader), the peer's node is checked against its own profile. */
 		g = remap[p->map[ev.ctx]];
+		if (extra) {
+			/* the detecting context's metrics as the runtime kept them
+			   (record.c): the scaling's part added (§5.61) */
+			struct hkey k = { g, 0, 0 };
+			bool tr = ev.flags & HC_COMM_TRUE;
+
+			p->mtot[tr ? HC_M_TRUE_TRAP : HC_M_FALSE_TRAP] += extra;
+			ret = agg__add(&a->lockx, &k, tr ? extra : 0, tr ? 0 : extra);
+			if (ret)
+				return ret;
+		}
 		if (peers[ev.peer % SEEN_SLOTS].peer != ev.peer) {
 			peers[ev.peer % SEEN_SLOTS].peer = ev.peer;
 			peers[ev.peer % SEEN_SLOTS].prof = profile_of(an, p->proc, ev.peer);
@@ -497,6 +566,23 @@ int merge__read_events(struct an *an)
 	               an->nprofs);
 	for (i = 0; i < an->nworkers && !ret; i++)
 		ret = an->workers[i].err;
+	/* the lock traps' scaling in the contexts' metrics and totals (§5.61) */
+	for (i = 0; i < an->nworkers && !ret; i++) {
+		const struct agg *x = &an->workers[i].acc[an->unit == HC_UNIT_TRANSFERS].lockx;
+
+		if (!an->workers[i].acc[an->unit == HC_UNIT_TRANSFERS].used)
+			continue;
+		for (uint32_t j = 0; j < x->h.n; j++) {
+			uint64_t g = x->h.keys[j].a;
+
+			if (g >= cct__n(&an->tree))
+				continue;
+			an->tree.m[g][HC_M_TRUE_TRAP] += x->v[j][0];
+			an->tree.m[g][HC_M_FALSE_TRAP] += x->v[j][1];
+			an->mtot[HC_M_TRUE_TRAP] += x->v[j][0];
+			an->mtot[HC_M_FALSE_TRAP] += x->v[j][1];
+		}
+	}
 	return ret;
 }
 
@@ -624,6 +710,7 @@ int merge__combine(struct an *an)
 	unsigned w;
 
 	choose_unit(an);
+	lock_scales(an);
 	ui = an->unit == HC_UNIT_TRANSFERS ? 1 : 0;
 	ret = cct__init(&an->tree);
 	if (ret)

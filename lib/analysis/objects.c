@@ -871,6 +871,7 @@ static int profile_events(struct pctx *c)
 		/* The same events as the thread matrix: not self, not impossible. */
 		if (ev.peer >= AN_MAX_THREAD || ev.peer == p->th.index)
 			continue;
+		ev.weight = merge__event_weight(p, &ev);
 		wt = ev.flags & HC_COMM_TRUE ? ev.weight : 0;
 		wf = ev.flags & HC_COMM_TRUE ? 0 : ev.weight;
 		g = p->gthread;

@@ -68,6 +68,22 @@ struct lock_sites {
 	uint8_t n;
 };
 static struct lock_sites sites[RT_LOCK_SLOTS][4];
+
+/* HPCRUN_COMM_LOCK_PSET_ACQ (§5.61): a gated releaser's process-wide lock
+   set, prepared at its release and armed by the next other thread that
+   acquires the mutex (the hand-off), for the releaser: that thread holds
+   the mutex and is the one to read the word next. Armed after the release
+   instead, the releaser's own next critical sections (mw_cond's worker
+   popping task after task) end it with own traps before any other thread
+   looks (-O0 -t 2: 82 sets, 1 communication). Written and read under the
+   slot's mutex. */
+struct lock_pend {
+	uint32_t armer1;       /* the releaser's index + 1; 0 = none */
+	uint8_t bytes;
+	uint64_t addr, lo, changed;
+	struct hc_bb_entry e;
+};
+static struct lock_pend pend[RT_LOCK_SLOTS];
 static int lock_on;
 static uint64_t pset_handoffs;     /* hand-offs since the last process-wide lock set (atomic) */
 static int handoff_seen;           /* a hand-off came (reader sets, §5.57; atomic) */
@@ -84,6 +100,17 @@ static uint64_t capped(uint64_t n, uint64_t cap)
 		__atomic_add_fetch(&scale_weighed, c ? c : 1, __ATOMIC_RELAXED);
 	}
 	return c;
+}
+
+/* An armed lock set's hand-offs: all it stands for, and what its weight
+   counts after the cap (§5.61). The analyzer scales the process's lock
+   traps (HC_COMM_LOCK) by the sums' ratio: the traps keep the caps'
+   relative weights (no trap's own count decides), their total the
+   hand-offs'. Thread-local counters. */
+static inline void scale_note(struct rt_thread *t, uint64_t all, uint64_t weighed)
+{
+	t->cnt.lock_scale_handoffs += all ? all : 1;
+	t->cnt.lock_scale_weighed += weighed ? weighed : 1;
 }
 
 #define LD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
@@ -533,7 +560,7 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		return;
 	t->lock.pcur = w + 1;
 	t->cnt.lock_pset_asked++;
-	if (!watch__pset_idle()) {
+	if (!hc_rt.opt.lock_pset_acq && !watch__pset_idle()) {
 		t->cnt.lock_pset_refused++;
 		return;
 	}
@@ -554,24 +581,61 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 	t->lock.parm_changed = changed;
 	t->lock.parm_bytes = t->lock.vbytes[w];
 	t->lock.parm_slot = (uint32_t)(s - slots);
+	if (hc_rt.opt.lock_pset_acq) {
+		struct lock_pend *pd = &pend[s - slots];
+
+		pd->e = t->lock.parm_e;
+		pd->addr = t->lock.parm_addr;
+		pd->lo = lo;
+		pd->changed = changed;
+		pd->bytes = t->lock.parm_bytes;
+		ST(pd->armer1, me);
+		t->cnt.lock_acq_pending++;
+		return;
+	}
 	t->lock.parm = true;
 	after_arm((uint32_t)(s - slots), me - 1, t->lock.parm_addr);
+}
+
+/* At a hand-off (under the mutex): the releaser's prepared process-wide
+   lock set armed now, by the acquirer, for the releaser (§5.61). */
+static __attribute__((noinline)) void pend_arm(struct rt_thread *t, uint32_t idx, uint32_t rel)
+{
+	struct lock_pend *pd = &pend[idx];
+	uint64_t all, n;
+
+	ST(pd->armer1, 0);
+	if (!hc_guard_enter(t))
+		return;
+	all = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
+	n = capped(all, hc_rt.opt.lock_pset_cap);
+	if (watch__pset_lock(t, &pd->e, pd->addr, idx, pd->lo, pd->changed, pd->bytes,
+	                     (n ? n : 1) * hc_rt.opt.lock_ns, rel - 1) == 0) {
+		t->cnt.lock_acq_arms++;
+		scale_note(t, all, n);
+	} else {
+		t->cnt.lock_acq_refused++;
+		__atomic_add_fetch(&pset_handoffs, all, __ATOMIC_RELAXED);   /* the next arm stands for them */
+	}
+	hc_guard_leave(t);
 }
 
 /* After the real unlock: arm the process-wide set (not under the mutex:
    an arm waits for the other CPUs' copies, ~0.1-0.5 ms here). */
 static void pset_after(struct rt_thread *t)
 {
-	uint64_t n, wgt;
+	uint64_t all, n, wgt;
 
 	t->lock.parm = false;
 	if (!hc_guard_enter(t))
 		return;
-	n = capped(__atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED), hc_rt.opt.lock_pset_cap);
+	all = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
+	n = capped(all, hc_rt.opt.lock_pset_cap);
 	wgt = (n ? n : 1) * hc_rt.opt.lock_ns;
 	if (watch__pset_lock(t, &t->lock.parm_e, t->lock.parm_addr, t->lock.parm_slot, t->lock.parm_lo,
-	                     t->lock.parm_changed, t->lock.parm_bytes, wgt) == 0) {
+	                     t->lock.parm_changed, t->lock.parm_bytes, wgt, HC_NONE) == 0) {
 		t->cnt.lock_pset_arms++;
+		scale_note(t, all, n);
 		if (LD(after.slot1) == t->lock.parm_slot + 1 && LD(after.armer) == t->id.index)
 			ST(after.live, 1);
 	} else {
@@ -694,11 +758,10 @@ static __attribute__((noinline)) void released(const void *m)
    put one trap's thousands of hand-offs on one pair), each one transfer of
    HPCRUN_COMM_LOCK_NS: what a timer sample would credit on average to an
    access of that cost (period x cost / period). */
-static uint64_t weight(const struct rt_thread *t)
+static uint64_t weight(const struct rt_thread *t, uint64_t *n)
 {
-	uint64_t n = capped(t->lock.pending, hc_rt.opt.lock_cap);
-
-	return (n ? n : 1) * hc_rt.opt.lock_ns;
+	*n = capped(t->lock.pending, hc_rt.opt.lock_cap);
+	return (*n ? *n : 1) * hc_rt.opt.lock_ns;
 }
 
 static __attribute__((noinline)) void acquired(const void *m)
@@ -707,7 +770,7 @@ static __attribute__((noinline)) void acquired(const void *m)
 	struct lock_slot *s;
 	struct hc_detect_result res;
 	struct hc_bb_entry e;
-	uint64_t addr[HC_MAX_WATCH], now;
+	uint64_t addr[HC_MAX_WATCH], now, wn;
 	uint32_t rel, idx, words[HC_MAX_WATCH], n, cursor, pos;
 	struct rt_lock_snap *sn;
 	int err;
@@ -731,6 +794,8 @@ static __attribute__((noinline)) void acquired(const void *m)
 	t->lock.pending++;
 	idx = (uint32_t)(s - slots);
 	pos = rel & 3;
+	if (__builtin_expect(LD(pend[idx].armer1) == rel, 0) && hc_rt.opt.lock_pset_acq)
+		pend_arm(t, idx, rel);
 	/* the verdict of a lock set taken here; not while the thread is inside
 	   the critical section of a set armed on another mutex (nested locks),
 	   whose verdict it would replace */
@@ -759,7 +824,8 @@ static __attribute__((noinline)) void acquired(const void *m)
 				t->det.start[i].ctx = site_ctx(s, pos, t->det.start[i].addr, LD(s->pctx[pos]));
 				t->det.start[i].time = now;
 			}
-			t->det.lock_weight = weight(t);
+			t->det.lock_weight = weight(t, &wn);
+			scale_note(t, t->lock.pending, wn);
 			t->lock.pending = 0;
 			t->lock.open = true;
 			t->cnt.lock_sets_kept++;
@@ -822,9 +888,10 @@ static __attribute__((noinline)) void acquired(const void *m)
 	e.cpu = -1;
 	e.time = now;
 	e.len = 8;
-	if (n && hc_detect_arm_lock(&hc_rt.dcfg, &t->det, &e, addr, n, weight(t), now, &res)) {
+	if (n && hc_detect_arm_lock(&hc_rt.dcfg, &t->det, &e, addr, n, weight(t, &wn), now, &res)) {
 		record__apply_set(t, &res);
 		if (t->det.armed) {
+			scale_note(t, t->lock.pending, wn);
 			for (uint32_t i = 0; i < t->det.nwatch; i++)
 				t->det.start[i].ctx = site_ctx(s, pos, t->det.start[i].addr, e.ctx);
 			t->cnt.lock_sets++;

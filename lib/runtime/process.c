@@ -393,6 +393,8 @@ static void read_options(struct rt_options *o)
 	o->reader_loop = (uint32_t)env_u64("HPCRUN_COMM_READER_LOOP", 32);
 	o->reader_chase = env_u64("HPCRUN_COMM_READER_CHASE", 1) != 0;
 	o->reader_scale = env_u64("HPCRUN_COMM_READER_SCALE", 0) != 0;
+	o->lock_rescale = env_u64("HPCRUN_COMM_LOCK_RESCALE", 1) != 0;
+	o->lock_pset_acq = env_u64("HPCRUN_COMM_LOCK_PSET_ACQ", 0) != 0;
 	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
 	if (o->reader_loop > 256)
 		process__fatal("HPCRUN_COMM_READER_LOOP: %u instructions is more than 256", o->reader_loop);
@@ -984,6 +986,13 @@ static void process_init(bool after_fork)
 			        "lock_no_ctx, lock_ctx_captures, lock_traps, lock_traps_system, lock_traps_late, lock_gated)",
 			        hc_rt.opt.lock_sets, (unsigned long long)hc_rt.opt.lock_ns,
 			        (unsigned long long)hc_rt.opt.lock_cap);
+		if (on)
+			process__log("lock traps' weights: flagged for the analyzer to scale by the process's hand-offs "
+			        "against what the caps let weigh: %s (HPCRUN_COMM_LOCK_RESCALE, detection.md §5.61; counters "
+			        "lock_scale_handoffs, lock_scale_weighed); a gated releaser's process-wide lock set armed "
+			        "at the next other thread's acquisition of the mutex, not after the release: %s "
+			        "(HPCRUN_COMM_LOCK_PSET_ACQ; counters lock_acq_pending, lock_acq_arms, lock_acq_refused)",
+			        hc_rt.opt.lock_rescale ? "on" : "off", hc_rt.opt.lock_pset_acq ? "on" : "off");
 		if (on)
 			process__log("lock sets on the process-wide set: %s (HPCRUN_COMM_LOCK_PSET; a gated thread's "
 			        "critical section compared with its start, the set armed at the release on a word of a changed "

@@ -75,6 +75,7 @@
 	X(lock_snaps) X(lock_pset_asked) X(lock_pset_arms) X(lock_pset_refused) X(lock_pset_unchanged) \
 	X(lock_pset_true) X(lock_pset_false) X(lock_pset_none) X(lock_pset_system) X(lock_words_dropped) \
 	X(lock_after_writes) X(lock_after_peer) X(lock_after_own) X(lock_after_noctx) \
+	X(lock_scale_handoffs) X(lock_scale_weighed) X(lock_acq_pending) X(lock_acq_arms) X(lock_acq_refused) \
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
@@ -311,6 +312,8 @@ struct rt_options {
 	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
+	uint32_t lock_rescale;      /* lock traps flagged HC_COMM_LOCK: the analyzer scales them to the hand-offs (§5.61) */
+	uint32_t lock_pset_acq;     /* a process-wide lock set armed at the hand-off's acquisition, not the release (§5.61) */
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
 	bool sys_data;              /* system code on a system library's own data is dropped (§5.37) */
@@ -590,7 +593,7 @@ int  lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_
 /* watch.c: arm the process-wide set on one word of a lock's neighbourhood
    for the releaser's entry e (0, or -errno) */
 int  watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t addr, uint32_t slot, uint64_t lo,
-                      uint64_t changed, uint8_t bytes, uint64_t weight);
+                      uint64_t changed, uint8_t bytes, uint64_t weight, uint32_t owner);
 int  cct__backtrace(void **fr, int max);
 void cct__fork_prepare(void);
 void cct__fork_release(bool child);

@@ -858,6 +858,8 @@ struct pset_lock_arg {
 	bool reader;                  /* not a lock set: a reader set (§5.57) of that weight (a load's; a
 	                                 store's weight_store), owned by nobody */
 	uint64_t weight_store;
+	bool acq;                     /* a lock set armed at its hand-off's acquisition (§5.61): */
+	uint32_t owner;               /* ... the releaser owns it (the acquirer's trap is foreign) */
 };
 
 static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t candidates,
@@ -878,9 +880,10 @@ static int pset_arm_set_x(struct rt_thread *t, const struct hc_bb_entry *e, uint
    set within its budget; not in signal context (the unlock wrapper, under
    the thread's guard). */
 int watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t addr, uint32_t slot, uint64_t lo,
-                     uint64_t changed, uint8_t bytes, uint64_t weight)
+                     uint64_t changed, uint8_t bytes, uint64_t weight, uint32_t owner)
 {
-	struct pset_lock_arg lk = { .slot = slot, .lo = lo, .changed = changed, .bytes = bytes, .weight = weight };
+	struct pset_lock_arg lk = { .slot = slot, .lo = lo, .changed = changed, .bytes = bytes, .weight = weight,
+	                            .acq = owner != HC_NONE, .owner = owner };
 	int r;
 
 	uint64_t t0;
@@ -1113,6 +1116,8 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 		pset.rec.owner = RT_PSET_NOBODY;    /* its arming thread's next sample leaves it be */
 	if (pset.rec.reader)
 		lk = NULL;
+	if (lk && lk->acq)
+		pset.rec.owner = lk->owner;         /* armed by its acquirer for the releaser (§5.61) */
 	pset.rec.lock = lk != NULL;
 	pset.rec.lock_slot = lk ? lk->slot : 0;
 	pset.rec.lock_lo = lk ? lk->lo : 0;
@@ -1816,6 +1821,8 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.start_traps++;
 		if (locked && t->lock.verdict == 0)     /* what changed since its release (§5.38) */
 			comm.flags &= ~(uint32_t)HC_COMM_TRUE;
+		if (locked && hc_rt.opt.lock_rescale)   /* its weight in hand-offs, scaled by the analyzer (§5.61) */
+			comm.flags |= HC_COMM_LOCK;
 		if (comm.true_by_mask)
 			t->cnt.true_by_mask++;
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   matched: %s sharing with T%u", t->id.index,
@@ -2266,6 +2273,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.lock_pset_false++;
 		}
 		comm.weight = lk_weight ? lk_weight : 1;
+		if (hc_rt.opt.lock_rescale)
+			comm.flags |= HC_COMM_LOCK;
 	}
 	if (rd) {
 		/* a reader set's (§5.57): the lock sets' scale, a reader's line

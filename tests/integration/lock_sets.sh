@@ -36,6 +36,12 @@
 # A later releaser as the watched line's last writer (§5.53,
 # HPCRUN_COMM_LOCK_PSET_AFTER, default off): off by default; with =1
 # (lock_queue 4, every thread gated) later releases followed, output kept.
+# One weight unit (§5.61): the log states that lock traps are flagged for
+# the analyzer's scaling, and the run's lock sets counted what they stood
+# for (lock_scale_handoffs) at least as much as their capped weights
+# (lock_scale_weighed); with HPCRUN_COMM_LOCK_PSET_ACQ=1 (lock_queue 2,
+# every thread gated) the gated releasers' sets are armed by the next
+# acquirers (lock_acq_arms), their traps judged, the output kept.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -164,6 +170,21 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		[ "$(logc pa lock_after_writes)" -gt 0 ] &&
 		ok "HPCRUN_COMM_LOCK_PSET_AFTER=1: $(logc pa lock_after_writes) later releases changed the line, $(logc pa lock_after_peer) traps theirs, $(logc pa lock_after_own) the trapper's own" ||
 		fail "HPCRUN_COMM_LOCK_PSET_AFTER=1: $(logc pa lock_after_writes) later releases followed (output: $(cat "$TMP/pa.out"))"
+	grep -q "lock traps' weights: flagged for the analyzer to scale .*: on" "$TMP/ps"/*.log &&
+		[ "$(logc ps lock_scale_handoffs)" -ge "$(logc ps lock_scale_weighed)" ] &&
+		[ "$(logc ps lock_scale_weighed)" -gt 0 ] &&
+		ok "lock weights' scale: $(logc ps lock_scale_handoffs) hand-offs stood for, $(logc ps lock_scale_weighed) weighed" ||
+		fail "lock weights' scale: $(logc ps lock_scale_handoffs) hand-offs, $(logc ps lock_scale_weighed) weighed (or no log line)"
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/aq"
+		HPCRUN_COMM_LOCK_PSET_ACQ=1 HPCRUN_COMM_SWITCH_NS=10000000 measure aq "$TMP/lock_queue" 2 ||
+			fail "sampled run (HPCRUN_COMM_LOCK_PSET_ACQ=1) failed"
+		[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ] && break
+	done
+	grep -q "count=50000" "$TMP/aq.out" && [ "$(logc aq lock_acq_arms)" -gt 0 ] &&
+		[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ] &&
+		ok "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) sets armed by acquirers ($(logc aq lock_acq_pending) prepared), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true" ||
+		fail "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) armed of $(logc aq lock_acq_pending), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true (output: $(cat "$TMP/aq.out"))"
 	for try in 1 2 3 4; do
 		rm -rf "${TMP:?}/vd"
 		HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure vd "$TMP/lock_queue" 4 || fail "sampled run (verdicts) failed"

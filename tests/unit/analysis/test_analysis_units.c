@@ -12,6 +12,8 @@
 
 #include "analysis/analysis.h"
 #include "analysis/internal.h"
+#include "db/db.h"
+#include "db/format.h"
 #include "hc_test.h"
 #include "fixture.h"
 
@@ -267,8 +269,121 @@ static void topology(void)
 	free(work);
 }
 
+/* §5.61: a lock set's trap (HC_COMM_LOCK) weighs its capped hand-offs;
+   the analyzer scales it by its process's hand-offs against what the caps
+   let weigh (the counters lock_scale_handoffs, lock_scale_weighed summed
+   over the process's threads); other events, and a process without the
+   counters, keep their weights. */
+static void lock_weights(void)
+{
+	char *work = fx_tmpdir("lockw"), *meas = fx_join(work, "hpctoolkit-app-measurements");
+	char *db = fx_join(work, "db"), *mp = NULL;
+	const char *inputs[1] = { meas };
+	struct hc_prof_module mod = { .id = 0, .base = 0x400000, .lo = 0x400000, .hi = 0x500000,
+	                              .path = "/nonexistent/bin/app" };
+	/* the detecting context's metrics as the runtime keeps them: T0's
+	   events' weights (record.c), the others' nothing */
+	struct hc_prof_node nodes[2][2] = {
+		{ { .id = 0, .parent = HC_NONE, .lm = HC_NONE },
+		  { .id = 1, .parent = 0, .lm = 0, .flags = HC_NODE_LEAF, .offset = 0x1234,
+		    .m = { [HC_M_TRUE_SAMPLE] = 1000, [HC_M_FALSE_TRAP] = 640 } } },
+		{ { .id = 0, .parent = HC_NONE, .lm = HC_NONE },
+		  { .id = 1, .parent = 0, .lm = 0, .flags = HC_NODE_LEAF, .offset = 0x1234 } },
+	};
+	struct hc_analysis_opts o = { .inputs = inputs, .ninputs = 1, .outdir = db, .jobs = 2, .unit = -1 };
+	struct hc_analysis_result res;
+	struct fx_matrix m;
+	char err[512] = "";
+
+	/* the pure part: scaled by all / weighed, never down, saturating */
+	CHECK_EQ_U64(merge__lock_weight(640, 400, 200), 1280);
+	CHECK_EQ_U64(merge__lock_weight(640, 0, 0), 640);
+	CHECK_EQ_U64(merge__lock_weight(640, 100, 200), 640);
+	CHECK_EQ_U64(merge__lock_weight(640, 200, 200), 640);
+	CHECK_EQ_U64(merge__lock_weight(100, 1000, 3), 33333);
+	CHECK_EQ_U64(merge__lock_weight(UINT64_MAX / 2, 4, 1), UINT64_MAX);
+
+	/* two processes of three threads; T0 of each: a lock trap to T1 (640,
+	   false) and a sample to T2 (1000, true); counters of pid 4242's
+	   threads: 300/100, 100/100, none (factor 2); pid 4343 has none */
+	fx_mkdir(meas);
+	for (uint32_t pid = 4242; pid <= 4343; pid += 101)
+		for (uint32_t t = 0; t < 3; t++) {
+			struct fx_prof p;
+			struct hc_prof_event ev[2] = {
+				{ .time = 2000, .weight = 640, .addr = 0x7f0000001000ull, .peer_addr = 0x7f0000001008ull,
+				  .len = 8, .peer_len = 8, .peer = 1, .cpu = -1, .peer_cpu = -1, .ctx = 1, .peer_ctx = 1,
+				  .flags = HC_COMM_TRAP | HC_COMM_LOCK | HC_COMM_PEER_STORE },
+				{ .time = 2100, .weight = 1000, .addr = 0x7f0000002000ull, .peer_addr = 0x7f0000002000ull,
+				  .len = 8, .peer_len = 8, .peer = 2, .cpu = -1, .peer_cpu = -1, .ctx = 1, .peer_ctx = 1,
+				  .flags = HC_COMM_TRUE | HC_COMM_PEER_STORE },
+			};
+			struct fx_counter cn[2] = { { "lock_scale_handoffs", t ? 100 : 300 },
+			                            { "lock_scale_weighed", 100 } };
+
+			memset(&p, 0, sizeof p);
+			p.th = (struct hc_prof_thread){ .index = t, .creator = t ? 0 : HC_NONE, .pid = pid,
+			                                .tid = pid + t, .sampler = HC_SAMPLER_SOFT,
+			                                .unit = HC_UNIT_NS, .period = 1,
+			                                .creation_ctx = t ? 1 : HC_NONE, .start_lm = HC_NONE,
+			                                .start_ns = 1000, .end_ns = 3000 };
+			snprintf(p.th.exe, sizeof p.th.exe, "/nonexistent/bin/app");
+			p.hostid = 0x0a0b0c0du;
+			p.mods = &mod;
+			p.nmods = 1;
+			p.nodes = nodes[t ? 1 : 0];
+			p.nnodes = 2;
+			p.evs = ev;
+			p.nevs = t == 0 ? 2 : 0;
+			p.cnts = cn;
+			p.ncnts = pid == 4242 && t < 2 ? 2 : 0;
+			free(fx_write_profile(meas, &p));
+		}
+	CHECK_MSG(hc_analysis_run(&o, &res, err, sizeof err) == 0, "analysis: %s", err);
+	mp = fx_join(db, HC_DB_MATRICES "/thread-all.csv");
+	CHECK_MSG(fx_read_matrix(mp, &m), "%s: %s", mp, m.why);
+	if (m.ok && m.n == 6) {
+		/* global threads: pid 4242's 0-2, then pid 4343's 3-5 */
+		CHECK_EQ_U64(fx_cell(&m, 0, 1), 1280);
+		CHECK_EQ_U64(fx_cell(&m, 0, 2), 1000);
+		CHECK_EQ_U64(fx_cell(&m, 3, 4), 640);
+		CHECK_EQ_U64(fx_cell(&m, 3, 5), 1000);
+	} else {
+		CHECK_MSG(0, "%s: %u threads", mp, m.n);
+	}
+	fx_free_matrix(&m);
+	free(mp);
+	mp = fx_join(db, HC_DB_MATRICES "/thread-false.csv");
+	CHECK_MSG(fx_read_matrix(mp, &m), "%s: %s", mp, m.why);
+	if (m.ok && m.n == 6) {
+		CHECK_EQ_U64(fx_cell(&m, 0, 1), 1280);
+		CHECK_EQ_U64(fx_cell(&m, 0, 2), 0);
+	}
+	fx_free_matrix(&m);
+	free(mp);
+	/* the contexts' metrics carry the scaling too: the totals are the
+	   events' (2 x 1000 + 1280 + 640; the trap part 1280 + 640) */
+	{
+		struct hc_db *d = NULL;
+
+		CHECK_MSG(hc_db_open(db, &d, err, sizeof err) == 0, "%s", err);
+		if (d) {
+			CHECK_EQ_U64(d->event_weight, 3920);
+			CHECK_EQ_U64(d->t_all, 3920);
+			CHECK_EQ_U64(d->t_trap, 1920);
+			CHECK_EQ_U64(d->t_false, 1920);
+			hc_db_close(d);
+		}
+	}
+	fx_rm_rf(work);
+	free(db);
+	free(meas);
+	free(work);
+}
+
 int main(void)
 {
+	lock_weights();
 	names();
 	default_outdir();
 	escaping();
