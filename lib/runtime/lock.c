@@ -116,6 +116,7 @@ static inline void scale_note(struct rt_thread *t, uint64_t all, uint64_t weighe
 #define LD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #define LD_ACQ(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define ST(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+#define ST_REL(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
 static inline struct lock_slot *slot_of(const void *m)
 {
@@ -342,6 +343,10 @@ static struct {
 	uint64_t copy[8];      /* the line at the latest release */
 } after;
 
+/* The writer's fields that lock__pset_after reads are release stores
+   (ST_REL): a reader's acquire load that sees one synchronizes with it, so
+   its re-read of seq sees after_begin's odd count (C11's seqlock without
+   fences; on x86-64 plain movs). */
 static void after_begin(void)
 {
 	__atomic_add_fetch(&after.seq, 1, __ATOMIC_ACQ_REL);
@@ -360,15 +365,15 @@ static void after_arm(uint32_t idx, uint32_t armer, uint64_t addr)
 	if (!hc_rt.opt.lock_pset_after)
 		return;
 	after_begin();
-	ST(after.slot1, 0);
+	ST_REL(after.slot1, 0);
 	for (uint32_t i = 0; i < 8; i++)
 		ST(after.copy[i], near_word(line + 8 * (uint64_t)i));
-	ST(after.line, line);
-	ST(after.armer, armer);
-	ST(after.writer, 0);
-	ST(after.bytes, 0);
+	ST_REL(after.line, line);
+	ST_REL(after.armer, armer);
+	ST_REL(after.writer, 0);
+	ST_REL(after.bytes, 0);
 	ST(after.live, 0);
-	ST(after.slot1, idx + 1);
+	ST_REL(after.slot1, idx + 1);
 	after_end();
 }
 
@@ -380,7 +385,7 @@ static __attribute__((noinline)) void after_release(struct rt_thread *t, struct 
 	uint32_t pos = me & 3;
 
 	if (LD(after.live) && watch__pset_idle()) {     /* the set ended: nothing to follow */
-		ST(after.slot1, 0);
+		ST_REL(after.slot1, 0);
 		return;
 	}
 	for (uint32_t i = 0; i < 8; i++) {
@@ -400,9 +405,9 @@ static __attribute__((noinline)) void after_release(struct rt_thread *t, struct 
 			after_end();
 			return;
 		}
-		ST(after.bytes, bytes);
-		ST(after.wctx, LD(s->pthread[pos]) == me ? site_ctx(s, pos, line, LD(s->pctx[pos])) : 0);
-		ST(after.writer, me);
+		ST_REL(after.bytes, bytes);
+		ST_REL(after.wctx, LD(s->pthread[pos]) == me ? site_ctx(s, pos, line, LD(s->pctx[pos])) : 0);
+		ST_REL(after.writer, me);
 	}
 	after_end();
 	t->cnt.lock_after_writes++;
@@ -641,7 +646,7 @@ static void pset_after(struct rt_thread *t)
 	} else {
 		t->cnt.lock_pset_refused++;
 		if (LD(after.slot1) == t->lock.parm_slot + 1 && LD(after.armer) == t->id.index)
-			ST(after.slot1, 0);
+			ST_REL(after.slot1, 0);
 	}
 	hc_guard_leave(t);
 }
