@@ -1086,6 +1086,25 @@ uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cur
 	return n;
 }
 
+uint32_t hc_lock_fill(uint64_t lo, uint64_t changed, uint64_t mask, uint32_t *out, uint32_t n, uint32_t d)
+{
+	uint32_t n0 = n;
+
+	changed = (changed | changed << 1) & mask;     /* and the word after each: a queue's next item */
+	for (uint32_t i = 0; i < 64 && n < d && changed; i++) {
+		uint64_t line = (lo + 8 * (uint64_t)i) & ~(uint64_t)(HC_LINE - 1);
+		bool taken = false;
+
+		if (!(changed >> i & 1))
+			continue;
+		for (uint32_t k = 0; k < n0 && !taken; k++)
+			taken = ((lo + 8 * (uint64_t)out[k]) & ~(uint64_t)(HC_LINE - 1)) == line;
+		if (!taken)
+			out[n++] = i;
+	}
+	return n;
+}
+
 /* The hand-off set's lines (hc_detect_arm_handoff, _region): D distinct
    lines in [lo, hi) (hi - lo >= one line, lo aligned) th did not touch
    lately, after s's line for a store when any is left. */

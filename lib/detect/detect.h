@@ -579,6 +579,19 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
    returns how many. */
 uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cursor, uint32_t d, uint32_t *out);
 
+/* HPCRUN_COMM_LOCK_KEEP (detection.md §5.62): a lock set's spare
+   registers. out[0..n) the words hc_lock_words took (bit i: the word at
+   lo + 8 i, lo 8-aligned); then the words of `changed` (what the
+   releasers changed since this thread's release) and the word after each
+   of them, in order, that are on none of out[0..n)'s lines, until d words.
+   A queue's consumer reads the item its producer wrote (an empty queue:
+   true) or the one after the slot it refilled (a full one: the line moved
+   for a word it does not read, false, as exact mode counts it); watching
+   only the changed words would make every such trap true. Only words of
+   `mask` (the candidates less the bad words) are taken. Returns the new
+   count. */
+uint32_t hc_lock_fill(uint64_t lo, uint64_t changed, uint64_t mask, uint32_t *out, uint32_t n, uint32_t d);
+
 /* Which of a releaser's stores before its unlock (§5.49, latest first)
    names the watched word at a (pure): kind[i] 1 = the absolute address
    key[i], 2 = the displacement key[i] from the start of the mutex's heap

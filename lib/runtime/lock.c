@@ -884,6 +884,13 @@ static __attribute__((noinline)) void acquired(const void *m)
 	n = hc_lock_words(LD(s->cand), LD(s->good), LD(s->bad), &cursor,
 	                  hc_rt.dcfg.nwatch < HC_MAX_WATCH ? hc_rt.dcfg.nwatch : HC_MAX_WATCH, words);
 	ST(s->cursor, cursor);
+	if (hc_rt.opt.lock_keep && t->lock.vvalid) {   /* §5.62: the spare registers on other changed lines */
+		uint32_t nf = hc_lock_fill(LD(s->lo), t->lock.vchanged, LD(s->cand) & ~LD(s->bad), words, n,
+		                          hc_rt.dcfg.nwatch < HC_MAX_WATCH ? hc_rt.dcfg.nwatch : HC_MAX_WATCH);
+
+		t->cnt.lock_keep_filled += nf - n;
+		n = nf;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		addr[i] = LD(s->lo) + 8 * (uint64_t)words[i];
 	now = process__now();
@@ -961,6 +968,46 @@ bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t a
 	t->lock.open = false;
 	t->cnt.lock_traps++;
 	return true;
+}
+
+/* HPCRUN_COMM_LOCK_KEEP (§5.62): after a lock set's trap the thread
+   still holds the mutex and may read the other lines its releaser changed
+   (mw_cond's worker reads head/tail first, the task line after): the set
+   re-armed on its words of other lines than the trapped one (start: the
+   set's entries before the trap, n of them), each trap its weight, until
+   the thread releases the mutex (a later trap is late) or none is left.
+   Signal context (the trap handler): the arm a sample's. */
+void lock__keep(struct rt_thread *t, const struct hc_bb_entry *start, uint32_t n, uint64_t weight, uint64_t line)
+{
+	struct hc_detect_result res;
+	struct hc_bb_entry keep[HC_MAX_WATCH];
+	uint64_t addr[HC_MAX_WATCH];
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n && k < HC_MAX_WATCH; i++)
+		if (start[i].line != line) {
+			keep[k] = start[i];
+			addr[k] = start[i].addr;
+			k++;
+		}
+	if (!k)
+		return;
+	if (!hc_detect_arm_lock(&hc_rt.dcfg, &t->det, &keep[0], addr, k, weight, process__now(), &res)) {
+		t->cnt.lock_keep_ends++;
+		return;
+	}
+	record__apply_set(t, &res);
+	if (!t->det.armed) {
+		t->cnt.lock_keep_ends++;
+		return;
+	}
+	for (uint32_t i = 0; i < t->det.nwatch && i < k; i++) {
+		t->det.start[i].thread = keep[i].thread;
+		t->det.start[i].ctx = keep[i].ctx;
+		t->det.start[i].time = keep[i].time;
+	}
+	t->lock.open = true;
+	t->cnt.lock_keep_rearms++;
 }
 
 /* ---- the interposed calls ---- */

@@ -395,6 +395,7 @@ static void read_options(struct rt_options *o)
 	o->reader_scale = env_u64("HPCRUN_COMM_READER_SCALE", 0) != 0;
 	o->lock_rescale = env_u64("HPCRUN_COMM_LOCK_RESCALE", 1) != 0;
 	o->lock_pset_acq = env_u64("HPCRUN_COMM_LOCK_PSET_ACQ", 0) != 0;
+	o->lock_keep = env_u64("HPCRUN_COMM_LOCK_KEEP", 0) != 0;
 	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
 	if (o->reader_loop > 256)
 		process__fatal("HPCRUN_COMM_READER_LOOP: %u instructions is more than 256", o->reader_loop);
@@ -993,6 +994,12 @@ static void process_init(bool after_fork)
 			        "at the next other thread's acquisition of the mutex, not after the release: %s "
 			        "(HPCRUN_COMM_LOCK_PSET_ACQ; counters lock_acq_pending, lock_acq_arms, lock_acq_refused)",
 			        hc_rt.opt.lock_rescale ? "on" : "off", hc_rt.opt.lock_pset_acq ? "on" : "off");
+		if (on)
+			process__log("lock sets kept: a lock set's spare registers on the first changed word of each "
+			        "other changed line, the set re-armed on its other lines after a trap while the thread "
+			        "holds the mutex, each trap its weight: %s (HPCRUN_COMM_LOCK_KEEP, detection.md §5.62; "
+			        "counters lock_keep_filled, lock_keep_rearms, lock_keep_ends)",
+			        hc_rt.opt.lock_keep ? "on" : "off");
 		if (on)
 			process__log("lock sets on the process-wide set: %s (HPCRUN_COMM_LOCK_PSET; a gated thread's "
 			        "critical section compared with its start, the set armed at the release on a word of a changed "

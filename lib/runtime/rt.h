@@ -76,6 +76,7 @@
 	X(lock_pset_true) X(lock_pset_false) X(lock_pset_none) X(lock_pset_system) X(lock_words_dropped) \
 	X(lock_after_writes) X(lock_after_peer) X(lock_after_own) X(lock_after_noctx) \
 	X(lock_scale_handoffs) X(lock_scale_weighed) X(lock_acq_pending) X(lock_acq_arms) X(lock_acq_refused) \
+	X(lock_keep_filled) X(lock_keep_rearms) X(lock_keep_ends) \
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
@@ -314,6 +315,7 @@ struct rt_options {
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
 	uint32_t lock_rescale;      /* lock traps flagged HC_COMM_LOCK: the analyzer scales them to the hand-offs (§5.61) */
 	uint32_t lock_pset_acq;     /* a process-wide lock set armed at the hand-off's acquisition, not the release (§5.61) */
+	uint32_t lock_keep;         /* a lock set's spare registers on changed lines, kept armed on them after a trap (§5.62) */
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
 	bool sys_data;              /* system code on a system library's own data is dropped (§5.37) */
@@ -576,6 +578,7 @@ void lock__sync_note(const void *o, size_t n);
 enum { RT_SYNC_OBJECT = 1, RT_SYS_DATA = 2 };
 int lock__sync_sys(uint64_t pc, uint64_t addr, uint32_t len);
 bool lock__trap(struct rt_thread *t, uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len);
+void lock__keep(struct rt_thread *t, const struct hc_bb_entry *start, uint32_t n, uint64_t weight, uint64_t line);
 bool lock__mutex_word(uint64_t addr);
 bool lock__seen(void);            /* a hand-off seen in the process (reader sets, §5.57) */
 bool lock__in_block(uint64_t lo, uint64_t hi);   /* a locked mutex in [lo, hi) (§5.57) */

@@ -1727,6 +1727,9 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 	struct hc_comm comm;
 	uint64_t leaf;
 	bool watched_load, start, joined, locked;
+	struct hc_bb_entry kstart[HC_MAX_WATCH];
+	uint64_t kweight = 0, kline = 0;
+	uint32_t kn = 0;
 	int sys;
 
 	if (slot == 0 && t->watch.n > 0 && t->watch.attr[0].bp_type == HW_BREAKPOINT_X) {
@@ -1792,6 +1795,13 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		return;
 	}
 	locked = start && t->det.lock_set;
+	if (locked && hc_rt.opt.lock_keep) {    /* the set's entries, for lock__keep (§5.62) */
+		kn = t->det.nwatch < HC_MAX_WATCH ? t->det.nwatch : HC_MAX_WATCH;
+		for (uint32_t i = 0; i < kn; i++)
+			kstart[i] = t->det.start[i];
+		kweight = t->det.lock_weight;
+		kline = (slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr) & ~(uint64_t)(HC_LINE - 1);
+	}
 	if (locked && !lock__trap(t, slot >= 0 && slot < t->watch.n ? t->watch.attr[slot].bp_addr : s.addr, leaf, s.addr, s.len)) {
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u   lock set trap dropped (system code or late)", t->id.index);
 		t->det.moving = t->det.fixed = false;
@@ -1847,6 +1857,9 @@ static void on_trap(struct rt_thread *t, int slot, void *uctx)
 		else if (start && !locked)
 			soft__start_set(t);    /* a second one while the thread is young */
 		soft__after_trap(t, uctx, &s);
+		if (locked && hc_rt.opt.lock_keep && kn && !t->det.armed &&
+		    !(t->watch.n > 0 && t->watch.enabled[0] && t->watch.attr[0].bp_type == HW_BREAKPOINT_X))
+			lock__keep(t, kstart, kn, kweight, kline);
 	} else if (watched_load && !s.is_store && !t->det.armed) {
 		/* A set on a published load, hit by this thread's own load (a
 		   read probe of a dry line): no communication, but an exact load

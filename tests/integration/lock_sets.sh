@@ -42,6 +42,8 @@
 # (lock_scale_weighed); with HPCRUN_COMM_LOCK_PSET_ACQ=1 (lock_queue 2,
 # every thread gated) the gated releasers' sets are armed by the next
 # acquirers (lock_acq_arms), their traps judged, the output kept.
+# Lock sets kept (§5.62, HPCRUN_COMM_LOCK_KEEP, default off): off by
+# default; with =1 spare registers filled and sets re-armed after a trap.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -207,6 +209,26 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 	else
 		echo "open worker: only $ot lock traps (nothing to judge)"
 	fi
+	# §5.62 (HPCRUN_COMM_LOCK_KEEP, default off): off in the log and
+	# nothing filled or re-armed by default (the verdict runs above); with
+	# =1 (lock_queue 4, the gate off) within 4 runs a set's spare registers
+	# on other changed lines and a set re-armed after a trap, its traps
+	# judged, the output unchanged.
+	grep -q "lock sets kept: .*: off (HPCRUN_COMM_LOCK_KEEP" "$TMP/vd"/*.log &&
+		[ "$(logc vd lock_keep_filled)" -eq 0 ] && [ "$(logc vd lock_keep_rearms)" -eq 0 ] &&
+		ok "HPCRUN_COMM_LOCK_KEEP: off by default" ||
+		fail "HPCRUN_COMM_LOCK_KEEP default: not off ($(logc vd lock_keep_filled) filled, $(logc vd lock_keep_rearms) re-armed)"
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/kp"
+		HPCRUN_COMM_LOCK_KEEP=1 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure kp "$TMP/lock_queue" 4 ||
+			fail "sampled run (HPCRUN_COMM_LOCK_KEEP=1) failed"
+		[ "$(logc kp lock_keep_filled)" -gt 0 ] && [ "$(logc kp lock_keep_rearms)" -gt 0 ] && break
+	done
+	grep -q "count=50000" "$TMP/kp.out" && grep -q "lock sets kept: .*: on (HPCRUN_COMM_LOCK_KEEP" "$TMP/kp"/*.log &&
+		[ "$(logc kp lock_keep_filled)" -gt 0 ] && [ "$(logc kp lock_keep_rearms)" -gt 0 ] &&
+		[ "$(( $(logc kp lock_verdict_true) + $(logc kp lock_verdict_false) ))" -gt 0 ] &&
+		ok "HPCRUN_COMM_LOCK_KEEP=1: $(logc kp lock_keep_filled) spare registers filled, $(logc kp lock_keep_rearms) sets re-armed after a trap ($(logc kp lock_keep_ends) refused), $(logc kp lock_traps) traps" ||
+		fail "HPCRUN_COMM_LOCK_KEEP=1: $(logc kp lock_keep_filled) filled, $(logc kp lock_keep_rearms) re-armed, verdicts $(logc kp lock_verdict_true)/$(logc kp lock_verdict_false) (output: $(cat "$TMP/kp.out"))"
 	rm -rf "${TMP:?}/ps0"
 	HPCRUN_COMM_LOCK_PSET=0 HPCRUN_COMM_SWITCH_NS=10000000 measure ps0 "$TMP/lock_queue" 2 ||
 		fail "sampled run (process-wide lock sets off) failed"

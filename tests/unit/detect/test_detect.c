@@ -1797,6 +1797,25 @@ static void test_lock_sets(void)
 	CHECK_EQ_U64(n, 0);
 	n = hc_lock_words(~0ull, 0, 0, &cursor, 2, out);           /* wraps at 64 */
 	CHECK(n == 2 && out[0] == 10 && out[1] == 11);
+	/* HPCRUN_COMM_LOCK_KEEP (§5.62): the spare registers on the changed
+	   words and the word after each, on other lines than the taken ones,
+	   lowest first, within the mask; lo 0x1000 is a line's start (words
+	   0-7 one line, 8-15 the next) */
+	out[0] = 9;                                               /* line 1 taken */
+	n = hc_lock_fill(0x1000, 0x10000 | 0x600 | 0x2, ~0ull, out, 1, 4);
+	CHECK(n == 4 && out[0] == 9 && out[1] == 1 && out[2] == 2 && out[3] == 16);
+	n = hc_lock_fill(0x1000, 0x10000 | 0x2, ~0x4ull, out, 1, 4);   /* word 2 masked out */
+	CHECK(n == 4 && out[1] == 1 && out[2] == 16 && out[3] == 17);
+	n = hc_lock_fill(0x1000, 0x600, ~0ull, out, 1, 4);         /* only the taken line changed */
+	CHECK_EQ_U64(n, 1);
+	n = hc_lock_fill(0x1000, 0x6, ~0ull, out, 4, 4);           /* no spare register */
+	CHECK_EQ_U64(n, 4);
+	n = hc_lock_fill(0x1008, 0x40, ~0ull, out, 0, 4);          /* lo mid-line: words 6, 7 */
+	CHECK(n == 2 && out[0] == 6 && out[1] == 7);
+	n = hc_lock_fill(0x1000, 1ull << 63, ~0ull, out, 0, 4);    /* no word after the last */
+	CHECK(n == 1 && out[0] == 63);
+	n = hc_lock_fill(0x1000, 0x3, 0, out, 0, 4);               /* nothing in the mask */
+	CHECK_EQ_U64(n, 0);
 
 	/* the set: one watchpoint a word (aligned), each naming the releaser */
 	world_init(&w, 7, 3);
