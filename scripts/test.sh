@@ -56,8 +56,8 @@ suite() {
 # a new atomic_thread_fence fails here), then the concurrent modules'
 # multithreaded unit tests run: the bulletin board, the arenas, the profile
 # writer and reader, the log, the exact model, the live-block table (with a
-# signal handler's lookups), the pipeline sets' table, the function table
-# racing load-map refreshes, the analyzer's parallel merge (-j 3) and its
+# signal handler's lookups), the pipeline sets' table, the lock sets' table
+# and record (lock.c), the function table racing load-map refreshes, the analyzer's parallel merge (-j 3) and its
 # distributed merge (ranks as threads), hpcprof-comm itself; and
 # hpcprof-comm -j 3 on a real measurement of the default build. Each counts
 # as one test; a TSan report makes it exit non-zero (TSan's exitcode 66).
@@ -65,7 +65,7 @@ suite() {
 # own interceptors and the runtime's conflict: the reliability.md section).
 TSAN_TESTS="tests/unit/detect/test_bulletin_mt tests/unit/support/test_arena \
  tests/unit/prof/test_prof_mt tests/unit/support/test_log tests/unit/exact/test_model_mt \
- tests/unit/runtime/test_blocks tests/unit/runtime/test_pipe_mt tests/unit/decode/test_funcstart \
+ tests/unit/runtime/test_blocks tests/unit/runtime/test_pipe_mt tests/unit/runtime/test_lock_mt tests/unit/decode/test_funcstart \
  tests/unit/analysis/test_analysis_merge tests/unit/analysis/test_dist tests/unit/analysis/test_hpcprof_cli"
 
 # tsan_result NAME RC: count one TSan test

@@ -1018,16 +1018,30 @@ static int (*real_timedlock)(pthread_mutex_t *, const struct timespec *);
 static int (*real_cwait)(pthread_cond_t *, pthread_mutex_t *);
 static int (*real_ctwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
 
+/* The next definition of name (version: the condition variables' current
+   ABI, not the 2.2.5 one). A TSan build (the unit test test_lock_mt) takes
+   the default one, TSan's unversioned interceptor: libc's own would hide
+   the mutex's release and re-acquisition in a wait from TSan. */
 static void *next_sym(const char *name, const char *version)
 {
-	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+#ifdef __SANITIZE_THREAD__
+	void *p = NULL;
 
+	(void)version;
+#else
+	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+#endif
 	return p ? p : dlsym(RTLD_NEXT, name);
 }
 
-#define RESOLVE(var, name, ver) do { \
-		if (__builtin_expect(var == NULL, 0)) \
-			var = (__typeof__(var))next_sym(name, ver); \
+/* f = the real function, resolved at its first call. Threads may race to
+   the first call: atomics (they store the same pointer). */
+#define RESOLVE(f, var, name, ver) do { \
+		f = __atomic_load_n(&var, __ATOMIC_RELAXED); \
+		if (__builtin_expect(f == NULL, 0)) { \
+			f = (__typeof__(var))next_sym(name, ver); \
+			__atomic_store_n(&var, f, __ATOMIC_RELAXED); \
+		} \
 	} while (0)
 
 /* The runtime's own locks (flush.c, loadmap.c) are not the program's. */
@@ -1047,11 +1061,12 @@ static void *next_sym(const char *name, const char *version)
 
 HC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
+	mfn f;
 	int r;
 
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(real_lock, "pthread_mutex_lock", NULL);
-	r = real_lock(m);
+	RESOLVE(f, real_lock, "pthread_mutex_lock", NULL);
+	r = f(m);
 
 	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
 		acquired(m);
@@ -1060,11 +1075,12 @@ HC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 
 HC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
+	mfn f;
 	int r;
 
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(real_trylock, "pthread_mutex_trylock", NULL);
-	r = real_trylock(m);
+	RESOLVE(f, real_trylock, "pthread_mutex_trylock", NULL);
+	r = f(m);
 
 	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
 		acquired(m);
@@ -1073,11 +1089,12 @@ HC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 
 HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
+	__typeof__(real_timedlock) f;
 	int r;
 
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(real_timedlock, "pthread_mutex_timedlock", NULL);
-	r = real_timedlock(m, ts);
+	RESOLVE(f, real_timedlock, "pthread_mutex_timedlock", NULL);
+	r = f(m, ts);
 
 	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
 		acquired(m);
@@ -1087,12 +1104,13 @@ HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 HC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct rt_thread *t;
+	mfn f;
 	int r;
 
 	if (__builtin_expect(lock_on, 0) && FROM_PROGRAM())
 		released(m);
-	RESOLVE(real_unlock, "pthread_mutex_unlock", NULL);
-	r = real_unlock(m);
+	RESOLVE(f, real_unlock, "pthread_mutex_unlock", NULL);
+	r = f(m);
 	if (__builtin_expect(lock_on, 0) && (t = hc_self) && __builtin_expect(t->lock.parm, 0)) {
 		int e = errno;
 
@@ -1107,16 +1125,17 @@ HC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 HC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	bool on = __builtin_expect(lock_on, 0) && FROM_PROGRAM();
+	__typeof__(real_cwait) f;
 	int r;
 
 	if (on)
 		released(m);
 	SYNC_NOTE(c);
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(real_cwait, "pthread_cond_wait", "GLIBC_2.3.2");
+	RESOLVE(f, real_cwait, "pthread_cond_wait", "GLIBC_2.3.2");
 	if (on && hc_self)
 		hc_self->lock.parm = false;     /* not armed under the wait (lock_pset_asked counts it) */
-	r = real_cwait(c, m);
+	r = f(c, m);
 	if (on && (r == 0 || r == ETIMEDOUT))
 		acquired(m);
 	return r;
@@ -1125,16 +1144,17 @@ HC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 HC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts)
 {
 	bool on = __builtin_expect(lock_on, 0) && FROM_PROGRAM();
+	__typeof__(real_ctwait) f;
 	int r;
 
 	if (on)
 		released(m);
 	SYNC_NOTE(c);
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(real_ctwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
+	RESOLVE(f, real_ctwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
 	if (on && hc_self)
 		hc_self->lock.parm = false;     /* not armed under the wait (lock_pset_asked counts it) */
-	r = real_ctwait(c, m, ts);
+	r = f(c, m, ts);
 	if (on && (r == 0 || r == ETIMEDOUT))
 		acquired(m);
 	return r;
@@ -1149,14 +1169,18 @@ static int (*real_bwait)(pthread_barrier_t *);
 
 HC_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned n)
 {
+	__typeof__(real_binit) f;
+
 	SYNC_NOTE(b);
-	RESOLVE(real_binit, "pthread_barrier_init", NULL);
-	return real_binit(b, a, n);
+	RESOLVE(f, real_binit, "pthread_barrier_init", NULL);
+	return f(b, a, n);
 }
 
 HC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
+	__typeof__(real_bwait) f;
+
 	SYNC_NOTE(b);
-	RESOLVE(real_bwait, "pthread_barrier_wait", NULL);
-	return real_bwait(b);
+	RESOLVE(f, real_bwait, "pthread_barrier_wait", NULL);
+	return f(b);
 }
