@@ -7,6 +7,13 @@
 # the environment the program sees is the native one. Skipped (77) in the
 # ASan build: the ASan runtime is preloaded before ours there, so the
 # measured program's malloc is ASan's and the native one's is glibc's.
+# Natively with ASan's allocator too (LD_PRELOAD=libasan.so, session 25)
+# the main thread's 2,096 blocks agree between two runs (the workers' do
+# not: ASan's shared large-block allocator), but measured, the first block
+# already sits 0xc0 bytes further (mmap+0x100 against +0x40): with ASan's
+# malloc first, the runtime's wrappers that keep glibc's allocations on its
+# behalf out of the program's heap are not in use — the property this test
+# checks does not hold by construction there, for any runtime.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 if grep -q "define HC_SANITIZERS 1" "$B/config.h" 2>/dev/null; then

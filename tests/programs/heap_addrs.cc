@@ -106,6 +106,7 @@ static void allocate(const char *who, int who_i, int n, uint64_t seed)
 {
 	static const int KEEP = 4096;
 	void *live[KEEP];
+	bool fromc[KEEP];   // live[j] came from the malloc family (realloc may take it; a new'd block not)
 	int nlive = 0;
 	uint64_t s = seed;
 
@@ -131,12 +132,15 @@ static void allocate(const char *who, int who_i, int n, uint64_t seed)
 				::operator delete(p);
 			else
 				std::free(p);
-		} else if (i % 7 == 6 && nlive > 0) {
+		} else if (i % 7 == 6 && nlive > 0 && fromc[nlive - 1]) {
 			void *q = std::realloc(live[nlive - 1], sz + 100);
 			note(who, who_i, i, sz + 100, q);
 			live[nlive - 1] = q;
-			live[nlive < KEEP ? nlive++ : KEEP - 1] = p;
+			int j = nlive < KEEP ? nlive++ : KEEP - 1;
+			live[j] = p;
+			fromc[j] = true;
 		} else if (nlive < KEEP) {
+			fromc[nlive] = i % 7 != 3 && i % 7 != 4;
 			live[nlive++] = p;
 		}
 	}
