@@ -224,7 +224,6 @@ static void refused(int fd)
 
 /* ---- the program's view ---- */
 
-#define REAL(name) ({ static __typeof__(&name) r_; if (!r_) r_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name); r_; })
 
 HC_EXPORT int close(int fd)
 {
@@ -232,7 +231,7 @@ HC_EXPORT int close(int fd)
 		refused(fd);
 		return 0;
 	}
-	return REAL(close)(fd);
+	return RT_REAL(close)(fd);
 }
 
 /* close_range over [first, last] minus our fds, in sub-ranges. */
@@ -317,7 +316,7 @@ static bool make_room(int fd)
 HC_EXPORT int dup2(int oldfd, int newfd)
 {
 	bool moved = oldfd != newfd && make_room(newfd);
-	int ret = REAL(dup2)(oldfd, newfd), err = errno;
+	int ret = RT_REAL(dup2)(oldfd, newfd), err = errno;
 
 	if (ret < 0 && moved)
 		sys_close(newfd);     /* our stale duplicate: the program asked for it gone */
@@ -328,7 +327,7 @@ HC_EXPORT int dup2(int oldfd, int newfd)
 HC_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	bool moved = oldfd != newfd && make_room(newfd);
-	int ret = REAL(dup3)(oldfd, newfd, flags), err = errno;
+	int ret = RT_REAL(dup3)(oldfd, newfd, flags), err = errno;
 
 	if (ret < 0 && moved)
 		sys_close(newfd);

@@ -27,19 +27,18 @@
 
 extern char **environ;
 
-#define REAL(name) ({ static __typeof__(&name) r_; if (!r_) r_ = (__typeof__(&name))dlsym(RTLD_NEXT, #name); r_; })
 
 HC_EXPORT void _exit(int status)
 {
 	process__fini();
-	REAL(_exit)(status);
+	RT_REAL(_exit)(status);
 	__builtin_unreachable();
 }
 
 HC_EXPORT void _Exit(int status)
 {
 	process__fini();
-	REAL(_Exit)(status);
+	RT_REAL(_Exit)(status);
 	__builtin_unreachable();
 }
 
@@ -52,7 +51,7 @@ HC_EXPORT void *dlopen(const char *file, int mode)
 {
 	struct rt_thread *t = hc_self;
 	int was = hc_loader_enter(t);
-	void *h = REAL(dlopen)(file, mode);
+	void *h = RT_REAL(dlopen)(file, mode);
 
 	if (h && hc_rt.ready) {
 		ownheap__enter();
@@ -69,7 +68,7 @@ HC_EXPORT int dlclose(void *h)
 {
 	struct rt_thread *t = hc_self;
 	int was = hc_loader_enter(t);
-	int ret = REAL(dlclose)(h);
+	int ret = RT_REAL(dlclose)(h);
 
 	if (hc_rt.ready) {
 		ownheap__enter();
@@ -263,9 +262,9 @@ static int do_exec(enum exec_kind kind, const char *file, int fd, char *const ar
 	if (!env)
 		env = (char **)envp;
 	switch (kind) {
-	case EXEC_PATH:   ret = REAL(execve)(file, argv, env); break;
-	case EXEC_SEARCH: ret = REAL(execvpe)(file, argv, env); break;
-	default:          ret = REAL(fexecve)(fd, argv, env); break;
+	case EXEC_PATH:   ret = RT_REAL(execve)(file, argv, env); break;
+	case EXEC_SEARCH: ret = RT_REAL(execvpe)(file, argv, env); break;
+	default:          ret = RT_REAL(fexecve)(fd, argv, env); break;
 	}
 	err = errno;
 	if (env != (char **)envp)
@@ -380,9 +379,9 @@ static int do_spawn(bool search, pid_t *pid, const char *file, const posix_spawn
 		env = exec_env(envp, 0);
 	}
 	if (search)
-		ret = REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp);
+		ret = RT_REAL(posix_spawnp)(pid, file, fa, attr, argv, env ? env : envp);
 	else
-		ret = REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);
+		ret = RT_REAL(posix_spawn)(pid, file, fa, attr, argv, env ? env : envp);
 	free(env);
 	return ret;
 }
@@ -430,7 +429,7 @@ HC_EXPORT int system(const char *cmd)
 
 	if (env)
 		environ = env;
-	ret = REAL(system)(cmd);
+	ret = RT_REAL(system)(cmd);
 	env_swap_out(env, old, errno);
 	return ret;
 }
@@ -442,7 +441,7 @@ HC_EXPORT FILE *popen(const char *cmd, const char *mode)
 
 	if (env)
 		environ = env;
-	f = REAL(popen)(cmd, mode);
+	f = RT_REAL(popen)(cmd, mode);
 	env_swap_out(env, old, errno);
 	return f;
 }

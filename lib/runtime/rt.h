@@ -8,6 +8,7 @@
 #ifndef HC_RT_H
 #define HC_RT_H
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -538,6 +539,22 @@ void thread__end(struct rt_thread *t);
 bool thread__watch_allowed(struct rt_thread *t);
 bool thread__crowded(void);
 uint32_t watch__handoff_crowded_opened(void);
+/* The next definition of a function this library interposes (RTLD_NEXT),
+   looked up at its first use and kept in *slot. Threads may race to that
+   first use: relaxed atomics (each stores the same pointer). RT_REAL(f)
+   keeps its slot in a static of the caller. */
+static inline void *rt_next_sym(void **slot, const char *name)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(p == NULL, 0)) {
+		p = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+#define RT_REAL(name) ({ static void *rt_real_; (__typeof__(&name))rt_next_sym(&rt_real_, #name); })
+
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
 #define RT_PAGE 4096u
 

@@ -48,20 +48,16 @@ static __thread volatile int consumed __attribute__((tls_model("initial-exec")))
 
 static mask_fn real_pthread_sigmask(void)
 {
-	static mask_fn r;
+	static void *r;
 
-	if (!r)
-		r = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
-	return r;
+	return (mask_fn)rt_next_sym(&r, "pthread_sigmask");
 }
 
 static mask_fn real_sigprocmask(void)
 {
-	static mask_fn r;
+	static void *r;
 
-	if (!r)
-		r = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
-	return r;
+	return (mask_fn)rt_next_sym(&r, "sigprocmask");
 }
 
 static void trap_only(sigset_t *s)
@@ -264,12 +260,10 @@ typedef int (*timedwait_fn)(const sigset_t *, siginfo_t *, const struct timespec
 
 HC_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
-	static timedwait_fn real;
+	timedwait_fn real = RT_REAL(sigtimedwait);
 	siginfo_t mine;
 	int ret, err;
 
-	if (!real)
-		real = (timedwait_fn)dlsym(RTLD_NEXT, "sigtimedwait");
 	if (!info)
 		info = &mine;
 	/* One of our samples that took the pending slot (drop_ours) is not

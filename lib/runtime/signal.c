@@ -522,11 +522,9 @@ typedef int (*sigaltstack_fn)(const stack_t *, stack_t *);
 
 static sigaltstack_fn real_sigaltstack(void)
 {
-	static sigaltstack_fn r;
+	static void *r;
 
-	if (!r)
-		r = (sigaltstack_fn)dlsym(RTLD_NEXT, "sigaltstack");
-	return r;
+	return (sigaltstack_fn)rt_next_sym(&r, "sigaltstack");
 }
 
 int signal__altstack_on(struct rt_thread *t)

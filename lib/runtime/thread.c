@@ -428,11 +428,9 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(
 pthread_create_fn thread__real_pthread_create(void);
 pthread_create_fn thread__real_pthread_create(void)
 {
-	static pthread_create_fn real;
+	static void *real;
 
-	if (!real)
-		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
-	return real;
+	return (pthread_create_fn)rt_next_sym(&real, "pthread_create");
 }
 
 HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
@@ -474,13 +472,10 @@ HC_EXPORT int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(
    and only for a measured thread outside the runtime. */
 HC_EXPORT int pthread_join(pthread_t thr, void **retval)
 {
-	static int (*real)(pthread_t, void **);
 	struct rt_thread *self;
 	int ret;
 
-	if (!real)
-		real = (int (*)(pthread_t, void **))dlsym(RTLD_NEXT, "pthread_join");
-	ret = real(thr, retval);
+	ret = RT_REAL(pthread_join)(thr, retval);
 	self = hc_self;
 	if (ret == 0 && hc_rt.ready && !hc_rt.stopping && self && hc_guard_enter(self)) {
 		soft__join_set(self, true, 0);
