@@ -332,6 +332,10 @@ static void read_options(struct rt_options *o)
 	o->procset_edge_words = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_EDGE_WORDS", RT_PSET_EDGE_WORDS);
 	o->procset_edge_skip = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_EDGE_SKIP", RT_PSET_EDGE_SKIP);
 	o->procset_edge_first = env_u64("HPCRUN_COMM_PROCSET_EDGE_FIRST", 1) != 0;
+	o->procset_edge_memory = env_u64("HPCRUN_COMM_PROCSET_EDGE_MEMORY", RT_PSET_EDGE_MEMORY_DEFAULT) != 0;
+	o->procset_edge_budget = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_EDGE_BUDGET", RT_PSET_EDGE_BUDGET_DEFAULT);
+	if (o->procset_edge_budget > 100)
+		process__fatal("HPCRUN_COMM_PROCSET_EDGE_BUDGET: %u permille is more than 10 %%", o->procset_edge_budget);
 	o->procset_zone_unseen = env_u64("HPCRUN_COMM_PROCSET_ZONE_UNSEEN", 1) != 0;
 	o->procset_zone_narrow = env_u64("HPCRUN_COMM_PROCSET_ZONE_NARROW", 1) != 0;
 	o->procset_zone_writer = env_u64("HPCRUN_COMM_PROCSET_ZONE_WRITER", 1) != 0;

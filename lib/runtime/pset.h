@@ -224,6 +224,75 @@ static inline uint64_t rt_pset_edge_word(uint64_t base, uint64_t size, uint32_t 
 	return (r & 1) ? hi - 8 * (k + 1) : lo + 8 * k;
 }
 
+/* Edge memory (HPCRUN_COMM_PROCSET_EDGE_MEMORY; detection.md §5.64). An
+   edge set's block and side are remembered, with the sets armed there and
+   the communications they found, in a small table by block (benign
+   races: a lost count is one set more or less). A block's side is worth
+   another set while it found its neighbour (armed < RT_PSET_EDGE_DRY + 2 x
+   communications): a side nobody reads (the scratch array `v` of a halo
+   program, both its sides; a non-periodic domain's outer side) stops after
+   RT_PSET_EDGE_DRY sets, one in RT_PSET_EDGE_RETRY asks still tried. Of
+   two sides worth a set, the one with fewer communications: a side found
+   is a pair found, the other side's pair is what recall waits on.
+   rt_pset_edge_side: 0 or 1, or -1 when neither side is worth a set (the
+   sample asks elsewhere: the thread's other blocks). r: random bits.
+   A block's allocation site counts for all its blocks: every worker's
+   scratch array comes from one malloc call, so once RT_PSET_EDGE_DRY sets
+   on that site's blocks found nothing (rt_pset_edge_site_dry), none of
+   them is asked again but one in RT_PSET_EDGE_RETRY: the sample asks for
+   another block of its thread's instead — a process has budget for ~10
+   edge sets a run (halo_bar -O0 -t 4), not for 3 on each side of each
+   scratch array, and the 8 sets edge sets get before a communication
+   (rt_pset_edge_allows) are spread over the sites. */
+#define RT_PSET_EDGE_MEMORY_DEFAULT 1u     /* HPCRUN_COMM_PROCSET_EDGE_MEMORY (§5.64) */
+#define RT_PSET_EDGE_SLOTS    64u
+#define RT_PSET_EDGE_DRY      4u
+#define RT_PSET_EDGE_RETRY    4u
+struct rt_pset_edge_slot {
+	uint64_t base, size;     /* the block (0: a free slot) */
+	uint32_t thread;         /* its allocating thread */
+	uint32_t site;           /* its allocation site (a calling context) */
+	uint32_t armed[2], comms[2];
+};
+static inline bool rt_pset_edge_side_ok(uint32_t armed, uint32_t comms)
+{
+	return armed < RT_PSET_EDGE_DRY + 2 * comms;
+}
+static inline int rt_pset_edge_side(const uint32_t armed[2], const uint32_t comms[2], uint64_t r)
+{
+	bool ok0 = rt_pset_edge_side_ok(armed[0], comms[0]), ok1 = rt_pset_edge_side_ok(armed[1], comms[1]);
+
+	if (!ok0 && !ok1)
+		return (r >> 8) % RT_PSET_EDGE_RETRY == 0 ? (int)(r & 1) : -1;
+	if (ok0 != ok1)
+		return ok0 ? 0 : 1;
+	if (comms[0] != comms[1])
+		return comms[0] < comms[1] ? 0 : 1;
+	return (int)(r & 1);
+}
+/* Edge sets over the set's budget (HPCRUN_COMM_PROCSET_EDGE_BUDGET permille
+   of the process's CPU time of their own, §5.64): only while they
+   communicate — at least RT_PSET_EDGE_PRODUCTIVE communications, one in
+   at most 4 sets armed — so a program whose edge sets find nothing (every
+   suite program, LULESH) never spends it. */
+#define RT_PSET_EDGE_PRODUCTIVE 1u
+#define RT_PSET_EDGE_BUDGET_DEFAULT 10u     /* HPCRUN_COMM_PROCSET_EDGE_BUDGET, permille (§5.64) */
+static inline bool rt_pset_edge_productive(uint64_t armed, uint64_t comms)
+{
+	return comms >= RT_PSET_EDGE_PRODUCTIVE && armed <= 4 * comms;
+}
+static inline bool rt_pset_edge_site_dry(uint64_t site_armed, uint64_t site_comms, uint64_t r)
+{
+	return site_comms == 0 && site_armed >= RT_PSET_EDGE_DRY && (r >> 40) % RT_PSET_EDGE_RETRY != 0;
+}
+/* A block's first slot (then the next RT_PSET_EDGE_PROBE - 1): a
+   multiplicative hash, per-thread malloc arenas being 64 MiB apart. */
+#define RT_PSET_EDGE_PROBE 8u
+static inline uint32_t rt_pset_edge_slot_of(uint64_t base)
+{
+	return (uint32_t)((base * 0x9e3779b97f4a7c15ull) >> 58) % RT_PSET_EDGE_SLOTS;
+}
+
 /* A trap weighs what a per-thread set's would: the arms the budget or a
    busy set refused are counted, not stood for (multiplying a trap's weight
    by the refusals since the previous arm, up to 64, let one trap in a run

@@ -219,6 +219,8 @@ struct rt_thread {
 		uint64_t trap_addr;           /* the trap being handled: the address the kernel
 		                                 says fired (si_addr: the breakpoint's bp_addr at
 		                                 the trap), 0 if unknown (signal.c) */
+		uint32_t pset_edge;           /* the edge set being armed: its edge memory slot + 1 << 1 | its
+		                                 side (0: none; watch.c pset_edge, §5.64) */
 		bool pset_handoff;            /* the process-wide set being armed is this thread's
 		                                 hand-off set (HPCRUN_COMM_HANDOFF_PSET, §5.60) */
 		bool line_seen;               /* the access being recorded: its line is one this
@@ -461,6 +463,11 @@ struct rt_options {
 	uint32_t procset_edge_words;/* ... words from each end (HPCRUN_COMM_PROCSET_EDGE_WORDS) */
 	uint32_t procset_edge_skip; /* ... outermost words passed over (HPCRUN_COMM_PROCSET_EDGE_SKIP) */
 	bool procset_edge_first;    /* ... asked before the zones (HPCRUN_COMM_PROCSET_EDGE_FIRST) */
+	bool procset_edge_memory;   /* ... each block's sides remembered, dry sides passed over, the side
+	                               with fewer communications first (HPCRUN_COMM_PROCSET_EDGE_MEMORY,
+	                               pset.h rt_pset_edge_side, §5.64) */
+	uint32_t procset_edge_budget;/* ... edge sets over the set's budget while they communicate, within
+	                               this many permille of their own (HPCRUN_COMM_PROCSET_EDGE_BUDGET, §5.64) */
 	uint64_t flush_interval;    /* s between periodic flushes, 0 = none */
 	unsigned dir_mode;          /* mode of a measurement directory we create */
 	uint32_t hostid;            /* the launcher's gethostid() (HPCRUN_COMM_HOSTID) */

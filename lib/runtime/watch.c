@@ -55,6 +55,8 @@ static struct {
 		bool zone;                /* a zone set: its entry is its first trap (zone.h) */
 		uint32_t zone_a, zone_b;  /* a zone set's pair of threads (zone.h, rt_zone_found) */
 		uint64_t edge_pc;         /* an edge set's last trap's pc (pset.h, §5.55) */
+		uint32_t edge_mem;        /* its edge memory slot + 1 << 1 | side (0: none; §5.64) */
+		bool edge_extra;          /* armed over the set's budget, on the edge sets' own (§5.64) */
 		uint32_t adopts;          /* a zone set's entries so far */
 		bool pipe;                /* a pipeline set (pipe.c): a zone set owned by nobody */
 		bool exec;                /* a return breakpoint (watch__arm_exec): register 0, execute */
@@ -107,6 +109,11 @@ static struct {
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
 	uint64_t edge_asked, edge_armed, edge_comms;   /* edge sets (HPCRUN_COMM_PROCSET_EDGE, §5.55) */
 	uint64_t edge_stopped;              /* ... samples not asked: too few communications (rt_pset_edge_allows) */
+	/* edge memory (HPCRUN_COMM_PROCSET_EDGE_MEMORY, pset.h, §5.64; benign races) */
+	struct rt_pset_edge_slot edge_tab[RT_PSET_EDGE_SLOTS];
+	uint64_t edge_dry, edge_moved, edge_slots_full;   /* blocks passed over, asks moved to another block of
+	                                                     the thread, blocks without a slot */
+	uint64_t edge_extra_arms, edge_spent_ns;          /* edge sets over the set's budget (HPCRUN_COMM_PROCSET_EDGE_BUDGET) */
 	uint64_t start_armed;               /* a start set's extra line armed (watch__pset_start) */
 	uint64_t start_failed;              /* ... not armed (taken meanwhile, or over the budget) */
 	uint64_t start_word;                /* the state word of the set that extra line armed (atomic) */
@@ -259,6 +266,8 @@ static bool pset_end(uint64_t w, uint64_t *counter)
 	pset_cost_add(&pset.cost_end, ns);
 	ns += pset_armed_cost();
 	__atomic_add_fetch(&pset.spent_ns, ns, __ATOMIC_RELAXED);
+	if (pset.rec.edge_extra)
+		__atomic_add_fetch(&pset.edge_spent_ns, ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&pset.state, rt_pset_word(rt_pset_gen_of(w), RT_PSET_IDLE), __ATOMIC_RELEASE);
 	pset_count(counter);
 	return true;
@@ -342,12 +351,71 @@ static int pset_arm(struct rt_thread *t, const uint64_t *addr, uint32_t n)
    the sample went to it (armed, or refused: busy or over the budget).
    Signal context (blocks__find and blocks__site_get are
    async-signal-safe). */
+/* The edge memory's slot of block b (allocated by thread `thread` at
+   `site`), taken when free within RT_PSET_EDGE_PROBE slots; -1 when
+   other blocks hold them (counted). */
+static int edge_slot(const struct rt_block *b, uint32_t thread, uint32_t site)
+{
+	uint32_t k0 = rt_pset_edge_slot_of(b->base);
+
+	for (uint32_t i = 0; i < RT_PSET_EDGE_PROBE; i++) {
+		uint32_t k = (k0 + i) % RT_PSET_EDGE_SLOTS;
+		struct rt_pset_edge_slot *e = &pset.edge_tab[k];
+		uint64_t base = __atomic_load_n(&e->base, __ATOMIC_ACQUIRE), zero = 0;
+
+		if (base == b->base)
+			return (int)k;
+		if (base != 0)
+			continue;
+		if (!__atomic_compare_exchange_n(&e->base, &zero, b->base, false, __ATOMIC_ACQ_REL,
+		                                 __ATOMIC_RELAXED)) {
+			if (zero == b->base)
+				return (int)k;
+			continue;
+		}
+		e->size = b->size;
+		e->thread = thread;
+		e->site = site;
+		return (int)k;
+	}
+	pset_count(&pset.edge_slots_full);
+	return -1;
+}
+
+/* Is the allocation site of slot k dry (rt_pset_edge_site_dry)? */
+static bool edge_site_dry(uint32_t k, uint64_t r)
+{
+	uint32_t site = pset.edge_tab[k].site;
+	uint64_t armed = 0, comms = 0;
+
+	for (uint32_t j = 0; j < RT_PSET_EDGE_SLOTS; j++) {
+		const struct rt_pset_edge_slot *o = &pset.edge_tab[j];
+
+		if (__atomic_load_n(&o->base, __ATOMIC_ACQUIRE) && o->site == site) {
+			armed += __atomic_load_n(&o->armed[0], __ATOMIC_RELAXED) + __atomic_load_n(&o->armed[1], __ATOMIC_RELAXED);
+			comms += __atomic_load_n(&o->comms[0], __ATOMIC_RELAXED) + __atomic_load_n(&o->comms[1], __ATOMIC_RELAXED);
+		}
+	}
+	return rt_pset_edge_site_dry(armed, comms, r);
+}
+
+/* The side of slot k worth an edge set now (rt_pset_edge_side), or -1. */
+static int edge_side_of(uint32_t k, uint64_t r)
+{
+	const struct rt_pset_edge_slot *e = &pset.edge_tab[k];
+	uint32_t armed[2] = { __atomic_load_n(&e->armed[0], __ATOMIC_RELAXED), __atomic_load_n(&e->armed[1], __ATOMIC_RELAXED) };
+	uint32_t comms[2] = { __atomic_load_n(&e->comms[0], __ATOMIC_RELAXED), __atomic_load_n(&e->comms[1], __ATOMIC_RELAXED) };
+
+	return rt_pset_edge_side(armed, comms, r);
+}
+
 static bool pset_edge(struct rt_thread *t, const struct hc_sample *s)
 {
 	struct rt_block b;
 	struct hc_bb_entry e;
 	uint32_t thread, ctx;
-	uint64_t a;
+	uint64_t a, r;
+	int k = -1, side = -1;
 
 	/* a tagged block (record.c) of another thread's: no lookup */
 	if (s->block && s->block_owner && s->block_owner != t->id.index + 1)
@@ -364,18 +432,53 @@ static bool pset_edge(struct rt_thread *t, const struct hc_sample *s)
 	   draw nothing, their zone picks' random stream unchanged */
 	if ((rt_zone_rng(&t->det.rng) & 3) >= hc_rt.opt.procset_edge)
 		return false;
-	a = rt_pset_edge_word(b.base, b.size, hc_rt.opt.procset_edge_skip, hc_rt.opt.procset_edge_words, rt_zone_rng(&t->det.rng));
+	r = rt_zone_rng(&t->det.rng);
+	/* edge memory (§5.64): the block's side worth a set, or another block
+	   of this thread's that has one (the scratch array's sides are dry,
+	   its samples move to the domain's block) */
+	if (hc_rt.opt.procset_edge_memory && b.size >= RT_PSET_EDGE_MIN && (k = edge_slot(&b, thread, ctx)) >= 0) {
+		side = edge_site_dry((uint32_t)k, r) ? -1 : edge_side_of((uint32_t)k, r);
+		if (side < 0) {
+			uint32_t k0 = (uint32_t)(r >> 16) % RT_PSET_EDGE_SLOTS;
+			int k0s = k;
+
+			k = -1;
+			for (uint32_t i = 0; i < RT_PSET_EDGE_SLOTS; i++) {
+				uint32_t j = (k0 + i) % RT_PSET_EDGE_SLOTS;
+				const struct rt_pset_edge_slot *o = &pset.edge_tab[j];
+
+				if (__atomic_load_n(&o->base, __ATOMIC_ACQUIRE) && o->thread == t->id.index &&
+				    j != (uint32_t)k0s && (side = edge_side_of(j, r >> 24)) >= 0 && !edge_site_dry(j, r)) {
+					k = (int)j;
+					b.base = o->base;
+					b.size = o->size;
+					break;
+				}
+			}
+			if (k < 0) {
+				pset_count(&pset.edge_dry);
+				return false;
+			}
+			pset_count(&pset.edge_moved);
+		}
+		r = (r & ~(uint64_t)1) | (uint64_t)side;
+	}
+	a = rt_pset_edge_word(b.base, b.size, hc_rt.opt.procset_edge_skip, hc_rt.opt.procset_edge_words, r);
 	if (!a)
 		return false;
 	pset_count(&pset.edge_asked);
 	e = (struct hc_bb_entry){ .line = a & ~(uint64_t)(HC_LINE - 1), .addr = a, .len = 8,
 	                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
+	t->watch.pset_edge = k >= 0 ? ((uint32_t)k + 1) << 1 | (uint32_t)side : 0;
 	if (pset_arm_set(t, &e, 1, false, 0, &a, 1, true, RT_PSET_EDGE_PAIR, RT_PSET_EDGE_PAIR) == 0) {
 		pset_count(&pset.edge_armed);
+		if (k >= 0)
+			__atomic_add_fetch(&pset.edge_tab[k].armed[side], 1, __ATOMIC_RELAXED);
 		t->cnt.watch_armed++;
-		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u edge set on %#llx (block %#llx+%llu)", t->id.index,
-		             (unsigned long long)a, (unsigned long long)b.base, (unsigned long long)b.size);
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u edge set on %#llx (block %#llx+%llu, side %d)", t->id.index,
+		             (unsigned long long)a, (unsigned long long)b.base, (unsigned long long)b.size, side);
 	}
+	t->watch.pset_edge = 0;
 	return true;
 }
 
@@ -1062,7 +1165,7 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	uint64_t w, now = process__now(), t0, ns, gen;
 	uint32_t m = n < (uint32_t)pset.n ? n : (uint32_t)pset.n;
 	int err = 0;
-	bool via_poll = false;
+	bool via_poll = false, via_edge = false;
 
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (!rt_pset_may_arm(rt_pset_state_of(w), pset.rec.owner, t->id.index, pset.rec.armed_wall, now,
@@ -1072,14 +1175,22 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	}
 	if (budget && !rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
 	                                     hc_rt.opt.procset_budget, RT_PSET_GRACE_NS)) {
+		/* an edge set while edge sets communicate: a budget of their own (§5.64) */
+		if (zone && za == RT_PSET_EDGE_PAIR && hc_rt.opt.procset_edge_budget &&
+		    rt_pset_edge_productive(__atomic_load_n(&pset.edge_armed, __ATOMIC_RELAXED),
+		                            __atomic_load_n(&pset.edge_comms, __ATOMIC_RELAXED)) &&
+		    rt_pset_budget_allows(__atomic_load_n(&pset.edge_spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+		                          hc_rt.opt.procset_edge_budget, 0)) {
+			via_edge = true;
 		/* a polled flag's line: a budget of its own (§5.58) */
-		if (!hc_rt.opt.poll_budget || exec || !flag_of(addr[0] & ~(uint64_t)(HC_LINE - 1)) ||
+		} else if (!hc_rt.opt.poll_budget || exec || !flag_of(addr[0] & ~(uint64_t)(HC_LINE - 1)) ||
 		    !rt_pset_budget_allows(__atomic_load_n(&pset.poll_spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
 		                           hc_rt.opt.poll_budget, RT_PSET_GRACE_NS)) {
 			pset_count(&pset.refused_budget);
 			return -EAGAIN;
+		} else {
+			via_poll = true;
 		}
-		via_poll = true;
 	}
 	gen = rt_pset_gen_of(w) + 1;
 	if (!__atomic_compare_exchange_n(&pset.state, &w, rt_pset_word(gen, RT_PSET_BUSY), false,
@@ -1088,8 +1199,12 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 		return -EAGAIN;
 	}
 	if (rt_pset_state_of(w) == RT_PSET_ARMED) {       /* replaced: its owner's next set, or aged */
+		uint64_t c = pset_armed_cost();
+
 		pset_count(pset.rec.owner == t->id.index ? &pset.ended_owner : &pset.ended_age);
-		__atomic_add_fetch(&pset.spent_ns, pset_armed_cost(), __ATOMIC_RELAXED);
+		__atomic_add_fetch(&pset.spent_ns, c, __ATOMIC_RELAXED);
+		if (pset.rec.edge_extra)
+			__atomic_add_fetch(&pset.edge_spent_ns, c, __ATOMIC_RELAXED);
 	}
 	pset.rec.owner = t->id.index;
 	pset.rec.nwatch = m;
@@ -1100,6 +1215,8 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.zone_b = zb;
 	pset.rec.adopts = 0;
 	pset.rec.edge_pc = 0;
+	pset.rec.edge_mem = zone && za == RT_PSET_EDGE_PAIR ? t->watch.pset_edge : 0;
+	pset.rec.edge_extra = via_edge;
 	pset.rec.pipe = false;
 	pset.rec.exec = exec;
 	pset.rec.block_lo = block ? block[0] : 0;
@@ -1155,6 +1272,10 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	if (via_poll) {
 		__atomic_add_fetch(&pset.poll_spent_ns, ns + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 		pset_count(&pset.poll_budget_arms);
+	}
+	if (via_edge) {
+		__atomic_add_fetch(&pset.edge_spent_ns, ns, __ATOMIC_RELAXED);
+		pset_count(&pset.edge_extra_arms);
 	}
 	process_switches(&pset.sw_armed, &pset.sw_armed_inv);
 	pset_count(&pset.armed);
@@ -1990,6 +2111,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	uint64_t fl = 0;
 	bool fl_moved = false;
 	bool hof = false;                 /* a gated thread's hand-off set (§5.60) */
+	bool edge_extra = false;          /* an edge set on its own budget (§5.64) */
+	uint32_t edge_mem = 0;            /* an edge set's memory slot and side (§5.64) */
 
 	if (pset.pid != hc_rt.pid || slot >= pset.n || rt_pset_state_of(w) != RT_PSET_ARMED ||
 	    (uint32_t)slot >= pset.rec.nwatch) {
@@ -2027,6 +2150,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		rd_weight = pset.rec.reader_weight;
 		rd_weight_store = pset.rec.reader_weight_store;
 		hof = pset.rec.handoff;
+		edge_extra = pset.rec.edge_extra;
+		edge_mem = pset.rec.edge_mem;
 
 		if (__atomic_load_n(&pset.state, __ATOMIC_ACQUIRE) != w) {
 			pset_count(&pset.traps_late);
@@ -2138,6 +2263,9 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			                     fl_moved ? FLAG_OWN_MAX : RT_PSET_OWN_MAX))
 				pset_end(w, &pset.ended_own);
 			__atomic_add_fetch(&pset.spent_ns, process__now() - t_start + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+			if (edge_extra)
+				__atomic_add_fetch(&pset.edge_spent_ns, process__now() - t_start + RT_PSET_TRAP_NS,
+				                   __ATOMIC_RELAXED);
 			return;
 		}
 		/* a lock set: the lock implementation's words (system code), or a
@@ -2260,6 +2388,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		pipe__comm();
 	} else if (was_zone && zone_a == RT_PSET_EDGE_PAIR) {
 		pset_count(&pset.edge_comms);         /* an edge set (§5.55) */
+		if (edge_mem)                         /* its block's side found its neighbour (§5.64) */
+			__atomic_add_fetch(&pset.edge_tab[(edge_mem >> 1) - 1].comms[edge_mem & 1], 1, __ATOMIC_RELAXED);
 	} else if (was_zone) {
 		pset_count(&pset.zone_comms);
 		if (!rt_zone_found_get(&zone_found, zone_a, zone_b))
@@ -2455,6 +2585,15 @@ void watch__log(void)
 	             hc_rt.opt.procset_edge_first ? "yes" : "no", (unsigned long long)pset.edge_asked,
 	             (unsigned long long)pset.edge_armed, (unsigned long long)pset.edge_comms,
 	             (unsigned long long)pset.edge_stopped, RT_PSET_EDGE_TRIES);
+	process__log("process-wide watch set edge memory (HPCRUN_COMM_PROCSET_EDGE_MEMORY=%d, §5.64: a block's side worth a set "
+	             "while armed < %u + 2 x its communications, the side with fewer first): %llu samples' blocks passed over "
+	             "(no side worth one, no other block of the thread's), %llu moved to another block of their thread's, "
+	             "%llu blocks without a slot; over the set's budget while edge sets communicate "
+	             "(HPCRUN_COMM_PROCSET_EDGE_BUDGET=%u permille of their own): %llu armed, spent %llu us",
+	             hc_rt.opt.procset_edge_memory ? 1 : 0, RT_PSET_EDGE_DRY, (unsigned long long)pset.edge_dry,
+	             (unsigned long long)pset.edge_moved, (unsigned long long)pset.edge_slots_full,
+	             hc_rt.opt.procset_edge_budget, (unsigned long long)pset.edge_extra_arms,
+	             (unsigned long long)(pset.edge_spent_ns / 1000));
 	process__log("process-wide watch set at thread starts: %llu start sets' extra line armed on the idle set "
 	        "(HPCRUN_COMM_PROCSET_START=%d), %llu not (taken meanwhile, or over the budget); %llu start sets left that line's publisher to the set while it "
 	        "watched it (HPCRUN_COMM_START_SHARE=%d); the extra line waits for the set's budget: %s "

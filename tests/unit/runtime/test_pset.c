@@ -394,6 +394,59 @@ static void edge_words(void)
 	CHECK(RT_PSET_EDGE_PAIR != RT_PSET_NOBODY);
 }
 
+/* edge memory (HPCRUN_COMM_PROCSET_EDGE_MEMORY, §5.64): a block's side
+   worth a set while it communicates, the side with fewer communications
+   first, a dry allocation site passed over; the edge sets' own budget only
+   while they communicate */
+static void edge_memory(void)
+{
+	uint32_t a[2], c[2];
+	uint64_t retry = (uint64_t)RT_PSET_EDGE_RETRY << 8, no_retry = 1ull << 8;
+
+	/* nothing known: the random bit */
+	a[0] = a[1] = c[0] = c[1] = 0;
+	CHECK(rt_pset_edge_side(a, c, 0) == 0);
+	CHECK(rt_pset_edge_side(a, c, 1) == 1);
+	/* one side found its neighbour: the other side's pair first */
+	c[0] = 1; a[0] = 1;
+	CHECK(rt_pset_edge_side(a, c, 0) == 1);
+	CHECK(rt_pset_edge_side(a, c, 1) == 1);
+	/* ... until that side was tried RT_PSET_EDGE_DRY times for nothing */
+	a[1] = RT_PSET_EDGE_DRY;
+	CHECK(rt_pset_edge_side(a, c, 1) == 0);
+	CHECK(rt_pset_edge_side(a, c, 0) == 0);
+	/* both found: the one with fewer communications */
+	c[1] = 2; a[1] = 3;
+	CHECK(rt_pset_edge_side(a, c, 1) == 0);
+	c[0] = 3; a[0] = 3;
+	CHECK(rt_pset_edge_side(a, c, 0) == 1);
+	/* both dry: -1 but one ask in RT_PSET_EDGE_RETRY */
+	a[0] = a[1] = RT_PSET_EDGE_DRY;
+	c[0] = c[1] = 0;
+	CHECK(rt_pset_edge_side(a, c, no_retry) == -1);
+	CHECK(rt_pset_edge_side(a, c, retry | 1) == 1);
+	CHECK(rt_pset_edge_side(a, c, retry) == 0);
+	CHECK(rt_pset_edge_side_ok(RT_PSET_EDGE_DRY - 1, 0));
+	CHECK(!rt_pset_edge_side_ok(RT_PSET_EDGE_DRY, 0));
+	CHECK(rt_pset_edge_side_ok(RT_PSET_EDGE_DRY + 1, 1));
+	/* a site is dry after RT_PSET_EDGE_DRY sets without a communication
+	   (but one ask in RT_PSET_EDGE_RETRY) */
+	CHECK(rt_pset_edge_site_dry(RT_PSET_EDGE_DRY, 0, 1ull << 40));
+	CHECK(!rt_pset_edge_site_dry(RT_PSET_EDGE_DRY, 0, 0));   /* the retry */
+	CHECK(!rt_pset_edge_site_dry(RT_PSET_EDGE_DRY - 1, 0, 1ull << 40));
+	CHECK(!rt_pset_edge_site_dry(100, 1, 1ull << 40));
+	/* slots spread blocks 64 KiB apart, and per-thread arenas' blocks 64 MiB apart */
+	CHECK(rt_pset_edge_slot_of(0x10000) != rt_pset_edge_slot_of(0x20000));
+	CHECK(rt_pset_edge_slot_of(0x7f0000000b70) != rt_pset_edge_slot_of(0x7f0004000b70));
+	CHECK(rt_pset_edge_slot_of(0x5f19c8000b70) < RT_PSET_EDGE_SLOTS);
+	/* the own budget: only while edge sets communicate */
+	CHECK(!rt_pset_edge_productive(0, 0));
+	CHECK(rt_pset_edge_productive(4, 1));
+	CHECK(!rt_pset_edge_productive(5, 1));
+	CHECK(rt_pset_edge_productive(4 * RT_PSET_EDGE_PRODUCTIVE, RT_PSET_EDGE_PRODUCTIVE));
+	CHECK(rt_pset_edge_productive(40, 10));
+}
+
 /* reader sets (§5.57): after RT_READER_DRY sets without a communication,
    one ask in RT_READER_DRY */
 static void reader_dry(void)
@@ -431,6 +484,7 @@ int main(void)
 	handoff_route();
 	reader_dry();
 	edge_words();
+	edge_memory();
 	written_block();
 	chain();
 	overlap_start();
