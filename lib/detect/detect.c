@@ -1371,6 +1371,37 @@ bool hc_rep_end(uint64_t ea, uint32_t size, uint64_t rcx, bool df, uint64_t *add
 	return true;
 }
 
+uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k)
+{
+	uint64_t prev = 0, line, pick = 0;
+	uint32_t n = 0, j;
+
+	for (uint32_t i = 0; i < 64; i++) {
+		if (!(eligible >> i & 1))
+			continue;
+		line = (lo + 8 * (uint64_t)i) & ~(uint64_t)(HC_LINE - 1);
+		if (n == 0 || line != prev)
+			n++;
+		prev = line;
+	}
+	*k = n;
+	if (!n)
+		return 0;
+	j = (uint32_t)(r % n);
+	n = 0;
+	for (uint32_t i = 0; i < 64; i++) {
+		if (!(eligible >> i & 1))
+			continue;
+		line = (lo + 8 * (uint64_t)i) & ~(uint64_t)(HC_LINE - 1);
+		if (n == 0 || line != prev)
+			n++;
+		prev = line;
+		if (n - 1 == j)
+			pick |= 1ull << i;
+	}
+	return pick;
+}
+
 int hc_lock_verdict(uint64_t lo, uint64_t changed, uint32_t bit)
 {
 	uint64_t line, same = 0;

@@ -592,6 +592,19 @@ uint32_t hc_lock_words(uint64_t cand, uint64_t good, uint64_t bad, uint32_t *cur
    count. */
 uint32_t hc_lock_fill(uint64_t lo, uint64_t changed, uint64_t mask, uint32_t *out, uint32_t n, uint32_t d);
 
+/* HPCRUN_COMM_LOCK_DRAW (detection.md §5.65): the line a process-wide
+   lock set watches. `eligible` holds the words (bit i: lo + 8 i, lo
+   8-aligned) it may watch: the candidates on the lines the releaser
+   changed, less the bad ones and the synchronisation objects' words.
+   Their distinct lines are counted in *k and one of them, the (r mod k)th
+   in address order, is drawn: its eligible words are returned (0 and
+   *k = 0 when none is eligible). Each line a critical section changed
+   moves once to its next reader in exact mode; drawing one of k uniformly
+   and weighing the trap k times stands for all of them, where a choice by
+   word (the good words first, §5.38) watched one line for every set
+   (mw_cond's head/tail line, never its task line). Pure. */
+uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k);
+
 /* Which of a releaser's stores before its unlock (§5.49, latest first)
    names the watched word at a (pure): kind[i] 1 = the absolute address
    key[i], 2 = the displacement key[i] from the start of the mutex's heap

@@ -51,6 +51,8 @@ struct lock_slot {
 	uint32_t pctx[4];      /* ... is this (position index & 3) */
 	uint8_t ptries[4];     /* captures that found no store before the release (§5.49) */
 	uint8_t heap;          /* lo is the mutex's heap block's start */
+	uint64_t pgood[4];     /* words another thread's trap read after a release of the thread of position p
+	                          (HPCRUN_COMM_LOCK_DRAW, §5.65; process-wide lock sets' foreign traps) */
 } __attribute__((aligned(64)));
 
 static struct lock_slot slots[RT_LOCK_SLOTS];
@@ -80,6 +82,7 @@ static struct lock_sites sites[RT_LOCK_SLOTS][4];
 struct lock_pend {
 	uint32_t armer1;       /* the releaser's index + 1; 0 = none */
 	uint8_t bytes;
+	uint32_t k;            /* the lines it stands for (HPCRUN_COMM_LOCK_DRAW) */
 	uint64_t addr, lo, changed;
 	struct hc_bb_entry e;
 };
@@ -88,6 +91,10 @@ static int lock_on;
 static uint64_t pset_handoffs;     /* hand-offs since the last process-wide lock set (atomic) */
 static int handoff_seen;           /* a hand-off came (reader sets, §5.57; atomic) */
 static uint64_t scale_total, scale_weighed;   /* hand-offs lock weights stood for, and weighed after the caps (atomic) */
+/* HPCRUN_COMM_LOCK_DRAW (§5.65): a process-wide lock set is due (a gated
+   thread's samples said so at its release); the next gated thread to take
+   a mutex takes the snapshot, whichever it is (atomic) */
+static uint32_t draw_token;
 
 /* A lock weight's hand-offs n, capped: both noted for the reader sets'
    scale when it is asked for (HPCRUN_COMM_READER_SCALE, §5.57). */
@@ -525,6 +532,19 @@ static uint64_t changed_since(const struct rt_lock_snap *sn, uint8_t *bytes)
 	return changed;
 }
 
+/* The words of mask (bit i: lo + 8 i) that are no synchronisation
+   object's (§5.37: a condition variable beside the mutex changes in every
+   critical section that signals it; exact mode never counts it). */
+static uint64_t not_sync(uint64_t lo, uint64_t mask)
+{
+	if (!sync_on)
+		return mask;
+	for (uint32_t i = 0; i < 64; i++)
+		if (mask >> i & 1 && hc_sync_words_has(&sync_words, lo + 8 * (uint64_t)i, 8))
+			mask &= ~(1ull << i);
+	return mask;
+}
+
 static void line_mask(uint64_t lo, uint64_t changed, uint64_t *lines)
 {
 	*lines = 0;
@@ -541,7 +561,9 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 	uint32_t w = 64;
 
 	t->lock.snap.slot = 0;
-	t->lock.pnext = t->det.nsamples + (hc_rt.opt.lock_sets ? hc_rt.opt.lock_sets : 1);
+	if (!hc_rt.opt.lock_draw)
+		t->lock.pnext = t->det.nsamples + (hc_rt.opt.lock_sets ? hc_rt.opt.lock_sets : 1);
+	t->lock.parm_k = 1;
 	if (LD(s->lo) != lo)
 		return;
 	changed = changed_since(&t->lock.snap, t->lock.vbytes);
@@ -550,9 +572,37 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		return;
 	}
 	line_mask(lo, changed, &lines);
-	pick = lines & cand & LD(s->good);
-	if (!pick)
-		pick = lines & cand & ~LD(s->bad);
+	if (hc_rt.opt.lock_draw) {
+		/* §5.65: one of the changed lines, drawn uniformly (the trap
+		   weighs the k lines: each moves once to its next reader in
+		   exact mode); a choice by word watched one line for every set
+		   (mw_cond: the head/tail line, never the task line) */
+		uint32_t k;
+		uint64_t m = hc_lock_draw_line(lo, not_sync(lo, lines & cand & ~LD(s->bad)),
+		                               hc_xorshift64(&t->det.rng, 0x9e3779b97f4a7c15ull), &k);
+		uint64_t r = hc_xorshift64(&t->det.rng, 0x9e3779b97f4a7c15ull), untried;
+
+		/* the words other threads were seen reading after this
+		   thread's releases (mw_cond: main reads head/tail, never
+		   done, after the worker's; `good` counts the releaser's own
+		   reads too), round robin, now and then (1 in 4) an untried one
+		   of the line. Not the words it left unchanged first (tried,
+		   §5.65: lock_queue -t 4's workers read the head the previous
+		   worker changed first, a true move in exact mode) */
+		pick = m & LD(s->pgood[me & 3]);
+		untried = m & ~pick;
+		if (!pick || (untried && (r >> 32) % 4 == 0))
+			pick = untried;
+		t->lock.parm_k = k ? k : 1;
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u lock set drawn: changed %#llx, %u lines, words %#llx of %#llx "
+		             "(good %#llx, bad %#llx; neighbourhood %#llx)",
+		             t->id.index, (unsigned long long)changed, k, (unsigned long long)pick, (unsigned long long)m,
+		             (unsigned long long)LD(s->pgood[me & 3]), (unsigned long long)LD(s->bad), (unsigned long long)lo);
+	} else {
+		pick = lines & cand & LD(s->good);
+		if (!pick)
+			pick = lines & cand & ~LD(s->bad);
+	}
 	for (uint32_t j = 0; j < 64 && pick; j++) {
 		uint32_t i = (t->lock.pcur + j) & 63;
 
@@ -594,6 +644,7 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		pd->lo = lo;
 		pd->changed = changed;
 		pd->bytes = t->lock.parm_bytes;
+		pd->k = t->lock.parm_k;
 		ST(pd->armer1, me);
 		t->cnt.lock_acq_pending++;
 		return;
@@ -615,8 +666,10 @@ static __attribute__((noinline)) void pend_arm(struct rt_thread *t, uint32_t idx
 	all = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
 	n = capped(all, hc_rt.opt.lock_pset_cap);
 	if (watch__pset_lock(t, &pd->e, pd->addr, idx, pd->lo, pd->changed, pd->bytes,
-	                     (n ? n : 1) * hc_rt.opt.lock_ns, rel - 1) == 0) {
+	                     (n ? n : 1) * hc_rt.opt.lock_ns * (hc_rt.opt.lock_draw && pd->k > 1 ? pd->k : 1),
+	                     rel - 1) == 0) {
 		t->cnt.lock_acq_arms++;
+		t->cnt.lock_draw_lines += hc_rt.opt.lock_draw ? pd->k : 0;
 		scale_note(t, all, n);
 	} else {
 		t->cnt.lock_acq_refused++;
@@ -637,9 +690,12 @@ static void pset_after(struct rt_thread *t)
 	all = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
 	n = capped(all, hc_rt.opt.lock_pset_cap);
 	wgt = (n ? n : 1) * hc_rt.opt.lock_ns;
+	if (hc_rt.opt.lock_draw && t->lock.parm_k > 1)
+		wgt *= t->lock.parm_k;         /* the drawn line stands for the k lines changed (§5.65) */
 	if (watch__pset_lock(t, &t->lock.parm_e, t->lock.parm_addr, t->lock.parm_slot, t->lock.parm_lo,
 	                     t->lock.parm_changed, t->lock.parm_bytes, wgt, HC_NONE) == 0) {
 		t->cnt.lock_pset_arms++;
+		t->cnt.lock_draw_lines += hc_rt.opt.lock_draw ? t->lock.parm_k : 0;
 		scale_note(t, all, n);
 		if (LD(after.slot1) == t->lock.parm_slot + 1 && LD(after.armer) == t->id.index)
 			ST(after.live, 1);
@@ -652,14 +708,13 @@ static void pset_after(struct rt_thread *t)
 }
 
 int lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t changed, uint8_t bytes,
-                       uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len)
+                       uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len, uint32_t armer)
 {
 	struct lock_slot *s = &slots[slot & (RT_LOCK_SLOTS - 1)];
 	uint32_t bit = bp_addr >= lo && bp_addr < lo + 64 * 8 ? (uint32_t)((bp_addr - lo) / 8) : 64;
 	bool same = LD(s->lo) == lo && bit < 64;
 	int v;
 
-	(void)t;
 	if (loadmap__system_code(leaf)) {
 		if (same)
 			__atomic_fetch_or(&s->bad, 1ull << bit, __ATOMIC_RELAXED);
@@ -670,6 +725,8 @@ int lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t
 		v = hc_lock_verdict_bytes(v, bytes, lo + 8 * (uint64_t)bit, acc, len);
 	if (same)
 		__atomic_fetch_or(&s->good, 1ull << bit, __ATOMIC_RELAXED);
+	if (same && armer != HC_NONE && armer != t->id.index)    /* another thread read it after armer's release */
+		__atomic_fetch_or(&s->pgood[(armer + 1) & 3], 1ull << bit, __ATOMIC_RELAXED);
 	return v;
 }
 
@@ -737,6 +794,7 @@ static __attribute__((noinline)) void released(const void *m)
 		for (int p = 0; p < 4; p++) {
 			ST(s->pthread[p], 0);
 			ST(s->ptries[p], 0);
+			ST(s->pgood[p], 0);
 		}
 		ST(s->want, 0xf);
 		ST(s->releaser, 0);
@@ -755,6 +813,14 @@ static __attribute__((noinline)) void released(const void *m)
 		ST(s->releaser, me);
 	if (t->lock.open && t->lock.slot == (uint32_t)(s - slots))
 		t->lock.open = false;      /* its critical section is over */
+	if (hc_rt.opt.lock_draw && hc_rt.opt.lock_pset && !t->watch.opened && t->det.nsamples >= RT_LOCK_WARM &&
+	    t->det.nsamples >= t->lock.pnext) {
+		/* §5.65: due by this thread's samples, taken by the next
+		   critical section of any gated thread */
+		t->lock.pnext = t->det.nsamples + (hc_rt.opt.lock_sets ? hc_rt.opt.lock_sets : 1);
+		ST(draw_token, 1);
+		t->cnt.lock_draw_tokens++;
+	}
 }
 
 /* What a lock set's trap weighs: the hand-offs to the thread since its
@@ -769,6 +835,44 @@ static uint64_t weight(const struct rt_thread *t, uint64_t *n)
 	return (*n ? *n : 1) * hc_rt.opt.lock_ns;
 }
 
+/* HPCRUN_COMM_LOCK_DRAW (§5.65) for an open thread's lock set: one of the
+   lines changed since its release (changed), drawn, and the words of it
+   other threads were seen reading (a good word; now and then an untried
+   one), up to the registers; *k the lines it stands for. Else (no such
+   line) the n words hc_lock_words took. Under the guard. */
+static uint32_t draw_words(struct rt_thread *t, struct lock_slot *s, uint64_t changed, uint32_t *words,
+                           uint32_t n, uint32_t *k)
+{
+	uint64_t lo = LD(s->lo), lines, m, pick, untried, r, first;
+	uint32_t d = hc_rt.dcfg.nwatch < HC_MAX_WATCH ? hc_rt.dcfg.nwatch : HC_MAX_WATCH, j = 0;
+
+	line_mask(lo, changed, &lines);
+	m = hc_lock_draw_line(lo, not_sync(lo, lines & LD(s->cand) & ~LD(s->bad)),
+	                      hc_xorshift64(&t->det.rng, 0x9e3779b97f4a7c15ull), k);
+	if (!m) {
+		*k = 1;
+		return n;
+	}
+	r = hc_xorshift64(&t->det.rng, 0x9e3779b97f4a7c15ull);
+	pick = m & LD(s->good);
+	untried = m & ~pick;
+	if (!pick || (untried && (r >> 32) % 4 == 0))
+		pick = untried;
+	/* the words the releasers did not change first: the reader's first
+	   access of the line, which the first trap of the set stands for, is
+	   most often another word (lock_queue's consumer reads its head
+	   before the tail and item main changed: exact mode counts that move
+	   false; with the changed words first its ff fell from 3/3 to 1/3) */
+	first = pick & ~changed;
+	for (uint32_t i = 0; i < 64 && j < d; i++)
+		if (first >> i & 1)
+			words[j++] = i;
+	for (uint32_t i = 0; i < 64 && j < d; i++)
+		if (pick >> i & 1 && !(first >> i & 1))
+			words[j++] = i;
+	return j;
+}
+
 static __attribute__((noinline)) void acquired(const void *m)
 {
 	struct rt_thread *t = hc_self;
@@ -776,7 +880,7 @@ static __attribute__((noinline)) void acquired(const void *m)
 	struct hc_detect_result res;
 	struct hc_bb_entry e;
 	uint64_t addr[HC_MAX_WATCH], now, wn;
-	uint32_t rel, idx, words[HC_MAX_WATCH], n, cursor, pos;
+	uint32_t rel, idx, words[HC_MAX_WATCH], n, cursor, pos, kdraw;
 	struct rt_lock_snap *sn;
 	int err;
 
@@ -785,9 +889,18 @@ static __attribute__((noinline)) void acquired(const void *m)
 	s = slot_of(m);
 	if (LD(s->mutex) != (uint64_t)(uintptr_t)m)
 		return;
-	if (hc_rt.opt.lock_pset && !t->watch.opened && t->det.nsamples >= RT_LOCK_WARM &&
-	    t->det.nsamples >= t->lock.pnext && !t->lock.snap.slot)
-		snapshot(t, &t->lock.snap, s, m);
+	if (hc_rt.opt.lock_pset && !t->watch.opened && !t->lock.snap.slot) {
+		if (!hc_rt.opt.lock_draw) {
+			if (t->det.nsamples >= RT_LOCK_WARM && t->det.nsamples >= t->lock.pnext)
+				snapshot(t, &t->lock.snap, s, m);
+		} else if (LD(draw_token) && __atomic_exchange_n(&draw_token, 0, __ATOMIC_RELAXED)) {
+			/* §5.65: whichever gated thread's critical section comes
+			   next, not the sampled thread's own (mw_cond -O2 -t 2: the
+			   busy worker armed 77 of 83 sets, main's direction starved) */
+			snapshot(t, &t->lock.snap, s, m);
+			t->cnt.lock_draw_taken++;
+		}
+	}
 	rel = LD(s->releaser);
 	if (rel == 0 || rel == t->id.index + 1)
 		return;
@@ -829,7 +942,7 @@ static __attribute__((noinline)) void acquired(const void *m)
 				t->det.start[i].ctx = site_ctx(s, pos, t->det.start[i].addr, LD(s->pctx[pos]));
 				t->det.start[i].time = now;
 			}
-			t->det.lock_weight = weight(t, &wn);
+			t->det.lock_weight = weight(t, &wn) * (t->lock.kdraw ? t->lock.kdraw : 1);
 			scale_note(t, t->lock.pending, wn);
 			t->lock.pending = 0;
 			t->lock.open = true;
@@ -884,6 +997,9 @@ static __attribute__((noinline)) void acquired(const void *m)
 	n = hc_lock_words(LD(s->cand), LD(s->good), LD(s->bad), &cursor,
 	                  hc_rt.dcfg.nwatch < HC_MAX_WATCH ? hc_rt.dcfg.nwatch : HC_MAX_WATCH, words);
 	ST(s->cursor, cursor);
+	kdraw = 1;
+	if (hc_rt.opt.lock_draw > 1 && t->lock.vvalid && t->lock.vchanged)
+		n = draw_words(t, s, t->lock.vchanged, words, n, &kdraw);
 	if (hc_rt.opt.lock_keep && t->lock.vvalid) {   /* §5.62: the spare registers on other changed lines */
 		uint32_t nf = hc_lock_fill(LD(s->lo), t->lock.vchanged, LD(s->cand) & ~LD(s->bad), words, n,
 		                          hc_rt.dcfg.nwatch < HC_MAX_WATCH ? hc_rt.dcfg.nwatch : HC_MAX_WATCH);
@@ -900,9 +1016,11 @@ static __attribute__((noinline)) void acquired(const void *m)
 	e.cpu = -1;
 	e.time = now;
 	e.len = 8;
-	if (n && hc_detect_arm_lock(&hc_rt.dcfg, &t->det, &e, addr, n, weight(t, &wn), now, &res)) {
+	if (n && hc_detect_arm_lock(&hc_rt.dcfg, &t->det, &e, addr, n, weight(t, &wn) * kdraw, now, &res)) {
 		record__apply_set(t, &res);
 		if (t->det.armed) {
+			t->lock.kdraw = kdraw;
+			t->cnt.lock_draw_lines += hc_rt.opt.lock_draw > 1 ? kdraw : 0;
 			scale_note(t, t->lock.pending, wn);
 			for (uint32_t i = 0; i < t->det.nwatch; i++)
 				t->det.start[i].ctx = site_ctx(s, pos, t->det.start[i].addr, e.ctx);

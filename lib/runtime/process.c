@@ -400,6 +400,7 @@ static void read_options(struct rt_options *o)
 	o->lock_rescale = env_u64("HPCRUN_COMM_LOCK_RESCALE", 1) != 0;
 	o->lock_pset_acq = env_u64("HPCRUN_COMM_LOCK_PSET_ACQ", 0) != 0;
 	o->lock_keep = env_u64("HPCRUN_COMM_LOCK_KEEP", 0) != 0;
+	o->lock_draw = (uint32_t)env_u64("HPCRUN_COMM_LOCK_DRAW", 0);
 	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
 	if (o->reader_loop > 256)
 		process__fatal("HPCRUN_COMM_READER_LOOP: %u instructions is more than 256", o->reader_loop);
@@ -416,8 +417,10 @@ static void read_options(struct rt_options *o)
 	if (o->lock_ways < 1 || o->lock_ways > RT_LOCK_WAYS)
 		process__fatal("HPCRUN_COMM_LOCK_WAYS: %u is not 1..%u (release snapshots a thread keeps)", o->lock_ways,
 		               RT_LOCK_WAYS);
-	if (o->lock_before > 400)
-		process__fatal("HPCRUN_COMM_LOCK_BEFORE: %llu bytes is more than 400", (unsigned long long)o->lock_before);
+	if (o->lock_draw > 2)
+		process__fatal("HPCRUN_COMM_LOCK_DRAW: %u is not 0, 1 or 2", o->lock_draw);
+	if (o->lock_before > 512)
+		process__fatal("HPCRUN_COMM_LOCK_BEFORE: %llu bytes is more than 512", (unsigned long long)o->lock_before);
 	if (o->lock_pset_budget > 1000)
 		process__fatal("HPCRUN_COMM_LOCK_PSET_BUDGET: %u is not a permille (0..1000)", o->lock_pset_budget);
 	o->reuse_life = (uint32_t)env_u64("HPCRUN_COMM_REUSE_LIFE", 16);
@@ -1004,6 +1007,13 @@ static void process_init(bool after_fork)
 			        "holds the mutex, each trap its weight: %s (HPCRUN_COMM_LOCK_KEEP, detection.md §5.62; "
 			        "counters lock_keep_filled, lock_keep_rearms, lock_keep_ends)",
 			        hc_rt.opt.lock_keep ? "on" : "off");
+		if (on)
+			process__log("lock sets drawn: a gated thread's due process-wide lock set taken by the next "
+			        "critical section of any gated thread, on one of the lines it changed drawn uniformly, a "
+			        "word other threads read after that releaser's critical sections, its trap weighing the "
+			        "number of such lines: %s%s (HPCRUN_COMM_LOCK_DRAW=1, =2 with open threads' lock sets too; "
+			        "detection.md §5.65; counters lock_draw_tokens, lock_draw_taken, lock_draw_lines)",
+			        hc_rt.opt.lock_draw ? "on" : "off", hc_rt.opt.lock_draw > 1 ? ", open threads' too" : "");
 		if (on)
 			process__log("lock sets on the process-wide set: %s (HPCRUN_COMM_LOCK_PSET; a gated thread's "
 			        "critical section compared with its start, the set armed at the release on a word of a changed "

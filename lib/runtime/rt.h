@@ -78,6 +78,7 @@
 	X(lock_after_writes) X(lock_after_peer) X(lock_after_own) X(lock_after_noctx) \
 	X(lock_scale_handoffs) X(lock_scale_weighed) X(lock_acq_pending) X(lock_acq_arms) X(lock_acq_refused) \
 	X(lock_keep_filled) X(lock_keep_rearms) X(lock_keep_ends) \
+	X(lock_draw_tokens) X(lock_draw_taken) X(lock_draw_lines) \
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
@@ -280,6 +281,8 @@ struct rt_thread {
 		uint64_t vchanged;            /* words changed since its last release of that mutex */
 		uint8_t vbytes[64];           /* and their changed bytes */
 		uint8_t parm_bytes;
+		uint32_t parm_k;              /* the lines its set stands for (HPCRUN_COMM_LOCK_DRAW, §5.65) */
+		uint32_t kdraw;               /* and the armed per-thread lock set's */
 		int verdict;                  /* the last trap's (lock__trap): 1 true, 0 false */
 		bool parm;                    /* arm after the real unlock: */
 		uint32_t parm_slot;
@@ -319,6 +322,7 @@ struct rt_options {
 	uint32_t lock_rescale;      /* lock traps flagged HC_COMM_LOCK: the analyzer scales them to the hand-offs (§5.61) */
 	uint32_t lock_pset_acq;     /* a process-wide lock set armed at the hand-off's acquisition, not the release (§5.61) */
 	uint32_t lock_keep;         /* a lock set's spare registers on changed lines, kept armed on them after a trap (§5.62) */
+	uint32_t lock_draw;         /* process-wide lock sets: the next critical section when due, a changed line drawn, k times its weight (§5.65) */
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */
 	bool sys_data;              /* system code on a system library's own data is dropped (§5.37) */
@@ -616,7 +620,7 @@ void lock__scale(uint64_t *weighed, uint64_t *total);   /* lock weights' hand-of
 int  lock__pset_after(struct rt_thread *t, uint32_t slot, uint32_t armer, uint64_t acc, uint32_t len,
                       uint32_t *peer, uint32_t *ctx);
 int  lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t changed, uint8_t bytes,
-                        uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len);
+                        uint64_t bp_addr, uint64_t leaf, uint64_t acc, uint32_t len, uint32_t armer);
 /* watch.c: arm the process-wide set on one word of a lock's neighbourhood
    for the releaser's entry e (0, or -errno) */
 int  watch__pset_lock(struct rt_thread *t, const struct hc_bb_entry *e, uint64_t addr, uint32_t slot, uint64_t lo,

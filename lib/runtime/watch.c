@@ -2236,7 +2236,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			}
 		}
 		if (kind == RT_PSET_TRAP_OWN && lk &&
-		    lock__pset_verdict(t, lk_slot, lk_lo, lk_changed, lk_bytes, lk_bp, leaf, s.addr, s.len) == -2) {
+		    lock__pset_verdict(t, lk_slot, lk_lo, lk_changed, lk_bytes, lk_bp, leaf, s.addr, s.len,
+		                       HC_NONE) == -2) {
 			/* the releaser's own lock calls (a condition variable's
 			   words): not the program's, never watched again */
 			t->cnt.lock_pset_system++;
@@ -2278,7 +2279,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			return;
 		}
 		if (lk && kind == RT_PSET_TRAP_FOREIGN) {
-			lk_v = lock__pset_verdict(t, lk_slot, lk_lo, lk_changed, lk_bytes, lk_bp, leaf, s.addr, s.len);
+			lk_v = lock__pset_verdict(t, lk_slot, lk_lo, lk_changed, lk_bytes, lk_bp, leaf, s.addr, s.len,
+			                          tmp.watched.thread);
 			if (lk_v < 0) {
 				if (lk_v == -2)
 					t->cnt.lock_pset_system++;

@@ -44,6 +44,10 @@
 # acquirers (lock_acq_arms), their traps judged, the output kept.
 # Lock sets kept (§5.62, HPCRUN_COMM_LOCK_KEEP, default off): off by
 # default; with =1 spare registers filled and sets re-armed after a trap.
+# Lock sets drawn (§5.65, HPCRUN_COMM_LOCK_DRAW, default off): =0 nothing
+# drawn; =1 with every thread gated: due sets taken by the next critical
+# sections, a changed line drawn for each set armed, traps judged, output
+# kept; =2 with the gate off: open threads' lock sets drawn too.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -229,6 +233,43 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		[ "$(( $(logc kp lock_verdict_true) + $(logc kp lock_verdict_false) ))" -gt 0 ] &&
 		ok "HPCRUN_COMM_LOCK_KEEP=1: $(logc kp lock_keep_filled) spare registers filled, $(logc kp lock_keep_rearms) sets re-armed after a trap ($(logc kp lock_keep_ends) refused), $(logc kp lock_traps) traps" ||
 		fail "HPCRUN_COMM_LOCK_KEEP=1: $(logc kp lock_keep_filled) filled, $(logc kp lock_keep_rearms) re-armed, verdicts $(logc kp lock_verdict_true)/$(logc kp lock_verdict_false) (output: $(cat "$TMP/kp.out"))"
+	# §5.65 (HPCRUN_COMM_LOCK_DRAW): =0 nothing drawn; with =1 and every
+	# thread of lock_queue 2 gated, within 4 runs the due sets taken by the
+	# next critical sections (lock_draw_taken), a changed line drawn for
+	# each set armed (lock_draw_lines), their traps judged, output kept.
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/dr0"
+		HPCRUN_COMM_LOCK_DRAW=0 HPCRUN_COMM_SWITCH_NS=10000000 measure dr0 "$TMP/lock_queue" 2 ||
+			fail "sampled run (HPCRUN_COMM_LOCK_DRAW=0) failed"
+		[ "$(logc dr0 lock_pset_arms)" -gt 0 ] && break
+	done
+	grep -q "lock sets drawn: .*: off (HPCRUN_COMM_LOCK_DRAW" "$TMP/dr0"/*.log &&
+		[ "$(logc dr0 lock_draw_tokens)" -eq 0 ] && [ "$(logc dr0 lock_draw_lines)" -eq 0 ] &&
+		ok "HPCRUN_COMM_LOCK_DRAW=0: off, nothing drawn" ||
+		fail "HPCRUN_COMM_LOCK_DRAW=0: $(logc dr0 lock_draw_tokens) tokens, $(logc dr0 lock_draw_lines) lines"
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/dr"
+		HPCRUN_COMM_LOCK_DRAW=1 HPCRUN_COMM_SWITCH_NS=10000000 measure dr "$TMP/lock_queue" 2 ||
+			fail "sampled run (HPCRUN_COMM_LOCK_DRAW=1) failed"
+		[ "$(( $(logc dr lock_pset_true) + $(logc dr lock_pset_false) ))" -gt 0 ] && break
+	done
+	grep -q "count=50000" "$TMP/dr.out" && grep -q "lock sets drawn: .*: on (HPCRUN_COMM_LOCK_DRAW" "$TMP/dr"/*.log &&
+		[ "$(logc dr lock_draw_taken)" -gt 0 ] && [ "$(logc dr lock_draw_taken)" -le "$(logc dr lock_draw_tokens)" ] &&
+		[ "$(logc dr lock_draw_lines)" -ge "$(logc dr lock_pset_arms)" ] && [ "$(logc dr lock_pset_arms)" -gt 0 ] &&
+		[ "$(( $(logc dr lock_pset_true) + $(logc dr lock_pset_false) ))" -gt 0 ] &&
+		ok "HPCRUN_COMM_LOCK_DRAW=1: $(logc dr lock_draw_taken) of $(logc dr lock_draw_tokens) due sets taken, $(logc dr lock_pset_arms) armed standing for $(logc dr lock_draw_lines) lines, traps $(logc dr lock_pset_false) false, $(logc dr lock_pset_true) true" ||
+		fail "HPCRUN_COMM_LOCK_DRAW=1: $(logc dr lock_draw_taken) of $(logc dr lock_draw_tokens) taken, $(logc dr lock_pset_arms) armed, $(logc dr lock_draw_lines) lines, traps $(logc dr lock_pset_false)/$(logc dr lock_pset_true) (output: $(cat "$TMP/dr.out"))"
+	# =2: open threads' lock sets drawn too (lock_queue 4, the gate off)
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/dr2"
+		HPCRUN_COMM_LOCK_DRAW=2 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure dr2 "$TMP/lock_queue" 4 ||
+			fail "sampled run (HPCRUN_COMM_LOCK_DRAW=2) failed"
+		[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ] && break
+	done
+	grep -q "count=50000" "$TMP/dr2.out" && grep -q "lock sets drawn: .*: on, open threads' too" "$TMP/dr2"/*.log &&
+		[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ] &&
+		ok "HPCRUN_COMM_LOCK_DRAW=2: $(logc dr2 lock_sets) lock sets standing for $(logc dr2 lock_draw_lines) lines, $(logc dr2 lock_traps) traps" ||
+		fail "HPCRUN_COMM_LOCK_DRAW=2: $(logc dr2 lock_sets) sets, $(logc dr2 lock_draw_lines) lines, $(logc dr2 lock_traps) traps (output: $(cat "$TMP/dr2.out"))"
 	rm -rf "${TMP:?}/ps0"
 	HPCRUN_COMM_LOCK_PSET=0 HPCRUN_COMM_SWITCH_NS=10000000 measure ps0 "$TMP/lock_queue" 2 ||
 		fail "sampled run (process-wide lock sets off) failed"

@@ -1797,6 +1797,25 @@ static void test_lock_sets(void)
 	CHECK_EQ_U64(n, 0);
 	n = hc_lock_words(~0ull, 0, 0, &cursor, 2, out);           /* wraps at 64 */
 	CHECK(n == 2 && out[0] == 10 && out[1] == 11);
+	/* HPCRUN_COMM_LOCK_DRAW (§5.65): one of the eligible words' lines,
+	   drawn by r mod k; lo 0x1000 a line's start, lo 0x1030 mid-line */
+	{
+		uint32_t k = 99;
+		uint64_t m;
+
+		m = hc_lock_draw_line(0x1000, 0x3 | 0x100 | (1ull << 40), 0, &k);   /* lines 0, 1, 5 */
+		CHECK(k == 3 && m == 0x3);
+		m = hc_lock_draw_line(0x1000, 0x3 | 0x100 | (1ull << 40), 4, &k);
+		CHECK(k == 3 && m == 0x100);
+		m = hc_lock_draw_line(0x1000, 0x3 | 0x100 | (1ull << 40), 5, &k);
+		CHECK(k == 3 && m == 1ull << 40);
+		m = hc_lock_draw_line(0x1030, 0x3 | 0x4, 1, &k);     /* words 0-1 end line 0x1000, word 2 starts 0x1040 */
+		CHECK(k == 2 && m == 0x4);
+		m = hc_lock_draw_line(0x1000, 0, 7, &k);
+		CHECK(k == 0 && m == 0);
+		m = hc_lock_draw_line(0x1000, 0xff00, 12345, &k);  /* one line, all its words */
+		CHECK(k == 1 && m == 0xff00);
+	}
 	/* HPCRUN_COMM_LOCK_KEEP (§5.62): the spare registers on the changed
 	   words and the word after each, on other lines than the taken ones,
 	   lowest first, within the mask; lo 0x1000 is a line's start (words

@@ -248,7 +248,7 @@ static void *handler(void *arg)
 				__atomic_add_fetch(&bad_ctx, 1, __ATOMIC_RELAXED);
 		}
 		lock__pset_verdict(t, slot, lo, GET(pset.changed), GET(pset.bytes), addr, held % 7 == 0 ? SYS_PC : 0x401000,
-		                   addr, 8);
+		                   addr, 8, armer);     /* a foreign trap: the slot's pgood written too (§5.65) */
 		if (++held % 20 == 0)          /* the set ends: trapped, or its time is up */
 			__atomic_store_n(&pset.busy, 0, __ATOMIC_RELEASE);
 		sched_yield();
