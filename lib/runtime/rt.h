@@ -427,6 +427,8 @@ struct rt_options {
 	                               (HPCRUN_COMM_PROCSET_SWITCH_VOL; pset.h rt_pset_switches_charged) */
 	bool procset_zone_unseen;   /* zone notes include loads of lines not seen before */
 	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
+	uint32_t procset_zone_cap;  /* N > 0: a pair's zones picked alike, none thinned, a zone set standing
+	                               for at most N lines (HPCRUN_COMM_PROCSET_ZONE_CAP, §5.64) */
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
 	uint32_t procset_switch_ns;   /* the process-wide set's charge per switch while armed (pset.h) */
 	uint32_t procset_switch_crowded_ns; /* the same while the process is crowded (pset.h) */

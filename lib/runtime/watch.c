@@ -687,14 +687,19 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 	   its entry: pset_trap), with HPCRUN_COMM_PROCSET_ZONE's chance */
 	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
 	    (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_zone &&
-	    rt_zone_pick_e(zones, RT_ZONE_SLOTS, process__now(), zone_window(), hc_rt.opt.procset_zone_narrow,
+	    rt_zone_pick_e(zones, RT_ZONE_SLOTS, process__now(), zone_window(),
+	                 hc_rt.opt.procset_zone_narrow && !hc_rt.opt.procset_zone_cap,
 	                 hc_rt.opt.procset_zone_writer, hc_rt.opt.procset_zone_edge, hc_rt.opt.procset_zone_spread ? &zone_found : NULL, &t->det.rng, &addr[0], &zone)) {
 		pset_count(&pset.zone_asked);
-		if (hc_rt.opt.procset_zone_narrow &&
+		if (hc_rt.opt.procset_zone_narrow && !hc_rt.opt.procset_zone_cap &&
 		    !rt_zone_arm_thin(&zone, rt_zone_rng(&t->det.rng))) {
 			pset_count(&pset.zone_thinned);
 			return;
 		}
+		/* HPCRUN_COMM_PROCSET_ZONE_CAP (§5.64): every zone armed, a wide
+		   one weighing at most the cap (thinning's expected weight, without
+		   its variance) */
+		zone.stands = rt_zone_stands_cap(zone.stands, hc_rt.opt.procset_zone_cap);
 		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u zone of T%u and T%u: block %#llx lines %u..%u, watching %#llx "
 		             "(stands for %u lines)", t->id.index, zone.a, zone.b, (unsigned long long)zone.base,
 		             zone.z0, zone.z1, (unsigned long long)addr[0], zone.stands);
@@ -2559,6 +2564,8 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_asked, (unsigned long long)pset.zone_armed,
 		        (unsigned long long)pset.zone_armed_new,
 		        (unsigned long long)(pset.zone_armed ? pset.zone_lines / pset.zone_armed : 0),
+		        hc_rt.opt.procset_zone_cap ? "among a pair's zones alike, a set standing for at most "
+		        "HPCRUN_COMM_PROCSET_ZONE_CAP lines (§5.64)" :
 		        hc_rt.opt.procset_zone_narrow ? "among a pair's zones in inverse proportion to their lines" :
 		        "alike (HPCRUN_COMM_PROCSET_ZONE_NARROW=0)",
 		        (unsigned long long)(pset.zone_armed ? pset.zone_stands / pset.zone_armed : 0),

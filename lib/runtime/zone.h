@@ -256,6 +256,17 @@ static inline bool rt_zone_arm_thin(const struct rt_zone *z, uint64_t r)
 	return z->overlap || lines <= RT_ZONE_ARM_LINES || (uint32_t)(r % lines) < RT_ZONE_ARM_LINES;
 }
 
+/* HPCRUN_COMM_PROCSET_ZONE_CAP=N (detection.md §5.64; default 0 = off):
+   the zones of the pair picked alike (not narrow first) and none thinned,
+   but a zone set stands for at most N lines — thinning's expected weight
+   per pick (RT_ZONE_ARM_LINES, N = 64) without arming only one wide zone
+   in lines / 64. A stencil's halo between two gated workers is a wide
+   gap of their samples: thinned, it is rarely watched. */
+static inline uint32_t rt_zone_stands_cap(uint32_t stands, uint32_t cap)
+{
+	return cap && stands > cap ? cap : stands;
+}
+
 /* The caller's xorshift64 state (detect.h's, never 0 after). */
 static inline uint64_t rt_zone_rng(uint64_t *st)
 {

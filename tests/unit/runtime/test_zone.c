@@ -298,6 +298,15 @@ static void thin(void)
 		CHECK(rt_zone_arm_thin(&z, rt_zone_rng(&rng)));
 }
 
+/* HPCRUN_COMM_PROCSET_ZONE_CAP (§5.64): a zone set's lines capped, off at 0 */
+static void stands_cap(void)
+{
+	CHECK(rt_zone_stands_cap(640, 0) == 640);
+	CHECK(rt_zone_stands_cap(640, RT_ZONE_ARM_LINES) == RT_ZONE_ARM_LINES);
+	CHECK(rt_zone_stands_cap(12, RT_ZONE_ARM_LINES) == 12);
+	CHECK(rt_zone_stands_cap(1, 1) == 1);
+}
+
 /* Zones need a writer: two threads that only load a line (a shared
    variable every thread reads) make no zone with `writer`; a store of
    either side noted in its range makes one. */
@@ -479,6 +488,7 @@ int main(void)
 	apart();
 	narrow();
 	thin();
+	stands_cap();
 	writer();
 	spread();
 	spread_squared();
