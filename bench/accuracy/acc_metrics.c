@@ -111,11 +111,27 @@ static int streq(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
+/* A heap object's name without the variable its block was assigned to
+   ("recs = calloc(...) at f.c:36 in main" -> "calloc(...) at f.c:36 in
+   main"): hpcprof-comm reads that variable from the source line, which a
+   database analyzed where the source is gone lacks. The allocation site
+   and its context still name the object. */
+static const char *site_name(const char *name)
+{
+	const char *eq = strstr(name, " = "), *paren = strchr(name, '(');
+
+	return eq && (!paren || eq < paren) ? eq + 3 : name;
+}
+
 int acc_same_object(const struct acc_object *a, int ia, const struct acc_object *b, int ib)
 {
 	if (ia < 0 || ib < 0)
 		return ia < 0 && ib < 0;
-	return streq(a[ia].kind, b[ib].kind) && streq(a[ia].name, b[ib].name);
+	if (!streq(a[ia].kind, b[ib].kind))
+		return 0;
+	if (streq(a[ia].kind, "heap"))
+		return streq(site_name(a[ia].name), site_name(b[ib].name));
+	return streq(a[ia].name, b[ib].name);
 }
 
 static int loc_cmp(const struct acc_loc *x, const struct acc_loc *y)

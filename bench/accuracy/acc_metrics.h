@@ -88,8 +88,9 @@ int acc_top_fs(const struct acc_object *rows, size_t n, double ff);
 /* the hidden row acc_top_fs passed over to make its choice (it would
    have been the top), or -1 */
 int acc_hidden_fs(const struct acc_object *rows, size_t n, double ff);
-/* 1 when the two choices name the same object (kind and name) or both are
-   none (-1), else 0 */
+/* 1 when the two choices name the same object (kind and name; a heap
+   object by its allocation site and context, with or without the variable
+   the block was assigned to) or both are none (-1), else 0 */
 int acc_same_object(const struct acc_object *a, int ia, const struct acc_object *b, int ib);
 
 /* Code pairs aggregated by location. */

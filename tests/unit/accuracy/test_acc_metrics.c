@@ -128,6 +128,22 @@ static void test_top_object(void)
 	CHECK(acc_same_object(a, 0, b, 1) == 1);
 	CHECK(acc_same_object(a, -1, b, -1) == 1);
 	CHECK(acc_same_object(a, 0, b, -1) == 0);
+	/* a heap object named with and without its variable (the source line
+	   read or not): the same allocation site; another site or kind is not */
+	const struct acc_object v[] = {
+		{ "heap", "recs = calloc(...) at heap_atomic.c:36 in main", 10, 9, 0 },
+		{ "heap", "calloc(...) at heap_atomic.c:36 in main", 10, 9, 0 },
+		{ "heap", "calloc(...) at heap_atomic.c:37 in main", 10, 9, 0 },
+		{ "static", "recs = x", 10, 9, 0 },
+		{ "static", "x", 10, 9, 0 },
+		{ "heap", "std::vector<int, std::allocator<int> >::vector(...) at s.cc:49 in main", 10, 9, 0 },
+	};
+	CHECK(acc_same_object(v, 0, v, 1) == 1);
+	CHECK(acc_same_object(v, 1, v, 0) == 1);
+	CHECK(acc_same_object(v, 0, v, 2) == 0);
+	CHECK(acc_same_object(v, 3, v, 4) == 0);
+	CHECK(acc_same_object(v, 5, v, 5) == 1);
+	CHECK(acc_same_object(v, 5, v, 1) == 0);
 
 	/* an object whose false sharing exact mode cannot see (libgomp's team
 	   structure) is passed over, and named as the one passed over */
