@@ -1371,24 +1371,14 @@ bool hc_rep_end(uint64_t ea, uint32_t size, uint64_t rcx, bool df, uint64_t *add
 	return true;
 }
 
-uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k)
+/* The eligible words' distinct lines, in address order: how many there
+   are, and in *pick the words of the j-th (none when j is past the last). */
+static uint32_t lines_walk(uint64_t lo, uint64_t eligible, uint32_t j, uint64_t *pick)
 {
-	uint64_t prev = 0, line, pick = 0;
-	uint32_t n = 0, j;
+	uint64_t prev = 0, line;
+	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < 64; i++) {
-		if (!(eligible >> i & 1))
-			continue;
-		line = (lo + 8 * (uint64_t)i) & ~(uint64_t)(HC_LINE - 1);
-		if (n == 0 || line != prev)
-			n++;
-		prev = line;
-	}
-	*k = n;
-	if (!n)
-		return 0;
-	j = (uint32_t)(r % n);
-	n = 0;
+	*pick = 0;
 	for (uint32_t i = 0; i < 64; i++) {
 		if (!(eligible >> i & 1))
 			continue;
@@ -1397,8 +1387,19 @@ uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t 
 			n++;
 		prev = line;
 		if (n - 1 == j)
-			pick |= 1ull << i;
+			*pick |= 1ull << i;
 	}
+	return n;
+}
+
+uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k)
+{
+	uint64_t pick;
+
+	*k = lines_walk(lo, eligible, UINT32_MAX, &pick);
+	if (!*k)
+		return 0;
+	lines_walk(lo, eligible, (uint32_t)(r % *k), &pick);
 	return pick;
 }
 
