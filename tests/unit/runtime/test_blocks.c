@@ -430,7 +430,10 @@ static void test_concurrent(void)
 	}
 	fprintf(stderr, "concurrent: %ld writer ops, %ld reader lookups, %ld handler runs\n",
 	        wops, rops, handler_lookups);
-	CHECK(wops > 10000 && rops > 10000);
+	/* the phase ran concurrently at all: a count, not a rate (under TSan
+	   on a loaded machine, session 25's CI: 31,282 and 2,052 in 1.5 s,
+	   against ~900,000 and ~90,000 unloaded) */
+	CHECK(wops > 1000 && rops > 1000);
 	CHECK_EQ_U64(bad_reads, 0);
 	CHECK_EQ_U64(perm_misses, 0);
 	/* Everything left: the permanent blocks only. */
