@@ -40,6 +40,7 @@ struct rt_runtime hc_rt;
 /* what the stubs saw (atomic) */
 static uint64_t clock_ns, calls, bad_writer, bad_target, bad_stands, reader_calls, armed;
 static char logline[2048];
+static uint64_t bad_at, bad_addr, bad_by;   /* the first prediction not one row on */
 
 static uint64_t seq_base(uint32_t w, uint32_t k)
 {
@@ -64,8 +65,11 @@ int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32
 
 	if (writer != owner(at))
 		__atomic_add_fetch(&bad_writer, 1, __ATOMIC_RELAXED);
-	if (addr != at + ROW)
-		__atomic_add_fetch(&bad_target, 1, __ATOMIC_RELAXED);
+	if (addr != at + ROW && __atomic_add_fetch(&bad_target, 1, __ATOMIC_RELAXED) == 1) {
+		bad_at = at;
+		bad_addr = addr;
+		bad_by = t->id.index;
+	}
 	if (stands < 1 || stands > NROWS + 1)
 		__atomic_add_fetch(&bad_stands, 1, __ATOMIC_RELAXED);
 	if (writer != t->id.index)
@@ -186,7 +190,9 @@ int main(void)
 	CHECK_MSG(calls > 0, "predictions reached the watch: %llu (%llu from readers' loads)",
 	          (unsigned long long)calls, (unsigned long long)reader_calls);
 	CHECK_MSG(bad_writer == 0, "%llu predictions named another sequence's writer", (unsigned long long)bad_writer);
-	CHECK_MSG(bad_target == 0, "%llu predictions not one row on", (unsigned long long)bad_target);
+	CHECK_MSG(bad_target == 0, "%llu predictions not one row on (the first: T%llu's sample at %#llx, target %+lld rows)",
+	          (unsigned long long)bad_target, (unsigned long long)bad_by, (unsigned long long)bad_at,
+	          (long long)(bad_addr - bad_at) / (long long)ROW);
 	CHECK_MSG(bad_stands == 0, "%llu predictions standing for no row or too many", (unsigned long long)bad_stands);
 	CHECK(strstr(logline, "sets armed ") != NULL);
 	fprintf(stderr, "%llu stores (%llu lost races), %llu predictions (%llu from %llu readers' loads), %llu armed\n",
