@@ -23,7 +23,6 @@
    hashing to the slot takes it over (counter-free: the hand-offs of both
    are then missed or misattributed now and then). Relaxed atomics
    throughout. Not signal context, except lock__trap (the trap handler). */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -1130,38 +1129,6 @@ void lock__keep(struct rt_thread *t, const struct hc_bb_entry *start, uint32_t n
 
 /* ---- the interposed calls ---- */
 
-typedef int (*mfn)(pthread_mutex_t *);
-static mfn real_lock, real_trylock, real_unlock;
-static int (*real_timedlock)(pthread_mutex_t *, const struct timespec *);
-static int (*real_cwait)(pthread_cond_t *, pthread_mutex_t *);
-static int (*real_ctwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-
-/* The next definition of name (version: the condition variables' current
-   ABI, not the 2.2.5 one). A TSan build (the unit test test_lock_mt) takes
-   the default one, TSan's unversioned interceptor: libc's own would hide
-   the mutex's release and re-acquisition in a wait from TSan. */
-static void *next_sym(const char *name, const char *version)
-{
-#ifdef __SANITIZE_THREAD__
-	void *p = NULL;
-
-	(void)version;
-#else
-	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
-#endif
-	return p ? p : dlsym(RTLD_NEXT, name);
-}
-
-/* f = the real function, resolved at its first call. Threads may race to
-   the first call: atomics (they store the same pointer). */
-#define RESOLVE(f, var, name, ver) do { \
-		f = __atomic_load_n(&var, __ATOMIC_RELAXED); \
-		if (__builtin_expect(f == NULL, 0)) { \
-			f = (__typeof__(var))next_sym(name, ver); \
-			__atomic_store_n(&var, f, __ATOMIC_RELAXED); \
-		} \
-	} while (0)
-
 /* The runtime's own locks (flush.c, loadmap.c) are not the program's. */
 #define FROM_PROGRAM() (lock_on && !loadmap__pc_in_self((uint64_t)(uintptr_t)__builtin_return_address(0)))
 
@@ -1179,12 +1146,10 @@ static void *next_sym(const char *name, const char *version)
 
 HC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	mfn f;
 	int r;
 
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(f, real_lock, "pthread_mutex_lock", NULL);
-	r = f(m);
+	r = RT_REAL(pthread_mutex_lock)(m);
 
 	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
 		acquired(m);
@@ -1193,12 +1158,10 @@ HC_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 
 HC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	mfn f;
 	int r;
 
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(f, real_trylock, "pthread_mutex_trylock", NULL);
-	r = f(m);
+	r = RT_REAL(pthread_mutex_trylock)(m);
 
 	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
 		acquired(m);
@@ -1207,12 +1170,10 @@ HC_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 
 HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
-	__typeof__(real_timedlock) f;
 	int r;
 
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(f, real_timedlock, "pthread_mutex_timedlock", NULL);
-	r = f(m, ts);
+	r = RT_REAL(pthread_mutex_timedlock)(m, ts);
 
 	if (__builtin_expect(lock_on, 0) && r == 0 && FROM_PROGRAM())
 		acquired(m);
@@ -1222,13 +1183,11 @@ HC_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 HC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct rt_thread *t;
-	mfn f;
 	int r;
 
 	if (__builtin_expect(lock_on, 0) && FROM_PROGRAM())
 		released(m);
-	RESOLVE(f, real_unlock, "pthread_mutex_unlock", NULL);
-	r = f(m);
+	r = RT_REAL(pthread_mutex_unlock)(m);
 	if (__builtin_expect(lock_on, 0) && (t = hc_self) && __builtin_expect(t->lock.parm, 0)) {
 		int e = errno;
 
@@ -1243,17 +1202,15 @@ HC_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 HC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	bool on = __builtin_expect(lock_on, 0) && FROM_PROGRAM();
-	__typeof__(real_cwait) f;
 	int r;
 
 	if (on)
 		released(m);
 	SYNC_NOTE(c);
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(f, real_cwait, "pthread_cond_wait", "GLIBC_2.3.2");
 	if (on && hc_self)
 		hc_self->lock.parm = false;     /* not armed under the wait (lock_pset_asked counts it) */
-	r = f(c, m);
+	r = RT_REAL_V(pthread_cond_wait, "GLIBC_2.3.2")(c, m);
 	if (on && (r == 0 || r == ETIMEDOUT))
 		acquired(m);
 	return r;
@@ -1262,17 +1219,15 @@ HC_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 HC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts)
 {
 	bool on = __builtin_expect(lock_on, 0) && FROM_PROGRAM();
-	__typeof__(real_ctwait) f;
 	int r;
 
 	if (on)
 		released(m);
 	SYNC_NOTE(c);
 	SYNC_NOTE_MUTEX(m);
-	RESOLVE(f, real_ctwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
 	if (on && hc_self)
 		hc_self->lock.parm = false;     /* not armed under the wait (lock_pset_asked counts it) */
-	r = f(c, m, ts);
+	r = RT_REAL_V(pthread_cond_timedwait, "GLIBC_2.3.2")(c, m, ts);
 	if (on && (r == 0 || r == ETIMEDOUT))
 		acquired(m);
 	return r;
@@ -1282,23 +1237,14 @@ HC_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, cons
    words in every thread at every step (halo_bar: most of what the sampler
    found at -O2 -t 4 before §5.37). Noted at init and at every wait (a
    barrier initialised before the runtime was ready). */
-static int (*real_binit)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
-static int (*real_bwait)(pthread_barrier_t *);
-
 HC_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned n)
 {
-	__typeof__(real_binit) f;
-
 	SYNC_NOTE(b);
-	RESOLVE(f, real_binit, "pthread_barrier_init", NULL);
-	return f(b, a, n);
+	return RT_REAL(pthread_barrier_init)(b, a, n);
 }
 
 HC_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	__typeof__(real_bwait) f;
-
 	SYNC_NOTE(b);
-	RESOLVE(f, real_bwait, "pthread_barrier_wait", NULL);
-	return f(b);
+	return RT_REAL(pthread_barrier_wait)(b);
 }

@@ -553,20 +553,38 @@ bool thread__watch_allowed(struct rt_thread *t);
 bool thread__crowded(void);
 uint32_t watch__handoff_crowded_opened(void);
 /* The next definition of a function this library interposes (RTLD_NEXT),
-   looked up at its first use and kept in *slot. Threads may race to that
-   first use: relaxed atomics (each stores the same pointer). RT_REAL(f)
-   keeps its slot in a static of the caller. */
-static inline void *rt_next_sym(void **slot, const char *name)
+   looked up at its first use and kept in *slot; with a version (the
+   condition variables' current ABI, not the 2.2.5 one) that version when
+   there is one. Threads may race to that first use: relaxed atomics (each
+   stores the same pointer). RT_REAL(f) / RT_REAL_V(f, version) keep the
+   slot in a static of the caller. A TSan build (the unit test
+   test_lock_mt) takes the default definition, TSan's unversioned
+   interceptor: libc's own cond wait would hide the mutex's release and
+   re-acquisition from TSan. */
+static inline void *rt_next_sym_v(void **slot, const char *name, const char *version)
 {
 	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
 
 	if (__builtin_expect(p == NULL, 0)) {
-		p = dlsym(RTLD_NEXT, name);
+#ifdef __SANITIZE_THREAD__
+		(void)version;
+#else
+		if (version)
+			p = dlvsym(RTLD_NEXT, name, version);
+#endif
+		if (!p)
+			p = dlsym(RTLD_NEXT, name);
 		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
 	}
 	return p;
 }
+static inline void *rt_next_sym(void **slot, const char *name)
+{
+	return rt_next_sym_v(slot, name, NULL);
+}
 #define RT_REAL(name) ({ static void *rt_real_; (__typeof__(&name))rt_next_sym(&rt_real_, #name); })
+#define RT_REAL_V(name, version) \
+	({ static void *rt_real_; (__typeof__(&name))rt_next_sym_v(&rt_real_, #name, version); })
 
 /* Unmap a thread's arena; safe when the arena holds its own descriptor. */
 #define RT_PAGE 4096u

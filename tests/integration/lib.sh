@@ -52,6 +52,26 @@ measure() {
 	return $rc
 }
 
+# measure_until NAME TRIES CONDITION PROGRAM [ARGS...]: measure NAME (a
+# fresh directory each time) until CONDITION, a shell command list on its
+# logs (logc NAME ...), holds, at most TRIES times; 0 when it held. What a
+# run finds is a matter of chance (samples, scheduling): a check of
+# something that must happen at least once gets a few runs. The variables
+# assigned before the call apply to every run.
+measure_until() {
+	mu_name=$1 mu_tries=$2 mu_cond=$3
+	shift 3
+	mu_try=1
+	while :; do
+		rm -rf "${TMP:?}/$mu_name"
+		measure "$mu_name" "$@" || fail "sampled run ($mu_name) failed"
+		eval "$mu_cond" && return 0
+		[ "$mu_try" -ge "$mu_tries" ] && return 1
+		echo "$mu_name: try $mu_try of $mu_tries: not yet ($mu_cond)"
+		mu_try=$((mu_try + 1))
+	done
+}
+
 # measure_min NAME MIN ARGS...: measure, and measure again (at most twice)
 # while the recorded volume is below MIN (in the profile's unit: one sample
 # detection weighs the period, e.g. 200000 at COMM@200000), saying so. The

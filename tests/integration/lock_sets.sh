@@ -104,14 +104,9 @@ HPCRUN_COMM_LOCK_SETS=1 measure errno "$TMP/lock_errno" && grep -q "v=40000 bad=
 	ok "return values and errno unchanged ($(logc errno lock_handoffs) hand-offs)" ||
 	fail "lock_errno: $(cat "$TMP/errno.out")"
 
-for try in 1 2 3 4; do
-	rm -rf "${TMP:?}/on"
-	HPCRUN_COMM_LOCK_VERDICT=0 HPCRUN_COMM_LOCK_PSET=0 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure on "$TMP/lock_queue" 4 || fail "sampled run failed"
-	skip_without_pset on
-	[ "$(logc on allocs_tracked)" -eq 0 ] && break
-	[ "$(logc on lock_traps)" -gt 0 ] && break
-	echo "try $try: $(logc on lock_handoffs) hand-offs, $(logc on lock_sets) lock sets, $(logc on lock_traps) traps"
-done
+HPCRUN_COMM_LOCK_VERDICT=0 HPCRUN_COMM_LOCK_PSET=0 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 \
+	measure_until on 4 'skip_without_pset on; [ "$(logc on allocs_tracked)" -eq 0 ] || [ "$(logc on lock_traps)" -gt 0 ]' \
+	"$TMP/lock_queue" 4
 grep -q "count=50000" "$TMP/on.out" && ok "the program's output unchanged" || fail "lock_queue printed: $(cat "$TMP/on.out")"
 cc=$(logc on lock_ctx_captures) cs=$(logc on lock_ctx_store)
 [ "$cc" -gt 0 ] && [ "$cs" -gt 0 ] && [ "$cs" -le "$cc" ] &&
@@ -141,12 +136,8 @@ else
 fi
 
 if [ "$(logc on allocs_tracked)" -gt 0 ]; then
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/ps"
-		HPCRUN_COMM_SWITCH_NS=10000000 measure ps "$TMP/lock_queue" 2 || fail "sampled run (process-wide lock sets) failed"
-		[ "$(( $(logc ps lock_pset_true) + $(logc ps lock_pset_false) ))" -gt 0 ] && break
-		echo "try $try: $(logc ps lock_snaps) snapshots, $(logc ps lock_pset_arms) sets, no trap judged"
-	done
+	HPCRUN_COMM_SWITCH_NS=10000000 \
+		measure_until ps 4 '[ "$(( $(logc ps lock_pset_true) + $(logc ps lock_pset_false) ))" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "count=50000" "$TMP/ps.out" && ok "process-wide lock sets: the program's output unchanged" ||
 		fail "lock_queue printed: $(cat "$TMP/ps.out")"
 	grep -q "lock sets on the process-wide set: on" "$TMP/ps"/*.log && ok "the log states the process-wide rule" ||
@@ -166,12 +157,8 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 	grep -q "last writer, the trap its communication judged by the bytes it changed: off" "$TMP/ps"/*.log &&
 		[ "$(logc ps lock_after_writes)" -eq 0 ] && ok "HPCRUN_COMM_LOCK_PSET_AFTER: off by default" ||
 		fail "HPCRUN_COMM_LOCK_PSET_AFTER default: not off ($(logc ps lock_after_writes) later releases followed)"
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/pa"
-		HPCRUN_COMM_LOCK_PSET_AFTER=1 HPCRUN_COMM_SWITCH_NS=10000000 measure pa "$TMP/lock_queue" 4 ||
-			fail "sampled run (HPCRUN_COMM_LOCK_PSET_AFTER=1) failed"
-		[ "$(logc pa lock_after_writes)" -gt 0 ] && break
-	done
+	HPCRUN_COMM_LOCK_PSET_AFTER=1 HPCRUN_COMM_SWITCH_NS=10000000 \
+		measure_until pa 4 '[ "$(logc pa lock_after_writes)" -gt 0 ]' "$TMP/lock_queue" 4
 	grep -q "count=50000" "$TMP/pa.out" && grep -q "bytes it changed: on" "$TMP/pa"/*.log &&
 		[ "$(logc pa lock_after_writes)" -gt 0 ] &&
 		ok "HPCRUN_COMM_LOCK_PSET_AFTER=1: $(logc pa lock_after_writes) later releases changed the line, $(logc pa lock_after_peer) traps theirs, $(logc pa lock_after_own) the trapper's own" ||
@@ -181,21 +168,15 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		[ "$(logc ps lock_scale_weighed)" -gt 0 ] &&
 		ok "lock weights' scale: $(logc ps lock_scale_handoffs) hand-offs stood for, $(logc ps lock_scale_weighed) weighed" ||
 		fail "lock weights' scale: $(logc ps lock_scale_handoffs) hand-offs, $(logc ps lock_scale_weighed) weighed (or no log line)"
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/aq"
-		HPCRUN_COMM_LOCK_PSET_ACQ=1 HPCRUN_COMM_SWITCH_NS=10000000 measure aq "$TMP/lock_queue" 2 ||
-			fail "sampled run (HPCRUN_COMM_LOCK_PSET_ACQ=1) failed"
-		[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ] && break
-	done
+	HPCRUN_COMM_LOCK_PSET_ACQ=1 HPCRUN_COMM_SWITCH_NS=10000000 \
+		measure_until aq 4 '[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "count=50000" "$TMP/aq.out" && [ "$(logc aq lock_acq_arms)" -gt 0 ] &&
 		[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ] &&
 		ok "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) sets armed by acquirers ($(logc aq lock_acq_pending) prepared), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true" ||
 		fail "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) armed of $(logc aq lock_acq_pending), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true (output: $(cat "$TMP/aq.out"))"
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/vd"
-		HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure vd "$TMP/lock_queue" 4 || fail "sampled run (verdicts) failed"
-		[ "$(logc vd lock_verdict_true)" -gt 0 ] && [ "$(logc vd lock_verdict_false)" -gt 0 ] && break
-	done
+	HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 \
+		measure_until vd 4 '[ "$(logc vd lock_verdict_true)" -gt 0 ] && [ "$(logc vd lock_verdict_false)" -gt 0 ]' \
+		"$TMP/lock_queue" 4
 	vt=$(logc vd lock_verdict_true) vf=$(logc vd lock_verdict_false)
 	[ "$vt" -gt 0 ] && [ "$vf" -gt 0 ] && ok "open threads' lock sets judged: $vt true, $vf false ($(logc vd lock_verdict_none) no transfer)" ||
 		fail "open threads' lock set verdicts: $vt true, $vf false (both expected)"
@@ -222,12 +203,9 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		[ "$(logc vd lock_keep_filled)" -eq 0 ] && [ "$(logc vd lock_keep_rearms)" -eq 0 ] &&
 		ok "HPCRUN_COMM_LOCK_KEEP: off by default" ||
 		fail "HPCRUN_COMM_LOCK_KEEP default: not off ($(logc vd lock_keep_filled) filled, $(logc vd lock_keep_rearms) re-armed)"
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/kp"
-		HPCRUN_COMM_LOCK_KEEP=1 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure kp "$TMP/lock_queue" 4 ||
-			fail "sampled run (HPCRUN_COMM_LOCK_KEEP=1) failed"
-		[ "$(logc kp lock_keep_filled)" -gt 0 ] && [ "$(logc kp lock_keep_rearms)" -gt 0 ] && break
-	done
+	HPCRUN_COMM_LOCK_KEEP=1 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 \
+		measure_until kp 4 '[ "$(logc kp lock_keep_filled)" -gt 0 ] && [ "$(logc kp lock_keep_rearms)" -gt 0 ]' \
+		"$TMP/lock_queue" 4
 	grep -q "count=50000" "$TMP/kp.out" && grep -q "lock sets kept: .*: on (HPCRUN_COMM_LOCK_KEEP" "$TMP/kp"/*.log &&
 		[ "$(logc kp lock_keep_filled)" -gt 0 ] && [ "$(logc kp lock_keep_rearms)" -gt 0 ] &&
 		[ "$(( $(logc kp lock_verdict_true) + $(logc kp lock_verdict_false) ))" -gt 0 ] &&
@@ -237,22 +215,14 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 	# thread of lock_queue 2 gated, within 4 runs the due sets taken by the
 	# next critical sections (lock_draw_taken), a changed line drawn for
 	# each set armed (lock_draw_lines), their traps judged, output kept.
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/dr0"
-		HPCRUN_COMM_LOCK_DRAW=0 HPCRUN_COMM_SWITCH_NS=10000000 measure dr0 "$TMP/lock_queue" 2 ||
-			fail "sampled run (HPCRUN_COMM_LOCK_DRAW=0) failed"
-		[ "$(logc dr0 lock_pset_arms)" -gt 0 ] && break
-	done
+	HPCRUN_COMM_LOCK_DRAW=0 HPCRUN_COMM_SWITCH_NS=10000000 \
+		measure_until dr0 4 '[ "$(logc dr0 lock_pset_arms)" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "lock sets drawn: .*: off (HPCRUN_COMM_LOCK_DRAW" "$TMP/dr0"/*.log &&
 		[ "$(logc dr0 lock_draw_tokens)" -eq 0 ] && [ "$(logc dr0 lock_draw_lines)" -eq 0 ] &&
 		ok "HPCRUN_COMM_LOCK_DRAW=0: off, nothing drawn" ||
 		fail "HPCRUN_COMM_LOCK_DRAW=0: $(logc dr0 lock_draw_tokens) tokens, $(logc dr0 lock_draw_lines) lines"
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/dr"
-		HPCRUN_COMM_LOCK_DRAW=1 HPCRUN_COMM_SWITCH_NS=10000000 measure dr "$TMP/lock_queue" 2 ||
-			fail "sampled run (HPCRUN_COMM_LOCK_DRAW=1) failed"
-		[ "$(( $(logc dr lock_pset_true) + $(logc dr lock_pset_false) ))" -gt 0 ] && break
-	done
+	HPCRUN_COMM_LOCK_DRAW=1 HPCRUN_COMM_SWITCH_NS=10000000 \
+		measure_until dr 4 '[ "$(( $(logc dr lock_pset_true) + $(logc dr lock_pset_false) ))" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "count=50000" "$TMP/dr.out" && grep -q "lock sets drawn: .*: on (HPCRUN_COMM_LOCK_DRAW" "$TMP/dr"/*.log &&
 		[ "$(logc dr lock_draw_taken)" -gt 0 ] && [ "$(logc dr lock_draw_taken)" -le "$(logc dr lock_draw_tokens)" ] &&
 		[ "$(logc dr lock_draw_lines)" -ge "$(logc dr lock_pset_arms)" ] && [ "$(logc dr lock_pset_arms)" -gt 0 ] &&
@@ -260,12 +230,8 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		ok "HPCRUN_COMM_LOCK_DRAW=1: $(logc dr lock_draw_taken) of $(logc dr lock_draw_tokens) due sets taken, $(logc dr lock_pset_arms) armed standing for $(logc dr lock_draw_lines) lines, traps $(logc dr lock_pset_false) false, $(logc dr lock_pset_true) true" ||
 		fail "HPCRUN_COMM_LOCK_DRAW=1: $(logc dr lock_draw_taken) of $(logc dr lock_draw_tokens) taken, $(logc dr lock_pset_arms) armed, $(logc dr lock_draw_lines) lines, traps $(logc dr lock_pset_false)/$(logc dr lock_pset_true) (output: $(cat "$TMP/dr.out"))"
 	# =2: open threads' lock sets drawn too (lock_queue 4, the gate off)
-	for try in 1 2 3 4; do
-		rm -rf "${TMP:?}/dr2"
-		HPCRUN_COMM_LOCK_DRAW=2 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 measure dr2 "$TMP/lock_queue" 4 ||
-			fail "sampled run (HPCRUN_COMM_LOCK_DRAW=2) failed"
-		[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ] && break
-	done
+	HPCRUN_COMM_LOCK_DRAW=2 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 \
+		measure_until dr2 4 '[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ]' "$TMP/lock_queue" 4
 	grep -q "count=50000" "$TMP/dr2.out" && grep -q "lock sets drawn: .*: on, open threads' too" "$TMP/dr2"/*.log &&
 		[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ] &&
 		ok "HPCRUN_COMM_LOCK_DRAW=2: $(logc dr2 lock_sets) lock sets standing for $(logc dr2 lock_draw_lines) lines, $(logc dr2 lock_traps) traps" ||
