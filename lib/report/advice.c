@@ -212,6 +212,58 @@ static const char *runtime_of(const char *s)
 	return NULL;
 }
 
+/* The threads found in the false-sharing fields of at least 40 % of an
+   array's elements (at least 4 of them): a reader of every element (the
+   master summing per-thread slots), or, two of them or more, elements
+   handed out at run time (a thread pool's result slots, a cyclic
+   schedule): *n of them into every[], at most max. */
+static void everywhere_threads(const struct hc_advice_field *fs, size_t nf, uint32_t *every,
+                               uint32_t *n, uint32_t max)
+{
+	uint32_t tid[64], cnt[64], nt = 0, nel = 0;
+	int64_t last[64], prev = -1;
+
+	*n = 0;
+	for (size_t k = 0; k < nf; k++) {       /* sorted by offset: elements in order */
+		const struct hc_db_field *f = fs[k].f;
+		if (!f->fal || fs[k].elem < 0)
+			continue;
+		if (fs[k].elem != prev) {
+			nel++;
+			prev = fs[k].elem;
+		}
+		for (size_t t = 0; t < f->nthreads; t++) {
+			uint32_t m;
+			for (m = 0; m < nt && tid[m] != f->threads[t]; m++)
+				;
+			if (m == nt) {
+				if (nt == 64)
+					continue;
+				tid[nt] = f->threads[t];
+				cnt[nt] = 0;
+				last[nt++] = -1;
+			}
+			if (last[m] != fs[k].elem) {
+				last[m] = fs[k].elem;
+				cnt[m]++;
+			}
+		}
+	}
+	if (nel < 4)
+		return;
+	for (uint32_t m = 0; m < nt && *n < max; m++)
+		if (10ull * cnt[m] >= 4ull * nel)
+			every[(*n)++] = tid[m];
+}
+
+static bool in_set(const uint32_t *set, uint32_t n, uint32_t v)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (set[k] == v)
+			return true;
+	return false;
+}
+
 static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
                   const struct hc_db_object *o, struct hc_advice_fs *a)
 {
@@ -219,12 +271,12 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	const char *type = o->type ? o->type : "", *from;
 	bool heap = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_HEAP)),
 	     stat = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STATIC));
-	bool named = false, per_elem = true, split = false, fortran = false, omp = false;
+	bool named = false, per_elem = true, split = false, fortran = false, omp = false, handed = false;
 	uint64_t e, step = 0;
 	bool member_array = false, scalar_elems = true;
 	uint32_t thr[64], nthr = 0;
 	int64_t ek[64];
-	uint32_t eth[64];
+	uint32_t eth[64], every[64], nevery = 0;
 	size_t nek = 0;
 	int rc = 0;
 
@@ -267,13 +319,23 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	a->nthreads = nthr;
 	qsort(a->fields, a->nfields, sizeof(*a->fields), cmp_field);
 
+	/* An array of scalars: two threads or more in most elements is work
+	   handed out at run time; one, a reader of every element (the master
+	   summing the slots), which the pattern of the others leaves out. */
+	if (scalar_elems && !member_array) {
+		everywhere_threads(a->fields, a->nfields, every, &nevery, 64);
+		if (nevery >= 2) {
+			handed = split = true;
+			per_elem = false;
+		}
+	}
 	/* Which element each thread touches: one thread per element is the
 	   per-thread-slot pattern; one element with fields of different threads
 	   is a struct to split. */
-	for (size_t k = 0; k < a->nfields; k++) {
+	for (size_t k = 0; k < a->nfields && !handed; k++) {
 		const struct hc_db_field *f = a->fields[k].f;
 		size_t m;
-		if (!f->fal || a->fields[k].elem < 0 || f->nthreads != 1)
+		if (!f->fal || a->fields[k].elem < 0 || f->nthreads != 1 || in_set(every, nevery, f->threads[0]))
 			continue;
 		for (m = 0; m < nek && ek[m] != a->fields[k].elem; m++)
 			;
@@ -283,6 +345,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		} else if (m < nek && eth[m] != f->threads[0]) {
 			per_elem = false;   /* two threads in one element */
 			split = true;
+			handed = scalar_elems && !member_array;    /* no fields to split */
 		}
 	}
 	if (nek < 2)
@@ -377,6 +440,42 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 				              "first member (sizeof %llu -> %llu B)", tn, (unsigned long long)pe,
 				              (unsigned long long)e, (unsigned long long)pe);
 		}
+	} else if (handed && e && e < LINE) {
+		uint64_t run = LINE / e;
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%u threads write elements of %s (%llu B, %llu per 64-byte line), each by "
+		         "different threads over the run (which one decided at run time: a pool's "
+		         "task, a scattered index): neighbours of different threads share a line", nthr, var[0] ? var : o->name, (unsigned long long)e,
+		         (unsigned long long)run);
+		if (scalar_type(type))
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "give each element its own line: make %s an array of "
+			              "`struct { %s v; } __attribute__((aligned(64)))` (C++: "
+			              "`struct alignas(64) { %s v; }`), %llu -> 64 B per element, "
+			              "and use %s[k].v", var[0] ? var : "the array", type, type,
+			              (unsigned long long)e, var[0] ? var : "it");
+		else
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "give each element its own line: pad %s to 64 B (`alignas(64)`, "
+			              "sizeof %llu -> 64 B)", tn, (unsigned long long)e);
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "or hand out the work in runs of at least %llu consecutive elements of %s "
+		              "(one 64-byte line, the array aligned to 64 B), so that one thread writes "
+		              "a whole line: a larger chunk (`schedule(dynamic, %llu)`), or a task that "
+		              "covers %llu elements",
+		              (unsigned long long)run, var[0] ? var : o->name, (unsigned long long)run,
+		              (unsigned long long)run);
+		if (omp)
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "or, if the threads add into elements picked at random (a scatter), "
+			              "give each thread its own copy of %s and combine them after the "
+			              "loop: an OpenMP array reduction, `reduction(+: %s[:n])`",
+			              var[0] ? var : o->name, var[0] ? var : "the array");
+		else
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "or, if the threads add into elements picked at random (a scatter), "
+			              "give each thread its own copy of %s and add the copies up after",
+			              var[0] ? var : o->name);
 	} else if (split) {
 		/* the first field of each thread after the first: its own line */
 		uint32_t seen[64], ns = 0;

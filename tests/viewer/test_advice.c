@@ -18,7 +18,7 @@
 #include "report/report.h"
 
 static struct hc_db_counter counters[8];
-static struct hc_db_thread threads[4];
+static struct hc_db_thread threads[8];
 static struct hc_db_object objs[4];
 static struct hc_db_field fields[16];
 static uint32_t tids[16][2];
@@ -219,6 +219,71 @@ static void test_member_array(void)
 		CHECK_STR(a.fs[0].type, "");
 		CHECK(!strstr(a.fs[0].pattern, "straddles"));
 		CHECK(has_fix(&a.fs[0], "give each element of false_line.w its own line", "8 -> 64"));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
+	}
+	hc_advice_free(&a);
+}
+
+/* a static array of doubles whose elements are written by whichever
+   thread a pool handed the task to (C-Thread-Pool's out[i], accuracy.md
+   Session 26): not "fields of one double" to split, but elements to pad or
+   work to hand out in runs of a line; a struct element with two threads in
+   it is still a struct to split */
+static void test_handed_elements(void)
+{
+	static const uint32_t by[8] = { 1, 2, 2, 1, 2, 1, 1, 2 };
+	static char names[8][16];
+	struct hc_db db;
+	struct hc_advice a;
+	size_t k = 0;
+
+	base_db(&db, "transfers", 3, 1);
+	/* 0: out[0..7], each written by the worker that ran its task, all
+	   read by main (thread 0) */
+	for (int i = 0; i < 8; i++) {
+		snprintf(names[i], sizeof(names[i]), "out[%d]", i);
+		field(k++, names[i], 8 * (uint64_t)i, 8, 40, by[i]);
+	}
+	field(k, "out[0]", 0, 8, 10, 0);
+	tids[k][1] = 1;     /* one field of two threads: main's and a worker's */
+	fields[k++].nthreads = 2;
+	object(&db, "static", "out", "double", 8, 330, 0, k);
+	/* 1: a struct element with two threads in it: still fields to split */
+	field(k++, "r[0].a", 0, 8, 150, 1);
+	field(k++, "r[0].b", 8, 8, 150, 2);
+	object(&db, "static", "r", "struct rec", 16, 300, 9, 2);
+	db.t_all = db.t_false = 630;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 2) {
+		CHECK(a.fs[0].o == &objs[0]);
+		CHECK_MSG(strstr(a.fs[0].pattern, "each by different threads over the run") &&
+		          !strstr(a.fs[0].pattern, "fields"), "pattern: %s", a.fs[0].pattern);
+		CHECK(has_fix(&a.fs[0], "give each element its own line: make out an array of", "8 -> 64"));
+		CHECK(has_fix(&a.fs[0], "runs of at least 8 consecutive elements of out", "schedule(dynamic, 8)"));
+		CHECK(!has_fix(&a.fs[0], "split the fields", NULL));
+		CHECK(a.fs[1].o == &objs[1]);
+		CHECK(has_fix(&a.fs[1], "split the fields", "struct rec"));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 2", a.nfs);
+	}
+	hc_advice_free(&a);
+
+	/* per-thread counters cnt[1..4], each its thread's, main (0) reads
+	   them all: per-thread elements, main's reads left out */
+	base_db(&db, "transfers", 5, 1);
+	k = 0;
+	for (int i = 1; i <= 4; i++) {
+		snprintf(names[i], sizeof(names[i]), "cnt[%d]", i);
+		field(k++, names[i], 8 * (uint64_t)i, 8, 100, (uint32_t)i);
+		field(k++, names[i], 8 * (uint64_t)i, 8, 5, 0);
+	}
+	object(&db, "static", "cnt", "long", 8, 420, 0, k);
+	db.t_all = db.t_false = 420;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1) {
+		CHECK_MSG(strstr(a.fs[0].pattern, "own element of cnt"), "pattern: %s", a.fs[0].pattern);
+		CHECK(!has_fix(&a.fs[0], "runs of at least", NULL));
 	} else {
 		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
 	}
@@ -448,6 +513,7 @@ int main(void)
 	test_scale();
 	test_false_sharing();
 	test_member_array();
+	test_handed_elements();
 	test_negligible_and_library();
 	test_exact_negligible();
 	test_true_sharing_and_empty();
