@@ -194,6 +194,17 @@ static uint64_t slot_step(const struct hc_advice_field *v, size_t n)
 	return best;
 }
 
+/* Whether w occurs in s at the start of a name: not after a letter or a
+   digit (C-Thread-Pool's bsem_wait is the program's, sem_wait and
+   __new_sem_wait glibc's; a decomp_ routine is no OpenMP omp_ call). */
+static bool has_name(const char *s, const char *w)
+{
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
+		if (p == s || !isalnum((unsigned char)p[-1]))
+			return true;
+	return false;
+}
+
 /* The runtime library a code label or a call belongs to (an OpenMP or
    threading runtime), NULL for the program's own code. */
 static const char *runtime_of(const char *s)
@@ -204,10 +215,10 @@ static const char *runtime_of(const char *s)
 	                                   "sem_post" };
 
 	for (size_t k = 0; k < sizeof(omp) / sizeof(*omp); k++)
-		if (strstr(s, omp[k]))
+		if (has_name(s, omp[k]))
 			return "the OpenMP runtime";
 	for (size_t k = 0; k < sizeof(thr) / sizeof(*thr); k++)
-		if (strstr(s, thr[k]))
+		if (has_name(s, thr[k]))
 			return "the threading library";
 	return NULL;
 }

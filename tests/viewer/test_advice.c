@@ -290,6 +290,33 @@ static void test_handed_elements(void)
 	hc_advice_free(&a);
 }
 
+/* a runtime's name must start a name: a block from the program's own
+   decomp_setup() is not the OpenMP runtime's (omp_), nor bsem_post's the
+   threading library's (sem_) */
+static void test_runtime_names(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 1000);
+	field(0, "", 0, 8, 3000000, 1);
+	field(1, "", 8, 8, 3000000, 2);
+	object(&db, "heap", "p = decomp_setup(...) at d.c:5 in main", "", 0, 6000000, 0, 2);
+	field(2, "", 0, 8, 2000000, 1);
+	field(3, "", 8, 8, 2000000, 2);
+	object(&db, "heap", "q = bsem_post(...) at t.c:9 in main", "", 0, 4000000, 2, 2);
+	db.t_all = db.t_false = 10000000;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	CHECK_EQ_U64(a.nfs, 2);
+	for (size_t k = 0; k < a.nfs; k++) {
+		CHECK_MSG(!strstr(a.fs[k].pattern, "runtime") && !strstr(a.fs[k].pattern, "threading library"),
+		          "pattern: %s", a.fs[k].pattern);
+		CHECK(has_fix(&a.fs[k], "pad each thread's slot from 8 to 64 B", NULL));
+	}
+	hc_advice_free(&a);
+}
+
 /* negligible objects get no change; a library's own data (allocated
    inside GOMP_parallel) gets none either */
 static void test_negligible_and_library(void)
@@ -514,6 +541,7 @@ int main(void)
 	test_false_sharing();
 	test_member_array();
 	test_handed_elements();
+	test_runtime_names();
 	test_negligible_and_library();
 	test_exact_negligible();
 	test_true_sharing_and_empty();
