@@ -122,13 +122,25 @@ try:
             for k, node in enumerate((0, 1, 0)):
                 lo = base + k * 0x200000
                 f.write("0x%x 0x%x %d\n" % (lo, lo + 0x10000, node))
-    d, html = run("nu", ["numa", "-s", "1"], env={"HPCRUN_COMM_NUMA_MAP": mapf}, topo="numa:2 pu:1")
-    b = cdp.Browser()
-    open_report(b, c, html)
-    rows = b.eval("[...document.querySelectorAll('#locality-table tbody tr')]"
-                  ".map(r => [r.dataset.name, +r.dataset.share, r.classList.contains('flagged'), r.children[1].textContent])")
-    print("locality rows:", rows)
-    remote = [r for r in rows if r[3] == "node 1: 100.0%"]
+    # Y is flagged when it is remote and holds at least 1 % of the located
+    # volume: what the sampler found on it in its second of the run is
+    # chance (a CI run under ASan and load found Y 100 % remote with too
+    # little volume to flag): measured again, at most 3 runs, until it is.
+    for attempt in range(3):
+        if b:
+            b.close()
+            b = None
+        d, html = run("nu%d" % attempt if attempt else "nu", ["numa", "-s", "1"],
+                      env={"HPCRUN_COMM_NUMA_MAP": mapf}, topo="numa:2 pu:1")
+        b = cdp.Browser()
+        open_report(b, c, html)
+        rows = b.eval("[...document.querySelectorAll('#locality-table tbody tr')]"
+                      ".map(r => [r.dataset.name, +r.dataset.share, r.classList.contains('flagged'), r.children[1].textContent])")
+        print("locality rows:", rows)
+        remote = [r for r in rows if r[3] == "node 1: 100.0%"]
+        if len(remote) == 1 and remote[0][2]:
+            break
+        print("note: run %d: the object on node 1 not flagged (too little volume on it?): measuring again" % (attempt + 1))
     # the mmap'd X (node 0, main's thread only); the barrier `bar` (static,
     # waited on by every thread) may be sampled too and is not judged
     local = [r for r in rows if r[1] == 0 and r[0].startswith("x = mmap")]
