@@ -85,6 +85,16 @@ static void object(struct hc_db *db, const char *kind, const char *name, const c
 	db->has_objects = true;
 }
 
+/* an object of two 8-byte fields side by side, threads 1 and 2 (fields
+   f0 and f0 + 1, named n0 and n1), each fal false */
+static void two_slots(struct hc_db *db, size_t f0, const char *kind, const char *name, const char *type,
+                      uint64_t elem, const char *n0, const char *n1, uint64_t fal)
+{
+	field(f0, n0, 0, 8, fal, 1);
+	field(f0 + 1, n1, 8, 8, fal, 2);
+	object(db, kind, name, type, elem, 2 * fal, f0, 2);
+}
+
 static bool has_fix(const struct hc_advice_fs *f, const char *a, const char *b)
 {
 	for (size_t k = 0; k < f->nfixes; k++)
@@ -208,9 +218,7 @@ static void test_member_array(void)
 
 	base_db(&db, "ns", 3, 100000);
 	counter(&db, "samples", 1000);
-	field(0, "false_line.w[0]", 0, 8, 3000000, 1);
-	field(1, "false_line.w[1]", 8, 8, 3000000, 2);
-	object(&db, "static", "false_line", "struct line", 64, 6000000, 0, 2);
+	two_slots(&db, 0, "static", "false_line", "struct line", 64, "false_line.w[0]", "false_line.w[1]", 3000000);
 	db.t_all = db.t_false = 6000000;
 	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
 	if (a.nfs == 1) {
@@ -300,12 +308,8 @@ static void test_runtime_names(void)
 
 	base_db(&db, "ns", 3, 100000);
 	counter(&db, "samples", 1000);
-	field(0, "", 0, 8, 3000000, 1);
-	field(1, "", 8, 8, 3000000, 2);
-	object(&db, "heap", "p = decomp_setup(...) at d.c:5 in main", "", 0, 6000000, 0, 2);
-	field(2, "", 0, 8, 2000000, 1);
-	field(3, "", 8, 8, 2000000, 2);
-	object(&db, "heap", "q = bsem_post(...) at t.c:9 in main", "", 0, 4000000, 2, 2);
+	two_slots(&db, 0, "heap", "p = decomp_setup(...) at d.c:5 in main", "", 0, "", "", 3000000);
+	two_slots(&db, 2, "heap", "q = bsem_post(...) at t.c:9 in main", "", 0, "", "", 2000000);
 	db.t_all = db.t_false = 10000000;
 	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
 	CHECK_EQ_U64(a.nfs, 2);
