@@ -1424,6 +1424,69 @@ int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, un
 	return HC_PREV_NO_ACCESS;
 }
 
+/* an instruction's non-stack data accesses: loads only (*load), stores too */
+static bool data_accesses(const struct hc_insn *in, bool *store)
+{
+	bool any = false;
+
+	*store = false;
+	for (uint8_t j = 0; j < in->n; j++) {
+		const struct hc_mem_access *a = &in->acc[j];
+
+		if (a->kind == HC_ACC_STACK || a->size == 0)
+			continue;
+		any = true;
+		if (a->rw & HC_ACC_W)
+			*store = true;
+	}
+	return any;
+}
+
+int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned max, uint64_t *load)
+{
+	uint64_t start, exit, at;
+	uint16_t loop_w, later = 0;
+	long long g[NGREG];
+	struct hc_regs r2 = *r;
+	struct hc_insn in;
+	struct hc_insn_deps d;
+	bool store;
+	int rc;
+
+	*load = 0;
+	rc = hc_decode_loop_body((uint64_t)r->gregs[REG_RIP], max, &start, &exit, &loop_w);
+	if (rc != 0)
+		return rc == -EINVAL ? -ENOENT : rc;
+	memcpy(g, r->gregs, sizeof(g));
+	r2.gregs = g;
+	for (at = start; at < exit; at += in.len) {
+		g[REG_RIP] = (long long)at;
+		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
+			return -EINVAL;
+		if (data_accesses(&in, &store))
+			return -ENOENT;
+	}
+	at = start;
+	for (int k = 0; k < 4; k++) {
+		if (hc_decode_ending_at(r, at, cache, &in) != 0 || !in.len)
+			return -ENOENT;
+		at = in.addr;
+		g[REG_RIP] = (long long)at;
+		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0)
+			return -EINVAL;
+		if (d.dynamic || d.ends)
+			return -ENOENT;
+		if (data_accesses(&in, &store)) {
+			if (store || (d.used & (loop_w | later | d.written)))
+				return -ENOENT;
+			*load = at;
+			return 0;
+		}
+		later |= d.written;
+	}
+	return -ENOENT;
+}
+
 int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,
                         struct hc_insn *out)
 {

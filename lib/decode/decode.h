@@ -303,6 +303,17 @@ int hc_decode_poll_loop(uint64_t pc, unsigned max);
    register use or one that does not decode. Async-signal-safe. */
 int hc_decode_loop_body(uint64_t pc, unsigned max, uint64_t *start, uint64_t *exit, uint16_t *written);
 
+/* The load that feeds the innermost loop pc is in (feed sets, detection.md
+   §5.68): the loop (hc_decode_loop_body, max instructions) accesses no
+   memory but stack slots, and within 4 instructions of straight-line code
+   before its first one there is an instruction with a non-stack load (no
+   store) whose address registers neither the loop nor any instruction
+   between writes — with r, a sample's registers inside the loop, its
+   address now is the one it read. The instructions between access no
+   memory. *load: that instruction's address. 0; -ENOENT (no such loop or
+   load), -EINVAL (not decodable). Async-signal-safe. */
+int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned max, uint64_t *load);
+
 /* The releaser's store before its unlock (detection.md §5.49): ret is the
    return address of a call (pthread_mutex_unlock's caller); walking back
    from that call at most max instructions of straight-line code in ret's

@@ -396,6 +396,10 @@ static void read_options(struct rt_options *o)
 	o->reader_sets = env_u64("HPCRUN_COMM_READER_SETS", 1) != 0;
 	o->reader_budget = (uint32_t)env_u64("HPCRUN_COMM_READER_BUDGET", 10);
 	o->reader_loop = (uint32_t)env_u64("HPCRUN_COMM_READER_LOOP", 32);
+	o->feed_sets = env_u64("HPCRUN_COMM_FEED_SETS", 0) != 0;
+	o->feed_budget = (uint32_t)env_u64("HPCRUN_COMM_FEED_BUDGET", 10);
+	if (o->feed_budget > 1000)
+		process__fatal("HPCRUN_COMM_FEED_BUDGET: %u permille is more than 1000", o->feed_budget);
 	o->reader_chase = env_u64("HPCRUN_COMM_READER_CHASE", 1) != 0;
 	o->reader_scale = env_u64("HPCRUN_COMM_READER_SCALE", 0) != 0;
 	o->lock_rescale = env_u64("HPCRUN_COMM_LOCK_RESCALE", 1) != 0;
@@ -871,6 +875,14 @@ static void process_init(bool after_fork)
 		process__log("watchpoint traps on a load that overwrote its pointer take its address from the reload "
 		        "too, not the watched 8-byte chunk (HPCRUN_COMM_TRAP_RELOAD; counter traps_recovered_reload): %s",
 		        hc_rt.opt.trap_reload ? "on" : "off");
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("feed sets: a sample in a loop without memory accesses watches, on the idle process-wide "
+		        "set, the line of the load before the loop for another thread's next store (one ask in 4 "
+		        "such samples; detection.md §5.68): %s (HPCRUN_COMM_FEED_SETS; a budget of %u permille of the "
+		        "process's CPU time of their own, HPCRUN_COMM_FEED_BUDGET; after 16 sets without a "
+		        "communication one ask in 16; counters feed_asked, feed_none, feed_busy, feed_dry, "
+		        "feed_budget, feed_armed, feed_comms)", hc_rt.opt.feed_sets ? "on" : "off",
+		        hc_rt.opt.feed_budget);
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a start routine's sample in a loop arms its return burst at the loop's exit, found within %u "
 		        "instructions (HPCRUN_COMM_LOOP_EXIT, 0 = off; counter ret_bp_loop)", hc_rt.opt.loop_exit);

@@ -84,7 +84,7 @@
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
-	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(reader_chased)
+	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(reader_chased)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -222,6 +222,7 @@ struct rt_thread {
 		                                 the trap), 0 if unknown (signal.c) */
 		uint32_t pset_edge;           /* the edge set being armed: its edge memory slot + 1 << 1 | its
 		                                 side (0: none; watch.c pset_edge, §5.64) */
+		bool pset_feed;               /* the process-wide set being armed is a feed set (§5.68) */
 		bool pset_handoff;            /* the process-wide set being armed is this thread's
 		                                 hand-off set (HPCRUN_COMM_HANDOFF_PSET, §5.60) */
 		bool line_seen;               /* the access being recorded: its line is one this
@@ -340,6 +341,9 @@ struct rt_options {
 	uint32_t reader_sets;       /* a sampled heap store watched on the process-wide set for its reader (§5.57) */
 	uint32_t reader_budget;     /* ... their own budget, permille of the process's CPU time */
 	uint32_t reader_loop;       /* ... from a loop's exit: instructions to its back-edge at most, 0 = off */
+	uint32_t feed_sets;         /* a register-only loop's feeding load: the process-wide set watches its
+	                               line for another thread's next store (HPCRUN_COMM_FEED_SETS, §5.68) */
+	uint32_t feed_budget;       /* ... their own budget, permille of the process's CPU time */
 	uint32_t reader_chase;      /* ... on to the next element at the publisher's own store */
 	uint32_t reader_scale;      /* ... weighed as the lock traps' caps weigh their hand-offs */
 	uint32_t reader_samples;    /* ... from sampled stores too, not only a loop's exit */
@@ -703,6 +707,7 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
    (HPCRUN_COMM_POLL_READER, detection.md §5.58). Signal context. */
 uint32_t watch__poll_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf);
 void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf, uint64_t lo, uint64_t hi);
+int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s);
 bool watch__pset_idle(void);
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);

@@ -83,6 +83,7 @@ static struct {
 		bool reader;
 		uint64_t reader_weight, reader_weight_store;
 		bool handoff;             /* a gated thread's hand-off set (pset_handoff, §5.60) */
+		bool feed;                /* a feed set (watch__pset_feed, §5.68) */
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed, sw_armed_inv;   /* the process's voluntary, involuntary switches at the arm */
@@ -96,6 +97,8 @@ static struct {
 	uint64_t lock_spent_ns;       /* lock sets' arms (and a trap each): wall ns (atomic) */
 	uint64_t reader_spent_ns;     /* reader sets' arms (and a trap each): wall ns (atomic, §5.57) */
 	uint64_t reader_dry;          /* reader sets armed since the last one's communication (atomic) */
+	uint64_t feed_spent_ns;       /* feed sets' arms (and a trap each): wall ns (atomic, §5.68) */
+	uint64_t feed_dry;            /* feed sets armed since the last one's communication (atomic) */
 	/* counters for the log (atomic) */
 	uint64_t armed, arm_failed, refused_busy, refused_budget, traps_foreign, traps_comm, traps_own,
 	         traps_late, traps_stale, traps_blocked, traps_outside, ended_trap, ended_own, ended_owner, ended_age;
@@ -1110,6 +1113,50 @@ void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t
 	t->reader.addr = s->addr;
 }
 
+/* A feed set (§5.68, soft.c feed_loop): the load s that feeds a
+   register-only loop, its line watched for writes by the idle
+   process-wide set, the load the entry: the next store there by another
+   thread (the master writing the next task's input) traps with its own
+   context, a communication with the load's. On the set's budget. 0 when
+   armed. Signal context. */
+int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s)
+{
+	struct hc_bb_entry e;
+	uint64_t addr = s->addr & ~(uint64_t)7, t0;
+	int r;
+
+	if (!pset.n || !watch__pset_idle()) {
+		t->cnt.feed_busy++;
+		return -EBUSY;
+	}
+	/* a program whose loops' inputs nobody writes again (a solver's
+	   read-only matrix) keeps the set from the others: after
+	   RT_READER_DRY sets without a communication, one ask in
+	   RT_READER_DRY arms (the reader sets' rule) */
+	if (!rt_reader_allows(__atomic_load_n(&pset.feed_dry, __ATOMIC_RELAXED), t->cnt.feed_asked)) {
+		t->cnt.feed_dry++;
+		return -EAGAIN;
+	}
+	/* a budget of their own (HPCRUN_COMM_FEED_BUDGET): the regular one
+	   is the gated threads' own sets' (the pool's workers switch at
+	   every task and spend it) */
+	if (!rt_pset_budget_allows(__atomic_load_n(&pset.feed_spent_ns, __ATOMIC_RELAXED), process_cpu_ns(),
+	                           hc_rt.opt.feed_budget, RT_PSET_GRACE_NS)) {
+		t->cnt.feed_budget++;
+		return -EAGAIN;
+	}
+	e = hc_detect_entry(&t->det, s);
+	e.mask = hc_line_bytes(e.line, s->addr, s->len ? s->len : 1);
+	t0 = process__now();
+	t->watch.pset_feed = true;
+	r = pset_arm_set_x(t, &e, 1, true, s->time, &addr, 1, false, 0, 0, false, false, NULL);
+	t->watch.pset_feed = false;
+	__atomic_add_fetch(&pset.feed_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
+	if (r == 0)
+		__atomic_add_fetch(&pset.feed_dry, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
 /* A set's trapped access becomes its new entry (reader_adopt,
    zone_adopt): shared, now, on this CPU, with its calling context; false
    when the walk faulted. Signal context. */
@@ -1249,7 +1296,8 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.flag = flag;
 	pset.rec.flag_moved = false;
 	pset.rec.handoff = t->watch.pset_handoff;   /* a gated thread's hand-off set (§5.60) */
-	if (pset.rec.handoff)
+	pset.rec.feed = t->watch.pset_feed;         /* a feed set (§5.68): its loop's thread leaves it be */
+	if (pset.rec.handoff || pset.rec.feed)
 		pset.rec.owner = RT_PSET_NOBODY;
 	__atomic_store_n(&pset.own_traps, 0, __ATOMIC_RELAXED);
 	t0 = process__now();
@@ -2116,6 +2164,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	uint64_t fl = 0;
 	bool fl_moved = false;
 	bool hof = false;                 /* a gated thread's hand-off set (§5.60) */
+	bool fd = false;                  /* a feed set (§5.68) */
 	bool edge_extra = false;          /* an edge set on its own budget (§5.64) */
 	uint32_t edge_mem = 0;            /* an edge set's memory slot and side (§5.64) */
 
@@ -2155,6 +2204,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		rd_weight = pset.rec.reader_weight;
 		rd_weight_store = pset.rec.reader_weight_store;
 		hof = pset.rec.handoff;
+		fd = pset.rec.feed;
 		edge_extra = pset.rec.edge_extra;
 		edge_mem = pset.rec.edge_mem;
 
@@ -2436,6 +2486,10 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		__atomic_store_n(&pset.reader_dry, 0, __ATOMIC_RELAXED);
 		if (s.is_store)
 			t->cnt.reader_writers++;
+	}
+	if (fd) {
+		t->cnt.feed_comms++;
+		__atomic_store_n(&pset.feed_dry, 0, __ATOMIC_RELAXED);
 	}
 	if (hof) {
 		comm.handoff_set = true;      /* counted in handoff_comms too */

@@ -1757,6 +1757,61 @@ static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	watch__pset_reader(t, &s, ev->pc, b.base, b.base + b.size);
 }
 
+/* Feed sets (HPCRUN_COMM_FEED_SETS, detection.md §5.68): a sample in a
+   loop without memory accesses (a task's register-only compute) comes
+   after the load that feeds it — the instruction before the loop, within
+   4 of straight-line code, whose address registers neither the loop nor
+   the instructions between write: the sample's registers give its
+   address. That load read what another thread wrote (a thread pool's
+   task input, written by the master); the master's next store there is
+   the hand-off, which the master's samples (it mostly waits) never see:
+   the idle process-wide set watches the line for it, the load its entry.
+   One ask in 4 such samples. The feeding load is found once per PC
+   (feed[]). Signal context. */
+static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
+{
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], load;
+	unsigned slot = rmw_slot(pc);
+	long long g[NGREG];
+	struct hc_regs r2 = *r;
+	struct hc_insn in;
+	struct hc_step_private p;
+	const struct hc_mem_access *acc;
+	struct hc_sample s = { 0 };
+
+	if (!hc_rt.opt.feed_sets || !t->id.start_fn || ++own(t)->feed_skip < 4 || !watch__pset_idle())
+		return;
+	own(t)->feed_skip = 0;
+	t->cnt.feed_asked++;
+	if (own(t)->feed[slot].pc != pc) {
+		own(t)->feed[slot].pc = pc;
+		if (hc_decode_loop_feed(r, t->prev, hc_rt.opt.loop_exit ? hc_rt.opt.loop_exit : 32,
+		                        &own(t)->feed[slot].load) != 0)
+			own(t)->feed[slot].load = 0;
+	}
+	load = own(t)->feed[slot].load;
+	memcpy(g, r->gregs, sizeof(g));
+	g[REG_RIP] = (long long)load;
+	r2.gregs = g;
+	private_ranges(t, &p);
+	if (!load || hc_decode_at_pc(&r2, &in) < 0 || !(acc = hc_scan_shared_load(&in, &p, loadmap__readonly)) ||
+	    lock__sync_sys(load, acc->ea, acc->size)) {
+		t->cnt.feed_none++;
+		return;
+	}
+	s.time = process__now();
+	s.addr = acc->ea;
+	s.len = acc->size;
+	s.cpu = regs__cpu();
+	s.ctx = cct__context(t, uctx, load);
+	if (s.ctx == HC_NONE)
+		return;
+	if (watch__pset_feed(t, &s) == 0) {
+		t->cnt.feed_armed++;
+		t->cnt.watch_armed++;
+	}
+}
+
 /* ---- return bursts ----
    Most samples of a program that communicates through plain loads and
    stores land in its private work — often a function called between the
@@ -2038,6 +2093,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		t->cnt.samples_no_access++;
 		record__idle_sample(t);
 		reader_loop(t, uctx, &r);
+		feed_loop(t, uctx, &r);
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		else

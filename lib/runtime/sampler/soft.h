@@ -103,6 +103,11 @@ struct rt_soft_thread {
 		uint64_t exit;          /* the loop's exit, 0 = not in a loop the decode follows */
 		uint16_t written;       /* registers the loop writes */
 	} loop[RT_RMW_CACHE];
+	struct {                /* the load that feeds the loop around a PC (feed sets, §5.68) */
+		uint64_t pc;            /* the sampled PC */
+		uint64_t load;          /* the load's PC, 0 = none */
+	} feed[RT_RMW_CACHE];
+	uint32_t feed_skip;     /* no-access samples since the last feed set asked */
 };
 
 struct rt_thread;

@@ -221,6 +221,28 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tcall fn_noacc\n" PC(lexit_call_in)
 	"\tsub $1,%eax\n\tjne lexit_call_head\n\tret\n"
 	ENDFN(fn_lexit_call)
+	/* feed loops (hc_decode_loop_feed, §5.68): C-Thread-Pool's task at
+	   -O2 (the row's load, the count, gcc's nopl pad, a register-only
+	   inner loop); not: the inner loop loads, the loop advances the
+	   feed's register, a store before the loop */
+	FN(fn_feed)
+	"\tlea 64(%rdx),%rcx\n"
+	"1:\n" PC(feed_load) "\tmovsd (%rdx),%xmm1\n\tmov $2000,%eax\n\tnopl 0(%rax)\n"
+	"2:\tmulsd %xmm2,%xmm0\n" PC(feed_in) "\taddsd %xmm1,%xmm0\n\tsub $1,%eax\n\tjne 2b\n"
+	"\tadd $8,%rdx\n\tcmp %rcx,%rdx\n\tjne 1b\n\tret\n"
+	ENDFN(fn_feed)
+	FN(fn_feed_loads)
+	"\tmovsd (%rdx),%xmm1\n\tmov $20,%eax\n"
+	"2:\taddsd (%rsi),%xmm0\n" PC(feedl_in) "\tsub $1,%eax\n\tjne 2b\n\tret\n"
+	ENDFN(fn_feed_loads)
+	FN(fn_feed_moves)
+	"\tmovsd (%rdx),%xmm1\n\tmov $20,%eax\n"
+	"2:\tmulsd %xmm1,%xmm0\n" PC(feedm_in) "\tadd $8,%rdx\n\tsub $1,%eax\n\tjne 2b\n\tret\n"
+	ENDFN(fn_feed_moves)
+	FN(fn_feed_store)
+	"\tmovsd %xmm1,(%rdx)\n\tmov $20,%eax\n"
+	"2:\tmulsd %xmm1,%xmm0\n" PC(feeds_in) "\tsub $1,%eax\n\tjne 2b\n\tret\n"
+	ENDFN(fn_feed_store)
 	/* poll loops (hc_decode_poll_loop, §5.58): mw_spin's -O2 inlined
 	   wait (the flag's pointer in rbx, sched_yield's call after the
 	   back-edge), its -O0 wait_for (the pointer reloaded through a slot),
@@ -358,6 +380,7 @@ ASM_SYM(fn_unrec); ASM_SYM(index_pc); ASM_SYM(other_pc); ASM_SYM(rmw_pc);
 ASM_SYM(noacc_pc); ASM_SYM(fn_deep); ASM_SYM(deep_add_pc); ASM_SYM(deep_addsd_pc); ASM_SYM(deep_head_end); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
+ASM_SYM(feed_load); ASM_SYM(feed_in); ASM_SYM(feedl_in); ASM_SYM(feedm_in); ASM_SYM(feeds_in);
 ASM_SYM(fn_lexit); ASM_SYM(lexit_head); ASM_SYM(lexit_in); ASM_SYM(lexit_out); ASM_SYM(lexit_after);
 ASM_SYM(poll2_pc); ASM_SYM(poll0_pc); ASM_SYM(pollrip_pc); ASM_SYM(reduce_pc); ASM_SYM(pollstore_pc);
 ASM_SYM(pollcall_pc); ASM_SYM(pollcall2_pc); ASM_SYM(poll0move_pc); ASM_SYM(fn_poll2);
@@ -1101,6 +1124,26 @@ static void loop_bodies(void)
 	CHECK(hc_decode_loop_body(8, 32, &st, &ex, &w) == -ENOENT);
 }
 
+static void loop_feeds(void)
+{
+	uint64_t ld = 1;
+
+	g[REG_RDX] = 0x10000;
+	g[REG_RSI] = 0x20000;
+	at(feed_in);
+	CHECK_EQ_U64(hc_decode_loop_feed(&regs, &cache, 32, &ld), 0);
+	CHECK_EQ_U64(ld, addr(feed_load));
+	at(feedl_in);
+	CHECK(hc_decode_loop_feed(&regs, &cache, 32, &ld) == -ENOENT && ld == 0);
+	at(feedm_in);
+	CHECK(hc_decode_loop_feed(&regs, &cache, 32, &ld) == -ENOENT);
+	at(feeds_in);
+	CHECK(hc_decode_loop_feed(&regs, &cache, 32, &ld) == -ENOENT);
+	/* not in a loop */
+	at(lexit_after);
+	CHECK(hc_decode_loop_feed(&regs, &cache, 32, &ld) == -ENOENT);
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -1123,5 +1166,6 @@ int main(void)
 	loop_exits();
 	poll_loops();
 	loop_bodies();
+	loop_feeds();
 	return hc_test_done("test_decode_prev");
 }
