@@ -396,7 +396,7 @@ static void read_options(struct rt_options *o)
 	o->reader_sets = env_u64("HPCRUN_COMM_READER_SETS", 1) != 0;
 	o->reader_budget = (uint32_t)env_u64("HPCRUN_COMM_READER_BUDGET", 10);
 	o->reader_loop = (uint32_t)env_u64("HPCRUN_COMM_READER_LOOP", 32);
-	o->feed_sets = env_u64("HPCRUN_COMM_FEED_SETS", 0) != 0;
+	o->feed_sets = env_u64("HPCRUN_COMM_FEED_SETS", 1) != 0;
 	o->feed_budget = (uint32_t)env_u64("HPCRUN_COMM_FEED_BUDGET", 10);
 	if (o->feed_budget > 1000)
 		process__fatal("HPCRUN_COMM_FEED_BUDGET: %u permille is more than 1000", o->feed_budget);

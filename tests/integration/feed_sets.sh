@@ -5,8 +5,8 @@
 # (mutex + condition variable) and waits for them; a worker pops a task,
 # loads its row before a register-only compute loop and stores out[i].
 # main spends the run waiting: its stores of the rows are never sampled,
-# and the workers' samples land in the compute loop. Checked, with
-# HPCRUN_COMM_FEED_SETS=1: the log states the rule; within 4 runs the
+# and the workers' samples land in the compute loop. Checked, with the
+# defaults (HPCRUN_COMM_FEED_SETS=1): the log states the rule; within 4 runs the
 # workers' samples in the loop found the row's load (feed_asked >
 # feed_none), feed sets armed, and a trap of theirs a communication
 # (feed_comms) between main and a worker; the volume between main and the
@@ -95,7 +95,7 @@ cc -O2 -g -pthread -o "$TMP/feed_pool" "$TMP/feed_pool.c" || fail "cannot build 
 store_line=$(grep -n 'FEED_STORE' "$TMP/feed_pool.c" | cut -d: -f1)
 load_line=$(grep -n 'FEED_LOAD' "$TMP/feed_pool.c" | cut -d: -f1)
 
-HPCRUN_COMM_FEED_SETS=1 measure_until on 4 \
+measure_until on 4 \
 	'skip_without_pset on; [ "$(logc on feed_comms)" -gt 0 ] && [ "$(($(cell on 0 1) + $(cell on 0 2)))" -gt 0 ]' \
 	"$TMP/feed_pool"
 cmp -s "$TMP/native.out" "$TMP/on.out" && ok "the program's output unchanged" ||
