@@ -1424,12 +1424,17 @@ int hc_decode_prev_deep(const struct hc_regs *r, struct hc_prev_cache *cache, un
 	return HC_PREV_NO_ACCESS;
 }
 
-/* an instruction's non-stack data accesses: loads only (*load), stores too */
-static bool data_accesses(const struct hc_insn *in, bool *store)
+/* an instruction's non-stack data accesses: loads only (*load), stores
+   too. A frame slot (an address from rbp or rsp alone: -O0's locals) is
+   the stack's, whatever the registers' values. */
+static bool data_accesses(const struct hc_insn *in, const struct hc_insn_deps *d, bool *store)
 {
+	const uint16_t frame = (1u << GPR_RSP) | (1u << GPR_RBP);
 	bool any = false;
 
 	*store = false;
+	if (d->used && !(d->used & ~frame))
+		return false;
 	for (uint8_t j = 0; j < in->n; j++) {
 		const struct hc_mem_access *a = &in->acc[j];
 
@@ -1440,6 +1445,21 @@ static bool data_accesses(const struct hc_insn *in, bool *store)
 			*store = true;
 	}
 	return any;
+}
+
+/* every non-stack access of the instruction reads read-only memory at a
+   RIP-relative address (a constant; the registers are not known) */
+static bool rip_readonly(const struct hc_insn *in, bool (*readonly)(uint64_t addr))
+{
+	for (uint8_t j = 0; j < in->n; j++) {
+		const struct hc_mem_access *a = &in->acc[j];
+
+		if (a->kind == HC_ACC_STACK || a->size == 0)
+			continue;
+		if (!(a->flags & HC_AF_RIPREL) || !readonly(a->ea))
+			return false;
+	}
+	return true;
 }
 
 int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned max, uint64_t *load)
@@ -1463,7 +1483,7 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
 		g[REG_RIP] = (long long)at;
 		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
 			return -EINVAL;
-		if (data_accesses(&in, &store))
+		if (data_accesses(&in, &d, &store))
 			return -ENOENT;
 	}
 	at = start;
@@ -1476,7 +1496,7 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
 			return -EINVAL;
 		if (d.dynamic || d.ends)
 			return -ENOENT;
-		if (data_accesses(&in, &store)) {
+		if (data_accesses(&in, &d, &store)) {
 			if (store || (d.used & (loop_w | later | d.written)))
 				return -ENOENT;
 			*load = at;
@@ -1485,6 +1505,34 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
 		later |= d.written;
 	}
 	return -ENOENT;
+}
+
+int hc_decode_loop_only_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_t addr))
+{
+	uint64_t start, exit, at;
+	uint16_t loop_w;
+	long long g[NGREG] = { 0 };
+	struct hc_regs r2 = { g, 0, 0 };
+	struct hc_insn in;
+	struct hc_insn_deps d;
+	bool store, found = false;
+	int rc = hc_decode_loop_body(pc, max, &start, &exit, &loop_w);
+
+	if (rc != 0)
+		return rc == -EINVAL ? -ENOENT : rc;
+	for (at = start; at < exit; at += in.len) {
+		g[REG_RIP] = (long long)at;
+		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
+			return -EINVAL;
+		if (!data_accesses(&in, &d, &store))
+			continue;
+		if (at != pc && !store && readonly && rip_readonly(&in, readonly))
+			continue;
+		if (at != pc || store)
+			return -ENOENT;
+		found = true;
+	}
+	return found ? 0 : -ENOENT;
 }
 
 int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,

@@ -314,6 +314,16 @@ int hc_decode_loop_body(uint64_t pc, unsigned max, uint64_t *start, uint64_t *ex
    load), -EINVAL (not decodable). Async-signal-safe. */
 int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned max, uint64_t *load);
 
+/* Whether the instruction at pc is the only one with a non-stack memory
+   access in the innermost loop around it (hc_decode_loop_body, max
+   instructions), and that access a load: -O0's `s = s * c + in[i][k]`,
+   the input reloaded in every iteration among stack slots (feed sets,
+   detection.md §5.68). Loads of read-only memory by a RIP-relative
+   address (its constants: readonly(addr), NULL = none) do not count.
+   0 if so; -ENOENT (no such loop, or another access in it), -EINVAL (not
+   decodable). Async-signal-safe. */
+int hc_decode_loop_only_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_t addr));
+
 /* The releaser's store before its unlock (detection.md §5.49): ret is the
    return address of a call (pthread_mutex_unlock's caller); walking back
    from that call at most max instructions of straight-line code in ret's

@@ -398,6 +398,7 @@ static void read_options(struct rt_options *o)
 	o->reader_loop = (uint32_t)env_u64("HPCRUN_COMM_READER_LOOP", 32);
 	o->feed_sets = env_u64("HPCRUN_COMM_FEED_SETS", 1) != 0;
 	o->feed_budget = (uint32_t)env_u64("HPCRUN_COMM_FEED_BUDGET", 10);
+	o->feed_sampled = env_u64("HPCRUN_COMM_FEED_SAMPLED", 0) != 0;
 	if (o->feed_budget > 1000)
 		process__fatal("HPCRUN_COMM_FEED_BUDGET: %u permille is more than 1000", o->feed_budget);
 	o->reader_chase = env_u64("HPCRUN_COMM_READER_CHASE", 1) != 0;
@@ -881,8 +882,10 @@ static void process_init(bool after_fork)
 		        "such samples; detection.md §5.68): %s (HPCRUN_COMM_FEED_SETS; a budget of %u permille of the "
 		        "process's CPU time of their own, HPCRUN_COMM_FEED_BUDGET; after 16 sets without a "
 		        "communication one ask in 16; counters feed_asked, feed_none, feed_busy, feed_dry, "
-		        "feed_budget, feed_armed, feed_comms)", hc_rt.opt.feed_sets ? "on" : "off",
-		        hc_rt.opt.feed_budget);
+		        "feed_budget, feed_armed, feed_comms); a sampled load that is the only access of its loop "
+		        "asks too: %s (HPCRUN_COMM_FEED_SAMPLED; counter feed_sampled)",
+		        hc_rt.opt.feed_sets ? "on" : "off", hc_rt.opt.feed_budget,
+		        hc_rt.opt.feed_sets && hc_rt.opt.feed_sampled ? "on" : "off");
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a start routine's sample in a loop arms its return burst at the loop's exit, found within %u "
 		        "instructions (HPCRUN_COMM_LOOP_EXIT, 0 = off; counter ret_bp_loop)", hc_rt.opt.loop_exit);

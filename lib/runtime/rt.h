@@ -84,7 +84,7 @@
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
-	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(reader_chased)
+	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(reader_chased)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -344,6 +344,8 @@ struct rt_options {
 	uint32_t feed_sets;         /* a register-only loop's feeding load: the process-wide set watches its
 	                               line for another thread's next store (HPCRUN_COMM_FEED_SETS, §5.68) */
 	uint32_t feed_budget;       /* ... their own budget, permille of the process's CPU time */
+	bool feed_sampled;          /* ... also from a sampled load, the only access of its loop (-O0's
+	                               reloaded input; HPCRUN_COMM_FEED_SAMPLED) */
 	uint32_t reader_chase;      /* ... on to the next element at the publisher's own store */
 	uint32_t reader_scale;      /* ... weighed as the lock traps' caps weigh their hand-offs */
 	uint32_t reader_samples;    /* ... from sampled stores too, not only a loop's exit */

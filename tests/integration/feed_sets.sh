@@ -12,8 +12,10 @@
 # (feed_comms) between main and a worker; the volume between main and the
 # workers is then at least a fifth of the run's, the code pair main's
 # store of the row against the worker's load of it is in the database,
-# and the program's output is unchanged. With HPCRUN_COMM_FEED_SETS=0: off
-# in the log, nothing asked. Patterns and counters, never timing.
+# and the program's output is unchanged. HPCRUN_COMM_FEED_SAMPLED (-O0's
+# reloaded input as the feed, default off): off by default, asks and arms
+# at -O0 with =1. With HPCRUN_COMM_FEED_SETS=0: off in the log, nothing
+# asked. Patterns and counters, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -30,11 +32,9 @@ static struct { int next, pending, round, quit; pthread_mutex_t mu; pthread_cond
 static void task(int i)
 {
 	double s = 0;
-	for (int k = 0; k < 8; k++) {
-		double x = in[i][k];                             /* FEED_LOAD */
+	for (int k = 0; k < 8; k++)
 		for (int r = 0; r < 2000; r++)
-			s = s * 0.999 + x;
-	}
+			s = s * 0.999 + in[i][k];                /* FEED_LOAD */
 	out[i] = s;
 }
 static void *worker(void *a)
@@ -122,6 +122,19 @@ fi
 grep "feed_pool.c:$store_line," "$TMP/on.csv/code-pairs.csv" | grep -q "feed_pool.c:$load_line," &&
 	ok "code pair: main's store at line $store_line <-> the worker's load at line $load_line" ||
 	{ cat "$TMP/on.csv/code-pairs.csv" >&2; fail "no code pair feed_pool.c:$store_line <-> :$load_line"; }
+
+# -O0 (HPCRUN_COMM_FEED_SAMPLED, measured and left off): the task reloads
+# its input in the loop; off by default nothing asks that way, with =1
+# within 4 runs a sampled load of the row asks and arms.
+cc -O0 -g -pthread -o "$TMP/feed_pool0" "$TMP/feed_pool.c" || fail "cannot build feed_pool at -O0"
+[ "$(logc on feed_sampled)" -eq 0 ] && ok "HPCRUN_COMM_FEED_SAMPLED: off by default" ||
+	fail "HPCRUN_COMM_FEED_SAMPLED default: $(logc on feed_sampled) sampled loads asked"
+HPCRUN_COMM_FEED_SAMPLED=1 measure_until o0 4 '[ "$(logc o0 feed_sampled)" -gt 0 ] && [ "$(logc o0 feed_armed)" -gt 0 ]' \
+	"$TMP/feed_pool0" 200
+grep -q "rounds=200 " "$TMP/o0.out" && grep -q "a sampled load that is the only access of its loop asks too: on" "$TMP/o0"/*.log &&
+	[ "$(logc o0 feed_sampled)" -gt 0 ] && [ "$(logc o0 feed_armed)" -gt 0 ] &&
+	ok "HPCRUN_COMM_FEED_SAMPLED=1 at -O0: $(logc o0 feed_sampled) sampled loads asked, $(logc o0 feed_armed) sets, $(logc o0 feed_comms) communications" ||
+	fail "HPCRUN_COMM_FEED_SAMPLED=1 at -O0: $(logc o0 feed_sampled) asked, $(logc o0 feed_armed) sets (output: $(cat "$TMP/o0.out"))"
 
 rm -rf "${TMP:?}/off"
 HPCRUN_COMM_FEED_SETS=0 measure off "$TMP/feed_pool" 200 || fail "sampled run (feed sets off) failed"

@@ -1812,6 +1812,38 @@ static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 	}
 }
 
+/* A sampled load that is the only access of its loop (-O0's input
+   reloaded in every iteration of a register-free compute loop: the pool's
+   task at -O0) asks for a feed set on its own address, as feed_loop's
+   found load does (HPCRUN_COMM_FEED_SAMPLED, §5.68). One ask in 4 such
+   samples. Signal context. */
+static void feed_sampled(struct rt_thread *t, void *uctx, uint64_t leaf, const struct hc_sample *s)
+{
+	unsigned slot = rmw_slot(leaf);
+	struct hc_sample f;
+
+	if (!hc_rt.opt.feed_sets || !hc_rt.opt.feed_sampled || !t->id.start_fn || s->is_store)
+		return;
+	if (own(t)->feed_only[slot].pc != leaf) {
+		own(t)->feed_only[slot].pc = leaf;
+		own(t)->feed_only[slot].only =
+			hc_decode_loop_only_load(leaf, hc_rt.opt.loop_exit ? hc_rt.opt.loop_exit : 32,
+			                         loadmap__readonly) == 0;
+	}
+	if (!own(t)->feed_only[slot].only || ++own(t)->feed_load_skip < 4 || !watch__pset_idle())
+		return;
+	own(t)->feed_load_skip = 0;
+	f = *s;                 /* a load seen once publishes nothing: no context yet */
+	if (f.ctx == HC_NONE && (f.ctx = cct__context(t, uctx, leaf)) == HC_NONE)
+		return;
+	t->cnt.feed_asked++;
+	t->cnt.feed_sampled++;
+	if (watch__pset_feed(t, &f) == 0) {
+		t->cnt.feed_armed++;
+		t->cnt.watch_armed++;
+	}
+}
+
 /* ---- return bursts ----
    Most samples of a program that communicates through plain loads and
    stores land in its private work — often a function called between the
@@ -2187,6 +2219,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	t->det.moving = t->det.fixed = false;
 	t->det.sync = false;
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
+	if (!priv)
+		feed_sampled(t, uctx, leaf, &s);
 	/* Private work (own stack, TLS, read-only data, or a line not
 	   evidently shared: a private heap array's load seen once): the
 	   shared accesses may follow in the caller. */

@@ -108,6 +108,11 @@ struct rt_soft_thread {
 		uint64_t load;          /* the load's PC, 0 = none */
 	} feed[RT_RMW_CACHE];
 	uint32_t feed_skip;     /* no-access samples since the last feed set asked */
+	struct {                /* a sampled load, the only access of its loop (feed sets, §5.68) */
+		uint64_t pc;            /* the load */
+		bool only;              /* hc_decode_loop_only_load said so */
+	} feed_only[RT_RMW_CACHE];
+	uint32_t feed_load_skip;  /* such loads since the last one asked */
 };
 
 struct rt_thread;

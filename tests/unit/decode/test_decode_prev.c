@@ -243,6 +243,24 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\tmovsd %xmm1,(%rdx)\n\tmov $20,%eax\n"
 	"2:\tmulsd %xmm1,%xmm0\n" PC(feeds_in) "\tsub $1,%eax\n\tjne 2b\n\tret\n"
 	ENDFN(fn_feed_store)
+	/* -O0's task loop (hc_decode_loop_only_load, §5.68): stack slots, a
+	   constant, and the input reloaded in every iteration — its only
+	   access; not: the same loop with a second global's load */
+	FN(fn_only0)
+	"\tmovl $0,-0x10(%rbp)\n\tjmp 2f\n"
+	"1:\tmovsd -8(%rbp),%xmm1\n\tmovsd only_k(%rip),%xmm0\n\tmulsd %xmm0,%xmm1\n"
+	"\tmov -0xc(%rbp),%eax\n\tcltq\n\tmov -0x14(%rbp),%edx\n\tmovslq %edx,%rdx\n\tshl $3,%rdx\n"
+	"\tadd %rdx,%rax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n"
+	PC(only_load) "\tmovsd (%rdx,%rax,1),%xmm0\n\taddsd %xmm1,%xmm0\n\tmovsd %xmm0,-8(%rbp)\n"
+	"\taddl $1,-0x10(%rbp)\n"
+	"2:\tcmpl $1999,-0x10(%rbp)\n\tjle 1b\n\tret\n"
+	ENDFN(fn_only0)
+	FN(fn_only2)
+	"1:\tmovsd pv_glob(%rip),%xmm1\n"
+	PC(only2_load) "\tmovsd (%rdx),%xmm0\n\taddsd %xmm1,%xmm0\n\tmovsd %xmm0,-8(%rbp)\n"
+	"\taddl $1,-0x10(%rbp)\n\tcmpl $1999,-0x10(%rbp)\n\tjle 1b\n\tret\n"
+	ENDFN(fn_only2)
+	".section .rodata\n.p2align 3\n" PC(only_k) "\t.double 0.999\n.text\n"
 	/* poll loops (hc_decode_poll_loop, §5.58): mw_spin's -O2 inlined
 	   wait (the flag's pointer in rbx, sched_yield's call after the
 	   back-edge), its -O0 wait_for (the pointer reloaded through a slot),
@@ -380,7 +398,7 @@ ASM_SYM(fn_unrec); ASM_SYM(index_pc); ASM_SYM(other_pc); ASM_SYM(rmw_pc);
 ASM_SYM(noacc_pc); ASM_SYM(fn_deep); ASM_SYM(deep_add_pc); ASM_SYM(deep_addsd_pc); ASM_SYM(deep_head_end); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
-ASM_SYM(feed_load); ASM_SYM(feed_in); ASM_SYM(feedl_in); ASM_SYM(feedm_in); ASM_SYM(feeds_in);
+ASM_SYM(only_load); ASM_SYM(only2_load); ASM_SYM(only_k); ASM_SYM(feed_load); ASM_SYM(feed_in); ASM_SYM(feedl_in); ASM_SYM(feedm_in); ASM_SYM(feeds_in);
 ASM_SYM(fn_lexit); ASM_SYM(lexit_head); ASM_SYM(lexit_in); ASM_SYM(lexit_out); ASM_SYM(lexit_after);
 ASM_SYM(poll2_pc); ASM_SYM(poll0_pc); ASM_SYM(pollrip_pc); ASM_SYM(reduce_pc); ASM_SYM(pollstore_pc);
 ASM_SYM(pollcall_pc); ASM_SYM(pollcall2_pc); ASM_SYM(poll0move_pc); ASM_SYM(fn_poll2);
@@ -1124,6 +1142,11 @@ static void loop_bodies(void)
 	CHECK(hc_decode_loop_body(8, 32, &st, &ex, &w) == -ENOENT);
 }
 
+static bool only_k_readonly(uint64_t a)
+{
+	return a == addr(only_k);
+}
+
 static void loop_feeds(void)
 {
 	uint64_t ld = 1;
@@ -1142,6 +1165,12 @@ static void loop_feeds(void)
 	/* not in a loop */
 	at(lexit_after);
 	CHECK(hc_decode_loop_feed(&regs, &cache, 32, &ld) == -ENOENT);
+	/* -O0: the reloaded input is its loop's only access, the constant
+	   read-only; without the read-only test the constant counts */
+	CHECK_EQ_U64(hc_decode_loop_only_load(addr(only_load), 32, only_k_readonly), 0);
+	CHECK(hc_decode_loop_only_load(addr(only_load), 32, NULL) == -ENOENT);
+	CHECK(hc_decode_loop_only_load(addr(only2_load), 32, only_k_readonly) == -ENOENT);
+	CHECK(hc_decode_loop_only_load(addr(lexit_after), 32, only_k_readonly) == -ENOENT);
 }
 
 int main(void)
