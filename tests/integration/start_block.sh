@@ -14,12 +14,13 @@
 #    main's volume is with its two workers only;
 #  - HPCRUN_COMM_START_BLOCK=0 arms none;
 #  - on the process-wide set (HPCRUN_COMM_START_BLOCK_OPEN=0, the default)
-#    with 4 workers starting together, within 8 runs a creator's hand-off
+#    with 4 workers starting together, within 16 runs 2 s apart (under a
+#    load of 20-50 the CI of session 26 saw 12 fail) a creator's hand-off
 #    chain (detection.md §5.27) has a worker wait for it, re-arms and
 #    traps in two distinct workers, main paired with its workers only;
 #    HPCRUN_COMM_START_CHAIN=0 starts none;
-#  - at the defaults, with main's initialisation unsampled (-O2), within 10
-#    runs a worker's line comes from a grid main had written (counter
+#  - at the defaults, with main's initialisation unsampled (-O2), within 16
+#    runs (10 failed under that load) a worker's line comes from a grid main had written (counter
 #    start_sets_block_written, detection.md §5.32), main paired with its
 #    workers only; never from generations' calloc'd buffers; none with
 #    HPCRUN_COMM_START_BLOCK_WRITTEN=0.
@@ -66,7 +67,7 @@ chain_line() { grep -h "creator's hand-off chains" "$TMP/$1"/*.log 2>/dev/null |
 chain_n() { chain_line "$1" | sed -E "s/.*$2.*/\1/"; }
 if [ "$tracked" -gt 0 ]; then
 	chained=0
-	for try in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	for try in $(seq 1 16); do
 		rm -rf "${TMP:?}/c"
 		HPCRUN_COMM_START_BLOCK_OPEN=0 measure c "$TMP/stencil" 4 0.2 || fail "chain run failed"
 		other=$(awk '$1 == "row" && ($3 == 0 || $4 == 0) && ($3 > 4 || $4 > 4) && $5 > 0 { n++ } END { print n + 0 }' "$TMP/c.rows")
@@ -83,7 +84,7 @@ if [ "$tracked" -gt 0 ]; then
 		sleep 2
 	done
 	[ "$chained" -eq 1 ] && ok "a creator's hand-off chain found two workers" ||
-		fail "no creator's hand-off chain re-armed and trapped in two workers in 12 runs"
+		fail "no creator's hand-off chain re-armed and trapped in two workers in 16 runs"
 	rm -rf "${TMP:?}/c0"
 	HPCRUN_COMM_START_BLOCK_OPEN=0 HPCRUN_COMM_START_CHAIN=0 measure c0 "$TMP/stencil" 4 0.2 ||
 		fail "run with the chain off failed"
@@ -102,7 +103,7 @@ if [ "$tracked" -gt 0 ]; then
 	cc -O0 -g -pthread -I"$P" -o "$TMP/generations" "$P/generations.c" "$P/work.c" || fail "cannot build generations"
 	unset HPCRUN_COMM_START_BLOCK HPCRUN_COMM_START_BLOCK_OPEN
 	wr=0
-	for try in 1 2 3 4 5 6 7 8 9 10; do
+	for try in $(seq 1 16); do
 		rm -rf "${TMP:?}/w"
 		measure w "$TMP/stencil2" 2 0.2 || fail "written-block run failed"
 		other=$(awk '$1 == "row" && ($3 == 0 || $4 == 0) && $3 + $4 > 2 && $5 > 0 { n++ } END { print n + 0 }' "$TMP/w.rows")
@@ -111,7 +112,7 @@ if [ "$tracked" -gt 0 ]; then
 		[ "$(counter w start_sets_block_written)" -ge 1 ] && { wr=1; break; }
 	done
 	[ "$wr" -eq 1 ] && ok "a worker's block line from a grid main had written (none of its stores on the board)" ||
-		fail "no block line from a written block in 10 runs"
+		fail "no block line from a written block in 16 runs"
 	for try in 1 2 3; do
 		rm -rf "${TMP:?}/g"
 		measure g "$TMP/generations" 4 0.2 || fail "generations run failed"
