@@ -898,6 +898,62 @@ int hc_decode_loop_body(uint64_t pc, unsigned max, uint64_t *start, uint64_t *ex
 	return 0;
 }
 
+/* A leaf function with a frame pointer (detection.md §5.67): see decode.h. */
+int hc_decode_leaf_frame(uint64_t pc, uint64_t *fstart, uint16_t *clobbered)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t prologue[4] = { 0x55, 0x48, 0x89, 0xe5 };   /* push %rbp; mov %rsp,%rbp */
+	const uint16_t caller_saved = (1u << GPR_RAX) | (1u << GPR_RCX) | (1u << GPR_RDX) | (1u << GPR_RSI) |
+	                              (1u << GPR_RDI) | 0x0f00u;        /* r8-r11 */
+	uint64_t fs, fe, a, body, epi = 0;
+	long long g[NGREG] = { 0 };
+	struct hc_regs r = { .gregs = g };
+	uint16_t written = 0;
+
+	*fstart = 0;
+	*clobbered = 0;
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		return -EINVAL;
+	if (!hc_funcs_lookup(pc, &fs, &fe))
+		return -ENOENT;
+	if (fe - fs > HC_LEAF_FRAME_MAX || fe - fs < 8)
+		return -EINVAL;
+	a = fs;
+	if (!memcmp((const void *)(uintptr_t)a, endbr64, sizeof endbr64))
+		a += sizeof endbr64;
+	if (fe - a < sizeof prologue || memcmp((const void *)(uintptr_t)a, prologue, sizeof prologue))
+		return -EINVAL;
+	body = a + sizeof prologue;
+	for (a = body; a < fe;) {
+		ZydisDecodedInstruction in;
+		struct hc_insn x;
+		struct hc_insn_deps d;
+
+		g[REG_RIP] = (long long)a;
+		if (hc_decode_at_pc_deps(&r, &x, &d) < 0 || x.len == 0 ||
+		    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&walker, NULL, (const void *)(uintptr_t)a,
+		                                                fe - a < MAX_INSN ? fe - a : MAX_INSN, &in)))
+			return -EINVAL;
+		if (in.meta.category == ZYDIS_CATEGORY_CALL || in.mnemonic == ZYDIS_MNEMONIC_SYSCALL ||
+		    (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR && !(in.attributes & ZYDIS_ATTRIB_IS_RELATIVE)))
+			return -EINVAL;
+		if (d.written & (1u << GPR_RBP)) {
+			/* the frame ends (pop %rbp, leave): pc must come before */
+			if (in.mnemonic != ZYDIS_MNEMONIC_POP && in.mnemonic != ZYDIS_MNEMONIC_LEAVE)
+				return -EINVAL;
+			if (!epi)
+				epi = a;
+		}
+		written |= d.written;
+		a += x.len;
+	}
+	if (pc < body || (epi && pc >= epi))
+		return -EINVAL;
+	*fstart = fs;
+	*clobbered = (uint16_t)((caller_saved | written) & ~((1u << GPR_RSP) | (1u << GPR_RBP)));
+	return 0;
+}
+
 /* -O0's recomputed address (detection.md §5.56): a tiny evaluator of the
    straight-line code between an update's load and its store, over a copy
    of the registers. It knows what -O0 computes an element's address

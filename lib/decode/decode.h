@@ -324,6 +324,22 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
    decodable). Async-signal-safe. */
 int hc_decode_loop_only_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_t addr));
 
+/* A leaf function with a frame pointer (detection.md §5.67: mw_cond -O0's
+   spin_work, called by the worker between its pop and its store of the
+   result): pc's function begins with push %rbp; mov %rsp,%rbp (after an
+   endbr64), calls nothing, jumps nowhere indirectly, writes rbp only in
+   its epilogue (pop %rbp, leave), is at most HC_LEAF_FRAME_MAX bytes, and
+   pc lies after the prologue and before the epilogue's first instruction:
+   at pc, [rbp] is the caller's rbp and [rbp + 8] the return address.
+   *fstart the function's start; *clobbered the general registers the
+   caller cannot rely on when the call returns (hc_insn_deps' bits): the
+   System V caller-saved ones and any the function writes, never rsp and
+   rbp. 0, -ENOENT (no function), -EINVAL (not such a function or pc).
+   Decodes the whole function: its callers cache the answer per PC.
+   Async-signal-safe. */
+#define HC_LEAF_FRAME_MAX 4096
+int hc_decode_leaf_frame(uint64_t pc, uint64_t *fstart, uint16_t *clobbered);
+
 /* The releaser's store before its unlock (detection.md §5.49): ret is the
    return address of a call (pthread_mutex_unlock's caller); walking back
    from that call at most max instructions of straight-line code in ret's

@@ -543,6 +543,16 @@ __attribute__((noinline)) uint32_t cct__context_here_store(struct rt_thread *t, 
 	return context_here(t, skip, leaf_of, arg, moved);
 }
 
+uint32_t cct__context_caller(struct rt_thread *t, void *uctx, uint64_t ret, uint64_t leaf_ip)
+{
+	uint32_t p = cct__context(t, uctx, 0);
+
+	if (p == HC_NONE || p == 0 || p >= t->cct.n || t->cct.nodes[p].ip != ret ||
+	    (t->cct.nodes[p].flags & HC_NODE_LEAF))
+		return HC_NONE;
+	return cct__insert_under(t, t->cct.nodes[p].parent, leaf_ip);
+}
+
 /* The context of a sample or trap, timed (cost.h: unwind). */
 uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip)
 {

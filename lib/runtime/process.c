@@ -408,6 +408,7 @@ static void read_options(struct rt_options *o)
 	o->lock_keep = env_u64("HPCRUN_COMM_LOCK_KEEP", 0) != 0;
 	o->lock_draw = (uint32_t)env_u64("HPCRUN_COMM_LOCK_DRAW", 0);
 	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
+	o->reader_callee = env_u64("HPCRUN_COMM_READER_CALLEE", 1) != 0;
 	if (o->reader_loop > 256)
 		process__fatal("HPCRUN_COMM_READER_LOOP: %u instructions is more than 256", o->reader_loop);
 	o->lock_store = (uint32_t)env_u64("HPCRUN_COMM_LOCK_STORE", 32);
@@ -1072,6 +1073,11 @@ static void process_init(bool after_fork)
 			        "reader_chased); a trap weighed as the lock traps' caps weigh their hand-offs: %s "
 			        "(HPCRUN_COMM_READER_SCALE)", hc_rt.opt.reader_loop, hc_rt.opt.reader_samples ? "on" : "off",
 			        hc_rt.opt.reader_chase ? "on" : "off", hc_rt.opt.reader_scale ? "on" : "off");
+		if (on)
+			process__log("reader sets' stores from a leaf callee: a sample in a function with a frame pointer "
+			        "that the start routine calls names the store after its return, in the caller's registers "
+			        "(the callee's and the caller-saved ones unknown): %s (HPCRUN_COMM_READER_CALLEE, detection.md "
+			        "§5.67; counters reader_callee, reader_callee_none)", hc_rt.opt.reader_callee ? "on" : "off");
 		if (on)
 			process__log("lock sets: a releaser's context at its latest store up to %u instructions before "
 			        "its unlock (HPCRUN_COMM_LOCK_STORE, 0 = at the unlock; counter lock_ctx_store); a watched "

@@ -84,7 +84,8 @@
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
-	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(reader_chased)
+	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(reader_chased) \
+	X(reader_callee) X(reader_callee_none)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -349,6 +350,7 @@ struct rt_options {
 	uint32_t reader_chase;      /* ... on to the next element at the publisher's own store */
 	uint32_t reader_scale;      /* ... weighed as the lock traps' caps weigh their hand-offs */
 	uint32_t reader_samples;    /* ... from sampled stores too, not only a loop's exit */
+	uint32_t reader_callee;     /* ... from a leaf callee of the start routine: the store after its return (§5.67) */
 	uint32_t lock_store;        /* a releaser's context ends at its store, up to this many instructions before its unlock (§5.49) */
 	uint32_t lock_store_word;   /* ... at the store that names the watched word's address, if one does */
 	uint32_t lock_words;        /* drop system code's traps on the program's mutex words (§5.38) */
@@ -618,6 +620,10 @@ uint32_t cct__insert(struct rt_thread *t, const uint64_t *ret_addrs, int nret, u
 uint32_t cct__insert_under(struct rt_thread *t, uint32_t parent, uint64_t leaf);
 uint32_t cct__insert_frame(struct rt_thread *t, uint32_t parent, uint64_t ip);
 uint32_t cct__context(struct rt_thread *t, void *uctx, uint64_t leaf_ip);
+/* The context of the sampled function's caller, leaf_ip its leaf: the
+   sample's callers without the innermost frame, whose return address must
+   be ret (detection.md §5.67); HC_NONE when it is not. Signal context. */
+uint32_t cct__context_caller(struct rt_thread *t, void *uctx, uint64_t ret, uint64_t leaf_ip);
 uint32_t cct__context_here(struct rt_thread *t, int skip);
 typedef bool (*cct_leaf_fn)(struct rt_thread *t, uint32_t parent, uint64_t ret, void *arg, uint32_t *node);
 uint32_t cct__context_here_store(struct rt_thread *t, int skip, cct_leaf_fn leaf_of, void *arg, bool *moved);

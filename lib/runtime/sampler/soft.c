@@ -1708,12 +1708,54 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
    HPCRUN_COMM_READER_LOOP instructions at most to the loop's back-edge, 0 =
    off; counters reader_loops, reader_loop_none; the loop's decode is kept
    per PC in loop[]). Nothing is published: the
-   store is not this sample's access. Signal context. */
+   store is not this sample's access.
+
+   The compute loop in a function of its own (mw_cond -O0's spin_work,
+   HPCRUN_COMM_READER_CALLEE, §5.67): a sample in a leaf function with a
+   frame pointer (hc_decode_leaf_frame) whose return address, [rbp + 8],
+   follows a direct call of it in the start routine names the store after
+   that return the same way, from the caller's registers: its rbp ([rbp]),
+   its rsp (rbp + 16), the callee-saved ones the callee never writes
+   (-O0 keeps `&results[t]` in rbx across the call); counters
+   reader_callee, reader_callee_none. Signal context. */
+__attribute__((no_sanitize_address, noinline))
+static uint64_t frame_word(uint64_t a)
+{
+	return *(const uint64_t *)(uintptr_t)a;
+}
+
+/* The caller of a leaf callee at r: its registers in g (from r, rip the
+   return address, rsp and rbp its own), *cs and *ce its function; false when
+   the frame is not one the start routine's direct call made. */
+static bool callee_return(struct rt_thread *t, const struct hc_regs *r, uint64_t callee, long long *g,
+                          uint64_t *cs, uint64_t *ce)
+{
+	uint64_t rsp = (uint64_t)r->gregs[REG_RSP], rbp = (uint64_t)r->gregs[REG_RBP], ret;
+	int32_t rel;
+
+	if (!t->id.stack_hi || rsp < t->id.stack_lo || rbp < rsp || rbp + 16 > t->id.stack_hi)
+		return false;
+	ret = frame_word(rbp + 8);
+	if (!hc_funcs_lookup(ret, cs, ce) || *cs != t->id.start_fn || ret < *cs + 5 ||
+	    *(const uint8_t *)(uintptr_t)(ret - 5) != 0xe8)
+		return false;
+	memcpy(&rel, (const void *)(uintptr_t)(ret - 4), sizeof rel);
+	if (ret + (uint64_t)(int64_t)rel != callee)
+		return false;
+	memcpy(g, r->gregs, NGREG * sizeof *g);
+	g[REG_RIP] = (long long)ret;
+	g[REG_RSP] = (long long)(rbp + 16);
+	g[REG_RBP] = (long long)frame_word(rbp);
+	return true;
+}
+
 static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 {
-	uint64_t pc = (uint64_t)r->gregs[REG_RIP], fs, fe, exit;
+	uint64_t pc = (uint64_t)r->gregs[REG_RIP], fs, fe, exit, callee = 0, cs, ce;
 	unsigned slot = rmw_slot(pc);
 	uint16_t written;
+	long long g[NGREG];
+	struct hc_regs cr = *r;
 	struct hc_scan_result res;
 	struct hc_step_private p;
 	struct hc_sample s = { 0 };
@@ -1721,26 +1763,47 @@ static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	const struct hc_scan_event *ev;
 
 	if (!hc_rt.opt.reader_sets || !hc_rt.opt.reader_loop || !t->id.start_fn || !lock__seen() ||
-	    !watch__pset_idle() || !hc_funcs_lookup(pc, &fs, &fe) || fs != t->id.start_fn)
+	    !watch__pset_idle() || !hc_funcs_lookup(pc, &fs, &fe) ||
+	    (fs != t->id.start_fn && !hc_rt.opt.reader_callee))
 		return;
 	/* the loop's decode depends on the PC alone: once a PC */
 	if (own(t)->loop[slot].pc != pc) {
 		uint64_t start;
+		uint16_t clob = 0;
 
 		own(t)->loop[slot].pc = pc;
 		if (hc_decode_loop_body(pc, hc_rt.opt.reader_loop, &start, &exit, &written) != 0)
 			exit = written = 0;
 		own(t)->loop[slot].exit = exit;
 		own(t)->loop[slot].written = written;
+		if (fs == t->id.start_fn || hc_decode_leaf_frame(pc, &callee, &clob) != 0)
+			callee = clob = 0;
+		own(t)->loop[slot].callee = callee;
+		own(t)->loop[slot].clobbered = clob;
 	}
-	exit = own(t)->loop[slot].exit;
-	written = own(t)->loop[slot].written;
 	private_ranges(t, &p);
-	if (!exit ||
-	    hc_scan_from(r, exit, written, fs, fe, hc_rt.opt.reader_loop, false, &p, loadmap__readonly, &res) !=
-	    HC_SCAN_STORE || res.n == 0) {
-		t->cnt.reader_loop_none++;
-		return;
+	if (fs != t->id.start_fn) {
+		/* a leaf callee's sample (§5.67): the store after its return */
+		callee = own(t)->loop[slot].callee;
+		if (!callee || !callee_return(t, r, callee, g, &cs, &ce)) {
+			t->cnt.reader_callee_none++;
+			return;
+		}
+		cr.gregs = g;
+		if (hc_scan_from(&cr, (uint64_t)g[REG_RIP], own(t)->loop[slot].clobbered, cs, ce, hc_rt.opt.reader_loop,
+		                 false, &p, loadmap__readonly, &res) != HC_SCAN_STORE || res.n == 0) {
+			t->cnt.reader_callee_none++;
+			return;
+		}
+	} else {
+		exit = own(t)->loop[slot].exit;
+		written = own(t)->loop[slot].written;
+		if (!exit ||
+		    hc_scan_from(r, exit, written, fs, fe, hc_rt.opt.reader_loop, false, &p, loadmap__readonly, &res) !=
+		    HC_SCAN_STORE || res.n == 0) {
+			t->cnt.reader_loop_none++;
+			return;
+		}
 	}
 	ev = &res.ev[res.n - 1];
 	if (!blocks__used() || !blocks__find(ev->acc.ea, &b) || ev->acc.ea - b.base >= b.size)
@@ -1750,10 +1813,13 @@ static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	s.len = ev->acc.size;
 	s.is_store = true;
 	s.cpu = regs__cpu();
-	s.ctx = cct__context(t, uctx, ev->pc);
+	s.ctx = callee ? cct__context_caller(t, uctx, (uint64_t)g[REG_RIP], ev->pc) : cct__context(t, uctx, ev->pc);
 	if (s.ctx == HC_NONE)
 		return;
-	t->cnt.reader_loops++;
+	if (callee)
+		t->cnt.reader_callee++;
+	else
+		t->cnt.reader_loops++;
 	watch__pset_reader(t, &s, ev->pc, b.base, b.base + b.size);
 }
 

@@ -102,6 +102,8 @@ struct rt_soft_thread {
 		uint64_t pc;            /* the sampled PC */
 		uint64_t exit;          /* the loop's exit, 0 = not in a loop the decode follows */
 		uint16_t written;       /* registers the loop writes */
+		uint64_t callee;        /* the PC's function when it is a leaf with a frame pointer (§5.67), else 0 */
+		uint16_t clobbered;     /* ... the registers its caller cannot rely on after it */
 	} loop[RT_RMW_CACHE];
 	struct {                /* the load that feeds the loop around a PC (feed sets, §5.68) */
 		uint64_t pc;            /* the sampled PC */
