@@ -261,6 +261,26 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	"\taddl $1,-0x10(%rbp)\n\tcmpl $1999,-0x10(%rbp)\n\tjle 1b\n\tret\n"
 	ENDFN(fn_only2)
 	".section .rodata\n.p2align 3\n" PC(only_k) "\t.double 0.999\n.text\n"
+	/* leaf functions with a frame pointer (hc_decode_leaf_frame, §5.67):
+	   mw_cond -O0's spin_work (a loop over stack slots, imul's rdx); one
+	   that saves and writes rbx; not: one that calls, one without the
+	   prologue */
+	FN(fn_leaf0)
+	"\tpush %rbp\n\tmov %rsp,%rbp\n\tmov %rdi,-0x18(%rbp)\n\tmov -0x18(%rbp),%rcx\n"
+	"\tmov %rcx,%rax\n\timul %rdx\n\tmovl $0,-0xc(%rbp)\n\tjmp 2f\n"
+	"1:\tmovsd -8(%rbp),%xmm1\n" PC(leaf0_in)
+	"\tmulsd %xmm0,%xmm1\n\tmovsd %xmm1,-8(%rbp)\n\taddl $1,-0xc(%rbp)\n"
+	"2:\tcmpl $0x4af,-0xc(%rbp)\n\tjle 1b\n\tmovsd -8(%rbp),%xmm0\n" PC(leaf0_epi)
+	"\tpop %rbp\n\tret\n"
+	ENDFN(fn_leaf0)
+	FN(fn_leafrbx)
+	"\tpush %rbp\n\tmov %rsp,%rbp\n\tpush %rbx\n\tmov $1,%ebx\n" PC(leafrbx_in)
+	"\tnop\n\tmov -8(%rbp),%rbx\n\tleave\n\tret\n"
+	ENDFN(fn_leafrbx)
+	FN(fn_leafcall)
+	"\tpush %rbp\n\tmov %rsp,%rbp\n" PC(leafcall_in)
+	"\tcall fn_noacc\n\tpop %rbp\n\tret\n"
+	ENDFN(fn_leafcall)
 	/* poll loops (hc_decode_poll_loop, §5.58): mw_spin's -O2 inlined
 	   wait (the flag's pointer in rbx, sched_yield's call after the
 	   back-edge), its -O0 wait_for (the pointer reloaded through a slot),
@@ -402,6 +422,8 @@ ASM_SYM(only_load); ASM_SYM(only2_load); ASM_SYM(only_k); ASM_SYM(feed_load); AS
 ASM_SYM(fn_lexit); ASM_SYM(lexit_head); ASM_SYM(lexit_in); ASM_SYM(lexit_out); ASM_SYM(lexit_after);
 ASM_SYM(poll2_pc); ASM_SYM(poll0_pc); ASM_SYM(pollrip_pc); ASM_SYM(reduce_pc); ASM_SYM(pollstore_pc);
 ASM_SYM(pollcall_pc); ASM_SYM(pollcall2_pc); ASM_SYM(poll0move_pc); ASM_SYM(fn_poll2);
+ASM_SYM(fn_leaf0); ASM_SYM(leaf0_in); ASM_SYM(leaf0_epi); ASM_SYM(fn_leafrbx); ASM_SYM(leafrbx_in);
+ASM_SYM(fn_leafcall); ASM_SYM(leafcall_in);
 ASM_SYM(fn_lexit0); ASM_SYM(lexit0_in); ASM_SYM(lexit0_out); ASM_SYM(lexit_call_in); ASM_SYM(lexit_call_head);
 ASM_SYM(fn_last); ASM_SYM(fn_last_end); ASM_SYM(step_pc); ASM_SYM(fn_undec); ASM_SYM(undec_pc);
 ASM_SYM(reload_slot_pc); ASM_SYM(reload_lea_pc); ASM_SYM(reload_idx_pc);
@@ -1173,6 +1195,27 @@ static void loop_feeds(void)
 	CHECK(hc_decode_loop_only_load(addr(lexit_after), 32, only_k_readonly) == -ENOENT);
 }
 
+/* hc_decode_leaf_frame (§5.67): where a leaf's frame holds its caller's
+   rbp and return address, and the registers its caller cannot rely on */
+static void leaf_frames(void)
+{
+	const uint16_t caller_saved = 0x0fc7;   /* rax rcx rdx rsi rdi r8-r11 */
+	uint64_t fs;
+	uint16_t c;
+
+	CHECK_EQ_U64(hc_decode_leaf_frame(addr(leaf0_in), &fs, &c), 0);
+	CHECK_EQ_U64(fs, addr(fn_leaf0));
+	CHECK_EQ_U64(c, caller_saved);
+	CHECK_EQ_U64(hc_decode_leaf_frame(addr(fn_leaf0) + 4, &fs, &c), 0);        /* right after the prologue */
+	CHECK(hc_decode_leaf_frame(addr(fn_leaf0) + 1, &fs, &c) == -EINVAL);       /* inside it */
+	CHECK(hc_decode_leaf_frame(addr(leaf0_epi), &fs, &c) == -EINVAL && fs == 0); /* at pop %rbp */
+	CHECK_EQ_U64(hc_decode_leaf_frame(addr(leafrbx_in), &fs, &c), 0);
+	CHECK_EQ_U64(c, caller_saved | (1u << 3));                                  /* and rbx */
+	CHECK(hc_decode_leaf_frame(addr(leafcall_in), &fs, &c) == -EINVAL);       /* it calls */
+	CHECK(hc_decode_leaf_frame(addr(lexit_in), &fs, &c) == -EINVAL);          /* no prologue */
+	CHECK(hc_decode_leaf_frame(8, &fs, &c) == -ENOENT);
+}
+
 int main(void)
 {
 	CHECK_EQ_U64(hc_decode_init(), 0);
@@ -1196,5 +1239,6 @@ int main(void)
 	poll_loops();
 	loop_bodies();
 	loop_feeds();
+	leaf_frames();
 	return hc_test_done("test_decode_prev");
 }
