@@ -9,7 +9,11 @@
 # process-wide set and at least one of their traps a communication
 # (reader_comms), the program's output unchanged, every pair between its
 # two threads. With HPCRUN_COMM_READER_SETS=0: off in the
-# log, nothing counted. (Sampled stores arm none by default,
+# log, nothing counted. The same program at -O0 with the compute loop in a
+# function of its own (-DCALLEE, §5.67): with HPCRUN_COMM_READER_CALLEE=1
+# samples inside it name the worker's store after the call (reader_callee),
+# reader sets armed, every pair between threads 0 and 1; =0: off in the
+# log, nothing named. (Sampled stores arm none by default,
 # HPCRUN_COMM_READER_SAMPLES=0: the loop's exit is what arms here.) Where no heap block is tracked (the ASan build) no
 # reader set can be armed: only the log line and the output are checked.
 # Patterns and counters, never timing.
@@ -25,6 +29,14 @@ static struct { long task[QN]; int head, tail, done; pthread_mutex_t mu; pthread
 	{ .mu = PTHREAD_MUTEX_INITIALIZER, .ne = PTHREAD_COND_INITIALIZER, .nf = PTHREAD_COND_INITIALIZER };
 static double *results;
 static long ntasks;
+#ifdef CALLEE
+static __attribute__((noinline)) double spin(double x)
+{
+	for (int i = 0; i < 2000; i++)
+		x = x * 1.0000001 + 0.5;
+	return x;
+}
+#endif
 static void *worker(void *a)
 {
 	for (;;) {
@@ -39,12 +51,16 @@ static void *worker(void *a)
 		q.head++;
 		pthread_cond_signal(&q.nf);
 		pthread_mutex_unlock(&q.mu);
+#ifdef CALLEE
+		results[t] = spin((double)t);     /* -O0: &results[t] in rbx across the call (§5.67) */
+#else
 		double x = (double)t, *r = results;   /* the pointer in a register through the loop, as
 		                                         mw_cond -O2 has it (one reloaded after the loop
 		                                         is not followed: §5.57) */
 		for (int i = 0; i < 2000; i++)
 			x = x * 1.0000001 + 0.5;
 		r[t] = x;
+#endif
 	}
 	return a;
 }
@@ -78,6 +94,7 @@ int main(void)
 }
 CEOF
 cc -O2 -g -pthread -o "$TMP/mwr" "$TMP/mwr.c" || fail "cannot build mwr"
+cc -O0 -g -DCALLEE -pthread -o "$TMP/mwr0" "$TMP/mwr.c" || fail "cannot build mwr0"
 [ "$FAILS" -eq 0 ] || finish
 
 for try in 1 2 3 4; do
@@ -105,6 +122,32 @@ else
 		fail "reader set communications: $rc of $ar armed sets"
 	out=$(awk '$1 == "row" && ($3 > 1 || $4 > 1) { s += $5 } END { print s + 0 }' "$TMP/on.rows")
 	[ "$out" -eq 0 ] && ok "every pair between threads 0 and 1" || fail "volume $out outside threads 0-1"
+fi
+
+# -O0, the compute loop in a function of its own (§5.67): samples inside
+# it name the worker's store after its return (reader_callee)
+if [ "$(logc on allocs_tracked)" -gt 0 ]; then
+	for try in 1 2 3 4; do
+		rm -rf "${TMP:?}/c0"
+		HPCRUN_COMM_READER_CALLEE=1 measure c0 "$TMP/mwr0" || fail "sampled run (-O0) failed"
+		skip_without_pset c0
+		[ "$(logc c0 reader_callee)" -gt 0 ] && [ "$(logc c0 reader_armed)" -gt 0 ] && break
+		echo "try $try: $(logc c0 reader_callee) callee stores, $(logc c0 reader_armed) reader sets"
+	done
+	grep -q "done 60000" "$TMP/c0.out" || fail "mwr0 printed: $(cat "$TMP/c0.out")"
+	grep -q "reader sets' stores from a leaf callee: .*: on (HPCRUN_COMM_READER_CALLEE" "$TMP/c0"/*.log ||
+		fail "no 'reader sets' stores from a leaf callee: ... on' line in the log"
+	[ "$(logc c0 reader_callee)" -gt 0 ] && [ "$(logc c0 reader_loops)" -eq 0 ] &&
+		[ "$(logc c0 reader_armed)" -gt 0 ] &&
+		ok "-O0: the callee's samples name the caller's store: $(logc c0 reader_callee) (none: $(logc c0 reader_callee_none)), $(logc c0 reader_armed) reader sets, $(logc c0 reader_comms) communications" ||
+		fail "-O0: $(logc c0 reader_callee) callee stores, $(logc c0 reader_loops) loop stores, $(logc c0 reader_armed) reader sets"
+	out=$(awk '$1 == "row" && ($3 > 1 || $4 > 1) { s += $5 } END { print s + 0 }' "$TMP/c0.rows")
+	[ "$out" -eq 0 ] && ok "-O0: every pair between threads 0 and 1" || fail "-O0: volume $out outside threads 0-1"
+	rm -rf "${TMP:?}/c1"
+	HPCRUN_COMM_READER_CALLEE=0 measure c1 "$TMP/mwr0" || fail "sampled run (-O0, callee off) failed"
+	grep -q "reader sets' stores from a leaf callee: .*: off (HPCRUN_COMM_READER_CALLEE" "$TMP/c1"/*.log &&
+		[ "$(logc c1 reader_callee)" -eq 0 ] && ok "HPCRUN_COMM_READER_CALLEE=0: off, nothing named" ||
+		fail "HPCRUN_COMM_READER_CALLEE=0: $(logc c1 reader_callee) callee stores"
 fi
 
 rm -rf "${TMP:?}/off"
