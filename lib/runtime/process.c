@@ -404,7 +404,7 @@ static void read_options(struct rt_options *o)
 	o->reader_chase = env_u64("HPCRUN_COMM_READER_CHASE", 1) != 0;
 	o->reader_scale = env_u64("HPCRUN_COMM_READER_SCALE", 0) != 0;
 	o->lock_rescale = env_u64("HPCRUN_COMM_LOCK_RESCALE", 1) != 0;
-	o->lock_pset_acq = env_u64("HPCRUN_COMM_LOCK_PSET_ACQ", 0) != 0;
+	o->lock_pset_acq = env_u64("HPCRUN_COMM_LOCK_PSET_ACQ", 1) != 0;
 	o->lock_keep = env_u64("HPCRUN_COMM_LOCK_KEEP", 0) != 0;
 	o->lock_draw = (uint32_t)env_u64("HPCRUN_COMM_LOCK_DRAW", 0);
 	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
