@@ -1392,6 +1392,11 @@ static uint32_t lines_walk(uint64_t lo, uint64_t eligible, uint32_t j, uint64_t 
 	return n;
 }
 
+bool hc_lock_acq_switch(uint32_t arms, uint32_t verdicts)
+{
+	return arms >= HC_LOCK_ACQ_LEARN && (uint64_t)verdicts * HC_LOCK_ACQ_RATIO < arms;
+}
+
 uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k)
 {
 	uint64_t pick;

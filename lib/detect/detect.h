@@ -605,6 +605,20 @@ uint32_t hc_lock_fill(uint64_t lo, uint64_t changed, uint64_t mask, uint32_t *ou
    (mw_cond's head/tail line, never its task line). Pure. */
 uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k);
 
+/* HPCRUN_COMM_LOCK_PSET_ACQ=2 (detection.md §5.67): whether a mutex's
+   process-wide lock sets go on to be armed at the hand-off's acquisition
+   (§5.61) instead of after the release: once `arms` sets were armed after
+   its releases (at least HC_LOCK_ACQ_LEARN) and fewer than one in
+   HC_LOCK_ACQ_RATIO of them was judged by another thread's trap
+   (`verdicts`): the releaser's own next critical sections ended the rest
+   (mw_cond -O0 -t 2: 72 of 74 sets), which an arm at the acquisition, for
+   the releaser, under the held mutex, cannot. lock_queue -O0 -t 4's sets
+   are judged about one in two and stay armed after the release (armed at
+   the acquisition its false fraction fell: §5.67). Pure. */
+#define HC_LOCK_ACQ_LEARN 16
+#define HC_LOCK_ACQ_RATIO 4
+bool hc_lock_acq_switch(uint32_t arms, uint32_t verdicts);
+
 /* Which of a releaser's stores before its unlock (§5.49, latest first)
    names the watched word at a (pure): kind[i] 1 = the absolute address
    key[i], 2 = the displacement key[i] from the start of the mutex's heap

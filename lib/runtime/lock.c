@@ -52,6 +52,9 @@ struct lock_slot {
 	uint8_t heap;          /* lo is the mutex's heap block's start */
 	uint64_t pgood[4];     /* words another thread's trap read after a release of the thread of position p
 	                          (HPCRUN_COMM_LOCK_DRAW, §5.65; process-wide lock sets' foreign traps) */
+	uint32_t rel_arms;     /* process-wide lock sets armed after its releases (HPCRUN_COMM_LOCK_PSET_ACQ=2) */
+	uint32_t rel_verdicts; /* ... of them judged by a trap in the program's code */
+	uint8_t acq;           /* its sets are armed at the acquisition from now on (hc_lock_acq_switch) */
 } __attribute__((aligned(64)));
 
 static struct lock_slot slots[RT_LOCK_SLOTS];
@@ -123,6 +126,15 @@ static inline void scale_note(struct rt_thread *t, uint64_t all, uint64_t weighe
 #define LD_ACQ(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define ST(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
 #define ST_REL(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+
+/* A gated releaser's process-wide lock set for the mutex of slot s is
+   armed at the next other thread's acquisition (§5.61), not after the
+   release: HPCRUN_COMM_LOCK_PSET_ACQ=1 always, =2 once the sets armed
+   after its releases were seldom judged (hc_lock_acq_switch, §5.67). */
+static inline bool acq_mode(const struct lock_slot *s)
+{
+	return hc_rt.opt.lock_pset_acq == 1 || (hc_rt.opt.lock_pset_acq == 2 && __atomic_load_n(&s->acq, __ATOMIC_RELAXED));
+}
 
 static inline struct lock_slot *slot_of(const void *m)
 {
@@ -614,7 +626,7 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		return;
 	t->lock.pcur = w + 1;
 	t->cnt.lock_pset_asked++;
-	if (!hc_rt.opt.lock_pset_acq && !watch__pset_idle()) {
+	if (!acq_mode(s) && !watch__pset_idle()) {
 		t->cnt.lock_pset_refused++;
 		return;
 	}
@@ -635,7 +647,7 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 	t->lock.parm_changed = changed;
 	t->lock.parm_bytes = t->lock.vbytes[w];
 	t->lock.parm_slot = (uint32_t)(s - slots);
-	if (hc_rt.opt.lock_pset_acq) {
+	if (acq_mode(s)) {
 		struct lock_pend *pd = &pend[s - slots];
 
 		pd->e = t->lock.parm_e;
@@ -693,9 +705,16 @@ static void pset_after(struct rt_thread *t)
 		wgt *= t->lock.parm_k;         /* the drawn line stands for the k lines changed (§5.65) */
 	if (watch__pset_lock(t, &t->lock.parm_e, t->lock.parm_addr, t->lock.parm_slot, t->lock.parm_lo,
 	                     t->lock.parm_changed, t->lock.parm_bytes, wgt, HC_NONE) == 0) {
+		struct lock_slot *s = &slots[t->lock.parm_slot & (RT_LOCK_SLOTS - 1)];
+
 		t->cnt.lock_pset_arms++;
 		t->cnt.lock_draw_lines += hc_rt.opt.lock_draw ? t->lock.parm_k : 0;
 		scale_note(t, all, n);
+		if (hc_rt.opt.lock_pset_acq == 2 && !LD(s->acq) &&
+		    hc_lock_acq_switch(__atomic_add_fetch(&s->rel_arms, 1, __ATOMIC_RELAXED), LD(s->rel_verdicts))) {
+			ST(s->acq, 1);
+			t->cnt.lock_acq_switched++;
+		}
 		if (LD(after.slot1) == t->lock.parm_slot + 1 && LD(after.armer) == t->id.index)
 			ST(after.live, 1);
 	} else {
@@ -720,6 +739,8 @@ int lock__pset_verdict(struct rt_thread *t, uint32_t slot, uint64_t lo, uint64_t
 		return -2;
 	}
 	v = hc_lock_verdict(lo, changed, bit);
+	if (hc_rt.opt.lock_pset_acq == 2 && same && armer != HC_NONE && !LD(s->acq))   /* another thread's trap */
+		__atomic_add_fetch(&s->rel_verdicts, 1, __ATOMIC_RELAXED);
 	if (hc_rt.opt.lock_bytes)
 		v = hc_lock_verdict_bytes(v, bytes, lo + 8 * (uint64_t)bit, acc, len);
 	if (same)
@@ -797,6 +818,9 @@ static __attribute__((noinline)) void released(const void *m)
 		}
 		ST(s->want, 0xf);
 		ST(s->releaser, 0);
+		ST(s->rel_arms, 0);
+		ST(s->rel_verdicts, 0);
+		ST(s->acq, 0);
 		ST(s->mutex, (uint64_t)(uintptr_t)m);
 	}
 	if (__builtin_expect(LD(s->want) >> (me & 3) & 1, 0) && capture_ctx(t, s, me, 2))

@@ -404,7 +404,9 @@ static void read_options(struct rt_options *o)
 	o->reader_chase = env_u64("HPCRUN_COMM_READER_CHASE", 1) != 0;
 	o->reader_scale = env_u64("HPCRUN_COMM_READER_SCALE", 0) != 0;
 	o->lock_rescale = env_u64("HPCRUN_COMM_LOCK_RESCALE", 1) != 0;
-	o->lock_pset_acq = env_u64("HPCRUN_COMM_LOCK_PSET_ACQ", 1) != 0;
+	o->lock_pset_acq = (uint32_t)env_u64("HPCRUN_COMM_LOCK_PSET_ACQ", 2);
+	if (o->lock_pset_acq > 2)
+		process__fatal("HPCRUN_COMM_LOCK_PSET_ACQ: %u is not 0, 1 or 2", o->lock_pset_acq);
 	o->lock_keep = env_u64("HPCRUN_COMM_LOCK_KEEP", 0) != 0;
 	o->lock_draw = (uint32_t)env_u64("HPCRUN_COMM_LOCK_DRAW", 0);
 	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
@@ -1016,8 +1018,12 @@ static void process_init(bool after_fork)
 			        "against what the caps let weigh: %s (HPCRUN_COMM_LOCK_RESCALE, detection.md §5.61; counters "
 			        "lock_scale_handoffs, lock_scale_weighed); a gated releaser's process-wide lock set armed "
 			        "at the next other thread's acquisition of the mutex, not after the release: %s "
-			        "(HPCRUN_COMM_LOCK_PSET_ACQ; counters lock_acq_pending, lock_acq_arms, lock_acq_refused)",
-			        hc_rt.opt.lock_rescale ? "on" : "off", hc_rt.opt.lock_pset_acq ? "on" : "off");
+			        "(HPCRUN_COMM_LOCK_PSET_ACQ, =2: a mutex's sets once %u armed after its releases had fewer "
+			        "than 1 in %u judged by a trap, detection.md §5.67; counters lock_acq_pending, lock_acq_arms, "
+			        "lock_acq_refused, lock_acq_switched)",
+			        hc_rt.opt.lock_rescale ? "on" : "off",
+			        hc_rt.opt.lock_pset_acq == 2 ? "per mutex" : hc_rt.opt.lock_pset_acq ? "on" : "off",
+			        HC_LOCK_ACQ_LEARN, HC_LOCK_ACQ_RATIO);
 		if (on)
 			process__log("lock sets kept: a lock set's spare registers on the first changed word of each "
 			        "other changed line, the set re-armed on its other lines after a trap while the thread "

@@ -85,7 +85,8 @@
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
 	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(reader_chased) \
-	X(reader_callee) X(reader_callee_none)
+	X(reader_callee) X(reader_callee_none) \
+	X(lock_acq_switched)
 
 struct rt_counters {
 #define HC_X(n) uint64_t n;
@@ -322,7 +323,8 @@ struct rt_options {
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
 	uint32_t lock_rescale;      /* lock traps flagged HC_COMM_LOCK: the analyzer scales them to the hand-offs (§5.61) */
-	uint32_t lock_pset_acq;     /* a process-wide lock set armed at the hand-off's acquisition, not the release (§5.61) */
+	uint32_t lock_pset_acq;     /* a process-wide lock set armed at the hand-off's acquisition, not the release (§5.61):
+	                               1 always, 2 per mutex once its release-armed sets are seldom judged (§5.67) */
 	uint32_t lock_keep;         /* a lock set's spare registers on changed lines, kept armed on them after a trap (§5.62) */
 	uint32_t lock_draw;         /* process-wide lock sets: the next critical section when due, a changed line drawn, k times its weight (§5.65) */
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */

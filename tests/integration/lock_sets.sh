@@ -39,11 +39,11 @@
 # One weight unit (§5.61): the log states that lock traps are flagged for
 # the analyzer's scaling, and the run's lock sets counted what they stood
 # for (lock_scale_handoffs) at least as much as their capped weights
-# (lock_scale_weighed); by default (HPCRUN_COMM_LOCK_PSET_ACQ, on since
-# §5.67; the runs above that check the sets armed after the release set it
-# to 0) with lock_queue 2, every thread gated, the gated releasers' sets are
-# armed by the next acquirers (lock_acq_arms), their traps judged, the
-# output kept.
+# (lock_scale_weighed); with HPCRUN_COMM_LOCK_PSET_ACQ=1 (lock_queue 2,
+# every thread gated) the gated releasers' sets are armed by the next
+# acquirers (lock_acq_arms), their traps judged, the output kept; the
+# default is =2, per mutex (§5.67), which the log says (the runs above that
+# check the sets armed after the release set it to 0).
 # Lock sets kept (§5.62, HPCRUN_COMM_LOCK_KEEP, default off): off by
 # default; with =1 spare registers filled and sets re-armed after a trap.
 # Lock sets drawn (§5.65, HPCRUN_COMM_LOCK_DRAW, default off): =0 nothing
@@ -174,6 +174,7 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		measure_until aq 4 '[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "count=50000" "$TMP/aq.out" && [ "$(logc aq lock_acq_arms)" -gt 0 ] &&
 		grep -q "not after the release: on (HPCRUN_COMM_LOCK_PSET_ACQ" "$TMP/aq"/*.log &&
+		grep -q "not after the release: per mutex (HPCRUN_COMM_LOCK_PSET_ACQ" "$TMP/on"/*.log &&
 		[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ] &&
 		ok "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) sets armed by acquirers ($(logc aq lock_acq_pending) prepared), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true" ||
 		fail "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) armed of $(logc aq lock_acq_pending), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true (output: $(cat "$TMP/aq.out"))"

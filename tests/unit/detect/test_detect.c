@@ -1816,6 +1816,14 @@ static void test_lock_sets(void)
 		m = hc_lock_draw_line(0x1000, 0xff00, 12345, &k);  /* one line, all its words */
 		CHECK(k == 1 && m == 0xff00);
 	}
+	/* HPCRUN_COMM_LOCK_PSET_ACQ=2 (§5.67): arm at the acquisition once
+	   16 release-armed sets had fewer than one in 4 judged */
+	CHECK(!hc_lock_acq_switch(15, 0));                 /* too few to tell */
+	CHECK(hc_lock_acq_switch(16, 3));                  /* mw_cond -O0 -t 2: 2 of 74 */
+	CHECK(hc_lock_acq_switch(74, 2));
+	CHECK(!hc_lock_acq_switch(16, 4));                 /* one in 4: stays */
+	CHECK(!hc_lock_acq_switch(173, 89));               /* lock_queue -O0 -t 4 */
+	CHECK(!hc_lock_acq_switch(0, 0));
 	/* HPCRUN_COMM_LOCK_KEEP (§5.62): the spare registers on the changed
 	   words and the word after each, on other lines than the taken ones,
 	   lowest first, within the mask; lo 0x1000 is a line's start (words
