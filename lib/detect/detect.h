@@ -613,10 +613,11 @@ uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t 
    (`verdicts`): the releaser's own next critical sections ended the rest
    (mw_cond -O0 -t 2: 72 of 74 sets), which an arm at the acquisition, for
    the releaser, under the held mutex, cannot. lock_queue -O0 -t 4's sets
-   are judged about one in two and stay armed after the release (armed at
-   the acquisition its false fraction fell: §5.67). Pure. */
+   are judged about one in three and stay armed after the release (armed
+   at the acquisition its false fraction fell; at a ratio of 4 one of its
+   mutexes switched: §5.67). Pure. */
 #define HC_LOCK_ACQ_LEARN 16
-#define HC_LOCK_ACQ_RATIO 4
+#define HC_LOCK_ACQ_RATIO 8
 bool hc_lock_acq_switch(uint32_t arms, uint32_t verdicts);
 
 /* Which of a releaser's stores before its unlock (§5.49, latest first)

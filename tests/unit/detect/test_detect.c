@@ -1817,11 +1817,12 @@ static void test_lock_sets(void)
 		CHECK(k == 1 && m == 0xff00);
 	}
 	/* HPCRUN_COMM_LOCK_PSET_ACQ=2 (§5.67): arm at the acquisition once
-	   16 release-armed sets had fewer than one in 4 judged */
+	   16 release-armed sets had fewer than one in 8 judged */
 	CHECK(!hc_lock_acq_switch(15, 0));                 /* too few to tell */
-	CHECK(hc_lock_acq_switch(16, 3));                  /* mw_cond -O0 -t 2: 2 of 74 */
+	CHECK(hc_lock_acq_switch(16, 1));                  /* mw_cond -O0 -t 2: 1 of 16 */
 	CHECK(hc_lock_acq_switch(74, 2));
-	CHECK(!hc_lock_acq_switch(16, 4));                 /* one in 4: stays */
+	CHECK(!hc_lock_acq_switch(16, 2));                 /* one in 8: stays */
+	CHECK(!hc_lock_acq_switch(51, 12));                /* lock_queue -O0 -t 4 (switched at ratio 4) */
 	CHECK(!hc_lock_acq_switch(173, 89));               /* lock_queue -O0 -t 4 */
 	CHECK(!hc_lock_acq_switch(0, 0));
 	/* HPCRUN_COMM_LOCK_KEEP (§5.62): the spare registers on the changed
