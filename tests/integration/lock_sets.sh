@@ -138,7 +138,7 @@ else
 fi
 
 if [ "$(logc on allocs_tracked)" -gt 0 ]; then
-	HPCRUN_COMM_SWITCH_NS=10000000 \
+	HPCRUN_COMM_LOCK_PSET_ACQ=0 HPCRUN_COMM_SWITCH_NS=10000000 \
 		measure_until ps 4 '[ "$(( $(logc ps lock_pset_true) + $(logc ps lock_pset_false) ))" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "count=50000" "$TMP/ps.out" && ok "process-wide lock sets: the program's output unchanged" ||
 		fail "lock_queue printed: $(cat "$TMP/ps.out")"
@@ -159,7 +159,7 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 	grep -q "last writer, the trap its communication judged by the bytes it changed: off" "$TMP/ps"/*.log &&
 		[ "$(logc ps lock_after_writes)" -eq 0 ] && ok "HPCRUN_COMM_LOCK_PSET_AFTER: off by default" ||
 		fail "HPCRUN_COMM_LOCK_PSET_AFTER default: not off ($(logc ps lock_after_writes) later releases followed)"
-	HPCRUN_COMM_LOCK_PSET_AFTER=1 HPCRUN_COMM_SWITCH_NS=10000000 \
+	HPCRUN_COMM_LOCK_PSET_AFTER=1 HPCRUN_COMM_LOCK_PSET_ACQ=0 HPCRUN_COMM_SWITCH_NS=10000000 \
 		measure_until pa 4 '[ "$(logc pa lock_after_writes)" -gt 0 ]' "$TMP/lock_queue" 4
 	grep -q "count=50000" "$TMP/pa.out" && grep -q "bytes it changed: on" "$TMP/pa"/*.log &&
 		[ "$(logc pa lock_after_writes)" -gt 0 ] &&
@@ -176,8 +176,8 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		grep -q "not after the release: on (HPCRUN_COMM_LOCK_PSET_ACQ" "$TMP/aq"/*.log &&
 		grep -q "not after the release: per mutex (HPCRUN_COMM_LOCK_PSET_ACQ" "$TMP/on"/*.log &&
 		[ "$(( $(logc aq lock_pset_true) + $(logc aq lock_pset_false) ))" -gt 0 ] &&
-		ok "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) sets armed by acquirers ($(logc aq lock_acq_pending) prepared), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true" ||
-		fail "HPCRUN_COMM_LOCK_PSET_ACQ=1: $(logc aq lock_acq_arms) armed of $(logc aq lock_acq_pending), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true (output: $(cat "$TMP/aq.out"))"
+		ok "HPCRUN_COMM_LOCK_PSET_ACQ=1 (=2, per mutex, the default: §5.67): $(logc aq lock_acq_arms) sets armed by acquirers ($(logc aq lock_acq_pending) prepared), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true" ||
+		fail "HPCRUN_COMM_LOCK_PSET_ACQ=1 (and the default =2 in the log): $(logc aq lock_acq_arms) armed of $(logc aq lock_acq_pending), traps $(logc aq lock_pset_false) false, $(logc aq lock_pset_true) true (output: $(cat "$TMP/aq.out"))"
 	HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 \
 		measure_until vd 4 '[ "$(logc vd lock_verdict_true)" -gt 0 ] && [ "$(logc vd lock_verdict_false)" -gt 0 ]' \
 		"$TMP/lock_queue" 4
@@ -219,13 +219,13 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 	# thread of lock_queue 2 gated, within 4 runs the due sets taken by the
 	# next critical sections (lock_draw_taken), a changed line drawn for
 	# each set armed (lock_draw_lines), their traps judged, output kept.
-	HPCRUN_COMM_LOCK_DRAW=0 HPCRUN_COMM_SWITCH_NS=10000000 \
+	HPCRUN_COMM_LOCK_DRAW=0 HPCRUN_COMM_LOCK_PSET_ACQ=0 HPCRUN_COMM_SWITCH_NS=10000000 \
 		measure_until dr0 4 '[ "$(logc dr0 lock_pset_arms)" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "lock sets drawn: .*: off (HPCRUN_COMM_LOCK_DRAW" "$TMP/dr0"/*.log &&
 		[ "$(logc dr0 lock_draw_tokens)" -eq 0 ] && [ "$(logc dr0 lock_draw_lines)" -eq 0 ] &&
 		ok "HPCRUN_COMM_LOCK_DRAW=0: off, nothing drawn" ||
 		fail "HPCRUN_COMM_LOCK_DRAW=0: $(logc dr0 lock_draw_tokens) tokens, $(logc dr0 lock_draw_lines) lines"
-	HPCRUN_COMM_LOCK_DRAW=1 HPCRUN_COMM_SWITCH_NS=10000000 \
+	HPCRUN_COMM_LOCK_DRAW=1 HPCRUN_COMM_LOCK_PSET_ACQ=0 HPCRUN_COMM_SWITCH_NS=10000000 \
 		measure_until dr 4 '[ "$(( $(logc dr lock_pset_true) + $(logc dr lock_pset_false) ))" -gt 0 ]' "$TMP/lock_queue" 2
 	grep -q "count=50000" "$TMP/dr.out" && grep -q "lock sets drawn: .*: on (HPCRUN_COMM_LOCK_DRAW" "$TMP/dr"/*.log &&
 		[ "$(logc dr lock_draw_taken)" -gt 0 ] && [ "$(logc dr lock_draw_taken)" -le "$(logc dr lock_draw_tokens)" ] &&
@@ -234,7 +234,7 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		ok "HPCRUN_COMM_LOCK_DRAW=1: $(logc dr lock_draw_taken) of $(logc dr lock_draw_tokens) due sets taken, $(logc dr lock_pset_arms) armed standing for $(logc dr lock_draw_lines) lines, traps $(logc dr lock_pset_false) false, $(logc dr lock_pset_true) true" ||
 		fail "HPCRUN_COMM_LOCK_DRAW=1: $(logc dr lock_draw_taken) of $(logc dr lock_draw_tokens) taken, $(logc dr lock_pset_arms) armed, $(logc dr lock_draw_lines) lines, traps $(logc dr lock_pset_false)/$(logc dr lock_pset_true) (output: $(cat "$TMP/dr.out"))"
 	# =2: open threads' lock sets drawn too (lock_queue 4, the gate off)
-	HPCRUN_COMM_LOCK_DRAW=2 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 \
+	HPCRUN_COMM_LOCK_DRAW=2 HPCRUN_COMM_LOCK_PSET_ACQ=0 HPCRUN_COMM_SWITCH_NS=0 HPCRUN_COMM_LOCK_SETS=1 \
 		measure_until dr2 4 '[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ]' "$TMP/lock_queue" 4
 	grep -q "count=50000" "$TMP/dr2.out" && grep -q "lock sets drawn: .*: on, open threads' too" "$TMP/dr2"/*.log &&
 		[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ] &&
