@@ -24,6 +24,43 @@
 	X(TRAP,    "watchpoint / breakpoint trap handler") \
 	X(STEP,    "single-step trap handler (one step)")
 
+/* HPCRUN_COMM_COST_SPLIT=1: the sample handler's wall time by step, in
+   the order a sample goes through them (a step a sample skips is not
+   counted; rt_split in rt.h marks the end of each). performance.md
+   "Session 26": what the mechanism lines above do not name. */
+#define RT_SPLIT_LIST(X) \
+	X(ENTRY,    "entry (guard, dispatch)") \
+	X(PROLOGUE, "prologue (rate levels, return breakpoint's age)") \
+	X(DECODE,   "decode (registers, previous instruction, access)") \
+	X(NOACC,    "a sample without a data access: idle set turn, reader loop, burst or return breakpoint") \
+	X(CLASSIFY, "classify (sync objects, update look-ahead, privacy, recent lines, board lookup)") \
+	X(BLOCK,    "held traps, heap block tag") \
+	X(UNWIND,   "unwind (calling context)") \
+	X(DETECT,   "detect + publish (board, hand-off records)") \
+	X(APPLY,    "the thread's set: disarm, switch gate, arm") \
+	X(PSET,     "process-wide set: the rest (edge sets, picks without a zone, thinned zones)") \
+	X(PIPE,     "pipeline and reader sets") \
+	X(AFTER,    "after detection (rep end, start set, sharing sign)") \
+	X(BURST,    "single-step burst (scan or first step)") \
+	X(RET,      "feed set, reader loop, return breakpoint") \
+	X(TAIL,     "tail (periodic flush, back in the handler)") \
+	X(IDLE,     "idle sample's detection (hc_detect_idle)") \
+	X(PTICK,    "process-wide set: expiry (its end's ioctl and getrusage)") \
+	X(ZNOTE,    "process-wide set: zone note") \
+	X(FLAG,     "process-wide set: poll flag note") \
+	X(GATE,     "process-wide set: gate and state checks, edge set first") \
+	X(ZPICK,    "process-wide set: zone pick (or a sampled line's set: its entry)") \
+	X(ZARM,     "process-wide set: zone set armed (ioctls, getrusage)") \
+	X(ZREFUSED, "process-wide set: zone set refused (busy, budget)") \
+	X(FEATHER,  "process-wide set: the sampled line's set armed or refused")
+
+enum rt_split_step {
+#define RT_SPLIT_X(n, d) RT_SPLIT_##n,
+	RT_SPLIT_LIST(RT_SPLIT_X)
+#undef RT_SPLIT_X
+	RT_SPLIT_N
+};
+
 enum rt_cost_mech {
 #define RT_COST_X(n, d) RT_MECH_##n,
 	RT_COST_LIST(RT_COST_X)

@@ -286,6 +286,8 @@ int output__write_profile(struct rt_thread *t)
 			__atomic_add_fetch(&hc_rt.hist[i], t->hist[i], __ATOMIC_RELAXED);
 	for (int m = 0; m < RT_MECH_N; m++)
 		rt_cost_merge(&hc_rt.cost[m], &t->cost[m]);
+	for (int m = 0; m < RT_SPLIT_N; m++)
+		rt_cost_merge(&hc_rt.split[m], &t->split[m]);
 	soft__add_totals(t);
 	return ret;
 }
@@ -400,6 +402,24 @@ void output__write_process_log(void)
 	        (unsigned long long)hc_hist_quantile(hc_rt.hist, 0.99),
 	        (unsigned long long)(c->samples ? c->handler_ns / c->samples : 0),
 	        (unsigned long long)(c->handler_ns / 1000000), (unsigned long long)c->samples);
+	if (hc_rt.opt.cost_split) {
+		/* HPCRUN_COMM_COST_SPLIT: the sample handler's wall time by step
+		   (cost.h RT_SPLIT_LIST; each step's mark reads the clock once) */
+		static const char *const step[RT_SPLIT_N] = {
+#define RT_SPLIT_X(n, d) d,
+			RT_SPLIT_LIST(RT_SPLIT_X)
+#undef RT_SPLIT_X
+		};
+		for (int m = 0; m < RT_SPLIT_N; m++) {
+			const struct rt_cost_total *k = &hc_rt.split[m];
+
+			process__log("handler step %2d median %llu ns, p90 %llu ns, mean %llu ns, n %llu, per sample %llu "
+			             "ns (wall): %s", m, (unsigned long long)rt_cost_quantile(k, 0.5),
+			             (unsigned long long)rt_cost_quantile(k, 0.9),
+			             (unsigned long long)(k->n ? k->sum_ns / k->n : 0), (unsigned long long)k->n,
+			             (unsigned long long)(c->samples ? k->sum_ns / c->samples : 0), step[m]);
+		}
+	}
 	soft__log();
 	watch__log();
 	pipe__log();

@@ -272,6 +272,11 @@ static void read_options(struct rt_options *o)
 			               (unsigned long long)k);
 		o->tick_pset_close = k == 0;
 	}
+	/* the handler's cost by step, and the clock of the soft sampler's
+	   cost lines (performance.md "Session 26") */
+	o->cost_split = env_u64("HPCRUN_COMM_COST_SPLIT", 0) != 0;
+	o->cost_cpu = env_u64("HPCRUN_COMM_COST_CPU", 0) != 0;
+	o->pset_precheck = env_u64("HPCRUN_COMM_PROCSET_PRECHECK", 1) != 0;
 	/* ... and the preempted thread's arms (watch.c) */
 	{
 		uint64_t a = env_u64("HPCRUN_COMM_ARM_SHARE", RT_ARM_SHARE_DEFAULT);

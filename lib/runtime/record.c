@@ -330,7 +330,9 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	s->block_owner = 0;
 	if ((hc_rt.dcfg.reuse_life || handoff) && (!s->is_private || t->watch.line_heap))
 		s->block = block_tag(t, s->addr, &s->block_owner, &b);
+	rt_split(t, RT_SPLIT_BLOCK);
 	s->ctx = publishes ? cct__context(t, uctx, leaf) : HC_NONE;
+	rt_split(t, RT_SPLIT_UNWIND);
 	if (s->ctx == HC_NONE && publishes)
 		return;                    /* the walk faulted: sample dropped */
 	t0 = process__now();
@@ -380,8 +382,11 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 		if (comm.ctx != HC_NONE)   /* else the walk faulted: dropped */
 			record__comm(t, &comm);
 	}
+	rt_split(t, RT_SPLIT_DETECT);
 	record__apply_set(t, &res);
+	rt_split(t, RT_SPLIT_APPLY);
 	watch__pset_sample(t, s, leaf);   /* a thread the switch gate refuses (watch.c) */
+	rt_split(t, RT_SPLIT_PSET);
 	pipe__sample(t, leaf, s);   /* pipeline sets (pipe.c) */
 	if (b.size && res.published == 1 && hc_rt.opt.reader_samples)
 		watch__pset_reader(t, s, leaf, b.base, b.base + b.size);   /* reader sets (§5.57) */
@@ -401,10 +406,13 @@ void record__idle_sample(struct rt_thread *t)
 
 	watch__held_flush(t);
 	hc_detect_idle(&hc_rt.bb, &hc_rt.dcfg, &t->det, process__now(), &res);
+	rt_split(t, RT_SPLIT_IDLE);
 	record__apply_set(t, &res);
+	rt_split(t, RT_SPLIT_APPLY);
 	if (hc_debug_enabled(HC_DBG_DETECT))
 		hc_debug_printf(HC_DBG_DETECT, "T%u idle sample (no shared access)%s", t->id.index,
 		                res.arm ? ", watchpoints asked" : "");
 	watch__pset_tick(t);
+	rt_split(t, RT_SPLIT_PTICK);
 	t->cnt.watch_armed_idle += t->cnt.watch_armed - armed;
 }

@@ -260,6 +260,10 @@ struct rt_thread {
 	struct rt_counters cnt;
 	uint32_t hist[HC_HIST_BUCKETS + 1];   /* handler cost; last = overflow */
 	struct rt_cost_hist cost[RT_MECH_N];  /* per mechanism (cost.h) */
+	/* HPCRUN_COMM_COST_SPLIT (rt_split): the sample handler's steps */
+	struct rt_cost_hist split[RT_SPLIT_N];
+	uint64_t split_last;
+	int split_on;
 	struct rt_switch_gate swgate;         /* may this thread open watchpoints (cost.h) */
 
 	/* --- lock sets (lock.c, detection.md §5.35) --- */
@@ -411,6 +415,9 @@ struct rt_options {
 	uint32_t switchy_warmup;    /* soft: ... looked at in the warm-up too from this many samples on, ending it; 0 = never (rate.h, HPCRUN_COMM_SWITCHY_WARMUP) */
 	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
 	bool tick_pset_close;       /* ... and closes the process-wide set there (HPCRUN_COMM_TICK_PSET=0) */
+	bool cost_split;            /* HPCRUN_COMM_COST_SPLIT: the sample handler's wall time by step (rt_split; performance.md Session 26) */
+	bool cost_cpu;              /* HPCRUN_COMM_COST_CPU: the soft sampler's arm/trap/burst costs in thread CPU time (a system call each) instead of wall time */
+	bool pset_precheck;         /* HPCRUN_COMM_PROCSET_PRECHECK: no zone pick for a set the budget refuses anyway (watch.c) */
 	uint32_t arm_share;         /* soft: per-thread sets only when the thread's CPU share since its previous sample is >= this % (0 = always; watch.c) */
 	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */
 	bool ret_bp;                /* soft sampler: return bursts (HPCRUN_COMM_RET_BP, default 1) */
@@ -520,6 +527,7 @@ struct rt_runtime {
 	struct rt_counters total;
 	uint64_t hist[HC_HIST_BUCKETS + 1];
 	struct rt_cost_total cost[RT_MECH_N];
+	struct rt_cost_total split[RT_SPLIT_N];   /* HPCRUN_COMM_COST_SPLIT's totals */
 	uint32_t threads_seen, threads_unmeasured;
 	uint64_t samples_outside;    /* sample SIGTRAPs in threads without a record (atomic) */
 	uint64_t steps_stray;        /* single-step traps no burst claims, the application
@@ -534,6 +542,17 @@ extern __thread struct rt_thread *hc_self __attribute__((tls_model("initial-exec
 
 /* process.c */
 uint64_t process__now(void);
+/* HPCRUN_COMM_COST_SPLIT=1: the wall ns since the previous mark of the
+   sample in progress go to the handler's step k (cost.h, RT_SPLIT_LIST);
+   off, a load and a branch. Signal context. */
+static inline void rt_split(struct rt_thread *t, int k)
+{
+	if (!t->split_on)
+		return;
+	uint64_t now = process__now();
+	rt_cost_add(&t->split[k], now - t->split_last);
+	t->split_last = now;
+}
 
 void process__log(const char *fmt, ...) HC_PRINTF(1, 2);
 void process__fatal(const char *fmt, ...) HC_PRINTF(1, 2) __attribute__((noreturn));

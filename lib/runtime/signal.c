@@ -208,7 +208,11 @@ static void work(void *p)
 	else if (kind == COOKIE_SAMPLE) {
 		/* the sample's PC: spin evidence (detection.md §5.14) */
 		t->det.pc = (uint64_t)((ucontext_t *)w->uc)->uc_mcontext.gregs[REG_RIP];
+		t->split_last = t0;
+		t->split_on = hc_rt.opt.cost_split;
 		sampler__on_sample(t, w->uc);
+		rt_split(t, RT_SPLIT_TAIL);
+		t->split_on = 0;
 		t->det.pc = 0;
 	}
 	else if (kind == COOKIE_WATCH)

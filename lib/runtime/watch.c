@@ -108,6 +108,7 @@ static struct {
 	uint64_t zone_armed_new;  /* zone sets armed on a pair no zone set had found yet (Session 19) */
 	uint64_t zone_lines, zone_stands;   /* sums over the zone sets armed: the zone's lines, what it stood for */
 	uint64_t zone_thinned;              /* zones picked, not armed: wide (zone.h, rt_zone_arm_thin) */
+	uint64_t zone_skipped;              /* zone turns refused before the pick (pset_zone_refused) */
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
 	uint64_t zone_pairs_new;            /* zone communications of a pair found the first time */
 	uint64_t edge_asked, edge_armed, edge_comms;   /* edge sets (HPCRUN_COMM_PROCSET_EDGE, §5.55) */
@@ -308,13 +309,65 @@ static uint64_t pset_armed_cost(void)
 	return n * hc_rt.opt.procset_switch_ns;
 }
 
+/* The process's CPU time for the budgets, read at most once in
+   PCPU_PERIODS sampling periods of wall time by any thread (a process CPU
+   clock is a system call of 2-5 us on this VM, not a vDSO one; the budget
+   checks asked for it 0.5 times a sample on the OpenMP stencil:
+   performance.md "Session 26"). The value read last is a lower bound of
+   the CPU time now: a budget that allows with it allows with the true
+   value too, and one that refuses lets the next arm through at most 2 ms
+   later (at 1 % of 2 CPUs, 40 us of allowance: a shift, not a rate — the
+   allowance still grows with the CPU time). Racing threads may leave an
+   older value: still a lower bound. Async-signal-safe (relaxed atomics,
+   one clock_gettime). */
+#define PCPU_PERIODS 4u
+static uint64_t pcpu_ns, pcpu_at;     /* the value read last, and process__now() then */
+static uint64_t pcpu_reads, pcpu_cached;   /* for the log (atomic) */
+
 static uint64_t process_cpu_ns(void)
 {
 	struct timespec ts;
+	uint64_t now = process__now(), at = __atomic_load_n(&pcpu_at, __ATOMIC_RELAXED), v;
 
+	if (at && now >= at && now - at < PCPU_PERIODS * hc_rt.period) {
+		pset_count(&pcpu_cached);
+		return __atomic_load_n(&pcpu_ns, __ATOMIC_RELAXED);
+	}
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
 		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	v = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	__atomic_store_n(&pcpu_ns, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&pcpu_at, now, __ATOMIC_RELAXED);
+	pset_count(&pcpu_reads);
+	return v;
+}
+
+/* Would pset_arm_set refuse a zone set now, busy or over every budget
+   that could take it (the main one; the poll flags' when no poll loop
+   was ever sampled, flag_of then knows no line)? Then the zone pick (a
+   walk over the zone table's 251 slots, twice: 6.6 us median on the
+   stencil, cold in cache) is not worth making (HPCRUN_COMM_PROCSET_PRECHECK). */
+static uint64_t pset_min_age(void);
+
+static bool pset_zone_refused(struct rt_thread *t)
+{
+	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE), cpu;
+
+	if (!rt_pset_may_arm(rt_pset_state_of(w), pset.rec.owner, t->id.index, pset.rec.armed_wall, process__now(),
+	                     pset_min_age())) {
+		pset_count(&pset.refused_busy);
+		return true;
+	}
+	cpu = process_cpu_ns();
+	if (rt_pset_budget_allows(__atomic_load_n(&pset.spent_ns, __ATOMIC_RELAXED), cpu, hc_rt.opt.procset_budget,
+	                          RT_PSET_GRACE_NS))
+		return false;
+	if (hc_rt.opt.poll_budget && __atomic_load_n(&pset.flag_polls, __ATOMIC_RELAXED) &&
+	    rt_pset_budget_allows(__atomic_load_n(&pset.poll_spent_ns, __ATOMIC_RELAXED), cpu, hc_rt.opt.poll_budget,
+	                          RT_PSET_GRACE_NS))
+		return false;
+	pset_count(&pset.refused_budget);
+	return true;
 }
 
 /* A set's shortest life before another thread may take the registers:
@@ -643,9 +696,10 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 	uint64_t addr[HC_MAX_WATCH];
 	uint64_t w;
 	struct rt_zone zone;
-	bool gated;
+	bool gated, zone_turn;
 
 	watch__pset_tick(t);
+	rt_split(t, RT_SPLIT_PTICK);
 
 	/* every access of shared-looking memory says where its thread works,
 	   loads of lines not seen before too (a halo's reader) */
@@ -657,9 +711,11 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		if (r == 1 && s->is_store)
 			pset_count(&pset.zone_notes_store);
 	}
+	rt_split(t, RT_SPLIT_ZNOTE);
 	if (pset.n && (hc_rt.opt.poll_flag || hc_rt.opt.poll_reader || hc_rt.opt.poll_budget) && !s->is_store &&
 	    flag_note(s, leaf))
 		poll_remember(t, s->addr, s->ctx);
+	rt_split(t, RT_SPLIT_FLAG);
 	if (!pset.n || !(hc_rt.opt.procset_target & RT_PSET_TARGET_SAMPLE) || s->is_private ||
 	    s->ctx == HC_NONE)
 		return;
@@ -688,11 +744,22 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		return;
 	/* a zone, if two threads' samples meet somewhere (its first trap is
 	   its entry: pset_trap), with HPCRUN_COMM_PROCSET_ZONE's chance */
-	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
-	    (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_zone &&
+	rt_split(t, RT_SPLIT_GATE);
+	zone_turn = (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) &&
+	            (rt_zone_rng(&t->det.rng) & 3) < hc_rt.opt.procset_zone;
+	/* a zone set the arm would refuse: no pick, and nothing after it
+	   (the sampled line's set below waits for the same budget), unless
+	   an edge set may follow on its own budget */
+	if (zone_turn && hc_rt.opt.pset_precheck && !(gated && hc_rt.opt.procset_edge && !hc_rt.opt.procset_edge_first) &&
+	    pset_zone_refused(t)) {
+		pset_count(&pset.zone_skipped);
+		return;
+	}
+	if (zone_turn &&
 	    rt_zone_pick_e(zones, RT_ZONE_SLOTS, process__now(), zone_window(),
 	                 hc_rt.opt.procset_zone_narrow && !hc_rt.opt.procset_zone_cap,
 	                 hc_rt.opt.procset_zone_writer, hc_rt.opt.procset_zone_edge, hc_rt.opt.procset_zone_spread ? &zone_found : NULL, &t->det.rng, &addr[0], &zone)) {
+		rt_split(t, RT_SPLIT_ZPICK);
 		pset_count(&pset.zone_asked);
 		if (hc_rt.opt.procset_zone_narrow && !hc_rt.opt.procset_zone_cap &&
 		    !rt_zone_arm_thin(&zone, rt_zone_rng(&t->det.rng))) {
@@ -719,7 +786,9 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		/* a cross-edge zone kept to the edge, with HPCRUN_COMM_PROCSET_ZONE_EDGE_ONE: one line (§5.43) */
 		if (zone.cross && hc_rt.opt.procset_zone_edge && hc_rt.opt.procset_zone_edge_one)
 			zone.stands = 1;
-		if (pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true, zone.a, zone.b) == 0) {
+		int zr = pset_arm_set(t, &e, zone.stands, false, 0, addr, 1, true, zone.a, zone.b);
+		rt_split(t, zr == 0 ? RT_SPLIT_ZARM : RT_SPLIT_ZREFUSED);
+		if (zr == 0) {
 			pset_count(&pset.zone_armed);
 			if (!rt_zone_found_get(&zone_found, zone.a, zone.b))
 				pset_count(&pset.zone_armed_new);
@@ -746,10 +815,12 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		pset_count(&pset.sample_unseen);
 		return;
 	}
+	rt_split(t, RT_SPLIT_ZPICK);
 	e = hc_detect_entry(&t->det, s);
 	hc_detect_set_chunks(&t->det, &e, (uint32_t)pset.n, addr);
 	if (pset_arm_set(t, &e, 1, e.is_load, 0, addr, (uint32_t)pset.n, false, 0, 0) == 0)
 		t->cnt.watch_armed++;
+	rt_split(t, RT_SPLIT_FEATHER);
 }
 
 /* Is the process-wide set open and idle (nothing armed, nobody arming)? */
@@ -2633,6 +2704,11 @@ void watch__log(void)
 		        hc_rt.opt.procset_zone_open_lines ? "the zone's lines" : "one line (HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES=0: §5.31)",
 		        (unsigned long long)pset.zone_notes_trap,
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
+	process__log("process-wide watch set budget checks: the process's CPU time read %llu times, %llu answers "
+	             "from the last read (at most 4 periods old; performance.md \"Session 26\"); %llu zone turns refused "
+	             "(busy or over the budget) before their zone pick (HPCRUN_COMM_PROCSET_PRECHECK=%d)",
+	             (unsigned long long)pcpu_reads, (unsigned long long)pcpu_cached,
+	             (unsigned long long)pset.zone_skipped, hc_rt.opt.pset_precheck ? 1 : 0);
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones across a block edge: %s (HPCRUN_COMM_PROCSET_ZONE_EDGE=%u), "
 		             "a set on one standing for %s (HPCRUN_COMM_PROCSET_ZONE_EDGE_ONE=%d)",

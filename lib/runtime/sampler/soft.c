@@ -1293,12 +1293,17 @@ static uint64_t step_hist_total[RT_STEP_HIST + 1];   /* exited threads (atomic a
 static uint64_t cost_hist_total[RT_COST_KINDS][RT_STEP_HIST + 1];
 static uint64_t cost_ns_total[RT_COST_KINDS];
 
-/* Thread CPU time, ns: what a burst costs the thread, its traps included
-   (wall time would count the time it waited for a CPU). */
+/* The clock of the cost lines (bursts, arms, traps): wall time, vDSO
+   (~80 ns). HPCRUN_COMM_COST_CPU=1: thread CPU time, which leaves out the
+   time a burst waited for a CPU but is a system call here (1.6-5 us on
+   this VM, two a trap, arm or burst: 18 % of the trap handler's time;
+   performance.md "Session 26"). */
 static uint64_t cpu_now(void)
 {
 	struct timespec ts;
 
+	if (!hc_rt.opt.cost_cpu)
+		return process__now();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
@@ -2132,6 +2137,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	uint64_t det;
 	int st;
 
+	rt_split(t, RT_SPLIT_ENTRY);
 	t->cnt.samples++;
 	t->det.touched_within = RT_STEP_RECENT * period_now(t);
 	/* Preempted (HPCRUN_COMM_ARM_SHARE, cost.h rt_share_low, watch.c): the
@@ -2167,6 +2173,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		watch__disarm(t);
 		t->cnt.ret_bp_expired++;
 	}
+	rt_split(t, RT_SPLIT_PROLOGUE);
 	regs__read(uctx, &r);
 	st = hc_rt.opt.no_prev ? -1 /* switched off */ : hc_decode_prev(&r, t->prev, &in);
 	next = (uint64_t)r.gregs[REG_RIP];
@@ -2188,6 +2195,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		t->cnt.samples_recovered_deep++;
 		leaf = deep.addr;
 	} else if (in.n == 0) {
+		rt_split(t, RT_SPLIT_DECODE);
 		t->cnt.samples_no_access++;
 		record__idle_sample(t);
 		reader_loop(t, uctx, &r);
@@ -2196,14 +2204,17 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		else
 			maybe_ret_bp(t, uctx, true);
+		rt_split(t, RT_SPLIT_NOACC);
 		return;
 	} else if (!(acc = hc_data_access(&in))) {
+		rt_split(t, RT_SPLIT_DECODE);
 		t->cnt.samples_stack_only++;
 		record__idle_sample(t);
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		else
 			maybe_ret_bp(t, uctx, true);
+		rt_split(t, RT_SPLIT_NOACC);
 		return;
 	} else {
 		t->cnt.samples_with_access_at_pc++;
@@ -2211,6 +2222,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		next = in.addr + in.len;
 	}
 
+	rt_split(t, RT_SPLIT_DECODE);
 	s.time = process__now();
 	rt_cost_add(&t->cost[RT_MECH_DECODE], s.time - t->sampler.busy_cur);   /* since the handler's start */
 	s.addr = acc->ea;
@@ -2272,7 +2284,9 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	t->watch.line_seen = seen;
 	t->watch.line_heap = !priv;
 	det = t->cnt.detections_sample;
+	rt_split(t, RT_SPLIT_CLASSIFY);
 	record__detect_sample(t, uctx, leaf, &s);
+	rt_split(t, RT_SPLIT_PIPE);
 	if (hc_rt.opt.rep_end && s.is_store && (acc->flags & HC_AF_REP) && acc->kind == HC_ACC_STRING &&
 	    leaf == (uint64_t)r.gregs[REG_RIP])
 		rep_end(t, &r, acc, leaf, &s);
@@ -2284,7 +2298,9 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		rate_sign();
 	t->det.moving = t->det.fixed = false;
 	t->det.sync = false;
+	rt_split(t, RT_SPLIT_AFTER);
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
+	rt_split(t, RT_SPLIT_BURST);
 	if (!priv)
 		feed_sampled(t, uctx, leaf, &s);
 	/* Private work (own stack, TLS, read-only data, or a line not
@@ -2294,6 +2310,7 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		reader_loop(t, uctx, &r);
 	if (priv || (!shared && s.is_private))
 		maybe_ret_bp(t, uctx, false);
+	rt_split(t, RT_SPLIT_RET);
 }
 
 /* A thread's burst costs into the process totals (its final profile). */
@@ -2405,11 +2422,12 @@ void soft__log(void)
 			for (int i = 0; i <= RT_STEP_HIST; i++)
 				n += cost_hist_total[k][i];
 			if (n)
-				process__log("cost: %s: %llu times, median %llu ns, mean %llu ns of thread CPU "
-				             "time (the handler's part; per sample: mean %llu ns)", what[k],
+				process__log("cost: %s: %llu times, median %llu ns, mean %llu ns of %s "
+				             "(the handler's part; per sample: mean %llu ns)", what[k],
 				             (unsigned long long)n,
 				             (unsigned long long)quantile(cost_hist_total[k], 0.5),
 				             (unsigned long long)(cost_ns_total[k] / n),
+				             hc_rt.opt.cost_cpu ? "thread CPU time" : "wall time (HPCRUN_COMM_COST_CPU=0)",
 				             (unsigned long long)(c->samples ? cost_ns_total[k] / c->samples : 0));
 		}
 	}
