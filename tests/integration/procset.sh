@@ -7,7 +7,8 @@
 # inherited by both workers. Checked: the log states the set and its
 # counters; the trap volume is the producer-consumer pair's (threads 1
 # and 2: >= 90 % of it), true sharing (>= 90 %); with
-# HPCRUN_COMM_PROCSET=0 nothing traps. Up to 3 runs for the first trap (a
+# HPCRUN_COMM_PROCSET=0 nothing traps; the budget checks' log line, and
+# HPCRUN_COMM_COST_SPLIT=1's handler steps. Up to 3 runs for the first trap (a
 # loaded machine may co-schedule the two rarely). Patterns, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
@@ -58,6 +59,18 @@ else
 	tr=$(ratio "$(cell p 1 2 6)" "$(cell p 1 2)")
 	ge "$tr" 0.90 && ok "true sharing: $tr of the pair's volume" || fail "true sharing only $tr of the pair's volume"
 fi
+
+# The budget checks' line (the process CPU clock read at most every 4
+# periods, zone turns refused before the pick: performance.md "Session
+# 26"), and HPCRUN_COMM_COST_SPLIT=1's handler steps (a run of its own).
+line=$(log p | grep "process-wide watch set budget checks: the process's CPU time read" | head -1)
+[ -n "$line" ] && ok "budget checks: ${line#*: }" || fail "no budget checks line for the process-wide set"
+HPCRUN_COMM_COST_SPLIT=1 measure s -e COMM@100000 "$TMP/spsc" 2 1 || fail "sampled run with HPCRUN_COMM_COST_SPLIT=1 failed"
+steps=$(log s | grep -c "^handler step ")
+dec=$(log s | sed -n 's/^handler step  2 median .* n \([0-9]*\), per sample .*decode.*/\1/p' | head -1)
+[ "$steps" -eq 24 ] && [ "${dec:-0}" -gt 0 ] && ok "HPCRUN_COMM_COST_SPLIT=1: 24 handler steps, decode timed $dec times" ||
+	fail "HPCRUN_COMM_COST_SPLIT=1: $steps handler step lines, decode n '${dec}'"
+log p | grep -q "^handler step " && fail "handler steps logged without HPCRUN_COMM_COST_SPLIT"
 
 # Off: the same gate, no set, no trap (no thread opens registers of its own).
 export HPCRUN_COMM_PROCSET=0
