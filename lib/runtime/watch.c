@@ -342,13 +342,14 @@ static uint64_t process_cpu_ns(void)
 	return v;
 }
 
+static uint64_t pset_min_age(void);
+
 /* Would pset_arm_set refuse a zone set now, busy or over every budget
    that could take it (the main one; the poll flags' when no poll loop
    was ever sampled, flag_of then knows no line)? Then the zone pick (a
-   walk over the zone table's 251 slots, twice: 6.6 us median on the
-   stencil, cold in cache) is not worth making (HPCRUN_COMM_PROCSET_PRECHECK). */
-static uint64_t pset_min_age(void);
-
+   walk over the zone table's 251 slots, twice: 7-13 us median on the
+   stencil, cold in cache) is not worth making (HPCRUN_COMM_PROCSET_PRECHECK;
+   detection.md §5.66). Counts the refusal as the arm would. */
 static bool pset_zone_refused(struct rt_thread *t)
 {
 	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE), cpu;
