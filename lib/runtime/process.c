@@ -275,8 +275,9 @@ static void read_options(struct rt_options *o)
 	/* the handler's cost by step, and the clock of the soft sampler's
 	   cost lines (performance.md "Session 26") */
 	o->cost_split = env_u64("HPCRUN_COMM_COST_SPLIT", 0) != 0;
-	o->cost_cpu = env_u64("HPCRUN_COMM_COST_CPU", 0) != 0;
+	o->cost_cpu = env_u64("HPCRUN_COMM_COST_CPU", 1) != 0;   /* 0 measured, not the default: performance.md "Session 26" */
 	o->pset_precheck = env_u64("HPCRUN_COMM_PROCSET_PRECHECK", 1) != 0;
+	o->pset_cpu_periods = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_CPU_PERIODS", 4);
 	/* ... and the preempted thread's arms (watch.c) */
 	{
 		uint64_t a = env_u64("HPCRUN_COMM_ARM_SHARE", RT_ARM_SHARE_DEFAULT);

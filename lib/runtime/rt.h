@@ -417,6 +417,7 @@ struct rt_options {
 	bool tick_pset_close;       /* ... and closes the process-wide set there (HPCRUN_COMM_TICK_PSET=0) */
 	bool cost_split;            /* HPCRUN_COMM_COST_SPLIT: the sample handler's wall time by step (rt_split; performance.md Session 26) */
 	bool cost_cpu;              /* HPCRUN_COMM_COST_CPU: the soft sampler's arm/trap/burst costs in thread CPU time (a system call each) instead of wall time */
+	uint32_t pset_cpu_periods;  /* HPCRUN_COMM_PROCSET_CPU_PERIODS: the budgets' process CPU time read at most once in this many periods (0: every time; watch.c) */
 	bool pset_precheck;         /* HPCRUN_COMM_PROCSET_PRECHECK: no zone pick for a set the budget refuses anyway (watch.c) */
 	uint32_t arm_share;         /* soft: per-thread sets only when the thread's CPU share since its previous sample is >= this % (0 = always; watch.c) */
 	uint32_t quiet_window;      /* soft: samples without a sign of sharing before the coarse rate (rate.h); 0 = off */

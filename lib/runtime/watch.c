@@ -310,7 +310,7 @@ static uint64_t pset_armed_cost(void)
 }
 
 /* The process's CPU time for the budgets, read at most once in
-   PCPU_PERIODS sampling periods of wall time by any thread (a process CPU
+   4 sampling periods of wall time by any thread (a process CPU
    clock is a system call of 2-5 us on this VM, not a vDSO one; the budget
    checks asked for it 0.5 times a sample on the OpenMP stencil:
    performance.md "Session 26"). The value read last is a lower bound of
@@ -319,8 +319,8 @@ static uint64_t pset_armed_cost(void)
    later (at 1 % of 2 CPUs, 40 us of allowance: a shift, not a rate — the
    allowance still grows with the CPU time). Racing threads may leave an
    older value: still a lower bound. Async-signal-safe (relaxed atomics,
-   one clock_gettime). */
-#define PCPU_PERIODS 4u
+   one clock_gettime). HPCRUN_COMM_PROCSET_CPU_PERIODS=N: N periods
+   (default 4; 0 reads at every check). */
 static uint64_t pcpu_ns, pcpu_at;     /* the value read last, and process__now() then */
 static uint64_t pcpu_reads, pcpu_cached;   /* for the log (atomic) */
 
@@ -329,7 +329,7 @@ static uint64_t process_cpu_ns(void)
 	struct timespec ts;
 	uint64_t now = process__now(), at = __atomic_load_n(&pcpu_at, __ATOMIC_RELAXED), v;
 
-	if (at && now >= at && now - at < PCPU_PERIODS * hc_rt.period) {
+	if (at && now >= at && now - at < hc_rt.opt.pset_cpu_periods * hc_rt.period) {
 		pset_count(&pcpu_cached);
 		return __atomic_load_n(&pcpu_ns, __ATOMIC_RELAXED);
 	}
@@ -2706,9 +2706,10 @@ void watch__log(void)
 		        (unsigned long long)pset.zone_notes_trap,
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
 	process__log("process-wide watch set budget checks: the process's CPU time read %llu times, %llu answers "
-	             "from the last read (at most 4 periods old; performance.md \"Session 26\"); %llu zone turns refused "
-	             "(busy or over the budget) before their zone pick (HPCRUN_COMM_PROCSET_PRECHECK=%d)",
-	             (unsigned long long)pcpu_reads, (unsigned long long)pcpu_cached,
+	             "from the last read (at most %u periods old, HPCRUN_COMM_PROCSET_CPU_PERIODS; performance.md "
+	             "\"Session 26\"); %llu zone turns refused (busy or over the budget) before their zone pick "
+	             "(HPCRUN_COMM_PROCSET_PRECHECK=%d)",
+	             (unsigned long long)pcpu_reads, (unsigned long long)pcpu_cached, hc_rt.opt.pset_cpu_periods,
 	             (unsigned long long)pset.zone_skipped, hc_rt.opt.pset_precheck ? 1 : 0);
 	if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
 		process__log("process-wide watch set zones across a block edge: %s (HPCRUN_COMM_PROCSET_ZONE_EDGE=%u), "

@@ -1293,11 +1293,13 @@ static uint64_t step_hist_total[RT_STEP_HIST + 1];   /* exited threads (atomic a
 static uint64_t cost_hist_total[RT_COST_KINDS][RT_STEP_HIST + 1];
 static uint64_t cost_ns_total[RT_COST_KINDS];
 
-/* The clock of the cost lines (bursts, arms, traps): wall time, vDSO
-   (~80 ns). HPCRUN_COMM_COST_CPU=1: thread CPU time, which leaves out the
-   time a burst waited for a CPU but is a system call here (1.6-5 us on
-   this VM, two a trap, arm or burst: 18 % of the trap handler's time;
-   performance.md "Session 26"). */
+/* The clock of the cost lines (bursts, arms, traps): thread CPU time,
+   which leaves out the time a burst waited for a CPU but is a system call
+   here (1.6-5 us on this VM, two a trap, arm or burst: 18 % of the trap
+   handler's time). HPCRUN_COMM_COST_CPU=0: wall time, vDSO (~80 ns) —
+   measured, not the default: the hand-off sets of handoff_pset.sh's
+   program armed 33 against 48 a run and communicated 0.74 against 1.33
+   (27 runs a side; performance.md "Session 26"), for no reason found. */
 static uint64_t cpu_now(void)
 {
 	struct timespec ts;
