@@ -111,7 +111,7 @@ if [ "$all" -gt 0 ]; then
 	share=$(ratio "$mw" "$all")
 	ge "$share" 0.20 && ok "main <-> workers: $share of the volume" ||
 		{ grep '^row' "$TMP/on.rows" >&2; fail "main <-> workers only $share of the volume"; }
-	out=$(awk '$1 == "row" && ($3 > 2 || $4 > 2) { s += $5 } END { print s + 0 }' "$TMP/on.rows")
+	out=$(outside on 2)
 	[ "$out" -eq 0 ] && ok "every pair between the program's threads" || fail "volume $out outside threads 0-2"
 else
 	fail "no communication in 4 runs"

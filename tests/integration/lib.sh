@@ -52,6 +52,10 @@ measure() {
 	return $rc
 }
 
+# outside NAME MAX: the volume of NAME's rows with a thread above MAX (0:
+# every pair between the program's threads 0..MAX).
+outside() { awk -v m="$2" '$1 == "row" && ($3 > m || $4 > m) { s += $5 } END { print s + 0 }' "$TMP/$1.rows"; }
+
 # measure_until NAME TRIES CONDITION PROGRAM [ARGS...]: measure NAME (a
 # fresh directory each time) until CONDITION, a shell command list on its
 # logs (logc NAME ...), holds, at most TRIES times; 0 when it held. What a

@@ -132,7 +132,7 @@ else
 		share=$(ratio "$tru" "$all")
 		ge "$share" 0.90 && ok "true share of the volume: $share" ||
 			{ grep '^row' "$TMP/on.rows" >&2; fail "true share of the volume only $share"; }
-		out=$(awk '$1 == "row" && ($3 > 3 || $4 > 3) { s += $5 } END { print s + 0 }' "$TMP/on.rows")
+		out=$(outside on 3)
 		[ "$out" -eq 0 ] && ok "every pair between the program's threads" || fail "volume $out outside threads 0-3"
 	fi
 fi
@@ -149,7 +149,7 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		fail "no process-wide lock set armed ($(logc ps lock_snaps) snapshots, $(logc ps lock_pset_refused) refused)"
 	[ "$((pt + pf))" -gt 0 ] && [ "$pf" -ge "$pt" ] && ok "their traps: $pf false, $pt true" ||
 		fail "process-wide lock set traps: $pf false, $pt true (false expected at least as often)"
-	out=$(awk '$1 == "row" && ($3 > 1 || $4 > 1) { s += $5 } END { print s + 0 }' "$TMP/ps.rows")
+	out=$(outside ps 1)
 	[ "$out" -eq 0 ] && ok "process-wide lock sets: every pair between threads 0 and 1" ||
 		fail "volume $out outside threads 0-1"
 	# §5.53 (HPCRUN_COMM_LOCK_PSET_AFTER, default off): off in the log and

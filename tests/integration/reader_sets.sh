@@ -120,7 +120,7 @@ else
 	[ "$rc" -gt 0 ] && [ "$rc" -le "$ar" ] &&
 		ok "their communications: $rc ($(logc on reader_adopts) own stores adopted, $(logc on reader_chased) moved on)" ||
 		fail "reader set communications: $rc of $ar armed sets"
-	out=$(awk '$1 == "row" && ($3 > 1 || $4 > 1) { s += $5 } END { print s + 0 }' "$TMP/on.rows")
+	out=$(outside on 1)
 	[ "$out" -eq 0 ] && ok "every pair between threads 0 and 1" || fail "volume $out outside threads 0-1"
 fi
 
@@ -141,7 +141,7 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		[ "$(logc c0 reader_armed)" -gt 0 ] &&
 		ok "-O0: the callee's samples name the caller's store: $(logc c0 reader_callee) (none: $(logc c0 reader_callee_none)), $(logc c0 reader_armed) reader sets, $(logc c0 reader_comms) communications" ||
 		fail "-O0: $(logc c0 reader_callee) callee stores, $(logc c0 reader_loops) loop stores, $(logc c0 reader_armed) reader sets"
-	out=$(awk '$1 == "row" && ($3 > 1 || $4 > 1) { s += $5 } END { print s + 0 }' "$TMP/c0.rows")
+	out=$(outside c0 1)
 	[ "$out" -eq 0 ] && ok "-O0: every pair between threads 0 and 1" || fail "-O0: volume $out outside threads 0-1"
 	rm -rf "${TMP:?}/c1"
 	HPCRUN_COMM_READER_CALLEE=0 measure c1 "$TMP/mwr0" || fail "sampled run (-O0, callee off) failed"
