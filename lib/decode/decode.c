@@ -1518,6 +1518,35 @@ static bool rip_readonly(const struct hc_insn *in, bool (*readonly)(uint64_t add
 	return true;
 }
 
+/* The instructions of a loop body [start, exit) with a non-stack data
+   access (frame slots and, given readonly, RIP-relative read-only
+   constants aside): 0 when there is none, 1 when the only one is a load
+   at pc, -ENOENT for any other; -EINVAL when one does not decode. g: the
+   registers the decode uses, its RIP overwritten. */
+static int loop_body_accesses(uint64_t start, uint64_t exit, long long *g, uint64_t pc,
+                              bool (*readonly)(uint64_t addr))
+{
+	struct hc_regs r2 = { g, 0, 0 };
+	struct hc_insn in;
+	struct hc_insn_deps d;
+	bool store;
+	int found = 0;
+
+	for (uint64_t at = start; at < exit; at += in.len) {
+		g[REG_RIP] = (long long)at;
+		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
+			return -EINVAL;
+		if (!data_accesses(&in, &d, &store))
+			continue;
+		if (at != pc && !store && readonly && rip_readonly(&in, readonly))
+			continue;
+		if (at != pc || store)
+			return -ENOENT;
+		found = 1;
+	}
+	return found;
+}
+
 int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, unsigned max, uint64_t *load)
 {
 	uint64_t start, exit, at;
@@ -1535,13 +1564,8 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
 		return rc == -EINVAL ? -ENOENT : rc;
 	memcpy(g, r->gregs, sizeof(g));
 	r2.gregs = g;
-	for (at = start; at < exit; at += in.len) {
-		g[REG_RIP] = (long long)at;
-		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
-			return -EINVAL;
-		if (data_accesses(&in, &d, &store))
-			return -ENOENT;
-	}
+	if ((rc = loop_body_accesses(start, exit, g, 0, NULL)) != 0)
+		return rc < 0 ? rc : -ENOENT;
 	at = start;
 	for (int k = 0; k < 4; k++) {
 		if (hc_decode_ending_at(r, at, cache, &in) != 0 || !in.len)
@@ -1565,30 +1589,15 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
 
 int hc_decode_loop_only_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_t addr))
 {
-	uint64_t start, exit, at;
+	uint64_t start, exit;
 	uint16_t loop_w;
 	long long g[NGREG] = { 0 };
-	struct hc_regs r2 = { g, 0, 0 };
-	struct hc_insn in;
-	struct hc_insn_deps d;
-	bool store, found = false;
 	int rc = hc_decode_loop_body(pc, max, &start, &exit, &loop_w);
 
 	if (rc != 0)
 		return rc == -EINVAL ? -ENOENT : rc;
-	for (at = start; at < exit; at += in.len) {
-		g[REG_RIP] = (long long)at;
-		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
-			return -EINVAL;
-		if (!data_accesses(&in, &d, &store))
-			continue;
-		if (at != pc && !store && readonly && rip_readonly(&in, readonly))
-			continue;
-		if (at != pc || store)
-			return -ENOENT;
-		found = true;
-	}
-	return found ? 0 : -ENOENT;
+	rc = loop_body_accesses(start, exit, g, pc, readonly);
+	return rc == 1 ? 0 : rc < 0 ? rc : -ENOENT;
 }
 
 int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,

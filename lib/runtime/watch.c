@@ -1189,8 +1189,8 @@ void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t
    register-only loop, its line watched for writes by the idle
    process-wide set, the load the entry: the next store there by another
    thread (the master writing the next task's input) traps with its own
-   context, a communication with the load's. On the set's budget. 0 when
-   armed. Signal context. */
+   context, a communication with the load's. On a budget of its own. 0
+   when armed (counted: feed_armed, watch_armed). Signal context. */
 int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s)
 {
 	struct hc_bb_entry e;
@@ -1224,8 +1224,11 @@ int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s)
 	r = pset_arm_set_x(t, &e, 1, true, s->time, &addr, 1, false, 0, 0, false, false, NULL);
 	t->watch.pset_feed = false;
 	__atomic_add_fetch(&pset.feed_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
-	if (r == 0)
+	if (r == 0) {
 		__atomic_add_fetch(&pset.feed_dry, 1, __ATOMIC_RELAXED);
+		t->cnt.feed_armed++;
+		t->cnt.watch_armed++;
+	}
 	return r;
 }
 

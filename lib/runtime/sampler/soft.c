@@ -1841,6 +1841,8 @@ static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r
    the idle process-wide set watches the line for it, the load its entry.
    One ask in 4 such samples. The feeding load is found once per PC
    (feed[]). Signal context. */
+#define RT_FEED_REACH 32   /* instructions to a feed loop's back-edge at most */
+
 static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 {
 	uint64_t pc = (uint64_t)r->gregs[REG_RIP], load;
@@ -1858,16 +1860,18 @@ static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 	t->cnt.feed_asked++;
 	if (own(t)->feed[slot].pc != pc) {
 		own(t)->feed[slot].pc = pc;
-		if (hc_decode_loop_feed(r, t->prev, hc_rt.opt.loop_exit ? hc_rt.opt.loop_exit : 32,
-		                        &own(t)->feed[slot].load) != 0)
+		if (hc_decode_loop_feed(r, t->prev, RT_FEED_REACH, &own(t)->feed[slot].load) != 0)
 			own(t)->feed[slot].load = 0;
 	}
-	load = own(t)->feed[slot].load;
+	if (!(load = own(t)->feed[slot].load)) {
+		t->cnt.feed_none++;
+		return;
+	}
 	memcpy(g, r->gregs, sizeof(g));
 	g[REG_RIP] = (long long)load;
 	r2.gregs = g;
 	private_ranges(t, &p);
-	if (!load || hc_decode_at_pc(&r2, &in) < 0 || !(acc = hc_scan_shared_load(&in, &p, loadmap__readonly)) ||
+	if (hc_decode_at_pc(&r2, &in) < 0 || !(acc = hc_scan_shared_load(&in, &p, loadmap__readonly)) ||
 	    lock__sync_sys(load, acc->ea, acc->size)) {
 		t->cnt.feed_none++;
 		return;
@@ -1879,10 +1883,7 @@ static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 	s.ctx = cct__context(t, uctx, load);
 	if (s.ctx == HC_NONE)
 		return;
-	if (watch__pset_feed(t, &s) == 0) {
-		t->cnt.feed_armed++;
-		t->cnt.watch_armed++;
-	}
+	watch__pset_feed(t, &s);
 }
 
 /* A sampled load that is the only access of its loop (-O0's input
@@ -1900,8 +1901,7 @@ static void feed_sampled(struct rt_thread *t, void *uctx, uint64_t leaf, const s
 	if (own(t)->feed_only[slot].pc != leaf) {
 		own(t)->feed_only[slot].pc = leaf;
 		own(t)->feed_only[slot].only =
-			hc_decode_loop_only_load(leaf, hc_rt.opt.loop_exit ? hc_rt.opt.loop_exit : 32,
-			                         loadmap__readonly) == 0;
+			hc_decode_loop_only_load(leaf, RT_FEED_REACH, loadmap__readonly) == 0;
 	}
 	if (!own(t)->feed_only[slot].only || ++own(t)->feed_load_skip < 4 || !watch__pset_idle())
 		return;
@@ -1911,10 +1911,7 @@ static void feed_sampled(struct rt_thread *t, void *uctx, uint64_t leaf, const s
 		return;
 	t->cnt.feed_asked++;
 	t->cnt.feed_sampled++;
-	if (watch__pset_feed(t, &f) == 0) {
-		t->cnt.feed_armed++;
-		t->cnt.watch_armed++;
-	}
+	watch__pset_feed(t, &f);
 }
 
 /* ---- return bursts ----
