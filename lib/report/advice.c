@@ -173,21 +173,41 @@ static uint64_t element_size(const struct hc_db_object *o, bool dwarf, const cha
 	return 0;
 }
 
-/* Distance between the byte ranges of threads: for unnamed fields, the
-   smallest offset step between fields touched by different single threads
-   (per-thread slots of that many bytes), 0 when there is none. */
-static uint64_t slot_step(const struct hc_advice_field *v, size_t n)
+/* The slot size of per-thread slots in unnamed fields: each thread's
+   slot starts at the lowest offset of the fields only it touched in false
+   sharing; the smallest gap between two threads' starts (a thread's fields
+   at -O0 come in 4-byte halves, so no gap between fields of one slot
+   counts). 0 when fewer than two threads have such fields, or when the
+   fields of one thread alone carry less than half the object's false
+   volume: then the threads share the slots (a queue's writer and reader)
+   and nothing is per-thread. */
+static uint64_t slot_step(const struct hc_advice_field *v, size_t n, uint64_t obj_false)
 {
-	uint64_t best = 0;
+	uint32_t tid[64];
+	uint64_t start[64], best = 0, single = 0;
+	uint32_t nt = 0;
 
-	for (size_t a = 0; a < n; a++)
-		for (size_t b = a + 1; b < n; b++) {
-			const struct hc_db_field *x = v[a].f, *y = v[b].f;
-			uint64_t d;
-			if (x->nthreads != 1 || y->nthreads != 1 || x->threads[0] == y->threads[0] ||
-			    !x->fal || !y->fal)
+	for (size_t a = 0; a < n; a++) {
+		const struct hc_db_field *x = v[a].f;
+		uint32_t m;
+		if (x->nthreads != 1 || !x->fal)
+			continue;
+		single += x->fal;
+		for (m = 0; m < nt && tid[m] != x->threads[0]; m++)
+			;
+		if (m == nt) {
+			if (nt == 64)
 				continue;
-			d = y->offset > x->offset ? y->offset - x->offset : x->offset - y->offset;
+			tid[nt] = x->threads[0];
+			start[nt++] = x->offset;
+		} else if (x->offset < start[m])
+			start[m] = x->offset;
+	}
+	if (nt < 2 || 2 * single < obj_false)
+		return 0;
+	for (uint32_t a = 0; a < nt; a++)
+		for (uint32_t b = a + 1; b < nt; b++) {
+			uint64_t d = start[a] > start[b] ? start[a] - start[b] : start[b] - start[a];
 			if (d && d < LINE && (!best || d < best))
 				best = d;
 		}
@@ -275,16 +295,61 @@ static bool in_set(const uint32_t *set, uint32_t n, uint32_t v)
 	return false;
 }
 
+/* A C++ standard library call that allocates the library's own state (a
+   std::thread's callable, a stream's buffer, a locale), not a container's
+   storage of the program's elements. */
+static bool std_internal(const char *call)
+{
+	static const char *const own[] = { "std::thread", "std::jthread", "std::locale",
+		"std::ios_base", "std::basic_ios", "std::basic_filebuf", "std::basic_streambuf",
+		"std::basic_stringbuf", "std::__cxx11::basic_stringbuf", "std::basic_ostream",
+		"std::basic_istream" };
+
+	for (size_t k = 0; k < sizeof(own) / sizeof(*own); k++)
+		if (!strncmp(call, own[k], strlen(own[k])))
+			return true;
+	return false;
+}
+
+/* The element type of a C++ container's storage from its allocating call's
+   name ("std::vector<Stats, std::allocator<Stats> >::vector",
+   "std::allocator_traits<std::allocator<int> >::allocate"): the argument of
+   its std::allocator<...>, without "(anonymous namespace)::". false when the
+   call is no standard-library allocation of elements. */
+static bool std_elem_type(const char *call, char *out, size_t osz)
+{
+	const char *p = strstr(call, "std::allocator<"), *q;
+	int depth = 1;
+
+	out[0] = '\0';
+	if (strncmp(call, "std::", 5) && strncmp(call, "__gnu_cxx::", 11))
+		return false;
+	if (!p)
+		return false;
+	p += strlen("std::allocator<");
+	for (q = p; *q && depth; q++)
+		depth += *q == '<' ? 1 : *q == '>' ? -1 : 0;
+	if (depth || q - 1 <= p)
+		return false;
+	q--;                               /* the closing '>' */
+	while (q > p && q[-1] == ' ')
+		q--;
+	if (!strncmp(p, "(anonymous namespace)::", 23))
+		p += 23;
+	snprintf(out, osz, "%.*s", (int)(q - p), p);
+	return out[0] != '\0';
+}
+
 static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
                   const struct hc_db_object *o, struct hc_advice_fs *a)
 {
-	char var[256] = "", call[128], site[512], tn[160], sizes[64];
+	char var[256] = "", call[128], site[512], tn[160], sizes[64], etype[128];
 	const char *type = o->type ? o->type : "", *from;
 	bool heap = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_HEAP)),
 	     stat = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STATIC));
 	bool named = false, per_elem = true, split = false, fortran = false, omp = false, handed = false;
 	uint64_t e, step = 0;
-	bool member_array = false, scalar_elems = true;
+	bool member_array = false, scalar_elems = true, container = false;
 	uint32_t thr[64], nthr = 0;
 	int64_t ek[64];
 	uint32_t eth[64], every[64], nevery = 0;
@@ -384,13 +449,18 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		}
 	}
 	if (!per_elem && !split && !named)
-		step = slot_step(a->fields, a->nfields);
+		step = slot_step(a->fields, a->nfields, o->fal);
 
-	snprintf(tn, sizeof(tn), "%s", type[0] ? type : "the element type");
 	if (heap)
 		heap_site(o->name, call, sizeof(call), site, sizeof(site));
 	else
 		call[0] = site[0] = '\0';
+	/* a C++ container's storage (std::vector's elements): the program's
+	   data, its element type from the allocating call when DWARF has none */
+	container = heap && call[0] && !std_internal(call) && std_elem_type(call, etype, sizeof(etype));
+	if (container && !type[0])
+		type = etype;
+	snprintf(tn, sizeof(tn), "%s", type[0] ? type : "the element type");
 	{
 		const char *dot = strrchr(site, '.');
 		fortran = dot && (!strncasecmp(dot, ".f90", 4) || !strncasecmp(dot, ".f:", 3) ||
@@ -403,7 +473,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		omp = n && strstr(hc_db_node_proc_name(db, n), "[parallel region");
 	}
 
-	if (heap && call[0] && (runtime_of(call) || !strncmp(call, "std::", 5))) {
+	if (heap && call[0] && (runtime_of(call) || std_internal(call))) {
 		const char *rt = runtime_of(call) ? runtime_of(call) : "the C++ standard library";
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "allocated inside %s(...) called at %s, by %s, not by this program's code: "
@@ -516,6 +586,24 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		              "(GCC: `__attribute__((aligned(64)))`) on that member of %s, or move "
 		              "each thread's fields into a struct of its own", list[0] ? list :
 		              "the second thread's first field", tn);
+	} else if (step && container) {
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%u threads write their own %llu-byte elements of a C++ container of %s "
+		         "(allocated by %s(...) at %s), %llu B apart: several elements per 64-byte line",
+		         nthr, (unsigned long long)step, type, call, site, (unsigned long long)step);
+		if (scalar_type(type))
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "give each element its own line: store `struct alignas(64) Padded "
+			              "{ %s v; }` in the container instead of %s, %llu -> 64 B per element; "
+			              "since C++17 the container's allocator returns storage aligned for it",
+			              type, type, (unsigned long long)step);
+		else
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "give each element its own line: declare the element type `struct "
+			              "alignas(64) %s` (or wrap it: `struct alignas(64) Padded { %s v; }` and "
+			              "store Padded in the container), %llu -> 64 B per element; since C++17 "
+			              "the container's allocator returns storage aligned for it", type, type,
+			              (unsigned long long)step);
 	} else if (step) {
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "%u threads write their own %llu-byte slots, %llu B apart: several slots per "
@@ -546,6 +634,14 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		              "dimension of %llu elements, using a(1, t)), or with ifx "
 		              "`!DIR$ ATTRIBUTES ALIGN: 64`", a->nfixes ? "and " : "", site,
 		              (unsigned long long)(e && e < LINE ? LINE / e : step && step < LINE ? LINE / step : 8));
+	} else if (heap && site[0] && container) {
+		if (!step && !per_elem)
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "%sthe storage comes from %s(...) at %s: pad its element type %s "
+			              "(%s) and, since C++17, the container's allocator aligns the storage "
+			              "for it", a->nfixes ? "and " : "", call, site, type,
+			              scalar_type(type) ? "store a `struct alignas(64) { T v; }` instead" :
+			              "`alignas(64)`");
 	} else if (heap && site[0]) {
 		bool libc = !call[0] || !strcmp(call, "malloc") || !strcmp(call, "calloc") ||
 		            !strcmp(call, "realloc");

@@ -366,6 +366,69 @@ static void test_negligible_and_library(void)
 	hc_advice_free(&a);
 }
 
+/* C++: a std::vector's storage is the program's data (cxx_stats' per-thread
+   Stats, accuracy suite), its element type read from the allocating call;
+   -O0's 4-byte halves of one 8-byte element make one slot; a std::thread's
+   state is still the library's own; slots that two threads share (a
+   queue's writer and reader) are no per-thread slots */
+static void test_cxx_containers(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "transfers", 5, 1);
+	field(0, "", 0, 4, 300, 1);
+	field(1, "", 4, 4, 100, 1);
+	field(2, "", 8, 4, 300, 2);
+	field(3, "", 12, 4, 100, 2);
+	field(4, "", 16, 4, 300, 3);
+	object(&db, "heap", "std::vector<(anonymous namespace)::Stats, std::allocator<(anonymous "
+	       "namespace)::Stats> >::vector(...) at cxx_stats.cc:49 in main", "", 0, 1100, 0, 5);
+	two_slots(&db, 5, "heap", "std::thread::thread<void (&)(int), int>(...) at t.cc:9 in main",
+	          "", 0, "", "", 400);
+	db.t_all = db.t_false = 1900;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 2) {
+		CHECK(a.fs[0].o == &objs[0]);
+		CHECK_MSG(strstr(a.fs[0].pattern, "8-byte elements of a C++ container of Stats") &&
+		          !strstr(a.fs[0].pattern, "standard library"), "pattern: %s", a.fs[0].pattern);
+		CHECK(has_fix(&a.fs[0], "struct alignas(64) Stats", "8 -> 64"));
+		CHECK(!has_fix(&a.fs[0], "no change in this program's code", NULL));
+		CHECK(!has_fix(&a.fs[0], "aligned_alloc", NULL));
+		CHECK(a.fs[1].o == &objs[1]);
+		CHECK(strstr(a.fs[1].pattern, "by the C++ standard library"));
+		CHECK(has_fix(&a.fs[1], "no change in this program's code", NULL));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 2", a.nfs);
+	}
+	hc_advice_free(&a);
+
+	/* rigtorp::SPSCQueue<int>'s slots: the producer (0) writes them, the
+	   consumer (1) reads them; most false transfers on fields of both */
+	base_db(&db, "transfers", 2, 1);
+	field(0, "", 64, 4, 1000, 0);
+	tids[0][1] = 1;
+	fields[0].nthreads = 2;
+	field(1, "", 68, 4, 900, 0);
+	tids[1][1] = 1;
+	fields[1].nthreads = 2;
+	field(2, "", 72, 8, 100, 0);
+	field(3, "", 80, 4, 50, 1);
+	object(&db, "heap", "std::allocator_traits<std::allocator<int> >::allocate(...) at "
+	       "SPSCQueue.h:77 in rigtorp::SPSCQueue<int, std::allocator<int> >::SPSCQueue <- main",
+	       "", 0, 2050, 0, 4);
+	db.t_all = db.t_false = 2050;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1) {
+		CHECK_MSG(!strstr(a.fs[0].pattern, "their own") && !strstr(a.fs[0].pattern, "standard library"),
+		          "pattern: %s", a.fs[0].pattern);
+		CHECK(has_fix(&a.fs[0], "SPSCQueue.h:77", "struct alignas(64) { T v; }"));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
+	}
+	hc_advice_free(&a);
+}
+
 /* exact mode (unit transfers, no sampled total): an object whose false
    sharing is a sliver of all the communication counted (a few lines at
    the threads' chunk boundaries, NPB CG's r, q, z) gets no padding
@@ -546,6 +609,7 @@ int main(void)
 	test_member_array();
 	test_handed_elements();
 	test_runtime_names();
+	test_cxx_containers();
 	test_negligible_and_library();
 	test_exact_negligible();
 	test_true_sharing_and_empty();
