@@ -313,12 +313,13 @@ static bool std_internal(const char *call)
 
 /* The element type of a C++ container's storage from its allocating call's
    name ("std::vector<Stats, std::allocator<Stats> >::vector",
-   "std::allocator_traits<std::allocator<int> >::allocate"): the argument of
-   its std::allocator<...>, without "(anonymous namespace)::". false when the
-   call is no standard-library allocation of elements. */
+   "std::allocator_traits<std::allocator<int> >::allocate", clang's
+   "std::__new_allocator<int>::allocate"): the argument of its first
+   ...allocator<...>, without "(anonymous namespace)::". false when the call
+   is no standard-library allocation of elements. */
 static bool std_elem_type(const char *call, char *out, size_t osz)
 {
-	const char *p = strstr(call, "std::allocator<"), *q;
+	const char *p = strstr(call, "allocator<"), *q;
 	int depth = 1;
 
 	out[0] = '\0';
@@ -326,7 +327,7 @@ static bool std_elem_type(const char *call, char *out, size_t osz)
 		return false;
 	if (!p)
 		return false;
-	p += strlen("std::allocator<");
+	p += strlen("allocator<");
 	for (q = p; *q && depth; q++)
 		depth += *q == '<' ? 1 : *q == '>' ? -1 : 0;
 	if (depth || q - 1 <= p)

@@ -427,6 +427,18 @@ static void test_cxx_containers(void)
 		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
 	}
 	hc_advice_free(&a);
+
+	/* clang names the allocation by libstdc++'s __new_allocator<T> */
+	base_db(&db, "transfers", 3, 1);
+	two_slots(&db, 0, "heap", "std::__new_allocator<Stats>::allocate(...) at new_allocator.h:137 "
+	          "in std::allocator_traits<std::allocator<Stats> >::allocate <- main", "", 0, "", "", 500);
+	db.t_all = db.t_false = 1000;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1)
+		CHECK(has_fix(&a.fs[0], "struct alignas(64) Stats", "8 -> 64"));
+	else
+		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
+	hc_advice_free(&a);
 }
 
 /* exact mode (unit transfers, no sampled total): an object whose false
