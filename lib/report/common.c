@@ -7,7 +7,10 @@
    twice. A location is (file, line, innermost procedure): two statements on
    one line of two inlined copies of different functions stay apart, and
    files with the same basename in different directories too (the choice is
-   explained in doc/viewer-export.md, "Code pairs"). No signal context. */
+   explained in doc/viewer-export.md, "Code pairs"). A statement of a C
+   library copy routine or of a system header (std::atomic's load inlined)
+   is located at the program's call site, "via" the library function. No
+   signal context. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,10 +99,66 @@ static bool copy_routine(const struct hc_db *db, const struct hc_db_node *fr)
 	return false;
 }
 
+/* A file of the system's headers (libstdc++'s <atomic>, <vector>, glibc's
+   inline functions): code the program calls, not code it can change. */
+static bool system_header(const struct hc_db *db, uint64_t f)
+{
+	const char *path = f ? hc_db_file_name(db, f) : NULL;
+	char norm[512];
+	size_t n = 0;
+
+	if (!path || path[0] != '/')
+		return false;
+	/* lexically, as clang records it: "/usr/bin/../lib/gcc/x86_64-linux-gnu/12/
+	   ../../../../include/c++/12/bits/atomic_base.h" is /usr/include/c++/... */
+	for (const char *p = path; *p;) {
+		const char *e = strchr(p + 1, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);   /* "/name" */
+		if (len == 3 && !strncmp(p, "/..", 3)) {
+			while (n && norm[n - 1] != '/')
+				n--;
+			if (n)
+				n--;
+		} else if (!(len == 2 && !strncmp(p, "/.", 2)) && len > 1) {
+			if (n + len >= sizeof(norm))
+				return false;
+			memcpy(norm + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	norm[n] = '\0';
+	return !strncmp(norm, "/usr/include/", 13) || !strncmp(norm, "/usr/lib/gcc/", 13) ||
+	       !strncmp(norm, "/usr/local/include/", 19);
+}
+
+/* The call site in the program's own code that led to n's system-header
+   statement: up the inlined (A: its f/l is the call site in its caller) and
+   called (PF under a C) frames while the site is in a system header. *fr
+   gets the frame the site is in; NULL when no such site is within 16 frames. */
+static const struct hc_db_node *user_site(const struct hc_db *db, const struct hc_db_node *n,
+                                          const struct hc_db_node **fr, uint64_t *f, uint64_t *l)
+{
+	const struct hc_db_node *cur = frame_of(db, n);
+
+	for (int depth = 0; cur && depth < 16; depth++) {
+		const struct hc_db_node *site = cur->type == HC_DB_N_A ? cur : parent_of(db, cur);
+		if (!site || (site->type != HC_DB_N_A && site->type != HC_DB_N_C))
+			return NULL;
+		*fr = frame_of(db, parent_of(db, site));
+		*f = site->f;
+		*l = site->l;
+		if (!system_header(db, site->f))
+			return *fr ? site : NULL;
+		cur = *fr;
+	}
+	return NULL;
+}
+
 static struct loc loc_of(const struct hc_db *db, const struct hc_db_node *n)
 {
-	const struct hc_db_node *fr = frame_of(db, n), *call;
-	uint64_t via = UINT64_MAX;
+	const struct hc_db_node *fr = frame_of(db, n), *call, *ufr = NULL;
+	uint64_t via = UINT64_MAX, f, l;
 
 	if (!n)
 		return (struct loc){ UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, NULL };
@@ -107,6 +166,11 @@ static struct loc loc_of(const struct hc_db *db, const struct hc_db_node *n)
 		via = fr->proc;
 		n = call;
 		fr = frame_of(db, call);
+	} else if (fr && system_header(db, n->f) && user_site(db, n, &ufr, &f, &l)) {
+		/* std::atomic's load inlined into the program: the program's line,
+		   via the library function (SPSCQueue's index loads and stores
+		   would otherwise all read "atomic_base.h:488") */
+		return (struct loc){ f, l, ufr->proc, fr->proc, n };
 	}
 	return (struct loc){ n->f, n->l, fr ? fr->proc : UINT64_MAX, via, n };
 }

@@ -614,6 +614,60 @@ static void test_copy_routine_pairs(void)
 	free(lp);
 }
 
+/* a statement in a system header (std::atomic's store and load inlined
+   into the program, the path as clang records it) is named by the
+   program's line that called it, via the library function; two different
+   program lines over the same header line stay two rows (SPSCQueue's index
+   stores and loads all read "atomic_base.h:464 <-> :488" otherwise) */
+static void test_system_header_pairs(void)
+{
+	static struct hc_db_name lms[] = { { 1, "/tmp/app" } };
+	static struct hc_db_name files[] = {
+		{ 1, "/src/queue.h" },
+		{ 2, "/usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/bits/atomic_base.h" } };
+	static struct hc_db_proc procs[] = { { 1, "push", 1, 1, 100 }, { 2, "pop", 1, 1, 180 },
+	                                     { 3, "std::__atomic_base<unsigned long>::store", 1, 2, 460 },
+	                                     { 4, "std::__atomic_base<unsigned long>::load", 1, 2, 480 } };
+	static struct hc_db_node nodes[] = {
+		{ .id = 10, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 1, .lm = 1, .f = 1, .l = 100 },
+		{ .id = 11, .parent = 0, .type = HC_DB_N_A, .proc = 3, .lm = 1, .f = 1, .l = 118 },
+		{ .id = 12, .parent = 1, .type = HC_DB_N_S, .proc = 3, .lm = 1, .f = 2, .l = 464 },
+		{ .id = 13, .parent = 0, .type = HC_DB_N_A, .proc = 4, .lm = 1, .f = 1, .l = 115 },
+		{ .id = 14, .parent = 3, .type = HC_DB_N_S, .proc = 4, .lm = 1, .f = 2, .l = 488 },
+		{ .id = 20, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 2, .lm = 1, .f = 1, .l = 180 },
+		{ .id = 21, .parent = 5, .type = HC_DB_N_C, .proc = 2, .lm = 1, .f = 1, .l = 183 },
+		{ .id = 22, .parent = 6, .type = HC_DB_N_PF, .proc = 4, .lm = 1, .f = 2, .l = 480 },
+		{ .id = 23, .parent = 7, .type = HC_DB_N_S, .proc = 4, .lm = 1, .f = 2, .l = 488 },
+		{ .id = 24, .parent = 5, .type = HC_DB_N_A, .proc = 3, .lm = 1, .f = 1, .l = 190 },
+		{ .id = 25, .parent = 9, .type = HC_DB_N_S, .proc = 3, .lm = 1, .f = 2, .l = 464 },
+	};
+	static uint64_t ids[] = { 10, 11, 12, 13, 14, 20, 21, 22, 23, 24, 25 };
+	static uint32_t idx[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	/* push's store (12) -> pop's load (23, called); pop's store (25) -> push's load (14) */
+	struct hc_db_codepair pairs[] = { { .c = 23, .p = 12, .all = 7, .tru = 7 },
+	                                  { .c = 14, .p = 25, .all = 4, .tru = 4 } };
+	struct hc_report_loc_pair *lp = NULL;
+	size_t n = 0, total = 0;
+	struct hc_db db;
+
+	memset(&db, 0, sizeof(db));
+	db.lms = lms, db.nlms = 1, db.files = files, db.nfiles = 2;
+	db.procedures = procs, db.nprocedures = 4, db.nodes = nodes, db.nnodes = 11;
+	db.node_ids = ids, db.node_idx = idx;
+	CHECK(hc_report_loc_pairs(&db, pairs, 2, 0, &lp, &n, &total) == 0);
+	CHECK_EQ_U64(n, 2);
+	for (size_t k = 0; k < n; k++) {
+		const char *a = lp[k].a, *b = lp[k].b;
+		const char *x = lp[k].all == 7 ? "queue.h:118 (push) via std::__atomic_base<unsigned long>::store"
+		                               : "queue.h:115 (push) via std::__atomic_base<unsigned long>::load";
+		const char *y = lp[k].all == 7 ? "queue.h:183 (pop) via std::__atomic_base<unsigned long>::load"
+		                               : "queue.h:190 (pop) via std::__atomic_base<unsigned long>::store";
+		CHECK_MSG((!strcmp(a, x) && !strcmp(b, y)) || (!strcmp(a, y) && !strcmp(b, x)),
+		          "pair %zu: %s <-> %s", k, a, b);
+	}
+	free(lp);
+}
+
 int main(void)
 {
 	test_scale();
@@ -627,5 +681,6 @@ int main(void)
 	test_true_sharing_and_empty();
 	test_coverage();
 	test_copy_routine_pairs();
+	test_system_header_pairs();
 	return hc_test_done("test_advice");
 }
