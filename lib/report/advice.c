@@ -780,6 +780,19 @@ static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
 		snprintf(t->detail, sizeof(t->detail),
 		         "data written by one thread is used by another; the peer's profile is "
 		         "missing, so its statement is unknown");
+	} else if (strstr(t->a, "[parallel region at ") && strstr(t->b, "[parallel region at ")) {
+		/* both ends in OpenMP parallel loops (LULESH: CalcEnergyForElems'
+		   loop writes what EvalEOSForElems' loop reads) */
+		t->kind = "producer→consumer between OpenMP parallel loops";
+		snprintf(t->detail, sizeof(t->detail),
+		         "one parallel loop writes data that another thread reads in a loop of "
+		         "another (or the same) parallel region. A stencil's neighbour reads are "
+		         "inherent (larger blocks per thread cut them); otherwise the two loops divide "
+		         "the iterations differently: give both the same iteration space and "
+		         "`schedule(static)` (the same chunks), so that each thread reads what it "
+		         "wrote, or fuse the loops; or a temporary array is freed and allocated again "
+		         "with another length (its memory then belongs to other threads' chunks): "
+		         "keep it allocated across the calls");
 	} else {
 		t->kind = "producer→consumer";
 		snprintf(t->detail, sizeof(t->detail),

@@ -75,7 +75,7 @@ struct hc_advice_ts {
 	uint64_t tru, all;
 	double share;
 	const char *kind;      /* "migratory read-modify-write", "producer→consumer", ... */
-	char detail[512];      /* what it means and what helps */
+	char detail[1024];     /* what it means and what helps */
 };
 
 struct hc_advice {

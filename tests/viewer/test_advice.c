@@ -668,6 +668,51 @@ static void test_system_header_pairs(void)
 	free(lp);
 }
 
+/* true sharing between two OpenMP parallel loops gets the loops' advice
+   (the same schedule, or fuse them), a plain hand-off the generic one */
+static void test_parallel_loop_pairs(void)
+{
+	static struct hc_db_name lms[] = { { 1, "/tmp/lulesh" } };
+	static struct hc_db_name files[] = { { 1, "/src/lulesh.cc" } };
+	static struct hc_db_proc procs[] = {
+		{ 1, "CalcEnergyForElems [parallel region at lulesh.cc:2075]", 1, 1, 2075 },
+		{ 2, "EvalEOSForElems [parallel region at lulesh.cc:2240]", 1, 1, 2240 },
+		{ 3, "main", 1, 1, 10 }, { 4, "worker", 1, 1, 40 } };
+	static struct hc_db_node nodes[] = {
+		{ .id = 10, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 1, .lm = 1, .f = 1, .l = 2075 },
+		{ .id = 11, .parent = 0, .type = HC_DB_N_S, .proc = 1, .lm = 1, .f = 1, .l = 2080 },
+		{ .id = 20, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 2, .lm = 1, .f = 1, .l = 2240 },
+		{ .id = 21, .parent = 2, .type = HC_DB_N_S, .proc = 2, .lm = 1, .f = 1, .l = 2248 },
+		{ .id = 30, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 3, .lm = 1, .f = 1, .l = 10 },
+		{ .id = 31, .parent = 4, .type = HC_DB_N_S, .proc = 3, .lm = 1, .f = 1, .l = 12 },
+		{ .id = 40, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 4, .lm = 1, .f = 1, .l = 40 },
+		{ .id = 41, .parent = 6, .type = HC_DB_N_S, .proc = 4, .lm = 1, .f = 1, .l = 44 },
+	};
+	static uint64_t ids[] = { 10, 11, 20, 21, 30, 31, 40, 41 };
+	static uint32_t idx[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	static struct hc_db_codepair pairs[] = { { .c = 21, .p = 11, .all = 9, .tru = 9 },
+	                                         { .c = 41, .p = 31, .all = 5, .tru = 5 } };
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 1000);
+	db.lms = lms, db.nlms = 1, db.files = files, db.nfiles = 1;
+	db.procedures = procs, db.nprocedures = 4, db.nodes = nodes, db.nnodes = 8;
+	db.node_ids = ids, db.node_idx = idx;
+	db.pairs = pairs, db.npairs = 2;
+	db.t_all = db.t_true = 14;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	CHECK_EQ_U64(a.nts, 2);
+	if (a.nts == 2) {
+		CHECK_MSG(!strcmp(a.ts[0].kind, "producer→consumer between OpenMP parallel loops"),
+		          "kind: %s", a.ts[0].kind);
+		CHECK(strstr(a.ts[0].detail, "schedule(static)") && strstr(a.ts[0].detail, "fuse"));
+		CHECK_STR(a.ts[1].kind, "producer→consumer");
+	}
+	hc_advice_free(&a);
+}
+
 int main(void)
 {
 	test_scale();
@@ -682,5 +727,6 @@ int main(void)
 	test_coverage();
 	test_copy_routine_pairs();
 	test_system_header_pairs();
+	test_parallel_loop_pairs();
 	return hc_test_done("test_advice");
 }
