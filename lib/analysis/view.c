@@ -18,6 +18,28 @@
 
 #include "analysis/internal.h"
 
+/* A thread's start routine as a report names it (malloc'd). Without
+   symbols for the runtime libraries (Debian ships none), the trampolines
+   every std::thread and every OpenMP worker starts in read
+   "[libstdc++.so.6+0xd4490]" and "[libgomp.so.1+0x1cc40]": the library
+   starts threads only there, so say what they are, the address kept. */
+static char *start_routine_name(const char *name)
+{
+	static const struct { const char *lib, *what; } tramp[] = {
+		{ "[libstdc++.so", "std::thread" }, { "[libgomp.so", "OpenMP worker" },
+		{ "[libomp.so", "OpenMP worker" } };
+	char *out;
+
+	for (size_t k = 0; k < sizeof(tramp) / sizeof(*tramp); k++)
+		if (!strncmp(name, tramp[k].lib, strlen(tramp[k].lib)) && strstr(name, "+0x")) {
+			size_t n = strlen(tramp[k].what) + 1 + strlen(name) + 1;
+			if ((out = malloc(n)))
+				snprintf(out, n, "%s %s", tramp[k].what, name);
+			return out;
+		}
+	return strdup(name);
+}
+
 #define CHUNK 8192u
 
 struct req {
@@ -562,7 +584,7 @@ int view__build(struct an *an)
 
 		if (p && p->start_lm != HC_NONE) {
 			const struct res *r = &sr.res[who_res[ntree + i]];
-			t->start_name = strdup(v->names.s[v->proc[r->fr[0].proc].name]);
+			t->start_name = start_routine_name(v->names.s[v->proc[r->fr[0].proc].name]);
 			if (!t->start_name) {
 				ret = -ENOMEM;
 				goto out;
