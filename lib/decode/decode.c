@@ -1600,6 +1600,59 @@ int hc_decode_loop_only_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_
 	return rc == 1 ? 0 : rc < 0 ? rc : -ENOENT;
 }
 
+int hc_decode_loop_live_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_t addr), uint64_t *load)
+{
+	uint64_t start, exit, l = 0, at;
+	uint16_t loop_w, used = 0, w = 0;
+	long long g[NGREG] = { 0 };
+	struct hc_regs r2 = { g, 0, 0 };
+	struct hc_insn in;
+	struct hc_insn_deps d;
+	bool store;
+	int rc = hc_decode_loop_body(pc, max, &start, &exit, &loop_w);
+
+	*load = 0;
+	if (rc != 0)
+		return rc == -EINVAL ? -ENOENT : rc;
+	/* the body's one access, a load; straight-line code but for the
+	   back-edge (the path from the load around to pc is then the only one) */
+	for (at = start; at < exit; at += in.len) {
+		g[REG_RIP] = (long long)at;
+		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
+			return -EINVAL;
+		if (at + in.len < exit && (d.ends || d.dynamic))
+			return -ENOENT;
+		if (!data_accesses(&in, &d, &store) || (!store && readonly && rip_readonly(&in, readonly)))
+			continue;
+		if (store || l)
+			return -ENOENT;
+		l = at;
+		used = d.used;
+	}
+	if (!l || !used)
+		return -ENOENT;
+	/* the registers the instructions after the load write before pc
+	   runs, around the back-edge when pc is not after it */
+	for (at = l; ; ) {
+		g[REG_RIP] = (long long)at;
+		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
+			return -EINVAL;
+		if (at != l)
+			w |= d.written;
+		at += in.len;
+		if (at >= exit)
+			at = start;
+		if (at == pc)
+			break;
+		if (at == l)
+			return -ENOENT;     /* pc is not an instruction of the body */
+	}
+	if (pc == l || (w & used))
+		return -ENOENT;
+	*load = l;
+	return 0;
+}
+
 int hc_decode_ending_at(const struct hc_regs *r, uint64_t pc, struct hc_prev_cache *cache,
                         struct hc_insn *out)
 {

@@ -324,6 +324,20 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
    decodable). Async-signal-safe. */
 int hc_decode_loop_only_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_t addr));
 
+/* The one load of the innermost loop around pc (hc_decode_loop_body, max
+   instructions), when its address registers still hold the address it
+   last read as pc is about to run: the loop's only instruction with a
+   non-stack access (frame slots and, given readonly, RIP-relative
+   read-only constants aside) is that load, the body is straight-line
+   code but for its back-edge, and no instruction from the load (after
+   it) around to pc (before it) writes a register the load uses. -O0's
+   `s = s * c + in[i][k]` sampled at the multiply of the next iteration
+   (detection.md §5.70): a sample's registers then give in[i][k]'s
+   address. *load: the load's address; pc the load itself does not count
+   (its sample has the access). 0; -ENOENT (no such loop or load, or a
+   register rewritten), -EINVAL (not decodable). Async-signal-safe. */
+int hc_decode_loop_live_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_t addr), uint64_t *load);
+
 /* A leaf function with a frame pointer (detection.md §5.67: mw_cond -O0's
    spin_work, called by the worker between its pop and its store of the
    result): pc's function begins with push %rbp; mov %rsp,%rbp (after an

@@ -404,7 +404,14 @@ static void read_options(struct rt_options *o)
 	o->reader_loop = (uint32_t)env_u64("HPCRUN_COMM_READER_LOOP", 32);
 	o->feed_sets = env_u64("HPCRUN_COMM_FEED_SETS", 1) != 0;
 	o->feed_budget = (uint32_t)env_u64("HPCRUN_COMM_FEED_BUDGET", 10);
-	o->feed_sampled = env_u64("HPCRUN_COMM_FEED_SAMPLED", 0) != 0;
+	o->feed_sampled = env_u64("HPCRUN_COMM_FEED_SAMPLED", 1) != 0;
+	o->feed_life = (uint32_t)env_u64("HPCRUN_COMM_FEED_LIFE", 16);
+	o->feed_stands = (uint32_t)env_u64("HPCRUN_COMM_FEED_STANDS", 8);
+	o->feed_live = env_u64("HPCRUN_COMM_FEED_LIVE", 1) != 0;
+	if (o->feed_stands > 1024)
+		process__fatal("HPCRUN_COMM_FEED_STANDS: %u samples is more than 1024", o->feed_stands);
+	if (o->feed_life < 2 || o->feed_life > 64)
+		process__fatal("HPCRUN_COMM_FEED_LIFE: %u periods is not within 2..64", o->feed_life);
 	if (o->feed_budget > 1000)
 		process__fatal("HPCRUN_COMM_FEED_BUDGET: %u permille is more than 1000", o->feed_budget);
 	o->reader_chase = env_u64("HPCRUN_COMM_READER_CHASE", 1) != 0;
@@ -892,9 +899,15 @@ static void process_init(bool after_fork)
 		        "process's CPU time of their own, HPCRUN_COMM_FEED_BUDGET; after 16 sets without a "
 		        "communication one ask in 16; counters feed_asked, feed_none, feed_busy, feed_dry, "
 		        "feed_budget, feed_armed, feed_comms); a sampled load that is the only access of its loop "
-		        "asks too: %s (HPCRUN_COMM_FEED_SAMPLED; counter feed_sampled)",
+		        "asks too: %s (HPCRUN_COMM_FEED_SAMPLED; counter feed_sampled); a sample anywhere in a loop "
+		        "whose only access is one load, its address registers unchanged since it ran, asks for that "
+		        "load: %s (HPCRUN_COMM_FEED_LIVE; detection.md §5.70); a feed set lives %u sampling periods "
+		        "(HPCRUN_COMM_FEED_LIFE) and its trap weighs the samples since the thread's last one, at most "
+		        "%u (HPCRUN_COMM_FEED_STANDS, 0: one; counter feed_stood)",
 		        hc_rt.opt.feed_sets ? "on" : "off", hc_rt.opt.feed_budget,
-		        hc_rt.opt.feed_sets && hc_rt.opt.feed_sampled ? "on" : "off");
+		        hc_rt.opt.feed_sets && hc_rt.opt.feed_sampled ? "on" : "off",
+		        hc_rt.opt.feed_sets && hc_rt.opt.feed_live ? "on" : "off", hc_rt.opt.feed_life,
+		        hc_rt.opt.feed_stands);
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("a start routine's sample in a loop arms its return burst at the loop's exit, found within %u "
 		        "instructions (HPCRUN_COMM_LOOP_EXIT, 0 = off; counter ret_bp_loop)", hc_rt.opt.loop_exit);

@@ -426,6 +426,19 @@ static inline bool rt_reader_allows(uint64_t dry, uint64_t asked)
 	return dry < RT_READER_DRY || asked % RT_READER_DRY == 0;
 }
 
+/* What a feed set's trap weighs, in its trap's weights (detection.md
+   §5.70): the samples of its thread that could have asked for one since
+   its last one was armed (`pending`: the 1 in 4 asked, the others skipped
+   or refused between, this one included), at most `cap`
+   (HPCRUN_COMM_FEED_STANDS); 0 or 1 = one. As a lock set stands for the
+   hand-offs since its thread's last one. Pure. */
+static inline uint32_t rt_feed_stands(uint32_t pending, uint32_t cap)
+{
+	if (cap <= 1 || pending <= 1)
+		return 1;
+	return pending < cap ? pending : cap;
+}
+
 /* Hand-off sets of gated threads (HPCRUN_COMM_HANDOFF_PSET; detection.md
    §5.60). A hand-off set (§5.36) opens a gated thread's registers as a
    start set does, and the opened thread pays its un-cloned perf context at

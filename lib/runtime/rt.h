@@ -84,7 +84,7 @@
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
-	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(reader_chased) \
+	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(feed_stood) X(reader_chased) \
 	X(reader_callee) X(reader_callee_none) \
 	X(lock_acq_switched)
 
@@ -225,6 +225,7 @@ struct rt_thread {
 		uint32_t pset_edge;           /* the edge set being armed: its edge memory slot + 1 << 1 | its
 		                                 side (0: none; watch.c pset_edge, §5.64) */
 		bool pset_feed;               /* the process-wide set being armed is a feed set (§5.68) */
+		uint32_t pset_feed_stands;    /* ... the samples its trap stands for (§5.70) */
 		bool pset_handoff;            /* the process-wide set being armed is this thread's
 		                                 hand-off set (HPCRUN_COMM_HANDOFF_PSET, §5.60) */
 		bool line_seen;               /* the access being recorded: its line is one this
@@ -353,6 +354,11 @@ struct rt_options {
 	uint32_t feed_budget;       /* ... their own budget, permille of the process's CPU time */
 	bool feed_sampled;          /* ... also from a sampled load, the only access of its loop (-O0's
 	                               reloaded input; HPCRUN_COMM_FEED_SAMPLED) */
+	uint32_t feed_life;         /* ... a feed set's life, sampling periods of wall time (§5.70) */
+	bool feed_live;             /* ... also the one load of a loop whose address registers still hold its
+	                               address at the sample, from stack-only samples too (HPCRUN_COMM_FEED_LIVE) */
+	uint32_t feed_stands;       /* ... its trap weighs the samples since the thread's last feed set, at
+	                               most this many (0, 1: one, the sample that armed it; §5.70) */
 	uint32_t reader_chase;      /* ... on to the next element at the publisher's own store */
 	uint32_t reader_scale;      /* ... weighed as the lock traps' caps weigh their hand-offs */
 	uint32_t reader_samples;    /* ... from sampled stores too, not only a loop's exit */
@@ -737,7 +743,7 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
    (HPCRUN_COMM_POLL_READER, detection.md §5.58). Signal context. */
 uint32_t watch__poll_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf);
 void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t leaf, uint64_t lo, uint64_t hi);
-int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s);
+int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s, uint32_t stands);
 bool watch__pset_idle(void);
 bool watch__pset_start(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);
 bool watch__pset_start_exempt(struct rt_thread *t, const struct hc_bb_entry *e, uint32_t mult, uint64_t addr);

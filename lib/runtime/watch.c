@@ -84,6 +84,7 @@ static struct {
 		uint64_t reader_weight, reader_weight_store;
 		bool handoff;             /* a gated thread's hand-off set (pset_handoff, §5.60) */
 		bool feed;                /* a feed set (watch__pset_feed, §5.68) */
+		uint32_t feed_stands;     /* ... its trap weighs this many times the trap's weight (§5.70) */
 	} rec;
 	uint32_t own_traps;           /* of the current set (atomic) */
 	uint64_t sw_armed, sw_armed_inv;   /* the process's voluntary, involuntary switches at the arm */
@@ -375,7 +376,8 @@ static bool pset_zone_refused(struct rt_thread *t)
    two sampling periods (wall ns). */
 static uint64_t pset_min_age(void)
 {
-	return (pset.rec.pipe ? RT_PIPE_LIFE / 2 : 2) * hc_rt.period;    /* a pipeline set: pipe.h */
+	return (pset.rec.pipe ? RT_PIPE_LIFE / 2 : pset.rec.feed ? hc_rt.opt.feed_life / 2 : 2) *
+	       hc_rt.period;    /* a pipeline set: pipe.h; a feed set: §5.70 */
 }
 
 /* Arm the process-wide set for thread t's set (t->det: the entry, its
@@ -1191,7 +1193,7 @@ void watch__pset_reader(struct rt_thread *t, const struct hc_sample *s, uint64_t
    thread (the master writing the next task's input) traps with its own
    context, a communication with the load's. On a budget of its own. 0
    when armed (counted: feed_armed, watch_armed). Signal context. */
-int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s)
+int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s, uint32_t stands)
 {
 	struct hc_bb_entry e;
 	uint64_t addr = s->addr & ~(uint64_t)7, t0;
@@ -1221,12 +1223,14 @@ int watch__pset_feed(struct rt_thread *t, const struct hc_sample *s)
 	e.mask = hc_line_bytes(e.line, s->addr, s->len ? s->len : 1);
 	t0 = process__now();
 	t->watch.pset_feed = true;
+	t->watch.pset_feed_stands = stands;
 	r = pset_arm_set_x(t, &e, 1, true, s->time, &addr, 1, false, 0, 0, false, false, NULL);
 	t->watch.pset_feed = false;
 	__atomic_add_fetch(&pset.feed_spent_ns, process__now() - t0 + RT_PSET_TRAP_NS, __ATOMIC_RELAXED);
 	if (r == 0) {
 		__atomic_add_fetch(&pset.feed_dry, 1, __ATOMIC_RELAXED);
 		t->cnt.feed_armed++;
+		t->cnt.feed_stood += stands ? stands : 1;
 		t->cnt.watch_armed++;
 	}
 	return r;
@@ -1372,6 +1376,7 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 	pset.rec.flag_moved = false;
 	pset.rec.handoff = t->watch.pset_handoff;   /* a gated thread's hand-off set (§5.60) */
 	pset.rec.feed = t->watch.pset_feed;         /* a feed set (§5.68): its loop's thread leaves it be */
+	pset.rec.feed_stands = t->watch.pset_feed ? t->watch.pset_feed_stands : 0;
 	if (pset.rec.handoff || pset.rec.feed)
 		pset.rec.owner = RT_PSET_NOBODY;
 	__atomic_store_n(&pset.own_traps, 0, __ATOMIC_RELAXED);
@@ -1518,7 +1523,8 @@ void watch__pset_tick(struct rt_thread *t)
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (rt_pset_state_of(w) == RT_PSET_ARMED &&
 	    rt_pset_expired(pset.rec.armed_wall, process__now(),
-	                    (pset.rec.pipe ? RT_PIPE_LIFE : RT_PSET_LIFE) * hc_rt.period))
+	                    (pset.rec.pipe ? RT_PIPE_LIFE : pset.rec.feed ? hc_rt.opt.feed_life : RT_PSET_LIFE) *
+	                    hc_rt.period))
 		pset_end(w, &pset.ended_age);
 }
 
@@ -2240,6 +2246,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 	bool fl_moved = false;
 	bool hof = false;                 /* a gated thread's hand-off set (§5.60) */
 	bool fd = false;                  /* a feed set (§5.68) */
+	uint32_t fd_stands = 0;           /* ... the samples it stands for (§5.70) */
 	bool edge_extra = false;          /* an edge set on its own budget (§5.64) */
 	uint32_t edge_mem = 0;            /* an edge set's memory slot and side (§5.64) */
 
@@ -2280,6 +2287,7 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		rd_weight_store = pset.rec.reader_weight_store;
 		hof = pset.rec.handoff;
 		fd = pset.rec.feed;
+		fd_stands = pset.rec.feed_stands;
 		edge_extra = pset.rec.edge_extra;
 		edge_mem = pset.rec.edge_mem;
 
@@ -2563,6 +2571,8 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 			t->cnt.reader_writers++;
 	}
 	if (fd) {
+		if (fd_stands > 1)
+			comm.weight *= fd_stands;
 		t->cnt.feed_comms++;
 		__atomic_store_n(&pset.feed_dry, 0, __ATOMIC_RELAXED);
 	}

@@ -12,10 +12,13 @@
 # (feed_comms) between main and a worker; the volume between main and the
 # workers is then at least a fifth of the run's, the code pair main's
 # store of the row against the worker's load of it is in the database,
-# and the program's output is unchanged. HPCRUN_COMM_FEED_SAMPLED (-O0's
-# reloaded input as the feed, default off): off by default, asks and arms
-# at -O0 with =1. With HPCRUN_COMM_FEED_SETS=0: off in the log, nothing
-# asked. Patterns and counters, never timing.
+# and the program's output is unchanged. At -O0 (§5.70: the task reloads
+# its input in the loop among frame slots; HPCRUN_COMM_FEED_SAMPLED and
+# HPCRUN_COMM_FEED_LIVE on by default): within 4 runs feed sets armed from
+# the loop and communicated, main <-> workers at least a fifth of the
+# volume, the same code pair in the database; with both switches 0 the
+# -O0 loop asks nothing that way. With HPCRUN_COMM_FEED_SETS=0: off in the
+# log, nothing asked. Patterns and counters, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -123,18 +126,38 @@ grep "feed_pool.c:$store_line," "$TMP/on.csv/code-pairs.csv" | grep -q "feed_poo
 	ok "code pair: main's store at line $store_line <-> the worker's load at line $load_line" ||
 	{ cat "$TMP/on.csv/code-pairs.csv" >&2; fail "no code pair feed_pool.c:$store_line <-> :$load_line"; }
 
-# -O0 (HPCRUN_COMM_FEED_SAMPLED, measured and left off): the task reloads
-# its input in the loop; off by default nothing asks that way, with =1
-# within 4 runs a sampled load of the row asks and arms.
+# -O0 (§5.70, on by default): the task reloads its input in the loop among
+# frame slots; a sample at the load (HPCRUN_COMM_FEED_SAMPLED) or anywhere
+# in the loop while its address registers hold (HPCRUN_COMM_FEED_LIVE)
+# asks for a feed set on the row.
 cc -O0 -g -pthread -o "$TMP/feed_pool0" "$TMP/feed_pool.c" || fail "cannot build feed_pool at -O0"
-[ "$(logc on feed_sampled)" -eq 0 ] && ok "HPCRUN_COMM_FEED_SAMPLED: off by default" ||
-	fail "HPCRUN_COMM_FEED_SAMPLED default: $(logc on feed_sampled) sampled loads asked"
-HPCRUN_COMM_FEED_SAMPLED=1 measure_until o0 4 '[ "$(logc o0 feed_sampled)" -gt 0 ] && [ "$(logc o0 feed_armed)" -gt 0 ]' \
+measure_until o0 4 \
+	'[ "$(logc o0 feed_comms)" -gt 0 ] && [ "$(($(cell o0 0 1) + $(cell o0 0 2)))" -gt 0 ]' \
 	"$TMP/feed_pool0" 200
 grep -q "rounds=200 " "$TMP/o0.out" && grep -q "a sampled load that is the only access of its loop asks too: on" "$TMP/o0"/*.log &&
-	[ "$(logc o0 feed_sampled)" -gt 0 ] && [ "$(logc o0 feed_armed)" -gt 0 ] &&
-	ok "HPCRUN_COMM_FEED_SAMPLED=1 at -O0: $(logc o0 feed_sampled) sampled loads asked, $(logc o0 feed_armed) sets, $(logc o0 feed_comms) communications" ||
-	fail "HPCRUN_COMM_FEED_SAMPLED=1 at -O0: $(logc o0 feed_sampled) asked, $(logc o0 feed_armed) sets (output: $(cat "$TMP/o0.out"))"
+	grep -q "asks for that load: on (HPCRUN_COMM_FEED_LIVE" "$TMP/o0"/*.log &&
+	[ "$(logc o0 feed_armed)" -gt 0 ] && [ "$(logc o0 feed_comms)" -gt 0 ] &&
+	ok "-O0: $(logc o0 feed_asked) asked ($(logc o0 feed_sampled) at the load), $(logc o0 feed_armed) sets, $(logc o0 feed_comms) communications" ||
+	fail "-O0: $(logc o0 feed_asked) asked, $(logc o0 feed_armed) sets, $(logc o0 feed_comms) communications (output: $(cat "$TMP/o0.out"))"
+all=$(total o0) mw=$(($(cell o0 0 1) + $(cell o0 0 2)))
+if [ "$all" -gt 0 ]; then
+	share=$(ratio "$mw" "$all")
+	ge "$share" 0.20 && ok "-O0: main <-> workers $share of the volume" ||
+		{ grep '^row' "$TMP/o0.rows" >&2; fail "-O0: main <-> workers only $share of the volume"; }
+else
+	fail "-O0: no communication in 4 runs"
+fi
+"$HPCPROF" -q -o "$TMP/o0.db" "$TMP/o0" >"$TMP/o0.prof" 2>&1 || fail "hpcprof-comm (-O0) failed: $(cat "$TMP/o0.prof")"
+"$B/viewer-export/viewer-export" --csv "$TMP/o0.csv" "$TMP/o0.db" >/dev/null 2>&1 || fail "viewer-export --csv (-O0) failed"
+grep "feed_pool.c:$store_line," "$TMP/o0.csv/code-pairs.csv" | grep -q "feed_pool.c:$load_line," &&
+	ok "-O0 code pair: main's store at line $store_line <-> the worker's load at line $load_line" ||
+	{ cat "$TMP/o0.csv/code-pairs.csv" >&2; fail "-O0: no code pair feed_pool.c:$store_line <-> :$load_line"; }
+rm -rf "${TMP:?}/o0off"
+HPCRUN_COMM_FEED_SAMPLED=0 HPCRUN_COMM_FEED_LIVE=0 measure o0off "$TMP/feed_pool0" 100 ||
+	fail "sampled run (-O0, both switches 0) failed"
+[ "$(logc o0off feed_sampled)" -eq 0 ] && [ "$(logc o0off feed_armed)" -eq 0 ] &&
+	ok "-O0 with HPCRUN_COMM_FEED_SAMPLED=0 HPCRUN_COMM_FEED_LIVE=0: no feed set" ||
+	fail "-O0 with both switches 0: $(logc o0off feed_sampled) sampled asks, $(logc o0off feed_armed) sets"
 
 rm -rf "${TMP:?}/off"
 HPCRUN_COMM_FEED_SETS=0 measure off "$TMP/feed_pool" 200 || fail "sampled run (feed sets off) failed"

@@ -27,6 +27,7 @@
 #include "probe/probe.h"
 #include "runtime/regs.h"
 #include "runtime/loadmap.h"
+#include "runtime/pset.h"
 #include "runtime/sampler/soft.h"
 #include "runtime/sampler/rate.h"
 #include "runtime/sampler/startset.h"
@@ -1843,6 +1844,23 @@ static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r
    (feed[]). Signal context. */
 #define RT_FEED_REACH 32   /* instructions to a feed loop's back-edge at most */
 
+/* A feed set stands for the samples since the thread's last one was
+   armed that could have armed it (the 1 in 4 asked, the busy set's and
+   the budget's refusals between: HPCRUN_COMM_FEED_STANDS at most, §5.70),
+   as a lock set stands for the hand-offs since the thread's last one.
+   Signal context. */
+static void feed_note(struct rt_thread *t)
+{
+	if (own(t)->feed_pending < 1u << 20)
+		own(t)->feed_pending++;
+}
+
+static void feed_arm(struct rt_thread *t, const struct hc_sample *s)
+{
+	if (watch__pset_feed(t, s, rt_feed_stands(own(t)->feed_pending, hc_rt.opt.feed_stands)) == 0)
+		own(t)->feed_pending = 0;
+}
+
 static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 {
 	uint64_t pc = (uint64_t)r->gregs[REG_RIP], load;
@@ -1854,14 +1872,22 @@ static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 	const struct hc_mem_access *acc;
 	struct hc_sample s = { 0 };
 
-	if (!hc_rt.opt.feed_sets || !t->id.start_fn || ++own(t)->feed_skip < 4 || !watch__pset_idle())
+	if (!hc_rt.opt.feed_sets || !t->id.start_fn)
+		return;
+	if (own(t)->feed[slot].pc == pc && own(t)->feed[slot].load)
+		feed_note(t);     /* a loop known to have a feeding load */
+	if (++own(t)->feed_skip < 4 || !watch__pset_idle())
 		return;
 	own(t)->feed_skip = 0;
 	t->cnt.feed_asked++;
 	if (own(t)->feed[slot].pc != pc) {
 		own(t)->feed[slot].pc = pc;
-		if (hc_decode_loop_feed(r, t->prev, RT_FEED_REACH, &own(t)->feed[slot].load) != 0)
+		if (hc_decode_loop_feed(r, t->prev, RT_FEED_REACH, &own(t)->feed[slot].load) != 0 &&
+		    (!hc_rt.opt.feed_live ||
+		     hc_decode_loop_live_load(pc, RT_FEED_REACH, loadmap__readonly, &own(t)->feed[slot].load) != 0))
 			own(t)->feed[slot].load = 0;
+		else
+			feed_note(t);
 	}
 	if (!(load = own(t)->feed[slot].load)) {
 		t->cnt.feed_none++;
@@ -1883,7 +1909,7 @@ static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 	s.ctx = cct__context(t, uctx, load);
 	if (s.ctx == HC_NONE)
 		return;
-	watch__pset_feed(t, &s);
+	feed_arm(t, &s);
 }
 
 /* A sampled load that is the only access of its loop (-O0's input
@@ -1903,7 +1929,10 @@ static void feed_sampled(struct rt_thread *t, void *uctx, uint64_t leaf, const s
 		own(t)->feed_only[slot].only =
 			hc_decode_loop_only_load(leaf, RT_FEED_REACH, loadmap__readonly) == 0;
 	}
-	if (!own(t)->feed_only[slot].only || ++own(t)->feed_load_skip < 4 || !watch__pset_idle())
+	if (!own(t)->feed_only[slot].only)
+		return;
+	feed_note(t);
+	if (++own(t)->feed_load_skip < 4 || !watch__pset_idle())
 		return;
 	own(t)->feed_load_skip = 0;
 	f = *s;                 /* a load seen once publishes nothing: no context yet */
@@ -1911,7 +1940,7 @@ static void feed_sampled(struct rt_thread *t, void *uctx, uint64_t leaf, const s
 		return;
 	t->cnt.feed_asked++;
 	t->cnt.feed_sampled++;
-	watch__pset_feed(t, &f);
+	feed_arm(t, &f);
 }
 
 /* ---- return bursts ----
@@ -2209,6 +2238,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		rt_split(t, RT_SPLIT_DECODE);
 		t->cnt.samples_stack_only++;
 		record__idle_sample(t);
+		if (hc_rt.opt.feed_live)
+			feed_loop(t, uctx, &r);    /* -O0's frame slots around a live load (§5.70) */
 		if (st == HC_PREV_UNRECOVERABLE)
 			maybe_burst(t, uctx, &r, NULL, false, false, prev_before);
 		else
@@ -2307,6 +2338,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	   shared accesses may follow in the caller. */
 	if (priv)
 		reader_loop(t, uctx, &r);
+	if (priv && hc_rt.opt.feed_live)
+		feed_loop(t, uctx, &r);    /* -O0's frame slots around a live load (§5.70) */
 	if (priv || (!shared && s.is_private))
 		maybe_ret_bp(t, uctx, false);
 	rt_split(t, RT_SPLIT_RET);

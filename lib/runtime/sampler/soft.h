@@ -115,6 +115,8 @@ struct rt_soft_thread {
 		bool only;              /* hc_decode_loop_only_load said so */
 	} feed_only[RT_RMW_CACHE];
 	uint32_t feed_load_skip;  /* such loads since the last one asked */
+	uint32_t feed_pending;    /* samples a feed set could have stood for since the thread's last one
+	                             armed (§5.70: its trap weighs them, HPCRUN_COMM_FEED_STANDS) */
 };
 
 struct rt_thread;

@@ -248,12 +248,12 @@ __asm__(".data\n.p2align 3\n" PC(pv_glob) "\t.quad 0\n"
 	   access; not: the same loop with a second global's load */
 	FN(fn_only0)
 	"\tmovl $0,-0x10(%rbp)\n\tjmp 2f\n"
-	"1:\tmovsd -8(%rbp),%xmm1\n\tmovsd only_k(%rip),%xmm0\n\tmulsd %xmm0,%xmm1\n"
-	"\tmov -0xc(%rbp),%eax\n\tcltq\n\tmov -0x14(%rbp),%edx\n\tmovslq %edx,%rdx\n\tshl $3,%rdx\n"
-	"\tadd %rdx,%rax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n"
-	PC(only_load) "\tmovsd (%rdx,%rax,1),%xmm0\n\taddsd %xmm1,%xmm0\n\tmovsd %xmm0,-8(%rbp)\n"
+	"1:\n" PC(only_top) "\tmovsd -8(%rbp),%xmm1\n\tmovsd only_k(%rip),%xmm0\n\tmulsd %xmm0,%xmm1\n"
+	PC(only_mov) "\tmov -0xc(%rbp),%eax\n" PC(only_cltq) "\tcltq\n\tmov -0x14(%rbp),%edx\n\tmovslq %edx,%rdx\n"
+	"\tshl $3,%rdx\n\tadd %rdx,%rax\n\tlea 0(,%rax,8),%rdx\n\tlea pv_glob(%rip),%rax\n"
+	PC(only_load) "\tmovsd (%rdx,%rax,1),%xmm0\n" PC(only_after) "\taddsd %xmm1,%xmm0\n\tmovsd %xmm0,-8(%rbp)\n"
 	"\taddl $1,-0x10(%rbp)\n"
-	"2:\tcmpl $1999,-0x10(%rbp)\n\tjle 1b\n\tret\n"
+	"2:\n" PC(only_cmp) "\tcmpl $1999,-0x10(%rbp)\n\tjle 1b\n\tret\n"
 	ENDFN(fn_only0)
 	FN(fn_only2)
 	"1:\tmovsd pv_glob(%rip),%xmm1\n"
@@ -418,7 +418,7 @@ ASM_SYM(fn_unrec); ASM_SYM(index_pc); ASM_SYM(other_pc); ASM_SYM(rmw_pc);
 ASM_SYM(noacc_pc); ASM_SYM(fn_deep); ASM_SYM(deep_add_pc); ASM_SYM(deep_addsd_pc); ASM_SYM(deep_head_end); ASM_SYM(afterjmp_pc); ASM_SYM(aftercall_pc); ASM_SYM(push_pc);
 ASM_SYM(fn_pushm); ASM_SYM(pushm_pc); ASM_SYM(rep_pc); ASM_SYM(xlat_pc);
 ASM_SYM(fn_riprel); ASM_SYM(riprel_pc); ASM_SYM(fn_mid); ASM_SYM(big_pc);
-ASM_SYM(only_load); ASM_SYM(only2_load); ASM_SYM(only_k); ASM_SYM(feed_load); ASM_SYM(feed_in); ASM_SYM(feedl_in); ASM_SYM(feedm_in); ASM_SYM(feeds_in);
+ASM_SYM(only_load); ASM_SYM(only_top); ASM_SYM(only_mov); ASM_SYM(only_cltq); ASM_SYM(only_after); ASM_SYM(only_cmp); ASM_SYM(only2_load); ASM_SYM(only_k); ASM_SYM(feed_load); ASM_SYM(feed_in); ASM_SYM(feedl_in); ASM_SYM(feedm_in); ASM_SYM(feeds_in);
 ASM_SYM(fn_lexit); ASM_SYM(lexit_head); ASM_SYM(lexit_in); ASM_SYM(lexit_out); ASM_SYM(lexit_after);
 ASM_SYM(poll2_pc); ASM_SYM(poll0_pc); ASM_SYM(pollrip_pc); ASM_SYM(reduce_pc); ASM_SYM(pollstore_pc);
 ASM_SYM(pollcall_pc); ASM_SYM(pollcall2_pc); ASM_SYM(poll0move_pc); ASM_SYM(fn_poll2);
@@ -1193,6 +1193,26 @@ static void loop_feeds(void)
 	CHECK(hc_decode_loop_only_load(addr(only_load), 32, NULL) == -ENOENT);
 	CHECK(hc_decode_loop_only_load(addr(only2_load), 32, only_k_readonly) == -ENOENT);
 	CHECK(hc_decode_loop_only_load(addr(lexit_after), 32, only_k_readonly) == -ENOENT);
+	/* §5.70: a sample elsewhere in that loop, while the load's address
+	   registers (rdx, rax) still hold what it read: after it, at the
+	   condition, around the back-edge at the top, at the mov that is
+	   about to rewrite eax; not once it has (cltq), not at the load
+	   itself, not without the read-only test, not with two loads */
+	ld = 1;
+	CHECK_EQ_U64(hc_decode_loop_live_load(addr(only_after), 32, only_k_readonly, &ld), 0);
+	CHECK_EQ_U64(ld, addr(only_load));
+	ld = 1;
+	CHECK_EQ_U64(hc_decode_loop_live_load(addr(only_cmp), 32, only_k_readonly, &ld), 0);
+	CHECK_EQ_U64(ld, addr(only_load));
+	CHECK_EQ_U64(hc_decode_loop_live_load(addr(only_top), 32, only_k_readonly, &ld), 0);
+	CHECK_EQ_U64(hc_decode_loop_live_load(addr(only_mov), 32, only_k_readonly, &ld), 0);
+	CHECK_EQ_U64(ld, addr(only_load));
+	CHECK(hc_decode_loop_live_load(addr(only_cltq), 32, only_k_readonly, &ld) == -ENOENT && ld == 0);
+	CHECK(hc_decode_loop_live_load(addr(only_load), 32, only_k_readonly, &ld) == -ENOENT);
+	CHECK(hc_decode_loop_live_load(addr(only_after), 32, NULL, &ld) == -ENOENT);
+	CHECK(hc_decode_loop_live_load(addr(only2_load) + 4, 32, only_k_readonly, &ld) != 0);
+	CHECK(hc_decode_loop_live_load(addr(feed_in), 32, only_k_readonly, &ld) == -ENOENT);
+	CHECK(hc_decode_loop_live_load(addr(lexit_after), 32, only_k_readonly, &ld) == -ENOENT);
 }
 
 /* hc_decode_leaf_frame (§5.67): where a leaf's frame holds its caller's

@@ -459,6 +459,19 @@ static void reader_dry(void)
 	CHECK(rt_reader_allows(1000, 0));
 }
 
+/* a feed set's weight: the samples since its thread's last one (§5.70) */
+static void feed_stands(void)
+{
+	CHECK(rt_feed_stands(0, 8) == 1);
+	CHECK(rt_feed_stands(1, 8) == 1);
+	CHECK(rt_feed_stands(5, 8) == 5);
+	CHECK(rt_feed_stands(8, 8) == 8);
+	CHECK(rt_feed_stands(1u << 20, 8) == 8);
+	/* off: one */
+	CHECK(rt_feed_stands(5, 0) == 1);
+	CHECK(rt_feed_stands(5, 1) == 1);
+}
+
 /* a gated thread's hand-off set (HPCRUN_COMM_HANDOFF_PSET, §5.60) */
 static void handoff_route(void)
 {
@@ -483,6 +496,7 @@ int main(void)
 {
 	handoff_route();
 	reader_dry();
+	feed_stands();
 	edge_words();
 	edge_memory();
 	written_block();
