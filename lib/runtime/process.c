@@ -241,6 +241,11 @@ static void read_options(struct rt_options *o)
 			process__fatal("HPCRUN_COMM_SWITCHY_RATE: %llu is not a number of context switches per "
 			               "second of CPU time (0: off; at most 100000000)", (unsigned long long)r);
 		o->switchy_rate = (uint32_t)r;
+		r = env_u64("HPCRUN_COMM_SWITCHY_USER_RATE", RT_SWITCHY_USER_RATE_DEFAULT);
+		if (r > 100000000u)
+			process__fatal("HPCRUN_COMM_SWITCHY_USER_RATE: %llu is not a number of context switches per "
+			               "second of user CPU time (0: off; at most 100000000)", (unsigned long long)r);
+		o->switchy_user_rate = (uint32_t)r;
 	}
 	{
 		uint64_t k = env_u64("HPCRUN_COMM_SWITCHY_WARMUP", RT_SWITCHY_WARMUP_DEFAULT);
@@ -271,6 +276,18 @@ static void read_options(struct rt_options *o)
 			               "tick closes the process-wide watch set for the rest of the run)",
 			               (unsigned long long)k);
 		o->tick_pset_close = k == 0;
+	}
+	/* ... and whether it closes the task-clock events for good (soft.c,
+	   performance.md "Session 27": disabled, they still cost every
+	   context switch of a thread whose perf context is its own) */
+	{
+		uint64_t k = env_u64("HPCRUN_COMM_TICK_CLOSE", RT_TICK_CLOSE_DEFAULT);
+
+		if (k > 1)
+			process__fatal("HPCRUN_COMM_TICK_CLOSE: %llu is not 0 or 1 (1: the switching level through the "
+			               "tick closes the task-clock events and stays for the rest of the run)",
+			               (unsigned long long)k);
+		o->tick_close = k == 1;
 	}
 	/* the handler's cost by step, and the clock of the soft sampler's
 	   cost lines (performance.md "Session 26") */

@@ -418,9 +418,11 @@ struct rt_options {
 	uint32_t crowd_heavy_from;  /* soft: heavily crowded above this x CPUs + 1 live threads (rate.h) */
 	uint32_t switchy;           /* soft: the heavy period's multiplier while the process switches often (rate.h, level 3) */
 	uint32_t switchy_rate;      /* soft: context switches per CPU second that make it so; 0 = off (rate.h) */
+	uint32_t switchy_user_rate; /* soft: ... or per second of user CPU time; 0 = off (rate.h, HPCRUN_COMM_SWITCHY_USER_RATE) */
 	uint32_t switchy_warmup;    /* soft: ... looked at in the warm-up too from this many samples on, ending it; 0 = never (rate.h, HPCRUN_COMM_SWITCHY_WARMUP) */
 	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
 	bool tick_pset_close;       /* ... and closes the process-wide set there (HPCRUN_COMM_TICK_PSET=0) */
+	bool tick_close;            /* ... and closes the task-clock events there, staying at level 3 (HPCRUN_COMM_TICK_CLOSE) */
 	bool cost_split;            /* HPCRUN_COMM_COST_SPLIT: the sample handler's wall time by step (rt_split; performance.md Session 26) */
 	bool cost_cpu;              /* HPCRUN_COMM_COST_CPU: the soft sampler's arm/trap/burst costs in thread CPU time (a system call each) instead of wall time */
 	uint32_t pset_cpu_periods;  /* HPCRUN_COMM_PROCSET_CPU_PERIODS: the budgets' process CPU time read at most once in this many periods (0: every time; watch.c) */

@@ -22,7 +22,8 @@
 #     disabled) and timer samples (> 0); with HPCRUN_COMM_TICK=0
 #     it says the level runs on the task-clock; its warm-up ended at the
 #     first look from sample 256 on (HPCRUN_COMM_SWITCHY_WARMUP, Session
-#     20), the heavy run's not.
+#     20), the heavy run's not; with HPCRUN_COMM_TICK_CLOSE=1 (Session 27)
+#     the task-clock events are closed at the change and the timers go on.
 # In every run the thinned periods add up: samples_thinned = 1 per coarse
 # sample + 2 more per heavy one (x2 and x4). Counters, never timing.
 # The analyzer warns that coverage was cut (database.xml's warnings, every
@@ -48,6 +49,7 @@ unset HPCRUN_COMM_CROWDED_HEAVY_FROM
 HPCRUN_COMM_CROWDED_PERIOD=8 measure thin8 "$BENCH" private -t 4 -n $N || fail "run at x8 failed"
 export HPCRUN_COMM_SWITCHY_RATE=1
 measure tick "$BENCH" private -t 4 -n $N || fail "switching-level run failed"
+HPCRUN_COMM_TICK_CLOSE=1 measure tclose "$BENCH" private -t 4 -n $N || fail "switching-level run (TICK_CLOSE=1) failed"
 export HPCRUN_COMM_TICK=0
 measure tick0 "$BENCH" private -t 4 -n $N || fail "switching-level run (TICK=0) failed"
 unset HPCRUN_COMM_TICK
@@ -118,6 +120,21 @@ e=$(log tick | sed -n 's/.*(HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): \([0-9]*\) c
 e=$(log heavy | sed -n 's/.*(HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): \([0-9]*\) changes to it ended the warm-up early.*/\1/p')
 [ "$e" = 0 ] && ok "heavy run: the warm-up kept (not switching)" ||
 	fail "heavy run: the warm-up ended early or no line ('$e')"
+# HPCRUN_COMM_TICK_CLOSE (Session 27): off by default (the log says not
+# closed); =1 closes the task-clock events at the change and the timers go
+# on sampling at level 3
+log tick | grep -q "(HPCRUN_COMM_TICK_CLOSE=0; .*): not closed" &&
+	ok "switching run: the task-clock events not closed (HPCRUN_COMM_TICK_CLOSE=0, the default)" ||
+	fail "switching run: no 'not closed' line"
+c=$(log tclose | sed -n 's/.*(HPCRUN_COMM_TICK_CLOSE=1; .*): closed after \([0-9]*\) samples.*/\1/p')
+[ -n "$c" ] && ok "TICK_CLOSE=1: the task-clock events closed after $c samples" ||
+	fail "TICK_CLOSE=1: no 'closed after' line"
+m=$(log tclose | sed -n 's/.*tick timers.*, \([0-9]*\) timer samples.*/\1/p')
+[ -n "$m" ] && [ "$m" -gt 0 ] && ok "TICK_CLOSE=1: $m timer samples" || fail "TICK_CLOSE=1: no timer sample ('$m')"
+# the switching rule's user rate (HPCRUN_COMM_SWITCHY_USER_RATE, Session 27):
+# its figures in the log (private workers hardly block: it never decides)
+log heavy | grep -q "or more than 120000 voluntary ones per second of its user CPU time since it was crowded" &&
+	ok "heavy run: the user rate's line" || fail "heavy run: no user-rate line"
 log tick0 | grep -q "the switching level through the task-clock (HPCRUN_COMM_TICK=0)" &&
 	ok "HPCRUN_COMM_TICK=0: the log says the level runs on the task-clock" ||
 	fail "HPCRUN_COMM_TICK=0: no task-clock line"

@@ -219,6 +219,45 @@ static inline bool rt_rate_switchy(bool now, uint64_t dsw, uint64_t dcpu_ns, uin
 	return now;
 }
 
+/* ... or, since the process became crowded enough for the rule (its first
+   thread beyond CPUs + 1), `usw` voluntary switches over `uns` of its user
+   CPU time above `urate` while the window's rate is at 2/3 of `rate` or
+   more (HPCRUN_COMM_SWITCHY_USER_RATE, default RT_SWITCHY_USER_RATE_DEFAULT;
+   0 = off; performance.md "Session 27"); off again once the window's rate
+   is below half its threshold and the user rate below half its own. Why:
+   at the fine period (the warm-up) every switch of a switching process to
+   or from another context restarts the task-clock's hrtimer (VM exits):
+   system time that lowers its switches per CPU second, a mode that keeps
+   itself going (slower hand-offs, more blocking); LULESH 2x's warm-up looks
+   missed 75,000 in 3 of 10, 3 of 10 and 3 of 6 quiet runs of session 26
+   (750-1,000 samples a run against 500-650: ~0.5 s more at the fine and
+   heavy periods, its dearest runs), while its voluntary switches per user
+   second stay ~165,000. Since the crowding, not the window of 64 samples:
+   the windows are noisy. Voluntary only: another program's preemptions
+   (load) are not the process's switching. The window's 2/3: mw_cond -O2
+   -t 4 has a regime with little user time (0.08 s user, 0.22 s system:
+   668,000 voluntary switches per user second, 44,000 per CPU second).
+   Natively (whole runs, 4 threads, voluntary switches per user second):
+   LULESH 2x ~165,000; halo_bar -O0 68,000; mw_cond 54,000 (its other
+   regime aside); the suite's other crowded programs < 30,000 but
+   lock_queue -O2 and spsc -O2, above 75,000 per CPU second already. */
+#define RT_SWITCHY_USER_RATE_DEFAULT 120000u
+static inline bool rt_rate_switchy_user(bool now, uint64_t dsw, uint64_t dcpu_ns, uint64_t rate, uint64_t usw,
+                                        uint64_t uns, uint64_t urate)
+{
+	bool cpu = rt_rate_switchy(now, dsw, dcpu_ns, rate);
+
+	if (!urate || !uns || usw > UINT64_MAX / 2000000000ull || urate > UINT64_MAX / 2 / uns)
+		return cpu;
+	if (usw * 1000000000ull > urate * uns && dcpu_ns && dsw <= UINT64_MAX / 3000000000ull &&
+	    rate <= UINT64_MAX / 2 / dcpu_ns && dsw * 3000000000ull > 2 * rate * dcpu_ns)
+		return true;       /* on by the user rate (the window at 2/3 of its threshold at least) */
+	if (!now)
+		return cpu;
+	/* on: off only when both rates are below half their thresholds */
+	return cpu || usw * 2000000000ull >= urate * uns;
+}
+
 /* The level with the switching rule: the heavily crowded level (2) becomes
    3 while the process is switching and the level exists (switchy > 1). */
 static inline uint32_t rt_rate_level_switchy(uint32_t level, bool switching, uint32_t switchy)
@@ -333,6 +372,17 @@ static inline uint32_t rt_rate_parse_switchy(const char *s)
    level's multiplier like the event's. Clock id: the kernel's
    MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_VIRT), tid 0 = the calling thread. */
 #define RT_TICK_DEFAULT 1u
+/* ... and at the change to it, the task-clock events closed
+   (HPCRUN_COMM_TICK_CLOSE, default RT_TICK_CLOSE_DEFAULT; performance.md
+   "Session 27"): disabled, the four inherited events still cost every
+   context switch of a thread whose perf context is its own (a thread that
+   opened its watchpoints: ~0.5 us a switch, switch_cost), and LULESH 2x
+   switches ~500,000 times a run. Closing the parents removes every
+   thread's copy; the process then stays at level 3 for the rest of the run
+   (no event to go back to), threads starting later sample on their own
+   timer. Off: no gain shown (a futex ring under the runtime was dearer
+   with it in 4 of 5 rounds; LULESH within its sittings' spread). */
+#define RT_TICK_CLOSE_DEFAULT 0u
 static inline int rt_tick_clockid(int tid)
 {
 	return (int)((unsigned)~tid << 3) | 4 /* CPUCLOCK_PERTHREAD_MASK */ | 1 /* CPUCLOCK_VIRT */;

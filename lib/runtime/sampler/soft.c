@@ -268,6 +268,14 @@ static uint32_t crowd_switchy = 1;
 static bool switchy_on;
 static int switchy_look;
 static uint64_t switchy_sw, switchy_cpu, switchy_max, switchy_looks, switchy_switches, switchy_early, switchy_early_at;
+/* ... the highest rate of voluntary switches per user CPU second since the
+   crowding seen, and the looks that found the process switching by that
+   rate alone (HPCRUN_COMM_SWITCHY_USER_RATE, rate.h) */
+static uint64_t switchy_umax, switchy_by_user;
+/* ... and the process's voluntary switches and user CPU ns when it became
+   crowded enough for the rule (switchy_based: 1 taking, 2 taken) */
+static uint64_t switchy_base_sw, switchy_base_ucpu;
+static int switchy_based;
 static int crowd_coarse, crowd_lock;
 /* The switching level through the tick (rate.h, HPCRUN_COMM_TICK): tick_on,
    level 3 is in effect with per-thread timers and every task-clock event
@@ -284,6 +292,13 @@ static uint64_t tick_slot[RT_TICK_SLOTS];
 static bool tick_on, tick_failed;
 static uint32_t tick_unslotted;
 static uint64_t tick_made, tick_fail_count, tick_samples, tick_overruns, tick_changes;
+/* HPCRUN_COMM_TICK_CLOSE (rate.h): tick_closed, the task-clock events were
+   closed at the change to level 3 (the process stays there; a thread
+   starting later samples on its own timer); which levels had an event (the
+   log's lines); when (the process's samples then); threads started since,
+   and those of them left without a sampler (no slot or no timer). */
+static bool tick_closed, closed_heavy, closed_switchy;
+static uint64_t tick_closed_at, tick_closed_threads, tick_closed_unsampled;
 static uint64_t heavy_switches;    /* changes to the heavy level */
 static uint64_t crowd_samples;     /* the process's samples so far (the warm-up) */
 static uint64_t crowd_switches, crowd_switch_failed, crowd_max_live;
@@ -317,7 +332,8 @@ static uint32_t level_mult(uint32_t level)
 /* Is the process's inherited event there (this thread has its copy)? */
 static bool inherited_here(void)
 {
-	return !hc_rt.opt.per_thread && inh_fd >= 0 && inh_pid == hc_rt.pid;
+	return !hc_rt.opt.per_thread && (inh_fd >= 0 || __atomic_load_n(&tick_closed, __ATOMIC_ACQUIRE)) &&
+	       inh_pid == hc_rt.pid;
 }
 
 /* The thread's start needs an fd, except for a thread with its copy of
@@ -865,6 +881,21 @@ static void tick_disarm_all(void)
 		tick_disarm_slot(k);
 }
 
+/* HPCRUN_COMM_TICK_CLOSE (rate.h), under crowd_lock, once every thread's
+   timer runs: close the four task-clock events; the kernel frees every
+   thread's copy with its parent. tick_closed first, so that a thread
+   starting meanwhile counts as one with a copy (its timer: tick_register)
+   and not as one needing an event of its own. Signal context (close). */
+static void tick_close_events(void)
+{
+	closed_heavy = heavy_fd >= 0;
+	closed_switchy = switchy_fd >= 0;
+	tick_closed_at = __atomic_load_n(&crowd_samples, __ATOMIC_RELAXED);
+	__atomic_store_n(&tick_closed, true, __ATOMIC_RELEASE);
+	for (uint32_t lv = 0; lv <= 3; lv++)
+		fds__close(level_fd(lv), "the sampler");
+}
+
 /* The switching level through the tick (rate.h), under crowd_lock: to
    level 3, every registered thread's timer, then the level in effect's
    event disabled (any failure, or a thread without a slot: the timers
@@ -886,6 +917,8 @@ static bool tick_change(uint32_t now, uint32_t want)
 			tick_changes++;
 			if (hc_rt.opt.tick_pset_close)
 				watch__pset_retire_ask();
+			if (hc_rt.opt.tick_close)
+				tick_close_events();
 			return true;
 		}
 		__atomic_store_n(&tick_on, false, __ATOMIC_RELEASE);
@@ -921,12 +954,19 @@ static void tick_register(struct rt_thread *t)
 			break;
 		}
 	}
+	if (__atomic_load_n(&tick_closed, __ATOMIC_ACQUIRE))
+		__atomic_add_fetch(&tick_closed_threads, 1, __ATOMIC_RELAXED);
 	if (own(t)->tick_slot < 0) {
 		__atomic_add_fetch(&tick_unslotted, 1, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&tick_closed, __ATOMIC_ACQUIRE))
+			__atomic_add_fetch(&tick_closed_unsampled, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (__atomic_load_n(&tick_on, __ATOMIC_ACQUIRE) && !tick_arm_slot((uint32_t)own(t)->tick_slot))
+	if (__atomic_load_n(&tick_on, __ATOMIC_ACQUIRE) && !tick_arm_slot((uint32_t)own(t)->tick_slot)) {
 		__atomic_store_n(&tick_failed, true, __ATOMIC_RELAXED);   /* crowd_update falls back */
+		if (__atomic_load_n(&tick_closed, __ATOMIC_ACQUIRE))   /* ... but has no event left */
+			__atomic_add_fetch(&tick_closed_unsampled, 1, __ATOMIC_RELAXED);
+	}
 }
 
 static void tick_unregister(struct rt_thread *t)
@@ -970,6 +1010,10 @@ static void crowd_update(void)
 			return;
 		if (__atomic_exchange_n(&crowd_lock, 1, __ATOMIC_ACQUIRE))
 			return;
+		if (__atomic_load_n(&tick_closed, __ATOMIC_ACQUIRE)) {   /* level 3 for good */
+			__atomic_store_n(&crowd_lock, 0, __ATOMIC_RELEASE);
+			return;
+		}
 		now = (uint32_t)crowd_coarse;
 		/* a thread that started at level 3 could not make its timer:
 		   level 3 goes on the task-clock (its event, then no timer) */
@@ -1083,7 +1127,7 @@ static void crowd_open(void)
 static void switchy_look_now(void)
 {
 	struct rusage ru;
-	uint64_t sw, cpu, dsw, dcpu;
+	uint64_t sw, cpu, ucpu, dsw, dcpu, usw = 0, uns = 0;
 	bool was, now;
 
 	if (switchy_fd < 0 || __atomic_exchange_n(&switchy_look, 1, __ATOMIC_ACQUIRE))
@@ -1092,13 +1136,24 @@ static void switchy_look_now(void)
 		sw = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 		cpu = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
 		      ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+		ucpu = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000ull;
 		dsw = sw - switchy_sw;
 		dcpu = cpu - switchy_cpu;
+		if (__atomic_load_n(&switchy_based, __ATOMIC_ACQUIRE) == 2 && (uint64_t)ru.ru_nvcsw >= switchy_base_sw &&
+		    ucpu > switchy_base_ucpu) {
+			usw = (uint64_t)ru.ru_nvcsw - switchy_base_sw;
+			uns = ucpu - switchy_base_ucpu;
+		}
 		if (sw >= switchy_sw && cpu > switchy_cpu) {
 			if (dsw < UINT64_MAX / 1000000000ull && dsw * 1000000000ull / dcpu > switchy_max)
 				switchy_max = dsw * 1000000000ull / dcpu;
+			if (uns && usw < UINT64_MAX / 1000000000ull && usw * 1000000000ull / uns > switchy_umax)
+				switchy_umax = usw * 1000000000ull / uns;
 			was = __atomic_load_n(&switchy_on, __ATOMIC_RELAXED);
-			now = rt_rate_switchy(was, dsw, dcpu, hc_rt.opt.switchy_rate);
+			now = rt_rate_switchy_user(was, dsw, dcpu, hc_rt.opt.switchy_rate, usw, uns,
+			                           hc_rt.opt.switchy_user_rate);
+			if (now && !was && !rt_rate_switchy(was, dsw, dcpu, hc_rt.opt.switchy_rate))
+				switchy_by_user++;
 			__atomic_store_n(&switchy_on, now, __ATOMIC_RELAXED);
 			switchy_looks++;
 		}
@@ -1116,6 +1171,26 @@ static void switchy_look_now(void)
 		    (lv < 2 && hc_rt.opt.switchy_warmup && __atomic_load_n(&switchy_on, __ATOMIC_RELAXED)))
 			crowd_update();
 	}
+}
+
+/* The switching rule's user rate (rate.h, HPCRUN_COMM_SWITCHY_USER_RATE)
+   counts from the process's first thread beyond CPUs + 1: its voluntary
+   switches and user CPU time then, once (a thread's start: one getrusage). */
+static void switchy_base(void)
+{
+	struct rusage ru;
+	int z = 0;
+
+	if (switchy_fd < 0 || !hc_rt.opt.switchy_user_rate ||
+	    !rt_switch_crowded(__atomic_load_n(&crowd_live, __ATOMIC_RELAXED), crowd_ncpu) ||
+	    __atomic_load_n(&switchy_based, __ATOMIC_RELAXED) ||
+	    !__atomic_compare_exchange_n(&switchy_based, &z, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;            /* stays 1: no user rate */
+	switchy_base_sw = (uint64_t)ru.ru_nvcsw;
+	switchy_base_ucpu = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+	__atomic_store_n(&switchy_based, 2, __ATOMIC_RELEASE);
 }
 
 /* A sign of sharing (rate.h, the quiet-process rule): the process's
@@ -1156,6 +1231,7 @@ static int soft_start(struct rt_thread *t)
 			tick_register(t);
 		if (__atomic_add_fetch(&crowd_live, 1, __ATOMIC_RELAXED) > crowd_max_live)
 			crowd_max_live = crowd_live;    /* racy: a log figure */
+		switchy_base();
 		crowd_update();
 		/* what a trap before its first sample weighs (rate.h) */
 		t->sampler.mult = level_mult((uint32_t)__atomic_load_n(&crowd_coarse, __ATOMIC_RELAXED));
@@ -1264,12 +1340,16 @@ static void soft_atfork_child(void)
 		own(hc_self)->tick_slot = -2;
 	memset(tick_slot, 0, sizeof(tick_slot));
 	tick_on = tick_failed = false;
+	tick_closed = closed_heavy = closed_switchy = false;
+	tick_closed_at = tick_closed_threads = tick_closed_unsampled = 0;
 	tick_unslotted = 0;
 	tick_made = tick_fail_count = tick_samples = tick_overruns = tick_changes = 0;
 	crowd_heavy = crowd_switchy = 1;
 	switchy_on = false;
 	switchy_look = 0;
-	switchy_sw = switchy_cpu = 0;
+	switchy_sw = switchy_cpu = switchy_umax = switchy_by_user = 0;
+	switchy_base_sw = switchy_base_ucpu = 0;
+	switchy_based = 0;
 	inh_pid = 0;
 	crowd_live = crowd_coarse = crowd_lock = 0;
 	crowd_samples = 0;
@@ -2385,7 +2465,7 @@ void soft__log(void)
 	{
 		uint64_t got = c->samples + c->samples_blocked + c->samples_in_runtime;
 
-		if (coarse_fd >= 0 || c->samples_coarse)
+		if (coarse_fd >= 0 || c->samples_coarse || tick_closed)
 			process__log("sampling rate: COMM@%llu, and COMM@%llu (x%u) while the process is crowded "
 			             "(more than %u live threads on %u CPUs; fine again at %u or fewer) after its "
 			             "first %u samples, or quiet (no sign of sharing in its last %u samples, 0 = "
@@ -2402,7 +2482,7 @@ void soft__log(void)
 			             (unsigned long long)c->samples_coarse, (unsigned long long)got,
 			             (unsigned long long)c->samples_thinned,
 			             (unsigned long long)(got ? hc_rt.opt.period * (got + c->samples_thinned) / got : 0));
-		if (heavy_fd >= 0)
+		if (heavy_fd >= 0 || closed_heavy)
 			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded (more "
 			             "than %u live threads on %u CPUs; the coarse rate again at %u or fewer; "
 			             "HPCRUN_COMM_CROWDED_HEAVY=%u, HPCRUN_COMM_CROWDED_HEAVY_FROM=%u); %llu changes "
@@ -2412,20 +2492,24 @@ void soft__log(void)
 			             (unsigned long long)heavy_switches);
 		else if (coarse_fd >= 0 && hc_rt.opt.crowd_heavy <= 1)
 			process__log("sampling rate: no heavily crowded level (HPCRUN_COMM_CROWDED_HEAVY=1)");
-		if (switchy_fd >= 0)
+		if (switchy_fd >= 0 || closed_switchy)
 			process__log("sampling rate: COMM@%llu (x%u) while the process is heavily crowded and switches "
 			             "more than %u times per second of its CPU time (the heavy rate again below %u; "
 			             "HPCRUN_COMM_SWITCHY=%u, HPCRUN_COMM_SWITCHY_RATE=%u); %llu changes to it; %llu "
 			             "looks, at most %llu switches per CPU second seen; looked at in the warm-up too, "
 			             "from its sample %u on (HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): %llu changes to it "
-			             "ended the warm-up early (the last after %llu samples)",
+			             "ended the warm-up early (the last after %llu samples); or more than %u voluntary ones "
+			             "per second of its user CPU time since it was crowded (HPCRUN_COMM_SWITCHY_USER_RATE, 0 = off; "
+			             "off again when both rates are below half): at most %llu seen, %llu looks found it "
+			             "switching by that rate alone",
 			             (unsigned long long)(hc_rt.opt.period * level_mult(3)), level_mult(3),
 			             hc_rt.opt.switchy_rate, hc_rt.opt.switchy_rate / 2, crowd_switchy,
 			             hc_rt.opt.switchy_rate, (unsigned long long)switchy_switches,
 			             (unsigned long long)switchy_looks, (unsigned long long)switchy_max,
 			             hc_rt.opt.switchy_warmup, (unsigned long long)switchy_early,
-			             (unsigned long long)switchy_early_at);
-		if (switchy_fd >= 0 && hc_rt.opt.tick)
+			             (unsigned long long)switchy_early_at, hc_rt.opt.switchy_user_rate,
+			             (unsigned long long)switchy_umax, (unsigned long long)switchy_by_user);
+		if ((switchy_fd >= 0 || closed_switchy) && hc_rt.opt.tick) {
 			process__log("sampling rate: the switching level through per-thread tick timers "
 			             "(HPCRUN_COMM_TICK=1; user CPU time, checked at the scheduler tick): %llu timers "
 			             "made, %llu failed (level 3 on the task-clock from then on), %llu changes to it "
@@ -2434,7 +2518,19 @@ void soft__log(void)
 			             (unsigned long long)tick_made, (unsigned long long)tick_fail_count,
 			             (unsigned long long)tick_changes, tick_unslotted, RT_TICK_SLOTS,
 			             (unsigned long long)tick_samples, (unsigned long long)tick_overruns);
-		else if (switchy_fd >= 0)
+			if (tick_closed)
+				process__log("sampling rate: the task-clock events closed at the change to the switching "
+				             "level through the tick, the level kept for the rest of the run "
+				             "(HPCRUN_COMM_TICK_CLOSE=1; performance.md \"Session 27\"): closed after %llu "
+				             "samples; %llu threads started since (on their timers), %llu of them without a "
+				             "sampler", (unsigned long long)tick_closed_at,
+				             (unsigned long long)tick_closed_threads, (unsigned long long)tick_closed_unsampled);
+			else
+				process__log("sampling rate: the task-clock events closed at the change to the switching "
+				             "level through the tick, the level kept for the rest of the run "
+				             "(HPCRUN_COMM_TICK_CLOSE=%d; performance.md \"Session 27\"): not closed",
+				             hc_rt.opt.tick_close ? 1 : 0);
+		} else if (switchy_fd >= 0)
 			process__log("sampling rate: the switching level through the task-clock (HPCRUN_COMM_TICK=0)");
 		else if (heavy_fd >= 0)
 			process__log("sampling rate: no switching level (HPCRUN_COMM_SWITCHY=%u, "

@@ -329,6 +329,27 @@ static void switchy(void)
 	CHECK(rt_rate_switchy(true, 0, 0, 50000));
 	CHECK(!rt_rate_switchy(false, 5, 0, 50000));
 	CHECK(!rt_rate_switchy(false, UINT64_MAX, 1, 50000));
+	/* ... or by the user rate since the crowding (HPCRUN_COMM_SWITCHY_USER_RATE,
+	   Session 27): LULESH 2x at the fine period, 70,000 a CPU second in
+	   the window but 480,000 switches over 2.3 s of user time: on */
+	CHECK(rt_rate_switchy_user(false, 70000, 1000000000ull, 75000, 480000, 2300000000ull, 150000));
+	CHECK(!rt_rate_switchy_user(false, 70000, 1000000000ull, 75000, 480000, 2300000000ull, 0));
+	/* ... but not with the window below 2/3 of its threshold (mw_cond -O2's
+	   system-time regime: 44,000 a CPU second) */
+	CHECK(!rt_rate_switchy_user(false, 44000, 1000000000ull, 75000, 480000, 700000000ull, 150000));
+	CHECK(rt_rate_switchy_user(false, 51000, 1000000000ull, 75000, 480000, 700000000ull, 150000));
+	/* halo_bar -O0 -t 4: 45,000 over 0.55 s of user time (82,000): off */
+	CHECK(!rt_rate_switchy_user(false, 60000, 1000000000ull, 75000, 45000, 550000000ull, 150000));
+	/* the window's rate alone still turns it on */
+	CHECK(rt_rate_switchy_user(false, 80000, 1000000000ull, 75000, 45000, 550000000ull, 150000));
+	/* on: kept while either rate is at half its threshold or above */
+	CHECK(rt_rate_switchy_user(true, 10000, 1000000000ull, 75000, 80000, 1000000000ull, 150000));
+	CHECK(rt_rate_switchy_user(true, 40000, 1000000000ull, 75000, 10000, 1000000000ull, 150000));
+	CHECK(!rt_rate_switchy_user(true, 10000, 1000000000ull, 75000, 70000, 1000000000ull, 150000));
+	/* no user time yet (no baseline): the window's rule alone */
+	CHECK(!rt_rate_switchy_user(false, 70000, 1000000000ull, 75000, 0, 0, 150000));
+	CHECK(rt_rate_switchy_user(true, 40000, 1000000000ull, 75000, 0, 0, 150000));
+	CHECK(!rt_rate_switchy_user(false, 5, 1000000000ull, 75000, UINT64_MAX, 1, 150000));
 	/* the level: only the heavy one becomes 3, only with the event */
 	CHECK_EQ_U64(rt_rate_level_switchy(2, true, 4), 3);
 	CHECK_EQ_U64(rt_rate_level_switchy(2, false, 4), 2);
