@@ -14,8 +14,8 @@
 #    main's volume is with its two workers only;
 #  - HPCRUN_COMM_START_BLOCK=0 arms none;
 #  - on the process-wide set (HPCRUN_COMM_START_BLOCK_OPEN=0, the default)
-#    with 4 workers starting together, within 16 runs 2 s apart (under a
-#    load of 20-50 the CI of session 26 saw 12 fail) a creator's hand-off
+#    with 4 workers starting together, within 40 runs 1 s apart (a run
+#    finds two workers in 1-3 of 12 beside an ASan suite) a creator's hand-off
 #    chain (detection.md §5.27) has a worker wait for it, re-arms and
 #    traps in two distinct workers, main paired with its workers only;
 #    HPCRUN_COMM_START_CHAIN=0 starts none;
@@ -67,7 +67,7 @@ chain_line() { grep -h "creator's hand-off chains" "$TMP/$1"/*.log 2>/dev/null |
 chain_n() { chain_line "$1" | sed -E "s/.*$2.*/\1/"; }
 if [ "$tracked" -gt 0 ]; then
 	chained=0
-	for try in $(seq 1 16); do
+	for try in $(seq 1 40); do
 		rm -rf "${TMP:?}/c"
 		HPCRUN_COMM_START_BLOCK_OPEN=0 measure c "$TMP/stencil" 4 0.2 || fail "chain run failed"
 		other=$(awk '$1 == "row" && ($3 == 0 || $4 == 0) && ($3 > 4 || $4 > 4) && $5 > 0 { n++ } END { print n + 0 }' "$TMP/c.rows")
@@ -77,14 +77,16 @@ if [ "$tracked" -gt 0 ]; then
 		new=$(chain_n c 'traps ([0-9]+) by a thread new')
 		echo "chain try $try: waits $waits, re-arms $rearms, traps by new threads $new"
 		[ "$waits" -ge 1 ] && [ "$rearms" -ge 1 ] && [ "$new" -ge 2 ] && { chained=1; break; }
-		# a try takes ~0.3 s: spread the next ones over ~25 s, so that a
+		# a try takes ~0.3 s: spread the next ones over ~50 s, so that a
 		# burst of load does not decide them all (a session 25 CI run:
 		# 8 back-to-back tries, all 0 re-arms; under a concurrent ASan
-		# suite the first 5 spread tries failed, the 6th found two)
-		sleep 2
+		# suite the first 5 spread tries failed, the 6th found two;
+		# session 27's fresh-clone CI: 0 of 16, and beside its ASan half
+		# 1 of 12 on session 26's runtime, 1-3 of 12 on session 27's)
+		sleep 1
 	done
-	[ "$chained" -eq 1 ] && ok "a creator's hand-off chain found two workers" ||
-		fail "no creator's hand-off chain re-armed and trapped in two workers in 16 runs"
+	[ "$chained" -eq 1 ] && ok "a creator's hand-off chain found two workers (try $try)" ||
+		fail "no creator's hand-off chain re-armed and trapped in two workers in 40 runs"
 	rm -rf "${TMP:?}/c0"
 	HPCRUN_COMM_START_BLOCK_OPEN=0 HPCRUN_COMM_START_CHAIN=0 measure c0 "$TMP/stencil" 4 0.2 ||
 		fail "run with the chain off failed"
