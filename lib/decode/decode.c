@@ -1520,11 +1520,15 @@ static bool rip_readonly(const struct hc_insn *in, bool (*readonly)(uint64_t add
 
 /* The instructions of a loop body [start, exit) with a non-stack data
    access (frame slots and, given readonly, RIP-relative read-only
-   constants aside): 0 when there is none, 1 when the only one is a load
-   at pc, -ENOENT for any other; -EINVAL when one does not decode. g: the
-   registers the decode uses, its RIP overwritten. */
+   constants aside; the one at pc not spared): 0 when there is none, 1
+   when there is one load and nothing else — at pc, or anywhere when pc is
+   0 (*at, *used: where, and the registers its address uses, when not
+   NULL) —, -ENOENT for any other, and with straight for a jump before the
+   back-edge; -EINVAL when one does not decode. g: the registers the
+   decode uses, its RIP overwritten. */
 static int loop_body_accesses(uint64_t start, uint64_t exit, long long *g, uint64_t pc,
-                              bool (*readonly)(uint64_t addr))
+                              bool (*readonly)(uint64_t addr), bool straight, uint64_t *at_load,
+                              uint16_t *used)
 {
 	struct hc_regs r2 = { g, 0, 0 };
 	struct hc_insn in;
@@ -1536,13 +1540,19 @@ static int loop_body_accesses(uint64_t start, uint64_t exit, long long *g, uint6
 		g[REG_RIP] = (long long)at;
 		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
 			return -EINVAL;
+		if (straight && at + in.len < exit && (d.ends || d.dynamic))
+			return -ENOENT;
 		if (!data_accesses(&in, &d, &store))
 			continue;
 		if (at != pc && !store && readonly && rip_readonly(&in, readonly))
 			continue;
-		if (at != pc || store)
+		if (store || found || (pc && at != pc))
 			return -ENOENT;
 		found = 1;
+		if (at_load)
+			*at_load = at;
+		if (used)
+			*used = d.used;
 	}
 	return found;
 }
@@ -1564,7 +1574,7 @@ int hc_decode_loop_feed(const struct hc_regs *r, struct hc_prev_cache *cache, un
 		return rc == -EINVAL ? -ENOENT : rc;
 	memcpy(g, r->gregs, sizeof(g));
 	r2.gregs = g;
-	if ((rc = loop_body_accesses(start, exit, g, 0, NULL)) != 0)
+	if ((rc = loop_body_accesses(start, exit, g, 0, NULL, false, NULL, NULL)) != 0)
 		return rc < 0 ? rc : -ENOENT;
 	at = start;
 	for (int k = 0; k < 4; k++) {
@@ -1596,7 +1606,7 @@ int hc_decode_loop_only_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_
 
 	if (rc != 0)
 		return rc == -EINVAL ? -ENOENT : rc;
-	rc = loop_body_accesses(start, exit, g, pc, readonly);
+	rc = loop_body_accesses(start, exit, g, pc, readonly, false, NULL, NULL);
 	return rc == 1 ? 0 : rc < 0 ? rc : -ENOENT;
 }
 
@@ -1608,7 +1618,6 @@ int hc_decode_loop_live_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_
 	struct hc_regs r2 = { g, 0, 0 };
 	struct hc_insn in;
 	struct hc_insn_deps d;
-	bool store;
 	int rc = hc_decode_loop_body(pc, max, &start, &exit, &loop_w);
 
 	*load = 0;
@@ -1616,20 +1625,10 @@ int hc_decode_loop_live_load(uint64_t pc, unsigned max, bool (*readonly)(uint64_
 		return rc == -EINVAL ? -ENOENT : rc;
 	/* the body's one access, a load; straight-line code but for the
 	   back-edge (the path from the load around to pc is then the only one) */
-	for (at = start; at < exit; at += in.len) {
-		g[REG_RIP] = (long long)at;
-		if (hc_decode_at_pc_deps(&r2, &in, &d) < 0 || !in.len)
-			return -EINVAL;
-		if (at + in.len < exit && (d.ends || d.dynamic))
-			return -ENOENT;
-		if (!data_accesses(&in, &d, &store) || (!store && readonly && rip_readonly(&in, readonly)))
-			continue;
-		if (store || l)
-			return -ENOENT;
-		l = at;
-		used = d.used;
-	}
-	if (!l || !used)
+	rc = loop_body_accesses(start, exit, g, 0, readonly, true, &l, &used);
+	if (rc != 1)
+		return rc < 0 ? rc : -ENOENT;
+	if (!used)
 		return -ENOENT;
 	/* the registers the instructions after the load write before pc
 	   runs, around the back-edge when pc is not after it */

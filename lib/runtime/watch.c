@@ -372,12 +372,18 @@ static bool pset_zone_refused(struct rt_thread *t)
 	return true;
 }
 
+/* The armed set's life in sampling periods (wall time): a pipeline set's
+   (pipe.h), a feed set's (HPCRUN_COMM_FEED_LIFE, §5.70), else RT_PSET_LIFE. */
+static uint32_t pset_life(void)
+{
+	return pset.rec.pipe ? RT_PIPE_LIFE : pset.rec.feed ? hc_rt.opt.feed_life : RT_PSET_LIFE;
+}
+
 /* A set's shortest life before another thread may take the registers:
-   two sampling periods (wall ns). */
+   half its life (wall ns). */
 static uint64_t pset_min_age(void)
 {
-	return (pset.rec.pipe ? RT_PIPE_LIFE / 2 : pset.rec.feed ? hc_rt.opt.feed_life / 2 : 2) *
-	       hc_rt.period;    /* a pipeline set: pipe.h; a feed set: §5.70 */
+	return pset_life() / 2 * hc_rt.period;
 }
 
 /* Arm the process-wide set for thread t's set (t->det: the entry, its
@@ -1523,8 +1529,7 @@ void watch__pset_tick(struct rt_thread *t)
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (rt_pset_state_of(w) == RT_PSET_ARMED &&
 	    rt_pset_expired(pset.rec.armed_wall, process__now(),
-	                    (pset.rec.pipe ? RT_PIPE_LIFE : pset.rec.feed ? hc_rt.opt.feed_life : RT_PSET_LIFE) *
-	                    hc_rt.period))
+	                    pset_life() * hc_rt.period))
 		pset_end(w, &pset.ended_age);
 }
 

@@ -1911,17 +1911,6 @@ static void reader_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	watch__pset_reader(t, &s, ev->pc, b.base, b.base + b.size);
 }
 
-/* Feed sets (HPCRUN_COMM_FEED_SETS, detection.md §5.68): a sample in a
-   loop without memory accesses (a task's register-only compute) comes
-   after the load that feeds it — the instruction before the loop, within
-   4 of straight-line code, whose address registers neither the loop nor
-   the instructions between write: the sample's registers give its
-   address. That load read what another thread wrote (a thread pool's
-   task input, written by the master); the master's next store there is
-   the hand-off, which the master's samples (it mostly waits) never see:
-   the idle process-wide set watches the line for it, the load its entry.
-   One ask in 4 such samples. The feeding load is found once per PC
-   (feed[]). Signal context. */
 #define RT_FEED_REACH 32   /* instructions to a feed loop's back-edge at most */
 
 /* A feed set stands for the samples since the thread's last one was
@@ -1941,6 +1930,17 @@ static void feed_arm(struct rt_thread *t, const struct hc_sample *s)
 		own(t)->feed_pending = 0;
 }
 
+/* Feed sets (HPCRUN_COMM_FEED_SETS, detection.md §5.68): a sample in a
+   loop without memory accesses (a task's register-only compute) comes
+   after the load that feeds it — the instruction before the loop, within
+   4 of straight-line code, whose address registers neither the loop nor
+   the instructions between write: the sample's registers give its
+   address. That load read what another thread wrote (a thread pool's
+   task input, written by the master); the master's next store there is
+   the hand-off, which the master's samples (it mostly waits) never see:
+   the idle process-wide set watches the line for it, the load its entry.
+   One ask in 4 such samples. The feeding load is found once per PC
+   (feed[]). Signal context. */
 static void feed_loop(struct rt_thread *t, void *uctx, const struct hc_regs *r)
 {
 	uint64_t pc = (uint64_t)r->gregs[REG_RIP], load;
