@@ -953,7 +953,9 @@ static bool trap_start(const struct hc_detect_config *cfg, struct hc_detect_thre
 			e = &th->start[i];
 	if (!e)
 		return false;          /* a late trap of an older set */
-	fill_comm(cfg, comm, th, t, e, th->lock_set ? th->lock_weight : cfg->period * th->start_mult[i - 1],
+	fill_comm(cfg, comm, th, t, e,
+	          th->lock_set ? th->lock_weight :
+	          (th->join_set && cfg->join_line_ns ? cfg->join_line_ns : cfg->period) * th->start_mult[i - 1],
 	          HC_COMM_TRAP);
 	if (comm->weight == 0)
 		comm->weight = cfg->period;

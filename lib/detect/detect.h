@@ -217,6 +217,10 @@ struct hc_detect_config {
 	                        bytes: x[i] += v) are judged by their bytes alone, not the
 	                        threads' masks or moving spans: accumulations land where the
 	                        data say, not along a walk (§5.54) */
+	uint64_t join_line_ns; /* a join set's trap weighs this per line it stands for (the
+	                        joiner reads each of its peers' output lines once, a transfer
+	                        each, in microseconds), not a period per line; 0 = the period
+	                        (§5.15's weight; detection.md §5.72) */
 };
 
 /* The weight of a trap of a set of d chunks (the published chunk `pub`

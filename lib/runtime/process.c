@@ -392,6 +392,7 @@ static void read_options(struct rt_options *o)
 		process__fatal("HPCRUN_COMM_START_CHAIN: %u re-arms is more than 64", o->start_chain);
 	o->start_chain_spread = env_u64("HPCRUN_COMM_START_CHAIN_SPREAD", 1) != 0;
 	o->join_object = env_u64("HPCRUN_COMM_JOIN_OBJECT", 1) != 0;
+	o->join_line_ns = env_u64("HPCRUN_COMM_JOIN_NS", 0);   /* §5.72 */
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
 		               HC_MAX_WATCH - 1);
@@ -876,6 +877,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.heels_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.heels_ns : 0;          /* §5.28 */
 	hc_rt.dcfg.trap_footprint = kind == HC_SAMPLER_SOFT && hc_rt.opt.trap_footprint; /* §5.31 */
 	hc_rt.dcfg.update_bytes = kind == HC_SAMPLER_SOFT && hc_rt.opt.update_bytes;     /* §5.54 */
+	hc_rt.dcfg.join_line_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.join_line_ns : 0;   /* §5.72 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -1194,6 +1196,11 @@ static void process_init(bool after_fork)
 		process__log("a fixed access (its instruction seen at the same address %u times more in a row) counts as "
 		        "its own bytes only, not with its thread's other bytes of the line (counter fixed_accesses; "
 		        "detection.md §5.47; HPCRUN_COMM_FIXED_BYTES, 0 = off)", hc_rt.opt.fixed_bytes);
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("join sets' traps (the joiner's read of its peers' output after pthread_join, counter "
+		        "join_traps) weigh per line they stand for: %llu ns (HPCRUN_COMM_JOIN_NS, 0 = a sampling "
+		        "period; detection.md §5.72)", (unsigned long long)(hc_rt.opt.join_line_ns ?
+		        hc_rt.opt.join_line_ns : hc_rt.dcfg.period));
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
 		        "sequence of synchronizing stores: detection.md §5.18): %s",

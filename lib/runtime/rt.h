@@ -487,6 +487,7 @@ struct rt_options {
 	                               (HPCRUN_COMM_START_CHAIN, 0 = none; pset.h) */
 	bool start_chain_spread;    /* ... its next line far from where it trapped (rt_pset_chain_pick) */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
+	uint64_t join_line_ns;      /* a join set's trap weighs this per line, ns; 0 = a period (§5.72) */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint32_t procset_edge;      /* ... a refused sample in a block its thread allocated arms an edge

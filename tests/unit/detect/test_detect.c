@@ -1462,6 +1462,16 @@ static void test_join_set(void)
 	CHECK(trap(&w, 0, 1210, LINE_B, 8, false));
 	CHECK_EQ_U64(w.comm.peer, 2);
 	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	/* a join line's weight (HPCRUN_COMM_JOIN_NS, detection.md §5.72): the
+	   lines the trap stands for, each one transfer's ns, not a period */
+	w.cfg.join_line_ns = 100;
+	w.th[0].start_skip = 0;
+	CHECK(hc_detect_arm_join(&w.bb, &w.cfg, &w.th[0], 1250, 0, both, 2, &res));
+	a1 = (res.watch_addr[0] & ~63ull) == (LINE_B & ~63ull) ? res.watch_addr[1] : res.watch_addr[0];
+	CHECK(trap(&w, 0, 1260, (a1 & ~63ull) + 40, 8, false));
+	CHECK_EQ_U64(w.comm.peer, 1);
+	CHECK_EQ_U64(w.comm.weight, 3 * 100);
+	w.cfg.join_line_ns = 0;
 	/* fewer registers than peers: the peers chosen uniformly, the weight
 	   scaled by peers / watched */
 	w.cfg.nwatch = 1;
