@@ -214,6 +214,50 @@ static uint64_t slot_step(const struct hc_advice_field *v, size_t n, uint64_t ob
 	return best;
 }
 
+/* Per-thread parts of a heap block whose type is unknown, larger than a
+   line: the block's size in k equal parts (k = 2..64, the first k that
+   fits; parts of at least a line), when every thread's own falsely shared
+   fields lie in one part and each thread in another. Phoenix histogram
+   at -O0 (`calloc(sizeof(thread_arg_t), num_procs)` inside a macro, no
+   DWARF type for the pointer): 3096-byte elements whose boundary line
+   holds one thread's last counters and the next thread's first fields —
+   slot_step's 40 B there is the distance across the boundary, not a slot
+   (detection.md §5.72). 0 otherwise. */
+static uint64_t part_size(uint64_t size, const struct hc_advice_field *v, size_t n)
+{
+	for (uint64_t k = 2; k <= 64 && size / k >= LINE; k++) {
+		uint32_t tid[64], nt = 0;
+		uint64_t part[64], e = size / k;
+		bool fits = size % k == 0;
+
+		for (size_t a = 0; a < n && fits; a++) {
+			const struct hc_db_field *x = v[a].f;
+			uint32_t m;
+			if (x->nthreads != 1 || !x->fal)
+				continue;
+			if (x->offset >= size || (x->offset + (x->size ? x->size : 1) - 1) / e != x->offset / e) {
+				fits = false;      /* outside the block, or across a part's end */
+				break;
+			}
+			for (m = 0; m < nt && tid[m] != x->threads[0]; m++)
+				;
+			if (m == nt) {
+				if (nt == 64)
+					return 0;
+				tid[nt] = x->threads[0];
+				part[nt++] = x->offset / e;
+			} else if (part[m] != x->offset / e)
+				fits = false;      /* one thread in two parts */
+		}
+		for (uint32_t a = 0; a < nt && fits; a++)
+			for (uint32_t b = a + 1; b < nt && fits; b++)
+				fits = part[a] != part[b];   /* two threads in one part */
+		if (fits && nt >= 2)
+			return e;
+	}
+	return 0;
+}
+
 /* Whether w occurs in s at the start of a name: not after a letter or a
    digit (C-Thread-Pool's bsem_wait is the program's, sem_wait and
    __new_sem_wait glibc's; a decomp_ routine is no OpenMP omp_ call). */
@@ -349,7 +393,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	bool heap = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_HEAP)),
 	     stat = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STATIC));
 	bool named = false, per_elem = true, split = false, fortran = false, omp = false, handed = false;
-	uint64_t e, step = 0;
+	uint64_t e, step = 0, part = 0;
 	bool member_array = false, scalar_elems = true, container = false;
 	uint32_t thr[64], nthr = 0;
 	int64_t ek[64];
@@ -451,6 +495,10 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	}
 	if (!per_elem && !split && !named)
 		step = slot_step(a->fields, a->nfields, o->fal);
+	/* slots larger than a line in a block of unknown type: the step is
+	   the distance across a part's boundary, not a slot */
+	if (step && heap && !type[0] && (part = part_size(o->size, a->fields, a->nfields)) != 0)
+		step = 0;
 
 	if (heap)
 		heap_site(o->name, call, sizeof(call), site, sizeof(site));
@@ -605,6 +653,27 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 			              "store Padded in the container), %llu -> 64 B per element; since C++17 "
 			              "the container's allocator returns storage aligned for it", type, type,
 			              (unsigned long long)step);
+	} else if (part) {
+		uint64_t pe = (part + LINE - 1) / LINE * LINE;
+		if (part % LINE) {
+			snprintf(a->pattern, sizeof(a->pattern),
+			         "%u threads each use their own %llu-byte part of the block (its %llu B in "
+			         "%llu parts; the type is unknown: no DWARF type for the pointer), not a "
+			         "multiple of 64 B: the line at each boundary holds the end of one thread's "
+			         "part and the start of the next one's", nthr, (unsigned long long)part,
+			         (unsigned long long)o->size, (unsigned long long)(o->size / part));
+			rc |= add_str(&a->fixes, &a->nfixes,
+			              "pad each thread's part from %llu to %llu B (its element type with "
+			              "`alignas(64)`, or a `char pad[%llu]` member at its end)",
+			              (unsigned long long)part, (unsigned long long)pe,
+			              (unsigned long long)(pe - part));
+		} else
+			snprintf(a->pattern, sizeof(a->pattern),
+			         "%u threads each use their own %llu-byte part of the block (its %llu B in "
+			         "%llu parts; the type is unknown: no DWARF type for the pointer), already a "
+			         "multiple of 64 B, but the block does not start on a 64-byte line, so each "
+			         "boundary's line holds two threads' parts", nthr, (unsigned long long)part,
+			         (unsigned long long)o->size, (unsigned long long)(o->size / part));
 	} else if (step) {
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "%u threads write their own %llu-byte slots, %llu B apart: several slots per "
@@ -665,7 +734,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 			              "inside it), or allocate this array with aligned_alloc(64, size "
 			              "rounded up to 64) here (glibc's malloc aligns to 16 bytes)",
 			              a->nfixes ? "and " : "", site, call);
-	} else if (stat && (per_elem || step)) {
+	} else if (stat && (per_elem || step || part)) {
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "%salign %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
 		              "on its declaration%s", a->nfixes ? "and " : "", var[0] ? var : o->name,
@@ -679,7 +748,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "in the OpenMP region: accumulate into a private variable and let a "
 		              "`reduction(+: ...)` clause (or one store after the loop) combine them");
-	if (per_elem || step)
+	if (per_elem || step || part)
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "alternatively, if these are per-thread accumulators: keep the value in "
 		              "a local variable and store it once at the end");

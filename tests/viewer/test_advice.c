@@ -4,7 +4,8 @@
    (soft: timer samples x period; pebs/ibs: pmu_period_sum), the negligible
    mark, the layout patterns and the changes advised for them (per-thread
    elements to pad, an element already 64 B to align, fields to split,
-   untyped per-thread slots, the element size inferred from field offsets),
+   untyped per-thread slots and parts larger than a line, the element size
+   inferred from field offsets),
    the bound, the kind of true-sharing hand-off, each reason an empty
    result is empty, the coverage warning, and code pairs through a C
    library copy routine named at its caller. Test code only. */
@@ -206,6 +207,55 @@ static void test_false_sharing(void)
 		      a.fs[3].fields[1].elem == 1);
 	}
 	CHECK(!a.empty[0]);
+	hc_advice_free(&a);
+}
+
+/* untyped per-thread parts larger than a line (Phoenix histogram at -O0:
+   3096-byte elements, no DWARF type for the pointer): the part is the
+   block's size over the parts the threads' fields fall in, not the 40 B
+   across the boundary; small untyped slots stay slots (detection.md §5.72) */
+static void test_untyped_parts(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 5, 100000);
+	counter(&db, "samples", 1000);    /* 100 ms */
+	counter(&db, "published", 100);
+	/* 0: 2 x 3096 B, thread 1's last counters, thread 2's first fields */
+	field(0, "", 3056, 4, 3000000, 1);
+	field(1, "", 3092, 4, 3000000, 1);
+	field(2, "", 3096, 8, 4000000, 2);
+	field(3, "", 3112, 8, 4000000, 2);
+	object(&db, "heap", "allocation at hg.c:213 in main", "", 0, 14000000, 0, 4);
+	objs[0].size = 6192;
+	/* 1: 4 x 3096 B, the boundaries of threads 2|3 and 3|4 seen */
+	field(4, "", 6180, 4, 2000000, 2);
+	field(5, "", 6200, 8, 2000000, 3);
+	field(6, "", 9280, 4, 2000000, 3);
+	field(7, "", 9296, 8, 2000000, 4);
+	object(&db, "heap", "allocation at hg.c:213 in main", "", 0, 8000000, 4, 4);
+	objs[1].size = 12384;
+	/* 2: 2 x 40 B slots: slots */
+	field(8, "", 0, 8, 1500000, 1);
+	field(9, "", 40, 8, 1500000, 2);
+	object(&db, "heap", "q = malloc(...) at s.c:7 in main", "", 0, 3000000, 8, 2);
+	objs[2].size = 80;
+	db.t_all = db.t_false = 25000000;
+
+	CHECK(hc_advice_build(&db, 8, 8, &a) == 0);
+	CHECK_EQ_U64(a.nfs, 3);
+	if (a.nfs == 3) {
+		CHECK(a.fs[0].o == &objs[0]);
+		CHECK(strstr(a.fs[0].pattern, "own 3096-byte part of the block (its 6192 B in 2 parts"));
+		CHECK(has_fix(&a.fs[0], "pad each thread's part from 3096 to 3136 B", "pad[40]"));
+		CHECK(has_fix(&a.fs[0], "align the block: at hg.c:213", NULL));
+		CHECK(!has_fix(&a.fs[0], "slot", NULL));
+		CHECK(a.fs[1].o == &objs[1]);
+		CHECK(strstr(a.fs[1].pattern, "own 3096-byte part of the block (its 12384 B in 4 parts"));
+		CHECK(a.fs[2].o == &objs[2]);
+		CHECK(strstr(a.fs[2].pattern, "40-byte slots"));
+	}
 	hc_advice_free(&a);
 }
 
@@ -717,6 +767,7 @@ int main(void)
 {
 	test_scale();
 	test_false_sharing();
+	test_untyped_parts();
 	test_member_array();
 	test_handed_elements();
 	test_runtime_names();
