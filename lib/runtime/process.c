@@ -392,7 +392,7 @@ static void read_options(struct rt_options *o)
 		process__fatal("HPCRUN_COMM_START_CHAIN: %u re-arms is more than 64", o->start_chain);
 	o->start_chain_spread = env_u64("HPCRUN_COMM_START_CHAIN_SPREAD", 1) != 0;
 	o->join_object = env_u64("HPCRUN_COMM_JOIN_OBJECT", 1) != 0;
-	o->join_line_ns = env_u64("HPCRUN_COMM_JOIN_NS", 0);   /* §5.72 */
+	o->join_line_ns = env_u64("HPCRUN_COMM_JOIN_NS", 100);   /* §5.72: a transfer, as HPCRUN_COMM_LOCK_NS */
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
 		               HC_MAX_WATCH - 1);
