@@ -689,6 +689,34 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 			              "pad each thread's slot from %llu to 64 B (an element type with "
 			              "`alignas(64)` or a `char pad[%llu]` member)", (unsigned long long)step,
 			              (unsigned long long)(LINE - step % LINE));
+	} else if (stat && o->size && o->size <= 8) {
+		/* a scalar variable: two threads cannot write different bytes of it
+		   apart; its line holds other variables (Phoenix kmeans: `modified`
+		   beside `points`, `means`, `dim`, which every worker reads) */
+		char others[256] = "";
+		size_t at = 0;
+		unsigned n = 0;
+		for (size_t k = 0; k < db->nobjects && at < sizeof(others); k++) {
+			const struct hc_db_object *x = &db->objects[k];
+			if (x == o || !x->fal || strcmp(x->kind, o->kind) || strcmp(x->module, o->module) ||
+			    x->size >= LINE)
+				continue;
+			if (n++ < 4)
+				at += (size_t)snprintf(others + at, sizeof(others) - at, "%s`%s`", at ? ", " : "",
+				                       x->name);
+		}
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%s is %llu B, one variable: its false sharing is with other data on its "
+		         "64-byte line, not within it%s%s%s", var[0] ? var : o->name,
+		         (unsigned long long)o->size, n ? " (other small variables of this module with "
+		         "false sharing in this run, likely its neighbours: " : "", others,
+		         n > 4 ? ", ...)" : n ? ")" : "");
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "give %s a line of its own: `alignas(64)` (GCC: "
+		              "`__attribute__((aligned(64)))`) on its declaration, and keep what other "
+		              "threads read all the time off that line (the next variables: align the "
+		              "first of them too, or read them into locals before the loop)",
+		              var[0] ? var : o->name);
 	} else {
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "threads write data within 64 bytes of each other in this object");

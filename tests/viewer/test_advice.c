@@ -259,6 +259,41 @@ static void test_untyped_parts(void)
 	hc_advice_free(&a);
 }
 
+/* a scalar static's false sharing is its line's, not within it (Phoenix
+   kmeans: `modified` beside `points` and `means`): the advice names the
+   module's other small variables with false sharing and gives the
+   variable a line of its own (detection.md §5.72) */
+static void test_scalar_statics(void)
+{
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 3, 100000);
+	counter(&db, "samples", 1000);    /* 100 ms */
+	counter(&db, "published", 100);
+	field(0, "modified", 0, 4, 8000000, 1);
+	object(&db, "static", "modified", "int", 4, 8000000, 0, 1);
+	objs[0].size = 4;
+	objs[0].module = (char *)"/x/kmeans";
+	field(1, "points", 0, 8, 5000000, 2);
+	object(&db, "static", "points", "int **", 8, 5000000, 1, 1);
+	objs[1].size = 8;
+	objs[1].module = (char *)"/x/kmeans";
+	db.t_all = db.t_false = 13000000;
+
+	CHECK(hc_advice_build(&db, 8, 8, &a) == 0);
+	CHECK_EQ_U64(a.nfs, 2);
+	if (a.nfs == 2) {
+		CHECK(a.fs[0].o == &objs[0]);
+		CHECK(strstr(a.fs[0].pattern, "modified is 4 B, one variable"));
+		CHECK(strstr(a.fs[0].pattern, "likely its neighbours: `points`)"));
+		CHECK(has_fix(&a.fs[0], "give modified a line of its own", "alignas(64)"));
+		CHECK(!strstr(a.fs[0].pattern, "within 64 bytes"));
+		CHECK(strstr(a.fs[1].pattern, "`modified`"));
+	}
+	hc_advice_free(&a);
+}
+
 /* an array member of a struct variable: DWARF's element (the struct) is
    not the array's; the element size comes from the offsets */
 static void test_member_array(void)
@@ -768,6 +803,7 @@ int main(void)
 	test_scale();
 	test_false_sharing();
 	test_untyped_parts();
+	test_scalar_statics();
 	test_member_array();
 	test_handed_elements();
 	test_runtime_names();
