@@ -560,6 +560,9 @@ int threads__write(struct an *an, const char *dir, char *err, size_t errlen);
 
 /* symbolize + view.c */
 int view__build(struct an *an);
+/* objects.c: a module or source path of the system (libc, libstdc++ and its
+   headers, libgomp) or of this runtime: code that is not the application's */
+bool objects__system_path(const char *p);
 void view__free(struct view *v);
 /* Code pairs resolved to view ids and summed per unordered pair: c < p, or
    p = 0 when the peer's context is unknown; sorted by (c, p). A pair is

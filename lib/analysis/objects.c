@@ -199,7 +199,7 @@ static bool prefixed(const char *s, const char *p)
 
 /* Code that is not the application's: a module or a source file of the
    system (libc, libstdc++ and its headers, libgomp), or this runtime. */
-static bool system_path(const char *p)
+bool objects__system_path(const char *p)
 {
 	return prefixed(p, "/lib/") || prefixed(p, "/lib64/") || prefixed(p, "/usr/lib") ||
 	       prefixed(p, "/usr/include/") || strstr(p, "libhpcrun-comm") || p[0] == '[' ||
@@ -236,8 +236,8 @@ static uint32_t context_frames(const struct an *an, uint32_t gn, struct hframe *
 			                         .ra = cct__offset(&an->tree, g),
 			                         .inlined = w->n[x].kind == V_A };
 			fr[n].alloc = boring_frame(name);
-			fr[n].lib = fr[n].alloc || (pr->lm < an->modules.n && system_path(an->modules.s[pr->lm])) ||
-			            (file && system_path(w->files.s[file]));
+			fr[n].lib = fr[n].alloc || (pr->lm < an->modules.n && objects__system_path(an->modules.s[pr->lm])) ||
+			            (file && objects__system_path(w->files.s[file]));
 			n++;
 			if (w->n[x].kind == V_PF)
 				break;

@@ -22,22 +22,92 @@
    symbols for the runtime libraries (Debian ships none), the trampolines
    every std::thread and every OpenMP worker starts in read
    "[libstdc++.so.6+0xd4490]" and "[libgomp.so.1+0x1cc40]": the library
-   starts threads only there, so say what they are, the address kept. */
-static char *start_routine_name(const char *name)
+   starts threads only there, so say what they are, the address kept. A
+   std::thread is named by its body (body: the outermost application frame
+   of its contexts, NULL when unknown): "std::thread running worker". An
+   OpenMP worker runs every parallel region's outlined function in turn, so
+   none names it. */
+static char *start_routine_name(const char *name, const char *body)
 {
 	static const struct { const char *lib, *what; } tramp[] = {
 		{ "[libstdc++.so", "std::thread" }, { "[libgomp.so", "OpenMP worker" },
 		{ "[libomp.so", "OpenMP worker" } };
+	bool stdthread = !strcmp(name, "execute_native_thread_routine");
+	const char *what = NULL;
 	char *out;
+	size_t n;
 
-	for (size_t k = 0; k < sizeof(tramp) / sizeof(*tramp); k++)
+	for (size_t k = 0; k < sizeof(tramp) / sizeof(*tramp) && !what; k++)
 		if (!strncmp(name, tramp[k].lib, strlen(tramp[k].lib)) && strstr(name, "+0x")) {
-			size_t n = strlen(tramp[k].what) + 1 + strlen(name) + 1;
-			if ((out = malloc(n)))
-				snprintf(out, n, "%s %s", tramp[k].what, name);
-			return out;
+			what = tramp[k].what;
+			stdthread = k == 0;
 		}
-	return strdup(name);
+	if (stdthread && body) {
+		n = sizeof("std::thread running ") + strlen(body);
+		if ((out = malloc(n)))
+			snprintf(out, n, "std::thread running %s", body);
+		return out;
+	}
+	if (!what)
+		return strdup(name);
+	n = strlen(what) + 1 + strlen(name) + 1;
+	if ((out = malloc(n)))
+		snprintf(out, n, "%s %s", what, name);
+	return out;
+}
+
+/* The application's outermost frame above each view node (a procedure id,
+   HC_NONE above main or a thread's body): frames of system modules and
+   headers and std:: / __gnu_cxx:: templates do not count (libc's
+   start_thread, libstdc++'s trampoline, std::thread's _M_run and the
+   std::__invoke inlined into it). One pass: parents have smaller ids.
+   Returns a malloc'd array of v->index.n entries, NULL without memory. */
+static uint32_t *outer_app_frames(const struct an *an, const struct view *v)
+{
+	uint32_t i, n = v->index.n, *of = malloc((n ? n : 1) * sizeof(*of));
+
+	if (!of)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct hc_db_tnode *x = &v->n[i];
+		const struct hc_db_tproc *pr;
+		const char *name;
+
+		of[i] = i ? of[x->parent] : HC_NONE;
+		if (of[i] != HC_NONE || (x->kind != V_PF && x->kind != V_A))
+			continue;
+		pr = &v->proc[x->proc];
+		name = v->names.s[pr->name];
+		if ((pr->lm < an->modules.n && objects__system_path(an->modules.s[pr->lm])) ||
+		    (pr->file && objects__system_path(v->files.s[pr->file])) ||
+		    !strncmp(name, "std::", 5) || !strncmp(name, "__gnu_cxx::", 11) || name[0] == '[')
+			continue;
+		of[i] = x->proc;
+	}
+	return of;
+}
+
+/* The body of thread p: the application frame outermost in most of its
+   contexts (of: outer_app_frames; a majority vote over its address nodes,
+   which mostly share one), NULL when none. */
+static const char *thread_body(const struct an *an, const struct view *v, const uint32_t *of,
+                               const struct an_prof *p)
+{
+	uint32_t cur = HC_NONE, ncur = 0;
+
+	for (uint32_t k = 0; k < p->nnodes; k++) {
+		uint32_t g = merge__global_node(an, p, k), b;
+
+		if (g == HC_NONE || (b = of[v->of_cct[g]]) == HC_NONE)
+			continue;
+		if (b == cur)
+			ncur++;
+		else if (ncur == 0)
+			cur = b, ncur = 1;
+		else
+			ncur--;
+	}
+	return cur == HC_NONE ? NULL : v->names.s[v->proc[cur].name];
 }
 
 #define CHUNK 8192u
@@ -506,7 +576,7 @@ int view__build(struct an *an)
 	struct symrun sr;
 	struct req *rq = NULL;
 	uint32_t nrq = 0, nuq = 0, i, ntree = cct__n(&an->tree), *who_res = NULL;
-	uint32_t jcap = 0, unk;
+	uint32_t jcap = 0, unk, *of = NULL;
 	int ret;
 
 	memset(&sr, 0, sizeof(sr));
@@ -578,13 +648,19 @@ int view__build(struct an *an)
 		goto out;
 	compute_metrics(v);
 
+	of = outer_app_frames(an, v);
+	if (!of) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < an->nthreads; i++) {
 		struct an_thread *t = &an->threads[i];
 		const struct an_prof *p = t->prof;
 
 		if (p && p->start_lm != HC_NONE) {
 			const struct res *r = &sr.res[who_res[ntree + i]];
-			t->start_name = start_routine_name(v->names.s[v->proc[r->fr[0].proc].name]);
+			t->start_name = start_routine_name(v->names.s[v->proc[r->fr[0].proc].name],
+			                                   thread_body(an, v, of, p));
 			if (!t->start_name) {
 				ret = -ENOMEM;
 				goto out;
@@ -598,6 +674,7 @@ int view__build(struct an *an)
 		}
 	}
 out:
+	free(of);
 	if (sr.res)
 		for (i = 0; i < nuq; i++)
 			free(sr.res[i].fr);
