@@ -1399,6 +1399,43 @@ bool hc_lock_acq_switch(uint32_t arms, uint32_t verdicts)
 	return arms >= HC_LOCK_ACQ_LEARN && (uint64_t)verdicts * HC_LOCK_ACQ_RATIO < arms;
 }
 
+uint64_t hc_lock_next_line(uint64_t lo, uint64_t eligible, uint64_t *cursor)
+{
+	uint64_t first = 0, next = 0, fline = 0, nline = 0, line;
+
+	for (uint32_t i = 0; i < 64; i++) {
+		if (!(eligible >> i & 1))
+			continue;
+		line = (lo + 8 * (uint64_t)i) & ~(uint64_t)(HC_LINE - 1);
+		if (!first || line == fline) {
+			fline = line;
+			first |= 1ull << i;
+		}
+		if (line > *cursor && (!next || line == nline)) {
+			nline = line;
+			next |= 1ull << i;
+		}
+	}
+	if (next) {
+		*cursor = nline;
+		return next;
+	}
+	if (first)
+		*cursor = fline;
+	return first;
+}
+
+uint64_t hc_lock_pick_words(uint64_t lines, uint64_t cand, uint64_t good, uint64_t bad, bool untried)
+{
+	uint64_t m = lines & cand, p;
+
+	if (untried && (p = m & ~good & ~bad))
+		return p;
+	if ((p = m & good))
+		return p;
+	return m & ~bad;
+}
+
 uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k)
 {
 	uint64_t pick;

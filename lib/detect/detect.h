@@ -609,6 +609,24 @@ uint32_t hc_lock_fill(uint64_t lo, uint64_t changed, uint64_t mask, uint32_t *ou
    (mw_cond's head/tail line, never its task line). Pure. */
 uint64_t hc_lock_draw_line(uint64_t lo, uint64_t eligible, uint64_t r, uint32_t *k);
 
+/* The words a process-wide lock set may watch (§5.38, §5.71): of the
+   changed lines' candidate words (lines & cand), the ones a trap of the
+   program's code has read (good), else those not only system code touched
+   (not bad). With untried, the words neither good nor bad first, when any:
+   once any word is good the others are never watched otherwise, so a line
+   whose words no trap ever read (mw_cond's task line, beside the good
+   head/tail word) is never seen. Pure. */
+uint64_t hc_lock_pick_words(uint64_t lines, uint64_t cand, uint64_t good, uint64_t bad, bool untried);
+
+/* HPCRUN_COMM_LOCK_LINES (§5.71): the eligible words (bit i: lo + 8 i) of
+   the line after *cursor (a line's address) among the lines that hold
+   any, else of the first such line; *cursor becomes that line. A
+   releaser's sets take the lines its critical sections changed in turn,
+   where the choice by word watched the line of a good word every time
+   (mw_cond: the head/tail line, never the task line main pushed into).
+   0 when no word is eligible. Pure. */
+uint64_t hc_lock_next_line(uint64_t lo, uint64_t eligible, uint64_t *cursor);
+
 /* HPCRUN_COMM_LOCK_PSET_ACQ=2 (detection.md §5.67): whether a mutex's
    process-wide lock sets go on to be armed at the hand-off's acquisition
    (§5.61) instead of after the release: once `arms` sets were armed after

@@ -583,7 +583,7 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		return;
 	}
 	line_mask(lo, changed, &lines);
-	if (hc_rt.opt.lock_draw) {
+	if (hc_rt.opt.lock_draw == 1 || hc_rt.opt.lock_draw == 2) {
 		/* §5.65: one of the changed lines, drawn uniformly (the trap
 		   weighs the k lines: each moves once to its next reader in
 		   exact mode); a choice by word watched one line for every set
@@ -610,9 +610,34 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 		             t->id.index, (unsigned long long)changed, k, (unsigned long long)pick, (unsigned long long)m,
 		             (unsigned long long)LD(s->pgood[me & 3]), (unsigned long long)LD(s->bad), (unsigned long long)lo);
 	} else {
-		pick = lines & cand & LD(s->good);
-		if (!pick)
-			pick = lines & cand & ~LD(s->bad);
+		/* the good words first; one choice in HPCRUN_COMM_LOCK_UNTRIED
+		   among the untried ones (§5.71) */
+		bool untried = hc_rt.opt.lock_untried && ++t->lock.pexplore >= hc_rt.opt.lock_untried;
+
+		pick = hc_lock_pick_words(lines, cand, LD(s->good), LD(s->bad), untried);
+		if (hc_rt.opt.lock_lines) {
+			/* §5.71: the changed lines in turn (not the
+			   synchronisation objects'), a good word of the line
+			   first */
+			uint64_t byword = pick,
+			         m = hc_lock_next_line(lo, not_sync(lo, lines & cand & ~LD(s->bad)), &t->lock.pline);
+
+			pick = hc_lock_pick_words(m, ~0ull, LD(s->good), 0, untried);
+			if (hc_rt.opt.lock_lines > 1) {   /* the line stands for the k changed lines */
+				uint32_t k;
+
+				hc_lock_draw_line(lo, not_sync(lo, lines & cand & ~LD(s->bad)), 0, &k);
+				t->lock.parm_k = k ? k : 1;
+			}
+			if (pick && (!byword || ((lo + 8 * (uint64_t)__builtin_ctzll(pick)) ^
+			                         (lo + 8 * (uint64_t)__builtin_ctzll(byword))) >= HC_LINE))
+				t->cnt.lock_lines_other++;
+		}
+		if (untried) {
+			t->lock.pexplore = 0;
+			if (pick & ~LD(s->good))
+				t->cnt.lock_untried++;
+		}
 	}
 	for (uint32_t j = 0; j < 64 && pick; j++) {
 		uint32_t i = (t->lock.pcur + j) & 63;
@@ -677,7 +702,7 @@ static __attribute__((noinline)) void pend_arm(struct rt_thread *t, uint32_t idx
 	all = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
 	n = capped(all, hc_rt.opt.lock_pset_cap);
 	if (watch__pset_lock(t, &pd->e, pd->addr, idx, pd->lo, pd->changed, pd->bytes,
-	                     (n ? n : 1) * hc_rt.opt.lock_ns * (hc_rt.opt.lock_draw && pd->k > 1 ? pd->k : 1),
+	                     (n ? n : 1) * hc_rt.opt.lock_ns * (pd->k > 1 ? pd->k : 1),
 	                     rel - 1) == 0) {
 		t->cnt.lock_acq_arms++;
 		t->cnt.lock_draw_lines += hc_rt.opt.lock_draw ? pd->k : 0;
@@ -701,8 +726,8 @@ static void pset_after(struct rt_thread *t)
 	all = __atomic_exchange_n(&pset_handoffs, 0, __ATOMIC_RELAXED);
 	n = capped(all, hc_rt.opt.lock_pset_cap);
 	wgt = (n ? n : 1) * hc_rt.opt.lock_ns;
-	if (hc_rt.opt.lock_draw && t->lock.parm_k > 1)
-		wgt *= t->lock.parm_k;         /* the drawn line stands for the k lines changed (§5.65) */
+	if (t->lock.parm_k > 1)
+		wgt *= t->lock.parm_k;         /* the drawn line stands for the k lines changed (§5.65, §5.71) */
 	if (watch__pset_lock(t, &t->lock.parm_e, t->lock.parm_addr, t->lock.parm_slot, t->lock.parm_lo,
 	                     t->lock.parm_changed, t->lock.parm_bytes, wgt, HC_NONE) == 0) {
 		struct lock_slot *s = &slots[t->lock.parm_slot & (RT_LOCK_SLOTS - 1)];
@@ -841,7 +866,7 @@ static __attribute__((noinline)) void released(const void *m)
 		/* §5.65: due by this thread's samples, taken by the next
 		   critical section of any gated thread */
 		t->lock.pnext = t->det.nsamples + (hc_rt.opt.lock_sets ? hc_rt.opt.lock_sets : 1);
-		ST(draw_token, 1);
+		ST(draw_token, hc_rt.opt.lock_draw == 3 ? (uint32_t)(s - slots) + 1 : 1);
 		t->cnt.lock_draw_tokens++;
 	}
 }
@@ -903,7 +928,7 @@ static __attribute__((noinline)) void acquired(const void *m)
 	struct hc_detect_result res;
 	struct hc_bb_entry e;
 	uint64_t addr[HC_MAX_WATCH], now, wn;
-	uint32_t rel, idx, words[HC_MAX_WATCH], n, cursor, pos, kdraw;
+	uint32_t rel, idx, words[HC_MAX_WATCH], n, cursor, pos, kdraw, tok;
 	struct rt_lock_snap *sn;
 	int err;
 
@@ -916,7 +941,11 @@ static __attribute__((noinline)) void acquired(const void *m)
 		if (!hc_rt.opt.lock_draw) {
 			if (t->det.nsamples >= RT_LOCK_WARM && t->det.nsamples >= t->lock.pnext)
 				snapshot(t, &t->lock.snap, s, m);
-		} else if (LD(draw_token) && __atomic_exchange_n(&draw_token, 0, __ATOMIC_RELAXED)) {
+		} else if ((tok = LD(draw_token)) && (hc_rt.opt.lock_draw != 3 || tok == (uint32_t)(s - slots) + 1) &&
+		           __atomic_compare_exchange_n(&draw_token, &tok, 0, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			/* =3 (§5.71): the token is the mutex's whose release made
+			   it due (any mutex's next critical section starved
+			   lock_queue's second mutex) */
 			/* §5.65: whichever gated thread's critical section comes
 			   next, not the sampled thread's own (mw_cond -O2 -t 2: the
 			   busy worker armed 77 of 83 sets, main's direction starved) */
@@ -1021,7 +1050,7 @@ static __attribute__((noinline)) void acquired(const void *m)
 	                  hc_rt.dcfg.nwatch < HC_MAX_WATCH ? hc_rt.dcfg.nwatch : HC_MAX_WATCH, words);
 	ST(s->cursor, cursor);
 	kdraw = 1;
-	if (hc_rt.opt.lock_draw > 1 && t->lock.vvalid && t->lock.vchanged)
+	if (hc_rt.opt.lock_draw == 2 && t->lock.vvalid && t->lock.vchanged)
 		n = draw_words(t, s, t->lock.vchanged, words, n, &kdraw);
 	if (hc_rt.opt.lock_keep && t->lock.vvalid) {   /* §5.62: the spare registers on other changed lines */
 		uint32_t nf = hc_lock_fill(LD(s->lo), t->lock.vchanged, LD(s->cand) & ~LD(s->bad), words, n,

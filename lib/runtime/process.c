@@ -440,6 +440,10 @@ static void read_options(struct rt_options *o)
 		process__fatal("HPCRUN_COMM_LOCK_PSET_ACQ: %u is not 0, 1 or 2", o->lock_pset_acq);
 	o->lock_keep = env_u64("HPCRUN_COMM_LOCK_KEEP", 0) != 0;
 	o->lock_draw = (uint32_t)env_u64("HPCRUN_COMM_LOCK_DRAW", 0);
+	o->lock_untried = (uint32_t)env_u64("HPCRUN_COMM_LOCK_UNTRIED", 0);
+	o->lock_lines = (uint32_t)env_u64("HPCRUN_COMM_LOCK_LINES", 0);
+	if (o->lock_lines > 2)
+		process__fatal("HPCRUN_COMM_LOCK_LINES: %u is not 0, 1 or 2", o->lock_lines);
 	o->reader_samples = env_u64("HPCRUN_COMM_READER_SAMPLES", 0) != 0;
 	o->reader_callee = env_u64("HPCRUN_COMM_READER_CALLEE", 1) != 0;
 	if (o->reader_loop > 256)
@@ -457,8 +461,8 @@ static void read_options(struct rt_options *o)
 	if (o->lock_ways < 1 || o->lock_ways > RT_LOCK_WAYS)
 		process__fatal("HPCRUN_COMM_LOCK_WAYS: %u is not 1..%u (release snapshots a thread keeps)", o->lock_ways,
 		               RT_LOCK_WAYS);
-	if (o->lock_draw > 2)
-		process__fatal("HPCRUN_COMM_LOCK_DRAW: %u is not 0, 1 or 2", o->lock_draw);
+	if (o->lock_draw > 3)
+		process__fatal("HPCRUN_COMM_LOCK_DRAW: %u is not 0, 1, 2 or 3", o->lock_draw);
 	if (o->lock_before > 512)
 		process__fatal("HPCRUN_COMM_LOCK_BEFORE: %llu bytes is more than 512", (unsigned long long)o->lock_before);
 	if (o->lock_pset_budget > 1000)
@@ -1069,12 +1073,23 @@ static void process_init(bool after_fork)
 			        "counters lock_keep_filled, lock_keep_rearms, lock_keep_ends)",
 			        hc_rt.opt.lock_keep ? "on" : "off");
 		if (on)
+			process__log("lock sets' words: the changed lines' words no trap has read yet, one choice in %u (0: "
+			        "never; the words other threads were seen reading first otherwise): %s (HPCRUN_COMM_LOCK_UNTRIED, "
+			        "detection.md §5.71; counter lock_untried); the changed lines taken in turn, a good word of the "
+			        "line first: %s (HPCRUN_COMM_LOCK_LINES, =2 its trap weighing the lines changed; counter "
+			        "lock_lines_other: sets on another line than the choice by word's)",
+			        hc_rt.opt.lock_untried, hc_rt.opt.lock_untried ? "on" : "off",
+			        hc_rt.opt.lock_lines == 2 ? "on, weighing the lines" : hc_rt.opt.lock_lines ? "on" : "off");
+		if (on)
 			process__log("lock sets drawn: a gated thread's due process-wide lock set taken by the next "
 			        "critical section of any gated thread, on one of the lines it changed drawn uniformly, a "
 			        "word other threads read after that releaser's critical sections, its trap weighing the "
 			        "number of such lines: %s%s (HPCRUN_COMM_LOCK_DRAW=1, =2 with open threads' lock sets too; "
-			        "detection.md §5.65; counters lock_draw_tokens, lock_draw_taken, lock_draw_lines)",
-			        hc_rt.opt.lock_draw ? "on" : "off", hc_rt.opt.lock_draw > 1 ? ", open threads' too" : "");
+			        "=3 the next critical section of the same mutex only, its word chosen as without (detection.md §5.65, "
+			        "§5.71); "
+			        "counters lock_draw_tokens, lock_draw_taken, lock_draw_lines)",
+			        hc_rt.opt.lock_draw ? "on" : "off", hc_rt.opt.lock_draw == 2 ? ", open threads' too" :
+			        hc_rt.opt.lock_draw == 3 ? ", the next critical section only" : "");
 		if (on)
 			process__log("lock sets on the process-wide set: %s (HPCRUN_COMM_LOCK_PSET; a gated thread's "
 			        "critical section compared with its start, the set armed at the release on a word of a changed "

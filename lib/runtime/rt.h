@@ -78,7 +78,7 @@
 	X(lock_after_writes) X(lock_after_peer) X(lock_after_own) X(lock_after_noctx) \
 	X(lock_scale_handoffs) X(lock_scale_weighed) X(lock_acq_pending) X(lock_acq_arms) X(lock_acq_refused) \
 	X(lock_keep_filled) X(lock_keep_rearms) X(lock_keep_ends) \
-	X(lock_draw_tokens) X(lock_draw_taken) X(lock_draw_lines) \
+	X(lock_draw_tokens) X(lock_draw_taken) X(lock_draw_lines) X(lock_untried) X(lock_lines_other) \
 	X(lock_verdict_true) X(lock_verdict_false) X(lock_verdict_none) X(lock_verdict_unknown) X(lock_verdict_nested) \
 	X(handoff_noted) X(handoff_writers) X(handoff_shared) X(watch_armed_handoff) X(handoff_comms) X(handoff_gated) \
 	X(handoff_capped) X(handoff_ungated) X(handoff_region_noted) X(handoff_region_sets) X(handoff_region_other_block) X(handoff_store_sets) \
@@ -285,6 +285,8 @@ struct rt_thread {
 		   release of each (§5.44) */
 		struct rt_lock_snap rsnap[RT_LOCK_WAYS];
 		uint32_t pcur;                /* the word choice's round robin */
+		uint64_t pline;               /* the line the last set took (HPCRUN_COMM_LOCK_LINES, §5.71) */
+		uint32_t pexplore;            /* word choices since the last one among untried words (§5.71) */
 		bool vvalid;                  /* its armed lock set's verdict from vchanged */
 		uint64_t vchanged;            /* words changed since its last release of that mutex */
 		uint8_t vbytes[64];           /* and their changed bytes */
@@ -331,6 +333,8 @@ struct rt_options {
 	uint32_t lock_pset_acq;     /* a process-wide lock set armed at the hand-off's acquisition, not the release (§5.61):
 	                               1 always, 2 per mutex once its release-armed sets are seldom judged (§5.67) */
 	uint32_t lock_keep;         /* a lock set's spare registers on changed lines, kept armed on them after a trap (§5.62) */
+	uint32_t lock_lines;        /* process-wide lock sets: the changed lines in turn, a good word of the line first; 2: weighing k lines (§5.71) */
+	uint32_t lock_untried;      /* process-wide lock sets: one word choice in N among the changed lines' untried words (§5.71) */
 	uint32_t lock_draw;         /* process-wide lock sets: the next critical section when due, a changed line drawn, k times its weight (§5.65) */
 	bool sync_sys;              /* system code on a synchronisation object's bytes is dropped (§5.37) */
 	bool sync_ret;              /* such a sample always asks for a return breakpoint (§5.37) */

@@ -49,7 +49,10 @@
 # Lock sets drawn (§5.65, HPCRUN_COMM_LOCK_DRAW, default off): =0 nothing
 # drawn; =1 with every thread gated: due sets taken by the next critical
 # sections, a changed line drawn for each set armed, traps judged, output
-# kept; =2 with the gate off: open threads' lock sets drawn too.
+# kept; =2 with the gate off: open threads' lock sets drawn too. §5.71
+# (HPCRUN_COMM_LOCK_UNTRIED, _LINES, DRAW=3, default off): off in the log;
+# with them on and every thread gated, due sets taken by the mutex's next
+# critical sections, untried words watched, traps weighing their lines.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -240,6 +243,24 @@ if [ "$(logc on allocs_tracked)" -gt 0 ]; then
 		[ "$(logc dr2 lock_draw_lines)" -gt 0 ] && [ "$(logc dr2 lock_traps)" -gt 0 ] &&
 		ok "HPCRUN_COMM_LOCK_DRAW=2: $(logc dr2 lock_sets) lock sets standing for $(logc dr2 lock_draw_lines) lines, $(logc dr2 lock_traps) traps" ||
 		fail "HPCRUN_COMM_LOCK_DRAW=2: $(logc dr2 lock_sets) sets, $(logc dr2 lock_draw_lines) lines, $(logc dr2 lock_traps) traps (output: $(cat "$TMP/dr2.out"))"
+	# §5.71: =3 a due set taken by the next critical section of the
+	# mutex whose release made it due, the changed lines in turn weighing
+	# them (HPCRUN_COMM_LOCK_LINES=2), one word choice in 2 among the
+	# untried words (HPCRUN_COMM_LOCK_UNTRIED); off by default
+	grep -q "lock sets' words: .*: off (HPCRUN_COMM_LOCK_UNTRIED.*: off (HPCRUN_COMM_LOCK_LINES" "$TMP/dr0"/*.log &&
+		ok "HPCRUN_COMM_LOCK_UNTRIED, HPCRUN_COMM_LOCK_LINES: off by default" ||
+		fail "HPCRUN_COMM_LOCK_UNTRIED, HPCRUN_COMM_LOCK_LINES: not off by default"
+	HPCRUN_COMM_LOCK_DRAW=3 HPCRUN_COMM_LOCK_LINES=2 HPCRUN_COMM_LOCK_UNTRIED=2 HPCRUN_COMM_LOCK_PSET_ACQ=0 \
+	HPCRUN_COMM_SWITCH_NS=10000000 measure_until dr3 4 \
+		'[ "$(logc dr3 lock_untried)" -gt 0 ] && [ "$(logc dr3 lock_draw_lines)" -gt "$(logc dr3 lock_pset_arms)" ]' \
+		"$TMP/lock_queue" 2
+	grep -q "count=50000" "$TMP/dr3.out" && grep -q "lock sets drawn: .*: on, the next critical section only" "$TMP/dr3"/*.log &&
+		grep -q "lock sets' words: .*one choice in 2 .*: on (HPCRUN_COMM_LOCK_UNTRIED.*: on, weighing the lines" "$TMP/dr3"/*.log &&
+		[ "$(logc dr3 lock_draw_taken)" -gt 0 ] && [ "$(logc dr3 lock_draw_taken)" -le "$(logc dr3 lock_draw_tokens)" ] &&
+		[ "$(logc dr3 lock_untried)" -gt 0 ] && [ "$(logc dr3 lock_pset_arms)" -gt 0 ] &&
+		[ "$(logc dr3 lock_draw_lines)" -gt "$(logc dr3 lock_pset_arms)" ] &&
+		ok "HPCRUN_COMM_LOCK_DRAW=3, LINES=2, UNTRIED=2: $(logc dr3 lock_draw_taken) of $(logc dr3 lock_draw_tokens) due sets taken, $(logc dr3 lock_pset_arms) armed standing for $(logc dr3 lock_draw_lines) lines, $(logc dr3 lock_untried) on untried words, $(logc dr3 lock_lines_other) on another line" ||
+		fail "HPCRUN_COMM_LOCK_DRAW=3, LINES=2, UNTRIED=2: $(logc dr3 lock_draw_taken) of $(logc dr3 lock_draw_tokens) taken, $(logc dr3 lock_pset_arms) armed, $(logc dr3 lock_draw_lines) lines, $(logc dr3 lock_untried) untried (output: $(cat "$TMP/dr3.out"))"
 	rm -rf "${TMP:?}/ps0"
 	HPCRUN_COMM_LOCK_PSET=0 HPCRUN_COMM_SWITCH_NS=10000000 measure ps0 "$TMP/lock_queue" 2 ||
 		fail "sampled run (process-wide lock sets off) failed"

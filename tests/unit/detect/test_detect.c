@@ -1826,6 +1826,33 @@ static void test_lock_sets(void)
 		m = hc_lock_draw_line(0x1000, 0xff00, 12345, &k);  /* one line, all its words */
 		CHECK(k == 1 && m == 0xff00);
 	}
+	/* §5.71: the word choice (good first; untried first when exploring)
+	   and the changed lines in turn (HPCRUN_COMM_LOCK_LINES) */
+	{
+		uint64_t c = 0;
+		uint64_t lines = 0xff | 0xff00, good = 0x100, bad = 0x1;
+
+		CHECK_EQ_U64(hc_lock_pick_words(lines, ~0ull, good, bad, false), 0x100);   /* a good word anywhere wins */
+		CHECK_EQ_U64(hc_lock_pick_words(lines, ~0ull, good, bad, true), 0xfefe);   /* neither good nor bad */
+		CHECK_EQ_U64(hc_lock_pick_words(lines, ~0ull, 0, bad, false), 0xfffe);     /* nothing good: not bad */
+		CHECK_EQ_U64(hc_lock_pick_words(0x101, ~0ull, 0x100, 0x1, true), 0x100);   /* nothing untried */
+		CHECK_EQ_U64(hc_lock_pick_words(lines, 0xf0f0, good, bad, false), 0xf0f0); /* no good candidate */
+		CHECK_EQ_U64(hc_lock_next_line(0x1000, 0x3 | 0x100 | (1ull << 40), &c), 0x3);   /* c 0: line 0x1000 */
+		CHECK_EQ_U64(c, 0x1000);
+		CHECK_EQ_U64(hc_lock_next_line(0x1000, 0x3 | 0x100 | (1ull << 40), &c), 0x100);
+		CHECK_EQ_U64(c, 0x1040);
+		CHECK_EQ_U64(hc_lock_next_line(0x1000, 0x3 | 0x100 | (1ull << 40), &c), 1ull << 40);
+		CHECK_EQ_U64(c, 0x1140);
+		CHECK_EQ_U64(hc_lock_next_line(0x1000, 0x3 | 0x100 | (1ull << 40), &c), 0x3);   /* wraps */
+		CHECK_EQ_U64(c, 0x1000);
+		c = 0x1040;                                                       /* another mutex's cursor */
+		CHECK_EQ_U64(hc_lock_next_line(0x1030, 0x3 | 0x4, &c), 0x3);      /* 0x1040 taken: wraps to 0x1000 */
+		CHECK_EQ_U64(c, 0x1000);
+		CHECK_EQ_U64(hc_lock_next_line(0x1030, 0x3 | 0x4, &c), 0x4);      /* words 0-1 end line 0x1000 */
+		CHECK_EQ_U64(c, 0x1040);
+		CHECK_EQ_U64(hc_lock_next_line(0x1000, 0, &c), 0);
+		CHECK_EQ_U64(c, 0x1040);                                          /* left as it was */
+	}
 	/* HPCRUN_COMM_LOCK_PSET_ACQ=2 (§5.67): arm at the acquisition once
 	   16 release-armed sets had fewer than one in 8 judged */
 	CHECK(!hc_lock_acq_switch(15, 0));                 /* too few to tell */
