@@ -215,20 +215,32 @@ static uint64_t slot_step(const struct hc_advice_field *v, size_t n, uint64_t ob
 }
 
 /* Per-thread parts of a heap block whose type is unknown, larger than a
-   line: the block's size in k equal parts (k = 2..64, the first k that
-   fits; parts of at least a line), when every thread's own falsely shared
+   line: the block's size in k equal parts (the run's threads but main
+   first — a block of one element per worker — then k = 2..64, the first
+   that fits; parts of at least a line), when every thread's own falsely shared
    fields lie in one part and each thread in another. Phoenix histogram
    at -O0 (`calloc(sizeof(thread_arg_t), num_procs)` inside a macro, no
    DWARF type for the pointer): 3096-byte elements whose boundary line
    holds one thread's last counters and the next thread's first fields —
    slot_step's 40 B there is the distance across the boundary, not a slot
    (detection.md §5.72). 0 otherwise. */
-static uint64_t part_size(uint64_t size, const struct hc_advice_field *v, size_t n)
+static uint64_t part_size(uint64_t size, const struct hc_advice_field *v, size_t n, uint64_t prefer)
 {
-	for (uint64_t k = 2; k <= 64 && size / k >= LINE; k++) {
+	for (uint64_t j = 1; j <= 64; j++) {
+		uint64_t k = j == 1 ? prefer : j;    /* the run's worker count first */
 		uint32_t tid[64], nt = 0;
-		uint64_t part[64], e = size / k;
-		bool fits = size % k == 0;
+		uint64_t part[64], e;
+		bool fits;
+
+		if (k < 2 || k > 64 || (j > 1 && k == prefer))
+			continue;
+		if (size / k < LINE) {
+			if (j == 1)
+				continue;
+			break;
+		}
+		e = size / k;
+		fits = size % k == 0;
 
 		for (size_t a = 0; a < n && fits; a++) {
 			const struct hc_db_field *x = v[a].f;
@@ -497,7 +509,8 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		step = slot_step(a->fields, a->nfields, o->fal);
 	/* slots larger than a line in a block of unknown type: the step is
 	   the distance across a part's boundary, not a slot */
-	if (step && heap && !type[0] && (part = part_size(o->size, a->fields, a->nfields)) != 0)
+	if (step && heap && !type[0] &&
+	    (part = part_size(o->size, a->fields, a->nfields, db->nthreads > 1 ? db->nthreads - 1 : 0)) != 0)
 		step = 0;
 
 	if (heap)
