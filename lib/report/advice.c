@@ -668,25 +668,22 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 			              (unsigned long long)step);
 	} else if (part) {
 		uint64_t pe = (part + LINE - 1) / LINE * LINE;
-		if (part % LINE) {
-			snprintf(a->pattern, sizeof(a->pattern),
-			         "%u threads each use their own %llu-byte part of the block (its %llu B in "
-			         "%llu parts; the type is unknown: no DWARF type for the pointer), not a "
-			         "multiple of 64 B: the line at each boundary holds the end of one thread's "
-			         "part and the start of the next one's", nthr, (unsigned long long)part,
-			         (unsigned long long)o->size, (unsigned long long)(o->size / part));
+
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%u threads each use their own %llu-byte part of the block (its %llu B in "
+		         "%llu parts; the type is unknown: no DWARF type for the pointer), %s", nthr,
+		         (unsigned long long)part, (unsigned long long)o->size,
+		         (unsigned long long)(o->size / part),
+		         part % LINE ? "not a multiple of 64 B: the line at each boundary holds the end "
+		                       "of one thread's part and the start of the next one's"
+		                     : "already a multiple of 64 B, but the block does not start on a "
+		                       "64-byte line, so each boundary's line holds two threads' parts");
+		if (part % LINE)
 			rc |= add_str(&a->fixes, &a->nfixes,
 			              "pad each thread's part from %llu to %llu B (its element type with "
 			              "`alignas(64)`, or a `char pad[%llu]` member at its end)",
 			              (unsigned long long)part, (unsigned long long)pe,
 			              (unsigned long long)(pe - part));
-		} else
-			snprintf(a->pattern, sizeof(a->pattern),
-			         "%u threads each use their own %llu-byte part of the block (its %llu B in "
-			         "%llu parts; the type is unknown: no DWARF type for the pointer), already a "
-			         "multiple of 64 B, but the block does not start on a 64-byte line, so each "
-			         "boundary's line holds two threads' parts", nthr, (unsigned long long)part,
-			         (unsigned long long)o->size, (unsigned long long)(o->size / part));
 	} else if (step) {
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "%u threads write their own %llu-byte slots, %llu B apart: several slots per "

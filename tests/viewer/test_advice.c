@@ -251,6 +251,7 @@ static void test_untyped_parts(void)
 	if (a.nfs == 3) {
 		CHECK(a.fs[0].o == &objs[0]);
 		CHECK(strstr(a.fs[0].pattern, "own 3096-byte part of the block (its 6192 B in 2 parts"));
+		CHECK(strstr(a.fs[0].pattern, "pointer), not a multiple of 64 B: the line at each boundary"));
 		CHECK(has_fix(&a.fs[0], "pad each thread's part from 3096 to 3136 B", "pad[40]"));
 		CHECK(has_fix(&a.fs[0], "align the block: at hg.c:213", NULL));
 		CHECK(!has_fix(&a.fs[0], "slot", NULL));
