@@ -772,7 +772,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 			              "inside it), or allocate this array with aligned_alloc(64, size "
 			              "rounded up to 64) here (glibc's malloc aligns to 16 bytes)",
 			              a->nfixes ? "and " : "", site, call);
-	} else if (stat && (per_elem || step || part)) {
+	} else if (stat && (per_elem || step)) {   /* part: heap blocks only */
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "%salign %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
 		              "on its declaration%s", a->nfixes ? "and " : "", var[0] ? var : o->name,

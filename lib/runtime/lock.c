@@ -619,14 +619,14 @@ static __attribute__((noinline)) void pset_release(struct rt_thread *t, struct l
 			/* §5.71: the changed lines in turn (not the
 			   synchronisation objects'), a good word of the line
 			   first */
-			uint64_t byword = pick,
-			         m = hc_lock_next_line(lo, not_sync(lo, lines & cand & ~LD(s->bad)), &t->lock.pline);
+			uint64_t byword = pick, eligible = not_sync(lo, lines & cand & ~LD(s->bad)),
+			         m = hc_lock_next_line(lo, eligible, &t->lock.pline);
 
 			pick = hc_lock_pick_words(m, ~0ull, LD(s->good), 0, untried);
 			if (hc_rt.opt.lock_lines > 1) {   /* the line stands for the k changed lines */
 				uint32_t k;
 
-				hc_lock_draw_line(lo, not_sync(lo, lines & cand & ~LD(s->bad)), 0, &k);
+				hc_lock_draw_line(lo, eligible, 0, &k);
 				t->lock.parm_k = k ? k : 1;
 			}
 			if (pick && (!byword || ((lo + 8 * (uint64_t)__builtin_ctzll(pick)) ^
