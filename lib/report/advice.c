@@ -900,6 +900,23 @@ static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
 		         "wrote, or fuse the loops; or a temporary array is freed and allocated again "
 		         "with another length (its memory then belongs to other threads' chunks): "
 		         "keep it allocated across the calls");
+	} else if ((t->wa == HC_REPORT_OUT_REGION && t->wb == HC_REPORT_IN_REGION) ||
+	           (t->wa == HC_REPORT_IN_REGION && t->wb == HC_REPORT_OUT_REGION)) {
+		/* serial code of the master thread against a parallel region
+		   (XSBench: main's grid_init writes the tables every lookup of the
+		   region reads) */
+		t->kind = "serial code ↔ parallel region";
+		snprintf(t->detail, sizeof(t->detail),
+		         "%s runs outside every OpenMP parallel region (serial code), %s inside one: "
+		         "data moves between the serial phase and the region's threads, about once "
+		         "per line and phase. Initialization that a region reads is paid once; a "
+		         "serial phase that runs again between regions (every step) pays it each "
+		         "time: do that work in a parallel loop with the reading loop's "
+		         "`schedule(static)`, so that each thread touches its own part. With several "
+		         "NUMA domains, initializing in parallel also places each part on its "
+		         "thread's node (first touch)",
+		         t->wa == HC_REPORT_OUT_REGION ? t->a : t->b,
+		         t->wa == HC_REPORT_OUT_REGION ? t->b : t->a);
 	} else {
 		t->kind = "producer→consumer";
 		snprintf(t->detail, sizeof(t->detail),
@@ -949,6 +966,8 @@ int hc_advice_build(const struct hc_db *db, size_t max_fs, size_t max_ts, struct
 		struct hc_advice_ts *t = &a->ts[a->nts++];
 		snprintf(t->a, sizeof(t->a), "%s", lp[k].a);
 		snprintf(t->b, sizeof(t->b), "%s", lp[k].b);
+		t->wa = lp[k].wa;
+		t->wb = lp[k].wb;
 		t->tru = lp[k].tru;
 		t->all = lp[k].all;
 		t->share = hc_report_share(&a->scale, lp[k].tru);

@@ -194,7 +194,23 @@ struct node_pair {
 struct loc_row {
 	struct loc a, b;
 	uint64_t all, tru, fal;
+	unsigned wa, wb;   /* HC_REPORT_IN_REGION / _OUT_REGION of each end */
 };
+
+/* Where n's context ran: in an OpenMP parallel region when a frame up from
+   it is an outlined region (the analyzer names it "f [parallel region at
+   ...]", names.c), else outside every region; 0 for no node. */
+static unsigned region_of(const struct hc_db *db, const struct hc_db_node *n)
+{
+	if (!n)
+		return 0;
+	for (const struct hc_db_node *fr = frame_of(db, n); fr; fr = frame_of(db, parent_of(db, fr))) {
+		const struct hc_db_proc *p = hc_db_procedure(db, fr->proc);
+		if (p && p->n && strstr(p->n, "[parallel region"))
+			return HC_REPORT_IN_REGION;
+	}
+	return HC_REPORT_OUT_REGION;
+}
 
 static int cmp_node_pair(const void *a, const void *b)
 {
@@ -273,16 +289,19 @@ static int merge_rows(const struct hc_db *db, const struct hc_db_codepair *pairs
 	qsort(np, n, sizeof(*np), cmp_node_pair);
 	for (size_t i = 0; i < n; i++) {
 		const struct hc_db_codepair *p = np[i].p;
+		const struct hc_db_node *cn, *pn;
 		struct loc a, b;
 
 		if (i && np[i].lo == np[i - 1].lo && np[i].hi == np[i - 1].hi && np[i].hi)
 			continue;   /* the same pair seen from its other end */
-		a = loc_of(db, hc_db_node_find(db, p->c));
-		b = loc_of(db, p->p ? hc_db_node_find(db, p->p) : NULL);
+		cn = hc_db_node_find(db, p->c);
+		pn = p->p ? hc_db_node_find(db, p->p) : NULL;
+		a = loc_of(db, cn);
+		b = loc_of(db, pn);
 		if (cmp_loc(&a, &b) <= 0)
-			lr[m] = (struct loc_row){ a, b, p->all, p->tru, p->fal };
+			lr[m] = (struct loc_row){ a, b, p->all, p->tru, p->fal, region_of(db, cn), region_of(db, pn) };
 		else
-			lr[m] = (struct loc_row){ b, a, p->all, p->tru, p->fal };
+			lr[m] = (struct loc_row){ b, a, p->all, p->tru, p->fal, region_of(db, pn), region_of(db, cn) };
 		m++;
 	}
 	free(np);
@@ -294,6 +313,8 @@ static int merge_rows(const struct hc_db *db, const struct hc_db_codepair *pairs
 			lr[k - 1].all += lr[i].all;
 			lr[k - 1].tru += lr[i].tru;
 			lr[k - 1].fal += lr[i].fal;
+			lr[k - 1].wa |= lr[i].wa;
+			lr[k - 1].wb |= lr[i].wb;
 			continue;
 		}
 		if (k != i)
@@ -314,6 +335,8 @@ static void label_row(const struct hc_db *db, const struct loc_row *r, struct hc
 	p->all = r->all;
 	p->tru = r->tru;
 	p->fal = r->fal;
+	p->wa = r->wa;
+	p->wb = r->wb;
 }
 
 int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,

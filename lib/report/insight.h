@@ -72,6 +72,7 @@ struct hc_advice_fs {
 
 struct hc_advice_ts {
 	char a[512], b[512];   /* the code pair (labels as hc_report_loc_pairs) */
+	unsigned wa, wb;       /* where each end ran (hc_report_loc_pair) */
 	uint64_t tru, all;
 	double share;
 	const char *kind;      /* "migratory read-modify-write", "producer→consumer", ... */

@@ -86,11 +86,17 @@ uint64_t hc_report_covered(const struct hc_db_matrix *m, const uint32_t *idx, ui
    in *out, and the number of rows there are in *total (may be NULL). The
    database lists each pair under both its ends; this keeps one. Labels are "file.c:45 (worker)", the
    procedure alone when the file is unknown, HC_REPORT_UNKNOWN_PEER for a
-   peer whose profile is missing. */
+   peer whose profile is missing. wa and wb say where each end's calling
+   contexts ran: HC_REPORT_IN_REGION when one of them is inside an OpenMP
+   parallel region (a frame up its context is an outlined region, named
+   "f [parallel region at ...]"), HC_REPORT_OUT_REGION when one is not, both
+   bits when its contexts differ, 0 for an unknown peer. */
 #define HC_REPORT_UNKNOWN_PEER "(unknown: peer profile missing)"
+enum { HC_REPORT_IN_REGION = 1, HC_REPORT_OUT_REGION = 2 };
 struct hc_report_loc_pair {
 	char a[512], b[512];
 	uint64_t all, tru, fal;
+	unsigned wa, wb;
 };
 int hc_report_loc_pairs(const struct hc_db *db, const struct hc_db_codepair *pairs, size_t n,
                         size_t max, struct hc_report_loc_pair **out, size_t *nout, size_t *total);
