@@ -855,6 +855,24 @@ static int cmp_obj_false(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* Whether the statement labelled "file:line (f)" is where an OpenMP
+   parallel region starts (a procedure is named "... [parallel region at
+   file:line]"): the master's code that launches the region, handing it the
+   shared variables' addresses on its stack. */
+static bool region_launch(const struct hc_db *db, const char *label)
+{
+	const char *sp = strchr(label, ' ');
+	char needle[300];
+
+	if (!sp || (size_t)(sp - label) + 24 > sizeof(needle))
+		return false;
+	snprintf(needle, sizeof(needle), "[parallel region at %.*s]", (int)(sp - label), label);
+	for (size_t k = 0; k < db->nprocedures; k++)
+		if (db->procedures[k].n && strstr(db->procedures[k].n, needle))
+			return true;
+	return false;
+}
+
 static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
 {
 	const char *ra = runtime_of(t->a), *rb = runtime_of(t->b);
@@ -905,6 +923,21 @@ static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
 		/* serial code of the master thread against a parallel region
 		   (XSBench: main's grid_init writes the tables every lookup of the
 		   region reads) */
+		const char *ser = t->wa == HC_REPORT_OUT_REGION ? t->a : t->b;
+		const char *par = t->wa == HC_REPORT_OUT_REGION ? t->b : t->a;
+
+		if (region_launch(db, ser)) {
+			/* LULESH: CalcEnergyForElems' launch at lulesh.cc:2075 */
+			t->kind = "parallel region launch";
+			snprintf(t->detail, sizeof(t->detail),
+			         "%s starts a parallel region: the master thread hands the region the "
+			         "addresses of its shared variables (on its stack) and the other threads "
+			         "read them (%s), at every launch. The cost of entering parallel regions: "
+			         "fewer, larger regions (one region around several loops, `omp for` "
+			         "inside), or a loop moved out of the region's caller into the region",
+			         ser, par);
+			return;
+		}
 		t->kind = "serial code ↔ parallel region";
 		snprintf(t->detail, sizeof(t->detail),
 		         "%s runs outside every OpenMP parallel region (serial code), %s inside one: "
@@ -914,9 +947,7 @@ static void ts_kind(const struct hc_db *db, struct hc_advice_ts *t)
 		         "time: do that work in a parallel loop with the reading loop's "
 		         "`schedule(static)`, so that each thread touches its own part. With several "
 		         "NUMA domains, initializing in parallel also places each part on its "
-		         "thread's node (first touch)",
-		         t->wa == HC_REPORT_OUT_REGION ? t->a : t->b,
-		         t->wa == HC_REPORT_OUT_REGION ? t->b : t->a);
+		         "thread's node (first touch)", ser, par);
 	} else {
 		t->kind = "producer→consumer";
 		snprintf(t->detail, sizeof(t->detail),

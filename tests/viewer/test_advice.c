@@ -760,7 +760,8 @@ static void test_system_header_pairs(void)
 /* true sharing between two OpenMP parallel loops gets the loops' advice
    (the same schedule, or fuse them), a plain hand-off the generic one, and
    serial code against a function a parallel region calls (XSBench's
-   grid_init and calculate_micro_xs) the serial phase's */
+   grid_init and calculate_micro_xs) the serial phase's, unless the serial
+   statement is where a region starts (the launch, LULESH's :2075) */
 static void test_parallel_loop_pairs(void)
 {
 	static struct hc_db_name lms[] = { { 1, "/tmp/lulesh" } };
@@ -784,25 +785,27 @@ static void test_parallel_loop_pairs(void)
 		{ .id = 60, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 6, .lm = 1, .f = 1, .l = 30 },
 		{ .id = 61, .parent = 10, .type = HC_DB_N_PF, .proc = 7, .lm = 1, .f = 1, .l = 300 },
 		{ .id = 62, .parent = 11, .type = HC_DB_N_S, .proc = 7, .lm = 1, .f = 1, .l = 310 },
+		{ .id = 32, .parent = 4, .type = HC_DB_N_S, .proc = 3, .lm = 1, .f = 1, .l = 30 },
 	};
-	static uint64_t ids[] = { 10, 11, 20, 21, 30, 31, 40, 41, 50, 51, 60, 61, 62 };
-	static uint32_t idx[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+	static uint64_t ids[] = { 10, 11, 20, 21, 30, 31, 32, 40, 41, 50, 51, 60, 61, 62 };
+	static uint32_t idx[] = { 0, 1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 10, 11, 12 };
 	static struct hc_db_codepair pairs[] = { { .c = 21, .p = 11, .all = 9, .tru = 9 },
 	                                         { .c = 41, .p = 31, .all = 5, .tru = 5 },
-	                                         { .c = 62, .p = 51, .all = 3, .tru = 3 } };
+	                                         { .c = 62, .p = 51, .all = 3, .tru = 3 },
+	                                         { .c = 32, .p = 62, .all = 2, .tru = 2 } };
 	struct hc_db db;
 	struct hc_advice a;
 
 	base_db(&db, "ns", 3, 100000);
 	counter(&db, "samples", 1000);
 	db.lms = lms, db.nlms = 1, db.files = files, db.nfiles = 1;
-	db.procedures = procs, db.nprocedures = 7, db.nodes = nodes, db.nnodes = 13;
+	db.procedures = procs, db.nprocedures = 7, db.nodes = nodes, db.nnodes = 14;
 	db.node_ids = ids, db.node_idx = idx;
-	db.pairs = pairs, db.npairs = 3;
-	db.t_all = db.t_true = 17;
-	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
-	CHECK_EQ_U64(a.nts, 3);
-	if (a.nts == 3) {
+	db.pairs = pairs, db.npairs = 4;
+	db.t_all = db.t_true = 19;
+	CHECK(hc_advice_build(&db, 3, 4, &a) == 0);
+	CHECK_EQ_U64(a.nts, 4);
+	if (a.nts == 4) {
 		CHECK_MSG(!strcmp(a.ts[0].kind, "producer→consumer between OpenMP parallel loops"),
 		          "kind: %s", a.ts[0].kind);
 		CHECK(strstr(a.ts[0].detail, "schedule(static)") && strstr(a.ts[0].detail, "fuse"));
@@ -811,6 +814,9 @@ static void test_parallel_loop_pairs(void)
 		CHECK_MSG(!strncmp(a.ts[2].detail, "lulesh.cc:45 (grid_init) runs outside every", 43) &&
 		          strstr(a.ts[2].detail, "lulesh.cc:310 (calc) inside one") &&
 		          strstr(a.ts[2].detail, "first touch"), "detail: %s", a.ts[2].detail);
+		CHECK_STR(a.ts[3].kind, "parallel region launch");
+		CHECK_MSG(!strncmp(a.ts[3].detail, "lulesh.cc:30 (main) starts a parallel region", 44) &&
+		          strstr(a.ts[3].detail, "fewer, larger regions"), "detail: %s", a.ts[3].detail);
 	}
 	hc_advice_free(&a);
 }
