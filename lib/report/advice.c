@@ -343,6 +343,55 @@ static void everywhere_threads(const struct hc_advice_field *fs, size_t nf, uint
 			every[(*n)++] = tid[m];
 }
 
+static bool in_set(const uint32_t *set, uint32_t n, uint32_t v);
+
+/* Consecutive blocks of an array of scalars, one thread each (a static
+   partition: OpenMP's `schedule(static)`, or bounds computed by hand):
+   the falsely shared elements, in index order, form runs of one thread,
+   no thread in two runs, and some run holds two elements or more. Only
+   the lines across a block boundary are shared. NPB CG's q (7000
+   doubles, the threads' halves meeting at q[3500] | q[3501]) met the
+   "every thread in most elements" test of a run-time hand-out at two
+   threads, and the per-element test at more (detection.md §5.73).
+   Returns the number of runs (0: not blocks) and the first boundary's
+   two elements in *lo, *hi. */
+static uint32_t block_runs(const struct hc_advice_field *fs, size_t nf, int64_t *lo, int64_t *hi)
+{
+	uint32_t seen[64], ns = 0, runs = 0, cur = UINT32_MAX;
+	int64_t prev = -1, run_len = 0;
+	bool long_run = false;
+
+	*lo = *hi = -1;
+	for (size_t k = 0; k < nf; k++) {       /* sorted by offset: elements in order */
+		const struct hc_db_field *f = fs[k].f;
+		if (!f->fal || fs[k].elem < 0)
+			continue;
+		if (f->nthreads != 1)
+			return 0;
+		if (fs[k].elem == prev) {
+			if (f->threads[0] != cur)
+				return 0;       /* two threads in one element */
+			continue;
+		}
+		if (f->threads[0] != cur) {
+			if (in_set(seen, ns, f->threads[0]) || ns == 64)
+				return 0;       /* a thread back in a second run: interleaved */
+			seen[ns++] = f->threads[0];
+			if (runs == 1) {
+				*lo = prev;
+				*hi = fs[k].elem;
+			}
+			runs++;
+			cur = f->threads[0];
+			run_len = 0;
+		}
+		if (++run_len >= 2)
+			long_run = true;
+		prev = fs[k].elem;
+	}
+	return runs >= 2 && long_run ? runs : 0;
+}
+
 static bool in_set(const uint32_t *set, uint32_t n, uint32_t v)
 {
 	for (uint32_t k = 0; k < n; k++)
@@ -405,6 +454,8 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	bool heap = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_HEAP)),
 	     stat = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STATIC));
 	bool named = false, per_elem = true, split = false, fortran = false, omp = false, handed = false;
+	uint32_t blocks = 0;
+	int64_t blo = -1, bhi = -1;
 	uint64_t e, step = 0, part = 0;
 	bool member_array = false, scalar_elems = true, container = false;
 	uint32_t thr[64], nthr = 0;
@@ -455,7 +506,9 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	/* An array of scalars: two threads or more in most elements is work
 	   handed out at run time; one, a reader of every element (the master
 	   summing the slots), which the pattern of the others leaves out. */
-	if (scalar_elems && !member_array) {
+	if (scalar_elems && !member_array && (blocks = block_runs(a->fields, a->nfields, &blo, &bhi)) != 0)
+		per_elem = false;
+	else if (scalar_elems && !member_array) {
 		everywhere_threads(a->fields, a->nfields, every, &nevery, 64);
 		if (nevery >= 2) {
 			handed = split = true;
@@ -465,7 +518,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	/* Which element each thread touches: one thread per element is the
 	   per-thread-slot pattern; one element with fields of different threads
 	   is a struct to split. */
-	for (size_t k = 0; k < a->nfields && !handed; k++) {
+	for (size_t k = 0; k < a->nfields && !handed && !blocks; k++) {
 		const struct hc_db_field *f = a->fields[k].f;
 		size_t m;
 		if (!f->fal || a->fields[k].elem < 0 || f->nthreads != 1 || in_set(every, nevery, f->threads[0]))
@@ -505,7 +558,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 				split = true;
 		}
 	}
-	if (!per_elem && !split && !named)
+	if (!per_elem && !split && !named && !blocks)
 		step = slot_step(a->fields, a->nfields, o->fal);
 	/* slots larger than a line in a block of unknown type: the step is
 	   the distance across a part's boundary, not a slot */
@@ -583,6 +636,25 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 				              "first member (sizeof %llu -> %llu B)", tn, (unsigned long long)pe,
 				              (unsigned long long)e, (unsigned long long)pe);
 		}
+	} else if (blocks && e && e < LINE) {
+		uint64_t run = LINE / e;
+		const char *v = var[0] ? var : o->name;
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "%u threads each write their own block of consecutive elements of %s (%llu B, "
+		         "%llu per 64-byte line): only the lines where a block ends and the next begins are "
+		         "shared (%s[%lld] | %s[%lld]), %u boundar%s", blocks, v, (unsigned long long)e,
+		         (unsigned long long)run, v, (long long)blo, v, (long long)bhi, blocks - 1,
+		         blocks - 1 == 1 ? "y" : "ies");
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "make each thread's block a whole number of 64-byte lines: blocks of a multiple "
+		              "of %llu elements of %s (%s%llu%s), and the array aligned to 64 B "
+		              "(`__attribute__((aligned(64)))`, C++ `alignas(64)`); padding every element "
+		              "instead would take %llux the memory for %u shared line%s",
+		              (unsigned long long)run, v,
+		              omp ? "OpenMP: `schedule(static, C)` with C a multiple of " :
+		                    "the partition's bounds rounded to a multiple of ",
+		              (unsigned long long)run, omp ? ", or the bounds rounded by hand" : "",
+		              (unsigned long long)run, blocks - 1, blocks - 1 == 1 ? "" : "s");
 	} else if (handed && e && e < LINE) {
 		uint64_t run = LINE / e;
 		snprintf(a->pattern, sizeof(a->pattern),

@@ -387,6 +387,64 @@ static void test_handed_elements(void)
 	hc_advice_free(&a);
 }
 
+/* §5.73: a static partition's blocks (NPB CG's q, two threads' halves
+   meeting at q[3500] | q[3501]; four threads' quarters), false sharing at
+   the boundaries only: blocks to round to whole lines, not elements to
+   pad, and not work handed out at run time */
+static void test_partition_blocks(void)
+{
+	static const int64_t el[9] = { 3496, 3497, 3498, 3499, 3500, 3501, 3502, 3503, 7000 };
+	static char names[16][24];
+	struct hc_db db;
+	struct hc_advice a;
+	size_t k = 0;
+
+	base_db(&db, "ns", 2, 500000);
+	for (int i = 0; i < 9; i++) {
+		snprintf(names[i], sizeof(names[i]), "q[%lld]", (long long)el[i]);
+		field(k++, names[i], 8 * (uint64_t)el[i], 8, 5000000, el[i] <= 3500 ? 0 : 1);
+	}
+	object(&db, "static", "q", "double", 8, 45000000, 0, k);
+	db.t_all = db.t_false = 45000000;
+	counter(&db, "samples", 4000);
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1) {
+		CHECK_MSG(strstr(a.fs[0].pattern, "2 threads each write their own block of consecutive elements of q") &&
+		          strstr(a.fs[0].pattern, "(q[3500] | q[3501]), 1 boundary") &&
+		          !strstr(a.fs[0].pattern, "different threads over the run"), "pattern: %s", a.fs[0].pattern);
+		CHECK(has_fix(&a.fs[0], "blocks of a multiple of 8 elements of q", "aligned(64)"));
+		CHECK(!has_fix(&a.fs[0], "give each element its own line", NULL));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
+	}
+	hc_advice_free(&a);
+
+	/* four quarters of x[0..4095] (int), two elements seen on each side
+	   of each boundary */
+	base_db(&db, "ns", 4, 500000);
+	k = 0;
+	for (int b = 1; b <= 3; b++)
+		for (int d = -2; d < 2; d++) {
+			int i = 1024 * b + d;
+			snprintf(names[k], sizeof(names[k]), "x[%d]", i);
+			field(k, names[k], 4 * (uint64_t)i, 4, 10000000, (uint32_t)(d < 0 ? b - 1 : b));
+			k++;
+		}
+	object(&db, "static", "x", "int", 4, 120000000, 0, k);
+	db.t_all = db.t_false = 120000000;
+	counter(&db, "samples", 4000);
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1) {
+		CHECK_MSG(strstr(a.fs[0].pattern, "4 threads each write their own block") &&
+		          strstr(a.fs[0].pattern, "(x[1023] | x[1024]), 3 boundaries"), "pattern: %s", a.fs[0].pattern);
+		CHECK_MSG(has_fix(&a.fs[0], "blocks of a multiple of 16 elements of x", NULL), "fixes: %zu, %s",
+		          a.fs[0].nfixes, a.fs[0].nfixes ? a.fs[0].fixes[0] : "");
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
+	}
+	hc_advice_free(&a);
+}
+
 /* a runtime's name must start a name: a block from the program's own
    decomp_setup() is not the OpenMP runtime's (omp_), nor bsem_post's the
    threading library's (sem_) */
@@ -826,6 +884,7 @@ int main(void)
 	test_scale();
 	test_false_sharing();
 	test_untyped_parts();
+	test_partition_blocks();
 	test_scalar_statics();
 	test_member_array();
 	test_handed_elements();
