@@ -362,6 +362,7 @@ static void read_options(struct rt_options *o)
 	o->procset_zone_unseen = env_u64("HPCRUN_COMM_PROCSET_ZONE_UNSEEN", 1) != 0;
 	o->procset_zone_narrow = env_u64("HPCRUN_COMM_PROCSET_ZONE_NARROW", 1) != 0;
 	o->procset_zone_cap = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_ZONE_CAP", 0);
+	o->procset_zone_overlap_cap = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_ZONE_OVERLAP_CAP", RT_ZONE_OVERLAP_CAP_DEFAULT);
 	o->procset_zone_writer = env_u64("HPCRUN_COMM_PROCSET_ZONE_WRITER", 1) != 0;
 	o->procset_switch_ns = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_SWITCH_NS", RT_PSET_SWITCH_NS);
 	o->procset_switch_crowded_ns = (uint32_t)env_u64("HPCRUN_COMM_PROCSET_SWITCH_CROWDED_NS", RT_PSET_SWITCH_CROWDED_NS);

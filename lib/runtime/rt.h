@@ -459,6 +459,8 @@ struct rt_options {
 	bool procset_zone_narrow;   /* zones picked in inverse proportion to their lines (zone.h) */
 	uint32_t procset_zone_cap;  /* N > 0: a pair's zones picked alike, none thinned, a zone set standing
 	                               for at most N lines (HPCRUN_COMM_PROCSET_ZONE_CAP, §5.64) */
+	uint32_t procset_zone_overlap_cap; /* N > 0: an overlap's zone set stands for at most N lines
+	                               (HPCRUN_COMM_PROCSET_ZONE_OVERLAP_CAP, zone.h, §5.73) */
 	bool procset_zone_writer;   /* only zones where either thread's samples stored (zone.h) */
 	uint32_t procset_switch_ns;   /* the process-wide set's charge per switch while armed (pset.h) */
 	uint32_t procset_switch_crowded_ns; /* the same while the process is crowded (pset.h) */

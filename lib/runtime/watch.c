@@ -108,6 +108,7 @@ static struct {
 	uint64_t sample_unseen, zone_notes, zone_collisions, zone_asked, zone_armed, zone_adopts, zone_comms, zone_own;
 	uint64_t zone_armed_new;  /* zone sets armed on a pair no zone set had found yet (Session 19) */
 	uint64_t zone_lines, zone_stands;   /* sums over the zone sets armed: the zone's lines, what it stood for */
+	uint64_t zone_overlap_capped;       /* overlaps whose set stood for fewer lines than the zone's (§5.73) */
 	uint64_t zone_thinned;              /* zones picked, not armed: wide (zone.h, rt_zone_arm_thin) */
 	uint64_t zone_skipped;              /* zone turns refused before the pick (pset_zone_refused) */
 	uint64_t zone_notes_store;          /* notes of sampled stores (a zone needs a writer: zone.h) */
@@ -779,9 +780,16 @@ void watch__pset_sample(struct rt_thread *t, const struct hc_sample *s, uint64_t
 		   one weighing at most the cap (thinning's expected weight, without
 		   its variance) */
 		zone.stands = rt_zone_stands_cap(zone.stands, hc_rt.opt.procset_zone_cap);
-		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u zone of T%u and T%u: block %#llx lines %u..%u, watching %#llx "
+		/* HPCRUN_COMM_PROCSET_ZONE_OVERLAP_CAP (§5.73): an overlap, never
+		   thinned, stands for at most what a thinned gap's pick does */
+		if (zone.overlap && zone.stands > rt_zone_overlap_stands(zone.stands, true,
+		                                                         hc_rt.opt.procset_zone_overlap_cap)) {
+			zone.stands = rt_zone_overlap_stands(zone.stands, true, hc_rt.opt.procset_zone_overlap_cap);
+			pset_count(&pset.zone_overlap_capped);
+		}
+		HC_DEBUG_LOG(HC_DBG_WATCH, "T%u zone of T%u and T%u: block %#llx lines %u..%u (%s), watching %#llx "
 		             "(stands for %u lines)", t->id.index, zone.a, zone.b, (unsigned long long)zone.base,
-		             zone.z0, zone.z1, (unsigned long long)addr[0], zone.stands);
+		             zone.z0, zone.z1, zone.overlap ? "overlap" : "gap", (unsigned long long)addr[0], zone.stands);
 		e = (struct hc_bb_entry){ .line = addr[0] & ~(uint64_t)(HC_LINE - 1), .addr = addr[0], .len = 8,
 		                          .thread = RT_PSET_NOBODY, .ctx = HC_NONE, .is_load = true };
 		/* chosen among the zone's lines, the set stands for all of them
@@ -2723,6 +2731,15 @@ void watch__log(void)
 		        hc_rt.opt.procset_zone_open_lines ? "the zone's lines" : "one line (HPCRUN_COMM_PROCSET_ZONE_OPEN_LINES=0: §5.31)",
 		        (unsigned long long)pset.zone_notes_trap,
 		        hc_rt.opt.procset_zone_traps ? 1 : 0);
+	if ((hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE) && hc_rt.opt.procset_zone_overlap_cap)
+		process__log("process-wide watch set zones that overlap (both threads' ranges cover them; never "
+		             "thinned): a set stands for at most %u lines, as a thinned gap's pick "
+		             "(HPCRUN_COMM_PROCSET_ZONE_OVERLAP_CAP; detection.md §5.73): %llu sets capped",
+		             hc_rt.opt.procset_zone_overlap_cap, (unsigned long long)pset.zone_overlap_capped);
+	else if (hc_rt.opt.procset_target & RT_PSET_TARGET_ZONE)
+		process__log("process-wide watch set zones that overlap (both threads' ranges cover them; never "
+		             "thinned): a set stands for all their lines (HPCRUN_COMM_PROCSET_ZONE_OVERLAP_CAP=N "
+		             "caps them at N, 64 measured; detection.md §5.73)");
 	process__log("process-wide watch set budget checks: the process's CPU time read %llu times, %llu answers "
 	             "from the last read (at most %u periods old, HPCRUN_COMM_PROCSET_CPU_PERIODS; performance.md "
 	             "\"Session 26\"); %llu zone turns refused (busy or over the budget) before their zone pick "

@@ -249,6 +249,7 @@ static inline bool rt_zone_cross(const struct rt_zone_slot *tab, uint32_t n, uin
    random number. */
 #define RT_ZONE_ARM_LINES 64u
 #define RT_ZONE_EDGE_DEFAULT 0u   /* HPCRUN_COMM_PROCSET_ZONE_EDGE (§5.43) */
+#define RT_ZONE_OVERLAP_CAP_DEFAULT 0u   /* HPCRUN_COMM_PROCSET_ZONE_OVERLAP_CAP (§5.73: measured, off) */
 static inline bool rt_zone_arm_thin(const struct rt_zone *z, uint64_t r)
 {
 	uint32_t lines = z->z1 - z->z0 + 1;
@@ -265,6 +266,24 @@ static inline bool rt_zone_arm_thin(const struct rt_zone *z, uint64_t r)
 static inline uint32_t rt_zone_stands_cap(uint32_t stands, uint32_t cap)
 {
 	return cap && stands > cap ? cap : stands;
+}
+
+/* HPCRUN_COMM_PROCSET_ZONE_OVERLAP_CAP=N (detection.md §5.73; 0 = off):
+   an overlap (both threads' ranges cover it) is never thinned, so a set
+   on one of L lines stands for all L, while a gap over RT_ZONE_ARM_LINES
+   is armed with chance 64 / L: its expected weight per pick is 64 lines.
+   An overlap stands for at most N lines, the same bound. Two threads that
+   both read a whole vector (NPB CG's p[colidx[k]], MG's planes) overlap
+   in every 64 KiB block of it: one trap weighed 591 periods (295 ms, an
+   eighth of the run's CPU time), and two or three such traps were the
+   report's volume and its top code pair. A gap's stands are left as the
+   pick scaled them. Measured on NPB CG and MG (volumes 5-9 % of the CPU
+   time instead of 100-200 %), left off: CG's false fraction then strays
+   from exact's 0.002 (its false traps keep their weights), MG's improves
+   by as much; the suite's zones never bound. */
+static inline uint32_t rt_zone_overlap_stands(uint32_t stands, bool overlap, uint32_t cap)
+{
+	return overlap ? rt_zone_stands_cap(stands, cap) : stands;
 }
 
 /* The caller's xorshift64 state (detect.h's, never 0 after). */

@@ -305,6 +305,11 @@ static void stands_cap(void)
 	CHECK(rt_zone_stands_cap(640, RT_ZONE_ARM_LINES) == RT_ZONE_ARM_LINES);
 	CHECK(rt_zone_stands_cap(12, RT_ZONE_ARM_LINES) == 12);
 	CHECK(rt_zone_stands_cap(1, 1) == 1);
+	/* §5.73: an overlap stands for at most the cap, a gap as picked, 0 = off */
+	CHECK(rt_zone_overlap_stands(591, true, RT_ZONE_ARM_LINES) == RT_ZONE_ARM_LINES);
+	CHECK(rt_zone_overlap_stands(40, true, RT_ZONE_ARM_LINES) == 40);
+	CHECK(rt_zone_overlap_stands(591, false, RT_ZONE_ARM_LINES) == 591);
+	CHECK(rt_zone_overlap_stands(591, true, RT_ZONE_OVERLAP_CAP_DEFAULT) == 591);   /* off by default */
 }
 
 /* Zones need a writer: two threads that only load a line (a shared
