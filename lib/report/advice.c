@@ -454,6 +454,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 	bool heap = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_HEAP)),
 	     stat = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STATIC));
 	bool named = false, per_elem = true, split = false, fortran = false, omp = false, handed = false;
+	bool stack = !strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STACK));
 	uint32_t blocks = 0;
 	int64_t blo = -1, bhi = -1;
 	uint64_t e, step = 0, part = 0;
@@ -558,7 +559,11 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 				split = true;
 		}
 	}
-	if (!per_elem && !split && !named && !blocks)
+	/* a stack holds a frame's locals, not slots of one type: the distance
+	   between two threads' bytes there is no element's size (MG's and CG's
+	   reports read main's OpenMP shared locals as "40-byte slots ... no
+	   DWARF type for the pointer", detection.md §5.73) */
+	if (!per_elem && !split && !named && !blocks && !stack)
 		step = slot_step(a->fields, a->nfields, o->fal);
 	/* slots larger than a line in a block of unknown type: the step is
 	   the distance across a part's boundary, not a slot */
@@ -799,6 +804,16 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		              "threads read all the time off that line (the next variables: align the "
 		              "first of them too, or read them into locals before the loop)",
 		              var[0] ? var : o->name);
+	} else if (stack && omp) {      /* not per_elem, not split: those came first */
+		snprintf(a->pattern, sizeof(a->pattern),
+		         "threads write locals of this stack within 64 bytes of each other: in an OpenMP "
+		         "region, the variables it shares (`shared`, `default(shared)`, reduction "
+		         "targets) stay in the master's frame, side by side");
+		rc |= add_str(&a->fixes, &a->nfixes,
+		              "make what each thread writes private to it (`private(...)`, a "
+		              "`reduction(...)` clause, or a local declared inside the region), so "
+		              "that the threads only read the master's locals; a shared local that "
+		              "they must write gets a line of its own (`alignas(64)`)");
 	} else {
 		snprintf(a->pattern, sizeof(a->pattern),
 		         "threads write data within 64 bytes of each other in this object");
@@ -849,7 +864,7 @@ static int fs_one(const struct hc_db *db, const struct hc_report_scale *sc,
 		              "%salign %s itself: `alignas(64)` (GCC: `__attribute__((aligned(64)))`) "
 		              "on its declaration%s", a->nfixes ? "and " : "", var[0] ? var : o->name,
 		              member_array ? " (the member's, or the whole variable's)" : "");
-	} else if (!strcmp(o->kind, hc_db_object_kind_name(HC_DB_OBJ_STACK))) {
+	} else if (stack && (!omp || per_elem || split)) {
 		rc |= add_str(&a->fixes, &a->nfixes,
 		              "this is stack memory of another thread: give the shared local "
 		              "`alignas(64)`, or move it off the stack into a padded allocation");

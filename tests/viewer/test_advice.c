@@ -879,12 +879,55 @@ static void test_parallel_loop_pairs(void)
 	hc_advice_free(&a);
 }
 
+/* §5.73: main's stack written by two threads of an OpenMP region (the
+   region's shared locals, NPB MG and CG) is no array of slots: no slot
+   size, no "DWARF type for the pointer"; the region's clauses advised */
+static void test_omp_stack(void)
+{
+	static struct hc_db_name lms[] = { { 1, "/tmp/mg" } };
+	static struct hc_db_name files[] = { { 1, "/src/mg.c" } };
+	static struct hc_db_proc procs[] = { { 1, "resid [parallel region at mg.c:516]", 1, 1, 516 } };
+	static struct hc_db_node nodes[] = {
+		{ .id = 10, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 1, .lm = 1, .f = 1, .l = 516 },
+		{ .id = 11, .parent = 0, .type = HC_DB_N_S, .proc = 1, .lm = 1, .f = 1, .l = 520 },
+	};
+	static uint64_t ids[] = { 10, 11 };
+	static uint32_t idx[] = { 0, 1 };
+	static struct hc_db_codepair opairs[] = { { .c = 11, .p = 11, .all = 9, .fal = 9 } };
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 2, 500000);
+	counter(&db, "samples", 1000);
+	db.lms = lms, db.nlms = 1, db.files = files, db.nfiles = 1;
+	db.procedures = procs, db.nprocedures = 1, db.nodes = nodes, db.nnodes = 2;
+	db.node_ids = ids, db.node_idx = idx;
+	field(0, "", 8366280, 4, 20000000, 0);
+	field(1, "", 8366320, 4, 20000000, 1);
+	object(&db, "stack", "stack of thread 0", "", 0, 40000000, 0, 2);
+	objs[0].size = 8384512;
+	objs[0].pairs = opairs, objs[0].npairs = 1;
+	db.t_all = db.t_false = 40000000;
+	CHECK(hc_advice_build(&db, 3, 3, &a) == 0);
+	if (a.nfs == 1) {
+		CHECK_MSG(strstr(a.fs[0].pattern, "locals of this stack") && strstr(a.fs[0].pattern, "OpenMP") &&
+		          !strstr(a.fs[0].pattern, "slots") && !strstr(a.fs[0].pattern, "pointer"),
+		          "pattern: %s", a.fs[0].pattern);
+		CHECK(has_fix(&a.fs[0], "private(...)", "reduction(...)"));
+		CHECK(!has_fix(&a.fs[0], "pad each thread's slot", NULL));
+	} else {
+		CHECK_MSG(false, "%zu false-sharing objects, want 1", a.nfs);
+	}
+	hc_advice_free(&a);
+}
+
 int main(void)
 {
 	test_scale();
 	test_false_sharing();
 	test_untyped_parts();
 	test_partition_blocks();
+	test_omp_stack();
 	test_scalar_statics();
 	test_member_array();
 	test_handed_elements();
