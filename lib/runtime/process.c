@@ -289,6 +289,19 @@ static void read_options(struct rt_options *o)
 			               (unsigned long long)k);
 		o->tick_close = k == 1;
 	}
+	/* ... or empties every thread's perf context there: the task-clock
+	   events closed as above, and the process-wide set's inherited events
+	   closed, the set opened on the live threads at each arm and closed at
+	   its end (watch.c, performance.md "Session 29") */
+	{
+		uint64_t k = env_u64("HPCRUN_COMM_TICK_EMPTY", RT_TICK_EMPTY_DEFAULT);
+
+		if (k > 1)
+			process__fatal("HPCRUN_COMM_TICK_EMPTY: %llu is not 0 or 1 (1: the switching level through the "
+			               "tick closes the task-clock events and opens the process-wide set per arm)",
+			               (unsigned long long)k);
+		o->tick_empty = k == 1;
+	}
 	/* the handler's cost by step, and the clock of the soft sampler's
 	   cost lines (performance.md "Session 26") */
 	o->cost_split = env_u64("HPCRUN_COMM_COST_SPLIT", 0) != 0;

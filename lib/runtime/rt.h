@@ -427,6 +427,7 @@ struct rt_options {
 	bool tick;                  /* soft: level 3 samples with per-thread tick timers (rate.h, HPCRUN_COMM_TICK) */
 	bool tick_pset_close;       /* ... and closes the process-wide set there (HPCRUN_COMM_TICK_PSET=0) */
 	bool tick_close;            /* ... and closes the task-clock events there, staying at level 3 (HPCRUN_COMM_TICK_CLOSE) */
+	bool tick_empty;            /* ... or empties the threads' perf contexts there: tick_close, and the process-wide set opened per arm (HPCRUN_COMM_TICK_EMPTY) */
 	bool cost_split;            /* HPCRUN_COMM_COST_SPLIT: the sample handler's wall time by step (rt_split; performance.md Session 26) */
 	bool cost_cpu;              /* HPCRUN_COMM_COST_CPU: the soft sampler's arm/trap/burst costs in thread CPU time (a system call each) instead of wall time */
 	uint32_t pset_cpu_periods;  /* HPCRUN_COMM_PROCSET_CPU_PERIODS: the budgets' process CPU time read at most once in this many periods (0: every time; watch.c) */
@@ -763,6 +764,7 @@ bool watch__pset_chain_wait(uint32_t creator);
 uint32_t watch__pset_start_peer(bool shared);
 void watch__pset_tick(struct rt_thread *t);
 void watch__pset_retire_ask(void);
+void watch__pset_per_arm_ask(void);
 int watch__pset_pipe(struct rt_thread *t, uint64_t addr, uint32_t writer, uint32_t stands);
 /* pipe.c: pipeline sets (pipe.h, detection.md §5.18) */
 void pipe__sample(struct rt_thread *t, uint64_t pc, const struct hc_sample *s);

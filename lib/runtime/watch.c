@@ -146,6 +146,25 @@ static struct {
    pset_retire): asked, done (atomic). */
 static int pset_retire_wanted, pset_retired;
 
+/* HPCRUN_COMM_TICK_EMPTY (rate.h, performance.md "Session 29"): at the
+   switching level through the tick the set's inherited events are closed
+   like pset_retire's, and the set goes on with breakpoints opened on the
+   live measured threads (soft__live_tids, at most PSET_TIDS of them) at
+   each arm and closed at its end, so that a thread's perf context is
+   empty between sets: LULESH 2x's contexts, even with every event
+   disabled, cost 0.07-0.2 of its native CPU time (the threads switch
+   ~160,000 times a second), the set's arms ~40 a run. A register is
+   enabled (pset.enabled) while its events are open; pset.fd is -1.
+   Threads started while a set is armed carry no copy of it. */
+#define PSET_TIDS 64
+static struct {
+	int wanted, on;                      /* asked, in effect (atomic) */
+	int nfd[HC_MAX_WATCH];               /* events open per register */
+	int fd[HC_MAX_WATCH][PSET_TIDS];
+	uint64_t opens, open_failed, uncovered, arms, closes;   /* log figures (atomic) */
+} per_arm;
+static void per_arm_close(int i);
+
 /* A gated thread sampled or asked for the set now (pset.gated_at, read by
    rt_pset_open_allows at a period's resolution): written at most once a
    period, not at every sample of every gated thread (one shared line). */
@@ -230,22 +249,87 @@ static void pset_open(int want)
 static void pset_drop_if_forked(void)
 {
 	if (pset.n && pset.pid != (uint32_t)getpid()) {
-		for (int i = 0; i < pset.n; i++)
+		for (int i = 0; i < pset.n; i++) {
 			fds__close(&pset.fd[i], "the process-wide watch set");
+			per_arm_close(i);
+		}
 		memset(&pset, 0, sizeof(pset));
+		memset(&per_arm, 0, sizeof(per_arm));
 	}
 }
 
 /* Turn the set's registers from the `from`th on off (every copy follows
    the parent's DISABLE), the caller holding it BUSY. */
+static void per_arm_close(int i)
+{
+	for (int k = 0; k < per_arm.nfd[i]; k++)
+		fds__close(&per_arm.fd[i][k], "the process-wide watch set");
+	if (per_arm.nfd[i])
+		pset_count(&per_arm.closes);
+	per_arm.nfd[i] = 0;
+}
+
 static void pset_disable_from(int from)
 {
 	for (int i = from; i < pset.n; i++)
 		if (pset.enabled[i]) {
-			ioctl(pset.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+			if (__atomic_load_n(&per_arm.on, __ATOMIC_ACQUIRE))
+				per_arm_close(i);
+			else
+				ioctl(pset.fd[i], PERF_EVENT_IOC_DISABLE, 0);
 			pset.enabled[i] = false;
 			pset.attr[i].disabled = 1;
 		}
+}
+
+/* Register i as pset.attr[i] says (enabled), the caller holding the set
+   BUSY: the inherited event modified (its copies follow), or, opened per
+   arm, the live threads' events opened if the register is not enabled yet,
+   else each modified. 0 or -errno (none of them took it). Signal context. */
+static int pset_modify(int i)
+{
+	uint32_t tids[PSET_TIDS], all = 0, n;
+	int err = 0;
+
+	if (!__atomic_load_n(&per_arm.on, __ATOMIC_ACQUIRE))
+		return ioctl(pset.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[i]) < 0 ? -errno : 0;
+	if (pset.enabled[i]) {
+		int ok = 0;
+
+		for (int k = 0; k < per_arm.nfd[i]; k++) {
+			if (ioctl(per_arm.fd[i][k], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[i]) == 0)
+				ok++;
+			else
+				err = -errno;
+		}
+		return ok ? 0 : err ? err : -ESRCH;
+	}
+	n = soft__live_tids(tids, PSET_TIDS, &all);
+	if (all > n)
+		__atomic_add_fetch(&per_arm.uncovered, all - n, __ATOMIC_RELAXED);
+	per_arm.nfd[i] = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		int fd;
+
+		if (!fds__reserve(1)) {
+			err = -EMFILE;
+			break;
+		}
+		fd = hc_perf_open(&pset.attr[i], (pid_t)tids[k], -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			/* a thread that has just ended (ESRCH) goes without */
+			err = -errno;
+			fds__unreserve(1);
+			pset_count(&per_arm.open_failed);
+			continue;
+		}
+		fds__adopt(fd, &per_arm.fd[i][per_arm.nfd[i]], true);
+		per_arm.nfd[i]++;
+		pset_count(&per_arm.opens);
+	}
+	if (per_arm.nfd[i])
+		pset_count(&per_arm.arms);
+	return per_arm.nfd[i] ? 0 : err ? err : -ESRCH;
 }
 
 /* All of them; returns the wall ns spent. */
@@ -1286,7 +1370,7 @@ static void reader_adopt(struct rt_thread *t, uint64_t w, void *uctx, uint64_t l
 		uint64_t t0 = process__now(), was = pset.attr[0].bp_addr;
 
 		pset.attr[0].bp_addr = next;
-		if (ioctl(pset.fd[0], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[0]) < 0) {
+		if (pset_modify(0) < 0) {
 			pset.attr[0].bp_addr = was;
 		} else {
 			pset.rec.addr[0] = next;
@@ -1399,8 +1483,7 @@ static int pset_arm_set_l(struct rt_thread *t, const struct hc_bb_entry *e, uint
 		pset.attr[i].bp_addr = addr[i];
 		pset.attr[i].bp_type = type;
 		pset.attr[i].disabled = 0;
-		if (ioctl(pset.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[i]) < 0) {
-			err = -errno;
+		if ((err = pset_modify((int)i)) < 0) {
 			pset.attr[i].disabled = 1;
 			break;
 		}
@@ -1525,6 +1608,32 @@ static void pset_retire(void)
 	__atomic_store_n(&pset_retired, 1, __ATOMIC_RELEASE);
 }
 
+void watch__pset_per_arm_ask(void)
+{
+	__atomic_store_n(&per_arm.wanted, 1, __ATOMIC_RELEASE);
+}
+
+/* HPCRUN_COMM_TICK_EMPTY: taken at a sample that finds the set IDLE, as
+   pset_retire, then IDLE again with its registers opened per arm. */
+static void pset_to_per_arm(void)
+{
+	uint64_t w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
+
+	if (rt_pset_state_of(w) != RT_PSET_IDLE || pset.pid != (uint32_t)getpid() ||
+	    !__atomic_compare_exchange_n(&pset.state, &w, rt_pset_word(rt_pset_gen_of(w), RT_PSET_BUSY), false,
+	                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&per_arm.wanted, 0, __ATOMIC_RELAXED);
+	for (int i = 0; i < pset.n; i++) {
+		pset.enabled[i] = false;
+		pset.attr[i].disabled = 1;
+		fds__close(&pset.fd[i], "the process-wide watch set");
+		per_arm.nfd[i] = 0;
+	}
+	__atomic_store_n(&per_arm.on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&pset.state, rt_pset_word(rt_pset_gen_of(w) + 1, RT_PSET_IDLE), __ATOMIC_RELEASE);
+}
+
 void watch__pset_tick(struct rt_thread *t)
 {
 	uint64_t w;
@@ -1534,6 +1643,8 @@ void watch__pset_tick(struct rt_thread *t)
 		return;
 	if (__atomic_load_n(&pset_retire_wanted, __ATOMIC_ACQUIRE))
 		pset_retire();
+	if (__atomic_load_n(&per_arm.wanted, __ATOMIC_ACQUIRE))
+		pset_to_per_arm();
 	w = __atomic_load_n(&pset.state, __ATOMIC_ACQUIRE);
 	if (rt_pset_state_of(w) == RT_PSET_ARMED &&
 	    rt_pset_expired(pset.rec.armed_wall, process__now(),
@@ -2218,7 +2329,7 @@ static void pipe_writes_only(struct rt_thread *t)
 	t0 = process__now();
 	for (uint32_t i = 0; i < pset.rec.nwatch; i++) {
 		pset.attr[i].bp_type = HW_BREAKPOINT_W;
-		if (pset.enabled[i] && ioctl(pset.fd[i], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &pset.attr[i]) < 0) {
+		if (pset.enabled[i] && pset_modify((int)i) < 0) {
 			/* left as it was: an RW register, the own-trap limit ends it */
 			pset.attr[i].bp_type = HW_BREAKPOINT_RW;
 			__atomic_store_n(&pset.state, rt_pset_word(gen, RT_PSET_ARMED), __ATOMIC_RELEASE);
@@ -2663,6 +2774,16 @@ void watch__log(void)
 		             "(HPCRUN_COMM_TICK_PSET=0; its later asks are counted busy)");
 	else if (__atomic_load_n(&pset_retire_wanted, __ATOMIC_ACQUIRE))
 		process__log("process-wide watch set: asked to close at the switching level, never found idle");
+	if (__atomic_load_n(&per_arm.on, __ATOMIC_ACQUIRE))
+		process__log("process-wide watch set: opened per arm from the switching level through the tick on "
+		             "(HPCRUN_COMM_TICK_EMPTY=1; performance.md \"Session 29\"): %llu registers opened on "
+		             "%llu threads' events, %llu closed, %llu opens failed, %llu live threads beyond the %d "
+		             "covered",
+		             (unsigned long long)per_arm.arms, (unsigned long long)per_arm.opens,
+		             (unsigned long long)per_arm.closes, (unsigned long long)per_arm.open_failed,
+		             (unsigned long long)per_arm.uncovered, PSET_TIDS);
+	else if (__atomic_load_n(&per_arm.wanted, __ATOMIC_ACQUIRE))
+		process__log("process-wide watch set: asked to open per arm at the switching level, never found idle");
 	process__log("process-wide watch set: %d registers in every thread; %llu sets armed for threads the "
 	        "switch gate refused (%llu refused: %llu busy, %llu over the %u.%u%% budget; %llu failed); "
 	        "traps: %llu foreign (%llu communications), %llu the publisher's own, %llu late (%llu of an "

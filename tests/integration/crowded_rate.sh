@@ -23,7 +23,8 @@
 #     it says the level runs on the task-clock; its warm-up ended at the
 #     first look from sample 256 on (HPCRUN_COMM_SWITCHY_WARMUP, Session
 #     20), the heavy run's not; with HPCRUN_COMM_TICK_CLOSE=1 (Session 27)
-#     the task-clock events are closed at the change and the timers go on.
+#     the task-clock events are closed at the change and the timers go on,
+#     as at the default HPCRUN_COMM_TICK_EMPTY=1 (Session 29), not with it 0.
 # In every run the thinned periods add up: samples_thinned = 1 per coarse
 # sample + 2 more per heavy one (x2 and x4). Counters, never timing.
 # The analyzer warns that coverage was cut (database.xml's warnings, every
@@ -50,6 +51,7 @@ HPCRUN_COMM_CROWDED_PERIOD=8 measure thin8 "$BENCH" private -t 4 -n $N || fail "
 export HPCRUN_COMM_SWITCHY_RATE=1
 measure tick "$BENCH" private -t 4 -n $N || fail "switching-level run failed"
 HPCRUN_COMM_TICK_CLOSE=1 measure tclose "$BENCH" private -t 4 -n $N || fail "switching-level run (TICK_CLOSE=1) failed"
+HPCRUN_COMM_TICK_EMPTY=0 measure tnoempty "$BENCH" private -t 4 -n $N || fail "switching-level run (TICK_EMPTY=0) failed"
 export HPCRUN_COMM_TICK=0
 measure tick0 "$BENCH" private -t 4 -n $N || fail "switching-level run (TICK=0) failed"
 unset HPCRUN_COMM_TICK
@@ -120,12 +122,17 @@ e=$(log tick | sed -n 's/.*(HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): \([0-9]*\) c
 e=$(log heavy | sed -n 's/.*(HPCRUN_COMM_SWITCHY_WARMUP, 0 = never): \([0-9]*\) changes to it ended the warm-up early.*/\1/p')
 [ "$e" = 0 ] && ok "heavy run: the warm-up kept (not switching)" ||
 	fail "heavy run: the warm-up ended early or no line ('$e')"
-# HPCRUN_COMM_TICK_CLOSE (Session 27): off by default (the log says not
-# closed); =1 closes the task-clock events at the change and the timers go
-# on sampling at level 3
-log tick | grep -q "(HPCRUN_COMM_TICK_CLOSE=0; .*): not closed" &&
-	ok "switching run: the task-clock events not closed (HPCRUN_COMM_TICK_CLOSE=0, the default)" ||
-	fail "switching run: no 'not closed' line"
+# HPCRUN_COMM_TICK_CLOSE (Session 27): off by default, but
+# HPCRUN_COMM_TICK_EMPTY=1 (the default since Session 29) closes the
+# task-clock events at the change too (the log names it); with both off
+# the log says not closed; TICK_CLOSE=1 closes them and the timers go on
+# sampling at level 3
+log tick | grep -q "(HPCRUN_COMM_TICK_EMPTY=1; .*): closed after" &&
+	ok "switching run: the task-clock events closed (HPCRUN_COMM_TICK_EMPTY=1, the default)" ||
+	fail "switching run: no 'closed after' line naming HPCRUN_COMM_TICK_EMPTY=1"
+log tick0 | grep -q "HPCRUN_COMM_TICK_EMPTY" && fail "HPCRUN_COMM_TICK=0: the task-clock events closed (no tick timers)"
+log tnoempty | grep -q "(HPCRUN_COMM_TICK_CLOSE=0; .*): not closed" &&
+	ok "TICK_EMPTY=0: the task-clock events not closed" || fail "TICK_EMPTY=0: no 'not closed' line"
 c=$(log tclose | sed -n 's/.*(HPCRUN_COMM_TICK_CLOSE=1; .*): closed after \([0-9]*\) samples.*/\1/p')
 [ -n "$c" ] && ok "TICK_CLOSE=1: the task-clock events closed after $c samples" ||
 	fail "TICK_CLOSE=1: no 'closed after' line"

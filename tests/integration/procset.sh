@@ -33,8 +33,10 @@ for try in 1 2 3; do
 	rm -rf "${TMP:?}/p"
 	# a budget of 5 % (1 % by default): more sets, so that a run finds
 	# something on a loaded machine (this checks patterns, not cost)
+	# the inherited set throughout (HPCRUN_COMM_TICK_EMPTY=0: not opened
+	# per arm at the switching level; that mode is checked below)
 	export HPCRUN_COMM_PROCSET=1 HPCRUN_COMM_PROCSET_BUDGET=50
-	measure p -e COMM@100000 "$TMP/spsc" 2 2 || fail "sampled run failed"
+	HPCRUN_COMM_TICK_EMPTY=0 measure p -e COMM@100000 "$TMP/spsc" 2 2 || fail "sampled run failed"
 	skip_without_pset p
 	[ "$(counter p watch_threads_gated)" -ge 1 ] && [ "${pset_n:=$(pset_comms p)}" -gt 0 ] && break
 	unset pset_n
@@ -71,6 +73,28 @@ dec=$(log s | sed -n 's/^handler step  2 median .* n \([0-9]*\), per sample .*de
 [ "$steps" -eq 24 ] && [ "${dec:-0}" -gt 0 ] && ok "HPCRUN_COMM_COST_SPLIT=1: 24 handler steps, decode timed $dec times" ||
 	fail "HPCRUN_COMM_COST_SPLIT=1: $steps handler step lines, decode n '${dec}'"
 log p | grep -q "^handler step " && fail "handler steps logged without HPCRUN_COMM_COST_SPLIT"
+
+# HPCRUN_COMM_TICK_EMPTY=1 (the default, performance.md "Session 29"), the switching
+# level forced (HPCRUN_COMM_SWITCHY_RATE=1: any switch): at the change the
+# set's inherited events close and it goes on with events opened on the
+# live threads at each arm: the log counts them, and the set still finds
+# the pair (up to 3 runs, as above).
+for try in 1 2 3; do
+	rm -rf "${TMP:?}/e"
+	HPCRUN_COMM_PROCSET=1 HPCRUN_COMM_PROCSET_BUDGET=50 HPCRUN_COMM_SWITCHY_RATE=1 HPCRUN_COMM_TICK_EMPTY=1 \
+		measure e -e COMM@100000 "$TMP/spsc" 2 2 || fail "sampled run with HPCRUN_COMM_TICK_EMPTY=1 failed"
+	[ "$(pset_comms e)" -gt 0 ] 2>/dev/null && log e | grep -q "opened per arm" && break
+done
+line=$(log e | grep "process-wide watch set: opened per arm" | head -1)
+o=$(echo "$line" | sed -n 's/.*: \([0-9]*\) registers opened on \([0-9]*\) threads.*, \([0-9]*\) opens failed.*/\1 \2 \3/p')
+set -- $o
+[ $# -eq 3 ] && [ "$1" -gt 0 ] && [ "$2" -ge "$1" ] && ok "TICK_EMPTY=1: $1 sets opened on $2 threads' events ($3 opens failed)" ||
+	fail "TICK_EMPTY=1: no per-arm line with opened registers ('$line')"
+log e | grep -q "(HPCRUN_COMM_TICK_EMPTY=1; .*): closed after" && ok "TICK_EMPTY=1: the task-clock events closed" ||
+	fail "TICK_EMPTY=1: the task-clock events not closed"
+[ "$(pset_comms e)" -gt 0 ] 2>/dev/null && ok "TICK_EMPTY=1: the set found $(pset_comms e) communications" ||
+	fail "TICK_EMPTY=1: the set found nothing in 3 runs"
+log p | grep -q "opened per arm" && fail "the set opened per arm without HPCRUN_COMM_TICK_EMPTY"
 
 # Off: the same gate, no set, no trap (no thread opens registers of its own).
 export HPCRUN_COMM_PROCSET=0

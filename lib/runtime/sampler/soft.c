@@ -915,9 +915,11 @@ static bool tick_change(uint32_t now, uint32_t want)
 			ok = tick_arm_slot(k);
 		if (ok && ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0) {
 			tick_changes++;
-			if (hc_rt.opt.tick_pset_close)
+			if (hc_rt.opt.tick_empty)
+				watch__pset_per_arm_ask();
+			else if (hc_rt.opt.tick_pset_close)
 				watch__pset_retire_ask();
-			if (hc_rt.opt.tick_close)
+			if (hc_rt.opt.tick_close || hc_rt.opt.tick_empty)
 				tick_close_events();
 			return true;
 		}
@@ -935,6 +937,26 @@ static bool tick_change(uint32_t now, uint32_t want)
 	}
 	return fds__check(on) && fds__check(off) && ioctl(*on, PERF_EVENT_IOC_ENABLE, 0) == 0 &&
 	       ioctl(*off, PERF_EVENT_IOC_DISABLE, 0) == 0;
+}
+
+/* The live measured threads' tids, at most max of them, into tids (the
+   process-wide set opened per arm, watch.c); returns how many were
+   written, *all how many there were. Signal context (loads only). */
+uint32_t soft__live_tids(uint32_t *tids, uint32_t max, uint32_t *all)
+{
+	uint32_t n = 0, a = 0;
+
+	for (uint32_t k = 0; k < RT_TICK_SLOTS; k++) {
+		uint64_t w = __atomic_load_n(&tick_slot[k], __ATOMIC_ACQUIRE);
+
+		if (!w)
+			continue;
+		a++;
+		if (n < max)
+			tids[n++] = rt_tick_word_tid(w);
+	}
+	*all = a;
+	return n;
 }
 
 /* A starting thread takes a slot (and, at the switching level through the
@@ -2521,9 +2543,10 @@ void soft__log(void)
 			if (tick_closed)
 				process__log("sampling rate: the task-clock events closed at the change to the switching "
 				             "level through the tick, the level kept for the rest of the run "
-				             "(HPCRUN_COMM_TICK_CLOSE=1; performance.md \"Session 27\"): closed after %llu "
+				             "(%s; performance.md \"Session 27\"): closed after %llu "
 				             "samples; %llu threads started since (on their timers), %llu of them without a "
-				             "sampler", (unsigned long long)tick_closed_at,
+				             "sampler", hc_rt.opt.tick_close ? "HPCRUN_COMM_TICK_CLOSE=1" : "HPCRUN_COMM_TICK_EMPTY=1",
+				             (unsigned long long)tick_closed_at,
 				             (unsigned long long)tick_closed_threads, (unsigned long long)tick_closed_unsampled);
 			else
 				process__log("sampling rate: the task-clock events closed at the change to the switching "

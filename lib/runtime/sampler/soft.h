@@ -125,6 +125,8 @@ bool soft__stepping(const struct rt_thread *t);
 /* A tick timer's sample arrived (signal.c; its overrun count): counted for
    the log (signal context). */
 void soft__on_tick(int overrun);
+/* The live measured threads' tids (at most max; *all: how many live). */
+uint32_t soft__live_tids(uint32_t *tids, uint32_t max, uint32_t *all);
 /* One step of the burst (signal context, under the guard). */
 void soft__on_step(struct rt_thread *t, void *uctx);
 /* After a matched watchpoint trap on a load: a burst (signal context). */
