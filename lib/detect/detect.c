@@ -1221,6 +1221,36 @@ bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_
 	return arm_handoff_lines(th, s, w, lo, lo + HC_HANDOFF_REGION, watch_count(cfg), res);
 }
 
+bool hc_detect_arm_handoff_range(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                                 const struct hc_sample *s, const struct hc_bb_entry *w,
+                                 struct hc_detect_result *res)
+{
+	const uint64_t mask = ~(uint64_t)(HC_LINE - 1);
+	uint64_t lo = w->addr & mask, hi = (w->addr + w->len + HC_LINE - 1) & mask;
+	uint32_t nlines;
+	const struct hc_detect_block *b;
+
+	if (s->is_store || !s->block || w->block != s->block || s->addr < w->addr ||
+	    s->addr - w->addr >= w->len || !handoff_ok(cfg, th, s, w, res))
+		return false;
+	th->handoff_region = false;
+	if (hi <= lo + HC_LINE)
+		return false;
+	nlines = (hi - lo) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - lo) / HC_LINE);
+	if ((b = block_find(th, s->block)) && b->handoff >= 1 + nlines / HC_HANDOFF_LINES_PER_TRAP) {
+		res->handoff_capped = true;
+		return false;
+	}
+	if (cfg->handoff_window && hi - lo > cfg->handoff_window + cfg->handoff_window / 4) {
+		uint64_t mine = s->addr & mask, back = (cfg->handoff_window / 4) & mask,
+		         ahead = cfg->handoff_window & mask;
+
+		lo = mine - lo > back ? mine - back : lo;
+		hi = hi - mine > ahead ? mine + ahead : hi;
+	}
+	return arm_handoff_lines(th, s, w, lo, hi, watch_count(cfg), res);
+}
+
 bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                     const struct hc_sample *t, struct hc_comm *comm)
 {

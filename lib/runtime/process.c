@@ -414,6 +414,7 @@ static void read_options(struct rt_options *o)
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
+	o->io_stores = env_u64("HPCRUN_COMM_IO_STORES", 1) != 0;   /* §5.74 */
 	o->lock_sets = (uint32_t)env_u64("HPCRUN_COMM_LOCK_SETS", 4);
 	if (o->lock_sets > 1u << 20)
 		process__fatal("HPCRUN_COMM_LOCK_SETS: %u samples is too many", o->lock_sets);
@@ -1056,6 +1057,16 @@ static void process_init(bool after_fork)
 		             hc_rt.opt.stack_shared ? "private, but for the lines other threads were seen using (OpenMP "
 		             "shared locals, arguments on main's stack), which publish and detect as shared data" :
 		             "private whole");
+	}
+	if (kind == HC_SAMPLER_SOFT) {
+		bool io = hc_rt.opt.io_stores && hc_rt.dcfg.handoff_life && hc_rt.nwatch >= 1;
+
+		io__enable(io);
+		process__log("kernel fills: %s (HPCRUN_COMM_IO_STORES; detection.md §5.74; counters io_noted, "
+		             "io_small, io_no_ctx, io_not_heap, io_lost, io_sets)",
+		             io ? "read(), pread(), recv() and recvfrom() of at least 4096 bytes into a heap block are "
+		             "the calling thread's store at the call over the range filled; another thread's load sample "
+		             "in the range arms a hand-off set on its lines" : "off");
 	}
 	if (kind == HC_SAMPLER_SOFT) {
 		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;

@@ -6,6 +6,8 @@
    watchpoint trap — recorded into the thread's event buffer, its CCT
    metrics, its NUMA nodes and heap objects. Signal context. */
 #include <errno.h>
+#include <sched.h>
+#include <string.h>
 #include <unistd.h>
 #include "runtime/rt.h"
 #include "runtime/numa.h"
@@ -182,6 +184,13 @@ static uint64_t handoff_key(uint16_t tag)
 
 static void handoff_region_init(void);   /* §5.41 */
 
+/* §5.74: buffers the kernel filled for a thread (io.c), one entry per
+   block tag: the filling thread's store at its call over [addr, addr +
+   len). Static storage, as the others. */
+static unsigned char fill_mem[HANDOFF_SLOTS * 128] __attribute__((aligned(64)));
+static struct hc_bulletin fill_bb;
+static int fill_ready;
+
 void record__handoff_init(void)
 {
 	if (hc_bulletin_size(HANDOFF_SLOTS) > sizeof(handoff_mem) ||
@@ -192,6 +201,9 @@ void record__handoff_init(void)
 	}
 	if (hc_rt.opt.handoff_region)
 		handoff_region_init();
+	if (hc_rt.opt.io_stores && hc_bulletin_size(HANDOFF_SLOTS) <= sizeof(fill_mem) &&
+	    hc_bulletin_init(&fill_bb, fill_mem, HANDOFF_SLOTS, 1000000000ull) == 0)
+		__atomic_store_n(&fill_ready, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&handoff_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -260,6 +272,62 @@ static void handoff_region_note(struct rt_thread *t, const struct hc_sample *s)
 {
 	if (writer_note(t, s, &handoff_region_bb, handoff_region_key(s->addr), HANDOFF_PHASE_NS))
 		t->cnt.handoff_region_noted++;
+}
+
+/* §5.74: the kernel filled [addr, addr + n) for t (io.c): t's store at
+   ctx, as a store sample there would be noted — the block's writer record
+   for a large block, each region's the fill touches for a small one.
+   Memory outside the tracked heap is not noted (counter io_not_heap). */
+void record__io_store(struct rt_thread *t, uint64_t addr, uint64_t n, uint32_t ctx)
+{
+	struct rt_block b = { 0, 0, 0, 0 };
+	struct hc_sample s;
+	struct hc_bb_entry e;
+	uint64_t end;
+
+	if (!__atomic_load_n(&fill_ready, __ATOMIC_ACQUIRE))
+		return;
+	if (!blocks__used() || !blocks__find(addr, &b) || b.size < HC_REUSE_BLOCK_MIN ||
+	    addr - b.base >= b.size) {
+		t->cnt.io_not_heap++;
+		return;
+	}
+	memset(&s, 0, sizeof(s));
+	end = addr + n < b.base + b.size ? addr + n : b.base + b.size;
+	s.time = process__now();
+	s.addr = addr;
+	s.len = end - addr < (1u << 30) ? (uint32_t)(end - addr) : (1u << 30) - 1;
+	s.is_store = true;
+	s.cpu = sched_getcpu();
+	s.ctx = ctx;
+	s.block = hc_block_tag(b.base);
+	{
+		uint32_t thread, bctx;
+
+		if (blocks__site_get(b.site, &thread, &bctx) && thread < 127)
+			s.block_owner = (uint8_t)(thread + 1);
+	}
+	e = hc_detect_entry(&t->det, &s);
+	e.line = handoff_key(s.block);
+	e.spin = 0;
+	e.mask = ~0ull;
+	if (hc_bulletin_publish(&fill_bb, &e) == 0)
+		t->cnt.io_noted++;
+	else
+		t->cnt.io_lost++;
+}
+
+/* §5.74: a load sample in a block whose buffer the kernel filled for
+   another thread lately arms a hand-off set on the fill's lines. */
+static void fill_arm(struct rt_thread *t, const struct hc_sample *s, struct hc_detect_result *res)
+{
+	struct hc_bb_entry w;
+
+	if (!hc_bulletin_lookup(&fill_bb, handoff_key(s->block), &w) || w.time > s->time ||
+	    s->time - w.time > hc_rt.opt.handoff_region_age)
+		return;
+	if (hc_detect_arm_handoff_range(&hc_rt.dcfg, &t->det, s, &w, res))
+		t->cnt.io_sets++;
 }
 
 static void handoff_region_arm(struct rt_thread *t, const struct hc_sample *s, struct hc_detect_result *res)
@@ -354,6 +422,9 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 		if (s->is_store)
 			handoff_region_note(t, s);
 	}
+	if (handoff && s->block && !s->is_store && !res.handoff_set && !res.comm &&
+	    __atomic_load_n(&fill_ready, __ATOMIC_ACQUIRE))
+		fill_arm(t, s, &res);   /* §5.74 */
 	rt_cost_add(&t->cost[RT_MECH_DETECT], process__now() - t0);
 	if (res.published == 1 && s->is_store)
 		t->cnt.published++;

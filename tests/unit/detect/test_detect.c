@@ -930,6 +930,60 @@ static bool sample_handoff(struct world *w, uint32_t t, uint64_t time, uint64_t 
 	return hc_detect_arm_handoff(&w->cfg, &w->th[t], &s, wr, lo, hi, &w->res);
 }
 
+/* Kernel fills (§5.74): a load inside the range a fill record stands for
+   ([addr, addr + len) of a small block: a 256 KiB read() buffer) arms a
+   hand-off set on lines of that range only, standing for the filler; not
+   outside the range, not another block's record, not the filler itself,
+   not a store; the per-block cap counts the range's lines. */
+static void test_handoff_range(void)
+{
+	const uint64_t lo = 0x7f0000200010ull, len = 256 * 1024;
+	struct hc_bb_entry wr = {
+		.line = 9ull << 6, .addr = lo, .time = 50, .len = (uint32_t)len, .thread = 0,
+		.cpu = 20, .ctx = 777, .block = 9, .mask = ~0ull,
+	};
+	struct world w;
+	struct hc_sample s = { .time = 100, .addr = lo + 64 * 40, .len = 8, .is_private = true, .cpu = 21,
+	                       .ctx = 501, .block = 9 };
+
+	world_init(&w, 7, 3);
+	/* off (handoff_life 0): nothing */
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[1], &s, &w.res, &w.comm);
+	CHECK(!hc_detect_arm_handoff_range(&w.cfg, &w.th[1], &s, &wr, &w.res));
+	w.cfg.handoff_life = 4;
+	/* outside the range, another block, the filler, a store: nothing */
+	s.time = 110, s.addr = lo + len + 64;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[1], &s, &w.res, &w.comm);
+	CHECK(!hc_detect_arm_handoff_range(&w.cfg, &w.th[1], &s, &wr, &w.res));
+	s.time = 120, s.addr = lo + 64 * 40, s.block = 8;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[1], &s, &w.res, &w.comm);
+	CHECK(!hc_detect_arm_handoff_range(&w.cfg, &w.th[1], &s, &wr, &w.res));
+	s.time = 130, s.block = 9;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[0], &s, &w.res, &w.comm);
+	CHECK(!hc_detect_arm_handoff_range(&w.cfg, &w.th[0], &s, &wr, &w.res));
+	s.time = 140, s.is_store = true;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[2], &s, &w.res, &w.comm);
+	CHECK(!hc_detect_arm_handoff_range(&w.cfg, &w.th[2], &s, &wr, &w.res));
+	s.is_store = false;
+	CHECK(!w.th[1].armed);
+	/* armed: 3 lines inside the range's lines, standing for the filler */
+	s.time = 150;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[1], &s, &w.res, &w.comm);
+	CHECK(hc_detect_arm_handoff_range(&w.cfg, &w.th[1], &s, &wr, &w.res));
+	CHECK(w.res.arm && w.res.handoff_set && w.res.nwatch == 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK(w.res.watch_addr[i] >= (lo & ~63ull) && w.res.watch_addr[i] < lo + len);
+		CHECK_EQ_U64(w.th[1].start[i].thread, 0);
+		CHECK_EQ_U64(w.th[1].start[i].ctx, 777);
+		CHECK_EQ_U64(w.th[1].start[i].mask, ~0ull);
+	}
+	/* a trap on a watched line: the filler, true */
+	CHECK(trap(&w, 1, 160, w.res.watch_addr[0], 8, false));
+	CHECK_EQ_U64(w.comm.peer, 0);
+	CHECK_EQ_U64(w.comm.peer_ctx, 777);
+	CHECK(w.comm.handoff_set && (w.comm.flags & HC_COMM_TRUE));
+}
+
 /* Hand-off sets (§5.36): a load in a big block one other thread alone
    stored to arms a start set on lines of the block standing for that
    store; it lives cfg.handoff_life samples; its trap names the writer
@@ -2619,6 +2673,7 @@ int main(void)
 	test_sync_targets();
 	test_reuse_sets();
 	test_handoff_sets();
+	test_handoff_range();
 	test_handoff_regions();
 	test_judged_by_masks();
 	test_start_set();
