@@ -783,7 +783,7 @@ bool hc_detect_arm_handoff(const struct hc_detect_config *cfg, struct hc_detect_
 bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                                   const struct hc_sample *s, const struct hc_bb_entry *w, uint64_t lo,
                                   struct hc_detect_result *res);
-/* §5.74: as hc_detect_arm_handoff for the range w stands for, [w->addr,
+/* §5.75: as hc_detect_arm_handoff for the range w stands for, [w->addr,
    w->addr + w->len) in s's block (a buffer the kernel filled for w's
    thread: read(), recv()), whatever its size: a load sample of th inside
    it arms a set on lines of the range th did not touch lately (within

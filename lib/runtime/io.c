@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* io.c — data the kernel writes for a thread (doc/detection.md §5.74):
+/* io.c — data the kernel writes for a thread (doc/detection.md §5.75):
    read(), pread(), recv() and recvfrom() fill the program's buffer in the
    kernel, on the calling thread's CPU, with no store instruction a timer
    sample could land on. A thread that reads input and hands the buffer to
@@ -34,6 +34,7 @@ void io__enable(bool on)
 static inline __attribute__((always_inline)) void io_note(void *buf, ssize_t r)
 {
 	struct rt_thread *t = hc_self;
+	uint64_t ra, fa;
 	uint32_t ctx;
 	int e;
 
@@ -46,7 +47,19 @@ static inline __attribute__((always_inline)) void io_note(void *buf, ssize_t r)
 	if (!hc_guard_enter(t))
 		return;
 	e = errno;
-	ctx = cct__context_here(t, 1);
+	/* A loop of reads unwinds once: the same call site at the same stack
+	   depth is taken for the same context (its outer callers are not
+	   checked: a caller's other callers at that depth share it). */
+	ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	fa = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	if (t->io.ctx && t->io.ra == ra && t->io.fa == fa) {
+		ctx = t->io.ctx;
+		t->cnt.io_ctx_cached++;
+	} else {
+		ctx = cct__context_here(t, 1);
+		if (ctx != HC_NONE && ctx != 0)
+			t->io.ra = ra, t->io.fa = fa, t->io.ctx = ctx;
+	}
 	if (ctx != HC_NONE && ctx != 0)
 		record__io_store(t, (uint64_t)(uintptr_t)buf, (uint64_t)r, ctx);
 	else

@@ -414,7 +414,7 @@ static void read_options(struct rt_options *o)
 	o->publish_loads = !(s && *s && strcmp(s, "0") == 0);
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
-	o->io_stores = env_u64("HPCRUN_COMM_IO_STORES", 1) != 0;   /* §5.74 */
+	o->io_stores = env_u64("HPCRUN_COMM_IO_STORES", 1) != 0;   /* §5.75 */
 	o->lock_sets = (uint32_t)env_u64("HPCRUN_COMM_LOCK_SETS", 4);
 	if (o->lock_sets > 1u << 20)
 		process__fatal("HPCRUN_COMM_LOCK_SETS: %u samples is too many", o->lock_sets);
@@ -1062,8 +1062,8 @@ static void process_init(bool after_fork)
 		bool io = hc_rt.opt.io_stores && hc_rt.dcfg.handoff_life && hc_rt.nwatch >= 1;
 
 		io__enable(io);
-		process__log("kernel fills: %s (HPCRUN_COMM_IO_STORES; detection.md §5.74; counters io_noted, "
-		             "io_small, io_no_ctx, io_not_heap, io_lost, io_sets)",
+		process__log("kernel fills: %s (HPCRUN_COMM_IO_STORES; detection.md §5.75; counters io_noted, "
+		             "io_small, io_no_ctx, io_not_heap, io_lost, io_sets, io_ctx_cached)",
 		             io ? "read(), pread(), recv() and recvfrom() of at least 4096 bytes into a heap block are "
 		             "the calling thread's store at the call over the range filled; another thread's load sample "
 		             "in the range arms a hand-off set on its lines" : "off");

@@ -184,7 +184,7 @@ static uint64_t handoff_key(uint16_t tag)
 
 static void handoff_region_init(void);   /* §5.41 */
 
-/* §5.74: buffers the kernel filled for a thread (io.c), one entry per
+/* §5.75: buffers the kernel filled for a thread (io.c), one entry per
    block tag: the filling thread's store at its call over [addr, addr +
    len). Static storage, as the others. */
 static unsigned char fill_mem[HANDOFF_SLOTS * 128] __attribute__((aligned(64)));
@@ -274,7 +274,7 @@ static void handoff_region_note(struct rt_thread *t, const struct hc_sample *s)
 		t->cnt.handoff_region_noted++;
 }
 
-/* §5.74: the kernel filled [addr, addr + n) for t (io.c): t's store at
+/* §5.75: the kernel filled [addr, addr + n) for t (io.c): t's store at
    ctx, as a store sample there would be noted — the block's writer record
    for a large block, each region's the fill touches for a small one.
    Memory outside the tracked heap is not noted (counter io_not_heap). */
@@ -317,7 +317,7 @@ void record__io_store(struct rt_thread *t, uint64_t addr, uint64_t n, uint32_t c
 		t->cnt.io_lost++;
 }
 
-/* §5.74: a load sample in a block whose buffer the kernel filled for
+/* §5.75: a load sample in a block whose buffer the kernel filled for
    another thread lately arms a hand-off set on the fill's lines. */
 static void fill_arm(struct rt_thread *t, const struct hc_sample *s, struct hc_detect_result *res)
 {
@@ -424,7 +424,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 	}
 	if (handoff && s->block && !s->is_store && !res.handoff_set && !res.comm &&
 	    __atomic_load_n(&fill_ready, __ATOMIC_ACQUIRE))
-		fill_arm(t, s, &res);   /* §5.74 */
+		fill_arm(t, s, &res);   /* §5.75 */
 	rt_cost_add(&t->cost[RT_MECH_DETECT], process__now() - t0);
 	if (res.published == 1 && s->is_store)
 		t->cnt.published++;

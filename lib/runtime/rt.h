@@ -85,7 +85,7 @@
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
 	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(feed_stood) X(reader_chased) \
-	X(reader_callee) X(reader_callee_none) X(io_noted) X(io_small) X(io_no_ctx) X(io_not_heap) X(io_lost) X(io_sets) \
+	X(reader_callee) X(reader_callee_none) X(io_noted) X(io_small) X(io_no_ctx) X(io_not_heap) X(io_lost) X(io_sets) X(io_ctx_cached) \
 	X(lock_acq_switched)
 
 struct rt_counters {
@@ -299,6 +299,12 @@ struct rt_thread {
 		uint64_t parm_addr, parm_lo, parm_changed;
 		struct hc_bb_entry parm_e;
 	} lock;
+	/* io.c (§5.75): the context of the last noted fill, by its call site
+	   (return address) and the wrapper's frame (the stack depth) */
+	struct {
+		uint64_t ra, fa;
+		uint32_t ctx;
+	} io;
 
 	/* --- reader sets (watch.c, detection.md §5.57) --- */
 	struct {
@@ -326,7 +332,7 @@ struct rt_options {
 	bool     spin_weight;       /* soft sampler: spin waits weigh 1/run (detection.md §5.14) */
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t reuse_life;        /* soft sampler: reuse sets' life in samples, 0 = off (§5.30) */
-	bool io_stores;             /* soft sampler: kernel fills noted as stores (io.c, §5.74) */
+	bool io_stores;             /* soft sampler: kernel fills noted as stores (io.c, §5.75) */
 	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
@@ -790,7 +796,7 @@ void record__handoff_init(void);
 void record__idle_sample(struct rt_thread *t);
 /* One communication into t's event buffer and CCT metrics. */
 void record__comm(struct rt_thread *t, const struct hc_comm *c);
-/* io.c (§5.74): the kernel filled [addr, addr + n) for t (read(), recv()):
+/* io.c (§5.75): the kernel filled [addr, addr + n) for t (read(), recv()):
    its store at ctx on the hand-off sets' writer records. Not signal
    context; t's guard is held. */
 #define RT_IO_MIN 4096      /* fills shorter than this are not noted (counter io_small) */

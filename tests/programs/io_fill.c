@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* io_fill.c — a reader thread hands buffers the kernel filled to workers
-   (tests/integration/io_fills.sh, doc/detection.md §5.74): main writes a
+   (tests/integration/io_fills.sh, doc/detection.md §5.75): main writes a
    scratch file of MIB MiB (argument 2, default 32), then reads it back
    with read() in 256 KiB chunks into a ring of 8 malloc'd buffers and
    hands each filled buffer to the workers (argument 1, default 2) in turn

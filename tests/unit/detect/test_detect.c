@@ -930,7 +930,7 @@ static bool sample_handoff(struct world *w, uint32_t t, uint64_t time, uint64_t 
 	return hc_detect_arm_handoff(&w->cfg, &w->th[t], &s, wr, lo, hi, &w->res);
 }
 
-/* Kernel fills (§5.74): a load inside the range a fill record stands for
+/* Kernel fills (§5.75): a load inside the range a fill record stands for
    ([addr, addr + len) of a small block: a 256 KiB read() buffer) arms a
    hand-off set on lines of that range only, standing for the filler; not
    outside the range, not another block's record, not the filler itself,
