@@ -166,6 +166,25 @@ static void spin_divide(const struct hc_detect_config *cfg, const struct hc_dete
 	c->spin = d;
 }
 
+/* cfg->trap_lag (§5.73): a trap matched with an entry published more than
+   N periods before it stands for one transfer that happened when the
+   entry was fresh — the reader, which touches the line all the time, has
+   re-read it since (Phoenix reverse_index: loads of `links` matched with
+   `currfile` stores 4–64 ms old) — so it weighs N periods / lag of what
+   it would. 128-bit free: lag > N × period here. */
+static void lag_divide(const struct hc_detect_config *cfg, struct hc_comm *c)
+{
+	uint64_t n = (uint64_t)cfg->trap_lag * cfg->period;
+
+	c->lag_divided = false;
+	if (!cfg->trap_lag || !cfg->period || c->lag <= n)
+		return;
+	c->weight = c->weight / (c->lag / n ? c->lag / n : 1);
+	if (c->weight == 0)
+		c->weight = 1;
+	c->lag_divided = true;
+}
+
 /* Fresh for th: published by another thread after th's previous sample. */
 static bool is_fresh(const struct hc_detect_thread *th, const struct hc_bb_entry *e)
 {
@@ -437,6 +456,7 @@ static void fill_comm(const struct hc_detect_config *cfg, struct hc_comm *c, con
 	c->footprint_weighed = false;
 	c->lag = s->time > e->time ? s->time - e->time : 0;
 	c->spin = 0;
+	c->lag_divided = false;
 	c->sync_set = false;
 	c->reuse_set = false;
 	c->handoff_set = false;
@@ -1292,6 +1312,7 @@ bool hc_detect_trap(const struct hc_detect_config *cfg, struct hc_detect_thread 
 	th->trap_time = t->time;
 	th->trap_echo = e->echo < UINT8_MAX ? (uint8_t)(e->echo + 1) : UINT8_MAX;
 	spin_divide(cfg, th, e, comm);
+	lag_divide(cfg, comm);
 	hc_detect_spin_reset(&th->spin, e->line);
 	if (e->time > th->t_prev)
 		th->t_prev = e->time;

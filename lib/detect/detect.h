@@ -221,6 +221,9 @@ struct hc_detect_config {
 	                        joiner reads each of its peers' output lines once, a transfer
 	                        each, in microseconds), not a period per line; 0 = the period
 	                        (§5.15's weight; detection.md §5.72) */
+	uint32_t trap_lag;   /* N > 0: a regular set's trap matched with an entry more than N
+	                        periods old weighs N periods / its lag of what it would (the line
+	                        moved once, long before, and was re-read since: §5.73); 0 = off */
 };
 
 /* The weight of a trap of a set of d chunks (the published chunk `pub`
@@ -444,6 +447,7 @@ struct hc_comm {
 	                               (cfg.trap_footprint; §5.31) */
 	uint64_t lag;           /* the detecting access's time minus the entry's (ns; 0 if earlier) */
 	uint32_t spin;         /* the weight was divided by this (a spin wait, §5.14); 0 = not */
+	bool lag_divided;      /* the weight was divided by its lag (cfg.trap_lag, §5.73) */
 };
 
 /* What hc_detect_sample decided. */

@@ -407,6 +407,7 @@ static void read_options(struct rt_options *o)
 	o->start_chain_spread = env_u64("HPCRUN_COMM_START_CHAIN_SPREAD", 1) != 0;
 	o->join_object = env_u64("HPCRUN_COMM_JOIN_OBJECT", 1) != 0;
 	o->join_line_ns = env_u64("HPCRUN_COMM_JOIN_NS", 100);   /* §5.72: a transfer, as HPCRUN_COMM_LOCK_NS */
+	o->trap_lag = (uint32_t)env_u64("HPCRUN_COMM_TRAP_LAG", 0);   /* §5.73: measured, off */
 	if (o->procset > HC_MAX_WATCH - 1)
 		process__fatal("HPCRUN_COMM_PROCSET: %d is not a number of registers in 0..%d", o->procset,
 		               HC_MAX_WATCH - 1);
@@ -897,6 +898,7 @@ static void process_init(bool after_fork)
 	hc_rt.dcfg.trap_footprint = kind == HC_SAMPLER_SOFT && hc_rt.opt.trap_footprint; /* §5.31 */
 	hc_rt.dcfg.update_bytes = kind == HC_SAMPLER_SOFT && hc_rt.opt.update_bytes;     /* §5.54 */
 	hc_rt.dcfg.join_line_ns = kind == HC_SAMPLER_SOFT ? hc_rt.opt.join_line_ns : 0;   /* §5.72 */
+	hc_rt.dcfg.trap_lag = kind == HC_SAMPLER_SOFT ? hc_rt.opt.trap_lag : 0;   /* §5.73 */
 	if (hc_rt.rank_var)
 		process__log("MPI rank %u (from %s)", hc_rt.rank, hc_rt.rank_var);
 	process__log("bulletin board: %u slots, entries expire after %llu ns%s", hc_rt.opt.bb_slots,
@@ -1241,6 +1243,11 @@ static void process_init(bool after_fork)
 		        "join_traps) weigh per line they stand for: %llu ns (HPCRUN_COMM_JOIN_NS, 0 = a sampling "
 		        "period; detection.md §5.72)", (unsigned long long)(hc_rt.opt.join_line_ns ?
 		        hc_rt.opt.join_line_ns : hc_rt.dcfg.period));
+	if (kind == HC_SAMPLER_SOFT)
+		process__log("a regular set's trap matched with an entry more than N periods old weighs N periods / "
+		        "its lag of what it would (the line moved once, long before; counter traps_lag_divided): %s%u "
+		        "(HPCRUN_COMM_TRAP_LAG, 0 = off; detection.md §5.73)", hc_rt.opt.trap_lag ? "N = " : "off, ",
+		        hc_rt.opt.trap_lag);
 	if (kind == HC_SAMPLER_SOFT)
 		process__log("pipeline sets (the process-wide set on the next hand-off of a strided "
 		        "sequence of synchronizing stores: detection.md §5.18): %s",

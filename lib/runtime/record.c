@@ -24,6 +24,8 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c)
 
 	if (c->spin)
 		t->cnt.spin_weighted++;
+	if (c->lag_divided)
+		t->cnt.traps_lag_divided++;
 	if (c->sync_set)
 		t->cnt.sync_comms++;
 	if (c->reuse_set)

@@ -60,7 +60,7 @@
 	X(step_stop_refused) X(step_no_budget) X(step_ns) \
 	X(step_loads) X(ret_bp_armed) X(ret_bp_hits) X(watch_expired) X(ret_bp_expired) X(true_by_mask) X(false_update) X(updates_sampled) X(updates_trapped) X(updates_learned) X(moving_accesses) X(moving_within) X(fixed_accesses) X(start_sets) X(start_traps) X(join_sets) X(join_traps) X(join_sets_none) \
 	X(watch_armed_w) X(watch_dry) X(watch_probes) X(published_trap_loads) X(watch_threads_gated) X(start_sets_ungated) X(start_sets_late) \
-	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(unwind_loader_gated) \
+	X(samples_coarse) X(samples_thinned) X(samples_heavy) X(watch_armed_idle) X(spin_weighted) X(traps_lag_divided) X(unwind_loader_gated) \
 	X(watch_armed_sync) X(sync_comms) \
 	X(join_sets_object) X(step_scan_bursts) X(step_scanned) X(step_scan_unresolved) \
 	X(ret_bp_system) X(step_barren) X(ret_burst_calls) \
@@ -502,6 +502,7 @@ struct rt_options {
 	bool start_chain_spread;    /* ... its next line far from where it trapped (rt_pset_chain_pick) */
 	bool join_object;           /* join sets after a join trap keep to the object it read */
 	uint64_t join_line_ns;      /* a join set's trap weighs this per line, ns; 0 = a period (§5.72) */
+	uint32_t trap_lag;          /* a regular trap's entry older than N periods: weight / (lag / N periods) (§5.73) */
 	uint32_t procset_zone;      /* ... a refused sample arms a zone, when there is one, with
 	                               probability procset_zone / 4 (HPCRUN_COMM_PROCSET_ZONE, zone.h) */
 	uint32_t procset_edge;      /* ... a refused sample in a block its thread allocated arms an edge

@@ -2431,6 +2431,33 @@ static void test_spin_weight(void)
    echo of depth 1; a trap on a set that watched an echo makes depth 2,
    which cfg.echo_depth = 1 does not publish (0: any depth); a sample's
    store is never an echo, even right after a trap of its thread. */
+/* §5.73 cfg.trap_lag: a trap matched with an entry more than N periods
+   old weighs N periods / lag of its weight; within N periods, all of it;
+   off (0), all of it */
+static void test_trap_lag(void)
+{
+	struct world w;
+
+	for (int mode = 0; mode < 3; mode++) {
+		uint64_t t0 = 1000, at = mode == 1 ? t0 + 2 * PERIOD : t0 + 40 * PERIOD;
+
+		world_init(&w, 1, 1);
+		w.cfg.trap_lag = mode ? 4 : 0;
+		sample(&w, 1, t0, LINE_A + 8, 8, true);
+		sample(&w, 0, t0 + 10, LINE_B, 8, false);
+		CHECK(w.res.arm);
+		CHECK(trap(&w, 0, at, LINE_A + 8, 8, false));
+		CHECK_EQ_U64(w.comm.lag, at - t0);
+		if (mode == 2) {   /* 40 periods late, N = 4: a tenth */
+			CHECK_EQ_U64(w.comm.weight, PERIOD / 10);
+			CHECK(w.comm.lag_divided);
+		} else {
+			CHECK_EQ_U64(w.comm.weight, PERIOD);
+			CHECK(!w.comm.lag_divided);
+		}
+	}
+}
+
 static void test_trap_echo(void)
 {
 	struct world w;
@@ -2689,6 +2716,7 @@ int main(void)
 	test_idle_sample();
 	test_spin_note();
 	test_spin_weight();
+	test_trap_lag();
 	test_trap_echo();
 	test_refetch();
 	test_heels();
