@@ -1065,7 +1065,7 @@ static void process_init(bool after_fork)
 
 		io__enable(io);
 		process__log("kernel fills: %s (HPCRUN_COMM_IO_STORES; detection.md §5.75; counters io_noted, "
-		             "io_small, io_no_ctx, io_not_heap, io_lost, io_sets, io_ctx_cached)",
+		             "io_small, io_no_ctx, io_not_heap, io_lost, io_sets, io_ctx_cached, io_copy_samples)",
 		             io ? "read(), pread(), recv() and recvfrom() of at least 4096 bytes into a heap block are "
 		             "the calling thread's store at the call over the range filled; another thread's load sample "
 		             "in the range arms a hand-off set on its lines" : "off");

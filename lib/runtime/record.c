@@ -319,6 +319,17 @@ void record__io_store(struct rt_thread *t, uint64_t addr, uint64_t n, uint32_t c
 		t->cnt.io_lost++;
 }
 
+bool record__fill_other(struct rt_thread *t, uint64_t addr, uint64_t now)
+{
+	struct rt_block b = { 0, 0, 0, 0 };
+	struct hc_bb_entry w;
+
+	return __atomic_load_n(&fill_ready, __ATOMIC_ACQUIRE) && blocks__used() && blocks__find(addr, &b) &&
+	       b.size >= HC_REUSE_BLOCK_MIN && hc_bulletin_lookup(&fill_bb, handoff_key(hc_block_tag(b.base)), &w) &&
+	       w.thread != t->id.index && addr >= w.addr && addr - w.addr < w.len && w.time <= now &&
+	       now - w.time <= hc_rt.opt.handoff_region_age;
+}
+
 /* §5.75: a load sample in a block whose buffer the kernel filled for
    another thread lately arms a hand-off set on the fill's lines. */
 static void fill_arm(struct rt_thread *t, const struct hc_sample *s, struct hc_detect_result *res)

@@ -85,7 +85,7 @@
 	X(traps_footprint) X(held_sets) X(held_true) X(held_false) X(held_enable_failed) \
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
 	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(feed_stood) X(reader_chased) \
-	X(reader_callee) X(reader_callee_none) X(io_noted) X(io_small) X(io_no_ctx) X(io_not_heap) X(io_lost) X(io_sets) X(io_ctx_cached) \
+	X(reader_callee) X(reader_callee_none) X(io_noted) X(io_small) X(io_no_ctx) X(io_not_heap) X(io_lost) X(io_sets) X(io_ctx_cached) X(io_copy_samples) \
 	X(lock_acq_switched)
 
 struct rt_counters {
@@ -802,6 +802,9 @@ void record__comm(struct rt_thread *t, const struct hc_comm *c);
    context; t's guard is held. */
 #define RT_IO_MIN 4096      /* fills shorter than this are not noted (counter io_small) */
 void record__io_store(struct rt_thread *t, uint64_t addr, uint64_t n, uint32_t ctx);
+/* §5.75: addr lies in a buffer the kernel filled for another thread
+   lately (a copy out of it stands for a load there). Signal context. */
+bool record__fill_other(struct rt_thread *t, uint64_t addr, uint64_t now);
 void io__enable(bool on);
 
 /* signal.c */

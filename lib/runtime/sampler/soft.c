@@ -2380,6 +2380,22 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 		return;
 	}
 	s.is_store = (acc->rw & HC_ACC_W) != 0;
+	/* §5.75: a rep movs copying out of a buffer the kernel filled for
+	   another thread (pigz's workers copy main's read() input into their
+	   deflate window) stands for the copy's load of its source */
+	if (s.is_store && (acc->flags & HC_AF_REP) && acc->kind == HC_ACC_STRING &&
+	    leaf == (uint64_t)r.gregs[REG_RIP]) {
+		for (unsigned k = 0; k < in.n; k++)
+			if (in.acc[k].kind == HC_ACC_STRING && in.acc[k].rw == HC_ACC_R &&
+			    record__fill_other(t, in.acc[k].ea, s.time)) {
+				acc = &in.acc[k];
+				s.addr = acc->ea;
+				s.len = acc->size;
+				s.is_store = false;
+				t->cnt.io_copy_samples++;
+				break;
+			}
+	}
 	if (!s.is_store && acc->kind == HC_ACC_EXPLICIT &&
 	    (store_follows(t, next, &r, acc) || store_follows_o0(t, next, &r, acc))) {
 		s.is_store = true;
