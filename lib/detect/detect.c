@@ -1248,7 +1248,7 @@ bool hc_detect_arm_handoff_range(const struct hc_detect_config *cfg, struct hc_d
 	const uint64_t mask = ~(uint64_t)(HC_LINE - 1);
 	uint64_t lo = w->addr & mask, hi = (w->addr + w->len + HC_LINE - 1) & mask;
 	uint32_t nlines;
-	const struct hc_detect_block *b;
+	struct hc_detect_block *b;
 
 	if (s->is_store || !s->block || w->block != s->block || s->addr < w->addr ||
 	    s->addr - w->addr >= w->len || !handoff_ok(cfg, th, s, w, res))
@@ -1257,7 +1257,11 @@ bool hc_detect_arm_handoff_range(const struct hc_detect_config *cfg, struct hc_d
 	if (hi <= lo + HC_LINE)
 		return false;
 	nlines = (hi - lo) / HC_LINE > UINT32_MAX ? UINT32_MAX : (uint32_t)((hi - lo) / HC_LINE);
-	if ((b = block_find(th, s->block)) && b->handoff >= 1 + nlines / HC_HANDOFF_LINES_PER_TRAP) {
+	if ((b = block_find(th, s->block)) && b->fill_time != w->time) {
+		b->fill_time = w->time;
+		b->handoff = 0;
+	}
+	if (b && b->handoff >= 1 + nlines / HC_HANDOFF_LINES_PER_TRAP) {
 		res->handoff_capped = true;
 		return false;
 	}

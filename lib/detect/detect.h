@@ -389,6 +389,7 @@ struct hc_detect_thread {
 		uint16_t hits;          /* saturating */
 		uint16_t handoff;       /* hand-off traps in it (§5.36), saturating */
 		uint32_t first;
+		uint64_t fill_time;     /* the fill record the handoff count is for (§5.75) */
 	} blocks[HC_DETECT_BLOCKS];
 	uint32_t blocks_next;
 	uint32_t block_samples;
@@ -792,7 +793,8 @@ bool hc_detect_arm_handoff_region(const struct hc_detect_config *cfg, struct hc_
    thread: read(), recv()), whatever its size: a load sample of th inside
    it arms a set on lines of the range th did not touch lately (within
    cfg->handoff_window around the sample), standing for w; the per-block
-   cap counts the range's lines. Pure. */
+   cap counts the range's lines, and starts again at each new fill of the
+   block (a buffer read into again holds new data). Pure. */
 bool hc_detect_arm_handoff_range(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                                  const struct hc_sample *s, const struct hc_bb_entry *w,
                                  struct hc_detect_result *res);

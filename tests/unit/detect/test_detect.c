@@ -982,6 +982,19 @@ static void test_handoff_range(void)
 	CHECK_EQ_U64(w.comm.peer, 0);
 	CHECK_EQ_U64(w.comm.peer_ctx, 777);
 	CHECK(w.comm.handoff_set && (w.comm.flags & HC_COMM_TRUE));
+	/* the cap: 1 + 4096 lines / 4096 = 2 traps for this fill, then none
+	   until the block is filled again */
+	s.time = 170, s.addr = lo + 64 * 900;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[1], &s, &w.res, &w.comm);
+	CHECK(hc_detect_arm_handoff_range(&w.cfg, &w.th[1], &s, &wr, &w.res));
+	CHECK(trap(&w, 1, 180, w.res.watch_addr[0], 8, false));
+	s.time = 190, s.addr = lo + 64 * 1900;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[1], &s, &w.res, &w.comm);
+	CHECK(!hc_detect_arm_handoff_range(&w.cfg, &w.th[1], &s, &wr, &w.res) && w.res.handoff_capped);
+	wr.time = 185;    /* read into again */
+	s.time = 200, s.addr = lo + 64 * 2900;
+	hc_detect_sample(&w.bb, &w.cfg, &w.th[1], &s, &w.res, &w.comm);
+	CHECK(hc_detect_arm_handoff_range(&w.cfg, &w.th[1], &s, &wr, &w.res) && !w.res.handoff_capped);
 }
 
 /* Hand-off sets (§5.36): a load in a big block one other thread alone
