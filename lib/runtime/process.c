@@ -162,6 +162,17 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 	return v;
 }
 
+/* A switch of 0 or 1 (dflt when unset); meaning says what the values do,
+   for the error. */
+static bool env_01(const char *name, uint64_t dflt, const char *meaning)
+{
+	uint64_t k = env_u64(name, dflt);
+
+	if (k > 1)
+		process__fatal("%s: %llu is not 0 or 1 (%s)", name, (unsigned long long)k, meaning);
+	return k == 1;
+}
+
 static void read_options(struct rt_options *o)
 {
 	const char *s;
@@ -257,51 +268,24 @@ static void read_options(struct rt_options *o)
 		o->switchy_warmup = (uint32_t)k;
 	}
 	/* ... sampled through the tick's per-thread timers (rate.h) */
-	{
-		uint64_t k = env_u64("HPCRUN_COMM_TICK", RT_TICK_DEFAULT);
-
-		if (k > 1)
-			process__fatal("HPCRUN_COMM_TICK: %llu is not 0 or 1 (1: the switching level samples with "
-			               "per-thread CPU-time timers instead of the task-clock)", (unsigned long long)k);
-		o->tick = k == 1;
-	}
+	o->tick = env_01("HPCRUN_COMM_TICK", RT_TICK_DEFAULT, "1: the switching level samples with "
+	                 "per-thread CPU-time timers instead of the task-clock");
 	/* ... and whether that level keeps the process-wide watch set open
 	   (watch.c, performance.md "Session 18": its inherited breakpoint
 	   events cost every switch to or from another context, disabled) */
-	{
-		uint64_t k = env_u64("HPCRUN_COMM_TICK_PSET", 1);
-
-		if (k > 1)
-			process__fatal("HPCRUN_COMM_TICK_PSET: %llu is not 0 or 1 (0: the switching level through the "
-			               "tick closes the process-wide watch set for the rest of the run)",
-			               (unsigned long long)k);
-		o->tick_pset_close = k == 0;
-	}
+	o->tick_pset_close = !env_01("HPCRUN_COMM_TICK_PSET", 1, "0: the switching level through the "
+	                             "tick closes the process-wide watch set for the rest of the run");
 	/* ... and whether it closes the task-clock events for good (soft.c,
 	   performance.md "Session 27": disabled, they still cost every
 	   context switch of a thread whose perf context is its own) */
-	{
-		uint64_t k = env_u64("HPCRUN_COMM_TICK_CLOSE", RT_TICK_CLOSE_DEFAULT);
-
-		if (k > 1)
-			process__fatal("HPCRUN_COMM_TICK_CLOSE: %llu is not 0 or 1 (1: the switching level through the "
-			               "tick closes the task-clock events and stays for the rest of the run)",
-			               (unsigned long long)k);
-		o->tick_close = k == 1;
-	}
+	o->tick_close = env_01("HPCRUN_COMM_TICK_CLOSE", RT_TICK_CLOSE_DEFAULT, "1: the switching level "
+	                       "through the tick closes the task-clock events and stays for the rest of the run");
 	/* ... or empties every thread's perf context there: the task-clock
 	   events closed as above, and the process-wide set's inherited events
 	   closed, the set opened on the live threads at each arm and closed at
 	   its end (watch.c, performance.md "Session 29") */
-	{
-		uint64_t k = env_u64("HPCRUN_COMM_TICK_EMPTY", RT_TICK_EMPTY_DEFAULT);
-
-		if (k > 1)
-			process__fatal("HPCRUN_COMM_TICK_EMPTY: %llu is not 0 or 1 (1: the switching level through the "
-			               "tick closes the task-clock events and opens the process-wide set per arm)",
-			               (unsigned long long)k);
-		o->tick_empty = k == 1;
-	}
+	o->tick_empty = env_01("HPCRUN_COMM_TICK_EMPTY", RT_TICK_EMPTY_DEFAULT, "1: the switching level "
+	                       "through the tick closes the task-clock events and opens the process-wide set per arm");
 	/* the handler's cost by step, and the clock of the soft sampler's
 	   cost lines (performance.md "Session 26") */
 	o->cost_split = env_u64("HPCRUN_COMM_COST_SPLIT", 0) != 0;

@@ -392,13 +392,8 @@ HC_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 	return r;
 }
 
-HC_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
-{
-	ssize_t r = RT_REAL(pread64)(fd, buf, n, off);
-
-	XFILL(buf, r);
-	return r;
-}
+/* the same function in libc (off_t is 64 bits here) */
+HC_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) __attribute__((alias("pread")));
 
 HC_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
