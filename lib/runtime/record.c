@@ -192,6 +192,7 @@ static void handoff_region_init(void);   /* §5.41 */
 static unsigned char fill_mem[HANDOFF_SLOTS * 128] __attribute__((aligned(64)));
 static struct hc_bulletin fill_bb;
 static int fill_ready;
+static int fill_any;      /* a fill was published: until then no sample looks */
 
 void record__handoff_init(void)
 {
@@ -313,8 +314,11 @@ void record__io_store(struct rt_thread *t, uint64_t addr, uint64_t n, uint32_t c
 	e.line = handoff_key(s.block);
 	e.spin = 0;
 	e.mask = ~0ull;
-	if (hc_bulletin_publish(&fill_bb, &e) == 0)
+	if (hc_bulletin_publish(&fill_bb, &e) == 0) {
 		t->cnt.io_noted++;
+		if (!__atomic_load_n(&fill_any, __ATOMIC_RELAXED))
+			__atomic_store_n(&fill_any, 1, __ATOMIC_RELEASE);
+	}
 	else
 		t->cnt.io_lost++;
 }
@@ -324,7 +328,7 @@ bool record__fill_other(struct rt_thread *t, uint64_t addr, uint64_t now)
 	struct rt_block b = { 0, 0, 0, 0 };
 	struct hc_bb_entry w;
 
-	return __atomic_load_n(&fill_ready, __ATOMIC_ACQUIRE) && blocks__used() && blocks__find(addr, &b) &&
+	return __atomic_load_n(&fill_any, __ATOMIC_ACQUIRE) && blocks__used() && blocks__find(addr, &b) &&
 	       b.size >= HC_REUSE_BLOCK_MIN && hc_bulletin_lookup(&fill_bb, handoff_key(hc_block_tag(b.base)), &w) &&
 	       w.thread != t->id.index && addr >= w.addr && addr - w.addr < w.len && w.time <= now &&
 	       now - w.time <= hc_rt.opt.handoff_region_age;
@@ -436,7 +440,7 @@ void record__detect_sample(struct rt_thread *t, void *uctx, uint64_t leaf, struc
 			handoff_region_note(t, s);
 	}
 	if (handoff && s->block && !s->is_store && !res.handoff_set && !res.comm &&
-	    __atomic_load_n(&fill_ready, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&fill_any, __ATOMIC_ACQUIRE))
 		fill_arm(t, s, &res);   /* §5.75 */
 	rt_cost_add(&t->cost[RT_MECH_DETECT], process__now() - t0);
 	if (res.published == 1 && s->is_store)
