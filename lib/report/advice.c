@@ -275,9 +275,20 @@ static uint64_t part_size(uint64_t size, const struct hc_advice_field *v, size_t
    __new_sem_wait glibc's; a decomp_ routine is no OpenMP omp_ call). */
 static bool has_name(const char *s, const char *w)
 {
-	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
-		if (p == s || !isalnum((unsigned char)p[-1]))
-			return true;
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w)) {
+		const char *colon;
+		size_t n;
+
+		if (p != s && isalnum((unsigned char)p[-1]))
+			continue;
+		/* not a source file's name: "omp_crit.c:56 (main)" is the
+		   program's statement (a file:line token) */
+		n = strcspn(p, " ()[],");
+		colon = memchr(p, ':', n);
+		if (colon && colon + 1 < p + n && isdigit((unsigned char)colon[1]))
+			continue;
+		return true;
+	}
 	return false;
 }
 

@@ -447,7 +447,9 @@ static void test_partition_blocks(void)
 
 /* a runtime's name must start a name: a block from the program's own
    decomp_setup() is not the OpenMP runtime's (omp_), nor bsem_post's the
-   threading library's (sem_) */
+   threading library's (sem_); nor is a source file named omp_*.c (§5.76's
+   omp_crit.c:56 was "synchronization in the OpenMP runtime":
+   test_omp_file) */
 static void test_runtime_names(void)
 {
 	struct hc_db db;
@@ -879,6 +881,38 @@ static void test_parallel_loop_pairs(void)
 	hc_advice_free(&a);
 }
 
+/* a statement in a source file named omp_*.c is the program's: the
+   critical section's merge `omp_crit.c:56` in two threads is a migratory
+   update, not the OpenMP runtime's synchronization (has_name) */
+static void test_omp_file(void)
+{
+	static struct hc_db_name lms[] = { { 1, "/tmp/omp_crit" } };
+	static struct hc_db_name files[] = { { 1, "/src/omp_crit.c" } };
+	static struct hc_db_proc procs[] = { { 1, "main [parallel region at omp_crit.c:38]", 1, 1, 38 } };
+	static struct hc_db_node nodes[] = {
+		{ .id = 10, .parent = HC_DB_NONE, .type = HC_DB_N_PF, .proc = 1, .lm = 1, .f = 1, .l = 38 },
+		{ .id = 11, .parent = 0, .type = HC_DB_N_S, .proc = 1, .lm = 1, .f = 1, .l = 56 },
+	};
+	static uint64_t ids[] = { 10, 11 };
+	static uint32_t idx[] = { 0, 1 };
+	static struct hc_db_codepair pairs[] = { { .c = 11, .p = 11, .all = 9, .tru = 9 } };
+	struct hc_db db;
+	struct hc_advice a;
+
+	base_db(&db, "ns", 2, 100000);
+	counter(&db, "samples", 1000);
+	db.lms = lms, db.nlms = 1, db.files = files, db.nfiles = 1;
+	db.procedures = procs, db.nprocedures = 1, db.nodes = nodes, db.nnodes = 2;
+	db.node_ids = ids, db.node_idx = idx;
+	db.pairs = pairs, db.npairs = 1;
+	db.t_all = db.t_true = 9;
+	CHECK(hc_advice_build(&db, 3, 4, &a) == 0);
+	CHECK_EQ_U64(a.nts, 1);
+	if (a.nts == 1)
+		CHECK_MSG(!strcmp(a.ts[0].kind, "migratory read-modify-write"), "kind: %s", a.ts[0].kind);
+	hc_advice_free(&a);
+}
+
 /* §5.73: main's stack written by two threads of an OpenMP region (the
    region's shared locals, NPB MG and CG) is no array of slots: no slot
    size, no "DWARF type for the pointer"; the region's clauses advised */
@@ -932,6 +966,7 @@ int main(void)
 	test_member_array();
 	test_handed_elements();
 	test_runtime_names();
+	test_omp_file();
 	test_cxx_containers();
 	test_negligible_and_library();
 	test_exact_negligible();
