@@ -1034,6 +1034,35 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
 	return true;
 }
 
+bool hc_detect_arm_entries(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                           const struct hc_bb_entry *e, uint32_t n, uint64_t now, struct hc_detect_result *res)
+{
+	uint32_t d = watch_count(cfg), k = 0;
+
+	memset(res, 0, sizeof(*res));
+	if ((th->armed && !th->start_set) || d == 0 || n == 0)
+		return false;
+	for (uint32_t i = 0; i < n && k < d; i++) {
+		uint64_t a = e[i].addr & ~(uint64_t)(CHUNK - 1);
+		bool dup = false;
+
+		for (uint32_t j = 0; j < k; j++)
+			dup |= th->watch_addr[j] == a;
+		if (dup)
+			continue;
+		th->start[k] = e[i];
+		th->start[k].addr = a;
+		th->start[k].line = a & ~(uint64_t)(HC_LINE - 1);
+		th->start[k].len = CHUNK;
+		th->start_mult[k] = 1;
+		th->watch_addr[k] = a;
+		res->watch_addr[k] = a;
+		k++;
+	}
+	start_armed(th, false, 1, k, now, res);
+	return true;
+}
+
 uint64_t hc_reader_count(uint64_t prev_pc, uint64_t prev_addr, uint64_t pc, uint64_t addr, uint64_t lo,
                          uint64_t hi, uint32_t unit)
 {

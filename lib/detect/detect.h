@@ -578,6 +578,18 @@ bool hc_detect_arm_block(const struct hc_detect_config *cfg, struct hc_detect_th
 bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                         const struct hc_bb_entry *e, const uint64_t *addr, uint32_t n, uint64_t weight,
                         uint64_t now, struct hc_detect_result *res);
+/* Critical-section sets (doc/detection.md §5.76): the thread has just
+   entered a critical section (an OpenMP critical, an omp lock) whose
+   previous holder was sampled storing in it; that holder's stores are
+   what this thread's pass over the same data reads next. A start set on
+   the sampled accesses e[0..n) themselves (each entry's 8-byte chunk at
+   its address, at most the watch count of them, the first ones first), a
+   trap on one a communication with its publisher weighing one period (a
+   sample stood for a period of the holder's time). Replaces only a start
+   set (or none), as hc_detect_arm_block; false if n is 0 or a regular
+   set is armed. Pure. */
+bool hc_detect_arm_entries(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
+                           const struct hc_bb_entry *e, uint32_t n, uint64_t now, struct hc_detect_result *res);
 /* Which words of a lock's neighbourhood a lock set watches (pure): word
    i (0..63) of the neighbourhood is a candidate when bit i of `cand` is
    set; `good` holds the words a lock set's trap found the program

@@ -400,6 +400,7 @@ static void read_options(struct rt_options *o)
 	o->spin_weight = env_u64("HPCRUN_COMM_SPIN_WEIGHT", 1) != 0;
 	o->sync_targets = env_u64("HPCRUN_COMM_SYNC_TARGETS", 1) != 0;
 	o->io_stores = env_u64("HPCRUN_COMM_IO_STORES", 1) != 0;   /* §5.75 */
+	o->crit_sets = env_u64("HPCRUN_COMM_CRIT_SETS", 1) != 0;   /* §5.76 */
 	o->lock_sets = (uint32_t)env_u64("HPCRUN_COMM_LOCK_SETS", 4);
 	if (o->lock_sets > 1u << 20)
 		process__fatal("HPCRUN_COMM_LOCK_SETS: %u samples is too many", o->lock_sets);
@@ -1053,6 +1054,15 @@ static void process_init(bool after_fork)
 		             io ? "read(), pread(), recv() and recvfrom() of at least 4096 bytes into a heap block are "
 		             "the calling thread's store at the call over the range filled; another thread's load sample "
 		             "in the range arms a hand-off set on its lines" : "off");
+	}
+	if (kind == HC_SAMPLER_SOFT) {
+		bool on = hc_rt.opt.crit_sets && hc_rt.nwatch >= 1;
+
+		crit__enable(on);
+		process__log("critical sections: %s (HPCRUN_COMM_CRIT_SETS; detection.md §5.76; counters crit_enters, "
+		             "crit_handoffs, crit_records, crit_recs_full, crit_sets, crit_gated, crit_busy, crit_deep)",
+		             on ? "a store sampled inside an OpenMP critical section or omp lock is kept for the "
+		             "section's next holder, whose entry arms a set on it" : "off");
 	}
 	if (kind == HC_SAMPLER_SOFT) {
 		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;

@@ -86,6 +86,7 @@
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
 	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(feed_stood) X(reader_chased) \
 	X(reader_callee) X(reader_callee_none) X(io_noted) X(io_small) X(io_no_ctx) X(io_not_heap) X(io_lost) X(io_sets) X(io_ctx_cached) X(io_copy_samples) \
+	X(crit_enters) X(crit_handoffs) X(crit_records) X(crit_recs_full) X(crit_sets) X(crit_gated) X(crit_busy) X(crit_deep) \
 	X(lock_acq_switched)
 
 struct rt_counters {
@@ -137,6 +138,7 @@ struct rt_fd_stats {
 /* The words of a mutex's neighbourhood at one moment (lock.c); an open
    thread keeps up to RT_LOCK_WAYS of them (HPCRUN_COMM_LOCK_WAYS). */
 #define RT_LOCK_WAYS 4u
+#define RT_CRIT_DEPTH 4u         /* critical sections a thread holds at once that crit.c follows */
 struct rt_lock_snap {
 	uint32_t slot;                        /* the mutex slot + 1, 0 = none */
 	uint32_t age;                         /* the thread's snapshot count then (older replaced first) */
@@ -305,6 +307,12 @@ struct rt_thread {
 		uint64_t ra, fa;
 		uint32_t ctx;
 	} io;
+	/* crit.c (§5.76): the critical sections the thread holds, innermost
+	   last (key 0: not followed); the sample handler reads them */
+	struct {
+		uint32_t depth;
+		uint64_t key[RT_CRIT_DEPTH];
+	} crit;
 
 	/* --- reader sets (watch.c, detection.md §5.57) --- */
 	struct {
@@ -333,6 +341,7 @@ struct rt_options {
 	bool     sync_targets;      /* soft sampler: synchronizing stores are watch targets (§5.17) */
 	uint32_t reuse_life;        /* soft sampler: reuse sets' life in samples, 0 = off (§5.30) */
 	bool io_stores;             /* soft sampler: kernel fills noted as stores (io.c, §5.75) */
+	bool crit_sets;             /* soft sampler: critical-section sets (crit.c, §5.76) */
 	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */
@@ -806,6 +815,11 @@ void record__io_store(struct rt_thread *t, uint64_t addr, uint64_t n, uint32_t c
    lately (a copy out of it stands for a load there). Signal context. */
 bool record__fill_other(struct rt_thread *t, uint64_t addr, uint64_t now);
 void io__enable(bool on);
+/* crit.c (§5.76): OpenMP critical sections and omp locks */
+void crit__enable(bool on);
+/* t's sample s (its context in s->ctx) inside a critical section it
+   holds: a store kept for the section's next holder. Signal context. */
+void crit__sample(struct rt_thread *t, const struct hc_sample *s);
 
 /* signal.c */
 int  signal__init(void);

@@ -2434,6 +2434,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	det = t->cnt.detections_sample;
 	rt_split(t, RT_SPLIT_CLASSIFY);
 	record__detect_sample(t, uctx, leaf, &s);
+	if (t->crit.depth)
+		crit__sample(t, &s);   /* a timer sample's (a burst's steps are no samples): §5.76 */
 	rt_split(t, RT_SPLIT_PIPE);
 	if (hc_rt.opt.rep_end && s.is_store && (acc->flags & HC_AF_REP) && acc->kind == HC_ACC_STRING &&
 	    leaf == (uint64_t)r.gregs[REG_RIP])

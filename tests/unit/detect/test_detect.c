@@ -935,6 +935,48 @@ static bool sample_handoff(struct world *w, uint32_t t, uint64_t time, uint64_t 
    hand-off set on lines of that range only, standing for the filler; not
    outside the range, not another block's record, not the filler itself,
    not a store; the per-block cap counts the range's lines. */
+/* §5.76: a critical-section set on the previous holder's sampled stores */
+static void test_arm_entries(void)
+{
+	const uint64_t a = 0x601000ull + 4, b = 0x601000ull + 64 * 7;
+	struct hc_bb_entry e[3] = {
+		{ .line = a & ~63ull, .addr = a, .time = 50, .len = 4, .thread = 0, .cpu = 20, .ctx = 901,
+		  .mask = 0xfull << 4 },
+		{ .line = a & ~63ull, .addr = a - 4, .time = 55, .len = 4, .thread = 0, .cpu = 20, .ctx = 902,
+		  .mask = 0xfull },
+		{ .line = b & ~63ull, .addr = b, .time = 60, .len = 4, .thread = 0, .cpu = 20, .ctx = 903, .mask = 0xf },
+	};
+	struct world w;
+
+	world_init(&w, 7, 3);
+	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[1], e, 0, 100, &w.res));
+	/* two chunks: a's and a - 4's are one 8-byte word */
+	CHECK(hc_detect_arm_entries(&w.cfg, &w.th[1], e, 3, 100, &w.res));
+	CHECK(w.res.arm && w.res.nwatch == 2 && w.th[1].start_set && !w.th[1].lock_set);
+	CHECK_EQ_U64(w.res.watch_addr[0], a - 4);
+	CHECK_EQ_U64(w.res.watch_addr[1], b);
+	CHECK_EQ_U64(w.th[1].start[0].ctx, 901);
+	/* an access elsewhere on the line of a watched chunk is still the holder's
+	   line (a start set's trap); its own bytes: true, one period */
+	CHECK(trap(&w, 1, 110, b, 4, false));
+	CHECK_EQ_U64(w.comm.peer, 0);
+	CHECK_EQ_U64(w.comm.peer_ctx, 903);
+	CHECK_EQ_U64(w.comm.weight, PERIOD);
+	CHECK(w.comm.flags & HC_COMM_TRUE);
+	CHECK(!w.th[1].armed);
+	/* the same line, other bytes than the holder's: false */
+	CHECK(hc_detect_arm_entries(&w.cfg, &w.th[2], e + 2, 1, 120, &w.res));
+	CHECK(trap(&w, 2, 130, b + 32, 4, false));
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	/* a regular set armed: not replaced */
+	w.th[2].armed = true;
+	w.th[2].start_set = false;
+	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[2], e, 3, 140, &w.res));
+	/* no watch registers: nothing */
+	w.cfg.nwatch = 0;
+	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[0], e, 3, 150, &w.res));
+}
+
 static void test_handoff_range(void)
 {
 	const uint64_t lo = 0x7f0000200010ull, len = 256 * 1024;
@@ -2714,6 +2756,7 @@ int main(void)
 	test_reuse_sets();
 	test_handoff_sets();
 	test_handoff_range();
+	test_arm_entries();
 	test_handoff_regions();
 	test_judged_by_masks();
 	test_start_set();

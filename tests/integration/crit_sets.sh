@@ -1,0 +1,86 @@
+#!/bin/sh
+# Critical-section sets (doc/detection.md §5.76): tests/programs/omp_crit.c,
+# 2 OpenMP threads each counting keys privately and merging them into a
+# shared histogram inside `#pragma omp critical` (with argument `lock`:
+# between omp_set_lock and omp_unset_lock), 400 rounds. The merge is a few
+# percent of the run: without the rule most runs find nothing. Checked:
+# the program's output is the native run's; every entry is followed
+# (crit_enters = 2 x 400, both forms); the log states the rule; within 6
+# runs a set armed from another thread's sampled store (crit_sets > 0) and
+# volume between the two threads, at least 90 % of it true, and the top
+# code pair the merge line against itself; the lock form arms sets too;
+# with HPCRUN_COMM_CRIT_SETS=0 the log says off and nothing is counted;
+# exact mode (hpcrun-comm-cc, --exact) puts its top code pair on the merge
+# line, and the sampled run judged against it has precision >= 0.90 and
+# recall 1. Patterns and counters, never timing.
+. "$(dirname "$0")/lib.sh"
+require_measurable
+command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
+SRC="$S/tests/programs/omp_crit.c"
+CCW="$B/hpcrun-comm/hpcrun-comm-cc"
+CMP="$B/bench/accuracy/acc_compare"
+VIEW="$B/viewer-export/viewer-export"
+if ! cc -O2 -g -fopenmp -o "$TMP/omp_crit" "$SRC" 2>"$TMP/cc.err"; then
+	echo "SKIP: cc -fopenmp failed: $(head -n 1 "$TMP/cc.err")"
+	exit 77
+fi
+ml=$(grep -n 'merge (critical)' "$SRC" | cut -d: -f1)
+[ -n "$ml" ] || fail "omp_crit.c: the merge line not found"
+OMP_NUM_THREADS=2 "$TMP/omp_crit" 400 >"$TMP/native.out" || fail "omp_crit failed natively"
+OMP_NUM_THREADS=2 "$TMP/omp_crit" 400 lock >"$TMP/native-lock.out" || fail "omp_crit lock failed natively"
+[ "$FAILS" -eq 0 ] || finish
+
+# top_pair DB: the first row of the text report's code pairs
+top_pair() { "$VIEW" --text "$1" 2>/dev/null | sed -n '/^Top code pairs/,/^$/p' | awk '$1 == "1" { print; exit }'; }
+
+export OMP_NUM_THREADS=2
+measure_until on 6 'skip_without_pset on; [ "$(logc on crit_sets)" -gt 0 ] && [ "$(cell on 0 1)" -gt 0 ]' \
+	"$TMP/omp_crit" 400
+cmp -s "$TMP/on.out" "$TMP/native.out" && ok "the program's output unchanged" ||
+	fail "omp_crit printed: $(cat "$TMP/on.out") (natively: $(cat "$TMP/native.out"))"
+grep -q "critical sections: a store sampled inside an OpenMP critical section or omp lock" "$TMP/on"/*.log &&
+	ok "the log states the rule" || fail "no 'critical sections: a store sampled inside ...' line in the log"
+[ "$(logc on crit_enters)" -eq 800 ] && ok "every entry followed: 800" || fail "crit_enters $(logc on crit_enters), want 800"
+rec=$(logc on crit_records) sets=$(logc on crit_sets)
+[ "$rec" -gt 0 ] && [ "$sets" -gt 0 ] && ok "stores sampled in the critical section: $rec; sets armed from them: $sets" ||
+	fail "crit_records $rec, crit_sets $sets (in 6 runs)"
+all=$(total on) tru=$(total on 6) c01=$(cell on 0 1)
+[ "$c01" -gt 0 ] && ok "the two threads paired" || { grep '^row' "$TMP/on.rows" >&2; fail "no volume between threads 0 and 1"; }
+[ "$all" -gt 0 ] && ge "$(ratio "$tru" "$all")" 0.90 && ok "true sharing: $(ratio "$tru" "$all")" ||
+	fail "true sharing only $(ratio "$tru" "$all")"
+"$HPCPROF" -q -o "$TMP/on.db" "$TMP/on" >/dev/null 2>&1 || fail "hpcprof-comm failed"
+tp=$(top_pair "$TMP/on.db")
+case "$tp" in
+*"omp_crit.c:$ml "*"omp_crit.c:$ml "*) ok "top code pair: the merge line against itself" ;;
+*) fail "top code pair: $tp (want omp_crit.c:$ml <-> omp_crit.c:$ml)" ;;
+esac
+
+measure_until lk 6 '[ "$(logc lk crit_sets)" -gt 0 ]' "$TMP/omp_crit" 400 lock
+cmp -s "$TMP/lk.out" "$TMP/native-lock.out" && ok "omp locks: the program's output unchanged" ||
+	fail "omp_crit lock printed: $(cat "$TMP/lk.out")"
+[ "$(logc lk crit_enters)" -eq 800 ] && [ "$(logc lk crit_sets)" -gt 0 ] &&
+	ok "omp locks: 800 entries followed, $(logc lk crit_sets) sets armed" ||
+	fail "omp locks: crit_enters $(logc lk crit_enters), crit_sets $(logc lk crit_sets)"
+
+HPCRUN_COMM_CRIT_SETS=0 measure off "$TMP/omp_crit" 400 || fail "sampled run (off) failed"
+grep -q "critical sections: off" "$TMP/off"/*.log && ok "off: the log says so" || fail "off: no 'critical sections: off' line"
+[ "$(logc off crit_enters)" -eq 0 ] && [ "$(logc off crit_sets)" -eq 0 ] && ok "off: nothing counted" ||
+	fail "off: crit_enters $(logc off crit_enters), crit_sets $(logc off crit_sets)"
+
+if [ -x "$CCW" ] && [ -x "$CMP" ]; then
+	"$CCW" -O2 -g -fopenmp -o "$TMP/omp_critx" "$SRC" || fail "hpcrun-comm-cc cannot build omp_crit"
+	"$HPCRUN" --exact -o "$TMP/x" "$TMP/omp_critx" 400 >"$TMP/x.out" 2>&1 || fail "exact run failed"
+	"$HPCPROF" -q -o "$TMP/x.db" "$TMP/x" >/dev/null 2>&1 || fail "hpcprof-comm failed on the exact run"
+	tp=$(top_pair "$TMP/x.db")
+	case "$tp" in
+	*"omp_crit.c:$ml "*"omp_crit.c:$ml "*) ok "exact: top code pair the merge line against itself" ;;
+	*) fail "exact: top code pair: $tp (want omp_crit.c:$ml <-> omp_crit.c:$ml)" ;;
+	esac
+	"$CMP" -v "$TMP/on.db" "$TMP/x.db" >"$TMP/cmp.tsv" 2>&1 || fail "acc_compare failed"
+	prec=$(awk '$1 == "precision" { print $2 }' "$TMP/cmp.tsv") rec=$(awk '$1 == "recall" { print $2 }' "$TMP/cmp.tsv")
+	ge "$prec" 0.90 && ge "$rec" 1 && ok "sampled against exact: precision $prec, recall $rec" ||
+		{ cat "$TMP/cmp.tsv" >&2; fail "sampled against exact: precision $prec, recall $rec"; }
+else
+	echo "exact checks skipped: hpcrun-comm-cc or acc_compare not built"
+fi
+finish
