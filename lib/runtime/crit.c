@@ -39,8 +39,7 @@
 
 struct crit_slot {
 	uint64_t key;                 /* 0 = free */
-	uint32_t holder;              /* thread index + 1 of the holder now (or last) */
-	uint32_t n;                   /* records of its holding */
+	uint32_t n;                   /* records, all of one thread's holdings (rec[0].thread) */
 	struct hc_bb_entry rec[RT_CRIT_RECS];
 } __attribute__((aligned(64)));
 
@@ -80,9 +79,11 @@ void crit__sample(struct rt_thread *t, const struct hc_sample *s)
 	if (key == 0)
 		return;
 	sl = slot_of(key);
-	if (LD(sl->key) != key || LD(sl->holder) != t->id.index + 1)
+	if (LD(sl->key) != key)
 		return;
 	n = LD(sl->n);
+	if (n && sl->rec[0].thread != t->id.index)
+		n = 0;      /* another thread's, not taken (its entry was not followed): replaced */
 	if (n >= RT_CRIT_RECS) {
 		t->cnt.crit_recs_full++;
 		return;
@@ -115,7 +116,7 @@ static __attribute__((noinline)) void entered(uint64_t key)
 	struct hc_bb_entry rec[RT_CRIT_RECS];
 	struct hc_detect_result res;
 	struct crit_slot *sl;
-	uint32_t me, prev, n;
+	uint32_t n;
 	int err;
 
 	if (!t)
@@ -132,27 +133,27 @@ static __attribute__((noinline)) void entered(uint64_t key)
 	}
 	t->crit.key[t->crit.depth] = key;
 	sl = slot_of(key);
-	me = t->id.index + 1;
 	t->cnt.crit_enters++;
 	if (LD(sl->key) != key) {
 		ST(sl->n, 0);
-		ST(sl->holder, 0);
 		ST(sl->key, key);
 	}
-	prev = LD(sl->holder);
-	n = 0;
-	if (prev != me) {
-		/* another thread's holding (or none): its records are this
-		   thread's to watch; its own next holding keeps them (the
-		   lines stay its until another thread takes them) */
-		n = prev ? LD(sl->n) : 0;
+	/* another thread's records are this thread's to watch (and gone from
+	   the slot); its own stay for the next other holder (the lines stay
+	   its until another thread takes them). Nothing is written to the
+	   slot when there is nothing to take: an entry costs loads of a
+	   line every holder only reads (a contended critical section hands
+	   its lock's line on at every entry, not this one's too) */
+	n = LD(sl->n);
+	if (n && LD(sl->rec[0].thread) != t->id.index) {
 		if (n > RT_CRIT_RECS)
 			n = RT_CRIT_RECS;
 		memcpy(rec, sl->rec, n * sizeof(rec[0]));
 		ST(sl->n, 0);
-		ST(sl->holder, me);
+	} else {
+		n = 0;
 	}
-	/* the sample handler records only once the holding is set up */
+	/* the sample handler records only once the key is on the stack */
 	__atomic_store_n(&t->crit.depth, t->crit.depth + 1, __ATOMIC_RELAXED);
 	if (n == 0)
 		return;
