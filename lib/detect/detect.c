@@ -1007,6 +1007,19 @@ void hc_detect_arm_failed(struct hc_detect_thread *th)
 	th->start_set = th->join_set = th->lock_set = th->handoff_set = false;
 }
 
+/* Watch slot k of a start set: the 8-byte chunk at a, standing for e. */
+static void watch_chunk(struct hc_detect_thread *th, struct hc_detect_result *res, uint32_t k,
+                        const struct hc_bb_entry *e, uint64_t a)
+{
+	th->start[k] = *e;
+	th->start[k].addr = a;
+	th->start[k].line = a & ~(uint64_t)(HC_LINE - 1);
+	th->start[k].len = CHUNK;
+	th->start_mult[k] = 1;
+	th->watch_addr[k] = a;
+	res->watch_addr[k] = a;
+}
+
 bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
                         const struct hc_bb_entry *e, const uint64_t *addr, uint32_t n, uint64_t weight,
                         uint64_t now, struct hc_detect_result *res)
@@ -1016,18 +1029,8 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
 	memset(res, 0, sizeof(*res));
 	if ((th->armed && !th->start_set) || d == 0 || n == 0)
 		return false;
-	for (uint32_t i = 0; i < n && k < d; i++) {
-		uint64_t a = addr[i] & ~(uint64_t)(CHUNK - 1);
-
-		th->start[k] = *e;
-		th->start[k].addr = a;
-		th->start[k].line = a & ~(uint64_t)(HC_LINE - 1);
-		th->start[k].len = CHUNK;
-		th->start_mult[k] = 1;
-		th->watch_addr[k] = a;
-		res->watch_addr[k] = a;
-		k++;
-	}
+	for (uint32_t i = 0; i < n && k < d; i++)
+		watch_chunk(th, res, k++, e, addr[i] & ~(uint64_t)(CHUNK - 1));
 	start_armed(th, false, 1, k, now, res);
 	th->lock_set = true;
 	th->lock_weight = weight ? weight : 1;
@@ -1048,16 +1051,8 @@ bool hc_detect_arm_entries(const struct hc_detect_config *cfg, struct hc_detect_
 
 		for (uint32_t j = 0; j < k; j++)
 			dup |= th->watch_addr[j] == a;
-		if (dup)
-			continue;
-		th->start[k] = e[i];
-		th->start[k].addr = a;
-		th->start[k].line = a & ~(uint64_t)(HC_LINE - 1);
-		th->start[k].len = CHUNK;
-		th->start_mult[k] = 1;
-		th->watch_addr[k] = a;
-		res->watch_addr[k] = a;
-		k++;
+		if (!dup)
+			watch_chunk(th, res, k++, &e[i], a);
 	}
 	start_armed(th, false, 1, k, now, res);
 	return true;

@@ -154,3 +154,13 @@ finish() {
 	fi
 	exit 0
 }
+
+# judge SAMPLED.db EXACT.db MINPREC MINREC: the sampled database against the
+# exact one (acc_compare -v): ok when precision >= MINPREC and recall >=
+# MINREC, else fail with the comparison on stderr
+judge() {
+	"$B/bench/accuracy/acc_compare" -v "$1" "$2" >"$TMP/judge.tsv" 2>&1 || { fail "acc_compare failed"; return; }
+	_p=$(awk '$1 == "precision" { print $2 }' "$TMP/judge.tsv") _r=$(awk '$1 == "recall" { print $2 }' "$TMP/judge.tsv")
+	ge "$_p" "$3" && ge "$_r" "$4" && ok "sampled against exact: precision $_p, recall $_r" ||
+		{ cat "$TMP/judge.tsv" >&2; fail "sampled against exact: precision $_p, recall $_r"; }
+}
