@@ -7,7 +7,8 @@
 # noted (io_noted >= 64 of the 128), hand-off sets armed from them
 # (io_sets > 0), main paired with both workers, main's pairs >= 80 % of
 # the volume (the workers' hand-offs of the ring's mutex weigh a period a
-# sample: 0-18 % of a run's volume measured, 0 in most), true sharing, and the top code pair is main's read() call
+# sample: 0-18 % of a run's volume measured, 0 in most), main's pairs true
+# sharing (>= 90 %; the workers' pair may be false), and the top code pair is main's read() call
 # against a worker's sum loop; with HPCRUN_COMM_IO_STORES=0 no fill is
 # noted and the log says off; exact mode (hpcrun-comm-cc, --exact) counts
 # the fills as main's writes: main's pairs >= 90 % of its transfers, its
@@ -48,7 +49,11 @@ else
 		{ grep '^row' "$TMP/on.rows" >&2; fail "main's pairs: (0,1) $m1, (0,2) $m2"; }
 	ge "$(ratio $((m1 + m2)) "$all")" 0.80 && ok "main's pairs: $(ratio $((m1 + m2)) "$all") of the volume" ||
 		fail "main's pairs only $(ratio $((m1 + m2)) "$all") of the volume"
-	ge "$(ratio "$tru" "$all")" 0.90 && ok "true sharing: $(ratio "$tru" "$all")" || fail "true sharing only $(ratio "$tru" "$all")"
+	# main's pairs true: the fills are; the workers' mutex hand-off (up to
+	# 0.18 of a run's volume) may be judged false, and is not the rule's
+	mt=$(( $(cell on 0 1 6) + $(cell on 0 2 6) ))
+	ge "$(ratio "$mt" $((m1 + m2)))" 0.90 && ok "main's pairs true sharing: $(ratio "$mt" $((m1 + m2)))" ||
+		fail "main's pairs true sharing only $(ratio "$mt" $((m1 + m2))) (all pairs: $(ratio "$tru" "$all"))"
 	"$HPCPROF" -q -o "$TMP/on.db" "$TMP/on" >/dev/null 2>&1 || fail "hpcprof-comm failed"
 	tp=$(top_pair "$TMP/on.db")
 	case "$tp" in
