@@ -1038,9 +1038,10 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
 }
 
 bool hc_detect_arm_entries(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
-                           const struct hc_bb_entry *e, uint32_t n, uint64_t now, struct hc_detect_result *res)
+                           const struct hc_bb_entry *e, uint32_t n, bool fill, uint64_t now,
+                           struct hc_detect_result *res)
 {
-	uint32_t d = watch_count(cfg), k = 0;
+	uint32_t d = watch_count(cfg), k = 0, placed;
 
 	memset(res, 0, sizeof(*res));
 	if ((th->armed && !th->start_set) || d == 0 || n == 0)
@@ -1054,6 +1055,22 @@ bool hc_detect_arm_entries(const struct hc_detect_config *cfg, struct hc_detect_
 		if (!dup)
 			watch_chunk(th, res, k++, &e[i], a);
 	}
+	/* the spare registers: the chunks after each sampled one on its line,
+	   the records in turn */
+	placed = k;
+	for (uint64_t j = 1; fill && j < HC_LINE / CHUNK && k < d; j++)
+		for (uint32_t i = 0; i < placed && k < d; i++) {
+			uint64_t a = th->start[i].addr + j * CHUNK;
+			bool dup = (a & ~(uint64_t)(HC_LINE - 1)) != th->start[i].line;
+
+			for (uint32_t m = 0; m < k && !dup; m++)
+				dup = th->watch_addr[m] == a;
+			if (!dup) {
+				struct hc_bb_entry r = th->start[i];
+
+				watch_chunk(th, res, k++, &r, a);
+			}
+		}
 	start_armed(th, false, 1, k, now, res);
 	return true;
 }

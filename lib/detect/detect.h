@@ -585,11 +585,17 @@ bool hc_detect_arm_lock(const struct hc_detect_config *cfg, struct hc_detect_thr
    the sampled accesses e[0..n) themselves (each entry's 8-byte chunk at
    its address, at most the watch count of them, the first ones first), a
    trap on one a communication with its publisher weighing one period (a
-   sample stood for a period of the holder's time). Replaces only a start
-   set (or none), as hc_detect_arm_block; false if n is 0 or a regular
-   set is armed. Pure. */
+   sample stood for a period of the holder's time). With `fill`, the
+   registers left over watch the chunks after each sampled one on its line
+   (the records in turn), standing for the same entry: a pass over the
+   data in address order meets the sampled word first, and an access
+   elsewhere on the line is another chance at the line's move, judged by
+   the entry's bytes (false sharing where they differ). The set still ends
+   at its first trap. Replaces only a start set (or none), as
+   hc_detect_arm_block; false if n is 0 or a regular set is armed. Pure. */
 bool hc_detect_arm_entries(const struct hc_detect_config *cfg, struct hc_detect_thread *th,
-                           const struct hc_bb_entry *e, uint32_t n, uint64_t now, struct hc_detect_result *res);
+                           const struct hc_bb_entry *e, uint32_t n, bool fill, uint64_t now,
+                           struct hc_detect_result *res);
 /* Which words of a lock's neighbourhood a lock set watches (pure): word
    i (0..63) of the neighbourhood is a candidate when bit i of `cand` is
    set; `good` holds the words a lock set's trap found the program

@@ -167,7 +167,8 @@ static __attribute__((noinline)) void entered(uint64_t key)
 		t->cnt.crit_gated++;
 	} else if (t->det.armed && !t->det.start_set) {
 		t->cnt.crit_busy++;
-	} else if (hc_detect_arm_entries(&hc_rt.dcfg, &t->det, rec, n, process__now(), &res)) {
+	} else if (hc_detect_arm_entries(&hc_rt.dcfg, &t->det, rec, n, hc_rt.opt.crit_fill, process__now(),
+	                                    &res)) {
 		record__apply_set(t, &res);
 		if (t->det.armed)
 			t->cnt.crit_sets++;

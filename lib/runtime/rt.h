@@ -342,6 +342,7 @@ struct rt_options {
 	uint32_t reuse_life;        /* soft sampler: reuse sets' life in samples, 0 = off (§5.30) */
 	bool io_stores;             /* soft sampler: kernel fills noted as stores (io.c, §5.75) */
 	bool crit_sets;             /* soft sampler: critical-section sets (crit.c, §5.76) */
+	bool crit_fill;             /* ... their spare registers on the records' lines */
 	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */

@@ -5,7 +5,8 @@
 # between omp_set_lock and omp_unset_lock), 400 rounds. The merge is a few
 # percent of the run: without the rule most runs find nothing. Checked:
 # the program's output is the native run's; every entry is followed
-# (crit_enters = 2 x 400, both forms); the log states the rule; within 6
+# (crit_enters = 2 x 400, both forms); the log states the rule and the
+# spare registers' (HPCRUN_COMM_CRIT_FILL, on); within 6
 # runs a set armed from another thread's sampled store (crit_sets > 0) and
 # volume between the two threads, at least 90 % of it true, and the top
 # code pair the merge line against itself; the lock form arms sets too;
@@ -40,6 +41,8 @@ cmp -s "$TMP/on.out" "$TMP/native.out" && ok "the program's output unchanged" ||
 	fail "omp_crit printed: $(cat "$TMP/on.out") (natively: $(cat "$TMP/native.out"))"
 grep -q "critical sections: a store sampled inside an OpenMP critical section or omp lock" "$TMP/on"/*.log &&
 	ok "the log states the rule" || fail "no 'critical sections: a store sampled inside ...' line in the log"
+grep -q "critical sections' spare registers: the chunks after the sampled word on its line" "$TMP/on"/*.log &&
+	ok "the log states the spare registers' use" || fail "no 'critical sections' spare registers: the chunks after ...' line"
 [ "$(logc on crit_enters)" -eq 800 ] && ok "every entry followed: 800" || fail "crit_enters $(logc on crit_enters), want 800"
 rec=$(logc on crit_records) sets=$(logc on crit_sets)
 [ "$rec" -gt 0 ] && [ "$sets" -gt 0 ] && ok "stores sampled in the critical section: $rec; sets armed from them: $sets" ||

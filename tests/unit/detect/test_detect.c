@@ -949,9 +949,9 @@ static void test_arm_entries(void)
 	struct world w;
 
 	world_init(&w, 7, 3);
-	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[1], e, 0, 100, &w.res));
+	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[1], e, 0, false, 100, &w.res));
 	/* two chunks: a's and a - 4's are one 8-byte word */
-	CHECK(hc_detect_arm_entries(&w.cfg, &w.th[1], e, 3, 100, &w.res));
+	CHECK(hc_detect_arm_entries(&w.cfg, &w.th[1], e, 3, false, 100, &w.res));
 	CHECK(w.res.arm && w.res.nwatch == 2 && w.th[1].start_set && !w.th[1].lock_set);
 	CHECK_EQ_U64(w.res.watch_addr[0], a - 4);
 	CHECK_EQ_U64(w.res.watch_addr[1], b);
@@ -965,16 +965,36 @@ static void test_arm_entries(void)
 	CHECK(w.comm.flags & HC_COMM_TRUE);
 	CHECK(!w.th[1].armed);
 	/* the same line, other bytes than the holder's: false */
-	CHECK(hc_detect_arm_entries(&w.cfg, &w.th[2], e + 2, 1, 120, &w.res));
+	CHECK(hc_detect_arm_entries(&w.cfg, &w.th[2], e + 2, 1, false, 120, &w.res));
 	CHECK(trap(&w, 2, 130, b + 32, 4, false));
 	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	/* filled: one record, 3 registers: its chunk and the two after it on
+	   its line; a trap on a filled chunk is the record's line, judged by
+	   its bytes (false here); a record at a line's last chunk has none */
+	CHECK(hc_detect_arm_entries(&w.cfg, &w.th[2], e + 2, 1, true, 132, &w.res));
+	CHECK(w.res.nwatch == 3);
+	CHECK_EQ_U64(w.res.watch_addr[0], b);
+	CHECK_EQ_U64(w.res.watch_addr[1], b + 8);
+	CHECK_EQ_U64(w.res.watch_addr[2], b + 16);
+	CHECK_EQ_U64(w.th[2].start[2].ctx, 903);
+	CHECK(trap(&w, 2, 134, b + 16, 4, false));
+	CHECK_EQ_U64(w.comm.peer_ctx, 903);
+	CHECK(!(w.comm.flags & HC_COMM_TRUE));
+	{
+		struct hc_bb_entry last = e[2];
+
+		last.addr = (b & ~63ull) + 56;
+		CHECK(hc_detect_arm_entries(&w.cfg, &w.th[2], &last, 1, true, 136, &w.res));
+		CHECK(w.res.nwatch == 1);
+		w.th[2].armed = false;
+	}
 	/* a regular set armed: not replaced */
 	w.th[2].armed = true;
 	w.th[2].start_set = false;
-	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[2], e, 3, 140, &w.res));
+	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[2], e, 3, true, 140, &w.res));
 	/* no watch registers: nothing */
 	w.cfg.nwatch = 0;
-	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[0], e, 3, 150, &w.res));
+	CHECK(!hc_detect_arm_entries(&w.cfg, &w.th[0], e, 3, true, 150, &w.res));
 }
 
 static void test_handoff_range(void)
