@@ -98,8 +98,11 @@ HPCRUN_COMM_HANDOFF_REGION=0 measure rowsoff "$TMP/handoff_rows" 2 24 || fail "s
 	[ "$(logc rowsoff handoff_store_sets)" -eq 0 ] && ok "regions off (=0): nothing noted, no set" ||
 	fail "regions off: $(logc rowsoff handoff_region_noted) noted, $(logc rowsoff handoff_region_sets) sets"
 
+# up to 6 runs: under a CI's load one worker's sweep is seldom met (session
+# 30: 3 runs in a row with main paired with worker 1 only; 10 of 10 runs
+# paired with both at load 3)
 sets=0 comms=0
-for try in 1 2 3; do
+for try in 1 2 3 4 5 6; do
 	rm -rf "${TMP:?}/sweep"
 	measure sweep "$TMP/handoff" 2 0 16 4 sweep || fail "sampled run (sweep) failed"
 	sets=$((sets + $(logc sweep watch_armed_handoff))) comms=$((comms + $(logc sweep handoff_comms)))
