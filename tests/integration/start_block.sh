@@ -14,12 +14,12 @@
 #    main's volume is with its two workers only;
 #  - HPCRUN_COMM_START_BLOCK=0 arms none;
 #  - on the process-wide set (HPCRUN_COMM_START_BLOCK_OPEN=0, the default)
-#    with 4 workers starting together, within 40 runs 1 s apart (a run
+#    with 4 workers starting together, within 80 runs 1 s apart (a run
 #    finds two workers in 1-3 of 12 beside an ASan suite) a creator's hand-off
 #    chain (detection.md §5.27) has a worker wait for it, re-arms and
 #    traps in two distinct workers, main paired with its workers only;
 #    HPCRUN_COMM_START_CHAIN=0 starts none;
-#  - at the defaults, with main's initialisation unsampled (-O2), within 16
+#  - at the defaults, with main's initialisation unsampled (-O2), within 32
 #    runs (10 failed under that load) a worker's line comes from a grid main had written (counter
 #    start_sets_block_written, detection.md §5.32), main paired with its
 #    workers only; never from generations' calloc'd buffers; none with
@@ -67,7 +67,10 @@ chain_line() { grep -h "creator's hand-off chains" "$TMP/$1"/*.log 2>/dev/null |
 chain_n() { chain_line "$1" | sed -E "s/.*$2.*/\1/"; }
 if [ "$tracked" -gt 0 ]; then
 	chained=0
-	for try in $(seq 1 40); do
+	# up to 80 runs: this session's CIs needed 1, 6, 6 and 28 (a run
+	# succeeds in 1 of 6 to 1 of 28 under a CI's load; 40 runs would then
+	# fail about 1 CI in 4)
+	for try in $(seq 1 80); do
 		rm -rf "${TMP:?}/c"
 		HPCRUN_COMM_START_BLOCK_OPEN=0 measure c "$TMP/stencil" 4 0.2 || fail "chain run failed"
 		other=$(awk '$1 == "row" && ($3 == 0 || $4 == 0) && ($3 > 4 || $4 > 4) && $5 > 0 { n++ } END { print n + 0 }' "$TMP/c.rows")
@@ -86,7 +89,7 @@ if [ "$tracked" -gt 0 ]; then
 		sleep 1
 	done
 	[ "$chained" -eq 1 ] && ok "a creator's hand-off chain found two workers (try $try)" ||
-		fail "no creator's hand-off chain re-armed and trapped in two workers in 40 runs"
+		fail "no creator's hand-off chain re-armed and trapped in two workers in 80 runs"
 	rm -rf "${TMP:?}/c0"
 	HPCRUN_COMM_START_BLOCK_OPEN=0 HPCRUN_COMM_START_CHAIN=0 measure c0 "$TMP/stencil" 4 0.2 ||
 		fail "run with the chain off failed"
@@ -105,7 +108,9 @@ if [ "$tracked" -gt 0 ]; then
 	cc -O0 -g -pthread -I"$P" -o "$TMP/generations" "$P/generations.c" "$P/work.c" || fail "cannot build generations"
 	unset HPCRUN_COMM_START_BLOCK HPCRUN_COMM_START_BLOCK_OPEN
 	wr=0
-	for try in $(seq 1 16); do
+	# up to 32 runs (this session's CIs needed 3-5; one of session 29's
+	# failed 16)
+	for try in $(seq 1 32); do
 		rm -rf "${TMP:?}/w"
 		measure w "$TMP/stencil2" 2 0.2 || fail "written-block run failed"
 		other=$(awk '$1 == "row" && ($3 == 0 || $4 == 0) && $3 + $4 > 2 && $5 > 0 { n++ } END { print n + 0 }' "$TMP/w.rows")
@@ -114,7 +119,7 @@ if [ "$tracked" -gt 0 ]; then
 		[ "$(counter w start_sets_block_written)" -ge 1 ] && { wr=1; break; }
 	done
 	[ "$wr" -eq 1 ] && ok "a worker's block line from a grid main had written (none of its stores on the board)" ||
-		fail "no block line from a written block in 16 runs"
+		fail "no block line from a written block in 32 runs"
 	for try in 1 2 3; do
 		rm -rf "${TMP:?}/g"
 		measure g "$TMP/generations" 4 0.2 || fail "generations run failed"
