@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* crit.c — critical-section sets (doc/detection.md §5.76): the runtime
    interposes libgomp's GOMP_critical_start/_end (`#pragma omp critical`),
-   GOMP_critical_name_start/_end (a named one) and omp_set_lock/
-   omp_test_lock/omp_unset_lock, and keeps, per critical section (its lock:
+   GOMP_critical_name_start/_end (a named one), LLVM libomp's
+   __kmpc_critical[_with_hint]/__kmpc_end_critical (clang's), and
+   omp_set_lock/omp_test_lock/omp_unset_lock (both runtimes), and keeps, per critical section (its lock:
    the name's pointer, the omp_lock_t, one key for the unnamed critical),
    the stores its current holder was sampled making inside it. The next
    thread that enters it runs the same code over the same data (a shared
@@ -249,6 +250,40 @@ HC_EXPORT void omp_unset_lock(void *lock)
 	if (CRIT_ON())
 		left();
 	RT_REAL_V(omp_unset_lock, "OMP_3.0")(lock);
+}
+
+/* LLVM's libomp (clang -fopenmp, Intel's compilers): `#pragma omp
+   critical [(name)]` calls __kmpc_critical (or, with a hint clause,
+   __kmpc_critical_with_hint) and __kmpc_end_critical with the address of
+   the section's kmp_critical_name, a zeroed 32-byte static the compiler
+   emits per name (one for the unnamed section): that address is the key.
+   libomp versions its symbols "VERSION"; without it (another build) the
+   unversioned lookup takes the next definition. omp_set_lock and friends
+   are the same names as libgomp's, interposed above. The ident_t and the
+   thread number are passed on untouched. */
+void __kmpc_critical(void *loc, int32_t gtid, void *crit);
+void __kmpc_critical_with_hint(void *loc, int32_t gtid, void *crit, uintptr_t hint);
+void __kmpc_end_critical(void *loc, int32_t gtid, void *crit);
+
+HC_EXPORT void __kmpc_critical(void *loc, int32_t gtid, void *crit)
+{
+	RT_REAL_V(__kmpc_critical, "VERSION")(loc, gtid, crit);
+	if (CRIT_ON())
+		entered((uint64_t)(uintptr_t)crit);
+}
+
+HC_EXPORT void __kmpc_critical_with_hint(void *loc, int32_t gtid, void *crit, uintptr_t hint)
+{
+	RT_REAL_V(__kmpc_critical_with_hint, "VERSION")(loc, gtid, crit, hint);
+	if (CRIT_ON())
+		entered((uint64_t)(uintptr_t)crit);
+}
+
+HC_EXPORT void __kmpc_end_critical(void *loc, int32_t gtid, void *crit)
+{
+	if (CRIT_ON())
+		left();
+	RT_REAL_V(__kmpc_end_critical, "VERSION")(loc, gtid, crit);
 }
 
 #endif

@@ -402,6 +402,7 @@ static void read_options(struct rt_options *o)
 	o->io_stores = env_u64("HPCRUN_COMM_IO_STORES", 1) != 0;   /* §5.75 */
 	o->crit_sets = env_u64("HPCRUN_COMM_CRIT_SETS", 1) != 0;   /* §5.76 */
 	o->crit_fill = env_u64("HPCRUN_COMM_CRIT_FILL", 1) != 0;
+	o->crit_burst = env_u64("HPCRUN_COMM_CRIT_BURST", 1) != 0;
 	o->lock_sets = (uint32_t)env_u64("HPCRUN_COMM_LOCK_SETS", 4);
 	if (o->lock_sets > 1u << 20)
 		process__fatal("HPCRUN_COMM_LOCK_SETS: %u samples is too many", o->lock_sets);
@@ -1064,9 +1065,13 @@ static void process_init(bool after_fork)
 		             "crit_handoffs, crit_records, crit_recs_full, crit_sets, crit_gated, crit_busy, crit_deep)",
 		             on ? "a store sampled inside an OpenMP critical section or omp lock is kept for the "
 		             "section's next holder, whose entry arms a set on it" : "off");
-		if (on)
+		if (on) {
 			process__log("critical sections' spare registers: %s (HPCRUN_COMM_CRIT_FILL)",
 			             hc_rt.opt.crit_fill ? "the chunks after the sampled word on its line" : "unused");
+			process__log("critical sections' samples without a store: %s (HPCRUN_COMM_CRIT_BURST; counter "
+			             "crit_burst_records)", hc_rt.opt.crit_burst ? "the store their burst ends at stands for "
+			             "them, once a sample" : "nothing recorded");
+		}
 	}
 	if (kind == HC_SAMPLER_SOFT) {
 		bool on = hc_rt.opt.lock_sets && hc_rt.nwatch >= 1;

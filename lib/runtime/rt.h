@@ -86,7 +86,7 @@
 	X(reader_asked) X(reader_edge) X(reader_busy) X(reader_dry) X(reader_lock_block) X(reader_budget) X(reader_armed) X(reader_adopts) \
 	X(reader_comms) X(reader_writers) X(reader_loops) X(reader_loop_none) X(feed_asked) X(feed_none) X(feed_busy) X(feed_dry) X(feed_budget) X(feed_armed) X(feed_comms) X(feed_sampled) X(feed_stood) X(reader_chased) \
 	X(reader_callee) X(reader_callee_none) X(io_noted) X(io_small) X(io_no_ctx) X(io_not_heap) X(io_lost) X(io_sets) X(io_ctx_cached) X(io_copy_samples) \
-	X(crit_enters) X(crit_handoffs) X(crit_records) X(crit_recs_full) X(crit_sets) X(crit_gated) X(crit_busy) X(crit_deep) \
+	X(crit_enters) X(crit_handoffs) X(crit_records) X(crit_recs_full) X(crit_sets) X(crit_gated) X(crit_busy) X(crit_deep) X(crit_burst_records) \
 	X(lock_acq_switched)
 
 struct rt_counters {
@@ -312,6 +312,8 @@ struct rt_thread {
 	struct {
 		uint32_t depth;
 		uint64_t key[RT_CRIT_DEPTH];
+		bool burst_rec;       /* a timer sample inside one recorded no store: its burst's
+		                         store stands for it (soft.c, crit.c) */
 	} crit;
 
 	/* --- reader sets (watch.c, detection.md §5.57) --- */
@@ -343,6 +345,7 @@ struct rt_options {
 	bool io_stores;             /* soft sampler: kernel fills noted as stores (io.c, §5.75) */
 	bool crit_sets;             /* soft sampler: critical-section sets (crit.c, §5.76) */
 	bool crit_fill;             /* ... their spare registers on the records' lines */
+	bool crit_burst;            /* ... a sample's burst's store when the sample recorded none */
 	uint32_t lock_sets;         /* soft sampler: a lock set at most once in this many samples, 0 = off (§5.35) */
 	uint64_t lock_ns;           /* what one hand-off's transfer weighs, ns (§5.35) */
 	uint64_t lock_cap;          /* a lock set's trap stands for at most this many hand-offs (§5.35) */

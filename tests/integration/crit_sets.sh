@@ -14,7 +14,10 @@
 # with HPCRUN_COMM_CRIT_SETS=0 the log says off and nothing is counted;
 # exact mode (hpcrun-comm-cc, --exact) puts its top code pair on the merge
 # line, and the sampled run judged against it has precision >= 0.90 and
-# recall 1. Patterns and counters, never timing.
+# recall 1. The clang build (LLVM's libomp: __kmpc_critical) is followed
+# too: every entry, sets armed, the pair found true, records from a
+# sample's burst (HPCRUN_COMM_CRIT_BURST; off: none). Patterns and
+# counters, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
@@ -73,6 +76,36 @@ HPCRUN_COMM_CRIT_SETS=0 measure off "$TMP/omp_crit" 400 || fail "sampled run (of
 grep -q "critical sections: off" "$TMP/off"/*.log && ok "off: the log says so" || fail "off: no 'critical sections: off' line"
 [ "$(logc off crit_enters)" -eq 0 ] && [ "$(logc off crit_sets)" -eq 0 ] && ok "off: nothing counted" ||
 	fail "off: crit_enters $(logc off crit_enters), crit_sets $(logc off crit_sets)"
+
+# LLVM's libomp (clang -fopenmp, in scripts/install-deps.sh): the same
+# program's critical section is __kmpc_critical/__kmpc_end_critical, its
+# merge loop vectorized at -O2 (samples land after its loads: a sample's
+# burst ends at the store that stands for it, HPCRUN_COMM_CRIT_BURST)
+if command -v clang >/dev/null 2>&1 && clang -O2 -g -fopenmp -o "$TMP/omp_crit_clang" "$SRC" 2>"$TMP/clang.err"; then
+	OMP_NUM_THREADS=2 "$TMP/omp_crit_clang" 400 >"$TMP/native-clang.out" || fail "the clang build failed natively"
+	measure_until cl 20 '[ "$(logc cl crit_sets)" -gt 0 ] && [ "$(cell cl 0 1)" -gt 0 ] &&
+		ge "$(ratio "$(total cl 6)" "$(total cl)")" 0.85' "$TMP/omp_crit_clang" 400
+	cmp -s "$TMP/cl.out" "$TMP/native-clang.out" && ok "libomp: the program's output unchanged" ||
+		fail "libomp: omp_crit printed: $(cat "$TMP/cl.out") (natively: $(cat "$TMP/native-clang.out"))"
+	[ "$(logc cl crit_enters)" -eq 800 ] && ok "libomp: every __kmpc_critical followed: 800" ||
+		fail "libomp: crit_enters $(logc cl crit_enters), want 800"
+	grep -q "critical sections' samples without a store: the store their burst ends at" "$TMP/cl"/*.log &&
+		ok "the log states the burst's record" || fail "no 'critical sections' samples without a store' line"
+	sets=$(logc cl crit_sets) c01=$(cell cl 0 1)
+	[ "$sets" -gt 0 ] && [ "$c01" -gt 0 ] && ge "$(ratio "$(total cl 6)" "$(total cl)")" 0.85 &&
+		ok "libomp: $sets sets armed ($(logc cl crit_burst_records) records from bursts), the two threads paired, true $(ratio "$(total cl 6)" "$(total cl)")" ||
+		fail "libomp: crit_sets $sets, volume between threads 0 and 1: $c01, true $(ratio "$(total cl 6)" "$(total cl)") (in 20 runs)"
+	# the burst's records: a sample's burst in the merge ends at its store
+	measure_until clb 20 '[ "$(logc clb crit_burst_records)" -gt 0 ]' "$TMP/omp_crit_clang" 400
+	[ "$(logc clb crit_burst_records)" -gt 0 ] && ok "libomp: records from bursts: $(logc clb crit_burst_records)" ||
+		fail "libomp: no record from a burst in 20 runs"
+	HPCRUN_COMM_CRIT_BURST=0 measure clo "$TMP/omp_crit_clang" 400 || fail "sampled run (burst off) failed"
+	[ "$(logc clo crit_burst_records)" -eq 0 ] && grep -q "critical sections' samples without a store: nothing" "$TMP/clo"/*.log &&
+		ok "HPCRUN_COMM_CRIT_BURST=0: no record from a burst, the log says so" ||
+		fail "HPCRUN_COMM_CRIT_BURST=0: crit_burst_records $(logc clo crit_burst_records)"
+else
+	echo "libomp checks skipped: clang -fopenmp failed: $(head -n 1 "$TMP/clang.err" 2>/dev/null)"
+fi
 
 if [ -x "$CCW" ] && [ -x "$CMP" ]; then
 	"$CCW" -O2 -g -fopenmp -o "$TMP/omp_critx" "$SRC" || fail "hpcrun-comm-cc cannot build omp_crit"

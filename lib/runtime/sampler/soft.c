@@ -1603,6 +1603,18 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 	cur_det = t->cnt.detections_sample;
 	t->det.sync = store && (a->flags & HC_AF_XCHG);   /* a synchronizing store (§5.17) */
 	record__detect_sample(t, uctx, pc, &s);
+	if (store && t->crit.burst_rec) {
+		/* the store a timer sample's burst in a critical section ends
+		   at: the sample's record (§5.76), one per sample */
+		t->crit.burst_rec = false;
+		if (t->crit.depth) {
+			uint64_t rec0 = t->cnt.crit_records;
+
+			crit__sample(t, &s);
+			if (t->cnt.crit_records != rec0)
+				t->cnt.crit_burst_records++;
+		}
+	}
 	if (t->cnt.detections_sample != cur_det)
 		rate_sign();
 	t->det.moving = t->det.fixed = false;
@@ -1681,6 +1693,7 @@ static void burst_end(struct rt_thread *t, void *uctx)
 		               t->cnt.step_stores + t->cnt.step_loads - own(t)->burst_pub0);
 	own(t)->burst_key = 0;
 	own(t)->step_left = 0;
+	t->crit.burst_rec = false;
 	own(t)->burst_loads = false;
 	own(t)->burst_calls = 0;
 	own(t)->burst_hist[hc_hist_bucket(dt) < RT_STEP_HIST ? hc_hist_bucket(dt) : RT_STEP_HIST]++;
@@ -1755,6 +1768,10 @@ static void maybe_burst(struct rt_thread *t, void *uctx, const struct hc_regs *r
 	if (smp) {
 		store = smp->is_store;
 		evidence = !priv && !store && shared;   /* the caller's look-up, before publishing */
+		/* a sample in a critical section that recorded no store: its
+		   burst's store is the record (§5.76), as evidence would */
+		if (t->crit.burst_rec && !priv && !store)
+			evidence = true;
 	} else {
 		/* The previous instruction accessed memory at an address its own
 		   result overwrote (-O0's mov (%rax),%rax): a load, likely the one
@@ -2434,8 +2451,17 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	det = t->cnt.detections_sample;
 	rt_split(t, RT_SPLIT_CLASSIFY);
 	record__detect_sample(t, uctx, leaf, &s);
-	if (t->crit.depth)
-		crit__sample(t, &s);   /* a timer sample's (a burst's steps are no samples): §5.76 */
+	t->crit.burst_rec = false;
+	if (t->crit.depth) {
+		/* a timer sample's (a burst's steps are no samples): §5.76. A
+		   sample that records nothing there (a load: a vectorized merge's
+		   samples land after its loads, which stall) lets the store its
+		   burst ends at stand for it, once */
+		uint64_t rec0 = t->cnt.crit_records;
+
+		crit__sample(t, &s);
+		t->crit.burst_rec = hc_rt.opt.crit_burst && t->cnt.crit_records == rec0;
+	}
 	rt_split(t, RT_SPLIT_PIPE);
 	if (hc_rt.opt.rep_end && s.is_store && (acc->flags & HC_AF_REP) && acc->kind == HC_ACC_STRING &&
 	    leaf == (uint64_t)r.gregs[REG_RIP])
@@ -2450,6 +2476,8 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	t->det.sync = false;
 	rt_split(t, RT_SPLIT_AFTER);
 	maybe_burst(t, uctx, &r, &s, priv, shared, prev_before);
+	if (!own(t)->step_left)
+		t->crit.burst_rec = false;    /* no burst, or it ended at once */
 	rt_split(t, RT_SPLIT_BURST);
 	if (!priv)
 		feed_sampled(t, uctx, leaf, &s);
