@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/cuaddr.h"
 #include "analysis/objects.h"
 
 #define MAX_DEPTH 32
@@ -49,6 +50,7 @@ struct dvmod {
 	struct dvspace sp[2];
 	uint64_t tls_memsz, tls_align;
 	bool indexed;
+	struct cuaddr_tab cua;      /* units by address without .debug_aranges (cuaddr.h) */
 };
 
 static int cmp_sym(const void *a, const void *b)
@@ -162,6 +164,7 @@ void dvars__close(struct dvmod *m)
 {
 	if (!m)
 		return;
+	cuaddr_free(&m->cua);
 	if (m->dw)
 		dwarf_end(m->dw);
 	elf_end(m->elf);
@@ -585,8 +588,15 @@ static int scopes_at(struct dvmod *m, uint64_t pc, Dwarf_Die **scopes)
 	int n = 0, i;
 
 	*scopes = NULL;
-	if (!m->dw || !dwarf_addrdie(m->dw, pc, &cu))
+	if (!m->dw)
 		return 0;
+	if (!dwarf_addrdie(m->dw, pc, &cu)) {
+		Dwarf_Die *u = cuaddr_find(&m->cua, m->dw, pc);   /* no .debug_aranges (clang) */
+
+		if (!u)
+			return 0;
+		cu = *u;
+	}
 	chain[n++] = cu;
 	cur = cu;
 	while (n <= MAX_DEPTH && dwarf_child(&cur, &c) == 0) {

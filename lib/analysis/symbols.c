@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+#include "analysis/cuaddr.h"
 #include "support/search.h"
 
 /* A function symbol of the ELF symbol table. */
@@ -74,6 +75,7 @@ struct dname {
 struct symmod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct cuaddr_tab cua;  /* the units' ranges: addr_cu's fallback (cuaddr.h) */
 	struct fsym *syms;  /* sorted by lo */
 	size_t nsyms;
 	char **plt;         /* the "name@plt" strings */
@@ -401,6 +403,7 @@ void sym__close(struct symmod *m)
 		free(m->cu[i].r);
 	}
 	free(m->cu);
+	cuaddr_free(&m->cua);
 	for (i = 0; m->dn && i <= m->dnmask; i++)
 		free(m->dn[i].show);
 	free(m->dn);
@@ -410,6 +413,50 @@ void sym__close(struct symmod *m)
 	dwfl_end(m->dwfl);
 	free(m->syms);
 	free(m);
+}
+
+/* The compilation unit holding addr (module-relative, as the callers pass
+   it), and the module's bias: libdwfl's answer, else (no .debug_aranges)
+   the unit whose ranges hold it. The pointer stays valid until sym__close. */
+static Dwarf_Die *addr_cu(struct symmod *m, uint64_t addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, bias);
+	Dwarf *dw;
+
+	if (cu || m->cua.state == -1)
+		return cu;
+	if (!(dw = dwfl_module_getdwarf(m->mod, bias))) {
+		m->cua.state = -1;
+		return NULL;
+	}
+	return cuaddr_find(&m->cua, dw, addr - *bias);
+}
+
+/* The source line of addr: libdwfl's, else the line table of addr_cu's
+   unit. *line 0 and NULL when none. */
+static const char *addr_line(struct symmod *m, uint64_t addr, int *line)
+{
+	Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	Dwarf_Line *dl;
+	const char *file;
+
+	*line = 0;
+	if (ln) {
+		file = dwfl_lineinfo(ln, NULL, line, NULL, NULL, NULL);
+		if (!file)
+			*line = 0;
+		return file;
+	}
+	if (!(cu = addr_cu(m, addr, &bias)) || !(dl = dwarf_getsrc_die(cu, addr - bias)))
+		return NULL;
+	file = dwarf_linesrc(dl, NULL, NULL);
+	if (!file || dwarf_lineno(dl, line) != 0) {
+		*line = 0;
+		return NULL;
+	}
+	return file;
 }
 
 static bool is_function(Dwarf_Die *d)
@@ -429,15 +476,16 @@ static int attr_udata(Dwarf_Die *d, unsigned name, Dwarf_Word *out)
 	return dwarf_formudata(&a, out);
 }
 
-/* The file named by DW_AT_call_file of an inlined-subroutine DIE. */
-static const char *call_file(Dwarf_Die *d)
+/* The file a DW_AT_call_file or DW_AT_decl_file attribute names, from its
+   unit's file table (index 0 is DWARF 5's primary source file). */
+static const char *file_attr(Dwarf_Die *d, unsigned name)
 {
 	Dwarf_Die cu;
 	Dwarf_Files *files;
 	size_t nfiles;
 	Dwarf_Word idx;
 
-	if (attr_udata(d, DW_AT_call_file, &idx) != 0)
+	if (attr_udata(d, name, &idx) != 0)
 		return NULL;
 	if (!dwarf_diecu(d, &cu, NULL, NULL))
 		return NULL;
@@ -446,13 +494,30 @@ static const char *call_file(Dwarf_Die *d)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+/* The file of an inlined call. */
+static const char *call_file(Dwarf_Die *d)
+{
+	return file_attr(d, DW_AT_call_file);
+}
+
+/* The file a DIE is declared in: libdw's answer, else the unit's file
+   table (elfutils 0.188's dwarf_decl_file returns NULL for DWARF 5's index
+   0, the primary source file, where clang declares every function of it:
+   its OpenMP regions lost their parent, "[parallel region at f.c:41]") */
+static const char *decl_file(Dwarf_Die *d)
+{
+	const char *f = dwarf_decl_file(d);
+
+	return f ? f : file_attr(d, DW_AT_decl_file);
+}
+
 static void set_frame(struct sym_frame *f, Dwarf_Die *d)
 {
 	int line = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->name = dwarf_diename(d);
-	f->decl_file = dwarf_decl_file(d);
+	f->decl_file = decl_file(d);
 	if (dwarf_decl_line(d, &line) == 0)
 		f->decl_line = line;
 }
@@ -577,7 +642,7 @@ static const char *clang_parent(Dwarf_Die *cu, const char *file, int line)
 		int l;
 
 		if (dwarf_tag(&c) != DW_TAG_subprogram || dwarf_decl_line(&c, &l) != 0 ||
-		    l > line || l <= bestline || !(f = dwarf_decl_file(&c)) || strcmp(f, file) ||
+		    l > line || l <= bestline || !(f = decl_file(&c)) || strcmp(f, file) ||
 		    !(raw = raw_name(&c)) || names__omp_kind(raw, &dummy) != NAMES_OMP_NONE)
 			continue;
 		best = c;
@@ -600,7 +665,7 @@ static const char *source_name(struct symmod *m, const char *sym, Dwarf_Die *cu)
 	for (i = 0; i < m->nsyms; i++)
 		if (!strcmp(m->syms[i].name, sym))
 			break;
-	if (i < m->nsyms && (scu = dwfl_module_addrdie(m->mod, m->syms[i].lo, &bias)) &&
+	if (i < m->nsyms && (scu = addr_cu(m, m->syms[i].lo, &bias)) &&
 	    dwarf_child(scu, &c) == 0) {
 		do {
 			const char *n;
@@ -707,19 +772,21 @@ static const struct dname *display(struct symmod *m, const char *raw, uint64_t e
 	e = &m->dn[i];
 	omp = names__omp_kind(raw, &plen);
 	if (omp != NAMES_OMP_NONE) {
-		Dwfl_Line *ln = dwfl_module_getsrc(m->mod, entry);
 		const char *file = NULL, *praw = NULL;
 		char *parent = NULL, *pcopy = NULL;
 		int line = 0;
 
-		if (ln && (file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL)) == NULL)
-			line = 0;
+		file = addr_line(m, entry, &line);
 		if (omp == NAMES_OMP_GCC) {
 			praw = pcopy = strndup(raw, plen);
 			if (praw && !(praw[0] == '_' && praw[1] == 'Z'))
 				praw = source_name(m, praw, cu);
 		} else {
-			praw = clang_parent(cu, file, line);
+			Dwarf_Addr b;
+
+			/* named from the ELF symbol table first (no unit given):
+			   the unit that holds the region's entry */
+			praw = clang_parent(cu ? cu : addr_cu(m, entry, &b), file, line);
 		}
 		if (praw && !(parent = names__demangle(praw))) {
 			free(pcopy);
@@ -788,7 +855,7 @@ static int dwarf_frames(struct symmod *m, uint64_t addr, struct sym_result *out)
 	size_t lo = 0, hi, i;
 	int nfn = 0, k = -1, j;
 
-	cudie = dwfl_module_addrdie(m->mod, addr, &bias);
+	cudie = addr_cu(m, addr, &bias);
 	if (!cudie)
 		return 0;
 	c = cu_index(m, cudie);
@@ -840,7 +907,6 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 {
 	const struct fsym *fs;
 	const char *elfname = NULL;
-	Dwfl_Line *ln;
 	int line = 0;
 
 	out->nframes = 0;
@@ -848,18 +914,15 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 	out->line = 0;
 	if (!m)
 		return;
-	ln = dwfl_module_getsrc(m->mod, addr);
-	if (ln) {
-		out->file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
-		out->line = out->file ? line : 0;
-	}
+	out->file = addr_line(m, addr, &line);
+	out->line = out->file ? line : 0;
 	/* A relative name (compiled as ../../src/x.c from a build directory, as
 	   make distcheck does) is relative to the unit's DW_AT_comp_dir: made
 	   absolute, so that the file can be found (heap objects are named from
 	   its source line, objects.c). */
 	if (out->file && out->file[0] != '/') {
 		Dwarf_Addr bias;
-		Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+		Dwarf_Die *cu = addr_cu(m, addr, &bias);
 		Dwarf_Attribute at;
 		const char *cd = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at)) : NULL;
 
@@ -960,7 +1023,7 @@ const char *sym__display_name(struct symmod *m, const char *raw, uint64_t entry,
                               int *line)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = m ? dwfl_module_addrdie(m->mod, entry, &bias) : NULL;
+	Dwarf_Die *cu = m ? addr_cu(m, entry, &bias) : NULL;
 	const struct dname *e = m ? display(m, raw, entry, cu, NULL) : NULL;
 
 	*file = e ? e->file : NULL;
