@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cuaddr.c — units by address without .debug_aranges (cuaddr.h). */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "analysis/cuaddr.h"
+#include "support/search.h"
 
 static int cmp_range(const void *a, const void *b)
 {
@@ -53,23 +55,15 @@ static void build(struct cuaddr_tab *t, Dwarf *dw)
 
 Dwarf_Die *cuaddr_find(struct cuaddr_tab *t, Dwarf *dw, uint64_t pc)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
 	if (t->state == 0)
 		build(t, dw);
-	if (t->state != 1 || !t->n)
+	if (t->state != 1 || !t->n || pc == UINT64_MAX)
 		return NULL;
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* units' ranges do not overlap: the last one starting at or before pc */
-	return lo > 0 && pc < t->r[lo - 1].hi ? &t->r[lo - 1].die : NULL;
+	i = hc_lower_bound_u64(t->r, t->n, sizeof(*t->r), offsetof(struct cuaddr_range, lo), pc + 1);
+	return i > 0 && pc < t->r[i - 1].hi ? &t->r[i - 1].die : NULL;
 }
 
 void cuaddr_free(struct cuaddr_tab *t)
