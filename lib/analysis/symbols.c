@@ -484,8 +484,12 @@ static const char *file_attr(Dwarf_Die *d, unsigned name)
 	Dwarf_Files *files;
 	size_t nfiles;
 	Dwarf_Word idx;
+	Dwarf_Attribute a;
 
-	if (attr_udata(d, name, &idx) != 0)
+	/* a declaration's file may be its abstract origin's (an inlined
+	   call's DIE has none of its own); a call's is its own */
+	if (!(name == DW_AT_decl_file ? dwarf_attr_integrate(d, name, &a) : dwarf_attr(d, name, &a)) ||
+	    dwarf_formudata(&a, &idx) != 0)
 		return NULL;
 	if (!dwarf_diecu(d, &cu, NULL, NULL))
 		return NULL;
@@ -629,6 +633,28 @@ static const char *raw_name(Dwarf_Die *d)
 /* clang's outlined regions sit at the top of the compilation unit: their
    parent is taken to be the function of the same file declared last at or
    before the region's line (a heuristic; NULL when none). */
+/* The declaration (file, line) of cu's subprogram whose entry is entry
+   (module-relative); *file and *line untouched when there is none. */
+static void region_decl(struct symmod *m, Dwarf_Die *cu, uint64_t entry, const char **file, int *line)
+{
+	Dwarf_Addr bias, lo;
+	Dwarf_Die c;
+	int l;
+
+	if (!cu || !dwfl_module_getdwarf(m->mod, &bias) || dwarf_child(cu, &c) != 0)
+		return;
+	do {
+		const char *f;
+
+		if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_lowpc(&c, &lo) == 0 && lo + bias == entry &&
+		    dwarf_decl_line(&c, &l) == 0 && l > 0 && (f = decl_file(&c))) {
+			*file = f;
+			*line = l;
+			return;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
 static const char *clang_parent(Dwarf_Die *cu, const char *file, int line)
 {
 	Dwarf_Die c, best;
@@ -742,7 +768,7 @@ static char *qualified(Dwarf_Die *d, const char *name)
    address, for an OpenMP region's line; cu: its compilation unit or NULL.
    NULL when out of memory. */
 static const struct dname *display(struct symmod *m, const char *raw, uint64_t entry,
-                                   Dwarf_Die *cu, Dwarf_Die *qual)
+                                   Dwarf_Die *cu, Dwarf_Die *qual, Dwarf_Die *fdie)
 {
 	struct dname *e;
 	size_t i, plen;
@@ -777,6 +803,22 @@ static const struct dname *display(struct symmod *m, const char *raw, uint64_t e
 		int line = 0;
 
 		file = addr_line(m, entry, &line);
+		if (omp == NAMES_OMP_CLANG && (!file || line <= 0)) {
+			Dwarf_Addr b;
+			const char *f;
+			int l;
+
+			/* clang's line table may give the outlined function's entry
+			   line 0: its declaration (the pragma's line) instead — of
+			   the frame's DIE (an inlined `.omp_outlined._debug__`'s
+			   abstract origin), else of the unit's subprogram there */
+			if (fdie && dwarf_decl_line(fdie, &l) == 0 && l > 0 && (f = decl_file(fdie))) {
+				file = f;
+				line = l;
+			} else {
+				region_decl(m, cu ? cu : addr_cu(m, entry, &b), entry, &file, &line);
+			}
+		}
 		if (omp == NAMES_OMP_GCC) {
 			praw = pcopy = strndup(raw, plen);
 			if (praw && !(praw[0] == '_' && praw[1] == 'Z'))
@@ -829,13 +871,19 @@ static void frame_of(struct symmod *m, struct sym_frame *f, Dwarf_Die *d, Dwarf_
 	set_frame(f, d);
 	if (!raw)
 		return;
-	if (dwarf_entrypc(d, &entry) != 0)
-		entry = 0;
+	if (dwarf_entrypc(d, &entry) != 0) {
+		Dwarf_Addr base, hi;
+
+		/* only DW_AT_ranges (clang's inlined `.omp_outlined._debug__`):
+		   the first range's start */
+		if (dwarf_ranges(d, 0, &base, &entry, &hi) <= 0)
+			entry = 0;
+	}
 	if (!dwarf_diecu(d, &cu, NULL, NULL))
-		e = display(m, raw, entry + bias, NULL, NULL);
+		e = display(m, raw, entry + bias, NULL, NULL, d);
 	else
 		e = display(m, raw, entry + bias, &cu,
-		            is_cxx(&cu) && !(raw[0] == '_' && raw[1] == 'Z') ? d : NULL);
+		            is_cxx(&cu) && !(raw[0] == '_' && raw[1] == 'Z') ? d : NULL, d);
 	if (!e)
 		return;
 	f->name = e->show;
@@ -934,7 +982,7 @@ void sym__lookup(struct symmod *m, uint64_t addr, struct sym_result *out)
 	out->nframes = dwarf_frames(m, addr, out);
 	fs = find_symbol(m, addr);
 	if (fs) {
-		const struct dname *e = display(m, fs->name, fs->lo, NULL, NULL);
+		const struct dname *e = display(m, fs->name, fs->lo, NULL, NULL, NULL);
 		elfname = e ? e->show : fs->name;
 	}
 	if (out->nframes == 0 && elfname) {
@@ -1024,7 +1072,7 @@ const char *sym__display_name(struct symmod *m, const char *raw, uint64_t entry,
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = m ? addr_cu(m, entry, &bias) : NULL;
-	const struct dname *e = m ? display(m, raw, entry, cu, NULL) : NULL;
+	const struct dname *e = m ? display(m, raw, entry, cu, NULL, NULL) : NULL;
 
 	*file = e ? e->file : NULL;
 	*line = e ? e->line : 0;
