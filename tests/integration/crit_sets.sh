@@ -15,8 +15,9 @@
 # exact mode (hpcrun-comm-cc, --exact) puts its top code pair on the merge
 # line, and the sampled run judged against it has precision >= 0.90 and
 # recall 1. The clang build (LLVM's libomp: __kmpc_critical) is followed
-# too: every entry, sets armed, the pair found true, records from a
-# sample's burst (HPCRUN_COMM_CRIT_BURST; off: none). Patterns and
+# too: every entry, sets armed, the pair found true with the merge line as
+# its code pair, records from a sample's burst (HPCRUN_COMM_CRIT_BURST;
+# off: none). Patterns and
 # counters, never timing.
 . "$(dirname "$0")/lib.sh"
 require_measurable
@@ -95,6 +96,14 @@ if command -v clang >/dev/null 2>&1 && clang -O2 -g -fopenmp -o "$TMP/omp_crit_c
 	[ "$sets" -gt 0 ] && [ "$c01" -gt 0 ] && ge "$(ratio "$(total cl 6)" "$(total cl)")" 0.85 &&
 		ok "libomp: $sets sets armed ($(logc cl crit_burst_records) records from bursts), the two threads paired, true $(ratio "$(total cl 6)" "$(total cl)")" ||
 		fail "libomp: crit_sets $sets, volume between threads 0 and 1: $c01, true $(ratio "$(total cl 6)" "$(total cl)") (in 20 runs)"
+	# the code pair by its lines (clang's binary has no .debug_aranges:
+	# hpcprof-comm.md "Symbolization")
+	"$HPCPROF" -q -o "$TMP/cl.db" "$TMP/cl" >/dev/null 2>&1 || fail "hpcprof-comm failed on the clang run"
+	tp=$(top_pair "$TMP/cl.db")
+	case "$tp" in
+	*"omp_crit.c:$ml "*"omp_crit.c:$ml "*) ok "libomp: top code pair the merge line against itself" ;;
+	*) fail "libomp: top code pair: $tp (want omp_crit.c:$ml <-> omp_crit.c:$ml)" ;;
+	esac
 	# the burst's records: a sample's burst in the merge ends at its store
 	measure_until clb 20 '[ "$(logc clb crit_burst_records)" -gt 0 ]' "$TMP/omp_crit_clang" 400
 	[ "$(logc clb crit_burst_records)" -gt 0 ] && ok "libomp: records from bursts: $(logc clb crit_burst_records)" ||
