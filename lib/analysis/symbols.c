@@ -633,28 +633,6 @@ static const char *raw_name(Dwarf_Die *d)
 /* clang's outlined regions sit at the top of the compilation unit: their
    parent is taken to be the function of the same file declared last at or
    before the region's line (a heuristic; NULL when none). */
-/* The declaration (file, line) of cu's subprogram whose entry is entry
-   (module-relative); *file and *line untouched when there is none. */
-static void region_decl(struct symmod *m, Dwarf_Die *cu, uint64_t entry, const char **file, int *line)
-{
-	Dwarf_Addr bias, lo;
-	Dwarf_Die c;
-	int l;
-
-	if (!cu || !dwfl_module_getdwarf(m->mod, &bias) || dwarf_child(cu, &c) != 0)
-		return;
-	do {
-		const char *f;
-
-		if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_lowpc(&c, &lo) == 0 && lo + bias == entry &&
-		    dwarf_decl_line(&c, &l) == 0 && l > 0 && (f = decl_file(&c))) {
-			*file = f;
-			*line = l;
-			return;
-		}
-	} while (dwarf_siblingof(&c, &c) == 0);
-}
-
 static const char *clang_parent(Dwarf_Die *cu, const char *file, int line)
 {
 	Dwarf_Die c, best;
@@ -804,19 +782,15 @@ static const struct dname *display(struct symmod *m, const char *raw, uint64_t e
 
 		file = addr_line(m, entry, &line);
 		if (omp == NAMES_OMP_CLANG && (!file || line <= 0)) {
-			Dwarf_Addr b;
 			const char *f;
 			int l;
 
 			/* clang's line table may give the outlined function's entry
-			   line 0: its declaration (the pragma's line) instead — of
-			   the frame's DIE (an inlined `.omp_outlined._debug__`'s
-			   abstract origin), else of the unit's subprogram there */
+			   line 0: the frame DIE's declaration (the pragma's line; an
+			   inlined `.omp_outlined._debug__`'s abstract origin's) */
 			if (fdie && dwarf_decl_line(fdie, &l) == 0 && l > 0 && (f = decl_file(fdie))) {
 				file = f;
 				line = l;
-			} else {
-				region_decl(m, cu ? cu : addr_cu(m, entry, &b), entry, &file, &line);
 			}
 		}
 		if (omp == NAMES_OMP_GCC) {

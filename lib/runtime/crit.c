@@ -62,11 +62,12 @@ static inline struct crit_slot *slot_of(uint64_t key)
 	return &slots[(h >> 40) & (RT_CRIT_SLOTS - 1)];
 }
 
-/* The soft sampler's part (soft.c, a timer sample, not a burst's step; signal
-   context): t sampled a store
+/* The soft sampler's part (soft.c: a timer sample, or for one that recorded
+   nothing the store its burst ends at, not every step; signal context): t
+   sampled a store
    to shared memory (not its stack or TLS) inside its innermost critical
-   section; kept as that holding's record while there is room. */
-void crit__sample(struct rt_thread *t, const struct hc_sample *s)
+   section; kept as that holding's record while there is room (true). */
+bool crit__sample(struct rt_thread *t, const struct hc_sample *s)
 {
 	struct crit_slot *sl;
 	struct hc_bb_entry e;
@@ -75,19 +76,19 @@ void crit__sample(struct rt_thread *t, const struct hc_sample *s)
 
 	if (!s->is_store || s->is_private || s->ctx == HC_NONE || t->crit.depth == 0 ||
 	    t->crit.depth > RT_CRIT_DEPTH)
-		return;
+		return false;
 	key = t->crit.key[t->crit.depth - 1];
 	if (key == 0)
-		return;
+		return false;
 	sl = slot_of(key);
 	if (LD(sl->key) != key)
-		return;
+		return false;
 	n = LD(sl->n);
 	if (n && sl->rec[0].thread != t->id.index)
 		n = 0;      /* another thread's, not taken (its entry was not followed): replaced */
 	if (n >= RT_CRIT_RECS) {
 		t->cnt.crit_recs_full++;
-		return;
+		return false;
 	}
 	memset(&sl->rec[n], 0, sizeof(sl->rec[n]));
 	sl->rec[n].addr = s->addr;
@@ -105,6 +106,7 @@ void crit__sample(struct rt_thread *t, const struct hc_sample *s)
 		sl->rec[n].mask = t->det.moving ? ~0ull : hc_line_bytes(sl->rec[n].line, s->addr, sl->rec[n].len);
 	ST(sl->n, n + 1);
 	t->cnt.crit_records++;
+	return true;
 }
 
 #ifndef HC_RT_EXACT   /* exact mode sees every access itself */

@@ -822,8 +822,9 @@ void io__enable(bool on);
 /* crit.c (§5.76): OpenMP critical sections and omp locks */
 void crit__enable(bool on);
 /* t's sample s (its context in s->ctx) inside a critical section it
-   holds: a store kept for the section's next holder. Signal context. */
-void crit__sample(struct rt_thread *t, const struct hc_sample *s);
+   holds: a store kept for the section's next holder (true when kept).
+   Signal context. */
+bool crit__sample(struct rt_thread *t, const struct hc_sample *s);
 
 /* signal.c */
 int  signal__init(void);

@@ -1607,13 +1607,8 @@ static void publish_access(struct rt_thread *t, void *uctx, uint64_t pc,
 		/* the store a timer sample's burst in a critical section ends
 		   at: the sample's record (§5.76), one per sample */
 		t->crit.burst_rec = false;
-		if (t->crit.depth) {
-			uint64_t rec0 = t->cnt.crit_records;
-
-			crit__sample(t, &s);
-			if (t->cnt.crit_records != rec0)
-				t->cnt.crit_burst_records++;
-		}
+		if (crit__sample(t, &s))
+			t->cnt.crit_burst_records++;
 	}
 	if (t->cnt.detections_sample != cur_det)
 		rate_sign();
@@ -2451,17 +2446,11 @@ static void soft_on_sample(struct rt_thread *t, void *uctx)
 	det = t->cnt.detections_sample;
 	rt_split(t, RT_SPLIT_CLASSIFY);
 	record__detect_sample(t, uctx, leaf, &s);
-	t->crit.burst_rec = false;
-	if (t->crit.depth) {
-		/* a timer sample's (a burst's steps are no samples): §5.76. A
-		   sample that records nothing there (a load: a vectorized merge's
-		   samples land after its loads, which stall) lets the store its
-		   burst ends at stand for it, once */
-		uint64_t rec0 = t->cnt.crit_records;
-
-		crit__sample(t, &s);
-		t->crit.burst_rec = hc_rt.opt.crit_burst && t->cnt.crit_records == rec0;
-	}
+	/* a timer sample's record (a burst's steps are no samples): §5.76. A
+	   sample that records nothing there (a load: a vectorized merge's
+	   samples land after its loads, which stall) lets the store its burst
+	   ends at stand for it, once */
+	t->crit.burst_rec = t->crit.depth && !crit__sample(t, &s) && hc_rt.opt.crit_burst;
 	rt_split(t, RT_SPLIT_PIPE);
 	if (hc_rt.opt.rep_end && s.is_store && (acc->flags & HC_AF_REP) && acc->kind == HC_ACC_STRING &&
 	    leaf == (uint64_t)r.gregs[REG_RIP])
