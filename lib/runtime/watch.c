@@ -2447,8 +2447,9 @@ static void pset_trap(struct rt_thread *t, int slot, void *uctx)
 		                         HC_LINE);
 		/* a poll-flag set (§5.58): the owner's own store of the flag is
 		   the line's last write now, its entry (a new generation: a
-		   trap that read the old record meanwhile is late) */
-		if (fl && kind == RT_PSET_TRAP_OWN && s.is_store && s.addr < (fl & ~(uint64_t)7) + 8 &&
+		   trap that read the old record meanwhile is late); once a set
+		   (a later own store is an own trap, as the test and §5.58 say) */
+		if (fl && !fl_moved && kind == RT_PSET_TRAP_OWN && s.is_store && s.addr < (fl & ~(uint64_t)7) + 8 &&
 		    s.addr + s.len > (fl & ~(uint64_t)7) && !was_zone) {
 			uint32_t ctx = cct__context(t, uctx, leaf);
 			uint64_t busy = rt_pset_word(rt_pset_gen_of(w), RT_PSET_BUSY);
